@@ -1,0 +1,264 @@
+import { ConfigError, EnvironmentError } from './errors.js';
+
+/** A topic the relay publishes to. FIFO topics keep per-aggregate order end to end. */
+export interface TopicConfig {
+  /** Logical and local name; a FIFO topic's name ends in `.fifo`. */
+  readonly name: string;
+  /** @default false */
+  readonly fifo?: boolean;
+}
+
+/** Tuning of the relay: the event source mapping's settings and the in-process publish loop. */
+export interface RelayTuning {
+  /** Records per batch handed to the relay (AWS: 1–10,000). @default 100 */
+  readonly batchSize: number;
+  /** Batching window in seconds (AWS: 0–300). @default 0 — lowest latency */
+  readonly maxBatchingWindowSeconds: number;
+  /** Concurrent batches per shard (AWS: 1–10); order per aggregate holds at any value. @default 1 */
+  readonly parallelizationFactor: number;
+  /** Split a failing batch in two to isolate the failing record. @default true */
+  readonly bisectBatchOnError: boolean;
+  /** Retries of a failing batch before it goes to the on-failure destination (0–10,000). @default 10 */
+  readonly maxRetryAttempts: number;
+  /** Records older than this go to the on-failure destination (60–604,800 s). @default 86400 */
+  readonly maxRecordAgeSeconds: number;
+  /** Publish requests in flight at once inside one invocation (1–64). @default 8 */
+  readonly publishConcurrency: number;
+  /** Attempts per publish before a transient failure is reported (1–10). @default 4 */
+  readonly maxPublishAttempts: number;
+}
+
+/** The validated outbox configuration shared by the CDK stack, the relay and the local stack. */
+export interface OutboxConfig {
+  /** CloudEvents `source` of every event written through this outbox (a URI reference). */
+  readonly source: string;
+  readonly topics: readonly Required<TopicConfig>[];
+  /** Aggregate type → topic name. Every aggregate type written must have a route. */
+  readonly routes: Readonly<Record<string, string>>;
+  /** Aggregate types published by the low-latency stream processor instead of the Lambda relay. */
+  readonly lowLatencyAggregateTypes: readonly string[];
+  /** How long a quiet outbox slot is kept before TTL removes it, in seconds. */
+  readonly outboxRetentionSeconds: number;
+  readonly relay: RelayTuning;
+}
+
+/** What a user writes: everything but `source`, `topics` and `routes` has a default. */
+export interface OutboxConfigInput {
+  readonly source: string;
+  readonly topics: readonly TopicConfig[];
+  readonly routes: Readonly<Record<string, string>>;
+  /** @default [] */
+  readonly lowLatencyAggregateTypes?: readonly string[];
+  /** @default 604800 (7 days) */
+  readonly outboxRetentionSeconds?: number;
+  readonly relay?: Partial<RelayTuning>;
+}
+
+export const DEFAULT_RELAY_TUNING: RelayTuning = Object.freeze({
+  batchSize: 100,
+  maxBatchingWindowSeconds: 0,
+  parallelizationFactor: 1,
+  bisectBatchOnError: true,
+  maxRetryAttempts: 10,
+  maxRecordAgeSeconds: 86_400,
+  publishConcurrency: 8,
+  maxPublishAttempts: 4,
+});
+
+export const DEFAULT_OUTBOX_RETENTION_SECONDS = 7 * 24 * 3600;
+
+/** Aggregate types become part of keys (`OUTBOX#<type>#<id>`), so `#` and spaces are excluded. */
+export const AGGREGATE_TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
+const TOPIC_NAME_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
+const FIFO_TOPIC_NAME_PATTERN = /^[A-Za-z0-9_-]{1,251}\.fifo$/;
+
+const RANGES: Record<Exclude<keyof RelayTuning, 'bisectBatchOnError'>, readonly [number, number]> = {
+  batchSize: [1, 10_000],
+  maxBatchingWindowSeconds: [0, 300],
+  parallelizationFactor: [1, 10],
+  maxRetryAttempts: [0, 10_000],
+  maxRecordAgeSeconds: [60, 604_800],
+  publishConcurrency: [1, 64],
+  maxPublishAttempts: [1, 10],
+};
+
+const show = (value: unknown): string => {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (value === undefined) return 'undefined';
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function rejectUnknownKeys(value: Record<string, unknown>, allowed: readonly string[], field: string): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) {
+      throw new ConfigError(`${field}.${key}`, `unknown setting ${show(key)}; allowed: ${allowed.join(', ')}`);
+    }
+  }
+}
+
+function integerIn(value: unknown, [min, max]: readonly [number, number], field: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(field, `got ${show(value)}; allowed: an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function validateTopics(raw: unknown): Required<TopicConfig>[] {
+  if (!Array.isArray(raw) || raw.length === 0) {
+    throw new ConfigError('topics', `got ${show(raw)}; allowed: a non-empty array of { name, fifo? }`);
+  }
+  const seen = new Set<string>();
+  return raw.map((topic: unknown, i) => {
+    const field = `topics[${i}]`;
+    if (!isRecord(topic)) throw new ConfigError(field, `got ${show(topic)}; allowed: an object { name, fifo? }`);
+    rejectUnknownKeys(topic, ['name', 'fifo'], field);
+    const { name, fifo = false } = topic;
+    if (typeof fifo !== 'boolean') throw new ConfigError(`${field}.fifo`, `got ${show(fifo)}; allowed: true or false`);
+    if (typeof name !== 'string') throw new ConfigError(`${field}.name`, `got ${show(name)}; allowed: a string`);
+    if (fifo && !FIFO_TOPIC_NAME_PATTERN.test(name)) {
+      throw new ConfigError(
+        `${field}.name`,
+        `got ${show(name)} for a FIFO topic; allowed: 1–251 letters, digits, "-" or "_" followed by ".fifo"`,
+      );
+    }
+    if (!fifo && !TOPIC_NAME_PATTERN.test(name)) {
+      throw new ConfigError(
+        `${field}.name`,
+        `got ${show(name)} for a standard topic; allowed: 1–256 letters, digits, "-" or "_"${name.endsWith('.fifo') ? ' (a name ending in ".fifo" needs fifo: true)' : ''}`,
+      );
+    }
+    if (seen.has(name)) throw new ConfigError(`${field}.name`, `duplicate topic name ${show(name)}; topic names must be unique`);
+    seen.add(name);
+    return { name, fifo };
+  });
+}
+
+function validateAggregateType(type: string, field: string): void {
+  if (!AGGREGATE_TYPE_PATTERN.test(type)) {
+    throw new ConfigError(
+      field,
+      `aggregate type ${show(type)} is not allowed; allowed: a letter then up to 63 letters, digits, ".", "_" or "-"`,
+    );
+  }
+}
+
+function validateRoutes(raw: unknown, topics: readonly Required<TopicConfig>[]): Record<string, string> {
+  if (!isRecord(raw) || Object.keys(raw).length === 0) {
+    throw new ConfigError('routes', `got ${show(raw)}; allowed: a non-empty object mapping aggregate type to topic name`);
+  }
+  const names = topics.map((t) => t.name);
+  const routes: Record<string, string> = {};
+  for (const [type, topic] of Object.entries(raw)) {
+    validateAggregateType(type, `routes.${type}`);
+    if (typeof topic !== 'string' || !names.includes(topic)) {
+      throw new ConfigError(`routes.${type}`, `routes to unknown topic ${show(topic)}; allowed: ${names.map(show).join(', ')}`);
+    }
+    routes[type] = topic;
+  }
+  return routes;
+}
+
+function validateRelay(raw: unknown): RelayTuning {
+  if (raw === undefined) return DEFAULT_RELAY_TUNING;
+  if (!isRecord(raw)) throw new ConfigError('relay', `got ${show(raw)}; allowed: an object of relay settings`);
+  rejectUnknownKeys(raw, Object.keys(DEFAULT_RELAY_TUNING), 'relay');
+  const merged = { ...DEFAULT_RELAY_TUNING, ...raw };
+  if (typeof merged.bisectBatchOnError !== 'boolean') {
+    throw new ConfigError('relay.bisectBatchOnError', `got ${show(merged.bisectBatchOnError)}; allowed: true or false`);
+  }
+  for (const [key, range] of Object.entries(RANGES)) {
+    integerIn(merged[key as keyof typeof RANGES], range, `relay.${key}`);
+  }
+  return Object.freeze(merged as RelayTuning);
+}
+
+/**
+ * Validates an outbox configuration and fills in its defaults. Throws a {@link ConfigError}
+ * naming the field, the value given and what is allowed.
+ *
+ * @example
+ * ```ts
+ * export const config = defineConfig({
+ *   source: 'urn:example:shop',
+ *   topics: [{ name: 'orders.fifo', fifo: true }],
+ *   routes: { order: 'orders.fifo' },
+ * });
+ * ```
+ */
+export function defineConfig(input: OutboxConfigInput): OutboxConfig {
+  const raw: unknown = input;
+  if (!isRecord(raw)) throw new ConfigError('(root)', `got ${show(raw)}; allowed: an object`);
+  rejectUnknownKeys(raw, ['source', 'topics', 'routes', 'lowLatencyAggregateTypes', 'outboxRetentionSeconds', 'relay'], 'config');
+  const { source, lowLatencyAggregateTypes = [], outboxRetentionSeconds = DEFAULT_OUTBOX_RETENTION_SECONDS } = raw;
+  if (typeof source !== 'string' || source.trim() === '' || /\s/.test(source)) {
+    throw new ConfigError('source', `got ${show(source)}; allowed: a non-empty URI reference without spaces, e.g. "urn:example:shop"`);
+  }
+  const topics = validateTopics(raw.topics);
+  const routes = validateRoutes(raw.routes, topics);
+  if (!Array.isArray(lowLatencyAggregateTypes)) {
+    throw new ConfigError('lowLatencyAggregateTypes', `got ${show(lowLatencyAggregateTypes)}; allowed: an array of routed aggregate types`);
+  }
+  lowLatencyAggregateTypes.forEach((type: unknown, i) => {
+    if (typeof type !== 'string' || !Object.hasOwn(routes, type)) {
+      throw new ConfigError(
+        `lowLatencyAggregateTypes[${i}]`,
+        `got ${show(type)}; allowed: a routed aggregate type (${Object.keys(routes).map(show).join(', ')})`,
+      );
+    }
+    if (lowLatencyAggregateTypes.indexOf(type) !== i) {
+      throw new ConfigError(`lowLatencyAggregateTypes[${i}]`, `duplicate aggregate type ${show(type)}`);
+    }
+  });
+  if (typeof outboxRetentionSeconds !== 'number' || !Number.isInteger(outboxRetentionSeconds) || outboxRetentionSeconds <= 0) {
+    throw new ConfigError('outboxRetentionSeconds', `got ${show(outboxRetentionSeconds)}; allowed: a positive whole number of seconds`);
+  }
+  return Object.freeze({
+    source,
+    topics: Object.freeze(topics),
+    routes: Object.freeze(routes),
+    lowLatencyAggregateTypes: Object.freeze([...(lowLatencyAggregateTypes as string[])]),
+    outboxRetentionSeconds,
+    relay: validateRelay(raw.relay),
+  });
+}
+
+/** Name of the environment variable that carries the config to deployed functions as JSON. */
+export const CONFIG_ENV = 'OUTBOX_CONFIG';
+
+/** Serialises a config for {@link CONFIG_ENV}; {@link configFromEnv} reads it back. */
+export const serializeConfig = (config: OutboxConfig): string => JSON.stringify(config);
+
+/**
+ * Reads and validates the config from the environment, once, at cold start.
+ * A missing or malformed variable fails with its name.
+ */
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env, variable = CONFIG_ENV): OutboxConfig {
+  const text = env[variable];
+  if (text === undefined || text === '') throw new EnvironmentError(variable, 'is not set; it must hold the outbox config as JSON');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new EnvironmentError(variable, `is not valid JSON (${(error as Error).message})`, { cause: error });
+  }
+  return defineConfig(parsed as OutboxConfigInput);
+}
+
+/** The topic an aggregate type routes to, or `undefined` when it has no route. */
+export function topicFor(config: OutboxConfig, aggregateType: string): Required<TopicConfig> | undefined {
+  const name = Object.hasOwn(config.routes, aggregateType) ? config.routes[aggregateType] : undefined;
+  return name === undefined ? undefined : config.topics.find((t) => t.name === name);
+}
+
+/** Reads a required environment variable, failing with its name. */
+export function requireEnv(variable: string, env: NodeJS.ProcessEnv = process.env): string {
+  const value = env[variable];
+  if (value === undefined || value === '') throw new EnvironmentError(variable, 'is not set');
+  return value;
+}

@@ -1,0 +1,115 @@
+/**
+ * Every error this library throws on purpose is an {@link OutboxError}: it carries a stable
+ * `code` to branch on, and a message that says what was wrong, what was given and what is
+ * allowed. SDK errors are translated at the boundary and kept as `cause`.
+ */
+export class OutboxError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'OutboxError';
+    this.code = code;
+  }
+}
+
+/** The outbox configuration is invalid; `field` names the offending path. */
+export class ConfigError extends OutboxError {
+  readonly field: string;
+
+  constructor(field: string, message: string, options?: ErrorOptions) {
+    super('INVALID_CONFIG', `Invalid outbox config at ${field}: ${message}`, options);
+    this.name = 'ConfigError';
+    this.field = field;
+  }
+}
+
+/** Codes of {@link WriteValidationError}: input the write helper rejects before any request. */
+export type WriteValidationCode =
+  | 'EMPTY_WRITE'
+  | 'TOO_MANY_ACTIONS'
+  | 'DUPLICATE_ITEM'
+  | 'INVALID_OPERATION'
+  | 'MISSING_EVENT_TYPE'
+  | 'MISSING_AGGREGATE'
+  | 'UNROUTED_AGGREGATE_TYPE'
+  | 'DATA_NOT_SERIALIZABLE'
+  | 'ENVELOPE_TOO_LARGE'
+  | 'SLOT_TOO_LARGE'
+  | 'REQUEST_TOO_LARGE'
+  | 'INVALID_IDEMPOTENCY_KEY'
+  | 'INVALID_TRACEPARENT';
+
+/** The write input is invalid; nothing was sent to DynamoDB. */
+export class WriteValidationError extends OutboxError {
+  declare readonly code: WriteValidationCode;
+
+  constructor(code: WriteValidationCode, message: string, options?: ErrorOptions) {
+    super(code, message, options);
+    this.name = 'WriteValidationError';
+  }
+}
+
+/** Why one of the caller's operations made DynamoDB cancel the transaction. */
+export interface OperationFailure {
+  /** Index of the operation in the caller's `operations` array. */
+  readonly index: number;
+  /** `Put`, `Update`, `Delete` or `ConditionCheck`. */
+  readonly kind: string;
+  /** DynamoDB's cancellation code, e.g. `ConditionalCheckFailed`. */
+  readonly reason: string;
+  readonly message?: string;
+  /** The item as it was, when the operation set `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`. */
+  readonly item?: Record<string, unknown>;
+}
+
+/** DynamoDB cancelled the transaction because of the caller's own operations; nothing was written. */
+export class TransactionFailedError extends OutboxError {
+  readonly failures: readonly OperationFailure[];
+
+  constructor(failures: readonly OperationFailure[], options?: ErrorOptions) {
+    const detail = failures.map((f) => `operations[${f.index}] (${f.kind}): ${f.reason}${f.message ? ` – ${f.message}` : ''}`).join('; ');
+    super('TRANSACTION_FAILED', `The transaction was cancelled and nothing was written: ${detail}`, options);
+    this.name = 'TransactionFailedError';
+    this.failures = failures;
+  }
+}
+
+/** Transaction conflicts or throttling outlasted the bounded retries; nothing was written. */
+export class TransactionConflictError extends OutboxError {
+  readonly attempts: number;
+
+  constructor(attempts: number, lastReason: string, options?: ErrorOptions) {
+    super(
+      'TRANSACTION_CONFLICT',
+      `The transaction was still conflicting after ${attempts} attempts (last reason: ${lastReason}); nothing was written. ` +
+        'Concurrent writers on one aggregate serialise; raise retry.maxAttempts or spread the writes.',
+      options,
+    );
+    this.name = 'TransactionConflictError';
+    this.attempts = attempts;
+  }
+}
+
+/** The idempotency key was used before for a different write whose result cannot be found. */
+export class IdempotencyConflictError extends OutboxError {
+  constructor(key: string, options?: ErrorOptions) {
+    super(
+      'IDEMPOTENCY_KEY_REUSED',
+      `Idempotency key "${key}" was already used by a request with different parameters, and no committed result is recorded for it. Use a new key for a new write.`,
+      options,
+    );
+    this.name = 'IdempotencyConflictError';
+  }
+}
+
+/** A required environment variable is missing or malformed (read once, at cold start). */
+export class EnvironmentError extends OutboxError {
+  readonly variable: string;
+
+  constructor(variable: string, message: string, options?: ErrorOptions) {
+    super('INVALID_ENVIRONMENT', `Environment variable ${variable}: ${message}`, options);
+    this.name = 'EnvironmentError';
+    this.variable = variable;
+  }
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/helpers/global-setup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Integration tests share one DynamoDB Local (separate tables) on a 2-core machine.
+    pool: 'forks',
+    maxWorkers: 2,
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
+  },
+});
