@@ -11,5 +11,7 @@ export { lowestFailedSequenceNumber } from './outcome.js';
 export { MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, messageGroupId, publishEntry } from './publish-entry.js';
 export type { PublishBatchClient, RelayOptions } from './relay.js';
 export { Relay } from './relay.js';
+export type { RelayEnvironment } from './relay-env.js';
+export { relayEnvironment } from './relay-env.js';
 export type { RecordCoordinates, StreamRecordInput } from './stream-record.js';
 export { coordinatesOf } from './stream-record.js';
