@@ -214,8 +214,11 @@ class ShardReader {
   private firstPendingAt = 0;
   /** Invocations of the current head batch that failed. */
   private retries = 0;
-  /** Upper bound of the next batch after a bisection or a partial failure. */
-  private limit: number | undefined;
+  /**
+   * Sizes of the batches to come after a bisection or a partial failure, first one first; a
+   * bisected batch's halves are handed over separately, as Lambda does. Empty: full batches.
+   */
+  private segments: number[] = [];
 
   constructor(
     private readonly context: ReaderContext,
@@ -305,9 +308,9 @@ class ShardReader {
     return records.length;
   }
 
-  /** The next batch: up to the batch size (or the bisected limit) and the payload limit. */
+  /** The next batch: up to the batch size (or the pending segment's size) and the payload limit. */
   private headBatch(): DynamoDBRecord[] {
-    const max = Math.min(this.options.settings.batchSize, this.limit ?? Number.POSITIVE_INFINITY);
+    const max = Math.min(this.options.settings.batchSize, this.segments[0] ?? Number.POSITIVE_INFINITY);
     const batch: DynamoDBRecord[] = [];
     let bytes = 20;
     for (const record of this.pending) {
@@ -340,8 +343,8 @@ class ShardReader {
     }
     if (failedAt === undefined) {
       this.pending.splice(0, batch.length);
+      this.segments.shift();
       this.retries = 0;
-      this.limit = undefined;
       return;
     }
     this.context.stats.failedInvocations++;
@@ -350,17 +353,18 @@ class ShardReader {
     const remaining = batch.length - failedAt;
     if (threw && settings.bisectBatchOnError && remaining > 1) {
       // Splitting a batch does not count against the retry quota.
-      this.limit = Math.ceil(remaining / 2);
+      this.segments.splice(0, 1, Math.ceil(remaining / 2), Math.floor(remaining / 2));
       return;
     }
-    this.limit = settings.bisectBatchOnError ? remaining : undefined;
+    if (settings.bisectBatchOnError) this.segments.splice(0, 1, remaining);
+    else this.segments = [];
     if (failedAt > 0) this.retries = 0;
     this.retries++;
     if (this.retries > settings.maxRetryAttempts) {
       await this.giveUp(batch.slice(failedAt), 'RetryAttemptsExhausted', threw);
       this.pending.splice(0, remaining);
+      this.segments.shift();
       this.retries = 0;
-      this.limit = undefined;
     }
   }
 
