@@ -25,7 +25,11 @@ afterAll(async () => {
   await server.stop();
 });
 
-async function sendAll(queueUrl: string, bodies: readonly string[], extra: (i: number) => Record<string, unknown> = () => ({})): Promise<void> {
+async function sendAll(
+  queueUrl: string,
+  bodies: readonly string[],
+  extra: (i: number) => Record<string, unknown> = () => ({}),
+): Promise<void> {
   for (let i = 0; i < bodies.length; i += 10) {
     await clients.sqs.send(
       new SendMessageBatchCommand({
@@ -61,7 +65,11 @@ describe('relay DLQ redrive', () => {
     };
 
     const summaries: RedriveSummary[] = [];
-    const [first] = await Promise.all([redriveRelayDlq({ sqs: clients.sqs, sns: clients.sns, queueUrl, topicArns }), producer(60), producer(60)]);
+    const [first] = await Promise.all([
+      redriveRelayDlq({ sqs: clients.sqs, sns: clients.sns, queueUrl, topicArns }),
+      producer(60),
+      producer(60),
+    ]);
     summaries.push(first);
     // A second pass takes what the producers added after the first pass found the queue empty.
     summaries.push(await redriveRelayDlq({ sqs: clients.sqs, sns: clients.sns, queueUrl, topicArns }));
@@ -75,7 +83,10 @@ describe('relay DLQ redrive', () => {
     expect(new Set(delivered)).toEqual(new Set(produced.map((l) => l.eventId)));
     expect(queueDepth(server, 'relay-dlq-concurrent')).toBe(2);
     expect(summaries.at(-1)?.after).toBe(2);
-    expect(summaries.at(-1)?.skipped.map((s) => s.reason)).toEqual([expect.stringContaining('MALFORMED_SLOT'), expect.stringContaining('MALFORMED_SLOT')]);
+    expect(summaries.at(-1)?.skipped.map((s) => s.reason)).toEqual([
+      expect.stringContaining('MALFORMED_SLOT'),
+      expect.stringContaining('MALFORMED_SLOT'),
+    ]);
   });
 
   it('republishes to a FIFO topic with the aggregate group and the event id as dedup id', async () => {
@@ -83,7 +94,9 @@ describe('relay DLQ redrive', () => {
     server.createQueue('orders-redrive-target.fifo', { attributes: { FifoQueue: 'true' } });
     server.subscribe({ topic: 'orders-redrive.fifo', queue: 'orders-redrive-target.fifo', attributes: { RawMessageDelivery: 'true' } });
     const { queueUrl } = server.createQueue('relay-dlq-fifo');
-    const letters = [1, 2, 3].map((sequence) => aRelayDeadLetter({ topic: 'orders.fifo', aggregateType: 'order', aggregateId: 'A', sequence }));
+    const letters = [1, 2, 3].map((sequence) =>
+      aRelayDeadLetter({ topic: 'orders.fifo', aggregateType: 'order', aggregateId: 'A', sequence }),
+    );
     await sendAll(queueUrl, [...letters.map((l) => l.body), letters[0]?.body ?? '']);
 
     const summary = await redriveRelayDlq({ sqs: clients.sqs, sns: clients.sns, queueUrl, topicArns: { 'orders.fifo': topicArn } });
@@ -101,7 +114,10 @@ describe('relay DLQ redrive', () => {
     server.createQueue('payments-dry-target');
     server.subscribe({ topic: 'payments-dry', queue: 'payments-dry-target', attributes: { RawMessageDelivery: 'true' } });
     const { queueUrl } = server.createQueue('relay-dlq-dry');
-    await sendAll(queueUrl, Array.from({ length: 12 }, () => aRelayDeadLetter({ topic: 'payments' }).body));
+    await sendAll(
+      queueUrl,
+      Array.from({ length: 12 }, () => aRelayDeadLetter({ topic: 'payments' }).body),
+    );
     const progress: RedriveProgress[] = [];
 
     const summary = await redriveRelayDlq({
@@ -134,7 +150,12 @@ describe('subscriber DLQ redrive', () => {
     const bodies = Array.from({ length: 23 }, (_, i) => anEnvelope({ aggregateId: `b-${i}` }).body);
     await sendAll(dlq.queueUrl, bodies, () => ({ MessageAttributes: { type: { DataType: 'String', StringValue: 'order.placed' } } }));
 
-    const summary = await redriveQueueDlq({ sqs: clients.sqs, queueUrl: dlq.queueUrl, targetQueueUrl: source.queueUrl, ratePerSecond: 1000 });
+    const summary = await redriveQueueDlq({
+      sqs: clients.sqs,
+      queueUrl: dlq.queueUrl,
+      targetQueueUrl: source.queueUrl,
+      ratePerSecond: 1000,
+    });
 
     expect(summary).toMatchObject({ status: 'completed', before: 23, after: 0, moved: 23 });
     expect(queueDepth(server, 'billing-dlq')).toBe(0);
@@ -161,8 +182,12 @@ describe('subscriber DLQ redrive', () => {
     const dlq = server.createQueue('loop-dlq');
     const fifo = server.createQueue('loop.fifo', { attributes: { FifoQueue: 'true' } });
     await sendAll(dlq.queueUrl, ['x']);
-    await expect(redriveQueueDlq({ sqs: clients.sqs, queueUrl: dlq.queueUrl, targetQueueUrl: dlq.queueUrl })).rejects.toThrow(/is the DLQ itself/);
-    await expect(redriveQueueDlq({ sqs: clients.sqs, queueUrl: dlq.queueUrl, targetQueueUrl: fifo.queueUrl })).rejects.toThrow(/differ in kind/);
+    await expect(redriveQueueDlq({ sqs: clients.sqs, queueUrl: dlq.queueUrl, targetQueueUrl: dlq.queueUrl })).rejects.toThrow(
+      /is the DLQ itself/,
+    );
+    await expect(redriveQueueDlq({ sqs: clients.sqs, queueUrl: dlq.queueUrl, targetQueueUrl: fifo.queueUrl })).rejects.toThrow(
+      /differ in kind/,
+    );
     expect(queueDepth(server, 'loop-dlq')).toBe(1);
   });
 });
