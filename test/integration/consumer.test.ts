@@ -11,7 +11,7 @@ import { fromSqsMessage } from '../../shared/consumer/messages.js';
 import { eventHandler } from '../../shared/consumer/options.js';
 import { pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { ConsumerOptions, MessageOutcome, TransactionContext } from '../../shared/consumer/types.js';
-import { messageAttributes } from '../../shared/envelope.js';
+import { messageAttributes, parseEnvelope } from '../../shared/envelope.js';
 import type { LocalClients } from '../../shared/local/clients.js';
 import { anEnvelope } from '../helpers/envelopes.js';
 import { queueDepth, queueWithDlq, startEmulator } from '../helpers/fauxqs.js';
@@ -131,6 +131,12 @@ describe('consumer with inbox by transaction', () => {
     expect(redelivered.map((o) => o.status)).toEqual(['duplicate']);
     expect(await applied('crash-1')).toBe(1);
     expect(handle).toHaveBeenCalledTimes(1);
+    const event = parseEnvelope(Messages[0]?.Body ?? '');
+    const { Item } = await clients.document.send(new GetCommand({ TableName: tableName, Key: inboxKey('crash-projection', event.id) }));
+    const fourteenDays = Math.floor(Date.now() / 1000) + 14 * 24 * 3600;
+    expect(Item).toMatchObject({ status: 'COMPLETED', eventType: 'order.placed' });
+    expect(Item?.expiresAt).toBeGreaterThan(fourteenDays - 120);
+    expect(Item?.expiresAt).toBeLessThanOrEqual(fourteenDays);
   });
 
   it('handles the SNS-enveloped form like raw delivery', async () => {
