@@ -9,12 +9,7 @@ machine, so the ratios hold even where the absolute numbers move with load. Each
 the command that produced it; \`npm run bench\` reruns them all.
 `;
 
-/** Percentile of sorted numbers, nearest-rank. */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank] as number;
-}
+export { percentile } from '../shared/percentile.js';
 
 export const machine = (): string =>
   `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

@@ -1,0 +1,71 @@
+import type { LagSummary, LoadCounters } from './stats.js';
+
+/** The figures the live view shows at one moment. */
+export interface LiveSnapshot {
+  /** Epoch ms. */
+  readonly at: number;
+  readonly startedAt: number;
+  readonly written: number;
+  readonly published: number;
+  readonly delivered: number;
+  readonly lag: LagSummary;
+  readonly relay: { readonly invocations: number; readonly failedInvocations: number; readonly batchesSentToOnFailure: number };
+  readonly relayDeadLetters: number;
+  readonly consumers: readonly { readonly name: string; readonly delivered: number; readonly failed: number; readonly deadLetters: number }[];
+  /** Present while `--load` runs. */
+  readonly load?: LoadCounters & { readonly rate: number };
+}
+
+const number = (n: number): string => n.toLocaleString('en-US');
+const perSecond = (now: number, before: number | undefined, seconds: number): string =>
+  before === undefined || seconds <= 0 ? '' : ((now - before) / seconds).toFixed(1);
+const ms = (value: number): string => (Number.isNaN(value) ? '–' : `${Math.round(value).toLocaleString('en-US')} ms`);
+
+function uptime(milliseconds: number): string {
+  const total = Math.floor(milliseconds / 1000);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${Math.floor(total / 3600)}:${pad(Math.floor(total / 60) % 60)}:${pad(total % 60)}`;
+}
+
+const deadLetters = (s: LiveSnapshot): number => s.relayDeadLetters + s.consumers.reduce((sum, c) => sum + c.deadLetters, 0);
+
+/**
+ * The live view as lines of text: totals and rates of events written, published, delivered
+ * and dead-lettered, commit→delivery lag p50/p99, and one row per consumer. Rates come from
+ * the previous snapshot; without one they are left blank.
+ */
+export function renderLiveView(now: LiveSnapshot, previous?: LiveSnapshot): string[] {
+  const seconds = previous === undefined ? 0 : (now.at - previous.at) / 1000;
+  const row = (label: string, total: number, before: number | undefined, note = '') =>
+    `${label.padEnd(15)}${number(total).padStart(10)}${perSecond(total, before, seconds).padStart(9)}${note === '' ? '' : `   ${note}`}`;
+  const lines = [`dynamodb-outbox local stack · up ${uptime(now.at - now.startedAt)} · Ctrl-C stops everything`];
+  if (now.load !== undefined) {
+    const { rate, sent, succeeded, rejected, errors } = now.load;
+    lines.push(
+      `load ${rate}/s: sent ${number(sent)} · 2xx ${number(succeeded)} · 4xx ${number(rejected)} · 5xx/failed ${number(errors)}`,
+    );
+  }
+  lines.push(
+    '',
+    `${'events'.padEnd(15)}${'total'.padStart(10)}${'per s'.padStart(9)}`,
+    row('written', now.written, previous?.written),
+    row('published', now.published, previous?.published),
+    row('delivered', now.delivered, previous?.delivered),
+    row('dead-lettered', deadLetters(now), undefined, `now in DLQs (relay DLQ ${number(now.relayDeadLetters)})`),
+    `commit→delivery lag   p50 ${ms(now.lag.p50)} · p99 ${ms(now.lag.p99)}   (last ${number(now.lag.samples)} deliveries)`,
+    `relay invocations ${number(now.relay.invocations)} · failed ${number(now.relay.failedInvocations)} · batches to on-failure ${number(now.relay.batchesSentToOnFailure)}`,
+    '',
+    `${'consumer'.padEnd(22)}${'delivered'.padStart(10)}${'failed'.padStart(9)}${'in DLQ'.padStart(9)}`,
+    ...now.consumers.map(
+      (c) => `${c.name.padEnd(22)}${number(c.delivered).padStart(10)}${number(c.failed).padStart(9)}${number(c.deadLetters).padStart(9)}`,
+    ),
+  );
+  return lines;
+}
+
+/** The live view as one line, for output that is not a terminal (logs, CI). */
+export function renderLiveLine(now: LiveSnapshot): string {
+  const time = new Date(now.at).toISOString().slice(11, 19);
+  const load = now.load === undefined ? '' : ` · load sent ${now.load.sent} (4xx ${now.load.rejected}, 5xx/failed ${now.load.errors})`;
+  return `${time} written ${now.written} · published ${now.published} · delivered ${now.delivered} · dead-lettered ${deadLetters(now)} · lag p50 ${ms(now.lag.p50)} p99 ${ms(now.lag.p99)}${load}`;
+}

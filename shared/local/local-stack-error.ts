@@ -1,0 +1,19 @@
+import { OutboxError } from '../errors.js';
+
+/** Stable codes of {@link LocalStackError}. */
+export type LocalStackErrorCode =
+  | 'PORT_IN_USE'
+  | 'INVALID_OPTION'
+  | 'INVALID_SUBSCRIPTION'
+  | 'LOW_LATENCY_PROCESSOR_MISSING'
+  | 'TABLE_WITHOUT_STREAM';
+
+/** The local stack could not start as asked; the message says what was given and what is allowed. */
+export class LocalStackError extends OutboxError {
+  declare readonly code: LocalStackErrorCode;
+
+  constructor(code: LocalStackErrorCode, message: string, options?: ErrorOptions) {
+    super(code, message, options);
+    this.name = 'LocalStackError';
+  }
+}

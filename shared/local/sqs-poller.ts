@@ -1,0 +1,131 @@
+import {
+  DeleteMessageBatchCommand,
+  type DeleteMessageBatchCommandOutput,
+  ReceiveMessageCommand,
+  type ReceiveMessageCommandOutput,
+} from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { SQS_RECORD_SYSTEM_ATTRIBUTES, toSqsRecord } from './sqs-event.js';
+
+/** The SQS operations the poller uses; an `SQSClient` fits. */
+export interface SqsPollerClient {
+  send(command: ReceiveMessageCommand, options?: { abortSignal?: AbortSignal }): Promise<ReceiveMessageCommandOutput>;
+  send(command: DeleteMessageBatchCommand): Promise<DeleteMessageBatchCommandOutput>;
+}
+
+/** An SQS-triggered Lambda handler with `ReportBatchItemFailures`. */
+export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined | void>;
+
+/** What became of one batch: acknowledged records were deleted, failed ones come back after the visibility timeout. */
+export interface SqsBatchReport {
+  readonly queueArn: string;
+  /** When the batch was received (epoch ms). */
+  readonly receivedAt: number;
+  readonly acknowledged: readonly SQSRecord[];
+  readonly failed: readonly SQSRecord[];
+  /** The handler threw (or reported an identifier not in the batch): the whole batch failed. */
+  readonly batchFailed: boolean;
+}
+
+export interface SqsPollerOptions {
+  readonly sqs: SqsPollerClient;
+  readonly queue: { readonly url: string; readonly arn: string };
+  readonly handler: SqsHandler;
+  /** Messages per invocation, 1–10. @default 10, as the deployed event source */
+  readonly batchSize?: number;
+  /** Receive loops running at once, like Lambda's concurrent pollers. @default 2 */
+  readonly concurrency?: number;
+  /** Long-poll wait per receive, in seconds. @default 5 */
+  readonly waitTimeSeconds?: number;
+  readonly onBatch?: (report: SqsBatchReport) => void;
+  /** Errors of the poller itself (a failing receive or delete); it keeps going. @default ignored */
+  readonly onError?: (error: unknown) => void;
+}
+
+const RETRY_AFTER_ERROR_MS = 500;
+
+/**
+ * A local SQS event source mapping: long-polls a queue and invokes a real Lambda handler with
+ * the exact `SQSEvent` shape. With `ReportBatchItemFailures` semantics: only acknowledged
+ * messages are deleted; failed ones stay and return after the visibility timeout, and move to
+ * the queue's DLQ after `maxReceiveCount` receives. A handler that throws, or reports an empty
+ * or unknown identifier, fails the whole batch, as on AWS.
+ *
+ * @example
+ * ```ts
+ * const poller = new SqsPoller({ sqs, queue: { url, arn }, handler });
+ * poller.start();
+ * await poller.stop();
+ * ```
+ */
+export class SqsPoller {
+  private readonly abort = new AbortController();
+  private loops: Promise<void>[] = [];
+
+  constructor(private readonly options: SqsPollerOptions) {}
+
+  /** Starts the receive loops; returns at once. */
+  start(): void {
+    if (this.loops.length > 0) return;
+    this.loops = Array.from({ length: this.options.concurrency ?? 2 }, () => this.loop());
+  }
+
+  /** Stops receiving and waits for the batches in flight to finish. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await Promise.all(this.loops);
+  }
+
+  private async loop(): Promise<void> {
+    const { signal } = this.abort;
+    while (!signal.aborted) {
+      try {
+        await this.pollOnce();
+      } catch (error) {
+        if (signal.aborted) return;
+        this.options.onError?.(error);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, RETRY_AFTER_ERROR_MS);
+          signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        });
+      }
+    }
+  }
+
+  private async pollOnce(): Promise<void> {
+    const { sqs, queue, handler } = this.options;
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queue.url,
+        MaxNumberOfMessages: this.options.batchSize ?? 10,
+        WaitTimeSeconds: this.options.waitTimeSeconds ?? 5,
+        MessageSystemAttributeNames: [...SQS_RECORD_SYSTEM_ATTRIBUTES],
+        MessageAttributeNames: ['All'],
+      }),
+      { abortSignal: this.abort.signal },
+    );
+    if (Messages.length === 0) return;
+    const receivedAt = Date.now();
+    const records = Messages.map((message) => toSqsRecord(message, queue.arn));
+    let failedIds: Set<string> | undefined;
+    try {
+      const response = await handler({ Records: records });
+      const ids = (response ?? { batchItemFailures: [] }).batchItemFailures.map((f) => f.itemIdentifier);
+      const known = new Set(records.map((r) => r.messageId));
+      failedIds = ids.every((id) => typeof id === 'string' && known.has(id)) ? new Set(ids) : undefined;
+    } catch {
+      failedIds = undefined;
+    }
+    const acknowledged = failedIds === undefined ? [] : records.filter((r) => !failedIds.has(r.messageId));
+    const failed = failedIds === undefined ? records : records.filter((r) => failedIds.has(r.messageId));
+    if (acknowledged.length > 0) {
+      await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queue.url,
+          Entries: acknowledged.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+        }),
+      );
+    }
+    this.options.onBatch?.({ queueArn: queue.arn, receivedAt, acknowledged, failed, batchFailed: failedIds === undefined });
+  }
+}
