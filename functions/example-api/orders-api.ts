@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { OutboxError, TransactionFailedError, WriteValidationError } from '../../shared/errors.js';
 import type { WriteInput, WriteResult } from '../../shared/write.js';
@@ -21,8 +21,8 @@ export interface Order {
   readonly status: 'placed' | 'paid' | 'cancelled';
   readonly total: number;
   readonly currency: string;
-  readonly placedAt: string;
   readonly paymentId?: string;
+  readonly cancelReason?: string;
 }
 
 export type OrdersApi = (request: ApiRequest) => Promise<ApiResponse>;
@@ -42,10 +42,24 @@ function idempotencyKey(request: ApiRequest): { idempotencyKey?: string } {
   return key === undefined ? {} : { idempotencyKey: key };
 }
 
+/**
+ * A new id; derived from the Idempotency-Key when there is one, so a retried request writes
+ * exactly the same items and the write helper recognises it as the same write.
+ */
+function newId(request: ApiRequest, purpose: string): string {
+  const key = request.headers['idempotency-key'];
+  if (key === undefined) return randomUUID();
+  const hex = createHash('sha256').update(`${purpose}\u0000${key}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
 /** The API's answer to an error of the write helper or of its own checks. */
 export function errorResponse(error: unknown): ApiResponse {
   if (error instanceof ApiError) {
-    return { status: error.status, body: { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } } };
+    return {
+      status: error.status,
+      body: { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } },
+    };
   }
   if (error instanceof WriteValidationError) {
     const field = error.code === 'INVALID_IDEMPOTENCY_KEY' ? { field: 'Idempotency-Key' } : {};
@@ -84,8 +98,8 @@ export function ordersApi({ outbox, document, tableName, onUnexpectedError }: Or
     const body = objectBody(request.body, ['total', 'currency', 'id']);
     const total = amountField(body, 'total');
     const currency = stringField(body, 'currency', /^[A-Z]{3}$/, 'a three-letter ISO 4217 code such as "EUR"');
-    const orderId = stringField(body, 'id', ID_PATTERN, ID_ALLOWED, randomUUID());
-    const order: Order = { orderId, status: 'placed', total, currency, placedAt: new Date().toISOString() };
+    const orderId = stringField(body, 'id', ID_PATTERN, ID_ALLOWED, newId(request, 'order'));
+    const order: Order = { orderId, status: 'placed', total, currency };
     try {
       const result = await outbox.write({
         operations: [
@@ -114,7 +128,8 @@ export function ordersApi({ outbox, document, tableName, onUnexpectedError }: Or
     const order = await getOrder(orderId);
     const illegal = () =>
       new ApiError(409, 'ILLEGAL_TRANSITION', `order ${JSON.stringify(orderId)} is ${order.status}; only a placed order can be ${status}`);
-    if (order.status !== 'placed') throw illegal();
+    // With an Idempotency-Key the write decides: a retry of a request that committed is replayed, not refused.
+    if (order.status !== 'placed' && request.headers['idempotency-key'] === undefined) throw illegal();
     try {
       const result = await outbox.write({
         operations: [
@@ -141,7 +156,12 @@ export function ordersApi({ outbox, document, tableName, onUnexpectedError }: Or
       return { status: 200, body: { order: { ...order, status, ...extra }, ...written(result) } };
     } catch (error) {
       if (error instanceof TransactionFailedError && error.failures.some((f) => f.reason === 'ConditionalCheckFailed')) {
-        throw new ApiError(409, 'ILLEGAL_TRANSITION', `order ${JSON.stringify(orderId)} changed meanwhile; only a placed order can be ${status}`);
+        if (order.status !== 'placed') throw illegal();
+        throw new ApiError(
+          409,
+          'ILLEGAL_TRANSITION',
+          `order ${JSON.stringify(orderId)} changed meanwhile; only a placed order can be ${status}`,
+        );
       }
       throw error;
     }
@@ -156,16 +176,22 @@ export function ordersApi({ outbox, document, tableName, onUnexpectedError }: Or
       (order, { paymentId }) => [
         { aggregate: { type: 'payment', id: paymentId as string }, type: 'payment.captured', data: { orderId, amount: order.total } },
       ],
-      { paymentId: randomUUID() },
+      { paymentId: newId(request, `payment ${orderId}`) },
     );
   };
 
   const cancel = (request: ApiRequest, orderId: string) => {
     const body = objectBody(request.body, ['reason']);
-    const reason = stringField(body, 'reason', /^[^\u0000-\u001f]{1,200}$/, '1–200 printable characters', 'cancelled by the customer');
-    return transition(request, orderId, 'cancelled', () => [{ aggregate: { type: 'order', id: orderId }, type: 'order.cancelled', data: { reason } }], {
-      cancelReason: reason,
-    });
+    const reason = stringField(body, 'reason', /^[^\p{Cc}]{1,200}$/u, '1–200 printable characters', 'cancelled by the customer');
+    return transition(
+      request,
+      orderId,
+      'cancelled',
+      () => [{ aggregate: { type: 'order', id: orderId }, type: 'order.cancelled', data: { reason } }],
+      {
+        cancelReason: reason,
+      },
+    );
   };
 
   const show = async (orderId: string): Promise<ApiResponse> => {
@@ -190,7 +216,8 @@ export function ordersApi({ outbox, document, tableName, onUnexpectedError }: Or
       allow('POST');
       return place(request);
     }
-    if (!ID_PATTERN.test(rawId)) throw new ApiError(400, 'INVALID_FIELD', `order id ${JSON.stringify(rawId)} is not valid; allowed: ${ID_ALLOWED}`, 'id');
+    if (!ID_PATTERN.test(rawId))
+      throw new ApiError(400, 'INVALID_FIELD', `order id ${JSON.stringify(rawId)} is not valid; allowed: ${ID_ALLOWED}`, 'id');
     if (action === undefined) {
       allow('GET');
       return show(rawId);

@@ -20,7 +20,12 @@ export function objectBody(body: unknown, allowed: readonly string[]): Record<st
 export function amountField(body: Record<string, unknown>, field: string): number {
   const value = body[field];
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1e9 || Math.round(value * 100) !== value * 100) {
-    throw new ApiError(400, 'INVALID_FIELD', `${field} is ${show(value)}; allowed: a number above 0 and up to 1000000000, with at most two decimals`, field);
+    throw new ApiError(
+      400,
+      'INVALID_FIELD',
+      `${field} is ${show(value)}; allowed: a number above 0 and up to 1000000000, with at most two decimals`,
+      field,
+    );
   }
   return value;
 }

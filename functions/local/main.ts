@@ -1,7 +1,106 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { config } from '../../outbox.config.js';
+import { OutboxError } from '../../shared/errors.js';
+import { renderBanner } from '../../shared/local/banner.js';
+import { LOCAL_USAGE, type LocalCommand, parseLocalArgs } from '../../shared/local/cli-args.js';
+import { startLiveRefresher } from '../../shared/local/live-refresher.js';
+import { type Load, startLoad } from '../../shared/local/load.js';
+import { type LocalStack, startLocalStack } from '../../shared/local/local-stack.js';
+import { liveSnapshot } from '../../shared/local/snapshot.js';
+import { ordersScenario } from '../example-api/load-scenario.js';
+import { localApp } from './app.js';
+
 /*
- * `npm start`: the local stack. Until it lands, say so plainly instead of failing obscurely.
+ * `npm start`: the whole system on this machine, from the same config the CDK stack deploys.
+ * Every failure a user can cause ends in one line on stderr that says what to do.
  */
-console.log(
-  'dynamodb-outbox: the local stack (`npm start`) is not available yet in this version.\n' +
-    'What works today: `npm test` (DynamoDB Local + SNS/SQS emulator integration tests) and `npm run bench:write`.',
-);
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const fail = (message: string, code = 1): never => {
+  process.stderr.write(`npm start: ${message}\n`);
+  process.exit(code);
+};
+
+function fix(error: unknown, command: Extract<LocalCommand, { kind: 'start' }>): string {
+  const message = (error as Error).message;
+  if (error instanceof OutboxError && error.code === 'PORT_IN_USE' && message.includes('example API')) {
+    return `${message} (e.g. npm start -- --port ${command.apiPort === 3000 ? 3001 : 3000})`;
+  }
+  return message;
+}
+
+let command: LocalCommand;
+try {
+  command = parseLocalArgs(process.argv.slice(2));
+} catch (error) {
+  command = fail(`${(error as Error).message} (see npm start -- --help)`, 2);
+}
+if (command.kind === 'help') {
+  process.stdout.write(`${LOCAL_USAGE}\n`);
+  process.exit(0);
+}
+
+const persistDir = command.persistDir === undefined ? undefined : resolve(command.persistDir);
+if (persistDir !== undefined) {
+  try {
+    mkdirSync(persistDir, { recursive: true });
+  } catch (error) {
+    fail(
+      `--persist ${JSON.stringify(command.persistDir)} cannot be used as a folder (${(error as Error).message}); allowed: a writable folder path`,
+      2,
+    );
+  }
+}
+
+const reportError = (source: string, error: unknown) => process.stderr.write(`[${source}] ${(error as Error).message ?? String(error)}\n`);
+let stack: LocalStack;
+try {
+  stack = await startLocalStack({
+    config,
+    ...localApp((error) => reportError('example API', error)),
+    apiPort: command.apiPort,
+    dynamoDbPort: command.dynamoDbPort,
+    emulatorPort: command.emulatorPort,
+    ...(persistDir === undefined ? {} : { persistDir }),
+    onError: reportError,
+  });
+} catch (error) {
+  stack = fail(fix(error, command));
+}
+
+process.stdout.write(`${renderBanner(stack, config)}\n`);
+const startedAt = Date.now();
+const loadRate = command.loadRate;
+const load: Load | undefined =
+  loadRate === undefined ? undefined : startLoad({ rate: loadRate, step: ordersScenario(stack.apiUrl), counters: stack.stats.load });
+const view = startLiveRefresher({ snapshot: () => liveSnapshot(stack, startedAt, loadRate) });
+
+let stopping = false;
+const shutdown = async (signal: string) => {
+  if (stopping) {
+    // A second Ctrl-C: leave now; DynamoDB Local's watchdog ends Java when this process goes.
+    process.exit(130);
+  }
+  stopping = true;
+  view.stop();
+  process.stdout.write(`\n${signal}: stopping…\n`);
+  await load?.stop();
+  await stack.stop();
+  let javaGone = true;
+  try {
+    process.kill(stack.dynamoDb.pid, 0);
+    javaGone = false;
+  } catch {
+    javaGone = true;
+  }
+  process.stdout.write(
+    javaGone
+      ? `stopped; DynamoDB Local (java pid ${stack.dynamoDb.pid}) has ended\n`
+      : `stopped; java pid ${stack.dynamoDb.pid} is still ending\n`,
+  );
+  process.exit(0);
+};
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

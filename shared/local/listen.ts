@@ -10,7 +10,9 @@ export function listen(server: Server, port: number, host: string, purpose: stri
     const onError = (error: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
       if (error.code === 'EADDRINUSE') {
-        reject(new LocalStackError('PORT_IN_USE', `port ${port} for ${purpose} is already in use; choose another port or stop what holds it`));
+        reject(
+          new LocalStackError('PORT_IN_USE', `port ${port} for ${purpose} is already in use; choose another port or stop what holds it`),
+        );
       } else if (error.code === 'EACCES') {
         reject(new LocalStackError('PORT_IN_USE', `port ${port} for ${purpose} is not allowed for this user; choose a port above 1023`));
       } else reject(error);

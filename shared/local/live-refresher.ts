@@ -53,7 +53,9 @@ export function startLiveRefresher(options: LiveRefresherOptions): LiveRefresher
 
   const draw = () => {
     const width = Math.max(20, (output.columns ?? 100) - 1);
-    const lines = renderLiveView(current ?? options.snapshot(), previous).map((line) => (line.length > width ? line.slice(0, width) : line));
+    const lines = renderLiveView(current ?? options.snapshot(), previous).map((line) =>
+      line.length > width ? line.slice(0, width) : line,
+    );
     writeOut(`${ERASE_LINES(height)}${lines.join('\n')}\n`);
     height = lines.length;
   };

@@ -11,7 +11,12 @@ export interface LiveSnapshot {
   readonly lag: LagSummary;
   readonly relay: { readonly invocations: number; readonly failedInvocations: number; readonly batchesSentToOnFailure: number };
   readonly relayDeadLetters: number;
-  readonly consumers: readonly { readonly name: string; readonly delivered: number; readonly failed: number; readonly deadLetters: number }[];
+  readonly consumers: readonly {
+    readonly name: string;
+    readonly delivered: number;
+    readonly failed: number;
+    readonly deadLetters: number;
+  }[];
   /** Present while `--load` runs. */
   readonly load?: LoadCounters & { readonly rate: number };
 }
@@ -41,9 +46,7 @@ export function renderLiveView(now: LiveSnapshot, previous?: LiveSnapshot): stri
   const lines = [`dynamodb-outbox local stack · up ${uptime(now.at - now.startedAt)} · Ctrl-C stops everything`];
   if (now.load !== undefined) {
     const { rate, sent, succeeded, rejected, errors } = now.load;
-    lines.push(
-      `load ${rate}/s: sent ${number(sent)} · 2xx ${number(succeeded)} · 4xx ${number(rejected)} · 5xx/failed ${number(errors)}`,
-    );
+    lines.push(`load ${rate}/s: sent ${number(sent)} · 2xx ${number(succeeded)} · 4xx ${number(rejected)} · 5xx/failed ${number(errors)}`);
   }
   lines.push(
     '',

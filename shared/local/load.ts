@@ -23,9 +23,12 @@ export const MAX_LOAD_RATE = 1000;
 const TICK_MS = 10;
 
 /** Checks a load rate, failing with what was given and what is allowed. */
-export function checkLoadRate(rate: number, given: string = String(rate)): number {
+export function checkLoadRate(rate: number, given: string = String(rate), label = 'load rate'): number {
   if (!Number.isFinite(rate) || rate <= 0 || rate > MAX_LOAD_RATE) {
-    throw new LocalStackError('INVALID_OPTION', `load rate ${JSON.stringify(given)} is not valid; allowed: a number of requests per second above 0 and up to ${MAX_LOAD_RATE}`);
+    throw new LocalStackError(
+      'INVALID_OPTION',
+      `${label} ${JSON.stringify(given)} is not a rate; allowed: a number of requests per second above 0 and up to ${MAX_LOAD_RATE}`,
+    );
   }
   return rate;
 }

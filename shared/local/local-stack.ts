@@ -95,6 +95,11 @@ export interface LocalStackOptions {
   readonly persistDir?: string;
   /** @default 'outbox' */
   readonly tableName?: string;
+  /**
+   * Concurrent consumer invocations per queue. Each has its own handler instance, as each
+   * concurrent Lambda invocation has its own execution environment. @default 4
+   */
+  readonly consumerConcurrency?: number;
   /** Visibility timeout of the subscriber queues in seconds. @default 10 */
   readonly visibilityTimeoutSeconds?: number;
   readonly onDelivery?: (delivery: LocalDelivery) => void;
@@ -132,9 +137,13 @@ async function startEmulator(port: number): Promise<FauxqsServer> {
     return await startFauxqs({ port, logger: false });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new LocalStackError('PORT_IN_USE', `port ${port} for the SNS/SQS emulator is already in use; choose another port or stop what holds it`, {
-        cause: error,
-      });
+      throw new LocalStackError(
+        'PORT_IN_USE',
+        `port ${port} for the SNS/SQS emulator is already in use; choose another port or stop what holds it`,
+        {
+          cause: error,
+        },
+      );
     }
     throw error;
   }
@@ -246,23 +255,26 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const { subscription, queue } of resources.subscriptions) {
       const subscriber = options.subscribers.find((s) => s.name === subscription.name) as LocalSubscriber;
       const counters = stats.consumer(subscription.name);
-      const poller = new SqsPoller({
-        sqs: clients.sqs,
-        queue,
-        handler: subscriber.handler(consumerDeps),
-        onBatch: (batch: SqsBatchReport) => {
-          const at = Date.now();
-          counters.delivered += batch.acknowledged.length;
-          counters.failed += batch.failed.length;
-          for (const record of batch.acknowledged) {
-            const lagMs = stats.recordLag(record.body, at);
-            options.onDelivery?.({ subscriber: subscription.name, body: record.body, ...(lagMs === undefined ? {} : { lagMs }) });
-          }
-        },
-        onError: report(`consumer ${subscription.name}`),
-      });
-      poller.start();
-      stops.push(() => poller.stop());
+      const onBatch = (batch: SqsBatchReport) => {
+        const at = Date.now();
+        counters.delivered += batch.acknowledged.length;
+        counters.failed += batch.failed.length;
+        for (const record of batch.acknowledged) {
+          const lagMs = stats.recordLag(record.body, at);
+          options.onDelivery?.({ subscriber: subscription.name, body: record.body, ...(lagMs === undefined ? {} : { lagMs }) });
+        }
+      };
+      for (let i = 0; i < (options.consumerConcurrency ?? 4); i++) {
+        const poller = new SqsPoller({
+          sqs: clients.sqs,
+          queue,
+          handler: subscriber.handler(consumerDeps),
+          onBatch,
+          onError: report(`consumer ${subscription.name}`),
+        });
+        poller.start();
+        stops.push(() => poller.stop());
+      }
     }
 
     const outbox = new Outbox({ config, tableName, client: clients.document });
@@ -293,7 +305,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       processorRunning,
       deadLetterDepths: () => ({
         relay: queueDepth(server, resources.relayDeadLetterQueue.name),
-        subscribers: Object.fromEntries(resources.subscriptions.map((s) => [s.subscription.name, queueDepth(server, s.deadLetterQueue.name)])),
+        subscribers: Object.fromEntries(
+          resources.subscriptions.map((s) => [s.subscription.name, queueDepth(server, s.deadLetterQueue.name)]),
+        ),
       }),
       stop: stopAll,
     };

@@ -14,7 +14,7 @@ export interface SqsPollerClient {
 }
 
 /** An SQS-triggered Lambda handler with `ReportBatchItemFailures`. */
-export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined | void>;
+export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
 /** What became of one batch: acknowledged records were deleted, failed ones come back after the visibility timeout. */
 export interface SqsBatchReport {
@@ -33,7 +33,7 @@ export interface SqsPollerOptions {
   readonly handler: SqsHandler;
   /** Messages per invocation, 1–10. @default 10, as the deployed event source */
   readonly batchSize?: number;
-  /** Receive loops running at once, like Lambda's concurrent pollers. @default 2 */
+  /** Receive loops running at once, sharing the handler. @default 1 */
   readonly concurrency?: number;
   /** Long-poll wait per receive, in seconds. @default 5 */
   readonly waitTimeSeconds?: number;
@@ -67,7 +67,7 @@ export class SqsPoller {
   /** Starts the receive loops; returns at once. */
   start(): void {
     if (this.loops.length > 0) return;
-    this.loops = Array.from({ length: this.options.concurrency ?? 2 }, () => this.loop());
+    this.loops = Array.from({ length: this.options.concurrency ?? 1 }, () => this.loop());
   }
 
   /** Stops receiving and waits for the batches in flight to finish. */
@@ -86,7 +86,14 @@ export class SqsPoller {
         this.options.onError?.(error);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, RETRY_AFTER_ERROR_MS);
-          signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
         });
       }
     }

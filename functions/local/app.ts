@@ -1,0 +1,47 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { LocalStackOptions, LocalSubscriber } from '../../shared/local/local-stack.js';
+import { Relay } from '../../shared/relay/index.js';
+import { httpListener } from '../example-api/http-adapter.js';
+import { ordersApi } from '../example-api/orders-api.js';
+import { orderProjection } from '../example-consumer/projection.js';
+import { createRelayHandler } from '../relay/create-handler.js';
+
+/**
+ * The example consumers and their queues: the order view on `orders.fifo`, as the CDK stack
+ * deploys it, and the same projection on `payments` for `payment.captured`, which a filter
+ * policy selects.
+ */
+export const EXAMPLE_SUBSCRIBERS = [
+  { name: 'order-view', topic: 'orders.fifo' },
+  { name: 'order-view-payments', topic: 'payments', eventTypes: ['payment.captured'] },
+] as const;
+
+/** How loud the handlers are locally: warnings and errors only, so the live view stays readable. */
+export const LOCAL_LOG_LEVEL = 'WARN';
+
+/**
+ * The real parts `npm start` runs: the relay Lambda handler, the example consumer handlers and
+ * the example API. Metrics are off locally (set `POWERTOOLS_METRICS_DISABLED=true` before
+ * calling), as their EMF lines would flood the terminal.
+ */
+export function localApp(onUnexpectedError?: (error: unknown) => void): Pick<LocalStackOptions, 'relay' | 'subscribers' | 'api'> {
+  const metrics = (serviceName: string) => new Metrics({ namespace: 'Outbox', serviceName });
+  const logger = (serviceName: string) => new Logger({ serviceName, logLevel: LOCAL_LOG_LEVEL });
+  const subscribers: LocalSubscriber[] = EXAMPLE_SUBSCRIBERS.map((subscriber) => ({
+    ...subscriber,
+    handler: ({ document, tableName }) =>
+      orderProjection({ inbox: { document, tableName }, logger: logger(subscriber.name), metrics: metrics(subscriber.name) }).handler,
+  }));
+  return {
+    relay: ({ config, sns, sqs, topicArns, deadLetterQueueUrl }) =>
+      createRelayHandler({
+        relay: new Relay({ config, sns, sqs, topicArns, deadLetterQueueUrl, ignoreAggregateTypes: config.lowLatencyAggregateTypes }),
+        logger: logger('outbox-relay'),
+        metrics: metrics('outbox-relay'),
+      }),
+    subscribers,
+    api: ({ outbox, document, tableName }) =>
+      httpListener(ordersApi({ outbox, document, tableName, ...(onUnexpectedError === undefined ? {} : { onUnexpectedError }) })),
+  };
+}
