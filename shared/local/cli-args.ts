@@ -62,7 +62,10 @@ export function parseLocalArgs(argv: readonly string[]): LocalCommand {
       },
     }));
   } catch (error) {
-    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, '').replace(/\.$/, '');
+    const message = (error as Error).message
+      .replace(/\s*\n\s*/g, ' ')
+      .replace(/\. To specify a positional argument.*$/, '')
+      .replace(/\.$/, '');
     throw new LocalStackError(
       'INVALID_OPTION',
       `${message}; allowed: --port N, --persist DIR, --load RATE, --dynamodb-port N, --emulator-port N, --help`,

@@ -42,7 +42,7 @@ const deadLetters = (s: LiveSnapshot): number => s.relayDeadLetters + s.consumer
 export function renderLiveView(now: LiveSnapshot, previous?: LiveSnapshot): string[] {
   const seconds = previous === undefined ? 0 : (now.at - previous.at) / 1000;
   const row = (label: string, total: number, before: number | undefined, note = '') =>
-    `${label.padEnd(15)}${number(total).padStart(10)}${perSecond(total, before, seconds).padStart(9)}${note === '' ? '' : `   ${note}`}`;
+    `${label.padEnd(15)}${number(total).padStart(10)}${perSecond(total, before, seconds).padStart(9)}${note === '' ? '' : `   ${note}`}`.trimEnd();
   const lines = [`dynamodb-outbox local stack · up ${uptime(now.at - now.startedAt)} · Ctrl-C stops everything`];
   if (now.load !== undefined) {
     const { rate, sent, succeeded, rejected, errors } = now.load;

@@ -1,0 +1,159 @@
+import { PublishCommand } from '@aws-sdk/client-sns';
+import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
+import type { FauxqsServer } from 'fauxqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalClients } from '../../shared/local/clients.js';
+import { createLocalResources, type LocalResources } from '../../shared/local/resources.js';
+import { type SqsBatchReport, SqsPoller } from '../../shared/local/sqs-poller.js';
+import { testConfig } from '../helpers/factories.js';
+import { queueBodies, queueDepth, startEmulator } from '../helpers/fauxqs.js';
+import { testClients } from '../helpers/local.js';
+import { waitFor } from '../helpers/wait.js';
+
+let server: FauxqsServer;
+let clients: LocalClients;
+const pollers: SqsPoller[] = [];
+
+beforeAll(async () => {
+  server = await startEmulator();
+  clients = testClients(server.address);
+});
+
+afterAll(async () => {
+  await Promise.all(pollers.map((p) => p.stop()));
+  clients.destroy();
+  await server.stop();
+});
+
+/** A standard queue whose failed messages come back after one second, with a DLQ after `maxReceiveCount` receives. */
+function queueWithDlq(name: string, maxReceiveCount: number): { queueUrl: string; queueArn: string; dlqUrl: string } {
+  const dlq = server.createQueue(`${name}-dlq`);
+  const queue = server.createQueue(name, {
+    attributes: {
+      VisibilityTimeout: '1',
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: String(maxReceiveCount) }),
+    },
+  });
+  return { queueUrl: queue.queueUrl, queueArn: queue.queueArn, dlqUrl: dlq.queueUrl };
+}
+
+function poll(
+  queue: { url: string; arn: string },
+  handler: (event: SQSEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>,
+) {
+  const reports: SqsBatchReport[] = [];
+  const poller = new SqsPoller({ sqs: clients.sqs, queue, handler, waitTimeSeconds: 1, onBatch: (r) => reports.push(r) });
+  pollers.push(poller);
+  poller.start();
+  return { reports, poller };
+}
+
+describe('local SQS event source', () => {
+  it('invokes the handler with the SQSEvent shape and deletes only the messages not reported as failed', async () => {
+    const { queueUrl, queueArn, dlqUrl } = queueWithDlq('poller-partial', 2);
+    const events: SQSEvent[] = [];
+    const { reports } = poll({ url: queueUrl, arn: queueArn }, async (event) => {
+      events.push(event);
+      return { batchItemFailures: event.Records.filter((r) => r.body === 'poison').map((r) => ({ itemIdentifier: r.messageId })) };
+    });
+
+    await clients.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: ['a', 'poison', 'b'].map((body, i) => ({
+          Id: String(i),
+          MessageBody: body,
+          MessageAttributes: { type: { DataType: 'String', StringValue: `t-${body}` } },
+        })),
+      }),
+    );
+
+    await waitFor(() => queueDepth(server, `poller-partial-dlq`) === 1, { timeoutMs: 20_000, what: 'the poison message in the DLQ' });
+    expect(queueBodies(server, 'poller-partial-dlq')).toEqual(['poison']);
+    expect(queueDepth(server, 'poller-partial')).toBe(0);
+    const acknowledged = reports.flatMap((r) => r.acknowledged.map((m) => m.body)).sort();
+    expect(acknowledged).toEqual(['a', 'b']);
+    expect(reports.flatMap((r) => r.failed.map((m) => m.body))).toEqual(['poison', 'poison']);
+    const record = events[0]?.Records.find((r) => r.body === 'a');
+    expect(record).toMatchObject({
+      eventSource: 'aws:sqs',
+      eventSourceARN: queueArn,
+      awsRegion: 'us-east-1',
+      attributes: { ApproximateReceiveCount: '1' },
+      messageAttributes: { type: { dataType: 'String', stringValue: 't-a', stringListValues: [], binaryListValues: [] } },
+    });
+    expect(record?.md5OfBody).toMatch(/^[0-9a-f]{32}$/);
+    expect(dlqUrl).toContain('poller-partial-dlq');
+  });
+
+  it('fails the whole batch when the handler throws or reports an identifier not in the batch, as Lambda does', async () => {
+    const { queueUrl, queueArn } = queueWithDlq('poller-throws', 2);
+    let calls = 0;
+    const { reports } = poll({ url: queueUrl, arn: queueArn }, async () => {
+      calls++;
+      if (calls === 1) throw new Error('handler crashed');
+      return { batchItemFailures: [{ itemIdentifier: 'not-in-this-batch' }] };
+    });
+
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'x' }));
+
+    await waitFor(() => reports.length >= 1, { timeoutMs: 10_000, what: 'the first batch' });
+    expect(reports[0]).toMatchObject({ batchFailed: true, acknowledged: [] });
+    await waitFor(() => queueDepth(server, 'poller-throws-dlq') === 1, { timeoutMs: 20_000, what: 'the message in the DLQ' });
+    expect(reports.every((r) => r.batchFailed && r.acknowledged.length === 0)).toBe(true);
+  });
+});
+
+describe('local resources', () => {
+  let resources: LocalResources;
+
+  beforeAll(() => {
+    resources = createLocalResources(server, {
+      config: testConfig(),
+      subscriptions: [
+        { name: 'res-orders', topic: 'orders.fifo' },
+        { name: 'res-payments', topic: 'payments', eventTypes: ['payment.captured'], maxReceiveCount: 3 },
+      ],
+      visibilityTimeoutSeconds: 1,
+    });
+  });
+
+  it('creates FIFO queues for FIFO topics, DLQs with maxReceiveCount, and a topic ARN per config topic', () => {
+    const [orders, payments] = resources.subscriptions;
+
+    expect(Object.keys(resources.topicArns)).toEqual(['orders.fifo', 'payments']);
+    expect(orders).toMatchObject({ fifo: true, queue: { name: 'res-orders.fifo' }, deadLetterQueue: { name: 'res-orders-dlq.fifo' } });
+    expect(payments).toMatchObject({ fifo: false, queue: { name: 'res-payments' }, deadLetterQueue: { name: 'res-payments-dlq' } });
+    const attributes = server.inspectQueue('res-payments')?.attributes ?? {};
+    expect(JSON.parse(attributes.RedrivePolicy ?? '{}')).toEqual({
+      deadLetterTargetArn: payments?.deadLetterQueue.arn,
+      maxReceiveCount: '3',
+    });
+    expect(attributes.VisibilityTimeout).toBe('1');
+    expect(server.inspectQueue('res-orders.fifo')?.attributes.FifoQueue).toBe('true');
+  });
+
+  it('delivers raw envelopes and applies the filter policy on the type attribute', async () => {
+    const publish = (type: string) =>
+      clients.sns.send(
+        new PublishCommand({
+          TopicArn: resources.topicArns.payments,
+          Message: JSON.stringify({ type }),
+          MessageAttributes: { type: { DataType: 'String', StringValue: type } },
+        }),
+      );
+
+    await publish('payment.refunded');
+    await publish('payment.captured');
+
+    await waitFor(() => queueDepth(server, 'res-payments') >= 1, { timeoutMs: 5000, what: 'the captured payment' });
+    expect(queueBodies(server, 'res-payments')).toEqual([JSON.stringify({ type: 'payment.captured' })]);
+  });
+
+  it('rejects a subscription to a topic the config does not have, naming the allowed topics', () => {
+    expect(() => createLocalResources(server, { config: testConfig(), subscriptions: [{ name: 'x', topic: 'refunds' }] })).toThrow(
+      /subscriptions\[0\]\.topic is "refunds"; allowed: a topic of the config \(orders\.fifo, payments\)/,
+    );
+  });
+});

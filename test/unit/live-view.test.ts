@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { type LiveSnapshot, renderLiveLine, renderLiveView } from '../../shared/local/live-view.js';
+import { LocalStats } from '../../shared/local/stats.js';
+
+const snapshot = (overrides: Partial<LiveSnapshot> = {}): LiveSnapshot => ({
+  at: Date.parse('2026-11-22T10:01:05Z'),
+  startedAt: Date.parse('2026-11-22T10:00:00Z'),
+  written: 1200,
+  published: 1190,
+  delivered: 1100,
+  lag: { samples: 1000, p50: 41.6, p99: 230 },
+  relay: { invocations: 300, failedInvocations: 2, batchesSentToOnFailure: 0 },
+  relayDeadLetters: 1,
+  consumers: [
+    { name: 'order-view', delivered: 800, failed: 3, deadLetters: 2 },
+    { name: 'order-view-payments', delivered: 300, failed: 0, deadLetters: 0 },
+  ],
+  ...overrides,
+});
+
+describe('live view', () => {
+  it('shows totals, per-second rates from the previous snapshot, dead letters, lag and one row per consumer', () => {
+    const before = snapshot({ at: Date.parse('2026-11-22T10:01:03Z'), written: 1180, published: 1170, delivered: 1090 });
+    const lines = renderLiveView(snapshot(), before);
+    const text = lines.join('\n');
+
+    expect(lines[0]).toContain('up 0:01:05');
+    expect(lines.find((l) => l.startsWith('written'))).toMatch(/written\s+1,200\s+10\.0$/);
+    expect(lines.find((l) => l.startsWith('published'))).toMatch(/1,190\s+10\.0$/);
+    expect(lines.find((l) => l.startsWith('delivered'))).toMatch(/1,100\s+5\.0$/);
+    expect(lines.find((l) => l.startsWith('dead-lettered'))).toMatch(/dead-lettered\s+3\s+now in DLQs \(relay DLQ 1\)/);
+    expect(text).toContain('p50 42 ms · p99 230 ms   (last 1,000 deliveries)');
+    expect(lines.find((l) => l.startsWith('order-view '))).toMatch(/order-view\s+800\s+3\s+2$/);
+    expect(lines.find((l) => l.startsWith('order-view-payments'))).toMatch(/300\s+0\s+0$/);
+    expect(text).not.toContain('load');
+  });
+
+  it('leaves rates blank without a previous snapshot and shows the load line while --load runs', () => {
+    const lines = renderLiveView(snapshot({ load: { rate: 20, sent: 400, succeeded: 390, rejected: 9, errors: 1 } }));
+
+    expect(lines.find((l) => l.startsWith('written'))).toMatch(/written\s+1,200$/);
+    expect(lines[1]).toBe('load 20/s: sent 400 · 2xx 390 · 4xx 9 · 5xx/failed 1');
+  });
+
+  it('shows a dash for lag before the first delivery, and one plain line for non-terminal output', () => {
+    const empty = snapshot({ lag: { samples: 0, p50: Number.NaN, p99: Number.NaN } });
+
+    expect(renderLiveView(empty).join('\n')).toContain('p50 – · p99 –');
+    expect(renderLiveLine(empty)).toBe('10:01:05 written 1200 · published 1190 · delivered 1100 · dead-lettered 3 · lag p50 – p99 –');
+  });
+});
+
+describe('local stats', () => {
+  it('measures commit→delivery lag from the envelope time and keeps percentiles over the recent deliveries', () => {
+    const stats = new LocalStats();
+    const committed = Date.parse('2026-11-22T10:00:00.000Z');
+    for (let i = 1; i <= 100; i++) stats.recordLag(JSON.stringify({ id: `e${i}`, time: new Date(committed).toISOString() }), committed + i);
+
+    expect(stats.lag()).toEqual({ samples: 100, p50: 50, p99: 99 });
+  });
+
+  it('rejects bodies without a readable time instead of counting a made-up lag', () => {
+    const stats = new LocalStats();
+
+    expect(stats.recordLag('not json', Date.now())).toBeUndefined();
+    expect(stats.recordLag('{"time":"yesterday"}', Date.now())).toBeUndefined();
+    expect(stats.lag().samples).toBe(0);
+  });
+
+  it('keeps only the last 1,000 lags', () => {
+    const stats = new LocalStats();
+    const time = new Date(0).toISOString();
+    for (let i = 0; i < 1500; i++) stats.recordLag(JSON.stringify({ time }), i < 500 ? 1_000_000 : 10);
+
+    expect(stats.lag()).toEqual({ samples: 1000, p50: 10, p99: 10 });
+  });
+});
