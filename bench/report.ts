@@ -14,6 +14,23 @@ export { percentile } from '../shared/percentile.js';
 export const machine = (): string =>
   `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 
+/**
+ * Rewrites the top of BENCHMARKS.md, before the first section, with the machine, the date and
+ * the command of a full run; the sections stay as they are.
+ */
+export function recordRun(command: string, date: Date = new Date()): void {
+  let text: string;
+  try {
+    text = readFileSync(FILE, 'utf8');
+  } catch {
+    text = '';
+  }
+  const first = text.indexOf('\n## ');
+  const sections = first === -1 ? '' : text.slice(first + 1);
+  const run = `Last full run: \`${command}\` on ${date.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${machine()}.\n`;
+  writeFileSync(FILE, `${HEADER}\n${run}${sections === '' ? '' : `\n${sections}`}`);
+}
+
 /** Replaces (or appends) the `## title` section of BENCHMARKS.md, leaving the others as they are. */
 export function recordSection(title: string, body: string): void {
   let text: string;
