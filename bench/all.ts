@@ -14,7 +14,10 @@ const { scripts = {} } = JSON.parse(readFileSync(new URL('../package.json', impo
   scripts?: Record<string, string>;
 };
 const available = Object.keys(scripts).filter((name) => name.startsWith('bench:'));
-const order = [...PREFERRED_ORDER.filter((name) => available.includes(name)), ...available.filter((n) => !PREFERRED_ORDER.includes(n)).sort()];
+const order = [
+  ...PREFERRED_ORDER.filter((name) => available.includes(name)),
+  ...available.filter((n) => !PREFERRED_ORDER.includes(n)).sort(),
+];
 for (const name of PREFERRED_ORDER.filter((n) => !available.includes(n))) {
   process.stdout.write(`npm run bench: skipping ${name}, which this version does not have\n`);
 }

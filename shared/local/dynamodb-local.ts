@@ -130,6 +130,9 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   ];
   const child: ChildProcess & { javaPid?: number } = spawn('sh', ['-c', WATCHDOG, 'dynamodb-local', ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
+    // Its own process group: a Ctrl-C in the terminal reaches only this process, which then
+    // stops its users of DynamoDB Local before DynamoDB Local itself.
+    detached: true,
   });
   running.add(child);
   installExitHook();

@@ -185,10 +185,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const apiHost = options.apiHost ?? '127.0.0.1';
     // The API port is bound first: a taken port fails in milliseconds, before Java starts.
     const apiPort = await listen(http, options.apiPort ?? 3000, apiHost, 'the example API');
-    stops.push(async () => {
+    const closeApi = async () => {
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
-    });
+    };
+    stops.push(closeApi);
 
     const dynamoDb: DynamoDbLocal = await startDynamoDbLocal({
       port: options.dynamoDbPort ?? 0,
@@ -286,6 +287,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       },
     };
     ready = options.api({ ...consumerDeps, outbox: writer });
+    // Moved last, so it runs first on stop: no request reaches a half-stopped stack.
+    stops.splice(stops.indexOf(closeApi), 1);
+    stops.push(closeApi);
 
     return {
       apiUrl: `http://${apiHost.includes(':') ? `[${apiHost}]` : apiHost}:${apiPort}`,
