@@ -73,7 +73,7 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
   range('failoverMs', 200, 600_000);
   range('renewIntervalMs', 10, Math.floor(failoverMs / 2), ' (at most half the failover time, so one missed renewal is not fatal)');
   range('leaseScanIntervalMs', 10, failoverMs, ' (at most the failover time)');
-  range('shardSyncIntervalMs', 100, 3_600_000);
+  range('shardSyncIntervalMs', 10, 3_600_000);
   range('maxLeasesToStealAtOnce', 0, 100);
   range('idleMinDelayMs', 0, 60_000);
   range('idleMaxDelayMs', settings.idleMinDelayMs, 60_000, ' (not below idleMinDelayMs)');
