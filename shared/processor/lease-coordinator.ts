@@ -14,8 +14,11 @@ export interface LeaseEvents {
 /**
  * Holds this worker's leases: renews them every `renewIntervalMs`, and on every scan of the
  * lease table takes free and expired leases and steals towards a fair share. Expiry is judged
- * as the KCL does, from this worker's own clock: a lease whose counter has not moved for
- * `failoverMs` since this worker first saw that counter value has a dead owner.
+ * as the KCL does, from this worker's own clock, never from another's: a counter that moved
+ * between two scans proves its owner alive at the earlier scan's start. A lease is taken on the
+ * first scan from which that proof is older than `failoverMs` minus one scan interval, so a
+ * dead owner's lease is taken at most `failoverMs` after its last write, while a live owner
+ * (renewing every `renewIntervalMs` ≤ failover/2, scanned every ≤ failover/4) never looks dead.
  *
  * @example
  * ```ts
@@ -28,6 +31,7 @@ export class LeaseCoordinator {
   readonly held = new Map<string, HeldLease>();
   private readonly seen = new Map<string, { counter: number; at: number }>();
   private snapshot: readonly Lease[] = [];
+  private previousScanAt: number | undefined;
 
   constructor(
     private readonly store: LeaseStore,
@@ -105,6 +109,6 @@ export class LeaseCoordinator {
     if (lease.leaseOwner === undefined) return true;
     if (lease.leaseOwner === this.workerId && this.held.has(lease.leaseKey)) return false;
     const seen = this.seen.get(lease.leaseKey);
-    return seen !== undefined && now - seen.at > this.settings.failoverMs;
+    return seen !== undefined && now - seen.at >= this.settings.failoverMs - this.settings.leaseScanIntervalMs;
   }
 }

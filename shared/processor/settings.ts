@@ -2,7 +2,7 @@ import { ProcessorOptionsError } from './errors.js';
 
 /** Timing and balancing of the stream processor; every field has a default. */
 export interface ProcessorSettings {
-  /** A lease not renewed for this long is taken over by another worker (KCL: 10 s). @default 10000 */
+  /** A lease not renewed for this long is taken over by another worker, at the latest (KCL: 10 s). @default 10000 */
   readonly failoverMs: number;
   /** How often held leases are renewed. @default failoverMs / 3 */
   readonly renewIntervalMs: number;
@@ -72,7 +72,7 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
   };
   range('failoverMs', 200, 600_000);
   range('renewIntervalMs', 10, Math.floor(failoverMs / 2), ' (at most half the failover time, so one missed renewal is not fatal)');
-  range('leaseScanIntervalMs', 10, failoverMs, ' (at most the failover time)');
+  range('leaseScanIntervalMs', 10, Math.floor(failoverMs / 4), ' (at most a quarter of the failover time)');
   range('shardSyncIntervalMs', 10, 3_600_000);
   range('maxLeasesToStealAtOnce', 0, 100);
   range('idleMinDelayMs', 0, 60_000);

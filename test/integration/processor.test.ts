@@ -9,7 +9,10 @@ import { type RelayTestStack, startRelayStack, subscriberQueue } from '../helper
 
 const config = defineConfig({
   source: 'urn:test:processor',
-  topics: [{ name: 'orders.fifo', fifo: true }, { name: 'payments.fifo', fifo: true }],
+  topics: [
+    { name: 'orders.fifo', fifo: true },
+    { name: 'payments.fifo', fifo: true },
+  ],
   routes: { order: 'orders.fifo', payment: 'payments.fifo' },
   lowLatencyAggregateTypes: ['payment'],
 });
@@ -86,6 +89,8 @@ describe('stream processor against DynamoDB Local and fauxqs', () => {
 
   it('rejects a config without low-latency aggregate types, naming the setting', async () => {
     const none = defineConfig({ ...config, lowLatencyAggregateTypes: [] });
-    await expect(startTestProcessor(stack, none, leaseTableName)).rejects.toThrow(/config\.lowLatencyAggregateTypes: got \[\]; allowed: at least one/);
+    await expect(startTestProcessor(stack, none, leaseTableName)).rejects.toThrow(
+      /config\.lowLatencyAggregateTypes: got \[\]; allowed: at least one/,
+    );
   });
 });

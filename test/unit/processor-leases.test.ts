@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import {
   HeldLease,
   type Lease,
+  LeaseCoordinator,
   LeaseLostError,
-  planLeases,
   ProcessorOptionsError,
+  planLeases,
   processorSettings,
   SHARD_END,
   StreamSource,
@@ -106,7 +107,9 @@ describe('processor settings', () => {
 
   it('rejects a renewal interval above half the failover time, saying what is allowed', () => {
     expect(() => processorSettings({ failoverMs: 1000, renewIntervalMs: 800 })).toThrow(ProcessorOptionsError);
-    expect(() => processorSettings({ failoverMs: 1000, renewIntervalMs: 800 })).toThrow(/renewIntervalMs: got 800; allowed: an integer from 10 to 500/);
+    expect(() => processorSettings({ failoverMs: 1000, renewIntervalMs: 800 })).toThrow(
+      /renewIntervalMs: got 800; allowed: an integer from 10 to 500/,
+    );
   });
 
   it('rejects an unknown option by name', () => {
@@ -130,5 +133,45 @@ describe('stream source', () => {
     const source = new StreamSource(stream, stream.streamArn);
     const iterator = await source.iterator(stream.shards[0]!.id, TRIM_HORIZON);
     await expect(source.read(iterator!)).resolves.toEqual({ status: 'expired' });
+  });
+});
+
+describe('lease expiry (LeaseCoordinator, on a fake clock)', () => {
+  const settings = processorSettings({ failoverMs: 1000, renewIntervalMs: 500, leaseScanIntervalMs: 100 });
+
+  async function drill(ownerDiesAt: number): Promise<{ takenAt: number | undefined; lastOwnerWrite: number }> {
+    let now = 0;
+    const store = new MemoryLeaseStore();
+    await store.create('s1', []);
+    const events = { acquired: () => {}, lost: () => {} };
+    const owner = new LeaseCoordinator(store, 'w1', settings, events, () => now);
+    const other = new LeaseCoordinator(store, 'w2', settings, events, () => now);
+    await owner.scan();
+    let lastOwnerWrite = 0;
+    let takenAt: number | undefined;
+    for (now = 0; now <= 6000 && takenAt === undefined; now += 10) {
+      if (now < ownerDiesAt && now % settings.renewIntervalMs === 0 && now > 0) {
+        await owner.renewAll();
+        lastOwnerWrite = now;
+      }
+      if (now % settings.leaseScanIntervalMs === 0) {
+        await other.scan();
+        if (other.held.has('s1')) takenAt = now;
+      }
+    }
+    return { takenAt, lastOwnerWrite };
+  }
+
+  it('never takes the lease of an owner that keeps renewing', async () => {
+    expect((await drill(Number.POSITIVE_INFINITY)).takenAt).toBeUndefined();
+  });
+
+  it('takes a dead owner’s lease no later than the failover time after its last write', async () => {
+    for (const diesAt of [510, 740, 990, 1230]) {
+      const { takenAt, lastOwnerWrite } = await drill(diesAt);
+      expect(takenAt).toBeDefined();
+      expect(takenAt! - lastOwnerWrite).toBeLessThanOrEqual(settings.failoverMs);
+      expect(takenAt! - lastOwnerWrite).toBeGreaterThan(settings.renewIntervalMs);
+    }
   });
 });
