@@ -48,15 +48,20 @@ export class LeaseCoordinator {
 
   /** Reads the lease table, notes counter movements, and takes or steals what the plan says. */
   async scan(): Promise<void> {
+    const startedAt = this.now();
     const leases = await this.store.list();
     const now = this.now();
     const keys = new Set<string>();
     for (const lease of leases) {
       keys.add(lease.leaseKey);
       const seen = this.seen.get(lease.leaseKey);
-      if (seen === undefined || seen.counter !== lease.leaseCounter)
-        this.seen.set(lease.leaseKey, { counter: lease.leaseCounter, at: now });
+      if (seen === undefined) {
+        this.seen.set(lease.leaseKey, { counter: lease.leaseCounter, at: startedAt });
+      } else if (seen.counter !== lease.leaseCounter) {
+        this.seen.set(lease.leaseKey, { counter: lease.leaseCounter, at: this.previousScanAt ?? startedAt });
+      }
     }
+    this.previousScanAt = startedAt;
     for (const key of this.seen.keys()) if (!keys.has(key)) this.seen.delete(key);
     this.snapshot = leases;
     for (const lease of leases) {
