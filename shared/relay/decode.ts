@@ -20,6 +20,8 @@ export type DecodedRecord =
 export interface DecodeOptions {
   /** Aggregate types this relay leaves alone (the other publishing path takes them). */
   readonly ignoreAggregateTypes?: readonly string[];
+  /** When given, the only aggregate types this relay publishes (the stream processor's share). */
+  readonly onlyAggregateTypes?: readonly string[];
 }
 
 const stringAttribute = (image: Record<string, unknown>, name: string): string | undefined => {
@@ -60,6 +62,9 @@ export function decodeStreamRecord(record: StreamRecordInput, config: OutboxConf
   if (problem !== undefined) return { status: 'malformed', problem, rawImage: image };
   const slot = item as unknown as OutboxSlot;
   if (options.ignoreAggregateTypes?.includes(slot.aggregateType)) {
+    return { status: 'ignored', reason: `aggregate type ${slot.aggregateType} is published by another path` };
+  }
+  if (options.onlyAggregateTypes !== undefined && !options.onlyAggregateTypes.includes(slot.aggregateType)) {
     return { status: 'ignored', reason: `aggregate type ${slot.aggregateType} is published by another path` };
   }
   const messages = slotMessages(slot);

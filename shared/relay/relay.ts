@@ -16,7 +16,22 @@ export interface PublishBatchClient {
   send(command: PublishBatchCommand): Promise<PublishBatchCommandOutput>;
 }
 
-export interface RelayOptions {
+/** Which aggregate types a relay publishes; the two paths each take a disjoint share. */
+export type AggregateTypeSelection =
+  | {
+      /** Aggregate types left to the other publishing path (the Lambda relay leaves the low-latency ones). @default [] */
+      readonly ignoreAggregateTypes?: readonly string[];
+      readonly onlyAggregateTypes?: never;
+    }
+  | {
+      /** The only aggregate types published; all others are left to the other path (the stream processor's choice). */
+      readonly onlyAggregateTypes: readonly string[];
+      readonly ignoreAggregateTypes?: never;
+    };
+
+export type RelayOptions = RelayBaseOptions & AggregateTypeSelection;
+
+interface RelayBaseOptions {
   readonly config: OutboxConfig;
   readonly sns: PublishBatchClient;
   readonly sqs: DeadLetterClient;
@@ -24,8 +39,6 @@ export interface RelayOptions {
   readonly topicArns: Readonly<Record<string, string>>;
   /** URL of the relay dead-letter queue (SQS). */
   readonly deadLetterQueueUrl: string;
-  /** Aggregate types left to the other publishing path. @default [] */
-  readonly ignoreAggregateTypes?: readonly string[];
   /** Backoff between in-process retries. @default 50 ms base, 2 s cap, full jitter */
   readonly backoff?: BackoffOptions;
 }
@@ -67,6 +80,12 @@ export class Relay {
     }
     if (typeof options.deadLetterQueueUrl !== 'string' || !/^https?:\/\//.test(options.deadLetterQueueUrl)) {
       throw new ConfigError('deadLetterQueueUrl', `got ${JSON.stringify(options.deadLetterQueueUrl)}; allowed: an SQS queue URL`);
+    }
+    if (options.onlyAggregateTypes !== undefined && options.ignoreAggregateTypes !== undefined) {
+      throw new ConfigError(
+        'onlyAggregateTypes',
+        'got both onlyAggregateTypes and ignoreAggregateTypes; allowed: at most one of them (each path publishes a disjoint set)',
+      );
     }
     this.deadLetters = new DeadLetterSender(
       options.sqs,
@@ -131,10 +150,11 @@ class RelayRun {
   }
 
   private decodeAll(): void {
-    const { config, ignoreAggregateTypes = [] } = this.options;
+    const { config, ignoreAggregateTypes, onlyAggregateTypes } = this.options;
+    const selection = onlyAggregateTypes === undefined ? { ignoreAggregateTypes: ignoreAggregateTypes ?? [] } : { onlyAggregateTypes };
     this.records.forEach((record, index) => {
       const state = this.states[index]!;
-      const decoded = decodeStreamRecord(record, config, { ignoreAggregateTypes });
+      const decoded = decodeStreamRecord(record, config, selection);
       const coordinates = coordinatesOf(record);
       if (decoded.status === 'ignored') {
         state.outcome = { status: 'ignored', record: coordinates, reason: decoded.reason };

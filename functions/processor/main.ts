@@ -1,0 +1,42 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { processorEnvironment, processorObserver, startHealthServer, startProcessor } from '../../shared/processor/index.js';
+
+// Read and validated once at start-up: a bad deployment fails here, naming the variable.
+const env = processorEnvironment();
+const logger = new Logger({ serviceName: 'outbox-processor', persistentKeys: { workerId: env.workerId } });
+const metrics = new Metrics({ namespace: 'Outbox', serviceName: 'outbox-processor' });
+
+const worker = await startProcessor({
+  config: env.config,
+  topicArns: env.topicArns,
+  deadLetterQueueUrl: env.deadLetterQueueUrl,
+  streamArn: env.streamArn,
+  leaseTableName: env.leaseTableName,
+  workerId: env.workerId,
+  settings: env.settings,
+  streams: new DynamoDBStreamsClient({}),
+  document: DynamoDBDocumentClient.from(new DynamoDBClient({})),
+  sns: new SNSClient({}),
+  sqs: new SQSClient({}),
+  observer: processorObserver(logger, metrics),
+});
+const health = await startHealthServer(() => worker.status(), worker.settings.failoverMs, env.healthPort);
+logger.info('processor started', { healthPort: health.port, leases: worker.status().leases });
+
+// ECS sends SIGTERM and waits stopTimeout before SIGKILL: finish the batch, checkpoint, release.
+const shutdown = async (signal: string): Promise<void> => {
+  logger.info('stopping: handing leases over', { signal });
+  await worker.stop();
+  metrics.publishStoredMetrics();
+  await health.close();
+  logger.info('stopped', { signal });
+  process.exit(0);
+};
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,207 @@
+import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { AttributeType, Billing, type ITable, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { FlowLogDestination, type IVpc, SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import {
+  AwsLogDriver,
+  Cluster,
+  ContainerImage,
+  ContainerInsights,
+  CpuArchitecture,
+  FargateService,
+  FargateTaskDefinition,
+  OperatingSystemFamily,
+} from 'aws-cdk-lib/aws-ecs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { type OutboxConfig, serializeConfig } from '../shared/config.js';
+import { RELAY_ENV } from '../shared/event-source.js';
+import { ProcessorOptionsError } from '../shared/processor/errors.js';
+import { LEASE_TABLE } from '../shared/processor/lease-table.js';
+import { PROCESSOR_ENV } from '../shared/processor/processor-env.js';
+import { DEFAULT_FAILOVER_MS } from '../shared/processor/settings.js';
+
+const REPOSITORY_ROOT = new URL('..', import.meta.url).pathname;
+const HEALTH_PORT = 8080;
+
+/** Props of {@link LowLatencyProcessor}. */
+export interface LowLatencyProcessorProps {
+  /** The outbox config; `lowLatencyAggregateTypes` must not be empty (see {@link LowLatencyProcessor.isEnabled}). */
+  readonly config: OutboxConfig;
+  /** The outbox table; its stream is read. */
+  readonly table: ITable;
+  /** Topic name (as in the config) → topic; every configured topic is needed. */
+  readonly topics: ReadonlyMap<string, ITopic>;
+  /** The relay dead-letter queue, shared with the Lambda relay. */
+  readonly deadLetterQueue: IQueue;
+  /** @default a new VPC over two AZs with public subnets only (no NAT gateway), with flow logs */
+  readonly vpc?: IVpc;
+  /** @default the image built from `functions/processor/Dockerfile` for arm64 */
+  readonly image?: ContainerImage;
+  /** Fewest running tasks; two keep a warm standby for a hand-off. @default 2 */
+  readonly minTasks?: number;
+  /** Most running tasks under CPU load (AWS: shards are the limit: at most 2 readers per shard). @default 4 */
+  readonly maxTasks?: number;
+  /** Lease failover time. @default Duration.millis(10000) */
+  readonly failover?: Duration;
+  /** Task CPU units. @default 256 */
+  readonly cpu?: number;
+  /** Task memory in MiB. @default 512 */
+  readonly memoryLimitMiB?: number;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** What happens to the lease table and the logs when they leave the stack. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The low-latency path: a lease table (keys from `shared/processor/lease-table.ts`) and an arm64
+ * Fargate service running the stream processor, scaled on CPU between `minTasks` and
+ * `maxTasks`, with its own log group and a task role allowed exactly: read the table's stream,
+ * read and write the lease table, publish to the topics, send to the relay DLQ.
+ *
+ * @example
+ * ```ts
+ * if (LowLatencyProcessor.isEnabled(config)) {
+ *   new LowLatencyProcessor(this, 'Processor', { config, table, topics, deadLetterQueue });
+ * }
+ * ```
+ */
+export class LowLatencyProcessor extends Construct {
+  /** Whether the config sends any aggregate type through the processor. */
+  static isEnabled(config: OutboxConfig): boolean {
+    return config.lowLatencyAggregateTypes.length > 0;
+  }
+
+  readonly leaseTable: TableV2;
+  readonly service: FargateService;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: LowLatencyProcessorProps) {
+    super(scope, id);
+    const minTasks = props.minTasks ?? 2;
+    const maxTasks = props.maxTasks ?? 4;
+    const failoverMs = props.failover?.toMilliseconds() ?? DEFAULT_FAILOVER_MS;
+    this.validate(props, minTasks, maxTasks, failoverMs);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const streamArn = props.table.tableStreamArn!;
+
+    this.leaseTable = new TableV2(this, 'LeaseTable', {
+      partitionKey: { name: LEASE_TABLE.partitionKey, type: AttributeType.STRING },
+      billing: Billing.onDemand(),
+      // Losing the leases loses only checkpoints: the stream is replayed, as duplicates.
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      removalPolicy,
+    });
+
+    const vpc = props.vpc ?? this.defaultVpc();
+    const cluster = new Cluster(this, 'Cluster', { vpc, containerInsightsV2: ContainerInsights.ENABLED });
+    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention ?? RetentionDays.ONE_MONTH, removalPolicy });
+    const task = new FargateTaskDefinition(this, 'Task', {
+      cpu: props.cpu ?? 256,
+      memoryLimitMiB: props.memoryLimitMiB ?? 512,
+      runtimePlatform: { cpuArchitecture: CpuArchitecture.ARM64, operatingSystemFamily: OperatingSystemFamily.LINUX },
+    });
+    const topicArns = Object.fromEntries(props.config.topics.map((t) => [t.name, props.topics.get(t.name)!.topicArn]));
+    task.addContainer('Processor', {
+      image:
+        props.image ??
+        ContainerImage.fromAsset(REPOSITORY_ROOT, {
+          file: 'functions/processor/Dockerfile',
+          platform: Platform.LINUX_ARM64,
+          exclude: ['node_modules', 'cdk.out', '.git', 'test', 'bench', 'docs'],
+        }),
+      logging: new AwsLogDriver({ logGroup: this.logGroup, streamPrefix: 'processor' }),
+      environment: {
+        [RELAY_ENV.config]: serializeConfig(props.config),
+        [RELAY_ENV.topicArns]: Stack.of(this).toJsonString(topicArns),
+        [RELAY_ENV.deadLetterQueueUrl]: props.deadLetterQueue.queueUrl,
+        [PROCESSOR_ENV.streamArn]: streamArn,
+        [PROCESSOR_ENV.leaseTable]: this.leaseTable.tableName,
+        [PROCESSOR_ENV.failoverMs]: String(failoverMs),
+        [PROCESSOR_ENV.healthPort]: String(HEALTH_PORT),
+        POWERTOOLS_SERVICE_NAME: 'outbox-processor',
+        POWERTOOLS_METRICS_NAMESPACE: 'Outbox',
+      },
+      healthCheck: {
+        command: ['CMD', 'node', 'health-check.mjs'],
+        interval: Duration.seconds(10),
+        timeout: Duration.seconds(3),
+        retries: 3,
+        startPeriod: Duration.seconds(20),
+      },
+      // SIGTERM first: the batch in flight is finished, checkpointed and the leases released.
+      stopTimeout: Duration.seconds(30),
+      readonlyRootFilesystem: true,
+    });
+
+    props.table.grantStreamRead(task.taskRole);
+    this.leaseTable.grant(task.taskRole, 'dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem');
+    for (const topic of props.topics.values()) topic.grantPublish(task.taskRole);
+    props.deadLetterQueue.grantSendMessages(task.taskRole);
+
+    this.service = new FargateService(this, 'Service', {
+      cluster,
+      taskDefinition: task,
+      desiredCount: minTasks,
+      minHealthyPercent: 100,
+      maxHealthyPercent: 200,
+      circuitBreaker: { rollback: true },
+      assignPublicIp: props.vpc === undefined,
+      securityGroups: [
+        new SecurityGroup(this, 'SecurityGroup', { vpc, allowAllOutbound: true, description: 'Outbox processor: outbound only' }),
+      ],
+      ...(props.vpc === undefined ? { vpcSubnets: { subnetType: SubnetType.PUBLIC } } : {}),
+    });
+    const scaling = this.service.autoScaleTaskCount({ minCapacity: minTasks, maxCapacity: maxTasks });
+    scaling.scaleOnCpuUtilization('Cpu', { targetUtilizationPercent: 60 });
+
+    Validations.of(task.taskRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'dynamodb:ListStreams supports no resource-level permissions; every other action is scoped to the table, stream, topics and queue.',
+    });
+    Validations.of(task).acknowledge({
+      id: 'AwsSolutions-ECS2',
+      reason: 'The environment holds only non-secret settings (config JSON, ARNs, the queue URL, timings); no credentials or keys.',
+    });
+  }
+
+  private defaultVpc(): Vpc {
+    const vpc = new Vpc(this, 'Vpc', {
+      maxAzs: 2,
+      natGateways: 0,
+      subnetConfiguration: [{ name: 'public', subnetType: SubnetType.PUBLIC }],
+    });
+    vpc.addFlowLog('FlowLog', { destination: FlowLogDestination.toCloudWatchLogs() });
+    return vpc;
+  }
+
+  private validate(props: LowLatencyProcessorProps, minTasks: number, maxTasks: number, failoverMs: number): void {
+    const at = (prop: string) => `${this.node.path}.${prop}`;
+    if (!LowLatencyProcessor.isEnabled(props.config)) {
+      throw new ProcessorOptionsError(
+        at('config.lowLatencyAggregateTypes'),
+        'got []; allowed: at least one routed aggregate type (otherwise leave the processor out)',
+      );
+    }
+    if (props.table.tableStreamArn === undefined) {
+      throw new ProcessorOptionsError(at('table'), 'has no stream; allowed: the outbox table, whose stream is NEW_IMAGE');
+    }
+    for (const topic of props.config.topics) {
+      if (!props.topics.has(topic.name)) {
+        throw new ProcessorOptionsError(at('topics'), `has no topic "${topic.name}"; allowed: a map holding every topic of the config`);
+      }
+    }
+    const whole = (value: number, min: number, max: number, prop: string) => {
+      if (!Token.isUnresolved(value) && (!Number.isInteger(value) || value < min || value > max)) {
+        throw new ProcessorOptionsError(at(prop), `got ${value}; allowed: an integer from ${min} to ${max}`);
+      }
+    };
+    whole(minTasks, 1, 100, 'minTasks');
+    whole(maxTasks, minTasks, 100, 'maxTasks');
+    whole(failoverMs, 1000, 600_000, 'failover');
+  }
+}

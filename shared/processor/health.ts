@@ -1,0 +1,41 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { WorkerStatus } from './worker.js';
+
+/** Healthy while running and the lease table was read within the failover time. */
+export function isHealthy(status: WorkerStatus, failoverMs: number, now = Date.now()): boolean {
+  return status.state === 'running' && now - status.lastScanAt <= failoverMs;
+}
+
+/**
+ * The container's health endpoint: `GET /health` answers 200 with the worker's status while it
+ * is healthy, 503 otherwise (ECS then replaces the task).
+ *
+ * @example
+ * ```ts
+ * const health = await startHealthServer(() => worker.status(), worker.settings.failoverMs, 8080);
+ * ```
+ */
+export async function startHealthServer(
+  status: () => WorkerStatus,
+  failoverMs: number,
+  port: number,
+): Promise<{ readonly port: number; close(): Promise<void> }> {
+  const server: Server = createServer((request, response) => {
+    if (request.method !== 'GET' || request.url !== '/health') {
+      response.writeHead(404).end();
+      return;
+    }
+    const current = status();
+    const healthy = isHealthy(current, failoverMs);
+    response.writeHead(healthy ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ healthy, ...current }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, resolve);
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

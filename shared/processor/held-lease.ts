@@ -1,0 +1,70 @@
+import { LeaseLostError } from './errors.js';
+import type { Lease, LeaseStore } from './lease.js';
+
+/**
+ * A lease this worker holds. Renewals, checkpoints and the release all move the counter, so
+ * they run one at a time: two writes from the same worker at the same counter would make one
+ * fail and look like a lost lease.
+ */
+export class HeldLease {
+  private chain: Promise<unknown> = Promise.resolve();
+  private lostReason: string | undefined;
+
+  constructor(
+    private readonly store: LeaseStore,
+    readonly owner: string,
+    private current: Lease,
+  ) {}
+
+  get lease(): Lease {
+    return this.current;
+  }
+
+  get leaseKey(): string {
+    return this.current.leaseKey;
+  }
+
+  /** Set once a write found the lease changed, or the worker stopped holding it. */
+  get lost(): boolean {
+    return this.lostReason !== undefined;
+  }
+
+  /** Marks the lease as no longer held without writing (the worker was halted or another took it). */
+  drop(reason: string): void {
+    this.lostReason ??= reason;
+  }
+
+  renew(): Promise<void> {
+    return this.write('renew', (lease) => this.store.renew(lease, this.owner));
+  }
+
+  checkpoint(checkpoint: string): Promise<void> {
+    return this.write('checkpoint', (lease) => this.store.checkpoint(lease, this.owner, checkpoint));
+  }
+
+  /** Gives the lease up for another worker to take at once; the last write of this holder. */
+  async release(): Promise<void> {
+    await this.write('release', async (lease) => {
+      await this.store.release(lease, this.owner);
+      return lease;
+    });
+    this.drop('released');
+  }
+
+  private write(operation: string, apply: (lease: Lease) => Promise<Lease>): Promise<void> {
+    const run = async (): Promise<void> => {
+      if (this.lostReason !== undefined) {
+        throw new LeaseLostError(this.current.leaseKey, operation, { owner: this.owner, counter: this.current.leaseCounter });
+      }
+      try {
+        this.current = await apply(this.current);
+      } catch (error) {
+        if (error instanceof LeaseLostError) this.drop(error.message);
+        throw error;
+      }
+    };
+    const next = this.chain.then(run, run);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+}

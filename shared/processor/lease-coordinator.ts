@@ -1,0 +1,119 @@
+import { HeldLease } from './held-lease.js';
+import type { Lease, LeaseStore } from './lease.js';
+import { planLeases } from './lease-balance.js';
+import type { ProcessorSettings } from './settings.js';
+
+/** What the coordinator tells its worker. */
+export interface LeaseEvents {
+  /** A lease was taken; start consuming its shard. */
+  acquired(held: HeldLease): void;
+  /** A held lease was found taken by another worker or could not be renewed. */
+  lost(held: HeldLease, reason: string): void;
+}
+
+/**
+ * Holds this worker's leases: renews them every `renewIntervalMs`, and on every scan of the
+ * lease table takes free and expired leases and steals towards a fair share. Expiry is judged
+ * as the KCL does, from this worker's own clock, never from another's: a counter that moved
+ * between two scans proves its owner alive at the earlier scan's start. A lease is taken on the
+ * first scan from which that proof is older than `failoverMs` minus one scan interval, so a
+ * dead owner's lease is taken at most `failoverMs` after its last write, while a live owner
+ * (renewing every `renewIntervalMs` ≤ failover/2, scanned every ≤ failover/4) never looks dead.
+ *
+ * @example
+ * ```ts
+ * const coordinator = new LeaseCoordinator(store, 'worker-1', settings, { acquired, lost });
+ * await coordinator.scan();
+ * await coordinator.renewAll();
+ * ```
+ */
+export class LeaseCoordinator {
+  readonly held = new Map<string, HeldLease>();
+  private readonly seen = new Map<string, { counter: number; at: number }>();
+  private snapshot: readonly Lease[] = [];
+  private previousScanAt: number | undefined;
+
+  constructor(
+    private readonly store: LeaseStore,
+    readonly workerId: string,
+    private readonly settings: ProcessorSettings,
+    private readonly events: LeaseEvents,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The lease table as of the last scan. */
+  get leases(): readonly Lease[] {
+    return this.snapshot;
+  }
+
+  /** Reads the lease table, notes counter movements, and takes or steals what the plan says. */
+  async scan(): Promise<void> {
+    const startedAt = this.now();
+    const leases = await this.store.list();
+    const now = this.now();
+    const keys = new Set<string>();
+    for (const lease of leases) {
+      keys.add(lease.leaseKey);
+      const seen = this.seen.get(lease.leaseKey);
+      if (seen === undefined) {
+        this.seen.set(lease.leaseKey, { counter: lease.leaseCounter, at: startedAt });
+      } else if (seen.counter !== lease.leaseCounter) {
+        this.seen.set(lease.leaseKey, { counter: lease.leaseCounter, at: this.previousScanAt ?? startedAt });
+      }
+    }
+    this.previousScanAt = startedAt;
+    for (const key of this.seen.keys()) if (!keys.has(key)) this.seen.delete(key);
+    this.snapshot = leases;
+    for (const lease of leases) {
+      const held = this.held.get(lease.leaseKey);
+      if (held !== undefined && lease.leaseOwner !== this.workerId)
+        this.lose(held, `the lease table shows owner ${lease.leaseOwner ?? '(none)'}`);
+    }
+    const plan = planLeases({
+      leases,
+      me: this.workerId,
+      held: new Set(this.held.keys()),
+      isExpired: (lease) => this.isExpired(lease, now),
+      maxSteal: this.settings.maxLeasesToStealAtOnce,
+    });
+    for (const lease of [...plan.take, ...plan.steal]) {
+      const taken = await this.store.take(lease, this.workerId);
+      if (taken === undefined) continue;
+      this.seen.set(taken.leaseKey, { counter: taken.leaseCounter, at: this.now() });
+      const held = new HeldLease(this.store, this.workerId, taken);
+      this.held.set(taken.leaseKey, held);
+      this.events.acquired(held);
+    }
+  }
+
+  /** Renews every held lease; a lease that cannot be renewed is lost. */
+  async renewAll(): Promise<void> {
+    await Promise.all(
+      [...this.held.values()].map(async (held) => {
+        try {
+          await held.renew();
+        } catch (error) {
+          this.lose(held, (error as Error).message);
+        }
+      }),
+    );
+  }
+
+  /** Forgets a lease this worker no longer works on (finished or lost). */
+  forget(held: HeldLease): void {
+    if (this.held.get(held.leaseKey) === held) this.held.delete(held.leaseKey);
+  }
+
+  private lose(held: HeldLease, reason: string): void {
+    held.drop(reason);
+    this.forget(held);
+    this.events.lost(held, reason);
+  }
+
+  private isExpired(lease: Lease, now: number): boolean {
+    if (lease.leaseOwner === undefined) return true;
+    if (lease.leaseOwner === this.workerId && this.held.has(lease.leaseKey)) return false;
+    const seen = this.seen.get(lease.leaseKey);
+    return seen !== undefined && now - seen.at >= this.settings.failoverMs - this.settings.leaseScanIntervalMs;
+  }
+}

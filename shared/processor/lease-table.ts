@@ -1,0 +1,160 @@
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { LeaseLostError } from './errors.js';
+import { type Lease, type LeaseStore, TRIM_HORIZON } from './lease.js';
+
+/** The lease table's definition, shared by the CDK construct and local set-ups. */
+export const LEASE_TABLE = Object.freeze({ partitionKey: 'leaseKey', keyType: 'S' } as const);
+
+/** `CreateTable` input for a lease table (on-demand, key `leaseKey`). */
+export function createLeaseTableInput(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    AttributeDefinitions: [{ AttributeName: LEASE_TABLE.partitionKey, AttributeType: LEASE_TABLE.keyType }],
+    KeySchema: [{ AttributeName: LEASE_TABLE.partitionKey, KeyType: 'HASH' }],
+    BillingMode: 'PAY_PER_REQUEST',
+  };
+}
+
+const isConditionFailure = (error: unknown): boolean => (error as { name?: string }).name === 'ConditionalCheckFailedException';
+
+function toLease(item: Record<string, unknown>): Lease {
+  return {
+    leaseKey: String(item.leaseKey),
+    ...(typeof item.leaseOwner === 'string' ? { leaseOwner: item.leaseOwner } : {}),
+    leaseCounter: Number(item.leaseCounter ?? 0),
+    checkpoint: String(item.checkpoint ?? TRIM_HORIZON),
+    parentShardIds: Array.isArray(item.parentShardIds) ? item.parentShardIds.map(String) : [],
+    ownerSwitchesSinceCheckpoint: Number(item.ownerSwitchesSinceCheckpoint ?? 0),
+  };
+}
+
+/**
+ * The lease table on DynamoDB. Every write is a conditional update on `leaseCounter` (and the
+ * owner where it matters); a failed condition is translated into `LeaseLostError` or a
+ * `undefined`/`false` result, never swallowed.
+ *
+ * @example
+ * ```ts
+ * const leases = new DynamoDbLeaseTable(DynamoDBDocumentClient.from(new DynamoDBClient({})), 'outbox-leases');
+ * const all = await leases.list();
+ * ```
+ */
+export class DynamoDbLeaseTable implements LeaseStore {
+  constructor(
+    private readonly document: DynamoDBDocumentClient,
+    readonly tableName: string,
+  ) {}
+
+  async list(): Promise<Lease[]> {
+    const leases: Lease[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.document.send(new ScanCommand({ TableName: this.tableName, ConsistentRead: true, ExclusiveStartKey: start }));
+      for (const item of page.Items ?? []) leases.push(toLease(item));
+      start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    return leases;
+  }
+
+  async create(leaseKey: string, parentShardIds: readonly string[]): Promise<boolean> {
+    try {
+      await this.document.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            leaseKey,
+            leaseCounter: 0,
+            checkpoint: TRIM_HORIZON,
+            parentShardIds: [...parentShardIds],
+            ownerSwitchesSinceCheckpoint: 0,
+          },
+          ConditionExpression: 'attribute_not_exists(leaseKey)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async renew(lease: Lease, owner: string): Promise<Lease> {
+    const updated = await this.update(lease, owner, 'SET leaseCounter = leaseCounter + :one', {});
+    if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'renew', { owner, counter: lease.leaseCounter });
+    return updated;
+  }
+
+  async take(lease: Lease, owner: string): Promise<Lease | undefined> {
+    const switched = lease.leaseOwner === owner ? 0 : 1;
+    return this.update(
+      lease,
+      undefined,
+      'SET leaseCounter = leaseCounter + :one, leaseOwner = :newOwner, ownerSwitchesSinceCheckpoint = ownerSwitchesSinceCheckpoint + :switched',
+      { ':newOwner': owner, ':switched': switched },
+    );
+  }
+
+  async checkpoint(lease: Lease, owner: string, checkpoint: string): Promise<Lease> {
+    const updated = await this.update(
+      lease,
+      owner,
+      'SET leaseCounter = leaseCounter + :one, checkpoint = :checkpoint, ownerSwitchesSinceCheckpoint = :zero',
+      { ':checkpoint': checkpoint, ':zero': 0 },
+    );
+    if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'checkpoint', { owner, counter: lease.leaseCounter });
+    return updated;
+  }
+
+  async release(lease: Lease, owner: string): Promise<void> {
+    const updated = await this.update(lease, owner, 'SET leaseCounter = leaseCounter + :one REMOVE leaseOwner', {});
+    if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'release', { owner, counter: lease.leaseCounter });
+  }
+
+  async remove(lease: Lease): Promise<boolean> {
+    try {
+      await this.document.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { leaseKey: lease.leaseKey },
+          ConditionExpression: 'leaseCounter = :counter',
+          ExpressionAttributeValues: { ':counter': lease.leaseCounter },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** A conditional update on the counter (and owner when given); `undefined` when the condition failed. */
+  private async update(
+    lease: Lease,
+    owner: string | undefined,
+    expression: string,
+    values: Record<string, unknown>,
+  ): Promise<Lease | undefined> {
+    try {
+      const { Attributes } = await this.document.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { leaseKey: lease.leaseKey },
+          UpdateExpression: expression,
+          ConditionExpression: `leaseCounter = :counter${owner === undefined ? '' : ' AND leaseOwner = :owner'}`,
+          ExpressionAttributeValues: {
+            ':counter': lease.leaseCounter,
+            ':one': 1,
+            ...(owner === undefined ? {} : { ':owner': owner }),
+            ...values,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toLease(Attributes ?? {});
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+}

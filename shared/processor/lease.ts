@@ -1,0 +1,50 @@
+/** Where processing of a shard resumes: the start, after a sequence number, or nowhere (finished). */
+export const TRIM_HORIZON = 'TRIM_HORIZON';
+export const SHARD_END = 'SHARD_END';
+
+/**
+ * One shard's lease, modelled on the KCL lease table. Every write is conditional on
+ * `leaseCounter`, which every write increments: a worker that holds a lease proves it by
+ * renewing it, and another worker sees a lease whose counter stood still for the failover time
+ * as expired.
+ */
+export interface Lease {
+  /** The shard id. */
+  readonly leaseKey: string;
+  /** The worker holding the lease; absent when free (new, released or never taken). */
+  readonly leaseOwner?: string;
+  readonly leaseCounter: number;
+  /** {@link TRIM_HORIZON}, {@link SHARD_END} or the sequence number of the last record processed. */
+  readonly checkpoint: string;
+  /** The shard's parents: processed to {@link SHARD_END} before this shard starts. */
+  readonly parentShardIds: readonly string[];
+  /** Owner changes since the last checkpoint; a high value flags a shard that keeps failing over. */
+  readonly ownerSwitchesSinceCheckpoint: number;
+}
+
+export const isFinished = (lease: Pick<Lease, 'checkpoint'>): boolean => lease.checkpoint === SHARD_END;
+
+/** A child has started when it moved past its start: its parents may then be forgotten. */
+export const hasStarted = (lease: Pick<Lease, 'checkpoint'>): boolean => lease.checkpoint !== TRIM_HORIZON;
+
+/**
+ * The conditional lease operations; {@link DynamoDbLeaseTable} implements them on DynamoDB.
+ * Each write takes the lease as last seen and fails with `LeaseLostError` (or returns
+ * `undefined` for the optimistic ones) when its counter has moved since.
+ */
+export interface LeaseStore {
+  /** Every lease, read consistently. */
+  list(): Promise<Lease[]>;
+  /** Creates a free lease at {@link TRIM_HORIZON}; `false` when it exists already. */
+  create(leaseKey: string, parentShardIds: readonly string[]): Promise<boolean>;
+  /** Proves ownership: increments the counter if `owner` still holds the lease at that counter. */
+  renew(lease: Lease, owner: string): Promise<Lease>;
+  /** Takes a free, expired or stolen lease; `undefined` when another worker was faster. */
+  take(lease: Lease, owner: string): Promise<Lease | undefined>;
+  /** Records progress; only the owner at the given counter may. */
+  checkpoint(lease: Lease, owner: string, checkpoint: string): Promise<Lease>;
+  /** Gives the lease up so another worker can take it at once. */
+  release(lease: Lease, owner: string): Promise<void>;
+  /** Deletes a finished lease; `false` when it changed since (someone else did it). */
+  remove(lease: Lease): Promise<boolean>;
+}

@@ -1,0 +1,48 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { WorkerObserver } from './worker-observer.js';
+
+/**
+ * Structured logs and EMF metrics for a worker: `records`, `published` and `lag` per batch;
+ * `leasesHeld` and `leasesTotal` per lease scan. Metrics are flushed at most every
+ * `flushIntervalMs`, so a busy shard does not write one EMF line per page.
+ *
+ * @example
+ * ```ts
+ * const observer = processorObserver(new Logger({ serviceName: 'outbox-processor' }), new Metrics({ namespace: 'Outbox' }));
+ * ```
+ */
+export function processorObserver(logger: Logger, metrics: Metrics, flushIntervalMs = 10_000): WorkerObserver {
+  let flushedAt = Date.now();
+  let records = 0;
+  let published = 0;
+  let maxLagMs: number | undefined;
+  const flush = (held: number, total: number): void => {
+    metrics.addMetric('records', MetricUnit.Count, records);
+    metrics.addMetric('published', MetricUnit.Count, published);
+    if (maxLagMs !== undefined) metrics.addMetric('lag', MetricUnit.Milliseconds, maxLagMs);
+    metrics.addMetric('leasesHeld', MetricUnit.Count, held);
+    metrics.addMetric('leasesTotal', MetricUnit.Count, total);
+    metrics.publishStoredMetrics();
+    records = 0;
+    published = 0;
+    maxLagMs = undefined;
+    flushedAt = Date.now();
+  };
+  return {
+    batch(report) {
+      records += report.records;
+      published += report.published;
+      if (report.lagMs !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, report.lagMs);
+      logger.debug('batch published', { ...report });
+    },
+    leaseScan({ held, total }) {
+      if (Date.now() - flushedAt >= flushIntervalMs) flush(held, total);
+    },
+    leaseAcquired: (shardId) => logger.info('lease acquired', { shardId }),
+    leaseLost: (shardId, reason) => logger.warn('lease lost', { shardId, reason }),
+    leaseReleased: (shardId) => logger.info('lease released', { shardId }),
+    consumerExited: (shardId, exit) => logger.info('shard consumer exited', { shardId, exit }),
+    error: (message, error) => logger.error(message, error as Error),
+  };
+}

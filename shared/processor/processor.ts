@@ -1,0 +1,78 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { OutboxConfig } from '../config.js';
+import { type BackoffOptions, type DeadLetterClient, type PublishBatchClient, Relay } from '../relay/index.js';
+import { ProcessorOptionsError } from './errors.js';
+import { DynamoDbLeaseTable } from './lease-table.js';
+import type { ProcessorSettings } from './settings.js';
+import { StreamSource, type StreamsApi } from './stream-source.js';
+import { ProcessorWorker } from './worker.js';
+import type { WorkerObserver } from './worker-observer.js';
+
+/** What the relay core needs to publish the processor's share. */
+export interface ProcessorRelayOptions {
+  readonly config: OutboxConfig;
+  readonly sns: PublishBatchClient;
+  readonly sqs: DeadLetterClient;
+  readonly topicArns: Readonly<Record<string, string>>;
+  readonly deadLetterQueueUrl: string;
+  readonly backoff?: BackoffOptions;
+}
+
+/**
+ * The relay core restricted to the config's low-latency aggregate types: the Lambda path's
+ * filter leaves exactly these out, so each event is published by one path only.
+ *
+ * @example
+ * ```ts
+ * const relay = createProcessorRelay({ config, sns, sqs, topicArns, deadLetterQueueUrl });
+ * ```
+ */
+export function createProcessorRelay(options: ProcessorRelayOptions): Relay {
+  const types = options.config.lowLatencyAggregateTypes;
+  if (types.length === 0) {
+    throw new ProcessorOptionsError(
+      'config.lowLatencyAggregateTypes',
+      'got []; allowed: at least one routed aggregate type (with none, the processor would publish nothing)',
+    );
+  }
+  return new Relay({ ...options, onlyAggregateTypes: types });
+}
+
+export interface StartProcessorOptions extends ProcessorRelayOptions {
+  /** A `DynamoDBStreamsClient` (or a stream with the same operations). */
+  readonly streams: StreamsApi;
+  readonly streamArn: string;
+  /** Document client of the DynamoDB that holds the lease table. */
+  readonly document: DynamoDBDocumentClient;
+  readonly leaseTableName: string;
+  /** @default `worker-<pid>-<random>` */
+  readonly workerId?: string;
+  readonly settings?: Partial<ProcessorSettings>;
+  readonly observer?: WorkerObserver;
+}
+
+/**
+ * Starts a stream processor worker in this process and resolves once it has synced shards and
+ * scanned the lease table; `stop()` hands its leases over. The ECS entry point and the local
+ * stack both use it.
+ *
+ * @example
+ * ```ts
+ * const worker = await startProcessor({ config, streams, streamArn, document, leaseTableName, sns, sqs, topicArns, deadLetterQueueUrl });
+ * // …
+ * await worker.stop();
+ * ```
+ */
+export async function startProcessor(options: StartProcessorOptions): Promise<ProcessorWorker> {
+  const { streams, streamArn, document, leaseTableName, workerId, settings, observer, ...relay } = options;
+  const worker = new ProcessorWorker({
+    source: new StreamSource(streams, streamArn),
+    leases: new DynamoDbLeaseTable(document, leaseTableName),
+    publisher: createProcessorRelay(relay),
+    workerId: workerId ?? `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+    ...(settings === undefined ? {} : { settings }),
+    ...(observer === undefined ? {} : { observer }),
+  });
+  await worker.start();
+  return worker;
+}

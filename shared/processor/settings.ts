@@ -1,0 +1,83 @@
+import { ProcessorOptionsError } from './errors.js';
+
+/** Timing and balancing of the stream processor; every field has a default. */
+export interface ProcessorSettings {
+  /** A lease not renewed for this long is taken over by another worker, at the latest (KCL: 10 s). @default 10000 */
+  readonly failoverMs: number;
+  /** How often held leases are renewed. @default failoverMs / 3 */
+  readonly renewIntervalMs: number;
+  /**
+   * How often the lease table is read to take free, released or expired leases and to balance.
+   * Released leases are taken within this time, so it bounds a graceful hand-off.
+   * @default min(500, failoverMs / 4)
+   */
+  readonly leaseScanIntervalMs: number;
+  /** How often shards are discovered (also at once whenever a shard ends). @default 10000 */
+  readonly shardSyncIntervalMs: number;
+  /** Leases stolen from the most loaded worker per scan, towards a fair share. @default 1 */
+  readonly maxLeasesToStealAtOnce: number;
+  /** First pause after an empty read of a shard; the loop is tight while records flow. @default 10 */
+  readonly idleMinDelayMs: number;
+  /** Longest pause between reads of an idle shard; the pause doubles up to it. @default 100 */
+  readonly idleMaxDelayMs: number;
+  /** Records per `GetRecords` call (1–1,000). @default 1000 */
+  readonly readLimit: number;
+  /** Largest pause before retrying a failed publish or read. @default 2000 */
+  readonly retryMaxDelayMs: number;
+}
+
+export const DEFAULT_FAILOVER_MS = 10_000;
+
+/**
+ * Fills in the defaults and checks the ranges, naming the option, the value and what is allowed.
+ *
+ * @example
+ * ```ts
+ * const settings = processorSettings({ failoverMs: 3000 });
+ * settings.renewIntervalMs; // 1000
+ * ```
+ */
+export function processorSettings(input: Partial<ProcessorSettings> = {}): ProcessorSettings {
+  const known: readonly string[] = [
+    'failoverMs',
+    'renewIntervalMs',
+    'leaseScanIntervalMs',
+    'shardSyncIntervalMs',
+    'maxLeasesToStealAtOnce',
+    'idleMinDelayMs',
+    'idleMaxDelayMs',
+    'readLimit',
+    'retryMaxDelayMs',
+  ];
+  for (const key of Object.keys(input)) {
+    if (!known.includes(key)) throw new ProcessorOptionsError(key, `unknown option; allowed: ${known.join(', ')}`);
+  }
+  const failoverMs = input.failoverMs ?? DEFAULT_FAILOVER_MS;
+  const settings: ProcessorSettings = {
+    failoverMs,
+    renewIntervalMs: input.renewIntervalMs ?? Math.floor(failoverMs / 3),
+    leaseScanIntervalMs: input.leaseScanIntervalMs ?? Math.min(500, Math.floor(failoverMs / 4)),
+    shardSyncIntervalMs: input.shardSyncIntervalMs ?? 10_000,
+    maxLeasesToStealAtOnce: input.maxLeasesToStealAtOnce ?? 1,
+    idleMinDelayMs: input.idleMinDelayMs ?? 10,
+    idleMaxDelayMs: input.idleMaxDelayMs ?? 100,
+    readLimit: input.readLimit ?? 1000,
+    retryMaxDelayMs: input.retryMaxDelayMs ?? 2000,
+  };
+  const range = (field: keyof ProcessorSettings, min: number, max: number, why = ''): void => {
+    const value = settings[field];
+    if (!Number.isInteger(value) || value < min || value > max) {
+      throw new ProcessorOptionsError(field, `got ${JSON.stringify(value)}; allowed: an integer from ${min} to ${max}${why}`);
+    }
+  };
+  range('failoverMs', 200, 600_000);
+  range('renewIntervalMs', 10, Math.floor(failoverMs / 2), ' (at most half the failover time, so one missed renewal is not fatal)');
+  range('leaseScanIntervalMs', 10, Math.floor(failoverMs / 4), ' (at most a quarter of the failover time)');
+  range('shardSyncIntervalMs', 10, 3_600_000);
+  range('maxLeasesToStealAtOnce', 0, 100);
+  range('idleMinDelayMs', 0, 60_000);
+  range('idleMaxDelayMs', settings.idleMinDelayMs, 60_000, ' (not below idleMinDelayMs)');
+  range('readLimit', 1, 1000);
+  range('retryMaxDelayMs', 1, 600_000);
+  return Object.freeze(settings);
+}

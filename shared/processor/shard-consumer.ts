@@ -1,0 +1,135 @@
+import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import { lowestFailedSequenceNumber, type RelayResult } from '../relay/index.js';
+import type { StreamRecordInput } from '../relay/stream-record.js';
+import { LeaseLostError } from './errors.js';
+import type { HeldLease } from './held-lease.js';
+import { SHARD_END, TRIM_HORIZON } from './lease.js';
+import type { ProcessorSettings } from './settings.js';
+import type { StreamSource } from './stream-source.js';
+
+/** The part of the relay core the processor calls; a `Relay` fits. */
+export interface RecordPublisher {
+  relay(records: readonly StreamRecordInput[]): Promise<RelayResult>;
+}
+
+/** What a consumer reports to its worker. */
+export interface ConsumerContext {
+  readonly source: StreamSource;
+  readonly publisher: RecordPublisher;
+  readonly settings: ProcessorSettings;
+  /** Whether every parent of the shard is finished, as of the latest lease scan. */
+  parentsFinished(): boolean;
+  /** True once the worker is stopping: finish the batch in flight, then return. */
+  stopping(): boolean;
+  /** Resolves after `ms`, or at once when the worker stops. */
+  sleep(ms: number): Promise<void>;
+  /** A batch was published and checkpointed. */
+  processed(records: readonly _Record[], result: RelayResult): void;
+  /** A read or publish failed; the consumer retries after a pause. */
+  failed(error: unknown): void;
+}
+
+/** How a consumer's run ended. */
+export type ConsumerExit = 'shard-end' | 'stopped' | 'lease-lost';
+
+/**
+ * Reads one shard for as long as this worker holds its lease: waits for the parents to finish,
+ * then reads in a tight loop while records flow and backs off (doubling up to a cap) while the
+ * shard is idle; publishes each page through the relay core and checkpoints after publishing,
+ * so a crash repeats records but never skips one. An expired iterator is renewed from the
+ * checkpoint; a failed record is retried from just before it.
+ *
+ * @example
+ * ```ts
+ * const exit = await new ShardConsumer(held, context).run();
+ * ```
+ */
+export class ShardConsumer {
+  private failures = 0;
+
+  constructor(
+    private readonly held: HeldLease,
+    private readonly context: ConsumerContext,
+  ) {}
+
+  async run(): Promise<ConsumerExit> {
+    try {
+      return await this.loop();
+    } catch (error) {
+      if (error instanceof LeaseLostError) return 'lease-lost';
+      throw error;
+    }
+  }
+
+  private active(): boolean {
+    return !this.context.stopping() && !this.held.lost;
+  }
+
+  private async loop(): Promise<ConsumerExit> {
+    const { source, settings } = this.context;
+    while (this.active() && !this.context.parentsFinished()) await this.context.sleep(settings.leaseScanIntervalMs);
+    let iterator: string | undefined;
+    let idleDelay = settings.idleMinDelayMs;
+    while (this.active()) {
+      try {
+        iterator ??= await source.iterator(this.held.leaseKey, this.held.lease.checkpoint);
+        if (iterator === undefined) return await this.finish();
+        const page = await source.read(iterator, settings.readLimit);
+        if (page.status === 'expired') {
+          iterator = undefined;
+          continue;
+        }
+        if (page.status === 'trimmed') {
+          iterator = await source.iterator(this.held.leaseKey, TRIM_HORIZON);
+          continue;
+        }
+        if (page.records.length > 0 && !(await this.publish(page.records))) {
+          iterator = undefined;
+          await this.pause();
+          continue;
+        }
+        this.failures = 0;
+        if (page.next === undefined) return await this.finish();
+        iterator = page.next;
+        if (page.records.length === 0) {
+          await this.context.sleep(idleDelay);
+          idleDelay = Math.min(settings.idleMaxDelayMs, Math.max(1, idleDelay * 2));
+        } else {
+          idleDelay = settings.idleMinDelayMs;
+        }
+      } catch (error) {
+        if (error instanceof LeaseLostError) throw error;
+        this.context.failed(error);
+        iterator = undefined;
+        await this.pause();
+      }
+    }
+    return this.held.lost ? 'lease-lost' : 'stopped';
+  }
+
+  /** Publishes a page and checkpoints; `false` when a record failed (checkpointed just before it). */
+  private async publish(records: readonly _Record[]): Promise<boolean> {
+    const result = await this.context.publisher.relay(records);
+    const failed = lowestFailedSequenceNumber(result);
+    if (failed === undefined) {
+      await this.held.checkpoint(records.at(-1)!.dynamodb!.SequenceNumber!);
+      this.context.processed(records, result);
+      return true;
+    }
+    const index = records.findIndex((record) => record.dynamodb?.SequenceNumber === failed);
+    if (index > 0) await this.held.checkpoint(records[index - 1]!.dynamodb!.SequenceNumber!);
+    this.context.failed(new Error(`record ${failed} failed to publish; retrying from it`));
+    return false;
+  }
+
+  private async finish(): Promise<ConsumerExit> {
+    await this.held.checkpoint(SHARD_END);
+    return 'shard-end';
+  }
+
+  private async pause(): Promise<void> {
+    this.failures++;
+    const cap = Math.min(this.context.settings.retryMaxDelayMs, 50 * 2 ** Math.min(this.failures, 16));
+    await this.context.sleep(Math.floor(Math.random() * cap));
+  }
+}

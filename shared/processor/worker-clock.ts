@@ -1,0 +1,29 @@
+/**
+ * Sleeps that end early when the worker stops, so a stopping worker never waits out a
+ * back-off or a scan interval before handing its leases over.
+ */
+export class WorkerClock {
+  private readonly abort = new AbortController();
+
+  get stopped(): boolean {
+    return this.abort.signal.aborted;
+  }
+
+  stop(): void {
+    this.abort.abort();
+  }
+
+  sleep(ms: number): Promise<void> {
+    const { signal } = this.abort;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}

@@ -1,0 +1,23 @@
+/** One published page of a shard, for logs and metrics. */
+export interface BatchReport {
+  readonly shardId: string;
+  readonly records: number;
+  readonly published: number;
+  readonly ignored: number;
+  /** Now minus the last record's approximate creation time (1-second resolution on AWS). */
+  readonly lagMs: number | undefined;
+}
+
+/**
+ * What a worker reports as it runs; `processorObserver` turns it into structured logs and EMF
+ * metrics, tests may listen directly. Every callback is optional and must not throw.
+ */
+export interface WorkerObserver {
+  batch?(report: BatchReport): void;
+  leaseScan?(counts: { readonly held: number; readonly total: number }): void;
+  leaseAcquired?(shardId: string): void;
+  leaseLost?(shardId: string, reason: string): void;
+  leaseReleased?(shardId: string): void;
+  consumerExited?(shardId: string, exit: 'shard-end' | 'stopped' | 'lease-lost'): void;
+  error?(message: string, error: unknown): void;
+}

@@ -1,0 +1,74 @@
+import { type Lease, LeaseLostError, type LeaseStore, TRIM_HORIZON } from '../../shared/processor/index.js';
+
+/**
+ * An in-memory lease table with the DynamoDB implementation's conditional semantics (every
+ * write checks and increments the counter), for property runs that need hundreds of workers'
+ * lifetimes in seconds. The DynamoDB implementation is tested against DynamoDB Local.
+ */
+export class MemoryLeaseStore implements LeaseStore {
+  readonly rows = new Map<string, Lease>();
+  writes = 0;
+
+  async list(): Promise<Lease[]> {
+    await Promise.resolve();
+    return [...this.rows.values()].map((lease) => ({ ...lease }));
+  }
+
+  async create(leaseKey: string, parentShardIds: readonly string[]): Promise<boolean> {
+    await Promise.resolve();
+    if (this.rows.has(leaseKey)) return false;
+    this.rows.set(leaseKey, {
+      leaseKey,
+      leaseCounter: 0,
+      checkpoint: TRIM_HORIZON,
+      parentShardIds: [...parentShardIds],
+      ownerSwitchesSinceCheckpoint: 0,
+    });
+    return true;
+  }
+
+  async renew(lease: Lease, owner: string): Promise<Lease> {
+    return this.write(lease, owner, 'renew', (row) => row);
+  }
+
+  async take(lease: Lease, owner: string): Promise<Lease | undefined> {
+    try {
+      return await this.write(lease, undefined, 'take', (row) => ({
+        ...row,
+        leaseOwner: owner,
+        ownerSwitchesSinceCheckpoint: row.ownerSwitchesSinceCheckpoint + (row.leaseOwner === owner ? 0 : 1),
+      }));
+    } catch (error) {
+      if (error instanceof LeaseLostError) return undefined;
+      throw error;
+    }
+  }
+
+  async checkpoint(lease: Lease, owner: string, checkpoint: string): Promise<Lease> {
+    return this.write(lease, owner, 'checkpoint', (row) => ({ ...row, checkpoint, ownerSwitchesSinceCheckpoint: 0 }));
+  }
+
+  async release(lease: Lease, owner: string): Promise<void> {
+    await this.write(lease, owner, 'release', ({ leaseOwner: _, ...row }) => row);
+  }
+
+  async remove(lease: Lease): Promise<boolean> {
+    await Promise.resolve();
+    const row = this.rows.get(lease.leaseKey);
+    if (row === undefined || row.leaseCounter !== lease.leaseCounter) return false;
+    this.rows.delete(lease.leaseKey);
+    return true;
+  }
+
+  private async write(lease: Lease, owner: string | undefined, operation: string, change: (row: Lease) => Lease): Promise<Lease> {
+    await Promise.resolve();
+    const row = this.rows.get(lease.leaseKey);
+    if (row === undefined || row.leaseCounter !== lease.leaseCounter || (owner !== undefined && row.leaseOwner !== owner)) {
+      throw new LeaseLostError(lease.leaseKey, operation, { ...(owner === undefined ? {} : { owner }), counter: lease.leaseCounter });
+    }
+    this.writes++;
+    const updated = { ...change(row), leaseCounter: row.leaseCounter + 1 };
+    this.rows.set(lease.leaseKey, updated);
+    return { ...updated };
+  }
+}

@@ -1,0 +1,66 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { type OutboxConfig, serializeConfig } from '../../shared/config.js';
+import { RELAY_ENV } from '../../shared/event-source.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
+import { PROCESSOR_ENV } from '../../shared/processor/index.js';
+import type { RelayTestStack } from './relay-stack.js';
+
+const MAIN = fileURLToPath(new URL('../../functions/processor/main.ts', import.meta.url));
+
+/** The ECS entry point run as its own process, pointed at the local parts through the SDK's endpoint variables. */
+export interface ProcessorProcess {
+  readonly workerId: string;
+  readonly child: ChildProcess;
+  /** Resolves when the worker logged that it started. */
+  readonly started: Promise<void>;
+  /** Resolves with the exit code (or signal) when the process ends. */
+  readonly exited: Promise<number | NodeJS.Signals | null>;
+  readonly output: string[];
+}
+
+export function spawnProcessor(
+  stack: RelayTestStack,
+  config: OutboxConfig,
+  options: { workerId: string; leaseTableName: string; dynamodbEndpoint: string; failoverMs: number },
+): ProcessorProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: {
+      ...process.env,
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: options.dynamodbEndpoint,
+      AWS_ENDPOINT_URL_DYNAMODB_STREAMS: options.dynamodbEndpoint,
+      AWS_ENDPOINT_URL_SNS: stack.server.address,
+      AWS_ENDPOINT_URL_SQS: stack.server.address,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      [RELAY_ENV.config]: serializeConfig(config),
+      [RELAY_ENV.topicArns]: JSON.stringify(stack.topicArns),
+      [RELAY_ENV.deadLetterQueueUrl]: stack.deadLetterQueueUrl,
+      [PROCESSOR_ENV.streamArn]: stack.streamArn,
+      [PROCESSOR_ENV.leaseTable]: options.leaseTableName,
+      [PROCESSOR_ENV.workerId]: options.workerId,
+      [PROCESSOR_ENV.failoverMs]: String(options.failoverMs),
+      [PROCESSOR_ENV.healthPort]: '0',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  let markStarted: () => void = () => {};
+  const started = new Promise<void>((resolve) => {
+    markStarted = resolve;
+  });
+  const collect = (chunk: Buffer) => {
+    for (const line of chunk.toString().split('\n')) {
+      if (line.trim() === '') continue;
+      output.push(line);
+      if (line.includes('"processor started"')) markStarted();
+    }
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+  return { workerId: options.workerId, child, started, exited, output };
+}

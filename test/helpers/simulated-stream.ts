@@ -1,0 +1,188 @@
+import {
+  type _Record,
+  DescribeStreamCommand,
+  type DescribeStreamCommandOutput,
+  ExpiredIteratorException,
+  GetRecordsCommand,
+  type GetRecordsCommandOutput,
+  GetShardIteratorCommand,
+  type GetShardIteratorCommandOutput,
+} from '@aws-sdk/client-dynamodb-streams';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { StreamsApi } from '../../shared/processor/index.js';
+import { SLOT_KIND, slotKey } from '../../shared/slot.js';
+
+interface SimShard {
+  readonly id: string;
+  readonly parent?: string;
+  readonly records: _Record[];
+  closed: boolean;
+  /** Where in the parent's hash range this shard sits: the bits chosen by splits so far. */
+  readonly path: string;
+}
+
+export interface SimulatedStreamOptions {
+  readonly initialShards?: number;
+  /** Shards per DescribeStream page, so callers must follow LastEvaluatedShardId. @default 2 */
+  readonly pageSize?: number;
+  /** Share of GetRecords calls that fail with ExpiredIteratorException. @default 0 */
+  readonly expiryRate?: number;
+  readonly random?: () => number;
+}
+
+const hash = (key: string): number => {
+  let h = 2166136261;
+  for (const char of key) h = Math.imul(h ^ char.charCodeAt(0), 16777619) >>> 0;
+  return h;
+};
+
+/**
+ * An in-memory DynamoDB stream that splits shards, which DynamoDB Local never does. It answers
+ * the same three Streams API commands as DynamoDB Local (with `DescribeStream` pagination,
+ * iterators, `SHARD_END` on closed shards and expired iterators), so the processor runs on it
+ * unchanged. Items are routed by key hash: a split closes a shard and sends each item to one of
+ * two children, so every item's records stay on one lineage, in order.
+ */
+export class SimulatedStream implements StreamsApi {
+  readonly streamArn = 'arn:aws:dynamodb:us-east-1:000000000000:table/sim/stream/2025-01-01T00:00:00.000';
+  readonly shards: SimShard[] = [];
+  /** Event id → the shard its record went to. */
+  readonly shardOfEvent = new Map<string, string>();
+  private sequence = 100_000_000_000n;
+  private shardCounter = 0;
+  private readonly pageSize: number;
+  private readonly expiryRate: number;
+  private readonly random: () => number;
+
+  constructor(options: SimulatedStreamOptions = {}) {
+    this.pageSize = options.pageSize ?? 2;
+    this.expiryRate = options.expiryRate ?? 0;
+    this.random = options.random ?? Math.random;
+    for (let i = 0; i < (options.initialShards ?? 1); i++) this.addShard(undefined, String(i));
+  }
+
+  get openShards(): SimShard[] {
+    return this.shards.filter((shard) => !shard.closed);
+  }
+
+  /** Closes an open shard and opens two children that share its items. */
+  split(shardId: string): void {
+    const shard = this.shards.find((s) => s.id === shardId);
+    if (shard === undefined || shard.closed) throw new Error(`cannot split ${shardId}: not an open shard`);
+    shard.closed = true;
+    this.addShard(shard.id, `${shard.path}0`);
+    this.addShard(shard.id, `${shard.path}1`);
+  }
+
+  /** Appends one commit of an outbox slot (event ids `<type>:<id>:<seq>`) to the item's open shard. */
+  commit(aggregate: { type: string; id: string }, seq: number, events: number): string[] {
+    const key = `${aggregate.type}#${aggregate.id}`;
+    const shard = this.shardFor(key);
+    const ids = Array.from({ length: events }, (_, i) => `${aggregate.type}:${aggregate.id}:${seq - events + 1 + i}`);
+    const image = {
+      ...slotKey(aggregate),
+      kind: SLOT_KIND,
+      aggregateType: aggregate.type,
+      aggregateId: aggregate.id,
+      source: 'urn:test:sim',
+      seq,
+      createdAt: '2025-01-01T00:00:00.000Z',
+      expiresAt: 1_900_000_000,
+      events: ids.map((id) => ({ id, type: `${aggregate.type}.changed`, time: '2025-01-01T00:00:00.000Z', data: '{}' })),
+    };
+    this.sequence += 10n;
+    shard.records.push({
+      eventID: `ev-${this.sequence}`,
+      eventName: seq === events ? 'INSERT' : 'MODIFY',
+      eventSource: 'aws:dynamodb',
+      awsRegion: 'us-east-1',
+      dynamodb: {
+        ApproximateCreationDateTime: new Date(),
+        Keys: marshall(slotKey(aggregate)),
+        NewImage: marshall(image),
+        SequenceNumber: String(this.sequence),
+        SizeBytes: 200,
+        StreamViewType: 'NEW_IMAGE',
+      },
+    });
+    for (const id of ids) this.shardOfEvent.set(id, shard.id);
+    return ids;
+  }
+
+  send(command: DescribeStreamCommand): Promise<DescribeStreamCommandOutput>;
+  send(command: GetShardIteratorCommand): Promise<GetShardIteratorCommandOutput>;
+  send(command: GetRecordsCommand): Promise<GetRecordsCommandOutput>;
+  async send(command: DescribeStreamCommand | GetShardIteratorCommand | GetRecordsCommand): Promise<unknown> {
+    await Promise.resolve();
+    if (command instanceof DescribeStreamCommand) return this.describe(command.input.ExclusiveStartShardId);
+    if (command instanceof GetShardIteratorCommand) return this.iterator(command.input);
+    if (command instanceof GetRecordsCommand) return this.records(command.input.ShardIterator ?? '', command.input.Limit ?? 1000);
+    throw new Error('unsupported command');
+  }
+
+  private addShard(parent: string | undefined, path: string): void {
+    const id = `shardId-${String(++this.shardCounter).padStart(8, '0')}`;
+    this.shards.push({ id, ...(parent === undefined ? {} : { parent }), records: [], closed: false, path });
+  }
+
+  private shardFor(key: string): SimShard {
+    const h = hash(key);
+    const roots = this.shards.filter((s) => s.parent === undefined);
+    let shard = roots[h % roots.length]!;
+    for (let depth = 0; shard.closed; depth++) {
+      const bit = (h >>> (depth % 32)) & 1;
+      shard = this.shards.find((s) => s.parent === shard.id && s.path.endsWith(String(bit)))!;
+    }
+    return shard;
+  }
+
+  private describe(exclusiveStart: string | undefined): DescribeStreamCommandOutput {
+    const start = exclusiveStart === undefined ? 0 : this.shards.findIndex((s) => s.id === exclusiveStart) + 1;
+    const page = this.shards.slice(start, start + this.pageSize);
+    const more = start + this.pageSize < this.shards.length;
+    return {
+      $metadata: {},
+      StreamDescription: {
+        StreamArn: this.streamArn,
+        StreamStatus: 'ENABLED',
+        Shards: page.map((shard) => ({
+          ShardId: shard.id,
+          ...(shard.parent === undefined ? {} : { ParentShardId: shard.parent }),
+          SequenceNumberRange: {
+            StartingSequenceNumber: shard.records[0]?.dynamodb?.SequenceNumber ?? '0',
+            ...(shard.closed ? { EndingSequenceNumber: shard.records.at(-1)?.dynamodb?.SequenceNumber ?? '0' } : {}),
+          },
+        })),
+        ...(more ? { LastEvaluatedShardId: page.at(-1)!.id } : {}),
+      },
+    };
+  }
+
+  private iterator(input: GetShardIteratorCommand['input']): GetShardIteratorCommandOutput {
+    const shard = this.shards.find((s) => s.id === input.ShardId);
+    if (shard === undefined) throw Object.assign(new Error(`no shard ${input.ShardId}`), { name: 'ResourceNotFoundException' });
+    let position = 0;
+    if (input.ShardIteratorType === 'AFTER_SEQUENCE_NUMBER') {
+      const index = shard.records.findIndex((r) => r.dynamodb?.SequenceNumber === input.SequenceNumber);
+      if (index < 0) throw Object.assign(new Error(`sequence ${input.SequenceNumber} not in ${shard.id}`), { name: 'ValidationException' });
+      position = index + 1;
+    } else if (input.ShardIteratorType !== 'TRIM_HORIZON') {
+      throw new Error(`unsupported iterator type ${input.ShardIteratorType}`);
+    }
+    return { $metadata: {}, ShardIterator: JSON.stringify({ shard: shard.id, position }) };
+  }
+
+  private records(iterator: string, limit: number): GetRecordsCommandOutput {
+    if (this.random() < this.expiryRate) throw new ExpiredIteratorException({ message: 'Iterator expired', $metadata: {} });
+    const { shard: shardId, position } = JSON.parse(iterator) as { shard: string; position: number };
+    const shard = this.shards.find((s) => s.id === shardId)!;
+    const records = shard.records.slice(position, position + limit);
+    const next = position + records.length;
+    const atEnd = shard.closed && next >= shard.records.length;
+    return {
+      $metadata: {},
+      Records: records,
+      ...(atEnd ? {} : { NextShardIterator: JSON.stringify({ shard: shard.id, position: next }) }),
+    };
+  }
+}

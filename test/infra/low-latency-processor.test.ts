@@ -1,0 +1,147 @@
+import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { ContainerImage } from 'aws-cdk-lib/aws-ecs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LowLatencyProcessor, type LowLatencyProcessorProps } from '../../infra/low-latency-processor.js';
+import { defineConfig } from '../../shared/config.js';
+import { RELAY_ENV } from '../../shared/event-source.js';
+import { LEASE_TABLE, PROCESSOR_ENV, ProcessorOptionsError } from '../../shared/processor/index.js';
+
+const config = defineConfig({
+  source: 'urn:test:infra',
+  topics: [{ name: 'orders.fifo', fifo: true }, { name: 'payments' }],
+  routes: { order: 'orders.fifo', payment: 'payments' },
+  lowLatencyAggregateTypes: ['payment'],
+});
+
+/** A stack with the processor's neighbours; the image comes from a registry so no Docker build runs. */
+function build(overrides: Partial<LowLatencyProcessorProps> = {}) {
+  const stack = new Stack(new App(), 'ProcessorTest');
+  const table = new Table(stack, 'Outbox', { partitionKey: { name: 'pk', type: AttributeType.STRING }, stream: StreamViewType.NEW_IMAGE });
+  const topics = new Map(config.topics.map((t) => [t.name, new Topic(stack, `Topic${t.name.replace(/\W/g, '')}`, { fifo: t.fifo })]));
+  const processor = new LowLatencyProcessor(stack, 'Processor', {
+    config,
+    table,
+    topics,
+    deadLetterQueue: new Queue(stack, 'RelayDlq'),
+    image: ContainerImage.fromRegistry('public.ecr.aws/docker/library/node:20-slim'),
+    ...overrides,
+  });
+  return { stack, processor, template: Template.fromStack(stack) };
+}
+
+let built: ReturnType<typeof build>;
+beforeAll(() => {
+  built = build({ failover: Duration.seconds(6) });
+});
+
+const taskRoleStatements = (template: Template) => {
+  const roles = template.findResources('AWS::IAM::Role', {
+    Properties: { AssumeRolePolicyDocument: { Statement: [Match.objectLike({ Principal: { Service: 'ecs-tasks.amazonaws.com' } })] } },
+  });
+  const taskRole = Object.keys(roles).find((id) => id.includes('TaskRole'))!;
+  return Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((p) => JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: taskRole }]))
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+};
+
+describe('LowLatencyProcessor', () => {
+  it('leaves no AwsSolutions finding unacknowledged, and gives each acknowledgement a reason', () => {
+    const findings = new AwsSolutionsChecks()
+      .validateScope(built.processor)
+      .violations.flatMap((v) => v.violatingResources.map((r) => `${v.ruleName} @ ${r.constructPath}`));
+    expect(findings).toEqual([]);
+    const acks = built.processor.node
+      .findAll()
+      .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
+      .flatMap((m) => Object.values(m.data as Record<string, string>));
+    expect(acks.length).toBeGreaterThan(0);
+    for (const reason of acks) expect(reason.length).toBeGreaterThan(40);
+  });
+
+  it('creates the lease table from the shared definition, on demand, with point-in-time recovery', () => {
+    built.template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: [{ AttributeName: LEASE_TABLE.partitionKey, KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: LEASE_TABLE.partitionKey, AttributeType: LEASE_TABLE.keyType }],
+      BillingMode: 'PAY_PER_REQUEST',
+      Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } })],
+    });
+  });
+
+  it('runs an arm64 Fargate task with the processor environment, a health check, a graceful stop window and its own logs', () => {
+    built.template.hasResourceProperties('AWS::ECS::TaskDefinition', {
+      RuntimePlatform: { CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' },
+      RequiresCompatibilities: ['FARGATE'],
+      ContainerDefinitions: [
+        Match.objectLike({
+          HealthCheck: Match.objectLike({ Command: ['CMD', 'node', 'health-check.mjs'] }),
+          StopTimeout: 30,
+          ReadonlyRootFilesystem: true,
+          LogConfiguration: Match.objectLike({ LogDriver: 'awslogs' }),
+        }),
+      ],
+    });
+    const [task] = Object.values(built.template.findResources('AWS::ECS::TaskDefinition'));
+    const environment = new Map(
+      (task!.Properties.ContainerDefinitions[0].Environment as { Name: string; Value: unknown }[]).map((e) => [e.Name, e.Value]),
+    );
+    expect(environment.get(PROCESSOR_ENV.failoverMs)).toBe('6000');
+    expect(environment.get(RELAY_ENV.config)).toBe(JSON.stringify(config));
+    for (const name of [PROCESSOR_ENV.streamArn, PROCESSOR_ENV.leaseTable, RELAY_ENV.topicArns, RELAY_ENV.deadLetterQueueUrl]) {
+      expect(environment.get(name), name).toBeDefined();
+    }
+    built.template.resourceCountIs('AWS::Logs::LogGroup', 2);
+  });
+
+  it('keeps two tasks for a warm hand-off and scales on CPU up to the maximum', () => {
+    built.template.hasResourceProperties('AWS::ECS::Service', {
+      DesiredCount: 2,
+      LaunchType: 'FARGATE',
+      DeploymentConfiguration: Match.objectLike({ MinimumHealthyPercent: 100, DeploymentCircuitBreaker: { Enable: true, Rollback: true } }),
+    });
+    built.template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalableTarget', { MinCapacity: 2, MaxCapacity: 4 });
+    built.template.hasResourceProperties('AWS::ApplicationAutoScaling::ScalingPolicy', {
+      TargetTrackingScalingPolicyConfiguration: Match.objectLike({ TargetValue: 60 }),
+    });
+  });
+
+  it('grants the task exactly stream reads, lease-table item writes, publishing and the relay DLQ', () => {
+    const statements = taskRoleStatements(built.template);
+    const actions = statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).sort();
+    expect(actions).toEqual(
+      [
+        'dynamodb:DeleteItem',
+        'dynamodb:DescribeStream',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+        'dynamodb:ListStreams',
+        'dynamodb:PutItem',
+        'dynamodb:Scan',
+        'dynamodb:UpdateItem',
+        'sns:Publish',
+        'sns:Publish',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:SendMessage',
+      ].sort(),
+    );
+    const wildcard = statements.filter((s) => s.Resource === '*');
+    expect(wildcard.map((s) => s.Action)).toEqual(['dynamodb:ListStreams']);
+  });
+
+  it('rejects a config without low-latency aggregate types, saying what is allowed', () => {
+    const none = defineConfig({ ...config, lowLatencyAggregateTypes: [] });
+    expect(LowLatencyProcessor.isEnabled(none)).toBe(false);
+    expect(() => build({ config: none })).toThrow(ProcessorOptionsError);
+    expect(() => build({ config: none })).toThrow(/lowLatencyAggregateTypes: got \[\]; allowed: at least one routed aggregate type/);
+  });
+
+  it('rejects a task maximum below the minimum and a topic map missing a configured topic', () => {
+    expect(() => build({ minTasks: 3, maxTasks: 2 })).toThrow(/Processor\.maxTasks: got 2; allowed: an integer from 3 to 100/);
+    expect(() => build({ topics: new Map() })).toThrow(/has no topic "orders\.fifo"/);
+  });
+});

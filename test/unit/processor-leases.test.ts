@@ -1,0 +1,177 @@
+import { fc, test as fcTest } from '@fast-check/vitest';
+import { describe, expect, it } from 'vitest';
+import {
+  HeldLease,
+  type Lease,
+  LeaseCoordinator,
+  LeaseLostError,
+  ProcessorOptionsError,
+  planLeases,
+  processorSettings,
+  SHARD_END,
+  StreamSource,
+  TRIM_HORIZON,
+} from '../../shared/processor/index.js';
+import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
+import { SimulatedStream } from '../helpers/simulated-stream.js';
+
+const lease = (leaseKey: string, leaseOwner?: string, checkpoint = '100'): Lease => ({
+  leaseKey,
+  ...(leaseOwner === undefined ? {} : { leaseOwner }),
+  leaseCounter: 1,
+  checkpoint,
+  parentShardIds: [],
+  ownerSwitchesSinceCheckpoint: 0,
+});
+const never = () => false;
+
+describe('lease balancing (planLeases)', () => {
+  it('takes free and expired leases before stealing, up to the fair share', () => {
+    const leases = [lease('s1'), lease('s2', 'dead'), lease('s3', 'w2'), lease('s4', 'w2'), lease('s5', 'w2')];
+    const plan = planLeases({ leases, me: 'w1', held: new Set(), isExpired: (l) => l.leaseOwner === 'dead', maxSteal: 1 });
+    expect(plan.target).toBe(3);
+    expect(plan.take.map((l) => l.leaseKey).sort()).toEqual(['s1', 's2']);
+    expect(plan.steal).toEqual([]);
+  });
+
+  it('steals a bounded number from the most loaded worker when nothing is free', () => {
+    const leases = ['s1', 's2', 's3', 's4', 's5', 's6'].map((k) => lease(k, 'w2'));
+    const plan = planLeases({ leases, me: 'w1', held: new Set(), isExpired: never, maxSteal: 2 });
+    expect(plan.target).toBe(3);
+    expect(plan.steal).toHaveLength(2);
+    expect(plan.steal.every((l) => l.leaseOwner === 'w2')).toBe(true);
+  });
+
+  it('leaves finished leases alone and does not count them', () => {
+    const leases = [lease('s1', undefined, SHARD_END), lease('s2', 'w2')];
+    const plan = planLeases({ leases, me: 'w1', held: new Set(), isExpired: never, maxSteal: 1 });
+    expect(plan).toEqual({ take: [], steal: [], target: 1 });
+  });
+
+  it('takes back at once a lease in its own name that it does not work on (a restart with the same id)', () => {
+    const plan = planLeases({ leases: [lease('s1', 'w1')], me: 'w1', held: new Set(), isExpired: never, maxSteal: 1 });
+    expect(plan.take.map((l) => l.leaseKey)).toEqual(['s1']);
+  });
+
+  fcTest.prop([fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 8 }), fc.array(fc.nat(), { minLength: 40, maxLength: 40 })])(
+    'converges from any assignment to holdings within one of each other, every lease held',
+    (leaseCount, workerCount, initial) => {
+      const workers = Array.from({ length: workerCount }, (_, i) => `w${i}`);
+      const owners = new Map(Array.from({ length: leaseCount }, (_, i) => [`s${i}`, workers[initial[i]! % workerCount]!]));
+      for (let round = 0; round < 200; round++) {
+        let moved = false;
+        for (const me of workers) {
+          const leases = [...owners].map(([key, owner]) => lease(key, owner));
+          const mine = new Set([...owners].filter(([, o]) => o === me).map(([k]) => k));
+          const plan = planLeases({ leases, me, held: mine, isExpired: never, maxSteal: 1, random: () => 0.5 });
+          for (const l of [...plan.take, ...plan.steal]) {
+            owners.set(l.leaseKey, me);
+            moved = true;
+          }
+        }
+        if (!moved) break;
+      }
+      const counts = workers.map((w) => [...owners.values()].filter((o) => o === w).length);
+      expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+    },
+  );
+});
+
+describe('held lease', () => {
+  it('serialises renewals and checkpoints so its own writes never collide on the counter', async () => {
+    const store = new MemoryLeaseStore();
+    await store.create('s1', []);
+    const taken = (await store.take((await store.list())[0]!, 'w1'))!;
+    const held = new HeldLease(store, 'w1', taken);
+    await Promise.all([held.renew(), held.checkpoint('200'), held.renew(), held.checkpoint('300')]);
+    expect(store.rows.get('s1')).toMatchObject({ leaseOwner: 'w1', checkpoint: '300', leaseCounter: taken.leaseCounter + 4 });
+  });
+
+  it('fails with LeaseLostError once another worker took the lease, and writes nothing after', async () => {
+    const store = new MemoryLeaseStore();
+    await store.create('s1', []);
+    const held = new HeldLease(store, 'w1', (await store.take((await store.list())[0]!, 'w1'))!);
+    await store.take((await store.list())[0]!, 'w2');
+    await expect(held.checkpoint('200')).rejects.toBeInstanceOf(LeaseLostError);
+    expect(held.lost).toBe(true);
+    await expect(held.renew()).rejects.toThrow(/another worker holds or took it/);
+    expect(store.rows.get('s1')).toMatchObject({ leaseOwner: 'w2', checkpoint: TRIM_HORIZON, ownerSwitchesSinceCheckpoint: 2 });
+  });
+});
+
+describe('processor settings', () => {
+  it('derives renewal and scan intervals from the failover time', () => {
+    expect(processorSettings({ failoverMs: 3000 })).toMatchObject({ failoverMs: 3000, renewIntervalMs: 1000, leaseScanIntervalMs: 500 });
+    expect(processorSettings()).toMatchObject({ failoverMs: 10_000, renewIntervalMs: 3333 });
+  });
+
+  it('rejects a renewal interval above half the failover time, saying what is allowed', () => {
+    expect(() => processorSettings({ failoverMs: 1000, renewIntervalMs: 800 })).toThrow(ProcessorOptionsError);
+    expect(() => processorSettings({ failoverMs: 1000, renewIntervalMs: 800 })).toThrow(
+      /renewIntervalMs: got 800; allowed: an integer from 10 to 500/,
+    );
+  });
+
+  it('rejects an unknown option by name', () => {
+    expect(() => processorSettings({ failover: 5 } as never)).toThrow(/option failover: unknown option; allowed: failoverMs/);
+  });
+});
+
+describe('stream source', () => {
+  it('follows DescribeStream pagination and reports lineage and closed shards', async () => {
+    const stream = new SimulatedStream({ initialShards: 3, pageSize: 2 });
+    stream.split(stream.shards[0]!.id);
+    stream.split(stream.shards[3]!.id);
+    const shards = await new StreamSource(stream, stream.streamArn).listShards();
+    expect(shards).toHaveLength(7);
+    expect(shards.filter((s) => s.closed).map((s) => s.shardId)).toEqual([stream.shards[0]!.id, stream.shards[3]!.id]);
+    expect(shards.filter((s) => s.parentShardId === stream.shards[0]!.id)).toHaveLength(2);
+  });
+
+  it('reports an expired iterator as a result, not an error', async () => {
+    const stream = new SimulatedStream({ expiryRate: 1 });
+    const source = new StreamSource(stream, stream.streamArn);
+    const iterator = await source.iterator(stream.shards[0]!.id, TRIM_HORIZON);
+    await expect(source.read(iterator!)).resolves.toEqual({ status: 'expired' });
+  });
+});
+
+describe('lease expiry (LeaseCoordinator, on a fake clock)', () => {
+  const settings = processorSettings({ failoverMs: 1000, renewIntervalMs: 500, leaseScanIntervalMs: 100 });
+
+  async function drill(ownerDiesAt: number): Promise<{ takenAt: number | undefined; lastOwnerWrite: number }> {
+    let now = 0;
+    const store = new MemoryLeaseStore();
+    await store.create('s1', []);
+    const events = { acquired: () => {}, lost: () => {} };
+    const owner = new LeaseCoordinator(store, 'w1', settings, events, () => now);
+    const other = new LeaseCoordinator(store, 'w2', settings, events, () => now);
+    await owner.scan();
+    let lastOwnerWrite = 0;
+    let takenAt: number | undefined;
+    for (now = 0; now <= 6000 && takenAt === undefined; now += 10) {
+      if (now < ownerDiesAt && now % settings.renewIntervalMs === 0 && now > 0) {
+        await owner.renewAll();
+        lastOwnerWrite = now;
+      }
+      if (now % settings.leaseScanIntervalMs === 0) {
+        await other.scan();
+        if (other.held.has('s1')) takenAt = now;
+      }
+    }
+    return { takenAt, lastOwnerWrite };
+  }
+
+  it('never takes the lease of an owner that keeps renewing', async () => {
+    expect((await drill(Number.POSITIVE_INFINITY)).takenAt).toBeUndefined();
+  });
+
+  it('takes a dead owner’s lease no later than the failover time after its last write', async () => {
+    for (const diesAt of [510, 740, 990, 1230]) {
+      const { takenAt, lastOwnerWrite } = await drill(diesAt);
+      expect(takenAt).toBeDefined();
+      expect(takenAt! - lastOwnerWrite).toBeLessThanOrEqual(settings.failoverMs);
+      expect(takenAt! - lastOwnerWrite).toBeGreaterThan(settings.renewIntervalMs);
+    }
+  });
+});

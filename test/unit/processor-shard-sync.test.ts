@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { SHARD_END, StreamSource, syncShards, TRIM_HORIZON } from '../../shared/processor/index.js';
+import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
+import { SimulatedStream } from '../helpers/simulated-stream.js';
+
+async function setCheckpoint(store: MemoryLeaseStore, key: string, checkpoint: string): Promise<void> {
+  const row = store.rows.get(key)!;
+  const taken = (await store.take(row, 'w1'))!;
+  await store.checkpoint(taken, 'w1', checkpoint);
+}
+
+describe('shard sync', () => {
+  it('creates a lease per shard with its parent, parents first', async () => {
+    const stream = new SimulatedStream({ initialShards: 1, pageSize: 1 });
+    stream.split(stream.shards[0]!.id);
+    const store = new MemoryLeaseStore();
+    const result = await syncShards(new StreamSource(stream, stream.streamArn), store);
+    expect(result).toEqual({ shards: 3, created: 3, removed: 0 });
+    const [root, a, b] = stream.shards.map((s) => s.id) as [string, string, string];
+    expect([...store.rows.keys()]).toEqual([root, a, b]);
+    expect(store.rows.get(a)).toMatchObject({ parentShardIds: [root], checkpoint: TRIM_HORIZON });
+  });
+
+  it('removes a finished lease only once every child has started, and never recreates it', async () => {
+    const stream = new SimulatedStream();
+    stream.split(stream.shards[0]!.id);
+    const [root, a, b] = stream.shards.map((s) => s.id) as [string, string, string];
+    const source = new StreamSource(stream, stream.streamArn);
+    const store = new MemoryLeaseStore();
+    await syncShards(source, store);
+    await setCheckpoint(store, root, SHARD_END);
+    await setCheckpoint(store, a, '100');
+    expect((await syncShards(source, store)).removed).toBe(0);
+    expect(store.rows.has(root)).toBe(true);
+    await setCheckpoint(store, b, '200');
+    expect(await syncShards(source, store)).toEqual({ shards: 3, created: 0, removed: 1 });
+    expect(store.rows.has(root)).toBe(false);
+    expect((await syncShards(source, store)).created).toBe(0);
+    expect(store.rows.has(root)).toBe(false);
+  });
+});
