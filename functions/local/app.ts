@@ -1,6 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { createLeaseTable } from '../../shared/local/lease-table.js';
 import type { LocalStackOptions, LocalSubscriber } from '../../shared/local/local-stack.js';
+import { processorObserver, startProcessor } from '../../shared/processor/index.js';
 import { Relay } from '../../shared/relay/index.js';
 import { httpListener } from '../example-api/http-adapter.js';
 import { ordersApi } from '../example-api/orders-api.js';
@@ -17,15 +19,21 @@ export const EXAMPLE_SUBSCRIBERS = [
   { name: 'order-view-payments', topic: 'payments', eventTypes: ['payment.captured'] },
 ] as const;
 
+/** The low-latency processor's lease table in DynamoDB Local. */
+export const LOCAL_LEASE_TABLE = 'outbox-leases';
+
 /** How loud the handlers are locally: warnings and errors only, so the live view stays readable. */
 export const LOCAL_LOG_LEVEL = 'WARN';
 
 /**
- * The real parts `npm start` runs: the relay Lambda handler, the example consumer handlers and
- * the example API. Metrics are off locally (set `POWERTOOLS_METRICS_DISABLED=true` before
+ * The real parts `npm start` runs: the relay Lambda handler, the low-latency stream processor
+ * (started only when the config names low-latency aggregate types), the example consumer
+ * handlers and the example API. Metrics are off locally (set `POWERTOOLS_METRICS_DISABLED=true` before
  * calling), as their EMF lines would flood the terminal.
  */
-export function localApp(onUnexpectedError?: (error: unknown) => void): Pick<LocalStackOptions, 'relay' | 'subscribers' | 'api'> {
+export function localApp(
+  onUnexpectedError?: (error: unknown) => void,
+): Pick<LocalStackOptions, 'relay' | 'processor' | 'subscribers' | 'api'> {
   const metrics = (serviceName: string) => new Metrics({ namespace: 'Outbox', serviceName });
   const logger = (serviceName: string) => new Logger({ serviceName, logLevel: LOCAL_LOG_LEVEL });
   const subscribers: LocalSubscriber[] = EXAMPLE_SUBSCRIBERS.map((subscriber) => ({
@@ -40,6 +48,22 @@ export function localApp(onUnexpectedError?: (error: unknown) => void): Pick<Loc
         logger: logger('outbox-relay'),
         metrics: metrics('outbox-relay'),
       }),
+    processor: async ({ config, clients, streamArn, sns, sqs, topicArns, deadLetterQueueUrl }) => {
+      await createLeaseTable(clients.dynamodb, LOCAL_LEASE_TABLE);
+      return startProcessor({
+        config,
+        streams: clients.streams,
+        streamArn,
+        document: clients.document,
+        leaseTableName: LOCAL_LEASE_TABLE,
+        workerId: `local-${process.pid}`,
+        sns,
+        sqs,
+        topicArns,
+        deadLetterQueueUrl,
+        observer: processorObserver(logger('outbox-processor'), metrics('outbox-processor')),
+      });
+    },
     subscribers,
     api: ({ outbox, document, tableName }) =>
       httpListener(ordersApi({ outbox, document, tableName, ...(onUnexpectedError === undefined ? {} : { onUnexpectedError }) })),

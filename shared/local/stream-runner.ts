@@ -262,8 +262,8 @@ class ShardReader {
     }
   }
 
-  /** One GetRecords call; renews an expired iterator from the last record read. */
-  private async read(): Promise<number> {
+  /** One GetRecords call; renews an expired (or locally trimmed) iterator once from the last record read. */
+  private async read(renewed = false): Promise<number> {
     const { streams, streamArn, settings } = this.options;
     if (this.iterator === undefined) {
       const { ShardIterator } = await streams.send(
@@ -285,9 +285,12 @@ class ShardReader {
     try {
       output = await streams.send(new GetRecordsCommand({ ShardIterator: this.iterator, Limit: 1000 }));
     } catch (error) {
-      if ((error as { name?: string }).name === 'ExpiredIteratorException') {
+      // DynamoDB Local has been seen to declare an iterator trimmed once a second reader (the
+      // low-latency processor) shares the shard; a fresh one from the last record read goes on.
+      const name = (error as { name?: string }).name;
+      if (!renewed && (name === 'ExpiredIteratorException' || name === 'TrimmedDataAccessException')) {
         this.iterator = undefined;
-        return this.read();
+        return this.read(true);
       }
       throw error;
     }
