@@ -70,6 +70,16 @@ export function checkJava(): void {
   }
 }
 
+/** Whether a port can be bound on 127.0.0.1 right now. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 /** A port that was free a moment ago. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -116,6 +126,10 @@ function installExitHook(): void {
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   checkJava();
   const { jar, libs } = dynamoDbLocalJar();
+  // A taken port would only show once Java has started and failed, seconds later.
+  if (options.port && !(await portIsFree(options.port))) {
+    throw new LocalStartError(`Port ${options.port} for DynamoDB Local is already in use; choose another port or stop what holds it`);
+  }
   const port = options.port || (await freePort());
   const args = [
     '-XX:+UseSerialGC',
@@ -174,11 +188,12 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
   try {
     for (;;) {
-      if (child.exitCode !== null) {
-        const inUse = /address already in use|BindException/i.test(output);
+      // The watchdog outlives a Java that failed to bind, so its output is checked too.
+      const inUse = /address already in use|BindException/i.test(output);
+      if (child.exitCode !== null || inUse) {
         throw new LocalStartError(
           inUse
-            ? `Port ${port} is already in use; choose another port or stop what holds it`
+            ? `Port ${port} for DynamoDB Local is already in use; choose another port or stop what holds it`
             : `DynamoDB Local exited with code ${child.exitCode} before it answered: ${output.trim().slice(-800)}`,
         );
       }

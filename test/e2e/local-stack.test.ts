@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localApp } from '../../functions/local/app.js';
 import { config } from '../../outbox.config.js';
@@ -173,5 +174,26 @@ describe('npm start stack, end to end', () => {
       message: expect.stringContaining(`port ${port} for the example API is already in use`),
     });
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it.each([
+    ['dynamoDbPort', 'DynamoDB Local', 'LOCAL_START_FAILED'],
+    ['emulatorPort', 'the SNS/SQS emulator', 'PORT_IN_USE'],
+  ] as const)('fails with a one-line error naming the port when the %s is taken', async (option, what, code) => {
+    const holder: Server = createServer();
+    const port = await new Promise<number>((resolve) =>
+      holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)),
+    );
+    try {
+      const error = await startLocalStack({ config, ...localApp(), apiPort: 0, [option]: port }).then(
+        () => new Error('the stack started on a taken port'),
+        (e: Error) => e,
+      );
+      expect(error).toMatchObject({ code });
+      expect(error.message).toMatch(new RegExp(`[Pp]ort ${port} for ${what} is already in use`));
+      expect(error.message).not.toContain('\n');
+    } finally {
+      holder.close();
+    }
   });
 });
