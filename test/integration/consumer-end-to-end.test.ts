@@ -55,7 +55,7 @@ const failedRecords = () =>
 describe('write → stream → relay → SNS/SQS → consumer, with an outage redriven from the on-failure records', () => {
   it('handles every event exactly once and reports the late ones', async () => {
     const outbox = new Outbox({ config, tableName: stack.tableName, client: stack.clients.document });
-    const write = async (type: string, id: string, events: string[]): Promise<WrittenEvent[]> =>
+    const write = async (type: string, id: string, events: string[]): Promise<readonly WrittenEvent[]> =>
       (await outbox.write({ events: events.map((eventType) => ({ aggregate: { type, id }, type: eventType, data: { id } })) })).events;
 
     // Outage: every batch fails until the event source mapping gives up and records it.
