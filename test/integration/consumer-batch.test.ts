@@ -1,3 +1,4 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { FauxqsServer } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsumer } from '../../shared/consumer/consumer.js';
@@ -83,6 +84,32 @@ describe('FIFO batch semantics (Lambda handler)', () => {
 
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-bad' }]);
     expect(handled.sort()).toEqual(['s1', 's2', 's3']);
+  });
+});
+
+describe('inbox transaction limits', () => {
+  it('fails an event whose handler adds more writes than one transaction takes, writing nothing', async () => {
+    const { consumer } = consumerWith('greedy', {
+      'order.placed': {
+        handle: (event, ctx) => {
+          for (let i = 0; i < 100; i++) noteWrite(`${event.id}-${i}`, ctx);
+        },
+      },
+    });
+    const event = anEnvelope({ aggregateId: 'greedy-1' });
+
+    const result = await consumer.process([{ messageId: 'g-1', body: event.body }]);
+
+    const outcome = result.outcomes[0];
+    expect(outcome?.status).toBe('failed');
+    expect(outcome?.status === 'failed' && outcome.error).toMatchObject({
+      code: 'INVALID_INBOX_WRITE',
+      message: expect.stringContaining('added 100 writes; allowed: at most 99'),
+    });
+    const { Item } = await clients.document.send(
+      new GetCommand({ TableName: tableName, Key: { pk: `NOTE#greedy#${event.id}-0`, sk: 'NOTE' } }),
+    );
+    expect(Item).toBeUndefined();
   });
 });
 

@@ -135,6 +135,32 @@ describe('relay DLQ redrive', () => {
     expect(progress.at(-1)).toMatchObject({ processed: 12, total: 12, moved: 12 });
   });
 
+  it('fails the messages whose republish fails and keeps them in the DLQ', async () => {
+    const { topicArn } = server.createTopic('payments-half');
+    server.createQueue('payments-half-target');
+    server.subscribe({ topic: 'payments-half', queue: 'payments-half-target', attributes: { RawMessageDelivery: 'true' } });
+    const { queueUrl } = server.createQueue('relay-dlq-half');
+    const good = Array.from({ length: 4 }, () => aRelayDeadLetter({ topic: 'payments' }));
+    const orphaned = Array.from({ length: 3 }, () => aRelayDeadLetter({ topic: 'gone' }));
+    await sendAll(
+      queueUrl,
+      [...good, ...orphaned].map((l) => l.body),
+    );
+
+    const summary = await redriveRelayDlq({
+      sqs: clients.sqs,
+      sns: clients.sns,
+      queueUrl,
+      topicArns: { payments: topicArn, gone: 'arn:aws:sns:us-east-1:000000000000:deleted-topic' },
+    });
+
+    expect(summary).toMatchObject({ moved: 4, before: 7, after: 3 });
+    expect(summary.failed).toHaveLength(3);
+    expect(summary.failed[0]?.reason).toContain('PublishBatch failed');
+    expect(queueDepth(server, 'relay-dlq-half')).toBe(3);
+    expect(eventIds(queueBodies(server, 'payments-half-target')).sort()).toEqual(good.map((l) => l.eventId).sort());
+  });
+
   it('rejects a redrive without topic ARNs before reading anything', async () => {
     const { queueUrl } = server.createQueue('relay-dlq-no-topics');
     await sendAll(queueUrl, [aRelayDeadLetter({ topic: 'payments' }).body]);

@@ -11,7 +11,7 @@ import type { StreamOnFailureRecord } from '../../shared/redrive/on-failure-reco
 import type { SlotEvent } from '../../shared/slot.js';
 import { queueBodies, queueDepth, startEmulator } from '../helpers/fauxqs.js';
 import { freshTable, testClients } from '../helpers/local.js';
-import { streamRecords, writeSlot } from '../helpers/stream.js';
+import { streamRecords, writeSlot } from '../helpers/slot-stream.js';
 
 let server: FauxqsServer;
 let clients: LocalClients;
