@@ -35,8 +35,9 @@ export type ConsumerExit = 'shard-end' | 'stopped' | 'lease-lost';
 /**
  * Reads one shard for as long as this worker holds its lease: waits for the parents to finish,
  * then reads in a tight loop while records flow and backs off (doubling up to a cap) while the
- * shard is idle; publishes each page through the relay core and checkpoints after publishing,
- * so a crash repeats records but never skips one. An expired iterator is renewed from the
+ * shard is idle; publishes each page through the relay core and checkpoints after publishing
+ * (in the background, never ahead of what was published), so a crash repeats records but never
+ * skips one; stopping waits for the last checkpoint. An expired iterator is renewed from the
  * checkpoint; a failed record is retried from just before it.
  *
  * @example
@@ -46,6 +47,10 @@ export type ConsumerExit = 'shard-end' | 'stopped' | 'lease-lost';
  */
 export class ShardConsumer {
   private failures = 0;
+  /** The newest published sequence number not yet handed to the lease table. */
+  private unwritten: string | undefined;
+  private writing: Promise<void> | undefined;
+  private checkpointFailure: unknown;
 
   constructor(
     private readonly held: HeldLease,
@@ -54,7 +59,9 @@ export class ShardConsumer {
 
   async run(): Promise<ConsumerExit> {
     try {
-      return await this.loop();
+      const exit = await this.loop();
+      await this.settle();
+      return exit;
     } catch (error) {
       if (error instanceof LeaseLostError) return 'lease-lost';
       throw error;
@@ -71,6 +78,7 @@ export class ShardConsumer {
     let iterator: string | undefined;
     let idleDelay = settings.idleMinDelayMs;
     while (this.active()) {
+      if (this.checkpointFailure !== undefined) throw this.checkpointFailure;
       try {
         iterator ??= await source.iterator(this.held.leaseKey, this.held.lease.checkpoint);
         if (iterator === undefined) return await this.finish();
@@ -112,19 +120,50 @@ export class ShardConsumer {
     const result = await this.context.publisher.relay(records);
     const failed = lowestFailedSequenceNumber(result);
     if (failed === undefined) {
-      await this.held.checkpoint(records.at(-1)!.dynamodb!.SequenceNumber!);
+      this.checkpointSoon(records.at(-1)!.dynamodb!.SequenceNumber!);
       this.context.processed(records, result);
       return true;
     }
     const index = records.findIndex((record) => record.dynamodb?.SequenceNumber === failed);
-    if (index > 0) await this.held.checkpoint(records[index - 1]!.dynamodb!.SequenceNumber!);
+    if (index > 0) this.checkpointSoon(records[index - 1]!.dynamodb!.SequenceNumber!);
+    await this.settle();
     this.context.failed(new Error(`record ${failed} failed to publish; retrying from it`));
     return false;
   }
 
   private async finish(): Promise<ConsumerExit> {
+    await this.settle();
     await this.held.checkpoint(SHARD_END);
     return 'shard-end';
+  }
+
+  /**
+   * Checkpoints in the background while the next page is read: the write is off the latency
+   * path, and pages published meanwhile coalesce into one write of the newest sequence number.
+   */
+  private checkpointSoon(sequenceNumber: string): void {
+    this.unwritten = sequenceNumber;
+    this.writing ??= this.writeCheckpoints();
+  }
+
+  private async writeCheckpoints(): Promise<void> {
+    try {
+      while (this.unwritten !== undefined) {
+        const sequenceNumber = this.unwritten;
+        this.unwritten = undefined;
+        await this.held.checkpoint(sequenceNumber);
+      }
+    } catch (error) {
+      this.checkpointFailure = error;
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  /** Waits until every published page is checkpointed; rethrows a failed checkpoint. */
+  private async settle(): Promise<void> {
+    while (this.writing !== undefined) await this.writing;
+    if (this.checkpointFailure !== undefined) throw this.checkpointFailure;
   }
 
   private async pause(): Promise<void> {
