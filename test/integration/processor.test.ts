@@ -85,7 +85,7 @@ describe('stream processor against DynamoDB Local and fauxqs', () => {
     await worker.stop();
     const [released] = await leases.list();
     expect(released!.leaseOwner).toBeUndefined();
-    expect(released!.checkpoint).toBe(lease!.checkpoint);
+    expect(BigInt(released!.checkpoint)).toBeGreaterThanOrEqual(BigInt(lease!.checkpoint));
   });
 
   it('rejects a config without low-latency aggregate types, naming the setting', async () => {
