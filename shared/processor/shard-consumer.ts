@@ -3,7 +3,7 @@ import { lowestFailedSequenceNumber, type RelayResult } from '../relay/index.js'
 import type { StreamRecordInput } from '../relay/stream-record.js';
 import { LeaseLostError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
-import { SHARD_END, TRIM_HORIZON } from './lease.js';
+import { SHARD_END } from './lease.js';
 import type { ProcessorSettings } from './settings.js';
 import type { StreamSource } from './stream-source.js';
 
@@ -51,11 +51,15 @@ export class ShardConsumer {
   private unwritten: string | undefined;
   private writing: Promise<void> | undefined;
   private checkpointFailure: unknown;
+  /** Where reading resumes: the last record published (ahead of the lease's checkpoint while it is written). */
+  private position: string;
 
   constructor(
     private readonly held: HeldLease,
     private readonly context: ConsumerContext,
-  ) {}
+  ) {
+    this.position = held.lease.checkpoint;
+  }
 
   async run(): Promise<ConsumerExit> {
     try {
@@ -80,7 +84,7 @@ export class ShardConsumer {
     while (this.active()) {
       if (this.checkpointFailure !== undefined) throw this.checkpointFailure;
       try {
-        iterator ??= await source.iterator(this.held.leaseKey, this.held.lease.checkpoint);
+        iterator ??= await source.iterator(this.held.leaseKey, this.position);
         if (iterator === undefined) return await this.finish();
         const page = await source.read(iterator, settings.readLimit);
         if (page.status === 'expired') {
@@ -88,7 +92,10 @@ export class ShardConsumer {
           continue;
         }
         if (page.status === 'trimmed') {
-          iterator = await source.iterator(this.held.leaseKey, TRIM_HORIZON);
+          // Past retention the iterator falls back to the oldest record; DynamoDB Local also says
+          // this once for an iterator taken on an empty shard before its first write.
+          iterator = undefined;
+          await this.context.sleep(settings.idleMinDelayMs);
           continue;
         }
         if (page.records.length > 0 && !(await this.publish(page.records))) {
@@ -120,12 +127,16 @@ export class ShardConsumer {
     const result = await this.context.publisher.relay(records);
     const failed = lowestFailedSequenceNumber(result);
     if (failed === undefined) {
-      this.checkpointSoon(records.at(-1)!.dynamodb!.SequenceNumber!);
+      this.position = records.at(-1)!.dynamodb!.SequenceNumber!;
+      this.checkpointSoon(this.position);
       this.context.processed(records, result);
       return true;
     }
     const index = records.findIndex((record) => record.dynamodb?.SequenceNumber === failed);
-    if (index > 0) this.checkpointSoon(records[index - 1]!.dynamodb!.SequenceNumber!);
+    if (index > 0) {
+      this.position = records[index - 1]!.dynamodb!.SequenceNumber!;
+      this.checkpointSoon(this.position);
+    }
     await this.settle();
     this.context.failed(new Error(`record ${failed} failed to publish; retrying from it`));
     return false;
