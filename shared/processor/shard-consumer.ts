@@ -3,7 +3,7 @@ import { lowestFailedSequenceNumber, type RelayResult } from '../relay/index.js'
 import type { StreamRecordInput } from '../relay/stream-record.js';
 import { LeaseLostError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
-import { SHARD_END, TRIM_HORIZON } from './lease.js';
+import { SHARD_END } from './lease.js';
 import type { ProcessorSettings } from './settings.js';
 import type { StreamSource } from './stream-source.js';
 
@@ -35,8 +35,9 @@ export type ConsumerExit = 'shard-end' | 'stopped' | 'lease-lost';
 /**
  * Reads one shard for as long as this worker holds its lease: waits for the parents to finish,
  * then reads in a tight loop while records flow and backs off (doubling up to a cap) while the
- * shard is idle; publishes each page through the relay core and checkpoints after publishing,
- * so a crash repeats records but never skips one. An expired iterator is renewed from the
+ * shard is idle; publishes each page through the relay core and checkpoints after publishing
+ * (in the background, never ahead of what was published), so a crash repeats records but never
+ * skips one; stopping waits for the last checkpoint. An expired iterator is renewed from the
  * checkpoint; a failed record is retried from just before it.
  *
  * @example
@@ -46,15 +47,25 @@ export type ConsumerExit = 'shard-end' | 'stopped' | 'lease-lost';
  */
 export class ShardConsumer {
   private failures = 0;
+  /** The newest published sequence number not yet handed to the lease table. */
+  private unwritten: string | undefined;
+  private writing: Promise<void> | undefined;
+  private checkpointFailure: unknown;
+  /** Where reading resumes: the last record published (ahead of the lease's checkpoint while it is written). */
+  private position: string;
 
   constructor(
     private readonly held: HeldLease,
     private readonly context: ConsumerContext,
-  ) {}
+  ) {
+    this.position = held.lease.checkpoint;
+  }
 
   async run(): Promise<ConsumerExit> {
     try {
-      return await this.loop();
+      const exit = await this.loop();
+      await this.settle();
+      return exit;
     } catch (error) {
       if (error instanceof LeaseLostError) return 'lease-lost';
       throw error;
@@ -71,8 +82,9 @@ export class ShardConsumer {
     let iterator: string | undefined;
     let idleDelay = settings.idleMinDelayMs;
     while (this.active()) {
+      if (this.checkpointFailure !== undefined) throw this.checkpointFailure;
       try {
-        iterator ??= await source.iterator(this.held.leaseKey, this.held.lease.checkpoint);
+        iterator ??= await source.iterator(this.held.leaseKey, this.position);
         if (iterator === undefined) return await this.finish();
         const page = await source.read(iterator, settings.readLimit);
         if (page.status === 'expired') {
@@ -80,7 +92,10 @@ export class ShardConsumer {
           continue;
         }
         if (page.status === 'trimmed') {
-          iterator = await source.iterator(this.held.leaseKey, TRIM_HORIZON);
+          // Past retention the iterator falls back to the oldest record; DynamoDB Local also says
+          // this once for an iterator taken on an empty shard before its first write.
+          iterator = undefined;
+          await this.context.sleep(settings.idleMinDelayMs);
           continue;
         }
         if (page.records.length > 0 && !(await this.publish(page.records))) {
@@ -112,19 +127,54 @@ export class ShardConsumer {
     const result = await this.context.publisher.relay(records);
     const failed = lowestFailedSequenceNumber(result);
     if (failed === undefined) {
-      await this.held.checkpoint(records.at(-1)!.dynamodb!.SequenceNumber!);
+      this.position = records.at(-1)!.dynamodb!.SequenceNumber!;
+      this.checkpointSoon(this.position);
       this.context.processed(records, result);
       return true;
     }
     const index = records.findIndex((record) => record.dynamodb?.SequenceNumber === failed);
-    if (index > 0) await this.held.checkpoint(records[index - 1]!.dynamodb!.SequenceNumber!);
+    if (index > 0) {
+      this.position = records[index - 1]!.dynamodb!.SequenceNumber!;
+      this.checkpointSoon(this.position);
+    }
+    await this.settle();
     this.context.failed(new Error(`record ${failed} failed to publish; retrying from it`));
     return false;
   }
 
   private async finish(): Promise<ConsumerExit> {
+    await this.settle();
     await this.held.checkpoint(SHARD_END);
     return 'shard-end';
+  }
+
+  /**
+   * Checkpoints in the background while the next page is read: the write is off the latency
+   * path, and pages published meanwhile coalesce into one write of the newest sequence number.
+   */
+  private checkpointSoon(sequenceNumber: string): void {
+    this.unwritten = sequenceNumber;
+    this.writing ??= this.writeCheckpoints();
+  }
+
+  private async writeCheckpoints(): Promise<void> {
+    try {
+      while (this.unwritten !== undefined) {
+        const sequenceNumber = this.unwritten;
+        this.unwritten = undefined;
+        await this.held.checkpoint(sequenceNumber);
+      }
+    } catch (error) {
+      this.checkpointFailure = error;
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  /** Waits until every published page is checkpointed; rethrows a failed checkpoint. */
+  private async settle(): Promise<void> {
+    while (this.writing !== undefined) await this.writing;
+    if (this.checkpointFailure !== undefined) throw this.checkpointFailure;
   }
 
   private async pause(): Promise<void> {

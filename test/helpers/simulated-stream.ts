@@ -7,6 +7,7 @@ import {
   type GetRecordsCommandOutput,
   GetShardIteratorCommand,
   type GetShardIteratorCommandOutput,
+  TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { StreamsApi } from '../../shared/processor/index.js';
@@ -27,6 +28,8 @@ export interface SimulatedStreamOptions {
   readonly pageSize?: number;
   /** Share of GetRecords calls that fail with ExpiredIteratorException. @default 0 */
   readonly expiryRate?: number;
+  /** Share of GetRecords calls that fail with TrimmedDataAccessException, as DynamoDB Local sometimes does. @default 0 */
+  readonly trimmedRate?: number;
   readonly random?: () => number;
 }
 
@@ -52,11 +55,13 @@ export class SimulatedStream implements StreamsApi {
   private shardCounter = 0;
   private readonly pageSize: number;
   private readonly expiryRate: number;
+  private readonly trimmedRate: number;
   private readonly random: () => number;
 
   constructor(options: SimulatedStreamOptions = {}) {
     this.pageSize = options.pageSize ?? 2;
     this.expiryRate = options.expiryRate ?? 0;
+    this.trimmedRate = options.trimmedRate ?? 0;
     this.random = options.random ?? Math.random;
     for (let i = 0; i < (options.initialShards ?? 1); i++) this.addShard(undefined, String(i));
   }
@@ -173,7 +178,14 @@ export class SimulatedStream implements StreamsApi {
   }
 
   private records(iterator: string, limit: number): GetRecordsCommandOutput {
-    if (this.random() < this.expiryRate) throw new ExpiredIteratorException({ message: 'Iterator expired', $metadata: {} });
+    const roll = this.random();
+    if (roll < this.expiryRate) throw new ExpiredIteratorException({ message: 'Iterator expired', $metadata: {} });
+    if (roll < this.expiryRate + this.trimmedRate) {
+      throw new TrimmedDataAccessException({
+        message: 'The operation attempted to read past the oldest stream record in a shard.',
+        $metadata: {},
+      });
+    }
     const { shard: shardId, position } = JSON.parse(iterator) as { shard: string; position: number };
     const shard = this.shards.find((s) => s.id === shardId)!;
     const records = shard.records.slice(position, position + limit);

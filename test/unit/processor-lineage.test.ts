@@ -58,7 +58,7 @@ describe('stream processor on a splitting stream (simulated; DynamoDB Local neve
     { numRuns: 25, timeout: 30_000 },
   )('processes every record at least once, parents before children, each item in order, and balances', async (run) => {
     const random = seededRandom(run.seed);
-    const stream = new SimulatedStream({ initialShards: run.initialShards, pageSize: 2, expiryRate: 0.05, random });
+    const stream = new SimulatedStream({ initialShards: run.initialShards, pageSize: 2, expiryRate: 0.05, trimmedRate: 0.02, random });
     const leases = new MemoryLeaseStore();
     const sns = new FakeSns();
     const slowSns = {

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { serializeConfig } from '../../shared/config.js';
+import { EnvironmentError } from '../../shared/errors.js';
+import { RELAY_ENV } from '../../shared/event-source.js';
+import { isHealthy, PROCESSOR_ENV, processorEnvironment, startHealthServer, type WorkerStatus } from '../../shared/processor/index.js';
+import { testConfig } from '../helpers/factories.js';
+
+const status = (overrides: Partial<WorkerStatus> = {}): WorkerStatus => ({
+  workerId: 'w1',
+  state: 'running',
+  leases: ['shard-1'],
+  leasesInTable: 1,
+  lastScanAt: Date.now(),
+  recordsProcessed: 0,
+  eventsPublished: 0,
+  ...overrides,
+});
+
+describe('processor health', () => {
+  it('is healthy while running and the lease table was read within the failover time', () => {
+    const now = 1_000_000;
+    expect(isHealthy(status({ lastScanAt: now - 9_000 }), 10_000, now)).toBe(true);
+    expect(isHealthy(status({ lastScanAt: now - 11_000 }), 10_000, now)).toBe(false);
+    expect(isHealthy(status({ state: 'stopping', lastScanAt: now }), 10_000, now)).toBe(false);
+  });
+
+  it('answers 200 with the status while healthy and 503 once not', async () => {
+    let current = status();
+    const server = await startHealthServer(() => current, 10_000, 0);
+    try {
+      const ok = await fetch(`http://127.0.0.1:${server.port}/health`);
+      expect(ok.status).toBe(200);
+      expect(await ok.json()).toMatchObject({ healthy: true, workerId: 'w1', leases: ['shard-1'] });
+      current = status({ state: 'stopped' });
+      expect((await fetch(`http://127.0.0.1:${server.port}/health`)).status).toBe(503);
+      expect((await fetch(`http://127.0.0.1:${server.port}/other`)).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('processor environment', () => {
+  const env = {
+    [RELAY_ENV.config]: serializeConfig(testConfig({ lowLatencyAggregateTypes: ['payment'] })),
+    [RELAY_ENV.topicArns]: JSON.stringify({
+      'orders.fifo': 'arn:aws:sns:us-east-1:0:orders.fifo',
+      payments: 'arn:aws:sns:us-east-1:0:payments',
+    }),
+    [RELAY_ENV.deadLetterQueueUrl]: 'http://localhost/0/relay-dlq',
+    [PROCESSOR_ENV.streamArn]: 'arn:aws:dynamodb:us-east-1:0:table/outbox/stream/x',
+    [PROCESSOR_ENV.leaseTable]: 'outbox-leases',
+    [PROCESSOR_ENV.failoverMs]: '6000',
+  };
+
+  it('reads the stream, the lease table and the settings', () => {
+    expect(processorEnvironment(env)).toMatchObject({
+      streamArn: env[PROCESSOR_ENV.streamArn],
+      leaseTableName: 'outbox-leases',
+      healthPort: 8080,
+      settings: { failoverMs: 6000 },
+    });
+  });
+
+  it('rejects a missing lease table variable by name', () => {
+    const { [PROCESSOR_ENV.leaseTable]: _, ...missing } = env;
+    expect(() => processorEnvironment(missing)).toThrow(EnvironmentError);
+    expect(() => processorEnvironment(missing)).toThrow(/OUTBOX_LEASE_TABLE: is not set/);
+  });
+
+  it('rejects a failover time that is not a whole number, saying what is allowed', () => {
+    expect(() => processorEnvironment({ ...env, [PROCESSOR_ENV.failoverMs]: '3s' })).toThrow(
+      /OUTBOX_PROCESSOR_FAILOVER_MS: got "3s"; allowed: a whole number/,
+    );
+  });
+});
