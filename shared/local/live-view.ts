@@ -45,8 +45,11 @@ export function renderLiveView(now: LiveSnapshot, previous?: LiveSnapshot): stri
     `${label.padEnd(15)}${number(total).padStart(10)}${perSecond(total, before, seconds).padStart(9)}${note === '' ? '' : `   ${note}`}`.trimEnd();
   const lines = [`dynamodb-outbox local stack · up ${uptime(now.at - now.startedAt)} · Ctrl-C stops everything`];
   if (now.load !== undefined) {
-    const { rate, sent, succeeded, rejected, errors } = now.load;
-    lines.push(`load ${rate}/s: sent ${number(sent)} · 2xx ${number(succeeded)} · 4xx ${number(rejected)} · 5xx/failed ${number(errors)}`);
+    const { rate, sent, succeeded, rejected, errors, skipped } = now.load;
+    const behind = skipped > 0 ? ` · skipped ${number(skipped)} (API behind)` : '';
+    lines.push(
+      `load ${rate}/s: sent ${number(sent)} · 2xx ${number(succeeded)} · 4xx ${number(rejected)} · 5xx/failed ${number(errors)}${behind}`,
+    );
   }
   lines.push(
     '',

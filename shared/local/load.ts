@@ -72,6 +72,7 @@ export function startLoad(options: LoadOptions): Load {
     while (scheduled < due) {
       scheduled++;
       if (inFlight.size < maxInFlight) fire();
+      else counters.skipped++;
     }
   }, TICK_MS);
   return {

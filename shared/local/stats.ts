@@ -16,6 +16,8 @@ export interface LoadCounters {
   rejected: number;
   /** 5xx answers and requests that got no answer. */
   errors: number;
+  /** Requests not sent because too many were in flight: the API fell behind the rate. */
+  skipped: number;
 }
 
 /** Lag figures over the most recent deliveries, in ms. */
@@ -36,7 +38,7 @@ export class LocalStats {
   written = 0;
   published = 0;
   readonly consumers = new Map<string, ConsumerCounters>();
-  readonly load: LoadCounters = { sent: 0, succeeded: 0, rejected: 0, errors: 0 };
+  readonly load: LoadCounters = { sent: 0, succeeded: 0, rejected: 0, errors: 0, skipped: 0 };
   private readonly lags: number[] = [];
   private next = 0;
 

@@ -36,10 +36,13 @@ describe('live view', () => {
   });
 
   it('leaves rates blank without a previous snapshot and shows the load line while --load runs', () => {
-    const lines = renderLiveView(snapshot({ load: { rate: 20, sent: 400, succeeded: 390, rejected: 9, errors: 1 } }));
+    const lines = renderLiveView(snapshot({ load: { rate: 20, sent: 400, succeeded: 390, rejected: 9, errors: 1, skipped: 0 } }));
 
     expect(lines.find((l) => l.startsWith('written'))).toMatch(/written\s+1,200$/);
     expect(lines[1]).toBe('load 20/s: sent 400 · 2xx 390 · 4xx 9 · 5xx/failed 1');
+    expect(renderLiveView(snapshot({ load: { rate: 500, sent: 9, succeeded: 9, rejected: 0, errors: 0, skipped: 1200 } }))[1]).toBe(
+      'load 500/s: sent 9 · 2xx 9 · 4xx 0 · 5xx/failed 0 · skipped 1,200 (API behind)',
+    );
   });
 
   it('shows a dash for lag before the first delivery, and one plain line for non-terminal output', () => {
