@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { PublishCommand } from '@aws-sdk/client-sns';
 import { v7 as uuidv7 } from 'uuid';
 import { localApp } from '../functions/local/app.js';
@@ -100,6 +101,9 @@ async function run(send: () => Promise<string>, count: number): Promise<number[]
   return sent.map((id) => lags.get(id) as number);
 }
 
+const loads: number[] = [];
+const sampler = setInterval(() => loads.push(loadavg()[0] ?? 0), 1000);
+let loadAverage = '';
 try {
   await run(throughOutbox, 40);
   await run(direct, 40);
@@ -115,6 +119,8 @@ try {
       q,
     );
   const f = (x: number) => x.toFixed(0);
+  clearInterval(sampler);
+  loadAverage = loads.length === 0 ? 'not sampled' : (loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1);
   const ratio50 = p(outbox, 50) / p(floor, 50);
   const ratio99 = p(outbox, 99) / p(floor, 99);
   const added = p(outbox, 50) - p(floor, 50);
@@ -137,10 +143,13 @@ commit, or the direct publish) to the consumer's acknowledgement, in ms.
 | floor: direct publish → delivery | ${f(p(floor, 50))} | ${f(p(floor, 99))} |
 | ratio outbox/floor | **${ratio50.toFixed(2)}** | ${ratio99.toFixed(2)} |
 
-The outbox adds ${f(added)} ms at p50. Most of it is the stream poll: the event source mapping reads
-each shard four times a second, as Lambda does, so a record waits 125 ms on average before the relay
-sees it. The low-latency processor (\`lowLatencyAggregateTypes\`) polls far more often.`,
+The outbox adds ${f(added)} ms at p50: the transaction itself (the envelope's \`time\` is taken when the
+write is prepared), the stream poll (the event source mapping reads each shard four times a second,
+as Lambda does: 125 ms on average), the relay invocation and its \`PublishBatch\`. The low-latency
+processor (\`lowLatencyAggregateTypes\`) polls far more often. Load average of the machine during the
+run: ${loadAverage}.`,
   );
 } finally {
+  clearInterval(sampler);
   await stack.stop();
 }
