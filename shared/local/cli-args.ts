@@ -18,8 +18,9 @@ export const DEFAULT_API_PORT = 3000;
 
 export const LOCAL_USAGE = `Usage: npm start [-- options]
 
-Starts the whole system on this machine: DynamoDB Local, the SNS/SQS emulator, the relay,
-the example consumers, the example API and a live view. Ctrl-C stops everything.
+Starts the whole system on this machine: DynamoDB Local, the SNS/SQS emulator, the relay
+(and the low-latency processor when configured), the example consumers, the example API and
+a live view. Ctrl-C stops everything. More in docs/local.md.
 
 Options:
   --port N            port of the example API (default ${DEFAULT_API_PORT}; 0 for a free one)
