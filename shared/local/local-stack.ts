@@ -71,8 +71,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
   }
   const stops: (() => Promise<void>)[] = [];
+  /** Every part is stopped even when one fails to, so DynamoDB Local's Java always ends; the first failure is rethrown. */
   const stopAll = async () => {
-    for (const stop of stops.splice(0).reverse()) await stop();
+    let failure: unknown;
+    for (const stop of stops.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure !== undefined) throw failure;
   };
   const report = (source: string) => (error: unknown) => options.onError?.(source, error);
   try {
@@ -215,7 +224,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stop: stopAll,
     };
   } catch (error) {
-    await stopAll();
+    await stopAll().catch(() => undefined);
     throw error;
   }
 }
