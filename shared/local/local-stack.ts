@@ -224,7 +224,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stop: stopAll,
     };
   } catch (error) {
-    await stopAll().catch(() => undefined);
+    // The start failure is what the caller must see; a failure to stop on top of it goes with it as its cause.
+    await stopAll().catch((stopError: unknown) => {
+      if (error instanceof Error && error.cause === undefined) error.cause = stopError;
+    });
     throw error;
   }
 }
