@@ -285,9 +285,15 @@ class ShardReader {
     try {
       output = await streams.send(new GetRecordsCommand({ ShardIterator: this.iterator, Limit: 1000 }));
     } catch (error) {
-      if ((error as { name?: string }).name === 'ExpiredIteratorException') {
+      const name = (error as { name?: string }).name;
+      if (name === 'ExpiredIteratorException') {
         this.iterator = undefined;
         return this.read();
+      }
+      if (name === 'TrimmedDataAccessException') {
+        // The iterator points before the oldest record kept (DynamoDB Local also says so of a
+        // TRIM_HORIZON iterator taken on an empty shard): take a fresh one from the same place.
+        this.iterator = undefined;
       }
       throw error;
     }

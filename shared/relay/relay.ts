@@ -1,8 +1,7 @@
 import { PublishBatchCommand, type PublishBatchCommandOutput } from '@aws-sdk/client-sns';
+import { backoffDelay } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
-import type { BackoffOptions } from './backoff.js';
-import { backoffDelay } from './backoff.js';
 import { type DeadLetterClient, type DeadLetterFields, DeadLetterSender } from './dead-letter-sender.js';
 import { decodeStreamRecord } from './decode.js';
 import { describeError, entryFailureKind, requestErrorKind } from './failure-kind.js';
@@ -26,9 +25,24 @@ export interface RelayOptions {
   readonly deadLetterQueueUrl: string;
   /** Aggregate types left to the other publishing path. @default [] */
   readonly ignoreAggregateTypes?: readonly string[];
-  /** Backoff between in-process retries. @default 50 ms base, 2 s cap, full jitter */
-  readonly backoff?: BackoffOptions;
+  /** Backoff between in-process retries (full jitter); attempts come from `config.relay.maxPublishAttempts`. @default 50 ms base, 2 s cap */
+  readonly backoff?: RetryDelays;
 }
+
+/** Delay bounds of the relay's in-process retries. */
+export interface RetryDelays {
+  /** Upper bound of the first delay, in ms. @default 50 */
+  readonly baseDelayMs?: number;
+  /** Upper bound of any delay, in ms. @default 2000 */
+  readonly maxDelayMs?: number;
+}
+
+/** Full backoff options from the relay's settings. */
+export const retryBackoff = (maxAttempts: number, delays: RetryDelays = {}) => ({
+  maxAttempts,
+  baseDelayMs: delays.baseDelayMs ?? 50,
+  maxDelayMs: delays.maxDelayMs ?? 2000,
+});
 
 interface RecordState {
   outstanding: number;
@@ -71,8 +85,7 @@ export class Relay {
     this.deadLetters = new DeadLetterSender(
       options.sqs,
       options.deadLetterQueueUrl,
-      options.config.relay.maxPublishAttempts,
-      options.backoff,
+      retryBackoff(options.config.relay.maxPublishAttempts, options.backoff),
     );
   }
 
@@ -221,9 +234,10 @@ class RelayRun {
   private retryOrFail(lane: Lane, item: LaneItem, transient: boolean, detail: string): void {
     item.attempts++;
     lane.busy = false;
-    if (transient && item.attempts < this.options.config.relay.maxPublishAttempts) {
+    const backoff = retryBackoff(this.options.config.relay.maxPublishAttempts, this.options.backoff);
+    if (transient && item.attempts < backoff.maxAttempts) {
       this.retried++;
-      lane.readyAt = Date.now() + backoffDelay(item.attempts, this.options.backoff);
+      lane.readyAt = Date.now() + backoffDelay(backoff, item.attempts);
       return;
     }
     const why = transient ? `still failing after ${item.attempts} attempts` : 'not retryable';

@@ -16,7 +16,7 @@ import { toLambdaRecord } from '../../shared/local/stream-event.js';
 import { type StreamHandler, StreamRunner, type StreamsClient } from '../../shared/local/stream-runner.js';
 import { slotKey } from '../../shared/slot.js';
 import { freshTable, testClients } from '../helpers/local.js';
-import { commitEvents } from '../helpers/slot-writer.js';
+import { eventWriter } from '../helpers/slot-writer.js';
 
 const config = defineConfig({
   source: 'urn:test:runner',
@@ -90,11 +90,12 @@ const sequences = (records: readonly DynamoDBRecord[]) => records.map((r) => r.d
 describe('local event-source-mapping runner', () => {
   it('hands over exactly the records the relay filter patterns pass, in the exact Lambda record shape', async () => {
     const { clients: c, tableName, streamArn } = await setUp();
+    const write = eventWriter(c.document, tableName, config);
     const settings = relayEventSourceSettings(config);
     await c.document.send(new PutCommand({ TableName: tableName, Item: { pk: 'ORDER#1', sk: 'ORDER', total: 5 } }));
-    await commitEvents(c.document, tableName, { type: 'order', id: 'a' }, [{ type: 'order.placed', data: {} }]);
-    await commitEvents(c.document, tableName, { type: 'order', id: 'a' }, [{ type: 'order.paid', data: {} }]);
-    await commitEvents(c.document, tableName, { type: 'fast', id: 'f' }, [{ type: 'fast.moved', data: {} }]);
+    await write({ type: 'order', id: 'a' }, [{ type: 'order.placed', data: {} }]);
+    await write({ type: 'order', id: 'a' }, [{ type: 'order.paid', data: {} }]);
+    await write({ type: 'fast', id: 'f' }, [{ type: 'fast.moved', data: {} }]);
     await c.document.send(new PutCommand({ TableName: tableName, Item: { pk: 'OUTBOX#order#x', sk: 'OTHER', kind: 'business' } }));
     await c.document.send(new DeleteCommand({ TableName: tableName, Key: slotKey({ type: 'order', id: 'a' }) }));
     await c.document.send(new DeleteCommand({ TableName: tableName, Key: { pk: 'ORDER#1', sk: 'ORDER' } }));
@@ -136,8 +137,8 @@ describe('local event-source-mapping runner', () => {
 
   it('retries from the lowest reported failure only, and respects the batch size', async () => {
     const { clients: c, tableName, streamArn } = await setUp();
-    for (let i = 0; i < 7; i++)
-      await commitEvents(c.document, tableName, { type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    const write = eventWriter(c.document, tableName, config);
+    for (let i = 0; i < 7; i++) await write({ type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
     const invocations: DynamoDBRecord[][] = [];
     let failedOnce = false;
     const handler: StreamHandler = async ({ Records }) => {
@@ -164,8 +165,8 @@ describe('local event-source-mapping runner', () => {
 
   it('fails a poison record over to the on-failure destination as DDBStreamBatchInfo after bisecting and retrying', async () => {
     const { clients: c, tableName, streamArn } = await setUp();
-    for (let i = 0; i < 8; i++)
-      await commitEvents(c.document, tableName, { type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    const write = eventWriter(c.document, tableName, config);
+    for (let i = 0; i < 8; i++) await write({ type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
     const invocations: DynamoDBRecord[][] = [];
     const handler: StreamHandler = async ({ Records }) => {
       invocations.push(Records);
@@ -205,6 +206,7 @@ describe('local event-source-mapping runner', () => {
 
   it('renews an expired shard iterator and goes on without losing or repeating records', async () => {
     const { clients: c, tableName, streamArn } = await setUp();
+    const write = eventWriter(c.document, tableName, config);
     let getRecordsCalls = 0;
     let expired = 0;
     const streams: StreamsClient = {
@@ -218,11 +220,9 @@ describe('local event-source-mapping runner', () => {
     };
     const seen = recorder();
     start(streams, streamArn, seen.handler, relayEventSourceSettings(config));
-    for (let i = 0; i < 3; i++)
-      await commitEvents(c.document, tableName, { type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    for (let i = 0; i < 3; i++) await write({ type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
     await expect.poll(() => seen.records().length, { timeout: 20_000 }).toBe(3);
-    for (let i = 3; i < 6; i++)
-      await commitEvents(c.document, tableName, { type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    for (let i = 3; i < 6; i++) await write({ type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
     await expect.poll(() => seen.records().length, { timeout: 20_000 }).toBe(6);
     await runner!.idle();
     expect(expired).toBe(1);
