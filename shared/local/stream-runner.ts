@@ -205,12 +205,16 @@ interface ReaderContext {
   report(error: unknown): void;
 }
 
+type ReadResult = 'records' | 'empty' | 'error';
+
 /** Reads one shard and hands its records to the handler with the mapping's semantics. */
 class ShardReader {
   private readonly pending: DynamoDBRecord[] = [];
   private iterator: string | undefined;
   private lastRead: string | undefined;
   private shardEnded = false;
+  private reading: Promise<ReadResult> | undefined;
+  private nextReadAt = 0;
   private firstPendingAt = 0;
   /** Invocations of the current head batch that failed. */
   private retries = 0;
@@ -231,35 +235,55 @@ class ShardReader {
   }
 
   async run(): Promise<void> {
-    const { stopped, sleep, report } = this.context;
+    const { stopped, sleep } = this.context;
     const pollInterval = this.options.pollIntervalMs ?? 250;
     while (!stopped()) {
-      let atEnd = false;
-      if (!this.shardEnded && this.pending.length < this.options.settings.batchSize) {
-        try {
-          atEnd = (await this.read()) === 0;
-        } catch (error) {
-          report(error);
-          await sleep(pollInterval);
-          continue;
-        }
-      }
+      this.startReading(pollInterval);
       if (this.pending.length === 0) {
-        if (this.shardEnded) return;
-        if (atEnd) {
-          this.state.caughtUp++;
-          await sleep(pollInterval);
+        if (this.reading !== undefined) {
+          if ((await this.reading) === 'empty' && this.pending.length === 0) this.state.caughtUp++;
+        } else if (this.shardEnded) {
+          break;
+        } else {
+          await sleep(Math.max(0, this.nextReadAt - Date.now()));
         }
         continue;
       }
       const windowMs = this.options.settings.maxBatchingWindowSeconds * 1000;
       const full = this.pending.length >= this.options.settings.batchSize;
-      if (!full && !this.shardEnded && Date.now() - this.firstPendingAt < windowMs) {
-        await sleep(pollInterval);
+      const waited = Date.now() - this.firstPendingAt;
+      if (!full && !this.shardEnded && waited < windowMs) {
+        await (this.reading ?? sleep(Math.min(pollInterval, windowMs - waited)));
         continue;
       }
       await this.invokeHead();
     }
+    await this.reading;
+  }
+
+  /**
+   * Starts the next GetRecords unless one is running, the buffer is full or the shard was
+   * just found empty: reading goes on while the handler works, as Lambda's pollers do, and an
+   * empty shard is polled once per interval.
+   */
+  private startReading(pollInterval: number): void {
+    const readAhead = Math.max(2 * this.options.settings.batchSize, 2000);
+    if (this.shardEnded || this.reading !== undefined || this.pending.length >= readAhead || Date.now() < this.nextReadAt) return;
+    const reading: Promise<ReadResult> = this.read().then(
+      (count) => {
+        if (count > 0) return 'records';
+        this.nextReadAt = Date.now() + pollInterval;
+        return 'empty';
+      },
+      (error: unknown) => {
+        this.context.report(error);
+        this.nextReadAt = Date.now() + pollInterval;
+        return 'error';
+      },
+    );
+    this.reading = reading.finally(() => {
+      this.reading = undefined;
+    });
   }
 
   /** One GetRecords call; renews an expired iterator from the last record read. */
