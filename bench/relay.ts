@@ -32,6 +32,7 @@ import { machine, percentile, recordSection } from './report.js';
  */
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const AGGREGATES = 2_000;
+const ROUNDS = 4;
 const RATE = 200;
 const LATENCY_SECONDS = 20;
 /** Relay tuning under test; the config defaults unless overridden. */
@@ -143,14 +144,15 @@ const handRolled =
     return { batchItemFailures: [] };
   };
 
-async function drain(clients: LocalClients, streamArn: string, handler: StreamHandler, queueUrl: string): Promise<number> {
+/** Seconds until the queue holds `target` messages, with a runner draining the stream into the handler. */
+async function drain(clients: LocalClients, streamArn: string, handler: StreamHandler, queueUrl: string, target: number): Promise<number> {
   const started = performance.now();
   const runner = new StreamRunner({ streams: clients.streams, streamArn, settings: relayEventSourceSettings(configFor(true)), handler });
   runner.start();
-  await until(async () => (await queued(clients, queueUrl)) >= EVENTS, 600_000);
+  await until(async () => (await queued(clients, queueUrl)) >= target, 600_000);
   const seconds = (performance.now() - started) / 1000;
   await runner.stop();
-  return EVENTS / seconds;
+  return seconds;
 }
 
 /** The same envelopes, pre-built, straight to SNS with PublishBatch at the relay's concurrency. */
@@ -160,6 +162,7 @@ async function ceiling(
   cfg: OutboxConfig,
   topicArn: string,
   queueUrl: string,
+  target: number,
 ): Promise<number> {
   const entries = messages.map((m, i) => publishEntry(m, cfg.topics[0]!, `e${i % 10}`));
   const batches = Array.from({ length: Math.ceil(entries.length / 10) }, (_, i) => entries.slice(i * 10, i * 10 + 10));
@@ -167,8 +170,8 @@ async function ceiling(
   await inParallel(cfg.relay.publishConcurrency, batches.length, async (i) => {
     await clients.sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: batches[i] }));
   });
-  await until(async () => (await queued(clients, queueUrl)) >= entries.length, 600_000);
-  return entries.length / ((performance.now() - started) / 1000);
+  await until(async () => (await queued(clients, queueUrl)) >= target, 600_000);
+  return (performance.now() - started) / 1000;
 }
 
 async function latency(ddbEndpoint: string): Promise<{ p50: number; p99: number; count: number }> {
@@ -246,31 +249,57 @@ const ddb = await startDynamoDbLocal();
 const server = await startFauxqs({ port: 0, logger: false });
 const clients = localClients({ dynamodb: ddb.endpoint, aws: server.address });
 try {
-  const tableName = 'bench-relay';
-  const { streamArn } = await createOutboxTable(clients.dynamodb, tableName);
+  // The backlog is split into rounds, and the three paths take turns within each round, so a
+  // change of machine load during the run weighs on all of them alike.
+  const perRound = Math.ceil(EVENTS / ROUNDS);
+  const streams: string[] = [];
   const { queueUrl: dlqUrl } = server.createQueue('relay-dlq');
-  console.log(`writing a backlog of ${EVENTS} events over ${AGGREGATES} aggregates…`);
-  await inParallel(32, EVENTS, async (i) => {
-    await commit(clients.document, tableName, `o-${i % AGGREGATES}`, i);
-  });
+  console.log(`writing a backlog of ${perRound * ROUNDS} events over ${AGGREGATES} aggregates in ${ROUNDS} tables…`);
+  for (let round = 0; round < ROUNDS; round++) {
+    const tableName = `bench-relay-${round}`;
+    streams.push((await createOutboxTable(clients.dynamodb, tableName)).streamArn);
+    await inParallel(32, perRound, async (i) => {
+      await commit(clients.document, tableName, `o-${i % AGGREGATES}`, i);
+    });
+  }
 
   const results: { kind: string; relay: number; top: number; naive: number }[] = [];
   for (const fifo of [true, false]) {
     const kind = fifo ? 'FIFO' : 'standard';
     const cfg = configFor(fifo);
-    const messages = await backlogMessages(clients, streamArn, cfg);
     const [relayPipe, ceilingPipe, naivePipe, warmPipe] = ['relay', 'ceiling', 'naive', 'warm'].map((name) =>
       pipe(server, `${name}-${kind}`, fifo),
     );
-    console.log(`${kind}: warming up the emulator and the SDK…`);
-    await ceiling(clients, messages.slice(0, 2000), cfg, warmPipe!.topicArn, warmPipe!.queueUrl);
-    console.log(`${kind}: ceiling, PublishBatch straight to the emulator…`);
-    const top = await ceiling(clients, messages, cfg, ceilingPipe!.topicArn, ceilingPipe!.queueUrl);
-    console.log(`${kind}: relay, draining the backlog…`);
-    const relay = await drain(clients, streamArn, relayHandler(clients, cfg, relayPipe!.topicArn, dlqUrl), relayPipe!.queueUrl);
-    console.log(`${kind}: hand-rolled, one Publish per event, sequential…`);
-    const naive = await drain(clients, streamArn, handRolled(clients, cfg, naivePipe!.topicArn), naivePipe!.queueUrl);
-    results.push({ kind, relay, top, naive });
+    const seconds = { relay: 0, top: 0, naive: 0 };
+    for (const [round, streamArn] of streams.entries()) {
+      const messages = await backlogMessages(clients, streamArn, cfg);
+      if (round === 0) {
+        console.log(`${kind}: warming up the emulator and the SDK…`);
+        await ceiling(clients, messages, cfg, warmPipe!.topicArn, warmPipe!.queueUrl, messages.length);
+      }
+      const target = (round + 1) * messages.length;
+      const phases = [
+        async () => {
+          seconds.top += await ceiling(clients, messages, cfg, ceilingPipe!.topicArn, ceilingPipe!.queueUrl, target);
+        },
+        async () => {
+          seconds.relay += await drain(
+            clients,
+            streamArn,
+            relayHandler(clients, cfg, relayPipe!.topicArn, dlqUrl),
+            relayPipe!.queueUrl,
+            target,
+          );
+        },
+        async () => {
+          seconds.naive += await drain(clients, streamArn, handRolled(clients, cfg, naivePipe!.topicArn), naivePipe!.queueUrl, target);
+        },
+      ];
+      console.log(`${kind}: round ${round + 1} of ${ROUNDS}…`);
+      for (let i = 0; i < phases.length; i++) await phases[(i + round) % phases.length]!();
+    }
+    const total = perRound * ROUNDS;
+    results.push({ kind, relay: total / seconds.relay, top: total / seconds.top, naive: total / seconds.naive });
   }
   console.log(`latency: ${RATE} events/s for ${LATENCY_SECONDS} s…`);
   const lat = await latency(ddb.endpoint);
@@ -291,12 +320,13 @@ try {
     'Relay: stream → SNS',
     `Command: \`npm run bench:relay\` — ${new Date().toISOString().slice(0, 10)}, ${machine()}, load average ${loadavg()[0]?.toFixed(1)} at the end, DynamoDB Local in memory, fauxqs in process.
 
-A backlog of ${EVENTS} events (one event per commit, ${AGGREGATES} aggregates) is drained from DynamoDB Local's stream by the
+A backlog of ${EVENTS} events (one event per commit, ${AGGREGATES} aggregates, in ${ROUNDS} tables of equal size) is drained from DynamoDB Local's stream by the
 local event-source-mapping runner and the real relay handler (batch size ${TUNING.batchSize}, publish
 concurrency ${TUNING.publishConcurrency}) into a topic with a raw-delivery queue behind it; the time runs until every event is in
 the queue. The ceiling sends the same envelopes, pre-built, with \`PublishBatch\` at the same concurrency and no
 stream reading at all. The hand-rolled relay is the usual Lambda: one \`Publish\` per event, awaited in turn,
-through the same runner. Each kind of topic is measured after a warm-up. The backlog is written with
+through the same runner. Each kind of topic is measured after a warm-up; the three paths take turns on each
+table (the order rotating), so a change of machine load weighs on all of them alike. The backlog is written with
 single-item slot updates in the slot format (not the write helper) so that DynamoDB Local's slow transactions
 do not pace the latency run.
 
