@@ -253,7 +253,7 @@ export class ShardReader {
       functionError,
     });
     try {
-      await this.options.onFailure?.(record);
+      await this.options.onFailure?.(record, { Records: [...records] });
     } catch (error) {
       this.context.report(error);
     }

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { RelayEventSourceSettings } from '../event-source.js';
-import type { StreamBatchFailureRecord } from './on-failure.js';
+import type { OnFailureDestination } from './on-failure.js';
 import { type ReaderContext, ShardReader, type ShardState } from './shard-reader.js';
 
 /** The DynamoDB Streams operations the runner uses; a `DynamoDBStreamsClient` fits. */
@@ -27,8 +27,12 @@ export interface StreamRunnerOptions {
   /** The event source mapping's settings, from `relayEventSourceSettings(config)`. */
   readonly settings: RelayEventSourceSettings;
   readonly handler: StreamHandler;
-  /** Receives the invocation record of every batch given up on. @default records are dropped, as without a destination */
-  readonly onFailure?: (record: StreamBatchFailureRecord) => Promise<void> | void;
+  /**
+   * Receives the invocation record of every batch given up on, and the batch itself (an S3
+   * destination keeps it as `payload`; SQS and SNS destinations get the record only).
+   * @default records are dropped, as without a destination
+   */
+  readonly onFailure?: OnFailureDestination;
   /** Time between polls of a shard at its end, in ms. @default 250 — four times a second, like Lambda */
   readonly pollIntervalMs?: number;
   /** Reported in on-failure records. @default a local placeholder ARN */

@@ -4,16 +4,19 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { afterEach, describe, expect, it } from 'vitest';
+import { startFauxqs } from 'fauxqs';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { type RelayEventSourceSettings, relayEventSourceSettings } from '../../shared/event-source.js';
-import type { LocalClients } from '../../shared/local/clients.js';
+import { type LocalClients, localClients } from '../../shared/local/clients.js';
 import { passesFilters } from '../../shared/local/filter-pattern.js';
-import type { StreamBatchFailureRecord } from '../../shared/local/on-failure.js';
+import { type OnFailureDestination, type StreamBatchFailureRecord, s3OnFailureDestination } from '../../shared/local/on-failure.js';
 import { toLambdaRecord } from '../../shared/local/stream-event.js';
 import { type StreamHandler, StreamRunner, type StreamsClient } from '../../shared/local/stream-runner.js';
+import { onFailureRecordProblem } from '../../shared/redrive/on-failure-record.js';
 import { slotKey } from '../../shared/slot.js';
 import { freshTable, testClients } from '../helpers/local.js';
 import { eventWriter } from '../helpers/slot-writer.js';
@@ -44,7 +47,7 @@ function start(
   streamArn: string,
   handler: StreamHandler,
   settings: RelayEventSourceSettings,
-  onFailure?: (r: StreamBatchFailureRecord) => void,
+  onFailure?: OnFailureDestination,
 ) {
   runner = new StreamRunner({
     streams,
@@ -202,6 +205,43 @@ describe('local event-source-mapping runner', () => {
     expect([...succeeded].sort()).toEqual(['o0', 'o1', 'o2', 'o3', 'o4', 'o6', 'o7']);
     // 8 fails → halves of 4 (the first succeeds) → the failing half in 2 → in 1 → the poison alone, retried twice → the rest.
     expect(invocations.map((b) => b.length)).toEqual([8, 4, 4, 2, 1, 1, 1, 1, 2]);
+  });
+
+  it('writes a batch it gives up on to an S3 destination with its records as payload, readable by the redrive tool', async () => {
+    const server = await startFauxqs({ port: 0, logger: false });
+    const s3 = localClients({ dynamodb: inject('dynamodbEndpoint'), aws: server.address });
+    try {
+      server.createBucket('relay-failures');
+      const { clients: c, tableName, streamArn } = await setUp();
+      const write = eventWriter(c.document, tableName, config);
+      await write({ type: 'order', id: 'poison' }, [{ type: 'order.placed', data: {} }]);
+      const handler: StreamHandler = async () => {
+        throw new Error('always failing');
+      };
+      start(
+        c.streams,
+        streamArn,
+        handler,
+        { ...relayEventSourceSettings(config), maxRetryAttempts: 0 },
+        s3OnFailureDestination(s3.s3, 'relay-failures', 'relay/'),
+      );
+      await expect.poll(() => runner!.stats.batchesSentToOnFailure, { timeout: 20_000 }).toBe(1);
+      const { Contents = [] } = await s3.s3.send(new ListObjectsV2Command({ Bucket: 'relay-failures', Prefix: 'relay/' }));
+      expect(Contents).toHaveLength(1);
+      expect(Contents[0]!.Key).toMatch(
+        /^relay\/aws\/lambda\/[^/]+\/[^/]+\/\d{4}\/\d\d\/\d\d\/\d{4}-\d\d-\d\dT\d\d\.\d\d\.\d\d-[0-9a-f-]{36}$/,
+      );
+      const object = await s3.s3.send(new GetObjectCommand({ Bucket: 'relay-failures', Key: Contents[0]!.Key }));
+      const stored: unknown = JSON.parse(await object.Body!.transformToString());
+      expect(onFailureRecordProblem(stored)).toBeUndefined();
+      expect(stored).toMatchObject({
+        requestContext: { condition: 'RetryAttemptsExhausted', approximateInvokeCount: 1 },
+        payload: { Records: [{ eventName: 'INSERT', dynamodb: { NewImage: { aggregateId: { S: 'poison' } } } }] },
+      });
+    } finally {
+      s3.destroy();
+      await server.stop();
+    }
   });
 
   it('renews an expired shard iterator and goes on without losing or repeating records', async () => {
