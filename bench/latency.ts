@@ -63,8 +63,9 @@ try {
   }
   const { queueUrl: deadLetterQueueUrl } = server.createQueue('relay-dlq');
   // DynamoDB Local fails the first read of an iterator taken on an empty shard with
-  // TrimmedDataAccessException once the first record lands; the local runner does not recover
-  // from that, so the shard gets a (business, ignored) record before anyone reads it.
+  // TrimmedDataAccessException once the first record lands; both readers recover, but the
+  // recovery would land in the first measurements, so the shard gets a (business, ignored)
+  // record before anyone reads it.
   await clients.document.send(new PutCommand({ TableName: tableName, Item: { pk: 'BENCH', sk: 'START' } }));
   const relayOptions = { config, sns: clients.sns, sqs: clients.sqs, topicArns, deadLetterQueueUrl };
 
