@@ -1,9 +1,20 @@
-import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { AnyPrincipal, Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Alias, type IKey } from 'aws-cdk-lib/aws-kms';
 import { FifoThroughputScope, type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { OutboxConfig } from '../shared/config.js';
 import { OutboxPropsError } from './props-error.js';
+
+/** The actions of SNS's default topic policy other than `sns:Publish`. */
+const NON_PUBLISH_TOPIC_ACTIONS = [
+  'sns:Subscribe',
+  'sns:ListSubscriptionsByTopic',
+  'sns:GetTopicAttributes',
+  'sns:SetTopicAttributes',
+  'sns:AddPermission',
+  'sns:RemovePermission',
+  'sns:DeleteTopic',
+];
 
 /** Props of {@link OutboxTopics}. */
 export interface OutboxTopicsProps {
@@ -47,6 +58,17 @@ export class OutboxTopics extends Construct {
         masterKey: this.encryptionKey,
         enforceSSL: true,
       });
+      // enforceSSL covers only sns:Publish; the rest of what a topic policy can grant is denied over plain HTTP too.
+      topic.addToResourcePolicy(
+        new PolicyStatement({
+          sid: 'DenyNonTlsAccess',
+          effect: Effect.DENY,
+          principals: [new AnyPrincipal()],
+          actions: NON_PUBLISH_TOPIC_ACTIONS,
+          resources: [topic.topicArn],
+          conditions: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
+      );
       topics.set(name, topic);
     }
     this.topics = topics;
