@@ -147,8 +147,9 @@ export class OutboxAlarms extends Construct {
    * ```
    */
   addDeadLetterQueue(id: string, queue: IQueue): Alarm {
-    const visible = queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: Stats.MAXIMUM, label: id });
-    this.dlqWidget.addLeftMetric(visible);
+    const visible = queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: Stats.MAXIMUM });
+    // A label would turn the alarm into a metric-math alarm, so only the chart gets one.
+    this.dlqWidget.addLeftMetric(visible.with({ label: id }));
     return this.addAlarm(
       `${id}Messages`,
       visible,
