@@ -1,8 +1,9 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { TABLE } from '../shared/table.js';
+import { OutboxPropsError } from './props-error.js';
 
 /** Props of {@link OutboxTable}. */
 export interface OutboxTableProps {
@@ -14,7 +15,7 @@ export interface OutboxTableProps {
   readonly deletionProtection?: boolean;
   /** What happens to the table when it leaves the stack. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
-  /** Customer-managed key for encryption at rest. @default a key owned by DynamoDB (no KMS charges) */
+  /** Customer-managed key for encryption at rest; needs a stack with an explicit region. @default a key owned by DynamoDB (no KMS charges) */
   readonly encryptionKey?: IKey;
 }
 
@@ -34,6 +35,13 @@ export class OutboxTable extends Construct {
 
   constructor(scope: Construct, id: string, props: OutboxTableProps = {}) {
     super(scope, id);
+    if (props.encryptionKey && Token.isUnresolved(Stack.of(this).region)) {
+      throw new OutboxPropsError(
+        this.node.path,
+        'encryptionKey',
+        `is set in the region-agnostic stack ${Stack.of(this).stackName}; allowed: a customer-managed key only in a stack with an explicit env.region (TableV2 names the key per replica region)`,
+      );
+    }
     // `shared/table.ts` fixes both keys as strings (`S`); the template test holds the two together.
     const type = AttributeType.STRING;
     this.table = new TableV2(this, 'Table', {

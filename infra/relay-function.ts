@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { CfnGlobalTable, CfnTable, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { type IEventSourceDlq, type IFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
@@ -20,6 +20,18 @@ export const DEFAULT_RELAY_ENTRY = fileURLToPath(new URL('../functions/relay/han
 
 /** Lambda allows 4 KB of environment in total; the config must leave room for ARNs and Powertools. */
 const MAX_CONFIG_ENV_BYTES = 3_000;
+
+/**
+ * The stream view type of a table defined in this app: `null` when it has no stream,
+ * `undefined` when it cannot be told (an imported table, or a token).
+ */
+function streamViewType(table: ITable): string | null | undefined {
+  const resource = table.node.defaultChild;
+  if (!(resource instanceof CfnGlobalTable || resource instanceof CfnTable)) return undefined;
+  const spec = Stack.of(table).resolve(resource.streamSpecification) as { streamViewType?: unknown } | undefined;
+  if (spec === undefined) return null;
+  return typeof spec.streamViewType === 'string' ? spec.streamViewType : undefined;
+}
 
 /** Props of {@link RelayFunction}. */
 export interface RelayFunctionProps {
@@ -76,8 +88,13 @@ export class RelayFunction extends Construct {
   constructor(scope: Construct, id: string, props: RelayFunctionProps) {
     super(scope, id);
     const { config, table, topics } = props;
-    if (!table.tableStreamArn) {
-      throw new OutboxPropsError(this.node.path, 'table', `${table.node.path} has no stream; allowed: a table with a NEW_IMAGE stream`);
+    const viewType = streamViewType(table);
+    if (!table.tableStreamArn || viewType === null || (viewType !== undefined && !viewType.startsWith('NEW_'))) {
+      throw new OutboxPropsError(
+        this.node.path,
+        'table',
+        `${table.node.path} has ${viewType ? `a ${viewType} stream` : 'no stream'}; allowed: a table whose stream carries new images (NEW_IMAGE)`,
+      );
     }
     const missing = config.topics.filter((t) => !topics.topics.has(t.name)).map((t) => t.name);
     if (missing.length > 0) {

@@ -1,0 +1,124 @@
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { OutboxStack } from '../../infra/outbox-stack.js';
+import { defineConfig } from '../../shared/config.js';
+import { relayEventSourceSettings } from '../../shared/event-source.js';
+import {
+  actionsOf,
+  appWithoutBundling,
+  CONSUMER_FIXTURE,
+  logicalId,
+  RELAY_FIXTURE,
+  resource,
+  resourcesOf,
+  roleStatements,
+  unacknowledgedFindings,
+} from '../helpers/cdk.js';
+
+// A config unlike the repository's: a low-latency type, tuned relay, a standard first topic.
+const config = defineConfig({
+  source: 'urn:test:variants',
+  topics: [{ name: 'audit' }, { name: 'accounts.fifo', fifo: true }],
+  routes: { ledger: 'audit', account: 'accounts.fifo', session: 'audit' },
+  lowLatencyAggregateTypes: ['account', 'session'],
+  relay: {
+    batchSize: 250,
+    maxBatchingWindowSeconds: 2,
+    parallelizationFactor: 4,
+    bisectBatchOnError: false,
+    maxRetryAttempts: 3,
+    maxRecordAgeSeconds: 3600,
+  },
+});
+
+let stack: OutboxStack;
+let template: Template;
+let keyArn: unknown;
+
+beforeAll(() => {
+  stack = new OutboxStack(appWithoutBundling(), 'Variant', {
+    config,
+    env: { account: '123456789012', region: 'eu-west-1' },
+    customerManagedKey: true,
+    relayEntry: RELAY_FIXTURE,
+    consumerEntry: CONSUMER_FIXTURE,
+  });
+  template = Template.fromStack(stack);
+  keyArn = { 'Fn::GetAtt': [logicalId(template, 'AWS::KMS::Key', 'OutboxKey'), 'Arn'] };
+});
+
+describe('OutboxStack with a customer-managed key', () => {
+  it('encrypts the table, every outbox topic, every queue and the bucket with that key', () => {
+    const table = resource(
+      template,
+      'AWS::DynamoDB::GlobalTable',
+      logicalId(template, 'AWS::DynamoDB::GlobalTable', 'OutboxTable'),
+    ).Properties;
+    expect(table.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS' });
+    expect(table.Replicas).toEqual([expect.objectContaining({ SSESpecification: { KMSMasterKeyId: keyArn } })]);
+    for (const topic of stack.outbox.topics.topics.values()) {
+      expect(resource(template, 'AWS::SNS::Topic', stack.getLogicalId(topic.node.defaultChild as never)).Properties.KmsMasterKeyId).toEqual(
+        keyArn,
+      );
+    }
+    for (const queue of Object.values(template.findResources('AWS::SQS::Queue'))) expect(queue.Properties.KmsMasterKeyId).toEqual(keyArn);
+    const bucket = resource(template, 'AWS::S3::Bucket', logicalId(template, 'AWS::S3::Bucket', 'OutboxRelayFailedBatches')).Properties;
+    expect(bucket.BucketEncryption).toEqual({
+      ServerSideEncryptionConfiguration: [
+        { BucketKeyEnabled: true, ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: keyArn } },
+      ],
+    });
+    expect(resource(template, 'AWS::KMS::Key', logicalId(template, 'AWS::KMS::Key', 'OutboxKey')).Properties.EnableKeyRotation).toBe(true);
+  });
+
+  it('grants the relay only named KMS actions, and only on that key', () => {
+    const role = logicalId(template, 'AWS::IAM::Role', 'OutboxRelayRole');
+    const kms = roleStatements(template, role).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
+    expect(kms.flatMap(resourcesOf).every((r) => JSON.stringify(r) === JSON.stringify(keyArn))).toBe(true);
+    expect(new Set(kms.flatMap(actionsOf))).toEqual(new Set(['kms:Decrypt', 'kms:DescribeKey', 'kms:GenerateDataKey']));
+  });
+
+  it('lets SNS use the key to deliver to the encrypted queues', () => {
+    const policy = JSON.stringify(
+      resource(template, 'AWS::KMS::Key', logicalId(template, 'AWS::KMS::Key', 'OutboxKey')).Properties.KeyPolicy,
+    );
+    expect(policy).toContain('sns.amazonaws.com');
+  });
+
+  it('leaves no cdk-nag finding unacknowledged', () => {
+    expect(unacknowledgedFindings(stack)).toEqual([]);
+  });
+});
+
+describe('OutboxStack relay mapping from another config', () => {
+  const mapping = () =>
+    Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).find((m) => m.Properties.StartingPosition === 'TRIM_HORIZON')!
+      .Properties;
+
+  it('deploys the filter of this config, leaving the low-latency types to the processor', () => {
+    const deployed = (mapping().FilterCriteria as { Filters: { Pattern: string }[] }).Filters.map((f) => f.Pattern);
+    const expected = relayEventSourceSettings(config).filterPatterns.map((p) => JSON.stringify(p));
+    expect(deployed).toEqual(expected);
+    expect(JSON.parse(deployed[0]!).dynamodb.NewImage.aggregateType).toEqual({ S: [{ 'anything-but': ['account', 'session'] }] });
+  });
+
+  it('applies the tuning of this config', () => {
+    expect(mapping()).toMatchObject({
+      BatchSize: 250,
+      MaximumBatchingWindowInSeconds: 2,
+      ParallelizationFactor: 4,
+      BisectBatchOnFunctionError: false,
+      MaximumRetryAttempts: 3,
+      MaximumRecordAgeInSeconds: 3600,
+    });
+  });
+
+  it('subscribes the example consumer to the first topic, a standard queue on a standard topic', () => {
+    const queue = resource(template, 'AWS::SQS::Queue', logicalId(template, 'AWS::SQS::Queue', 'OutboxExampleConsumerQueue')).Properties;
+    expect(queue.FifoQueue).toBeUndefined();
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'sqs',
+      TopicArn: { Ref: stack.getLogicalId(stack.outbox.topics.topics.get('audit')!.node.defaultChild as never) },
+    });
+  });
+});
