@@ -10,5 +10,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default', './test/helpers/summary-reporter.ts'],
+    // The SDK's notice that future releases need Node 22 is noise in test output.
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

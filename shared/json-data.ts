@@ -1,0 +1,51 @@
+/**
+ * Why a value would not survive `JSON.stringify` unchanged, with the path to the culprit, or
+ * `undefined` when it is plain JSON data. `JSON.stringify` itself silently drops `undefined`
+ * and functions, turns `NaN` into `null` and `Map` into `{}`; an outbox must not lose data
+ * that way, so such values are refused before anything is written.
+ */
+export function jsonProblem(value: unknown, path = 'data'): string | undefined {
+  return walk(value, path, []);
+}
+
+function walk(value: unknown, path: string, ancestors: object[]): string | undefined {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return undefined;
+    case 'number':
+      return Number.isFinite(value) ? undefined : `${path} is ${value}, which JSON cannot represent`;
+    case 'undefined':
+      return `${path} is undefined, which JSON drops (use null)`;
+    case 'bigint':
+      return `${path} is a BigInt, which JSON cannot represent (use a string or number)`;
+    case 'function':
+      return `${path} is a function`;
+    case 'symbol':
+      return `${path} is a symbol`;
+  }
+  if (value === null) return undefined;
+  const object = value as object;
+  if (ancestors.includes(object)) return `${path} refers back to one of its parents (a cycle)`;
+  if (Array.isArray(object)) {
+    const inner = [...ancestors, object];
+    for (let i = 0; i < object.length; i++) {
+      if (!(i in object)) return `${path}[${i}] is an empty array slot`;
+      const problem = walk(object[i], `${path}[${i}]`, inner);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
+  if (object instanceof Date) return Number.isNaN(object.getTime()) ? `${path} is an invalid Date` : undefined;
+  const prototype = Object.getPrototypeOf(object);
+  if (prototype !== Object.prototype && prototype !== null) {
+    const name = (object.constructor as { name?: string } | undefined)?.name ?? 'an object with a custom prototype';
+    return `${path} is a ${name}, which JSON does not represent faithfully (use a plain object or array)`;
+  }
+  const inner = [...ancestors, object];
+  for (const [key, child] of Object.entries(object)) {
+    const problem = walk(child, `${path}.${key}`, inner);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}

@@ -1,0 +1,217 @@
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { AGGREGATE_TYPE_PATTERN, type OutboxConfig, topicFor } from './config.js';
+import { envelopeJson, MAX_MESSAGE_BYTES, messageSize } from './envelope.js';
+import { WriteValidationError } from './errors.js';
+import { jsonProblem } from './json-data.js';
+import { type AggregateRef, SLOT_PREFIX, type SlotEvent } from './slot.js';
+import { TABLE } from './table.js';
+
+/** One of the caller's business operations, DocumentClient-style (`@aws-sdk/lib-dynamodb`). */
+export type TransactOperation = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * A business operation whose `TableName` may be left out: it then targets the outbox table.
+ * Exactly one of `Put`, `Update`, `Delete`, `ConditionCheck`.
+ */
+export type WriteOperation =
+  | { Put: Omit<NonNullable<TransactOperation['Put']>, 'TableName'> & { TableName?: string } }
+  | { Update: Omit<NonNullable<TransactOperation['Update']>, 'TableName'> & { TableName?: string } }
+  | { Delete: Omit<NonNullable<TransactOperation['Delete']>, 'TableName'> & { TableName?: string } }
+  | { ConditionCheck: Omit<NonNullable<TransactOperation['ConditionCheck']>, 'TableName'> & { TableName?: string } };
+
+/** An event to publish once the transaction commits. */
+export interface EventInput<TData = unknown> {
+  /** The aggregate the event belongs to; its type must have a route in the config. */
+  readonly aggregate: AggregateRef;
+  /** The CloudEvents `type`, e.g. `order.placed`. */
+  readonly type: string;
+  /** Any JSON value; it is published byte for byte as `JSON.stringify` renders it. */
+  readonly data: TData;
+  /** W3C trace context of the caller, carried as the `traceparent` extension. */
+  readonly traceparent?: string;
+}
+
+export interface WriteInput {
+  /** Business operations committed together with the events. @default [] */
+  readonly operations?: readonly WriteOperation[];
+  readonly events: readonly EventInput[];
+  /**
+   * Makes the write idempotent: sent as `ClientRequestToken`, and recorded with the result so
+   * that a retried call (even after the 10-minute token window) returns the first result and
+   * writes nothing. 1–36 printable ASCII characters.
+   */
+  readonly idempotencyKey?: string;
+}
+
+/** The events of one aggregate in this write, in call order. */
+export interface SlotPlan {
+  readonly aggregate: AggregateRef;
+  readonly pk: string;
+  readonly events: SlotEvent[];
+  /** Indexes of these events in the caller's `events` array. */
+  readonly inputIndexes: number[];
+}
+
+export const MAX_TRANSACTION_ACTIONS = 100;
+export const MAX_ITEM_BYTES = 400 * 1024;
+export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+const MAX_EVENT_TYPE_LENGTH = 256;
+const MAX_AGGREGATE_ID_BYTES = 1024;
+/** Version 00 of W3C trace context; later versions may append fields after the flags. */
+const TRACEPARENT_PATTERN = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(-.*)?$/;
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,36}$/;
+/** Envelopes are sized with the widest sequence a slot can reach, so publishing never exceeds the limit. */
+const WIDEST_SEQUENCE = Number.MAX_SAFE_INTEGER;
+
+const KINDS = ['Put', 'Update', 'Delete', 'ConditionCheck'] as const;
+export type OperationKind = (typeof KINDS)[number];
+
+export function operationKind(operation: WriteOperation, index: number): OperationKind {
+  const keys = typeof operation === 'object' && operation !== null ? Object.keys(operation) : [];
+  const kind = keys[0];
+  if (keys.length !== 1 || !KINDS.includes(kind as OperationKind)) {
+    throw new WriteValidationError(
+      'INVALID_OPERATION',
+      `operations[${index}] has ${keys.length === 0 ? 'no action' : `keys ${keys.join(', ')}`}; allowed: exactly one of ${KINDS.join(', ')}`,
+    );
+  }
+  return kind as OperationKind;
+}
+
+/** The operation with its `TableName` filled in, and the identity of the item it targets. */
+export function resolveOperation(
+  operation: WriteOperation,
+  index: number,
+  tableName: string,
+): { kind: OperationKind; operation: TransactOperation; itemId: string | undefined } {
+  const kind = operationKind(operation, index);
+  const body = (operation as unknown as Record<OperationKind, Record<string, unknown>>)[kind];
+  if (typeof body !== 'object' || body === null) {
+    throw new WriteValidationError('INVALID_OPERATION', `operations[${index}].${kind} is ${String(body)}; allowed: an object`);
+  }
+  const table = (body.TableName as string | undefined) ?? tableName;
+  const keySource = kind === 'Put' ? body.Item : body.Key;
+  if (typeof keySource !== 'object' || keySource === null) {
+    throw new WriteValidationError(
+      'INVALID_OPERATION',
+      `operations[${index}].${kind} has no ${kind === 'Put' ? 'Item' : 'Key'}; allowed: an object of attribute values`,
+    );
+  }
+  let itemId: string | undefined;
+  if (table === tableName) {
+    const key = keySource as Record<string, unknown>;
+    const pk = key[TABLE.partitionKey];
+    const sk = key[TABLE.sortKey];
+    if (typeof pk === 'string' && pk.startsWith(SLOT_PREFIX)) {
+      throw new WriteValidationError(
+        'INVALID_OPERATION',
+        `operations[${index}].${kind} targets ${JSON.stringify(pk)}; keys starting with "${SLOT_PREFIX}" are outbox slots, written only through events`,
+      );
+    }
+    itemId = `${table}\u0000${JSON.stringify([pk, sk])}`;
+  } else if (kind !== 'Put') {
+    const key = keySource as Record<string, unknown>;
+    itemId = `${table}\u0000${JSON.stringify(
+      Object.keys(key)
+        .sort()
+        .map((name) => [name, key[name]]),
+    )}`;
+  }
+  return { kind, operation: { [kind]: { ...body, TableName: table } } as TransactOperation, itemId };
+}
+
+function validateEvent(event: EventInput, index: number, config: OutboxConfig): void {
+  const path = `events[${index}]`;
+  if (typeof event !== 'object' || event === null) {
+    throw new WriteValidationError('MISSING_AGGREGATE', `${path} is ${String(event)}; allowed: { aggregate, type, data }`);
+  }
+  const { aggregate, type } = event;
+  if (typeof aggregate !== 'object' || aggregate === null || typeof aggregate.type !== 'string' || typeof aggregate.id !== 'string') {
+    throw new WriteValidationError(
+      'MISSING_AGGREGATE',
+      `${path}.aggregate is ${JSON.stringify(aggregate) ?? 'undefined'}; allowed: { type: string, id: string }`,
+    );
+  }
+  if (aggregate.id === '' || Buffer.byteLength(aggregate.id) > MAX_AGGREGATE_ID_BYTES) {
+    throw new WriteValidationError(
+      'MISSING_AGGREGATE',
+      `${path}.aggregate.id is ${JSON.stringify(aggregate.id.slice(0, 40))} (${Buffer.byteLength(aggregate.id)} bytes); allowed: 1–${MAX_AGGREGATE_ID_BYTES} bytes`,
+    );
+  }
+  if (!AGGREGATE_TYPE_PATTERN.test(aggregate.type) || topicFor(config, aggregate.type) === undefined) {
+    throw new WriteValidationError(
+      'UNROUTED_AGGREGATE_TYPE',
+      `${path}.aggregate.type ${JSON.stringify(aggregate.type)} has no route; allowed: ${Object.keys(config.routes)
+        .map((t) => JSON.stringify(t))
+        .join(', ')}`,
+    );
+  }
+  if (typeof type !== 'string' || type.trim() === '' || type.length > MAX_EVENT_TYPE_LENGTH) {
+    throw new WriteValidationError(
+      'MISSING_EVENT_TYPE',
+      `${path}.type is ${JSON.stringify(type) ?? 'undefined'}; allowed: a non-empty string of at most ${MAX_EVENT_TYPE_LENGTH} characters, e.g. "order.placed"`,
+    );
+  }
+  const problem = 'data' in event ? jsonProblem(event.data, `${path}.data`) : `${path}.data is missing (use null for no data)`;
+  if (problem !== undefined) {
+    throw new WriteValidationError(
+      'DATA_NOT_SERIALIZABLE',
+      `${problem}; allowed: JSON data (plain objects, arrays, strings, finite numbers, booleans, null)`,
+    );
+  }
+  if (event.traceparent !== undefined && (typeof event.traceparent !== 'string' || !TRACEPARENT_PATTERN.test(event.traceparent))) {
+    throw new WriteValidationError(
+      'INVALID_TRACEPARENT',
+      `${path}.traceparent is ${JSON.stringify(event.traceparent)}; allowed: a W3C traceparent such as "00-<32 hex>-<16 hex>-01"`,
+    );
+  }
+}
+
+/**
+ * Validates the events and groups them into one slot plan per aggregate (call order kept),
+ * assigning ids and times, and checks each envelope against the SNS size limit.
+ */
+export function planSlots(events: readonly EventInput[], config: OutboxConfig, stamp: () => { id: string; time: string }): SlotPlan[] {
+  const slots = new Map<string, SlotPlan>();
+  events.forEach((event, index) => {
+    validateEvent(event, index, config);
+    const pk = `${SLOT_PREFIX}${event.aggregate.type}#${event.aggregate.id}`;
+    const { id, time } = stamp();
+    const stored: SlotEvent = {
+      id,
+      type: event.type,
+      time,
+      data: JSON.stringify(event.data),
+      ...(event.traceparent === undefined ? {} : { traceparent: event.traceparent }),
+    };
+    const body = envelopeJson(
+      { source: config.source, aggregateType: event.aggregate.type, aggregateId: event.aggregate.id, sequenceEpoch: time },
+      stored,
+      WIDEST_SEQUENCE,
+    );
+    const size = messageSize(body, event.type, event.aggregate.type);
+    if (size > MAX_MESSAGE_BYTES) {
+      throw new WriteValidationError(
+        'ENVELOPE_TOO_LARGE',
+        `events[${index}] makes an envelope of ${size} bytes; allowed: at most ${MAX_MESSAGE_BYTES} bytes (the SNS message limit) — store large payloads elsewhere and send a reference`,
+      );
+    }
+    let slot = slots.get(pk);
+    if (slot === undefined) {
+      slot = { aggregate: { type: event.aggregate.type, id: event.aggregate.id }, pk, events: [], inputIndexes: [] };
+      slots.set(pk, slot);
+    }
+    slot.events.push(stored);
+    slot.inputIndexes.push(index);
+  });
+  return [...slots.values()];
+}
+
+export function validateIdempotencyKey(key: unknown): void {
+  if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key))) {
+    throw new WriteValidationError(
+      'INVALID_IDEMPOTENCY_KEY',
+      `idempotencyKey is ${JSON.stringify(key)}; allowed: 1–36 printable ASCII characters without spaces (DynamoDB ClientRequestToken), e.g. a UUID`,
+    );
+  }
+}

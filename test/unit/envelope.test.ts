@@ -1,0 +1,84 @@
+import { CloudEvent, HTTP, ValidationError } from 'cloudevents';
+import { describe, expect, it } from 'vitest';
+import { messageSize, slotMessages } from '../../shared/envelope.js';
+import type { OutboxSlot } from '../../shared/slot.js';
+import { slotProblem } from '../../shared/slot.js';
+
+const slot: OutboxSlot = {
+  pk: 'OUTBOX#order#o-1',
+  sk: 'OUTBOX',
+  kind: 'outbox-slot',
+  aggregateType: 'order',
+  aggregateId: 'o-1',
+  source: 'urn:test:shop',
+  seq: 7,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  expiresAt: 1_900_000_000,
+  events: [
+    { id: '01890a5d-ac96-774b-bcce-b302099a8057', type: 'order.placed', time: '2026-01-02T00:00:00.000Z', data: '{"total":42}' },
+    {
+      id: '01890a5d-ac96-774b-bcce-b302099a8058',
+      type: 'order.priced',
+      time: '2026-01-02T00:00:00.000Z',
+      data: '{"total":40,"note":"ünïcødé"}',
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+    },
+  ],
+};
+
+describe('CloudEvents envelope', () => {
+  it('emits structured CloudEvents 1.0 that the cloudevents SDK parses and validates', () => {
+    const messages = slotMessages(slot);
+    expect(messages.map((m) => m.sequence)).toEqual([6, 7]);
+    for (const message of messages) {
+      const event = HTTP.toEvent({ headers: { 'content-type': 'application/cloudevents+json; charset=utf-8' }, body: message.body });
+      const single = Array.isArray(event) ? event[0] : event;
+      expect(single).toBeInstanceOf(CloudEvent);
+      expect((single as CloudEvent).validate()).toBe(true);
+    }
+    const [placed, priced] = messages.map((m) => JSON.parse(m.body));
+    expect(placed).toEqual({
+      specversion: '1.0',
+      id: slot.events[0]?.id,
+      source: 'urn:test:shop',
+      type: 'order.placed',
+      subject: 'o-1',
+      time: '2026-01-02T00:00:00.000Z',
+      datacontenttype: 'application/json',
+      aggregatetype: 'order',
+      sequence: 6,
+      sequenceepoch: '2026-01-01T00:00:00.000Z',
+      data: { total: 42 },
+    });
+    expect(priced.traceparent).toBe('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+    expect(priced.data).toEqual({ total: 40, note: 'ünïcødé' });
+  });
+
+  it('keeps the extensions valid for the SDK (lower-case names, typed values)', () => {
+    const body = JSON.parse(slotMessages(slot)[1]?.body as string);
+    const event = new CloudEvent(body, true);
+    expect(event.sequence).toBe(7);
+    expect(event.aggregatetype).toBe('order');
+    expect(() => new CloudEvent({ ...body, source: undefined }, true)).toThrow(ValidationError);
+  });
+
+  it('counts message size in bytes, attributes included', () => {
+    const body = slotMessages(slot)[1]?.body as string;
+    expect(messageSize(body, 'order.priced', 'order')).toBe(
+      Buffer.byteLength(body) +
+        'type'.length +
+        'String'.length +
+        'order.priced'.length +
+        'aggregatetype'.length +
+        'String'.length +
+        'order'.length,
+    );
+  });
+
+  it('recognises a well-formed slot and names what is wrong with a broken one', () => {
+    expect(slotProblem(slot as unknown as Record<string, unknown>)).toBeUndefined();
+    expect(slotProblem({ ...slot, seq: 1 })).toBe('events outnumber seq');
+    expect(slotProblem({ ...slot, pk: 'ORDER#o-1' })).toMatch(/does not start with OUTBOX#/);
+    expect(slotProblem({ ...slot, events: [{ id: 'x' }] })).toBe('events[0].type is missing');
+  });
+});
