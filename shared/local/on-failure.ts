@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { SendMessageCommand, type SendMessageCommandOutput } from '@aws-sdk/client-sqs';
+import type { DynamoDBRecord } from 'aws-lambda';
+
+/** Why the event source mapping gave up on a batch. */
+export type OnFailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
+
+/** AWS's invocation record for a DynamoDB stream batch sent to an on-failure destination. */
+export interface StreamBatchFailureRecord {
+  readonly requestContext: {
+    readonly requestId: string;
+    readonly functionArn: string;
+    readonly condition: OnFailureCondition;
+    readonly approximateInvokeCount: number;
+  };
+  readonly responseContext: { readonly statusCode: number; readonly executedVersion: string; readonly functionError?: string };
+  readonly version: '1.0';
+  readonly timestamp: string;
+  readonly DDBStreamBatchInfo: {
+    readonly shardId: string;
+    readonly startSequenceNumber: string;
+    readonly endSequenceNumber: string;
+    readonly approximateArrivalOfFirstRecord: string;
+    readonly approximateArrivalOfLastRecord: string;
+    readonly batchSize: number;
+    readonly streamArn: string;
+  };
+}
+
+const arrival = (record: DynamoDBRecord | undefined): string => {
+  const seconds = record?.dynamodb?.ApproximateCreationDateTime ?? 0;
+  return `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
+};
+
+export interface FailedBatch {
+  readonly records: readonly DynamoDBRecord[];
+  readonly shardId: string;
+  readonly streamArn: string;
+  readonly functionArn: string;
+  readonly condition: OnFailureCondition;
+  readonly invokeCount: number;
+  /** Set when the last invocation threw rather than reporting failed items. */
+  readonly functionError: boolean;
+}
+
+/** Builds the `DDBStreamBatchInfo` invocation record the way Lambda writes it: coordinates only, not the records. */
+export function batchFailureRecord(batch: FailedBatch, now: Date = new Date()): StreamBatchFailureRecord {
+  const first = batch.records[0];
+  const last = batch.records.at(-1);
+  return {
+    requestContext: {
+      requestId: randomUUID(),
+      functionArn: batch.functionArn,
+      condition: batch.condition,
+      approximateInvokeCount: batch.invokeCount,
+    },
+    responseContext: { statusCode: 200, executedVersion: '$LATEST', ...(batch.functionError ? { functionError: 'Unhandled' } : {}) },
+    version: '1.0',
+    timestamp: now.toISOString(),
+    DDBStreamBatchInfo: {
+      shardId: batch.shardId,
+      startSequenceNumber: first?.dynamodb?.SequenceNumber ?? '',
+      endSequenceNumber: last?.dynamodb?.SequenceNumber ?? '',
+      approximateArrivalOfFirstRecord: arrival(first),
+      approximateArrivalOfLastRecord: arrival(last),
+      batchSize: batch.records.length,
+      streamArn: batch.streamArn,
+    },
+  };
+}
+
+/** The SQS operation an SQS on-failure destination needs; an `SQSClient` fits. */
+export interface OnFailureQueueClient {
+  send(command: SendMessageCommand): Promise<SendMessageCommandOutput>;
+}
+
+/**
+ * An on-failure destination that sends the invocation record to an SQS queue, as an event
+ * source mapping with `OnFailure: { Destination: <queue ARN> }` does.
+ *
+ * @example
+ * ```ts
+ * new StreamRunner({ ..., onFailure: sqsOnFailureDestination(clients.sqs, queueUrl) });
+ * ```
+ */
+export const sqsOnFailureDestination =
+  (sqs: OnFailureQueueClient, queueUrl: string) =>
+  async (record: StreamBatchFailureRecord): Promise<void> => {
+    await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(record) }));
+  };

@@ -1,0 +1,45 @@
+import { SendMessageCommand, type SendMessageCommandOutput } from '@aws-sdk/client-sqs';
+import { RELAY_DEAD_LETTER_KIND, type RelayDeadLetter } from '../dead-letter.js';
+import { type BackoffOptions, backoffDelay, delay } from './backoff.js';
+import { describeError, requestErrorKind } from './failure-kind.js';
+
+/** The SQS operation the dead-letter sender needs; an `SQSClient` fits. */
+export interface DeadLetterClient {
+  send(command: SendMessageCommand): Promise<SendMessageCommandOutput>;
+}
+
+export type DeadLetterFields = Omit<RelayDeadLetter, 'kind' | 'version' | 'failedAt'>;
+
+export type DeadLetterResult = { readonly status: 'sent' } | { readonly status: 'failed'; readonly detail: string };
+
+/** Writes relay dead letters to the DLQ, retrying transient SQS failures a bounded number of times. */
+export class DeadLetterSender {
+  constructor(
+    private readonly sqs: DeadLetterClient,
+    private readonly queueUrl: string,
+    private readonly maxAttempts: number,
+    private readonly backoff: BackoffOptions = {},
+  ) {}
+
+  async send(fields: DeadLetterFields, now: Date = new Date()): Promise<DeadLetterResult> {
+    const letter: RelayDeadLetter = { kind: RELAY_DEAD_LETTER_KIND, version: 1, failedAt: now.toISOString(), ...fields };
+    const body = JSON.stringify(letter);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.sqs.send(
+          new SendMessageCommand({
+            QueueUrl: this.queueUrl,
+            MessageBody: body,
+            MessageAttributes: { reason: { DataType: 'String', StringValue: fields.reason } },
+          }),
+        );
+        return { status: 'sent' };
+      } catch (error) {
+        if (requestErrorKind(error) === 'permanent' || attempt >= this.maxAttempts) {
+          return { status: 'failed', detail: `relay DLQ rejected the dead letter: ${describeError(error)}` };
+        }
+        await delay(backoffDelay(attempt, this.backoff));
+      }
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { OutboxConfig, TopicConfig } from '../config.js';
+import { topicFor } from '../config.js';
+import { type SlotMessage, slotMessages } from '../envelope.js';
+import { type OutboxSlot, SLOT_KIND, SLOT_PREFIX, slotProblem } from '../slot.js';
+import { TABLE } from '../table.js';
+import type { StreamRecordInput } from './stream-record.js';
+
+/** What one stream record decodes to. */
+export type DecodedRecord =
+  /** Not the relay's business: a business item, a TTL removal, or an aggregate type another path publishes. */
+  | { readonly status: 'ignored'; readonly reason: string }
+  /** Looks like an outbox slot (key prefix and kind) but is not a well-formed one. */
+  | { readonly status: 'malformed'; readonly problem: string; readonly rawImage: unknown }
+  /** The aggregate type has no route in the config. */
+  | { readonly status: 'unrouted'; readonly aggregateType: string; readonly messages: readonly SlotMessage[] }
+  | { readonly status: 'decoded'; readonly topic: Required<TopicConfig>; readonly messages: readonly SlotMessage[] };
+
+export interface DecodeOptions {
+  /** Aggregate types this relay leaves alone (the other publishing path takes them). */
+  readonly ignoreAggregateTypes?: readonly string[];
+}
+
+const stringAttribute = (image: Record<string, unknown>, name: string): string | undefined => {
+  const value = image[name];
+  if (typeof value !== 'object' || value === null) return undefined;
+  const s = (value as { S?: unknown }).S;
+  return typeof s === 'string' ? s : undefined;
+};
+
+/**
+ * Decodes a stream record's `NewImage` into the CloudEvents messages of the commit it holds,
+ * each with its per-aggregate sequence, and the topic they route to. Records that are not
+ * outbox-slot inserts or modifies are ignored, so a looser filter upstream is harmless.
+ *
+ * @example
+ * ```ts
+ * const decoded = decodeStreamRecord(record, config);
+ * if (decoded.status === 'decoded') for (const m of decoded.messages) console.log(m.sequence, m.body);
+ * ```
+ */
+export function decodeStreamRecord(record: StreamRecordInput, config: OutboxConfig, options: DecodeOptions = {}): DecodedRecord {
+  if (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') {
+    return { status: 'ignored', reason: `event ${record.eventName ?? '(none)'} carries no new events` };
+  }
+  const image = record.dynamodb?.NewImage;
+  if (image === undefined) return { status: 'ignored', reason: 'the record has no NewImage' };
+  const pk = stringAttribute(image, TABLE.partitionKey);
+  if (pk === undefined || !pk.startsWith(SLOT_PREFIX) || stringAttribute(image, 'kind') !== SLOT_KIND) {
+    return { status: 'ignored', reason: 'not an outbox slot' };
+  }
+  let item: Record<string, unknown>;
+  try {
+    item = unmarshall(image as Record<string, AttributeValue>);
+  } catch (error) {
+    return { status: 'malformed', problem: `NewImage is not DynamoDB JSON (${(error as Error).message})`, rawImage: image };
+  }
+  const problem = slotProblem(item);
+  if (problem !== undefined) return { status: 'malformed', problem, rawImage: image };
+  const slot = item as unknown as OutboxSlot;
+  if (options.ignoreAggregateTypes?.includes(slot.aggregateType)) {
+    return { status: 'ignored', reason: `aggregate type ${slot.aggregateType} is published by another path` };
+  }
+  const messages = slotMessages(slot);
+  const topic = topicFor(config, slot.aggregateType);
+  if (topic === undefined) return { status: 'unrouted', aggregateType: slot.aggregateType, messages };
+  return { status: 'decoded', topic, messages };
+}

@@ -1,0 +1,17 @@
+export type { BackoffOptions } from './backoff.js';
+export { backoffDelay } from './backoff.js';
+export type { DeadLetterClient, DeadLetterFields, DeadLetterResult } from './dead-letter-sender.js';
+export { DeadLetterSender } from './dead-letter-sender.js';
+export type { DecodedRecord, DecodeOptions } from './decode.js';
+export { decodeStreamRecord } from './decode.js';
+export type { FailureKind } from './failure-kind.js';
+export { entryFailureKind, requestErrorKind } from './failure-kind.js';
+export type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.js';
+export { lowestFailedSequenceNumber } from './outcome.js';
+export { MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, messageGroupId, publishEntry } from './publish-entry.js';
+export type { PublishBatchClient, RelayOptions } from './relay.js';
+export { Relay } from './relay.js';
+export type { RelayEnvironment } from './relay-env.js';
+export { relayEnvironment } from './relay-env.js';
+export type { RecordCoordinates, StreamRecordInput } from './stream-record.js';
+export { coordinatesOf } from './stream-record.js';

@@ -1,0 +1,66 @@
+import type { TopicConfig } from '../config.js';
+import type { SlotMessage } from '../envelope.js';
+
+/** One event waiting in its aggregate's lane. */
+export interface LaneItem {
+  readonly recordIndex: number;
+  readonly message: SlotMessage;
+  /** The topic, or `undefined` when the aggregate type has no route (the item goes to the DLQ). */
+  readonly topic: Required<TopicConfig> | undefined;
+  attempts: number;
+}
+
+/**
+ * An aggregate's events of one batch, in stream order. Only the head is ever in flight, so a
+ * later event of the aggregate can never overtake an earlier one, whatever fails.
+ */
+export interface Lane {
+  readonly key: string;
+  readonly items: LaneItem[];
+  busy: boolean;
+  /** Epoch ms before which the head must not be retried. */
+  readyAt: number;
+  failed: boolean;
+}
+
+export const laneKey = (message: Pick<SlotMessage, 'aggregateType' | 'aggregateId'>): string =>
+  `${message.aggregateType}#${message.aggregateId}`;
+
+/** The aggregates' lanes of one batch, in the order their first record came. */
+export class Lanes {
+  private readonly byKey = new Map<string, Lane>();
+
+  add(recordIndex: number, messages: readonly SlotMessage[], topic: Required<TopicConfig> | undefined): void {
+    for (const message of messages) {
+      const key = laneKey(message);
+      let lane = this.byKey.get(key);
+      if (lane === undefined) {
+        lane = { key, items: [], busy: false, readyAt: 0, failed: false };
+        this.byKey.set(key, lane);
+      }
+      lane.items.push({ recordIndex, message, topic, attempts: 0 });
+    }
+  }
+
+  /** Lanes whose head may be sent now. */
+  *ready(now: number): Generator<Lane> {
+    for (const lane of this.byKey.values()) {
+      if (!lane.busy && !lane.failed && lane.items.length > 0 && lane.readyAt <= now) yield lane;
+    }
+  }
+
+  /** True while some lane still has work, now or after a backoff. */
+  pending(): boolean {
+    for (const lane of this.byKey.values()) if (!lane.failed && lane.items.length > 0) return true;
+    return false;
+  }
+
+  /** The earliest time a waiting lane becomes ready, or `undefined` when none waits. */
+  nextReadyAt(): number | undefined {
+    let next: number | undefined;
+    for (const lane of this.byKey.values()) {
+      if (!lane.busy && !lane.failed && lane.items.length > 0 && (next === undefined || lane.readyAt < next)) next = lane.readyAt;
+    }
+    return next;
+  }
+}

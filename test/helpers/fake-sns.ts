@@ -1,0 +1,61 @@
+import type { PublishBatchCommand, PublishBatchCommandOutput, PublishBatchRequestEntry } from '@aws-sdk/client-sns';
+import type { SendMessageCommand, SendMessageCommandOutput } from '@aws-sdk/client-sqs';
+import type { DeadLetterClient, PublishBatchClient } from '../../shared/relay/index.js';
+
+/** What happens to one entry or request, decided by the test. */
+export type EntryFate = 'ok' | 'transient' | 'permanent';
+
+/** An in-memory SNS for unit tests: records every request and accepts entries as the test decides. */
+export class FakeSns implements PublishBatchClient {
+  readonly requests: { topicArn: string; entries: PublishBatchRequestEntry[] }[] = [];
+  /** Event ids in the order SNS accepted them. */
+  readonly accepted: string[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+
+  constructor(
+    private readonly fate: (entry: PublishBatchRequestEntry) => EntryFate = () => 'ok',
+    private readonly requestFate: () => 'ok' | 'throttled' | 'denied' = () => 'ok',
+  ) {}
+
+  async send(command: PublishBatchCommand): Promise<PublishBatchCommandOutput> {
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    await Promise.resolve();
+    this.inFlight--;
+    const entries = command.input.PublishBatchRequestEntries ?? [];
+    this.requests.push({ topicArn: command.input.TopicArn ?? '', entries });
+    const request = this.requestFate();
+    if (request === 'throttled')
+      throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottledException', $metadata: { httpStatusCode: 400 } });
+    if (request === 'denied')
+      throw Object.assign(new Error('not allowed'), { name: 'AuthorizationErrorException', $metadata: { httpStatusCode: 403 } });
+    const output: PublishBatchCommandOutput = { Successful: [], Failed: [], $metadata: {} };
+    for (const entry of entries) {
+      const fate = this.fate(entry);
+      if (fate === 'ok') {
+        this.accepted.push(JSON.parse(entry.Message ?? '{}').id);
+        output.Successful!.push({ Id: entry.Id, MessageId: `m-${this.accepted.length}` });
+      } else {
+        output.Failed!.push({
+          Id: entry.Id,
+          Code: fate === 'permanent' ? 'InvalidParameter' : 'InternalError',
+          SenderFault: fate === 'permanent',
+          Message: fate,
+        });
+      }
+    }
+    return output;
+  }
+}
+
+/** An in-memory SQS for the relay DLQ. */
+export class FakeSqs implements DeadLetterClient {
+  readonly bodies: string[] = [];
+  constructor(private readonly fail = false) {}
+  async send(command: SendMessageCommand): Promise<SendMessageCommandOutput> {
+    if (this.fail) throw Object.assign(new Error('queue gone'), { name: 'QueueDoesNotExist', $metadata: { httpStatusCode: 400 } });
+    this.bodies.push(command.input.MessageBody ?? '');
+    return { $metadata: {} };
+  }
+}

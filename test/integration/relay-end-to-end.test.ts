@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineConfig } from '../../shared/config.js';
+import { isRelayDeadLetter } from '../../shared/dead-letter.js';
+import { relayEventSourceSettings } from '../../shared/event-source.js';
+import { StreamRunner } from '../../shared/local/stream-runner.js';
+import { deliveryReport } from '../helpers/delivery.js';
+import { RELAY_DLQ, type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
+import { type CommittedEvent, commitEvents, inParallel } from '../helpers/slot-writer.js';
+
+const config = defineConfig({
+  source: 'urn:test:relay',
+  topics: [{ name: 'orders.fifo', fifo: true }, { name: 'payments' }],
+  routes: { order: 'orders.fifo', payment: 'payments' },
+});
+const ORDERS = subscriberQueue('orders.fifo');
+
+let stack: RelayTestStack;
+let runner: StreamRunner;
+
+beforeAll(async () => {
+  stack = await startRelayStack(config);
+  runner = new StreamRunner({
+    streams: stack.clients.streams,
+    streamArn: stack.streamArn,
+    settings: relayEventSourceSettings(config),
+    handler: stack.handler(),
+  });
+  runner.start();
+});
+
+afterAll(async () => {
+  await runner?.stop();
+  await stack?.stop();
+});
+
+describe('relay end to end (DynamoDB Local → runner → handler → fauxqs)', () => {
+  it('delivers 1,000 events over 50 aggregates written concurrently exactly once, in per-aggregate order', async () => {
+    // Round-robin over aggregates so concurrent commits hit many slots, and sometimes the same one, at once.
+    const commits = Array.from({ length: 10 }, (_, c) => c).flatMap((c) =>
+      Array.from(
+        { length: 50 },
+        (_, a) => () =>
+          commitEvents(stack.clients.document, stack.tableName, { type: 'order', id: `o-${a}` }, [
+            { type: 'order.changed', data: { a, c, step: 0 } },
+            { type: 'order.changed', data: { a, c, step: 1 } },
+          ]),
+      ),
+    );
+    const committed = (await inParallel(16, commits)).flat();
+    expect(committed).toHaveLength(1000);
+
+    await expect.poll(() => new Set(stack.envelopes(ORDERS).map((e) => e.id)).size, { timeout: 60_000, interval: 200 }).toBe(1000);
+    const report = deliveryReport(committed, stack.envelopes(ORDERS));
+    expect(report.missing).toEqual([]);
+    expect(report.unexpected).toEqual([]);
+    expect(report.outOfOrder).toEqual([]);
+    const received = stack.envelopes(ORDERS);
+    expect(received[0]).toMatchObject({
+      specversion: '1.0',
+      source: 'urn:test:relay',
+      aggregatetype: 'order',
+      datacontenttype: 'application/json',
+    });
+  });
+
+  it('sends a poison event to the relay DLQ with its full envelope and reason while other aggregates keep flowing', async () => {
+    const before = stack.bodies(subscriberQueue('payments')).length;
+    const huge = 'x'.repeat(300_000);
+    const poison = await commitEvents(stack.clients.document, stack.tableName, { type: 'payment', id: 'p-poison' }, [
+      { type: 'payment.captured', data: { note: huge } },
+    ]);
+    const after = await commitEvents(stack.clients.document, stack.tableName, { type: 'payment', id: 'p-poison' }, [
+      { type: 'payment.refunded', data: { ok: true } },
+    ]);
+    const others: CommittedEvent[] = (
+      await inParallel(
+        8,
+        Array.from(
+          { length: 20 },
+          (_, i) => () =>
+            commitEvents(stack.clients.document, stack.tableName, { type: 'payment', id: `p-${i}` }, [
+              { type: 'payment.captured', data: { i } },
+            ]),
+        ),
+      )
+    ).flat();
+
+    await expect.poll(() => stack.bodies(RELAY_DLQ).length, { timeout: 30_000, interval: 200 }).toBe(1);
+    const letter: unknown = JSON.parse(stack.bodies(RELAY_DLQ)[0]!);
+    expect(isRelayDeadLetter(letter)).toBe(true);
+    expect(letter).toMatchObject({
+      reason: 'PUBLISH_REJECTED',
+      eventId: poison[0]!.id,
+      aggregateType: 'payment',
+      aggregateId: 'p-poison',
+      sequence: 1,
+      topic: 'payments',
+      record: { eventSourceArn: stack.streamArn },
+    });
+    const envelope = JSON.parse((letter as { envelope: string }).envelope);
+    expect(envelope).toMatchObject({ id: poison[0]!.id, type: 'payment.captured', data: { note: huge } });
+    expect((letter as { detail: string }).detail).toMatch(/bytes; allowed: at most 262144 bytes/);
+
+    const expected = [...after, ...others].map((e) => e.id).sort();
+    await expect
+      .poll(
+        () =>
+          stack
+            .envelopes(subscriberQueue('payments'))
+            .slice(before)
+            .map((e) => e.id)
+            .sort(),
+        { timeout: 30_000, interval: 200 },
+      )
+      .toEqual(expected);
+  });
+});

@@ -1,0 +1,231 @@
+import {
+  DescribeStreamCommand,
+  ExpiredIteratorException,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defineConfig } from '../../shared/config.js';
+import { type RelayEventSourceSettings, relayEventSourceSettings } from '../../shared/event-source.js';
+import type { LocalClients } from '../../shared/local/clients.js';
+import { passesFilters } from '../../shared/local/filter-pattern.js';
+import type { StreamBatchFailureRecord } from '../../shared/local/on-failure.js';
+import { toLambdaRecord } from '../../shared/local/stream-event.js';
+import { type StreamHandler, StreamRunner, type StreamsClient } from '../../shared/local/stream-runner.js';
+import { slotKey } from '../../shared/slot.js';
+import { freshTable, testClients } from '../helpers/local.js';
+import { commitEvents } from '../helpers/slot-writer.js';
+
+const config = defineConfig({
+  source: 'urn:test:runner',
+  topics: [{ name: 'orders' }],
+  routes: { order: 'orders', fast: 'orders' },
+  lowLatencyAggregateTypes: ['fast'],
+});
+
+let clients: LocalClients | undefined;
+let runner: StreamRunner | undefined;
+
+afterEach(async () => {
+  await runner?.stop();
+  clients?.destroy();
+});
+
+async function setUp(): Promise<{ clients: LocalClients; tableName: string; streamArn: string }> {
+  clients = testClients();
+  const table = await freshTable(clients, 'runner');
+  return { clients, ...table };
+}
+
+function start(
+  streams: StreamsClient,
+  streamArn: string,
+  handler: StreamHandler,
+  settings: RelayEventSourceSettings,
+  onFailure?: (r: StreamBatchFailureRecord) => void,
+) {
+  runner = new StreamRunner({
+    streams,
+    streamArn,
+    settings,
+    handler,
+    ...(onFailure === undefined ? {} : { onFailure }),
+    pollIntervalMs: 50,
+  });
+  runner.start();
+  return runner;
+}
+
+/** Every record of the stream, read directly, in the Lambda shape. */
+async function wholeStream(c: LocalClients, streamArn: string): Promise<DynamoDBRecord[]> {
+  const { StreamDescription } = await c.streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+  const all: DynamoDBRecord[] = [];
+  for (const shard of StreamDescription?.Shards ?? []) {
+    let { ShardIterator } = await c.streams.send(
+      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
+    );
+    while (ShardIterator !== undefined) {
+      const page = await c.streams.send(new GetRecordsCommand({ ShardIterator }));
+      all.push(...(page.Records ?? []).map((r) => toLambdaRecord(r, streamArn)));
+      if ((page.Records ?? []).length === 0) break;
+      ShardIterator = page.NextShardIterator;
+    }
+  }
+  return all;
+}
+
+const recorder = () => {
+  const invocations: DynamoDBRecord[][] = [];
+  const handler: StreamHandler = async (event: DynamoDBStreamEvent) => {
+    invocations.push(event.Records);
+    return { batchItemFailures: [] };
+  };
+  return { invocations, handler, records: () => invocations.flat() };
+};
+
+const sequences = (records: readonly DynamoDBRecord[]) => records.map((r) => r.dynamodb?.SequenceNumber);
+
+describe('local event-source-mapping runner', () => {
+  it('hands over exactly the records the relay filter patterns pass, in the exact Lambda record shape', async () => {
+    const { clients: c, tableName, streamArn } = await setUp();
+    const settings = relayEventSourceSettings(config);
+    await c.document.send(new PutCommand({ TableName: tableName, Item: { pk: 'ORDER#1', sk: 'ORDER', total: 5 } }));
+    await commitEvents(c.document, tableName, { type: 'order', id: 'a' }, [{ type: 'order.placed', data: {} }]);
+    await commitEvents(c.document, tableName, { type: 'order', id: 'a' }, [{ type: 'order.paid', data: {} }]);
+    await commitEvents(c.document, tableName, { type: 'fast', id: 'f' }, [{ type: 'fast.moved', data: {} }]);
+    await c.document.send(new PutCommand({ TableName: tableName, Item: { pk: 'OUTBOX#order#x', sk: 'OTHER', kind: 'business' } }));
+    await c.document.send(new DeleteCommand({ TableName: tableName, Key: slotKey({ type: 'order', id: 'a' }) }));
+    await c.document.send(new DeleteCommand({ TableName: tableName, Key: { pk: 'ORDER#1', sk: 'ORDER' } }));
+
+    const seen = recorder();
+    const r = start(c.streams, streamArn, seen.handler, settings);
+    await r.idle();
+
+    const stream = await wholeStream(c, streamArn);
+    expect(stream).toHaveLength(7);
+    const expected = stream.filter((record) => passesFilters(settings.filterPatterns, record));
+    expect(sequences(seen.records())).toEqual(sequences(expected));
+    expect(seen.records().map((x) => [x.eventName, x.dynamodb?.NewImage?.aggregateType?.S])).toEqual([
+      ['INSERT', 'order'],
+      ['MODIFY', 'order'],
+    ]);
+    expect(r.stats.recordsFilteredOut).toBe(5);
+    const [first] = seen.records();
+    expect(Object.keys(first!).sort()).toEqual([
+      'awsRegion',
+      'dynamodb',
+      'eventID',
+      'eventName',
+      'eventSource',
+      'eventSourceARN',
+      'eventVersion',
+    ]);
+    expect(Object.keys(first!.dynamodb!).sort()).toEqual([
+      'ApproximateCreationDateTime',
+      'Keys',
+      'NewImage',
+      'SequenceNumber',
+      'SizeBytes',
+      'StreamViewType',
+    ]);
+    expect(first).toMatchObject({ eventSource: 'aws:dynamodb', eventSourceARN: streamArn, dynamodb: { StreamViewType: 'NEW_IMAGE' } });
+    expect(Number.isInteger(first!.dynamodb!.ApproximateCreationDateTime)).toBe(true);
+  });
+
+  it('retries from the lowest reported failure only, and respects the batch size', async () => {
+    const { clients: c, tableName, streamArn } = await setUp();
+    for (let i = 0; i < 7; i++)
+      await commitEvents(c.document, tableName, { type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    const invocations: DynamoDBRecord[][] = [];
+    let failedOnce = false;
+    const handler: StreamHandler = async ({ Records }) => {
+      invocations.push(Records);
+      const second = Records.find((x) => x.dynamodb?.NewImage?.aggregateId?.S === 'o1');
+      const fourth = Records.find((x) => x.dynamodb?.NewImage?.aggregateId?.S === 'o3');
+      if (second !== undefined && fourth !== undefined && !failedOnce) {
+        failedOnce = true;
+        return {
+          batchItemFailures: [{ itemIdentifier: fourth.dynamodb!.SequenceNumber! }, { itemIdentifier: second.dynamodb!.SequenceNumber! }],
+        };
+      }
+      return { batchItemFailures: [] };
+    };
+    start(c.streams, streamArn, handler, { ...relayEventSourceSettings(config), batchSize: 5 });
+    await runner!.idle();
+    const ids = invocations.map((batch) => batch.map((x) => x.dynamodb?.NewImage?.aggregateId?.S));
+    expect(ids).toEqual([
+      ['o0', 'o1', 'o2', 'o3', 'o4'],
+      ['o1', 'o2', 'o3', 'o4'],
+      ['o5', 'o6'],
+    ]);
+  });
+
+  it('fails a poison record over to the on-failure destination as DDBStreamBatchInfo after bisecting and retrying', async () => {
+    const { clients: c, tableName, streamArn } = await setUp();
+    for (let i = 0; i < 8; i++)
+      await commitEvents(c.document, tableName, { type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    const invocations: DynamoDBRecord[][] = [];
+    const handler: StreamHandler = async ({ Records }) => {
+      invocations.push(Records);
+      if (Records.some((x) => x.dynamodb?.NewImage?.aggregateId?.S === 'o5')) throw new Error('poison');
+      return { batchItemFailures: [] };
+    };
+    const failures: StreamBatchFailureRecord[] = [];
+    start(c.streams, streamArn, handler, { ...relayEventSourceSettings(config), maxRetryAttempts: 2, bisectBatchOnError: true }, (f) => {
+      failures.push(f);
+    });
+    await expect.poll(() => failures.length, { timeout: 20_000 }).toBe(1);
+    await runner!.idle();
+
+    const poison = (await wholeStream(c, streamArn)).find((x) => x.dynamodb?.NewImage?.aggregateId?.S === 'o5')!;
+    expect(failures[0]).toMatchObject({
+      requestContext: { condition: 'RetryAttemptsExhausted', approximateInvokeCount: 3 },
+      responseContext: { statusCode: 200, functionError: 'Unhandled' },
+      version: '1.0',
+      DDBStreamBatchInfo: {
+        startSequenceNumber: poison.dynamodb!.SequenceNumber,
+        endSequenceNumber: poison.dynamodb!.SequenceNumber,
+        batchSize: 1,
+        streamArn,
+      },
+    });
+    expect(failures[0]!.DDBStreamBatchInfo.approximateArrivalOfFirstRecord).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const succeeded = new Set(
+      invocations
+        .filter((batch) => !batch.some((x) => x.dynamodb?.NewImage?.aggregateId?.S === 'o5'))
+        .flat()
+        .map((x) => x.dynamodb?.NewImage?.aggregateId?.S),
+    );
+    expect([...succeeded].sort()).toEqual(['o0', 'o1', 'o2', 'o3', 'o4', 'o6', 'o7']);
+    // 8 fails → halves of 4 (the first succeeds) → the failing half in 2 → in 1 → the poison alone, retried twice → the rest.
+    expect(invocations.map((b) => b.length)).toEqual([8, 4, 4, 2, 1, 1, 1, 1, 2]);
+  });
+
+  it('renews an expired shard iterator and goes on without losing or repeating records', async () => {
+    const { clients: c, tableName, streamArn } = await setUp();
+    let getRecordsCalls = 0;
+    let expired = 0;
+    const streams: StreamsClient = {
+      send: (async (command: GetRecordsCommand) => {
+        if (command instanceof GetRecordsCommand && ++getRecordsCalls === 3) {
+          expired++;
+          throw new ExpiredIteratorException({ message: 'Iterator expired', $metadata: {} });
+        }
+        return c.streams.send(command);
+      }) as StreamsClient['send'],
+    };
+    const seen = recorder();
+    start(streams, streamArn, seen.handler, relayEventSourceSettings(config));
+    for (let i = 0; i < 3; i++)
+      await commitEvents(c.document, tableName, { type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    await expect.poll(() => seen.records().length, { timeout: 20_000 }).toBe(3);
+    for (let i = 3; i < 6; i++)
+      await commitEvents(c.document, tableName, { type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    await expect.poll(() => seen.records().length, { timeout: 20_000 }).toBe(6);
+    await runner!.idle();
+    expect(expired).toBe(1);
+    expect(seen.records().map((x) => x.dynamodb?.NewImage?.aggregateId?.S)).toEqual(['o0', 'o1', 'o2', 'o3', 'o4', 'o5']);
+  });
+});
