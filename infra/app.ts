@@ -29,7 +29,7 @@ const stack = new OutboxStack(app, options.stackName, {
   retainData: options.retainData,
   alarmEmail: options.alarmEmail,
   customerManagedKey: options.customerManagedKey,
-  relayEntry: entryOrStandIn(RELAY_ENTRY, 'test/infra/fixtures/relay-handler.ts', warnings),
+  relayEntry: RELAY_ENTRY,
   consumerEntry: entryOrStandIn(CONSUMER_ENTRY, 'test/infra/fixtures/consumer-handler.ts', warnings),
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   description: 'dynamodb-outbox: transactional outbox table, stream relay, SNS topics, SQS subscribers and alarms',

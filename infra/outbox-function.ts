@@ -21,7 +21,7 @@ export interface OutboxFunctionProps {
   readonly environment?: Readonly<Record<string, string>>;
   /** Powertools `POWERTOOLS_SERVICE_NAME`, which names the logs' and metrics' service. @default the construct id */
   readonly serviceName?: string;
-  /** Powertools metrics namespace. @default 'DynamoDbOutbox' */
+  /** Powertools metrics namespace. @default 'Outbox' */
   readonly metricsNamespace?: string;
   /** Powertools log level. @default 'INFO' */
   readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -93,7 +93,7 @@ export class OutboxFunction extends Construct {
       tracing,
       environment: {
         POWERTOOLS_SERVICE_NAME: props.serviceName ?? id,
-        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'DynamoDbOutbox',
+        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'Outbox',
         POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,

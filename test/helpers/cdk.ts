@@ -4,8 +4,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 
-/** Stand-in handlers that exercise real esbuild bundling in the infra tests. */
-export const RELAY_FIXTURE = fileURLToPath(new URL('../infra/fixtures/relay-handler.ts', import.meta.url));
+/** Stand-in consumer that exercises real esbuild bundling until the example consumer exists. */
 export const CONSUMER_FIXTURE = fileURLToPath(new URL('../infra/fixtures/consumer-handler.ts', import.meta.url));
 
 /**

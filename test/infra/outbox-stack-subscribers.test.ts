@@ -3,7 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { OutboxStack } from '../../infra/outbox-stack.js';
 import { config } from '../../outbox.config.js';
-import { actionsOf, CONSUMER_FIXTURE, logicalId, RELAY_FIXTURE, resource, resourcesOf, roleStatements } from '../helpers/cdk.js';
+import { actionsOf, CONSUMER_FIXTURE, logicalId, resource, resourcesOf, roleStatements } from '../helpers/cdk.js';
 
 let stack: OutboxStack;
 let template: Template;
@@ -13,7 +13,6 @@ const consumerTopic = config.topics[0]!;
 beforeAll(() => {
   stack = new OutboxStack(new App(), 'OutboxTest', {
     config,
-    relayEntry: RELAY_FIXTURE,
     consumerEntry: CONSUMER_FIXTURE,
     alarmEmail: 'oncall@example.com',
     retainData: true,

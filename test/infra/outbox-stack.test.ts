@@ -1,3 +1,6 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Runtime, RuntimeFamily } from 'aws-cdk-lib/aws-lambda';
@@ -12,7 +15,6 @@ import {
   actionsOf,
   CONSUMER_FIXTURE,
   logicalId,
-  RELAY_FIXTURE,
   resource,
   resourcesOf,
   roleStatements,
@@ -20,6 +22,7 @@ import {
 } from '../helpers/cdk.js';
 
 // One synthesis (with real esbuild bundling of the stand-in handlers) for the whole file.
+let app: App;
 let stack: OutboxStack;
 let template: Template;
 let ids: {
@@ -34,8 +37,8 @@ let ids: {
 const topicIds = new Map<string, string>();
 
 beforeAll(() => {
-  const app = new App();
-  stack = new OutboxStack(app, 'OutboxTest', { config, relayEntry: RELAY_FIXTURE, consumerEntry: CONSUMER_FIXTURE });
+  app = new App();
+  stack = new OutboxStack(app, 'OutboxTest', { config, consumerEntry: CONSUMER_FIXTURE });
   template = Template.fromStack(stack);
   ids = {
     table: logicalId(template, 'AWS::DynamoDB::GlobalTable', 'OutboxTable'),
@@ -150,7 +153,7 @@ describe('OutboxStack: relay Lambda', () => {
     }
     expect(env).toMatchObject({
       POWERTOOLS_SERVICE_NAME: 'outbox-relay',
-      POWERTOOLS_METRICS_NAMESPACE: 'DynamoDbOutbox',
+      POWERTOOLS_METRICS_NAMESPACE: 'Outbox',
       POWERTOOLS_LOG_LEVEL: 'INFO',
     });
   });
@@ -208,6 +211,32 @@ describe('OutboxStack: relay Lambda', () => {
       LogFormat: 'JSON',
       LogGroup: { Ref: logGroup },
     });
+  });
+});
+
+describe('OutboxStack: relay bundle', () => {
+  it('bundles the relay handler into one ESM file that loads and relays an empty batch', () => {
+    const code = resource(template, 'AWS::Lambda::Function', ids.relayFn).Properties.Code as { S3Key: string };
+    const assetDir = join(app.outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+    expect(existsSync(join(assetDir, 'index.mjs'))).toBe(true);
+    const env = (resource(template, 'AWS::Lambda::Function', ids.relayFn).Properties.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+    const script =
+      "const { handler } = await import('./index.mjs'); process.stdout.write(JSON.stringify(await handler({ Records: [] }, {})));";
+    const output = execFileSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', script], {
+      cwd: assetDir,
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH,
+        AWS_REGION: 'eu-west-1',
+        [RELAY_ENV.config]: env[RELAY_ENV.config] as string,
+        [RELAY_ENV.topicArns]: JSON.stringify(
+          Object.fromEntries(config.topics.map((t) => [t.name, `arn:aws:sns:eu-west-1:123456789012:${t.name}`])),
+        ),
+        [RELAY_ENV.deadLetterQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/relay-dlq',
+      },
+    });
+    expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({ batchItemFailures: [] });
   });
 });
 

@@ -8,7 +8,6 @@ import {
   appWithoutBundling,
   CONSUMER_FIXTURE,
   logicalId,
-  RELAY_FIXTURE,
   resource,
   resourcesOf,
   roleStatements,
@@ -40,7 +39,6 @@ beforeAll(() => {
     config,
     env: { account: '123456789012', region: 'eu-west-1' },
     customerManagedKey: true,
-    relayEntry: RELAY_FIXTURE,
     consumerEntry: CONSUMER_FIXTURE,
   });
   template = Template.fromStack(stack);

@@ -9,14 +9,13 @@ import { OutboxSubscriber, type OutboxSubscriberProps } from '../../infra/outbox
 import { OutboxTable } from '../../infra/outbox-table.js';
 import { OutboxTopics } from '../../infra/outbox-topics.js';
 import { OutboxPropsError } from '../../infra/props-error.js';
-import { RelayFunction } from '../../infra/relay-function.js';
+import { DEFAULT_RELAY_ENTRY, RelayFunction } from '../../infra/relay-function.js';
 import { config } from '../../outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
-import { appWithoutBundling, CONSUMER_FIXTURE, RELAY_FIXTURE, unacknowledgedFindings } from '../helpers/cdk.js';
+import { appWithoutBundling, CONSUMER_FIXTURE, unacknowledgedFindings } from '../helpers/cdk.js';
 
 const newStack = () => new Stack(appWithoutBundling(), 'Test');
-const outbox = (overrides: Partial<OutboxProps> = {}) =>
-  new Outbox(newStack(), 'Outbox', { config, relayEntry: RELAY_FIXTURE, ...overrides });
+const outbox = (overrides: Partial<OutboxProps> = {}) => new Outbox(newStack(), 'Outbox', { config, ...overrides });
 const subscriber = (fifo: boolean, overrides: Partial<OutboxSubscriberProps> = {}) => {
   const stack = newStack();
   const topic = new Topic(stack, 'Topic', { fifo });
@@ -188,7 +187,11 @@ describe('RelayFunction props', () => {
     const stack = newStack();
     const table = new TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
     const topics = new OutboxTopics(stack, 'Topics', { config });
-    expectPropsError(() => new RelayFunction(stack, 'Relay', { config, table, topics, entry: RELAY_FIXTURE }), 'table', 'has no stream');
+    expectPropsError(
+      () => new RelayFunction(stack, 'Relay', { config, table, topics, entry: DEFAULT_RELAY_ENTRY }),
+      'table',
+      'has no stream',
+    );
   });
 
   it('rejects a stream without new images', () => {
@@ -199,7 +202,7 @@ describe('RelayFunction props', () => {
     });
     const topics = new OutboxTopics(stack, 'Topics', { config });
     expectPropsError(
-      () => new RelayFunction(stack, 'Relay', { config, table, topics, entry: RELAY_FIXTURE }),
+      () => new RelayFunction(stack, 'Relay', { config, table, topics, entry: DEFAULT_RELAY_ENTRY }),
       'table',
       'has a KEYS_ONLY stream',
       'NEW_IMAGE',
@@ -212,7 +215,7 @@ describe('RelayFunction props', () => {
     const other = defineConfig({ source: 'urn:test', topics: [{ name: 'other' }], routes: { thing: 'other' } });
     const topics = new OutboxTopics(stack, 'Topics', { config: other });
     expectPropsError(
-      () => new RelayFunction(stack, 'Relay', { config, table, topics, entry: RELAY_FIXTURE }),
+      () => new RelayFunction(stack, 'Relay', { config, table, topics, entry: DEFAULT_RELAY_ENTRY }),
       'topics',
       'orders.fifo, payments',
     );
