@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { OutboxStack } from '../../infra/outbox-stack.js';
 import { defineConfig } from '../../shared/config.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
+import { passesFilters } from '../../shared/local/filter-pattern.js';
 import {
   actionsOf,
   appWithoutBundling,
@@ -98,6 +99,22 @@ describe('OutboxStack relay mapping from another config', () => {
     const expected = relayEventSourceSettings(config).filterPatterns.map((p) => JSON.stringify(p));
     expect(deployed).toEqual(expected);
     expect(JSON.parse(deployed[0]!).dynamodb.NewImage.aggregateType).toEqual({ S: [{ 'anything-but': ['account', 'session'] }] });
+  });
+
+  it("passes, under the local runner's matcher, only the records the relay must publish", () => {
+    const deployed = (mapping().FilterCriteria as { Filters: { Pattern: string }[] }).Filters.map(
+      (f) => JSON.parse(f.Pattern) as Record<string, unknown>,
+    );
+    const record = (eventName: string, image: Record<string, unknown>) => ({
+      eventName,
+      dynamodb: { NewImage: Object.fromEntries(Object.entries(image).map(([k, v]) => [k, { S: v }])) },
+    });
+    const slot = (type: string) => ({ pk: `OUTBOX#${type}#1`, sk: 'OUTBOX', kind: 'outbox-slot', aggregateType: type });
+    expect(passesFilters(deployed, record('INSERT', slot('ledger')))).toBe(true);
+    expect(passesFilters(deployed, record('MODIFY', slot('ledger')))).toBe(true);
+    expect(passesFilters(deployed, record('REMOVE', slot('ledger')))).toBe(false);
+    expect(passesFilters(deployed, record('INSERT', slot('account')))).toBe(false);
+    expect(passesFilters(deployed, record('MODIFY', { pk: 'ORDER#1', sk: 'ORDER', kind: 'order' }))).toBe(false);
   });
 
   it('applies the tuning of this config', () => {
