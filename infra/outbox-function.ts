@@ -118,7 +118,12 @@ export class OutboxFunction extends Construct {
       reason:
         'Invoked only by event source mappings, which call it synchronously: failed stream batches go to the mapping on-failure destination and failed queue messages to the queue DLQ; an async DLQ would never receive anything.',
     });
-    if (tracing === Tracing.ACTIVE) {
+    if (tracing !== Tracing.ACTIVE) {
+      Validations.of(this.function).acknowledge({
+        id: 'Serverless-LambdaTracing',
+        reason: 'Active X-Ray tracing was turned off on purpose through the tracing prop (for instance to save the cost of traces).',
+      });
+    } else {
       Validations.of(this.role).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason:

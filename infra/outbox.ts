@@ -2,6 +2,7 @@ import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -36,6 +37,8 @@ export interface OutboxProps {
   readonly relayMemorySize?: number;
   /** The relay's timeout per batch (AWS: 1–900 s). @default Duration.seconds(60) */
   readonly relayTimeout?: Duration;
+  /** X-Ray tracing of the relay. @default Tracing.ACTIVE */
+  readonly relayTracing?: Tracing;
   /** How long function logs are kept. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /** Bucket for S3 server access logs of the failed-batch bucket. @default no access logs */
@@ -102,6 +105,7 @@ export class Outbox extends Construct {
       entry: props.relayEntry,
       memorySize: props.relayMemorySize,
       timeout: props.relayTimeout,
+      tracing: props.relayTracing,
       encryptionKey: props.encryptionKey,
       removalPolicy,
       logRetention: props.logRetention,

@@ -3,7 +3,7 @@ import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aw
 import { CfnGlobalTable, CfnTable, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { type IEventSourceDlq, type IFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { type IEventSourceDlq, type IFunction, StartingPosition, type Tracing } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -55,6 +55,8 @@ export interface RelayFunctionProps {
   readonly logRetention?: RetentionDays;
   /** Bucket that receives S3 server access logs of the failed-batch bucket. @default no access logs */
   readonly accessLogsBucket?: IBucket;
+  /** X-Ray tracing of the relay. @default Tracing.ACTIVE */
+  readonly tracing?: Tracing;
 }
 
 /**
@@ -146,6 +148,7 @@ export class RelayFunction extends Construct {
       timeout: props.timeout ?? Duration.seconds(60),
       logRetention: props.logRetention,
       removalPolicy,
+      tracing: props.tracing,
       environment: this.environment,
     });
     this.function = this.outboxFunction.function;

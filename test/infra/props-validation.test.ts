@@ -1,6 +1,8 @@
 import { Duration, Lazy, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import { Tracing } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +14,15 @@ import { OutboxPropsError } from '../../infra/props-error.js';
 import { DEFAULT_RELAY_ENTRY, RelayFunction } from '../../infra/relay-function.js';
 import { config } from '../../outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
-import { appWithoutBundling, CONSUMER_FIXTURE, unacknowledgedFindings } from '../helpers/cdk.js';
+import {
+  appWithoutBundling,
+  CONSUMER_FIXTURE,
+  logicalId,
+  resource,
+  resourcesOf,
+  roleStatements,
+  unacknowledgedFindings,
+} from '../helpers/cdk.js';
 
 const newStack = () => new Stack(appWithoutBundling(), 'Test');
 const outbox = (overrides: Partial<OutboxProps> = {}) => new Outbox(newStack(), 'Outbox', { config, ...overrides });
@@ -167,6 +177,18 @@ describe('Outbox props', () => {
 
   it('rejects a missing relay entry', () => {
     expectPropsError(() => outbox({ relayEntry: 'functions/relay/missing.ts' }), 'entry', 'does not exist');
+  });
+
+  it('without relay tracing, leaves the relay role no statement on "*" and nothing to acknowledge for it', () => {
+    const built = outbox({ relayTracing: Tracing.DISABLED });
+    const template = Template.fromStack(Stack.of(built));
+    const role = logicalId(template, 'AWS::IAM::Role', 'OutboxRelayRole');
+    expect(roleStatements(template, role).filter((s) => resourcesOf(s).includes('*'))).toEqual([]);
+    expect(
+      resource(template, 'AWS::Lambda::Function', logicalId(template, 'AWS::Lambda::Function', 'OutboxRelayFunction')).Properties
+        .TracingConfig,
+    ).toBeUndefined();
+    expect(unacknowledgedFindings(Stack.of(built))).toEqual([]);
   });
 
   it('accepts a token for the relay memory', () => {
