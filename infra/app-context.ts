@@ -1,7 +1,14 @@
 import type { Node } from 'constructs';
 import { OutboxError } from '../shared/errors.js';
 
-/** A `cdk -c name=value` option (or `cdk.json` context entry) has a value the app cannot use. */
+/**
+ * A `cdk -c name=value` option (or `cdk.json` context entry) has a value the app cannot use.
+ *
+ * @example
+ * ```ts
+ * appContext(new App({ context: { retainData: 'yes' } }).node); // throws ContextError (option: 'retainData')
+ * ```
+ */
 export class ContextError extends OutboxError {
   readonly option: string;
 

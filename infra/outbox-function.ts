@@ -43,6 +43,9 @@ export interface OutboxFunctionProps {
  * are synchronous, so failed batches go to the mapping's destination or the queue's DLQ, and an
  * asynchronous-invocation DLQ would never receive anything.
  *
+ * With tracing on, the role's `Resource "*"` finding is acknowledged for X-Ray; whoever grants
+ * the role more must keep every other statement scoped (the stack's tests check that).
+ *
  * @example
  * ```ts
  * const consumer = new OutboxFunction(this, 'Consumer', { entry: 'functions/example-consumer/handler.ts' });

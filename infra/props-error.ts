@@ -4,6 +4,15 @@ import { OutboxError } from '../shared/errors.js';
 /**
  * A construct was given props it cannot deploy. Thrown from the constructor, before synthesis,
  * with the construct's path, the prop, the value given and what is allowed.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   outbox.addSubscriber('Billing', { topic: 'invoices' });
+ * } catch (error) {
+ *   if (error instanceof OutboxPropsError) console.error(error.prop, error.message);
+ * }
+ * ```
  */
 export class OutboxPropsError extends OutboxError {
   readonly prop: string;
@@ -15,7 +24,14 @@ export class OutboxPropsError extends OutboxError {
   }
 }
 
-/** Checks an integer prop against AWS's range; unresolved tokens are left to CloudFormation. */
+/**
+ * Checks an integer prop against AWS's range; unresolved tokens are left to CloudFormation.
+ *
+ * @example
+ * ```ts
+ * checkInteger(this.node.path, 'maxReceiveCount', props.maxReceiveCount, 1, 1_000);
+ * ```
+ */
 export function checkInteger(path: string, prop: string, value: number | undefined, min: number, max: number): void {
   if (value === undefined || Token.isUnresolved(value)) return;
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -23,7 +39,14 @@ export function checkInteger(path: string, prop: string, value: number | undefin
   }
 }
 
-/** Checks a duration prop in whole seconds against AWS's range; unresolved tokens are skipped. */
+/**
+ * Checks a duration prop in whole seconds against AWS's range; unresolved tokens are skipped.
+ *
+ * @example
+ * ```ts
+ * checkSeconds(this.node.path, 'timeout', props.timeout, 1, 900);
+ * ```
+ */
 export function checkSeconds(path: string, prop: string, value: Duration | undefined, min: number, max: number): void {
   if (value === undefined || value.isUnresolved()) return;
   const seconds = value.toSeconds({ integral: false });
