@@ -1,0 +1,90 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { Consumer } from '../../shared/consumer/consumer.js';
+import { createConsumer } from '../../shared/consumer/consumer.js';
+import { eventHandler } from '../../shared/consumer/options.js';
+import type { ConsumerOptions } from '../../shared/consumer/types.js';
+
+export interface OrderPlaced {
+  readonly total: number;
+  readonly currency: string;
+}
+
+export interface PaymentCaptured {
+  readonly orderId: string;
+  readonly amount: number;
+}
+
+/** A hand-written Standard Schema: the consumer takes any library's, or none. */
+function objectSchema<T>(fields: Record<keyof T & string, 'string' | 'number'>): StandardSchemaV1<unknown, T> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'example-consumer',
+      validate: (value) => {
+        if (typeof value !== 'object' || value === null) return { issues: [{ message: 'expected an object' }] };
+        const issues = Object.entries(fields)
+          .filter(([key, type]) => typeof (value as Record<string, unknown>)[key] !== type)
+          .map(([key, type]) => ({ message: `expected a ${type}`, path: [key] }));
+        return issues.length > 0 ? { issues } : { value: value as T };
+      },
+    },
+  };
+}
+
+export const orderViewKey = (orderId: string) => ({ pk: `VIEW#order#${orderId}`, sk: 'VIEW' });
+
+/**
+ * The example app's read model: one view item per order, kept by `order.*` and `payment.captured`
+ * events. Every write goes through the inbox transaction, so a redelivered event changes nothing.
+ */
+export function orderProjection(options: Pick<ConsumerOptions, 'inbox'> & Partial<Pick<ConsumerOptions, 'logger' | 'metrics'>>): Consumer {
+  const { tableName } = options.inbox;
+  return createConsumer({
+    ...options,
+    name: 'order-view',
+    sequenceTracking: true,
+    handlers: {
+      'order.placed': eventHandler({
+        schema: objectSchema<OrderPlaced>({ total: 'number', currency: 'string' }),
+        handle: (event, ctx) =>
+          ctx.write({
+            Put: {
+              TableName: tableName,
+              Item: {
+                ...orderViewKey(event.subject),
+                status: 'PLACED',
+                total: event.data.total,
+                currency: event.data.currency,
+                paid: 0,
+                placedAt: event.time,
+              },
+            },
+          }),
+      }),
+      'order.cancelled': {
+        handle: (event, ctx) =>
+          ctx.write({
+            Update: {
+              TableName: tableName,
+              Key: orderViewKey(event.subject),
+              UpdateExpression: 'SET #status = :cancelled',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':cancelled': 'CANCELLED' },
+            },
+          }),
+      },
+      'payment.captured': eventHandler({
+        schema: objectSchema<PaymentCaptured>({ orderId: 'string', amount: 'number' }),
+        handle: (event, ctx) =>
+          ctx.write({
+            Update: {
+              TableName: tableName,
+              Key: orderViewKey(event.data.orderId),
+              UpdateExpression: 'ADD paid :amount',
+              ExpressionAttributeValues: { ':amount': event.data.amount },
+            },
+          }),
+      }),
+    },
+  });
+}

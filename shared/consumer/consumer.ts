@@ -1,0 +1,209 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { OutboxEnvelope } from '../envelope.js';
+import { handleMessage, type MessageHandlingDeps } from './handle-message.js';
+import { Inbox } from './inbox.js';
+import { fromSqsRecord } from './messages.js';
+import { validateConsumerOptions } from './options.js';
+import { type SequenceObservation, SequenceTracker } from './sequence-tracker.js';
+import type { BatchResult, ConsumerLogger, ConsumerMessage, ConsumerMetrics, ConsumerOptions, MessageOutcome } from './types.js';
+
+/** A configured consumer: `handler` for an SQS-triggered Lambda, `process` for any other SQS poller. */
+export interface Consumer {
+  readonly name: string;
+  /** Handles a batch; a FIFO group stops at its first failure and its later messages are reported failed, unprocessed. */
+  process(messages: readonly ConsumerMessage[]): Promise<BatchResult>;
+  /** The Lambda handler (enable `ReportBatchItemFailures` on the event source mapping). */
+  readonly handler: (event: SQSEvent) => Promise<SQSBatchResponse>;
+}
+
+export const METRICS_NAMESPACE = 'DynamoDbOutbox';
+
+/** Message indices by FIFO group, in first-seen order; a message of a standard queue is a group of its own. */
+function groupsOf(messages: readonly ConsumerMessage[]): number[][] {
+  const groups = new Map<string, number[]>();
+  messages.forEach((message, index) => {
+    const key = message.messageGroupId === undefined ? `\u0000${index}` : `g${message.messageGroupId}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [index]);
+    else group.push(index);
+  });
+  return [...groups.values()];
+}
+
+async function runPool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await work(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+class Reporter {
+  readonly #consumer: string;
+  readonly #logger: ConsumerLogger;
+  readonly #metrics: ConsumerMetrics;
+  #pending = 0;
+
+  constructor(consumer: string, logger: ConsumerLogger, metrics: ConsumerMetrics) {
+    this.#consumer = consumer;
+    this.#logger = logger;
+    this.#metrics = metrics;
+  }
+
+  #count(name: string): void {
+    this.#metrics.addMetric(name, 'Count', 1);
+    this.#pending++;
+  }
+
+  outcome(outcome: MessageOutcome): void {
+    const consumer = this.#consumer;
+    switch (outcome.status) {
+      case 'processed':
+        this.#count('EventsProcessed');
+        return;
+      case 'duplicate':
+        this.#logger.info('Duplicate event acknowledged and skipped', {
+          consumer,
+          messageId: outcome.messageId,
+          eventId: outcome.eventId,
+          type: outcome.type,
+        });
+        this.#count('DuplicateEvents');
+        return;
+      case 'rejected':
+        this.#logger.error('Message rejected; it goes to the DLQ by the queue redrive policy', {
+          consumer,
+          messageId: outcome.messageId,
+          code: outcome.error.code,
+          reason: outcome.error.message,
+        });
+        this.#count('RejectedMessages');
+        return;
+      case 'failed':
+        this.#logger.error('Event handling failed; the message will be retried', {
+          consumer,
+          messageId: outcome.messageId,
+          eventId: outcome.eventId,
+          type: outcome.type,
+          error: outcome.error,
+        });
+        this.#count('FailedMessages');
+        return;
+      case 'skipped':
+        this.#logger.warn('Message not processed: an earlier message of its FIFO group failed', {
+          consumer,
+          messageId: outcome.messageId,
+          failedMessageId: outcome.failedMessageId,
+        });
+        this.#count('SkippedMessages');
+        return;
+    }
+  }
+
+  sequence(envelope: OutboxEnvelope, observation: SequenceObservation): void {
+    if (observation.status !== 'gap' && observation.status !== 'out-of-order') return;
+    const detail = {
+      consumer: this.#consumer,
+      eventId: envelope.id,
+      type: envelope.type,
+      aggregateType: envelope.aggregatetype,
+      aggregateId: envelope.subject,
+      received: observation.received,
+      last: observation.last,
+      ...(observation.status === 'gap' ? { missing: observation.missing } : {}),
+    };
+    if (observation.status === 'gap') {
+      this.#logger.warn('Sequence gap: events of this aggregate before this one have not been handled', detail);
+      this.#count('SequenceGaps');
+    } else {
+      this.#logger.warn('Out-of-order event: it is not after the last handled event of its aggregate', detail);
+      this.#count('SequenceOutOfOrder');
+    }
+  }
+
+  trackingFailed(envelope: OutboxEnvelope, error: unknown): void {
+    this.#logger.error('Sequence tracking failed; the event itself was handled', { consumer: this.#consumer, eventId: envelope.id, error });
+    this.#count('SequenceTrackingErrors');
+  }
+
+  flush(): void {
+    if (this.#pending > 0) this.#metrics.publishStoredMetrics?.();
+    this.#pending = 0;
+  }
+}
+
+/**
+ * Creates an idempotent SQS consumer: parses raw and SNS-enveloped outbox messages, dispatches
+ * by event type, validates `data` with the handler's Standard Schema, and records every handled
+ * event in an inbox so duplicates are acknowledged and skipped.
+ *
+ * @example
+ * ```ts
+ * export const { handler } = createConsumer({
+ *   name: 'order-projection',
+ *   inbox: { document, tableName },
+ *   handlers: {
+ *     'order.placed': {
+ *       handle: (event, ctx) => ctx.write({ Put: { TableName: tableName, Item: { pk: `ORDER#${event.subject}`, sk: 'VIEW' } } }),
+ *     },
+ *   },
+ * });
+ * ```
+ */
+export function createConsumer(options: ConsumerOptions): Consumer {
+  validateConsumerOptions(options);
+  const now = options.now ?? Date.now;
+  const inbox = new Inbox(options.name, options.inbox, now);
+  const logger = options.logger ?? new Logger({ serviceName: options.name });
+  const metrics = options.metrics ?? new Metrics({ namespace: METRICS_NAMESPACE, serviceName: options.name });
+  const tracker = options.sequenceTracking ? new SequenceTracker(options.name, options.inbox, inbox.retentionSeconds, now) : undefined;
+  const deps: MessageHandlingDeps = { consumer: options.name, handlers: options.handlers, inbox, logger };
+  const concurrency = options.concurrency ?? 1;
+
+  const process = async (messages: readonly ConsumerMessage[]): Promise<BatchResult> => {
+    const reporter = new Reporter(options.name, logger, metrics);
+    const outcomes: MessageOutcome[] = new Array(messages.length);
+    await runPool(groupsOf(messages), concurrency, async (group) => {
+      let failedMessageId: string | undefined;
+      for (const index of group) {
+        const message = messages[index] as ConsumerMessage;
+        if (failedMessageId !== undefined) {
+          outcomes[index] = { status: 'skipped', messageId: message.messageId, reason: 'EARLIER_MESSAGE_OF_GROUP_FAILED', failedMessageId };
+          reporter.outcome(outcomes[index]);
+          continue;
+        }
+        const { outcome, envelope } = await handleMessage(deps, message);
+        outcomes[index] = outcome;
+        reporter.outcome(outcome);
+        if ((outcome.status === 'failed' || outcome.status === 'rejected') && message.messageGroupId !== undefined) {
+          failedMessageId = message.messageId;
+        }
+        if (tracker !== undefined && envelope !== undefined && outcome.status === 'processed') {
+          await tracker.observe(envelope).then(
+            (observation) => reporter.sequence(envelope, observation),
+            (error: unknown) => reporter.trackingFailed(envelope, error),
+          );
+        }
+      }
+    });
+    reporter.flush();
+    const batchItemFailures = outcomes
+      .filter((o) => o.status !== 'processed' && o.status !== 'duplicate')
+      .map((o) => ({ itemIdentifier: o.messageId }));
+    return { batchItemFailures, outcomes };
+  };
+
+  return {
+    name: options.name,
+    process,
+    handler: async (event) => {
+      const { batchItemFailures } = await process(event.Records.map(fromSqsRecord));
+      return { batchItemFailures };
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { OutboxError } from '../errors.js';
+
+/** Why a message can never be handled as it is; it goes to the DLQ by the queue's redrive policy. */
+export type RejectionCode =
+  /** The body (or the SNS notification's `Message`) is not JSON. */
+  | 'INVALID_JSON'
+  /** The JSON is not an outbox CloudEvents envelope. */
+  | 'INVALID_ENVELOPE'
+  /** No handler is registered for the event's type. */
+  | 'UNKNOWN_EVENT_TYPE'
+  /** The event's `data` failed the handler's schema. */
+  | 'SCHEMA_VALIDATION_FAILED';
+
+/** A message was rejected before any handler ran; `code` says why, the message says what was given. */
+export class MessageRejectedError extends OutboxError {
+  declare readonly code: RejectionCode;
+
+  constructor(code: RejectionCode, message: string, options?: ErrorOptions) {
+    super(code, message, options);
+    this.name = 'MessageRejectedError';
+  }
+}
+
+/** The consumer's options are invalid; thrown by `createConsumer`, before any message is read. */
+export class ConsumerOptionsError extends OutboxError {
+  readonly field: string;
+
+  constructor(field: string, message: string, options?: ErrorOptions) {
+    super('INVALID_CONSUMER_OPTIONS', `Invalid consumer option ${field}: ${message}`, options);
+    this.name = 'ConsumerOptionsError';
+    this.field = field;
+  }
+}
+
+/** A handler asked the inbox for something it cannot do (e.g. too many writes for one transaction); nothing was written. */
+export class InboxWriteError extends OutboxError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('INVALID_INBOX_WRITE', message, options);
+    this.name = 'InboxWriteError';
+  }
+}
+
+/** Another worker holds an unexpired claim on the event; the message is retried later. */
+export class ClaimHeldError extends OutboxError {
+  readonly eventId: string;
+  readonly claimExpiresAt: number;
+
+  constructor(eventId: string, claimExpiresAt: number) {
+    super(
+      'CLAIM_HELD',
+      `Event ${eventId} is being processed elsewhere; its claim expires at ${new Date(claimExpiresAt * 1000).toISOString()}, the message will be retried`,
+    );
+    this.name = 'ClaimHeldError';
+    this.eventId = eventId;
+    this.claimExpiresAt = claimExpiresAt;
+  }
+}

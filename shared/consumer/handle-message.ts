@@ -1,0 +1,129 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { OutboxEnvelope } from '../envelope.js';
+import { ClaimHeldError, MessageRejectedError } from './errors.js';
+import type { Inbox } from './inbox.js';
+import { parseMessage } from './parse.js';
+import type { ConsumerLogger, ConsumerMessage, EventHandler, MessageOutcome, TransactItem } from './types.js';
+
+/** What handling one message needs; built once per consumer. */
+export interface MessageHandlingDeps {
+  readonly consumer: string;
+  // biome-ignore lint/suspicious/noExplicitAny: each handler narrows its own data type
+  readonly handlers: Readonly<Record<string, EventHandler<any>>>;
+  readonly inbox: Inbox;
+  readonly logger: ConsumerLogger;
+}
+
+const rejected = (messageId: string, error: MessageRejectedError): MessageOutcome => ({ status: 'rejected', messageId, error });
+
+function describeIssues(issues: readonly StandardSchemaV1.Issue[]): string {
+  return issues
+    .slice(0, 5)
+    .map((issue) => {
+      const path = (issue.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.');
+      return path === '' ? issue.message : `${path}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+async function validate(
+  handler: EventHandler,
+  envelope: OutboxEnvelope,
+  messageId: string,
+): Promise<{ ok: true; envelope: OutboxEnvelope } | { ok: false; outcome: MessageOutcome }> {
+  if (handler.schema === undefined) return { ok: true, envelope };
+  const result = await handler.schema['~standard'].validate(envelope.data);
+  if (result.issues !== undefined) {
+    const error = new MessageRejectedError(
+      'SCHEMA_VALIDATION_FAILED',
+      `The data of event ${envelope.id} (${envelope.type}) failed its schema: ${describeIssues(result.issues)}; got ${JSON.stringify(envelope.data)?.slice(0, 200)}`,
+    );
+    return { ok: false, outcome: rejected(messageId, error) };
+  }
+  return { ok: true, envelope: { ...envelope, data: result.value } };
+}
+
+async function runWithTransaction(
+  deps: MessageHandlingDeps,
+  handler: Extract<EventHandler, { idempotency?: 'transaction' }>,
+  envelope: OutboxEnvelope,
+  message: ConsumerMessage,
+): Promise<'processed' | 'duplicate'> {
+  // Cheap skip for redeliveries; the conditional inbox Put below is what actually guarantees once.
+  if ((await deps.inbox.find(envelope.id)) !== undefined) return 'duplicate';
+  const writes: TransactItem[] = [];
+  await handler.handle(envelope, {
+    consumer: deps.consumer,
+    ...(message.receiveCount === undefined ? {} : { receiveCount: message.receiveCount }),
+    write: (item) => {
+      writes.push(item);
+    },
+  });
+  const result = await deps.inbox.commit(envelope, writes);
+  return result.status === 'committed' ? 'processed' : 'duplicate';
+}
+
+async function runWithClaim(
+  deps: MessageHandlingDeps,
+  handler: Extract<EventHandler, { idempotency: 'claim' }>,
+  envelope: OutboxEnvelope,
+  message: ConsumerMessage,
+): Promise<'processed' | 'duplicate'> {
+  const claim = await deps.inbox.claim(envelope);
+  if (claim.status === 'duplicate') return 'duplicate';
+  if (claim.status === 'held') throw new ClaimHeldError(envelope.id, claim.expiresAt);
+  if (claim.tookOver)
+    deps.logger.warn('Took over an expired claim', { consumer: deps.consumer, eventId: envelope.id, type: envelope.type });
+  try {
+    await handler.handle(envelope, {
+      consumer: deps.consumer,
+      ...(message.receiveCount === undefined ? {} : { receiveCount: message.receiveCount }),
+      claimExpiresAt: claim.expiresAt * 1000,
+    });
+  } catch (error) {
+    await deps.inbox.release(envelope.id, claim.token);
+    throw error;
+  }
+  if (!(await deps.inbox.complete(envelope.id, claim.token))) {
+    deps.logger.warn('The claim expired while the handler ran and was taken over; the side effect may run twice', {
+      consumer: deps.consumer,
+      eventId: envelope.id,
+      type: envelope.type,
+    });
+  }
+  return 'processed';
+}
+
+/**
+ * Handles one message: parse, dispatch by type, validate, run the handler under the inbox.
+ * Never throws: every failure becomes an outcome that names its reason.
+ */
+export async function handleMessage(
+  deps: MessageHandlingDeps,
+  message: ConsumerMessage,
+): Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }> {
+  const parsed = parseMessage(message.body);
+  if (parsed.status === 'rejected') return { outcome: rejected(message.messageId, parsed.error) };
+  const handler = Object.hasOwn(deps.handlers, parsed.envelope.type) ? deps.handlers[parsed.envelope.type] : undefined;
+  if (handler === undefined) {
+    const known = Object.keys(deps.handlers).map((t) => JSON.stringify(t));
+    const error = new MessageRejectedError(
+      'UNKNOWN_EVENT_TYPE',
+      `Event ${parsed.envelope.id} has type ${JSON.stringify(parsed.envelope.type)}, which consumer ${deps.consumer} has no handler for; allowed: ${known.join(', ')}`,
+    );
+    return { outcome: rejected(message.messageId, error) };
+  }
+  const validated = await validate(handler, parsed.envelope, message.messageId);
+  if (!validated.ok) return { outcome: validated.outcome };
+  const { envelope } = validated;
+  const base = { messageId: message.messageId, eventId: envelope.id, type: envelope.type };
+  try {
+    const status =
+      handler.idempotency === 'claim'
+        ? await runWithClaim(deps, handler, envelope, message)
+        : await runWithTransaction(deps, handler, envelope, message);
+    return { outcome: { status, ...base }, envelope };
+  } catch (error) {
+    return { outcome: { status: 'failed', ...base, error: error instanceof Error ? error : new Error(String(error)) }, envelope };
+  }
+}

@@ -1,0 +1,221 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { TransactionConflictError, TransactionFailedError } from '../errors.js';
+import { TABLE } from '../table.js';
+import { InboxWriteError } from './errors.js';
+import type { InboxOptions, TransactItem } from './types.js';
+
+export const INBOX_PREFIX = 'INBOX#';
+export const INBOX_SORT_KEY = 'INBOX';
+export const INBOX_KIND = 'inbox';
+export const DEFAULT_INBOX_RETENTION_SECONDS = 14 * 24 * 3600;
+export const DEFAULT_CLAIM_TIMEOUT_SECONDS = 300;
+/** TransactWriteItems takes 100 actions; the inbox record is one of them. */
+export const MAX_HANDLER_WRITES = 99;
+
+export type InboxStatus = 'IN_PROGRESS' | 'COMPLETED';
+
+/** An inbox record as stored. */
+export interface InboxRecord {
+  readonly pk: string;
+  readonly sk: string;
+  readonly kind: typeof INBOX_KIND;
+  readonly consumer: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly status: InboxStatus;
+  readonly processedAt?: string;
+  /** Epoch seconds; only while `IN_PROGRESS`. */
+  readonly claimExpiresAt?: number;
+  readonly claimToken?: string;
+  readonly expiresAt: number;
+}
+
+export type CommitResult = { readonly status: 'committed' } | { readonly status: 'duplicate' };
+export type ClaimResult =
+  | { readonly status: 'claimed'; readonly token: string; readonly expiresAt: number; readonly tookOver: boolean }
+  | { readonly status: 'duplicate' }
+  | { readonly status: 'held'; readonly expiresAt: number };
+
+export const inboxKey = (consumer: string, eventId: string) => ({
+  [TABLE.partitionKey]: `${INBOX_PREFIX}${consumer}#${eventId}`,
+  [TABLE.sortKey]: INBOX_SORT_KEY,
+});
+
+const kindOf = (item: TransactItem): string => Object.keys(item).find((k) => item[k as keyof TransactItem] !== undefined) ?? 'unknown';
+
+/**
+ * The consumer's record of handled events, keyed by consumer name + event id. Records expire by
+ * TTL (`expiresAt`) after `retentionSeconds`.
+ *
+ * @example
+ * ```ts
+ * const inbox = new Inbox('billing', { document, tableName });
+ * const result = await inbox.commit({ id, type }, [{ Put: { TableName, Item } }]);
+ * if (result.status === 'duplicate') return; // handled before: nothing was written
+ * ```
+ */
+export class Inbox {
+  readonly #consumer: string;
+  readonly #options: InboxOptions;
+  readonly #now: () => number;
+
+  constructor(consumer: string, options: InboxOptions, now: () => number = Date.now) {
+    this.#consumer = consumer;
+    this.#options = options;
+    this.#now = now;
+  }
+
+  get retentionSeconds(): number {
+    return this.#options.retentionSeconds ?? DEFAULT_INBOX_RETENTION_SECONDS;
+  }
+
+  get claimTimeoutSeconds(): number {
+    return this.#options.claimTimeoutSeconds ?? DEFAULT_CLAIM_TIMEOUT_SECONDS;
+  }
+
+  #expiresAt(): number {
+    return Math.floor(this.#now() / 1000) + this.retentionSeconds;
+  }
+
+  /** The record of an event, read consistently, or `undefined`. */
+  async find(eventId: string): Promise<InboxRecord | undefined> {
+    const { Item } = await this.#options.document.send(
+      new GetCommand({ TableName: this.#options.tableName, Key: inboxKey(this.#consumer, eventId), ConsistentRead: true }),
+    );
+    return Item as InboxRecord | undefined;
+  }
+
+  /**
+   * Commits the handler's writes and a `COMPLETED` inbox record in one transaction. The inbox Put
+   * is conditional on the record not existing, so a second commit of the same event writes
+   * nothing and comes back `duplicate`.
+   */
+  async commit(event: { readonly id: string; readonly type: string }, writes: readonly TransactItem[]): Promise<CommitResult> {
+    if (writes.length > MAX_HANDLER_WRITES) {
+      throw new InboxWriteError(
+        `The handler of event ${event.id} (${event.type}) added ${writes.length} writes; allowed: at most ${MAX_HANDLER_WRITES}, since the inbox record takes the 100th action of the transaction. Nothing was written.`,
+      );
+    }
+    const record: InboxRecord = {
+      ...(inboxKey(this.#consumer, event.id) as { pk: string; sk: string }),
+      kind: INBOX_KIND,
+      consumer: this.#consumer,
+      eventId: event.id,
+      eventType: event.type,
+      status: 'COMPLETED',
+      processedAt: new Date(this.#now()).toISOString(),
+      expiresAt: this.#expiresAt(),
+    };
+    const inboxPut: TransactItem = {
+      Put: {
+        TableName: this.#options.tableName,
+        Item: record,
+        ConditionExpression: 'attribute_not_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': TABLE.partitionKey },
+      },
+    };
+    try {
+      await this.#options.document.send(new TransactWriteCommand({ TransactItems: [...writes, inboxPut] }));
+      return { status: 'committed' };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = error.CancellationReasons ?? [];
+      const inboxReason = reasons[writes.length]?.Code;
+      if (inboxReason === 'ConditionalCheckFailed') return { status: 'duplicate' };
+      const failures = reasons
+        .slice(0, writes.length)
+        .map((reason, index) => ({
+          index,
+          reason: reason.Code ?? 'Unknown',
+          message: reason.Message,
+          kind: kindOf(writes[index] as TransactItem),
+        }))
+        .filter((f) => f.reason !== 'None');
+      if (
+        failures.some((f) => f.reason === 'TransactionConflict' || f.reason === 'ThrottlingError') ||
+        inboxReason === 'TransactionConflict'
+      ) {
+        throw new TransactionConflictError(1, 'TransactionConflict', { cause: error });
+      }
+      throw new TransactionFailedError(failures, { cause: error });
+    }
+  }
+
+  /**
+   * Claims an event before a side effect outside DynamoDB: succeeds when no record exists or the
+   * existing claim has expired (taken over); a `COMPLETED` record means `duplicate`.
+   */
+  async claim(event: { readonly id: string; readonly type: string }): Promise<ClaimResult> {
+    const nowSeconds = Math.floor(this.#now() / 1000);
+    const expiresAt = nowSeconds + this.claimTimeoutSeconds;
+    const token = crypto.randomUUID();
+    const record: InboxRecord = {
+      ...(inboxKey(this.#consumer, event.id) as { pk: string; sk: string }),
+      kind: INBOX_KIND,
+      consumer: this.#consumer,
+      eventId: event.id,
+      eventType: event.type,
+      status: 'IN_PROGRESS',
+      claimExpiresAt: expiresAt,
+      claimToken: token,
+      expiresAt: this.#expiresAt(),
+    };
+    try {
+      const output = await this.#options.document.send(
+        new PutCommand({
+          TableName: this.#options.tableName,
+          Item: record,
+          ConditionExpression: 'attribute_not_exists(#pk) OR (#status = :inProgress AND #claimExpiresAt <= :now)',
+          ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#status': 'status', '#claimExpiresAt': 'claimExpiresAt' },
+          ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': nowSeconds },
+          ReturnValues: 'ALL_OLD',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { status: 'claimed', token, expiresAt, tookOver: output.Attributes !== undefined };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const old = error.Item === undefined ? undefined : (unmarshall(error.Item) as InboxRecord);
+      if (old?.status === 'IN_PROGRESS') return { status: 'held', expiresAt: old.claimExpiresAt ?? expiresAt };
+      return { status: 'duplicate' };
+    }
+  }
+
+  /** Marks a claimed event `COMPLETED`; `false` when the claim was lost (expired and taken over). */
+  async complete(eventId: string, token: string): Promise<boolean> {
+    return this.#ifClaimHeld(
+      new UpdateCommand({
+        TableName: this.#options.tableName,
+        Key: inboxKey(this.#consumer, eventId),
+        UpdateExpression: 'SET #status = :completed, processedAt = :at REMOVE claimExpiresAt, claimToken',
+        ConditionExpression: 'claimToken = :token',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':completed': 'COMPLETED', ':at': new Date(this.#now()).toISOString(), ':token': token },
+      }),
+    );
+  }
+
+  /** Deletes a claim after the handler failed, so the next delivery runs it at once; `false` when the claim was lost. */
+  async release(eventId: string, token: string): Promise<boolean> {
+    return this.#ifClaimHeld(
+      new DeleteCommand({
+        TableName: this.#options.tableName,
+        Key: inboxKey(this.#consumer, eventId),
+        ConditionExpression: 'claimToken = :token',
+        ExpressionAttributeValues: { ':token': token },
+      }),
+    );
+  }
+
+  async #ifClaimHeld(command: UpdateCommand | DeleteCommand): Promise<boolean> {
+    try {
+      await this.#options.document.send(command as UpdateCommand);
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,103 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { ConsumerOptionsError } from './errors.js';
+import type { ClaimHandler, ConsumerOptions, EventHandler, TransactionHandler } from './types.js';
+
+export const CONSUMER_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
+const OPTION_KEYS = ['name', 'handlers', 'inbox', 'sequenceTracking', 'concurrency', 'logger', 'metrics', 'now'];
+const INBOX_KEYS = ['document', 'tableName', 'retentionSeconds', 'claimTimeoutSeconds'];
+const HANDLER_KEYS = ['idempotency', 'schema', 'handle'];
+
+const show = (value: unknown): string => {
+  if (typeof value === 'function') return 'a function';
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+};
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function rejectUnknown(value: Record<string, unknown>, allowed: readonly string[], field: string): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key))
+      throw new ConsumerOptionsError(`${field}.${key}`, `unknown option ${show(key)}; allowed: ${allowed.join(', ')}`);
+  }
+}
+
+function positiveInteger(value: unknown, field: string): void {
+  if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < 1)) {
+    throw new ConsumerOptionsError(field, `got ${show(value)}; allowed: a positive whole number`);
+  }
+}
+
+function validateHandler(type: string, handler: unknown): void {
+  const field = `handlers[${show(type)}]`;
+  if (!isRecord(handler))
+    throw new ConsumerOptionsError(field, `got ${show(handler)}; allowed: an object { handle, schema?, idempotency? }`);
+  rejectUnknown(handler, HANDLER_KEYS, field);
+  if (typeof handler.handle !== 'function')
+    throw new ConsumerOptionsError(`${field}.handle`, `got ${show(handler.handle)}; allowed: a function`);
+  if (handler.idempotency !== undefined && handler.idempotency !== 'transaction' && handler.idempotency !== 'claim') {
+    throw new ConsumerOptionsError(`${field}.idempotency`, `got ${show(handler.idempotency)}; allowed: "transaction" or "claim"`);
+  }
+  const schema = handler.schema as { '~standard'?: { validate?: unknown } } | undefined;
+  if (schema !== undefined && typeof schema?.['~standard']?.validate !== 'function') {
+    throw new ConsumerOptionsError(
+      `${field}.schema`,
+      'is not a Standard Schema (no ~standard.validate); allowed: a zod, valibot, ArkType … schema',
+    );
+  }
+}
+
+/** Checks the options so that a typo fails loudly, at cold start, naming the field. */
+export function validateConsumerOptions(options: ConsumerOptions): void {
+  const raw: unknown = options;
+  if (!isRecord(raw)) throw new ConsumerOptionsError('(root)', `got ${show(raw)}; allowed: an object`);
+  rejectUnknown(raw, OPTION_KEYS, 'options');
+  if (typeof raw.name !== 'string' || !CONSUMER_NAME_PATTERN.test(raw.name)) {
+    throw new ConsumerOptionsError('name', `got ${show(raw.name)}; allowed: 1–64 letters, digits, ".", "_" or "-"`);
+  }
+  if (!isRecord(raw.handlers) || Object.keys(raw.handlers).length === 0) {
+    throw new ConsumerOptionsError('handlers', `got ${show(raw.handlers)}; allowed: an object mapping event type to handler`);
+  }
+  for (const [type, handler] of Object.entries(raw.handlers)) validateHandler(type, handler);
+  if (!isRecord(raw.inbox)) throw new ConsumerOptionsError('inbox', `got ${show(raw.inbox)}; allowed: { document, tableName, … }`);
+  rejectUnknown(raw.inbox, INBOX_KEYS, 'inbox');
+  if (!isRecord(raw.inbox.document) || typeof raw.inbox.document.send !== 'function') {
+    throw new ConsumerOptionsError(
+      'inbox.document',
+      'is not a DynamoDBDocumentClient; allowed: DynamoDBDocumentClient.from(new DynamoDBClient())',
+    );
+  }
+  if (typeof raw.inbox.tableName !== 'string' || raw.inbox.tableName === '') {
+    throw new ConsumerOptionsError('inbox.tableName', `got ${show(raw.inbox.tableName)}; allowed: a table name`);
+  }
+  positiveInteger(raw.inbox.retentionSeconds, 'inbox.retentionSeconds');
+  positiveInteger(raw.inbox.claimTimeoutSeconds, 'inbox.claimTimeoutSeconds');
+  positiveInteger(raw.concurrency, 'concurrency');
+  if (raw.sequenceTracking !== undefined && typeof raw.sequenceTracking !== 'boolean') {
+    throw new ConsumerOptionsError('sequenceTracking', `got ${show(raw.sequenceTracking)}; allowed: true or false`);
+  }
+}
+
+/**
+ * Declares a handler whose event `data` type is inferred from its Standard Schema.
+ *
+ * @example
+ * ```ts
+ * const orderPlaced = eventHandler({
+ *   schema: z.object({ orderId: z.string(), total: z.number() }),
+ *   handle: async (event, ctx) => ctx.write({ Put: { TableName, Item: { pk: `ORDER#${event.data.orderId}`, sk: 'VIEW' } } }),
+ * });
+ * ```
+ */
+export function eventHandler<S extends StandardSchemaV1>(
+  handler: Omit<TransactionHandler<StandardSchemaV1.InferOutput<S>>, 'schema'> & { readonly schema: S },
+): TransactionHandler<StandardSchemaV1.InferOutput<S>>;
+export function eventHandler<S extends StandardSchemaV1>(
+  handler: Omit<ClaimHandler<StandardSchemaV1.InferOutput<S>>, 'schema'> & { readonly schema: S },
+): ClaimHandler<StandardSchemaV1.InferOutput<S>>;
+export function eventHandler<TData = unknown>(handler: EventHandler<TData>): EventHandler<TData>;
+export function eventHandler(handler: EventHandler): EventHandler {
+  return handler;
+}

@@ -1,0 +1,102 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { OutboxEnvelope } from '../envelope.js';
+import { TABLE } from '../table.js';
+import type { InboxOptions } from './types.js';
+
+export const SEQUENCE_PREFIX = 'SEQ#';
+export const SEQUENCE_SORT_KEY = 'SEQ';
+
+/** A position in an aggregate's event history: (slot creation time, sequence) increases strictly. */
+export interface SequencePosition {
+  readonly epoch: string;
+  readonly sequence: number;
+}
+
+/** How an event's position relates to the last one this consumer handled for its aggregate. */
+export type SequenceObservation =
+  | { readonly status: 'first' }
+  | { readonly status: 'in-order' }
+  /** Events between the last handled one and this one have not been handled (yet). */
+  | { readonly status: 'gap'; readonly last: SequencePosition; readonly received: SequencePosition; readonly missing: number | 'unknown' }
+  /** This event is not after the last handled one: it arrived late. */
+  | { readonly status: 'out-of-order'; readonly last: SequencePosition; readonly received: SequencePosition };
+
+export const sequenceKey = (consumer: string, aggregateType: string, aggregateId: string) => ({
+  [TABLE.partitionKey]: `${SEQUENCE_PREFIX}${consumer}#${aggregateType}#${aggregateId}`,
+  [TABLE.sortKey]: SEQUENCE_SORT_KEY,
+});
+
+/** Compares the new position with the one it replaced. */
+export function classify(last: SequencePosition | undefined, received: SequencePosition): SequenceObservation {
+  if (last === undefined) return { status: 'first' };
+  if (received.epoch < last.epoch || (received.epoch === last.epoch && received.sequence <= last.sequence)) {
+    return { status: 'out-of-order', last, received };
+  }
+  if (received.epoch === last.epoch) {
+    return received.sequence === last.sequence + 1
+      ? { status: 'in-order' }
+      : { status: 'gap', last, received, missing: received.sequence - last.sequence - 1 };
+  }
+  // A new slot epoch restarts the counter at 1; how many events the old slot still had after `last` is unknown.
+  return received.sequence === 1 ? { status: 'in-order' } : { status: 'gap', last, received, missing: 'unknown' };
+}
+
+/**
+ * Keeps the highest (sequenceepoch, sequence) handled per aggregate in one item per aggregate, moved
+ * forward only by a conditional update, so concurrent workers cannot move it back.
+ *
+ * @example
+ * ```ts
+ * const tracker = new SequenceTracker('billing', { document, tableName });
+ * const seen = await tracker.observe(envelope);
+ * if (seen.status === 'gap') logger.warn('gap', seen);
+ * ```
+ */
+export class SequenceTracker {
+  readonly #consumer: string;
+  readonly #options: InboxOptions;
+  readonly #retentionSeconds: number;
+  readonly #now: () => number;
+
+  constructor(consumer: string, options: InboxOptions, retentionSeconds: number, now: () => number = Date.now) {
+    this.#consumer = consumer;
+    this.#options = options;
+    this.#retentionSeconds = retentionSeconds;
+    this.#now = now;
+  }
+
+  async observe(event: Pick<OutboxEnvelope, 'aggregatetype' | 'subject' | 'sequence' | 'sequenceepoch'>): Promise<SequenceObservation> {
+    const received: SequencePosition = { epoch: event.sequenceepoch, sequence: event.sequence };
+    try {
+      const { Attributes } = await this.#options.document.send(
+        new UpdateCommand({
+          TableName: this.#options.tableName,
+          Key: sequenceKey(this.#consumer, event.aggregatetype, event.subject),
+          UpdateExpression: 'SET lastEpoch = :epoch, lastSequence = :sequence, aggregateType = :type, aggregateId = :id, expiresAt = :ttl',
+          ConditionExpression:
+            'attribute_not_exists(lastSequence) OR lastEpoch < :epoch OR (lastEpoch = :epoch AND lastSequence < :sequence)',
+          ExpressionAttributeValues: {
+            ':epoch': received.epoch,
+            ':sequence': received.sequence,
+            ':type': event.aggregatetype,
+            ':id': event.subject,
+            ':ttl': Math.floor(this.#now() / 1000) + this.#retentionSeconds,
+          },
+          ReturnValues: 'ALL_OLD',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return classify(positionOf(Attributes), received);
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException) || error.Item === undefined) throw error;
+      return classify(positionOf(unmarshall(error.Item)), received);
+    }
+  }
+}
+
+function positionOf(item: Record<string, unknown> | undefined): SequencePosition | undefined {
+  if (item === undefined || typeof item.lastEpoch !== 'string' || typeof item.lastSequence !== 'number') return undefined;
+  return { epoch: item.lastEpoch, sequence: item.lastSequence };
+}

@@ -1,0 +1,128 @@
+import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { OutboxEnvelope } from '../envelope.js';
+import type { MessageRejectedError } from './errors.js';
+
+/** One DocumentClient-style transaction action (`Put`, `Update`, `Delete` or `ConditionCheck`). */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** What a `transaction` handler gets besides its event. */
+export interface TransactionContext {
+  /** Name of the consumer, as in the inbox key. */
+  readonly consumer: string;
+  /** How many times SQS has delivered this message, when known. */
+  readonly receiveCount?: number;
+  /**
+   * Adds a write that commits in one `TransactWriteItems` with the inbox record of this event:
+   * all of them apply, exactly once, or none does.
+   */
+  write(item: TransactItem): void;
+}
+
+/** What a `claim` handler gets besides its event. */
+export interface ClaimContext {
+  readonly consumer: string;
+  readonly receiveCount?: number;
+  /** When this worker's claim lapses (epoch ms): finish the side effect before then. */
+  readonly claimExpiresAt: number;
+}
+
+interface HandlerBase<TData> {
+  /** Validates and types `data` before the handler runs (zod, valibot, ArkType, …). @default no validation */
+  readonly schema?: StandardSchemaV1<unknown, TData>;
+}
+
+/**
+ * Idempotency by transaction (the default): the handler's own DynamoDB writes commit together
+ * with the inbox record, so a redelivered event finds the record and is skipped.
+ */
+export interface TransactionHandler<TData = unknown> extends HandlerBase<TData> {
+  /** @default 'transaction' */
+  readonly idempotency?: 'transaction';
+  handle(event: OutboxEnvelope<TData>, context: TransactionContext): Promise<void> | void;
+}
+
+/**
+ * Idempotency by claim, for side effects outside DynamoDB: the inbox record is claimed before the
+ * handler runs, completed after it succeeds and released when it fails.
+ */
+export interface ClaimHandler<TData = unknown> extends HandlerBase<TData> {
+  readonly idempotency: 'claim';
+  handle(event: OutboxEnvelope<TData>, context: ClaimContext): Promise<void> | void;
+}
+
+export type EventHandler<TData = unknown> = TransactionHandler<TData> | ClaimHandler<TData>;
+
+/** Where the inbox records live: the outbox table or the consumer's own table with the same `pk`/`sk` string keys. */
+export interface InboxOptions {
+  readonly document: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** How long an inbox record (and a sequence record) is kept before TTL removes it. @default 1209600 (14 days, the longest SQS retention) */
+  readonly retentionSeconds?: number;
+  /** How long a claim holds before another worker may take it over. @default 300 */
+  readonly claimTimeoutSeconds?: number;
+}
+
+/** The subset of a logger the consumer writes to; Powertools `Logger` fits. */
+export interface ConsumerLogger {
+  info(message: string, attributes: Record<string, unknown>): void;
+  warn(message: string, attributes: Record<string, unknown>): void;
+  error(message: string, attributes: Record<string, unknown>): void;
+}
+
+/** The subset of a metrics sink the consumer writes to; Powertools `Metrics` fits. */
+export interface ConsumerMetrics {
+  addMetric(name: string, unit: 'Count', value: number): void;
+  publishStoredMetrics?(): void;
+}
+
+export interface ConsumerOptions {
+  /** Names the consumer in inbox keys: two consumers of one event each handle it once. Letters, digits, `.`, `_`, `-`. */
+  readonly name: string;
+  /** Event type → handler. A type without a handler is rejected (and goes to the DLQ). */
+  // biome-ignore lint/suspicious/noExplicitAny: each handler narrows its own data type
+  readonly handlers: Readonly<Record<string, EventHandler<any>>>;
+  readonly inbox: InboxOptions;
+  /** Track (sequenceepoch, sequence) per aggregate and report gaps and out-of-order arrivals. @default false */
+  readonly sequenceTracking?: boolean;
+  /** Message groups (FIFO) or messages (standard) handled at once; a group's messages always run in order. @default 1 */
+  readonly concurrency?: number;
+  /** @default a Powertools Logger with the consumer's name as service */
+  readonly logger?: ConsumerLogger;
+  /** @default Powertools Metrics, namespace `DynamoDbOutbox`, the consumer's name as service */
+  readonly metrics?: ConsumerMetrics;
+  /** Clock in epoch milliseconds. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** A message as any SQS poller sees it. `messageGroupId` is set on FIFO queues. */
+export interface ConsumerMessage {
+  readonly messageId: string;
+  readonly body: string;
+  readonly messageGroupId?: string;
+  readonly receiveCount?: number;
+}
+
+/** What happened to one message; only `processed` and `duplicate` are acknowledged. */
+export type MessageOutcome =
+  | { readonly status: 'processed'; readonly messageId: string; readonly eventId: string; readonly type: string }
+  | { readonly status: 'duplicate'; readonly messageId: string; readonly eventId: string; readonly type: string }
+  | { readonly status: 'rejected'; readonly messageId: string; readonly error: MessageRejectedError }
+  | { readonly status: 'failed'; readonly messageId: string; readonly eventId: string; readonly type: string; readonly error: Error }
+  | {
+      readonly status: 'skipped';
+      readonly messageId: string;
+      readonly reason: 'EARLIER_MESSAGE_OF_GROUP_FAILED';
+      readonly failedMessageId: string;
+    };
+
+export interface BatchItemFailure {
+  readonly itemIdentifier: string;
+}
+
+export interface BatchResult {
+  /** The SQS partial batch response: every message not acknowledged, by message id. */
+  readonly batchItemFailures: BatchItemFailure[];
+  /** One outcome per message, in batch order. */
+  readonly outcomes: MessageOutcome[];
+}

@@ -1,0 +1,174 @@
+import { parseArgs } from 'node:util';
+import { RedriveOptionsError } from './errors.js';
+
+export const REDRIVE_USAGE = `Usage: outbox redrive <kind> [options]
+
+Kinds:
+  relay-dlq    Republish the envelopes held in the relay DLQ to their topics (same event ids).
+               --queue-url URL       the relay DLQ
+               --topic-arns JSON     topic name → ARN (default: $OUTBOX_TOPIC_ARNS)
+  queue-dlq    Move a subscriber DLQ's messages back to the queue they came from.
+               --queue-url URL       the subscriber DLQ
+               --to URL              the source queue
+  on-failure   Republish the events of the relay's on-failure records.
+               --queue-url URL       records in an SQS destination (re-read from the stream, < 24 h), or
+               --bucket NAME         records in an S3 destination (payload kept), with --prefix P
+               --topic-arns JSON     topic name → ARN (default: $OUTBOX_TOPIC_ARNS)
+               routes come from $OUTBOX_CONFIG, else the repository's outbox.config.ts
+
+Options:
+  --dry-run          read and report, republish and delete nothing
+  --rate N           republish at most N messages per second
+  --max N            stop after N messages (or records)
+  --endpoint URL     send every AWS call to this endpoint (a local emulator)
+  --region REGION    AWS region (default: the SDK's)
+  --help             show this text
+
+Exit status: 0 when nothing failed, 1 when some messages failed and were kept, 2 on a usage error.`;
+
+export type RedriveKind = 'relay-dlq' | 'queue-dlq' | 'on-failure';
+
+interface CommonArgs {
+  readonly dryRun: boolean;
+  readonly ratePerSecond?: number;
+  readonly maxMessages?: number;
+  readonly endpoint?: string;
+  readonly region?: string;
+}
+
+/** A parsed command line, ready to run. */
+export type RedriveCommand =
+  | { readonly kind: 'help' }
+  | (CommonArgs & { readonly kind: 'relay-dlq'; readonly queueUrl: string; readonly topicArns: Record<string, string> })
+  | (CommonArgs & { readonly kind: 'queue-dlq'; readonly queueUrl: string; readonly targetQueueUrl: string })
+  | (CommonArgs & {
+      readonly kind: 'on-failure';
+      readonly source: { readonly queueUrl: string } | { readonly bucket: string; readonly prefix?: string };
+      readonly topicArns: Record<string, string>;
+    });
+
+const KINDS: readonly RedriveKind[] = ['relay-dlq', 'queue-dlq', 'on-failure'];
+
+function positiveNumber(value: string | undefined, flag: string, integer: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+    throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: a positive ${integer ? 'whole number' : 'number'}`);
+  }
+  return n;
+}
+
+function required(value: string | undefined, flag: string, kind: string): string {
+  if (value === undefined || value === '') throw new RedriveOptionsError(flag, `is required for ${kind}`);
+  return value;
+}
+
+function topicArnsOf(value: string | undefined, env: NodeJS.ProcessEnv, envName: string): Record<string, string> {
+  const text = value ?? env[envName];
+  if (text === undefined || text === '')
+    throw new RedriveOptionsError('--topic-arns', `is required (or set ${envName}); allowed: JSON {"topic name":"topic ARN"}`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new RedriveOptionsError('--topic-arns', `got ${JSON.stringify(text)}, which is not JSON; allowed: {"topic name":"topic ARN"}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
+    throw new RedriveOptionsError('--topic-arns', `got ${text}; allowed: an object of topic name → topic ARN strings`);
+  }
+  return parsed as Record<string, string>;
+}
+
+/**
+ * Parses `redrive <kind> [options]`. Unknown flags, missing values and impossible combinations
+ * throw a {@link RedriveOptionsError} naming the flag, before any AWS call.
+ *
+ * @example
+ * ```ts
+ * const command = parseRedriveArgs(['redrive', 'queue-dlq', '--queue-url', dlq, '--to', source, '--dry-run']);
+ * ```
+ */
+export function parseRedriveArgs(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+  topicArnsEnv = 'OUTBOX_TOPIC_ARNS',
+): RedriveCommand {
+  const parse = (args: string[]) =>
+    parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        'queue-url': { type: 'string' },
+        to: { type: 'string' },
+        bucket: { type: 'string' },
+        prefix: { type: 'string' },
+        'topic-arns': { type: 'string' },
+        'dry-run': { type: 'boolean', default: false },
+        rate: { type: 'string' },
+        max: { type: 'string' },
+        endpoint: { type: 'string' },
+        region: { type: 'string' },
+        help: { type: 'boolean', default: false },
+      },
+    });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse([...argv]);
+  } catch (error) {
+    throw new RedriveOptionsError('arguments', `${(error as Error).message}; see --help`, { cause: error });
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: 'help' };
+  const [command, kind, ...rest] = positionals;
+  if (command !== 'redrive') throw new RedriveOptionsError('command', `got ${JSON.stringify(command ?? '')}; allowed: redrive`);
+  if (!KINDS.includes(kind as RedriveKind))
+    throw new RedriveOptionsError('kind', `got ${JSON.stringify(kind ?? '')}; allowed: ${KINDS.join(', ')}`);
+  if (rest.length > 0) throw new RedriveOptionsError('arguments', `unexpected ${JSON.stringify(rest.join(' '))}; see --help`);
+  const rate = positiveNumber(values.rate, '--rate', false);
+  const max = positiveNumber(values.max, '--max', true);
+  const common: CommonArgs = {
+    dryRun: values['dry-run'] === true,
+    ...(rate === undefined ? {} : { ratePerSecond: rate }),
+    ...(max === undefined ? {} : { maxMessages: max }),
+    ...(values.endpoint === undefined ? {} : { endpoint: values.endpoint }),
+    ...(values.region === undefined ? {} : { region: values.region }),
+  };
+  const allow = (flags: readonly string[]) => {
+    for (const flag of ['queue-url', 'to', 'bucket', 'prefix', 'topic-arns'] as const) {
+      if (values[flag] !== undefined && !flags.includes(flag))
+        throw new RedriveOptionsError(`--${flag}`, `does not apply to ${kind}; allowed: ${flags.map((f) => `--${f}`).join(', ')}`);
+    }
+  };
+  if (kind === 'relay-dlq') {
+    allow(['queue-url', 'topic-arns']);
+    return {
+      ...common,
+      kind,
+      queueUrl: required(values['queue-url'], '--queue-url', kind),
+      topicArns: topicArnsOf(values['topic-arns'], env, topicArnsEnv),
+    };
+  }
+  if (kind === 'queue-dlq') {
+    allow(['queue-url', 'to']);
+    return {
+      ...common,
+      kind,
+      queueUrl: required(values['queue-url'], '--queue-url', kind),
+      targetQueueUrl: required(values.to, '--to', kind),
+    };
+  }
+  allow(['queue-url', 'bucket', 'prefix', 'topic-arns']);
+  if ((values['queue-url'] === undefined) === (values.bucket === undefined)) {
+    throw new RedriveOptionsError(
+      '--queue-url/--bucket',
+      'give exactly one: --queue-url for an SQS destination or --bucket for an S3 destination',
+    );
+  }
+  if (values.prefix !== undefined && values.bucket === undefined) throw new RedriveOptionsError('--prefix', 'applies only with --bucket');
+  const source =
+    values.bucket !== undefined
+      ? { bucket: values.bucket, ...(values.prefix === undefined ? {} : { prefix: values.prefix }) }
+      : { queueUrl: values['queue-url'] as string };
+  return { ...common, kind: 'on-failure', source, topicArns: topicArnsOf(values['topic-arns'], env, topicArnsEnv) };
+}

@@ -1,0 +1,59 @@
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { v7 as uuidv7 } from 'uuid';
+import { envelopeJson } from '../../shared/envelope.js';
+
+export interface EnvelopeSpec {
+  readonly id?: string;
+  readonly type?: string;
+  readonly aggregateType?: string;
+  readonly aggregateId?: string;
+  readonly sequence?: number;
+  readonly sequenceEpoch?: string;
+  readonly data?: unknown;
+}
+
+export const TEST_SOURCE = 'urn:dynamodb-outbox:test';
+export const TEST_EPOCH = '2026-01-01T00:00:00.000Z';
+
+/** An outbox envelope as published (JSON text), built by the shared envelope code. */
+export function anEnvelope(spec: EnvelopeSpec = {}): { id: string; body: string } {
+  const id = spec.id ?? uuidv7();
+  const body = envelopeJson(
+    {
+      source: TEST_SOURCE,
+      aggregateType: spec.aggregateType ?? 'order',
+      aggregateId: spec.aggregateId ?? 'o-1',
+      sequenceEpoch: spec.sequenceEpoch ?? TEST_EPOCH,
+    },
+    { id, type: spec.type ?? 'order.placed', time: new Date().toISOString(), data: JSON.stringify(spec.data ?? { total: 10 }) },
+    spec.sequence ?? 1,
+  );
+  return { id, body };
+}
+
+/** The SNS-enveloped form of a body (a subscription without raw message delivery). */
+export const snsNotification = (body: string, topicArn = 'arn:aws:sns:us-east-1:000000000000:orders'): string =>
+  JSON.stringify({ Type: 'Notification', MessageId: uuidv7(), TopicArn: topicArn, Message: body, Timestamp: new Date().toISOString() });
+
+/** A Lambda SQS record; `groupId` makes it a FIFO record. */
+export function anSqsRecord(body: string, groupId?: string, messageId: string = uuidv7()): SQSRecord {
+  return {
+    messageId,
+    receiptHandle: `rh-${messageId}`,
+    body,
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: String(Date.now()),
+      SenderId: 'test',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+      ...(groupId === undefined ? {} : { MessageGroupId: groupId, MessageDeduplicationId: messageId }),
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${groupId === undefined ? 'queue' : 'queue.fifo'}`,
+    awsRegion: 'us-east-1',
+  };
+}
+
+export const anSqsEvent = (records: SQSRecord[]): SQSEvent => ({ Records: records });

@@ -1,0 +1,178 @@
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { FauxqsServer } from 'fauxqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defineConfig } from '../../shared/config.js';
+import { parseEnvelope } from '../../shared/envelope.js';
+import type { LocalClients } from '../../shared/local/clients.js';
+import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
+import type { StreamOnFailureRecord } from '../../shared/redrive/on-failure-record.js';
+import type { SlotEvent } from '../../shared/slot.js';
+import { queueBodies, queueDepth, startEmulator } from '../helpers/fauxqs.js';
+import { freshTable, testClients } from '../helpers/local.js';
+import { streamRecords, writeSlot } from '../helpers/slot-stream.js';
+
+let server: FauxqsServer;
+let clients: LocalClients;
+let tableName: string;
+let streamArn: string;
+let topicArns: Record<string, string>;
+let written: { order: SlotEvent[]; payment: SlotEvent[]; orderLater: SlotEvent[] };
+let failure: StreamOnFailureRecord;
+let payload: StreamOnFailureRecord['payload'];
+
+const config = defineConfig({
+  source: 'urn:dynamodb-outbox:test',
+  topics: [{ name: 'orders.fifo', fifo: true }, { name: 'payments' }],
+  routes: { order: 'orders.fifo', payment: 'payments' },
+});
+
+beforeAll(async () => {
+  server = await startEmulator();
+  clients = testClients(server.address);
+  ({ tableName, streamArn } = await freshTable(clients, 'on-failure'));
+  const orders = server.createTopic('orders.fifo', { attributes: { FifoTopic: 'true' } });
+  const payments = server.createTopic('payments');
+  topicArns = { 'orders.fifo': orders.topicArn, payments: payments.topicArn };
+
+  // One failed batch: two commits on order A, a business item in between, one payment commit.
+  const order = await writeSlot(clients, tableName, { type: 'order', id: 'A' }, ['order.placed', 'order.paid']);
+  await clients.document.send(new PutCommand({ TableName: tableName, Item: { pk: 'ORDER#A', sk: 'ORDER', total: 10 } }));
+  const payment = await writeSlot(clients, tableName, { type: 'payment', id: 'P' }, ['payment.captured']);
+  const orderLater = await writeSlot(clients, tableName, { type: 'order', id: 'A' }, ['order.shipped'], 3);
+  written = { order, payment, orderLater };
+  const { shardId, records } = await streamRecords(clients, streamArn);
+  expect(records).toHaveLength(4);
+  const arrival = new Date().toISOString().slice(0, 19).concat('Z');
+  failure = {
+    requestContext: {
+      requestId: 'r-1',
+      functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:relay',
+      condition: 'RetryAttemptsExhausted',
+      approximateInvokeCount: 11,
+    },
+    responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+    version: '1.0',
+    timestamp: new Date().toISOString(),
+    DDBStreamBatchInfo: {
+      shardId,
+      startSequenceNumber: records[0]?.dynamodb?.SequenceNumber ?? '',
+      endSequenceNumber: records[3]?.dynamodb?.SequenceNumber ?? '',
+      approximateArrivalOfFirstRecord: arrival,
+      approximateArrivalOfLastRecord: arrival,
+      batchSize: 3,
+      streamArn,
+    },
+  };
+  payload = {
+    Records: records
+      .filter((r) => String(r.dynamodb?.Keys?.pk?.S).startsWith('OUTBOX#'))
+      .map((r) => ({ eventName: r.eventName, dynamodb: r.dynamodb })),
+  } as StreamOnFailureRecord['payload'];
+});
+
+afterAll(async () => {
+  clients.destroy();
+  await server.stop();
+});
+
+const allEventIds = () => [...written.order, ...written.payment, ...written.orderLater].map((e) => e.id);
+
+/** Fresh subscriber queues per test: a FIFO queue remembers dedup ids, so each test needs its own. */
+function views(name: string) {
+  const orders = `order-view-${name}.fifo`;
+  const payments = `payment-view-${name}`;
+  server.createQueue(orders, { attributes: { FifoQueue: 'true' } });
+  server.createQueue(payments);
+  server.subscribe({ topic: 'orders.fifo', queue: orders, attributes: { RawMessageDelivery: 'true' } });
+  server.subscribe({ topic: 'payments', queue: payments, attributes: { RawMessageDelivery: 'true' } });
+  return {
+    orders: () => queueBodies(server, orders).map((b) => parseEnvelope(b)),
+    payments: () => queueBodies(server, payments).map((b) => parseEnvelope(b)),
+    ids: () => [...queueBodies(server, orders), ...queueBodies(server, payments)].map((b) => parseEnvelope(b).id),
+  };
+}
+
+describe('on-failure redrive', () => {
+  it('re-reads the stream for a coordinates-only record from an SQS destination and republishes every event with its id', async () => {
+    const view = views('sqs');
+    const { queueUrl } = server.createQueue('relay-on-failure');
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(failure) }));
+
+    const summary = await redriveOnFailure({
+      source: { sqs: clients.sqs, queueUrl },
+      sns: clients.sns,
+      streams: clients.streams,
+      config,
+      topicArns,
+    });
+
+    expect(summary).toMatchObject({ status: 'completed', before: 1, after: 0, moved: 1, republished: 4 });
+    expect(view.ids().sort()).toEqual(allEventIds().sort());
+    expect(view.orders().map((e) => [e.type, e.sequence])).toEqual([
+      ['order.placed', 1],
+      ['order.paid', 2],
+      ['order.shipped', 3],
+    ]);
+    expect(queueDepth(server, 'relay-on-failure')).toBe(0);
+  });
+
+  it('uses the payload an S3 destination kept and deletes the object after publishing', async () => {
+    const view = views('s3');
+    server.createBucket('relay-failures');
+    await clients.s3.send(
+      new PutObjectCommand({ Bucket: 'relay-failures', Key: 'failures/2026/one.json', Body: JSON.stringify({ ...failure, payload }) }),
+    );
+    // Coordinates that point nowhere prove the payload, not the stream, was used.
+    await clients.s3.send(
+      new PutObjectCommand({
+        Bucket: 'relay-failures',
+        Key: 'failures/2026/two.json',
+        Body: JSON.stringify({
+          ...failure,
+          DDBStreamBatchInfo: { ...failure.DDBStreamBatchInfo, shardId: 'shardId-missing' },
+          payload: JSON.stringify(payload),
+        }),
+      }),
+    );
+
+    const summary = await redriveOnFailure({
+      source: { s3: clients.s3, bucket: 'relay-failures', prefix: 'failures/' },
+      sns: clients.sns,
+      streams: clients.streams,
+      config,
+      topicArns,
+    });
+
+    expect(summary).toMatchObject({ status: 'completed', before: 2, after: 0, moved: 2, republished: 8 });
+    // The FIFO topic drops the second copy of each order event (same dedup id); the standard topic does not.
+    expect(view.orders()).toHaveLength(3);
+    expect(view.payments()).toHaveLength(2);
+    expect(new Set(view.ids())).toEqual(new Set(allEventIds()));
+  });
+
+  it('fails a record whose stream records have expired and that has no payload, and keeps it', async () => {
+    const view = views('expired');
+    server.createBucket('relay-failures-old');
+    const old = new Date(Date.now() - 25 * 3600 * 1000).toISOString();
+    const expired = { ...failure, DDBStreamBatchInfo: { ...failure.DDBStreamBatchInfo, approximateArrivalOfFirstRecord: old } };
+    await clients.s3.send(new PutObjectCommand({ Bucket: 'relay-failures-old', Key: 'old.json', Body: JSON.stringify(expired) }));
+    await clients.s3.send(new PutObjectCommand({ Bucket: 'relay-failures-old', Key: 'junk.json', Body: 'not json' }));
+
+    const summary = await redriveOnFailure({
+      source: { s3: clients.s3, bucket: 'relay-failures-old' },
+      sns: clients.sns,
+      streams: clients.streams,
+      config,
+      topicArns,
+    });
+
+    expect(summary).toMatchObject({ moved: 0, before: 2, after: 2 });
+    expect(summary.skipped).toEqual([
+      { id: 'junk.json', reason: 'not JSON' },
+      { id: 'old.json', reason: expect.stringContaining('retention 24 h') },
+    ]);
+    expect(view.ids()).toEqual([]);
+  });
+});
