@@ -1,10 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import type { OutboxConfig } from '../shared/config.js';
 import { Outbox } from './outbox.js';
-import { OutboxPropsError } from './props-error.js';
+import { OutboxFunction } from './outbox-function.js';
 
 /** The example consumer of this repository, used when no `consumerEntry` is given. */
 export const DEFAULT_CONSUMER_ENTRY = fileURLToPath(new URL('../functions/example-consumer/handler.ts', import.meta.url));
@@ -23,13 +24,24 @@ export interface OutboxStackProps extends StackProps {
   readonly relayEntry?: string;
   /** The example consumer's handler file. @default this repository's `functions/example-consumer/handler.ts` */
   readonly consumerEntry?: string;
-  /** Topic of the config the example consumer subscribes to. @default the config's first topic */
-  readonly consumerTopic?: string;
 }
+
+/** What the consumer helper does to its table: get, put, update, delete and condition checks in transactions. */
+const EXAMPLE_CONSUMER_TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:ConditionCheckItem',
+];
+
+/** The variable `functions/example-consumer/handler.ts` reads its table name from. */
+export const EXAMPLE_CONSUMER_TABLE_ENV = 'CONSUMER_TABLE_NAME';
 
 /**
  * The repository's deployable app: one {@link Outbox} built from the config, the example
- * consumer subscribed to one of its topics, and the outputs a client or operator needs.
+ * consumer (the order view, fed by `order.*` and `payment.*` events) subscribed through one
+ * queue per topic, and the outputs a client or operator needs.
  *
  * @example
  * ```ts
@@ -44,14 +56,6 @@ export class OutboxStack extends Stack {
     const { config } = props;
     const retain = props.retainData ?? false;
     const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
-    const consumerTopic = props.consumerTopic ?? config.topics[0]?.name;
-    if (consumerTopic === undefined) {
-      throw new OutboxPropsError(
-        this.node.path,
-        'config',
-        'has no topics; allowed: a config from defineConfig, which requires at least one',
-      );
-    }
     const encryptionKey = props.customerManagedKey
       ? new Key(this, 'OutboxKey', {
           description: 'Encrypts the outbox table, topics, queues and failed batches',
@@ -68,23 +72,38 @@ export class OutboxStack extends Stack {
       deletionProtection: retain,
       alarmEmail: props.alarmEmail,
     });
-    const consumer = this.outbox.addSubscriber('ExampleConsumer', {
-      topic: consumerTopic,
-      consumerEntry: props.consumerEntry ?? DEFAULT_CONSUMER_ENTRY,
-    });
+    // The order view and its inbox records live in the outbox table, as in the local stack.
+    const consumer = new OutboxFunction(this, 'ExampleConsumer', {
+      entry: props.consumerEntry ?? DEFAULT_CONSUMER_ENTRY,
+      description: 'Example consumer: keeps the order view from outbox events',
+      serviceName: 'example-consumer',
+      environment: { [EXAMPLE_CONSUMER_TABLE_ENV]: this.outbox.table.tableName },
+      removalPolicy,
+    }).function;
+    // Exactly the item actions of the consumer helper (inbox transaction, view updates); the stock
+    // grantReadWriteData would add Scan, batch actions and, with a key, wildcard KMS actions.
+    consumer.addToRolePolicy(new PolicyStatement({ actions: EXAMPLE_CONSUMER_TABLE_ACTIONS, resources: [this.outbox.table.tableArn] }));
+    encryptionKey?.grant(consumer, 'kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey');
+    const subscribers = config.topics.map((topic) => ({
+      topic: topic.name,
+      subscriber: this.outbox.addSubscriber(`ExampleConsumer${outputSuffix(topic.name)}`, { topic: topic.name, consumer }),
+    }));
 
     new CfnOutput(this, 'TableName', { value: this.outbox.table.tableName, description: 'The outbox table' });
     for (const [name, topic] of this.outbox.topics.topics) {
       new CfnOutput(this, `TopicArn${outputSuffix(name)}`, { value: topic.topicArn, description: `ARN of the outbox topic ${name}` });
     }
-    new CfnOutput(this, 'ExampleConsumerQueueUrl', {
-      value: consumer.queue.queueUrl,
-      description: `Queue of the example consumer on ${consumerTopic}`,
-    });
-    new CfnOutput(this, 'ExampleConsumerDeadLetterQueueUrl', {
-      value: consumer.deadLetterQueue.queueUrl,
-      description: 'DLQ of the example consumer',
-    });
+    for (const { topic, subscriber } of subscribers) {
+      const suffix = outputSuffix(topic);
+      new CfnOutput(this, `ExampleConsumerQueueUrl${suffix}`, {
+        value: subscriber.queue.queueUrl,
+        description: `Example consumer queue on ${topic}`,
+      });
+      new CfnOutput(this, `ExampleConsumerDeadLetterQueueUrl${suffix}`, {
+        value: subscriber.deadLetterQueue.queueUrl,
+        description: `DLQ of the example consumer queue on ${topic}`,
+      });
+    }
     new CfnOutput(this, 'RelayDeadLetterQueueUrl', {
       value: this.outbox.relay.deadLetterQueue.queueUrl,
       description: 'Events the relay could never publish',

@@ -1,6 +1,7 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, type Subscription, SubscriptionFilter } from 'aws-cdk-lib/aws-sns';
@@ -37,9 +38,15 @@ export interface OutboxSubscriberProps {
    * @default 6 × `consumerTimeout` + `maxBatchingWindow`
    */
   readonly visibilityTimeout?: Duration;
-  /** Handler file of a consumer Lambda fed by the queue; it must report batch item failures. @default no consumer */
+  /** Handler file of a consumer Lambda to create and feed from the queue; it must report batch item failures. @default no consumer */
   readonly consumerEntry?: string;
-  /** The consumer's timeout (AWS: 1–900 s). @default Duration.seconds(30) */
+  /**
+   * An existing consumer Lambda to feed from the queue instead (one function may consume several
+   * queues); it must report batch item failures. Not together with `consumerEntry`.
+   * @default no consumer
+   */
+  readonly consumer?: IFunction;
+  /** The consumer's timeout (AWS: 1–900 s); for an existing `consumer`, read from it when it is a `Function`. @default Duration.seconds(30) */
   readonly consumerTimeout?: Duration;
   /** The consumer's memory in MB (AWS: 128–10,240). @default 256 */
   readonly consumerMemorySize?: number;
@@ -76,17 +83,21 @@ export interface OutboxSubscriberProps {
  * ```
  */
 export class OutboxSubscriber extends Construct {
+  readonly topic: ITopic;
   readonly queue: IQueue;
   /** Takes messages the consumer kept failing and messages SNS could not deliver. */
   readonly deadLetterQueue: Queue;
   readonly subscription: Subscription;
-  readonly consumer?: OutboxFunction;
+  /** The Lambda fed by the queue, when there is one. */
+  readonly consumer?: IFunction;
 
   constructor(scope: Construct, id: string, props: OutboxSubscriberProps) {
     super(scope, id);
     const { topic } = props;
+    this.topic = topic;
     const fifo = topic.fifo;
-    const consumerTimeout = props.consumerTimeout ?? Duration.seconds(30);
+    const consumerTimeout =
+      props.consumerTimeout ?? (props.consumer instanceof LambdaFunction ? props.consumer.timeout : undefined) ?? Duration.seconds(30);
     const window = props.maxBatchingWindow ?? Duration.seconds(0);
     this.validate(props, fifo, consumerTimeout, window);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
@@ -120,26 +131,29 @@ export class OutboxSubscriber extends Construct {
       }),
     );
 
-    if (props.consumerEntry !== undefined) {
-      this.consumer = new OutboxFunction(this, 'Consumer', {
-        entry: props.consumerEntry,
-        description: `Consumes outbox events from ${topic.node.path}`,
-        serviceName: id,
-        timeout: consumerTimeout,
-        memorySize: props.consumerMemorySize,
-        environment: props.consumerEnvironment,
-        logRetention: props.logRetention,
-        removalPolicy,
+    this.consumer =
+      props.consumerEntry === undefined
+        ? props.consumer
+        : new OutboxFunction(this, 'Consumer', {
+            entry: props.consumerEntry,
+            description: `Consumes outbox events from ${topic.node.path}`,
+            serviceName: id,
+            timeout: consumerTimeout,
+            memorySize: props.consumerMemorySize,
+            environment: props.consumerEnvironment,
+            logRetention: props.logRetention,
+            removalPolicy,
+          }).function;
+    if (this.consumer) {
+      const eventSource = new SqsEventSource(this.queue, {
+        batchSize: props.batchSize ?? 10,
+        maxBatchingWindow: props.maxBatchingWindow,
+        maxConcurrency: props.maxConcurrency,
+        reportBatchItemFailures: true,
       });
-      this.consumer.function.addEventSource(
-        new SqsEventSource(this.queue, {
-          batchSize: props.batchSize ?? 10,
-          maxBatchingWindow: props.maxBatchingWindow,
-          maxConcurrency: props.maxConcurrency,
-          reportBatchItemFailures: true,
-        }),
-      );
-      Validations.of(this.consumer.function).acknowledge({
+      this.consumer.addEventSource(eventSource);
+      const mapping = this.consumer.node.tryFindChild(`SqsEventSource:${Names.nodeUniqueId(this.queue.node)}`) ?? this.consumer;
+      Validations.of(mapping).acknowledge({
         id: 'Serverless-LambdaEventSourceMappingDestination',
         reason:
           'SQS event source mappings take no on-failure destination: a message that keeps failing moves to the queue DLQ through its redrive policy (maxReceiveCount).',
@@ -180,10 +194,19 @@ export class OutboxSubscriber extends Construct {
       if (given.length > 0)
         throw new OutboxPropsError(this.node.path, given.join(', '), `${given.length > 1 ? 'are' : 'is'} set but ${reason}`);
     };
+    if (props.consumerEntry !== undefined && props.consumer !== undefined) {
+      throw new OutboxPropsError(this.node.path, 'consumer', 'is set together with consumerEntry; allowed: one of them');
+    }
     if (props.consumerEntry === undefined) {
       unused(
-        ['consumerTimeout', 'consumerMemorySize', 'consumerEnvironment', 'batchSize', 'maxBatchingWindow', 'maxConcurrency'],
-        'configure the consumer Lambda, and no consumerEntry is given; allowed: set consumerEntry, or leave them out',
+        ['consumerMemorySize', 'consumerEnvironment'],
+        'configure a consumer Lambda to create, and no consumerEntry is given; allowed: set consumerEntry, or leave them out',
+      );
+    }
+    if (props.consumerEntry === undefined && props.consumer === undefined) {
+      unused(
+        ['consumerTimeout', 'batchSize', 'maxBatchingWindow', 'maxConcurrency'],
+        'configure a consumer, and neither consumerEntry nor consumer is given; allowed: set one of them, or leave them out',
       );
     }
     if (props.queue !== undefined) {
@@ -239,7 +262,7 @@ export class OutboxSubscriber extends Construct {
       );
     }
     this.rejectUnused(props);
-    if (props.consumerEntry === undefined) return;
+    if (props.consumerEntry === undefined && props.consumer === undefined) return;
     const minimum = 6 * consumerTimeout.toSeconds() + window.toSeconds();
     if (props.visibilityTimeout && !props.visibilityTimeout.isUnresolved() && props.visibilityTimeout.toSeconds() < minimum) {
       throw new OutboxPropsError(

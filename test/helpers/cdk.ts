@@ -1,11 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import { App, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 
-/** Stand-in consumer that exercises real esbuild bundling until the example consumer exists. */
-export const CONSUMER_FIXTURE = fileURLToPath(new URL('../infra/fixtures/consumer-handler.ts', import.meta.url));
+/** A real consumer handler (the example consumer), for subscribers that need one. */
+export { DEFAULT_CONSUMER_ENTRY as CONSUMER_ENTRY } from '../../infra/outbox-stack.js';
 
 /**
  * An app whose stacks skip asset bundling: for tests that check validation or the template's

@@ -1,95 +1,116 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { OutboxStack } from '../../infra/outbox-stack.js';
+import { EXAMPLE_CONSUMER_TABLE_ENV, OutboxStack } from '../../infra/outbox-stack.js';
 import { config } from '../../outbox.config.js';
-import { actionsOf, CONSUMER_FIXTURE, logicalId, resource, resourcesOf, roleStatements } from '../helpers/cdk.js';
+import { actionsOf, logicalId, resource, resourcesOf, roleStatements } from '../helpers/cdk.js';
 
 let stack: OutboxStack;
 let template: Template;
-let ids: { queue: string; dlq: string; consumerFn: string; consumerRole: string; relayFn: string; relayDlq: string; alarmTopic: string };
-const consumerTopic = config.topics[0]!;
+let ids: { consumerFn: string; consumerRole: string; relayFn: string; relayDlq: string; alarmTopic: string; table: string };
+/** Per config topic: the example consumer's queue and DLQ on it. */
+const queues = new Map<string, { queue: string; dlq: string; topicRef: { Ref: string } }>();
 
 beforeAll(() => {
-  stack = new OutboxStack(new App(), 'OutboxTest', {
-    config,
-    consumerEntry: CONSUMER_FIXTURE,
-    alarmEmail: 'oncall@example.com',
-    retainData: true,
-  });
+  stack = new OutboxStack(new App(), 'OutboxTest', { config, alarmEmail: 'oncall@example.com', retainData: true });
   template = Template.fromStack(stack);
   ids = {
-    queue: logicalId(template, 'AWS::SQS::Queue', 'OutboxExampleConsumerQueue'),
-    dlq: logicalId(template, 'AWS::SQS::Queue', 'OutboxExampleConsumerDeadLetterQueue'),
-    consumerFn: logicalId(template, 'AWS::Lambda::Function', 'OutboxExampleConsumerFunction'),
-    consumerRole: logicalId(template, 'AWS::IAM::Role', 'OutboxExampleConsumerRole'),
+    consumerFn: logicalId(template, 'AWS::Lambda::Function', 'ExampleConsumerFunction'),
+    consumerRole: logicalId(template, 'AWS::IAM::Role', 'ExampleConsumerRole'),
     relayFn: logicalId(template, 'AWS::Lambda::Function', 'OutboxRelayFunction'),
     relayDlq: logicalId(template, 'AWS::SQS::Queue', 'OutboxRelayDeadLetterQueue'),
     alarmTopic: logicalId(template, 'AWS::SNS::Topic', 'OutboxAlarmsAlarmTopic'),
+    table: logicalId(template, 'AWS::DynamoDB::GlobalTable', 'OutboxTable'),
   };
+  for (const [name, topic] of stack.outbox.topics.topics) {
+    const subscriber = [...stack.outbox.subscribers.values()].find((sub) => sub.topic === topic)!;
+    queues.set(name, {
+      queue: stack.getLogicalId(subscriber.queue.node.defaultChild as never),
+      dlq: stack.getLogicalId(subscriber.deadLetterQueue.node.defaultChild as never),
+      topicRef: { Ref: stack.getLogicalId(topic.node.defaultChild as never) },
+    });
+  }
 });
 
-const topicRef = () => ({ Ref: stack.getLogicalId(stack.outbox.topics.topics.get(consumerTopic.name)!.node.defaultChild as never) });
 const alarms = () => Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties as Record<string, unknown>);
 
-describe('OutboxStack: example consumer subscription', () => {
-  it('subscribes a queue of the same kind as the topic, with raw message delivery and a DLQ for undeliverable messages', () => {
-    const queue = resource(template, 'AWS::SQS::Queue', ids.queue).Properties;
-    expect(Boolean(queue.FifoQueue)).toBe(consumerTopic.fifo);
-    template.hasResourceProperties('AWS::SNS::Subscription', {
-      Protocol: 'sqs',
-      TopicArn: topicRef(),
-      Endpoint: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
-      RawMessageDelivery: true,
-      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [ids.dlq, 'Arn'] } },
-    });
-  });
-
-  it('redrives to a 14-day DLQ after maxReceiveCount receives, both queues encrypted and TLS only', () => {
-    const queue = resource(template, 'AWS::SQS::Queue', ids.queue).Properties;
-    const dlq = resource(template, 'AWS::SQS::Queue', ids.dlq).Properties;
-    expect(queue.RedrivePolicy).toEqual({ deadLetterTargetArn: { 'Fn::GetAtt': [ids.dlq, 'Arn'] }, maxReceiveCount: 5 });
-    expect(dlq.MessageRetentionPeriod).toBe(14 * 24 * 3600);
-    expect(Boolean(dlq.FifoQueue)).toBe(consumerTopic.fifo);
-    for (const id of [ids.queue, ids.dlq]) {
-      expect(resource(template, 'AWS::SQS::Queue', id).Properties.SqsManagedSseEnabled).toBe(true);
-      const policy = Object.values(template.findResources('AWS::SQS::QueuePolicy', { Properties: { Queues: [{ Ref: id }] } }))[0]!;
-      const statements = policy.Properties.PolicyDocument.Statement as { Effect: string; Condition?: unknown; Principal?: unknown }[];
-      expect(statements).toContainEqual(
-        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-      );
-      // SNS may send to the queue and to the DLQ, and only from this topic.
-      expect(statements).toContainEqual(
-        expect.objectContaining({
-          Effect: 'Allow',
-          Principal: { Service: 'sns.amazonaws.com' },
-          Condition: { ArnEquals: { 'aws:SourceArn': topicRef() } },
-        }),
-      );
+describe('OutboxStack: example consumer subscriptions', () => {
+  it('subscribes one queue per config topic, of the same kind as the topic, with raw delivery and a DLQ for undeliverable messages', () => {
+    expect([...queues.keys()]).toEqual(config.topics.map((t) => t.name));
+    for (const topic of config.topics) {
+      const { queue, dlq, topicRef } = queues.get(topic.name)!;
+      expect(Boolean(resource(template, 'AWS::SQS::Queue', queue).Properties.FifoQueue), topic.name).toBe(topic.fifo);
+      template.hasResourceProperties('AWS::SNS::Subscription', {
+        Protocol: 'sqs',
+        TopicArn: topicRef,
+        Endpoint: { 'Fn::GetAtt': [queue, 'Arn'] },
+        RawMessageDelivery: true,
+        RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] } },
+      });
     }
   });
 
-  it('sets the visibility timeout to at least 6 × the consumer timeout', () => {
+  it('redrives to a 14-day DLQ after maxReceiveCount receives, both queues encrypted and TLS only, SNS allowed only from its topic', () => {
+    for (const topic of config.topics) {
+      const { queue, dlq, topicRef } = queues.get(topic.name)!;
+      expect(resource(template, 'AWS::SQS::Queue', queue).Properties.RedrivePolicy).toEqual({
+        deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] },
+        maxReceiveCount: 5,
+      });
+      const dlqProps = resource(template, 'AWS::SQS::Queue', dlq).Properties;
+      expect(dlqProps.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+      expect(Boolean(dlqProps.FifoQueue)).toBe(topic.fifo);
+      for (const id of [queue, dlq]) {
+        expect(resource(template, 'AWS::SQS::Queue', id).Properties.SqsManagedSseEnabled).toBe(true);
+        const policy = Object.values(template.findResources('AWS::SQS::QueuePolicy', { Properties: { Queues: [{ Ref: id }] } }))[0]!;
+        const statements = policy.Properties.PolicyDocument.Statement as { Effect: string; Condition?: unknown; Principal?: unknown }[];
+        expect(statements).toContainEqual(
+          expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        );
+        expect(statements).toContainEqual(
+          expect.objectContaining({
+            Effect: 'Allow',
+            Principal: { Service: 'sns.amazonaws.com' },
+            Condition: { ArnEquals: { 'aws:SourceArn': topicRef } },
+          }),
+        );
+      }
+    }
+  });
+
+  it('sets every visibility timeout to at least 6 × the consumer timeout', () => {
     const timeout = resource(template, 'AWS::Lambda::Function', ids.consumerFn).Properties.Timeout as number;
-    expect(resource(template, 'AWS::SQS::Queue', ids.queue).Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * timeout);
+    for (const { queue } of queues.values()) {
+      expect(resource(template, 'AWS::SQS::Queue', queue).Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * timeout);
+    }
   });
 
-  it('feeds the consumer through an SQS event source that reports batch item failures', () => {
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      FunctionName: { Ref: ids.consumerFn },
-      EventSourceArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
-      FunctionResponseTypes: ['ReportBatchItemFailures'],
-      BatchSize: 10,
-    });
+  it('feeds the one consumer from every queue through event sources that report batch item failures', () => {
+    for (const { queue } of queues.values()) {
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: ids.consumerFn },
+        EventSourceArn: { 'Fn::GetAtt': [queue, 'Arn'] },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        BatchSize: 10,
+      });
+    }
   });
 
-  it('lets the consumer only consume its own queue, log and trace', () => {
+  it('tells the consumer its table and lets it consume its queues and use that table, nothing else', () => {
+    const fn = resource(template, 'AWS::Lambda::Function', ids.consumerFn).Properties;
+    expect((fn.Environment as { Variables: Record<string, unknown> }).Variables[EXAMPLE_CONSUMER_TABLE_ENV]).toEqual({ Ref: ids.table });
     const statements = roleStatements(template, ids.consumerRole);
     const sqs = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('sqs:')));
-    expect(sqs.flatMap(resourcesOf)).toEqual([{ 'Fn::GetAtt': [ids.queue, 'Arn'] }]);
+    expect(new Set(sqs.flatMap(resourcesOf).map((r) => JSON.stringify(r)))).toEqual(
+      new Set([...queues.values()].map(({ queue }) => JSON.stringify({ 'Fn::GetAtt': [queue, 'Arn'] }))),
+    );
     expect(sqs.flatMap(actionsOf)).not.toContain('sqs:SendMessage');
+    const dynamo = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo.flatMap(resourcesOf).map((r) => JSON.stringify(r))).toEqual(
+      dynamo.map(() => JSON.stringify({ 'Fn::GetAtt': [ids.table, 'Arn'] })),
+    );
     const services = new Set(statements.flatMap(actionsOf).map((a) => a.split(':')[0]));
-    expect([...services].sort()).toEqual(['logs', 'sqs', 'xray']);
+    expect([...services].sort()).toEqual(['dynamodb', 'logs', 'sqs', 'xray']);
   });
 });
 
@@ -109,7 +130,7 @@ describe('OutboxStack: alarms and dashboard', () => {
   });
 
   it('alarms on the first message in every DLQ', () => {
-    for (const queue of [ids.relayDlq, ids.dlq]) {
+    for (const queue of [ids.relayDlq, ...[...queues.values()].map((q) => q.dlq)]) {
       const found = alarms().filter(
         (a) =>
           a.MetricName === 'ApproximateNumberOfMessagesVisible' &&
@@ -156,7 +177,8 @@ describe('OutboxStack: outputs and retention', () => {
     expect(values).toContain(JSON.stringify({ Ref: stack.getLogicalId(stack.outbox.table.node.defaultChild as never) }));
     for (const topic of stack.outbox.topics.topics.values())
       expect(values).toContain(JSON.stringify({ Ref: stack.getLogicalId(topic.node.defaultChild as never) }));
-    for (const queue of [ids.queue, ids.dlq, ids.relayDlq]) expect(values).toContain(JSON.stringify({ Ref: queue }));
+    const queueIds = [ids.relayDlq, ...[...queues.values()].flatMap((q) => [q.queue, q.dlq])];
+    for (const queue of queueIds) expect(values).toContain(JSON.stringify({ Ref: queue }));
     expect(values).toContain(JSON.stringify({ Ref: ids.alarmTopic }));
   });
 
@@ -164,7 +186,8 @@ describe('OutboxStack: outputs and retention', () => {
     const table = resource(template, 'AWS::DynamoDB::GlobalTable', logicalId(template, 'AWS::DynamoDB::GlobalTable', 'OutboxTable'));
     expect(table.DeletionPolicy).toBe('Retain');
     expect(table.Properties.Replicas).toEqual([expect.objectContaining({ DeletionProtectionEnabled: true })]);
-    for (const id of [ids.queue, ids.dlq, ids.relayDlq]) expect(resource(template, 'AWS::SQS::Queue', id).DeletionPolicy).toBe('Retain');
+    for (const id of Object.keys(template.findResources('AWS::SQS::Queue')))
+      expect(resource(template, 'AWS::SQS::Queue', id).DeletionPolicy).toBe('Retain');
     expect(resource(template, 'AWS::S3::Bucket', logicalId(template, 'AWS::S3::Bucket', 'OutboxRelayFailedBatches')).DeletionPolicy).toBe(
       'Retain',
     );

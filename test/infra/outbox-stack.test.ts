@@ -13,7 +13,7 @@ import { TABLE } from '../../shared/table.js';
 import {
   acknowledgements,
   actionsOf,
-  CONSUMER_FIXTURE,
+  CONSUMER_ENTRY,
   logicalId,
   resource,
   resourcesOf,
@@ -31,14 +31,12 @@ let ids: {
   relayRole: string;
   relayDlq: string;
   bucket: string;
-  consumerQueue: string;
-  consumerDlq: string;
 };
 const topicIds = new Map<string, string>();
 
 beforeAll(() => {
   app = new App();
-  stack = new OutboxStack(app, 'OutboxTest', { config, consumerEntry: CONSUMER_FIXTURE });
+  stack = new OutboxStack(app, 'OutboxTest', { config, consumerEntry: CONSUMER_ENTRY });
   template = Template.fromStack(stack);
   ids = {
     table: logicalId(template, 'AWS::DynamoDB::GlobalTable', 'OutboxTable'),
@@ -46,8 +44,6 @@ beforeAll(() => {
     relayRole: logicalId(template, 'AWS::IAM::Role', 'OutboxRelayRole'),
     relayDlq: logicalId(template, 'AWS::SQS::Queue', 'OutboxRelayDeadLetterQueue'),
     bucket: logicalId(template, 'AWS::S3::Bucket', 'OutboxRelayFailedBatches'),
-    consumerQueue: logicalId(template, 'AWS::SQS::Queue', 'OutboxExampleConsumerQueue'),
-    consumerDlq: logicalId(template, 'AWS::SQS::Queue', 'OutboxExampleConsumerDeadLetterQueue'),
   };
   for (const topic of config.topics)
     topicIds.set(topic.name, stack.getLogicalId(stack.outbox.topics.topics.get(topic.name)!.node.defaultChild as never));

@@ -7,7 +7,7 @@ import { OutboxSubscriber, type OutboxSubscriberProps } from '../../infra/outbox
 import {
   actionsOf,
   appWithoutBundling,
-  CONSUMER_FIXTURE,
+  CONSUMER_ENTRY,
   logicalId,
   resource,
   resourcesOf,
@@ -40,7 +40,7 @@ describe('OutboxSubscriber', () => {
 
   it('sizes the visibility timeout from the consumer timeout and batching window', () => {
     const { template } = synth(false, {
-      consumerEntry: CONSUMER_FIXTURE,
+      consumerEntry: CONSUMER_ENTRY,
       consumerTimeout: Duration.seconds(45),
       maxBatchingWindow: Duration.seconds(10),
     });
@@ -82,6 +82,6 @@ describe('OutboxSubscriber', () => {
 
   it('is cdk-nag clean on an SSL-only topic, with and without a consumer', () => {
     expect(unacknowledgedFindings(synth(false, {}).stack)).toEqual([]);
-    expect(unacknowledgedFindings(synth(true, { consumerEntry: CONSUMER_FIXTURE }).stack)).toEqual([]);
+    expect(unacknowledgedFindings(synth(true, { consumerEntry: CONSUMER_ENTRY }).stack)).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@ import { passesFilters } from '../../shared/local/filter-pattern.js';
 import {
   actionsOf,
   appWithoutBundling,
-  CONSUMER_FIXTURE,
+  CONSUMER_ENTRY,
   logicalId,
   resource,
   resourcesOf,
@@ -40,7 +40,7 @@ beforeAll(() => {
     config,
     env: { account: '123456789012', region: 'eu-west-1' },
     customerManagedKey: true,
-    consumerEntry: CONSUMER_FIXTURE,
+    consumerEntry: CONSUMER_ENTRY,
   });
   template = Template.fromStack(stack);
   keyArn = { 'Fn::GetAtt': [logicalId(template, 'AWS::KMS::Key', 'OutboxKey'), 'Arn'] };
@@ -128,12 +128,11 @@ describe('OutboxStack relay mapping from another config', () => {
     });
   });
 
-  it('subscribes the example consumer to the first topic, a standard queue on a standard topic', () => {
-    const queue = resource(template, 'AWS::SQS::Queue', logicalId(template, 'AWS::SQS::Queue', 'OutboxExampleConsumerQueue')).Properties;
-    expect(queue.FifoQueue).toBeUndefined();
-    template.hasResourceProperties('AWS::SNS::Subscription', {
-      Protocol: 'sqs',
-      TopicArn: { Ref: stack.getLogicalId(stack.outbox.topics.topics.get('audit')!.node.defaultChild as never) },
-    });
+  it('subscribes the example consumer to every topic, standard queue on the standard topic, FIFO on the FIFO one', () => {
+    for (const topic of config.topics) {
+      const subscriber = [...stack.outbox.subscribers.values()].find((sub) => sub.topic === stack.outbox.topics.topics.get(topic.name))!;
+      const queue = resource(template, 'AWS::SQS::Queue', stack.getLogicalId(subscriber.queue.node.defaultChild as never)).Properties;
+      expect(Boolean(queue.FifoQueue), topic.name).toBe(topic.fifo);
+    }
   });
 });

@@ -2,7 +2,7 @@ import { Duration, Lazy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { config } from '../../outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
 import {
   appWithoutBundling,
-  CONSUMER_FIXTURE,
+  CONSUMER_ENTRY,
   logicalId,
   resource,
   resourcesOf,
@@ -31,6 +31,14 @@ const subscriber = (fifo: boolean, overrides: Partial<OutboxSubscriberProps> = {
   const topic = new Topic(stack, 'Topic', { fifo });
   return () => new OutboxSubscriber(stack, 'Subscriber', { topic, ...overrides });
 };
+
+const existingFunction = (stack: Stack, timeoutSeconds: number) =>
+  new LambdaFunction(stack, 'Existing', {
+    runtime: Runtime.NODEJS_LATEST,
+    handler: 'index.handler',
+    code: Code.fromInline('exports.handler = async () => ({ batchItemFailures: [] });'),
+    timeout: Duration.seconds(timeoutSeconds),
+  });
 
 /** Runs `build`, expecting an OutboxPropsError whose message names every fragment. */
 function expectPropsError(build: () => unknown, prop: string, ...fragments: string[]): void {
@@ -81,7 +89,7 @@ describe('OutboxSubscriber props', () => {
 
   it('rejects a visibility timeout under 6 × the consumer timeout plus the batching window', () => {
     const build = subscriber(false, {
-      consumerEntry: CONSUMER_FIXTURE,
+      consumerEntry: CONSUMER_ENTRY,
       consumerTimeout: Duration.seconds(20),
       maxBatchingWindow: Duration.seconds(5),
       visibilityTimeout: Duration.seconds(100),
@@ -90,15 +98,11 @@ describe('OutboxSubscriber props', () => {
   });
 
   it('rejects a batch size above 10 on a FIFO queue', () => {
-    expectPropsError(subscriber(true, { consumerEntry: CONSUMER_FIXTURE, batchSize: 11 }), 'batchSize', 'is 11', 'from 1 to 10');
+    expectPropsError(subscriber(true, { consumerEntry: CONSUMER_ENTRY, batchSize: 11 }), 'batchSize', 'is 11', 'from 1 to 10');
   });
 
   it('rejects a batch size above 10 on a standard queue without a batching window', () => {
-    expectPropsError(
-      subscriber(false, { consumerEntry: CONSUMER_FIXTURE, batchSize: 100 }),
-      'batchSize',
-      'is 100 without a batching window',
-    );
+    expectPropsError(subscriber(false, { consumerEntry: CONSUMER_ENTRY, batchSize: 100 }), 'batchSize', 'is 100 without a batching window');
   });
 
   it('rejects maxReceiveCount outside 1–1,000', () => {
@@ -113,7 +117,28 @@ describe('OutboxSubscriber props', () => {
     expectPropsError(
       subscriber(false, { batchSize: 5, consumerTimeout: Duration.seconds(10) }),
       'consumerTimeout, batchSize',
-      'no consumerEntry',
+      'neither consumerEntry nor consumer',
+    );
+  });
+
+  it('rejects a consumer and a consumerEntry together', () => {
+    const stack = newStack();
+    const consumer = existingFunction(stack, 30);
+    expectPropsError(
+      () => new OutboxSubscriber(stack, 'Sub', { topic: new Topic(stack, 'Topic'), consumer, consumerEntry: CONSUMER_ENTRY }),
+      'consumer',
+      'together with consumerEntry',
+    );
+  });
+
+  it('rejects a visibility timeout under 6 × the timeout of an existing consumer function', () => {
+    const stack = newStack();
+    const consumer = existingFunction(stack, 60);
+    expectPropsError(
+      () => new OutboxSubscriber(stack, 'Sub', { topic: new Topic(stack, 'Topic'), consumer, visibilityTimeout: Duration.seconds(300) }),
+      'visibilityTimeout',
+      'with a 60 s consumer timeout',
+      'at least 360 s',
     );
   });
 
