@@ -1,6 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Runtime, RuntimeFamily } from 'aws-cdk-lib/aws-lambda';
@@ -22,7 +19,6 @@ import {
 } from '../helpers/cdk.js';
 
 // One synthesis (with real esbuild bundling of the stand-in handlers) for the whole file.
-let app: App;
 let stack: OutboxStack;
 let template: Template;
 let ids: {
@@ -35,8 +31,7 @@ let ids: {
 const topicIds = new Map<string, string>();
 
 beforeAll(() => {
-  app = new App();
-  stack = new OutboxStack(app, 'OutboxTest', { config, consumerEntry: CONSUMER_ENTRY });
+  stack = new OutboxStack(new App(), 'OutboxTest', { config, consumerEntry: CONSUMER_ENTRY });
   template = Template.fromStack(stack);
   ids = {
     table: logicalId(template, 'AWS::DynamoDB::GlobalTable', 'OutboxTable'),
@@ -207,32 +202,6 @@ describe('OutboxStack: relay Lambda', () => {
       LogFormat: 'JSON',
       LogGroup: { Ref: logGroup },
     });
-  });
-});
-
-describe('OutboxStack: relay bundle', () => {
-  it('bundles the relay handler into one ESM file that loads and relays an empty batch', () => {
-    const code = resource(template, 'AWS::Lambda::Function', ids.relayFn).Properties.Code as { S3Key: string };
-    const assetDir = join(app.outdir, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
-    expect(existsSync(join(assetDir, 'index.mjs'))).toBe(true);
-    const env = (resource(template, 'AWS::Lambda::Function', ids.relayFn).Properties.Environment as { Variables: Record<string, unknown> })
-      .Variables;
-    const script =
-      "const { handler } = await import('./index.mjs'); process.stdout.write(JSON.stringify(await handler({ Records: [] }, {})));";
-    const output = execFileSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', script], {
-      cwd: assetDir,
-      encoding: 'utf8',
-      env: {
-        PATH: process.env.PATH,
-        AWS_REGION: 'eu-west-1',
-        [RELAY_ENV.config]: env[RELAY_ENV.config] as string,
-        [RELAY_ENV.topicArns]: JSON.stringify(
-          Object.fromEntries(config.topics.map((t) => [t.name, `arn:aws:sns:eu-west-1:123456789012:${t.name}`])),
-        ),
-        [RELAY_ENV.deadLetterQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/relay-dlq',
-      },
-    });
-    expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({ batchItemFailures: [] });
   });
 });
 
