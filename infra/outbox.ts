@@ -8,6 +8,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { OutboxConfig } from '../shared/config.js';
+import { LowLatencyProcessor, type LowLatencyProcessorProps } from './low-latency-processor.js';
 import { OutboxAlarms } from './outbox-alarms.js';
 import { OutboxSubscriber, type OutboxSubscriberProps } from './outbox-subscriber.js';
 import { OutboxTable } from './outbox-table.js';
@@ -49,6 +50,11 @@ export interface OutboxProps {
   readonly alarmEmail?: string;
   /** Relay iterator age that raises an alarm (60 s–24 h). @default Duration.minutes(1) */
   readonly iteratorAgeThreshold?: Duration;
+  /**
+   * Settings of the low-latency stream processor, created when `config.lowLatencyAggregateTypes`
+   * is not empty. @default the processor's own defaults (image built from functions/processor/Dockerfile, 2–4 tasks, 10 s failover)
+   */
+  readonly processor?: Pick<LowLatencyProcessorProps, 'image' | 'vpc' | 'minTasks' | 'maxTasks' | 'failover' | 'cpu' | 'memoryLimitMiB'>;
 }
 
 /** Props of {@link Outbox.addSubscriber}: a subscriber's props, with the topic named as in the config. */
@@ -62,10 +68,9 @@ export interface OutboxSubscriptionOptions extends Omit<OutboxSubscriberProps, '
  * Lambda relay with its event source mapping, relay DLQ and failed-batch bucket, and alarms with
  * a dashboard. Subscribers are added by topic name and their DLQs are watched too.
  *
- * A low-latency stream processor (for `config.lowLatencyAggregateTypes`, which the Lambda's
- * filter leaves out) attaches to the same parts: it reads `table`'s stream, runs with
- * `relayEnvironment`, is granted with `grantRelay(taskRole)`, and registers its own alarms on
- * `alarms`.
+ * When the config names low-latency aggregate types (which the Lambda's filter leaves out), a
+ * {@link LowLatencyProcessor} reads the same stream and publishes them to the same topics,
+ * with the same relay DLQ: `processor`.
  *
  * @example
  * ```ts
@@ -80,6 +85,8 @@ export class Outbox extends Construct {
   readonly topics: OutboxTopics;
   readonly relay: RelayFunction;
   readonly alarms: OutboxAlarms;
+  /** The low-latency stream processor; only when the config names low-latency aggregate types. */
+  readonly processor?: LowLatencyProcessor;
   private readonly subscriberMap = new Map<string, OutboxSubscriber>();
   private readonly props: OutboxProps;
   private readonly removalPolicy: RemovalPolicy;
@@ -120,6 +127,18 @@ export class Outbox extends Construct {
       removalPolicy,
     });
     this.alarms.addDeadLetterQueue('RelayDeadLetterQueue', this.relay.deadLetterQueue);
+    if (LowLatencyProcessor.isEnabled(props.config)) {
+      this.processor = new LowLatencyProcessor(this, 'Processor', {
+        ...props.processor,
+        config: props.config,
+        table: this.table,
+        topics: this.topics.topics,
+        deadLetterQueue: this.relay.deadLetterQueue,
+        grantRelay: (grantee) => this.grantRelay(grantee),
+        removalPolicy,
+        ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+      });
+    }
   }
 
   /** The environment any relay of this outbox runs with (config, topic ARNs, DLQ URL). */
