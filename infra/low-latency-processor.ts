@@ -12,6 +12,7 @@ import {
   FargateTaskDefinition,
   OperatingSystemFamily,
 } from 'aws-cdk-lib/aws-ecs';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -36,6 +37,12 @@ export interface LowLatencyProcessorProps {
   readonly topics: ReadonlyMap<string, ITopic>;
   /** The relay dead-letter queue, shared with the Lambda relay. */
   readonly deadLetterQueue: IQueue;
+  /**
+   * Grants what a relay needs (read the stream, publish to the topics, send to the DLQ, with any
+   * key use): the `Outbox` construct passes its `grantRelay`, which names every KMS action.
+   * @default the resources' own grants (`grantStreamRead`, `grantPublish`, `grantSendMessages`)
+   */
+  readonly grantRelay?: (grantee: IGrantable) => void;
   /** @default a new VPC over two AZs with public subnets only (no NAT gateway), with flow logs */
   readonly vpc?: IVpc;
   /** @default the image built from `functions/processor/Dockerfile` for arm64 */
@@ -137,10 +144,14 @@ export class LowLatencyProcessor extends Construct {
       readonlyRootFilesystem: true,
     });
 
-    props.table.grantStreamRead(task.taskRole);
     this.leaseTable.grant(task.taskRole, 'dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem');
-    for (const topic of props.topics.values()) topic.grantPublish(task.taskRole);
-    props.deadLetterQueue.grantSendMessages(task.taskRole);
+    if (props.grantRelay === undefined) {
+      props.table.grantStreamRead(task.taskRole);
+      for (const topic of props.topics.values()) topic.grantPublish(task.taskRole);
+      props.deadLetterQueue.grantSendMessages(task.taskRole);
+    } else {
+      props.grantRelay(task.taskRole);
+    }
 
     this.service = new FargateService(this, 'Service', {
       cluster,
@@ -163,6 +174,13 @@ export class LowLatencyProcessor extends Construct {
       reason:
         'dynamodb:ListStreams supports no resource-level permissions; every other action is scoped to the table, stream, topics and queue.',
     });
+    if (task.executionRole !== undefined) {
+      Validations.of(task.executionRole).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'ecr:GetAuthorizationToken, which pulls the image from ECR, supports no resource-level permissions; the rest is scoped to the repository and the log group.',
+      });
+    }
     Validations.of(task).acknowledge({
       id: 'AwsSolutions-ECS2',
       reason: 'The environment holds only non-secret settings (config JSON, ARNs, the queue URL, timings); no credentials or keys.',

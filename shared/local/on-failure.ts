@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { PutObjectCommand, type PutObjectCommandOutput } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SendMessageCommandOutput } from '@aws-sdk/client-sqs';
-import type { DynamoDBRecord } from 'aws-lambda';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 
 /** Why the event source mapping gave up on a batch. */
 export type OnFailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
@@ -69,6 +70,9 @@ export function batchFailureRecord(batch: FailedBatch, now: Date = new Date()): 
   };
 }
 
+/** Where the runner sends a batch it gave up on: the invocation record, and the batch itself. */
+export type OnFailureDestination = (record: StreamBatchFailureRecord, payload: DynamoDBStreamEvent) => Promise<void> | void;
+
 /** The SQS operation an SQS on-failure destination needs; an `SQSClient` fits. */
 export interface OnFailureQueueClient {
   send(command: SendMessageCommand): Promise<SendMessageCommandOutput>;
@@ -84,7 +88,35 @@ export interface OnFailureQueueClient {
  * ```
  */
 export const sqsOnFailureDestination =
-  (sqs: OnFailureQueueClient, queueUrl: string) =>
-  async (record: StreamBatchFailureRecord): Promise<void> => {
+  (sqs: OnFailureQueueClient, queueUrl: string): OnFailureDestination =>
+  async (record) => {
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(record) }));
+  };
+
+/** The S3 operation an S3 on-failure destination needs; an `S3Client` fits. */
+export interface OnFailureBucketClient {
+  send(command: PutObjectCommand): Promise<PutObjectCommandOutput>;
+}
+
+/**
+ * An on-failure destination that writes the invocation record with the whole batch as
+ * `payload` to S3, under AWS's key layout
+ * `aws/lambda/<mapping id>/<shard id>/YYYY/MM/DD/YYYY-MM-DDTHH.MM.SS-<uuid>`, so the records
+ * outlive the stream's 24-hour retention and the redrive tool can republish them.
+ *
+ * @example
+ * ```ts
+ * new StreamRunner({ ..., onFailure: s3OnFailureDestination(clients.s3, 'relay-failures', 'relay/') });
+ * ```
+ */
+export const s3OnFailureDestination =
+  (s3: OnFailureBucketClient, bucket: string, prefix = '', mappingId = 'local-relay-mapping'): OnFailureDestination =>
+  async (record, payload) => {
+    const at = new Date(record.timestamp);
+    const day = at.toISOString().slice(0, 10).replaceAll('-', '/');
+    const stamp = at.toISOString().slice(0, 19).replaceAll(':', '.');
+    const key = `${prefix}aws/lambda/${mappingId}/${record.DDBStreamBatchInfo.shardId}/${day}/${stamp}-${randomUUID()}`;
+    await s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: key, Body: JSON.stringify({ ...record, payload }), ContentType: 'application/json' }),
+    );
   };

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { OutboxConfig } from '../config.js';
-import { type BackoffOptions, type DeadLetterClient, type PublishBatchClient, Relay } from '../relay/index.js';
+import { type DeadLetterClient, type PublishBatchClient, Relay, type RetryDelays } from '../relay/index.js';
 import { ProcessorOptionsError } from './errors.js';
 import { DynamoDbLeaseTable } from './lease-table.js';
 import type { ProcessorSettings } from './settings.js';
@@ -15,7 +15,7 @@ export interface ProcessorRelayOptions {
   readonly sqs: DeadLetterClient;
   readonly topicArns: Readonly<Record<string, string>>;
   readonly deadLetterQueueUrl: string;
-  readonly backoff?: BackoffOptions;
+  readonly backoff?: RetryDelays;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { SendMessageCommand, type SendMessageCommandOutput } from '@aws-sdk/client-sqs';
+import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import { RELAY_DEAD_LETTER_KIND, type RelayDeadLetter } from '../dead-letter.js';
-import { type BackoffOptions, backoffDelay, delay } from './backoff.js';
 import { describeError, requestErrorKind } from './failure-kind.js';
 
 /** The SQS operation the dead-letter sender needs; an `SQSClient` fits. */
@@ -17,8 +17,7 @@ export class DeadLetterSender {
   constructor(
     private readonly sqs: DeadLetterClient,
     private readonly queueUrl: string,
-    private readonly maxAttempts: number,
-    private readonly backoff: BackoffOptions = {},
+    private readonly backoff: BackoffOptions,
   ) {}
 
   async send(fields: DeadLetterFields, now: Date = new Date()): Promise<DeadLetterResult> {
@@ -35,10 +34,10 @@ export class DeadLetterSender {
         );
         return { status: 'sent' };
       } catch (error) {
-        if (requestErrorKind(error) === 'permanent' || attempt >= this.maxAttempts) {
+        if (requestErrorKind(error) === 'permanent' || attempt >= this.backoff.maxAttempts) {
           return { status: 'failed', detail: `relay DLQ rejected the dead letter: ${describeError(error)}` };
         }
-        await delay(backoffDelay(attempt, this.backoff));
+        await sleep(backoffDelay(this.backoff, attempt));
       }
     }
   }

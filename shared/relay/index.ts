@@ -1,5 +1,3 @@
-export type { BackoffOptions } from './backoff.js';
-export { backoffDelay } from './backoff.js';
 export type { DeadLetterClient, DeadLetterFields, DeadLetterResult } from './dead-letter-sender.js';
 export { DeadLetterSender } from './dead-letter-sender.js';
 export type { DecodedRecord, DecodeOptions } from './decode.js';
@@ -13,5 +11,6 @@ export type { AggregateTypeSelection, PublishBatchClient, RelayOptions } from '.
 export { Relay } from './relay.js';
 export type { RelayEnvironment } from './relay-env.js';
 export { relayEnvironment } from './relay-env.js';
+export type { RetryDelays } from './retry-delays.js';
 export type { RecordCoordinates, StreamRecordInput } from './stream-record.js';
 export { coordinatesOf } from './stream-record.js';

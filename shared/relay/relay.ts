@@ -1,15 +1,11 @@
-import { PublishBatchCommand, type PublishBatchCommandOutput } from '@aws-sdk/client-sns';
+import type { PublishBatchCommand, PublishBatchCommandOutput } from '@aws-sdk/client-sns';
 import type { OutboxConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
-import type { BackoffOptions } from './backoff.js';
-import { backoffDelay } from './backoff.js';
-import { type DeadLetterClient, type DeadLetterFields, DeadLetterSender } from './dead-letter-sender.js';
-import { decodeStreamRecord } from './decode.js';
-import { describeError, entryFailureKind, requestErrorKind } from './failure-kind.js';
-import { type Lane, type LaneItem, Lanes } from './lanes.js';
-import type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.js';
-import { entrySize, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, publishEntry } from './publish-entry.js';
-import { coordinatesOf, type StreamRecordInput } from './stream-record.js';
+import { type DeadLetterClient, DeadLetterSender } from './dead-letter-sender.js';
+import type { RelayResult } from './outcome.js';
+import { RelayRun } from './relay-run.js';
+import { type RetryDelays, retryBackoff } from './retry-delays.js';
+import type { StreamRecordInput } from './stream-record.js';
 
 /** The SNS operation the relay needs; an `SNSClient` fits, and so does a wrapper around one. */
 export interface PublishBatchClient {
@@ -39,16 +35,8 @@ interface RelayBaseOptions {
   readonly topicArns: Readonly<Record<string, string>>;
   /** URL of the relay dead-letter queue (SQS). */
   readonly deadLetterQueueUrl: string;
-  /** Backoff between in-process retries. @default 50 ms base, 2 s cap, full jitter */
-  readonly backoff?: BackoffOptions;
-}
-
-interface RecordState {
-  outstanding: number;
-  published: number;
-  deadLettered: number;
-  failure?: { reason: RecordFailureReason; detail: string };
-  outcome?: RecordOutcome;
+  /** Backoff between in-process retries (full jitter); attempts come from `config.relay.maxPublishAttempts`. @default 50 ms base, 2 s cap */
+  readonly backoff?: RetryDelays;
 }
 
 /**
@@ -90,240 +78,12 @@ export class Relay {
     this.deadLetters = new DeadLetterSender(
       options.sqs,
       options.deadLetterQueueUrl,
-      options.config.relay.maxPublishAttempts,
-      options.backoff,
+      retryBackoff(options.config.relay.maxPublishAttempts, options.backoff),
     );
   }
 
   /** Relays the records (in stream order) and says what happened to each. */
   async relay(records: readonly StreamRecordInput[]): Promise<RelayResult> {
     return new RelayRun(this.options, this.deadLetters, records).run();
-  }
-}
-
-/** One invocation's work: the lanes, the records' states and the scheduler. */
-class RelayRun {
-  private readonly lanes = new Lanes();
-  private readonly states: RecordState[];
-  private readonly jobs: (() => Promise<void>)[] = [];
-  private inFlight = 0;
-  private retried = 0;
-  private deadLettered = 0;
-  private wake: () => void = () => {};
-
-  constructor(
-    private readonly options: RelayOptions,
-    private readonly deadLetters: DeadLetterSender,
-    private readonly records: readonly StreamRecordInput[],
-  ) {
-    this.states = records.map(() => ({ outstanding: 0, published: 0, deadLettered: 0 }));
-  }
-
-  async run(): Promise<RelayResult> {
-    this.decodeAll();
-    const concurrency = this.options.config.relay.publishConcurrency;
-    for (;;) {
-      while (this.inFlight < concurrency) {
-        const task = this.jobs.shift() ?? this.nextBatch();
-        if (task === undefined) break;
-        this.inFlight++;
-        void task().finally(() => {
-          this.inFlight--;
-          this.wake();
-        });
-      }
-      if (this.inFlight === 0 && this.jobs.length === 0 && !this.lanes.pending()) break;
-      const woken = new Promise<void>((resolve) => {
-        this.wake = resolve;
-      });
-      const nextReadyAt = this.inFlight < concurrency ? this.lanes.nextReadyAt() : undefined;
-      if (nextReadyAt === undefined) {
-        await woken;
-      } else {
-        // A lane in backoff becomes ready on its own; wait for that or for a request to finish.
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([woken, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, nextReadyAt - Date.now()))))]);
-        clearTimeout(timer);
-      }
-    }
-    return this.result();
-  }
-
-  private decodeAll(): void {
-    const { config, ignoreAggregateTypes, onlyAggregateTypes } = this.options;
-    const selection = onlyAggregateTypes === undefined ? { ignoreAggregateTypes: ignoreAggregateTypes ?? [] } : { onlyAggregateTypes };
-    this.records.forEach((record, index) => {
-      const state = this.states[index]!;
-      const decoded = decodeStreamRecord(record, config, selection);
-      const coordinates = coordinatesOf(record);
-      if (decoded.status === 'ignored') {
-        state.outcome = { status: 'ignored', record: coordinates, reason: decoded.reason };
-      } else if (decoded.status === 'malformed') {
-        state.outstanding = 1;
-        this.jobs.push(() =>
-          this.deadLetterRecord(index, {
-            reason: 'MALFORMED_SLOT',
-            detail: decoded.problem,
-            record: coordinates,
-            rawImage: decoded.rawImage,
-          }),
-        );
-      } else {
-        state.outstanding = decoded.messages.length;
-        this.lanes.add(index, decoded.messages, decoded.status === 'decoded' ? decoded.topic : undefined);
-      }
-    });
-  }
-
-  /** Takes the heads of up to ten ready lanes of one topic that fit in one request. */
-  private nextBatch(): (() => Promise<void>) | undefined {
-    const now = Date.now();
-    let topicName: string | undefined;
-    const batch: { lane: Lane; item: LaneItem }[] = [];
-    let bytes = 0;
-    for (const lane of this.lanes.ready(now)) {
-      const item = lane.items[0]!;
-      if (item.topic === undefined) {
-        lane.busy = true;
-        return () => this.deadLetterItem(lane, item, 'UNKNOWN_ROUTE', `aggregate type "${item.message.aggregateType}" has no route`);
-      }
-      const size = entrySize(item.message);
-      if (size > MAX_BATCH_BYTES) {
-        lane.busy = true;
-        return () =>
-          this.deadLetterItem(lane, item, 'PUBLISH_REJECTED', `message is ${size} bytes; allowed: at most ${MAX_BATCH_BYTES} bytes`);
-      }
-      if (topicName !== undefined && item.topic.name !== topicName) continue;
-      if (bytes + size > MAX_BATCH_BYTES) continue;
-      topicName = item.topic.name;
-      bytes += size;
-      batch.push({ lane, item });
-      if (batch.length === MAX_BATCH_ENTRIES) break;
-    }
-    if (batch.length === 0) return undefined;
-    for (const { lane } of batch) lane.busy = true;
-    return () => this.publish(batch);
-  }
-
-  private async publish(batch: readonly { lane: Lane; item: LaneItem }[]): Promise<void> {
-    const topic = batch[0]!.item.topic!;
-    const entries = batch.map(({ item }, i) => publishEntry(item.message, topic, `e${i}`));
-    let output: PublishBatchCommandOutput;
-    try {
-      output = await this.options.sns.send(
-        new PublishBatchCommand({ TopicArn: this.options.topicArns[topic.name], PublishBatchRequestEntries: entries }),
-      );
-    } catch (error) {
-      const kind = requestErrorKind(error);
-      for (const { lane, item } of batch) this.retryOrFail(lane, item, kind === 'transient', describeError(error));
-      return;
-    }
-    const succeeded = new Set((output.Successful ?? []).map((s) => s.Id));
-    const failed = new Map((output.Failed ?? []).map((f) => [f.Id, f]));
-    const deadLetterings: Promise<void>[] = [];
-    batch.forEach(({ lane, item }, i) => {
-      const id = `e${i}`;
-      const failure = failed.get(id);
-      if (succeeded.has(id) && failure === undefined) {
-        this.advance(lane, item, 'published');
-      } else if (failure !== undefined && entryFailureKind(failure) === 'permanent') {
-        deadLetterings.push(
-          this.deadLetterItem(lane, item, 'PUBLISH_REJECTED', `SNS rejected the message: ${failure.Code}: ${failure.Message ?? ''}`),
-        );
-      } else {
-        const detail = failure === undefined ? 'SNS returned no result for the entry' : `${failure.Code}: ${failure.Message ?? ''}`;
-        this.retryOrFail(lane, item, true, detail);
-      }
-    });
-    await Promise.all(deadLetterings);
-  }
-
-  private retryOrFail(lane: Lane, item: LaneItem, transient: boolean, detail: string): void {
-    item.attempts++;
-    lane.busy = false;
-    if (transient && item.attempts < this.options.config.relay.maxPublishAttempts) {
-      this.retried++;
-      lane.readyAt = Date.now() + backoffDelay(item.attempts, this.options.backoff);
-      return;
-    }
-    const why = transient ? `still failing after ${item.attempts} attempts` : 'not retryable';
-    this.failLane(lane, 'PUBLISH_FAILED', `publishing event ${item.message.id} failed (${why}): ${detail}`);
-  }
-
-  private async deadLetterItem(lane: Lane, item: LaneItem, reason: DeadLetterFields['reason'], detail: string): Promise<void> {
-    const sent = await this.deadLetters.send({
-      reason,
-      detail,
-      record: coordinatesOf(this.records[item.recordIndex]!),
-      ...(item.topic === undefined ? {} : { topic: item.topic.name }),
-      envelope: item.message.body,
-      eventId: item.message.id,
-      eventType: item.message.type,
-      aggregateType: item.message.aggregateType,
-      aggregateId: item.message.aggregateId,
-      sequence: item.message.sequence,
-    });
-    if (sent.status === 'sent') {
-      this.deadLettered++;
-      this.advance(lane, item, 'deadLettered');
-    } else {
-      this.failLane(lane, 'DEAD_LETTER_FAILED', sent.detail);
-    }
-  }
-
-  private async deadLetterRecord(index: number, fields: DeadLetterFields): Promise<void> {
-    const state = this.states[index]!;
-    const sent = await this.deadLetters.send(fields);
-    if (sent.status === 'sent') {
-      this.deadLettered++;
-      state.deadLettered++;
-    } else {
-      state.failure = { reason: 'DEAD_LETTER_FAILED', detail: sent.detail };
-    }
-    state.outstanding--;
-  }
-
-  private advance(lane: Lane, item: LaneItem, how: 'published' | 'deadLettered'): void {
-    lane.items.shift();
-    lane.busy = false;
-    lane.readyAt = 0;
-    const state = this.states[item.recordIndex]!;
-    state[how]++;
-    state.outstanding--;
-  }
-
-  /** Stops the lane: its head's record failed, and every later record of the aggregate waits for the retry. */
-  private failLane(lane: Lane, reason: RecordFailureReason, detail: string): void {
-    lane.failed = true;
-    lane.busy = false;
-    const head = lane.items[0]!.recordIndex;
-    for (const item of lane.items) {
-      const state = this.states[item.recordIndex]!;
-      state.failure ??=
-        item.recordIndex === head
-          ? { reason, detail }
-          : { reason: 'BLOCKED_BY_EARLIER_FAILURE', detail: `held back behind the failed record of aggregate ${lane.key}` };
-    }
-    lane.items.length = 0;
-  }
-
-  private result(): RelayResult {
-    let published = 0;
-    let ignored = 0;
-    let failed = 0;
-    const outcomes = this.states.map((state, index): RecordOutcome => {
-      const record = coordinatesOf(this.records[index]!);
-      published += state.published;
-      if (state.outcome !== undefined) {
-        ignored++;
-        return state.outcome;
-      }
-      if (state.failure !== undefined) {
-        failed++;
-        return { status: 'failed', record, ...state.failure };
-      }
-      return { status: 'delivered', record, published: state.published, deadLettered: state.deadLettered };
-    });
-    return { outcomes, published, retried: this.retried, deadLettered: this.deadLettered, ignored, failed };
   }
 }

@@ -7,6 +7,7 @@ import { type OutboxEnvelope, parseEnvelope } from '../../shared/envelope.js';
 import type { LocalClients } from '../../shared/local/clients.js';
 import { type PublishBatchClient, Relay } from '../../shared/relay/index.js';
 import { freshTable, testClients } from './local.js';
+import { type EventWriter, eventWriter } from './slot-writer.js';
 
 /** A subscriber queue's name for a topic: FIFO topics get FIFO queues. */
 export const subscriberQueue = (topicName: string): string =>
@@ -24,6 +25,8 @@ export interface RelayTestStack {
   readonly topicArns: Record<string, string>;
   readonly deadLetterQueueUrl: string;
   readonly onFailureQueueUrl: string;
+  /** Commits events through the write helper into this stack's table. */
+  readonly write: EventWriter;
   /** Bodies of every message in a queue, in the order they were enqueued. */
   bodies(queueName: string): string[];
   envelopes(queueName: string): OutboxEnvelope[];
@@ -61,6 +64,7 @@ export async function startRelayStack(config: OutboxConfig): Promise<RelayTestSt
     topicArns,
     deadLetterQueueUrl,
     onFailureQueueUrl,
+    write: eventWriter(clients.document, tableName, config),
     bodies,
     envelopes: (queueName) => bodies(queueName).map((body) => parseEnvelope(body)),
     handler: ({ sns = clients.sns, maxPublishAttempts } = {}) =>

@@ -1,7 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
+import type { OutboxConfig } from '../../shared/config.js';
 import { SLOT_KIND, slotKey } from '../../shared/slot.js';
+import { Outbox } from '../../shared/write.js';
 
 export interface CommittedEvent {
   readonly id: string;
@@ -11,11 +13,31 @@ export interface CommittedEvent {
   readonly sequence: number;
 }
 
+export type EventWriter = (
+  aggregate: { readonly type: string; readonly id: string },
+  events: readonly { readonly type: string; readonly data: unknown }[],
+) => Promise<CommittedEvent[]>;
+
+/** Commits events for one aggregate through the write helper, one transaction per call. */
+export function eventWriter(document: DynamoDBDocumentClient, tableName: string, config: OutboxConfig): EventWriter {
+  const outbox = new Outbox({ config, tableName, client: document });
+  return async (aggregate, events) => {
+    const result = await outbox.write({ events: events.map((e) => ({ aggregate, type: e.type, data: e.data })) });
+    return result.events.map((e) => ({
+      id: e.id,
+      type: e.type,
+      aggregateType: e.aggregate.type,
+      aggregateId: e.aggregate.id,
+      sequence: e.sequence,
+    }));
+  };
+}
+
 /**
- * Commits events for one aggregate the way the outbox slot format prescribes: one update of
- * the aggregate's slot per commit, `seq` advanced by the number of events.
+ * Commits events straight into the aggregate's slot, bypassing the write helper's validation,
+ * as a writer of another version might: the relay must cope with what the helper would refuse.
  */
-export async function commitEvents(
+export async function commitRawSlot(
   document: DynamoDBDocumentClient,
   tableName: string,
   aggregate: { readonly type: string; readonly id: string },

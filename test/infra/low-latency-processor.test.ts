@@ -7,9 +7,11 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LowLatencyProcessor, type LowLatencyProcessorProps } from '../../infra/low-latency-processor.js';
+import { OutboxStack } from '../../infra/outbox-stack.js';
 import { defineConfig } from '../../shared/config.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
 import { LEASE_TABLE, PROCESSOR_ENV, ProcessorOptionsError } from '../../shared/processor/index.js';
+import { appWithoutBundling } from '../helpers/cdk.js';
 
 const config = defineConfig({
   source: 'urn:test:infra',
@@ -143,5 +145,20 @@ describe('LowLatencyProcessor', () => {
   it('rejects a task maximum below the minimum and a topic map missing a configured topic', () => {
     expect(() => build({ minTasks: 3, maxTasks: 2 })).toThrow(/Processor\.maxTasks: got 2; allowed: an integer from 3 to 100/);
     expect(() => build({ topics: new Map() })).toThrow(/has no topic "orders\.fifo"/);
+  });
+});
+
+describe('Outbox construct and the processor', () => {
+  it('adds the processor only when the config names low-latency aggregate types, granted through grantRelay', () => {
+    const withTypes = new OutboxStack(appWithoutBundling(), 'WithProcessor', { config });
+    const processor = withTypes.outbox.processor;
+    expect(processor).toBeInstanceOf(LowLatencyProcessor);
+    const statements = taskRoleStatements(Template.fromStack(withTypes));
+    const actions = statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetRecords', 'sns:Publish', 'sqs:SendMessage', 'dynamodb:UpdateItem']));
+    const without = new OutboxStack(appWithoutBundling(), 'WithoutProcessor', {
+      config: defineConfig({ ...config, lowLatencyAggregateTypes: [] }),
+    });
+    expect(without.outbox.processor).toBeUndefined();
   });
 });

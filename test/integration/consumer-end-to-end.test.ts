@@ -64,11 +64,11 @@ describe('write → stream → relay → SNS/SQS → consumer, with an outage re
       ...(await write('order', 'o-1', ['order.paid'])),
       ...(await write('payment', 'p-1', ['payment.authorised', 'payment.captured'])),
     ];
-    await expect.poll(failedRecords, { timeout: 60_000, interval: 100 }).toBe(3);
+    await expect.poll(failedRecords, { timeout: 120_000, interval: 100 }).toBe(3);
 
     snsDown = false;
     const live = [...(await write('order', 'o-1', ['order.shipped'])), ...(await write('payment', 'p-2', ['payment.captured']))];
-    await expect.poll(() => stack.bodies(ORDERS).length + stack.bodies(PAYMENTS).length, { timeout: 60_000, interval: 100 }).toBe(2);
+    await expect.poll(() => stack.bodies(ORDERS).length + stack.bodies(PAYMENTS).length, { timeout: 120_000, interval: 100 }).toBe(2);
 
     const handled: string[] = [];
     const { logger, metrics, counts } = recordingTelemetry();

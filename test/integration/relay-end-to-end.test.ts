@@ -5,7 +5,7 @@ import { relayEventSourceSettings } from '../../shared/event-source.js';
 import { StreamRunner } from '../../shared/local/stream-runner.js';
 import { deliveryReport } from '../helpers/delivery.js';
 import { RELAY_DLQ, type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
-import { type CommittedEvent, commitEvents, inParallel } from '../helpers/slot-writer.js';
+import { type CommittedEvent, commitRawSlot, inParallel } from '../helpers/slot-writer.js';
 
 const config = defineConfig({
   source: 'urn:test:relay',
@@ -24,6 +24,7 @@ beforeAll(async () => {
     streamArn: stack.streamArn,
     settings: relayEventSourceSettings(config),
     handler: stack.handler(),
+    onError: (error) => console.error('stream runner error', (error as Error).name),
   });
   runner.start();
 });
@@ -40,7 +41,7 @@ describe('relay end to end (DynamoDB Local → runner → handler → fauxqs)', 
       Array.from(
         { length: 50 },
         (_, a) => () =>
-          commitEvents(stack.clients.document, stack.tableName, { type: 'order', id: `o-${a}` }, [
+          stack.write({ type: 'order', id: `o-${a}` }, [
             { type: 'order.changed', data: { a, c, step: 0 } },
             { type: 'order.changed', data: { a, c, step: 1 } },
           ]),
@@ -49,7 +50,7 @@ describe('relay end to end (DynamoDB Local → runner → handler → fauxqs)', 
     const committed = (await inParallel(16, commits)).flat();
     expect(committed).toHaveLength(1000);
 
-    await expect.poll(() => new Set(stack.envelopes(ORDERS).map((e) => e.id)).size, { timeout: 60_000, interval: 200 }).toBe(1000);
+    await expect.poll(() => new Set(stack.envelopes(ORDERS).map((e) => e.id)).size, { timeout: 180_000, interval: 200 }).toBe(1000);
     const report = deliveryReport(committed, stack.envelopes(ORDERS));
     expect(report.missing).toEqual([]);
     expect(report.unexpected).toEqual([]);
@@ -61,31 +62,26 @@ describe('relay end to end (DynamoDB Local → runner → handler → fauxqs)', 
       aggregatetype: 'order',
       datacontenttype: 'application/json',
     });
-  });
+  }, 300_000);
 
   it('sends a poison event to the relay DLQ with its full envelope and reason while other aggregates keep flowing', async () => {
     const before = stack.bodies(subscriberQueue('payments')).length;
     const huge = 'x'.repeat(300_000);
-    const poison = await commitEvents(stack.clients.document, stack.tableName, { type: 'payment', id: 'p-poison' }, [
+    const poison = await commitRawSlot(stack.clients.document, stack.tableName, { type: 'payment', id: 'p-poison' }, [
       { type: 'payment.captured', data: { note: huge } },
     ]);
-    const after = await commitEvents(stack.clients.document, stack.tableName, { type: 'payment', id: 'p-poison' }, [
-      { type: 'payment.refunded', data: { ok: true } },
-    ]);
+    const after = await stack.write({ type: 'payment', id: 'p-poison' }, [{ type: 'payment.refunded', data: { ok: true } }]);
     const others: CommittedEvent[] = (
       await inParallel(
         8,
         Array.from(
           { length: 20 },
-          (_, i) => () =>
-            commitEvents(stack.clients.document, stack.tableName, { type: 'payment', id: `p-${i}` }, [
-              { type: 'payment.captured', data: { i } },
-            ]),
+          (_, i) => () => stack.write({ type: 'payment', id: `p-${i}` }, [{ type: 'payment.captured', data: { i } }]),
         ),
       )
     ).flat();
 
-    await expect.poll(() => stack.bodies(RELAY_DLQ).length, { timeout: 30_000, interval: 200 }).toBe(1);
+    await expect.poll(() => stack.bodies(RELAY_DLQ).length, { timeout: 120_000, interval: 200 }).toBe(1);
     const letter: unknown = JSON.parse(stack.bodies(RELAY_DLQ)[0]!);
     expect(isRelayDeadLetter(letter)).toBe(true);
     expect(letter).toMatchObject({
@@ -110,8 +106,8 @@ describe('relay end to end (DynamoDB Local → runner → handler → fauxqs)', 
             .slice(before)
             .map((e) => e.id)
             .sort(),
-        { timeout: 30_000, interval: 200 },
+        { timeout: 120_000, interval: 200 },
       )
       .toEqual(expected);
-  });
+  }, 300_000);
 });

@@ -4,19 +4,22 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { afterEach, describe, expect, it } from 'vitest';
+import { startFauxqs } from 'fauxqs';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { type RelayEventSourceSettings, relayEventSourceSettings } from '../../shared/event-source.js';
-import type { LocalClients } from '../../shared/local/clients.js';
+import { type LocalClients, localClients } from '../../shared/local/clients.js';
 import { passesFilters } from '../../shared/local/filter-pattern.js';
-import type { StreamBatchFailureRecord } from '../../shared/local/on-failure.js';
+import { type OnFailureDestination, type StreamBatchFailureRecord, s3OnFailureDestination } from '../../shared/local/on-failure.js';
 import { toLambdaRecord } from '../../shared/local/stream-event.js';
 import { type StreamHandler, StreamRunner, type StreamsClient } from '../../shared/local/stream-runner.js';
+import { onFailureRecordProblem } from '../../shared/redrive/on-failure-record.js';
 import { slotKey } from '../../shared/slot.js';
 import { freshTable, testClients } from '../helpers/local.js';
-import { commitEvents } from '../helpers/slot-writer.js';
+import { eventWriter } from '../helpers/slot-writer.js';
 
 const config = defineConfig({
   source: 'urn:test:runner',
@@ -44,7 +47,7 @@ function start(
   streamArn: string,
   handler: StreamHandler,
   settings: RelayEventSourceSettings,
-  onFailure?: (r: StreamBatchFailureRecord) => void,
+  onFailure?: OnFailureDestination,
 ) {
   runner = new StreamRunner({
     streams,
@@ -90,11 +93,12 @@ const sequences = (records: readonly DynamoDBRecord[]) => records.map((r) => r.d
 describe('local event-source-mapping runner', () => {
   it('hands over exactly the records the relay filter patterns pass, in the exact Lambda record shape', async () => {
     const { clients: c, tableName, streamArn } = await setUp();
+    const write = eventWriter(c.document, tableName, config);
     const settings = relayEventSourceSettings(config);
     await c.document.send(new PutCommand({ TableName: tableName, Item: { pk: 'ORDER#1', sk: 'ORDER', total: 5 } }));
-    await commitEvents(c.document, tableName, { type: 'order', id: 'a' }, [{ type: 'order.placed', data: {} }]);
-    await commitEvents(c.document, tableName, { type: 'order', id: 'a' }, [{ type: 'order.paid', data: {} }]);
-    await commitEvents(c.document, tableName, { type: 'fast', id: 'f' }, [{ type: 'fast.moved', data: {} }]);
+    await write({ type: 'order', id: 'a' }, [{ type: 'order.placed', data: {} }]);
+    await write({ type: 'order', id: 'a' }, [{ type: 'order.paid', data: {} }]);
+    await write({ type: 'fast', id: 'f' }, [{ type: 'fast.moved', data: {} }]);
     await c.document.send(new PutCommand({ TableName: tableName, Item: { pk: 'OUTBOX#order#x', sk: 'OTHER', kind: 'business' } }));
     await c.document.send(new DeleteCommand({ TableName: tableName, Key: slotKey({ type: 'order', id: 'a' }) }));
     await c.document.send(new DeleteCommand({ TableName: tableName, Key: { pk: 'ORDER#1', sk: 'ORDER' } }));
@@ -136,8 +140,8 @@ describe('local event-source-mapping runner', () => {
 
   it('retries from the lowest reported failure only, and respects the batch size', async () => {
     const { clients: c, tableName, streamArn } = await setUp();
-    for (let i = 0; i < 7; i++)
-      await commitEvents(c.document, tableName, { type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    const write = eventWriter(c.document, tableName, config);
+    for (let i = 0; i < 7; i++) await write({ type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
     const invocations: DynamoDBRecord[][] = [];
     let failedOnce = false;
     const handler: StreamHandler = async ({ Records }) => {
@@ -164,8 +168,8 @@ describe('local event-source-mapping runner', () => {
 
   it('fails a poison record over to the on-failure destination as DDBStreamBatchInfo after bisecting and retrying', async () => {
     const { clients: c, tableName, streamArn } = await setUp();
-    for (let i = 0; i < 8; i++)
-      await commitEvents(c.document, tableName, { type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    const write = eventWriter(c.document, tableName, config);
+    for (let i = 0; i < 8; i++) await write({ type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
     const invocations: DynamoDBRecord[][] = [];
     const handler: StreamHandler = async ({ Records }) => {
       invocations.push(Records);
@@ -203,8 +207,46 @@ describe('local event-source-mapping runner', () => {
     expect(invocations.map((b) => b.length)).toEqual([8, 4, 4, 2, 1, 1, 1, 1, 2]);
   });
 
+  it('writes a batch it gives up on to an S3 destination with its records as payload, readable by the redrive tool', async () => {
+    const server = await startFauxqs({ port: 0, logger: false });
+    const s3 = localClients({ dynamodb: inject('dynamodbEndpoint'), aws: server.address });
+    try {
+      server.createBucket('relay-failures');
+      const { clients: c, tableName, streamArn } = await setUp();
+      const write = eventWriter(c.document, tableName, config);
+      await write({ type: 'order', id: 'poison' }, [{ type: 'order.placed', data: {} }]);
+      const handler: StreamHandler = async () => {
+        throw new Error('always failing');
+      };
+      start(
+        c.streams,
+        streamArn,
+        handler,
+        { ...relayEventSourceSettings(config), maxRetryAttempts: 0 },
+        s3OnFailureDestination(s3.s3, 'relay-failures', 'relay/'),
+      );
+      await expect.poll(() => runner!.stats.batchesSentToOnFailure, { timeout: 20_000 }).toBe(1);
+      const { Contents = [] } = await s3.s3.send(new ListObjectsV2Command({ Bucket: 'relay-failures', Prefix: 'relay/' }));
+      expect(Contents).toHaveLength(1);
+      expect(Contents[0]!.Key).toMatch(
+        /^relay\/aws\/lambda\/[^/]+\/[^/]+\/\d{4}\/\d\d\/\d\d\/\d{4}-\d\d-\d\dT\d\d\.\d\d\.\d\d-[0-9a-f-]{36}$/,
+      );
+      const object = await s3.s3.send(new GetObjectCommand({ Bucket: 'relay-failures', Key: Contents[0]!.Key }));
+      const stored: unknown = JSON.parse(await object.Body!.transformToString());
+      expect(onFailureRecordProblem(stored)).toBeUndefined();
+      expect(stored).toMatchObject({
+        requestContext: { condition: 'RetryAttemptsExhausted', approximateInvokeCount: 1 },
+        payload: { Records: [{ eventName: 'INSERT', dynamodb: { NewImage: { aggregateId: { S: 'poison' } } } }] },
+      });
+    } finally {
+      s3.destroy();
+      await server.stop();
+    }
+  });
+
   it('renews an expired shard iterator and goes on without losing or repeating records', async () => {
     const { clients: c, tableName, streamArn } = await setUp();
+    const write = eventWriter(c.document, tableName, config);
     let getRecordsCalls = 0;
     let expired = 0;
     const streams: StreamsClient = {
@@ -218,11 +260,9 @@ describe('local event-source-mapping runner', () => {
     };
     const seen = recorder();
     start(streams, streamArn, seen.handler, relayEventSourceSettings(config));
-    for (let i = 0; i < 3; i++)
-      await commitEvents(c.document, tableName, { type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    for (let i = 0; i < 3; i++) await write({ type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
     await expect.poll(() => seen.records().length, { timeout: 20_000 }).toBe(3);
-    for (let i = 3; i < 6; i++)
-      await commitEvents(c.document, tableName, { type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    for (let i = 3; i < 6; i++) await write({ type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
     await expect.poll(() => seen.records().length, { timeout: 20_000 }).toBe(6);
     await runner!.idle();
     expect(expired).toBe(1);

@@ -1,0 +1,195 @@
+import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  Stats,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { checkSeconds, OutboxPropsError } from './props-error.js';
+
+const EMAIL_PATTERN = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+
+/** Props of {@link OutboxAlarms}. */
+export interface OutboxAlarmsProps {
+  /** The Lambda relay whose iterator age, errors and throttles are watched. */
+  readonly relayFunction: IFunction;
+  /** Topics whose failed deliveries (`NumberOfNotificationsFailed`) raise an alarm. @default none */
+  readonly topics?: readonly ITopic[];
+  /** Topic that receives alarm and OK notifications. @default a new topic encrypted with a new KMS key CloudWatch may use */
+  readonly alarmTopic?: ITopic;
+  /** Address subscribed to the alarm topic (the recipient must confirm). @default no subscription */
+  readonly alarmEmail?: string;
+  /** Oldest unrelayed stream record that raises the iterator-age alarm (60 s–24 h). @default Duration.minutes(1) */
+  readonly iteratorAgeThreshold?: Duration;
+  /** What happens to the alarm topic's key when it leaves the stack. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** CloudWatch dashboard name. @default a name CloudFormation generates */
+  readonly dashboardName?: string;
+}
+
+/**
+ * Alarms and a dashboard for the outbox: the relay falling behind (iterator age), failing
+ * (errors) or being throttled, any message in any dead-letter queue, and SNS failing to deliver.
+ * Every alarm notifies `alarmTopic` on ALARM and OK.
+ *
+ * @example
+ * ```ts
+ * const alarms = new OutboxAlarms(this, 'Alarms', { relayFunction: relay.function, topics, alarmEmail: 'oncall@example.com' });
+ * alarms.addDeadLetterQueue('BillingDlq', billing.deadLetterQueue);
+ * ```
+ */
+export class OutboxAlarms extends Construct {
+  readonly alarmTopic: ITopic;
+  readonly dashboard: Dashboard;
+  private readonly alarmList: Alarm[] = [];
+  private readonly action: SnsAction;
+  private readonly dlqWidget: GraphWidget;
+
+  constructor(scope: Construct, id: string, props: OutboxAlarmsProps) {
+    super(scope, id);
+    const path = this.node.path;
+    checkSeconds(path, 'iteratorAgeThreshold', props.iteratorAgeThreshold, 60, 86_400);
+    if (props.alarmEmail !== undefined && !Token.isUnresolved(props.alarmEmail) && !EMAIL_PATTERN.test(props.alarmEmail)) {
+      throw new OutboxPropsError(
+        path,
+        'alarmEmail',
+        `is ${JSON.stringify(props.alarmEmail)}; allowed: an e-mail address such as "oncall@example.com"`,
+      );
+    }
+    this.alarmTopic = props.alarmTopic ?? this.createAlarmTopic(props.removalPolicy ?? RemovalPolicy.RETAIN);
+    this.action = new SnsAction(this.alarmTopic);
+    if (props.alarmEmail !== undefined) {
+      const subscription = this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+      Validations.of(subscription).acknowledge({
+        id: 'Serverless-SNSRedrivePolicy',
+        reason:
+          'E-mail alarm notifications have no consumer to redrive to; an undeliverable alarm mail also shows as the alarm state in the console.',
+      });
+    }
+
+    const fn = props.relayFunction;
+    const iteratorAge = fn.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: Duration.minutes(1) });
+    const threshold = props.iteratorAgeThreshold ?? Duration.minutes(1);
+    this.addAlarm(
+      'RelayIteratorAge',
+      iteratorAge,
+      threshold.toMilliseconds(),
+      3,
+      'The relay is falling behind the table stream: the oldest unrelayed record is older than the threshold.',
+    );
+    const errors = fn.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM });
+    this.addAlarm(
+      'RelayErrors',
+      errors,
+      1,
+      1,
+      'The relay failed whole batches (function errors); they are retried, then go to the failed-batch bucket.',
+    );
+    const throttles = fn.metricThrottles({ period: Duration.minutes(5), statistic: Stats.SUM });
+    this.addAlarm(
+      'RelayThrottles',
+      throttles,
+      1,
+      1,
+      'Relay invocations were throttled: check account concurrency and reserved concurrency.',
+    );
+
+    const failures: IMetric[] = [];
+    for (const topic of props.topics ?? []) {
+      const failed = topic.metricNumberOfNotificationsFailed({ period: Duration.minutes(5), statistic: Stats.SUM });
+      failures.push(failed);
+      this.addAlarm(
+        `DeliveryFailures${topic.node.id.replace(/[^A-Za-z0-9]/g, '')}`,
+        failed,
+        1,
+        1,
+        `SNS failed to deliver messages from ${topic.node.path}; undeliverable messages go to the subscription DLQ.`,
+      );
+    }
+
+    this.dlqWidget = new GraphWidget({ title: 'Messages in dead-letter queues', left: [], width: 12 });
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: props.dashboardName,
+      widgets: [
+        [new AlarmStatusWidget({ title: 'Outbox alarms', alarms: this.alarmList, width: 24 })],
+        [
+          new GraphWidget({ title: 'Relay iterator age (ms)', left: [iteratorAge], width: 12 }),
+          new GraphWidget({ title: 'Relay invocations, errors, throttles', left: [fn.metricInvocations(), errors, throttles], width: 12 }),
+        ],
+        [this.dlqWidget, new GraphWidget({ title: 'SNS delivery failures', left: failures, width: 12 })],
+      ],
+    });
+  }
+
+  /** Every alarm created so far. */
+  get alarms(): readonly Alarm[] {
+    return this.alarmList;
+  }
+
+  /**
+   * Raises an alarm as soon as any message is visible in `queue`, and charts its depth.
+   *
+   * @example
+   * ```ts
+   * alarms.addDeadLetterQueue('RelayDlq', relay.deadLetterQueue);
+   * ```
+   */
+  addDeadLetterQueue(id: string, queue: IQueue): Alarm {
+    const visible = queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: Stats.MAXIMUM });
+    // A label would turn the alarm into a metric-math alarm, so only the chart gets one.
+    this.dlqWidget.addLeftMetric(visible.with({ label: id }));
+    return this.addAlarm(
+      `${id}Messages`,
+      visible,
+      1,
+      1,
+      `Messages are waiting in the dead-letter queue ${queue.node.path}: inspect them, fix the cause, then redrive.`,
+    );
+  }
+
+  private addAlarm(id: string, metric: IMetric, threshold: number, periods: number, description: string): Alarm {
+    const alarm = new Alarm(this, id, {
+      metric,
+      threshold,
+      evaluationPeriods: periods,
+      datapointsToAlarm: periods,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription: description,
+    });
+    alarm.addAlarmAction(this.action);
+    alarm.addOkAction(this.action);
+    this.alarmList.push(alarm);
+    return alarm;
+  }
+
+  /** CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key, hence a key of our own. */
+  private createAlarmTopic(removalPolicy: RemovalPolicy): ITopic {
+    const key = new Key(this, 'AlarmTopicKey', {
+      description: 'Encrypts the outbox alarm topic; CloudWatch may use it to publish alarms',
+      enableKeyRotation: true,
+      removalPolicy,
+    });
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowCloudWatchAlarmsToPublish',
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+        resources: ['*'],
+      }),
+    );
+    return new Topic(this, 'AlarmTopic', { displayName: 'Outbox alarms', masterKey: key, enforceSSL: true });
+  }
+}

@@ -1,0 +1,137 @@
+import { existsSync } from 'node:fs';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { type IRole, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { checkInteger, checkSeconds, OutboxPropsError } from './props-error.js';
+
+/** Props of {@link OutboxFunction}. */
+export interface OutboxFunctionProps {
+  /** Path of the TypeScript handler file; it must export `handler`. */
+  readonly entry: string;
+  /** @default no description */
+  readonly description?: string;
+  /** Memory in MB (AWS: 128–10,240); CPU grows with it. @default 256 */
+  readonly memorySize?: number;
+  /** Invocation timeout (AWS: 1–900 s). @default Duration.seconds(30) */
+  readonly timeout?: Duration;
+  /** Extra environment variables, merged over the Powertools settings. @default none */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Powertools `POWERTOOLS_SERVICE_NAME`, which names the logs' and metrics' service. @default the construct id */
+  readonly serviceName?: string;
+  /** Powertools metrics namespace. @default 'Outbox' */
+  readonly metricsNamespace?: string;
+  /** Powertools log level. @default 'INFO' */
+  readonly logLevel?: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** How long the function's logs are kept. @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** What happens to the log group when it leaves the stack. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** X-Ray tracing. @default Tracing.ACTIVE */
+  readonly tracing?: Tracing;
+}
+
+/**
+ * A Node.js Lambda function as the outbox deploys them: bundled by the locally installed esbuild
+ * (never Docker) as one ESM file, on arm64 and the newest Node.js runtime this aws-cdk-lib knows,
+ * with its own log group and a role that holds no managed policy, so every permission it gets
+ * is one a caller granted on purpose.
+ *
+ * Meant for functions invoked by an event source mapping (stream or queue): those invocations
+ * are synchronous, so failed batches go to the mapping's destination or the queue's DLQ, and an
+ * asynchronous-invocation DLQ would never receive anything.
+ *
+ * With tracing on, the role's `Resource "*"` finding is acknowledged for X-Ray; whoever grants
+ * the role more must keep every other statement scoped (the stack's tests check that).
+ *
+ * @example
+ * ```ts
+ * const consumer = new OutboxFunction(this, 'Consumer', { entry: 'functions/example-consumer/handler.ts' });
+ * queue.grantConsumeMessages(consumer.function);
+ * ```
+ */
+export class OutboxFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: IRole;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: OutboxFunctionProps) {
+    super(scope, id);
+    const path = this.node.path;
+    checkInteger(path, 'memorySize', props.memorySize, 128, 10_240);
+    checkSeconds(path, 'timeout', props.timeout, 1, 900);
+    if (!existsSync(props.entry)) {
+      throw new OutboxPropsError(
+        path,
+        'entry',
+        `is ${JSON.stringify(props.entry)}, which does not exist; allowed: a handler file exporting \`handler\``,
+      );
+    }
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+    });
+    // No AWSLambdaBasicExecutionRole: it grants log writes on every log group in the account.
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${path}`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    const tracing = props.tracing ?? Tracing.ACTIVE;
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_LATEST,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 256,
+      timeout: props.timeout ?? Duration.seconds(30),
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      tracing,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.serviceName ?? id,
+        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'Outbox',
+        POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        // Some CommonJS dependencies call require() at run time, which an ESM bundle lacks.
+        banner: "import { createRequire as outboxCreateRequire } from 'node:module'; const require = outboxCreateRequire(import.meta.url);",
+        // The bundle pins the SDK version the tests ran against instead of the runtime's copy.
+        bundleAwsSDK: true,
+        minify: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.EXTERNAL,
+        sourcesContent: false,
+      },
+    });
+
+    Validations.of(this.function).acknowledge({
+      id: 'Serverless-LambdaDLQ',
+      reason:
+        'Invoked only by event source mappings, which call it synchronously: failed stream batches go to the mapping on-failure destination and failed queue messages to the queue DLQ; an async DLQ would never receive anything.',
+    });
+    if (tracing !== Tracing.ACTIVE) {
+      Validations.of(this.function).acknowledge({
+        id: 'Serverless-LambdaTracing',
+        reason: 'Active X-Ray tracing was turned off on purpose through the tracing prop (for instance to save the cost of traces).',
+      });
+    } else {
+      Validations.of(this.role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so X-Ray tracing needs Resource "*".',
+      });
+    }
+  }
+}

@@ -1,0 +1,275 @@
+import { Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type ITopic, type Subscription, SubscriptionFilter } from 'aws-cdk-lib/aws-sns';
+import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { DeduplicationScope, FifoThroughputLimit, type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { OutboxFunction } from './outbox-function.js';
+import { checkInteger, checkSeconds, OutboxPropsError } from './props-error.js';
+
+/** SNS allows at most 150 values across one filter policy. */
+const MAX_FILTER_VALUES = 150;
+
+/** Props of {@link OutboxSubscriber}. */
+export interface OutboxSubscriberProps {
+  /** The outbox topic to subscribe to. */
+  readonly topic: ITopic;
+  /** Deliver only events whose CloudEvents `type` is one of these. @default every type */
+  readonly eventTypes?: readonly string[];
+  /** Deliver only events of these aggregate types (`aggregatetype`). @default every aggregate type */
+  readonly aggregateTypes?: readonly string[];
+  /**
+   * An existing queue to subscribe instead of a new one; it must be FIFO exactly when the topic
+   * is, and its own redrive policy and visibility timeout are the caller's.
+   * @default a new queue, FIFO when the topic is, redriving to `deadLetterQueue`
+   */
+  readonly queue?: IQueue;
+  /** Receives before a message moves to the DLQ (AWS: 1–1,000). @default 5 */
+  readonly maxReceiveCount?: number;
+  /** How long the new queue keeps a message (AWS: 60 s–14 days). @default Duration.days(4) */
+  readonly retentionPeriod?: Duration;
+  /**
+   * Visibility timeout of the new queue (AWS: 0–43,200 s). With a consumer it must be at least
+   * 6 × the consumer's timeout plus the batching window, so a slow batch is not delivered twice.
+   * @default 6 × `consumerTimeout` + `maxBatchingWindow`
+   */
+  readonly visibilityTimeout?: Duration;
+  /** Handler file of a consumer Lambda to create and feed from the queue; it must report batch item failures. @default no consumer */
+  readonly consumerEntry?: string;
+  /**
+   * An existing consumer Lambda to feed from the queue instead (one function may consume several
+   * queues); it must report batch item failures. Not together with `consumerEntry`.
+   * @default no consumer
+   */
+  readonly consumer?: IFunction;
+  /** The consumer's timeout (AWS: 1–900 s); for an existing `consumer`, read from it when it is a `Function`. @default Duration.seconds(30) */
+  readonly consumerTimeout?: Duration;
+  /** The consumer's memory in MB (AWS: 128–10,240). @default 256 */
+  readonly consumerMemorySize?: number;
+  /** Extra environment of the consumer. @default none */
+  readonly consumerEnvironment?: Readonly<Record<string, string>>;
+  /** Messages per consumer batch (AWS: 1–10 on FIFO, 1–10,000 on standard; above 10 needs a batching window). @default 10 */
+  readonly batchSize?: number;
+  /** How long the event source gathers a batch (AWS: 0–300 s). @default no batching window */
+  readonly maxBatchingWindow?: Duration;
+  /** Most concurrent consumer invocations for this queue (AWS: 2–1,000). @default no limit beyond the account's */
+  readonly maxConcurrency?: number;
+  /** Customer-managed key for the queues. @default SQS-managed encryption (SSE-SQS) */
+  readonly encryptionKey?: IKey;
+  /** What happens to the queues and logs when they leave the stack. @default RemovalPolicy.DESTROY */
+  readonly removalPolicy?: RemovalPolicy;
+  /** How long the consumer's logs are kept. @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * An SQS subscriber of an outbox topic: a queue (FIFO on a FIFO topic) with raw message delivery
+ * (the body is the CloudEvents envelope, the attributes `type` and `aggregatetype`), an optional
+ * filter policy on those attributes, a DLQ that takes both messages the consumer keeps failing
+ * and messages SNS could not deliver, and optionally a consumer Lambda that reports batch item
+ * failures.
+ *
+ * @example
+ * ```ts
+ * new OutboxSubscriber(this, 'Billing', {
+ *   topic: outbox.topics.topic('orders.fifo'),
+ *   eventTypes: ['order.placed'],
+ *   consumerEntry: 'functions/billing/handler.ts',
+ * });
+ * ```
+ */
+export class OutboxSubscriber extends Construct {
+  readonly topic: ITopic;
+  readonly queue: IQueue;
+  /** Takes messages the consumer kept failing and messages SNS could not deliver. */
+  readonly deadLetterQueue: Queue;
+  readonly subscription: Subscription;
+  /** The Lambda fed by the queue, when there is one. */
+  readonly consumer?: IFunction;
+
+  constructor(scope: Construct, id: string, props: OutboxSubscriberProps) {
+    super(scope, id);
+    const { topic } = props;
+    this.topic = topic;
+    const fifo = topic.fifo;
+    const consumerTimeout =
+      props.consumerTimeout ?? (props.consumer instanceof LambdaFunction ? props.consumer.timeout : undefined) ?? Duration.seconds(30);
+    const window = props.maxBatchingWindow ?? Duration.seconds(0);
+    this.validate(props, fifo, consumerTimeout, window);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
+    const encryption = {
+      encryption: props.encryptionKey ? QueueEncryption.KMS : QueueEncryption.SQS_MANAGED,
+      encryptionMasterKey: props.encryptionKey,
+      enforceSSL: true,
+      removalPolicy,
+      // SNS passes the relay's MessageDeduplicationId (the event id) through, so content never decides.
+      ...(fifo ? { fifo: true, contentBasedDeduplication: false } : {}),
+    };
+
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', { ...encryption, retentionPeriod: Duration.days(14) });
+    this.queue =
+      props.queue ??
+      new Queue(this, 'Queue', {
+        ...encryption,
+        ...(fifo
+          ? { deduplicationScope: DeduplicationScope.MESSAGE_GROUP, fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID }
+          : {}),
+        retentionPeriod: props.retentionPeriod ?? Duration.days(4),
+        visibilityTimeout: props.visibilityTimeout ?? Duration.seconds(6 * consumerTimeout.toSeconds() + window.toSeconds()),
+        deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
+      });
+
+    this.subscription = topic.addSubscription(
+      new SqsSubscription(this.queue, {
+        rawMessageDelivery: true,
+        deadLetterQueue: this.deadLetterQueue,
+        filterPolicy: this.filterPolicy(props),
+      }),
+    );
+
+    this.consumer =
+      props.consumerEntry === undefined
+        ? props.consumer
+        : new OutboxFunction(this, 'Consumer', {
+            entry: props.consumerEntry,
+            description: `Consumes outbox events from ${topic.node.path}`,
+            serviceName: id,
+            timeout: consumerTimeout,
+            memorySize: props.consumerMemorySize,
+            environment: props.consumerEnvironment,
+            logRetention: props.logRetention,
+            removalPolicy,
+          }).function;
+    if (this.consumer) {
+      const eventSource = new SqsEventSource(this.queue, {
+        batchSize: props.batchSize ?? 10,
+        maxBatchingWindow: props.maxBatchingWindow,
+        maxConcurrency: props.maxConcurrency,
+        reportBatchItemFailures: true,
+      });
+      this.consumer.addEventSource(eventSource);
+      const mapping = this.consumer.node.tryFindChild(`SqsEventSource:${Names.nodeUniqueId(this.queue.node)}`) ?? this.consumer;
+      Validations.of(mapping).acknowledge({
+        id: 'Serverless-LambdaEventSourceMappingDestination',
+        reason:
+          'SQS event source mappings take no on-failure destination: a message that keeps failing moves to the queue DLQ through its redrive policy (maxReceiveCount).',
+      });
+    }
+
+    const dlqReason =
+      'This queue is itself a dead-letter queue (of the subscriber queue and of the SNS subscription); a further DLQ would only hide messages.';
+    Validations.of(this.deadLetterQueue).acknowledge(
+      { id: 'AwsSolutions-SQS3', reason: dlqReason },
+      { id: 'Serverless-SQSRedrivePolicy', reason: dlqReason },
+    );
+  }
+
+  /**
+   * Lets a principal receive, delete and change the visibility of the queue's messages.
+   *
+   * @example
+   * ```ts
+   * subscriber.grantConsumeMessages(containerTaskRole);
+   * ```
+   */
+  grantConsumeMessages(grantee: IGrantable) {
+    return this.queue.grantConsumeMessages(grantee);
+  }
+
+  private filterPolicy(props: OutboxSubscriberProps): Record<string, SubscriptionFilter> | undefined {
+    const policy: Record<string, SubscriptionFilter> = {};
+    if (props.eventTypes) policy.type = SubscriptionFilter.stringFilter({ allowlist: [...props.eventTypes] });
+    if (props.aggregateTypes) policy.aggregatetype = SubscriptionFilter.stringFilter({ allowlist: [...props.aggregateTypes] });
+    return Object.keys(policy).length > 0 ? policy : undefined;
+  }
+
+  /** Props that would silently do nothing are rejected, so a misplaced setting fails loudly. */
+  private rejectUnused(props: OutboxSubscriberProps): void {
+    const unused = (names: readonly (keyof OutboxSubscriberProps)[], reason: string) => {
+      const given = names.filter((name) => props[name] !== undefined);
+      if (given.length > 0)
+        throw new OutboxPropsError(this.node.path, given.join(', '), `${given.length > 1 ? 'are' : 'is'} set but ${reason}`);
+    };
+    if (props.consumerEntry !== undefined && props.consumer !== undefined) {
+      throw new OutboxPropsError(this.node.path, 'consumer', 'is set together with consumerEntry; allowed: one of them');
+    }
+    if (props.consumerEntry === undefined) {
+      unused(
+        ['consumerMemorySize', 'consumerEnvironment'],
+        'configure a consumer Lambda to create, and no consumerEntry is given; allowed: set consumerEntry, or leave them out',
+      );
+    }
+    if (props.consumerEntry === undefined && props.consumer === undefined) {
+      unused(
+        ['consumerTimeout', 'batchSize', 'maxBatchingWindow', 'maxConcurrency'],
+        'configure a consumer, and neither consumerEntry nor consumer is given; allowed: set one of them, or leave them out',
+      );
+    }
+    if (props.queue !== undefined) {
+      unused(
+        ['retentionPeriod', 'visibilityTimeout', 'maxReceiveCount'],
+        'configure a new queue, and an existing queue is given; allowed: set them on that queue, or leave out queue',
+      );
+    }
+  }
+
+  private validate(props: OutboxSubscriberProps, fifo: boolean, consumerTimeout: Duration, window: Duration): void {
+    const path = this.node.path;
+    if (props.queue && props.queue.fifo !== fifo) {
+      throw new OutboxPropsError(
+        path,
+        'queue',
+        `is a ${props.queue.fifo ? 'FIFO' : 'standard'} queue on the ${fifo ? 'FIFO' : 'standard'} topic ${props.topic.node.path}; allowed: a ${fifo ? 'FIFO' : 'standard'} queue (SNS delivers a FIFO topic only to FIFO queues and a standard topic only to standard queues)`,
+      );
+    }
+    for (const [prop, values] of [
+      ['eventTypes', props.eventTypes],
+      ['aggregateTypes', props.aggregateTypes],
+    ] as const) {
+      if (values === undefined) continue;
+      if (values.length === 0 || values.some((v) => typeof v !== 'string' || v === '')) {
+        throw new OutboxPropsError(
+          path,
+          prop,
+          `is ${JSON.stringify(values)}; allowed: a non-empty list of non-empty strings, or leave it out to receive all`,
+        );
+      }
+    }
+    const filterValues = (props.eventTypes?.length ?? 0) + (props.aggregateTypes?.length ?? 0);
+    if (filterValues > MAX_FILTER_VALUES) {
+      throw new OutboxPropsError(
+        path,
+        'eventTypes/aggregateTypes',
+        `hold ${filterValues} values together; allowed: at most ${MAX_FILTER_VALUES} (SNS filter policy limit)`,
+      );
+    }
+    checkInteger(path, 'maxReceiveCount', props.maxReceiveCount, 1, 1_000);
+    checkSeconds(path, 'retentionPeriod', props.retentionPeriod, 60, 1_209_600);
+    checkSeconds(path, 'visibilityTimeout', props.visibilityTimeout, 0, 43_200);
+    checkSeconds(path, 'consumerTimeout', consumerTimeout, 1, 900);
+    checkSeconds(path, 'maxBatchingWindow', window, 0, 300);
+    checkInteger(path, 'batchSize', props.batchSize, 1, fifo ? 10 : 10_000);
+    checkInteger(path, 'maxConcurrency', props.maxConcurrency, 2, 1_000);
+    if ((props.batchSize ?? 10) > 10 && window.toSeconds() < 1) {
+      throw new OutboxPropsError(
+        path,
+        'batchSize',
+        `is ${props.batchSize} without a batching window; allowed: at most 10, or set maxBatchingWindow to at least 1 second`,
+      );
+    }
+    this.rejectUnused(props);
+    if (props.consumerEntry === undefined && props.consumer === undefined) return;
+    const minimum = 6 * consumerTimeout.toSeconds() + window.toSeconds();
+    if (props.visibilityTimeout && !props.visibilityTimeout.isUnresolved() && props.visibilityTimeout.toSeconds() < minimum) {
+      throw new OutboxPropsError(
+        path,
+        'visibilityTimeout',
+        `is ${props.visibilityTimeout.toSeconds()} s with a ${consumerTimeout.toSeconds()} s consumer timeout; allowed: at least ${minimum} s (6 × the consumer timeout + the batching window)`,
+      );
+    }
+  }
+}

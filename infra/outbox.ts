@@ -1,0 +1,192 @@
+import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { Tracing } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import type { OutboxConfig } from '../shared/config.js';
+import { LowLatencyProcessor, type LowLatencyProcessorProps } from './low-latency-processor.js';
+import { OutboxAlarms } from './outbox-alarms.js';
+import { OutboxSubscriber, type OutboxSubscriberProps } from './outbox-subscriber.js';
+import { OutboxTable } from './outbox-table.js';
+import { OutboxTopics } from './outbox-topics.js';
+import { RelayFunction } from './relay-function.js';
+
+/** Props of {@link Outbox}. */
+export interface OutboxProps {
+  /** The validated outbox config (`defineConfig`): topics, routes, low-latency types, relay tuning. */
+  readonly config: OutboxConfig;
+  /** The relay's handler file. @default this repository's `functions/relay/handler.ts` */
+  readonly relayEntry?: string;
+  /** Physical table name. @default a name CloudFormation generates */
+  readonly tableName?: string;
+  /**
+   * One customer-managed key for the table, topics, queues and failed-batch bucket.
+   * @default AWS-owned (table), AWS-managed (topics) and SQS-/S3-managed encryption
+   */
+  readonly encryptionKey?: IKey;
+  /** What happens to the table, queues, bucket, logs and keys when they leave the stack. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Table deletion protection. @default true */
+  readonly deletionProtection?: boolean;
+  /** Table point-in-time recovery. @default true */
+  readonly pointInTimeRecovery?: boolean;
+  /** The relay's memory in MB (AWS: 128–10,240). @default 512 */
+  readonly relayMemorySize?: number;
+  /** The relay's timeout per batch (AWS: 1–900 s). @default Duration.seconds(60) */
+  readonly relayTimeout?: Duration;
+  /** X-Ray tracing of the relay. @default Tracing.ACTIVE */
+  readonly relayTracing?: Tracing;
+  /** How long function logs are kept. @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** Bucket for S3 server access logs of the failed-batch bucket. @default no access logs */
+  readonly accessLogsBucket?: IBucket;
+  /** Topic for alarm notifications. @default a new encrypted topic */
+  readonly alarmTopic?: ITopic;
+  /** Address subscribed to the alarm topic. @default no subscription */
+  readonly alarmEmail?: string;
+  /** Relay iterator age that raises an alarm (60 s–24 h). @default Duration.minutes(1) */
+  readonly iteratorAgeThreshold?: Duration;
+  /**
+   * Settings of the low-latency stream processor, created when `config.lowLatencyAggregateTypes`
+   * is not empty. @default the processor's own defaults (image built from functions/processor/Dockerfile, 2–4 tasks, 10 s failover)
+   */
+  readonly processor?: Pick<LowLatencyProcessorProps, 'image' | 'vpc' | 'minTasks' | 'maxTasks' | 'failover' | 'cpu' | 'memoryLimitMiB'>;
+}
+
+/** Props of {@link Outbox.addSubscriber}: a subscriber's props, with the topic named as in the config. */
+export interface OutboxSubscriptionOptions extends Omit<OutboxSubscriberProps, 'topic'> {
+  /** Name of a topic of the outbox config, e.g. `orders.fifo`. */
+  readonly topic: string;
+}
+
+/**
+ * The whole transactional outbox in one construct: the table, the topics of the config, the
+ * Lambda relay with its event source mapping, relay DLQ and failed-batch bucket, and alarms with
+ * a dashboard. Subscribers are added by topic name and their DLQs are watched too.
+ *
+ * When the config names low-latency aggregate types (which the Lambda's filter leaves out), a
+ * {@link LowLatencyProcessor} reads the same stream and publishes them to the same topics,
+ * with the same relay DLQ: `processor`.
+ *
+ * @example
+ * ```ts
+ * const outbox = new Outbox(this, 'Outbox', { config, alarmEmail: 'oncall@example.com' });
+ * outbox.addSubscriber('Billing', { topic: 'orders.fifo', eventTypes: ['order.placed'], consumerEntry: 'functions/billing/handler.ts' });
+ * outbox.table.grantReadWriteData(apiFunction);
+ * ```
+ */
+export class Outbox extends Construct {
+  readonly config: OutboxConfig;
+  readonly table: TableV2;
+  readonly topics: OutboxTopics;
+  readonly relay: RelayFunction;
+  readonly alarms: OutboxAlarms;
+  /** The low-latency stream processor; only when the config names low-latency aggregate types. */
+  readonly processor?: LowLatencyProcessor;
+  private readonly subscriberMap = new Map<string, OutboxSubscriber>();
+  private readonly props: OutboxProps;
+  private readonly removalPolicy: RemovalPolicy;
+
+  constructor(scope: Construct, id: string, props: OutboxProps) {
+    super(scope, id);
+    this.props = props;
+    this.config = props.config;
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    this.removalPolicy = removalPolicy;
+    this.table = new OutboxTable(this, 'Table', {
+      tableName: props.tableName,
+      encryptionKey: props.encryptionKey,
+      removalPolicy,
+      deletionProtection: props.deletionProtection,
+      pointInTimeRecovery: props.pointInTimeRecovery,
+    }).table;
+    this.topics = new OutboxTopics(this, 'Topics', { config: props.config, encryptionKey: props.encryptionKey });
+    this.relay = new RelayFunction(this, 'Relay', {
+      config: props.config,
+      table: this.table,
+      topics: this.topics,
+      entry: props.relayEntry,
+      memorySize: props.relayMemorySize,
+      timeout: props.relayTimeout,
+      tracing: props.relayTracing,
+      encryptionKey: props.encryptionKey,
+      removalPolicy,
+      logRetention: props.logRetention,
+      accessLogsBucket: props.accessLogsBucket,
+    });
+    this.alarms = new OutboxAlarms(this, 'Alarms', {
+      relayFunction: this.relay.function,
+      topics: [...this.topics.topics.values()],
+      alarmTopic: props.alarmTopic,
+      alarmEmail: props.alarmEmail,
+      iteratorAgeThreshold: props.iteratorAgeThreshold,
+      removalPolicy,
+    });
+    this.alarms.addDeadLetterQueue('RelayDeadLetterQueue', this.relay.deadLetterQueue);
+    if (LowLatencyProcessor.isEnabled(props.config)) {
+      this.processor = new LowLatencyProcessor(this, 'Processor', {
+        ...props.processor,
+        config: props.config,
+        table: this.table,
+        topics: this.topics.topics,
+        deadLetterQueue: this.relay.deadLetterQueue,
+        grantRelay: (grantee) => this.grantRelay(grantee),
+        removalPolicy,
+        ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+      });
+    }
+  }
+
+  /** The environment any relay of this outbox runs with (config, topic ARNs, DLQ URL). */
+  get relayEnvironment(): Readonly<Record<string, string>> {
+    return this.relay.environment;
+  }
+
+  /** Subscribers added so far, by id. */
+  get subscribers(): ReadonlyMap<string, OutboxSubscriber> {
+    return this.subscriberMap;
+  }
+
+  /**
+   * Subscribes a new queue (and optionally a consumer Lambda) to a topic of the config, with the
+   * outbox's key, removal policy and log retention, and raises an alarm on its DLQ. Throws when
+   * the config has no such topic.
+   *
+   * @example
+   * ```ts
+   * outbox.addSubscriber('Shipping', { topic: 'orders.fifo', aggregateTypes: ['order'], consumerEntry: 'functions/shipping/handler.ts' });
+   * ```
+   */
+  addSubscriber(id: string, options: OutboxSubscriptionOptions): OutboxSubscriber {
+    const { topic, ...rest } = options;
+    const subscriber = new OutboxSubscriber(this, id, {
+      encryptionKey: this.props.encryptionKey,
+      removalPolicy: this.removalPolicy,
+      logRetention: this.props.logRetention,
+      ...rest,
+      topic: this.topics.topic(topic),
+    });
+    this.subscriberMap.set(id, subscriber);
+    this.alarms.addDeadLetterQueue(`${id}DeadLetterQueue`, subscriber.deadLetterQueue);
+    return subscriber;
+  }
+
+  /**
+   * Grants what any relay of this outbox needs, and only that: read the table's stream, publish
+   * to the outbox topics, send to the relay DLQ.
+   *
+   * @example
+   * ```ts
+   * outbox.grantRelay(processorTaskDefinition.taskRole);
+   * ```
+   */
+  grantRelay(grantee: IGrantable): void {
+    this.table.grantStreamRead(grantee);
+    this.topics.grantPublish(grantee);
+    this.relay.grantSendDeadLetters(grantee);
+  }
+}

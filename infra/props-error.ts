@@ -1,0 +1,56 @@
+import { type Duration, Token } from 'aws-cdk-lib';
+import { OutboxError } from '../shared/errors.js';
+
+/**
+ * A construct was given props it cannot deploy. Thrown from the constructor, before synthesis,
+ * with the construct's path, the prop, the value given and what is allowed.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   outbox.addSubscriber('Billing', { topic: 'invoices' });
+ * } catch (error) {
+ *   if (error instanceof OutboxPropsError) console.error(error.prop, error.message);
+ * }
+ * ```
+ */
+export class OutboxPropsError extends OutboxError {
+  readonly prop: string;
+
+  constructor(path: string, prop: string, message: string, options?: ErrorOptions) {
+    super('INVALID_CONSTRUCT_PROPS', `Invalid props for ${path}: ${prop} ${message}`, options);
+    this.name = 'OutboxPropsError';
+    this.prop = prop;
+  }
+}
+
+/**
+ * Checks an integer prop against AWS's range; unresolved tokens are left to CloudFormation.
+ *
+ * @example
+ * ```ts
+ * checkInteger(this.node.path, 'maxReceiveCount', props.maxReceiveCount, 1, 1_000);
+ * ```
+ */
+export function checkInteger(path: string, prop: string, value: number | undefined, min: number, max: number): void {
+  if (value === undefined || Token.isUnresolved(value)) return;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new OutboxPropsError(path, prop, `is ${value}; allowed: an integer from ${min} to ${max}`);
+  }
+}
+
+/**
+ * Checks a duration prop in whole seconds against AWS's range; unresolved tokens are skipped.
+ *
+ * @example
+ * ```ts
+ * checkSeconds(this.node.path, 'timeout', props.timeout, 1, 900);
+ * ```
+ */
+export function checkSeconds(path: string, prop: string, value: Duration | undefined, min: number, max: number): void {
+  if (value === undefined || value.isUnresolved()) return;
+  const seconds = value.toSeconds({ integral: false });
+  if (!Number.isInteger(seconds) || seconds < min || seconds > max) {
+    throw new OutboxPropsError(path, prop, `is ${value.toHumanString()}; allowed: whole seconds from ${min} to ${max}`);
+  }
+}

@@ -1,0 +1,231 @@
+import { fileURLToPath } from 'node:url';
+import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnGlobalTable, CfnTable, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { type IEventSourceDlq, type IFunction, StartingPosition, type Tracing } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { type OutboxConfig, serializeConfig } from '../shared/config.js';
+import { RELAY_ENV, relayEventSourceSettings } from '../shared/event-source.js';
+import { OutboxFunction } from './outbox-function.js';
+import type { OutboxTopics } from './outbox-topics.js';
+import { OutboxPropsError } from './props-error.js';
+
+/** The relay handler of this repository, used when no `entry` is given. */
+export const DEFAULT_RELAY_ENTRY = fileURLToPath(new URL('../functions/relay/handler.ts', import.meta.url));
+
+/** Lambda allows 4 KB of environment in total; the config must leave room for ARNs and Powertools. */
+const MAX_CONFIG_ENV_BYTES = 3_000;
+
+/**
+ * The stream view type of a table defined in this app: `null` when it has no stream,
+ * `undefined` when it cannot be told (an imported table, or a token).
+ */
+function streamViewType(table: ITable): string | null | undefined {
+  const resource = table.node.defaultChild;
+  if (!(resource instanceof CfnGlobalTable || resource instanceof CfnTable)) return undefined;
+  const spec = Stack.of(table).resolve(resource.streamSpecification) as { streamViewType?: unknown } | undefined;
+  if (spec === undefined) return null;
+  return typeof spec.streamViewType === 'string' ? spec.streamViewType : undefined;
+}
+
+/** Props of {@link RelayFunction}. */
+export interface RelayFunctionProps {
+  /** The validated outbox config: tuning, filter and routes all come from it. */
+  readonly config: OutboxConfig;
+  /** The outbox table; its stream (NEW_IMAGE) is the relay's event source. */
+  readonly table: ITable;
+  /** The topics of `config`, which the relay may publish to and nothing else. */
+  readonly topics: OutboxTopics;
+  /** Handler file exporting `handler`. @default this repository's `functions/relay/handler.ts` */
+  readonly entry?: string;
+  /** Memory in MB (AWS: 128–10,240). @default 512 */
+  readonly memorySize?: number;
+  /** Timeout per batch (AWS: 1–900 s); it bounds one batch's publish retries. @default Duration.seconds(60) */
+  readonly timeout?: Duration;
+  /** Key for the relay DLQ and the failed-batch bucket. @default SQS-managed and S3-managed encryption */
+  readonly encryptionKey?: IKey;
+  /** What happens to the DLQ, the failed-batch bucket and the logs when they leave the stack. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** How long the relay's logs are kept. @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** Bucket that receives S3 server access logs of the failed-batch bucket. @default no access logs */
+  readonly accessLogsBucket?: IBucket;
+  /** X-Ray tracing of the relay. @default Tracing.ACTIVE */
+  readonly tracing?: Tracing;
+}
+
+/**
+ * The Lambda relay: reads outbox-slot records from the table's stream through an event source
+ * mapping whose settings and filter come from `relayEventSourceSettings(config)` (the same
+ * definition the local runner applies), publishes each event to its routed topic, and sends
+ * permanent failures with their envelope to the relay DLQ. Batches that exhaust their retries
+ * or age go, as full records, to an S3 bucket (the mapping's on-failure destination).
+ *
+ * Its role may publish to the outbox topics, send to the relay DLQ, read this table's stream,
+ * write its own logs and traces, and write failed batches to its bucket; nothing else.
+ *
+ * @example
+ * ```ts
+ * const relay = new RelayFunction(this, 'Relay', { config, table: table.table, topics });
+ * relay.deadLetterQueue.grantConsumeMessages(redriveFunction);
+ * ```
+ */
+export class RelayFunction extends Construct {
+  readonly function: IFunction;
+  readonly outboxFunction: OutboxFunction;
+  /** Where the relay sends events it can never publish (SQS, 14 days). */
+  readonly deadLetterQueue: Queue;
+  /** The event source mapping's on-failure destination: full records of failed batches. */
+  readonly failedBatchBucket: Bucket;
+  readonly eventSource: DynamoEventSource;
+  /** The relay's environment (`RELAY_ENV`): any other relay, such as a stream processor, needs the same. */
+  readonly environment: Readonly<Record<string, string>>;
+  private readonly encryptionKey?: IKey;
+
+  constructor(scope: Construct, id: string, props: RelayFunctionProps) {
+    super(scope, id);
+    const { config, table, topics } = props;
+    const viewType = streamViewType(table);
+    if (!table.tableStreamArn || viewType === null || (viewType !== undefined && !viewType.startsWith('NEW_'))) {
+      throw new OutboxPropsError(
+        this.node.path,
+        'table',
+        `${table.node.path} has ${viewType ? `a ${viewType} stream` : 'no stream'}; allowed: a table whose stream carries new images (NEW_IMAGE)`,
+      );
+    }
+    const missing = config.topics.filter((t) => !topics.topics.has(t.name)).map((t) => t.name);
+    if (missing.length > 0) {
+      throw new OutboxPropsError(
+        this.node.path,
+        'topics',
+        `lacks the config topics ${missing.join(', ')}; allowed: the OutboxTopics built from the same config`,
+      );
+    }
+    const configJson = serializeConfig(config);
+    if (Buffer.byteLength(configJson) > MAX_CONFIG_ENV_BYTES) {
+      throw new OutboxPropsError(
+        this.node.path,
+        'config',
+        `serialises to ${Buffer.byteLength(configJson)} bytes for ${RELAY_ENV.config}; allowed: at most ${MAX_CONFIG_ENV_BYTES} (Lambda allows 4 KB of environment in total)`,
+      );
+    }
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    this.encryptionKey = props.encryptionKey;
+
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: props.encryptionKey ? QueueEncryption.KMS : QueueEncryption.SQS_MANAGED,
+      encryptionMasterKey: props.encryptionKey,
+      enforceSSL: true,
+      removalPolicy,
+    });
+    this.failedBatchBucket = new Bucket(this, 'FailedBatches', {
+      encryption: props.encryptionKey ? BucketEncryption.KMS : BucketEncryption.S3_MANAGED,
+      encryptionKey: props.encryptionKey,
+      bucketKeyEnabled: props.encryptionKey ? true : undefined,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      serverAccessLogsBucket: props.accessLogsBucket,
+      removalPolicy,
+    });
+
+    this.environment = {
+      [RELAY_ENV.config]: configJson,
+      [RELAY_ENV.topicArns]: Stack.of(this).toJsonString(topics.topicArns()),
+      [RELAY_ENV.deadLetterQueueUrl]: this.deadLetterQueue.queueUrl,
+    };
+    this.outboxFunction = new OutboxFunction(this, 'Relay', {
+      entry: props.entry ?? DEFAULT_RELAY_ENTRY,
+      description: 'Publishes outbox events from the table stream to SNS',
+      serviceName: 'outbox-relay',
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(60),
+      logRetention: props.logRetention,
+      removalPolicy,
+      tracing: props.tracing,
+      environment: this.environment,
+    });
+    this.function = this.outboxFunction.function;
+
+    topics.grantPublish(this.function);
+    this.grantSendDeadLetters(this.function);
+
+    const settings = relayEventSourceSettings(config);
+    this.eventSource = new DynamoEventSource(table, {
+      startingPosition: StartingPosition[settings.startingPosition],
+      batchSize: settings.batchSize,
+      maxBatchingWindow: Duration.seconds(settings.maxBatchingWindowSeconds),
+      parallelizationFactor: settings.parallelizationFactor,
+      bisectBatchOnError: settings.bisectBatchOnError,
+      retryAttempts: settings.maxRetryAttempts,
+      maxRecordAge: Duration.seconds(settings.maxRecordAgeSeconds),
+      reportBatchItemFailures: settings.reportBatchItemFailures,
+      filters: settings.filterPatterns.map((pattern) => ({ pattern: JSON.stringify(pattern) })),
+      onFailure: this.failedBatchDestination(props.encryptionKey),
+    });
+    this.function.addEventSource(this.eventSource);
+
+    this.acknowledgeFindings(props.accessLogsBucket === undefined);
+  }
+
+  /**
+   * Lets a principal send to the relay DLQ and nothing else: `sqs:SendMessage` on this queue
+   * (`grantSendMessages` would add two read actions a relay never calls), plus the KMS actions
+   * SQS needs when the queue uses a customer-managed key.
+   *
+   * @example
+   * ```ts
+   * relay.grantSendDeadLetters(processorTaskRole);
+   * ```
+   */
+  grantSendDeadLetters(grantee: IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.deadLetterQueue.queueArn] }),
+    );
+    this.encryptionKey?.grant(grantee, 'kms:GenerateDataKey', 'kms:Decrypt');
+  }
+
+  /**
+   * The S3 on-failure destination with only what Lambda needs to write a failed batch
+   * (`s3:PutObject`, `s3:ListBucket`); the stock destination grants full read-write.
+   */
+  private failedBatchDestination(key: IKey | undefined): IEventSourceDlq {
+    const bucket = this.failedBatchBucket;
+    return {
+      bind: (_mapping, target) => {
+        target.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+        target.addToRolePolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [bucket.arnForObjects('*')] }));
+        key?.grant(target, 'kms:GenerateDataKey');
+        return { destination: bucket.bucketArn };
+      },
+    };
+  }
+
+  private acknowledgeFindings(noAccessLogs: boolean): void {
+    const dlqReason =
+      'This queue is itself the relay dead-letter queue: messages land here after the relay gave up, so a further DLQ would only hide them.';
+    Validations.of(this.deadLetterQueue).acknowledge(
+      { id: 'AwsSolutions-SQS3', reason: dlqReason },
+      { id: 'Serverless-SQSRedrivePolicy', reason: dlqReason },
+    );
+    const bucketId = Stack.of(this).getLogicalId(this.failedBatchBucket.node.defaultChild as CfnElement);
+    Validations.of(this.outboxFunction.role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
+      reason:
+        'Lambda names the failed-batch objects itself (per mapping, shard and time), so s3:PutObject must cover every key of this one bucket.',
+    });
+    if (noAccessLogs) {
+      Validations.of(this.failedBatchBucket).acknowledge({
+        id: 'AwsSolutions-S1',
+        reason:
+          'Only the relay role can write here and nothing reads it but operators; pass accessLogsBucket to log access where policy requires it.',
+      });
+    }
+  }
+}

@@ -1,0 +1,261 @@
+import { GetRecordsCommand, type GetRecordsCommandOutput, GetShardIteratorCommand, type Shard } from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { passesFilters } from './filter-pattern.js';
+import { batchFailureRecord, type OnFailureCondition } from './on-failure.js';
+import { toLambdaRecord } from './stream-event.js';
+import type { StreamRunnerOptions, StreamRunnerStats } from './stream-runner.js';
+
+/** Lambda's invocation payload limit for synchronous invocations. */
+const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
+/** A shard as the runner tracks it. */
+export interface ShardState {
+  readonly shard: Shard;
+  status: 'waiting' | 'reading' | 'ended';
+  /** Bumped each time the shard was read to its current end with nothing left to hand over. */
+  caughtUp: number;
+}
+
+/** What a shard reader needs from its runner. */
+export interface ReaderContext {
+  readonly stats: StreamRunnerStats;
+  stopped(): boolean;
+  sleep(ms: number): Promise<void>;
+  report(error: unknown): void;
+}
+
+type ReadResult = 'records' | 'empty' | 'error';
+
+/** Reads one shard and hands its records to the handler with the mapping's semantics. */
+export class ShardReader {
+  private readonly pending: DynamoDBRecord[] = [];
+  private iterator: string | undefined;
+  private lastRead: string | undefined;
+  private shardEnded = false;
+  private reading: Promise<ReadResult> | undefined;
+  private nextReadAt = 0;
+  private firstPendingAt = 0;
+  /** Invocations of the current head batch that failed. */
+  private retries = 0;
+  /**
+   * Sizes of the batches to come after a bisection or a partial failure, first one first; a
+   * bisected batch's halves are handed over separately, as Lambda does. Empty: full batches.
+   */
+  private segments: number[] = [];
+
+  constructor(
+    private readonly context: ReaderContext,
+    private readonly state: ShardState,
+    private readonly options: StreamRunnerOptions,
+  ) {}
+
+  private get shardId(): string {
+    return this.state.shard.ShardId!;
+  }
+
+  async run(): Promise<void> {
+    const { stopped, sleep } = this.context;
+    const pollInterval = this.options.pollIntervalMs ?? 250;
+    while (!stopped()) {
+      this.startReading(pollInterval);
+      if (this.pending.length === 0) {
+        if (this.reading !== undefined) {
+          if ((await this.reading) === 'empty' && this.pending.length === 0) this.state.caughtUp++;
+        } else if (this.shardEnded) {
+          break;
+        } else {
+          await sleep(Math.max(0, this.nextReadAt - Date.now()));
+        }
+        continue;
+      }
+      const windowMs = this.options.settings.maxBatchingWindowSeconds * 1000;
+      const full = this.pending.length >= this.options.settings.batchSize;
+      const waited = Date.now() - this.firstPendingAt;
+      if (!full && !this.shardEnded && waited < windowMs) {
+        await (this.reading ?? sleep(Math.min(pollInterval, windowMs - waited)));
+        continue;
+      }
+      await this.invokeHead();
+    }
+    await this.reading;
+  }
+
+  /**
+   * Starts the next GetRecords unless one is running, the buffer is full or the shard was
+   * just found empty: reading goes on while the handler works, as Lambda's pollers do, and an
+   * empty shard is polled once per interval.
+   */
+  private startReading(pollInterval: number): void {
+    const readAhead = Math.max(2 * this.options.settings.batchSize, 2000);
+    if (this.shardEnded || this.reading !== undefined || this.pending.length >= readAhead || Date.now() < this.nextReadAt) return;
+    const reading: Promise<ReadResult> = this.read().then(
+      (count) => {
+        if (count > 0) return 'records';
+        this.nextReadAt = Date.now() + pollInterval;
+        return 'empty';
+      },
+      (error: unknown) => {
+        this.context.report(error);
+        this.nextReadAt = Date.now() + pollInterval;
+        return 'error';
+      },
+    );
+    this.reading = reading.finally(() => {
+      this.reading = undefined;
+    });
+  }
+
+  /** One GetRecords call; renews an expired iterator from the last record read. */
+  private async read(): Promise<number> {
+    const { streams, streamArn, settings } = this.options;
+    if (this.iterator === undefined) {
+      const { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: this.shardId,
+          ...(this.lastRead === undefined
+            ? { ShardIteratorType: settings.startingPosition }
+            : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: this.lastRead }),
+        }),
+      );
+      if (ShardIterator === undefined) {
+        this.shardEnded = true;
+        return 0;
+      }
+      this.iterator = ShardIterator;
+    }
+    let output: GetRecordsCommandOutput;
+    try {
+      output = await streams.send(new GetRecordsCommand({ ShardIterator: this.iterator, Limit: 1000 }));
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name === 'ExpiredIteratorException') {
+        this.iterator = undefined;
+        return this.read();
+      }
+      if (name === 'TrimmedDataAccessException') {
+        // The iterator points before the oldest record kept (DynamoDB Local also says so of a
+        // TRIM_HORIZON iterator taken on an empty shard): take a fresh one from the same place.
+        this.iterator = undefined;
+      }
+      throw error;
+    }
+    this.iterator = output.NextShardIterator;
+    if (this.iterator === undefined) this.shardEnded = true;
+    const records = output.Records ?? [];
+    this.context.stats.recordsRead += records.length;
+    for (const raw of records) {
+      this.lastRead = raw.dynamodb?.SequenceNumber ?? this.lastRead;
+      const record = toLambdaRecord(raw, streamArn);
+      if (!passesFilters(settings.filterPatterns, record)) {
+        this.context.stats.recordsFilteredOut++;
+        continue;
+      }
+      if (this.pending.length === 0) this.firstPendingAt = Date.now();
+      this.pending.push(record);
+    }
+    return records.length;
+  }
+
+  /** The next batch: up to the batch size (or the pending segment's size) and the payload limit. */
+  private headBatch(): DynamoDBRecord[] {
+    const max = Math.min(this.options.settings.batchSize, this.segments[0] ?? Number.POSITIVE_INFINITY);
+    const batch: DynamoDBRecord[] = [];
+    let bytes = 20;
+    for (const record of this.pending) {
+      const size = JSON.stringify(record).length + 1;
+      if (batch.length >= max || (batch.length > 0 && bytes + size > MAX_PAYLOAD_BYTES)) break;
+      batch.push(record);
+      bytes += size;
+    }
+    return batch;
+  }
+
+  private async invokeHead(): Promise<void> {
+    const { settings, handler } = this.options;
+    const expired = this.expiredPrefix();
+    if (expired > 0) {
+      await this.giveUp(this.pending.slice(0, expired), 'RecordAgeExceeded', false);
+      this.pending.splice(0, expired);
+      return;
+    }
+    const batch = this.headBatch();
+    this.context.stats.invocations++;
+    let failedAt: number | undefined;
+    let threw = false;
+    try {
+      const response = await handler({ Records: batch });
+      failedAt = this.failedIndex(batch, response);
+    } catch {
+      threw = true;
+      failedAt = 0;
+    }
+    if (failedAt === undefined) {
+      this.pending.splice(0, batch.length);
+      this.segments.shift();
+      this.retries = 0;
+      return;
+    }
+    this.context.stats.failedInvocations++;
+    // The checkpoint moves to just before the first failed record; everything before it is done.
+    this.pending.splice(0, failedAt);
+    const remaining = batch.length - failedAt;
+    if (threw && settings.bisectBatchOnError && remaining > 1) {
+      // Splitting a batch does not count against the retry quota.
+      this.segments.splice(0, 1, Math.ceil(remaining / 2), Math.floor(remaining / 2));
+      return;
+    }
+    if (settings.bisectBatchOnError) this.segments.splice(0, 1, remaining);
+    else this.segments = [];
+    if (failedAt > 0) this.retries = 0;
+    this.retries++;
+    if (this.retries > settings.maxRetryAttempts) {
+      await this.giveUp(batch.slice(failedAt), 'RetryAttemptsExhausted', threw);
+      this.pending.splice(0, remaining);
+      this.segments.shift();
+      this.retries = 0;
+    }
+  }
+
+  /**
+   * Index of the lowest failed record (ReportBatchItemFailures), or `undefined` when all
+   * succeeded. An identifier that is empty or not in the batch fails the whole batch, as on AWS.
+   */
+  private failedIndex(batch: readonly DynamoDBRecord[], response: DynamoDBBatchResponse | undefined): number | undefined {
+    const failures = response?.batchItemFailures ?? [];
+    if (failures.length === 0) return undefined;
+    let lowest: number | undefined;
+    for (const failure of failures) {
+      const index = batch.findIndex((r) => r.dynamodb?.SequenceNumber === failure.itemIdentifier);
+      if (typeof failure.itemIdentifier !== 'string' || failure.itemIdentifier === '' || index < 0) return 0;
+      lowest = lowest === undefined ? index : Math.min(lowest, index);
+    }
+    return lowest;
+  }
+
+  /** How many records at the head are older than the maximum record age. */
+  private expiredPrefix(): number {
+    const oldest = Date.now() / 1000 - this.options.settings.maxRecordAgeSeconds;
+    let count = 0;
+    while (count < this.pending.length && (this.pending[count]!.dynamodb?.ApproximateCreationDateTime ?? Infinity) < oldest) count++;
+    return count;
+  }
+
+  private async giveUp(records: readonly DynamoDBRecord[], condition: OnFailureCondition, functionError: boolean): Promise<void> {
+    this.context.stats.batchesSentToOnFailure++;
+    const record = batchFailureRecord({
+      records,
+      shardId: this.shardId,
+      streamArn: this.options.streamArn,
+      functionArn: this.options.functionArn ?? 'arn:aws:lambda:us-east-1:000000000000:function:outbox-relay-local',
+      condition,
+      invokeCount: condition === 'RetryAttemptsExhausted' ? this.retries : 0,
+      functionError,
+    });
+    try {
+      await this.options.onFailure?.(record, { Records: [...records] });
+    } catch (error) {
+      this.context.report(error);
+    }
+  }
+}

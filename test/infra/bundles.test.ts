@@ -1,0 +1,63 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_CONSUMER_TABLE_ENV, OutboxStack } from '../../infra/outbox-stack.js';
+import { config } from '../../outbox.config.js';
+import { RELAY_ENV } from '../../shared/event-source.js';
+import { logicalId, resource } from '../helpers/cdk.js';
+
+// One synthesis with real esbuild bundling of the repository's handlers.
+let app: App;
+let template: Template;
+
+beforeAll(() => {
+  app = new App();
+  template = Template.fromStack(new OutboxStack(app, 'Bundles', { config }));
+});
+
+/** Loads the function's bundle as Lambda would (ESM, `index.handler`) and calls it once, in a child process. */
+function invokeBundle(functionPrefix: string, env: Record<string, string>, event: unknown): unknown {
+  const fn = resource(template, 'AWS::Lambda::Function', logicalId(template, 'AWS::Lambda::Function', functionPrefix)).Properties;
+  expect(fn.Handler).toBe('index.handler');
+  const assetDir = join(app.outdir, `asset.${(fn.Code as { S3Key: string }).S3Key.replace(/\.zip$/, '')}`);
+  expect(existsSync(join(assetDir, 'index.mjs'))).toBe(true);
+  const script = `const { handler } = await import('./index.mjs'); process.stdout.write('\\n' + JSON.stringify(await handler(${JSON.stringify(event)}, {})));`;
+  const output = execFileSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', script], {
+    cwd: assetDir,
+    encoding: 'utf8',
+    stdio: 'pipe',
+    env: { PATH: process.env.PATH, AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', ...env },
+  });
+  return JSON.parse(output.trim().split('\n').at(-1)!);
+}
+
+describe('Lambda bundles', () => {
+  it('bundles the relay into one ESM file that loads and relays an empty batch', () => {
+    const topicArns = Object.fromEntries(config.topics.map((t) => [t.name, `arn:aws:sns:eu-west-1:123456789012:${t.name}`]));
+    const env = {
+      [RELAY_ENV.config]: JSON.stringify(config),
+      [RELAY_ENV.topicArns]: JSON.stringify(topicArns),
+      [RELAY_ENV.deadLetterQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/relay-dlq',
+    };
+    expect(invokeBundle('OutboxRelayFunction', env, { Records: [] })).toEqual({ batchItemFailures: [] });
+  });
+
+  it('bundles the example consumer into one ESM file that loads and consumes an empty batch', () => {
+    expect(invokeBundle('ExampleConsumerFunction', { [EXAMPLE_CONSUMER_TABLE_ENV]: 'outbox' }, { Records: [] })).toEqual({
+      batchItemFailures: [],
+    });
+  });
+
+  it('fails to load the relay bundle without its configuration, naming the variable', () => {
+    let stderr = '';
+    try {
+      invokeBundle('OutboxRelayFunction', {}, { Records: [] });
+    } catch (error) {
+      stderr = String((error as { stderr?: unknown }).stderr);
+    }
+    expect(stderr).toContain(`Environment variable ${RELAY_ENV.config}: is not set`);
+  });
+});

@@ -1,0 +1,87 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { describe, expect, it } from 'vitest';
+import { OutboxSubscriber, type OutboxSubscriberProps } from '../../infra/outbox-subscriber.js';
+import {
+  actionsOf,
+  appWithoutBundling,
+  CONSUMER_ENTRY,
+  logicalId,
+  resource,
+  resourcesOf,
+  roleStatements,
+  unacknowledgedFindings,
+} from '../helpers/cdk.js';
+
+function synth(fifo: boolean, props: Partial<OutboxSubscriberProps>) {
+  const stack = new Stack(appWithoutBundling(), 'Test');
+  const topic = new Topic(stack, 'Topic', { fifo, enforceSSL: true });
+  const subscriber = new OutboxSubscriber(stack, 'Billing', { topic, ...props });
+  return { stack, subscriber, template: Template.fromStack(stack) };
+}
+
+describe('OutboxSubscriber', () => {
+  it('filters on the type and aggregatetype message attributes', () => {
+    const { template } = synth(false, { eventTypes: ['order.placed', 'order.paid'], aggregateTypes: ['order'] });
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'sqs',
+      RawMessageDelivery: true,
+      FilterPolicy: { type: ['order.placed', 'order.paid'], aggregatetype: ['order'] },
+    });
+  });
+
+  it('delivers everything when no filter is given', () => {
+    const { template } = synth(false, {});
+    const subscription = Object.values(template.findResources('AWS::SNS::Subscription'))[0]!;
+    expect(subscription.Properties.FilterPolicy).toBeUndefined();
+  });
+
+  it('sizes the visibility timeout from the consumer timeout and batching window', () => {
+    const { template } = synth(false, {
+      consumerEntry: CONSUMER_ENTRY,
+      consumerTimeout: Duration.seconds(45),
+      maxBatchingWindow: Duration.seconds(10),
+    });
+    const queue = resource(template, 'AWS::SQS::Queue', logicalId(template, 'AWS::SQS::Queue', 'BillingQueue')).Properties;
+    expect(queue.VisibilityTimeout).toBe(6 * 45 + 10);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      MaximumBatchingWindowInSeconds: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+  });
+
+  it('makes FIFO queues on a FIFO topic that keep the relay deduplication id and scale per message group', () => {
+    const { template } = synth(true, { maxReceiveCount: 3 });
+    const queue = resource(template, 'AWS::SQS::Queue', logicalId(template, 'AWS::SQS::Queue', 'BillingQueue')).Properties;
+    expect(queue).toMatchObject({
+      FifoQueue: true,
+      ContentBasedDeduplication: false,
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+    });
+    expect((queue.RedrivePolicy as { maxReceiveCount: number }).maxReceiveCount).toBe(3);
+    expect(
+      resource(template, 'AWS::SQS::Queue', logicalId(template, 'AWS::SQS::Queue', 'BillingDeadLetterQueue')).Properties.FifoQueue,
+    ).toBe(true);
+  });
+
+  it('grants consuming its queue, and only its queue, through grantConsumeMessages', () => {
+    const stack = new Stack(appWithoutBundling(), 'Test');
+    const subscriber = new OutboxSubscriber(stack, 'Billing', { topic: new Topic(stack, 'Topic', { enforceSSL: true }) });
+    const role = new Role(stack, 'Worker', { assumedBy: new ServicePrincipal('ecs-tasks.amazonaws.com') });
+    subscriber.grantConsumeMessages(role);
+    const template = Template.fromStack(stack);
+    const statements = roleStatements(template, logicalId(template, 'AWS::IAM::Role', 'Worker'));
+    expect(statements.flatMap(actionsOf)).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']),
+    );
+    expect(statements.flatMap(resourcesOf)).toEqual([{ 'Fn::GetAtt': [logicalId(template, 'AWS::SQS::Queue', 'BillingQueue'), 'Arn'] }]);
+  });
+
+  it('is cdk-nag clean on an SSL-only topic, with and without a consumer', () => {
+    expect(unacknowledgedFindings(synth(false, {}).stack)).toEqual([]);
+    expect(unacknowledgedFindings(synth(true, { consumerEntry: CONSUMER_ENTRY }).stack)).toEqual([]);
+  });
+});

@@ -1,0 +1,280 @@
+import { Duration, Lazy, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { describe, expect, it } from 'vitest';
+import { Outbox, type OutboxProps } from '../../infra/outbox.js';
+import { OutboxSubscriber, type OutboxSubscriberProps } from '../../infra/outbox-subscriber.js';
+import { OutboxTable } from '../../infra/outbox-table.js';
+import { OutboxTopics } from '../../infra/outbox-topics.js';
+import { OutboxPropsError } from '../../infra/props-error.js';
+import { DEFAULT_RELAY_ENTRY, RelayFunction } from '../../infra/relay-function.js';
+import { config } from '../../outbox.config.js';
+import { defineConfig } from '../../shared/config.js';
+import {
+  appWithoutBundling,
+  CONSUMER_ENTRY,
+  logicalId,
+  resource,
+  resourcesOf,
+  roleStatements,
+  unacknowledgedFindings,
+} from '../helpers/cdk.js';
+
+const newStack = () => new Stack(appWithoutBundling(), 'Test');
+const outbox = (overrides: Partial<OutboxProps> = {}) => new Outbox(newStack(), 'Outbox', { config, ...overrides });
+const subscriber = (fifo: boolean, overrides: Partial<OutboxSubscriberProps> = {}) => {
+  const stack = newStack();
+  const topic = new Topic(stack, 'Topic', { fifo });
+  return () => new OutboxSubscriber(stack, 'Subscriber', { topic, ...overrides });
+};
+
+const existingFunction = (stack: Stack, timeoutSeconds: number) =>
+  new LambdaFunction(stack, 'Existing', {
+    runtime: Runtime.NODEJS_LATEST,
+    handler: 'index.handler',
+    code: Code.fromInline('exports.handler = async () => ({ batchItemFailures: [] });'),
+    timeout: Duration.seconds(timeoutSeconds),
+  });
+
+/** Runs `build`, expecting an OutboxPropsError whose message names every fragment. */
+function expectPropsError(build: () => unknown, prop: string, ...fragments: string[]): void {
+  let caught: unknown;
+  try {
+    build();
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(OutboxPropsError);
+  const error = caught as OutboxPropsError;
+  expect(error.code).toBe('INVALID_CONSTRUCT_PROPS');
+  expect(error.prop).toBe(prop);
+  for (const fragment of fragments) expect(error.message).toContain(fragment);
+}
+
+describe('OutboxSubscriber props', () => {
+  it('rejects a standard queue on a FIFO topic', () => {
+    const stack = newStack();
+    const topic = new Topic(stack, 'Topic', { fifo: true });
+    const queue = new Queue(stack, 'Queue');
+    expectPropsError(
+      () => new OutboxSubscriber(stack, 'Sub', { topic, queue }),
+      'queue',
+      'standard queue on the FIFO topic',
+      'allowed: a FIFO queue',
+    );
+  });
+
+  it('rejects a FIFO queue on a standard topic', () => {
+    const stack = newStack();
+    const topic = new Topic(stack, 'Topic');
+    const queue = new Queue(stack, 'Queue', { fifo: true });
+    expectPropsError(
+      () => new OutboxSubscriber(stack, 'Sub', { topic, queue }),
+      'queue',
+      'FIFO queue on the standard topic',
+      'allowed: a standard queue',
+    );
+  });
+
+  it('accepts a queue of the same kind as the topic and subscribes it', () => {
+    const stack = newStack();
+    const topic = new Topic(stack, 'Topic', { fifo: true });
+    const queue = new Queue(stack, 'Queue', { fifo: true });
+    expect(new OutboxSubscriber(stack, 'Sub', { topic, queue }).queue).toBe(queue);
+  });
+
+  it('rejects a visibility timeout under 6 × the consumer timeout plus the batching window', () => {
+    const build = subscriber(false, {
+      consumerEntry: CONSUMER_ENTRY,
+      consumerTimeout: Duration.seconds(20),
+      maxBatchingWindow: Duration.seconds(5),
+      visibilityTimeout: Duration.seconds(100),
+    });
+    expectPropsError(build, 'visibilityTimeout', 'is 100 s', 'at least 125 s');
+  });
+
+  it('rejects a batch size above 10 on a FIFO queue', () => {
+    expectPropsError(subscriber(true, { consumerEntry: CONSUMER_ENTRY, batchSize: 11 }), 'batchSize', 'is 11', 'from 1 to 10');
+  });
+
+  it('rejects a batch size above 10 on a standard queue without a batching window', () => {
+    expectPropsError(subscriber(false, { consumerEntry: CONSUMER_ENTRY, batchSize: 100 }), 'batchSize', 'is 100 without a batching window');
+  });
+
+  it('rejects maxReceiveCount outside 1–1,000', () => {
+    expectPropsError(subscriber(false, { maxReceiveCount: 0 }), 'maxReceiveCount', 'is 0', 'from 1 to 1000');
+  });
+
+  it('rejects a retention period over 14 days', () => {
+    expectPropsError(subscriber(false, { retentionPeriod: Duration.days(15) }), 'retentionPeriod', '15 days', 'from 60 to 1209600');
+  });
+
+  it('rejects consumer settings without a consumer', () => {
+    expectPropsError(
+      subscriber(false, { batchSize: 5, consumerTimeout: Duration.seconds(10) }),
+      'consumerTimeout, batchSize',
+      'neither consumerEntry nor consumer',
+    );
+  });
+
+  it('rejects a consumer and a consumerEntry together', () => {
+    const stack = newStack();
+    const consumer = existingFunction(stack, 30);
+    expectPropsError(
+      () => new OutboxSubscriber(stack, 'Sub', { topic: new Topic(stack, 'Topic'), consumer, consumerEntry: CONSUMER_ENTRY }),
+      'consumer',
+      'together with consumerEntry',
+    );
+  });
+
+  it('rejects a visibility timeout under 6 × the timeout of an existing consumer function', () => {
+    const stack = newStack();
+    const consumer = existingFunction(stack, 60);
+    expectPropsError(
+      () => new OutboxSubscriber(stack, 'Sub', { topic: new Topic(stack, 'Topic'), consumer, visibilityTimeout: Duration.seconds(300) }),
+      'visibilityTimeout',
+      'with a 60 s consumer timeout',
+      'at least 360 s',
+    );
+  });
+
+  it('rejects new-queue settings next to an existing queue', () => {
+    const stack = newStack();
+    const topic = new Topic(stack, 'Topic');
+    const queue = new Queue(stack, 'Queue');
+    expectPropsError(() => new OutboxSubscriber(stack, 'Sub', { topic, queue, maxReceiveCount: 3 }), 'maxReceiveCount', 'existing queue');
+  });
+
+  it('rejects an empty filter list', () => {
+    expectPropsError(subscriber(false, { eventTypes: [] }), 'eventTypes', 'is []', 'non-empty list');
+  });
+
+  it('rejects a consumer entry that does not exist', () => {
+    expectPropsError(
+      subscriber(false, { consumerEntry: 'functions/nowhere/handler.ts' }),
+      'entry',
+      '"functions/nowhere/handler.ts"',
+      'does not exist',
+    );
+  });
+
+  it('skips unresolved tokens instead of judging them', () => {
+    const build = subscriber(false, { maxReceiveCount: Lazy.number({ produce: () => 3 }) });
+    expect(build().deadLetterQueue).toBeDefined();
+  });
+});
+
+describe('Outbox props', () => {
+  it('rejects a subscription to a topic the config does not have', () => {
+    const built = outbox();
+    expectPropsError(
+      () => built.addSubscriber('Billing', { topic: 'invoices' }),
+      'topic',
+      '"invoices" is not a topic',
+      '"orders.fifo", "payments"',
+    );
+  });
+
+  it('rejects relay memory outside AWS limits', () => {
+    expectPropsError(() => outbox({ relayMemorySize: 64 }), 'memorySize', 'is 64', 'from 128 to 10240');
+  });
+
+  it('rejects a relay timeout over 15 minutes', () => {
+    expectPropsError(() => outbox({ relayTimeout: Duration.seconds(901) }), 'timeout', '15 minutes 1 second', 'from 1 to 900');
+  });
+
+  it('rejects an iterator-age threshold under a minute', () => {
+    expectPropsError(
+      () => outbox({ iteratorAgeThreshold: Duration.seconds(30) }),
+      'iteratorAgeThreshold',
+      '30 seconds',
+      'from 60 to 86400',
+    );
+  });
+
+  it('rejects an alarm e-mail that is not an address', () => {
+    expectPropsError(() => outbox({ alarmEmail: 'oncall' }), 'alarmEmail', '"oncall"', 'an e-mail address');
+  });
+
+  it('rejects a missing relay entry', () => {
+    expectPropsError(() => outbox({ relayEntry: 'functions/relay/missing.ts' }), 'entry', 'does not exist');
+  });
+
+  it('without relay tracing, leaves the relay role no statement on "*" and nothing to acknowledge for it', () => {
+    const built = outbox({ relayTracing: Tracing.DISABLED });
+    const template = Template.fromStack(Stack.of(built));
+    const role = logicalId(template, 'AWS::IAM::Role', 'OutboxRelayRole');
+    expect(roleStatements(template, role).filter((s) => resourcesOf(s).includes('*'))).toEqual([]);
+    expect(
+      resource(template, 'AWS::Lambda::Function', logicalId(template, 'AWS::Lambda::Function', 'OutboxRelayFunction')).Properties
+        .TracingConfig,
+    ).toBeUndefined();
+    expect(unacknowledgedFindings(Stack.of(built))).toEqual([]);
+  });
+
+  it('accepts a token for the relay memory', () => {
+    expect(outbox({ relayMemorySize: Lazy.number({ produce: () => 1024 }) }).relay.function).toBeDefined();
+  });
+});
+
+describe('OutboxTable props', () => {
+  it('rejects a customer-managed key in a region-agnostic stack', () => {
+    const stack = newStack();
+    const encryptionKey = new Key(stack, 'Key');
+    expectPropsError(() => new OutboxTable(stack, 'Table', { encryptionKey }), 'encryptionKey', 'region-agnostic', 'explicit env.region');
+  });
+});
+
+describe('RelayFunction props', () => {
+  it('rejects a table without a stream', () => {
+    const stack = newStack();
+    const table = new TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
+    const topics = new OutboxTopics(stack, 'Topics', { config });
+    expectPropsError(
+      () => new RelayFunction(stack, 'Relay', { config, table, topics, entry: DEFAULT_RELAY_ENTRY }),
+      'table',
+      'has no stream',
+    );
+  });
+
+  it('rejects a stream without new images', () => {
+    const stack = newStack();
+    const table = new TableV2(stack, 'Table', {
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+      dynamoStream: StreamViewType.KEYS_ONLY,
+    });
+    const topics = new OutboxTopics(stack, 'Topics', { config });
+    expectPropsError(
+      () => new RelayFunction(stack, 'Relay', { config, table, topics, entry: DEFAULT_RELAY_ENTRY }),
+      'table',
+      'has a KEYS_ONLY stream',
+      'NEW_IMAGE',
+    );
+  });
+
+  it('rejects topics built from another config', () => {
+    const stack = newStack();
+    const table = new OutboxTable(stack, 'Table').table;
+    const other = defineConfig({ source: 'urn:test', topics: [{ name: 'other' }], routes: { thing: 'other' } });
+    const topics = new OutboxTopics(stack, 'Topics', { config: other });
+    expectPropsError(
+      () => new RelayFunction(stack, 'Relay', { config, table, topics, entry: DEFAULT_RELAY_ENTRY }),
+      'topics',
+      'orders.fifo, payments',
+    );
+  });
+});
+
+describe('cdk-nag check helper', () => {
+  it('fails on a queue with neither encryption-in-transit policy nor DLQ', () => {
+    const stack = newStack();
+    new Queue(stack, 'Plain');
+    const findings = unacknowledgedFindings(stack);
+    expect(findings).toContain('AwsSolutions-SQS3 @ Test/Plain/Resource');
+    expect(findings).toContain('AwsSolutions-SQS4 @ Test/Plain/Resource');
+  });
+});
