@@ -5,7 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Hooks start local parts or synthesise (and bundle) whole CDK stacks: slow on 2 loaded cores.
+    hookTimeout: 180_000,
     // Integration tests share one DynamoDB Local (separate tables) on a 2-core machine.
     pool: 'forks',
     maxWorkers: 2,

@@ -16,7 +16,8 @@ let template: Template;
 beforeAll(() => {
   app = new App();
   template = Template.fromStack(new OutboxStack(app, 'Bundles', { config }));
-});
+  // esbuild bundles two handlers with the AWS SDK; on a machine busy with other suites that takes a while.
+}, 240_000);
 
 /** Loads the function's bundle as Lambda would (ESM, `index.handler`) and calls it once, in a child process. */
 function invokeBundle(functionPrefix: string, env: Record<string, string>, event: unknown): unknown {
@@ -34,7 +35,7 @@ function invokeBundle(functionPrefix: string, env: Record<string, string>, event
   return JSON.parse(output.trim().split('\n').at(-1)!);
 }
 
-describe('Lambda bundles', () => {
+describe('Lambda bundles', { timeout: 120_000 }, () => {
   it('bundles the relay into one ESM file that loads and relays an empty batch', () => {
     const topicArns = Object.fromEntries(config.topics.map((t) => [t.name, `arn:aws:sns:eu-west-1:123456789012:${t.name}`]));
     const env = {

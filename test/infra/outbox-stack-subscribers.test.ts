@@ -1,9 +1,8 @@
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_CONSUMER_TABLE_ENV, OutboxStack } from '../../infra/outbox-stack.js';
 import { config } from '../../outbox.config.js';
-import { actionsOf, logicalId, resource, resourcesOf, roleStatements } from '../helpers/cdk.js';
+import { actionsOf, appWithoutBundling, logicalId, resource, resourcesOf, roleStatements } from '../helpers/cdk.js';
 
 let stack: OutboxStack;
 let template: Template;
@@ -12,7 +11,8 @@ let ids: { consumerFn: string; consumerRole: string; relayFn: string; relayDlq: 
 const queues = new Map<string, { queue: string; dlq: string; topicRef: { Ref: string } }>();
 
 beforeAll(() => {
-  stack = new OutboxStack(new App(), 'OutboxTest', { config, alarmEmail: 'oncall@example.com', retainData: true });
+  // Bundling is skipped: these assertions are on the template; bundles.test.ts runs the bundles.
+  stack = new OutboxStack(appWithoutBundling(), 'OutboxTest', { config, alarmEmail: 'oncall@example.com', retainData: true });
   template = Template.fromStack(stack);
   ids = {
     consumerFn: logicalId(template, 'AWS::Lambda::Function', 'ExampleConsumerFunction'),

@@ -1,4 +1,3 @@
-import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Runtime, RuntimeFamily } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +9,7 @@ import { TABLE } from '../../shared/table.js';
 import {
   acknowledgements,
   actionsOf,
+  appWithoutBundling,
   CONSUMER_ENTRY,
   logicalId,
   resource,
@@ -18,7 +18,7 @@ import {
   unacknowledgedFindings,
 } from '../helpers/cdk.js';
 
-// One synthesis (with real esbuild bundling of the stand-in handlers) for the whole file.
+// One synthesis for the whole file; bundling is skipped here (bundles.test.ts runs the bundles).
 let stack: OutboxStack;
 let template: Template;
 let ids: {
@@ -31,7 +31,7 @@ let ids: {
 const topicIds = new Map<string, string>();
 
 beforeAll(() => {
-  stack = new OutboxStack(new App(), 'OutboxTest', { config, consumerEntry: CONSUMER_ENTRY });
+  stack = new OutboxStack(appWithoutBundling(), 'OutboxTest', { config, consumerEntry: CONSUMER_ENTRY });
   template = Template.fromStack(stack);
   ids = {
     table: logicalId(template, 'AWS::DynamoDB::GlobalTable', 'OutboxTable'),
@@ -50,7 +50,7 @@ const relayMapping = () => {
   return Object.values(mappings)[0]!.Properties as Record<string, unknown>;
 };
 
-describe('OutboxStack: cdk-nag', () => {
+describe('OutboxStack: cdk-nag', { timeout: 120_000 }, () => {
   it('leaves no AwsSolutions or Serverless finding unacknowledged', () => {
     expect(unacknowledgedFindings(stack)).toEqual([]);
   });

@@ -22,7 +22,7 @@ function synth(fifo: boolean, props: Partial<OutboxSubscriberProps>) {
   return { stack, subscriber, template: Template.fromStack(stack) };
 }
 
-describe('OutboxSubscriber', () => {
+describe('OutboxSubscriber', { timeout: 120_000 }, () => {
   it('filters on the type and aggregatetype message attributes', () => {
     const { template } = synth(false, { eventTypes: ['order.placed', 'order.paid'], aggregateTypes: ['order'] });
     template.hasResourceProperties('AWS::SNS::Subscription', {

@@ -46,7 +46,7 @@ beforeAll(() => {
   keyArn = { 'Fn::GetAtt': [logicalId(template, 'AWS::KMS::Key', 'OutboxKey'), 'Arn'] };
 });
 
-describe('OutboxStack with a customer-managed key', () => {
+describe('OutboxStack with a customer-managed key', { timeout: 120_000 }, () => {
   it('encrypts the table, every outbox topic, every queue and the bucket with that key', () => {
     const table = resource(
       template,

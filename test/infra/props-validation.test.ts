@@ -168,7 +168,7 @@ describe('OutboxSubscriber props', () => {
   });
 });
 
-describe('Outbox props', () => {
+describe('Outbox props', { timeout: 120_000 }, () => {
   it('rejects a subscription to a topic the config does not have', () => {
     const built = outbox();
     expectPropsError(

@@ -64,7 +64,7 @@ describe('relay end to end (DynamoDB Local → runner → handler → fauxqs)', 
     });
   }, 300_000);
 
-  it('sends a poison event to the relay DLQ with its full envelope and reason while other aggregates keep flowing', async () => {
+  it('fails a poison event over to the relay DLQ with its full envelope and reason while other aggregates keep flowing', async () => {
     const before = stack.bodies(subscriberQueue('payments')).length;
     const huge = 'x'.repeat(300_000);
     const poison = await commitRawSlot(stack.clients.document, stack.tableName, { type: 'payment', id: 'p-poison' }, [

@@ -207,7 +207,7 @@ describe('local event-source-mapping runner', () => {
     expect(invocations.map((b) => b.length)).toEqual([8, 4, 4, 2, 1, 1, 1, 1, 2]);
   });
 
-  it('writes a batch it gives up on to an S3 destination with its records as payload, readable by the redrive tool', async () => {
+  it('fails a batch it gives up on over to an S3 destination with its records as payload, readable by the redrive tool', async () => {
     const server = await startFauxqs({ port: 0, logger: false });
     const s3 = localClients({ dynamodb: inject('dynamodbEndpoint'), aws: server.address });
     try {

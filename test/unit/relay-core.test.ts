@@ -88,7 +88,7 @@ describe('relay core', () => {
     expect(sns.requests).toHaveLength(1);
   });
 
-  it('sends a rejected event to the relay DLQ with its envelope, then publishes the aggregate’s next event', async () => {
+  it('fails a rejected event over to the relay DLQ with its envelope, then publishes the aggregate’s next event', async () => {
     const poison = slotRecord({ id: 'a', seq: 1 });
     const next = slotRecord({ id: 'a', seq: 2 });
     const [poisonId] = eventIdsOf([poison]);
@@ -111,7 +111,7 @@ describe('relay core', () => {
     expect(letter.detail).toMatch(/InvalidParameter/);
   });
 
-  it('dead-letters malformed slots with the raw image and unrouted aggregate types with their envelopes', async () => {
+  it('fails malformed slots (with the raw image) and unrouted aggregate types (with their envelopes) over to the relay DLQ', async () => {
     const malformed = slotRecord({ id: 'm' });
     malformed.dynamodb!.NewImage!.seq = { S: 'not-a-number' };
     const unrouted = slotRecord({ type: 'invoice', id: 'i-1' });
