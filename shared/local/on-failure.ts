@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PutObjectCommand, type PutObjectCommandOutput } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SendMessageCommandOutput } from '@aws-sdk/client-sqs';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { StreamBatchInfo } from '../redrive/on-failure-record.js';
 
 /** Why the event source mapping gave up on a batch. */
 export type OnFailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
@@ -17,15 +18,7 @@ export interface StreamBatchFailureRecord {
   readonly responseContext: { readonly statusCode: number; readonly executedVersion: string; readonly functionError?: string };
   readonly version: '1.0';
   readonly timestamp: string;
-  readonly DDBStreamBatchInfo: {
-    readonly shardId: string;
-    readonly startSequenceNumber: string;
-    readonly endSequenceNumber: string;
-    readonly approximateArrivalOfFirstRecord: string;
-    readonly approximateArrivalOfLastRecord: string;
-    readonly batchSize: number;
-    readonly streamArn: string;
-  };
+  readonly DDBStreamBatchInfo: StreamBatchInfo;
 }
 
 const arrival = (record: DynamoDBRecord | undefined): string => {
