@@ -204,11 +204,11 @@ ${verdicts.map((v) => `- ${v}`).join('\n')}
 Where the writer could not keep up (achieved rate below the target), DynamoDB Local, which serialises
 transactions, was saturated: every request of both paths then queues behind the writes, and the
 figures measure that queue rather than the paths; the light-load rows show the paths themselves.
-Near a path's capacity the processor has a throughput limit the Lambda path does not: its tight loop
-reads small pages, and the relay core publishes an aggregate's events one \`PublishBatch\` round at a
-time, so it publishes fewer entries per request than the Lambda path's larger batches and falls behind
-first. Reading the next page while the current one is published (keeping each aggregate's order) is
-the known next step.
+At 1,000 events/s neither path keeps up on this machine (both are seconds behind, the processor less so):
+besides DynamoDB Local, the relay core publishes an aggregate's events one \`PublishBatch\` round at a
+time (five rounds for a five-event commit). The processor already reads the next page while it
+publishes the current one; publishing several events of one aggregate per request (in order, on FIFO
+topics within one message group) is the next step for throughput.
 
 Takeover is measured with the production default failover time (${DEFAULT_FAILOVER_MS / 1000} s): a
 standby worker takes the lease of a worker halted as a crash would (no checkpoint, no release), and of a

@@ -5,7 +5,7 @@ import { LeaseLostError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
 import { SHARD_END } from './lease.js';
 import type { ProcessorSettings } from './settings.js';
-import type { StreamSource } from './stream-source.js';
+import type { ReadResult, StreamSource } from './stream-source.js';
 
 /** The part of the relay core the processor calls; a `Relay` fits. */
 export interface RecordPublisher {
@@ -80,13 +80,16 @@ export class ShardConsumer {
     const { source, settings } = this.context;
     while (this.active() && !this.context.parentsFinished()) await this.context.sleep(settings.leaseScanIntervalMs);
     let iterator: string | undefined;
+    /** The next page, read while the current one is published; pages are still published one after another. */
+    let ahead: Promise<ReadResult> | undefined;
     let idleDelay = settings.idleMinDelayMs;
     while (this.active()) {
       if (this.checkpointFailure !== undefined) throw this.checkpointFailure;
       try {
         iterator ??= await source.iterator(this.held.leaseKey, this.position);
         if (iterator === undefined) return await this.finish();
-        const page = await source.read(iterator, settings.readLimit);
+        const page = await (ahead ?? source.read(iterator, settings.readLimit));
+        ahead = undefined;
         if (page.status === 'expired') {
           iterator = undefined;
           continue;
@@ -98,10 +101,18 @@ export class ShardConsumer {
           await this.context.sleep(settings.idleMinDelayMs);
           continue;
         }
-        if (page.records.length > 0 && !(await this.publish(page.records))) {
-          iterator = undefined;
-          await this.pause();
-          continue;
+        if (page.records.length > 0) {
+          if (page.next !== undefined) {
+            ahead = source.read(page.next, settings.readLimit);
+            // Its failure, if any, surfaces where it is awaited; a discarded read fails no one.
+            ahead.catch(() => undefined);
+          }
+          if (!(await this.publish(page.records))) {
+            ahead = undefined;
+            iterator = undefined;
+            await this.pause();
+            continue;
+          }
         }
         this.failures = 0;
         if (page.next === undefined) return await this.finish();
@@ -115,6 +126,7 @@ export class ShardConsumer {
       } catch (error) {
         if (error instanceof LeaseLostError) throw error;
         this.context.failed(error);
+        ahead = undefined;
         iterator = undefined;
         await this.pause();
       }
