@@ -35,7 +35,8 @@ export const orderViewKey = (orderId: string) => ({ pk: `VIEW#order#${orderId}`,
 
 /**
  * The example app's read model: one view item per order, kept by `order.*` and `payment.captured`
- * events. Every write goes through the inbox transaction, so a redelivered event changes nothing.
+ * events. Every write goes through the inbox transaction, so a redelivered event changes nothing,
+ * and the writes commute, so the view is the same whatever order the two topics deliver in.
  */
 export function orderProjection(options: Pick<ConsumerOptions, 'inbox'> & Partial<Pick<ConsumerOptions, 'logger' | 'metrics'>>): Consumer {
   const { tableName } = options.inbox;
@@ -48,15 +49,26 @@ export function orderProjection(options: Pick<ConsumerOptions, 'inbox'> & Partia
         schema: objectSchema<OrderPlaced>({ total: 'number', currency: 'string' }),
         handle: (event, ctx) =>
           ctx.write({
-            Put: {
+            Update: {
               TableName: tableName,
-              Item: {
-                ...orderViewKey(event.subject),
-                status: 'PLACED',
-                total: event.data.total,
-                currency: event.data.currency,
-                paid: 0,
-                placedAt: event.time,
+              Key: orderViewKey(event.subject),
+              // Orders and payments travel on different topics: a payment (or a cancellation)
+              // may arrive first, and its status must survive the later placement.
+              UpdateExpression:
+                'SET #status = if_not_exists(#status, :placed), #total = :total, #currency = :currency, #placedAt = :placedAt ADD #paid :zero',
+              ExpressionAttributeNames: {
+                '#status': 'status',
+                '#total': 'total',
+                '#currency': 'currency',
+                '#placedAt': 'placedAt',
+                '#paid': 'paid',
+              },
+              ExpressionAttributeValues: {
+                ':placed': 'PLACED',
+                ':total': event.data.total,
+                ':currency': event.data.currency,
+                ':placedAt': event.time,
+                ':zero': 0,
               },
             },
           }),
@@ -80,8 +92,10 @@ export function orderProjection(options: Pick<ConsumerOptions, 'inbox'> & Partia
             Update: {
               TableName: tableName,
               Key: orderViewKey(event.data.orderId),
-              UpdateExpression: 'ADD paid :amount',
-              ExpressionAttributeValues: { ':amount': event.data.amount },
+              // Only a placed, uncancelled order can be paid, so a captured payment means PAID.
+              UpdateExpression: 'SET #status = :paid ADD #paid :amount',
+              ExpressionAttributeNames: { '#status': 'status', '#paid': 'paid' },
+              ExpressionAttributeValues: { ':paid': 'PAID', ':amount': event.data.amount },
             },
           }),
       }),

@@ -41,7 +41,44 @@ describe('example consumer', () => {
     expect(first.batchItemFailures).toEqual([{ itemIdentifier: 'm3' }]);
     expect(again.batchItemFailures).toEqual([]);
     const { Item } = await clients.document.send(new GetCommand({ TableName: tableName, Key: orderViewKey('ex-1'), ConsistentRead: true }));
-    expect(Item).toMatchObject({ status: 'PLACED', total: 30, currency: 'EUR', paid: 30 });
+    expect(Item).toMatchObject({ status: 'PAID', total: 30, currency: 'EUR', paid: 30 });
     expect(logs.find((l) => l.attributes.code === 'SCHEMA_VALIDATION_FAILED')?.attributes.reason).toContain('orderId: expected a string');
+  });
+
+  it('builds the same view whichever topic delivers first', async () => {
+    const { handler } = orderProjection({ inbox: { document: clients.document, tableName } });
+    const views = [];
+    for (const [orderId, paymentFirst] of [
+      ['ex-order-first', false],
+      ['ex-payment-first', true],
+    ] as const) {
+      const placed = anEnvelope({ type: 'order.placed', aggregateId: orderId, data: { total: 12, currency: 'EUR' } });
+      const paid = anEnvelope({
+        type: 'payment.captured',
+        aggregateType: 'payment',
+        aggregateId: `pay-${orderId}`,
+        data: { orderId, amount: 12 },
+      });
+      const [first, second] = paymentFirst ? [paid, placed] : [placed, paid];
+      expect((await handler(anSqsEvent([anSqsRecord(first.body, undefined, `${orderId}-1`)]))).batchItemFailures).toEqual([]);
+      expect((await handler(anSqsEvent([anSqsRecord(second.body, undefined, `${orderId}-2`)]))).batchItemFailures).toEqual([]);
+      const { Item } = await clients.document.send(
+        new GetCommand({ TableName: tableName, Key: orderViewKey(orderId), ConsistentRead: true }),
+      );
+      views.push(Item);
+    }
+    for (const view of views) expect(view).toMatchObject({ status: 'PAID', total: 12, currency: 'EUR', paid: 12 });
+  });
+
+  it('keeps a cancellation that arrives before the placement', async () => {
+    const { handler } = orderProjection({ inbox: { document: clients.document, tableName } });
+    const cancelled = anEnvelope({ type: 'order.cancelled', aggregateId: 'ex-cancel', data: { reason: 'r' } });
+    const placed = anEnvelope({ type: 'order.placed', aggregateId: 'ex-cancel', data: { total: 5, currency: 'EUR' } });
+    await handler(anSqsEvent([anSqsRecord(cancelled.body, undefined, 'c1')]));
+    await handler(anSqsEvent([anSqsRecord(placed.body, undefined, 'c2')]));
+    const { Item } = await clients.document.send(
+      new GetCommand({ TableName: tableName, Key: orderViewKey('ex-cancel'), ConsistentRead: true }),
+    );
+    expect(Item).toMatchObject({ status: 'CANCELLED', total: 5, paid: 0 });
   });
 });
