@@ -1,10 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
 import { processorEnvironment, processorObserver, startHealthServer, startProcessor } from '../../shared/processor/index.js';
 
 // Read and validated once at start-up: a bad deployment fails here, naming the variable.
@@ -20,10 +18,10 @@ const worker = await startProcessor({
   leaseTableName: env.leaseTableName,
   workerId: env.workerId,
   settings: env.settings,
-  streams: new DynamoDBStreamsClient({}),
+  streams: streamsClient(),
   document: DynamoDBDocumentClient.from(new DynamoDBClient({})),
-  sns: new SNSClient({}),
-  sqs: new SQSClient({}),
+  sns: snsClient(),
+  sqs: sqsClient(),
   observer: processorObserver(logger, metrics),
 });
 const health = await startHealthServer(() => worker.status(), worker.settings.failoverMs, env.healthPort);

@@ -1,8 +1,8 @@
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { config as appConfig } from '../../outbox.config.js';
+import { streamsClient } from '../../shared/aws/clients.js';
 import { CONFIG_ENV, configFromEnv } from '../../shared/config.js';
 import { OutboxError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
@@ -36,7 +36,7 @@ async function run(command: Exclude<RedriveCommand, { kind: 'help' }>): Promise<
         return await redriveQueueDlq({ ...common, sqs, queueUrl: command.queueUrl, targetQueueUrl: command.targetQueueUrl });
       case 'on-failure': {
         const config = process.env[CONFIG_ENV] ? configFromEnv() : appConfig;
-        const streams = new DynamoDBStreamsClient(clientConfig);
+        const streams = streamsClient(clientConfig);
         const source =
           'bucket' in command.source
             ? { ...command.source, s3: new S3Client({ ...clientConfig, forcePathStyle: command.endpoint !== undefined }) }

@@ -1,7 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { snsClient, sqsClient } from '../../shared/aws/clients.js';
 import { Relay, relayEnvironment } from '../../shared/relay/index.js';
 import { createRelayHandler } from './create-handler.js';
 
@@ -10,8 +9,8 @@ const { config, topicArns, deadLetterQueueUrl } = relayEnvironment();
 
 const relay = new Relay({
   config,
-  sns: new SNSClient({}),
-  sqs: new SQSClient({}),
+  sns: snsClient(),
+  sqs: sqsClient(),
   topicArns,
   deadLetterQueueUrl,
   ignoreAggregateTypes: config.lowLatencyAggregateTypes,

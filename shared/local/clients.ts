@@ -1,9 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { S3Client } from '@aws-sdk/client-s3';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SNSClient } from '@aws-sdk/client-sns';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { snsClient, sqsClient, streamsClient } from '../aws/clients.js';
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
@@ -28,10 +29,10 @@ export interface LocalClients {
 export function localClients(endpoints: LocalEndpoints): LocalClients {
   const common = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
   const dynamodb = new DynamoDBClient({ ...common, endpoint: endpoints.dynamodb });
-  const streams = new DynamoDBStreamsClient({ ...common, endpoint: endpoints.dynamodb });
+  const streams = streamsClient({ ...common, endpoint: endpoints.dynamodb });
   const aws = endpoints.aws ?? 'http://127.0.0.1:1';
-  const sns = new SNSClient({ ...common, endpoint: aws });
-  const sqs = new SQSClient({ ...common, endpoint: aws });
+  const sns = snsClient({ ...common, endpoint: aws });
+  const sqs = sqsClient({ ...common, endpoint: aws });
   const s3 = new S3Client({ ...common, endpoint: aws, forcePathStyle: true });
   return {
     dynamodb,
