@@ -8,7 +8,7 @@ import { recordRun } from './report.js';
  * the header gets the machine, the date and this command. Benchmarks are the package's
  * `bench:*` scripts, so one added later runs without touching this file.
  */
-const PREFERRED_ORDER = ['bench:write', 'bench:relay', 'bench:latency', 'bench:local'];
+const PREFERRED_ORDER = ['bench:write', 'bench:decode', 'bench:relay', 'bench:latency', 'bench:local'];
 
 const { scripts = {} } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   scripts?: Record<string, string>;

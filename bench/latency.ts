@@ -32,6 +32,8 @@ const tickMs = (rate: number): number => (rate <= 10 ? 200 : 100);
 const MAX_WRITES_IN_FLIGHT = 4;
 /** 10 events/s is a light-load reference: each path's own latency, with DynamoDB Local not queueing writes. */
 const RATES = [10, 100, 1000];
+/** The rates the targets are set for. */
+const TARGET_RATES = [100, 1000];
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -151,8 +153,11 @@ try {
     rows.push(
       `| ${rate} (achieved ${achieved.toFixed(0)}) | ${fast.length} | ${f(percentile(fast, 50))} / ${f(percentile(fast, 99))} / ${f(fast.at(-1) ?? Number.NaN)} | ${slow.length} | ${f(percentile(slow, 50))} / ${f(percentile(slow, 99))} / ${f(slow.at(-1) ?? Number.NaN)} | **${ratio.toFixed(2)}** | ${missing} |`,
     );
+    const behind = lateTicks > 0 ? `; the writer fell behind on ${lateTicks} ticks` : '';
     verdicts.push(
-      `${rate} events/s: processor p50/Lambda p50 = ${ratio.toFixed(2)} (target ≤ 0.25: ${ratio <= 0.25 ? 'met' : 'missed'}); processor p99 ${f(percentile(fast, 99))} ms (target ≤ 250: ${percentile(fast, 99) <= 250 ? 'met' : 'missed'})${lateTicks > 0 ? `; the writer fell behind on ${lateTicks} ticks` : ''}`,
+      TARGET_RATES.includes(rate)
+        ? `${rate} events/s: processor p50/Lambda p50 = ${ratio.toFixed(2)} (target ≤ 0.25: ${ratio <= 0.25 ? 'met' : 'missed'}); processor p99 ${f(percentile(fast, 99))} ms (target ≤ 250: ${percentile(fast, 99) <= 250 ? 'met' : 'missed'})${behind}`
+        : `${rate} events/s (light-load reference, no target): processor p50/Lambda p50 = ${ratio.toFixed(2)}, processor p99 ${f(percentile(fast, 99))} ms; an idle shard is polled after a back-off of up to 100 ms, which sets the processor's latency here${behind}`,
     );
     console.log(rows.at(-1));
   }
@@ -203,12 +208,12 @@ ${verdicts.map((v) => `- ${v}`).join('\n')}
 
 Where the writer could not keep up (achieved rate below the target), DynamoDB Local, which serialises
 transactions, was saturated: every request of both paths then queues behind the writes, and the
-figures measure that queue rather than the paths; the light-load rows show the paths themselves.
-At 1,000 events/s neither path keeps up on this machine (both are seconds behind, the processor less so):
-besides DynamoDB Local, the relay core publishes an aggregate's events one \`PublishBatch\` round at a
-time (five rounds for a five-event commit). The processor already reads the next page while it
-publishes the current one; publishing several events of one aggregate per request (in order, on FIFO
-topics within one message group) is the next step for throughput.
+figures measure that queue rather than the paths. Both readers decode \`GetRecords\` pages with the
+project's streams client, which spends a fraction of the SDK default's CPU per page (section "Stream reading:
+GetRecords decoding"), CPU that the processor would otherwise take from publishing on its one event
+loop. Each aggregate has one event in flight at a time (a five-event commit takes five \`PublishBatch\`
+rounds): \`PublishBatch\` reports entries one by one, so a later event of an aggregate sent in the same
+request as a failing earlier one could be published before it.
 
 Takeover is measured with the production default failover time (${DEFAULT_FAILOVER_MS / 1000} s): a
 standby worker takes the lease of a worker halted as a crash would (no checkpoint, no release), and of a
