@@ -22,7 +22,7 @@ export interface RelayTuning {
   readonly maxRetryAttempts: number;
   /** Records older than this go to the on-failure destination (60–604,800 s). @default 86400 */
   readonly maxRecordAgeSeconds: number;
-  /** Publish requests in flight at once inside one invocation (1–64). @default 8 */
+  /** Publish requests in flight at once inside one invocation (1–64); 10 sends a default batch of 100 one-event records in one wave. @default 10 */
   readonly publishConcurrency: number;
   /** Attempts per publish before a transient failure is reported (1–10). @default 4 */
   readonly maxPublishAttempts: number;
@@ -61,7 +61,7 @@ export const DEFAULT_RELAY_TUNING: RelayTuning = Object.freeze({
   bisectBatchOnError: true,
   maxRetryAttempts: 10,
   maxRecordAgeSeconds: 86_400,
-  publishConcurrency: 8,
+  publishConcurrency: 10,
   maxPublishAttempts: 4,
 });
 

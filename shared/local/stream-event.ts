@@ -18,37 +18,40 @@ export function lambdaAttribute(value: AttributeValue): LambdaAttributeValue {
 }
 
 export function lambdaImage(image: Record<string, AttributeValue>): Record<string, LambdaAttributeValue> {
-  return Object.fromEntries(Object.entries(image).map(([name, value]) => [name, lambdaAttribute(value)]));
+  const converted: Record<string, LambdaAttributeValue> = {};
+  for (const name in image) converted[name] = lambdaAttribute(image[name]!);
+  return converted;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * A `GetRecords` record in the exact shape Lambda hands a function: the same fields, epoch
  * seconds for `ApproximateCreationDateTime`, base64 binaries, and the stream's ARN as
- * `eventSourceARN`.
+ * `eventSourceARN`. (Built field by field: it runs for every record the runner reads.)
  */
 export function toLambdaRecord(record: _Record, streamArn: string): DynamoDBRecord {
   const stream = record.dynamodb ?? {};
-  const dynamodb: NonNullable<DynamoDBRecord['dynamodb']> = {
-    ...(stream.ApproximateCreationDateTime === undefined
-      ? {}
-      : { ApproximateCreationDateTime: Math.floor(stream.ApproximateCreationDateTime.getTime() / 1000) }),
-    ...(stream.Keys === undefined ? {} : { Keys: lambdaImage(stream.Keys) }),
-    ...(stream.NewImage === undefined ? {} : { NewImage: lambdaImage(stream.NewImage) }),
-    ...(stream.OldImage === undefined ? {} : { OldImage: lambdaImage(stream.OldImage) }),
-    ...(stream.SequenceNumber === undefined ? {} : { SequenceNumber: stream.SequenceNumber }),
-    ...(stream.SizeBytes === undefined ? {} : { SizeBytes: stream.SizeBytes }),
-    ...(stream.StreamViewType === undefined ? {} : { StreamViewType: stream.StreamViewType as 'NEW_IMAGE' }),
-  };
-  return {
-    ...(record.eventID === undefined ? {} : { eventID: record.eventID }),
-    ...(record.eventName === undefined ? {} : { eventName: record.eventName }),
-    ...(record.eventVersion === undefined ? {} : { eventVersion: record.eventVersion }),
-    eventSource: record.eventSource ?? 'aws:dynamodb',
-    ...(record.awsRegion === undefined ? {} : { awsRegion: record.awsRegion }),
-    dynamodb,
-    eventSourceARN: streamArn,
-    ...(record.userIdentity?.PrincipalId === undefined
-      ? {}
-      : { userIdentity: { type: record.userIdentity.Type ?? 'Service', principalId: record.userIdentity.PrincipalId } }),
-  };
+  const dynamodb: Mutable<NonNullable<DynamoDBRecord['dynamodb']>> = {};
+  if (stream.ApproximateCreationDateTime !== undefined) {
+    dynamodb.ApproximateCreationDateTime = Math.floor(stream.ApproximateCreationDateTime.getTime() / 1000);
+  }
+  if (stream.Keys !== undefined) dynamodb.Keys = lambdaImage(stream.Keys);
+  if (stream.NewImage !== undefined) dynamodb.NewImage = lambdaImage(stream.NewImage);
+  if (stream.OldImage !== undefined) dynamodb.OldImage = lambdaImage(stream.OldImage);
+  if (stream.SequenceNumber !== undefined) dynamodb.SequenceNumber = stream.SequenceNumber;
+  if (stream.SizeBytes !== undefined) dynamodb.SizeBytes = stream.SizeBytes;
+  if (stream.StreamViewType !== undefined) dynamodb.StreamViewType = stream.StreamViewType as 'NEW_IMAGE';
+  const converted: Mutable<DynamoDBRecord> = {};
+  if (record.eventID !== undefined) converted.eventID = record.eventID;
+  if (record.eventName !== undefined) converted.eventName = record.eventName;
+  if (record.eventVersion !== undefined) converted.eventVersion = record.eventVersion;
+  converted.eventSource = record.eventSource ?? 'aws:dynamodb';
+  if (record.awsRegion !== undefined) converted.awsRegion = record.awsRegion;
+  converted.dynamodb = dynamodb;
+  converted.eventSourceARN = streamArn;
+  if (record.userIdentity?.PrincipalId !== undefined) {
+    converted.userIdentity = { type: record.userIdentity.Type ?? 'Service', principalId: record.userIdentity.PrincipalId };
+  }
+  return converted;
 }

@@ -8,7 +8,7 @@ import type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.
 import { entrySize, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, publishEntry } from './publish-entry.js';
 import type { RelayOptions } from './relay.js';
 import { retryBackoff } from './retry-delays.js';
-import { coordinatesOf, type StreamRecordInput } from './stream-record.js';
+import { coordinatesOf, type RecordCoordinates, type StreamRecordInput } from './stream-record.js';
 
 interface RecordState {
   outstanding: number;
@@ -22,6 +22,8 @@ interface RecordState {
 export class RelayRun {
   private readonly lanes = new Lanes();
   private readonly states: RecordState[];
+  /** Each record's coordinates, worked out once. */
+  private readonly coordinates: RecordCoordinates[];
   private readonly jobs: (() => Promise<void>)[] = [];
   private inFlight = 0;
   private retried = 0;
@@ -34,6 +36,7 @@ export class RelayRun {
     private readonly records: readonly StreamRecordInput[],
   ) {
     this.states = records.map(() => ({ outstanding: 0, published: 0, deadLettered: 0 }));
+    this.coordinates = records.map(coordinatesOf);
   }
 
   async run(): Promise<RelayResult> {
@@ -72,7 +75,7 @@ export class RelayRun {
     this.records.forEach((record, index) => {
       const state = this.states[index]!;
       const decoded = decodeStreamRecord(record, config, selection);
-      const coordinates = coordinatesOf(record);
+      const coordinates = this.coordinates[index]!;
       if (decoded.status === 'ignored') {
         state.outcome = { status: 'ignored', record: coordinates, reason: decoded.reason };
       } else if (decoded.status === 'malformed') {
@@ -172,7 +175,7 @@ export class RelayRun {
     const sent = await this.deadLetters.send({
       reason,
       detail,
-      record: coordinatesOf(this.records[item.recordIndex]!),
+      record: this.coordinates[item.recordIndex]!,
       ...(item.topic === undefined ? {} : { topic: item.topic.name }),
       envelope: item.message.body,
       eventId: item.message.id,
@@ -230,7 +233,7 @@ export class RelayRun {
     let ignored = 0;
     let failed = 0;
     const outcomes = this.states.map((state, index): RecordOutcome => {
-      const record = coordinatesOf(this.records[index]!);
+      const record = this.coordinates[index]!;
       published += state.published;
       if (state.outcome !== undefined) {
         ignored++;
