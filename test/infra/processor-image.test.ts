@@ -1,0 +1,107 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// No Docker engine is needed: the image's build step is an esbuild command in the Dockerfile,
+// run here exactly as written (into a temporary directory), and the bundles it makes are started
+// with node as the container would start them.
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DOCKERFILE = readFileSync(join(ROOT, 'functions/processor/Dockerfile'), 'utf8');
+
+/** The Dockerfile's `RUN npx esbuild …` instruction, continuation lines joined. */
+function bundleCommand(): string {
+  const joined = DOCKERFILE.replace(/\\\n\s*/g, ' ');
+  const line = joined.split('\n').find((l) => l.startsWith('RUN npx esbuild '));
+  if (line === undefined) throw new Error('the Dockerfile has no `RUN npx esbuild` step');
+  return line.slice('RUN '.length);
+}
+
+describe('processor image', { timeout: 120_000 }, () => {
+  let out: string;
+
+  beforeAll(() => {
+    out = mkdtempSync(join(tmpdir(), 'processor-image-'));
+    const command = bundleCommand();
+    expect(command).toContain('--outdir=dist');
+    const built = spawnSync('sh', ['-c', command.replace('--outdir=dist', `--outdir=${out}`)], { cwd: ROOT, encoding: 'utf8' });
+    expect(built.status, built.stderr).toBe(0);
+  }, 120_000);
+
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('runs as a non-root user, with a health check and node as PID 1 in exec form', () => {
+    expect(DOCKERFILE).toMatch(/^FROM node:\d+-slim\b/m);
+    expect(DOCKERFILE).toMatch(/^USER node$/m);
+    expect(DOCKERFILE).toMatch(/^HEALTHCHECK .*CMD \["node", "health-check\.mjs"\]$/m);
+    expect(DOCKERFILE).toMatch(/^CMD \["node", "main\.mjs"\]$/m);
+  });
+
+  it('main.mjs loads every module of the bundle and fails fast, naming the missing setting', () => {
+    const run = spawnSync(process.execPath, [join(out, 'main.mjs')], {
+      cwd: out,
+      encoding: 'utf8',
+      // As the image sets them, source maps included (the error then points at the sources).
+      env: {
+        PATH: process.env.PATH,
+        AWS_REGION: 'eu-west-1',
+        NODE_OPTIONS: '--enable-source-maps',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      },
+      timeout: 30_000,
+    });
+    expect(run.status).not.toBe(0);
+    // The inspected EnvironmentError (single quotes), not the minified source that mentions the names.
+    expect(run.stderr).toContain("code: 'INVALID_ENVIRONMENT'");
+    expect(run.stderr).toContain("variable: 'OUTBOX_CONFIG'");
+    expect(run.stderr).toContain('functions/processor/main.ts');
+    expect(run.stderr).not.toMatch(/Cannot find (module|package)|Dynamic require|is not defined/);
+  });
+
+  describe('health-check.mjs', () => {
+    let server: ReturnType<typeof createServer>;
+    let status = 200;
+    let port: number;
+
+    beforeAll(async () => {
+      server = createServer((request, response) => {
+        response.statusCode = request.url === '/health' ? status : 404;
+        response.end();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as AddressInfo).port;
+    });
+
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    // Asynchronous: the server answering the check lives in this process.
+    const check = (healthPort: number): Promise<number | null> =>
+      new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [join(out, 'health-check.mjs')], {
+          env: { PATH: process.env.PATH, OUTBOX_PROCESSOR_HEALTH_PORT: String(healthPort) },
+          stdio: 'ignore',
+        });
+        child.once('error', reject);
+        child.once('exit', (code) => resolve(code));
+      });
+
+    it('exits 0 when the worker answers 200, and 1 when it answers otherwise', async () => {
+      status = 200;
+      expect(await check(port)).toBe(0);
+      status = 503;
+      expect(await check(port)).toBe(1);
+    });
+
+    it('exits 1 when nothing listens', async () => {
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const freePort = (closed.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      expect(await check(freePort)).toBe(1);
+    });
+  });
+});
