@@ -1,8 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
-import { SNSClient } from '@aws-sdk/client-sns';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { config as appConfig } from '../../outbox.config.js';
-import { streamsClient } from '../../shared/aws/clients.js';
+import { snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
 import { CONFIG_ENV, configFromEnv } from '../../shared/config.js';
 import { OutboxError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
@@ -19,8 +17,8 @@ async function run(command: Exclude<RedriveCommand, { kind: 'help' }>): Promise<
     ...(command.region === undefined ? {} : { region: command.region }),
     ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
   };
-  const sqs = new SQSClient(clientConfig);
-  const sns = new SNSClient(clientConfig);
+  const sqs = sqsClient(clientConfig);
+  const sns = snsClient(clientConfig);
   const bar = progressBar(process.stderr);
   const common = {
     dryRun: command.dryRun,

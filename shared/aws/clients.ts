@@ -20,7 +20,7 @@ function withoutUnreadLogCopies<C extends ClientWithStack>(client: C, config: { 
 
 /**
  * A DynamoDB Streams client for reading outbox records: attribute values are decoded straight
- * from the response's JSON (about a third of the default decoding's CPU for a `GetRecords`
+ * from the response's JSON (about a quarter of the default decoding's CPU for a `GetRecords`
  * page), and nothing is prepared for a logger that is not there. Results and errors are those
  * of a plain `DynamoDBStreamsClient`.
  *
