@@ -7,6 +7,8 @@ import type { StreamRunnerOptions, StreamRunnerStats } from './stream-runner.js'
 
 /** Lambda's invocation payload limit for synchronous invocations. */
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
+/** The most records one GetRecords call returns. */
+const MAX_RECORDS_PER_READ = 1000;
 
 /** A shard as the runner tracks it. */
 export interface ShardState {
@@ -124,9 +126,13 @@ export class ShardReader {
       }
       this.iterator = ShardIterator;
     }
+    // While the handler waits for records, ask for just what fills its next batch, so it starts
+    // as soon as they are there; while it works, read ahead in full pages.
+    const missing = settings.batchSize - this.pending.length;
+    const limit = missing > 0 ? Math.min(missing, MAX_RECORDS_PER_READ) : MAX_RECORDS_PER_READ;
     let output: GetRecordsCommandOutput;
     try {
-      output = await streams.send(new GetRecordsCommand({ ShardIterator: this.iterator, Limit: 1000 }));
+      output = await streams.send(new GetRecordsCommand({ ShardIterator: this.iterator, Limit: limit }));
     } catch (error) {
       const name = (error as { name?: string }).name;
       if (name === 'ExpiredIteratorException') {

@@ -244,6 +244,37 @@ describe('local event-source-mapping runner', () => {
     }
   });
 
+  it('reads one batch while the handler waits for records, and full pages ahead of it while it works', async () => {
+    const { clients: c, tableName, streamArn } = await setUp();
+    const write = eventWriter(c.document, tableName, config);
+    for (let i = 0; i < 12; i++) await write({ type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    const limits: (number | undefined)[] = [];
+    const streams: StreamsClient = {
+      send: (async (command: GetRecordsCommand) => {
+        if (command instanceof GetRecordsCommand) limits.push(command.input.Limit);
+        return c.streams.send(command);
+      }) as StreamsClient['send'],
+    };
+    let release: () => void = () => {};
+    const firstBatchHeld = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const invocations: DynamoDBRecord[][] = [];
+    const handler: StreamHandler = async ({ Records }) => {
+      invocations.push(Records);
+      if (invocations.length === 1) await firstBatchHeld;
+      return { batchItemFailures: [] };
+    };
+    start(streams, streamArn, handler, { ...relayEventSourceSettings(config), batchSize: 5 });
+    // While the first batch is held, the reader fetches the rest of the stream in one full page.
+    await expect.poll(() => limits.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
+    expect(limits.slice(0, 2)).toEqual([5, 1000]);
+    release();
+    await expect.poll(() => invocations.flat().length, { timeout: 20_000 }).toBe(12);
+    expect(invocations.map((batch) => batch.length)).toEqual([5, 5, 2]);
+    expect(invocations.flat().map((r) => r.dynamodb?.NewImage?.aggregateId?.S)).toEqual(Array.from({ length: 12 }, (_, i) => `o${i}`));
+  });
+
   it('renews an expired shard iterator and goes on without losing or repeating records', async () => {
     const { clients: c, tableName, streamArn } = await setUp();
     const write = eventWriter(c.document, tableName, config);
