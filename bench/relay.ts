@@ -339,8 +339,9 @@ local event-source-mapping runner and the real relay handler (batch size ${TUNIN
 concurrency ${TUNING.publishConcurrency}) into a topic with a raw-delivery queue behind it; the time runs until every event is in
 the queue. The ceiling sends the same envelopes, pre-built, with \`PublishBatch\` at the same concurrency and no
 stream reading at all. The hand-rolled relay is the usual Lambda: one \`Publish\` per event, awaited in turn,
-through the same runner. Each kind of topic is measured after a warm-up; the three paths take turns on each
-table (the order rotating), so a change of machine load weighs on all of them alike. The backlog is written with
+through the same runner. For each kind of topic, every path first drains a warm-up table of the same size
+untimed, so no path is timed while its code is still being compiled; then the three paths take turns on each
+timed table (the order rotating), so a change of machine load weighs on all of them alike. The backlog is written with
 single-item slot updates in the slot format (not the write helper) so that DynamoDB Local's slow transactions
 do not pace the latency run.
 

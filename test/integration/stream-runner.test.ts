@@ -275,6 +275,31 @@ describe('local event-source-mapping runner', () => {
     expect(invocations.flat().map((r) => r.dynamodb?.NewImage?.aggregateId?.S)).toEqual(Array.from({ length: 12 }, (_, i) => `o${i}`));
   });
 
+  it('cuts batches at Lambda’s 6 MB payload limit, where the records’ exact JSON sizes put the cut', async () => {
+    const { clients: c, tableName, streamArn } = await setUp();
+    // Quotes must be escaped in JSON, so the cheap size bounds cannot prove these batches fit.
+    const payload = 'x"'.repeat(170_000);
+    for (let i = 0; i < 20; i++) {
+      await c.document.send(
+        new PutCommand({ TableName: tableName, Item: { pk: `BIG#${String(i).padStart(2, '0')}`, sk: 'ITEM', payload } }),
+      );
+    }
+    const seen = recorder();
+    start(c.streams, streamArn, seen.handler, { ...relayEventSourceSettings(config), filterPatterns: [] });
+    await expect.poll(() => seen.records().length, { timeout: 30_000 }).toBe(20);
+    const limit = 6 * 1024 * 1024;
+    const payloadSize = (records: readonly DynamoDBRecord[]) => JSON.stringify({ Records: records }).length;
+    expect(seen.invocations.length).toBeGreaterThan(1);
+    seen.invocations.forEach((batch, i) => {
+      expect(payloadSize(batch)).toBeLessThanOrEqual(limit);
+      const next = seen.invocations[i + 1]?.[0];
+      if (next !== undefined) expect(payloadSize([...batch, next])).toBeGreaterThan(limit);
+    });
+    expect(seen.records().map((r) => r.dynamodb?.Keys?.pk?.S)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `BIG#${String(i).padStart(2, '0')}`),
+    );
+  });
+
   it('renews an expired shard iterator and goes on without losing or repeating records', async () => {
     const { clients: c, tableName, streamArn } = await setUp();
     const write = eventWriter(c.document, tableName, config);
