@@ -3,14 +3,17 @@ import type { DynamoDBRecord, AttributeValue as LambdaAttributeValue } from 'aws
 
 const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
 
-/** The Lambda event's JSON form of an attribute value: binary as base64, the rest as the Streams API returns it. */
+/**
+ * The Lambda event's JSON form of an attribute value: binary as base64, the rest as the Streams
+ * API returns it. A string or number value is already in that form and is returned as is.
+ */
 export function lambdaAttribute(value: AttributeValue): LambdaAttributeValue {
+  // A union value has exactly one member, so `{ S }` and `{ N }` are the Lambda form already.
+  if (value.S !== undefined || value.N !== undefined) return value as LambdaAttributeValue;
   if (value.B !== undefined) return { B: base64(value.B) };
   if (value.BS !== undefined) return { BS: value.BS.map(base64) };
   if (value.L !== undefined) return { L: value.L.map(lambdaAttribute) };
   if (value.M !== undefined) return { M: lambdaImage(value.M) };
-  if (value.S !== undefined) return { S: value.S };
-  if (value.N !== undefined) return { N: value.N };
   if (value.BOOL !== undefined) return { BOOL: value.BOOL };
   if (value.NULL !== undefined) return { NULL: value.NULL };
   if (value.SS !== undefined) return { SS: value.SS };

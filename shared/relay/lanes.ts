@@ -26,9 +26,14 @@ export interface Lane {
 export const laneKey = (message: Pick<SlotMessage, 'aggregateType' | 'aggregateId'>): string =>
   `${message.aggregateType}#${message.aggregateId}`;
 
+const finished = (lane: Lane): boolean => lane.failed || (lane.items.length === 0 && !lane.busy);
+
 /** The aggregates' lanes of one batch, in the order their first record came. */
 export class Lanes {
   private readonly byKey = new Map<string, Lane>();
+  private readonly order: Lane[] = [];
+  /** Every lane before this index is finished (emptied or failed) for good, so scans start here. */
+  private first = 0;
 
   add(recordIndex: number, messages: readonly SlotMessage[], topic: Required<TopicConfig> | undefined): void {
     for (const message of messages) {
@@ -37,28 +42,35 @@ export class Lanes {
       if (lane === undefined) {
         lane = { key, items: [], busy: false, readyAt: 0, failed: false };
         this.byKey.set(key, lane);
+        this.order.push(lane);
       }
       lane.items.push({ recordIndex, message, topic, attempts: 0 });
     }
   }
 
+  /** The lanes that may still have work, in order; a large batch's finished lanes are not scanned again. */
+  private *open(): Generator<Lane> {
+    while (this.first < this.order.length && finished(this.order[this.first]!)) this.first++;
+    for (let i = this.first; i < this.order.length; i++) yield this.order[i]!;
+  }
+
   /** Lanes whose head may be sent now. */
   *ready(now: number): Generator<Lane> {
-    for (const lane of this.byKey.values()) {
+    for (const lane of this.open()) {
       if (!lane.busy && !lane.failed && lane.items.length > 0 && lane.readyAt <= now) yield lane;
     }
   }
 
   /** True while some lane still has work, now or after a backoff. */
   pending(): boolean {
-    for (const lane of this.byKey.values()) if (!lane.failed && lane.items.length > 0) return true;
+    for (const lane of this.open()) if (!lane.failed && lane.items.length > 0) return true;
     return false;
   }
 
   /** The earliest time a waiting lane becomes ready, or `undefined` when none waits. */
   nextReadyAt(): number | undefined {
     let next: number | undefined;
-    for (const lane of this.byKey.values()) {
+    for (const lane of this.open()) {
       if (!lane.busy && !lane.failed && lane.items.length > 0 && (next === undefined || lane.readyAt < next)) next = lane.readyAt;
     }
     return next;
