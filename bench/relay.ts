@@ -295,12 +295,16 @@ try {
   for (const fifo of [true, false]) {
     const kind = fifo ? 'FIFO' : 'standard';
     const cfg = configFor(fifo);
-    const [relayPipe, ceilingPipe, naivePipe, ...warmPipes] = ['relay', 'ceiling', 'naive', 'warm-relay', 'warm-ceiling', 'warm-naive'].map(
-      (name) => pipe(server, `${name}-${kind}`, fifo),
-    );
+    const [relayPipe, ceilingPipe, naivePipe, warmRelay, warmCeiling, warmNaive] = [
+      'relay',
+      'ceiling',
+      'naive',
+      'warm-relay',
+      'warm-ceiling',
+      'warm-naive',
+    ].map((name) => pipe(server, `${name}-${kind}`, fifo));
     console.log(`${kind}: warming up every path…`);
     const warmMessages = await backlogMessages(clients, warmStream!, cfg);
-    const [warmRelay, warmCeiling, warmNaive] = warmPipes;
     await drain(clients, warmStream!, relayHandler(clients, cfg, warmRelay!.topicArn, dlqUrl), warmRelay!.queueUrl, warmMessages.length);
     await ceiling(clients, warmMessages, cfg, warmCeiling!.topicArn, warmCeiling!.queueUrl, warmMessages.length);
     await drain(clients, warmStream!, handRolled(clients, cfg, warmNaive!.topicArn), warmNaive!.queueUrl, warmMessages.length);

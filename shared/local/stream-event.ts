@@ -5,10 +5,10 @@ const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base6
 
 /**
  * The Lambda event's JSON form of an attribute value: binary as base64, the rest as the Streams
- * API returns it. A string or number value is already in that form and is returned as is.
+ * API returns it. A string or number value (a union value has exactly one member) is already in
+ * that form and is returned as is.
  */
 export function lambdaAttribute(value: AttributeValue): LambdaAttributeValue {
-  // A union value has exactly one member, so `{ S }` and `{ N }` are the Lambda form already.
   if (value.S !== undefined || value.N !== undefined) return value as LambdaAttributeValue;
   if (value.B !== undefined) return { B: base64(value.B) };
   if (value.BS !== undefined) return { BS: value.BS.map(base64) };
