@@ -1,5 +1,6 @@
 import type { _Record, AttributeValue } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord, AttributeValue as LambdaAttributeValue } from 'aws-lambda';
+import type { Mutable } from '../mutable.js';
 
 const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
 
@@ -25,8 +26,6 @@ export function lambdaImage(image: Record<string, AttributeValue>): Record<strin
   for (const name in image) converted[name] = lambdaAttribute(image[name]!);
   return converted;
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * A `GetRecords` record in the exact shape Lambda hands a function: the same fields, epoch

@@ -1,3 +1,5 @@
+import type { Mutable } from '../mutable.js';
+
 /**
  * The part of a DynamoDB stream record the relay reads. Both the Lambda event's records and
  * the DynamoDB Streams API's `GetRecords` records fit it, so the core serves the Lambda relay
@@ -27,7 +29,7 @@ export interface RecordCoordinates {
 
 export function coordinatesOf(record: StreamRecordInput): RecordCoordinates {
   // Built field by field rather than with spreads: it runs for every record of every batch.
-  const coordinates: { -readonly [K in keyof RecordCoordinates]: RecordCoordinates[K] } = {};
+  const coordinates: Mutable<RecordCoordinates> = {};
   if (record.eventSourceARN !== undefined) coordinates.eventSourceArn = record.eventSourceARN;
   if (record.eventID !== undefined) coordinates.eventId = record.eventID;
   const stream = record.dynamodb;
