@@ -59,58 +59,105 @@ export interface ReaderContext {
 
 type ReadResult = 'records' | 'empty' | 'error';
 
+/**
+ * One of a shard's concurrent batch streams: with a parallelization factor of N, Lambda
+ * processes up to N batches of a shard at once, keeping order per item (partition and sort
+ * key). Every record of an item goes to the same lane, and a lane has one batch in flight.
+ */
+interface BatchLane {
+  readonly pending: DynamoDBRecord[];
+  firstPendingAt: number;
+  /** Invocations of the lane's current head batch that failed. */
+  retries: number;
+  /**
+   * Sizes of the batches to come after a bisection or a partial failure, first one first; a
+   * bisected batch's halves are handed over separately, as Lambda does. Empty: full batches.
+   */
+  segments: number[];
+}
+
+/** Which of `lanes` lanes a record goes to: FNV-1a over its item's keys, so an item keeps one lane. */
+export function laneIndex(record: DynamoDBRecord, lanes: number): number {
+  if (lanes === 1) return 0;
+  const key = JSON.stringify(record.dynamodb?.Keys ?? {});
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % lanes;
+}
+
 /** Reads one shard and hands its records to the handler with the mapping's semantics. */
 export class ShardReader {
-  private readonly pending: DynamoDBRecord[] = [];
+  private readonly lanes: BatchLane[];
   private iterator: string | undefined;
   private lastRead: string | undefined;
   private shardEnded = false;
   private reading: Promise<ReadResult> | undefined;
   private nextReadAt = 0;
-  private firstPendingAt = 0;
-  /** Invocations of the current head batch that failed. */
-  private retries = 0;
-  /**
-   * Sizes of the batches to come after a bisection or a partial failure, first one first; a
-   * bisected batch's halves are handed over separately, as Lambda does. Empty: full batches.
-   */
-  private segments: number[] = [];
+  /** Wakes lanes waiting for another lane to make room in the read-ahead buffer. */
+  private progressed: (() => void)[] = [];
 
   constructor(
     private readonly context: ReaderContext,
     private readonly state: ShardState,
     private readonly options: StreamRunnerOptions,
-  ) {}
+  ) {
+    this.lanes = Array.from({ length: Math.max(1, options.settings.parallelizationFactor) }, () => ({
+      pending: [],
+      firstPendingAt: 0,
+      retries: 0,
+      segments: [],
+    }));
+  }
 
   private get shardId(): string {
     return this.state.shard.ShardId!;
   }
 
+  private pendingCount(): number {
+    let count = 0;
+    for (const lane of this.lanes) count += lane.pending.length;
+    return count;
+  }
+
+  private progress(): void {
+    const waiting = this.progressed;
+    this.progressed = [];
+    for (const wake of waiting) wake();
+  }
+
   async run(): Promise<void> {
+    await Promise.all(this.lanes.map((lane) => this.runLane(lane)));
+    await this.reading;
+  }
+
+  private async runLane(lane: BatchLane): Promise<void> {
     const { stopped, sleep } = this.context;
     const pollInterval = this.options.pollIntervalMs ?? 250;
     while (!stopped()) {
       this.startReading(pollInterval);
-      if (this.pending.length === 0) {
+      if (lane.pending.length === 0) {
         if (this.reading !== undefined) {
-          if ((await this.reading) === 'empty' && this.pending.length === 0) this.state.caughtUp++;
+          if ((await this.reading) === 'empty' && this.pendingCount() === 0) this.state.caughtUp++;
         } else if (this.shardEnded) {
           break;
+        } else if (Date.now() < this.nextReadAt) {
+          await sleep(this.nextReadAt - Date.now());
         } else {
-          await sleep(Math.max(0, this.nextReadAt - Date.now()));
+          // The read-ahead buffer is full of other lanes' records: wait until one hands some over.
+          await Promise.race([new Promise<void>((resolve) => this.progressed.push(resolve)), sleep(pollInterval)]);
         }
         continue;
       }
       const windowMs = this.options.settings.maxBatchingWindowSeconds * 1000;
-      const full = this.pending.length >= this.options.settings.batchSize;
-      const waited = Date.now() - this.firstPendingAt;
+      const full = lane.pending.length >= this.options.settings.batchSize;
+      const waited = Date.now() - lane.firstPendingAt;
       if (!full && !this.shardEnded && waited < windowMs) {
         await (this.reading ?? sleep(Math.min(pollInterval, windowMs - waited)));
         continue;
       }
-      await this.invokeHead();
+      await this.invokeHead(lane);
+      this.progress();
     }
-    await this.reading;
   }
 
   /**
@@ -119,8 +166,8 @@ export class ShardReader {
    * empty shard is polled once per interval.
    */
   private startReading(pollInterval: number): void {
-    const readAhead = Math.max(2 * this.options.settings.batchSize, 2000);
-    if (this.shardEnded || this.reading !== undefined || this.pending.length >= readAhead || Date.now() < this.nextReadAt) return;
+    const readAhead = Math.max(2 * this.options.settings.batchSize * this.lanes.length, 2000);
+    if (this.shardEnded || this.reading !== undefined || this.pendingCount() >= readAhead || Date.now() < this.nextReadAt) return;
     const reading: Promise<ReadResult> = this.read().then(
       (count) => {
         if (count > 0) return 'records';
@@ -157,9 +204,9 @@ export class ShardReader {
       }
       this.iterator = ShardIterator;
     }
-    // While the handler waits for records, ask for just what fills its next batch, so it starts
-    // as soon as they are there; while it works, read ahead in full pages.
-    const missing = settings.batchSize - this.pending.length;
+    // While the handler waits for records, ask for just what fills its next batches, so they
+    // start as soon as they are there; while it works, read ahead in full pages.
+    const missing = settings.batchSize * this.lanes.length - this.pendingCount();
     const limit = missing > 0 ? Math.min(missing, MAX_RECORDS_PER_READ) : MAX_RECORDS_PER_READ;
     let output: GetRecordsCommandOutput;
     try {
@@ -188,8 +235,9 @@ export class ShardReader {
         this.context.stats.recordsFilteredOut++;
         continue;
       }
-      if (this.pending.length === 0) this.firstPendingAt = Date.now();
-      this.pending.push(record);
+      const lane = this.lanes[laneIndex(record, this.lanes.length)]!;
+      if (lane.pending.length === 0) lane.firstPendingAt = Date.now();
+      lane.pending.push(record);
     }
     return records.length;
   }
@@ -199,13 +247,13 @@ export class ShardReader {
    * Cheap upper bounds of the records' JSON sizes are summed while they prove the batch fits;
    * once they cannot, exact sizes take over, so the cut is where the exact sizes put it.
    */
-  private headBatch(): DynamoDBRecord[] {
-    const max = Math.min(this.options.settings.batchSize, this.segments[0] ?? Number.POSITIVE_INFINITY);
+  private headBatch(lane: BatchLane): DynamoDBRecord[] {
+    const max = Math.min(this.options.settings.batchSize, lane.segments[0] ?? Number.POSITIVE_INFINITY);
     const batch: DynamoDBRecord[] = [];
     const envelope = '{"Records":[]}'.length;
     let bytes = envelope;
     let exact = false;
-    for (const record of this.pending) {
+    for (const record of lane.pending) {
       if (batch.length >= max) break;
       let size = (exact ? jsonLength(record) : jsonLengthBound(record)) + 1;
       if (!exact && bytes + size > MAX_PAYLOAD_BYTES) {
@@ -220,15 +268,15 @@ export class ShardReader {
     return batch;
   }
 
-  private async invokeHead(): Promise<void> {
+  private async invokeHead(lane: BatchLane): Promise<void> {
     const { settings, handler } = this.options;
-    const expired = this.expiredPrefix();
+    const expired = this.expiredPrefix(lane);
     if (expired > 0) {
-      await this.giveUp(this.pending.slice(0, expired), 'RecordAgeExceeded', false);
-      this.pending.splice(0, expired);
+      await this.giveUp(lane.pending.slice(0, expired), 'RecordAgeExceeded', false, 0);
+      lane.pending.splice(0, expired);
       return;
     }
-    const batch = this.headBatch();
+    const batch = this.headBatch(lane);
     this.context.stats.invocations++;
     let failedAt: number | undefined;
     let threw = false;
@@ -240,29 +288,29 @@ export class ShardReader {
       failedAt = 0;
     }
     if (failedAt === undefined) {
-      this.pending.splice(0, batch.length);
-      this.segments.shift();
-      this.retries = 0;
+      lane.pending.splice(0, batch.length);
+      lane.segments.shift();
+      lane.retries = 0;
       return;
     }
     this.context.stats.failedInvocations++;
     // The checkpoint moves to just before the first failed record; everything before it is done.
-    this.pending.splice(0, failedAt);
+    lane.pending.splice(0, failedAt);
     const remaining = batch.length - failedAt;
     if (threw && settings.bisectBatchOnError && remaining > 1) {
       // Splitting a batch does not count against the retry quota.
-      this.segments.splice(0, 1, Math.ceil(remaining / 2), Math.floor(remaining / 2));
+      lane.segments.splice(0, 1, Math.ceil(remaining / 2), Math.floor(remaining / 2));
       return;
     }
-    if (settings.bisectBatchOnError) this.segments.splice(0, 1, remaining);
-    else this.segments = [];
-    if (failedAt > 0) this.retries = 0;
-    this.retries++;
-    if (this.retries > settings.maxRetryAttempts) {
-      await this.giveUp(batch.slice(failedAt), 'RetryAttemptsExhausted', threw);
-      this.pending.splice(0, remaining);
-      this.segments.shift();
-      this.retries = 0;
+    if (settings.bisectBatchOnError) lane.segments.splice(0, 1, remaining);
+    else lane.segments = [];
+    if (failedAt > 0) lane.retries = 0;
+    lane.retries++;
+    if (lane.retries > settings.maxRetryAttempts) {
+      await this.giveUp(batch.slice(failedAt), 'RetryAttemptsExhausted', threw, lane.retries);
+      lane.pending.splice(0, remaining);
+      lane.segments.shift();
+      lane.retries = 0;
     }
   }
 
@@ -283,14 +331,19 @@ export class ShardReader {
   }
 
   /** How many records at the head are older than the maximum record age. */
-  private expiredPrefix(): number {
+  private expiredPrefix(lane: BatchLane): number {
     const oldest = Date.now() / 1000 - this.options.settings.maxRecordAgeSeconds;
     let count = 0;
-    while (count < this.pending.length && (this.pending[count]!.dynamodb?.ApproximateCreationDateTime ?? Infinity) < oldest) count++;
+    while (count < lane.pending.length && (lane.pending[count]!.dynamodb?.ApproximateCreationDateTime ?? Infinity) < oldest) count++;
     return count;
   }
 
-  private async giveUp(records: readonly DynamoDBRecord[], condition: OnFailureCondition, functionError: boolean): Promise<void> {
+  private async giveUp(
+    records: readonly DynamoDBRecord[],
+    condition: OnFailureCondition,
+    functionError: boolean,
+    retries: number,
+  ): Promise<void> {
     this.context.stats.batchesSentToOnFailure++;
     const record = batchFailureRecord({
       records,
@@ -298,7 +351,7 @@ export class ShardReader {
       streamArn: this.options.streamArn,
       functionArn: this.options.functionArn ?? 'arn:aws:lambda:us-east-1:000000000000:function:outbox-relay-local',
       condition,
-      invokeCount: condition === 'RetryAttemptsExhausted' ? this.retries : 0,
+      invokeCount: condition === 'RetryAttemptsExhausted' ? retries : 0,
       functionError,
     });
     try {

@@ -56,7 +56,7 @@ const SHARD_REFRESH_MS = 1000;
  * A local event source mapping: reads a DynamoDB stream (DynamoDB Local's) shard by shard,
  * parents before children, and invokes a real Lambda handler with the exact
  * `DynamoDBStreamEvent` shape, applying the deployed mapping's settings from one definition:
- * filter criteria, batch size, batching window, ReportBatchItemFailures checkpointing,
+ * filter criteria, batch size, batching window, parallelization factor, ReportBatchItemFailures checkpointing,
  * bisect on error, maximum retry attempts, maximum record age and the on-failure destination.
  *
  * @example
@@ -89,7 +89,7 @@ export class StreamRunner {
     this.coordinator = this.coordinate();
   }
 
-  /** Stops polling and waits for the batch in flight, if any, to finish. */
+  /** Stops polling and waits for the batches in flight, if any, to finish. */
   async stop(): Promise<void> {
     this.abort.abort();
     await this.coordinator;

@@ -8,12 +8,13 @@ import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { type RelayEventSourceSettings, relayEventSourceSettings } from '../../shared/event-source.js';
 import { type LocalClients, localClients } from '../../shared/local/clients.js';
 import { passesFilters } from '../../shared/local/filter-pattern.js';
 import { type OnFailureDestination, type StreamBatchFailureRecord, s3OnFailureDestination } from '../../shared/local/on-failure.js';
+import { laneIndex } from '../../shared/local/shard-reader.js';
 import { toLambdaRecord } from '../../shared/local/stream-event.js';
 import { type StreamHandler, StreamRunner, type StreamsClient } from '../../shared/local/stream-runner.js';
 import { onFailureRecordProblem } from '../../shared/redrive/on-failure-record.js';
@@ -298,6 +299,78 @@ describe('local event-source-mapping runner', () => {
     expect(seen.records().map((r) => r.dynamodb?.Keys?.pk?.S)).toEqual(
       Array.from({ length: 20 }, (_, i) => `BIG#${String(i).padStart(2, '0')}`),
     );
+  });
+
+  it('with a parallelization factor, hands several batches of a shard over at once, each item in one lane and in order', async () => {
+    const { clients: c, tableName, streamArn } = await setUp();
+    const write = eventWriter(c.document, tableName, config);
+    const aggregates = Array.from({ length: 12 }, (_, i) => `o${i}`);
+    for (let round = 1; round <= 4; round++) {
+      for (const id of aggregates) await write({ type: 'order', id }, [{ type: 'order.placed', data: { round } }]);
+    }
+    const itemOf = (r: DynamoDBRecord) => r.dynamodb?.NewImage?.aggregateId?.S ?? '';
+    const inFlight = new Set<string>();
+    let overlapping = 0;
+    let mostInFlight = 0;
+    let batchesInFlight = 0;
+    const seen = recorder();
+    const handler: StreamHandler = async (event) => {
+      for (const record of event.Records) {
+        if (inFlight.has(itemOf(record))) overlapping++;
+      }
+      const items = new Set(event.Records.map(itemOf));
+      for (const item of items) inFlight.add(item);
+      mostInFlight = Math.max(mostInFlight, ++batchesInFlight);
+      // The first batches wait until three are in flight together, then every batch goes through.
+      await vi.waitFor(() => expect(mostInFlight).toBe(3), { timeout: 10_000, interval: 5 });
+      batchesInFlight--;
+      for (const item of items) inFlight.delete(item);
+      return seen.handler(event);
+    };
+    start(c.streams, streamArn, handler, { ...relayEventSourceSettings(config), batchSize: 4, parallelizationFactor: 3 });
+    await expect.poll(() => seen.records().length, { timeout: 20_000 }).toBe(48);
+    expect(mostInFlight).toBe(3);
+    expect(overlapping).toBe(0);
+    for (const id of aggregates) {
+      const mine = seen.records().filter((r) => itemOf(r) === id);
+      expect(mine.map((r) => r.dynamodb?.NewImage?.seq?.N)).toEqual(['1', '2', '3', '4']);
+    }
+    // Every batch holds the records of one lane only.
+    for (const batch of seen.invocations) {
+      expect(new Set(batch.map((r) => laneIndex(r, 3))).size).toBe(1);
+    }
+  });
+
+  it('with a parallelization factor, retries a failing batch while the other lanes go on', async () => {
+    const { clients: c, tableName, streamArn } = await setUp();
+    const write = eventWriter(c.document, tableName, config);
+    for (let i = 0; i < 16; i++) await write({ type: 'order', id: `o${i}` }, [{ type: 'order.placed', data: { i } }]);
+    const all = (await wholeStream(c, streamArn)).filter((r) => passesFilters(relayEventSourceSettings(config).filterPatterns, r));
+    const poison = all.find((r) => r.dynamodb?.NewImage?.aggregateId?.S === 'o0')!;
+    const poisonLane = laneIndex(poison, 2);
+    const others = sequences(all.filter((r) => laneIndex(r, 2) !== poisonLane));
+    expect(others.length).toBeGreaterThan(0);
+    let failures = 0;
+    const seen = recorder();
+    const handler: StreamHandler = async (event) => {
+      if (event.Records.some((r) => r.dynamodb?.SequenceNumber === poison.dynamodb?.SequenceNumber)) {
+        // The first attempt fails; the retry goes through only once the other lane has delivered
+        // everything, which it could not if a failure held the whole shard back.
+        if (failures++ === 0) throw new Error('downstream unavailable');
+        await vi.waitFor(() => expect(sequences(seen.records())).toEqual(expect.arrayContaining(others)), { timeout: 10_000, interval: 5 });
+      }
+      return seen.handler(event);
+    };
+    start(c.streams, streamArn, handler, { ...relayEventSourceSettings(config), batchSize: 2, parallelizationFactor: 2 });
+    await expect.poll(() => seen.records().length, { timeout: 20_000 }).toBe(all.length);
+    expect(failures).toBe(2);
+    const delivered = sequences(seen.records());
+    expect(new Set(delivered).size).toBe(all.length);
+    const poisonAt = delivered.indexOf(poison.dynamodb?.SequenceNumber);
+    expect(Math.max(...others.map((sequence) => delivered.indexOf(sequence)))).toBeLessThan(poisonAt);
+    // Within the poison's lane, stream order holds across the retry.
+    const lane = seen.records().filter((r) => laneIndex(r, 2) === poisonLane);
+    expect(sequences(lane)).toEqual(sequences(all.filter((r) => laneIndex(r, 2) === poisonLane)));
   });
 
   it('renews an expired shard iterator and goes on without losing or repeating records', async () => {
