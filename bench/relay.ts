@@ -39,6 +39,7 @@ const LATENCY_SECONDS = 20;
 const TUNING = {
   batchSize: Number(process.env.BENCH_BATCH_SIZE ?? DEFAULT_RELAY_TUNING.batchSize),
   publishConcurrency: Number(process.env.BENCH_PUBLISH_CONCURRENCY ?? DEFAULT_RELAY_TUNING.publishConcurrency),
+  parallelizationFactor: Number(process.env.BENCH_PARALLELIZATION_FACTOR ?? DEFAULT_RELAY_TUNING.parallelizationFactor),
 };
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -232,8 +233,21 @@ async function measureLatency(ddbEndpoint: string): Promise<{ p50: number; p99: 
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), count: latencies.length, writeRate };
 }
 
+interface Result {
+  kind: string;
+  /** Events per second over all timed rounds. */
+  relay: number;
+  top: number;
+  naive: number;
+  /** The relay's ratios to the hand-rolled relay and to the ceiling, round by round. */
+  byRound: { naive: number[]; top: number[] };
+}
+
+const spread = (values: readonly number[], format: (value: number) => string): string =>
+  `${format(Math.min(...values))}–${format(Math.max(...values))}`;
+
 /** Which throughput targets this run met. */
-function verdict(results: readonly { kind: string; relay: number; top: number; naive: number }[]): string {
+function verdict(results: readonly Result[]): string {
   const met = (ok: boolean) => (ok ? 'met' : 'not met');
   return results
     .map(
@@ -291,7 +305,7 @@ try {
   }
   const [warmStream, ...timedStreams] = streams;
 
-  const results: { kind: string; relay: number; top: number; naive: number }[] = [];
+  const results: Result[] = [];
   for (const fifo of [true, false]) {
     const kind = fifo ? 'FIFO' : 'standard';
     const cfg = configFor(fifo);
@@ -309,6 +323,7 @@ try {
     await ceiling(clients, warmMessages, cfg, warmCeiling!.topicArn, warmCeiling!.queueUrl, warmMessages.length);
     await drain(clients, warmStream!, handRolled(clients, cfg, warmNaive!.topicArn), warmNaive!.queueUrl, warmMessages.length);
     const seconds = { relay: 0, top: 0, naive: 0 };
+    const rounds: { relay: number; top: number; naive: number }[] = [];
     for (const [round, streamArn] of timedStreams.entries()) {
       const messages = await backlogMessages(clients, streamArn, cfg);
       const target = (round + 1) * messages.length;
@@ -330,20 +345,31 @@ try {
         },
       ];
       console.log(`${kind}: round ${round + 1} of ${ROUNDS}…`);
+      const before = { ...seconds };
       for (let i = 0; i < phases.length; i++) await phases[(i + round) % phases.length]!();
+      rounds.push({ relay: seconds.relay - before.relay, top: seconds.top - before.top, naive: seconds.naive - before.naive });
     }
     const total = perRound * ROUNDS;
-    results.push({ kind, relay: total / seconds.relay, top: total / seconds.top, naive: total / seconds.naive });
+    results.push({
+      kind,
+      relay: total / seconds.relay,
+      top: total / seconds.top,
+      naive: total / seconds.naive,
+      // Ratios of events/s within each round: a path's time over the relay's.
+      byRound: { naive: rounds.map((r) => r.naive / r.relay), top: rounds.map((r) => r.top / r.relay) },
+    });
   }
   console.log(`latency: ${RATE} events/s for ${LATENCY_SECONDS} s…`);
   const lat = await latency();
 
   const table = [
-    '| topic → queue | relay (events/s) | ceiling (events/s) | hand-rolled (events/s) | relay / hand-rolled (target ≥ 5×) | relay / ceiling (target ≥ 60%) | ceiling / hand-rolled |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| topic → queue | relay (events/s) | ceiling (events/s) | hand-rolled (events/s) | relay / hand-rolled (target ≥ 5×) | by round | relay / ceiling (target ≥ 60%) | by round | ceiling / hand-rolled |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...results.map(
       (r) =>
-        `| ${r.kind} | ${r.relay.toFixed(0)} | ${r.top.toFixed(0)} | ${r.naive.toFixed(0)} | **${(r.relay / r.naive).toFixed(2)}×** | **${((r.relay / r.top) * 100).toFixed(0)}%** | ${(r.top / r.naive).toFixed(1)}× |`,
+        `| ${r.kind} | ${r.relay.toFixed(0)} | ${r.top.toFixed(0)} | ${r.naive.toFixed(0)} | **${(r.relay / r.naive).toFixed(2)}×** | ` +
+        `${spread(r.byRound.naive, (x) => `${x.toFixed(1)}×`)} | **${((r.relay / r.top) * 100).toFixed(0)}%** | ` +
+        `${spread(r.byRound.top, (x) => `${(x * 100).toFixed(0)}%`)} | ${(r.top / r.naive).toFixed(1)}× |`,
     ),
     '',
     `Commit → receivable in SQS at a steady ${RATE} events/s for ${LATENCY_SECONDS} s (${lat.count} events, FIFO, runner polling 4×/s; ` +
@@ -356,12 +382,13 @@ try {
 
 A backlog of ${EVENTS} events (one event per commit, ${AGGREGATES} aggregates, in ${ROUNDS} tables of equal size) is drained from DynamoDB Local's stream by the
 local event-source-mapping runner and the real relay handler (batch size ${TUNING.batchSize}, publish
-concurrency ${TUNING.publishConcurrency}) into a topic with a raw-delivery queue behind it; the time runs until every event is in
+concurrency ${TUNING.publishConcurrency}, parallelization factor ${TUNING.parallelizationFactor}) into a topic with a raw-delivery queue behind it; the time runs until every event is in
 the queue. The ceiling sends the same envelopes, pre-built, with \`PublishBatch\` at the same concurrency and no
 stream reading at all. The hand-rolled relay is the usual Lambda: one \`Publish\` per event, awaited in turn,
 through the same runner. For each kind of topic, every path first drains a warm-up table of the same size
 untimed, so no path is timed while its code is still being compiled; then the three paths take turns on each
-timed table (the order rotating), so a change of machine load weighs on all of them alike. The backlog is written with
+timed table (the order rotating), so a change of machine load weighs on all of them alike; the "by round" columns
+give the lowest and highest of the ratios measured within one round, the spread that load adds. The backlog is written with
 single-item slot updates in the slot format (not the write helper) so that DynamoDB Local's slow transactions
 do not pace the latency run, which gets a fresh DynamoDB Local: the one holding the backlogs writes several
 times slower, too slow to keep the rate (the line says the rate the commits kept).
