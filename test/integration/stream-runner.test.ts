@@ -329,6 +329,7 @@ describe('local event-source-mapping runner', () => {
     };
     start(c.streams, streamArn, handler, { ...relayEventSourceSettings(config), batchSize: 4, parallelizationFactor: 3 });
     await expect.poll(() => seen.records().length, { timeout: 20_000 }).toBe(48);
+    await runner!.idle();
     expect(mostInFlight).toBe(3);
     expect(overlapping).toBe(0);
     for (const id of aggregates) {
