@@ -93,8 +93,8 @@ export class ShardReader {
   private shardEnded = false;
   private reading: Promise<ReadResult> | undefined;
   private nextReadAt = 0;
-  /** Wakes lanes waiting for another lane to make room in the read-ahead buffer. */
-  private progressed: (() => void)[] = [];
+  /** Resolves when a lane next finishes an invocation: lanes wait on it for room in the read-ahead buffer. */
+  private progressed: { promise: Promise<void>; resolve: () => void } | undefined;
 
   constructor(
     private readonly context: ReaderContext,
@@ -119,10 +119,20 @@ export class ShardReader {
     return count;
   }
 
+  private nextProgress(): Promise<void> {
+    if (this.progressed === undefined) {
+      let resolve: () => void = () => {};
+      const promise = new Promise<void>((done) => {
+        resolve = done;
+      });
+      this.progressed = { promise, resolve };
+    }
+    return this.progressed.promise;
+  }
+
   private progress(): void {
-    const waiting = this.progressed;
-    this.progressed = [];
-    for (const wake of waiting) wake();
+    this.progressed?.resolve();
+    this.progressed = undefined;
   }
 
   async run(): Promise<void> {
@@ -144,7 +154,7 @@ export class ShardReader {
           await sleep(this.nextReadAt - Date.now());
         } else {
           // The read-ahead buffer is full of other lanes' records: wait until one hands some over.
-          await Promise.race([new Promise<void>((resolve) => this.progressed.push(resolve)), sleep(pollInterval)]);
+          await Promise.race([this.nextProgress(), sleep(pollInterval)]);
         }
         continue;
       }
