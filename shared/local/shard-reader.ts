@@ -352,7 +352,8 @@ export class ShardReader {
     records: readonly DynamoDBRecord[],
     condition: OnFailureCondition,
     functionError: boolean,
-    retries: number,
+    /** Invocations of the batch before it was given up on (0 for records too old to be sent). */
+    invokeCount: number,
   ): Promise<void> {
     this.context.stats.batchesSentToOnFailure++;
     const record = batchFailureRecord({
@@ -361,7 +362,7 @@ export class ShardReader {
       streamArn: this.options.streamArn,
       functionArn: this.options.functionArn ?? 'arn:aws:lambda:us-east-1:000000000000:function:outbox-relay-local',
       condition,
-      invokeCount: condition === 'RetryAttemptsExhausted' ? retries : 0,
+      invokeCount,
       functionError,
     });
     try {
