@@ -322,17 +322,18 @@ try {
     await drain(clients, warmStream!, relayHandler(clients, cfg, warmRelay!.topicArn, dlqUrl), warmRelay!.queueUrl, warmMessages.length);
     await ceiling(clients, warmMessages, cfg, warmCeiling!.topicArn, warmCeiling!.queueUrl, warmMessages.length);
     await drain(clients, warmStream!, handRolled(clients, cfg, warmNaive!.topicArn), warmNaive!.queueUrl, warmMessages.length);
-    const seconds = { relay: 0, top: 0, naive: 0 };
+    /** Seconds each path took, round by round. */
     const rounds: { relay: number; top: number; naive: number }[] = [];
     for (const [round, streamArn] of timedStreams.entries()) {
       const messages = await backlogMessages(clients, streamArn, cfg);
       const target = (round + 1) * messages.length;
+      const seconds = { relay: 0, top: 0, naive: 0 };
       const phases = [
         async () => {
-          seconds.top += await ceiling(clients, messages, cfg, ceilingPipe!.topicArn, ceilingPipe!.queueUrl, target);
+          seconds.top = await ceiling(clients, messages, cfg, ceilingPipe!.topicArn, ceilingPipe!.queueUrl, target);
         },
         async () => {
-          seconds.relay += await drain(
+          seconds.relay = await drain(
             clients,
             streamArn,
             relayHandler(clients, cfg, relayPipe!.topicArn, dlqUrl),
@@ -341,20 +342,20 @@ try {
           );
         },
         async () => {
-          seconds.naive += await drain(clients, streamArn, handRolled(clients, cfg, naivePipe!.topicArn), naivePipe!.queueUrl, target);
+          seconds.naive = await drain(clients, streamArn, handRolled(clients, cfg, naivePipe!.topicArn), naivePipe!.queueUrl, target);
         },
       ];
       console.log(`${kind}: round ${round + 1} of ${ROUNDS}…`);
-      const before = { ...seconds };
       for (let i = 0; i < phases.length; i++) await phases[(i + round) % phases.length]!();
-      rounds.push({ relay: seconds.relay - before.relay, top: seconds.top - before.top, naive: seconds.naive - before.naive });
+      rounds.push(seconds);
     }
     const total = perRound * ROUNDS;
+    const sum = (path: 'relay' | 'top' | 'naive') => rounds.reduce((seconds, r) => seconds + r[path], 0);
     results.push({
       kind,
-      relay: total / seconds.relay,
-      top: total / seconds.top,
-      naive: total / seconds.naive,
+      relay: total / sum('relay'),
+      top: total / sum('top'),
+      naive: total / sum('naive'),
       // Ratios of events/s within each round: a path's time over the relay's.
       byRound: { naive: rounds.map((r) => r.naive / r.relay), top: rounds.map((r) => r.top / r.relay) },
     });
