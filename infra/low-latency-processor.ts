@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
-import { AttributeType, Billing, type ITable, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, type ITable, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { FlowLogDestination, type IVpc, SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import {
@@ -13,6 +13,7 @@ import {
   OperatingSystemFamily,
 } from 'aws-cdk-lib/aws-ecs';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -59,6 +60,12 @@ export interface LowLatencyProcessorProps {
   readonly memoryLimitMiB?: number;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
+  /**
+   * Customer-managed key for the lease table (the `Outbox` construct passes its own); the task
+   * role may use it for the lease table's reads and writes. Needs a stack with an explicit region.
+   * @default an AWS-owned key
+   */
+  readonly encryptionKey?: IKey;
   /** What happens to the lease table and the logs when they leave the stack. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
 }
@@ -101,6 +108,7 @@ export class LowLatencyProcessor extends Construct {
       // Losing the leases loses only checkpoints: the stream is replayed, as duplicates.
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       removalPolicy,
+      encryption: props.encryptionKey ? TableEncryptionV2.customerManagedKey(props.encryptionKey) : TableEncryptionV2.dynamoOwnedKey(),
     });
 
     const vpc = props.vpc ?? this.defaultVpc();
@@ -145,6 +153,8 @@ export class LowLatencyProcessor extends Construct {
     });
 
     this.leaseTable.grant(task.taskRole, 'dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem');
+    // Named actions on the one key, as for the table's other readers and writers (grantReadWriteData would add wildcards).
+    props.encryptionKey?.grant(task.taskRole, 'kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey');
     if (props.grantRelay === undefined) {
       props.table.grantStreamRead(task.taskRole);
       for (const topic of props.topics.values()) topic.grantPublish(task.taskRole);
@@ -203,6 +213,12 @@ export class LowLatencyProcessor extends Construct {
       throw new ProcessorOptionsError(
         at('config.lowLatencyAggregateTypes'),
         'got []; allowed: at least one routed aggregate type (otherwise leave the processor out)',
+      );
+    }
+    if (props.encryptionKey !== undefined && Token.isUnresolved(Stack.of(this).region)) {
+      throw new ProcessorOptionsError(
+        at('encryptionKey'),
+        `is set in the region-agnostic stack ${Stack.of(this).stackName}; allowed: a customer-managed key only in a stack with an explicit env.region (TableV2 names the key per replica region)`,
       );
     }
     if (props.table.tableStreamArn === undefined) {

@@ -135,6 +135,7 @@ export class Outbox extends Construct {
         topics: this.topics.topics,
         deadLetterQueue: this.relay.deadLetterQueue,
         grantRelay: (grantee) => this.grantRelay(grantee),
+        encryptionKey: props.encryptionKey,
         removalPolicy,
         ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
       });

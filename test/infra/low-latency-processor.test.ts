@@ -2,6 +2,7 @@ import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { ContainerImage } from 'aws-cdk-lib/aws-ecs';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -145,6 +146,17 @@ describe('LowLatencyProcessor', () => {
   it('rejects a task maximum below the minimum and a topic map missing a configured topic', () => {
     expect(() => build({ minTasks: 3, maxTasks: 2 })).toThrow(/Processor\.maxTasks: got 2; allowed: an integer from 3 to 100/);
     expect(() => build({ topics: new Map() })).toThrow(/has no topic "orders\.fifo"/);
+  });
+
+  it('keeps the lease table on an AWS-owned key unless given one, and refuses a key in a region-agnostic stack', () => {
+    const lease = Object.values(built.template.findResources('AWS::DynamoDB::GlobalTable'))[0]!.Properties;
+    expect(lease.SSESpecification).toEqual({ SSEEnabled: false });
+    const stack = new Stack(new App(), 'KeyTest');
+    const key = new Key(stack, 'Key');
+    expect(() => build({ encryptionKey: key })).toThrow(ProcessorOptionsError);
+    expect(() => build({ encryptionKey: key })).toThrow(
+      /Processor\.encryptionKey: is set in the region-agnostic stack ProcessorTest; allowed: a customer-managed key only in a stack with an explicit env\.region/,
+    );
   });
 });
 

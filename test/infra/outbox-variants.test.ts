@@ -77,6 +77,20 @@ describe('OutboxStack with a customer-managed key', { timeout: 120_000 }, () => 
     expect(new Set(kms.flatMap(actionsOf))).toEqual(new Set(['kms:Decrypt', 'kms:DescribeKey', 'kms:GenerateDataKey']));
   });
 
+  it("encrypts the processor's lease table with that key, and lets the task use the key with named actions only", () => {
+    const lease = resource(
+      template,
+      'AWS::DynamoDB::GlobalTable',
+      logicalId(template, 'AWS::DynamoDB::GlobalTable', 'OutboxProcessorLeaseTable'),
+    ).Properties;
+    expect(lease.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS' });
+    expect(lease.Replicas).toEqual([expect.objectContaining({ SSESpecification: { KMSMasterKeyId: keyArn } })]);
+    const taskRole = logicalId(template, 'AWS::IAM::Role', 'OutboxProcessorTaskTaskRole');
+    const kms = roleStatements(template, taskRole).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
+    expect(kms.flatMap(resourcesOf).every((r) => JSON.stringify(r) === JSON.stringify(keyArn))).toBe(true);
+    expect(new Set(kms.flatMap(actionsOf))).toEqual(new Set(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']));
+  });
+
   it('lets SNS use the key to deliver to the encrypted queues', () => {
     const policy = JSON.stringify(
       resource(template, 'AWS::KMS::Key', logicalId(template, 'AWS::KMS::Key', 'OutboxKey')).Properties.KeyPolicy,
