@@ -44,6 +44,8 @@ export interface OutboxProps {
   readonly logRetention?: RetentionDays;
   /** Bucket for S3 server access logs of the failed-batch bucket. @default no access logs */
   readonly accessLogsBucket?: IBucket;
+  /** How long the failed-batch bucket keeps a failed batch (whole days) before S3 expires it. @default Duration.days(90) */
+  readonly failedBatchRetention?: Duration;
   /** Topic for alarm notifications. @default a new encrypted topic */
   readonly alarmTopic?: ITopic;
   /** Address subscribed to the alarm topic. @default no subscription */
@@ -117,6 +119,7 @@ export class Outbox extends Construct {
       removalPolicy,
       logRetention: props.logRetention,
       accessLogsBucket: props.accessLogsBucket,
+      failedBatchRetention: props.failedBatchRetention,
     });
     this.alarms = new OutboxAlarms(this, 'Alarms', {
       relayFunction: this.relay.function,

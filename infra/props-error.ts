@@ -54,3 +54,20 @@ export function checkSeconds(path: string, prop: string, value: Duration | undef
     throw new OutboxPropsError(path, prop, `is ${value.toHumanString()}; allowed: whole seconds from ${min} to ${max}`);
   }
 }
+
+/**
+ * Checks a duration prop that AWS takes in whole days (such as an S3 expiration), at least 1;
+ * unresolved tokens are skipped.
+ *
+ * @example
+ * ```ts
+ * checkWholeDays(this.node.path, 'failedBatchRetention', props.failedBatchRetention);
+ * ```
+ */
+export function checkWholeDays(path: string, prop: string, value: Duration | undefined): void {
+  if (value === undefined || value.isUnresolved()) return;
+  const days = value.toDays({ integral: false });
+  if (!Number.isInteger(days) || days < 1) {
+    throw new OutboxPropsError(path, prop, `is ${value.toHumanString()}; allowed: whole days, at least 1`);
+  }
+}

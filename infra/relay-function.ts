@@ -13,10 +13,13 @@ import { type OutboxConfig, serializeConfig } from '../shared/config.js';
 import { RELAY_ENV, relayEventSourceSettings } from '../shared/event-source.js';
 import { OutboxFunction } from './outbox-function.js';
 import type { OutboxTopics } from './outbox-topics.js';
-import { OutboxPropsError } from './props-error.js';
+import { checkWholeDays, OutboxPropsError } from './props-error.js';
 
 /** The relay handler of this repository, used when no `entry` is given. */
 export const DEFAULT_RELAY_ENTRY = fileURLToPath(new URL('../functions/relay/handler.ts', import.meta.url));
+
+/** How long failed batches are kept by default: long enough to find the cause and redrive. */
+export const DEFAULT_FAILED_BATCH_RETENTION_DAYS = 90;
 
 /** Lambda allows 4 KB of environment in total; the config must leave room for ARNs and Powertools. */
 const MAX_CONFIG_ENV_BYTES = 3_000;
@@ -53,6 +56,11 @@ export interface RelayFunctionProps {
   readonly removalPolicy?: RemovalPolicy;
   /** How long the relay's logs are kept. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
+  /**
+   * How long the failed-batch bucket keeps a failed batch (whole days, at least 1) before S3
+   * expires it: redrive within this time. @default Duration.days(90)
+   */
+  readonly failedBatchRetention?: Duration;
   /** Bucket that receives S3 server access logs of the failed-batch bucket. @default no access logs */
   readonly accessLogsBucket?: IBucket;
   /** X-Ray tracing of the relay. @default Tracing.ACTIVE */
@@ -115,6 +123,8 @@ export class RelayFunction extends Construct {
       );
     }
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const failedBatchRetention = props.failedBatchRetention ?? Duration.days(DEFAULT_FAILED_BATCH_RETENTION_DAYS);
+    checkWholeDays(this.node.path, 'failedBatchRetention', failedBatchRetention);
     this.encryptionKey = props.encryptionKey;
 
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
@@ -132,6 +142,7 @@ export class RelayFunction extends Construct {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       enforceSSL: true,
       serverAccessLogsBucket: props.accessLogsBucket,
+      lifecycleRules: [{ id: 'ExpireFailedBatches', expiration: failedBatchRetention }],
       removalPolicy,
     });
 

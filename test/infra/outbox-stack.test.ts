@@ -1,7 +1,10 @@
+import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Runtime, RuntimeFamily } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Outbox } from '../../infra/outbox.js';
 import { OutboxStack } from '../../infra/outbox-stack.js';
+import { DEFAULT_FAILED_BATCH_RETENTION_DAYS } from '../../infra/relay-function.js';
 import { config } from '../../outbox.config.js';
 import { serializeConfig } from '../../shared/config.js';
 import { RELAY_ENV, relayEventSourceSettings } from '../../shared/event-source.js';
@@ -239,6 +242,17 @@ describe('OutboxStack: relay event source mapping', () => {
       PolicyDocument: {
         Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
+    });
+  });
+
+  it('expires failed batches after the default retention, and after the one given', () => {
+    expect(resource(template, 'AWS::S3::Bucket', ids.bucket).Properties.LifecycleConfiguration).toEqual({
+      Rules: [{ Id: 'ExpireFailedBatches', ExpirationInDays: DEFAULT_FAILED_BATCH_RETENTION_DAYS, Status: 'Enabled' }],
+    });
+    const stack = new Stack(appWithoutBundling(), 'Retention');
+    new Outbox(stack, 'Outbox', { config, failedBatchRetention: Duration.days(30) });
+    Template.fromStack(stack).hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: [{ Id: 'ExpireFailedBatches', ExpirationInDays: 30, Status: 'Enabled' }] },
     });
   });
 

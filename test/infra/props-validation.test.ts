@@ -187,6 +187,21 @@ describe('Outbox props', { timeout: 120_000 }, () => {
     expectPropsError(() => outbox({ relayTimeout: Duration.seconds(901) }), 'timeout', '15 minutes 1 second', 'from 1 to 900');
   });
 
+  it('rejects a failed-batch retention that is not whole days, or under a day', () => {
+    expectPropsError(
+      () => outbox({ failedBatchRetention: Duration.hours(36) }),
+      'failedBatchRetention',
+      '1 day 12 hours',
+      'whole days, at least 1',
+    );
+    expectPropsError(
+      () => outbox({ failedBatchRetention: Duration.hours(12) }),
+      'failedBatchRetention',
+      '12 hours',
+      'whole days, at least 1',
+    );
+  });
+
   it('rejects an iterator-age threshold under a minute', () => {
     expectPropsError(
       () => outbox({ iteratorAgeThreshold: Duration.seconds(30) }),
