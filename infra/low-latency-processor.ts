@@ -1,4 +1,5 @@
 import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, Billing, type ITable, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { FlowLogDestination, type IVpc, SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
@@ -22,6 +23,7 @@ import { type OutboxConfig, serializeConfig } from '../shared/config.js';
 import { RELAY_ENV } from '../shared/event-source.js';
 import { ProcessorOptionsError } from '../shared/processor/errors.js';
 import { LEASE_TABLE } from '../shared/processor/lease-table.js';
+import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { PROCESSOR_ENV } from '../shared/processor/processor-env.js';
 import { DEFAULT_FAILOVER_MS } from '../shared/processor/settings.js';
 
@@ -137,8 +139,8 @@ export class LowLatencyProcessor extends Construct {
         [PROCESSOR_ENV.leaseTable]: this.leaseTable.tableName,
         [PROCESSOR_ENV.failoverMs]: String(failoverMs),
         [PROCESSOR_ENV.healthPort]: String(HEALTH_PORT),
-        POWERTOOLS_SERVICE_NAME: 'outbox-processor',
-        POWERTOOLS_METRICS_NAMESPACE: 'Outbox',
+        POWERTOOLS_SERVICE_NAME: PROCESSOR_METRICS.service,
+        POWERTOOLS_METRICS_NAMESPACE: PROCESSOR_METRICS.namespace,
       },
       healthCheck: {
         command: ['CMD', 'node', 'health-check.mjs'],
@@ -194,6 +196,45 @@ export class LowLatencyProcessor extends Construct {
     Validations.of(task).acknowledge({
       id: 'AwsSolutions-ECS2',
       reason: 'The environment holds only non-secret settings (config JSON, ARNs, the queue URL, timings); no credentials or keys.',
+    });
+  }
+
+  /**
+   * The processor's lag: the largest now − `ApproximateCreationDateTime` of the records its tasks
+   * published, in ms (EMF, flushed every 10 s per task). Only busy shards report it.
+   *
+   * @example
+   * ```ts
+   * new Alarm(this, 'Lag', { metric: processor.metricLag(), threshold: 30_000, evaluationPeriods: 3 });
+   * ```
+   */
+  metricLag(props: MetricOptions = {}): Metric {
+    return new Metric({
+      namespace: PROCESSOR_METRICS.namespace,
+      metricName: PROCESSOR_METRICS.lag,
+      dimensionsMap: { service: PROCESSOR_METRICS.service },
+      statistic: 'Maximum',
+      period: Duration.minutes(1),
+      ...props,
+    });
+  }
+
+  /**
+   * Tasks of the service in the RUNNING state (Container Insights, which the cluster turns on).
+   *
+   * @example
+   * ```ts
+   * new Alarm(this, 'Down', { metric: processor.metricRunningTaskCount(), threshold: 1, evaluationPeriods: 3, comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD });
+   * ```
+   */
+  metricRunningTaskCount(props: MetricOptions = {}): Metric {
+    return new Metric({
+      namespace: 'ECS/ContainerInsights',
+      metricName: 'RunningTaskCount',
+      dimensionsMap: { ClusterName: this.service.cluster.clusterName, ServiceName: this.service.serviceName },
+      statistic: 'Minimum',
+      period: Duration.minutes(1),
+      ...props,
     });
   }
 

@@ -17,7 +17,11 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { LowLatencyProcessor } from './low-latency-processor.js';
 import { checkSeconds, OutboxPropsError } from './props-error.js';
+
+/** Processor lag that raises its alarm by default: well above a lease takeover (10 s), far below the Lambda path's scale. */
+export const DEFAULT_PROCESSOR_LAG_SECONDS = 30;
 
 const EMAIL_PATTERN = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
@@ -41,7 +45,8 @@ export interface OutboxAlarmsProps {
 
 /**
  * Alarms and a dashboard for the outbox: the relay falling behind (iterator age), failing
- * (errors) or being throttled, any message in any dead-letter queue, and SNS failing to deliver.
+ * (errors) or being throttled, any message in any dead-letter queue, SNS failing to deliver, and
+ * (through {@link OutboxAlarms.addProcessor}) the low-latency processor lagging or not running.
  * Every alarm notifies `alarmTopic` on ALARM and OK.
  *
  * @example
@@ -159,14 +164,60 @@ export class OutboxAlarms extends Construct {
     );
   }
 
-  private addAlarm(id: string, metric: IMetric, threshold: number, periods: number, description: string): Alarm {
+  /**
+   * Watches the low-latency processor: its lag staying at or above `lagThreshold` for three
+   * minutes, and no task running for three minutes (then the low-latency aggregate types are not
+   * published at all: the relay's filter leaves them to the processor). Both go on the dashboard.
+   *
+   * @example
+   * ```ts
+   * alarms.addProcessor(processor, { lagThreshold: Duration.seconds(10) });
+   * ```
+   */
+  addProcessor(processor: LowLatencyProcessor, options: { lagThreshold?: Duration } = {}): Alarm[] {
+    checkSeconds(this.node.path, 'lagThreshold', options.lagThreshold, 1, 86_400);
+    const lag = processor.metricLag();
+    const running = processor.metricRunningTaskCount();
+    const threshold = options.lagThreshold ?? Duration.seconds(DEFAULT_PROCESSOR_LAG_SECONDS);
+    const alarms = [
+      this.addAlarm(
+        'ProcessorLag',
+        lag,
+        threshold.toMilliseconds(),
+        3,
+        'The low-latency processor is falling behind the table stream: its records are published later than the threshold after their commit.',
+      ),
+      this.addAlarm(
+        'ProcessorNotRunning',
+        running,
+        1,
+        3,
+        'No low-latency processor task is running: events of the low-latency aggregate types are not being published (the Lambda relay leaves them to the processor).',
+        { comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD, treatMissingData: TreatMissingData.BREACHING },
+      ),
+    ];
+    this.dashboard.addWidgets(
+      new GraphWidget({ title: 'Processor lag (ms)', left: [lag], width: 12 }),
+      new GraphWidget({ title: 'Processor running tasks', left: [running], width: 12 }),
+    );
+    return alarms;
+  }
+
+  private addAlarm(
+    id: string,
+    metric: IMetric,
+    threshold: number,
+    periods: number,
+    description: string,
+    options: { comparisonOperator?: ComparisonOperator; treatMissingData?: TreatMissingData } = {},
+  ): Alarm {
     const alarm = new Alarm(this, id, {
       metric,
       threshold,
       evaluationPeriods: periods,
       datapointsToAlarm: periods,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      comparisonOperator: options.comparisonOperator ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: options.treatMissingData ?? TreatMissingData.NOT_BREACHING,
       alarmDescription: description,
     });
     alarm.addAlarmAction(this.action);

@@ -13,6 +13,7 @@ import { OutboxAlarms } from './outbox-alarms.js';
 import { OutboxSubscriber, type OutboxSubscriberProps } from './outbox-subscriber.js';
 import { OutboxTable } from './outbox-table.js';
 import { OutboxTopics } from './outbox-topics.js';
+import { checkSeconds } from './props-error.js';
 import { RelayFunction } from './relay-function.js';
 
 /** Props of {@link Outbox}. */
@@ -52,6 +53,8 @@ export interface OutboxProps {
   readonly alarmEmail?: string;
   /** Relay iterator age that raises an alarm (60 s–24 h). @default Duration.minutes(1) */
   readonly iteratorAgeThreshold?: Duration;
+  /** Processor lag that raises its alarm when held for three minutes (1 s–24 h). @default Duration.seconds(30) */
+  readonly processorLagThreshold?: Duration;
   /**
    * Settings of the low-latency stream processor, created when `config.lowLatencyAggregateTypes`
    * is not empty. @default the processor's own defaults (image built from functions/processor/Dockerfile, 2–4 tasks, 10 s failover)
@@ -99,6 +102,7 @@ export class Outbox extends Construct {
     this.config = props.config;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     this.removalPolicy = removalPolicy;
+    checkSeconds(this.node.path, 'processorLagThreshold', props.processorLagThreshold, 1, 86_400);
     this.table = new OutboxTable(this, 'Table', {
       tableName: props.tableName,
       encryptionKey: props.encryptionKey,
@@ -142,6 +146,7 @@ export class Outbox extends Construct {
         removalPolicy,
         ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
       });
+      this.alarms.addProcessor(this.processor, { lagThreshold: props.processorLagThreshold });
     }
   }
 

@@ -3,12 +3,18 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
-import { processorEnvironment, processorObserver, startHealthServer, startProcessor } from '../../shared/processor/index.js';
+import {
+  PROCESSOR_METRICS,
+  processorEnvironment,
+  processorObserver,
+  startHealthServer,
+  startProcessor,
+} from '../../shared/processor/index.js';
 
 // Read and validated once at start-up: a bad deployment fails here, naming the variable.
 const env = processorEnvironment();
-const logger = new Logger({ serviceName: 'outbox-processor', persistentKeys: { workerId: env.workerId } });
-const metrics = new Metrics({ namespace: 'Outbox', serviceName: 'outbox-processor' });
+const logger = new Logger({ serviceName: PROCESSOR_METRICS.service, persistentKeys: { workerId: env.workerId } });
+const metrics = new Metrics({ namespace: PROCESSOR_METRICS.namespace, serviceName: PROCESSOR_METRICS.service });
 
 const worker = await startProcessor({
   config: env.config,

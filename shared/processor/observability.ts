@@ -3,6 +3,17 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { WorkerObserver } from './worker-observer.js';
 
 /**
+ * Where the processor's EMF metrics land: the namespace, the `service` dimension Powertools adds,
+ * and the metric names. The container, its CDK construct and its alarms all take them from here.
+ */
+export const PROCESSOR_METRICS = {
+  namespace: 'Outbox',
+  service: 'outbox-processor',
+  /** Largest now − `ApproximateCreationDateTime` of a flush interval's batches, in ms. */
+  lag: 'lag',
+} as const;
+
+/**
  * Structured logs and EMF metrics for a worker: `records`, `published` and `lag` per batch;
  * `leasesHeld` and `leasesTotal` per lease scan. Metrics are flushed at most every
  * `flushIntervalMs`, so a busy shard does not write one EMF line per page.
@@ -20,7 +31,7 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
   const flush = (held: number, total: number): void => {
     metrics.addMetric('records', MetricUnit.Count, records);
     metrics.addMetric('published', MetricUnit.Count, published);
-    if (maxLagMs !== undefined) metrics.addMetric('lag', MetricUnit.Milliseconds, maxLagMs);
+    if (maxLagMs !== undefined) metrics.addMetric(PROCESSOR_METRICS.lag, MetricUnit.Milliseconds, maxLagMs);
     metrics.addMetric('leasesHeld', MetricUnit.Count, held);
     metrics.addMetric('leasesTotal', MetricUnit.Count, total);
     metrics.publishStoredMetrics();

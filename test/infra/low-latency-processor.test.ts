@@ -8,11 +8,13 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LowLatencyProcessor, type LowLatencyProcessorProps } from '../../infra/low-latency-processor.js';
+import { Outbox } from '../../infra/outbox.js';
+import { DEFAULT_PROCESSOR_LAG_SECONDS } from '../../infra/outbox-alarms.js';
 import { OutboxStack } from '../../infra/outbox-stack.js';
 import { defineConfig } from '../../shared/config.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
-import { LEASE_TABLE, PROCESSOR_ENV, ProcessorOptionsError } from '../../shared/processor/index.js';
-import { appWithoutBundling } from '../helpers/cdk.js';
+import { LEASE_TABLE, PROCESSOR_ENV, PROCESSOR_METRICS, ProcessorOptionsError } from '../../shared/processor/index.js';
+import { appWithoutBundling, logicalId, resource } from '../helpers/cdk.js';
 
 const config = defineConfig({
   source: 'urn:test:infra',
@@ -172,5 +174,60 @@ describe('Outbox construct and the processor', () => {
       config: defineConfig({ ...config, lowLatencyAggregateTypes: [] }),
     });
     expect(without.outbox.processor).toBeUndefined();
+    const alarmIds = Object.keys(Template.fromStack(without).findResources('AWS::CloudWatch::Alarm'));
+    expect(alarmIds.filter((id) => id.includes('Processor'))).toEqual([]);
+  });
+
+  it("alarms on the processor's lag, read where the container writes it, and on no task running", () => {
+    const stack = new OutboxStack(appWithoutBundling(), 'ProcessorAlarms', { config });
+    const template = Template.fromStack(stack);
+    const alarmTopic = { Ref: logicalId(template, 'AWS::SNS::Topic', 'OutboxAlarmsAlarmTopic') };
+    const alarm = (prefix: string) =>
+      resource(template, 'AWS::CloudWatch::Alarm', logicalId(template, 'AWS::CloudWatch::Alarm', prefix)).Properties;
+    const environment = Object.fromEntries(
+      (
+        Object.values(template.findResources('AWS::ECS::TaskDefinition'))[0]!.Properties.ContainerDefinitions[0].Environment as {
+          Name: string;
+          Value: unknown;
+        }[]
+      ).map((e) => [e.Name, e.Value]),
+    );
+    expect(alarm('OutboxAlarmsProcessorLag')).toMatchObject({
+      Namespace: environment.POWERTOOLS_METRICS_NAMESPACE,
+      MetricName: PROCESSOR_METRICS.lag,
+      Dimensions: [{ Name: 'service', Value: environment.POWERTOOLS_SERVICE_NAME }],
+      Statistic: 'Maximum',
+      Period: 60,
+      Threshold: DEFAULT_PROCESSOR_LAG_SECONDS * 1000,
+      EvaluationPeriods: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [alarmTopic],
+      OKActions: [alarmTopic],
+    });
+    const service = logicalId(template, 'AWS::ECS::Service', 'OutboxProcessorService');
+    expect(alarm('OutboxAlarmsProcessorNotRunning')).toMatchObject({
+      Namespace: 'ECS/ContainerInsights',
+      MetricName: 'RunningTaskCount',
+      Dimensions: expect.arrayContaining([
+        { Name: 'ClusterName', Value: { Ref: logicalId(template, 'AWS::ECS::Cluster', 'OutboxProcessorCluster') } },
+        { Name: 'ServiceName', Value: { 'Fn::GetAtt': [service, 'Name'] } },
+      ]),
+      Threshold: 1,
+      EvaluationPeriods: 3,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+      AlarmActions: [alarmTopic],
+    });
+    const dashboard = JSON.stringify(template.findResources('AWS::CloudWatch::Dashboard'));
+    expect(dashboard).toContain('Processor lag (ms)');
+    expect(dashboard).toContain('Processor running tasks');
+
+    const tunedStack = new Stack(appWithoutBundling(), 'TunedProcessorAlarms');
+    const tuned = new Outbox(tunedStack, 'Outbox', { config, processorLagThreshold: Duration.seconds(5) });
+    Template.fromStack(tunedStack).hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: PROCESSOR_METRICS.lag, Threshold: 5000 });
+    expect(() => tuned.alarms.addProcessor(tuned.processor!, { lagThreshold: Duration.millis(500) })).toThrow(
+      /lagThreshold is 500 millis; allowed: whole seconds from 1 to 86400/,
+    );
   });
 });

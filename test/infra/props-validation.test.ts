@@ -202,6 +202,15 @@ describe('Outbox props', { timeout: 120_000 }, () => {
     );
   });
 
+  it('rejects a processor lag threshold under a second, even with no processor to watch', () => {
+    expectPropsError(
+      () => outbox({ processorLagThreshold: Duration.millis(500) }),
+      'processorLagThreshold',
+      '500 millis',
+      'from 1 to 86400',
+    );
+  });
+
   it('rejects an iterator-age threshold under a minute', () => {
     expectPropsError(
       () => outbox({ iteratorAgeThreshold: Duration.seconds(30) }),
