@@ -201,7 +201,8 @@ export class LowLatencyProcessor extends Construct {
 
   /**
    * The processor's lag: the largest now − `ApproximateCreationDateTime` of the records its tasks
-   * published, in ms (EMF, flushed every 10 s per task). Only busy shards report it.
+   * published, in ms (EMF, flushed every 10 s per task), for this deployment's lease table. Only
+   * busy shards report it.
    *
    * @example
    * ```ts
@@ -212,7 +213,7 @@ export class LowLatencyProcessor extends Construct {
     return new Metric({
       namespace: PROCESSOR_METRICS.namespace,
       metricName: PROCESSOR_METRICS.lag,
-      dimensionsMap: { service: PROCESSOR_METRICS.service },
+      dimensionsMap: { service: PROCESSOR_METRICS.service, [PROCESSOR_METRICS.leaseTableDimension]: this.leaseTable.tableName },
       statistic: 'Maximum',
       period: Duration.minutes(1),
       ...props,

@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createLeaseTable } from '../../shared/local/lease-table.js';
 import type { LocalStackOptions, LocalSubscriber } from '../../shared/local/local-stack.js';
-import { processorObserver, startProcessor } from '../../shared/processor/index.js';
+import { processorMetrics, processorObserver, startProcessor } from '../../shared/processor/index.js';
 import { Relay } from '../../shared/relay/index.js';
 import { httpListener } from '../example-api/http-adapter.js';
 import { ordersApi } from '../example-api/orders-api.js';
@@ -61,7 +61,7 @@ export function localApp(
         sqs,
         topicArns,
         deadLetterQueueUrl,
-        observer: processorObserver(logger('outbox-processor'), metrics('outbox-processor')),
+        observer: processorObserver(logger('outbox-processor'), processorMetrics(LOCAL_LEASE_TABLE)),
       });
     },
     subscribers,

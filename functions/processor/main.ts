@@ -1,11 +1,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
 import {
   PROCESSOR_METRICS,
   processorEnvironment,
+  processorMetrics,
   processorObserver,
   startHealthServer,
   startProcessor,
@@ -14,7 +14,7 @@ import {
 // Read and validated once at start-up: a bad deployment fails here, naming the variable.
 const env = processorEnvironment();
 const logger = new Logger({ serviceName: PROCESSOR_METRICS.service, persistentKeys: { workerId: env.workerId } });
-const metrics = new Metrics({ namespace: PROCESSOR_METRICS.namespace, serviceName: PROCESSOR_METRICS.service });
+const metrics = processorMetrics(env.leaseTableName);
 
 const worker = await startProcessor({
   config: env.config,

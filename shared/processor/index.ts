@@ -8,7 +8,7 @@ export { planLeases } from './lease-balance.js';
 export type { LeaseEvents } from './lease-coordinator.js';
 export { LeaseCoordinator } from './lease-coordinator.js';
 export { createLeaseTableInput, DynamoDbLeaseTable, LEASE_TABLE } from './lease-table.js';
-export { PROCESSOR_METRICS, processorObserver } from './observability.js';
+export { PROCESSOR_METRICS, processorMetrics, processorObserver } from './observability.js';
 export type { ProcessorRelayOptions, StartProcessorOptions } from './processor.js';
 export { createProcessorRelay, startProcessor } from './processor.js';
 export type { ProcessorEnvironment } from './processor-env.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { WorkerObserver } from './worker-observer.js';
 
 /**
@@ -9,9 +9,28 @@ import type { WorkerObserver } from './worker-observer.js';
 export const PROCESSOR_METRICS = {
   namespace: 'Outbox',
   service: 'outbox-processor',
+  /** Dimension naming the deployment: its lease table, so two outboxes in one account never share a metric. */
+  leaseTableDimension: 'leaseTable',
   /** Largest now − `ApproximateCreationDateTime` of a flush interval's batches, in ms. */
   lag: 'lag',
 } as const;
+
+/**
+ * The processor's metrics: namespace and `service` from {@link PROCESSOR_METRICS}, and the lease
+ * table as a dimension of every metric, which is where the construct's alarms look for them.
+ *
+ * @example
+ * ```ts
+ * const metrics = processorMetrics(process.env.OUTBOX_LEASE_TABLE!);
+ * ```
+ */
+export function processorMetrics(leaseTableName: string): Metrics {
+  return new Metrics({
+    namespace: PROCESSOR_METRICS.namespace,
+    serviceName: PROCESSOR_METRICS.service,
+    defaultDimensions: { [PROCESSOR_METRICS.leaseTableDimension]: leaseTableName },
+  });
+}
 
 /**
  * Structured logs and EMF metrics for a worker: `records`, `published` and `lag` per batch;
@@ -20,7 +39,7 @@ export const PROCESSOR_METRICS = {
  *
  * @example
  * ```ts
- * const observer = processorObserver(new Logger({ serviceName: 'outbox-processor' }), new Metrics({ namespace: 'Outbox' }));
+ * const observer = processorObserver(new Logger({ serviceName: 'outbox-processor' }), processorMetrics('outbox-leases'));
  * ```
  */
 export function processorObserver(logger: Logger, metrics: Metrics, flushIntervalMs = 10_000): WorkerObserver {

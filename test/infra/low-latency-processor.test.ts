@@ -195,7 +195,10 @@ describe('Outbox construct and the processor', () => {
     expect(alarm('OutboxAlarmsProcessorLag')).toMatchObject({
       Namespace: environment.POWERTOOLS_METRICS_NAMESPACE,
       MetricName: PROCESSOR_METRICS.lag,
-      Dimensions: [{ Name: 'service', Value: environment.POWERTOOLS_SERVICE_NAME }],
+      Dimensions: expect.arrayContaining([
+        { Name: 'service', Value: environment.POWERTOOLS_SERVICE_NAME },
+        { Name: PROCESSOR_METRICS.leaseTableDimension, Value: environment[PROCESSOR_ENV.leaseTable] },
+      ]),
       Statistic: 'Maximum',
       Period: 60,
       Threshold: DEFAULT_PROCESSOR_LAG_SECONDS * 1000,
@@ -205,6 +208,7 @@ describe('Outbox construct and the processor', () => {
       AlarmActions: [alarmTopic],
       OKActions: [alarmTopic],
     });
+    expect(alarm('OutboxAlarmsProcessorLag').Dimensions).toHaveLength(2);
     const service = logicalId(template, 'AWS::ECS::Service', 'OutboxProcessorService');
     expect(alarm('OutboxAlarmsProcessorNotRunning')).toMatchObject({
       Namespace: 'ECS/ContainerInsights',
