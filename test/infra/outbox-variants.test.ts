@@ -46,15 +46,25 @@ beforeAll(() => {
   keyArn = { 'Fn::GetAtt': [logicalId(template, 'AWS::KMS::Key', 'OutboxKey'), 'Arn'] };
 });
 
+/** Asserts the global table whose logical id starts with `prefix` is encrypted with the stack's key. */
+function expectTableEncryptedWithKey(prefix: string): void {
+  const table = resource(template, 'AWS::DynamoDB::GlobalTable', logicalId(template, 'AWS::DynamoDB::GlobalTable', prefix)).Properties;
+  expect(table.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS' });
+  expect(table.Replicas).toEqual([expect.objectContaining({ SSESpecification: { KMSMasterKeyId: keyArn } })]);
+}
+
+/** The KMS actions the role whose logical id starts with `prefix` is allowed, after checking they are on the stack's key only. */
+function kmsActionsOnKeyOnly(prefix: string): Set<string> {
+  const kms = roleStatements(template, logicalId(template, 'AWS::IAM::Role', prefix)).filter((s) =>
+    actionsOf(s).some((a) => a.startsWith('kms:')),
+  );
+  expect(kms.flatMap(resourcesOf).every((r) => JSON.stringify(r) === JSON.stringify(keyArn))).toBe(true);
+  return new Set(kms.flatMap(actionsOf));
+}
+
 describe('OutboxStack with a customer-managed key', { timeout: 120_000 }, () => {
   it('encrypts the table, every outbox topic, every queue and the bucket with that key', () => {
-    const table = resource(
-      template,
-      'AWS::DynamoDB::GlobalTable',
-      logicalId(template, 'AWS::DynamoDB::GlobalTable', 'OutboxTable'),
-    ).Properties;
-    expect(table.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS' });
-    expect(table.Replicas).toEqual([expect.objectContaining({ SSESpecification: { KMSMasterKeyId: keyArn } })]);
+    expectTableEncryptedWithKey('OutboxTable');
     for (const topic of stack.outbox.topics.topics.values()) {
       expect(resource(template, 'AWS::SNS::Topic', stack.getLogicalId(topic.node.defaultChild as never)).Properties.KmsMasterKeyId).toEqual(
         keyArn,
@@ -71,24 +81,14 @@ describe('OutboxStack with a customer-managed key', { timeout: 120_000 }, () => 
   });
 
   it('grants the relay only named KMS actions, and only on that key', () => {
-    const role = logicalId(template, 'AWS::IAM::Role', 'OutboxRelayRole');
-    const kms = roleStatements(template, role).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
-    expect(kms.flatMap(resourcesOf).every((r) => JSON.stringify(r) === JSON.stringify(keyArn))).toBe(true);
-    expect(new Set(kms.flatMap(actionsOf))).toEqual(new Set(['kms:Decrypt', 'kms:DescribeKey', 'kms:GenerateDataKey']));
+    expect(kmsActionsOnKeyOnly('OutboxRelayRole')).toEqual(new Set(['kms:Decrypt', 'kms:DescribeKey', 'kms:GenerateDataKey']));
   });
 
   it("encrypts the processor's lease table with that key, and lets the task use the key with named actions only", () => {
-    const lease = resource(
-      template,
-      'AWS::DynamoDB::GlobalTable',
-      logicalId(template, 'AWS::DynamoDB::GlobalTable', 'OutboxProcessorLeaseTable'),
-    ).Properties;
-    expect(lease.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS' });
-    expect(lease.Replicas).toEqual([expect.objectContaining({ SSESpecification: { KMSMasterKeyId: keyArn } })]);
-    const taskRole = logicalId(template, 'AWS::IAM::Role', 'OutboxProcessorTaskTaskRole');
-    const kms = roleStatements(template, taskRole).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
-    expect(kms.flatMap(resourcesOf).every((r) => JSON.stringify(r) === JSON.stringify(keyArn))).toBe(true);
-    expect(new Set(kms.flatMap(actionsOf))).toEqual(new Set(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']));
+    expectTableEncryptedWithKey('OutboxProcessorLeaseTable');
+    expect(kmsActionsOnKeyOnly('OutboxProcessorTaskTaskRole')).toEqual(
+      new Set(['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey']),
+    );
   });
 
   it('lets SNS use the key to deliver to the encrypted queues', () => {
