@@ -26,6 +26,7 @@ import { LEASE_TABLE } from '../shared/processor/lease-table.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { PROCESSOR_ENV } from '../shared/processor/processor-env.js';
 import { DEFAULT_FAILOVER_MS } from '../shared/processor/settings.js';
+import { tableKeyProblem } from './props-error.js';
 
 const REPOSITORY_ROOT = new URL('..', import.meta.url).pathname;
 const HEALTH_PORT = 8080;
@@ -257,12 +258,8 @@ export class LowLatencyProcessor extends Construct {
         'got []; allowed: at least one routed aggregate type (otherwise leave the processor out)',
       );
     }
-    if (props.encryptionKey !== undefined && Token.isUnresolved(Stack.of(this).region)) {
-      throw new ProcessorOptionsError(
-        at('encryptionKey'),
-        `is set in the region-agnostic stack ${Stack.of(this).stackName}; allowed: a customer-managed key only in a stack with an explicit env.region (TableV2 names the key per replica region)`,
-      );
-    }
+    const keyProblem = props.encryptionKey && tableKeyProblem(this);
+    if (keyProblem) throw new ProcessorOptionsError(at('encryptionKey'), keyProblem);
     if (props.table.tableStreamArn === undefined) {
       throw new ProcessorOptionsError(at('table'), 'has no stream; allowed: the outbox table, whose stream is NEW_IMAGE');
     }

@@ -1,9 +1,9 @@
-import { RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { TABLE } from '../shared/table.js';
-import { OutboxPropsError } from './props-error.js';
+import { OutboxPropsError, tableKeyProblem } from './props-error.js';
 
 /** Props of {@link OutboxTable}. */
 export interface OutboxTableProps {
@@ -35,13 +35,8 @@ export class OutboxTable extends Construct {
 
   constructor(scope: Construct, id: string, props: OutboxTableProps = {}) {
     super(scope, id);
-    if (props.encryptionKey && Token.isUnresolved(Stack.of(this).region)) {
-      throw new OutboxPropsError(
-        this.node.path,
-        'encryptionKey',
-        `is set in the region-agnostic stack ${Stack.of(this).stackName}; allowed: a customer-managed key only in a stack with an explicit env.region (TableV2 names the key per replica region)`,
-      );
-    }
+    const keyProblem = props.encryptionKey && tableKeyProblem(this);
+    if (keyProblem) throw new OutboxPropsError(this.node.path, 'encryptionKey', keyProblem);
     // `shared/table.ts` fixes both keys as strings (`S`); the template test holds the two together.
     const type = AttributeType.STRING;
     this.table = new TableV2(this, 'Table', {

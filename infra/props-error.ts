@@ -1,4 +1,5 @@
-import { type Duration, Token } from 'aws-cdk-lib';
+import { type Duration, Stack, Token } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
 import { OutboxError } from '../shared/errors.js';
 
 /**
@@ -70,4 +71,20 @@ export function checkWholeDays(path: string, prop: string, value: Duration | und
   if (!Number.isInteger(days) || days < 1) {
     throw new OutboxPropsError(path, prop, `is ${value.toHumanString()}; allowed: whole days, at least 1`);
   }
+}
+
+/**
+ * Why a `TableV2` in `scope` cannot take a customer-managed key, or `undefined` when it can: the
+ * table names its key per replica region, so the stack needs an explicit region.
+ *
+ * @example
+ * ```ts
+ * const problem = props.encryptionKey && tableKeyProblem(this);
+ * if (problem) throw new OutboxPropsError(this.node.path, 'encryptionKey', problem);
+ * ```
+ */
+export function tableKeyProblem(scope: IConstruct): string | undefined {
+  const stack = Stack.of(scope);
+  if (!Token.isUnresolved(stack.region)) return undefined;
+  return `is set in the region-agnostic stack ${stack.stackName}; allowed: a customer-managed key only in a stack with an explicit env.region (TableV2 names the key per replica region)`;
 }
