@@ -19,6 +19,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
 import { checkSeconds, OutboxPropsError } from './props-error.js';
+import { relayMetric } from './relay-function.js';
 
 /** Processor lag that raises its alarm by default: well above a lease takeover (10 s), far below the Lambda path's scale. */
 export const DEFAULT_PROCESSOR_LAG_SECONDS = 30;
@@ -132,6 +133,14 @@ export class OutboxAlarms extends Construct {
         [
           new GraphWidget({ title: 'Relay iterator age (ms)', left: [iteratorAge], width: 12 }),
           new GraphWidget({ title: 'Relay invocations, errors, throttles', left: [fn.metricInvocations(), errors, throttles], width: 12 }),
+        ],
+        [
+          new GraphWidget({
+            title: 'Relay events per minute',
+            left: (['published', 'retried', 'deadLettered', 'failedRecords'] as const).map((name) => relayMetric(fn.functionName, name)),
+            width: 12,
+          }),
+          new GraphWidget({ title: 'Relay lag, commit to published (ms)', left: [relayMetric(fn.functionName, 'lag')], width: 12 }),
         ],
         [this.dlqWidget, new GraphWidget({ title: 'SNS delivery failures', left: failures, width: 12 })],
       ],

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Metric, type MetricOptions, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { CfnGlobalTable, CfnTable, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -11,6 +12,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type OutboxConfig, serializeConfig } from '../shared/config.js';
 import { RELAY_ENV, relayEventSourceSettings } from '../shared/event-source.js';
+import { RELAY_METRICS, type RelayMetricName } from '../shared/relay/metrics.js';
 import { OutboxFunction } from './outbox-function.js';
 import type { OutboxTopics } from './outbox-topics.js';
 import { checkWholeDays, OutboxPropsError } from './props-error.js';
@@ -34,6 +36,26 @@ function streamViewType(table: ITable): string | null | undefined {
   const spec = Stack.of(table).resolve(resource.streamSpecification) as { streamViewType?: unknown } | undefined;
   if (spec === undefined) return null;
   return typeof spec.streamViewType === 'string' ? spec.streamViewType : undefined;
+}
+
+/**
+ * One of the EMF metrics the relay handler writes, for the relay function of that name: the
+ * `Maximum` per minute for `lag` (ms), the `Sum` per minute for the counts.
+ *
+ * @example
+ * ```ts
+ * new Alarm(this, 'DeadLettered', { metric: relayMetric(relay.functionName, 'deadLettered'), threshold: 1, evaluationPeriods: 1 });
+ * ```
+ */
+export function relayMetric(functionName: string, metricName: RelayMetricName, props: MetricOptions = {}): Metric {
+  return new Metric({
+    namespace: RELAY_METRICS.namespace,
+    metricName,
+    dimensionsMap: { service: RELAY_METRICS.service, [RELAY_METRICS.functionDimension]: functionName },
+    statistic: metricName === RELAY_METRICS.lag ? Stats.MAXIMUM : Stats.SUM,
+    period: Duration.minutes(1),
+    ...props,
+  });
 }
 
 /** Props of {@link RelayFunction}. */
@@ -154,7 +176,7 @@ export class RelayFunction extends Construct {
     this.outboxFunction = new OutboxFunction(this, 'Relay', {
       entry: props.entry ?? DEFAULT_RELAY_ENTRY,
       description: 'Publishes outbox events from the table stream to SNS',
-      serviceName: 'outbox-relay',
+      serviceName: RELAY_METRICS.service,
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(60),
       logRetention: props.logRetention,
@@ -183,6 +205,19 @@ export class RelayFunction extends Construct {
     this.function.addEventSource(this.eventSource);
 
     this.acknowledgeFindings(props.accessLogsBucket === undefined);
+  }
+
+  /**
+   * One of the EMF metrics this relay writes (`published`, `retried`, `deadLettered`,
+   * `failedRecords`, `lag`), under this function's name: see {@link relayMetric}.
+   *
+   * @example
+   * ```ts
+   * new Alarm(this, 'RelayLag', { metric: relay.metric('lag'), threshold: 60_000, evaluationPeriods: 3 });
+   * ```
+   */
+  metric(metricName: RelayMetricName, props: MetricOptions = {}): Metric {
+    return relayMetric(this.function.functionName, metricName, props);
   }
 
   /**

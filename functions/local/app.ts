@@ -2,8 +2,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { createLeaseTable } from '../../shared/local/lease-table.js';
 import type { LocalStackOptions, LocalSubscriber } from '../../shared/local/local-stack.js';
+import { LOCAL_RELAY_FUNCTION_NAME } from '../../shared/local/resources.js';
 import { processorMetrics, processorObserver, startProcessor } from '../../shared/processor/index.js';
-import { Relay } from '../../shared/relay/index.js';
+import { RELAY_METRICS, Relay, relayMetrics } from '../../shared/relay/index.js';
 import { httpListener } from '../example-api/http-adapter.js';
 import { ordersApi } from '../example-api/orders-api.js';
 import { orderProjection } from '../example-consumer/projection.js';
@@ -45,8 +46,8 @@ export function localApp(
     relay: ({ config, sns, sqs, topicArns, deadLetterQueueUrl }) =>
       createRelayHandler({
         relay: new Relay({ config, sns, sqs, topicArns, deadLetterQueueUrl, ignoreAggregateTypes: config.lowLatencyAggregateTypes }),
-        logger: logger('outbox-relay'),
-        metrics: metrics('outbox-relay'),
+        logger: logger(RELAY_METRICS.service),
+        metrics: relayMetrics(LOCAL_RELAY_FUNCTION_NAME),
       }),
     processor: async ({ config, clients, streamArn, sns, sqs, topicArns, deadLetterQueueUrl }) => {
       await createLeaseTable(clients.dynamodb, LOCAL_LEASE_TABLE);

@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { lowestFailedSequenceNumber, type Relay } from '../../shared/relay/index.js';
+import { lowestFailedSequenceNumber, RELAY_METRICS, type Relay } from '../../shared/relay/index.js';
 
 export interface RelayHandlerDependencies {
   readonly relay: Relay;
@@ -36,11 +36,11 @@ export function createRelayHandler({ relay, logger, metrics, now = Date.now }: R
       if (outcome.status === 'failed') logger.warn('record failed; it will be retried', { ...outcome });
       else if (outcome.deadLettered > 0) logger.error('events sent to the relay DLQ', { ...outcome });
     });
-    metrics.addMetric('published', MetricUnit.Count, result.published);
-    metrics.addMetric('retried', MetricUnit.Count, result.retried);
-    metrics.addMetric('deadLettered', MetricUnit.Count, result.deadLettered);
-    metrics.addMetric('failedRecords', MetricUnit.Count, result.failed);
-    if (records.length > result.ignored) metrics.addMetric('lag', MetricUnit.Milliseconds, Math.max(0, lagMs));
+    metrics.addMetric(RELAY_METRICS.published, MetricUnit.Count, result.published);
+    metrics.addMetric(RELAY_METRICS.retried, MetricUnit.Count, result.retried);
+    metrics.addMetric(RELAY_METRICS.deadLettered, MetricUnit.Count, result.deadLettered);
+    metrics.addMetric(RELAY_METRICS.failedRecords, MetricUnit.Count, result.failed);
+    if (records.length > result.ignored) metrics.addMetric(RELAY_METRICS.lag, MetricUnit.Milliseconds, Math.max(0, lagMs));
     metrics.publishStoredMetrics();
     const failed = lowestFailedSequenceNumber(result);
     logger.info('batch relayed', {

@@ -1,11 +1,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { snsClient, sqsClient } from '../../shared/aws/clients.js';
-import { Relay, relayEnvironment } from '../../shared/relay/index.js';
+import { requireEnv } from '../../shared/config.js';
+import { LAMBDA_FUNCTION_NAME_ENV, RELAY_METRICS, Relay, relayEnvironment, relayMetrics } from '../../shared/relay/index.js';
 import { createRelayHandler } from './create-handler.js';
 
 // Read and validated once per cold start: a bad deployment fails loudly on the first invocation.
 const { config, topicArns, deadLetterQueueUrl } = relayEnvironment();
+const functionName = requireEnv(LAMBDA_FUNCTION_NAME_ENV);
 
 const relay = new Relay({
   config,
@@ -19,6 +20,6 @@ const relay = new Relay({
 /** The Lambda relay: DynamoDB stream batch in, `batchItemFailures` out. */
 export const handler = createRelayHandler({
   relay,
-  logger: new Logger({ serviceName: 'outbox-relay' }),
-  metrics: new Metrics({ namespace: 'Outbox', serviceName: 'outbox-relay' }),
+  logger: new Logger({ serviceName: RELAY_METRICS.service }),
+  metrics: relayMetrics(functionName),
 });

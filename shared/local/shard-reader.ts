@@ -2,6 +2,7 @@ import { GetRecordsCommand, type GetRecordsCommandOutput, GetShardIteratorComman
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { passesFilters } from './filter-pattern.js';
 import { batchFailureRecord, type OnFailureCondition } from './on-failure.js';
+import { LOCAL_RELAY_FUNCTION_NAME } from './resources.js';
 import { toLambdaRecord } from './stream-event.js';
 import type { StreamRunnerOptions, StreamRunnerStats } from './stream-runner.js';
 
@@ -360,7 +361,7 @@ export class ShardReader {
       records,
       shardId: this.shardId,
       streamArn: this.options.streamArn,
-      functionArn: this.options.functionArn ?? 'arn:aws:lambda:us-east-1:000000000000:function:outbox-relay-local',
+      functionArn: this.options.functionArn ?? `arn:aws:lambda:us-east-1:000000000000:function:${LOCAL_RELAY_FUNCTION_NAME}`,
       condition,
       invokeCount,
       functionError,

@@ -4,6 +4,8 @@ export type { DecodedRecord, DecodeOptions } from './decode.js';
 export { decodeStreamRecord } from './decode.js';
 export type { FailureKind } from './failure-kind.js';
 export { entryFailureKind, requestErrorKind } from './failure-kind.js';
+export type { RelayMetricName } from './metrics.js';
+export { LAMBDA_FUNCTION_NAME_ENV, RELAY_METRICS, relayMetrics } from './metrics.js';
 export type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.js';
 export { lowestFailedSequenceNumber } from './outcome.js';
 export { MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, messageGroupId, publishEntry } from './publish-entry.js';

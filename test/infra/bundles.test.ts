@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_CONSUMER_TABLE_ENV, OutboxStack } from '../../infra/outbox-stack.js';
 import { config } from '../../outbox.config.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
+import { LAMBDA_FUNCTION_NAME_ENV } from '../../shared/relay/index.js';
 import { logicalId, resource } from '../helpers/cdk.js';
 
 // One synthesis with real esbuild bundling of the repository's handlers.
@@ -35,15 +36,29 @@ function invokeBundle(functionPrefix: string, env: Record<string, string>, event
   return JSON.parse(output.trim().split('\n').at(-1)!);
 }
 
+/** What the relay bundle writes to stderr when it fails to load with `env`. */
+function relayLoadFailure(env: Record<string, string>): string {
+  try {
+    invokeBundle('OutboxRelayFunction', env, { Records: [] });
+  } catch (error) {
+    return String((error as { stderr?: unknown }).stderr);
+  }
+  throw new Error('the relay bundle loaded and ran');
+}
+
+/** The relay's environment as the stack and Lambda set it. */
+const relayEnv = {
+  [RELAY_ENV.config]: JSON.stringify(config),
+  [RELAY_ENV.topicArns]: JSON.stringify(
+    Object.fromEntries(config.topics.map((t) => [t.name, `arn:aws:sns:eu-west-1:123456789012:${t.name}`])),
+  ),
+  [RELAY_ENV.deadLetterQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/relay-dlq',
+  [LAMBDA_FUNCTION_NAME_ENV]: 'outbox-relay',
+};
+
 describe('Lambda bundles', { timeout: 120_000 }, () => {
   it('bundles the relay into one ESM file that loads and relays an empty batch', () => {
-    const topicArns = Object.fromEntries(config.topics.map((t) => [t.name, `arn:aws:sns:eu-west-1:123456789012:${t.name}`]));
-    const env = {
-      [RELAY_ENV.config]: JSON.stringify(config),
-      [RELAY_ENV.topicArns]: JSON.stringify(topicArns),
-      [RELAY_ENV.deadLetterQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/relay-dlq',
-    };
-    expect(invokeBundle('OutboxRelayFunction', env, { Records: [] })).toEqual({ batchItemFailures: [] });
+    expect(invokeBundle('OutboxRelayFunction', relayEnv, { Records: [] })).toEqual({ batchItemFailures: [] });
   });
 
   it('bundles the example consumer into one ESM file that loads and consumes an empty batch', () => {
@@ -53,12 +68,11 @@ describe('Lambda bundles', { timeout: 120_000 }, () => {
   });
 
   it('fails to load the relay bundle without its configuration, naming the variable', () => {
-    let stderr = '';
-    try {
-      invokeBundle('OutboxRelayFunction', {}, { Records: [] });
-    } catch (error) {
-      stderr = String((error as { stderr?: unknown }).stderr);
-    }
-    expect(stderr).toContain(`Environment variable ${RELAY_ENV.config}: is not set`);
+    expect(relayLoadFailure({})).toContain(`Environment variable ${RELAY_ENV.config}: is not set`);
+  });
+
+  it('fails to load the relay bundle outside Lambda, naming the function-name variable its metrics need', () => {
+    const { [LAMBDA_FUNCTION_NAME_ENV]: _, ...outsideLambda } = relayEnv;
+    expect(relayLoadFailure(outsideLambda)).toContain(`Environment variable ${LAMBDA_FUNCTION_NAME_ENV}: is not set`);
   });
 });

@@ -2,6 +2,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_CONSUMER_TABLE_ENV, OutboxStack } from '../../infra/outbox-stack.js';
 import { config } from '../../outbox.config.js';
+import { RELAY_METRICS } from '../../shared/relay/index.js';
 import { actionsOf, appWithoutBundling, logicalId, resource, resourcesOf, roleStatements } from '../helpers/cdk.js';
 
 let stack: OutboxStack;
@@ -161,6 +162,35 @@ describe('OutboxStack: alarms and dashboard', () => {
       Protocol: 'email',
       Endpoint: 'oncall@example.com',
       TopicArn: { Ref: ids.alarmTopic },
+    });
+  });
+
+  it("charts the relay handler's own metrics under the relay function's name, which Lambda gives the handler", () => {
+    // The dashboard body is a Fn::Join of JSON text and tokens; the tokens become "<Ref:…>" strings.
+    const body = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody as {
+      'Fn::Join': [string, (string | { Ref: string })[]];
+    };
+    const text = body['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : `<Ref:${part.Ref}>`)).join('');
+    const widgets = (JSON.parse(text) as { widgets: { properties: { title?: string; metrics?: unknown[][] } }[] }).widgets;
+    const chart = (title: string) => widgets.find((w) => w.properties.title === title)?.properties.metrics;
+    const relayMetric = (name: string, stat: string) => [
+      RELAY_METRICS.namespace,
+      name,
+      RELAY_METRICS.functionDimension,
+      `<Ref:${ids.relayFn}>`,
+      'service',
+      RELAY_METRICS.service,
+      { period: 60, stat },
+    ];
+    expect(chart('Relay events per minute')).toEqual(
+      [RELAY_METRICS.published, RELAY_METRICS.retried, RELAY_METRICS.deadLettered, RELAY_METRICS.failedRecords].map((name) =>
+        relayMetric(name, 'Sum'),
+      ),
+    );
+    expect(chart('Relay lag, commit to published (ms)')).toEqual([relayMetric(RELAY_METRICS.lag, 'Maximum')]);
+    expect(stack.resolve(stack.outbox.relay.metric(RELAY_METRICS.lag).dimensions)).toEqual({
+      service: RELAY_METRICS.service,
+      [RELAY_METRICS.functionDimension]: { Ref: ids.relayFn },
     });
   });
 

@@ -6,6 +6,7 @@ import { config } from '../../outbox.config.js';
 import { serializeConfig } from '../../shared/config.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
+import { LAMBDA_FUNCTION_NAME_ENV } from '../../shared/relay/index.js';
 import { RELAY_DLQ, type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
 
 const fixture = (name: string): DynamoDBStreamEvent =>
@@ -24,6 +25,7 @@ beforeAll(async () => {
     [RELAY_ENV.config]: serializeConfig(config),
     [RELAY_ENV.topicArns]: JSON.stringify(stack.topicArns),
     [RELAY_ENV.deadLetterQueueUrl]: stack.deadLetterQueueUrl,
+    [LAMBDA_FUNCTION_NAME_ENV]: 'outbox-relay',
     AWS_ENDPOINT_URL: stack.server.address,
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,

@@ -1,0 +1,46 @@
+import { Metrics } from '@aws-lambda-powertools/metrics';
+
+/**
+ * Where the relay's EMF metrics land: the namespace, the `service` dimension Powertools adds, the
+ * dimension naming the deployment and the metric names. The handler, the `RelayFunction`
+ * construct's metric helpers and its dashboard all take them from here.
+ */
+export const RELAY_METRICS = {
+  namespace: 'Outbox',
+  service: 'outbox-relay',
+  /** Dimension naming the deployment: the relay function's name, so two outboxes in one account never share a metric. */
+  functionDimension: 'functionName',
+  /** Events published to SNS, per batch. */
+  published: 'published',
+  /** `PublishBatch` entries retried in process after a transient failure, per batch. */
+  retried: 'retried',
+  /** Events sent to the relay DLQ, per batch. */
+  deadLettered: 'deadLettered',
+  /** Records reported failed to the event source mapping (retried from there), per batch. */
+  failedRecords: 'failedRecords',
+  /** Now − the oldest relayed record's `ApproximateCreationDateTime`, in ms, per batch. */
+  lag: 'lag',
+} as const;
+
+/** Set by Lambda in every function's environment: the relay's metrics carry it as a dimension. */
+export const LAMBDA_FUNCTION_NAME_ENV = 'AWS_LAMBDA_FUNCTION_NAME';
+
+/** The name of one of the relay's metrics. */
+export type RelayMetricName = (typeof RELAY_METRICS)['published' | 'retried' | 'deadLettered' | 'failedRecords' | 'lag'];
+
+/**
+ * The relay's metrics: namespace and `service` from {@link RELAY_METRICS}, and the function's name
+ * as a dimension of every metric, which is where the construct's metric helpers look for them.
+ *
+ * @example
+ * ```ts
+ * const metrics = relayMetrics(requireEnv(LAMBDA_FUNCTION_NAME_ENV));
+ * ```
+ */
+export function relayMetrics(functionName: string): Metrics {
+  return new Metrics({
+    namespace: RELAY_METRICS.namespace,
+    serviceName: RELAY_METRICS.service,
+    defaultDimensions: { [RELAY_METRICS.functionDimension]: functionName },
+  });
+}
