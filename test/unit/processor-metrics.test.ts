@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
 import { PROCESSOR_METRICS, processorMetrics, processorObserver } from '../../shared/processor/index.js';
+import { captureEmf } from '../helpers/metrics.js';
 
 describe('processor metrics', () => {
   it('land in the namespace and under the dimensions the construct alarms on, lease table included', () => {
@@ -20,13 +21,7 @@ describe('processor metrics', () => {
 
   it("report the largest lag of a flush interval's batches under that name", () => {
     const metrics = processorMetrics('orders-leases');
-    const published: ReturnType<typeof metrics.serializeMetrics>[] = [];
-    // What would be written to stdout as EMF, kept instead.
-    metrics.publishStoredMetrics = () => {
-      published.push(metrics.serializeMetrics());
-      metrics.clearMetrics();
-      return metrics;
-    };
+    const published = captureEmf(metrics);
     const observer = processorObserver(new Logger({ logLevel: 'SILENT' }), metrics, 0);
     observer.batch?.({ shardId: 's1', records: 3, published: 3, ignored: 0, lagMs: 40 });
     observer.batch?.({ shardId: 's2', records: 2, published: 2, ignored: 0, lagMs: 900 });

@@ -4,6 +4,7 @@ import { createRelayHandler } from '../../functions/relay/create-handler.js';
 import { defineConfig } from '../../shared/config.js';
 import { RELAY_METRICS, Relay, relayMetrics } from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
+import { captureEmf } from '../helpers/metrics.js';
 import { slotRecord } from '../helpers/stream-records.js';
 
 const config = defineConfig({
@@ -29,13 +30,7 @@ describe('relay metrics', () => {
       backoff: { baseDelayMs: 1, maxDelayMs: 2 },
     });
     const metrics = relayMetrics('orders-relay');
-    const written: ReturnType<typeof metrics.serializeMetrics>[] = [];
-    // What would be written to stdout as EMF, kept instead.
-    metrics.publishStoredMetrics = () => {
-      written.push(metrics.serializeMetrics());
-      metrics.clearMetrics();
-      return metrics;
-    };
+    const written = captureEmf(metrics);
     const records = [slotRecord({ id: 'o-1', events: 2 }), slotRecord({ id: 'o-2' }), slotRecord({ id: 'o-3' })];
     const createdMs = records[0]!.dynamodb!.ApproximateCreationDateTime! * 1000;
     const handler = createRelayHandler({ relay, logger: new Logger({ logLevel: 'SILENT' }), metrics, now: () => createdMs + 2_500 });
