@@ -17,6 +17,7 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { RELAY_METRICS } from '../shared/relay/metrics.js';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
 import { checkSeconds, OutboxPropsError } from './props-error.js';
 import { relayMetric } from './relay-function.js';
@@ -137,10 +138,16 @@ export class OutboxAlarms extends Construct {
         [
           new GraphWidget({
             title: 'Relay events per minute',
-            left: (['published', 'retried', 'deadLettered', 'failedRecords'] as const).map((name) => relayMetric(fn.functionName, name)),
+            left: [RELAY_METRICS.published, RELAY_METRICS.retried, RELAY_METRICS.deadLettered, RELAY_METRICS.failedRecords].map((name) =>
+              relayMetric(fn.functionName, name),
+            ),
             width: 12,
           }),
-          new GraphWidget({ title: 'Relay lag, commit to published (ms)', left: [relayMetric(fn.functionName, 'lag')], width: 12 }),
+          new GraphWidget({
+            title: 'Relay lag, commit to published (ms)',
+            left: [relayMetric(fn.functionName, RELAY_METRICS.lag)],
+            width: 12,
+          }),
         ],
         [this.dlqWidget, new GraphWidget({ title: 'SNS delivery failures', left: failures, width: 12 })],
       ],

@@ -44,7 +44,7 @@ function streamViewType(table: ITable): string | null | undefined {
  *
  * @example
  * ```ts
- * new Alarm(this, 'DeadLettered', { metric: relayMetric(relay.functionName, 'deadLettered'), threshold: 1, evaluationPeriods: 1 });
+ * new Alarm(this, 'DeadLettered', { metric: relayMetric(relay.function.functionName, 'deadLettered'), threshold: 1, evaluationPeriods: 1 });
  * ```
  */
 export function relayMetric(functionName: string, metricName: RelayMetricName, props: MetricOptions = {}): Metric {

@@ -12,9 +12,9 @@ export const RELAY_METRICS = {
   functionDimension: 'functionName',
   /** Events published to SNS, per batch. */
   published: 'published',
-  /** `PublishBatch` entries retried in process after a transient failure, per batch. */
+  /** Publish attempts of an event repeated in process after a transient failure, per batch. */
   retried: 'retried',
-  /** Events sent to the relay DLQ, per batch. */
+  /** Events (or, for a malformed slot, records) written to the relay DLQ, per batch. */
   deadLettered: 'deadLettered',
   /** Records reported failed to the event source mapping (retried from there), per batch. */
   failedRecords: 'failedRecords',
