@@ -35,6 +35,8 @@ const AGGREGATES = 2_000;
 const ROUNDS = 4;
 const RATE = 200;
 const LATENCY_SECONDS = 20;
+/** Untimed seconds at the same rate before the latency is measured, as the throughput paths first drain a warm-up table. */
+const LATENCY_WARMUP_SECONDS = 5;
 /** Relay tuning under test; the config defaults unless overridden. */
 const TUNING = {
   batchSize: Number(process.env.BENCH_BATCH_SIZE ?? DEFAULT_RELAY_TUNING.batchSize),
@@ -190,7 +192,11 @@ async function latency(): Promise<{ p50: number; p99: number; count: number; wri
 }
 
 async function measureLatency(ddbEndpoint: string): Promise<{ p50: number; p99: number; count: number; writeRate: number }> {
-  const server = await startFauxqs({ port: 0, logger: false, messageSpies: { bufferSize: RATE * LATENCY_SECONDS * 2 } });
+  const server = await startFauxqs({
+    port: 0,
+    logger: false,
+    messageSpies: { bufferSize: RATE * (LATENCY_WARMUP_SECONDS + LATENCY_SECONDS) * 2 },
+  });
   const clients = localClients({ dynamodb: ddbEndpoint, aws: server.address });
   const tableName = 'bench-relay-latency';
   const { streamArn } = await createOutboxTable(clients.dynamodb, tableName);
@@ -204,23 +210,26 @@ async function measureLatency(ddbEndpoint: string): Promise<{ p50: number; p99: 
     handler: relayHandler(clients, cfg, topicArn, queueUrl),
   });
   runner.start();
+  /** Commit times of the measured events; the warm-up's events are not in it, so they count nowhere. */
   const committedAt = new Map<string, number>();
+  const warmup = RATE * LATENCY_WARMUP_SECONDS;
   const total = RATE * LATENCY_SECONDS;
   const start = Date.now();
+  const measuredFrom = start + (warmup * 1000) / RATE;
   const writes: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
+  for (let i = 0; i < warmup + total; i++) {
     const due = start + (i * 1000) / RATE;
     if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
     writes.push(
       commit(clients.document, tableName, `l-${i % AGGREGATES}`, i).then((id) => {
-        committedAt.set(id, Date.now());
+        if (i >= warmup) committedAt.set(id, Date.now());
       }),
     );
   }
   await Promise.all(writes);
-  // The rate the commits were kept at: every commit done, over the time they were due in.
-  const writeRate = total / ((Math.max(...committedAt.values()) - start) / 1000);
-  await until(async () => (await queued(clients, latencyQueue)) >= total, 120_000);
+  // The rate the measured commits were kept at: every one done, over the time they were due in.
+  const writeRate = total / ((Math.max(...committedAt.values()) - measuredFrom) / 1000);
+  await until(async () => (await queued(clients, latencyQueue)) >= warmup + total, 120_000);
   await runner.stop();
   const latencies = server.spy
     .getAllMessages()
@@ -285,101 +294,115 @@ const configFor = (fifo: boolean): OutboxConfig =>
     relay: TUNING,
   });
 
-const ddb = await startDynamoDbLocal();
-const server = await startFauxqs({ port: 0, logger: false });
-const clients = localClients({ dynamodb: ddb.endpoint, aws: server.address });
-try {
-  // The backlog is split into rounds, and the three paths take turns within each round, so a
-  // change of machine load during the run weighs on all of them alike.
-  const perRound = Math.ceil(EVENTS / ROUNDS);
-  const streams: string[] = [];
-  const { queueUrl: dlqUrl } = server.createQueue('relay-dlq');
-  console.log(`writing a backlog of ${perRound * ROUNDS} events over ${AGGREGATES} aggregates in ${ROUNDS} tables, and a warm-up table…`);
-  // Table 0 is the warm-up's: every path runs once on it before anything is timed.
-  for (let round = 0; round <= ROUNDS; round++) {
-    const tableName = `bench-relay-${round}`;
-    streams.push((await createOutboxTable(clients.dynamodb, tableName)).streamArn);
-    await inParallel(32, perRound, async (i) => {
-      await commit(clients.document, tableName, `o-${i % AGGREGATES}`, i);
-    });
-  }
-  const [warmStream, ...timedStreams] = streams;
-
-  const results: Result[] = [];
-  for (const fifo of [true, false]) {
-    const kind = fifo ? 'FIFO' : 'standard';
-    const cfg = configFor(fifo);
-    const [relayPipe, ceilingPipe, naivePipe, warmRelay, warmCeiling, warmNaive] = [
-      'relay',
-      'ceiling',
-      'naive',
-      'warm-relay',
-      'warm-ceiling',
-      'warm-naive',
-    ].map((name) => pipe(server, `${name}-${kind}`, fifo));
-    console.log(`${kind}: warming up every path…`);
-    const warmMessages = await backlogMessages(clients, warmStream!, cfg);
-    await drain(clients, warmStream!, relayHandler(clients, cfg, warmRelay!.topicArn, dlqUrl), warmRelay!.queueUrl, warmMessages.length);
-    await ceiling(clients, warmMessages, cfg, warmCeiling!.topicArn, warmCeiling!.queueUrl, warmMessages.length);
-    await drain(clients, warmStream!, handRolled(clients, cfg, warmNaive!.topicArn), warmNaive!.queueUrl, warmMessages.length);
-    /** Seconds each path took, round by round. */
-    const rounds: { relay: number; top: number; naive: number }[] = [];
-    for (const [round, streamArn] of timedStreams.entries()) {
-      const messages = await backlogMessages(clients, streamArn, cfg);
-      const target = (round + 1) * messages.length;
-      const seconds = { relay: 0, top: 0, naive: 0 };
-      const phases = [
-        async () => {
-          seconds.top = await ceiling(clients, messages, cfg, ceilingPipe!.topicArn, ceilingPipe!.queueUrl, target);
-        },
-        async () => {
-          seconds.relay = await drain(
-            clients,
-            streamArn,
-            relayHandler(clients, cfg, relayPipe!.topicArn, dlqUrl),
-            relayPipe!.queueUrl,
-            target,
-          );
-        },
-        async () => {
-          seconds.naive = await drain(clients, streamArn, handRolled(clients, cfg, naivePipe!.topicArn), naivePipe!.queueUrl, target);
-        },
-      ];
-      console.log(`${kind}: round ${round + 1} of ${ROUNDS}…`);
-      for (let i = 0; i < phases.length; i++) await phases[(i + round) % phases.length]!();
-      rounds.push(seconds);
+/**
+ * The three paths side by side, round by round, for each kind of topic. Its DynamoDB Local and
+ * emulator are stopped before the latency run, which gets its own.
+ */
+async function throughput(): Promise<Result[]> {
+  const ddb = await startDynamoDbLocal();
+  const server = await startFauxqs({ port: 0, logger: false });
+  const clients = localClients({ dynamodb: ddb.endpoint, aws: server.address });
+  try {
+    // The backlog is split into rounds, and the three paths take turns within each round, so a
+    // change of machine load during the run weighs on all of them alike.
+    const perRound = Math.ceil(EVENTS / ROUNDS);
+    const streams: string[] = [];
+    const { queueUrl: dlqUrl } = server.createQueue('relay-dlq');
+    console.log(`writing a backlog of ${perRound * ROUNDS} events over ${AGGREGATES} aggregates in ${ROUNDS} tables, and a warm-up table…`);
+    // Table 0 is the warm-up's: every path runs once on it before anything is timed.
+    for (let round = 0; round <= ROUNDS; round++) {
+      const tableName = `bench-relay-${round}`;
+      streams.push((await createOutboxTable(clients.dynamodb, tableName)).streamArn);
+      await inParallel(32, perRound, async (i) => {
+        await commit(clients.document, tableName, `o-${i % AGGREGATES}`, i);
+      });
     }
-    const total = perRound * ROUNDS;
-    const sum = (path: 'relay' | 'top' | 'naive') => rounds.reduce((seconds, r) => seconds + r[path], 0);
-    results.push({
-      kind,
-      relay: total / sum('relay'),
-      top: total / sum('top'),
-      naive: total / sum('naive'),
-      // Ratios of events/s within each round: a path's time over the relay's.
-      byRound: { naive: rounds.map((r) => r.naive / r.relay), top: rounds.map((r) => r.top / r.relay) },
-    });
-  }
-  console.log(`latency: ${RATE} events/s for ${LATENCY_SECONDS} s…`);
-  const lat = await latency();
+    const [warmStream, ...timedStreams] = streams;
 
-  const table = [
-    '| topic → queue | relay (events/s) | ceiling (events/s) | hand-rolled (events/s) | relay / hand-rolled (target ≥ 5×) | by round | relay / ceiling (target ≥ 60%) | by round | ceiling / hand-rolled |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
-    ...results.map(
-      (r) =>
-        `| ${r.kind} | ${r.relay.toFixed(0)} | ${r.top.toFixed(0)} | ${r.naive.toFixed(0)} | **${(r.relay / r.naive).toFixed(2)}×** | ` +
-        `${spread(r.byRound.naive, (x) => `${x.toFixed(1)}×`)} | **${((r.relay / r.top) * 100).toFixed(0)}%** | ` +
-        `${spread(r.byRound.top, (x) => `${(x * 100).toFixed(0)}%`)} | ${(r.top / r.naive).toFixed(1)}× |`,
-    ),
-    '',
-    `Commit → receivable in SQS at a steady ${RATE} events/s for ${LATENCY_SECONDS} s (${lat.count} events, FIFO, runner polling 4×/s; ` +
-      `the commits kept ${lat.writeRate.toFixed(0)} events/s): p50 **${lat.p50.toFixed(0)} ms**, p99 **${lat.p99.toFixed(0)} ms**.`,
-  ].join('\n');
-  console.log(table);
-  recordSection(
-    'Relay: stream → SNS',
-    `Command: \`npm run bench:relay\` — ${new Date().toISOString().slice(0, 10)}, ${machine()}, load average ${loadavg()[0]?.toFixed(1)} at the end, DynamoDB Local in memory, fauxqs in process.
+    const results: Result[] = [];
+    for (const fifo of [true, false]) {
+      const kind = fifo ? 'FIFO' : 'standard';
+      const cfg = configFor(fifo);
+      const [relayPipe, ceilingPipe, naivePipe, warmRelay, warmCeiling, warmNaive] = [
+        'relay',
+        'ceiling',
+        'naive',
+        'warm-relay',
+        'warm-ceiling',
+        'warm-naive',
+      ].map((name) => pipe(server, `${name}-${kind}`, fifo));
+      console.log(`${kind}: warming up every path…`);
+      const warmMessages = await backlogMessages(clients, warmStream!, cfg);
+      await drain(clients, warmStream!, relayHandler(clients, cfg, warmRelay!.topicArn, dlqUrl), warmRelay!.queueUrl, warmMessages.length);
+      await ceiling(clients, warmMessages, cfg, warmCeiling!.topicArn, warmCeiling!.queueUrl, warmMessages.length);
+      await drain(clients, warmStream!, handRolled(clients, cfg, warmNaive!.topicArn), warmNaive!.queueUrl, warmMessages.length);
+      /** Seconds each path took, round by round. */
+      const rounds: { relay: number; top: number; naive: number }[] = [];
+      for (const [round, streamArn] of timedStreams.entries()) {
+        const messages = await backlogMessages(clients, streamArn, cfg);
+        const target = (round + 1) * messages.length;
+        const seconds = { relay: 0, top: 0, naive: 0 };
+        const phases = [
+          async () => {
+            seconds.top = await ceiling(clients, messages, cfg, ceilingPipe!.topicArn, ceilingPipe!.queueUrl, target);
+          },
+          async () => {
+            seconds.relay = await drain(
+              clients,
+              streamArn,
+              relayHandler(clients, cfg, relayPipe!.topicArn, dlqUrl),
+              relayPipe!.queueUrl,
+              target,
+            );
+          },
+          async () => {
+            seconds.naive = await drain(clients, streamArn, handRolled(clients, cfg, naivePipe!.topicArn), naivePipe!.queueUrl, target);
+          },
+        ];
+        console.log(`${kind}: round ${round + 1} of ${ROUNDS}…`);
+        for (let i = 0; i < phases.length; i++) await phases[(i + round) % phases.length]!();
+        rounds.push(seconds);
+      }
+      const total = perRound * ROUNDS;
+      const sum = (path: 'relay' | 'top' | 'naive') => rounds.reduce((seconds, r) => seconds + r[path], 0);
+      results.push({
+        kind,
+        relay: total / sum('relay'),
+        top: total / sum('top'),
+        naive: total / sum('naive'),
+        // Ratios of events/s within each round: a path's time over the relay's.
+        byRound: { naive: rounds.map((r) => r.naive / r.relay), top: rounds.map((r) => r.top / r.relay) },
+      });
+    }
+    return results;
+  } finally {
+    clients.destroy();
+    await server.stop();
+    await ddb.stop();
+  }
+}
+
+const results = await throughput();
+console.log(`latency: ${RATE} events/s for ${LATENCY_SECONDS} s after ${LATENCY_WARMUP_SECONDS} s of warm-up…`);
+const lat = await latency();
+
+const table = [
+  '| topic → queue | relay (events/s) | ceiling (events/s) | hand-rolled (events/s) | relay / hand-rolled (target ≥ 5×) | by round | relay / ceiling (target ≥ 60%) | by round | ceiling / hand-rolled |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ...results.map(
+    (r) =>
+      `| ${r.kind} | ${r.relay.toFixed(0)} | ${r.top.toFixed(0)} | ${r.naive.toFixed(0)} | **${(r.relay / r.naive).toFixed(2)}×** | ` +
+      `${spread(r.byRound.naive, (x) => `${x.toFixed(1)}×`)} | **${((r.relay / r.top) * 100).toFixed(0)}%** | ` +
+      `${spread(r.byRound.top, (x) => `${(x * 100).toFixed(0)}%`)} | ${(r.top / r.naive).toFixed(1)}× |`,
+  ),
+  '',
+  `Commit → receivable in SQS at a steady ${RATE} events/s for ${LATENCY_SECONDS} s (${lat.count} events, FIFO, runner polling 4×/s; ` +
+    `the commits kept ${lat.writeRate.toFixed(0)} events/s): p50 **${lat.p50.toFixed(0)} ms**, p99 **${lat.p99.toFixed(0)} ms**.`,
+].join('\n');
+console.log(table);
+recordSection(
+  'Relay: stream → SNS',
+  `Command: \`npm run bench:relay\` — ${new Date().toISOString().slice(0, 10)}, ${machine()}, load average ${loadavg()[0]?.toFixed(1)} at the end, DynamoDB Local in memory, fauxqs in process.
 
 A backlog of ${EVENTS} events (one event per commit, ${AGGREGATES} aggregates, in ${ROUNDS} tables of equal size) is drained from DynamoDB Local's stream by the
 local event-source-mapping runner and the real relay handler (batch size ${TUNING.batchSize}, publish
@@ -391,8 +414,10 @@ untimed, so no path is timed while its code is still being compiled; then the th
 timed table (the order rotating), so a change of machine load weighs on all of them alike; the "by round" columns
 give the lowest and highest of the ratios measured within one round, the spread that load adds. The backlog is written with
 single-item slot updates in the slot format (not the write helper) so that DynamoDB Local's slow transactions
-do not pace the latency run, which gets a fresh DynamoDB Local: the one holding the backlogs writes several
-times slower, too slow to keep the rate (the line says the rate the commits kept).
+do not pace the latency run. That run gets a DynamoDB Local and an emulator of its own, started once the throughput
+run's are stopped, so nothing of the throughput run is left to share the machine with it; the DynamoDB Local holding the
+backlogs would also write several times slower, too slow to keep the rate (the line says the rate the commits kept). Like
+the throughput paths, it warms up untimed: it commits at the same rate for ${LATENCY_WARMUP_SECONDS} s before the events it counts.
 
 ${table}
 
@@ -405,9 +430,4 @@ also reads the stream on that event loop (\`GetRecords\` through \`streamsClient
 Lambda shape and its filter), which the ceiling skips. On AWS, a hand-rolled relay waits one network round trip
 per \`Publish\`, which batching and concurrency hide, so the ratio to it is a floor for AWS, not a
 forecast; rerun on a quiet machine before reading much into them.`,
-  );
-} finally {
-  clients.destroy();
-  await server.stop();
-  await ddb.stop();
-}
+);
