@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
+import type { FauxqsServer } from 'fauxqs';
+import { afterAll, inject } from 'vitest';
 import { type LocalClients, localClients } from '../../shared/local/clients.js';
 import { createOutboxTable } from '../../shared/local/table.js';
+import { startEmulator } from './fauxqs.js';
 
 /** Clients for the run's DynamoDB Local (and an emulator endpoint when given). */
 export function testClients(aws?: string): LocalClients {
@@ -13,4 +15,18 @@ export async function freshTable(clients: LocalClients, prefix = 'outbox'): Prom
   const tableName = `${prefix}-${randomUUID().slice(0, 8)}`;
   const { streamArn } = await createOutboxTable(clients.dynamodb, tableName);
   return { tableName, streamArn };
+}
+
+/**
+ * An emulator for the test file, with clients for it and the run's DynamoDB Local: started as the
+ * file loads (`const { server, clients } = await emulatorForFile();`), stopped after its last test.
+ */
+export async function emulatorForFile(): Promise<{ server: FauxqsServer; clients: LocalClients }> {
+  const server = await startEmulator();
+  const clients = testClients(server.address);
+  afterAll(async () => {
+    clients.destroy();
+    await server.stop();
+  });
+  return { server, clients };
 }

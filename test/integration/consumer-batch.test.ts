@@ -1,28 +1,19 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { FauxqsServer } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsumer } from '../../shared/consumer/consumer.js';
 import type { ConsumerOptions, TransactionContext } from '../../shared/consumer/types.js';
-import type { LocalClients } from '../../shared/local/clients.js';
 import { anEnvelope, anSqsEvent, anSqsRecord } from '../helpers/envelopes.js';
-import { startEmulator } from '../helpers/fauxqs.js';
 import { freshTable, testClients } from '../helpers/local.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
 
-let server: FauxqsServer;
-let clients: LocalClients;
+const clients = testClients();
 let tableName: string;
 
 beforeAll(async () => {
-  server = await startEmulator();
-  clients = testClients(server.address);
   ({ tableName } = await freshTable(clients, 'consumer-batch'));
 });
 
-afterAll(async () => {
-  clients.destroy();
-  await server.stop();
-});
+afterAll(() => clients.destroy());
 
 function consumerWith(name: string, handlers: ConsumerOptions['handlers'], extra: Partial<ConsumerOptions> = {}) {
   const telemetry = recordingTelemetry();

@@ -1,8 +1,7 @@
 import { PublishBatchCommand, PublishCommand } from '@aws-sdk/client-sns';
 import { ReceiveMessageCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { FauxqsServer } from 'fauxqs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createConsumer } from '../../shared/consumer/consumer.js';
 import { ClaimHeldError } from '../../shared/consumer/errors.js';
@@ -12,25 +11,16 @@ import { eventHandler } from '../../shared/consumer/options.js';
 import { pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { ConsumerOptions, MessageOutcome, TransactionContext } from '../../shared/consumer/types.js';
 import { messageAttributes, parseEnvelope } from '../../shared/envelope.js';
-import type { LocalClients } from '../../shared/local/clients.js';
 import { anEnvelope } from '../helpers/envelopes.js';
-import { queueDepth, queueWithDlq, startEmulator } from '../helpers/fauxqs.js';
-import { freshTable, testClients } from '../helpers/local.js';
+import { queueDepth, queueWithDlq } from '../helpers/fauxqs.js';
+import { emulatorForFile, freshTable } from '../helpers/local.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
 
-let server: FauxqsServer;
-let clients: LocalClients;
+const { server, clients } = await emulatorForFile();
 let tableName: string;
 
 beforeAll(async () => {
-  server = await startEmulator();
-  clients = testClients(server.address);
   ({ tableName } = await freshTable(clients, 'consumer'));
-});
-
-afterAll(async () => {
-  clients.destroy();
-  await server.stop();
 });
 
 const projectionKey = (orderId: string) => ({ pk: `PROJ#order#${orderId}`, sk: 'VIEW' });

@@ -1,29 +1,19 @@
 import { PublishCommand } from '@aws-sdk/client-sns';
 import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
-import type { FauxqsServer } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalClients } from '../../shared/local/clients.js';
 import { createLocalResources, type LocalResources } from '../../shared/local/resources.js';
 import { type SqsBatchReport, SqsPoller } from '../../shared/local/sqs-poller.js';
 import { testConfig } from '../helpers/factories.js';
-import { queueBodies, queueDepth, startEmulator } from '../helpers/fauxqs.js';
-import { testClients } from '../helpers/local.js';
+import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
+import { emulatorForFile } from '../helpers/local.js';
 import { waitFor } from '../helpers/wait.js';
 
-let server: FauxqsServer;
-let clients: LocalClients;
+const { server, clients } = await emulatorForFile();
 const pollers: SqsPoller[] = [];
-
-beforeAll(async () => {
-  server = await startEmulator();
-  clients = testClients(server.address);
-});
 
 afterAll(async () => {
   await Promise.all(pollers.map((p) => p.stop()));
-  clients.destroy();
-  await server.stop();
 });
 
 /** A standard queue whose failed messages come back after one second, with a DLQ after `maxReceiveCount` receives. */

@@ -2,29 +2,16 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import type { FauxqsServer } from 'fauxqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalClients } from '../../shared/local/clients.js';
+import { describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
 import { anEnvelope } from '../helpers/envelopes.js';
-import { queueDepth, startEmulator } from '../helpers/fauxqs.js';
-import { testClients } from '../helpers/local.js';
+import { queueDepth } from '../helpers/fauxqs.js';
+import { emulatorForFile } from '../helpers/local.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-let server: FauxqsServer;
-let clients: LocalClients;
-
-beforeAll(async () => {
-  server = await startEmulator();
-  clients = testClients(server.address);
-});
-
-afterAll(async () => {
-  clients.destroy();
-  await server.stop();
-});
+const { server, clients } = await emulatorForFile();
 
 /** Runs the CLI as a person would; asynchronously, so the in-process emulator keeps answering. */
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

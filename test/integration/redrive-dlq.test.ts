@@ -1,29 +1,16 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import type { FauxqsServer } from 'fauxqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseEnvelope } from '../../shared/envelope.js';
-import type { LocalClients } from '../../shared/local/clients.js';
 import { RedriveOptionsError } from '../../shared/redrive/errors.js';
 import { redriveQueueDlq } from '../../shared/redrive/queue-dlq.js';
 import { redriveRelayDlq } from '../../shared/redrive/relay-dlq.js';
 import type { RedriveProgress, RedriveSummary } from '../../shared/redrive/types.js';
 import { aMalformedSlotDeadLetter, aRelayDeadLetter } from '../helpers/dead-letters.js';
 import { anEnvelope } from '../helpers/envelopes.js';
-import { queueBodies, queueDepth, startEmulator } from '../helpers/fauxqs.js';
-import { testClients } from '../helpers/local.js';
+import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
+import { emulatorForFile } from '../helpers/local.js';
 
-let server: FauxqsServer;
-let clients: LocalClients;
-
-beforeAll(async () => {
-  server = await startEmulator();
-  clients = testClients(server.address);
-});
-
-afterAll(async () => {
-  clients.destroy();
-  await server.stop();
-});
+const { server, clients } = await emulatorForFile();
 
 async function sendAll(
   queueUrl: string,

@@ -1,20 +1,17 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { FauxqsServer } from 'fauxqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { parseEnvelope } from '../../shared/envelope.js';
-import type { LocalClients } from '../../shared/local/clients.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
 import type { StreamOnFailureRecord } from '../../shared/redrive/on-failure-record.js';
 import type { SlotEvent } from '../../shared/slot.js';
-import { queueBodies, queueDepth, startEmulator } from '../helpers/fauxqs.js';
-import { freshTable, testClients } from '../helpers/local.js';
+import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
+import { emulatorForFile, freshTable } from '../helpers/local.js';
 import { streamRecords, writeSlot } from '../helpers/slot-stream.js';
 
-let server: FauxqsServer;
-let clients: LocalClients;
+const { server, clients } = await emulatorForFile();
 let tableName: string;
 let streamArn: string;
 let topicArns: Record<string, string>;
@@ -29,8 +26,6 @@ const config = defineConfig({
 });
 
 beforeAll(async () => {
-  server = await startEmulator();
-  clients = testClients(server.address);
   ({ tableName, streamArn } = await freshTable(clients, 'on-failure'));
   const orders = server.createTopic('orders.fifo', { attributes: { FifoTopic: 'true' } });
   const payments = server.createTopic('payments');
@@ -70,11 +65,6 @@ beforeAll(async () => {
       .filter((r) => String(r.dynamodb?.Keys?.pk?.S).startsWith('OUTBOX#'))
       .map((r) => ({ eventName: r.eventName, dynamodb: r.dynamodb })),
   } as StreamOnFailureRecord['payload'];
-});
-
-afterAll(async () => {
-  clients.destroy();
-  await server.stop();
 });
 
 const allEventIds = () => [...written.order, ...written.payment, ...written.orderLater].map((e) => e.id);
