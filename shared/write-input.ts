@@ -105,7 +105,7 @@ export function resolveOperation(
     if (typeof pk === 'string' && pk.startsWith(SLOT_PREFIX)) {
       throw new WriteValidationError(
         'INVALID_OPERATION',
-        `operations[${index}].${kind} targets ${JSON.stringify(pk)}; keys starting with "${SLOT_PREFIX}" are outbox slots, written only through events`,
+        `operations[${index}].${kind} targets ${JSON.stringify(pk)}; allowed: keys that do not start with "${SLOT_PREFIX}" (outbox slots are written only through events)`,
       );
     }
     itemId = `${table}\u0000${JSON.stringify([pk, sk])}`;

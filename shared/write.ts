@@ -232,8 +232,13 @@ export class Outbox {
     }
     const operationsInput = input.operations ?? [];
     const eventsInput = input.events ?? [];
-    if (!Array.isArray(operationsInput) || !Array.isArray(eventsInput)) {
-      throw new WriteValidationError('EMPTY_WRITE', 'operations and events must be arrays');
+    for (const [name, value] of [
+      ['operations', operationsInput],
+      ['events', eventsInput],
+    ] as const) {
+      if (!Array.isArray(value)) {
+        throw new WriteValidationError('EMPTY_WRITE', `write() got ${name} of type ${typeof value}; allowed: an array, or leave it out`);
+      }
     }
     if (operationsInput.length === 0 && eventsInput.length === 0) {
       throw new WriteValidationError('EMPTY_WRITE', 'write() got no operations and no events; allowed: at least one of either');

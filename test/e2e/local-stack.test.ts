@@ -167,13 +167,21 @@ describe('npm start stack, end to end', () => {
 
   it('fails with PORT_IN_USE naming the port when the API port is taken, before starting anything else', async () => {
     const port = Number(new URL(stack.apiUrl).port);
-    const started = Date.now();
-
-    await expect(startLocalStack({ config, ...localApp(), apiPort: port })).rejects.toMatchObject({
-      code: 'PORT_IN_USE',
-      message: expect.stringContaining(`port ${port} for the example API is already in use`),
-    });
-    expect(Date.now() - started).toBeLessThan(2000);
+    // DynamoDB Local's and the emulator's ports are taken too: had either started first, the error would name its port.
+    const holder: Server = createServer();
+    const taken = await new Promise<number>((resolve) =>
+      holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)),
+    );
+    try {
+      await expect(
+        startLocalStack({ config, ...localApp(), apiPort: port, dynamoDbPort: taken, emulatorPort: taken }),
+      ).rejects.toMatchObject({
+        code: 'PORT_IN_USE',
+        message: expect.stringContaining(`port ${port} for the example API is already in use`),
+      });
+    } finally {
+      await new Promise<void>((resolve) => holder.close(() => resolve()));
+    }
   });
 
   it.each([
@@ -186,7 +194,10 @@ describe('npm start stack, end to end', () => {
     );
     try {
       const error = await startLocalStack({ config, ...localApp(), apiPort: 0, [option]: port }).then(
-        () => new Error('the stack started on a taken port'),
+        async (started) => {
+          await started.stop();
+          return new Error('the stack started on a taken port');
+        },
         (e: Error) => e,
       );
       expect(error).toMatchObject({ code });

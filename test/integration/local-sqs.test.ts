@@ -41,7 +41,7 @@ function poll(
 
 describe('local SQS event source', () => {
   it('invokes the handler with the SQSEvent shape and deletes only the messages not reported as failed', async () => {
-    const { queueUrl, queueArn, dlqUrl } = queueWithDlq('poller-partial', 2);
+    const { queueUrl, queueArn } = queueWithDlq('poller-partial', 2);
     const events: SQSEvent[] = [];
     const { reports } = poll({ url: queueUrl, arn: queueArn }, async (event) => {
       events.push(event);
@@ -74,7 +74,6 @@ describe('local SQS event source', () => {
       messageAttributes: { type: { dataType: 'String', stringValue: 't-a', stringListValues: [], binaryListValues: [] } },
     });
     expect(record?.md5OfBody).toMatch(/^[0-9a-f]{32}$/);
-    expect(dlqUrl).toContain('poller-partial-dlq');
   });
 
   it('fails the whole batch when the handler throws or reports an identifier not in the batch, as Lambda does', async () => {

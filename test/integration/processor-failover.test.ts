@@ -17,10 +17,11 @@ const PAYMENTS = subscriberQueue('payments.fifo');
 /** Short for the test; production uses the 10 s default. */
 const FAILOVER_MS = 3000;
 /**
- * Scheduling margin on top of each bound: the take's own write, this test's 25 ms polling of
- * the lease table, and slack for three Node processes and DynamoDB Local sharing two cores.
+ * How long the test waits for a takeover. Generous on purpose: how soon a worker takes a dead
+ * owner's lease is bounded on a fake clock (test/unit/processor-leases.test.ts) and measured by
+ * `npm run bench:latency`; here three Node processes and DynamoDB Local share the machine.
  */
-const MARGIN_MS = 500;
+const TAKEOVER_TIMEOUT_MS = 4 * FAILOVER_MS;
 
 let stack: RelayTestStack;
 let leases: DynamoDbLeaseTable;
@@ -40,14 +41,14 @@ afterAll(async () => {
 /** The shard's owner, as the lease table says. */
 const owner = async (): Promise<string | undefined> => (await leases.list())[0]?.leaseOwner;
 
-/** Waits until the lease has an owner other than `previous`; returns it and how long it took. */
-async function takeover(previous: string, since: number, boundMs: number): Promise<{ next: string; elapsedMs: number }> {
-  await expect.poll(async () => [undefined, previous].includes(await owner()), { timeout: boundMs, interval: 25 }).toBe(false);
-  return { next: (await owner())!, elapsedMs: Date.now() - since };
+/** Waits until the lease has an owner other than `previous`, and returns it. */
+async function takeover(previous: string): Promise<string> {
+  await expect.poll(async () => [undefined, previous].includes(await owner()), { timeout: TAKEOVER_TIMEOUT_MS, interval: 25 }).toBe(false);
+  return (await owner())!;
 }
 
 describe('three processor processes on one stream', () => {
-  it('loses nothing when the owner is killed (taken over within the failover time) or stopped (within 1 s)', async () => {
+  it('loses nothing when the owner is killed (its lease taken once expired) or stopped (its lease released on exit)', async () => {
     for (const workerId of ['w1', 'w2', 'w3']) {
       workers.push(
         spawnProcessor(stack, config, {
@@ -78,20 +79,18 @@ describe('three processor processes on one stream', () => {
     await expect.poll(received, { timeout: 10_000 }).toBeGreaterThan(20);
 
     const first = (await owner())!;
-    const killedAt = Date.now();
     workers.find((w) => w.workerId === first)!.child.kill('SIGKILL');
-    const afterKill = await takeover(first, killedAt, FAILOVER_MS + MARGIN_MS);
-    expect(afterKill.elapsedMs).toBeLessThanOrEqual(FAILOVER_MS + MARGIN_MS);
+    // A killed owner never releases its lease: another worker takes it once it has expired.
+    const next = await takeover(first);
     const flowing = received();
     await expect.poll(received, { timeout: 10_000 }).toBeGreaterThan(flowing + 20);
 
-    const second = workers.find((w) => w.workerId === afterKill.next)!;
-    const stoppedAt = Date.now();
+    const second = workers.find((w) => w.workerId === next)!;
     second.child.kill('SIGTERM');
-    const afterStop = await takeover(afterKill.next, stoppedAt, 1000 + MARGIN_MS);
-    expect(afterStop.elapsedMs).toBeLessThanOrEqual(1000 + MARGIN_MS);
-    expect(afterStop.next).not.toBe(first);
     await expect(second.exited).resolves.toBe(0);
+    // A graceful stop releases the lease before the process exits, so nobody waits for it to expire.
+    expect(await owner()).not.toBe(next);
+    expect(await takeover(next)).not.toBe(first);
 
     writing = false;
     await writer;

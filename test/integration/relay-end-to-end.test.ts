@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 describe('relay end to end (DynamoDB Local → runner → handler → fauxqs)', () => {
-  it('delivers 1,000 events over 50 aggregates written concurrently exactly once, in per-aggregate order', async () => {
+  it('delivers 1,000 events over 50 aggregates written concurrently, each exactly once after dedup by event id, in per-aggregate order', async () => {
     // Round-robin over aggregates so concurrent commits hit many slots, and sometimes the same one, at once.
     const commits = Array.from({ length: 10 }, (_, c) => c).flatMap((c) =>
       Array.from(

@@ -52,6 +52,5 @@ describe('shard reader lanes (parallelization factor)', () => {
       const mine = delivered.filter((r) => idOf(r) === id).map((r) => Number(r.dynamodb?.NewImage?.seq?.N));
       expect(mine).toEqual(Array.from({ length: seq.get(id)! }, (_, i) => i + 1));
     }
-    expect(seq.get(cold)).toBe(105);
   });
 });
