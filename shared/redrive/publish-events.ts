@@ -1,5 +1,6 @@
 import { PublishBatchCommand, type PublishBatchRequestEntry, type SNSClient } from '@aws-sdk/client-sns';
 import { MAX_MESSAGE_BYTES, messageAttributes, messageSize } from '../envelope.js';
+import { messageGroupId } from '../relay/publish-entry.js';
 
 /** One event to publish again exactly as the relay did: same body, attributes and ids. */
 export interface RepublishEvent {
@@ -28,7 +29,7 @@ function entryOf(event: RepublishEvent, entryId: string, fifo: boolean): Publish
     Message: event.body,
     MessageAttributes: messageAttributes(event.type, event.aggregateType),
     // Same group and dedup id as the relay, so a FIFO topic drops a republish of an event it already has.
-    ...(fifo ? { MessageGroupId: `${event.aggregateType}#${event.aggregateId}`, MessageDeduplicationId: event.eventId } : {}),
+    ...(fifo ? { MessageGroupId: messageGroupId(event), MessageDeduplicationId: event.eventId } : {}),
   };
 }
 

@@ -2,7 +2,7 @@ import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { ConfigError, EnvironmentError } from '../../shared/errors.js';
-import { lowestFailedSequenceNumber, Relay, type RelayResult, relayEnvironment } from '../../shared/relay/index.js';
+import { lowestFailedSequenceNumber, messageGroupId, Relay, type RelayResult, relayEnvironment } from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { slotRecord } from '../helpers/stream-records.js';
 
@@ -48,6 +48,34 @@ describe('relay core', () => {
     });
     expect(sns.accepted.sort()).toEqual(eventIdsOf(records).sort());
   });
+
+  it('gives an aggregate whose id SNS would refuse as a FIFO group a valid group of its own, the same for each of its events', async () => {
+    const sns = new FakeSns();
+    const ids = ['plain-1', 'Zürich 1', 'x'.repeat(200), 'y'.repeat(200)];
+    const records = ids.flatMap((id) => [1, 2].map((seq) => slotRecord({ id, seq })));
+    const result = await relayWith(sns).relay(records);
+    expect(result.published).toBe(8);
+    const groupOf = new Map<string, Set<string>>();
+    for (const entry of sns.requests.flatMap((r) => r.entries)) {
+      expect(entry.MessageGroupId).toMatch(/^[\x21-\x7e]{1,128}$/);
+      const id = JSON.parse(entry.Message!).subject as string;
+      groupOf.set(id, (groupOf.get(id) ?? new Set()).add(entry.MessageGroupId!));
+    }
+    expect([...groupOf.get('plain-1')!]).toEqual(['order#plain-1']);
+    expect(ids.map((id) => groupOf.get(id)!.size)).toEqual([1, 1, 1, 1]);
+    expect(new Set(ids.map((id) => [...groupOf.get(id)!][0])).size).toBe(ids.length);
+  });
+
+  fcTest.prop([fc.constantFrom('order', 'payment', 'a.b_c-d'), fc.string({ unit: 'binary', minLength: 1, maxLength: 300 })])(
+    'makes every aggregate a FIFO group id SNS accepts, readable whenever SNS accepts the readable one',
+    (aggregateType, aggregateId) => {
+      const readable = `${aggregateType}#${aggregateId}`;
+      const group = messageGroupId({ aggregateType, aggregateId });
+      expect(group).toMatch(/^[\x21-\x7e]{1,128}$/);
+      expect(group === readable).toBe(/^[\x21-\x7e]{1,128}$/.test(readable));
+      expect(messageGroupId({ aggregateType, aggregateId })).toBe(group);
+    },
+  );
 
   it('keeps each PublishBatch request within 256 KB and leaves FIFO fields off standard topics', async () => {
     const sns = new FakeSns();
