@@ -3,18 +3,30 @@ import type { BatchResultErrorEntry } from '@aws-sdk/client-sns';
 /** Whether a failed publish may succeed if tried again. */
 export type FailureKind = 'transient' | 'permanent';
 
+/**
+ * What a failed `PublishBatch` entry calls for:
+ * - `transient`: retry it in process (throttling, a server error);
+ * - `rejected`: SNS refuses this message for good (invalid parameter, too large): dead-letter it;
+ * - `deployment`: the message is fine, the deployment is not (the topic's KMS key disabled or
+ *   not usable, a missing permission, the topic gone). Every event would fail alike, so none is
+ *   dead-lettered: the record is reported failed, and the event source mapping retries it.
+ */
+export type EntryFailureKind = 'transient' | 'rejected' | 'deployment';
+
 const THROTTLING = /throttl|toomanyrequests|requestlimitexceeded|slowdown|kmsthrottling/i;
 const SERVER_SIDE = /internal|serviceunavailable|unavailable|timeout/i;
+const DEPLOYMENT = /^kms|authoriz|accessdenied|notfound|invalidsecurity|forbidden|expiredtoken|invalidclienttokenid|optinrequired/i;
 
 /**
- * Classifies one failed entry of a `PublishBatch` result. SNS marks the sender's faults
- * (invalid parameter, too large) with `SenderFault`; those never succeed on a retry, except
- * throttling, which some services report as a sender fault.
+ * Classifies one failed entry of a `PublishBatch` result. SNS marks the sender's faults with
+ * `SenderFault`; those never succeed on a retry, except throttling, which some services report
+ * as a sender fault. Of the rest, KMS, permission and not-found codes are the deployment's.
  */
-export function entryFailureKind(entry: Pick<BatchResultErrorEntry, 'Code' | 'SenderFault'>): FailureKind {
+export function entryFailureKind(entry: Pick<BatchResultErrorEntry, 'Code' | 'SenderFault'>): EntryFailureKind {
   const code = entry.Code ?? '';
   if (THROTTLING.test(code) || SERVER_SIDE.test(code)) return 'transient';
-  return entry.SenderFault === true ? 'permanent' : 'transient';
+  if (DEPLOYMENT.test(code)) return 'deployment';
+  return entry.SenderFault === true ? 'rejected' : 'transient';
 }
 
 /**

@@ -2,7 +2,7 @@ export type { DeadLetterClient, DeadLetterFields, DeadLetterResult } from './dea
 export { DeadLetterSender } from './dead-letter-sender.js';
 export type { DecodedRecord, DecodeOptions } from './decode.js';
 export { decodeStreamRecord } from './decode.js';
-export type { FailureKind } from './failure-kind.js';
+export type { EntryFailureKind, FailureKind } from './failure-kind.js';
 export { entryFailureKind, requestErrorKind } from './failure-kind.js';
 export type { RelayMetricName } from './metrics.js';
 export { LAMBDA_FUNCTION_NAME_ENV, RELAY_METRICS, relayMetrics } from './metrics.js';

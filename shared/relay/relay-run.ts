@@ -144,11 +144,18 @@ export class RelayRun {
     batch.forEach(({ lane, item }, i) => {
       const id = `e${i}`;
       const failure = failed.get(id);
+      const kind = failure === undefined ? 'transient' : entryFailureKind(failure);
       if (succeeded.has(id) && failure === undefined) {
         this.advance(lane, item, 'published');
-      } else if (failure !== undefined && entryFailureKind(failure) === 'permanent') {
+      } else if (failure !== undefined && kind === 'rejected') {
         deadLetterings.push(
           this.deadLetterItem(lane, item, 'PUBLISH_REJECTED', `SNS rejected the message: ${failure.Code}: ${failure.Message ?? ''}`),
+        );
+      } else if (failure !== undefined && kind === 'deployment') {
+        this.failLane(
+          lane,
+          'PUBLISH_FAILED',
+          `publishing event ${item.message.id} failed for a reason of the deployment, not of the message (not retried, not dead-lettered): ${failure.Code}: ${failure.Message ?? ''}`,
         );
       } else {
         const detail = failure === undefined ? 'SNS returned no result for the entry' : `${failure.Code}: ${failure.Message ?? ''}`;

@@ -3,7 +3,7 @@ import type { SendMessageCommand, SendMessageCommandOutput } from '@aws-sdk/clie
 import type { DeadLetterClient, PublishBatchClient } from '../../shared/relay/index.js';
 
 /** What happens to one entry or request, decided by the test. */
-export type EntryFate = 'ok' | 'transient' | 'permanent';
+export type EntryFate = 'ok' | 'transient' | 'permanent' | 'kms';
 
 /** An in-memory SNS for unit tests: records every request and accepts entries as the test decides. */
 export class FakeSns implements PublishBatchClient {
@@ -39,8 +39,8 @@ export class FakeSns implements PublishBatchClient {
       } else {
         output.Failed!.push({
           Id: entry.Id,
-          Code: fate === 'permanent' ? 'InvalidParameter' : 'InternalError',
-          SenderFault: fate === 'permanent',
+          Code: { permanent: 'InvalidParameter', kms: 'KMSDisabled', transient: 'InternalError' }[fate],
+          SenderFault: fate !== 'transient',
           Message: fate,
         });
       }

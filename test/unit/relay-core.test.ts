@@ -2,7 +2,14 @@ import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { ConfigError, EnvironmentError } from '../../shared/errors.js';
-import { lowestFailedSequenceNumber, messageGroupId, Relay, type RelayResult, relayEnvironment } from '../../shared/relay/index.js';
+import {
+  entryFailureKind,
+  lowestFailedSequenceNumber,
+  messageGroupId,
+  Relay,
+  type RelayResult,
+  relayEnvironment,
+} from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { slotRecord } from '../helpers/stream-records.js';
 
@@ -107,6 +114,22 @@ describe('relay core', () => {
     expect(result.retried).toBe(2);
     expect(lowestFailedSequenceNumber(result)).toBe('900');
     expect(sns.requests.flatMap((r) => r.entries).filter((e) => JSON.parse(e.Message!).subject === 'stuck')).toHaveLength(3);
+  });
+
+  it('fails, without retrying or dead-lettering, an entry SNS refuses because of the deployment (a disabled KMS key)', async () => {
+    const first = slotRecord({ id: 'locked', seq: 1, sequenceNumber: '900' });
+    const later = slotRecord({ id: 'locked', seq: 2, sequenceNumber: '1000' });
+    const other = slotRecord({ type: 'payment', id: 'fine', seq: 1, sequenceNumber: '950' });
+    const sqs = new FakeSqs();
+    const sns = new FakeSns((e) => (JSON.parse(e.Message!).subject === 'locked' ? 'kms' : 'ok'));
+    const result = await relayWith(sns, sqs).relay([first, other, later]);
+    expect(result.outcomes.map((o) => o.status)).toEqual(['failed', 'delivered', 'failed']);
+    expect(result.outcomes[0]).toMatchObject({ reason: 'PUBLISH_FAILED', detail: expect.stringContaining('KMSDisabled') });
+    expect(result.outcomes[2]).toMatchObject({ reason: 'BLOCKED_BY_EARLIER_FAILURE' });
+    expect(result).toMatchObject({ retried: 0, deadLettered: 0 });
+    expect(sqs.bodies).toEqual([]);
+    expect(sns.requests.flatMap((r) => r.entries).filter((e) => JSON.parse(e.Message!).subject === 'locked')).toHaveLength(1);
+    expect(lowestFailedSequenceNumber(result)).toBe('900');
   });
 
   it('fails without retrying when SNS refuses the request for a reason a retry cannot fix', async () => {
@@ -233,6 +256,35 @@ describe('relay set-up', () => {
     expect(() => relayEnvironment(env)).toThrow(/OUTBOX_TOPIC_ARNS: is not set/);
     expect(() => relayEnvironment({ ...env, OUTBOX_TOPIC_ARNS: '{"payments":"arn:x"}' })).toThrow(/no ARN for topic "orders.fifo"/);
     expect(relayEnvironment({ ...env, OUTBOX_TOPIC_ARNS: JSON.stringify(topicArns) }).topicArns).toEqual(topicArns);
+  });
+
+  it('tells a rejected message from a deployment problem and from a failure worth retrying', () => {
+    const kinds = [
+      ['InvalidParameter', true],
+      ['InvalidParameterValue', true],
+      ['KMSDisabled', true],
+      ['KMSAccessDenied', true],
+      ['KMSNotFound', true],
+      ['AuthorizationError', true],
+      ['NotFound', true],
+      ['KMSThrottling', true],
+      ['Throttled', true],
+      ['InternalError', false],
+      ['SomethingNew', false],
+    ].map(([Code, SenderFault]) => entryFailureKind({ Code: Code as string, SenderFault: SenderFault as boolean }));
+    expect(kinds).toEqual([
+      'rejected',
+      'rejected',
+      'deployment',
+      'deployment',
+      'deployment',
+      'deployment',
+      'deployment',
+      'transient',
+      'transient',
+      'transient',
+      'transient',
+    ]);
   });
 
   it('picks the numerically lowest failed sequence number', () => {
