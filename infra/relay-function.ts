@@ -11,6 +11,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket, ObjectOwners
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type OutboxConfig, serializeConfig } from '../shared/config.js';
+import { MAX_DEAD_LETTER_MESSAGE_BYTES } from '../shared/dead-letter.js';
 import { RELAY_ENV, relayEventSourceSettings } from '../shared/event-source.js';
 import { RELAY_METRICS, type RelayMetricName } from '../shared/relay/metrics.js';
 import { OutboxFunction } from './outbox-function.js';
@@ -151,6 +152,8 @@ export class RelayFunction extends Construct {
 
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
       retentionPeriod: Duration.days(14),
+      // Dead letters carry a whole envelope or raw image: SQS's largest message, not an older default of 256 KiB.
+      maxMessageSizeBytes: MAX_DEAD_LETTER_MESSAGE_BYTES,
       encryption: props.encryptionKey ? QueueEncryption.KMS : QueueEncryption.SQS_MANAGED,
       encryptionMasterKey: props.encryptionKey,
       enforceSSL: true,

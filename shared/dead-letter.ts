@@ -1,3 +1,5 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+
 /**
  * What the relay sends to its dead-letter queue when a record can never be published:
  * everything needed to understand the failure and to republish the original envelope with
@@ -40,6 +42,48 @@ export interface RelayDeadLetter {
   readonly sequence?: number;
   /** The raw stream image (DynamoDB JSON) when it could not be decoded into envelopes. */
   readonly rawImage?: unknown;
+  /** `envelope`, gzip'd and base64-encoded, in a dead letter too large for SQS with it in plain text. */
+  readonly envelopeGzip?: string;
+  /** `rawImage` as JSON text, gzip'd and base64-encoded, in a dead letter too large for SQS with it in plain. */
+  readonly rawImageGzip?: string;
+}
+
+/** The largest message SQS takes (1 MiB), which the relay DLQ is created to accept. */
+export const MAX_DEAD_LETTER_MESSAGE_BYTES = 1_048_576;
+/** The dead letter's body may use all of it but room for its `reason` attribute. */
+const MAX_DEAD_LETTER_BODY_BYTES = MAX_DEAD_LETTER_MESSAGE_BYTES - 1_024;
+
+/**
+ * A dead letter as the relay DLQ's message body: plain JSON, unless that is over SQS's limit.
+ * An envelope can reach that once escaped inside the letter (up to twice its size, six times
+ * for control characters a slot written by hand may hold), and so can a raw image: then the
+ * envelope and the image are carried gzip'd (`envelopeGzip`, `rawImageGzip`), which a slot item
+ * (at most 400 KB) always fits in. Read them back with {@link deadLetterEnvelope} and {@link deadLetterRawImage}.
+ */
+export function deadLetterBody(letter: RelayDeadLetter): string {
+  const plain = JSON.stringify(letter);
+  if (Buffer.byteLength(plain) <= MAX_DEAD_LETTER_BODY_BYTES) return plain;
+  const { envelope, rawImage, ...rest } = letter;
+  const gzip = (text: string) => gzipSync(text).toString('base64');
+  return JSON.stringify({
+    ...rest,
+    ...(envelope === undefined ? {} : { envelopeGzip: gzip(envelope) }),
+    ...(rawImage === undefined ? {} : { rawImageGzip: gzip(JSON.stringify(rawImage)) }),
+  } satisfies RelayDeadLetter);
+}
+
+/** The envelope a dead letter holds, exactly as it would have been published, plain or gzip'd; `undefined` when it holds none. */
+export function deadLetterEnvelope(letter: RelayDeadLetter): string | undefined {
+  if (letter.envelope !== undefined) return letter.envelope;
+  return letter.envelopeGzip === undefined ? undefined : gunzipSync(Buffer.from(letter.envelopeGzip, 'base64')).toString('utf8');
+}
+
+/** The raw image a dead letter holds, plain or gzip'd; `undefined` when it holds none. */
+export function deadLetterRawImage(letter: RelayDeadLetter): unknown {
+  if (letter.rawImage !== undefined) return letter.rawImage;
+  return letter.rawImageGzip === undefined
+    ? undefined
+    : JSON.parse(gunzipSync(Buffer.from(letter.rawImageGzip, 'base64')).toString('utf8'));
 }
 
 export const isRelayDeadLetter = (value: unknown): value is RelayDeadLetter =>

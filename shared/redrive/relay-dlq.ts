@@ -1,7 +1,7 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import { envelopeProblem } from '../consumer/parse.js';
-import { isRelayDeadLetter } from '../dead-letter.js';
+import { deadLetterEnvelope, isRelayDeadLetter } from '../dead-letter.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { type DrainPlan, drainQueue } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
@@ -30,7 +30,13 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>): 
     return { status: 'skip', reason: 'not JSON: not a relay dead letter' };
   }
   if (!isRelayDeadLetter(letter)) return { status: 'skip', reason: 'not a relay dead letter (kind is not "outbox-relay-dead-letter")' };
-  if (letter.envelope === undefined) {
+  let text: string | undefined;
+  try {
+    text = deadLetterEnvelope(letter);
+  } catch {
+    return { status: 'skip', reason: "the gzip'd envelope (envelopeGzip) does not decompress" };
+  }
+  if (text === undefined) {
     return {
       status: 'skip',
       reason: `${letter.reason} without an envelope (${letter.detail}); fix the slot, then redrive the on-failure records`,
@@ -47,7 +53,7 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>): 
   }
   let envelope: OutboxEnvelope;
   try {
-    envelope = JSON.parse(letter.envelope) as OutboxEnvelope;
+    envelope = JSON.parse(text) as OutboxEnvelope;
   } catch {
     return { status: 'skip', reason: 'the envelope is not JSON' };
   }
@@ -59,7 +65,7 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>): 
     item: {
       topicArn,
       event: {
-        body: letter.envelope,
+        body: text,
         eventId: envelope.id,
         type: envelope.type,
         aggregateType: envelope.aggregatetype,

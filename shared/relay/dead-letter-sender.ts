@@ -1,6 +1,6 @@
 import { SendMessageCommand, type SendMessageCommandOutput } from '@aws-sdk/client-sqs';
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
-import { RELAY_DEAD_LETTER_KIND, type RelayDeadLetter } from '../dead-letter.js';
+import { deadLetterBody, RELAY_DEAD_LETTER_KIND, type RelayDeadLetter } from '../dead-letter.js';
 import { describeError, requestErrorKind } from './failure-kind.js';
 
 /** The SQS operation the dead-letter sender needs; an `SQSClient` fits. */
@@ -22,7 +22,7 @@ export class DeadLetterSender {
 
   async send(fields: DeadLetterFields, now: Date = new Date()): Promise<DeadLetterResult> {
     const letter: RelayDeadLetter = { kind: RELAY_DEAD_LETTER_KIND, version: 1, failedAt: now.toISOString(), ...fields };
-    const body = JSON.stringify(letter);
+    const body = deadLetterBody(letter);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.sqs.send(

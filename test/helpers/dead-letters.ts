@@ -1,10 +1,22 @@
+import { gzipSync } from 'node:zlib';
 import { v7 as uuidv7 } from 'uuid';
 import { RELAY_DEAD_LETTER_KIND, type RelayDeadLetter } from '../../shared/dead-letter.js';
 import { anEnvelope } from './envelopes.js';
 
-/** A relay dead letter holding a full envelope, as the relay writes it for a rejected publish. */
-export function aRelayDeadLetter(spec: { topic: string; aggregateType?: string; aggregateId?: string; sequence?: number; type?: string }): {
+/**
+ * A relay dead letter holding a full envelope, as the relay writes it for a rejected publish;
+ * with `gzip`, the envelope is carried gzip'd, as in a letter too large for SQS in plain text.
+ */
+export function aRelayDeadLetter(spec: {
+  topic: string;
+  aggregateType?: string;
+  aggregateId?: string;
+  sequence?: number;
+  type?: string;
+  gzip?: boolean;
+}): {
   eventId: string;
+  envelope: string;
   body: string;
 } {
   const eventId = uuidv7();
@@ -23,13 +35,13 @@ export function aRelayDeadLetter(spec: { topic: string; aggregateType?: string; 
     failedAt: new Date().toISOString(),
     record: { sequenceNumber: '100', eventId: 'stream-event-1' },
     topic: spec.topic,
-    envelope: envelope.body,
+    ...(spec.gzip === true ? { envelopeGzip: gzipSync(envelope.body).toString('base64') } : { envelope: envelope.body }),
     eventId,
     eventType: spec.type ?? 'payment.captured',
     aggregateType: spec.aggregateType ?? 'payment',
     aggregateId: spec.aggregateId ?? 'p-1',
   };
-  return { eventId, body: JSON.stringify(letter) };
+  return { eventId, envelope: envelope.body, body: JSON.stringify(letter) };
 }
 
 /** A dead letter the relay wrote for a slot it could not decode: no envelope, so it cannot be republished. */

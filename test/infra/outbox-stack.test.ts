@@ -233,9 +233,10 @@ describe('OutboxStack: relay event source mapping', () => {
     expect(relayMapping().DestinationConfig).toEqual({ OnFailure: { Destination: { 'Fn::GetAtt': [ids.bucket, 'Arn'] } } });
   });
 
-  it('keeps the relay DLQ 14 days, encrypted, TLS only', () => {
+  it('keeps the relay DLQ 14 days, encrypted, TLS only, taking messages of 1 MiB', () => {
     const dlq = resource(template, 'AWS::SQS::Queue', ids.relayDlq).Properties;
     expect(dlq.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    expect(dlq.MaximumMessageSize).toBe(1_048_576);
     expect(dlq.SqsManagedSseEnabled).toBe(true);
     template.hasResourceProperties('AWS::SQS::QueuePolicy', {
       Queues: [{ Ref: ids.relayDlq }],

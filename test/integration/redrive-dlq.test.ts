@@ -5,6 +5,7 @@ import { RedriveOptionsError } from '../../shared/redrive/errors.js';
 import { redriveQueueDlq } from '../../shared/redrive/queue-dlq.js';
 import { redriveRelayDlq } from '../../shared/redrive/relay-dlq.js';
 import type { RedriveProgress, RedriveSummary } from '../../shared/redrive/types.js';
+import { messageGroupId } from '../../shared/relay/publish-entry.js';
 import { aMalformedSlotDeadLetter, aRelayDeadLetter } from '../helpers/dead-letters.js';
 import { anEnvelope } from '../helpers/envelopes.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
@@ -94,6 +95,24 @@ describe('relay DLQ redrive', () => {
     expect(messages.map((m) => parseEnvelope(m.body).sequence)).toEqual([1, 2, 3]);
     expect(messages.map((m) => m.messageGroupId)).toEqual(['order#A', 'order#A', 'order#A']);
     expect(queueDepth(server, 'relay-dlq-fifo')).toBe(0);
+  });
+
+  it('republishes an envelope a dead letter carries gzip’d byte for byte, in the group the relay gives its aggregate', async () => {
+    const { topicArn } = server.createTopic('orders-gzip.fifo', { attributes: { FifoTopic: 'true' } });
+    server.createQueue('orders-gzip-target.fifo', { attributes: { FifoQueue: 'true' } });
+    server.subscribe({ topic: 'orders-gzip.fifo', queue: 'orders-gzip-target.fifo', attributes: { RawMessageDelivery: 'true' } });
+    const { queueUrl } = server.createQueue('relay-dlq-gzip');
+    const letter = aRelayDeadLetter({ topic: 'orders.fifo', aggregateType: 'order', aggregateId: 'Zürich 1', gzip: true });
+    expect(JSON.parse(letter.body).envelope).toBeUndefined();
+    await sendAll(queueUrl, [letter.body]);
+
+    const summary = await redriveRelayDlq({ sqs: clients.sqs, sns: clients.sns, queueUrl, topicArns: { 'orders.fifo': topicArn } });
+
+    expect(summary.moved).toBe(1);
+    const messages = [...(server.inspectQueue('orders-gzip-target.fifo')?.messages.ready ?? [])];
+    expect(messages.map((m) => m.body)).toEqual([letter.envelope]);
+    expect(messages.map((m) => m.messageGroupId)).toEqual([messageGroupId({ aggregateType: 'order', aggregateId: 'Zürich 1' })]);
+    expect(messages[0]?.messageGroupId).toMatch(/^sha256:/);
   });
 
   it('changes nothing in a dry run but reports what it would move, with progress', async () => {

@@ -1,8 +1,10 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
-import { isRelayDeadLetter } from '../../shared/dead-letter.js';
+import { deadLetterRawImage, isRelayDeadLetter, MAX_DEAD_LETTER_MESSAGE_BYTES, type RelayDeadLetter } from '../../shared/dead-letter.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
 import { StreamRunner } from '../../shared/local/stream-runner.js';
+import { SLOT_KIND, slotKey } from '../../shared/slot.js';
 import { deliveryReport } from '../helpers/delivery.js';
 import { RELAY_DLQ, type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
 import { type CommittedEvent, commitRawSlot, inParallel } from '../helpers/slot-writer.js';
@@ -109,5 +111,32 @@ describe('relay end to end (DynamoDB Local → runner → handler → fauxqs)', 
         { timeout: 120_000, interval: 200 },
       )
       .toEqual(expected);
+  }, 300_000);
+
+  it('dead-letters a malformed slot whose raw image is too large for SQS in plain JSON, gzip’d, and goes on', async () => {
+    const before = stack.bodies(RELAY_DLQ).length;
+    // 350,000 control characters: JSON escapes each as six, a 2 MB dead letter in plain text.
+    const garbage = '\u0001'.repeat(350_000);
+    const item = {
+      ...slotKey({ type: 'payment', id: 'p-garbled' }),
+      kind: SLOT_KIND,
+      aggregateType: 'payment',
+      aggregateId: 'p-garbled',
+      events: garbage,
+    };
+    await stack.clients.document.send(new PutCommand({ TableName: stack.tableName, Item: item }));
+    const after = await stack.write({ type: 'payment', id: 'p-after-garbled' }, [{ type: 'payment.captured', data: { ok: true } }]);
+
+    await expect.poll(() => stack.bodies(RELAY_DLQ).length, { timeout: 120_000, interval: 200 }).toBe(before + 1);
+    const body = stack.bodies(RELAY_DLQ)[before]!;
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_DEAD_LETTER_MESSAGE_BYTES);
+    const letter: unknown = JSON.parse(body);
+    expect(isRelayDeadLetter(letter)).toBe(true);
+    expect(letter).toMatchObject({ reason: 'MALFORMED_SLOT', record: { eventSourceArn: stack.streamArn } });
+    expect((letter as { rawImage?: unknown }).rawImage).toBeUndefined();
+    expect(deadLetterRawImage(letter as RelayDeadLetter)).toMatchObject({ aggregateId: { S: 'p-garbled' }, events: { S: garbage } });
+    await expect
+      .poll(() => stack.envelopes(subscriberQueue('payments')).map((e) => e.id), { timeout: 120_000, interval: 200 })
+      .toContain(after[0]!.id);
   }, 300_000);
 });
