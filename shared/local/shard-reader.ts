@@ -11,12 +11,14 @@ const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 /** The most records one GetRecords call returns. */
 const MAX_RECORDS_PER_READ = 1000;
 
-const jsonLength = (value: unknown): number => JSON.stringify(value).length;
+/** The size of `value` as JSON in UTF-8, as Lambda counts its payload limit. */
+const jsonLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
 
 /**
- * An upper bound of `JSON.stringify(value).length`, at a fraction of its cost: every string
- * counts six characters per code unit (the longest escape, `\uXXXX`), every number 32 (more
- * than any double prints), and every separator is counted.
+ * An upper bound of `jsonLength(value)` (UTF-8 bytes of JSON), at a fraction of its cost: every
+ * string counts six bytes per UTF-16 code unit (the longest escape, `\uXXXX`, is six ASCII bytes;
+ * any other unit takes at most three, a surrogate pair four for two units), every number 32
+ * (more than any double prints), and every separator is counted.
  */
 export function jsonLengthBound(value: unknown): number {
   switch (typeof value) {
@@ -255,7 +257,7 @@ export class ShardReader {
 
   /**
    * The next batch: up to the batch size (or the pending segment's size) and the payload limit.
-   * Cheap upper bounds of the records' JSON sizes are summed while they prove the batch fits;
+   * Cheap upper bounds of the records' JSON sizes (UTF-8 bytes) are summed while they prove the batch fits;
    * once they cannot, exact sizes take over, so the cut is where the exact sizes put it.
    */
   private headBatch(lane: BatchLane): DynamoDBRecord[] {
@@ -281,13 +283,19 @@ export class ShardReader {
 
   private async invokeHead(lane: BatchLane): Promise<void> {
     const { settings, handler } = this.options;
-    const expired = this.expiredPrefix(lane);
+    const batch = this.headBatch(lane);
+    const expired = this.expiredPrefix(batch);
     if (expired > 0) {
-      await this.giveUp(lane.pending.slice(0, expired), 'RecordAgeExceeded', false, 0);
+      // The head batch's failed invocations are its invocations so far: it never succeeded.
+      await this.giveUp(batch.slice(0, expired), 'RecordAgeExceeded', false, lane.retries);
       lane.pending.splice(0, expired);
+      // The batch ends here, as when its retries run out; unexpired records of a bisected
+      // segment stay one segment.
+      if (expired < batch.length && lane.segments.length > 0) lane.segments[0] = batch.length - expired;
+      else lane.segments.shift();
+      lane.retries = 0;
       return;
     }
-    const batch = this.headBatch(lane);
     this.context.stats.invocations++;
     let failedAt: number | undefined;
     let threw = false;
@@ -341,11 +349,11 @@ export class ShardReader {
     return lowest;
   }
 
-  /** How many records at the head are older than the maximum record age. */
-  private expiredPrefix(lane: BatchLane): number {
+  /** How many records at the head of a batch are older than the maximum record age. */
+  private expiredPrefix(batch: readonly DynamoDBRecord[]): number {
     const oldest = Date.now() / 1000 - this.options.settings.maxRecordAgeSeconds;
     let count = 0;
-    while (count < lane.pending.length && (lane.pending[count]!.dynamodb?.ApproximateCreationDateTime ?? Infinity) < oldest) count++;
+    while (count < batch.length && (batch[count]!.dynamodb?.ApproximateCreationDateTime ?? Infinity) < oldest) count++;
     return count;
   }
 
@@ -353,7 +361,7 @@ export class ShardReader {
     records: readonly DynamoDBRecord[],
     condition: OnFailureCondition,
     functionError: boolean,
-    /** Invocations of the batch before it was given up on (0 for records too old to be sent). */
+    /** Invocations of the batch before it was given up on (0 for records that expired before they were sent). */
     invokeCount: number,
   ): Promise<void> {
     this.context.stats.batchesSentToOnFailure++;
