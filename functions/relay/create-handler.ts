@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { lowestFailedSequenceNumber, RELAY_METRICS, type Relay } from '../../shared/relay/index.js';
 
 export interface RelayHandlerDependencies {
@@ -11,12 +11,29 @@ export interface RelayHandlerDependencies {
   readonly now?: () => number;
 }
 
-export type RelayHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
+/** The part of Lambda's context the relay reads: how long the invocation has left. */
+export type RelayInvocationContext = Pick<Context, 'getRemainingTimeInMillis'>;
+
+export type RelayHandler = (event: DynamoDBStreamEvent, context?: RelayInvocationContext) => Promise<DynamoDBBatchResponse>;
+
+/**
+ * The share of an invocation's remaining time kept back from publishing (at least
+ * {@link MIN_RESERVE_MS}): the requests in flight at the deadline finish in it, and the handler
+ * reports what is left, so a slow batch ends with its progress checkpointed instead of a timeout
+ * that retries all of it.
+ */
+export const DEADLINE_RESERVE_SHARE = 0.2;
+export const MIN_RESERVE_MS = 2_000;
+
+/** When to stop sending, for an invocation with `remainingMs` left at `now`. */
+export const relayDeadline = (now: number, remainingMs: number): number =>
+  now + remainingMs - Math.max(MIN_RESERVE_MS, remainingMs * DEADLINE_RESERVE_SHARE);
 
 /**
  * The Lambda relay as a function of its dependencies, so the deployed handler and local runs
  * share it. Returns the lowest failed record's `SequenceNumber` in `batchItemFailures`
- * (ReportBatchItemFailures): the event source mapping retries from there.
+ * (ReportBatchItemFailures): the event source mapping retries from there. Given Lambda's
+ * context, it stops sending at {@link relayDeadline} and reports what is left as failed.
  *
  * @example
  * ```ts
@@ -24,9 +41,12 @@ export type RelayHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatch
  * ```
  */
 export function createRelayHandler({ relay, logger, metrics, now = Date.now }: RelayHandlerDependencies): RelayHandler {
-  return async (event) => {
+  return async (event, context) => {
     const records = event.Records ?? [];
-    const result = await relay.relay(records);
+    // Lambda always passes its context; a caller without one (a local runner, a test) sets no deadline.
+    const deadline =
+      typeof context?.getRemainingTimeInMillis === 'function' ? relayDeadline(Date.now(), context.getRemainingTimeInMillis()) : undefined;
+    const result = await relay.relay(records, deadline === undefined ? {} : { deadline });
     const at = now();
     let lagMs = 0;
     result.outcomes.forEach((outcome, i) => {

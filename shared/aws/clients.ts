@@ -44,8 +44,24 @@ export function streamsClient(config: DynamoDBStreamsClientConfig = {}): DynamoD
   return withoutUnreadLogCopies(client, config);
 }
 
-/** An SNS client that prepares nothing for a logger that is not there; see {@link streamsClient}. */
-export const snsClient = (config: SNSClientConfig = {}): SNSClient => withoutUnreadLogCopies(new SNSClient(config), config);
+/**
+ * How long the relay's clients wait, in ms, unless the caller gives its own `requestHandler`:
+ * to connect, and for a request's answer, which then fails with a `TimeoutError` (the SDK's
+ * default is to wait for ever, so one hung connection would hold a relay invocation until
+ * Lambda's timeout and retry its whole batch). SQS waits longer than its longest poll (20 s).
+ */
+export const CLIENT_TIMEOUTS = {
+  sns: { connectionTimeout: 3_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
+  sqs: { connectionTimeout: 3_000, requestTimeout: 25_000, throwOnRequestTimeout: true },
+} as const;
 
-/** An SQS client that prepares nothing for a logger that is not there; see {@link streamsClient}. */
-export const sqsClient = (config: SQSClientConfig = {}): SQSClient => withoutUnreadLogCopies(new SQSClient(config), config);
+/**
+ * An SNS client that prepares nothing for a logger that is not there (see {@link streamsClient})
+ * and gives up on a silent connection ({@link CLIENT_TIMEOUTS}); the SDK's retries then try again.
+ */
+export const snsClient = (config: SNSClientConfig = {}): SNSClient =>
+  withoutUnreadLogCopies(new SNSClient({ requestHandler: CLIENT_TIMEOUTS.sns, ...config }), config);
+
+/** An SQS client like {@link snsClient}. */
+export const sqsClient = (config: SQSClientConfig = {}): SQSClient =>
+  withoutUnreadLogCopies(new SQSClient({ requestHandler: CLIENT_TIMEOUTS.sqs, ...config }), config);

@@ -61,6 +61,13 @@ export class Lanes {
     }
   }
 
+  /** Lanes with events still to send that are not in flight: ready now, or after a backoff. */
+  *waiting(): Generator<Lane> {
+    for (const lane of this.open()) {
+      if (!lane.busy && !lane.failed && lane.items.length > 0) yield lane;
+    }
+  }
+
   /** True while some lane still has work, now or after a backoff. */
   pending(): boolean {
     for (const lane of this.open()) if (!lane.failed && lane.items.length > 0) return true;

@@ -7,7 +7,9 @@ export type RecordFailureReason =
   /** An earlier record of the same aggregate failed, so this one was held back to keep order. */
   | 'BLOCKED_BY_EARLIER_FAILURE'
   /** A permanent failure could not be written to the relay DLQ. */
-  | 'DEAD_LETTER_FAILED';
+  | 'DEAD_LETTER_FAILED'
+  /** The invocation's time ran out before the record's events were all published; the caller retries it. */
+  | 'DEADLINE_REACHED';
 
 /** What happened to one stream record, in the order the records were given. */
 export type RecordOutcome =

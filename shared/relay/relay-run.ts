@@ -24,7 +24,8 @@ export class RelayRun {
   private readonly states: RecordState[];
   /** Each record's coordinates, worked out once. */
   private readonly coordinates: RecordCoordinates[];
-  private readonly jobs: (() => Promise<void>)[] = [];
+  /** Dead letters of malformed records, sent ahead of any publish. */
+  private readonly jobs: { recordIndex: number; run: () => Promise<void> }[] = [];
   private inFlight = 0;
   private retried = 0;
   private deadLettered = 0;
@@ -34,6 +35,8 @@ export class RelayRun {
     private readonly options: RelayOptions,
     private readonly deadLetters: DeadLetterSender,
     private readonly records: readonly StreamRecordInput[],
+    /** Epoch ms after which nothing new is sent. */
+    private readonly deadline = Number.POSITIVE_INFINITY,
   ) {
     this.states = records.map(() => ({ outstanding: 0, published: 0, deadLettered: 0 }));
     this.coordinates = records.map(coordinatesOf);
@@ -43,8 +46,9 @@ export class RelayRun {
     this.decodeAll();
     const concurrency = this.options.config.relay.publishConcurrency;
     for (;;) {
+      if (Date.now() >= this.deadline) this.stopAtDeadline();
       while (this.inFlight < concurrency) {
-        const task = this.jobs.shift() ?? this.nextBatch();
+        const task = this.jobs.shift()?.run ?? this.nextBatch();
         if (task === undefined) break;
         this.inFlight++;
         void task().finally(() => {
@@ -56,17 +60,26 @@ export class RelayRun {
       const woken = new Promise<void>((resolve) => {
         this.wake = resolve;
       });
-      const nextReadyAt = this.inFlight < concurrency ? this.lanes.nextReadyAt() : undefined;
-      if (nextReadyAt === undefined) {
+      const readyAt = this.inFlight < concurrency ? this.lanes.nextReadyAt() : undefined;
+      const deadlineAhead = Date.now() < this.deadline ? this.deadline : Number.POSITIVE_INFINITY;
+      const wakeAt = Math.min(readyAt ?? Number.POSITIVE_INFINITY, deadlineAhead);
+      if (wakeAt === Number.POSITIVE_INFINITY) {
         await woken;
       } else {
-        // A lane in backoff becomes ready on its own; wait for that or for a request to finish.
+        // A lane in backoff becomes ready on its own, and the deadline comes; wait for either or for a request to finish.
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([woken, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, nextReadyAt - Date.now()))))]);
+        await Promise.race([woken, new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, wakeAt - Date.now()))))]);
         clearTimeout(timer);
       }
     }
     return this.result();
+  }
+
+  /** Sends nothing more: every lane with events still to send, and every dead letter not yet sent, fails its records. */
+  private stopAtDeadline(): void {
+    const detail = 'the invocation reached its deadline before these events were sent; the event source mapping retries the record';
+    for (const lane of this.lanes.waiting()) this.failLane(lane, 'DEADLINE_REACHED', detail);
+    for (const job of this.jobs.splice(0)) this.states[job.recordIndex]!.failure ??= { reason: 'DEADLINE_REACHED', detail };
   }
 
   private decodeAll(): void {
@@ -80,14 +93,16 @@ export class RelayRun {
         state.outcome = { status: 'ignored', record: coordinates, reason: decoded.reason };
       } else if (decoded.status === 'malformed') {
         state.outstanding = 1;
-        this.jobs.push(() =>
-          this.deadLetterRecord(index, {
-            reason: 'MALFORMED_SLOT',
-            detail: decoded.problem,
-            record: coordinates,
-            rawImage: decoded.rawImage,
-          }),
-        );
+        this.jobs.push({
+          recordIndex: index,
+          run: () =>
+            this.deadLetterRecord(index, {
+              reason: 'MALFORMED_SLOT',
+              detail: decoded.problem,
+              record: coordinates,
+              rawImage: decoded.rawImage,
+            }),
+        });
       } else {
         state.outstanding = decoded.messages.length;
         this.lanes.add(index, decoded.messages, decoded.status === 'decoded' ? decoded.topic : undefined);

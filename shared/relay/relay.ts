@@ -27,6 +27,12 @@ export type AggregateTypeSelection =
 
 export type RelayOptions = RelayBaseOptions & AggregateTypeSelection;
 
+/** Options of one {@link Relay.relay} call. */
+export interface RelayRunOptions {
+  /** Epoch ms after which nothing new is sent (the Lambda handler sets it from the invocation's remaining time). @default none */
+  readonly deadline?: number;
+}
+
 interface RelayBaseOptions {
   readonly config: OutboxConfig;
   readonly sns: PublishBatchClient;
@@ -82,8 +88,13 @@ export class Relay {
     );
   }
 
-  /** Relays the records (in stream order) and says what happened to each. */
-  async relay(records: readonly StreamRecordInput[]): Promise<RelayResult> {
-    return new RelayRun(this.options, this.deadLetters, records).run();
+  /**
+   * Relays the records (in stream order) and says what happened to each. With a `deadline`
+   * (epoch ms), nothing new is sent from then on: the requests in flight finish, and every
+   * record not yet delivered is reported failed (`DEADLINE_REACHED`), so the caller retries
+   * it instead of losing the whole batch's progress to a timeout.
+   */
+  async relay(records: readonly StreamRecordInput[], { deadline }: RelayRunOptions = {}): Promise<RelayResult> {
+    return new RelayRun(this.options, this.deadLetters, records, deadline).run();
   }
 }

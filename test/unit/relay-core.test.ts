@@ -1,16 +1,22 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { fc, test as fcTest } from '@fast-check/vitest';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createRelayHandler, relayDeadline } from '../../functions/relay/create-handler.js';
 import { defineConfig } from '../../shared/config.js';
 import { ConfigError, EnvironmentError } from '../../shared/errors.js';
 import {
   entryFailureKind,
   lowestFailedSequenceNumber,
   messageGroupId,
+  RELAY_METRICS,
   Relay,
   type RelayResult,
   relayEnvironment,
+  relayMetrics,
 } from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
+import { captureEmf } from '../helpers/metrics.js';
 import { slotRecord } from '../helpers/stream-records.js';
 
 const config = defineConfig({
@@ -237,6 +243,79 @@ describe('relay core', () => {
       if (outcome.status === 'failed') failedAggregates.add(aggregate);
       if (outcome.status === 'delivered') expect(outcome.published).toBe(Number(records[i]!.dynamodb!.NewImage!.events!.L!.length));
     });
+  });
+});
+
+describe('relay deadline', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it('sends nothing once the deadline passes: requests in flight finish, every record not delivered fails and is retried', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    const fake = new FakeSns();
+    let calls = 0;
+    // The clock passes the deadline while the first wave of four requests goes out.
+    const sns = {
+      send: (command: PublishBatchCommand) => {
+        if (++calls === 2) vi.setSystemTime(Date.now() + 10_000);
+        return fake.send(command);
+      },
+    };
+    const records = Array.from({ length: 100 }, (_, i) => slotRecord({ id: `o-${i}`, sequenceNumber: String(5_000 + i) }));
+    const result = await new Relay({ config, sns, sqs: new FakeSqs(), topicArns, deadLetterQueueUrl }).relay(records, {
+      deadline: Date.now() + 5_000,
+    });
+    expect(calls).toBe(4);
+    expect(result.published).toBe(40);
+    expect(result.outcomes.slice(0, 40).every((o) => o.status === 'delivered')).toBe(true);
+    expect(result.outcomes.slice(40).every((o) => o.status === 'failed' && o.reason === 'DEADLINE_REACHED')).toBe(true);
+    expect(lowestFailedSequenceNumber(result)).toBe('5040');
+  });
+
+  it('stops waiting for a lane in backoff at the deadline, and dead-letters nothing after it', async () => {
+    const sqs = new FakeSqs();
+    const malformed = slotRecord({ id: 'm', sequenceNumber: '7000' });
+    malformed.dynamodb!.NewImage!.seq = { S: 'not-a-number' };
+    const slow = new Relay({
+      config,
+      sns: new FakeSns(() => 'transient'),
+      sqs,
+      topicArns,
+      deadLetterQueueUrl,
+      backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
+    // Full jitter draws the longest wait: a minute before the retry, far past the deadline.
+    vi.spyOn(Math, 'random').mockReturnValue(0.999);
+    const backedOff = await slow.relay([slotRecord({ id: 'o-1', sequenceNumber: '6000' })], { deadline: Date.now() + 50 });
+    expect(backedOff.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEADLINE_REACHED' });
+    expect(backedOff.retried).toBe(1);
+
+    const late = await slow.relay([malformed], { deadline: Date.now() - 1 });
+    expect(late.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEADLINE_REACHED' });
+    expect(sqs.bodies).toEqual([]);
+  });
+});
+
+describe('relay handler deadline', () => {
+  it('keeps a fifth of the invocation’s remaining time, at least 2 s, for the requests in flight and the answer', () => {
+    expect(relayDeadline(1_000, 60_000)).toBe(49_000);
+    expect(relayDeadline(0, 3_000)).toBe(1_000);
+  });
+
+  it('reports every record failed from the first when the invocation has no time left to publish', async () => {
+    const sns = new FakeSns();
+    const metrics = relayMetrics('deadline-relay');
+    const written = captureEmf(metrics);
+    const handler = createRelayHandler({ relay: relayWith(sns), logger: new Logger({ logLevel: 'SILENT' }), metrics });
+    const records = [slotRecord({ id: 'a', sequenceNumber: '300' }), slotRecord({ id: 'b', sequenceNumber: '301' })];
+    const response = await handler({ Records: records }, { getRemainingTimeInMillis: () => 1_500 });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: '300' }]);
+    expect(sns.requests).toEqual([]);
+    expect((await handler({ Records: records }, { getRemainingTimeInMillis: () => 60_000 })).batchItemFailures).toEqual([]);
+    expect(sns.accepted).toHaveLength(2);
+    expect(written.map((emf) => emf[RELAY_METRICS.failedRecords])).toEqual([2, 0]);
   });
 });
 
