@@ -54,10 +54,13 @@ describe('lease balancing (planLeases)', () => {
   });
 
   fcTest.prop([fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 8 }), fc.array(fc.nat(), { minLength: 40, maxLength: 40 })])(
-    'converges from any assignment to holdings within one of each other, every lease held',
+    'converges from any assignment, free leases included, to holdings within one of each other, every lease held',
     (leaseCount, workerCount, initial) => {
       const workers = Array.from({ length: workerCount }, (_, i) => `w${i}`);
-      const owners = new Map(Array.from({ length: leaseCount }, (_, i) => [`s${i}`, workers[initial[i]! % workerCount]!]));
+      // One draw in workerCount + 1 leaves the lease free.
+      const owners = new Map<string, string | undefined>(
+        Array.from({ length: leaseCount }, (_, i) => [`s${i}`, workers[initial[i]! % (workerCount + 1)]]),
+      );
       for (let round = 0; round < 200; round++) {
         let moved = false;
         for (const me of workers) {
@@ -71,6 +74,7 @@ describe('lease balancing (planLeases)', () => {
         }
         if (!moved) break;
       }
+      expect([...owners.values()].filter((o) => o === undefined)).toEqual([]);
       const counts = workers.map((w) => [...owners.values()].filter((o) => o === w).length);
       expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
     },
