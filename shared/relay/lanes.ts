@@ -1,14 +1,25 @@
 import type { TopicConfig } from '../config.js';
 import type { SlotMessage } from '../envelope.js';
+import type { DeadLetterFields } from './dead-letter-sender.js';
 
 /** One event waiting in its aggregate's lane. */
-export interface LaneItem {
+export interface EventItem {
+  readonly kind: 'event';
   readonly recordIndex: number;
   readonly message: SlotMessage;
   /** The topic, or `undefined` when the aggregate type has no route (the item goes to the DLQ). */
   readonly topic: Required<TopicConfig> | undefined;
   attempts: number;
 }
+
+/** A record that is not a well-formed slot, waiting in its aggregate's lane for its dead letter. */
+export interface MalformedItem {
+  readonly kind: 'malformed';
+  readonly recordIndex: number;
+  readonly letter: DeadLetterFields;
+}
+
+export type LaneItem = EventItem | MalformedItem;
 
 /**
  * An aggregate's events of one batch, in stream order. Only the head is ever in flight, so a
@@ -36,16 +47,22 @@ export class Lanes {
   private first = 0;
 
   add(recordIndex: number, messages: readonly SlotMessage[], topic: Required<TopicConfig> | undefined): void {
-    for (const message of messages) {
-      const key = laneKey(message);
-      let lane = this.byKey.get(key);
-      if (lane === undefined) {
-        lane = { key, items: [], busy: false, readyAt: 0, failed: false };
-        this.byKey.set(key, lane);
-        this.order.push(lane);
-      }
-      lane.items.push({ recordIndex, message, topic, attempts: 0 });
+    for (const message of messages) this.lane(laneKey(message)).items.push({ kind: 'event', recordIndex, message, topic, attempts: 0 });
+  }
+
+  /** Queues a malformed record's dead letter in the lane of `key` (its aggregate's, when its key names one). */
+  addMalformed(recordIndex: number, key: string, letter: DeadLetterFields): void {
+    this.lane(key).items.push({ kind: 'malformed', recordIndex, letter });
+  }
+
+  private lane(key: string): Lane {
+    let lane = this.byKey.get(key);
+    if (lane === undefined) {
+      lane = { key, items: [], busy: false, readyAt: 0, failed: false };
+      this.byKey.set(key, lane);
+      this.order.push(lane);
     }
+    return lane;
   }
 
   /** The lanes that may still have work, in order; a large batch's finished lanes are not scanned again. */

@@ -1,9 +1,11 @@
 import { PublishBatchCommand, type PublishBatchCommandOutput } from '@aws-sdk/client-sns';
 import { backoffDelay } from '../backoff.js';
+import { SLOT_PREFIX } from '../slot.js';
+import { TABLE } from '../table.js';
 import type { DeadLetterFields, DeadLetterSender } from './dead-letter-sender.js';
 import { decodeStreamRecord } from './decode.js';
 import { describeError, entryFailureKind, requestErrorKind } from './failure-kind.js';
-import { type Lane, type LaneItem, Lanes } from './lanes.js';
+import { type EventItem, type Lane, type LaneItem, Lanes, type MalformedItem } from './lanes.js';
 import type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.js';
 import { entrySize, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, publishEntry } from './publish-entry.js';
 import type { RelayOptions } from './relay.js';
@@ -18,14 +20,21 @@ interface RecordState {
   outcome?: RecordOutcome;
 }
 
+/**
+ * The lane of a malformed record: its aggregate's (`<type>#<id>`, as events' lanes are keyed)
+ * when its image's partition key is a slot's, else one of its own.
+ */
+function malformedLaneKey(record: StreamRecordInput, index: number): string {
+  const pk = (record.dynamodb?.NewImage?.[TABLE.partitionKey] as { S?: unknown } | undefined)?.S;
+  return typeof pk === 'string' && pk.startsWith(SLOT_PREFIX) ? pk.slice(SLOT_PREFIX.length) : `\u0000record-${index}`;
+}
+
 /** One invocation's work: the lanes, the records' states and the scheduler. */
 export class RelayRun {
   private readonly lanes = new Lanes();
   private readonly states: RecordState[];
   /** Each record's coordinates, worked out once. */
   private readonly coordinates: RecordCoordinates[];
-  /** Dead letters of malformed records, sent ahead of any publish. */
-  private readonly jobs: { recordIndex: number; run: () => Promise<void> }[] = [];
   private inFlight = 0;
   private retried = 0;
   private deadLettered = 0;
@@ -48,7 +57,7 @@ export class RelayRun {
     for (;;) {
       if (Date.now() >= this.deadline) this.stopAtDeadline();
       while (this.inFlight < concurrency) {
-        const task = this.jobs.shift()?.run ?? this.nextBatch();
+        const task = this.nextBatch();
         if (task === undefined) break;
         this.inFlight++;
         void task().finally(() => {
@@ -56,7 +65,7 @@ export class RelayRun {
           this.wake();
         });
       }
-      if (this.inFlight === 0 && this.jobs.length === 0 && !this.lanes.pending()) break;
+      if (this.inFlight === 0 && !this.lanes.pending()) break;
       const woken = new Promise<void>((resolve) => {
         this.wake = resolve;
       });
@@ -75,11 +84,10 @@ export class RelayRun {
     return this.result();
   }
 
-  /** Sends nothing more: every lane with events still to send, and every dead letter not yet sent, fails its records. */
+  /** Sends nothing more: every lane with events or dead letters still to send fails its records. */
   private stopAtDeadline(): void {
     const detail = 'the invocation reached its deadline before these events were sent; the event source mapping retries the record';
     for (const lane of this.lanes.waiting()) this.failLane(lane, 'DEADLINE_REACHED', detail);
-    for (const job of this.jobs.splice(0)) this.states[job.recordIndex]!.failure ??= { reason: 'DEADLINE_REACHED', detail };
   }
 
   private decodeAll(): void {
@@ -93,15 +101,12 @@ export class RelayRun {
         state.outcome = { status: 'ignored', record: coordinates, reason: decoded.reason };
       } else if (decoded.status === 'malformed') {
         state.outstanding = 1;
-        this.jobs.push({
-          recordIndex: index,
-          run: () =>
-            this.deadLetterRecord(index, {
-              reason: 'MALFORMED_SLOT',
-              detail: decoded.problem,
-              record: coordinates,
-              rawImage: decoded.rawImage,
-            }),
+        // In its aggregate's lane (known from its key), so no later record of the aggregate overtakes it.
+        this.lanes.addMalformed(index, malformedLaneKey(record, index), {
+          reason: 'MALFORMED_SLOT',
+          detail: decoded.problem,
+          record: coordinates,
+          rawImage: decoded.rawImage,
         });
       } else {
         state.outstanding = decoded.messages.length;
@@ -114,10 +119,14 @@ export class RelayRun {
   private nextBatch(): (() => Promise<void>) | undefined {
     const now = Date.now();
     let topicName: string | undefined;
-    const batch: { lane: Lane; item: LaneItem }[] = [];
+    const batch: { lane: Lane; item: EventItem }[] = [];
     let bytes = 0;
     for (const lane of this.lanes.ready(now)) {
       const item = lane.items[0]!;
+      if (item.kind === 'malformed') {
+        lane.busy = true;
+        return () => this.deadLetterMalformed(lane, item);
+      }
       if (item.topic === undefined) {
         lane.busy = true;
         return () => this.deadLetterItem(lane, item, 'UNKNOWN_ROUTE', `aggregate type "${item.message.aggregateType}" has no route`);
@@ -140,7 +149,7 @@ export class RelayRun {
     return () => this.publish(batch);
   }
 
-  private async publish(batch: readonly { lane: Lane; item: LaneItem }[]): Promise<void> {
+  private async publish(batch: readonly { lane: Lane; item: EventItem }[]): Promise<void> {
     const topic = batch[0]!.item.topic!;
     const entries = batch.map(({ item }, i) => publishEntry(item.message, topic, `e${i}`));
     let output: PublishBatchCommandOutput;
@@ -180,7 +189,7 @@ export class RelayRun {
     await Promise.all(deadLetterings);
   }
 
-  private retryOrFail(lane: Lane, item: LaneItem, transient: boolean, detail: string): void {
+  private retryOrFail(lane: Lane, item: EventItem, transient: boolean, detail: string): void {
     item.attempts++;
     lane.busy = false;
     const backoff = retryBackoff(this.options.config.relay.maxPublishAttempts, this.options.backoff);
@@ -193,7 +202,7 @@ export class RelayRun {
     this.failLane(lane, 'PUBLISH_FAILED', `publishing event ${item.message.id} failed (${why}): ${detail}`);
   }
 
-  private async deadLetterItem(lane: Lane, item: LaneItem, reason: DeadLetterFields['reason'], detail: string): Promise<void> {
+  private async deadLetterItem(lane: Lane, item: EventItem, reason: DeadLetterFields['reason'], detail: string): Promise<void> {
     const sent = await this.deadLetters.send({
       reason,
       detail,
@@ -214,16 +223,14 @@ export class RelayRun {
     }
   }
 
-  private async deadLetterRecord(index: number, fields: DeadLetterFields): Promise<void> {
-    const state = this.states[index]!;
-    const sent = await this.deadLetters.send(fields);
+  private async deadLetterMalformed(lane: Lane, item: MalformedItem): Promise<void> {
+    const sent = await this.deadLetters.send(item.letter);
     if (sent.status === 'sent') {
       this.deadLettered++;
-      state.deadLettered++;
+      this.advance(lane, item, 'deadLettered');
     } else {
-      state.failure = { reason: 'DEAD_LETTER_FAILED', detail: sent.detail };
+      this.failLane(lane, 'DEAD_LETTER_FAILED', sent.detail);
     }
-    state.outstanding--;
   }
 
   private advance(lane: Lane, item: LaneItem, how: 'published' | 'deadLettered'): void {

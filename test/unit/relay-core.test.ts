@@ -192,6 +192,27 @@ describe('relay core', () => {
     );
   });
 
+  it('holds an aggregate’s later records back behind its malformed record until that is dead-lettered', async () => {
+    const malformed = slotRecord({ id: 'm', seq: 1, sequenceNumber: '800' });
+    malformed.dynamodb!.NewImage!.seq = { S: 'not-a-number' };
+    const later = slotRecord({ id: 'm', seq: 2, sequenceNumber: '801' });
+    const other = slotRecord({ id: 'fine', seq: 1, sequenceNumber: '802' });
+    const sns = new FakeSns();
+    const refused = await relayWith(sns, new FakeSqs(true)).relay([malformed, later, other]);
+    expect(refused.outcomes.map((o) => (o.status === 'failed' ? o.reason : o.status))).toEqual([
+      'DEAD_LETTER_FAILED',
+      'BLOCKED_BY_EARLIER_FAILURE',
+      'delivered',
+    ]);
+    expect(sns.requests.flatMap((r) => r.entries).map((e) => JSON.parse(e.Message!).subject)).toEqual(['fine']);
+    expect(lowestFailedSequenceNumber(refused)).toBe('800');
+
+    const sqs = new FakeSqs();
+    const accepted = await relayWith(new FakeSns(), sqs).relay([malformed, later, other]);
+    expect(accepted.outcomes.map((o) => o.status)).toEqual(['delivered', 'delivered', 'delivered']);
+    expect(sqs.bodies.map((b) => JSON.parse(b).reason)).toEqual(['MALFORMED_SLOT']);
+  });
+
   it('fails the record when the relay DLQ itself refuses the dead letter, so nothing is dropped', async () => {
     const result = await relayWith(new FakeSns(() => 'permanent'), new FakeSqs(true)).relay([slotRecord({ id: 'a' })]);
     expect(result.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEAD_LETTER_FAILED' });

@@ -11,7 +11,11 @@ const message = (aggregateId: string, sequence: number): SlotMessage => ({
   body: '{}',
 });
 
-const heads = (lanes: Lanes, now = 0) => [...lanes.ready(now)].map((lane) => lane.items[0]!.message.id);
+const heads = (lanes: Lanes, now = 0) =>
+  [...lanes.ready(now)].map((lane) => {
+    const head = lane.items[0]!;
+    return head.kind === 'event' ? head.message.id : `malformed-${head.recordIndex}`;
+  });
 
 describe('relay lanes', () => {
   it('offers each aggregate’s head only, in the order the aggregates first came, and skips finished, busy and failed lanes', () => {
