@@ -47,7 +47,8 @@ export class Lanes {
   private first = 0;
 
   add(recordIndex: number, messages: readonly SlotMessage[], topic: Required<TopicConfig> | undefined): void {
-    for (const message of messages) this.lane(laneKey(message)).items.push({ kind: 'event', recordIndex, message, topic, attempts: 0 });
+    for (const message of messages)
+      this.lane(laneKey(message)).items.push({ kind: 'event', recordIndex, message, topic, attempts: 0 });
   }
 
   /** Queues a malformed record's dead letter in the lane of `key` (its aggregate's, when its key names one). */
@@ -73,9 +74,7 @@ export class Lanes {
 
   /** Lanes whose head may be sent now. */
   *ready(now: number): Generator<Lane> {
-    for (const lane of this.open()) {
-      if (!lane.busy && !lane.failed && lane.items.length > 0 && lane.readyAt <= now) yield lane;
-    }
+    for (const lane of this.waiting()) if (lane.readyAt <= now) yield lane;
   }
 
   /** Lanes with events still to send that are not in flight: ready now, or after a backoff. */
@@ -94,9 +93,7 @@ export class Lanes {
   /** The earliest time a waiting lane becomes ready, or `undefined` when none waits. */
   nextReadyAt(): number | undefined {
     let next: number | undefined;
-    for (const lane of this.open()) {
-      if (!lane.busy && !lane.failed && lane.items.length > 0 && (next === undefined || lane.readyAt < next)) next = lane.readyAt;
-    }
+    for (const lane of this.waiting()) if (next === undefined || lane.readyAt < next) next = lane.readyAt;
     return next;
   }
 }

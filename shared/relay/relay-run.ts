@@ -5,7 +5,7 @@ import { TABLE } from '../table.js';
 import type { DeadLetterFields, DeadLetterSender } from './dead-letter-sender.js';
 import { decodeStreamRecord } from './decode.js';
 import { describeError, entryFailureKind, requestErrorKind } from './failure-kind.js';
-import { type EventItem, type Lane, type LaneItem, Lanes, type MalformedItem } from './lanes.js';
+import { type EventItem, type Lane, type LaneItem, Lanes } from './lanes.js';
 import type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.js';
 import { entrySize, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, publishEntry } from './publish-entry.js';
 import type { RelayOptions } from './relay.js';
@@ -125,7 +125,7 @@ export class RelayRun {
       const item = lane.items[0]!;
       if (item.kind === 'malformed') {
         lane.busy = true;
-        return () => this.deadLetterMalformed(lane, item);
+        return () => this.deadLetter(lane, item, item.letter);
       }
       if (item.topic === undefined) {
         lane.busy = true;
@@ -202,8 +202,8 @@ export class RelayRun {
     this.failLane(lane, 'PUBLISH_FAILED', `publishing event ${item.message.id} failed (${why}): ${detail}`);
   }
 
-  private async deadLetterItem(lane: Lane, item: EventItem, reason: DeadLetterFields['reason'], detail: string): Promise<void> {
-    const sent = await this.deadLetters.send({
+  private deadLetterItem(lane: Lane, item: EventItem, reason: DeadLetterFields['reason'], detail: string): Promise<void> {
+    return this.deadLetter(lane, item, {
       reason,
       detail,
       record: this.coordinates[item.recordIndex]!,
@@ -215,16 +215,11 @@ export class RelayRun {
       aggregateId: item.message.aggregateId,
       sequence: item.message.sequence,
     });
-    if (sent.status === 'sent') {
-      this.deadLettered++;
-      this.advance(lane, item, 'deadLettered');
-    } else {
-      this.failLane(lane, 'DEAD_LETTER_FAILED', sent.detail);
-    }
   }
 
-  private async deadLetterMalformed(lane: Lane, item: MalformedItem): Promise<void> {
-    const sent = await this.deadLetters.send(item.letter);
+  /** Sends the lane head's dead letter; the lane moves on once it is in the DLQ, and fails if the DLQ refuses it. */
+  private async deadLetter(lane: Lane, item: LaneItem, letter: DeadLetterFields): Promise<void> {
+    const sent = await this.deadLetters.send(letter);
     if (sent.status === 'sent') {
       this.deadLettered++;
       this.advance(lane, item, 'deadLettered');

@@ -15,6 +15,17 @@ const commit = (stream: SimulatedStream, ...ids: string[]) => {
 /** Moves the clock past the maximum record age of every record written so far. */
 const ageRecords = () => vi.setSystemTime(Date.now() + (MAX_RECORD_AGE_SECONDS + 2) * 1000);
 
+/** A handler that throws on every batch, noting the ids it was given; at the given call, it ages every record so far. */
+function failingHandler({ ageRecordsAtCall }: { ageRecordsAtCall: number }): { sent: (string | undefined)[][]; handler: StreamHandler } {
+  const sent: (string | undefined)[][] = [];
+  const handler: StreamHandler = async ({ Records }) => {
+    sent.push(Records.map(idOf));
+    if (sent.length === ageRecordsAtCall) ageRecords();
+    throw new Error('failing');
+  };
+  return { sent, handler };
+}
+
 let runner: StreamRunner | undefined;
 
 beforeEach(() => {
@@ -48,12 +59,7 @@ describe('stream runner maximum record age', () => {
   it('reports how often a batch given up for its age was sent to the handler', async () => {
     const stream = new SimulatedStream();
     commit(stream, 'o1', 'o2');
-    const sent: (string | undefined)[][] = [];
-    const handler: StreamHandler = async ({ Records }) => {
-      sent.push(Records.map(idOf));
-      if (sent.length === 3) ageRecords();
-      throw new Error('failing');
-    };
+    const { sent, handler } = failingHandler({ ageRecordsAtCall: 3 });
     const failures = start(stream, handler, { maxRetryAttempts: 5, bisectBatchOnError: false });
     await expect.poll(() => failures.length, { timeout: 20_000 }).toBe(1);
 
@@ -89,12 +95,7 @@ describe('stream runner maximum record age', () => {
   it('gives the batch after one given up for its age the full number of retries', async () => {
     const stream = new SimulatedStream();
     commit(stream, 'o1');
-    const sent: (string | undefined)[][] = [];
-    const handler: StreamHandler = async ({ Records }) => {
-      sent.push(Records.map(idOf));
-      if (sent.length === 3) ageRecords();
-      throw new Error('failing');
-    };
+    const { sent, handler } = failingHandler({ ageRecordsAtCall: 3 });
     const failures = start(stream, handler, { maxRetryAttempts: 5, bisectBatchOnError: false });
     await expect.poll(() => failures.length, { timeout: 20_000 }).toBe(1);
     commit(stream, 'o2');
