@@ -29,6 +29,13 @@ export function entryFailureKind(entry: Pick<BatchResultErrorEntry, 'Code' | 'Se
   return entry.SenderFault === true ? 'rejected' : 'transient';
 }
 
+/** Whether an error thrown by a whole request is the deployment's (KMS key, permission, topic gone), not its entries'. */
+export function isDeploymentError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, code } = error as { name?: unknown; code?: unknown };
+  return [name, code].some((value) => typeof value === 'string' && DEPLOYMENT.test(value));
+}
+
 /**
  * Classifies an error thrown by a whole `PublishBatch` request. Only throttling, server
  * errors and network failures are worth retrying in process; anything else (an unknown

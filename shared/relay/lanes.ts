@@ -10,6 +10,8 @@ export interface EventItem {
   /** The topic, or `undefined` when the aggregate type has no route (the item goes to the DLQ). */
   readonly topic: Required<TopicConfig> | undefined;
   attempts: number;
+  /** Sent in a request of its own, after a request it was in failed as a whole for a reason no retry fixes. */
+  alone: boolean;
 }
 
 /** A record that is not a well-formed slot, waiting in its aggregate's lane for its dead letter. */
@@ -48,7 +50,7 @@ export class Lanes {
 
   add(recordIndex: number, messages: readonly SlotMessage[], topic: Required<TopicConfig> | undefined): void {
     for (const message of messages)
-      this.lane(laneKey(message)).items.push({ kind: 'event', recordIndex, message, topic, attempts: 0 });
+      this.lane(laneKey(message)).items.push({ kind: 'event', recordIndex, message, topic, attempts: 0, alone: false });
   }
 
   /** Queues a malformed record's dead letter in the lane of `key` (its aggregate's, when its key names one). */

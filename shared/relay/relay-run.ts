@@ -4,7 +4,7 @@ import { SLOT_PREFIX } from '../slot.js';
 import { TABLE } from '../table.js';
 import type { DeadLetterFields, DeadLetterSender } from './dead-letter-sender.js';
 import { decodeStreamRecord } from './decode.js';
-import { describeError, entryFailureKind, requestErrorKind } from './failure-kind.js';
+import { describeError, entryFailureKind, isDeploymentError, requestErrorKind } from './failure-kind.js';
 import { type EventItem, type Lane, type LaneItem, Lanes } from './lanes.js';
 import type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.js';
 import { entrySize, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, publishEntry } from './publish-entry.js';
@@ -139,10 +139,11 @@ export class RelayRun {
       }
       if (topicName !== undefined && item.topic.name !== topicName) continue;
       if (bytes + size > MAX_BATCH_BYTES) continue;
+      if (item.alone && batch.length > 0) continue;
       topicName = item.topic.name;
       bytes += size;
       batch.push({ lane, item });
-      if (batch.length === MAX_BATCH_ENTRIES) break;
+      if (item.alone || batch.length === MAX_BATCH_ENTRIES) break;
     }
     if (batch.length === 0) return undefined;
     for (const { lane } of batch) lane.busy = true;
@@ -159,6 +160,15 @@ export class RelayRun {
       );
     } catch (error) {
       const kind = requestErrorKind(error);
+      if (kind === 'permanent' && batch.length > 1 && !isDeploymentError(error)) {
+        // One entry may have spoiled the request for all (an invalid parameter): each is sent alone
+        // next, so only its own aggregate fails. Not an attempt: nothing was tried on its own yet.
+        for (const { lane, item } of batch) {
+          item.alone = true;
+          lane.busy = false;
+        }
+        return;
+      }
       for (const { lane, item } of batch) this.retryOrFail(lane, item, kind === 'transient', describeError(error));
       return;
     }

@@ -15,7 +15,7 @@ export class FakeSns implements PublishBatchClient {
 
   constructor(
     private readonly fate: (entry: PublishBatchRequestEntry) => EntryFate = () => 'ok',
-    private readonly requestFate: () => 'ok' | 'throttled' | 'denied' = () => 'ok',
+    private readonly requestFate: (entries: readonly PublishBatchRequestEntry[]) => 'ok' | 'throttled' | 'denied' | 'invalid' = () => 'ok',
   ) {}
 
   async send(command: PublishBatchCommand): Promise<PublishBatchCommandOutput> {
@@ -25,9 +25,11 @@ export class FakeSns implements PublishBatchClient {
     this.inFlight--;
     const entries = command.input.PublishBatchRequestEntries ?? [];
     this.requests.push({ topicArn: command.input.TopicArn ?? '', entries });
-    const request = this.requestFate();
+    const request = this.requestFate(entries);
     if (request === 'throttled')
       throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottledException', $metadata: { httpStatusCode: 400 } });
+    if (request === 'invalid')
+      throw Object.assign(new Error('Invalid parameter'), { name: 'InvalidParameterException', $metadata: { httpStatusCode: 400 } });
     if (request === 'denied')
       throw Object.assign(new Error('not allowed'), { name: 'AuthorizationErrorException', $metadata: { httpStatusCode: 403 } });
     const output: PublishBatchCommandOutput = { Successful: [], Failed: [], $metadata: {} };

@@ -138,6 +138,17 @@ describe('relay core', () => {
     expect(lowestFailedSequenceNumber(result)).toBe('900');
   });
 
+  it('sends each entry alone when SNS refuses a whole request as invalid, so only the aggregate at fault fails', async () => {
+    const spoils = (entries: readonly { Message?: string }[]) => entries.some((e) => JSON.parse(e.Message!).subject === 'bad');
+    const sns = new FakeSns(undefined, (entries) => (spoils(entries) ? 'invalid' : 'ok'));
+    const records = ['a', 'bad', 'c'].map((id, i) => slotRecord({ id, sequenceNumber: String(400 + i) }));
+    const result = await relayWith(sns).relay(records);
+    expect(result.outcomes.map((o) => (o.status === 'failed' ? o.reason : o.status))).toEqual(['delivered', 'PUBLISH_FAILED', 'delivered']);
+    expect(result.outcomes[1]).toMatchObject({ detail: expect.stringContaining('InvalidParameterException') });
+    expect(sns.requests.map((r) => r.entries.length)).toEqual([3, 1, 1, 1]);
+    expect(result.retried).toBe(0);
+  });
+
   it('fails without retrying when SNS refuses the request for a reason a retry cannot fix', async () => {
     const sns = new FakeSns(undefined, () => 'denied');
     const result = await relayWith(sns).relay([slotRecord({ id: 'a' })]);
