@@ -50,19 +50,21 @@ export interface RelayDeadLetter {
 
 /** The largest message SQS takes (1 MiB), which the relay DLQ is created to accept. */
 export const MAX_DEAD_LETTER_MESSAGE_BYTES = 1_048_576;
-/** The dead letter's body may use all of it but room for its `reason` attribute. */
-const MAX_DEAD_LETTER_BODY_BYTES = MAX_DEAD_LETTER_MESSAGE_BYTES - 1_024;
+/** The largest plain dead letter: what a queue with SQS's former default limit (256 KiB) takes, with room for the `reason` attribute. */
+const MAX_PLAIN_BODY_BYTES = 262_144 - 1_024;
 
 /**
- * A dead letter as the relay DLQ's message body: plain JSON, unless that is over SQS's limit.
- * An envelope can reach that once escaped inside the letter (up to twice its size, six times
- * for control characters a slot written by hand may hold), and so can a raw image: then the
- * envelope and the image are carried gzip'd (`envelopeGzip`, `rawImageGzip`), which a slot item
- * (at most 400 KB) always fits in. Read them back with {@link deadLetterEnvelope} and {@link deadLetterRawImage}.
+ * A dead letter as the relay DLQ's message body: plain JSON while a queue with SQS's former
+ * default limit (256 KiB) would take it. An envelope can outgrow that once escaped inside the
+ * letter (up to twice its size, six times for control characters a slot written by hand may
+ * hold), and so can a raw image: then the envelope and the image are carried gzip'd
+ * (`envelopeGzip`, `rawImageGzip`). That always fits the relay DLQ's 1 MiB for a slot item (at
+ * most 400 KB), and usually 256 KiB too. Read them back with {@link deadLetterEnvelope} and
+ * {@link deadLetterRawImage}.
  */
 export function deadLetterBody(letter: RelayDeadLetter): string {
   const plain = JSON.stringify(letter);
-  if (Buffer.byteLength(plain) <= MAX_DEAD_LETTER_BODY_BYTES) return plain;
+  if (Buffer.byteLength(plain) <= MAX_PLAIN_BODY_BYTES) return plain;
   const { envelope, rawImage, ...rest } = letter;
   const gzip = (text: string) => gzipSync(text).toString('base64');
   return JSON.stringify({

@@ -17,17 +17,20 @@ export type RelayInvocationContext = Pick<Context, 'getRemainingTimeInMillis'>;
 export type RelayHandler = (event: DynamoDBStreamEvent, context?: RelayInvocationContext) => Promise<DynamoDBBatchResponse>;
 
 /**
- * The share of an invocation's remaining time kept back from publishing (at least
- * {@link MIN_RESERVE_MS}): the requests in flight at the deadline finish in it, and the handler
- * reports what is left, so a slow batch ends with its progress checkpointed instead of a timeout
- * that retries all of it.
+ * The share of an invocation's remaining time kept back from publishing: at least
+ * {@link MIN_RESERVE_MS}, and never more than half, so even a function with a timeout of a
+ * second or two publishes. The requests in flight at the deadline finish in it (or are aborted
+ * {@link ANSWER_MARGIN_MS} before Lambda's timeout), and the handler reports what is left, so a
+ * slow batch ends with its progress checkpointed instead of a timeout that retries all of it.
  */
 export const DEADLINE_RESERVE_SHARE = 0.2;
 export const MIN_RESERVE_MS = 2_000;
+/** Time kept, after the requests in flight are aborted, to build and return the handler's answer. */
+export const ANSWER_MARGIN_MS = 250;
 
 /** When to stop sending, for an invocation with `remainingMs` left at `now`. */
 export const relayDeadline = (now: number, remainingMs: number): number =>
-  now + remainingMs - Math.max(MIN_RESERVE_MS, remainingMs * DEADLINE_RESERVE_SHARE);
+  now + remainingMs - Math.min(Math.max(MIN_RESERVE_MS, remainingMs * DEADLINE_RESERVE_SHARE), remainingMs / 2);
 
 /**
  * The Lambda relay as a function of its dependencies, so the deployed handler and local runs
@@ -44,9 +47,13 @@ export function createRelayHandler({ relay, logger, metrics, now = Date.now }: R
   return async (event, context) => {
     const records = event.Records ?? [];
     // Lambda always passes its context; a caller without one (a local runner, a test) sets no deadline.
-    const deadline =
-      typeof context?.getRemainingTimeInMillis === 'function' ? relayDeadline(Date.now(), context.getRemainingTimeInMillis()) : undefined;
-    const result = await relay.relay(records, deadline === undefined ? {} : { deadline });
+    const remainingMs = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+    const result = await relay.relay(
+      records,
+      remainingMs === undefined
+        ? {}
+        : { deadline: relayDeadline(Date.now(), remainingMs), signal: AbortSignal.timeout(Math.max(0, remainingMs - ANSWER_MARGIN_MS)) },
+    );
     const at = now();
     let lagMs = 0;
     result.outcomes.forEach((outcome, i) => {

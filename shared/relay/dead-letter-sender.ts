@@ -5,7 +5,7 @@ import { describeError, requestErrorKind } from './failure-kind.js';
 
 /** The SQS operation the dead-letter sender needs; an `SQSClient` fits. */
 export interface DeadLetterClient {
-  send(command: SendMessageCommand): Promise<SendMessageCommandOutput>;
+  send(command: SendMessageCommand, options?: { abortSignal?: AbortSignal }): Promise<SendMessageCommandOutput>;
 }
 
 export type DeadLetterFields = Omit<RelayDeadLetter, 'kind' | 'version' | 'failedAt'>;
@@ -20,7 +20,8 @@ export class DeadLetterSender {
     private readonly backoff: BackoffOptions,
   ) {}
 
-  async send(fields: DeadLetterFields, now: Date = new Date()): Promise<DeadLetterResult> {
+  /** Sends the dead letter; `signal` aborts the request in flight and ends the retries. */
+  async send(fields: DeadLetterFields, now: Date = new Date(), signal?: AbortSignal): Promise<DeadLetterResult> {
     const letter: RelayDeadLetter = { kind: RELAY_DEAD_LETTER_KIND, version: 1, failedAt: now.toISOString(), ...fields };
     const body = deadLetterBody(letter);
     for (let attempt = 1; ; attempt++) {
@@ -31,10 +32,11 @@ export class DeadLetterSender {
             MessageBody: body,
             MessageAttributes: { reason: { DataType: 'String', StringValue: fields.reason } },
           }),
+          signal === undefined ? undefined : { abortSignal: signal },
         );
         return { status: 'sent' };
       } catch (error) {
-        if (requestErrorKind(error) === 'permanent' || attempt >= this.backoff.maxAttempts) {
+        if (requestErrorKind(error) === 'permanent' || attempt >= this.backoff.maxAttempts || signal?.aborted === true) {
           return { status: 'failed', detail: `relay DLQ rejected the dead letter: ${describeError(error)}` };
         }
         await sleep(backoffDelay(this.backoff, attempt));

@@ -46,6 +46,8 @@ export class RelayRun {
     private readonly records: readonly StreamRecordInput[],
     /** Epoch ms after which nothing new is sent. */
     private readonly deadline = Number.POSITIVE_INFINITY,
+    /** Aborts the requests still in flight. */
+    private readonly signal?: AbortSignal,
   ) {
     this.states = records.map(() => ({ outstanding: 0, published: 0, deadLettered: 0 }));
     this.coordinates = records.map(coordinatesOf);
@@ -157,6 +159,7 @@ export class RelayRun {
     try {
       output = await this.options.sns.send(
         new PublishBatchCommand({ TopicArn: this.options.topicArns[topic.name], PublishBatchRequestEntries: entries }),
+        this.signal === undefined ? undefined : { abortSignal: this.signal },
       );
     } catch (error) {
       const kind = requestErrorKind(error);
@@ -229,7 +232,7 @@ export class RelayRun {
 
   /** Sends the lane head's dead letter; the lane moves on once it is in the DLQ, and fails if the DLQ refuses it. */
   private async deadLetter(lane: Lane, item: LaneItem, letter: DeadLetterFields): Promise<void> {
-    const sent = await this.deadLetters.send(letter);
+    const sent = await this.deadLetters.send(letter, new Date(), this.signal);
     if (sent.status === 'sent') {
       this.deadLettered++;
       this.advance(lane, item, 'deadLettered');

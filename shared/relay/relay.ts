@@ -9,7 +9,7 @@ import type { StreamRecordInput } from './stream-record.js';
 
 /** The SNS operation the relay needs; an `SNSClient` fits, and so does a wrapper around one. */
 export interface PublishBatchClient {
-  send(command: PublishBatchCommand): Promise<PublishBatchCommandOutput>;
+  send(command: PublishBatchCommand, options?: { abortSignal?: AbortSignal }): Promise<PublishBatchCommandOutput>;
 }
 
 /** Which aggregate types a relay publishes; the two paths each take a disjoint share. */
@@ -31,6 +31,8 @@ export type RelayOptions = RelayBaseOptions & AggregateTypeSelection;
 export interface RelayRunOptions {
   /** Epoch ms after which nothing new is sent (the Lambda handler sets it from the invocation's remaining time). @default none */
   readonly deadline?: number;
+  /** Aborts the requests still in flight (the Lambda handler: just before the function's timeout); their records fail. @default none */
+  readonly signal?: AbortSignal;
 }
 
 interface RelayBaseOptions {
@@ -94,7 +96,7 @@ export class Relay {
    * record not yet delivered is reported failed (`DEADLINE_REACHED`), so the caller retries
    * it instead of losing the whole batch's progress to a timeout.
    */
-  async relay(records: readonly StreamRecordInput[], { deadline }: RelayRunOptions = {}): Promise<RelayResult> {
-    return new RelayRun(this.options, this.deadLetters, records, deadline).run();
+  async relay(records: readonly StreamRecordInput[], { deadline, signal }: RelayRunOptions = {}): Promise<RelayResult> {
+    return new RelayRun(this.options, this.deadLetters, records, deadline, signal).run();
   }
 }

@@ -1,7 +1,13 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
-import { deadLetterRawImage, isRelayDeadLetter, MAX_DEAD_LETTER_MESSAGE_BYTES, type RelayDeadLetter } from '../../shared/dead-letter.js';
+import {
+  deadLetterEnvelope,
+  deadLetterRawImage,
+  isRelayDeadLetter,
+  MAX_DEAD_LETTER_MESSAGE_BYTES,
+  type RelayDeadLetter,
+} from '../../shared/dead-letter.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
 import { StreamRunner } from '../../shared/local/stream-runner.js';
 import { SLOT_KIND, slotKey } from '../../shared/slot.js';
@@ -95,7 +101,7 @@ describe('relay end to end (DynamoDB Local → runner → handler → fauxqs)', 
       topic: 'payments',
       record: { eventSourceArn: stack.streamArn },
     });
-    const envelope = JSON.parse((letter as { envelope: string }).envelope);
+    const envelope = JSON.parse(deadLetterEnvelope(letter as RelayDeadLetter)!);
     expect(envelope).toMatchObject({ id: poison[0]!.id, type: 'payment.captured', data: { note: huge } });
     expect((letter as { detail: string }).detail).toMatch(/bytes; allowed: at most 262144 bytes/);
 

@@ -306,6 +306,23 @@ describe('relay deadline', () => {
     expect(lowestFailedSequenceNumber(result)).toBe('5040');
   });
 
+  it('aborts a request still in flight when the signal fires, and fails its record for the retry', async () => {
+    // An SNS that never answers: only the abort ends the request.
+    const hanging = {
+      send: (_command: PublishBatchCommand, options?: { abortSignal?: AbortSignal }) =>
+        new Promise<never>((_, reject) =>
+          options?.abortSignal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))),
+        ),
+    };
+    const relay = new Relay({ config, sns: hanging, sqs: new FakeSqs(), topicArns, deadLetterQueueUrl });
+    const result = await relay.relay([slotRecord({ id: 'o-1', sequenceNumber: '6100' })], {
+      deadline: Date.now() + 20,
+      signal: AbortSignal.timeout(60),
+    });
+    expect(result.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEADLINE_REACHED' });
+    expect(lowestFailedSequenceNumber(result)).toBe('6100');
+  });
+
   it('stops waiting for a lane in backoff at the deadline, and dead-letters nothing after it', async () => {
     const sqs = new FakeSqs();
     const malformed = slotRecord({ id: 'm', sequenceNumber: '7000' });
@@ -333,7 +350,9 @@ describe('relay deadline', () => {
 describe('relay handler deadline', () => {
   it('keeps a fifth of the invocation’s remaining time, at least 2 s, for the requests in flight and the answer', () => {
     expect(relayDeadline(1_000, 60_000)).toBe(49_000);
-    expect(relayDeadline(0, 3_000)).toBe(1_000);
+    expect(relayDeadline(0, 5_000)).toBe(3_000);
+    // Never more than half: a function with a timeout of two seconds still publishes for one.
+    expect(relayDeadline(0, 2_000)).toBe(1_000);
   });
 
   it('reports every record failed from the first when the invocation has no time left to publish', async () => {
@@ -342,10 +361,11 @@ describe('relay handler deadline', () => {
     const written = captureEmf(metrics);
     const handler = createRelayHandler({ relay: relayWith(sns), logger: new Logger({ logLevel: 'SILENT' }), metrics });
     const records = [slotRecord({ id: 'a', sequenceNumber: '300' }), slotRecord({ id: 'b', sequenceNumber: '301' })];
-    const response = await handler({ Records: records }, { getRemainingTimeInMillis: () => 1_500 });
+    const response = await handler({ Records: records }, { getRemainingTimeInMillis: () => 0 });
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: '300' }]);
     expect(sns.requests).toEqual([]);
-    expect((await handler({ Records: records }, { getRemainingTimeInMillis: () => 60_000 })).batchItemFailures).toEqual([]);
+    // A short invocation (a function timeout of a second or two) still gets half its time to publish.
+    expect((await handler({ Records: records }, { getRemainingTimeInMillis: () => 1_500 })).batchItemFailures).toEqual([]);
     expect(sns.accepted).toHaveLength(2);
     expect(written.map((emf) => emf[RELAY_METRICS.failedRecords])).toEqual([2, 0]);
   });
