@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { OutboxEnvelope } from '../envelope.js';
+import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
 import { handleMessage, type MessageHandlingDeps } from './handle-message.js';
 import { Inbox } from './inbox.js';
 import { fromSqsRecord } from './messages.js';
@@ -155,12 +156,27 @@ class Reporter {
  * });
  * ```
  */
+/**
+ * A consumer's default metrics: namespace {@link METRICS_NAMESPACE}, the consumer's name as
+ * `service`, and in Lambda the function's name as `functionName` (from
+ * `AWS_LAMBDA_FUNCTION_NAME`), so consumers of the same name in two deployments in one account
+ * never share a metric.
+ */
+export function consumerMetrics(name: string, env: NodeJS.ProcessEnv = process.env): Metrics {
+  const functionName = env[LAMBDA_FUNCTION_NAME_ENV];
+  return new Metrics({
+    namespace: METRICS_NAMESPACE,
+    serviceName: name,
+    ...(functionName === undefined || functionName === '' ? {} : { defaultDimensions: { functionName } }),
+  });
+}
+
 export function createConsumer(options: ConsumerOptions): Consumer {
   validateConsumerOptions(options);
   const now = options.now ?? Date.now;
   const inbox = new Inbox(options.name, options.inbox, now);
   const logger = options.logger ?? new Logger({ serviceName: options.name });
-  const metrics = options.metrics ?? new Metrics({ namespace: METRICS_NAMESPACE, serviceName: options.name });
+  const metrics = options.metrics ?? consumerMetrics(options.name);
   const tracker = options.sequenceTracking ? new SequenceTracker(options.name, options.inbox, inbox.retentionSeconds, now) : undefined;
   const deps: MessageHandlingDeps = { consumer: options.name, handlers: options.handlers, inbox, logger };
   const concurrency = options.concurrency ?? 1;

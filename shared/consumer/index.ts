@@ -1,4 +1,4 @@
-export { type Consumer, createConsumer, METRICS_NAMESPACE } from './consumer.js';
+export { type Consumer, consumerMetrics, createConsumer, METRICS_NAMESPACE } from './consumer.js';
 export { ClaimHeldError, ConsumerOptionsError, InboxWriteError, MessageRejectedError, type RejectionCode } from './errors.js';
 export { INBOX_PREFIX, Inbox, type InboxRecord, inboxKey } from './inbox.js';
 export { fromSqsMessage, fromSqsRecord } from './messages.js';

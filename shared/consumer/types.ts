@@ -89,7 +89,7 @@ export interface ConsumerOptions {
   readonly concurrency?: number;
   /** @default a Powertools Logger with the consumer's name as service */
   readonly logger?: ConsumerLogger;
-  /** @default Powertools Metrics, namespace `DynamoDbOutbox`, the consumer's name as service */
+  /** @default {@link consumerMetrics}: Powertools Metrics, namespace `DynamoDbOutbox`, the consumer's name as service, the Lambda function's name as `functionName` */
   readonly metrics?: ConsumerMetrics;
   /** Clock in epoch milliseconds. @default Date.now */
   readonly now?: () => number;
