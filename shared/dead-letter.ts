@@ -48,6 +48,10 @@ export interface RelayDeadLetter {
   readonly rawImageGzip?: string;
 }
 
+/** Text gzip'd and base64-encoded, as a dead letter carries a large envelope or image, and back. */
+const gzip = (text: string): string => gzipSync(text).toString('base64');
+const gunzip = (base64: string): string => gunzipSync(Buffer.from(base64, 'base64')).toString('utf8');
+
 /** The largest message SQS takes (1 MiB), which the relay DLQ is created to accept. */
 export const MAX_DEAD_LETTER_MESSAGE_BYTES = 1_048_576;
 /** The largest plain dead letter: what a queue with SQS's former default limit (256 KiB) takes, with room for the `reason` attribute. */
@@ -66,7 +70,6 @@ export function deadLetterBody(letter: RelayDeadLetter): string {
   const plain = JSON.stringify(letter);
   if (Buffer.byteLength(plain) <= MAX_PLAIN_BODY_BYTES) return plain;
   const { envelope, rawImage, ...rest } = letter;
-  const gzip = (text: string) => gzipSync(text).toString('base64');
   return JSON.stringify({
     ...rest,
     ...(envelope === undefined ? {} : { envelopeGzip: gzip(envelope) }),
@@ -77,15 +80,13 @@ export function deadLetterBody(letter: RelayDeadLetter): string {
 /** The envelope a dead letter holds, exactly as it would have been published, plain or gzip'd; `undefined` when it holds none. */
 export function deadLetterEnvelope(letter: RelayDeadLetter): string | undefined {
   if (letter.envelope !== undefined) return letter.envelope;
-  return letter.envelopeGzip === undefined ? undefined : gunzipSync(Buffer.from(letter.envelopeGzip, 'base64')).toString('utf8');
+  return letter.envelopeGzip === undefined ? undefined : gunzip(letter.envelopeGzip);
 }
 
 /** The raw image a dead letter holds, plain or gzip'd; `undefined` when it holds none. */
 export function deadLetterRawImage(letter: RelayDeadLetter): unknown {
   if (letter.rawImage !== undefined) return letter.rawImage;
-  return letter.rawImageGzip === undefined
-    ? undefined
-    : JSON.parse(gunzipSync(Buffer.from(letter.rawImageGzip, 'base64')).toString('utf8'));
+  return letter.rawImageGzip === undefined ? undefined : JSON.parse(gunzip(letter.rawImageGzip));
 }
 
 export const isRelayDeadLetter = (value: unknown): value is RelayDeadLetter =>

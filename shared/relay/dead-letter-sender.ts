@@ -20,8 +20,8 @@ export class DeadLetterSender {
     private readonly backoff: BackoffOptions,
   ) {}
 
-  /** Sends the dead letter; `signal` aborts the request in flight and ends the retries. */
-  async send(fields: DeadLetterFields, now: Date = new Date(), signal?: AbortSignal): Promise<DeadLetterResult> {
+  /** Sends the dead letter, stamped `now`; `signal` aborts the request in flight and ends the retries. */
+  async send(fields: DeadLetterFields, { now = new Date(), signal }: { now?: Date; signal?: AbortSignal } = {}): Promise<DeadLetterResult> {
     const letter: RelayDeadLetter = { kind: RELAY_DEAD_LETTER_KIND, version: 1, failedAt: now.toISOString(), ...fields };
     const body = deadLetterBody(letter);
     for (let attempt = 1; ; attempt++) {

@@ -232,7 +232,7 @@ export class RelayRun {
 
   /** Sends the lane head's dead letter; the lane moves on once it is in the DLQ, and fails if the DLQ refuses it. */
   private async deadLetter(lane: Lane, item: LaneItem, letter: DeadLetterFields): Promise<void> {
-    const sent = await this.deadLetters.send(letter, new Date(), this.signal);
+    const sent = await this.deadLetters.send(letter, this.signal === undefined ? {} : { signal: this.signal });
     if (sent.status === 'sent') {
       this.deadLettered++;
       this.advance(lane, item, 'deadLettered');
