@@ -56,12 +56,28 @@ export const CLIENT_TIMEOUTS = {
 } as const;
 
 /**
- * An SNS client that prepares nothing for a logger that is not there (see {@link streamsClient})
- * and gives up on a silent connection ({@link CLIENT_TIMEOUTS}); the SDK's retries then try again.
+ * The request handler options for {@link CLIENT_TIMEOUTS}, on a connection pool without the SDK's
+ * limit of 50 sockets. Both timeouts run from the moment a request is made, so a request queued
+ * for a free socket spends its wait out of them: with more requests in flight than the pool
+ * holds (`publishConcurrency` goes up to 64, and the stream processor sends for every shard it
+ * leases through one client), a slow answer would time out requests that were never sent, and
+ * their retries would publish duplicates. The relay bounds its own requests in flight, so the
+ * pool need not.
+ */
+const requestHandler = (timeouts: (typeof CLIENT_TIMEOUTS)[keyof typeof CLIENT_TIMEOUTS]) => ({
+  ...timeouts,
+  httpAgent: { maxSockets: Number.POSITIVE_INFINITY },
+  httpsAgent: { maxSockets: Number.POSITIVE_INFINITY },
+});
+
+/**
+ * An SNS client that prepares nothing for a logger that is not there (see {@link streamsClient}),
+ * gives up on a silent connection ({@link CLIENT_TIMEOUTS}; the SDK's retries then try again),
+ * and never holds a request back for a socket.
  */
 export const snsClient = (config: SNSClientConfig = {}): SNSClient =>
-  withoutUnreadLogCopies(new SNSClient({ requestHandler: CLIENT_TIMEOUTS.sns, ...config }), config);
+  withoutUnreadLogCopies(new SNSClient({ requestHandler: requestHandler(CLIENT_TIMEOUTS.sns), ...config }), config);
 
 /** An SQS client like {@link snsClient}. */
 export const sqsClient = (config: SQSClientConfig = {}): SQSClient =>
-  withoutUnreadLogCopies(new SQSClient({ requestHandler: CLIENT_TIMEOUTS.sqs, ...config }), config);
+  withoutUnreadLogCopies(new SQSClient({ requestHandler: requestHandler(CLIENT_TIMEOUTS.sqs), ...config }), config);

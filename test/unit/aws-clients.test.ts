@@ -1,11 +1,37 @@
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { PublishBatchCommand } from '@aws-sdk/client-sns';
-import { describe, expect, it } from 'vitest';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { describe, expect, it, vi } from 'vitest';
 import { CLIENT_TIMEOUTS, snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
 
 const logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const hasLoggerMiddleware = (client: { middlewareStack: { identify(): string[] } }): boolean =>
   client.middlewareStack.identify().some((entry) => entry.startsWith('loggerMiddleware'));
+
+const TOPIC = 'arn:aws:sns:us-east-1:000000000000:t';
+const QUEUE = 'https://sqs.us-east-1.amazonaws.com/000000000000/q';
+const publishOne = (i: number) => new PublishBatchCommand({ TopicArn: TOPIC, PublishBatchRequestEntries: [{ Id: `e${i}`, Message: 'm' }] });
+const sendOne = (i: number) => new SendMessageCommand({ QueueUrl: QUEUE, MessageBody: `m${i}` });
+
+/** A server that accepts connections and never answers, and the config of a client pointed at it. */
+async function silentServer() {
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => sockets.push(socket));
+  const port = await new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  return {
+    sockets,
+    config: {
+      region: 'us-east-1',
+      endpoint: `http://127.0.0.1:${port}`,
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+      maxAttempts: 1,
+    },
+    async close(): Promise<void> {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
 
 describe('SDK client factories', () => {
   it.each([
@@ -22,38 +48,44 @@ describe('SDK client factories', () => {
   });
 
   it('sns: gives up on a connection that stays silent instead of waiting for ever', { timeout: 30_000 }, async () => {
-    const sockets: Socket[] = [];
-    // Accepts connections and never answers.
-    const silent = createServer((socket) => sockets.push(socket));
-    const port = await new Promise<number>((resolve) =>
-      silent.listen(0, '127.0.0.1', () => resolve((silent.address() as AddressInfo).port)),
-    );
-    const client = snsClient({
-      region: 'us-east-1',
-      endpoint: `http://127.0.0.1:${port}`,
-      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-      maxAttempts: 1,
-    });
+    const silent = await silentServer();
+    const client = snsClient(silent.config);
     try {
-      const error = await client
-        .send(
-          new PublishBatchCommand({
-            TopicArn: 'arn:aws:sns:us-east-1:000000000000:t',
-            PublishBatchRequestEntries: [{ Id: 'e0', Message: 'm' }],
-          }),
-        )
-        .then(
-          () => undefined,
-          (e: Error) => e,
-        );
+      const error = await client.send(publishOne(0)).then(
+        () => undefined,
+        (e: Error) => e,
+      );
       expect(error?.name).toBe('TimeoutError');
       expect(error?.message).toContain(String(CLIENT_TIMEOUTS.sns.requestTimeout));
     } finally {
       client.destroy();
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
+      await silent.close();
     }
   });
+
+  // publishConcurrency's upper bound: the relay may have this many requests in flight on one client.
+  const inFlight = 64;
+
+  it.each([
+    ['sns', (config: object) => snsClient(config), publishOne],
+    ['sqs', (config: object) => sqsClient(config), sendOne],
+  ] as const)(
+    `%s: sends ${inFlight} requests at once, none queued for a socket (the SDK's pool holds 50)`,
+    async (_name, create, command) => {
+      const silent = await silentServer();
+      const client = create(silent.config) as { send(command: unknown): Promise<unknown>; destroy(): void };
+      try {
+        const settled = Promise.allSettled(Array.from({ length: inFlight }, (_, i) => client.send(command(i))));
+        // A request queued for a socket would spend its wait out of its timeouts: each one here gets a connection of its own.
+        await vi.waitFor(() => expect(silent.sockets.length).toBe(inFlight), { timeout: 2_500, interval: 20 });
+        for (const socket of silent.sockets) socket.destroy();
+        expect((await settled).every((outcome) => outcome.status === 'rejected')).toBe(true);
+      } finally {
+        client.destroy();
+        await silent.close();
+      }
+    },
+  );
 
   it('keeps the caller’s settings', async () => {
     const client = streamsClient({ region: 'eu-west-3', endpoint: 'http://127.0.0.1:9' });
