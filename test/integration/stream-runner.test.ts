@@ -289,7 +289,7 @@ describe('local event-source-mapping runner', () => {
     start(c.streams, streamArn, seen.handler, { ...relayEventSourceSettings(config), filterPatterns: [] });
     await expect.poll(() => seen.records().length, { timeout: 30_000 }).toBe(20);
     const limit = 6 * 1024 * 1024;
-    const payloadSize = (records: readonly DynamoDBRecord[]) => JSON.stringify({ Records: records }).length;
+    const payloadSize = (records: readonly DynamoDBRecord[]) => Buffer.byteLength(JSON.stringify({ Records: records }));
     expect(seen.invocations.length).toBeGreaterThan(1);
     seen.invocations.forEach((batch, i) => {
       expect(payloadSize(batch)).toBeLessThanOrEqual(limit);
