@@ -202,7 +202,8 @@ export function ordersApi({ outbox, document, tableName, onUnexpectedError }: Or
   };
 
   const route = (request: ApiRequest): Promise<ApiResponse> => {
-    const parts = request.path.split('/').filter((p) => p !== '');
+    // One trailing slash is forgiven; an empty segment inside (`/orders//pay`) is an empty id, not a shorter path.
+    const parts = request.path.replace(/^\/|\/$/g, '').split('/');
     const [collection, rawId, action] = parts.map((p) => decodeURIComponent(p));
     if (collection !== 'orders' || parts.length > 3) {
       throw new ApiError(404, 'NOT_FOUND', `no route ${request.method} ${request.path}; allowed: ${ROUTES}`);

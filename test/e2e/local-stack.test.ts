@@ -113,6 +113,7 @@ describe('npm start stack, end to end', () => {
     const unknownField = await call('POST', '/orders', { total: 1, currency: 'EUR', colour: 'red' });
     const notJson = await call('POST', '/orders', '{"total": 1,');
     const missing = await call('GET', '/orders/no-such-order');
+    const emptyId = await call('POST', '/orders//pay');
     const duplicate = await call('POST', '/orders', {
       total: 1,
       currency: 'EUR',
@@ -131,6 +132,9 @@ describe('npm start stack, end to end', () => {
     expect(notJson.status).toBe(400);
     expect(notJson.json.error).toMatchObject({ code: 'INVALID_JSON' });
     expect(missing.status).toBe(404);
+    expect(emptyId.status).toBe(400);
+    expect(emptyId.json.error).toMatchObject({ code: 'INVALID_FIELD', field: 'id' });
+    expect((emptyId.json.error as { message: string }).message).toMatch(/order id "" is not valid; allowed: /);
     expect(duplicate.status).toBe(409);
     expect(duplicate.json.error).toMatchObject({ code: 'ORDER_EXISTS', field: 'id' });
     expect(badKey.status).toBe(400);
