@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { OutboxEnvelope } from '../envelope.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
 import { handleMessage, type MessageHandlingDeps } from './handle-message.js';
@@ -15,8 +15,11 @@ export interface Consumer {
   readonly name: string;
   /** Handles a batch; a FIFO group stops at its first failure and its later messages are reported failed, unprocessed. */
   process(messages: readonly ConsumerMessage[]): Promise<BatchResult>;
-  /** The Lambda handler (enable `ReportBatchItemFailures` on the event source mapping). */
-  readonly handler: (event: SQSEvent) => Promise<SQSBatchResponse>;
+  /**
+   * The Lambda handler (enable `ReportBatchItemFailures` on the event source mapping). Unless
+   * `inbox.claimTimeoutSeconds` is set, its claims last until the invocation's timeout.
+   */
+  readonly handler: (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<SQSBatchResponse>;
 }
 
 export const METRICS_NAMESPACE = 'DynamoDbOutbox';
@@ -181,7 +184,8 @@ export function createConsumer(options: ConsumerOptions): Consumer {
   const deps: MessageHandlingDeps = { consumer: options.name, handlers: options.handlers, inbox, logger };
   const concurrency = options.concurrency ?? 1;
 
-  const process = async (messages: readonly ConsumerMessage[]): Promise<BatchResult> => {
+  /** `claimUntil`: epoch seconds at which the batch's claims lapse, instead of the claim timeout. */
+  const process = async (messages: readonly ConsumerMessage[], claimUntil?: number): Promise<BatchResult> => {
     const reporter = new Reporter(options.name, logger, metrics);
     const outcomes: MessageOutcome[] = new Array(messages.length);
     await runPool(groupsOf(messages), concurrency, async (group) => {
@@ -193,7 +197,7 @@ export function createConsumer(options: ConsumerOptions): Consumer {
           reporter.outcome(outcomes[index]);
           continue;
         }
-        const { outcome, envelope } = await handleMessage(deps, message);
+        const { outcome, envelope } = await handleMessage(deps, message, claimUntil);
         outcomes[index] = outcome;
         reporter.outcome(outcome);
         if ((outcome.status === 'failed' || outcome.status === 'rejected') && message.messageGroupId !== undefined) {
@@ -214,11 +218,18 @@ export function createConsumer(options: ConsumerOptions): Consumer {
     return { batchItemFailures, outcomes };
   };
 
+  // No handler of this invocation runs past its timeout, so a claim it leaves behind (a crash, a timeout) can be
+  // taken over as soon as SQS delivers the message again: the queue's visibility timeout is longer than the function's.
+  const claimUntil = (context?: Pick<Context, 'getRemainingTimeInMillis'>): number | undefined =>
+    options.inbox.claimTimeoutSeconds === undefined && typeof context?.getRemainingTimeInMillis === 'function'
+      ? Math.ceil((now() + context.getRemainingTimeInMillis()) / 1000) + 1
+      : undefined;
+
   return {
     name: options.name,
-    process,
-    handler: async (event) => {
-      const { batchItemFailures } = await process(event.Records.map(fromSqsRecord));
+    process: (messages) => process(messages),
+    handler: async (event, context) => {
+      const { batchItemFailures } = await process(event.Records.map(fromSqsRecord), claimUntil(context));
       return { batchItemFailures };
     },
   };

@@ -55,3 +55,21 @@ export class ClaimHeldError extends OutboxError {
     this.claimExpiresAt = claimExpiresAt;
   }
 }
+
+/**
+ * The inbox transaction was cancelled by a concurrent write to one of its items or by throttling;
+ * nothing was written, and the message is retried.
+ */
+export class InboxConflictError extends OutboxError {
+  readonly eventId: string;
+
+  constructor(event: { readonly id: string; readonly type: string }, reasons: string, options?: ErrorOptions) {
+    super(
+      'TRANSACTION_CONFLICT',
+      `The transaction of event ${event.id} (${event.type}) was cancelled (${reasons}); nothing was written, and the message will be retried`,
+      options,
+    );
+    this.name = 'InboxConflictError';
+    this.eventId = event.id;
+  }
+}

@@ -32,7 +32,16 @@ async function validate(
   messageId: string,
 ): Promise<{ ok: true; envelope: OutboxEnvelope } | { ok: false; outcome: MessageOutcome }> {
   if (handler.schema === undefined) return { ok: true, envelope };
-  const result = await handler.schema['~standard'].validate(envelope.data);
+  let result: StandardSchemaV1.Result<unknown>;
+  try {
+    result = await handler.schema['~standard'].validate(envelope.data);
+  } catch (error) {
+    // A transform or refinement that throws instead of reporting an issue: the message fails and is retried.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`The schema of ${JSON.stringify(envelope.type)} threw while validating the data of event ${envelope.id}: ${reason}`, {
+      cause: error,
+    });
+  }
   if (result.issues !== undefined) {
     const error = new MessageRejectedError(
       'SCHEMA_VALIDATION_FAILED',
@@ -68,12 +77,14 @@ async function runWithClaim(
   handler: Extract<EventHandler, { idempotency: 'claim' }>,
   envelope: OutboxEnvelope,
   message: ConsumerMessage,
+  claimUntil: number | undefined,
 ): Promise<'processed' | 'duplicate'> {
-  const claim = await deps.inbox.claim(envelope);
+  const claim = await deps.inbox.claim(envelope, claimUntil);
   if (claim.status === 'duplicate') return 'duplicate';
   if (claim.status === 'held') throw new ClaimHeldError(envelope.id, claim.expiresAt);
   if (claim.tookOver)
     deps.logger.warn('Took over an expired claim', { consumer: deps.consumer, eventId: envelope.id, type: envelope.type });
+  const event = { consumer: deps.consumer, eventId: envelope.id, type: envelope.type };
   try {
     await handler.handle(envelope, {
       consumer: deps.consumer,
@@ -81,26 +92,38 @@ async function runWithClaim(
       claimExpiresAt: claim.expiresAt * 1000,
     });
   } catch (error) {
-    await deps.inbox.release(envelope.id, claim.token);
+    // The handler's error is the message's; a release that fails too only delays the retry until the claim expires.
+    await deps.inbox
+      .release(envelope.id, claim.token)
+      .catch((releaseError: unknown) =>
+        deps.logger.error('Releasing the claim failed; the retry waits until the claim expires', { ...event, error: releaseError }),
+      );
     throw error;
   }
-  if (!(await deps.inbox.complete(envelope.id, claim.token))) {
-    deps.logger.warn('The claim expired while the handler ran and was taken over; the side effect may run twice', {
-      consumer: deps.consumer,
-      eventId: envelope.id,
-      type: envelope.type,
-    });
-  }
+  // The side effect has happened: failing the message now would run it again once the claim expires.
+  const completed = await deps.inbox.complete(envelope.id, claim.token).catch((error: unknown) => {
+    deps.logger.error(
+      'The event was handled but recording it failed; a redelivery after the claim expires would run the side effect again',
+      {
+        ...event,
+        error,
+      },
+    );
+    return true;
+  });
+  if (!completed) deps.logger.warn('The claim expired while the handler ran and was taken over; the side effect may run twice', event);
   return 'processed';
 }
 
 /**
  * Handles one message: parse, dispatch by type, validate, run the handler under the inbox.
- * Never throws: every failure becomes an outcome that names its reason.
+ * Never throws: every failure becomes an outcome that names its reason. `claimUntil` (epoch
+ * seconds) is when a claim taken now lapses, instead of the inbox's claim timeout.
  */
 export async function handleMessage(
   deps: MessageHandlingDeps,
   message: ConsumerMessage,
+  claimUntil?: number,
 ): Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }> {
   const parsed = parseMessage(message.body);
   if (parsed.status === 'rejected') return { outcome: rejected(message.messageId, parsed.error) };
@@ -113,17 +136,21 @@ export async function handleMessage(
     );
     return { outcome: rejected(message.messageId, error) };
   }
-  const validated = await validate(handler, parsed.envelope, message.messageId);
-  if (!validated.ok) return { outcome: validated.outcome };
-  const { envelope } = validated;
-  const base = { messageId: message.messageId, eventId: envelope.id, type: envelope.type };
+  const base = { messageId: message.messageId, eventId: parsed.envelope.id, type: parsed.envelope.type };
   try {
+    // A schema may throw instead of reporting issues (a transform or refinement that fails): that fails this message only.
+    const validated = await validate(handler, parsed.envelope, message.messageId);
+    if (!validated.ok) return { outcome: validated.outcome };
+    const { envelope } = validated;
     const status =
       handler.idempotency === 'claim'
-        ? await runWithClaim(deps, handler, envelope, message)
+        ? await runWithClaim(deps, handler, envelope, message, claimUntil)
         : await runWithTransaction(deps, handler, envelope, message);
     return { outcome: { status, ...base }, envelope };
   } catch (error) {
-    return { outcome: { status: 'failed', ...base, error: error instanceof Error ? error : new Error(String(error)) }, envelope };
+    return {
+      outcome: { status: 'failed', ...base, error: error instanceof Error ? error : new Error(String(error)) },
+      envelope: parsed.envelope,
+    };
   }
 }

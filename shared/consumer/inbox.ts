@@ -1,9 +1,9 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { TransactionConflictError, TransactionFailedError } from '../errors.js';
+import { TransactionFailedError } from '../errors.js';
 import { TABLE } from '../table.js';
-import { InboxWriteError } from './errors.js';
+import { InboxConflictError, InboxWriteError } from './errors.js';
 import type { InboxOptions, TransactItem } from './types.js';
 
 export const INBOX_PREFIX = 'INBOX#';
@@ -42,6 +42,9 @@ export const inboxKey = (consumer: string, eventId: string) => ({
   [TABLE.partitionKey]: `${INBOX_PREFIX}${consumer}#${eventId}`,
   [TABLE.sortKey]: INBOX_SORT_KEY,
 });
+
+/** Cancellation reasons that a retry of the same transaction can get past. */
+const TRANSIENT_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 
 const kindOf = (item: TransactItem): string => Object.keys(item).find((k) => item[k as keyof TransactItem] !== undefined) ?? 'unknown';
 
@@ -122,34 +125,37 @@ export class Inbox {
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const reasons = error.CancellationReasons ?? [];
-      const inboxReason = reasons[writes.length]?.Code;
-      if (inboxReason === 'ConditionalCheckFailed') return { status: 'duplicate' };
+      if (reasons[writes.length]?.Code === 'ConditionalCheckFailed') return { status: 'duplicate' };
+      // Every action that failed, the inbox record's Put (the last action) included.
       const failures = reasons
-        .slice(0, writes.length)
         .map((reason, index) => ({
           index,
           reason: reason.Code ?? 'Unknown',
           message: reason.Message,
-          kind: kindOf(writes[index] as TransactItem),
+          kind: index < writes.length ? kindOf(writes[index] as TransactItem) : 'inbox record Put',
         }))
         .filter((f) => f.reason !== 'None');
-      if (
-        failures.some((f) => f.reason === 'TransactionConflict' || f.reason === 'ThrottlingError') ||
-        inboxReason === 'TransactionConflict'
-      ) {
-        throw new TransactionConflictError(1, 'TransactionConflict', { cause: error });
+      const transient = failures.filter((f) => TRANSIENT_REASONS.has(f.reason));
+      if (transient.length > 0) {
+        throw new InboxConflictError(event, transient.map((f) => `operations[${f.index}] (${f.kind}): ${f.reason}`).join('; '), {
+          cause: error,
+        });
       }
-      throw new TransactionFailedError(failures, { cause: error });
+      throw new TransactionFailedError(
+        failures.length > 0 ? failures : [{ index: writes.length, kind: 'inbox record Put', reason: 'Unknown', message: error.message }],
+        { cause: error },
+      );
     }
   }
 
   /**
    * Claims an event before a side effect outside DynamoDB: succeeds when no record exists or the
-   * existing claim has expired (taken over); a `COMPLETED` record means `duplicate`.
+   * existing claim has expired (taken over); a `COMPLETED` record means `duplicate`. The claim
+   * lapses at `until` (epoch seconds) when given, else after the claim timeout.
    */
-  async claim(event: { readonly id: string; readonly type: string }): Promise<ClaimResult> {
+  async claim(event: { readonly id: string; readonly type: string }, until?: number): Promise<ClaimResult> {
     const nowSeconds = Math.floor(this.#now() / 1000);
-    const expiresAt = nowSeconds + this.claimTimeoutSeconds;
+    const expiresAt = until ?? nowSeconds + this.claimTimeoutSeconds;
     const token = crypto.randomUUID();
     const record: InboxRecord = {
       ...(inboxKey(this.#consumer, event.id) as { pk: string; sk: string }),

@@ -26,6 +26,7 @@ export interface PollOptions {
 
 export interface PollResult {
   readonly received: number;
+  /** Handled (or duplicates) and deleted from the queue. */
   readonly acknowledged: number;
   readonly failed: number;
   readonly result: BatchResult;
@@ -55,7 +56,12 @@ export async function pollOnce(options: PollOptions): Promise<PollResult> {
   const entries = (messages: Message[]) => messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' }));
   const done = Messages.filter((m) => !failedIds.has(m.MessageId ?? ''));
   const failed = Messages.filter((m) => failedIds.has(m.MessageId ?? ''));
-  if (done.length > 0) await options.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: entries(done) }));
+  // A message SQS failed to delete comes back, and the inbox acknowledges it then as a duplicate.
+  const notDeleted =
+    done.length === 0
+      ? 0
+      : ((await options.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: entries(done) }))).Failed?.length ??
+        0);
   if (failed.length > 0 && options.retryDelaySeconds !== undefined) {
     await options.sqs.send(
       new ChangeMessageVisibilityBatchCommand({
@@ -64,5 +70,5 @@ export async function pollOnce(options: PollOptions): Promise<PollResult> {
       }),
     );
   }
-  return { received: Messages.length, acknowledged: done.length, failed: failed.length, result };
+  return { received: Messages.length, acknowledged: done.length - notDeleted, failed: failed.length, result };
 }

@@ -59,7 +59,11 @@ export interface InboxOptions {
   readonly tableName: string;
   /** How long an inbox record (and a sequence record) is kept before TTL removes it. @default 1209600 (14 days, the longest SQS retention) */
   readonly retentionSeconds?: number;
-  /** How long a claim holds before another worker may take it over. @default 300 */
+  /**
+   * How long a claim holds before another worker may take it over. @default in the Lambda
+   * handler, until the invocation's timeout (plus 1 s), when a handler can no longer be running;
+   * with `process`, 300
+   */
   readonly claimTimeoutSeconds?: number;
 }
 

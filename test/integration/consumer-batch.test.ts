@@ -1,6 +1,10 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsumer } from '../../shared/consumer/consumer.js';
+import { pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { ConsumerOptions, TransactionContext } from '../../shared/consumer/types.js';
 import { anEnvelope, anSqsEvent, anSqsRecord } from '../helpers/envelopes.js';
 import { freshTable, testClients } from '../helpers/local.js';
@@ -143,5 +147,191 @@ describe('sequence tracking', () => {
     expect(counts.get('SequenceGaps')).toBeUndefined();
     await deliver('2026-03-01T00:00:00.000Z', 3);
     expect(counts.get('SequenceGaps')).toBe(1);
+  });
+});
+
+/** The test table's DocumentClient, whose `send` throws `fault(command)` instead where that gives an error. */
+function faultyDocument(fault: (command: unknown) => Error | undefined): DynamoDBDocumentClient {
+  return {
+    send: (command: unknown) => {
+      const error = fault(command);
+      return error === undefined ? clients.document.send(command as never) : Promise.reject(error);
+    },
+  } as unknown as DynamoDBDocumentClient;
+}
+
+const cancelled = (...codes: string[]) =>
+  new TransactionCanceledException({
+    message: 'Transaction cancelled',
+    $metadata: {},
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
+
+describe('failures around the handler', () => {
+  it('fails only the message whose schema throws instead of reporting issues, saying so', async () => {
+    const throwing: StandardSchemaV1<unknown, { total: number }> = {
+      '~standard': {
+        version: 1,
+        vendor: 'test',
+        validate: (data) => {
+          if ((data as { total?: unknown }).total === undefined)
+            throw new TypeError("Cannot read properties of undefined (reading 'toFixed')");
+          return { value: data as { total: number } };
+        },
+      },
+    };
+    const handled: string[] = [];
+    const { consumer } = consumerWith('schema-throws', {
+      'order.placed': {
+        schema: throwing,
+        handle: (event, ctx) => {
+          handled.push(event.subject);
+          noteWrite(event.id, ctx);
+        },
+      },
+    });
+    const good = anEnvelope({ aggregateId: 'st-good', data: { total: 1 } });
+    const bad = anEnvelope({ aggregateId: 'st-bad', data: {} });
+
+    const response = await consumer.handler(
+      anSqsEvent([anSqsRecord(good.body, undefined, 'm-good'), anSqsRecord(bad.body, undefined, 'm-bad')]),
+    );
+    const { outcomes } = await consumer.process([{ messageId: 'm-bad', body: bad.body }]);
+
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'm-bad' }]);
+    expect(handled).toEqual(['st-good']);
+    expect(outcomes[0]).toMatchObject({
+      status: 'failed',
+      eventId: bad.id,
+      error: {
+        message: expect.stringMatching(/schema of "order.placed" threw while validating the data of event .*: Cannot read properties/),
+      },
+    });
+  });
+
+  it('claim: a failed release does not hide the handler’s error', async () => {
+    const { consumer, logs } = consumerWith(
+      'release-fails',
+      {
+        'order.placed': {
+          idempotency: 'claim',
+          handle: () => {
+            throw new Error('payment API 500');
+          },
+        },
+      },
+      { inbox: { document: faultyDocument((c) => (c instanceof DeleteCommand ? new Error('socket hang up') : undefined)), tableName } },
+    );
+
+    const { outcomes } = await consumer.process([{ messageId: 'r-1', body: anEnvelope({ aggregateId: 'rf-1' }).body }]);
+
+    expect(outcomes[0]).toMatchObject({ status: 'failed', error: { message: 'payment API 500' } });
+    expect(logs.find((l) => l.message.startsWith('Releasing the claim failed'))?.attributes).toMatchObject({
+      error: { message: 'socket hang up' },
+    });
+  });
+
+  it('claim: once the side effect has run, a failure to record it does not fail the message (which would run it again)', async () => {
+    const sent: string[] = [];
+    const { consumer, logs } = consumerWith(
+      'complete-fails',
+      { 'order.placed': { idempotency: 'claim', handle: (event) => void sent.push(event.id) } },
+      { inbox: { document: faultyDocument((c) => (c instanceof UpdateCommand ? new Error('throttled') : undefined)), tableName } },
+    );
+    const event = anEnvelope({ aggregateId: 'cf-1' });
+
+    const { outcomes, batchItemFailures } = await consumer.process([{ messageId: 'c-1', body: event.body }]);
+
+    expect(outcomes[0]?.status).toBe('processed');
+    expect(batchItemFailures).toEqual([]);
+    expect(sent).toEqual([event.id]);
+    expect(logs.find((l) => l.message.startsWith('The event was handled but recording it failed'))?.attributes).toMatchObject({
+      eventId: event.id,
+      error: { message: 'throttled' },
+    });
+  });
+
+  it('claim: in Lambda, a claim lasts until the invocation’s timeout unless a claim timeout is set', async () => {
+    const clock = Date.parse('2026-06-01T12:00:00.400Z');
+    const expiries: Record<string, number> = {};
+    const handlers: ConsumerOptions['handlers'] = {
+      'order.placed': {
+        idempotency: 'claim',
+        handle: (event, ctx) => {
+          expiries[event.subject] = ctx.claimExpiresAt;
+        },
+      },
+    };
+    const context = { getRemainingTimeInMillis: () => 40_000 };
+    const untilTimeout = consumerWith('claim-lambda', handlers, { now: () => clock }).consumer;
+    const withTimeout = consumerWith('claim-set', handlers, {
+      now: () => clock,
+      inbox: { document: clients.document, tableName, claimTimeoutSeconds: 600 },
+    }).consumer;
+
+    await untilTimeout.handler(anSqsEvent([anSqsRecord(anEnvelope({ aggregateId: 'lambda' }).body)]), context);
+    await withTimeout.handler(anSqsEvent([anSqsRecord(anEnvelope({ aggregateId: 'set' }).body)]), context);
+    await untilTimeout.process([{ messageId: 'p', body: anEnvelope({ aggregateId: 'polled' }).body }]);
+
+    // 12:00:40.4 rounded up to the second, plus one.
+    expect(expiries.lambda).toBe(Date.parse('2026-06-01T12:00:42Z'));
+    expect(expiries.set).toBe(Date.parse('2026-06-01T12:10:00Z'));
+    expect(expiries.polled).toBe(Date.parse('2026-06-01T12:05:00Z'));
+  });
+
+  it('transaction: a throttled inbox record or a conflicting write fails the message as a conflict naming the action', async () => {
+    const outcomeWith = async (name: string, error: Error) => {
+      const { consumer } = consumerWith(
+        name,
+        { 'order.placed': { handle: (event, ctx) => noteWrite(event.id, ctx) } },
+        { inbox: { document: faultyDocument((c) => (c instanceof TransactWriteCommand ? error : undefined)), tableName } },
+      );
+      return (await consumer.process([{ messageId: 'x', body: anEnvelope({ aggregateId: name }).body }])).outcomes[0];
+    };
+
+    const throttled = await outcomeWith('inbox-throttled', cancelled('None', 'ThrottlingError'));
+    const conflict = await outcomeWith('write-conflict', cancelled('TransactionConflict', 'None'));
+    const unknown = await outcomeWith('no-reasons', cancelled());
+
+    expect(throttled).toMatchObject({
+      status: 'failed',
+      error: {
+        name: 'InboxConflictError',
+        code: 'TRANSACTION_CONFLICT',
+        message: expect.stringContaining('operations[1] (inbox record Put): ThrottlingError'),
+      },
+    });
+    expect(conflict).toMatchObject({
+      status: 'failed',
+      error: {
+        code: 'TRANSACTION_CONFLICT',
+        message: expect.stringMatching(
+          /operations\[0\] \(Put\): TransactionConflict\); nothing was written, and the message will be retried$/,
+        ),
+      },
+    });
+    expect(unknown).toMatchObject({
+      status: 'failed',
+      error: { code: 'TRANSACTION_FAILED', message: expect.stringContaining('inbox record Put') },
+    });
+  });
+
+  it('pollOnce counts as acknowledged only the messages SQS deleted', async () => {
+    const { consumer } = consumerWith('poll-count', { 'order.placed': { handle: (event, ctx) => noteWrite(event.id, ctx) } });
+    const messages = ['a', 'b', 'c'].map((id) => ({
+      MessageId: id,
+      ReceiptHandle: `rh-${id}`,
+      Body: anEnvelope({ aggregateId: `pc-${id}` }).body,
+    }));
+    const sqs = {
+      send: async (command: unknown) =>
+        command instanceof ReceiveMessageCommand
+          ? { Messages: messages }
+          : { Successful: [{ Id: '0' }, { Id: '2' }], Failed: [{ Id: '1', Code: 'ReceiptHandleIsInvalid', SenderFault: true }] },
+    } as unknown as SQSClient;
+
+    const result = await pollOnce({ sqs, queueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/q', consumer });
+
+    expect(result).toMatchObject({ received: 3, acknowledged: 2, failed: 0 });
   });
 });
