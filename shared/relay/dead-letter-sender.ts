@@ -20,7 +20,7 @@ export class DeadLetterSender {
     private readonly backoff: BackoffOptions,
   ) {}
 
-  /** Sends the dead letter, stamped `now`; `signal` aborts the request in flight and ends the retries. */
+  /** Sends the dead letter, stamped `now`; `signal` aborts the request in flight or the wait before a retry, and ends the retries. */
   async send(fields: DeadLetterFields, { now = new Date(), signal }: { now?: Date; signal?: AbortSignal } = {}): Promise<DeadLetterResult> {
     const letter: RelayDeadLetter = { kind: RELAY_DEAD_LETTER_KIND, version: 1, failedAt: now.toISOString(), ...fields };
     const body = deadLetterBody(letter);
@@ -39,7 +39,8 @@ export class DeadLetterSender {
         if (requestErrorKind(error) === 'permanent' || attempt >= this.backoff.maxAttempts || signal?.aborted === true) {
           return { status: 'failed', detail: `relay DLQ rejected the dead letter: ${describeError(error)}` };
         }
-        await sleep(backoffDelay(this.backoff, attempt));
+        // An abort (the invocation's end) cuts the wait short; the next attempt then fails at once and ends the retries.
+        await sleep(backoffDelay(this.backoff, attempt), signal);
       }
     }
   }

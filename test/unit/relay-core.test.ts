@@ -323,6 +323,32 @@ describe('relay deadline', () => {
     expect(lowestFailedSequenceNumber(result)).toBe('6100');
   });
 
+  it('ends a dead letter’s wait before its retry when the signal fires, and fails its record for the retry', async () => {
+    const malformed = slotRecord({ id: 'm', sequenceNumber: '7100' });
+    malformed.dynamodb!.NewImage!.seq = { S: 'not-a-number' };
+    const invocationEnd = new AbortController();
+    let sends = 0;
+    // A throttled DLQ; the invocation's end comes right after the first attempt, during the wait before the retry.
+    const throttled = {
+      send: async () => {
+        if (++sends === 1) queueMicrotask(() => invocationEnd.abort());
+        throw Object.assign(new Error('slow down'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } });
+      },
+    };
+    // Time stands still: the wait before the retry ends only if the abort ends it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const relay = new Relay({ config, sns: new FakeSns(), sqs: throttled, topicArns, deadLetterQueueUrl });
+      let result: RelayResult | undefined;
+      void relay.relay([malformed], { signal: invocationEnd.signal }).then((r) => (result = r));
+      for (let tick = 0; tick < 100 && result === undefined; tick++) await new Promise((resolve) => setImmediate(resolve));
+      expect(result?.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEAD_LETTER_FAILED' });
+      expect(lowestFailedSequenceNumber(result!)).toBe('7100');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('stops waiting for a lane in backoff at the deadline, and dead-letters nothing after it', async () => {
     const sqs = new FakeSqs();
     const malformed = slotRecord({ id: 'm', sequenceNumber: '7000' });
