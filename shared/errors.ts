@@ -37,6 +37,7 @@ export type WriteValidationCode =
   | 'ENVELOPE_TOO_LARGE'
   | 'SLOT_TOO_LARGE'
   | 'REQUEST_TOO_LARGE'
+  | 'IDEMPOTENCY_RECORD_TOO_LARGE'
   | 'INVALID_IDEMPOTENCY_KEY'
   | 'INVALID_TRACEPARENT';
 
@@ -52,9 +53,9 @@ export class WriteValidationError extends OutboxError {
 
 /** Why one of the caller's operations made DynamoDB cancel the transaction. */
 export interface OperationFailure {
-  /** Index of the operation in the caller's `operations` array. */
+  /** Index of the operation in the caller's `operations` array; -1 for an outbox slot, which `kind` then names. */
   readonly index: number;
-  /** `Put`, `Update`, `Delete` or `ConditionCheck`. */
+  /** `Put`, `Update`, `Delete` or `ConditionCheck`; for a slot, `outbox slot of <type>/<id>`. */
   readonly kind: string;
   /** DynamoDB's cancellation code, e.g. `ConditionalCheckFailed`. */
   readonly reason: string;
@@ -63,12 +64,14 @@ export interface OperationFailure {
   readonly item?: Record<string, unknown>;
 }
 
-/** DynamoDB cancelled the transaction because of the caller's own operations; nothing was written. */
+/** DynamoDB cancelled the transaction because of the caller's own operations (or, rarely, an outbox slot); nothing was written. */
 export class TransactionFailedError extends OutboxError {
   readonly failures: readonly OperationFailure[];
 
   constructor(failures: readonly OperationFailure[], options?: ErrorOptions) {
-    const detail = failures.map((f) => `operations[${f.index}] (${f.kind}): ${f.reason}${f.message ? ` – ${f.message}` : ''}`).join('; ');
+    const detail = failures
+      .map((f) => `${f.index < 0 ? f.kind : `operations[${f.index}] (${f.kind})`}: ${f.reason}${f.message ? ` – ${f.message}` : ''}`)
+      .join('; ');
     super('TRANSACTION_FAILED', `The transaction was cancelled and nothing was written: ${detail}`, options);
     this.name = 'TransactionFailedError';
     this.failures = failures;

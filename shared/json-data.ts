@@ -1,8 +1,9 @@
 /**
  * Why a value would not survive `JSON.stringify` unchanged, with the path to the culprit, or
  * `undefined` when it is plain JSON data. `JSON.stringify` itself silently drops `undefined`
- * and functions, turns `NaN` into `null` and `Map` into `{}`; an outbox must not lose data
- * that way, so such values are refused before anything is written.
+ * and functions, turns `NaN` into `null`, `Map` into `{}` and a `Date` into a string that reads
+ * back as a string; an outbox must not lose or alter data that way, so such values are refused
+ * before anything is written.
  */
 export function jsonProblem(value: unknown, path = 'data'): string | undefined {
   return walk(value, path, []);
@@ -36,7 +37,7 @@ function walk(value: unknown, path: string, ancestors: object[]): string | undef
     }
     return undefined;
   }
-  if (object instanceof Date) return Number.isNaN(object.getTime()) ? `${path} is an invalid Date` : undefined;
+  if (object instanceof Date) return `${path} is a Date, which JSON turns into a string (send date.toISOString() to mean that)`;
   const prototype = Object.getPrototypeOf(object);
   if (prototype !== Object.prototype && prototype !== null) {
     const name = (object.constructor as { name?: string } | undefined)?.name ?? 'an object with a custom prototype';

@@ -89,20 +89,43 @@ export function resolveOperation(
   if (typeof body !== 'object' || body === null) {
     throw new WriteValidationError('INVALID_OPERATION', `operations[${index}].${kind} is ${String(body)}; allowed: an object`);
   }
+  if (body.TableName !== undefined && (typeof body.TableName !== 'string' || body.TableName === '')) {
+    throw new WriteValidationError(
+      'INVALID_OPERATION',
+      `operations[${index}].${kind}.TableName is ${JSON.stringify(body.TableName)}; allowed: a table name, or leave it out for the outbox table`,
+    );
+  }
   const table = (body.TableName as string | undefined) ?? tableName;
-  const keySource = kind === 'Put' ? body.Item : body.Key;
+  if (table !== tableName && bareTableName(table) === bareTableName(tableName)) {
+    // Another spelling of the outbox table would escape the slot guard and duplicate detection below.
+    throw new WriteValidationError(
+      'INVALID_OPERATION',
+      `operations[${index}].${kind}.TableName is ${JSON.stringify(table)}, the outbox table spelt another way; allowed: ${JSON.stringify(tableName)} exactly, or leave TableName out`,
+    );
+  }
+  const keyField = kind === 'Put' ? 'Item' : 'Key';
+  const keySource = body[keyField];
   if (typeof keySource !== 'object' || keySource === null) {
     throw new WriteValidationError(
       'INVALID_OPERATION',
-      `operations[${index}].${kind} has no ${kind === 'Put' ? 'Item' : 'Key'}; allowed: an object of attribute values`,
+      `operations[${index}].${kind} has no ${keyField}; allowed: an object of attribute values`,
     );
   }
   let itemId: string | undefined;
   if (table === tableName) {
     const key = keySource as Record<string, unknown>;
-    const pk = key[TABLE.partitionKey];
-    const sk = key[TABLE.sortKey];
-    if (typeof pk === 'string' && pk.startsWith(SLOT_PREFIX)) {
+    for (const name of [TABLE.partitionKey, TABLE.sortKey]) {
+      const value = key[name];
+      if (typeof value !== 'string' || value === '') {
+        throw new WriteValidationError(
+          'INVALID_OPERATION',
+          `operations[${index}].${kind}.${keyField}.${name} is ${name in key ? (JSON.stringify(value) ?? String(value)) : 'missing'}; allowed: a non-empty string (the outbox table's keys are ${TABLE.partitionKey} and ${TABLE.sortKey}, both strings)`,
+        );
+      }
+    }
+    const pk = key[TABLE.partitionKey] as string;
+    const sk = key[TABLE.sortKey] as string;
+    if (pk.startsWith(SLOT_PREFIX)) {
       throw new WriteValidationError(
         'INVALID_OPERATION',
         `operations[${index}].${kind} targets ${JSON.stringify(pk)}; allowed: keys that do not start with "${SLOT_PREFIX}" (outbox slots are written only through events)`,
@@ -118,6 +141,11 @@ export function resolveOperation(
     )}`;
   }
   return { kind, operation: { [kind]: { ...body, TableName: table } } as TransactOperation, itemId };
+}
+
+/** The table name in a table ARN (`arn:aws:dynamodb:<region>:<account>:table/<name>`), else the name as given. */
+function bareTableName(table: string): string {
+  return /^arn:[^:]+:dynamodb:[^:]*:[^:]*:table\/([^/]+)$/.exec(table)?.[1] ?? table;
 }
 
 function validateEvent(event: EventInput, index: number, config: OutboxConfig): void {

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, type marshallOptions, unmarshall } from '@aws-sdk/util-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
 import { type BackoffOptions, backoffDelay, sleep } from './backoff.js';
 import type { OutboxConfig } from './config.js';
@@ -129,8 +129,21 @@ export class Outbox {
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
     this.#idempotencyTtlSeconds = options.idempotencyTtlSeconds ?? 86_400;
     this.#clock = options.clock ?? (() => new Date());
-    if (!Number.isInteger(this.#retry.maxAttempts) || this.#retry.maxAttempts < 1) {
-      throw new WriteValidationError('INVALID_OPERATION', `retry.maxAttempts is ${this.#retry.maxAttempts}; allowed: an integer ≥ 1`);
+    for (const [name, value, kind, min] of [
+      ['retry.maxAttempts', this.#retry.maxAttempts, 'an integer', 1],
+      ['retry.maxSequenceRaces', this.#retry.maxSequenceRaces, 'an integer', 0],
+      ['retry.baseDelayMs', this.#retry.baseDelayMs, 'a finite number', 0],
+      ['retry.maxDelayMs', this.#retry.maxDelayMs, 'a finite number', 0],
+      ['idempotencyTtlSeconds', this.#idempotencyTtlSeconds, 'an integer', 1],
+    ] as const) {
+      // Plain JS can pass anything: a string TTL would be stored as a string, which TTL ignores.
+      const valid = typeof value === 'number' && (kind === 'an integer' ? Number.isInteger(value) : Number.isFinite(value)) && value >= min;
+      if (!valid) {
+        throw new WriteValidationError(
+          'INVALID_OPERATION',
+          `${name} is ${typeof value === 'string' ? JSON.stringify(value) : String(value)}; allowed: ${kind} ≥ ${min}`,
+        );
+      }
     }
   }
 
@@ -272,8 +285,11 @@ export class Outbox {
         `This write needs ${actions} actions (${operations.length} operations, ${slots.length} aggregate slots${input.idempotencyKey === undefined ? '' : ', 1 idempotency record'}); allowed: at most ${MAX_TRANSACTION_ACTIONS} per transaction`,
       );
     }
+    const marshallOptions = this.#client.config.translateConfig?.marshallOptions ?? {};
     let requestBytes = 0;
-    for (const op of operations) requestBytes += operationSize(op);
+    operations.forEach((op, index) => {
+      requestBytes += operationSize(op, index, marshallOptions);
+    });
     for (const slot of slots) {
       const size = itemSize(marshall(this.#slotItem(slot, Number.MAX_SAFE_INTEGER, now), { removeUndefinedValues: true }));
       if (size > MAX_ITEM_BYTES) {
@@ -283,12 +299,6 @@ export class Outbox {
         );
       }
       requestBytes += size;
-    }
-    if (requestBytes > MAX_REQUEST_BYTES) {
-      throw new WriteValidationError(
-        'REQUEST_TOO_LARGE',
-        `This write is about ${requestBytes} bytes; allowed: at most ${MAX_REQUEST_BYTES} bytes per transaction`,
-      );
     }
     const fingerprint = createHash('sha256')
       .update(
@@ -301,6 +311,26 @@ export class Outbox {
         ),
       )
       .digest('base64url');
+    if (input.idempotencyKey !== undefined) {
+      // The record repeats each event's aggregate in its result; sequences are only known at
+      // commit, so it is sized with the widest ones a slot can reach.
+      const widest = new Map(slots.map((slot) => [slot.pk, Number.MAX_SAFE_INTEGER - slot.events.length]));
+      const record = this.#idempotencyPut(input.idempotencyKey, { now, fingerprint }, this.#result(slots, widest)).Put?.Item;
+      const size = itemSize(marshall(record, { removeUndefinedValues: true }));
+      if (size > MAX_ITEM_BYTES) {
+        throw new WriteValidationError(
+          'IDEMPOTENCY_RECORD_TOO_LARGE',
+          `This write's idempotency record (its ${eventsInput.length} events' ids, types and aggregates) is about ${size} bytes; allowed: at most ${MAX_ITEM_BYTES} bytes (the DynamoDB item limit) — write fewer events per call with an idempotency key, or leave the key out`,
+        );
+      }
+      requestBytes += size;
+    }
+    if (requestBytes > MAX_REQUEST_BYTES) {
+      throw new WriteValidationError(
+        'REQUEST_TOO_LARGE',
+        `This write is about ${requestBytes} bytes; allowed: at most ${MAX_REQUEST_BYTES} bytes per transaction`,
+      );
+    }
     return { operations, kinds, slots, now, fingerprint };
   }
 
@@ -435,7 +465,14 @@ export class Outbox {
         else this.#remember(slot.pk, seq);
       } else if (reason?.Code !== undefined && reason.Code !== 'None' && !TRANSIENT_REASONS.has(reason.Code)) {
         throw new TransactionFailedError(
-          [{ index: -1, kind: `outbox slot ${slot.pk}`, reason: reason.Code, ...(reason.Message ? { message: reason.Message } : {}) }],
+          [
+            {
+              index: -1,
+              kind: `outbox slot of ${slot.aggregate.type}/${slot.aggregate.id}`,
+              reason: reason.Code,
+              ...(reason.Message ? { message: reason.Message } : {}),
+            },
+          ],
           {
             cause: error,
           },
@@ -485,11 +522,61 @@ function fingerprintReplacer(_key: string, value: unknown): unknown {
   return value;
 }
 
-function operationSize(operation: TransactOperation): number {
-  const body = Object.values(operation)[0] as Record<string, unknown>;
-  const values = { ...(body.Item as object), ...(body.Key as object), ...(body.ExpressionAttributeValues as object) };
-  const expressions = ['UpdateExpression', 'ConditionExpression']
+/**
+ * The operation's size, with its attribute values marshalled as the DocumentClient will send
+ * them (each top-level value on its own, functions and `undefined` left out, with the client's
+ * own options), so a value it cannot marshal is refused here, before anything is sent.
+ */
+function operationSize(operation: TransactOperation, index: number, options: marshallOptions): number {
+  const [kind, body] = Object.entries(operation)[0] as [string, Record<string, unknown>];
+  const sending = { ...options, convertTopLevelContainer: options.convertTopLevelContainer ?? true };
+  let size = ['UpdateExpression', 'ConditionExpression']
     .map((k) => (typeof body[k] === 'string' ? Buffer.byteLength(body[k] as string) : 0))
     .reduce((a, b) => a + b, 0);
-  return itemSize(marshall(values, { removeUndefinedValues: true, convertClassInstanceToMap: true })) + expressions;
+  for (const field of ['Item', 'Key', 'ExpressionAttributeValues']) {
+    const values = body[field];
+    if (typeof values !== 'object' || values === null) continue;
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined || typeof value === 'function') continue;
+      const path = `operations[${index}].${kind}.${field}.${name}`;
+      try {
+        size += itemSize({ [name]: marshall(value, sending) as AttributeValue });
+      } catch (error) {
+        const culprit = unmarshallable(value, path, sending);
+        throw new WriteValidationError(
+          'INVALID_OPERATION',
+          `${culprit.path} is ${describe(culprit.value)}, which the DynamoDB DocumentClient cannot marshal; allowed: strings, numbers (NumberValue beyond 2^53), booleans, null, binary, Sets, arrays and plain objects — convert a Date to an ISO string or epoch number first`,
+          { cause: error },
+        );
+      }
+    }
+  }
+  return size;
+}
+
+/** The innermost part of `value` (known not to marshal) that does not marshal, with its path. */
+function unmarshallable(value: unknown, path: string, options: marshallOptions): { path: string; value: unknown } {
+  if (typeof value !== 'object' || value === null) return { path, value };
+  const prototype = Object.getPrototypeOf(value);
+  const children = Array.isArray(value)
+    ? value.map((child, i) => [`${path}[${i}]`, child] as const)
+    : prototype === Object.prototype || prototype === null
+      ? Object.entries(value).map(([key, child]) => [`${path}.${key}`, child] as const)
+      : [];
+  for (const [childPath, child] of children) {
+    if (typeof child === 'function') continue;
+    try {
+      marshall({ child }, options);
+    } catch {
+      return unmarshallable(child, childPath, options);
+    }
+  }
+  return { path, value };
+}
+
+function describe(value: unknown): string {
+  if (value instanceof Date) return 'a Date';
+  if (typeof value === 'object' && value !== null) return `a ${value.constructor?.name ?? 'prototype-less'} instance`;
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
+  return typeof value === 'number' || typeof value === 'bigint' ? `the number ${value}` : String(value);
 }

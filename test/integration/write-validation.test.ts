@@ -36,6 +36,7 @@ const poisoned = fc
       () => Number.POSITIVE_INFINITY,
       () => new Map([[1, 2]]),
       () => Symbol('s'),
+      () => new Date(0),
       () => {
         const cycle: Record<string, unknown> = { a: 1 };
         cycle.self = cycle;
@@ -134,6 +135,9 @@ const invalid: fc.Arbitrary<Case> = fc.oneof(
       [{ Put: null }],
       [{ Update: { UpdateExpression: 'SET x = :x' } }],
       [{ Put: { Item: { pk: 'OUTBOX#order#o1', sk: 'OUTBOX' } } }],
+      [{ Put: { Item: { a: 1 } } }, { Put: { Item: { b: 2 } } }],
+      [{ Delete: { Key: { pk: 'A' } } }],
+      [{ Put: { Item: { pk: 'A', sk: 'B', at: new Date(0) } } }],
     )
     .map((operations) => ({
       code: 'INVALID_OPERATION' as const,
@@ -142,6 +146,17 @@ const invalid: fc.Arbitrary<Case> = fc.oneof(
   fc.tuple(validEvent, fc.constantFrom<unknown>('', 'not-a-traceparent', '00-xyz-abc-01', 42)).map(([event, traceparent]) => ({
     code: 'INVALID_TRACEPARENT' as const,
     input: { events: [{ ...event, traceparent } as unknown as EventInput] },
+  })),
+  fc.integer({ min: 360, max: 400 }).map((count) => ({
+    code: 'IDEMPOTENCY_RECORD_TOO_LARGE' as const,
+    input: {
+      events: Array.from({ length: count }, () => ({
+        aggregate: { type: 'order', id: 'l'.repeat(1000) },
+        type: 'order.placed',
+        data: null,
+      })),
+      idempotencyKey: 'record',
+    },
   })),
   fc.constantFrom('', 'x'.repeat(37), 'has space', 'tab\there').map((key) => ({
     code: 'INVALID_IDEMPOTENCY_KEY' as const,
@@ -173,6 +188,7 @@ describe('write validation (property-based)', () => {
         'DUPLICATE_ITEM',
         'EMPTY_WRITE',
         'ENVELOPE_TOO_LARGE',
+        'IDEMPOTENCY_RECORD_TOO_LARGE',
         'INVALID_IDEMPOTENCY_KEY',
         'INVALID_OPERATION',
         'INVALID_TRACEPARENT',
@@ -200,5 +216,75 @@ describe('write validation (property-based)', () => {
       }),
       { numRuns: 25 },
     );
+  });
+});
+
+describe('write validation (examples)', () => {
+  /** The error of `input`, checking that nothing was sent. */
+  async function rejection(input: WriteInput): Promise<WriteValidationError> {
+    const send = vi.spyOn(clients.document, 'send');
+    try {
+      const error = await outbox.write(input).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WriteValidationError);
+      expect((error as Error).message).toMatch(/\S.*; allowed: \S/);
+      expect(send).not.toHaveBeenCalled();
+      return error as WriteValidationError;
+    } finally {
+      send.mockRestore();
+    }
+  }
+
+  it('refuses a Date in event data instead of storing it as a string', async () => {
+    const error = await rejection({
+      events: [{ aggregate: { type: 'order', id: 'dated' }, type: 'order.placed', data: { at: new Date(0) } }],
+    });
+    expect(error.code).toBe('DATA_NOT_SERIALIZABLE');
+    expect(error.message).toContain('events[0].data.at is a Date');
+  });
+
+  it('refuses an attribute value the DocumentClient cannot marshal, naming where it is', async () => {
+    const top = await rejection({ operations: [{ Put: { Item: { pk: 'DATED#1', sk: 'A', at: new Date(0) } } }], events: [] });
+    expect(top.code).toBe('INVALID_OPERATION');
+    expect(top.message).toContain('operations[0].Put.Item.at is a Date');
+    const nested = await rejection({
+      operations: [
+        { Put: { Item: { pk: 'DATED#2', sk: 'A' } } },
+        {
+          Update: {
+            Key: { pk: 'DATED#3', sk: 'A' },
+            UpdateExpression: 'SET w = :w',
+            ExpressionAttributeValues: { ':w': { when: ['ok', new Date(0)] } },
+          },
+        },
+      ],
+      events: [],
+    });
+    expect(nested.code).toBe('INVALID_OPERATION');
+    expect(nested.message).toContain('operations[1].Update.ExpressionAttributeValues.:w.when[1] is a Date');
+  });
+
+  it('refuses operations on the outbox table without their string keys, instead of calling them duplicates', async () => {
+    const twoPuts = await rejection({ operations: [{ Put: { Item: { a: 1 } } }, { Put: { Item: { b: 2 } } }], events: [] });
+    expect(twoPuts.code).toBe('INVALID_OPERATION');
+    expect(twoPuts.message).toContain('operations[0].Put.Item.pk is missing');
+    const onePut = await rejection({ operations: [{ Put: { Item: { pk: 'NOSK#1' } } }], events: [] });
+    expect(onePut.code).toBe('INVALID_OPERATION');
+    expect(onePut.message).toContain('operations[0].Put.Item.sk is missing');
+    const numeric = await rejection({ operations: [{ Delete: { Key: { pk: 7, sk: 'A' } } }], events: [] });
+    expect(numeric.code).toBe('INVALID_OPERATION');
+    expect(numeric.message).toContain('operations[0].Delete.Key.pk is 7');
+  });
+
+  it('refuses the outbox table named by its ARN, which would bypass the slot guard and duplicate detection', async () => {
+    const arn = `arn:aws:dynamodb:us-east-1:123456789012:table/${tableName}`;
+    const slot = await rejection({ operations: [{ Put: { TableName: arn, Item: { pk: 'OUTBOX#order#o1', sk: 'OUTBOX' } } }], events: [] });
+    expect(slot.code).toBe('INVALID_OPERATION');
+    expect(slot.message).toContain(`operations[0].Put.TableName is "${arn}"`);
+    const twice = await rejection({
+      operations: [{ Put: { Item: { pk: 'ARN#1', sk: 'A' } } }, { Delete: { TableName: arn, Key: { pk: 'ARN#1', sk: 'A' } } }],
+      events: [],
+    });
+    expect(twice.code).toBe('INVALID_OPERATION');
+    expect(twice.message).toContain('operations[1].Delete.TableName');
   });
 });

@@ -192,6 +192,42 @@ describe('write helper against DynamoDB Local', () => {
     expect(slot?.createdAt).toBe(now.toISOString());
   });
 
+  it('rejects a keyed write whose idempotency record would pass 400 KB, and commits the same events unkeyed or fewer keyed', async () => {
+    const id = `${newId('order')}-`.padEnd(1000, 'i');
+    const events = Array.from({ length: 400 }, () => orderEvent(id, 'order.placed', null));
+    const key = `big-${newId()}`.slice(0, 36);
+    const error = await outbox.write({ events, idempotencyKey: key }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WriteValidationError);
+    expect(error).toMatchObject({ code: 'IDEMPOTENCY_RECORD_TOO_LARGE' });
+    expect((error as Error).message).toMatch(/idempotency record .* is about \d+ bytes; allowed: at most 409600 bytes/);
+    expect(await getItem(`OUTBOX#order#${id}`, 'OUTBOX')).toBeUndefined();
+    expect(await getItem(`IDEMPOTENCY#${key}`, 'IDEMPOTENCY')).toBeUndefined();
+
+    // The bound is not far off: 340 such events still fit, and their record replays.
+    const fewer = { events: events.slice(0, 340), idempotencyKey: key };
+    const first = await outbox.write(fewer);
+    expect(first.events.map((e) => e.sequence)).toEqual(Array.from({ length: 340 }, (_, i) => i + 1));
+    expect(await outbox.write(fewer)).toEqual({ events: first.events, replayed: true });
+    const unkeyed = await outbox.write({ events });
+    expect(unkeyed.events.at(-1)?.sequence).toBe(740);
+  });
+
+  it('counts the idempotency record in the 4 MB transaction limit', async () => {
+    const prefix = newId('big');
+    const operations = Array.from({ length: 10 }, (_, i) => ({
+      Put: { Item: { pk: `${prefix}#${i}`, sk: 'A', blob: 'b'.repeat(385_000) } },
+    }));
+    const id = `${newId('order')}-`.padEnd(1000, 'i');
+    const events = Array.from({ length: 340 }, () => orderEvent(id, 'order.placed', null));
+    const error = await outbox.write({ operations, events, idempotencyKey: `req-${prefix}`.slice(0, 36) }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WriteValidationError);
+    expect(error).toMatchObject({ code: 'REQUEST_TOO_LARGE' });
+    expect(await getItem(`${prefix}#0`, 'A')).toBeUndefined();
+    // Without the record, the same write fits.
+    await outbox.write({ operations, events });
+    expect(await getItem(`${prefix}#0`, 'A')).toMatchObject({ sk: 'A' });
+  });
+
   it('rejects two operations on the same item before sending anything', async () => {
     const order = newId('order');
     const error = await outbox

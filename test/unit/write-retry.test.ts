@@ -1,8 +1,8 @@
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { TransactionConflictError } from '../../shared/errors.js';
-import { Outbox } from '../../shared/write.js';
+import { TransactionConflictError, TransactionFailedError, WriteValidationError } from '../../shared/errors.js';
+import { Outbox, type OutboxOptions } from '../../shared/write.js';
 import { orderEvent, testConfig } from '../helpers/factories.js';
 
 /** A DocumentClient whose transactions are answered by `answer` (attempt number → error or success). */
@@ -56,11 +56,61 @@ describe('write helper retries', () => {
     expect(fake.attempts()).toBe(4);
   });
 
+  it('reports a failed outbox slot as the slot of its aggregate, not as an operation index', async () => {
+    const slotFailure = new TransactionCanceledException({
+      message: 'Transaction cancelled',
+      $metadata: {},
+      CancellationReasons: [{ Code: 'None' }, { Code: 'ValidationError', Message: 'Item size has exceeded the maximum allowed size' }],
+    });
+    const fake = fakeClient(() => slotFailure);
+    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client });
+    const error = await outbox
+      .write({ operations: [{ Put: { Item: { pk: 'ORDER#o-1', sk: 'ORDER' } } }], events: [orderEvent('o-1')] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransactionFailedError);
+    expect((error as Error).message).toBe(
+      'The transaction was cancelled and nothing was written: outbox slot of order/o-1: ValidationError – Item size has exceeded the maximum allowed size',
+    );
+    expect(fake.attempts()).toBe(1);
+  });
+
   it('passes unknown SDK errors through unchanged', async () => {
     const boom = Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
     const fake = fakeClient(() => boom);
     const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client });
     await expect(outbox.write({ events: [orderEvent('o-1')] })).rejects.toBe(boom);
     expect(fake.attempts()).toBe(1);
+  });
+});
+
+describe('write helper options', () => {
+  const build = (options: Partial<OutboxOptions>) =>
+    new Outbox({ config: testConfig(), tableName: 't', client: fakeClient(() => undefined).client, ...options });
+
+  it.each<[string, Partial<OutboxOptions>, string]>([
+    ['a NaN TTL', { idempotencyTtlSeconds: Number.NaN }, 'idempotencyTtlSeconds is NaN; allowed: an integer ≥ 1'],
+    ['a string TTL', { idempotencyTtlSeconds: '60' as unknown as number }, 'idempotencyTtlSeconds is "60"; allowed: an integer ≥ 1'],
+    ['a zero TTL', { idempotencyTtlSeconds: 0 }, 'idempotencyTtlSeconds is 0; allowed: an integer ≥ 1'],
+    ['a fractional TTL', { idempotencyTtlSeconds: 1.5 }, 'idempotencyTtlSeconds is 1.5; allowed: an integer ≥ 1'],
+    ['negative races', { retry: { maxSequenceRaces: -1 } }, 'retry.maxSequenceRaces is -1; allowed: an integer ≥ 0'],
+    ['fractional races', { retry: { maxSequenceRaces: 2.5 } }, 'retry.maxSequenceRaces is 2.5; allowed: an integer ≥ 0'],
+    ['a NaN base delay', { retry: { baseDelayMs: Number.NaN } }, 'retry.baseDelayMs is NaN; allowed: a finite number ≥ 0'],
+    ['a negative base delay', { retry: { baseDelayMs: -1 } }, 'retry.baseDelayMs is -1; allowed: a finite number ≥ 0'],
+    [
+      'an infinite max delay',
+      { retry: { maxDelayMs: Number.POSITIVE_INFINITY } },
+      'retry.maxDelayMs is Infinity; allowed: a finite number ≥ 0',
+    ],
+    ['a string max delay', { retry: { maxDelayMs: '5' as unknown as number } }, 'retry.maxDelayMs is "5"; allowed: a finite number ≥ 0'],
+  ])('refuses %s when the Outbox is built', (_, options, message) => {
+    const error = (() => {
+      try {
+        build(options);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(WriteValidationError);
+    expect(error).toMatchObject({ code: 'INVALID_OPERATION', message });
   });
 });
