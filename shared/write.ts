@@ -479,6 +479,11 @@ export class Outbox {
         );
       }
     });
+    if (idempotencyKey !== undefined && record?.Code !== undefined && record.Code !== 'None' && !TRANSIENT_REASONS.has(record.Code)) {
+      // Retrying would fail alike, and call it a conflict.
+      const failure = { index: -1, kind: `idempotency record of key "${idempotencyKey}"`, reason: record.Code };
+      throw new TransactionFailedError([{ ...failure, ...(record.Message ? { message: record.Message } : {}) }], { cause: error });
+    }
     const codes = reasons.map((r) => r.Code).filter((c) => c !== undefined && c !== 'None');
     return raced
       ? { status: 'raced', reason: 'a concurrent write to the same aggregate' }

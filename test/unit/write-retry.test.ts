@@ -56,6 +56,22 @@ describe('write helper retries', () => {
     expect(fake.attempts()).toBe(4);
   });
 
+  it('fails at once, naming it, when the idempotency record itself is refused, instead of retrying it as a conflict', async () => {
+    const recordFailure = new TransactionCanceledException({
+      message: 'Transaction cancelled',
+      $metadata: {},
+      CancellationReasons: [{ Code: 'None' }, { Code: 'ValidationError', Message: 'Item size has exceeded the maximum allowed size' }],
+    });
+    const fake = fakeClient(() => recordFailure);
+    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client });
+    const error = await outbox.write({ events: [orderEvent('o-1')], idempotencyKey: 'k-1' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransactionFailedError);
+    expect((error as Error).message).toBe(
+      'The transaction was cancelled and nothing was written: idempotency record of key "k-1": ValidationError – Item size has exceeded the maximum allowed size',
+    );
+    expect(fake.attempts()).toBe(1);
+  });
+
   it('reports a failed outbox slot as the slot of its aggregate, not as an operation index', async () => {
     const slotFailure = new TransactionCanceledException({
       message: 'Transaction cancelled',
