@@ -23,7 +23,10 @@ export class ContextError extends OutboxError {
 export interface AppContext {
   /** `-c stackName=…` @default 'DynamoDbOutbox' */
   readonly stackName: string;
-  /** `-c retainData=true`: keep the table, queues, bucket, logs and keys on delete, with table deletion protection. @default false */
+  /**
+   * Keep the table, queues, bucket, logs and keys on delete, with table deletion protection;
+   * `-c retainData=false` deletes them with the stack (development stacks). @default true
+   */
   readonly retainData: boolean;
   /** `-c alarmEmail=…`: subscribe this address to the alarm topic. @default none */
   readonly alarmEmail?: string;
@@ -33,9 +36,10 @@ export interface AppContext {
 
 const STACK_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9-]{0,127}$/;
 
-function booleanOption(node: Node, name: string): boolean {
+function booleanOption(node: Node, name: string, defaultValue: boolean): boolean {
   const value: unknown = node.tryGetContext(name);
-  if (value === undefined || value === false || value === 'false') return false;
+  if (value === undefined) return defaultValue;
+  if (value === false || value === 'false') return false;
   if (value === true || value === 'true') return true;
   throw new ContextError(name, `got ${JSON.stringify(value)}; allowed: true or false`);
 }
@@ -53,7 +57,7 @@ function stringOption(node: Node, name: string): string | undefined {
  *
  * @example
  * ```ts
- * const options = appContext(app.node); // cdk synth -c retainData=true -c alarmEmail=oncall@example.com
+ * const options = appContext(app.node); // cdk synth -c retainData=false -c alarmEmail=oncall@example.com
  * ```
  */
 export function appContext(node: Node): AppContext {
@@ -63,8 +67,8 @@ export function appContext(node: Node): AppContext {
   }
   return {
     stackName,
-    retainData: booleanOption(node, 'retainData'),
+    retainData: booleanOption(node, 'retainData', true),
     alarmEmail: stringOption(node, 'alarmEmail'),
-    customerManagedKey: booleanOption(node, 'customerManagedKey'),
+    customerManagedKey: booleanOption(node, 'customerManagedKey', false),
   };
 }

@@ -44,7 +44,7 @@ export interface LowLatencyProcessorProps {
   /**
    * Grants what a relay needs (read the stream, publish to the topics, send to the DLQ, with any
    * key use): the `Outbox` construct passes its `grantRelay`, which names every KMS action.
-   * @default the resources' own grants (`grantStreamRead`, `grantPublish`, `grantSendMessages`)
+   * @default stream reads on the table's stream ARN, and the resources' own `grantPublish` and `grantSendMessages`
    */
   readonly grantRelay?: (grantee: IGrantable) => void;
   /** @default a new VPC over two AZs with public subnets only (no NAT gateway), with flow logs */
@@ -150,8 +150,10 @@ export class LowLatencyProcessor extends Construct {
         retries: 3,
         startPeriod: Duration.seconds(20),
       },
-      // SIGTERM first: the batch in flight is finished, checkpointed and the leases released.
-      stopTimeout: Duration.seconds(30),
+      // SIGTERM first: the batch in flight is finished, checkpointed and the leases released. A
+      // publish under retries can take several SDK attempts of up to 5 s each, so the Fargate
+      // maximum: SIGKILL before the hand-off leaves the leases to expire and the batch to repeat.
+      stopTimeout: Duration.seconds(120),
       readonlyRootFilesystem: true,
     });
 
@@ -159,7 +161,15 @@ export class LowLatencyProcessor extends Construct {
     // Named actions on the one key, as for the table's other readers and writers (grantReadWriteData would add wildcards).
     props.encryptionKey?.grant(task.taskRole, 'kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey');
     if (props.grantRelay === undefined) {
-      props.table.grantStreamRead(task.taskRole);
+      // On the stream ARN, as TableV2's grantStreamRead does; Table's would allow ListStreams on "*".
+      props.table.grantStream(
+        task.taskRole,
+        'dynamodb:ListStreams',
+        'dynamodb:DescribeStream',
+        'dynamodb:GetRecords',
+        'dynamodb:GetShardIterator',
+      );
+      props.table.encryptionKey?.grant(task.taskRole, 'kms:Decrypt', 'kms:DescribeKey');
       for (const topic of props.topics.values()) topic.grantPublish(task.taskRole);
       props.deadLetterQueue.grantSendMessages(task.taskRole);
     } else {
@@ -182,11 +192,6 @@ export class LowLatencyProcessor extends Construct {
     const scaling = this.service.autoScaleTaskCount({ minCapacity: minTasks, maxCapacity: maxTasks });
     scaling.scaleOnCpuUtilization('Cpu', { targetUtilizationPercent: 60 });
 
-    Validations.of(task.taskRole).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'dynamodb:ListStreams supports no resource-level permissions; every other action is scoped to the table, stream, topics and queue.',
-    });
     if (task.executionRole !== undefined) {
       Validations.of(task.executionRole).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
@@ -201,9 +206,10 @@ export class LowLatencyProcessor extends Construct {
   }
 
   /**
-   * The processor's lag: the largest now − `ApproximateCreationDateTime` of the records its tasks
-   * published, in ms (EMF, flushed every 10 s per task), for this deployment's lease table. Only
-   * busy shards report it.
+   * The processor's lag: the largest now − `ApproximateCreationDateTime` of the oldest record of
+   * each page its tasks published or failed to publish, in ms (EMF, flushed every 10 s per task),
+   * for this deployment's lease table. Only busy shards report it; a shard that keeps failing to
+   * publish reports it on every retry.
    *
    * @example
    * ```ts

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
   AlarmStatusWidget,
@@ -6,6 +6,7 @@ import {
   Dashboard,
   GraphWidget,
   type IMetric,
+  Metric,
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -31,6 +32,12 @@ const EMAIL_PATTERN = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 export interface OutboxAlarmsProps {
   /** The Lambda relay whose iterator age, errors and throttles are watched. */
   readonly relayFunction: IFunction;
+  /**
+   * The relay's event source mapping (its UUID, `RelayFunction.eventSource.eventSourceMappingId`):
+   * any record it sends to its on-failure destination raises an alarm. The mapping must report
+   * its `EventCount` metrics, as `RelayFunction`'s does.
+   */
+  readonly relayEventSourceMappingId: string;
   /** Topics whose failed deliveries (`NumberOfNotificationsFailed`) raise an alarm. @default none */
   readonly topics?: readonly ITopic[];
   /** Topic that receives alarm and OK notifications. @default a new topic encrypted with a new KMS key CloudWatch may use */
@@ -47,13 +54,19 @@ export interface OutboxAlarmsProps {
 
 /**
  * Alarms and a dashboard for the outbox: the relay falling behind (iterator age), failing
- * (errors) or being throttled, any message in any dead-letter queue, SNS failing to deliver, and
- * (through {@link OutboxAlarms.addProcessor}) the low-latency processor lagging or not running.
+ * (errors), being throttled or giving records up to its on-failure destination, any message in
+ * any dead-letter queue, SNS failing to deliver, and (through {@link OutboxAlarms.addProcessor})
+ * the low-latency processor lagging or not running.
  * Every alarm notifies `alarmTopic` on ALARM and OK.
  *
  * @example
  * ```ts
- * const alarms = new OutboxAlarms(this, 'Alarms', { relayFunction: relay.function, topics, alarmEmail: 'oncall@example.com' });
+ * const alarms = new OutboxAlarms(this, 'Alarms', {
+ *   relayFunction: relay.function,
+ *   relayEventSourceMappingId: relay.eventSource.eventSourceMappingId,
+ *   topics,
+ *   alarmEmail: 'oncall@example.com',
+ * });
  * alarms.addDeadLetterQueue('BillingDlq', billing.deadLetterQueue);
  * ```
  */
@@ -111,6 +124,22 @@ export class OutboxAlarms extends Construct {
       1,
       1,
       'Relay invocations were throttled: check account concurrency and reserved concurrency.',
+    );
+    // Records that fail to publish come back as a partial batch response, not a function error, so
+    // RelayErrors never sees them; what the mapping finally gives up on shows only in its own metrics.
+    const givenUp = new Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'OnFailureDestinationDeliveredEventCount',
+      dimensionsMap: { EventSourceMappingUUID: props.relayEventSourceMappingId },
+      statistic: Stats.SUM,
+      period: Duration.minutes(5),
+    });
+    this.addAlarm(
+      'RelayFailedBatches',
+      givenUp,
+      1,
+      1,
+      'The relay gave records up after its retries or their maximum age: they are in the failed-batch bucket, not published. Fix the cause, then redrive them.',
     );
 
     const failures: IMetric[] = [];
@@ -249,14 +278,39 @@ export class OutboxAlarms extends Construct {
       enableKeyRotation: true,
       removalPolicy,
     });
+    const stack = Stack.of(this);
+    const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
     key.addToResourcePolicy(
       new PolicyStatement({
         sid: 'AllowCloudWatchAlarmsToPublish',
-        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        principals: [cloudWatch],
         actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
         resources: ['*'],
+        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
       }),
     );
-    return new Topic(this, 'AlarmTopic', { displayName: 'Outbox alarms', masterKey: key, enforceSSL: true });
+    const topic = new Topic(this, 'AlarmTopic', { displayName: 'Outbox alarms', masterKey: key, enforceSSL: true });
+    // enforceSSL gives the topic a policy of its own, which replaces SNS's default one: without
+    // this statement nothing would let CloudWatch publish.
+    topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowCloudWatchAlarmsToPublish',
+        principals: [cloudWatch],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
+    );
+    return topic;
   }
 }

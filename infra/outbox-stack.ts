@@ -14,7 +14,10 @@ export const DEFAULT_CONSUMER_ENTRY = fileURLToPath(new URL('../functions/exampl
 export interface OutboxStackProps extends StackProps {
   /** The validated outbox config the stack is built from. */
   readonly config: OutboxConfig;
-  /** Keep the data (table, queues, bucket, logs, keys) when the stack is deleted, and protect the table. @default false */
+  /**
+   * Keep the data (table, queues, bucket, logs, keys) when the stack is deleted, and protect the
+   * table from deletion; `false` (a development stack) deletes them with the stack. @default true
+   */
   readonly retainData?: boolean;
   /** Address subscribed to the alarm topic. @default no subscription */
   readonly alarmEmail?: string;
@@ -45,7 +48,7 @@ export const EXAMPLE_CONSUMER_TABLE_ENV = 'CONSUMER_TABLE_NAME';
  *
  * @example
  * ```ts
- * new OutboxStack(app, 'DynamoDbOutbox', { config, retainData: true, alarmEmail: 'oncall@example.com' });
+ * new OutboxStack(app, 'DynamoDbOutbox', { config, alarmEmail: 'oncall@example.com' });
  * ```
  */
 export class OutboxStack extends Stack {
@@ -54,7 +57,7 @@ export class OutboxStack extends Stack {
   constructor(scope: Construct, id: string, props: OutboxStackProps) {
     super(scope, id, props);
     const { config } = props;
-    const retain = props.retainData ?? false;
+    const retain = props.retainData ?? true;
     const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const encryptionKey = props.customerManagedKey
       ? new Key(this, 'OutboxKey', {

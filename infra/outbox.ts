@@ -1,6 +1,6 @@
-import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { ArnFormat, type Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Effect, type IGrantable, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -25,7 +25,9 @@ export interface OutboxProps {
   /** Physical table name. @default a name CloudFormation generates */
   readonly tableName?: string;
   /**
-   * One customer-managed key for the table, topics, queues and failed-batch bucket.
+   * One customer-managed key for the table, topics, queues and failed-batch bucket. A key defined
+   * in the app gets a policy statement denying SNS the key for topics of other accounts or
+   * regions (each subscription lets SNS use a queue's key, with no condition).
    * @default AWS-owned (table), AWS-managed (topics) and SQS-/S3-managed encryption
    */
   readonly encryptionKey?: IKey;
@@ -103,6 +105,25 @@ export class Outbox extends Construct {
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     this.removalPolicy = removalPolicy;
     checkSeconds(this.node.path, 'processorLagThreshold', props.processorLagThreshold, 1, 86_400);
+    // A subscription lets sns.amazonaws.com use its queue's key for any topic. Naming the topic
+    // instead (the aws-sns-subscriptions:restrictSqsDescryption feature flag) would make this key
+    // and the topics it encrypts depend on each other, so SNS is denied it outside this account and region.
+    props.encryptionKey?.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'DenySnsForOtherAccountsTopics',
+        effect: Effect.DENY,
+        principals: [new ServicePrincipal('sns.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+        resources: ['*'],
+        // Only where SNS names the topic (it does when it delivers to a queue): a request without one keeps the Allow.
+        conditions: {
+          Null: { 'aws:SourceArn': 'false' },
+          ArnNotLike: {
+            'aws:SourceArn': Stack.of(this).formatArn({ service: 'sns', resource: '*', arnFormat: ArnFormat.NO_RESOURCE_NAME }),
+          },
+        },
+      }),
+    );
     this.table = new OutboxTable(this, 'Table', {
       tableName: props.tableName,
       encryptionKey: props.encryptionKey,
@@ -127,6 +148,7 @@ export class Outbox extends Construct {
     });
     this.alarms = new OutboxAlarms(this, 'Alarms', {
       relayFunction: this.relay.function,
+      relayEventSourceMappingId: this.relay.eventSource.eventSourceMappingId,
       topics: [...this.topics.topics.values()],
       alarmTopic: props.alarmTopic,
       alarmEmail: props.alarmEmail,

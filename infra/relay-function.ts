@@ -4,7 +4,7 @@ import { Metric, type MetricOptions, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { CfnGlobalTable, CfnTable, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { type IEventSourceDlq, type IFunction, StartingPosition, type Tracing } from 'aws-cdk-lib/aws-lambda';
+import { type IEventSourceDlq, type IFunction, MetricType, StartingPosition, type Tracing } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -204,6 +204,8 @@ export class RelayFunction extends Construct {
       reportBatchItemFailures: settings.reportBatchItemFailures,
       filters: settings.filterPatterns.map((pattern) => ({ pattern: JSON.stringify(pattern) })),
       onFailure: this.failedBatchDestination(props.encryptionKey),
+      // OnFailureDestinationDeliveredEventCount among them: the only trace of records given up on.
+      metricsConfig: { metrics: [MetricType.EVENT_COUNT] },
     });
     this.function.addEventSource(this.eventSource);
 

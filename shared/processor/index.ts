@@ -23,4 +23,4 @@ export type { ReadResult, ShardInfo, StreamsApi } from './stream-source.js';
 export { MAX_RECORDS_PER_READ, StreamSource } from './stream-source.js';
 export type { ProcessorWorkerOptions, WorkerStatus } from './worker.js';
 export { ProcessorWorker } from './worker.js';
-export type { BatchReport, WorkerObserver } from './worker-observer.js';
+export type { BatchReport, PublishFailureReport, WorkerObserver } from './worker-observer.js';

@@ -11,7 +11,10 @@ export const PROCESSOR_METRICS = {
   service: 'outbox-processor',
   /** Dimension naming the deployment: its lease table, so two outboxes in one account never share a metric. */
   leaseTableDimension: 'leaseTable',
-  /** Largest now − `ApproximateCreationDateTime` of a flush interval's batches, in ms. */
+  /**
+   * Largest now − `ApproximateCreationDateTime` of a flush interval's pages, in ms: of each
+   * page's oldest record, reported when the page is published and each time it fails to publish.
+   */
   lag: 'lag',
 } as const;
 
@@ -33,8 +36,9 @@ export function processorMetrics(leaseTableName: string): Metrics {
 }
 
 /**
- * Structured logs and EMF metrics for a worker: `records`, `published` and `lag` per batch;
- * `leasesHeld` and `leasesTotal` per lease scan. Metrics are flushed at most every
+ * Structured logs and EMF metrics for a worker: `records`, `published` and `lag` per batch (`lag`
+ * also per failed publish, so it keeps rising while a shard cannot publish); `leasesHeld` and
+ * `leasesTotal` per lease scan. Metrics are flushed at most every
  * `flushIntervalMs`, so a busy shard does not write one EMF line per page.
  *
  * @example
@@ -65,6 +69,9 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
       published += report.published;
       if (report.lagMs !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, report.lagMs);
       logger.debug('batch published', { ...report });
+    },
+    publishFailed(report) {
+      if (report.lagMs !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, report.lagMs);
     },
     leaseScan({ held, total }) {
       if (Date.now() - flushedAt >= flushIntervalMs) flush(held, total);

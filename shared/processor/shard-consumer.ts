@@ -25,8 +25,11 @@ export interface ConsumerContext {
   sleep(ms: number): Promise<void>;
   /** A batch was published and checkpointed. */
   processed(records: readonly _Record[], result: RelayResult): void;
-  /** A read or publish failed; the consumer retries after a pause. */
-  failed(error: unknown): void;
+  /**
+   * A read or publish failed; the consumer retries after a pause. After a publish failure,
+   * `unpublished` is the oldest record of the page not published (the one retried from).
+   */
+  failed(error: unknown, unpublished?: _Record): void;
 }
 
 /** How a consumer's run ended. */
@@ -150,7 +153,7 @@ export class ShardConsumer {
       this.checkpointSoon(this.position);
     }
     await this.settle();
-    this.context.failed(new Error(`record ${failed} failed to publish; retrying from it`));
+    this.context.failed(new Error(`record ${failed} failed to publish; retrying from it`), records[Math.max(index, 0)]);
     return false;
   }
 

@@ -4,7 +4,14 @@ export interface BatchReport {
   readonly records: number;
   readonly published: number;
   readonly ignored: number;
-  /** Now minus the last record's approximate creation time (1-second resolution on AWS). */
+  /** Now minus the page's first (oldest) record's approximate creation time (1-second resolution on AWS). */
+  readonly lagMs: number | undefined;
+}
+
+/** A page of a shard that failed to publish; the shard retries it. */
+export interface PublishFailureReport {
+  readonly shardId: string;
+  /** Now minus the approximate creation time of the oldest record not published. */
   readonly lagMs: number | undefined;
 }
 
@@ -14,6 +21,7 @@ export interface BatchReport {
  */
 export interface WorkerObserver {
   batch?(report: BatchReport): void;
+  publishFailed?(report: PublishFailureReport): void;
   leaseScan?(counts: { readonly held: number; readonly total: number }): void;
   leaseAcquired?(shardId: string): void;
   leaseLost?(shardId: string, reason: string): void;

@@ -185,7 +185,7 @@ export class ProcessorWorker {
       stopping: () => this.clock.stopped,
       sleep: (ms) => this.clock.sleep(ms),
       processed: (records, result) => this.processed(held.leaseKey, records, result),
-      failed: (error) => this.options.observer?.error?.(`shard ${held.leaseKey}: read or publish failed; retrying`, error),
+      failed: (error, unpublished) => this.failed(held.leaseKey, error, unpublished),
     });
     const run = consumer
       .run()
@@ -208,8 +208,20 @@ export class ProcessorWorker {
   private processed(shardId: string, records: readonly _Record[], result: RelayResult): void {
     this.recordsProcessed += records.length;
     this.eventsPublished += result.published;
-    const created = records.at(-1)?.dynamodb?.ApproximateCreationDateTime;
-    const lagMs = created === undefined ? undefined : Math.max(0, Date.now() - new Date(created).getTime());
+    // The page's oldest record: how long the backlog's head waited, not its tail.
+    const lagMs = lagOf(records[0]);
     this.options.observer?.batch?.({ shardId, records: records.length, published: result.published, ignored: result.ignored, lagMs });
   }
+
+  private failed(shardId: string, error: unknown, unpublished: _Record | undefined): void {
+    this.options.observer?.error?.(`shard ${shardId}: read or publish failed; retrying`, error);
+    // The lag keeps growing while a record fails, so it is reported then too, not only once published.
+    if (unpublished !== undefined) this.options.observer?.publishFailed?.({ shardId, lagMs: lagOf(unpublished) });
+  }
+}
+
+/** Now − the record's `ApproximateCreationDateTime`, in ms. */
+function lagOf(record: _Record | undefined): number | undefined {
+  const created = record?.dynamodb?.ApproximateCreationDateTime;
+  return created === undefined ? undefined : Math.max(0, Date.now() - new Date(created).getTime());
 }

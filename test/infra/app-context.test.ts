@@ -5,8 +5,8 @@ import { appContext, ContextError } from '../../infra/app-context.js';
 const contextOf = (context: Record<string, unknown>) => appContext(new App({ context }).node);
 
 describe('appContext', () => {
-  it('defaults to a deletable, AWS-key-encrypted stack named DynamoDbOutbox without alarm mail', () => {
-    expect(contextOf({})).toEqual({ stackName: 'DynamoDbOutbox', retainData: false, alarmEmail: undefined, customerManagedKey: false });
+  it('defaults to a stack named DynamoDbOutbox that keeps its data, AWS-key-encrypted, without alarm mail', () => {
+    expect(contextOf({})).toEqual({ stackName: 'DynamoDbOutbox', retainData: true, alarmEmail: undefined, customerManagedKey: false });
   });
 
   it('reads booleans given as -c strings and as cdk.json booleans', () => {

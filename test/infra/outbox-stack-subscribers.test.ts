@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_CONSUMER_TABLE_ENV, OutboxStack } from '../../infra/outbox-stack.js';
 import { config } from '../../outbox.config.js';
 import { RELAY_METRICS } from '../../shared/relay/index.js';
-import { actionsOf, appWithoutBundling, logicalId, resource, resourcesOf, roleStatements } from '../helpers/cdk.js';
+import { actionsOf, appWithoutBundling, logicalId, resource, resourcesOf, roleStatements, type Statement } from '../helpers/cdk.js';
 
 let stack: OutboxStack;
 let template: Template;
@@ -130,6 +130,23 @@ describe('OutboxStack: alarms and dashboard', () => {
     expect(age).toMatchObject({ Statistic: 'Maximum', Threshold: 60_000, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   });
 
+  it('alarms on the first record the relay mapping gives up to its on-failure destination, which reports that count', () => {
+    const mappings = template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { FunctionName: { Ref: ids.relayFn } } });
+    const [mappingId, mapping] = Object.entries(mappings)[0]!;
+    expect(mapping.Properties.MetricsConfig).toEqual({ Metrics: ['EventCount'] });
+    const found = alarms().filter((a) => a.MetricName === 'OnFailureDestinationDeliveredEventCount');
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Dimensions: [{ Name: 'EventSourceMappingUUID', Value: { Ref: mappingId } }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+
   it('alarms on the first message in every DLQ', () => {
     for (const queue of [ids.relayDlq, ...[...queues.values()].map((q) => q.dlq)]) {
       const found = alarms().filter(
@@ -157,7 +174,29 @@ describe('OutboxStack: alarms and dashboard', () => {
     ][0];
     const key = resource(template, 'AWS::KMS::Key', keyId).Properties;
     expect(key.EnableKeyRotation).toBe(true);
-    expect(JSON.stringify(key.KeyPolicy)).toContain('cloudwatch.amazonaws.com');
+    const account = { Ref: 'AWS::AccountId' };
+    const keyStatements = (key.KeyPolicy as { Statement: Statement[] }).Statement;
+    expect(keyStatements.filter((s) => JSON.stringify(s.Principal).includes('cloudwatch.amazonaws.com'))).toEqual([
+      expect.objectContaining({ Effect: 'Allow', Condition: { StringEquals: { 'aws:SourceAccount': account } } }),
+    ]);
+    // The topic's own policy (enforceSSL) replaces SNS's default one, so it must let CloudWatch publish.
+    const topicPolicies = template.findResources('AWS::SNS::TopicPolicy', { Properties: { Topics: [{ Ref: ids.alarmTopic }] } });
+    const topicStatements = Object.values(topicPolicies).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+    expect(topicStatements.filter((s) => s.Effect === 'Allow')).toEqual([
+      expect.objectContaining({
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: { Ref: ids.alarmTopic },
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': account },
+          ArnLike: {
+            'aws:SourceArn': {
+              'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', account, ':alarm:*']],
+            },
+          },
+        },
+      }),
+    ]);
     template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'oncall@example.com',

@@ -82,11 +82,29 @@ describe('OutboxStack: table', () => {
     expect(table.Replicas).toEqual([expect.objectContaining({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } })]);
   });
 
-  it('encrypts with a DynamoDB-owned key and, without retainData, can be deleted', () => {
+  it('encrypts with a DynamoDB-owned key and, by default, is kept and protected from deletion', () => {
     const table = resource(template, 'AWS::DynamoDB::GlobalTable', ids.table);
     expect(table.Properties.SSESpecification).toEqual({ SSEEnabled: false });
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.Properties.Replicas).toEqual([expect.objectContaining({ DeletionProtectionEnabled: true })]);
+  });
+
+  it('with retainData: false, is deleted with the stack, as are its queues, bucket and key', () => {
+    const disposable = new OutboxStack(appWithoutBundling(), 'Disposable', {
+      config,
+      consumerEntry: CONSUMER_ENTRY,
+      retainData: false,
+      customerManagedKey: true,
+      env: { region: 'eu-west-1' },
+    });
+    const t = Template.fromStack(disposable);
+    const table = resource(t, 'AWS::DynamoDB::GlobalTable', logicalId(t, 'AWS::DynamoDB::GlobalTable', 'OutboxTable'));
     expect(table.DeletionPolicy).toBe('Delete');
     expect(table.Properties.Replicas).toEqual([expect.objectContaining({ DeletionProtectionEnabled: false })]);
+    for (const type of ['AWS::SQS::Queue', 'AWS::S3::Bucket']) {
+      for (const id of Object.keys(t.findResources(type))) expect(resource(t, type, id).DeletionPolicy, id).toBe('Delete');
+    }
+    expect(resource(t, 'AWS::KMS::Key', logicalId(t, 'AWS::KMS::Key', 'OutboxKey')).DeletionPolicy).toBe('Delete');
   });
 });
 
@@ -104,7 +122,7 @@ describe('OutboxStack: topics', () => {
     }
   });
 
-  it('denies every topic action over a connection without TLS', () => {
+  it("denies sns:Publish and the actions of SNS's default topic policy over a connection without TLS", () => {
     for (const topic of config.topics) {
       const policies = template.findResources('AWS::SNS::TopicPolicy', { Properties: { Topics: [{ Ref: topicIds.get(topic.name) }] } });
       const statements = Object.values(policies).flatMap(
@@ -113,7 +131,18 @@ describe('OutboxStack: topics', () => {
       const denied = statements
         .filter((s) => s.Effect === 'Deny' && JSON.stringify(s.Condition) === JSON.stringify({ Bool: { 'aws:SecureTransport': 'false' } }))
         .flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
-      expect(denied).toEqual(expect.arrayContaining(['sns:Publish', 'sns:Subscribe', 'sns:SetTopicAttributes', 'sns:DeleteTopic']));
+      expect(denied.sort()).toEqual(
+        [
+          'sns:Publish',
+          'sns:Subscribe',
+          'sns:ListSubscriptionsByTopic',
+          'sns:GetTopicAttributes',
+          'sns:SetTopicAttributes',
+          'sns:AddPermission',
+          'sns:RemovePermission',
+          'sns:DeleteTopic',
+        ].sort(),
+      );
     }
   });
 });

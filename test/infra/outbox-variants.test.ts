@@ -12,6 +12,7 @@ import {
   resource,
   resourcesOf,
   roleStatements,
+  type Statement,
   unacknowledgedFindings,
 } from '../helpers/cdk.js';
 
@@ -91,11 +92,26 @@ describe('OutboxStack with a customer-managed key', { timeout: 120_000 }, () => 
     );
   });
 
-  it('lets SNS use the key to deliver to the encrypted queues', () => {
-    const policy = JSON.stringify(
-      resource(template, 'AWS::KMS::Key', logicalId(template, 'AWS::KMS::Key', 'OutboxKey')).Properties.KeyPolicy,
-    );
-    expect(policy).toContain('sns.amazonaws.com');
+  it("lets SNS use the key to deliver to the encrypted queues, only for topics of the stack's account and region", () => {
+    const policy = resource(template, 'AWS::KMS::Key', logicalId(template, 'AWS::KMS::Key', 'OutboxKey')).Properties.KeyPolicy as {
+      Statement: Statement[];
+    };
+    const sns = policy.Statement.filter((s) => JSON.stringify(s.Principal).includes('sns.amazonaws.com'));
+    expect(sns.filter((s) => s.Effect === 'Allow').length).toBeGreaterThan(0);
+    // Each subscription's Allow has no condition; one Deny confines them to this account's topics here.
+    expect(sns.filter((s) => s.Effect === 'Deny')).toEqual([
+      expect.objectContaining({
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+        Resource: '*',
+        Condition: {
+          Null: { 'aws:SourceArn': 'false' },
+          ArnNotLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':sns:eu-west-1:123456789012:*']] } },
+        },
+      }),
+    ]);
+    for (const statement of sns.filter((s) => s.Effect === 'Allow')) {
+      expect(actionsOf(statement).every((a) => ['kms:Decrypt', 'kms:GenerateDataKey'].includes(a))).toBe(true);
+    }
   });
 
   it('leaves no cdk-nag finding unacknowledged', () => {

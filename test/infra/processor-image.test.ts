@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // No Docker engine is needed: the image's build step is an esbuild command in the Dockerfile,
@@ -33,6 +34,13 @@ describe('processor image', { timeout: 120_000 }, () => {
   }, 120_000);
 
   afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('runs, and is bundled for, the Node.js major of the Lambda functions (Runtime.NODEJS_LATEST)', () => {
+    const major = /^nodejs(\d+)\.x$/.exec(Runtime.NODEJS_LATEST.name)?.[1];
+    expect(major).toBeDefined();
+    expect([...DOCKERFILE.matchAll(/^FROM node:(\d+)-slim\b/gm)].map((m) => m[1])).toEqual([major, major]);
+    expect(bundleCommand()).toContain(`--target=node${major} `);
+  });
 
   it('runs as a non-root user, with a health check and node as PID 1 in exec form', () => {
     expect(DOCKERFILE).toMatch(/^FROM node:\d+-slim\b/m);

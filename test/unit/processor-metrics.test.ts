@@ -1,8 +1,18 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { describe, expect, it } from 'vitest';
-import { PROCESSOR_METRICS, processorMetrics, processorObserver } from '../../shared/processor/index.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  PROCESSOR_METRICS,
+  ProcessorWorker,
+  processorMetrics,
+  processorObserver,
+  type RecordPublisher,
+  StreamSource,
+} from '../../shared/processor/index.js';
+import { coordinatesOf, type RelayResult } from '../../shared/relay/index.js';
+import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { captureEmf } from '../helpers/metrics.js';
+import { SimulatedStream } from '../helpers/simulated-stream.js';
 
 describe('processor metrics', () => {
   it('land in the namespace and under the dimensions the construct alarms on, lease table included', () => {
@@ -28,5 +38,64 @@ describe('processor metrics', () => {
     observer.leaseScan?.({ held: 2, total: 2 });
     expect(published).toHaveLength(1);
     expect(published[0]).toMatchObject({ [PROCESSOR_METRICS.lag]: 900, records: 5, published: 5, leasesHeld: 2, leasesTotal: 2 });
+  });
+});
+
+describe('processor lag, as the worker reports it', () => {
+  const MINUTE = 60_000;
+  /** Commit ages of a backlog of three records on one shard, oldest first. */
+  const AGES = [60 * MINUTE, 10 * MINUTE, MINUTE];
+  let worker: ProcessorWorker | undefined;
+  afterEach(async () => {
+    await worker?.halt();
+    worker = undefined;
+  });
+
+  /** Starts a worker on that backlog, with `publisher`; resolves to the list of EMF its observer writes. */
+  async function workOnBacklog(publisher: RecordPublisher): Promise<ReturnType<ReturnType<typeof processorMetrics>['serializeMetrics']>[]> {
+    const stream = new SimulatedStream();
+    for (let seq = 1; seq <= AGES.length; seq++) stream.commit({ type: 'order', id: 'a' }, seq, 1);
+    for (const [index, record] of stream.shards[0]!.records.entries()) {
+      record.dynamodb!.ApproximateCreationDateTime = new Date(Date.now() - AGES[index]!);
+    }
+    const metrics = processorMetrics('orders-leases');
+    const written = captureEmf(metrics);
+    worker = new ProcessorWorker({
+      source: new StreamSource(stream, stream.streamArn),
+      leases: new MemoryLeaseStore(),
+      publisher,
+      workerId: 'w1',
+      settings: { failoverMs: 400, renewIntervalMs: 100, leaseScanIntervalMs: 20, shardSyncIntervalMs: 20, retryMaxDelayMs: 20 },
+      observer: processorObserver(new Logger({ logLevel: 'SILENT' }), metrics, 0),
+    });
+    await worker.start();
+    return written;
+  }
+
+  const result = (records: Parameters<RecordPublisher['relay']>[0], failed: boolean): RelayResult => ({
+    outcomes: records.map((record) =>
+      failed
+        ? { status: 'failed', record: coordinatesOf(record), reason: 'PUBLISH_FAILED', detail: 'SNS unavailable' }
+        : { status: 'delivered', record: coordinatesOf(record), published: 1, deadLettered: 0 },
+    ),
+    published: failed ? 0 : records.length,
+    retried: 0,
+    deadLettered: 0,
+    ignored: 0,
+    failed: failed ? records.length : 0,
+  });
+  const lags = (written: { [key: string]: unknown }[]) =>
+    written.map((emf) => emf[PROCESSOR_METRICS.lag]).filter((lag) => lag !== undefined);
+
+  it("is the age of a published page's oldest record, not of its newest", async () => {
+    const written = await workOnBacklog({ relay: async (records) => result(records, false) });
+    await vi.waitFor(() => expect(lags(written)).not.toEqual([]), { timeout: 10_000, interval: 10 });
+    expect(Math.max(...(lags(written) as number[]))).toBeGreaterThanOrEqual(AGES[0]!);
+  });
+
+  it('keeps being reported, as the age of the oldest record not published, while a page fails to publish', async () => {
+    const written = await workOnBacklog({ relay: async (records) => result(records, true) });
+    await vi.waitFor(() => expect(lags(written).length).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 10 });
+    for (const lag of lags(written)) expect(lag).toBeGreaterThanOrEqual(AGES[0]!);
   });
 });
