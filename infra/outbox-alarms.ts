@@ -6,6 +6,7 @@ import {
   Dashboard,
   GraphWidget,
   type IMetric,
+  MathExpression,
   Metric,
   Stats,
   TreatMissingData,
@@ -126,20 +127,30 @@ export class OutboxAlarms extends Construct {
       'Relay invocations were throttled: check account concurrency and reserved concurrency.',
     );
     // Records that fail to publish come back as a partial batch response, not a function error, so
-    // RelayErrors never sees them; what the mapping finally gives up on shows only in its own metrics.
-    const givenUp = new Metric({
-      namespace: 'AWS/Lambda',
-      metricName: 'OnFailureDestinationDeliveredEventCount',
-      dimensionsMap: { EventSourceMappingUUID: props.relayEventSourceMappingId },
-      statistic: Stats.SUM,
-      period: Duration.minutes(5),
-    });
+    // RelayErrors never sees them; what the mapping finally gives up on shows only in its own metrics:
+    // delivered to the failed-batch bucket, or dropped when even that delivery failed.
+    const mappingMetric = (metricName: string) =>
+      new Metric({
+        namespace: 'AWS/Lambda',
+        metricName,
+        dimensionsMap: { EventSourceMappingUUID: props.relayEventSourceMappingId },
+        statistic: Stats.SUM,
+        period: Duration.minutes(5),
+      });
     this.addAlarm(
       'RelayFailedBatches',
-      givenUp,
+      new MathExpression({
+        expression: 'FILL(delivered, 0) + FILL(dropped, 0)',
+        usingMetrics: {
+          delivered: mappingMetric('OnFailureDestinationDeliveredEventCount'),
+          dropped: mappingMetric('DroppedEventCount'),
+        },
+        label: 'Records given up',
+        period: Duration.minutes(5),
+      }),
       1,
       1,
-      'The relay gave records up after its retries or their maximum age: they are in the failed-batch bucket, not published. Fix the cause, then redrive them.',
+      'The relay gave records up after its retries or their maximum age: they are in the failed-batch bucket (or, if writing there failed too, dropped), not published. Fix the cause, then redrive them.',
     );
 
     const failures: IMetric[] = [];

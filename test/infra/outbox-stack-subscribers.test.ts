@@ -134,17 +134,35 @@ describe('OutboxStack: alarms and dashboard', () => {
     const mappings = template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { FunctionName: { Ref: ids.relayFn } } });
     const [mappingId, mapping] = Object.entries(mappings)[0]!;
     expect(mapping.Properties.MetricsConfig).toEqual({ Metrics: ['EventCount'] });
-    const found = alarms().filter((a) => a.MetricName === 'OnFailureDestinationDeliveredEventCount');
+    const found = alarms().filter((a) => JSON.stringify(a.Metrics ?? []).includes('OnFailureDestinationDeliveredEventCount'));
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      Dimensions: [{ Name: 'EventSourceMappingUUID', Value: { Ref: mappingId } }],
-      Statistic: 'Sum',
       Threshold: 1,
       EvaluationPeriods: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       TreatMissingData: 'notBreaching',
     });
+    const metrics = found[0]!.Metrics as {
+      Id: string;
+      Expression?: string;
+      MetricStat?: { Metric: Record<string, unknown>; Stat: string };
+    }[];
+    const sum = metrics.find((m) => m.Expression !== undefined);
+    expect(sum?.Expression).toBe('FILL(delivered, 0) + FILL(dropped, 0)');
+    const byId = Object.fromEntries(metrics.filter((m) => m.MetricStat !== undefined).map((m) => [m.Id, m.MetricStat!]));
+    for (const [id, metricName] of [
+      ['delivered', 'OnFailureDestinationDeliveredEventCount'],
+      ['dropped', 'DroppedEventCount'],
+    ]) {
+      expect(byId[id!]).toMatchObject({
+        Stat: 'Sum',
+        Metric: {
+          Namespace: 'AWS/Lambda',
+          MetricName: metricName,
+          Dimensions: [{ Name: 'EventSourceMappingUUID', Value: { Ref: mappingId } }],
+        },
+      });
+    }
   });
 
   it('alarms on the first message in every DLQ', () => {
