@@ -27,7 +27,11 @@ export interface DrainOptions<T> extends RedriveCommonOptions {
   readonly target: string;
   plan(message: Message): Promise<DrainPlan<T>> | DrainPlan<T>;
   republish(items: readonly { readonly messageId: string; readonly item: T }[]): Promise<RepublishResult>;
-  /** How long a received message stays hidden from other readers while it is moved. @default 120 */
+  /**
+   * How long a received message stays hidden from other readers while it is moved; the messages
+   * kept back (skipped, failed, or all in a dry run) are hidden again before half of it has passed,
+   * for as long as the run lasts. @default 120
+   */
   readonly visibilityTimeoutSeconds?: number;
   /** Long-poll wait per receive; the run ends at the first empty receive. @default 1 */
   readonly waitTimeSeconds?: number;
@@ -57,18 +61,55 @@ export function checkCommonOptions(options: RedriveCommonOptions): void {
   }
 }
 
+/** A message kept back in the queue: hidden until `hiddenUntil` (epoch ms) under its latest receipt handle. */
+interface Held {
+  message: Message;
+  hiddenUntil: number;
+}
+
+/** Visibility timeouts in seconds: SQS takes 0 to 43,200, and 0 would hide nothing. */
+const VISIBILITY_RANGE = [1, 43_200] as const;
+
 /**
  * Moves messages off a queue until a receive comes back empty (so messages added while it runs
  * are moved too) or `maxMessages` is reached. A message is deleted only after its republish
- * succeeded; messages that failed or were skipped are made visible again at the end, and stay.
+ * succeeded. Messages that failed or were skipped are counted once and kept: hidden again while
+ * the run lasts (so they neither come back to be counted twice nor keep a receive from coming back
+ * empty), and made visible again at the end.
  */
 export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSummary> {
   checkCommonOptions(options);
+  const visibility = options.visibilityTimeoutSeconds ?? 120;
+  if (!Number.isInteger(visibility) || visibility < VISIBILITY_RANGE[0] || visibility > VISIBILITY_RANGE[1]) {
+    throw new RedriveOptionsError(
+      'visibilityTimeoutSeconds',
+      `got ${visibility}; allowed: a whole number of seconds from ${VISIBILITY_RANGE[0]} to ${VISIBILITY_RANGE[1]}`,
+    );
+  }
   const { sqs, queueUrl } = options;
   const limiter = rateLimiter(options.ratePerSecond);
   const before = await approximateCount(sqs, queueUrl);
   const seen = new Set<string>();
-  const held: Message[] = [];
+  const held = new Map<string, Held>();
+  const hold = (message: Message) => held.set(message.MessageId ?? '', { message, hiddenUntil: Date.now() + visibility * 1000 });
+  /** Hides the kept messages again for a whole timeout once half of it has passed. */
+  const keepHidden = async () => {
+    const due = [...held.values()].filter((h) => h.hiddenUntil - Date.now() < (visibility * 1000) / 2);
+    for (const batch of chunks(due, 10)) {
+      const hiddenUntil = Date.now() + visibility * 1000;
+      const output = await sqs.send(
+        new ChangeMessageVisibilityBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: batch.map((h, i) => ({ Id: String(i), ReceiptHandle: h.message.ReceiptHandle ?? '', VisibilityTimeout: visibility })),
+        }),
+      );
+      // One that could not be hidden again may come back; it is then held under its new handle, not counted again.
+      const refused = new Set((output.Failed ?? []).map((f) => f.Id));
+      batch.forEach((h, i) => {
+        if (!refused.has(String(i))) h.hiddenUntil = hiddenUntil;
+      });
+    }
+  };
   const failed: RedriveProblem[] = [];
   const skipped: RedriveProblem[] = [];
   let processed = 0;
@@ -80,20 +121,23 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
     for (;;) {
       const room = options.maxMessages === undefined ? 10 : Math.min(10, options.maxMessages - processed);
       if (room <= 0) break;
+      await keepHidden();
       const { Messages = [] } = await sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: queueUrl,
           MaxNumberOfMessages: room,
           WaitTimeSeconds: options.waitTimeSeconds ?? 1,
-          VisibilityTimeout: options.visibilityTimeoutSeconds ?? 120,
+          VisibilityTimeout: visibility,
           MessageSystemAttributeNames: ['All'],
           MessageAttributeNames: ['All'],
         }),
       );
-      // A message seen again came back after its visibility timeout; it is already counted.
+      // Only an empty receive ends the run: one of only kept messages says nothing of the messages behind them.
+      if (Messages.length === 0) break;
+      // A message seen again came back after its visibility timeout: it is already counted, and is kept hidden.
       const fresh = Messages.filter((m) => !seen.has(m.MessageId ?? ''));
-      held.push(...Messages.filter((m) => seen.has(m.MessageId ?? '')));
-      if (fresh.length === 0) break;
+      for (const message of Messages) if (seen.has(message.MessageId ?? '')) hold(message);
+      if (fresh.length === 0) continue;
       for (const message of fresh) seen.add(message.MessageId ?? '');
       processed += fresh.length;
 
@@ -102,20 +146,20 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
         const plan = await options.plan(message);
         if (plan.status === 'skip') {
           skipped.push({ id: message.MessageId ?? '', reason: plan.reason });
-          held.push(message);
+          hold(message);
         } else planned.push({ message, item: plan.item, units: plan.units });
       }
       if (options.dryRun) {
         moved += planned.length;
         republished += planned.reduce((sum, p) => sum + p.units, 0);
-        held.push(...planned.map((p) => p.message));
+        for (const p of planned) hold(p.message);
       } else if (planned.length > 0) {
         await limiter.take(planned.reduce((sum, p) => sum + p.units, 0));
         const result = await options.republish(planned.map((p) => ({ messageId: p.message.MessageId ?? '', item: p.item })));
         const ok = new Set(result.succeeded);
         failed.push(...result.failed);
         const done = planned.filter((p) => ok.has(p.message.MessageId ?? ''));
-        held.push(...planned.filter((p) => !ok.has(p.message.MessageId ?? '')).map((p) => p.message));
+        for (const p of planned) if (!ok.has(p.message.MessageId ?? '')) hold(p.message);
         if (done.length > 0) {
           const deleted = await sqs.send(
             new DeleteMessageBatchCommand({
@@ -134,11 +178,11 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
       progress();
     }
   } finally {
-    for (const batch of chunks(held, 10)) {
+    for (const batch of chunks([...held.values()], 10)) {
       await sqs.send(
         new ChangeMessageVisibilityBatchCommand({
           QueueUrl: queueUrl,
-          Entries: batch.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '', VisibilityTimeout: 0 })),
+          Entries: batch.map((h, i) => ({ Id: String(i), ReceiptHandle: h.message.ReceiptHandle ?? '', VisibilityTimeout: 0 })),
         }),
       );
     }

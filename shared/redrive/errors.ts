@@ -1,4 +1,5 @@
 import { OutboxError } from '../errors.js';
+import type { StreamBatchInfo } from './on-failure-record.js';
 
 /** A redrive was asked for something impossible or unsafe; nothing was read or moved. */
 export class RedriveOptionsError extends OutboxError {
@@ -8,5 +9,25 @@ export class RedriveOptionsError extends OutboxError {
     super('INVALID_REDRIVE_OPTIONS', `Invalid redrive option ${field}: ${message}`, options);
     this.name = 'RedriveOptionsError';
     this.field = field;
+  }
+}
+
+/**
+ * Reading a failed batch's records back from the stream stopped before the batch's last
+ * sequence number; what was read is not the whole batch, so its record is kept.
+ */
+export class StreamRangeIncompleteError extends OutboxError {
+  readonly shardId: string;
+  /** The last sequence number read, if any. */
+  readonly lastRead: string | undefined;
+
+  constructor(info: StreamBatchInfo, lastRead: string | undefined, why: string) {
+    super(
+      'STREAM_RANGE_INCOMPLETE',
+      `read shard ${info.shardId} from ${info.startSequenceNumber} up to ${lastRead ?? '(no record)'}, but the batch ends at ${info.endSequenceNumber}: ${why}`,
+    );
+    this.name = 'StreamRangeIncompleteError';
+    this.shardId = info.shardId;
+    this.lastRead = lastRead;
   }
 }

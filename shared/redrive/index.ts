@@ -1,9 +1,9 @@
 export { approximateCount, type DrainOptions, type DrainPlan, drainQueue } from './drain-queue.js';
-export { RedriveOptionsError } from './errors.js';
+export { RedriveOptionsError, StreamRangeIncompleteError } from './errors.js';
 export { type OnFailureRedriveOptions, type OnFailureSource, redriveOnFailure } from './on-failure.js';
 export { onFailureRecordProblem, type StreamBatchInfo, type StreamOnFailureRecord } from './on-failure-record.js';
 export { progressBar, progressLine } from './progress.js';
-export { isFifoTopicArn, publishEvents, type RepublishEvent } from './publish-events.js';
+export { type BlockedAggregates, isFifoTopicArn, publishEvents, type RepublishEvent } from './publish-events.js';
 export { type QueueDlqRedriveOptions, redriveQueueDlq } from './queue-dlq.js';
 export { RateLimiter } from './rate-limit.js';
 export { type RelayDlqRedriveOptions, redriveRelayDlq } from './relay-dlq.js';

@@ -1,15 +1,14 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { type OutboxConfig, topicFor } from '../config.js';
-import { slotMessages } from '../envelope.js';
-import { type OutboxSlot, SLOT_PREFIX, slotProblem } from '../slot.js';
+import type { OutboxConfig } from '../config.js';
+import { decodeStreamRecord } from '../relay/decode.js';
+import type { PublishBatchClient } from '../relay/relay.js';
+import { TABLE } from '../table.js';
 import { checkCommonOptions, drainQueue } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
 import { onFailureRecordProblem, payloadRecords, type StreamOnFailureRecord } from './on-failure-record.js';
-import { publishEvents, type RepublishEvent } from './publish-events.js';
+import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
 import { rateLimiter } from './rate-limit.js';
 import { readStreamRange, STREAM_RETENTION_MS } from './stream-reader.js';
 import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
@@ -21,7 +20,8 @@ export type OnFailureSource =
 
 export interface OnFailureRedriveOptions extends RedriveCommonOptions {
   readonly source: OnFailureSource;
-  readonly sns: SNSClient;
+  /** An `SNSClient`, or anything that sends `PublishBatch` like one. */
+  readonly sns: PublishBatchClient;
   /** Re-reads the stream when a record holds coordinates only (SQS/SNS destinations). */
   readonly streams: DynamoDBStreamsClient;
   /** Routes aggregate types to topics, as the relay does. */
@@ -58,24 +58,22 @@ async function resolve(record: StreamOnFailureRecord, options: OnFailureRedriveO
         reason: `no records found in shard ${info.shardId} from ${info.startSequenceNumber} to ${info.endSequenceNumber}`,
       };
   }
+  // The relay's own selection: the low-latency aggregate types are the stream processor's to
+  // publish (it may still be retrying them), and the relay's mapping never hands them over.
+  const selection = { ignoreAggregateTypes: options.config.lowLatencyAggregateTypes };
   const events: TopicEvent[] = [];
   for (const streamRecord of records) {
-    const image = streamRecord.dynamodb?.NewImage;
-    if (image === undefined || (streamRecord.eventName !== undefined && streamRecord.eventName === 'REMOVE')) continue;
-    const item = unmarshall(image);
-    const problem = slotProblem(item);
-    if (problem !== undefined) {
-      // Business items share the stream; only a broken outbox slot is a problem.
-      if (typeof item.pk === 'string' && item.pk.startsWith(SLOT_PREFIX))
-        return { ok: false, reason: `malformed outbox slot ${item.pk}: ${problem}` };
-      continue;
+    const decoded = decodeStreamRecord(streamRecord, options.config, selection);
+    if (decoded.status === 'ignored') continue;
+    if (decoded.status === 'malformed') {
+      const pk = (streamRecord.dynamodb?.NewImage?.[TABLE.partitionKey] as { S?: unknown } | undefined)?.S;
+      return { ok: false, reason: `malformed outbox slot ${typeof pk === 'string' ? pk : '(no key)'}: ${decoded.problem}` };
     }
-    const slot = item as OutboxSlot;
-    const topic = topicFor(options.config, slot.aggregateType);
-    if (topic === undefined) return { ok: false, reason: `aggregate type ${JSON.stringify(slot.aggregateType)} has no route` };
+    if (decoded.status === 'unrouted') return { ok: false, reason: `aggregate type ${JSON.stringify(decoded.aggregateType)} has no route` };
+    const { topic } = decoded;
     const topicArn = Object.hasOwn(options.topicArns, topic.name) ? options.topicArns[topic.name] : undefined;
     if (topicArn === undefined) return { ok: false, reason: `topic ${JSON.stringify(topic.name)} has no ARN` };
-    for (const message of slotMessages(slot)) {
+    for (const message of decoded.messages) {
       events.push({
         key: `${streamRecord.dynamodb?.SequenceNumber}:${message.id}`,
         topicArn,
@@ -90,16 +88,22 @@ async function resolve(record: StreamOnFailureRecord, options: OnFailureRedriveO
   return { ok: true, events };
 }
 
-/** Publishes a record's events by topic; `undefined` when all succeeded, else the first reason. */
-async function publishAll(sns: SNSClient, events: readonly TopicEvent[]): Promise<string | undefined> {
+/**
+ * Publishes a record's events by topic; `undefined` when all succeeded, else the first reason.
+ * Every topic's events are tried, so each aggregate that fails is known and `blocked` for the run.
+ */
+async function publishAll(sns: PublishBatchClient, events: readonly TopicEvent[], blocked: BlockedAggregates): Promise<string | undefined> {
   const byTopic = new Map<string, TopicEvent[]>();
   for (const event of events) byTopic.set(event.topicArn, [...(byTopic.get(event.topicArn) ?? []), event]);
+  let failures = 0;
+  let first: string | undefined;
   for (const [topicArn, list] of byTopic) {
-    const { failed } = await publishEvents(sns, topicArn, list);
-    const first = failed.entries().next();
-    if (!first.done) return `${failed.size} of ${list.length} events failed, first ${first.value[0]}: ${first.value[1]}`;
+    const { failed } = await publishEvents(sns, topicArn, list, blocked);
+    failures += failed.size;
+    const head = failed.entries().next();
+    if (first === undefined && !head.done) first = `${head.value[0]}: ${head.value[1]}`;
   }
-  return undefined;
+  return first === undefined ? undefined : `${failures} of ${events.length} events failed, first ${first}`;
 }
 
 function parseRecord(text: string): { ok: true; record: StreamOnFailureRecord } | { ok: false; reason: string } {
@@ -126,6 +130,7 @@ async function listKeys(s3: S3Client, bucket: string, prefix: string | undefined
 
 async function redriveFromS3(options: OnFailureRedriveOptions, s3: S3Client, bucket: string, prefix?: string): Promise<RedriveSummary> {
   const limiter = rateLimiter(options.ratePerSecond);
+  const blocked: BlockedAggregates = new Map();
   const keys = await listKeys(s3, bucket, prefix, undefined);
   const todo = options.maxMessages === undefined ? keys : keys.slice(0, options.maxMessages);
   const failed: RedriveProblem[] = [];
@@ -144,7 +149,7 @@ async function redriveFromS3(options: OnFailureRedriveOptions, s3: S3Client, buc
       republished += resolved.events.length;
     } else {
       await limiter.take(resolved.events.length);
-      const problem = await publishAll(options.sns, resolved.events);
+      const problem = await publishAll(options.sns, resolved.events, blocked);
       if (problem !== undefined) failed.push({ id: key, reason: problem });
       else {
         await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
@@ -173,9 +178,12 @@ async function redriveFromS3(options: OnFailureRedriveOptions, s3: S3Client, buc
 
 /**
  * Redrives the relay's event source mapping on-failure records: reads each record's stream
- * records (from an S3 destination's payload, or from the stream while it is within 24 h),
- * decodes the outbox slots and republishes their events with the same ids to their topics.
- * A record is deleted from its source only after all its events were published.
+ * records (from an S3 destination's payload, or from the stream while it is within 24 h, to
+ * the batch's last sequence number or not at all), decodes the outbox slots as the relay does
+ * (leaving the low-latency aggregate types to the stream processor) and republishes their
+ * events with the same ids to their topics. A record is deleted from its source only after all
+ * its events were published; once an event of an aggregate fails, no later event of that
+ * aggregate is published in the run.
  *
  * @example
  * ```ts
@@ -187,6 +195,7 @@ export async function redriveOnFailure(options: OnFailureRedriveOptions): Promis
   const { source } = options;
   if (source.bucket !== undefined) return redriveFromS3(options, source.s3, source.bucket, source.prefix);
   if (source.queueUrl === undefined) throw new RedriveOptionsError('source', 'allowed: { bucket, s3, prefix? } or { queueUrl, sqs }');
+  const blocked: BlockedAggregates = new Map();
   return drainQueue<TopicEvent[]>({
     ...options,
     sqs: source.sqs,
@@ -203,7 +212,7 @@ export async function redriveOnFailure(options: OnFailureRedriveOptions): Promis
       const succeeded: string[] = [];
       const failed: RedriveProblem[] = [];
       for (const { messageId, item } of items) {
-        const problem = await publishAll(options.sns, item);
+        const problem = await publishAll(options.sns, item, blocked);
         if (problem === undefined) succeeded.push(messageId);
         else failed.push({ id: messageId, reason: problem });
       }

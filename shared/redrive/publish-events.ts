@@ -1,6 +1,7 @@
-import { PublishBatchCommand, type PublishBatchRequestEntry, type SNSClient } from '@aws-sdk/client-sns';
+import { PublishBatchCommand, type PublishBatchRequestEntry } from '@aws-sdk/client-sns';
 import { MAX_MESSAGE_BYTES, messageAttributes, messageSize } from '../envelope.js';
 import { messageGroupId } from '../relay/publish-entry.js';
+import type { PublishBatchClient } from '../relay/relay.js';
 
 /** One event to publish again exactly as the relay did: same body, attributes and ids. */
 export interface RepublishEvent {
@@ -12,6 +13,13 @@ export interface RepublishEvent {
   readonly aggregateType: string;
   readonly aggregateId: string;
 }
+
+/**
+ * Aggregates (`<aggregateType>#<aggregateId>`) whose event failed to publish, each with the id of
+ * the first event of it that failed. One redrive run shares one map across all its `publishEvents` calls, so no later
+ * event of such an aggregate is published in the run, whichever message or record it comes from.
+ */
+export type BlockedAggregates = Map<string, string>;
 
 export interface PublishEventsResult {
   readonly succeeded: ReadonlySet<string>;
@@ -36,34 +44,49 @@ function entryOf(event: RepublishEvent, entryId: string, fifo: boolean): Publish
 /**
  * Publishes events to one topic in `PublishBatch` calls of at most 10 entries and 256 KB, in
  * order. Once an event of an aggregate fails, the later events of that aggregate are not
- * published ahead of it and count as failed.
+ * published ahead of it and count as failed. `blocked` carries the failed aggregates from one
+ * call to the next: pass the same map to every call of a run, and it is updated in place.
  *
  * @example
  * ```ts
- * const { succeeded, failed } = await publishEvents(sns, topicArn, events);
+ * const blocked: BlockedAggregates = new Map();
+ * const { succeeded, failed } = await publishEvents(sns, topicArn, events, blocked);
  * ```
  */
-export async function publishEvents(sns: SNSClient, topicArn: string, events: readonly RepublishEvent[]): Promise<PublishEventsResult> {
+export async function publishEvents(
+  sns: PublishBatchClient,
+  topicArn: string,
+  events: readonly RepublishEvent[],
+  blocked: BlockedAggregates = new Map(),
+): Promise<PublishEventsResult> {
   const fifo = isFifoTopicArn(topicArn);
+  // The first event of an aggregate that failed is the one the later ones wait behind.
+  const block = (event: RepublishEvent) => {
+    const aggregate = `${event.aggregateType}#${event.aggregateId}`;
+    if (!blocked.has(aggregate)) blocked.set(aggregate, event.eventId);
+  };
   const succeeded = new Set<string>();
   const failed = new Map<string, string>();
-  const blocked = new Map<string, string>();
   let index = 0;
   while (index < events.length) {
     const batch: RepublishEvent[] = [];
+    // SNS answers each entry on its own: an aggregate's second event in one request could be
+    // published while its first fails, so it waits for the next request.
+    const inBatch = new Set<string>();
     let bytes = 0;
     while (index < events.length && batch.length < MAX_ENTRIES) {
       const event = events[index] as RepublishEvent;
       const size = messageSize(event.body, event.type, event.aggregateType);
-      if (batch.length > 0 && bytes + size > MAX_MESSAGE_BYTES) break;
-      index++;
       const aggregate = `${event.aggregateType}#${event.aggregateId}`;
+      if (batch.length > 0 && (bytes + size > MAX_MESSAGE_BYTES || inBatch.has(aggregate))) break;
+      index++;
       const blocker = blocked.get(aggregate);
       if (blocker !== undefined) {
         failed.set(event.key, `not published: earlier event ${blocker} of aggregate ${aggregate} failed`);
         continue;
       }
       batch.push(event);
+      inBatch.add(aggregate);
       bytes += size;
     }
     if (batch.length === 0) continue;
@@ -75,12 +98,19 @@ export async function publishEvents(sns: SNSClient, topicArn: string, events: re
       for (const bad of output.Failed ?? []) {
         const event = batch[Number(bad.Id)] as RepublishEvent;
         failed.set(event.key, `${bad.Code}: ${bad.Message ?? 'publish failed'}`);
-        blocked.set(`${event.aggregateType}#${event.aggregateId}`, event.eventId);
+        block(event);
       }
+      // An entry SNS answered neither way is not known to be published: it fails, and blocks its aggregate.
+      const answered = new Set([...(output.Successful ?? []), ...(output.Failed ?? [])].map((e) => e.Id));
+      batch.forEach((event, i) => {
+        if (answered.has(String(i))) return;
+        failed.set(event.key, 'SNS returned no result for the entry');
+        block(event);
+      });
     } catch (error) {
       for (const event of batch) {
         failed.set(event.key, `PublishBatch failed: ${(error as Error).message}`);
-        blocked.set(`${event.aggregateType}#${event.aggregateId}`, event.eventId);
+        block(event);
       }
     }
   }

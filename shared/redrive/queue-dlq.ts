@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Message, type MessageAttributeValue, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { drainQueue } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
-import type { RedriveCommonOptions, RedriveSummary } from './types.js';
+import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
 
 export interface QueueDlqRedriveOptions extends RedriveCommonOptions {
   readonly sqs: SQSClient;
@@ -21,8 +21,46 @@ interface Planned {
 const isFifoQueueUrl = (url: string): boolean => url.endsWith('.fifo');
 
 /**
+ * Most bytes of one `SendMessageBatch` (the sum of its messages). SQS raised its limit from
+ * 256 KiB to 1 MiB in 2025; 256 KiB holds under both. A larger message is sent alone.
+ */
+export const MAX_SEND_BATCH_BYTES = 262_144;
+const MAX_SEND_BATCH_ENTRIES = 10;
+
+/** Bytes SQS counts for a message: its body plus each attribute's name, data type and value. */
+export function sqsMessageSize(body: string, attributes: Record<string, MessageAttributeValue> = {}): number {
+  let size = Buffer.byteLength(body);
+  for (const [name, value] of Object.entries(attributes)) {
+    size += Buffer.byteLength(name) + Buffer.byteLength(value.DataType ?? '');
+    if (value.StringValue !== undefined) size += Buffer.byteLength(value.StringValue);
+    if (value.BinaryValue !== undefined) size += value.BinaryValue.byteLength;
+  }
+  return size;
+}
+
+/** Splits items, in order, into batches of at most 10 and {@link MAX_SEND_BATCH_BYTES} (a larger one alone). */
+function sendBatches<T extends { readonly item: Planned }>(items: readonly T[]): T[][] {
+  const batches: T[][] = [];
+  let batch: T[] = [];
+  let bytes = 0;
+  for (const entry of items) {
+    const size = sqsMessageSize(entry.item.body, entry.item.attributes);
+    if (batch.length > 0 && (batch.length === MAX_SEND_BATCH_ENTRIES || bytes + size > MAX_SEND_BATCH_BYTES)) {
+      batches.push(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(entry);
+    bytes += size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
+}
+
+/**
  * Moves a subscriber DLQ's messages back to their source queue: same body, message attributes
- * and (FIFO) message group; each is deleted from the DLQ only after the send succeeded.
+ * and (FIFO) message group; each is deleted from the DLQ only after the send succeeded. Sends go
+ * in batches of at most 10 messages and {@link MAX_SEND_BATCH_BYTES}.
  *
  * A FIFO send gets a fresh deduplication id: the original one may still be inside the queue's
  * five-minute window, where SQS would accept the message and silently drop it. A crash between
@@ -44,6 +82,8 @@ export async function redriveQueueDlq(options: QueueDlqRedriveOptions): Promise<
     );
   }
   const fifo = isFifoQueueUrl(options.targetQueueUrl);
+  /** FIFO message group → the message of it that failed in this run. */
+  const blockedGroups = new Map<string, string>();
   return drainQueue<Planned>({
     ...options,
     target: options.targetQueueUrl,
@@ -61,24 +101,47 @@ export async function redriveQueueDlq(options: QueueDlqRedriveOptions): Promise<
       };
     },
     republish: async (items) => {
-      const output = await options.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: options.targetQueueUrl,
-          Entries: items.map(({ item }, i) => ({
-            Id: String(i),
-            MessageBody: item.body,
-            ...(item.attributes === undefined ? {} : { MessageAttributes: item.attributes }),
-            ...(fifo ? { MessageGroupId: item.groupId, MessageDeduplicationId: randomUUID() } : {}),
-          })),
-        }),
-      );
-      return {
-        succeeded: (output.Successful ?? []).map((s) => items[Number(s.Id)]?.messageId ?? ''),
-        failed: (output.Failed ?? []).map((f) => ({
-          id: items[Number(f.Id)]?.messageId ?? '',
-          reason: `${f.Code}: ${f.Message ?? 'send failed'}`,
-        })),
+      const succeeded: string[] = [];
+      const failed: RedriveProblem[] = [];
+      const fail = (entry: { messageId: string; item: Planned }, reason: string) => {
+        failed.push({ id: entry.messageId, reason });
+        if (fifo && entry.item.groupId !== undefined) blockedGroups.set(entry.item.groupId, entry.messageId);
       };
+      for (const candidates of sendBatches(items)) {
+        // A FIFO group whose message failed sends nothing more in the run: no later message overtakes it.
+        const batch = candidates.filter((entry) => {
+          const blocker = entry.item.groupId === undefined ? undefined : blockedGroups.get(entry.item.groupId);
+          if (blocker !== undefined)
+            failed.push({ id: entry.messageId, reason: `not sent: earlier message ${blocker} of group ${entry.item.groupId} failed` });
+          return blocker === undefined;
+        });
+        if (batch.length === 0) continue;
+        try {
+          const output = await options.sqs.send(
+            new SendMessageBatchCommand({
+              QueueUrl: options.targetQueueUrl,
+              Entries: batch.map(({ item }, i) => ({
+                Id: String(i),
+                MessageBody: item.body,
+                ...(item.attributes === undefined ? {} : { MessageAttributes: item.attributes }),
+                ...(fifo ? { MessageGroupId: item.groupId, MessageDeduplicationId: randomUUID() } : {}),
+              })),
+            }),
+          );
+          const sent = new Set((output.Successful ?? []).map((ok) => ok.Id));
+          const refused = new Map((output.Failed ?? []).map((f) => [f.Id, f]));
+          batch.forEach((entry, i) => {
+            const failure = refused.get(String(i));
+            if (failure !== undefined) fail(entry, `${failure.Code}: ${failure.Message ?? 'send failed'}`);
+            else if (sent.has(String(i))) succeeded.push(entry.messageId);
+            else fail(entry, 'SQS returned no result for the message');
+          });
+        } catch (error) {
+          // The request as a whole was refused: its messages fail and stay; the run goes on with the next.
+          for (const entry of batch) fail(entry, `SendMessageBatch failed: ${(error as Error).message}`);
+        }
+      }
+      return { succeeded, failed };
     },
   });
 }

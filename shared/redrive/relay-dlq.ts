@@ -1,16 +1,17 @@
-import type { SNSClient } from '@aws-sdk/client-sns';
 import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import { envelopeProblem } from '../consumer/parse.js';
 import { deadLetterEnvelope, isRelayDeadLetter } from '../dead-letter.js';
 import type { OutboxEnvelope } from '../envelope.js';
+import type { PublishBatchClient } from '../relay/relay.js';
 import { type DrainPlan, drainQueue } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
-import { publishEvents, type RepublishEvent } from './publish-events.js';
+import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 
 export interface RelayDlqRedriveOptions extends RedriveCommonOptions {
   readonly sqs: SQSClient;
-  readonly sns: SNSClient;
+  /** An `SNSClient`, or anything that sends `PublishBatch` like one. */
+  readonly sns: PublishBatchClient;
   /** URL of the relay dead-letter queue. */
   readonly queueUrl: string;
   /** Topic name (as in the config) → topic ARN, as the relay has it in `OUTBOX_TOPIC_ARNS`. */
@@ -79,6 +80,8 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>): 
  * Republishes the original envelopes held in the relay DLQ to their topics, with the same event
  * ids (so consumer dedup holds and FIFO topics deduplicate), and deletes each dead letter only
  * after its publish succeeded. Dead letters without an envelope or topic are skipped and stay.
+ * Once an event of an aggregate fails, no later dead letter of that aggregate is republished in
+ * the run (it fails too, and stays).
  *
  * @example
  * ```ts
@@ -93,6 +96,8 @@ export async function redriveRelayDlq(options: RelayDlqRedriveOptions): Promise<
       "is empty; allowed: an object of topic name → topic ARN, e.g. the relay's OUTBOX_TOPIC_ARNS",
     );
   }
+  // One for the whole run: an aggregate whose event failed in one receive stays blocked in the next.
+  const blocked: BlockedAggregates = new Map();
   return drainQueue<Planned>({
     ...options,
     target: Object.values(options.topicArns).join(', '),
@@ -107,7 +112,7 @@ export async function redriveRelayDlq(options: RelayDlqRedriveOptions): Promise<
       const succeeded: string[] = [];
       const failed: { id: string; reason: string }[] = [];
       for (const [topicArn, events] of byTopic) {
-        const result = await publishEvents(options.sns, topicArn, events);
+        const result = await publishEvents(options.sns, topicArn, events, blocked);
         succeeded.push(...result.succeeded);
         for (const [id, reason] of result.failed) failed.push({ id, reason });
       }

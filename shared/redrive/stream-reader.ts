@@ -1,5 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import { StreamRangeIncompleteError } from './errors.js';
 import type { StreamBatchInfo, StreamInvocationPayload } from './on-failure-record.js';
 
 /** DynamoDB Streams keeps records for 24 hours. */
@@ -8,7 +9,9 @@ const MAX_EMPTY_PAGES = 5;
 
 /**
  * Reads the records from `startSequenceNumber` through `endSequenceNumber` of one shard again,
- * in the shape of an invocation payload. Sequence numbers are compared as big integers.
+ * in the shape of an invocation payload. Sequence numbers are compared as big integers. Throws
+ * {@link StreamRangeIncompleteError} unless the read reached `endSequenceNumber`, so a partial
+ * read is never taken for the whole batch.
  */
 export async function readStreamRange(streams: DynamoDBStreamsClient, info: StreamBatchInfo): Promise<StreamInvocationPayload['Records']> {
   const end = BigInt(info.endSequenceNumber);
@@ -23,6 +26,7 @@ export async function readStreamRange(streams: DynamoDBStreamsClient, info: Stre
   const records: { eventName?: string; dynamodb?: { NewImage?: Record<string, AttributeValue>; SequenceNumber?: string } }[] = [];
   let iterator = ShardIterator;
   let emptyPages = 0;
+  let lastRead: string | undefined;
   while (iterator !== undefined && emptyPages < MAX_EMPTY_PAGES) {
     const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
     const batch = page.Records ?? [];
@@ -30,7 +34,9 @@ export async function readStreamRange(streams: DynamoDBStreamsClient, info: Stre
     for (const record of batch) {
       const sequence = record.dynamodb?.SequenceNumber;
       if (sequence === undefined) continue;
+      // Past the end without meeting it: every record up to the end was read.
       if (BigInt(sequence) > end) return records;
+      lastRead = sequence;
       records.push({
         ...(record.eventName === undefined ? {} : { eventName: record.eventName }),
         dynamodb: {
@@ -42,5 +48,6 @@ export async function readStreamRange(streams: DynamoDBStreamsClient, info: Stre
     }
     iterator = page.NextShardIterator;
   }
-  return records;
+  const why = iterator === undefined ? 'the shard is closed and has no more records' : `${MAX_EMPTY_PAGES} pages in a row came back empty`;
+  throw new StreamRangeIncompleteError(info, lastRead, why);
 }

@@ -1,15 +1,19 @@
-import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { type PublishBatchCommand, ThrottledException } from '@aws-sdk/client-sns';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { parseEnvelope } from '../../shared/envelope.js';
+import { drainQueue } from '../../shared/redrive/drain-queue.js';
 import { RedriveOptionsError } from '../../shared/redrive/errors.js';
 import { redriveQueueDlq } from '../../shared/redrive/queue-dlq.js';
 import { redriveRelayDlq } from '../../shared/redrive/relay-dlq.js';
 import type { RedriveProgress, RedriveSummary } from '../../shared/redrive/types.js';
 import { messageGroupId } from '../../shared/relay/publish-entry.js';
+import type { PublishBatchClient } from '../../shared/relay/relay.js';
 import { aMalformedSlotDeadLetter, aRelayDeadLetter } from '../helpers/dead-letters.js';
 import { anEnvelope } from '../helpers/envelopes.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile } from '../helpers/local.js';
+import { waitFor } from '../helpers/wait.js';
 
 const { server, clients } = await emulatorForFile();
 
@@ -167,6 +171,37 @@ describe('relay DLQ redrive', () => {
     expect(eventIds(queueBodies(server, 'payments-half-target')).sort()).toEqual(good.map((l) => l.eventId).sort());
   });
 
+  it('keeps every later dead letter of an aggregate whose event failed in an earlier receive of the run', async () => {
+    const { topicArn } = server.createTopic('orders-blocked.fifo', { attributes: { FifoTopic: 'true' } });
+    server.createQueue('orders-blocked-target.fifo', { attributes: { FifoQueue: 'true' } });
+    server.subscribe({ topic: 'orders-blocked.fifo', queue: 'orders-blocked-target.fifo', attributes: { RawMessageDelivery: 'true' } });
+    const { queueUrl } = server.createQueue('relay-dlq-blocked');
+    // Eleven events of one aggregate: the first receive takes ten, the second the eleventh.
+    const letters = Array.from({ length: 11 }, (_, i) =>
+      aRelayDeadLetter({ topic: 'orders.fifo', aggregateType: 'order', aggregateId: 'B', sequence: i + 1 }),
+    );
+    await sendAll(
+      queueUrl,
+      letters.map((l) => l.body),
+    );
+    let requests = 0;
+    const throttledOnce: PublishBatchClient = {
+      send: (command: PublishBatchCommand) =>
+        ++requests === 1
+          ? Promise.reject(new ThrottledException({ message: 'Rate exceeded', $metadata: { httpStatusCode: 400 } }))
+          : clients.sns.send(command),
+    };
+
+    const summary = await redriveRelayDlq({ sqs: clients.sqs, sns: throttledOnce, queueUrl, topicArns: { 'orders.fifo': topicArn } });
+
+    expect(summary).toMatchObject({ processed: 11, moved: 0, after: 11 });
+    expect(summary.failed).toHaveLength(11);
+    expect(summary.failed.at(-1)?.reason).toContain(`earlier event ${letters[0]?.eventId} of aggregate order#B failed`);
+    expect(requests).toBe(1);
+    expect(queueDepth(server, 'orders-blocked-target.fifo')).toBe(0);
+    expect(queueDepth(server, 'relay-dlq-blocked')).toBe(11);
+  });
+
   it('rejects a redrive without topic ARNs before reading anything', async () => {
     const { queueUrl } = server.createQueue('relay-dlq-no-topics');
     await sendAll(queueUrl, [aRelayDeadLetter({ topic: 'payments' }).body]);
@@ -210,6 +245,31 @@ describe('subscriber DLQ redrive', () => {
     expect(ready.map((m) => m.messageGroupId)).toEqual(['order#S', 'order#S', 'order#S']);
   });
 
+  it('splits sends by size, so large messages do not make the whole batch too long', async () => {
+    const source = server.createQueue('large');
+    const dlq = server.createQueue('large-dlq');
+    // Ten messages of 150 KB: 1.5 MB in all, over the 1 MiB SQS takes in one batch.
+    const bodies = Array.from({ length: 10 }, (_, i) => `${i}`.padEnd(150_000, 'x'));
+    for (const body of bodies) await clients.sqs.send(new SendMessageCommand({ QueueUrl: dlq.queueUrl, MessageBody: body }));
+
+    const summary = await redriveQueueDlq({ sqs: clients.sqs, queueUrl: dlq.queueUrl, targetQueueUrl: source.queueUrl });
+
+    expect(summary).toMatchObject({ moved: 10, before: 10, after: 0, failed: [] });
+    expect(queueBodies(server, 'large').sort()).toEqual([...bodies].sort());
+  });
+
+  it('fails and keeps the messages of a send the queue refuses, and goes on', async () => {
+    const dlq = server.createQueue('orphan-dlq');
+    await sendAll(dlq.queueUrl, ['a', 'b', 'c']);
+    const missing = dlq.queueUrl.replace(/orphan-dlq$/, 'orphan-gone');
+
+    const summary = await redriveQueueDlq({ sqs: clients.sqs, queueUrl: dlq.queueUrl, targetQueueUrl: missing });
+
+    expect(summary).toMatchObject({ status: 'completed', processed: 3, moved: 0, after: 3 });
+    expect(summary.failed.map((f) => f.reason)).toEqual(Array(3).fill(expect.stringContaining('SendMessageBatch failed')));
+    expect(queueDepth(server, 'orphan-dlq')).toBe(3);
+  });
+
   it('rejects a redrive into the DLQ itself, or across FIFO and standard, before reading anything', async () => {
     const dlq = server.createQueue('loop-dlq');
     const fifo = server.createQueue('loop.fifo', { attributes: { FifoQueue: 'true' } });
@@ -221,5 +281,89 @@ describe('subscriber DLQ redrive', () => {
       /differ in kind/,
     );
     expect(queueDepth(server, 'loop-dlq')).toBe(1);
+  });
+});
+
+describe('draining a queue', () => {
+  /** Moves `ok-*` bodies (into `moved`), skips `junk-*` ones; `onFirstRepublish` runs inside the first republish. */
+  function drain(queueUrl: string, onFirstRepublish: () => Promise<void>, visibilityTimeoutSeconds?: number) {
+    const moved: string[] = [];
+    let first = true;
+    const summary = drainQueue<string>({
+      sqs: clients.sqs,
+      queueUrl,
+      target: 'test',
+      ...(visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds }),
+      plan: (message) =>
+        message.Body?.startsWith('junk') ? { status: 'skip', reason: 'junk' } : { status: 'republish', item: message.Body ?? '', units: 1 },
+      republish: async (items) => {
+        if (first) {
+          first = false;
+          await onFirstRepublish();
+        }
+        moved.push(...items.map((i) => i.item));
+        return { succeeded: items.map((i) => i.messageId), failed: [] };
+      },
+    });
+    return { summary, moved };
+  }
+  const inflightJunk = (name: string) =>
+    (server.inspectQueue(name)?.messages.inflight ?? []).filter((e) => e.message.body.startsWith('junk'));
+
+  it('goes on past a receive of only messages it kept back, until a receive comes back empty', async () => {
+    const { queueUrl } = server.createQueue('drain-seen-again');
+    const junk = Array.from({ length: 10 }, (_, i) => `junk-${i}`);
+    const ok = Array.from({ length: 10 }, (_, i) => `ok-${i}`);
+    const late = Array.from({ length: 5 }, (_, i) => `late-${i}`);
+    await sendAll(queueUrl, [...junk, ...ok]);
+
+    const run = drain(queueUrl, async () => {
+      // The kept messages' visibility runs out (as in a long run), and new messages arrive behind them:
+      // the next receive gets only messages the run has already seen.
+      for (const entry of inflightJunk('drain-seen-again')) {
+        await clients.sqs.send(
+          new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: entry.receiptHandle, VisibilityTimeout: 0 }),
+        );
+      }
+      await sendAll(queueUrl, late);
+    });
+    const summary = await run.summary;
+
+    expect(summary).toMatchObject({ status: 'completed', processed: 25, moved: 15, after: 10 });
+    expect(summary.skipped.map((s) => s.id)).toHaveLength(10);
+    expect(run.moved.sort()).toEqual([...ok, ...late].sort());
+    expect(queueBodies(server, 'drain-seen-again').sort()).toEqual([...junk].sort());
+  });
+
+  it('keeps the messages it kept back hidden for as long as the run lasts, so none comes back to be received again', async () => {
+    const { queueUrl } = server.createQueue('drain-keep-hidden');
+    await sendAll(queueUrl, [...Array.from({ length: 10 }, (_, i) => `junk-${i}`), ...Array.from({ length: 10 }, (_, i) => `ok-${i}`)]);
+
+    const run = drain(
+      queueUrl,
+      // The run goes on until the kept messages are about to become visible again (timeout 2 s).
+      () =>
+        waitFor(() => inflightJunk('drain-keep-hidden').every((e) => e.visibilityDeadline - Date.now() < 500), {
+          timeoutMs: 5000,
+          what: 'the kept messages to near the end of their visibility timeout',
+        }),
+      2,
+    );
+    const summary = await run.summary;
+
+    expect(summary).toMatchObject({ processed: 20, moved: 10, after: 10 });
+    const kept = server.inspectQueue('drain-keep-hidden')?.messages.ready ?? [];
+    expect(kept).toHaveLength(10);
+    expect(kept.map((m) => m.approximateReceiveCount)).toEqual(Array(10).fill(1));
+  });
+
+  it('rejects a visibility timeout that would hide nothing, before reading anything', async () => {
+    const { queueUrl } = server.createQueue('drain-no-visibility');
+    await sendAll(queueUrl, ['ok-1']);
+    const run = drain(queueUrl, async () => {}, 0);
+    await expect(run.summary).rejects.toThrow(
+      /Invalid redrive option visibilityTimeoutSeconds: got 0; allowed: a whole number of seconds from 1 to 43200/,
+    );
+    expect(server.inspectQueue('drain-no-visibility')?.messages.ready.map((m) => m.approximateReceiveCount)).toEqual([0]);
   });
 });

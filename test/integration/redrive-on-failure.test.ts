@@ -1,4 +1,5 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { type PublishBatchCommand, ThrottledException } from '@aws-sdk/client-sns';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { defineConfig } from '../../shared/config.js';
 import { parseEnvelope } from '../../shared/envelope.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
 import type { StreamOnFailureRecord } from '../../shared/redrive/on-failure-record.js';
+import type { PublishBatchClient } from '../../shared/relay/relay.js';
 import type { SlotEvent } from '../../shared/slot.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile, freshTable } from '../helpers/local.js';
@@ -68,6 +70,19 @@ beforeAll(async () => {
 });
 
 const allEventIds = () => [...written.order, ...written.payment, ...written.orderLater].map((e) => e.id);
+
+/** The real SNS client, except that its first `PublishBatch` is throttled. */
+function throttledOnce(): PublishBatchClient & { requests: number } {
+  return {
+    requests: 0,
+    send(command: PublishBatchCommand) {
+      this.requests++;
+      if (this.requests === 1)
+        return Promise.reject(new ThrottledException({ message: 'Rate exceeded', $metadata: { httpStatusCode: 400 } }));
+      return clients.sns.send(command);
+    },
+  };
+}
 
 /** Fresh subscriber queues per test: a FIFO queue remembers dedup ids, so each test needs its own. */
 function views(name: string) {
@@ -163,6 +178,128 @@ describe('on-failure redrive', () => {
       { id: 'junk.json', reason: 'not JSON' },
       { id: 'old.json', reason: expect.stringContaining('retention 24 h') },
     ]);
+    expect(view.ids()).toEqual([]);
+  });
+
+  it('keeps a later record of an aggregate whose earlier record failed in the same run, so it cannot overtake it', async () => {
+    const view = views('blocked');
+    server.createBucket('relay-failures-blocked');
+    const first = await writeSlot(clients, tableName, { type: 'order', id: 'o1' }, ['order.placed'], 1);
+    const second = await writeSlot(clients, tableName, { type: 'order', id: 'o1' }, ['order.paid'], 2);
+    const records = (await streamRecords(clients, streamArn)).records.filter((r) => r.dynamodb?.Keys?.pk?.S === 'OUTBOX#order#o1');
+    expect(records).toHaveLength(2);
+    // One object per failed batch, each holding one commit of order o1, in stream order.
+    for (const [i, record] of records.entries()) {
+      const object = { ...failure, payload: { Records: [{ eventName: record.eventName, dynamodb: record.dynamodb }] } };
+      await clients.s3.send(
+        new PutObjectCommand({ Bucket: 'relay-failures-blocked', Key: `o1/${i + 1}.json`, Body: JSON.stringify(object) }),
+      );
+    }
+    const sns = throttledOnce();
+
+    const summary = await redriveOnFailure({
+      source: { s3: clients.s3, bucket: 'relay-failures-blocked' },
+      sns,
+      streams: clients.streams,
+      config,
+      topicArns,
+    });
+
+    expect(summary).toMatchObject({ moved: 0, before: 2, after: 2 });
+    expect(summary.failed).toEqual([
+      { id: 'o1/1.json', reason: expect.stringContaining('Rate exceeded') },
+      { id: 'o1/2.json', reason: expect.stringContaining(`earlier event ${first[0]?.id} of aggregate order#o1 failed`) },
+    ]);
+    expect(sns.requests).toBe(1);
+    expect(view.ids()).not.toContain(second[0]?.id);
+    expect(view.ids()).toEqual([]);
+  });
+
+  it('publishes the events of every topic of a failed record, so a later record cannot overtake one left untried', async () => {
+    const view = views('untried');
+    server.createBucket('relay-failures-untried');
+    await writeSlot(clients, tableName, { type: 'order', id: 'o2' }, ['order.placed'], 1);
+    const paymentFirst = await writeSlot(clients, tableName, { type: 'payment', id: 'p2' }, ['payment.captured'], 1);
+    const paymentLater = await writeSlot(clients, tableName, { type: 'payment', id: 'p2' }, ['payment.refunded'], 2);
+    const records = (await streamRecords(clients, streamArn)).records.filter((r) =>
+      ['OUTBOX#order#o2', 'OUTBOX#payment#p2'].includes(String(r.dynamodb?.Keys?.pk?.S)),
+    );
+    expect(records).toHaveLength(3);
+    const payloadOf = (list: typeof records) => ({ Records: list.map((r) => ({ eventName: r.eventName, dynamodb: r.dynamodb })) });
+    // The first failed batch holds order o2 and payment p2's first commit; the second, p2's next one.
+    const objects = [payloadOf(records.slice(0, 2)), payloadOf(records.slice(2))];
+    for (const [i, object] of objects.entries()) {
+      await clients.s3.send(
+        new PutObjectCommand({
+          Bucket: 'relay-failures-untried',
+          Key: `${i + 1}.json`,
+          Body: JSON.stringify({ ...failure, payload: object }),
+        }),
+      );
+    }
+    const ordersDown: PublishBatchClient = {
+      send: (command: PublishBatchCommand) =>
+        command.input.TopicArn === topicArns['orders.fifo']
+          ? Promise.reject(new ThrottledException({ message: 'Rate exceeded', $metadata: { httpStatusCode: 400 } }))
+          : clients.sns.send(command),
+    };
+
+    const summary = await redriveOnFailure({
+      source: { s3: clients.s3, bucket: 'relay-failures-untried' },
+      sns: ordersDown,
+      streams: clients.streams,
+      config,
+      topicArns,
+    });
+
+    expect(summary.failed).toEqual([{ id: '1.json', reason: expect.stringContaining('1 of 2 events failed') }]);
+    expect(summary).toMatchObject({ moved: 1, after: 1 });
+    expect(view.payments().map((e) => e.id)).toEqual([paymentFirst[0]?.id, paymentLater[0]?.id]);
+  });
+
+  it('leaves the aggregate types of the low-latency processor out when it re-reads the stream, as the relay does', async () => {
+    const view = views('low-latency');
+    const { queueUrl } = server.createQueue('relay-on-failure-low-latency');
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(failure) }));
+    const split = defineConfig({ ...config, lowLatencyAggregateTypes: ['payment'] });
+
+    const summary = await redriveOnFailure({
+      source: { sqs: clients.sqs, queueUrl },
+      sns: clients.sns,
+      streams: clients.streams,
+      config: split,
+      topicArns,
+    });
+
+    expect(summary).toMatchObject({ moved: 1, republished: 3, after: 0 });
+    expect(view.orders().map((e) => e.id)).toEqual([...written.order, ...written.orderLater].map((e) => e.id));
+    expect(view.payments()).toEqual([]);
+  });
+
+  it('keeps a record whose range the stream does not give back to its end, instead of taking part of it for the whole', async () => {
+    const view = views('short');
+    const { queueUrl } = server.createQueue('relay-on-failure-short');
+    const end = BigInt(failure.DDBStreamBatchInfo.endSequenceNumber);
+    // A batch said to end far past anything on the shard: the read runs dry before it gets there.
+    const beyond = { ...failure, DDBStreamBatchInfo: { ...failure.DDBStreamBatchInfo, endSequenceNumber: String(end * 1000n + 1n) } };
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(beyond) }));
+
+    const summary = await redriveOnFailure({
+      source: { sqs: clients.sqs, queueUrl },
+      sns: clients.sns,
+      streams: clients.streams,
+      config,
+      topicArns,
+    });
+
+    expect(summary).toMatchObject({ moved: 0, republished: 0, before: 1, after: 1 });
+    expect(summary.skipped).toEqual([
+      {
+        id: expect.any(String),
+        reason: expect.stringMatching(/could not re-read shard .*but the batch ends at \d+: 5 pages in a row came back empty/),
+      },
+    ]);
+    expect(queueDepth(server, 'relay-on-failure-short')).toBe(1);
     expect(view.ids()).toEqual([]);
   });
 });

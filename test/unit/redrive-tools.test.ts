@@ -1,7 +1,20 @@
+import type { PublishBatchCommandOutput } from '@aws-sdk/client-sns';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { parseRedriveArgs } from '../../shared/redrive/cli-args.js';
 import { RedriveOptionsError } from '../../shared/redrive/errors.js';
 import { progressBar, progressLine } from '../../shared/redrive/progress.js';
+import { type BlockedAggregates, publishEvents, type RepublishEvent } from '../../shared/redrive/publish-events.js';
+import { redriveQueueDlq } from '../../shared/redrive/queue-dlq.js';
 import { RateLimiter } from '../../shared/redrive/rate-limit.js';
 import { formatSummary } from '../../shared/redrive/summary.js';
 
@@ -102,5 +115,121 @@ describe('formatSummary', () => {
     expect(text).toMatch(/after:\s+2/);
     expect(text).toContain('failed  m-4: InvalidParameter: too big');
     expect(text).toContain('skipped m-5: no envelope');
+  });
+});
+
+describe('publishEvents', () => {
+  const event = (key: string, aggregateId: string): RepublishEvent => ({
+    key,
+    body: `{"id":"${key}"}`,
+    eventId: `id-${key}`,
+    type: 'order.placed',
+    aggregateType: 'order',
+    aggregateId,
+  });
+
+  it('fails an entry SNS gave no result for, and holds its aggregate back in later calls of the run', async () => {
+    const requests: string[][] = [];
+    const sns = {
+      send: async (command: { input: { PublishBatchRequestEntries?: { Message?: string }[] } }): Promise<PublishBatchCommandOutput> => {
+        const entries = command.input.PublishBatchRequestEntries ?? [];
+        requests.push(entries.map((e) => e.Message ?? ''));
+        // The first request answers for its second entry only.
+        return requests.length === 1
+          ? { Successful: [{ Id: '1', MessageId: 'm' }], Failed: [], $metadata: {} }
+          : { Successful: entries.map((_, i) => ({ Id: String(i), MessageId: 'm' })), Failed: [], $metadata: {} };
+      },
+    };
+    const blocked: BlockedAggregates = new Map();
+
+    const first = await publishEvents(sns, 'arn:aws:sns:us-east-1:0:orders', [event('a1', 'A'), event('b1', 'B')], blocked);
+    const second = await publishEvents(sns, 'arn:aws:sns:us-east-1:0:orders', [event('a2', 'A'), event('b2', 'B')], blocked);
+
+    expect([...first.failed]).toEqual([['a1', 'SNS returned no result for the entry']]);
+    expect([...first.succeeded]).toEqual(['b1']);
+    expect([...second.failed]).toEqual([['a2', 'not published: earlier event id-a1 of aggregate order#A failed']]);
+    expect([...second.succeeded]).toEqual(['b2']);
+    expect(requests).toHaveLength(2);
+    expect(requests[1]).toEqual(['{"id":"b2"}']);
+  });
+
+  it('sends an aggregate’s next event only once its previous one is published, so SNS refusing the first cannot leave the second ahead', async () => {
+    const requests: string[][] = [];
+    const sns = {
+      send: async (command: { input: { PublishBatchRequestEntries?: { Message?: string }[] } }): Promise<PublishBatchCommandOutput> => {
+        const entries = command.input.PublishBatchRequestEntries ?? [];
+        requests.push(entries.map((e) => e.Message ?? ''));
+        // SNS refuses a1 and accepts everything else, entry by entry.
+        const refused = entries.flatMap((e, i) => (e.Message === '{"id":"a1"}' ? [String(i)] : []));
+        return {
+          Successful: entries.flatMap((_, i) => (refused.includes(String(i)) ? [] : [{ Id: String(i), MessageId: 'm' }])),
+          Failed: refused.map((Id) => ({ Id, Code: 'InternalError', SenderFault: false })),
+          $metadata: {},
+        };
+      },
+    };
+
+    const result = await publishEvents(sns, 'arn:aws:sns:us-east-1:0:orders', [event('a1', 'A'), event('b1', 'B'), event('a2', 'A')]);
+
+    expect(requests).toEqual([['{"id":"a1"}', '{"id":"b1"}']]);
+    expect([...result.succeeded]).toEqual(['b1']);
+    expect(result.failed.get('a2')).toBe('not published: earlier event id-a1 of aggregate order#A failed');
+  });
+});
+
+/** An SQS queue that hands out the given receives in turn and answers sends with `sendBatch`. */
+function scriptedQueue(receives: Message[][], sendBatch: (entries: SendMessageBatchRequestEntry[]) => Promise<unknown>) {
+  const sent: SendMessageBatchRequestEntry[][] = [];
+  const sqs = {
+    send: async (command: unknown): Promise<unknown> => {
+      if (command instanceof GetQueueAttributesCommand) return { Attributes: {} };
+      if (command instanceof ReceiveMessageCommand) return { Messages: receives.shift() ?? [] };
+      if (command instanceof SendMessageBatchCommand) {
+        const entries = command.input.Entries ?? [];
+        sent.push(entries);
+        return sendBatch(entries);
+      }
+      if (command instanceof DeleteMessageBatchCommand)
+        return { Successful: command.input.Entries?.map((e) => ({ Id: e.Id })), Failed: [] };
+      if (command instanceof ChangeMessageVisibilityBatchCommand) return { Successful: [], Failed: [] };
+      throw new Error(`unexpected command ${(command as object).constructor.name}`);
+    },
+  };
+  return { sqs: sqs as unknown as SQSClient, sent };
+}
+
+describe('redriveQueueDlq sends', () => {
+  it('sends no later message of a group whose message failed in the run, so none overtakes it', async () => {
+    const message = (id: string, body: string): Message => ({
+      MessageId: id,
+      ReceiptHandle: `r-${id}`,
+      Body: body,
+      Attributes: { MessageGroupId: 'order#G' },
+    });
+    // One receive of three messages of one group; the first is too large to share a send with the others.
+    const { sqs, sent } = scriptedQueue([[message('g1', 'x'.repeat(300_000)), message('g2', 'two'), message('g3', 'three')]], async () => {
+      throw new Error('ServiceUnavailable');
+    });
+
+    const summary = await redriveQueueDlq({ sqs, queueUrl: 'https://sqs/q-dlq.fifo', targetQueueUrl: 'https://sqs/q.fifo' });
+
+    expect(sent.map((entries) => entries.map((e) => e.MessageBody?.slice(0, 5)))).toEqual([['xxxxx']]);
+    expect(summary).toMatchObject({ processed: 3, moved: 0 });
+    expect(summary.failed).toEqual([
+      { id: 'g1', reason: 'SendMessageBatch failed: ServiceUnavailable' },
+      { id: 'g2', reason: 'not sent: earlier message g1 of group order#G failed' },
+      { id: 'g3', reason: 'not sent: earlier message g1 of group order#G failed' },
+    ]);
+  });
+
+  it('fails a message SQS gave no result for, and keeps it', async () => {
+    const { sqs } = scriptedQueue([[{ MessageId: 'm1', ReceiptHandle: 'r-m1', Body: 'one' }]], async () => ({
+      Successful: [],
+      Failed: [],
+    }));
+
+    const summary = await redriveQueueDlq({ sqs, queueUrl: 'https://sqs/q-dlq', targetQueueUrl: 'https://sqs/q' });
+
+    expect(summary).toMatchObject({ processed: 1, moved: 0, failed: [{ id: 'm1', reason: 'SQS returned no result for the message' }] });
   });
 });
