@@ -15,6 +15,7 @@ import {
 const env = processorEnvironment();
 const logger = new Logger({ serviceName: PROCESSOR_METRICS.service, persistentKeys: { workerId: env.workerId } });
 const metrics = processorMetrics(env.leaseTableName);
+const observer = processorObserver(logger, metrics);
 
 const worker = await startProcessor({
   config: env.config,
@@ -28,16 +29,17 @@ const worker = await startProcessor({
   document: DynamoDBDocumentClient.from(new DynamoDBClient({})),
   sns: snsClient(),
   sqs: sqsClient(),
-  observer: processorObserver(logger, metrics),
+  observer,
 });
 const health = await startHealthServer(() => worker.status(), worker.settings.failoverMs, env.healthPort);
 logger.info('processor started', { healthPort: health.port, leases: worker.status().leases });
 
-// ECS sends SIGTERM and waits stopTimeout before SIGKILL: finish the batch, checkpoint, release.
+// ECS sends SIGTERM and waits stopTimeout before SIGKILL: finish the batch, checkpoint, release,
+// then write out the metrics gathered since the last periodic flush.
 const shutdown = async (signal: string): Promise<void> => {
   logger.info('stopping: handing leases over', { signal });
   await worker.stop();
-  metrics.publishStoredMetrics();
+  observer.flush();
   await health.close();
   logger.info('stopped', { signal });
   process.exit(0);

@@ -29,3 +29,29 @@ export class ProcessorOptionsError extends OutboxError {
     this.field = field;
   }
 }
+
+/**
+ * Records of a shard were removed from the stream (past its 24-hour retention) before they were
+ * read: they are skipped, never published. `shardGone` when the whole shard had left the stream.
+ */
+export class RecordsTrimmedError extends OutboxError {
+  readonly shardId: string;
+  readonly checkpoint: string;
+  readonly shardGone: boolean;
+
+  constructor(shardId: string, checkpoint: string, shardGone: boolean, options?: ErrorOptions) {
+    super(
+      'RECORDS_TRIMMED',
+      shardGone
+        ? `Shard ${shardId} left the stream (past its 24-hour retention) before it was read to its end from checkpoint ${checkpoint}; ` +
+            'its unread records are lost and the shard is marked finished so its children can start.'
+        : `Shard ${shardId}: records after checkpoint ${checkpoint} were trimmed from the stream (past its 24-hour retention) ` +
+            'before they were read; reading resumes at the oldest record left and the trimmed ones are lost.',
+      options,
+    );
+    this.name = 'RecordsTrimmedError';
+    this.shardId = shardId;
+    this.checkpoint = checkpoint;
+    this.shardGone = shardGone;
+  }
+}

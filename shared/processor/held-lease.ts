@@ -9,12 +9,21 @@ import type { Lease, LeaseStore } from './lease.js';
 export class HeldLease {
   private chain: Promise<unknown> = Promise.resolve();
   private lostReason: string | undefined;
+  private lastWrittenAt: number;
 
+  /**
+   * @param now this worker's clock
+   * @param writtenAt when the write that took the lease was issued; @default now()
+   */
   constructor(
     private readonly store: LeaseStore,
     readonly owner: string,
     private current: Lease,
-  ) {}
+    private readonly now: () => number = Date.now,
+    writtenAt = now(),
+  ) {
+    this.lastWrittenAt = writtenAt;
+  }
 
   get lease(): Lease {
     return this.current;
@@ -22,6 +31,14 @@ export class HeldLease {
 
   get leaseKey(): string {
     return this.current.leaseKey;
+  }
+
+  /**
+   * When this holder's last successful write (renewal, checkpoint or the take) was issued, by
+   * this worker's clock: other workers judge the lease's expiry from no earlier than that.
+   */
+  get writtenAt(): number {
+    return this.lastWrittenAt;
   }
 
   /** Set once a write found the lease changed, or the worker stopped holding it. */
@@ -56,8 +73,10 @@ export class HeldLease {
       if (this.lostReason !== undefined) {
         throw new LeaseLostError(this.current.leaseKey, operation, { owner: this.owner, counter: this.current.leaseCounter });
       }
+      const issuedAt = this.now();
       try {
         this.current = await apply(this.current);
+        this.lastWrittenAt = Math.max(this.lastWrittenAt, issuedAt);
       } catch (error) {
         if (error instanceof LeaseLostError) this.drop(error.message);
         throw error;

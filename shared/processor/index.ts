@@ -1,4 +1,4 @@
-export { LeaseLostError, ProcessorOptionsError } from './errors.js';
+export { LeaseLostError, ProcessorOptionsError, RecordsTrimmedError } from './errors.js';
 export { isHealthy, startHealthServer } from './health.js';
 export { HeldLease } from './held-lease.js';
 export type { Lease, LeaseStore } from './lease.js';
@@ -8,6 +8,7 @@ export { planLeases } from './lease-balance.js';
 export type { LeaseEvents } from './lease-coordinator.js';
 export { LeaseCoordinator } from './lease-coordinator.js';
 export { createLeaseTableInput, DynamoDbLeaseTable, LEASE_TABLE } from './lease-table.js';
+export type { ProcessorObserver } from './observability.js';
 export { PROCESSOR_METRICS, processorMetrics, processorObserver } from './observability.js';
 export type { ProcessorRelayOptions, StartProcessorOptions } from './processor.js';
 export { createProcessorRelay, startProcessor } from './processor.js';
@@ -19,8 +20,8 @@ export type { ConsumerContext, ConsumerExit, RecordPublisher } from './shard-con
 export { ShardConsumer } from './shard-consumer.js';
 export type { ShardSyncResult } from './shard-sync.js';
 export { parentsFinished, syncShards } from './shard-sync.js';
-export type { ReadResult, ShardInfo, StreamsApi } from './stream-source.js';
+export type { ReadResult, ShardInfo, ShardIteratorResult, StreamsApi } from './stream-source.js';
 export { MAX_RECORDS_PER_READ, StreamSource } from './stream-source.js';
 export type { ProcessorWorkerOptions, WorkerStatus } from './worker.js';
 export { ProcessorWorker } from './worker.js';
-export type { BatchReport, PublishFailureReport, WorkerObserver } from './worker-observer.js';
+export type { BatchReport, PublishFailureReport, TrimReport, WorkerObserver } from './worker-observer.js';

@@ -1,3 +1,4 @@
+import { LeaseLostError } from './errors.js';
 import { HeldLease } from './held-lease.js';
 import type { Lease, LeaseStore } from './lease.js';
 import { planLeases } from './lease-balance.js';
@@ -7,8 +8,10 @@ import type { ProcessorSettings } from './settings.js';
 export interface LeaseEvents {
   /** A lease was taken; start consuming its shard. */
   acquired(held: HeldLease): void;
-  /** A held lease was found taken by another worker or could not be renewed. */
+  /** A held lease was found taken by another worker, or went unrenewed until it could be. */
   lost(held: HeldLease, reason: string): void;
+  /** A renewal failed for another reason than a lost lease (throttling, a network error); it is retried. */
+  renewFailed?(held: HeldLease, error: unknown): void;
 }
 
 /**
@@ -17,8 +20,14 @@ export interface LeaseEvents {
  * as the KCL does, from this worker's own clock, never from another's: a counter that moved
  * between two scans proves its owner alive at the earlier scan's start. A lease is taken on the
  * first scan from which that proof is older than `failoverMs` minus one scan interval, so a
- * dead owner's lease is taken at most `failoverMs` after its last write, while a live owner
- * (renewing every `renewIntervalMs` ≤ failover/2, scanned every ≤ failover/4) never looks dead.
+ * dead owner's lease is taken at most `failoverMs` (plus the scan's own duration) after its last
+ * write. A live owner looks dead only if two of its writes land more than `failoverMs` − 2 ×
+ * `leaseScanIntervalMs` apart; the settings keep `renewIntervalMs` + 2 × `leaseScanIntervalMs`
+ * within 70 % of `failoverMs`, which leaves the rest for write latency and slow scans.
+ *
+ * Only a lost lease (a failed write condition) is lost at once. Any other failed renewal is
+ * retried until the lease could have expired in another worker's eyes (`failoverMs` − 2 ×
+ * `leaseScanIntervalMs` after the last successful write was issued), and only then given up.
  *
  * @example
  * ```ts
@@ -77,26 +86,43 @@ export class LeaseCoordinator {
       maxSteal: this.settings.maxLeasesToStealAtOnce,
     });
     for (const lease of [...plan.take, ...plan.steal]) {
+      const issuedAt = this.now();
       const taken = await this.store.take(lease, this.workerId);
       if (taken === undefined) continue;
       this.seen.set(taken.leaseKey, { counter: taken.leaseCounter, at: this.now() });
-      const held = new HeldLease(this.store, this.workerId, taken);
+      const held = new HeldLease(this.store, this.workerId, taken, this.now, issuedAt);
       this.held.set(taken.leaseKey, held);
       this.events.acquired(held);
     }
   }
 
-  /** Renews every held lease; a lease that cannot be renewed is lost. */
-  async renewAll(): Promise<void> {
-    await Promise.all(
+  /**
+   * Renews every held lease. A lease found taken is lost; one whose renewal failed otherwise is
+   * kept, unless it went unrenewed until another worker may take it. Resolves `false` when a
+   * renewal should be retried soon, `true` otherwise.
+   */
+  async renewAll(): Promise<boolean> {
+    const renewed = await Promise.all(
       [...this.held.values()].map(async (held) => {
         try {
           await held.renew();
+          return true;
         } catch (error) {
-          this.lose(held, (error as Error).message);
+          if (error instanceof LeaseLostError || held.lost) {
+            this.lose(held, (error as Error).message);
+            return true;
+          }
+          const unrenewedMs = this.now() - held.writtenAt;
+          if (unrenewedMs >= this.expiresAfterMs()) {
+            this.lose(held, `not renewed for ${unrenewedMs} ms, so another worker may take it: ${(error as Error).message}`);
+            return true;
+          }
+          this.events.renewFailed?.(held, error);
+          return false;
         }
       }),
     );
+    return renewed.every(Boolean);
   }
 
   /** Forgets a lease this worker no longer works on (finished or lost). */
@@ -108,6 +134,11 @@ export class LeaseCoordinator {
     held.drop(reason);
     this.forget(held);
     this.events.lost(held, reason);
+  }
+
+  /** How long after a holder's last write another worker may judge its lease expired, at the soonest. */
+  private expiresAfterMs(): number {
+    return this.settings.failoverMs - 2 * this.settings.leaseScanIntervalMs;
   }
 
   private isExpired(lease: Lease, now: number): boolean {

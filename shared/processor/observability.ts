@@ -35,35 +35,51 @@ export function processorMetrics(leaseTableName: string): Metrics {
   });
 }
 
+/** A worker observer whose buffered metrics can be written out at once, e.g. at shutdown. */
+export interface ProcessorObserver extends WorkerObserver {
+  /** Publishes the metrics gathered since the last flush (`records`, `published`, `lag`, `trimmed`). */
+  flush(): void;
+}
+
 /**
  * Structured logs and EMF metrics for a worker: `records`, `published` and `lag` per batch (`lag`
- * also per failed publish, so it keeps rising while a shard cannot publish); `leasesHeld` and
- * `leasesTotal` per lease scan. Metrics are flushed at most every
- * `flushIntervalMs`, so a busy shard does not write one EMF line per page.
+ * also per failed publish, so it keeps rising while a shard cannot publish); `trimmed`, the times
+ * records were found trimmed from the stream before they were read; `leasesHeld` and
+ * `leasesTotal` per lease scan. Metrics are flushed at most every `flushIntervalMs`, so a busy
+ * shard does not write one EMF line per page, and by `flush()`, which the entry point calls
+ * once the worker has stopped.
  *
  * @example
  * ```ts
  * const observer = processorObserver(new Logger({ serviceName: 'outbox-processor' }), processorMetrics('outbox-leases'));
+ * // … at shutdown, after `worker.stop()`:
+ * observer.flush();
  * ```
  */
-export function processorObserver(logger: Logger, metrics: Metrics, flushIntervalMs = 10_000): WorkerObserver {
+export function processorObserver(logger: Logger, metrics: Metrics, flushIntervalMs = 10_000): ProcessorObserver {
   let flushedAt = Date.now();
   let records = 0;
   let published = 0;
+  let trimmed = 0;
   let maxLagMs: number | undefined;
-  const flush = (held: number, total: number): void => {
+  const flush = (leases?: { readonly held: number; readonly total: number }): void => {
     metrics.addMetric('records', MetricUnit.Count, records);
     metrics.addMetric('published', MetricUnit.Count, published);
+    metrics.addMetric('trimmed', MetricUnit.Count, trimmed);
     if (maxLagMs !== undefined) metrics.addMetric(PROCESSOR_METRICS.lag, MetricUnit.Milliseconds, maxLagMs);
-    metrics.addMetric('leasesHeld', MetricUnit.Count, held);
-    metrics.addMetric('leasesTotal', MetricUnit.Count, total);
+    if (leases !== undefined) {
+      metrics.addMetric('leasesHeld', MetricUnit.Count, leases.held);
+      metrics.addMetric('leasesTotal', MetricUnit.Count, leases.total);
+    }
     metrics.publishStoredMetrics();
     records = 0;
     published = 0;
+    trimmed = 0;
     maxLagMs = undefined;
     flushedAt = Date.now();
   };
   return {
+    flush: () => flush(),
     batch(report) {
       records += report.records;
       published += report.published;
@@ -73,8 +89,11 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
     publishFailed(report) {
       if (report.lagMs !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, report.lagMs);
     },
-    leaseScan({ held, total }) {
-      if (Date.now() - flushedAt >= flushIntervalMs) flush(held, total);
+    trimmed() {
+      trimmed++;
+    },
+    leaseScan(leases) {
+      if (Date.now() - flushedAt >= flushIntervalMs) flush(leases);
     },
     leaseAcquired: (shardId) => logger.info('lease acquired', { shardId }),
     leaseLost: (shardId, reason) => logger.warn('lease lost', { shardId, reason }),

@@ -4,12 +4,16 @@ import { ProcessorOptionsError } from './errors.js';
 export interface ProcessorSettings {
   /** A lease not renewed for this long is taken over by another worker, at the latest (KCL: 10 s). @default 10000 */
   readonly failoverMs: number;
-  /** How often held leases are renewed. @default failoverMs / 3 */
+  /**
+   * How often held leases are renewed. With `leaseScanIntervalMs` it must leave a margin:
+   * `renewIntervalMs` + 2 × `leaseScanIntervalMs` ≤ 70 % of `failoverMs`.
+   * @default failoverMs / 3
+   */
   readonly renewIntervalMs: number;
   /**
    * How often the lease table is read to take free, released or expired leases and to balance.
    * Released leases are taken within this time, so it bounds a graceful hand-off.
-   * @default min(500, failoverMs / 4)
+   * @default min(500, failoverMs / 8)
    */
   readonly leaseScanIntervalMs: number;
   /** How often shards are discovered (also at once whenever a shard ends). @default 10000 */
@@ -56,7 +60,7 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
   const settings: ProcessorSettings = {
     failoverMs,
     renewIntervalMs: input.renewIntervalMs ?? Math.floor(failoverMs / 3),
-    leaseScanIntervalMs: input.leaseScanIntervalMs ?? Math.min(500, Math.floor(failoverMs / 4)),
+    leaseScanIntervalMs: input.leaseScanIntervalMs ?? Math.min(500, Math.floor(failoverMs / 8)),
     shardSyncIntervalMs: input.shardSyncIntervalMs ?? 10_000,
     maxLeasesToStealAtOnce: input.maxLeasesToStealAtOnce ?? 1,
     idleMinDelayMs: input.idleMinDelayMs ?? 10,
@@ -73,6 +77,19 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
   range('failoverMs', 200, 600_000);
   range('renewIntervalMs', 10, Math.floor(failoverMs / 2), ' (at most half the failover time, so one missed renewal is not fatal)');
   range('leaseScanIntervalMs', 10, Math.floor(failoverMs / 4), ' (at most a quarter of the failover time)');
+  // Another worker sees a live owner's writes up to two scan intervals late (the scan that saw the
+  // previous write vouches only for the start of the scan before it): a renewal interval plus two
+  // scan intervals must leave room for write latency and slow scans within the failover time.
+  const livenessBudget = Math.floor(failoverMs * 0.7);
+  if (settings.renewIntervalMs + 2 * settings.leaseScanIntervalMs > livenessBudget) {
+    const field = input.renewIntervalMs === undefined ? 'leaseScanIntervalMs' : 'renewIntervalMs';
+    throw new ProcessorOptionsError(
+      field,
+      `got renewIntervalMs ${settings.renewIntervalMs} and leaseScanIntervalMs ${settings.leaseScanIntervalMs}; allowed: ` +
+        `renewIntervalMs + 2 × leaseScanIntervalMs at most ${livenessBudget} (70 % of failoverMs ${failoverMs}), ` +
+        'so that a live owner never looks expired to another worker',
+    );
+  }
   range('shardSyncIntervalMs', 10, 3_600_000);
   range('maxLeasesToStealAtOnce', 0, 100);
   range('idleMinDelayMs', 0, 60_000);

@@ -1,7 +1,8 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { lowestFailedSequenceNumber, type RelayResult } from '../relay/index.js';
 import type { StreamRecordInput } from '../relay/stream-record.js';
-import { LeaseLostError } from './errors.js';
+import { LeaseLostError, RecordsTrimmedError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
 import { SHARD_END } from './lease.js';
 import type { ProcessorSettings } from './settings.js';
@@ -30,6 +31,10 @@ export interface ConsumerContext {
    * `unpublished` is the oldest record of the page not published (the one retried from).
    */
   failed(error: unknown, unpublished?: _Record): void;
+  /** A checkpoint write failed for another reason than a lost lease; it is retried while the lease is held. */
+  checkpointFailed(error: unknown): void;
+  /** Records were trimmed from the stream before they were read: they are skipped. */
+  trimmed(error: RecordsTrimmedError): void;
 }
 
 /** How a consumer's run ended. */
@@ -41,7 +46,10 @@ export type ConsumerExit = 'shard-end' | 'stopped' | 'lease-lost';
  * shard is idle; publishes each page through the relay core and checkpoints after publishing
  * (in the background, never ahead of what was published), so a crash repeats records but never
  * skips one; stopping waits for the last checkpoint. An expired iterator is renewed from the
- * checkpoint; a failed record is retried from just before it.
+ * checkpoint; a failed record is retried from just before it; a failed checkpoint write is
+ * retried until it succeeds or the lease is lost. A page read ahead is published only while the
+ * lease is still held as far as this worker knows. Records trimmed from the stream before they
+ * were read are reported and skipped; a shard gone from the stream is finished.
  *
  * @example
  * ```ts
@@ -89,8 +97,16 @@ export class ShardConsumer {
     while (this.active()) {
       if (this.checkpointFailure !== undefined) throw this.checkpointFailure;
       try {
-        iterator ??= await source.iterator(this.held.leaseKey, this.position);
-        if (iterator === undefined) return await this.finish();
+        if (iterator === undefined) {
+          const start = await source.iterator(this.held.leaseKey, this.position);
+          if (start.status === 'gone') {
+            this.context.trimmed(new RecordsTrimmedError(this.held.leaseKey, this.position, true));
+            return await this.finish();
+          }
+          if (start.trimmed) this.context.trimmed(new RecordsTrimmedError(this.held.leaseKey, this.position, false));
+          if (start.iterator === undefined) return await this.finish();
+          iterator = start.iterator;
+        }
         const page = await (ahead ?? source.read(iterator, settings.readLimit));
         ahead = undefined;
         if (page.status === 'expired') {
@@ -105,6 +121,9 @@ export class ShardConsumer {
           continue;
         }
         if (page.records.length > 0) {
+          // Read while the previous page was published and checkpointed: if that checkpoint found
+          // the lease taken, or the worker began stopping, this page is left to the next holder.
+          if (!this.active() || this.checkpointFailure !== undefined) continue;
           if (page.next !== undefined) {
             ahead = source.read(page.next, settings.readLimit);
             // Its failure, if any, surfaces where it is awaited; a discarded read fails no one.
@@ -159,7 +178,7 @@ export class ShardConsumer {
 
   private async finish(): Promise<ConsumerExit> {
     await this.settle();
-    await this.held.checkpoint(SHARD_END);
+    await this.checkpoint(SHARD_END);
     return 'shard-end';
   }
 
@@ -177,12 +196,30 @@ export class ShardConsumer {
       while (this.unwritten !== undefined) {
         const sequenceNumber = this.unwritten;
         this.unwritten = undefined;
-        await this.held.checkpoint(sequenceNumber);
+        await this.checkpoint(sequenceNumber);
       }
     } catch (error) {
       this.checkpointFailure = error;
     } finally {
       this.writing = undefined;
+    }
+  }
+
+  /**
+   * Writes a checkpoint, retrying (with back-off) a failure other than a lost lease: a throttled
+   * or failed write proves nothing about the lease, which the coordinator keeps renewing and
+   * gives up once it could have expired; the next attempt then fails with `LeaseLostError`.
+   */
+  private async checkpoint(checkpoint: string): Promise<void> {
+    for (let failures = 1; ; failures++) {
+      try {
+        await this.held.checkpoint(checkpoint);
+        return;
+      } catch (error) {
+        if (error instanceof LeaseLostError) throw error;
+        this.context.checkpointFailed(error);
+        await delay(this.backoff(failures));
+      }
     }
   }
 
@@ -194,7 +231,12 @@ export class ShardConsumer {
 
   private async pause(): Promise<void> {
     this.failures++;
-    const cap = Math.min(this.context.settings.retryMaxDelayMs, 50 * 2 ** Math.min(this.failures, 16));
-    await this.context.sleep(Math.floor(Math.random() * cap));
+    await this.context.sleep(this.backoff(this.failures));
+  }
+
+  /** A random pause up to 50 ms × 2^failures, capped at `retryMaxDelayMs`. */
+  private backoff(failures: number): number {
+    const cap = Math.min(this.context.settings.retryMaxDelayMs, 50 * 2 ** Math.min(failures, 16));
+    return Math.floor(Math.random() * cap);
   }
 }

@@ -35,6 +35,24 @@ export type ReadResult =
   /** The checkpoint fell out of the stream's 24-hour retention; reading resumes at the oldest record. */
   | { readonly status: 'trimmed' };
 
+/** Where reading a shard starts, from a checkpoint. */
+export type ShardIteratorResult =
+  | {
+      readonly status: 'iterator';
+      /** Absent when the shard has nothing more to give. */
+      readonly iterator?: string;
+      /**
+       * The checkpoint had fallen out of the stream's 24-hour retention: reading resumes at the
+       * oldest record left, and the records trimmed in between are lost.
+       */
+      readonly trimmed: boolean;
+    }
+  /**
+   * The shard is no longer in the stream (trimmed 24 hours after it closed): `GetShardIterator`
+   * does not know it and a complete `DescribeStream` listing does not list it.
+   */
+  | { readonly status: 'gone' };
+
 /** The most records one `GetRecords` call returns. */
 export const MAX_RECORDS_PER_READ = 1000;
 
@@ -54,8 +72,14 @@ export class StreamSource {
     readonly streamArn: string,
   ) {}
 
+  /**
+   * Every shard of the stream, following `DescribeStream` pagination to its last page. A page
+   * without a stream description, or pagination that does not move on, fails instead of
+   * returning a partial listing: the caller treats a shard not listed as gone from the stream.
+   */
   async listShards(): Promise<ShardInfo[]> {
     const shards: ShardInfo[] = [];
+    const pagesFrom = new Set<string>();
     let exclusiveStartShardId: string | undefined;
     do {
       const { StreamDescription } = await this.streams.send(
@@ -64,7 +88,10 @@ export class StreamSource {
           ...(exclusiveStartShardId === undefined ? {} : { ExclusiveStartShardId: exclusiveStartShardId }),
         }),
       );
-      for (const shard of StreamDescription?.Shards ?? []) {
+      if (StreamDescription === undefined) {
+        throw new Error(`DescribeStream of ${this.streamArn} returned no stream description; the shard listing is incomplete`);
+      }
+      for (const shard of StreamDescription.Shards ?? []) {
         if (shard.ShardId === undefined) continue;
         shards.push({
           shardId: shard.ShardId,
@@ -72,13 +99,25 @@ export class StreamSource {
           closed: shard.SequenceNumberRange?.EndingSequenceNumber !== undefined,
         });
       }
-      exclusiveStartShardId = StreamDescription?.LastEvaluatedShardId;
+      exclusiveStartShardId = StreamDescription.LastEvaluatedShardId;
+      if (exclusiveStartShardId !== undefined) {
+        if (pagesFrom.has(exclusiveStartShardId)) {
+          throw new Error(
+            `DescribeStream of ${this.streamArn} paginated from shard ${exclusiveStartShardId} twice; the shard listing is incomplete`,
+          );
+        }
+        pagesFrom.add(exclusiveStartShardId);
+      }
     } while (exclusiveStartShardId !== undefined);
     return shards;
   }
 
-  /** An iterator at the checkpoint; `undefined` when the shard has nothing more to give. */
-  async iterator(shardId: string, checkpoint: string): Promise<string | undefined> {
+  /**
+   * An iterator at the checkpoint. A checkpoint older than the stream's retention falls back to
+   * the oldest record (`trimmed`); a shard the stream no longer has is `gone`, but only when a
+   * complete listing agrees, so a shard missing from one answer is never given up.
+   */
+  async iterator(shardId: string, checkpoint: string): Promise<ShardIteratorResult> {
     const position =
       checkpoint === TRIM_HORIZON
         ? ({ ShardIteratorType: 'TRIM_HORIZON' } as const)
@@ -87,11 +126,16 @@ export class StreamSource {
       const { ShardIterator } = await this.streams.send(
         new GetShardIteratorCommand({ StreamArn: this.streamArn, ShardId: shardId, ...position }),
       );
-      return ShardIterator;
+      return { status: 'iterator', ...(ShardIterator === undefined ? {} : { iterator: ShardIterator }), trimmed: false };
     } catch (error) {
+      const name = (error as { name?: string }).name;
       // A checkpoint older than the retention window: everything still in the shard comes after it.
-      if (checkpoint !== TRIM_HORIZON && (error as { name?: string }).name === 'TrimmedDataAccessException') {
-        return this.iterator(shardId, TRIM_HORIZON);
+      if (checkpoint !== TRIM_HORIZON && name === 'TrimmedDataAccessException') {
+        const oldest = await this.iterator(shardId, TRIM_HORIZON);
+        return oldest.status === 'iterator' ? { ...oldest, trimmed: true } : oldest;
+      }
+      if (name === 'ResourceNotFoundException' && !(await this.listShards()).some((shard) => shard.shardId === shardId)) {
+        return { status: 'gone' };
       }
       throw error;
     }

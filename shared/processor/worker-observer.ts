@@ -15,6 +15,15 @@ export interface PublishFailureReport {
   readonly lagMs: number | undefined;
 }
 
+/** Records of a shard trimmed from the stream before they were read: skipped, never published. */
+export interface TrimReport {
+  readonly shardId: string;
+  /** Where reading should have resumed. */
+  readonly checkpoint: string;
+  /** The whole shard had left the stream; it was marked finished so its children could start. */
+  readonly shardGone: boolean;
+}
+
 /**
  * What a worker reports as it runs; `processorObserver` turns it into structured logs and EMF
  * metrics, tests may listen directly. Every callback is optional and must not throw.
@@ -22,6 +31,8 @@ export interface PublishFailureReport {
 export interface WorkerObserver {
   batch?(report: BatchReport): void;
   publishFailed?(report: PublishFailureReport): void;
+  /** Also reported through `error`, with a `RecordsTrimmedError`. */
+  trimmed?(report: TrimReport): void;
   leaseScan?(counts: { readonly held: number; readonly total: number }): void;
   leaseAcquired?(shardId: string): void;
   leaseLost?(shardId: string, reason: string): void;

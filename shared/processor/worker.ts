@@ -1,5 +1,6 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { RelayResult } from '../relay/index.js';
+import type { RecordsTrimmedError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
 import type { LeaseStore } from './lease.js';
 import { LeaseCoordinator } from './lease-coordinator.js';
@@ -39,8 +40,9 @@ export interface WorkerStatus {
 /**
  * One stream processor worker: discovers shards, holds and balances leases with the other
  * workers, runs a consumer per held shard and publishes through the relay core. `stop()` is the
- * graceful hand-off (SIGTERM): the batch in flight is finished and checkpointed, then every
- * lease is released so another worker takes it on its next scan.
+ * graceful hand-off (SIGTERM): each shard's batch in flight is finished and checkpointed, and its
+ * lease released as soon as that is done, so another worker takes it on its next scan; leases
+ * are renewed until then, however long the batch takes, so none expires while it is published.
  *
  * @example
  * ```ts
@@ -52,8 +54,12 @@ export interface WorkerStatus {
 export class ProcessorWorker {
   readonly settings: ProcessorSettings;
   private readonly coordinator: LeaseCoordinator;
-  private readonly consumers = new Map<HeldLease, Promise<void>>();
+  /** The latest consumer run per lease key; a new run of a key waits for the one before it. */
+  private readonly consumers = new Map<string, Promise<void>>();
+  /** Reading, lease scans and shard syncs: stopped when the worker begins stopping. */
   private readonly clock = new WorkerClock();
+  /** Renewals: stopped once every consumer has exited (at once by `halt()`). */
+  private readonly renewals = new WorkerClock();
   private readonly loops: Promise<void>[] = [];
   private state: WorkerStatus['state'] = 'starting';
   private halted = false;
@@ -69,6 +75,8 @@ export class ProcessorWorker {
     this.coordinator = new LeaseCoordinator(options.leases, options.workerId, this.settings, {
       acquired: (held) => this.startConsumer(held),
       lost: (held, reason) => options.observer?.leaseLost?.(held.leaseKey, reason),
+      renewFailed: (held, error) =>
+        options.observer?.error?.(`shard ${held.leaseKey}: renewing the lease failed; retrying while it cannot have expired`, error),
     });
   }
 
@@ -96,13 +104,17 @@ export class ProcessorWorker {
     await this.scan();
     this.state = 'running';
     this.loops.push(
-      this.every(this.settings.renewIntervalMs, () => this.coordinator.renewAll()),
+      this.renewLoop(),
       this.every(this.settings.leaseScanIntervalMs, () => this.scan()),
       this.every(Math.min(this.settings.shardSyncIntervalMs, this.settings.leaseScanIntervalMs), () => this.maybeSync()),
     );
   }
 
-  /** Graceful: finishes and checkpoints the batches in flight, releases every lease, then resolves. */
+  /**
+   * Graceful: each consumer finishes and checkpoints its batch in flight and releases its lease
+   * as soon as it is done, while the leases still held keep being renewed; resolves once every
+   * lease is released.
+   */
   stop(): Promise<void> {
     this.stopped ??= this.handOff();
     return this.stopped;
@@ -115,34 +127,41 @@ export class ProcessorWorker {
   halt(): Promise<void> {
     this.halted = true;
     for (const held of this.coordinator.held.values()) held.drop('halted');
+    this.renewals.stop();
     this.stopped ??= this.wind(async () => {});
     return this.stopped;
   }
 
+  /** Consumers release their own leases as they exit; this releases any lease taken without one. */
   private handOff(): Promise<void> {
     return this.wind(async () => {
-      await Promise.all(
-        [...this.coordinator.held.values()].map(async (held) => {
-          try {
-            await held.release();
-            this.options.observer?.leaseReleased?.(held.leaseKey);
-          } catch (error) {
-            this.options.observer?.error?.('releasing a lease failed; it expires after the failover time', error);
-          }
-          this.coordinator.forget(held);
-        }),
-      );
+      await Promise.all([...this.coordinator.held.values()].map((held) => this.release(held)));
     });
   }
 
-  /** Ends the loops, lets each consumer finish its batch in flight, then runs `last`. */
+  /**
+   * Stops reading, scanning and syncing; lets each consumer finish its batch in flight (renewing
+   * the leases meanwhile); then ends the renewals and runs `last`.
+   */
   private async wind(last: () => Promise<void>): Promise<void> {
     this.state = 'stopping';
     this.clock.stop();
-    await Promise.all(this.loops);
     await Promise.all(this.consumers.values());
+    this.renewals.stop();
+    await Promise.all(this.loops);
     await last();
     this.state = 'stopped';
+  }
+
+  private async release(held: HeldLease): Promise<void> {
+    // Forgotten first, so no renewal is queued behind the release.
+    this.coordinator.forget(held);
+    try {
+      await held.release();
+      this.options.observer?.leaseReleased?.(held.leaseKey);
+    } catch (error) {
+      this.options.observer?.error?.(`shard ${held.leaseKey}: releasing the lease failed; it expires after the failover time`, error);
+    }
   }
 
   private async scan(): Promise<void> {
@@ -160,6 +179,24 @@ export class ProcessorWorker {
     await syncShards(this.options.source, this.options.leases);
   }
 
+  /** Renews every `renewIntervalMs`; after a failed renewal, retries sooner, backing off up to that interval. */
+  private renewLoop(): Promise<void> {
+    return (async () => {
+      let failures = 0;
+      while (!this.renewals.stopped) {
+        const interval = this.settings.renewIntervalMs;
+        await this.renewals.sleep(failures === 0 ? interval : Math.min(interval, 25 * 2 ** Math.min(failures, 16)));
+        if (this.renewals.stopped) return;
+        try {
+          failures = (await this.coordinator.renewAll()) ? 0 : failures + 1;
+        } catch (error) {
+          failures++;
+          this.options.observer?.error?.('renewing leases failed; retrying', error);
+        }
+      }
+    })();
+  }
+
   private every(ms: number, task: () => Promise<void>): Promise<void> {
     return (async () => {
       while (!this.clock.stopped) {
@@ -175,6 +212,7 @@ export class ProcessorWorker {
   }
 
   private startConsumer(held: HeldLease): void {
+    // Taken by a scan that raced `stop()`: released by the hand-off.
     if (this.clock.stopped) return;
     this.options.observer?.leaseAcquired?.(held.leaseKey);
     const consumer = new ShardConsumer(held, {
@@ -186,23 +224,40 @@ export class ProcessorWorker {
       sleep: (ms) => this.clock.sleep(ms),
       processed: (records, result) => this.processed(held.leaseKey, records, result),
       failed: (error, unpublished) => this.failed(held.leaseKey, error, unpublished),
+      checkpointFailed: (error) =>
+        this.options.observer?.error?.(`shard ${held.leaseKey}: checkpoint failed; retrying while the lease is held`, error),
+      trimmed: (error) => this.trimmed(error),
     });
-    const run = consumer
-      .run()
-      .then((exit) => {
-        this.options.observer?.consumerExited?.(held.leaseKey, exit);
+    const key = held.leaseKey;
+    // A lease lost and taken back while its previous consumer still publishes: never two at once.
+    const previous = this.consumers.get(key) ?? Promise.resolve();
+    const run: Promise<void> = previous
+      .then(() => consumer.run())
+      .then(async (exit) => {
+        this.options.observer?.consumerExited?.(key, exit);
         if (exit === 'shard-end') {
           this.coordinator.forget(held);
           this.syncRequested = true;
+        } else if (exit === 'stopped' && !this.halted) {
+          await this.release(held);
+        } else {
+          this.coordinator.forget(held);
         }
       })
       .catch((error: unknown) => {
-        this.options.observer?.error?.(`shard ${held.leaseKey}: consumer failed`, error);
+        this.options.observer?.error?.(`shard ${key}: consumer failed`, error);
         held.drop('consumer failed');
         this.coordinator.forget(held);
       })
-      .finally(() => this.consumers.delete(held));
-    this.consumers.set(held, run);
+      .finally(() => {
+        if (this.consumers.get(key) === run) this.consumers.delete(key);
+      });
+    this.consumers.set(key, run);
+  }
+
+  private trimmed(error: RecordsTrimmedError): void {
+    this.options.observer?.error?.(`shard ${error.shardId}: records were trimmed from the stream before they were read`, error);
+    this.options.observer?.trimmed?.({ shardId: error.shardId, checkpoint: error.checkpoint, shardGone: error.shardGone });
   }
 
   private processed(shardId: string, records: readonly _Record[], result: RelayResult): void {

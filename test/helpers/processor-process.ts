@@ -22,7 +22,14 @@ export interface ProcessorProcess {
 export function spawnProcessor(
   stack: RelayTestStack,
   config: OutboxConfig,
-  options: { workerId: string; leaseTableName: string; dynamodbEndpoint: string; failoverMs: number },
+  options: {
+    workerId: string;
+    leaseTableName: string;
+    dynamodbEndpoint: string;
+    failoverMs: number;
+    /** Let Powertools write its EMF metrics to stdout (into `output`). @default false */
+    metrics?: boolean;
+  },
 ): ProcessorProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     env: {
@@ -35,7 +42,7 @@ export function spawnProcessor(
       AWS_ENDPOINT_URL_SNS: stack.server.address,
       AWS_ENDPOINT_URL_SQS: stack.server.address,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      POWERTOOLS_METRICS_DISABLED: 'true',
+      POWERTOOLS_METRICS_DISABLED: options.metrics === true ? 'false' : 'true',
       [RELAY_ENV.config]: serializeConfig(config),
       [RELAY_ENV.topicArns]: JSON.stringify(stack.topicArns),
       [RELAY_ENV.deadLetterQueueUrl]: stack.deadLetterQueueUrl,

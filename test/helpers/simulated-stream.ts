@@ -20,6 +20,10 @@ interface SimShard {
   closed: boolean;
   /** Where in the parent's hash range this shard sits: the bits chosen by splits so far. */
   readonly path: string;
+  /** Left the stream (past its retention): no longer listed, read or given iterators. */
+  gone: boolean;
+  /** The newest sequence number trimmed from the start of the shard, if any. */
+  trimmedThrough?: bigint;
 }
 
 export interface SimulatedStreamOptions {
@@ -43,7 +47,8 @@ const hash = (key: string): number => {
  * An in-memory DynamoDB stream that splits shards, which DynamoDB Local never does. It answers
  * the same three Streams API commands as DynamoDB Local (with `DescribeStream` pagination,
  * iterators, `SHARD_END` on closed shards and expired iterators), so the processor runs on it
- * unchanged. Items are routed by key hash: a split closes a shard and sends each item to one of
+ * unchanged. It can also age data out as the 24-hour retention does: the oldest records of a
+ * shard, or a whole closed shard. Items are routed by key hash: a split closes a shard and sends each item to one of
  * two children, so every item's records stay on one lineage, in order.
  */
 export class SimulatedStream implements StreamsApi {
@@ -77,6 +82,24 @@ export class SimulatedStream implements StreamsApi {
     shard.closed = true;
     this.addShard(shard.id, `${shard.path}0`);
     this.addShard(shard.id, `${shard.path}1`);
+  }
+
+  /**
+   * Removes the oldest `count` records of a shard, as retention does: an iterator after one of
+   * them fails with `TrimmedDataAccessException`. Before any reader has an iterator on the shard.
+   */
+  trimRecords(shardId: string, count: number): void {
+    const shard = this.shardById(shardId);
+    const trimmed = shard.records.splice(0, count);
+    const newest = trimmed.at(-1)?.dynamodb?.SequenceNumber;
+    if (newest !== undefined) shard.trimmedThrough = BigInt(newest);
+  }
+
+  /** Removes a closed shard from the stream, as retention does 24 hours after it closed. */
+  trim(shardId: string): void {
+    const shard = this.shardById(shardId);
+    if (!shard.closed) throw new Error(`cannot trim ${shardId}: an open shard stays in the stream`);
+    shard.gone = true;
   }
 
   /** Appends one commit of an outbox slot (event ids `<type>:<id>:<seq>`) to the item's open shard. */
@@ -127,7 +150,20 @@ export class SimulatedStream implements StreamsApi {
 
   private addShard(parent: string | undefined, path: string): void {
     const id = `shardId-${String(++this.shardCounter).padStart(8, '0')}`;
-    this.shards.push({ id, ...(parent === undefined ? {} : { parent }), records: [], closed: false, path });
+    this.shards.push({ id, ...(parent === undefined ? {} : { parent }), records: [], closed: false, path, gone: false });
+  }
+
+  private shardById(shardId: string): SimShard {
+    const shard = this.shards.find((s) => s.id === shardId);
+    if (shard === undefined) throw new Error(`no shard ${shardId}`);
+    return shard;
+  }
+
+  /** A shard the stream still has, or ResourceNotFoundException as DynamoDB Streams answers. */
+  private listedShard(shardId: string | undefined): SimShard {
+    const shard = this.shards.find((s) => s.id === shardId && !s.gone);
+    if (shard === undefined) throw Object.assign(new Error(`no shard ${shardId}`), { name: 'ResourceNotFoundException' });
+    return shard;
   }
 
   private shardFor(key: string): SimShard {
@@ -142,9 +178,11 @@ export class SimulatedStream implements StreamsApi {
   }
 
   private describe(exclusiveStart: string | undefined): DescribeStreamCommandOutput {
-    const start = exclusiveStart === undefined ? 0 : this.shards.findIndex((s) => s.id === exclusiveStart) + 1;
-    const page = this.shards.slice(start, start + this.pageSize);
-    const more = start + this.pageSize < this.shards.length;
+    const listed = this.shards.filter((s) => !s.gone);
+    // Shard ids sort in creation order: a page starts after the given id, listed or not.
+    const start = exclusiveStart === undefined ? 0 : listed.filter((s) => s.id <= exclusiveStart).length;
+    const page = listed.slice(start, start + this.pageSize);
+    const more = start + this.pageSize < listed.length;
     return {
       $metadata: {},
       StreamDescription: {
@@ -164,11 +202,13 @@ export class SimulatedStream implements StreamsApi {
   }
 
   private iterator(input: GetShardIteratorCommand['input']): GetShardIteratorCommandOutput {
-    const shard = this.shards.find((s) => s.id === input.ShardId);
-    if (shard === undefined) throw Object.assign(new Error(`no shard ${input.ShardId}`), { name: 'ResourceNotFoundException' });
+    const shard = this.listedShard(input.ShardId);
     let position = 0;
     if (input.ShardIteratorType === 'AFTER_SEQUENCE_NUMBER') {
       const index = shard.records.findIndex((r) => r.dynamodb?.SequenceNumber === input.SequenceNumber);
+      if (index < 0 && shard.trimmedThrough !== undefined && BigInt(input.SequenceNumber ?? '0') <= shard.trimmedThrough) {
+        throw new TrimmedDataAccessException({ message: `sequence ${input.SequenceNumber} was trimmed from ${shard.id}`, $metadata: {} });
+      }
       if (index < 0) throw Object.assign(new Error(`sequence ${input.SequenceNumber} not in ${shard.id}`), { name: 'ValidationException' });
       position = index + 1;
     } else if (input.ShardIteratorType !== 'TRIM_HORIZON') {
@@ -187,7 +227,7 @@ export class SimulatedStream implements StreamsApi {
       });
     }
     const { shard: shardId, position } = JSON.parse(iterator) as { shard: string; position: number };
-    const shard = this.shards.find((s) => s.id === shardId)!;
+    const shard = this.listedShard(shardId);
     const records = shard.records.slice(position, position + limit);
     const next = position + records.length;
     const atEnd = shard.closed && next >= shard.records.length;

@@ -56,6 +56,7 @@ describe('three processor processes on one stream', () => {
           leaseTableName: leases.tableName,
           dynamodbEndpoint: inject('dynamodbEndpoint'),
           failoverMs: FAILOVER_MS,
+          metrics: true,
         }),
       );
     }
@@ -90,6 +91,19 @@ describe('three processor processes on one stream', () => {
     await expect(second.exited).resolves.toBe(0);
     // A graceful stop releases the lease before the process exits, so nobody waits for it to expire.
     expect(await owner()).not.toBe(next);
+    // ... and writes out the metrics gathered since the last periodic flush (which also carries
+    // the lease gauges; this one does not).
+    const stopping = second.output.findIndex((line) => line.includes('"stopping: handing leases over"'));
+    expect(stopping).toBeGreaterThanOrEqual(0);
+    const emf = second.output.slice(stopping).flatMap((line) => {
+      try {
+        const parsed = JSON.parse(line) as Record<string, unknown>;
+        return '_aws' in parsed ? [parsed] : [];
+      } catch {
+        return [];
+      }
+    });
+    expect(emf.filter((metrics) => 'records' in metrics && !('leasesHeld' in metrics))).toHaveLength(1);
     expect(await takeover(next)).not.toBe(first);
 
     writing = false;

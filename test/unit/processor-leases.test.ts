@@ -5,6 +5,7 @@ import {
   type Lease,
   LeaseCoordinator,
   LeaseLostError,
+  type LeaseStore,
   ProcessorOptionsError,
   planLeases,
   processorSettings,
@@ -105,7 +106,7 @@ describe('held lease', () => {
 
 describe('processor settings', () => {
   it('derives renewal and scan intervals from the failover time', () => {
-    expect(processorSettings({ failoverMs: 3000 })).toMatchObject({ failoverMs: 3000, renewIntervalMs: 1000, leaseScanIntervalMs: 500 });
+    expect(processorSettings({ failoverMs: 3000 })).toMatchObject({ failoverMs: 3000, renewIntervalMs: 1000, leaseScanIntervalMs: 375 });
     expect(processorSettings()).toMatchObject({ failoverMs: 10_000, renewIntervalMs: 3333 });
   });
 
@@ -114,6 +115,18 @@ describe('processor settings', () => {
     expect(() => processorSettings({ failoverMs: 1000, renewIntervalMs: 800 })).toThrow(
       /renewIntervalMs: got 800; allowed: an integer from 10 to 500/,
     );
+  });
+
+  it('rejects renewal and scan intervals that leave a live owner no margin before it looks expired', () => {
+    expect(() => processorSettings({ failoverMs: 1000, renewIntervalMs: 500, leaseScanIntervalMs: 250 })).toThrow(
+      /renewIntervalMs: got renewIntervalMs 500 and leaseScanIntervalMs 250; allowed: renewIntervalMs \+ 2 × leaseScanIntervalMs at most 700 \(70 % of failoverMs 1000\)/,
+    );
+    expect(() => processorSettings({ failoverMs: 1000, leaseScanIntervalMs: 250 })).toThrow(/leaseScanIntervalMs: got renewIntervalMs 333/);
+    expect(processorSettings({ failoverMs: 1000, renewIntervalMs: 500, leaseScanIntervalMs: 100 }).leaseScanIntervalMs).toBe(100);
+  });
+
+  fcTest.prop([fc.integer({ min: 200, max: 600_000 })])('derives intervals that every failover time accepts', (failoverMs) => {
+    expect(() => processorSettings({ failoverMs })).not.toThrow();
   });
 
   it('rejects an unknown option by name', () => {
@@ -135,8 +148,8 @@ describe('stream source', () => {
   it('reports an expired iterator as a result, not an error', async () => {
     const stream = new SimulatedStream({ expiryRate: 1 });
     const source = new StreamSource(stream, stream.streamArn);
-    const iterator = await source.iterator(stream.shards[0]!.id, TRIM_HORIZON);
-    await expect(source.read(iterator!)).resolves.toEqual({ status: 'expired' });
+    const start = await source.iterator(stream.shards[0]!.id, TRIM_HORIZON);
+    await expect(source.read((start as { iterator: string }).iterator)).resolves.toEqual({ status: 'expired' });
   });
 });
 
@@ -178,4 +191,118 @@ describe('lease expiry (LeaseCoordinator, on a fake clock)', () => {
       expect(takenAt! - lastOwnerWrite).toBeGreaterThan(settings.renewIntervalMs);
     }
   });
+});
+
+describe('lease expiry under write latency and slow scans (on a fake clock)', () => {
+  /**
+   * An owner that renews every `renewIntervalMs`, each renewal landing `latencyMs` after it was
+   * issued (and the next one issued `renewIntervalMs` after that), and another worker whose scans
+   * take `scanMs` and read the table halfway through. The owner dies after `renewals` renewals;
+   * when `live`, the drill ends there instead.
+   */
+  async function drill(p: {
+    failoverMs: number;
+    renewIntervalMs: number;
+    leaseScanIntervalMs: number;
+    latencyMs: number;
+    scanMs: number;
+    offset: number;
+    renewals: number;
+    live?: boolean;
+  }) {
+    const settings = processorSettings({
+      failoverMs: p.failoverMs,
+      renewIntervalMs: p.renewIntervalMs,
+      leaseScanIntervalMs: p.leaseScanIntervalMs,
+    });
+    let now = 0;
+    const store = new MemoryLeaseStore();
+    await store.create('s1', []);
+    const scanned: LeaseStore = {
+      list: async () => {
+        now += p.scanMs / 2;
+        const rows = await store.list();
+        now += p.scanMs / 2;
+        return rows;
+      },
+      create: (key, parents) => store.create(key, parents),
+      renew: (lease, owner) => store.renew(lease, owner),
+      take: (lease, owner) => store.take(lease, owner),
+      checkpoint: (lease, owner, checkpoint) => store.checkpoint(lease, owner, checkpoint),
+      release: (lease, owner) => store.release(lease, owner),
+      remove: (lease) => store.remove(lease),
+    };
+    const events = { acquired: () => {}, lost: () => {} };
+    const owner = new LeaseCoordinator(store, 'w1', settings, events, () => now);
+    const other = new LeaseCoordinator(scanned, 'w2', settings, events, () => now);
+    await owner.scan();
+    const scanPeriod = p.leaseScanIntervalMs + p.scanMs;
+    const renewPeriod = p.renewIntervalMs + p.latencyMs;
+    let nextScan = 0;
+    let nextLanding = (p.offset % scanPeriod) + renewPeriod;
+    let lastOwnerWrite = 0;
+    for (let renewed = 0; ; ) {
+      if (renewed < p.renewals && nextLanding <= nextScan + p.scanMs / 2) {
+        now = nextLanding;
+        await owner.renewAll();
+        lastOwnerWrite = now;
+        renewed++;
+        nextLanding += renewPeriod;
+        continue;
+      }
+      if (renewed >= p.renewals && (p.live || nextScan > lastOwnerWrite + 2 * p.failoverMs)) return { takenAt: undefined, lastOwnerWrite };
+      now = nextScan;
+      await other.scan();
+      if (other.held.has('s1')) return { takenAt: now, lastOwnerWrite };
+      nextScan = now + p.leaseScanIntervalMs;
+    }
+  }
+
+  const timings = fc.integer({ min: 200, max: 20_000 }).chain((failoverMs) =>
+    fc.record({
+      failoverMs: fc.constant(failoverMs),
+      renewIntervalMs: fc.integer({ min: 10, max: Math.floor(failoverMs / 2) }),
+      leaseScanIntervalMs: fc.integer({ min: Math.max(10, Math.floor(failoverMs / 50)), max: Math.floor(failoverMs / 4) }),
+      latencyMs: fc.integer({ min: 0, max: Math.floor(failoverMs / 10) }),
+      scanMs: fc.integer({ min: 0, max: Math.floor(failoverMs / 20) }),
+      offset: fc.nat({ max: 100_000 }),
+    }),
+  );
+  /** Accepted settings only: the others are refused at start-up. */
+  const accepted = ({
+    failoverMs,
+    renewIntervalMs,
+    leaseScanIntervalMs,
+  }: {
+    failoverMs: number;
+    renewIntervalMs: number;
+    leaseScanIntervalMs: number;
+  }): boolean => {
+    try {
+      processorSettings({ failoverMs, renewIntervalMs, leaseScanIntervalMs });
+      return true;
+    } catch (error) {
+      if (error instanceof ProcessorOptionsError) return false;
+      throw error;
+    }
+  };
+
+  fcTest.prop([timings], {
+    // A renewal landing 20 ms late with renewals at half and scans at a quarter of the failover time.
+    examples: [[{ failoverMs: 1000, renewIntervalMs: 500, leaseScanIntervalMs: 250, latencyMs: 20, scanMs: 0, offset: 0 }]],
+  })('never judges a live owner dead when its writes land up to a tenth of the failover time late', async (t) => {
+    if (!accepted(t)) return;
+    const { takenAt } = await drill({ ...t, renewals: 20 * Math.ceil(t.failoverMs / t.renewIntervalMs), live: true });
+    expect(takenAt).toBeUndefined();
+  });
+
+  fcTest.prop([timings, fc.integer({ min: 0, max: 5 })])(
+    'takes a dead owner’s lease no later than the failover time (plus the scan’s duration) after its last write',
+    async (t, renewals) => {
+      if (!accepted(t)) return;
+      const { takenAt, lastOwnerWrite } = await drill({ ...t, renewals });
+      expect(takenAt).toBeDefined();
+      expect(takenAt! - lastOwnerWrite).toBeLessThanOrEqual(t.failoverMs + t.scanMs);
+    },
+  );
 });

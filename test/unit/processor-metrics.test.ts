@@ -39,6 +39,23 @@ describe('processor metrics', () => {
     expect(published).toHaveLength(1);
     expect(published[0]).toMatchObject({ [PROCESSOR_METRICS.lag]: 900, records: 5, published: 5, leasesHeld: 2, leasesTotal: 2 });
   });
+
+  it('are written out by flush() without waiting for a lease scan, so a stopping worker loses none', () => {
+    const metrics = processorMetrics('orders-leases');
+    const published = captureEmf(metrics);
+    const observer = processorObserver(new Logger({ logLevel: 'SILENT' }), metrics);
+    observer.batch?.({ shardId: 's1', records: 4, published: 3, ignored: 1, lagMs: 70 });
+    observer.trimmed?.({ shardId: 's2', checkpoint: '100', shardGone: false });
+    // Within the flush interval: a scan writes nothing yet.
+    observer.leaseScan?.({ held: 1, total: 1 });
+    expect(published).toEqual([]);
+    observer.flush();
+    expect(published).toHaveLength(1);
+    expect(published[0]).toMatchObject({ records: 4, published: 3, [PROCESSOR_METRICS.lag]: 70, trimmed: 1 });
+    observer.flush();
+    expect(published[1]).toMatchObject({ records: 0, published: 0, trimmed: 0 });
+    expect(published[1]).not.toHaveProperty(PROCESSOR_METRICS.lag);
+  });
 });
 
 describe('processor lag, as the worker reports it', () => {
