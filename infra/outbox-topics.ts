@@ -16,6 +16,8 @@ const NON_PUBLISH_TOPIC_ACTIONS = [
   'sns:DeleteTopic',
 ];
 
+const MAX_DISPLAY_NAME_LENGTH = 100;
+
 /** Props of {@link OutboxTopics}. */
 export interface OutboxTopicsProps {
   /** The validated outbox config (`defineConfig`); one topic is created per `config.topics` entry. */
@@ -46,12 +48,14 @@ export class OutboxTopics extends Construct {
   constructor(scope: Construct, id: string, props: OutboxTopicsProps) {
     super(scope, id);
     this.customerKey = props.encryptionKey;
-    this.encryptionKey = props.encryptionKey ?? Alias.fromAliasName(this, 'AwsManagedSnsKey', 'alias/aws/sns');
+    // The id has a character no topic name may have, so no topic's construct can collide with it.
+    this.encryptionKey = props.encryptionKey ?? Alias.fromAliasName(this, 'Key:aws-sns', 'alias/aws/sns');
     const topics = new Map<string, Topic>();
     for (const { name, fifo } of props.config.topics) {
       // Config names may contain "." which construct ids and generated physical names handle fine.
       const topic = new Topic(this, name, {
-        displayName: `Outbox ${name}`,
+        // SNS takes display names of at most 100 characters; topic names go up to 256.
+        displayName: `Outbox ${name}`.slice(0, MAX_DISPLAY_NAME_LENGTH),
         fifo,
         contentBasedDeduplication: fifo ? false : undefined,
         fifoThroughputScope: fifo ? FifoThroughputScope.MESSAGE_GROUP : undefined,

@@ -284,6 +284,20 @@ describe('RelayFunction props', () => {
     );
   });
 
+  it('builds a topic for every name the config accepts: the longest, and one named like the construct of the SNS key', () => {
+    const stack = newStack();
+    const long = 'n'.repeat(256);
+    const names = defineConfig({
+      source: 'urn:test',
+      topics: [{ name: long }, { name: 'AwsManagedSnsKey' }],
+      routes: { a: long, b: 'AwsManagedSnsKey' },
+    });
+    new OutboxTopics(stack, 'Topics', { config: names });
+    const topics = Object.values(Template.fromStack(stack).findResources('AWS::SNS::Topic'));
+    expect(topics).toHaveLength(2);
+    expect(topics.map((t) => t.Properties.DisplayName)).toEqual([`Outbox ${long}`.slice(0, 100), 'Outbox AwsManagedSnsKey']);
+  });
+
   it('rejects topics built from another config', () => {
     const stack = newStack();
     const table = new OutboxTable(stack, 'Table').table;
