@@ -4,7 +4,14 @@ import { Metric, type MetricOptions, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { CfnGlobalTable, CfnTable, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { type IEventSourceDlq, type IFunction, MetricType, StartingPosition, type Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  CfnEventSourceMapping,
+  type IEventSourceDlq,
+  type IFunction,
+  MetricType,
+  StartingPosition,
+  type Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
@@ -199,8 +206,9 @@ export class RelayFunction extends Construct {
       maxBatchingWindow: Duration.seconds(settings.maxBatchingWindowSeconds),
       parallelizationFactor: settings.parallelizationFactor,
       bisectBatchOnError: settings.bisectBatchOnError,
+      // -1 (no limit) goes through as is; CDK takes it for retryAttempts but not for maxRecordAge (below).
       retryAttempts: settings.maxRetryAttempts,
-      maxRecordAge: Duration.seconds(settings.maxRecordAgeSeconds),
+      maxRecordAge: settings.maxRecordAgeSeconds === -1 ? undefined : Duration.seconds(settings.maxRecordAgeSeconds),
       reportBatchItemFailures: settings.reportBatchItemFailures,
       filters: settings.filterPatterns.map((pattern) => ({ pattern: JSON.stringify(pattern) })),
       onFailure: this.failedBatchDestination(props.encryptionKey),
@@ -208,8 +216,19 @@ export class RelayFunction extends Construct {
       metricsConfig: { metrics: [MetricType.EVENT_COUNT] },
     });
     this.function.addEventSource(this.eventSource);
+    if (settings.maxRecordAgeSeconds === -1) {
+      // Stated rather than left out, so that a mapping deployed with a finite age is set back to no limit.
+      this.eventSourceMapping().addPropertyOverride('MaximumRecordAgeInSeconds', -1);
+    }
 
     this.acknowledgeFindings(props.accessLogsBucket === undefined);
+  }
+
+  /** The CloudFormation resource of the relay's event source mapping (the function has no other). */
+  private eventSourceMapping(): CfnEventSourceMapping {
+    const mappings = this.function.node.findAll().filter((c): c is CfnEventSourceMapping => c instanceof CfnEventSourceMapping);
+    if (mappings.length !== 1) throw new Error(`expected one event source mapping on ${this.function.node.path}, found ${mappings.length}`);
+    return mappings[0]!;
   }
 
   /**

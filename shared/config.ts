@@ -1,4 +1,8 @@
 import { ConfigError, EnvironmentError } from './errors.js';
+import { MAX_FILTER_PATTERN_LENGTH, relayFilterPatterns } from './event-source.js';
+import { AGGREGATE_TYPE_PATTERN } from './slot.js';
+
+export { AGGREGATE_TYPE_PATTERN };
 
 /** A topic the relay publishes to. FIFO topics keep per-aggregate order end to end. */
 export interface TopicConfig {
@@ -18,9 +22,16 @@ export interface RelayTuning {
   readonly parallelizationFactor: number;
   /** Split a failing batch in two to isolate the failing record. @default true */
   readonly bisectBatchOnError: boolean;
-  /** Retries of a failing batch before it goes to the on-failure destination (0–10,000). @default 10 */
+  /**
+   * Retries of a failing batch before it goes to the on-failure destination (0–10,000), or -1 for
+   * no limit: a failing batch is retried until its records expire from the stream (24 hours) or
+   * exceed `maxRecordAgeSeconds`. @default 10
+   */
   readonly maxRetryAttempts: number;
-  /** Records older than this go to the on-failure destination (60–604,800 s). @default 86400 */
+  /**
+   * Records older than this go to the on-failure destination (60–604,800 s), or -1 for no limit:
+   * records are retried until they expire from the stream (24 hours). @default 86400
+   */
   readonly maxRecordAgeSeconds: number;
   /** Publish requests in flight at once inside one invocation (1–64); 10 sends a default batch of 100 one-event records in one wave. @default 10 */
   readonly publishConcurrency: number;
@@ -49,7 +60,7 @@ export interface OutboxConfigInput {
   readonly routes: Readonly<Record<string, string>>;
   /** @default [] */
   readonly lowLatencyAggregateTypes?: readonly string[];
-  /** @default 604800 (7 days) */
+  /** 1 s to 10 years. @default 604800 (7 days) */
   readonly outboxRetentionSeconds?: number;
   readonly relay?: Partial<RelayTuning>;
 }
@@ -66,9 +77,15 @@ export const DEFAULT_RELAY_TUNING: RelayTuning = Object.freeze({
 });
 
 export const DEFAULT_OUTBOX_RETENTION_SECONDS = 7 * 24 * 3600;
+/** Ten years: far beyond any sensible retention, and keeps every slot's TTL a safe integer. */
+export const MAX_OUTBOX_RETENTION_SECONDS = 10 * 365 * 24 * 3600;
 
-/** Aggregate types become part of keys (`OUTBOX#<type>#<id>`), so `#` and spaces are excluded. */
-export const AGGREGATE_TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
+/**
+ * An RFC 3986 URI reference: the `uri-reference` format the `cloudevents` SDK checks `source`
+ * against (ajv-formats' full format), less the `"` that format lets through and RFC 3986 does not.
+ */
+const URI_REFERENCE_PATTERN =
+  /^(?:[a-z][a-z0-9+\-.]*:)?(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\?(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i;
 const TOPIC_NAME_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
 const FIFO_TOPIC_NAME_PATTERN = /^[A-Za-z0-9_-]{1,251}\.fifo$/;
 
@@ -82,8 +99,14 @@ const RANGES: Record<Exclude<keyof RelayTuning, 'bisectBatchOnError'>, readonly 
   maxPublishAttempts: [1, 10],
 };
 
+/** Settings that AWS also takes as -1, meaning no limit. */
+const UNLIMITED_ALLOWED: ReadonlySet<string> = new Set(['maxRetryAttempts', 'maxRecordAgeSeconds']);
+
+/** The value as given: strings quoted, every number and bigint as written (`NaN`, `Infinity`, `100n`). */
 const show = (value: unknown): string => {
   if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'bigint') return `${value}n`;
   if (value === undefined) return 'undefined';
   try {
     return JSON.stringify(value) ?? String(value);
@@ -102,9 +125,10 @@ function rejectUnknownKeys(value: Record<string, unknown>, allowed: readonly str
   }
 }
 
-function integerIn(value: unknown, [min, max]: readonly [number, number], field: string): number {
+function integerIn(value: unknown, [min, max]: readonly [number, number], field: string, unlimited = false): number {
+  if (unlimited && value === -1) return value;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(field, `got ${show(value)}; allowed: an integer from ${min} to ${max}`);
+    throw new ConfigError(field, `got ${show(value)}; allowed: ${unlimited ? '-1 (no limit) or ' : ''}an integer from ${min} to ${max}`);
   }
   return value;
 }
@@ -164,16 +188,20 @@ function validateRoutes(raw: unknown, topics: readonly Required<TopicConfig>[]):
   return routes;
 }
 
+/** The entries whose value is not `undefined`: a setting given as `undefined` takes its default, as a missing one does. */
+const withoutUndefined = (value: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+
 function validateRelay(raw: unknown): RelayTuning {
   if (raw === undefined) return DEFAULT_RELAY_TUNING;
   if (!isRecord(raw)) throw new ConfigError('relay', `got ${show(raw)}; allowed: an object of relay settings`);
   rejectUnknownKeys(raw, Object.keys(DEFAULT_RELAY_TUNING), 'relay');
-  const merged = { ...DEFAULT_RELAY_TUNING, ...raw };
+  const merged = { ...DEFAULT_RELAY_TUNING, ...withoutUndefined(raw) };
   if (typeof merged.bisectBatchOnError !== 'boolean') {
     throw new ConfigError('relay.bisectBatchOnError', `got ${show(merged.bisectBatchOnError)}; allowed: true or false`);
   }
   for (const [key, range] of Object.entries(RANGES)) {
-    integerIn(merged[key as keyof typeof RANGES], range, `relay.${key}`);
+    integerIn(merged[key as keyof typeof RANGES], range, `relay.${key}`, UNLIMITED_ALLOWED.has(key));
   }
   return Object.freeze(merged as RelayTuning);
 }
@@ -195,9 +223,13 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
   const raw: unknown = input;
   if (!isRecord(raw)) throw new ConfigError('(root)', `got ${show(raw)}; allowed: an object`);
   rejectUnknownKeys(raw, ['source', 'topics', 'routes', 'lowLatencyAggregateTypes', 'outboxRetentionSeconds', 'relay'], 'config');
+  // Destructuring defaults apply to settings given as `undefined` too, as in validateRelay.
   const { source, lowLatencyAggregateTypes = [], outboxRetentionSeconds = DEFAULT_OUTBOX_RETENTION_SECONDS } = raw;
-  if (typeof source !== 'string' || source.trim() === '' || /\s/.test(source)) {
-    throw new ConfigError('source', `got ${show(source)}; allowed: a non-empty URI reference without spaces, e.g. "urn:example:shop"`);
+  if (typeof source !== 'string' || source === '' || !URI_REFERENCE_PATTERN.test(source)) {
+    throw new ConfigError(
+      'source',
+      `got ${show(source)}; allowed: a non-empty RFC 3986 URI reference, e.g. "urn:example:shop" (ASCII only, "%" only before two hex digits; percent-encode spaces, non-ASCII characters and | " < > \\ ^ \` { })`,
+    );
   }
   const topics = validateTopics(raw.topics);
   const routes = validateRoutes(raw.routes, topics);
@@ -215,8 +247,25 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
       throw new ConfigError(`lowLatencyAggregateTypes[${i}]`, `duplicate aggregate type ${show(type)}`);
     }
   });
-  if (typeof outboxRetentionSeconds !== 'number' || !Number.isInteger(outboxRetentionSeconds) || outboxRetentionSeconds <= 0) {
-    throw new ConfigError('outboxRetentionSeconds', `got ${show(outboxRetentionSeconds)}; allowed: a positive whole number of seconds`);
+  const patternLength = Math.max(
+    ...relayFilterPatterns({ lowLatencyAggregateTypes: lowLatencyAggregateTypes as string[] }).map((p) => JSON.stringify(p).length),
+  );
+  if (patternLength > MAX_FILTER_PATTERN_LENGTH) {
+    throw new ConfigError(
+      'lowLatencyAggregateTypes',
+      `${lowLatencyAggregateTypes.length} aggregate types make the relay's Lambda filter pattern ${patternLength} characters long; allowed: at most ${MAX_FILTER_PATTERN_LENGTH} characters (Lambda's Filter.Pattern limit): list fewer or shorter low-latency aggregate types`,
+    );
+  }
+  if (
+    typeof outboxRetentionSeconds !== 'number' ||
+    !Number.isInteger(outboxRetentionSeconds) ||
+    outboxRetentionSeconds <= 0 ||
+    outboxRetentionSeconds > MAX_OUTBOX_RETENTION_SECONDS
+  ) {
+    throw new ConfigError(
+      'outboxRetentionSeconds',
+      `got ${show(outboxRetentionSeconds)}; allowed: a positive whole number of seconds, at most ${MAX_OUTBOX_RETENTION_SECONDS} (10 years)`,
+    );
   }
   return Object.freeze({
     source,

@@ -19,11 +19,14 @@ export interface RelayEventSourceSettings {
   readonly filterPatterns: readonly Record<string, unknown>[];
 }
 
+/** Lambda's limit on one filter's `Pattern`, in characters; `defineConfig` keeps the relay's patterns within it. */
+export const MAX_FILTER_PATTERN_LENGTH = 4096;
+
 /**
  * Filter patterns that pass only outbox-slot inserts and modifies, never TTL removals or
  * business items, and leave the low-latency aggregate types to the stream processor.
  */
-export function relayFilterPatterns(config: OutboxConfig): Record<string, unknown>[] {
+export function relayFilterPatterns(config: Pick<OutboxConfig, 'lowLatencyAggregateTypes'>): Record<string, unknown>[] {
   const newImage: Record<string, unknown> = {
     [TABLE.partitionKey]: { S: [{ prefix: SLOT_PREFIX }] },
     kind: { S: [SLOT_KIND] },

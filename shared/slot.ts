@@ -1,5 +1,7 @@
-import { AGGREGATE_TYPE_PATTERN } from './config.js';
 import { TABLE } from './table.js';
+
+/** Aggregate types become part of keys (`OUTBOX#<type>#<id>`), so `#` and spaces are excluded. */
+export const AGGREGATE_TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
 
 /**
  * The outbox slot: one item per aggregate, overwritten by every transaction that emits events

@@ -23,7 +23,7 @@ export type WriteOperation =
 export interface EventInput<TData = unknown> {
   /** The aggregate the event belongs to; its type must have a route in the config. */
   readonly aggregate: AggregateRef;
-  /** The CloudEvents `type`, e.g. `order.placed`. */
+  /** The CloudEvents `type`, e.g. `order.placed`: 1–256 characters of well-formed Unicode, no control characters. */
   readonly type: string;
   /** Any JSON value; it is published byte for byte as `JSON.stringify` renders it. */
   readonly data: TData;
@@ -57,8 +57,17 @@ export const MAX_ITEM_BYTES = 400 * 1024;
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 const MAX_EVENT_TYPE_LENGTH = 256;
 const MAX_AGGREGATE_ID_BYTES = 1024;
-/** Version 00 of W3C trace context; later versions may append fields after the flags. */
-const TRACEPARENT_PATTERN = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(-.*)?$/;
+/**
+ * W3C trace context: version `ff` is invalid, an all-zero trace id or parent id is invalid, and
+ * only versions after 00 may append fields after the flags.
+ */
+const TRACE_FIELDS = '(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}';
+const TRACEPARENT_PATTERN = new RegExp(`^(?:00-${TRACE_FIELDS}|(?!00|ff)[0-9a-f]{2}-${TRACE_FIELDS}(?:-.*)?)$`);
+/**
+ * What an event type must not contain: control characters, and the noncharacters U+FFFE and
+ * U+FFFF, none of which SNS takes in a message attribute.
+ */
+const EVENT_TYPE_FORBIDDEN = /[\p{Cc}\uFFFE\uFFFF]/u;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,36}$/;
 /** Envelopes are sized with the widest sequence a slot can reach, so publishing never exceeds the limit. */
 const WIDEST_SEQUENCE = Number.MAX_SAFE_INTEGER;
@@ -160,6 +169,13 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
       `${path}.aggregate is ${JSON.stringify(aggregate) ?? 'undefined'}; allowed: { type: string, id: string }`,
     );
   }
+  if (!aggregate.id.isWellFormed()) {
+    // A lone surrogate has no UTF-8 form: DynamoDB and the FIFO group id would merge it with other ids.
+    throw new WriteValidationError(
+      'MISSING_AGGREGATE',
+      `${path}.aggregate.id is ${JSON.stringify(aggregate.id.slice(0, 40))}, which is not well-formed Unicode (it holds a lone surrogate); allowed: 1–${MAX_AGGREGATE_ID_BYTES} bytes of well-formed Unicode text`,
+    );
+  }
   if (aggregate.id === '' || Buffer.byteLength(aggregate.id) > MAX_AGGREGATE_ID_BYTES) {
     throw new WriteValidationError(
       'MISSING_AGGREGATE',
@@ -174,10 +190,17 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
         .join(', ')}`,
     );
   }
-  if (typeof type !== 'string' || type.trim() === '' || type.length > MAX_EVENT_TYPE_LENGTH) {
+  if (
+    typeof type !== 'string' ||
+    type.trim() === '' ||
+    type.length > MAX_EVENT_TYPE_LENGTH ||
+    !type.isWellFormed() ||
+    EVENT_TYPE_FORBIDDEN.test(type)
+  ) {
+    // The type becomes an SNS message attribute: text SNS cannot take could never be published.
     throw new WriteValidationError(
       'MISSING_EVENT_TYPE',
-      `${path}.type is ${JSON.stringify(type) ?? 'undefined'}; allowed: a non-empty string of at most ${MAX_EVENT_TYPE_LENGTH} characters, e.g. "order.placed"`,
+      `${path}.type is ${JSON.stringify(type) ?? 'undefined'}; allowed: a non-empty string of at most ${MAX_EVENT_TYPE_LENGTH} characters of well-formed Unicode without control characters or U+FFFE/U+FFFF, e.g. "order.placed"`,
     );
   }
   const problem = 'data' in event ? jsonProblem(event.data, `${path}.data`) : `${path}.data is missing (use null for no data)`;
@@ -190,7 +213,7 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
   if (event.traceparent !== undefined && (typeof event.traceparent !== 'string' || !TRACEPARENT_PATTERN.test(event.traceparent))) {
     throw new WriteValidationError(
       'INVALID_TRACEPARENT',
-      `${path}.traceparent is ${JSON.stringify(event.traceparent)}; allowed: a W3C traceparent such as "00-<32 hex>-<16 hex>-01"`,
+      `${path}.traceparent is ${JSON.stringify(event.traceparent)}; allowed: a W3C traceparent such as "00-<32 hex>-<16 hex>-01" (lower-case hex, version not ff, trace id and parent id not all zeros, nothing after the flags for version 00)`,
     );
   }
 }

@@ -325,7 +325,8 @@ export class ShardReader {
     else lane.segments = [];
     if (failedAt > 0) lane.retries = 0;
     lane.retries++;
-    if (lane.retries > settings.maxRetryAttempts) {
+    // -1: no limit, as on AWS; the batch is retried until it succeeds or its records age out.
+    if (settings.maxRetryAttempts !== -1 && lane.retries > settings.maxRetryAttempts) {
       await this.giveUp(batch.slice(failedAt), 'RetryAttemptsExhausted', threw, lane.retries);
       lane.pending.splice(0, remaining);
       lane.segments.shift();
@@ -349,9 +350,12 @@ export class ShardReader {
     return lowest;
   }
 
-  /** How many records at the head of a batch are older than the maximum record age. */
+  /** How many records at the head of a batch are older than the maximum record age (none when it is -1, no limit). */
   private expiredPrefix(batch: readonly DynamoDBRecord[]): number {
-    const oldest = Date.now() / 1000 - this.options.settings.maxRecordAgeSeconds;
+    const { maxRecordAgeSeconds } = this.options.settings;
+    // -1: no limit, as on AWS (records then live until the stream trims them).
+    if (maxRecordAgeSeconds === -1) return 0;
+    const oldest = Date.now() / 1000 - maxRecordAgeSeconds;
     let count = 0;
     while (count < batch.length && (batch[count]!.dynamodb?.ApproximateCreationDateTime ?? Infinity) < oldest) count++;
     return count;

@@ -63,12 +63,33 @@ const invalid: fc.Arbitrary<Case> = fc.oneof(
       code: 'UNROUTED_AGGREGATE_TYPE' as const,
       input: { events: [{ ...event, aggregate: { type, id: event.aggregate.id } }] },
     })),
-  fc.tuple(validEvent, fc.constantFrom('', '   ', undefined, 42, null)).map(([event, type]) => ({
-    code: 'MISSING_EVENT_TYPE' as const,
-    input: { events: [{ ...event, type } as unknown as EventInput] },
-  })),
   fc
-    .tuple(validEvent, fc.constantFrom(undefined, null, {}, { type: 'order' }, { type: 'order', id: '' }, { id: 'x' }))
+    .tuple(
+      validEvent,
+      // A lone surrogate, control characters and a noncharacter: SNS could never take them as a message attribute.
+      fc.constantFrom(
+        '',
+        '   ',
+        undefined,
+        42,
+        null,
+        'order\uD800',
+        '\uDC00order',
+        'order\u0000placed',
+        'order\nplaced',
+        'order\u0085',
+        'order\uFFFF',
+      ),
+    )
+    .map(([event, type]) => ({
+      code: 'MISSING_EVENT_TYPE' as const,
+      input: { events: [{ ...event, type } as unknown as EventInput] },
+    })),
+  fc
+    .tuple(
+      validEvent,
+      fc.constantFrom(undefined, null, {}, { type: 'order' }, { type: 'order', id: '' }, { id: 'x' }, { type: 'order', id: 'o\uD800' }),
+    )
     .map(([event, aggregate]) => ({
       code: 'MISSING_AGGREGATE' as const,
       input: { events: [{ ...event, aggregate } as unknown as EventInput] },
@@ -143,10 +164,25 @@ const invalid: fc.Arbitrary<Case> = fc.oneof(
       code: 'INVALID_OPERATION' as const,
       input: { operations, events: [] } as unknown as WriteInput,
     })),
-  fc.tuple(validEvent, fc.constantFrom<unknown>('', 'not-a-traceparent', '00-xyz-abc-01', 42)).map(([event, traceparent]) => ({
-    code: 'INVALID_TRACEPARENT' as const,
-    input: { events: [{ ...event, traceparent } as unknown as EventInput] },
-  })),
+  fc
+    .tuple(
+      validEvent,
+      fc.constantFrom<unknown>(
+        '',
+        'not-a-traceparent',
+        '00-xyz-abc-01',
+        42,
+        // Version 00 has nothing after the flags; version ff is invalid; all-zero ids are invalid.
+        '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra',
+        'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
+        '00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01',
+      ),
+    )
+    .map(([event, traceparent]) => ({
+      code: 'INVALID_TRACEPARENT' as const,
+      input: { events: [{ ...event, traceparent } as unknown as EventInput] },
+    })),
   fc.integer({ min: 360, max: 400 }).map((count) => ({
     code: 'IDEMPOTENCY_RECORD_TOO_LARGE' as const,
     input: {
@@ -233,6 +269,53 @@ describe('write validation (examples)', () => {
       send.mockRestore();
     }
   }
+
+  const event = (fields: Partial<EventInput>): EventInput => ({
+    aggregate: { type: 'order', id: 'text' },
+    type: 'order.placed',
+    data: null,
+    ...fields,
+  });
+
+  it.each([
+    ['a lone high surrogate', 'order\uD800'],
+    ['a lone low surrogate', '\uDC00order'],
+    ['a NUL', 'order\u0000placed'],
+    ['a line feed', 'order\nplaced'],
+    ['a C1 control character', 'order\u0085'],
+    ['the noncharacter U+FFFF', 'order\uFFFF'],
+  ])('refuses an event type with %s, which SNS could never take as a message attribute', async (_name, type) => {
+    const error = await rejection({ events: [event({ type })] });
+    expect(error.code).toBe('MISSING_EVENT_TYPE');
+    expect(error.message).toContain(`events[0].type is ${JSON.stringify(type)}`);
+    expect(error.message).toContain('well-formed Unicode without control characters');
+  });
+
+  it('refuses an aggregate id with a lone surrogate, which would share a slot with other ids', async () => {
+    const error = await rejection({ events: [event({ aggregate: { type: 'order', id: 'o\uD800' } })] });
+    expect(error.code).toBe('MISSING_AGGREGATE');
+    expect(error.message).toContain('not well-formed Unicode');
+  });
+
+  it.each([
+    ['text after the flags of version 00', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra'],
+    ['version ff', 'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'],
+    ['an all-zero trace id', '00-00000000000000000000000000000000-00f067aa0ba902b7-01'],
+    ['an all-zero parent id', '00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01'],
+    ['upper-case hex', '00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01'],
+  ])('refuses a traceparent with %s', async (_name, traceparent) => {
+    const error = await rejection({ events: [event({ traceparent })] });
+    expect(error.code).toBe('INVALID_TRACEPARENT');
+    expect(error.message).toContain(JSON.stringify(traceparent));
+  });
+
+  it('accepts a traceparent of a later version with fields after the flags, and non-ASCII event types', async () => {
+    const traceparent = '01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-future';
+    const { events } = await outbox.write({
+      events: [event({ aggregate: { type: 'order', id: 'traced' }, type: 'commande.passée', traceparent })],
+    });
+    expect(events[0]?.type).toBe('commande.passée');
+  });
 
   it('refuses a Date in event data instead of storing it as a string', async () => {
     const error = await rejection({

@@ -1,6 +1,8 @@
+import { CloudEvent } from 'cloudevents';
 import { describe, expect, it } from 'vitest';
 import { configFromEnv, DEFAULT_RELAY_TUNING, defineConfig, type OutboxConfigInput, serializeConfig } from '../../shared/config.js';
 import { ConfigError, EnvironmentError } from '../../shared/errors.js';
+import { relayEventSourceSettings } from '../../shared/event-source.js';
 
 const base: OutboxConfigInput = {
   source: 'urn:test:shop',
@@ -39,7 +41,18 @@ describe('defineConfig', () => {
     ['a retention of zero', { ...base, outboxRetentionSeconds: 0 }, 'outboxRetentionSeconds', 'positive'],
     ['a negative retention', { ...base, outboxRetentionSeconds: -5 }, 'outboxRetentionSeconds', '-5'],
     ['a batch size out of the AWS range', { ...base, relay: { batchSize: 10_001 } }, 'relay.batchSize', '1 to 10000'],
-    ['an unbounded retry count', { ...base, relay: { maxRetryAttempts: -1 } }, 'relay.maxRetryAttempts', '0 to 10000'],
+    ['a retention beyond 10 years', { ...base, outboxRetentionSeconds: 1e17 }, 'outboxRetentionSeconds', 'at most 315360000 (10 years)'],
+    ['a negative retry count other than -1', { ...base, relay: { maxRetryAttempts: -2 } }, 'relay.maxRetryAttempts', '-1 (no limit) or'],
+    ['a record age below 60 s other than -1', { ...base, relay: { maxRecordAgeSeconds: 0 } }, 'relay.maxRecordAgeSeconds', 'got 0'],
+    ['a NaN batch size, shown as NaN', { ...base, relay: { batchSize: Number.NaN } }, 'relay.batchSize', 'got NaN; allowed'],
+    [
+      'an infinite batch size, shown as Infinity',
+      { ...base, relay: { batchSize: Number.POSITIVE_INFINITY } },
+      'relay.batchSize',
+      'got Infinity;',
+    ],
+    ['a bigint batch size, shown as a bigint', { ...base, relay: { batchSize: 100n } }, 'relay.batchSize', 'got 100n;'],
+    ['a misspelt relay setting given as undefined', { ...base, relay: { batchsize: undefined } }, 'relay.batchsize', 'unknown setting'],
     ['a misspelt relay setting', { ...base, relay: { batchsize: 10 } }, 'relay.batchsize', 'allowed: batchSize'],
     ['a misspelt top-level setting', { ...base, topic: [] }, 'config.topic', 'unknown setting'],
     ['a low-latency type without a route', { ...base, lowLatencyAggregateTypes: ['invoice'] }, 'lowLatencyAggregateTypes[0]', '"invoice"'],
@@ -52,6 +65,71 @@ describe('defineConfig', () => {
     expect(error.field).toBe(field);
     expect(error.message).toContain(field);
     expect(error.message).toContain(fragment);
+  });
+
+  it('takes -1 (no limit) for the retry count and the record age, as AWS does', () => {
+    const config = defineConfig({ ...base, relay: { maxRetryAttempts: -1, maxRecordAgeSeconds: -1 } });
+    expect(config.relay).toMatchObject({ maxRetryAttempts: -1, maxRecordAgeSeconds: -1 });
+    expect(relayEventSourceSettings(config)).toMatchObject({ maxRetryAttempts: -1, maxRecordAgeSeconds: -1 });
+  });
+
+  it('gives a setting passed as undefined its default, at the top level and in relay', () => {
+    const config = defineConfig({
+      ...base,
+      lowLatencyAggregateTypes: undefined,
+      outboxRetentionSeconds: undefined,
+      relay: { batchSize: undefined, maxRetryAttempts: undefined, bisectBatchOnError: undefined, publishConcurrency: 5 },
+    });
+    expect(config.relay).toEqual({ ...DEFAULT_RELAY_TUNING, publishConcurrency: 5 });
+    expect(config.outboxRetentionSeconds).toBe(7 * 24 * 3600);
+    expect(config.lowLatencyAggregateTypes).toEqual([]);
+  });
+
+  it('keeps the retention at most 10 years, so every slot TTL stays a safe integer', () => {
+    expect(defineConfig({ ...base, outboxRetentionSeconds: 10 * 365 * 24 * 3600 }).outboxRetentionSeconds).toBe(315_360_000);
+    expect(rejection({ ...base, outboxRetentionSeconds: 10 * 365 * 24 * 3600 + 1 }).field).toBe('outboxRetentionSeconds');
+  });
+
+  it.each([
+    ['a non-ASCII character', 'urn:shop:café'],
+    ['a "%" not before two hex digits', 'a%zz'],
+    ['a "|"', 'urn:a|b'],
+    ['a space', 'urn:a b'],
+    ['a double quote', 'urn:a"b'],
+    ['a brace', 'https://example.com/{id}'],
+  ])('rejects a source with %s, which the cloudevents SDK would refuse in every envelope', (_name, source) => {
+    const error = rejection({ ...base, source });
+    expect(error.field).toBe('source');
+    expect(error.message).toContain(`got ${JSON.stringify(source)}; allowed: a non-empty RFC 3986 URI reference`);
+    if (!source.includes('"')) expect(() => new CloudEvent({ id: '1', source, type: 't' }, true)).toThrow();
+  });
+
+  it.each([
+    'urn:example:shop',
+    'urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66',
+    'https://github.com/cloudevents',
+    'mailto:cncf-wg-serverless@lists.cncf.io',
+    '/sensors/tn-1234567/alerts',
+    'cloudevents/spec/pull/123',
+    'urn:shop:caf%C3%A9',
+    'https://[2001:db8::1]:8443/orders?x=1#top',
+  ])('accepts the URI reference %s, as the cloudevents SDK does', (source) => {
+    expect(defineConfig({ ...base, source }).source).toBe(source);
+    expect(new CloudEvent({ id: '1', source, type: 't' }, true).validate()).toBe(true);
+  });
+
+  it("rejects low-latency aggregate types that make the relay's filter pattern longer than Lambda takes", () => {
+    const types = Array.from({ length: 70 }, (_, i) => `t${i}${'x'.repeat(60)}`);
+    const input = { ...base, routes: { ...base.routes, ...Object.fromEntries(types.map((t) => [t, 'payments'])) } };
+    const error = rejection({ ...input, lowLatencyAggregateTypes: types });
+    expect(error.field).toBe('lowLatencyAggregateTypes');
+    expect(error.message).toMatch(
+      /70 aggregate types make the relay's Lambda filter pattern \d{4} characters long; allowed: at most 4096 characters/,
+    );
+    // A shorter list fits: it is accepted, and its pattern is within the limit.
+    const fits = types.slice(0, 55);
+    const config = defineConfig({ ...input, lowLatencyAggregateTypes: fits });
+    for (const pattern of relayEventSourceSettings(config).filterPatterns) expect(JSON.stringify(pattern).length).toBeLessThanOrEqual(4096);
   });
 
   it('round-trips through the environment', () => {

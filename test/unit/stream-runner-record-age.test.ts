@@ -1,6 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { defineConfig } from '../../shared/config.js';
+import { DEFAULT_RELAY_TUNING, defineConfig } from '../../shared/config.js';
 import { type RelayEventSourceSettings, relayEventSourceSettings } from '../../shared/event-source.js';
 import type { StreamBatchFailureRecord } from '../../shared/local/on-failure.js';
 import { type StreamHandler, StreamRunner } from '../../shared/local/stream-runner.js';
@@ -128,5 +128,44 @@ describe('stream runner maximum record age', () => {
     expect(sent).toEqual([['o1', 'o2', 'o3', 'o4'], ['o1', 'o2'], ['o1'], ['o1'], ['o5', 'o6', 'o7', 'o8']]);
     expect(failures.every((f) => f.requestContext.condition === 'RecordAgeExceeded')).toBe(true);
     expect(failures[0]).toMatchObject({ requestContext: { approximateInvokeCount: 2 }, DDBStreamBatchInfo: { batchSize: 1 } });
+  });
+});
+
+describe('stream runner with no limits (-1), as AWS allows', () => {
+  it('retries a failing batch beyond the default retry count when maxRetryAttempts is -1', async () => {
+    const stream = new SimulatedStream();
+    commit(stream, 'o1', 'o2');
+    const failingCalls = DEFAULT_RELAY_TUNING.maxRetryAttempts + 5;
+    const sent: (string | undefined)[][] = [];
+    const handler: StreamHandler = async ({ Records }) => {
+      sent.push(Records.map(idOf));
+      if (sent.length <= failingCalls) throw new Error('failing');
+      return { batchItemFailures: [] };
+    };
+    const failures = start(stream, handler, { maxRetryAttempts: -1, maxRecordAgeSeconds: -1, bisectBatchOnError: false });
+    await expect.poll(() => sent.length, { timeout: 20_000 }).toBe(failingCalls + 1);
+    await runner!.idle();
+
+    expect(sent.every((ids) => ids.join() === 'o1,o2')).toBe(true);
+    expect(failures).toEqual([]);
+    expect(runner!.stats).toMatchObject({ failedInvocations: failingCalls, batchesSentToOnFailure: 0 });
+  });
+
+  it('hands over records of any age when maxRecordAgeSeconds is -1', async () => {
+    const stream = new SimulatedStream();
+    commit(stream, 'o1', 'o2');
+    // A year later: far past any finite maximum record age.
+    vi.setSystemTime(Date.now() + 365 * 24 * 3600 * 1000);
+    const sent: (string | undefined)[][] = [];
+    const handler: StreamHandler = async ({ Records }) => {
+      sent.push(Records.map(idOf));
+      return { batchItemFailures: [] };
+    };
+    const failures = start(stream, handler, { maxRecordAgeSeconds: -1 });
+    await expect.poll(() => sent.flat().length, { timeout: 20_000 }).toBe(2);
+    await runner!.idle();
+
+    expect(sent.flat()).toEqual(['o1', 'o2']);
+    expect(failures).toEqual([]);
   });
 });
