@@ -77,13 +77,16 @@ const load: Load | undefined =
   loadRate === undefined ? undefined : startLoad({ rate: loadRate, step: ordersScenario(stack.apiUrl), counters: stack.stats.load });
 const view = startLiveRefresher({ snapshot: () => liveSnapshot(stack, startedAt, loadRate) });
 
-let stopping = false;
+/** A signal this soon after the first is the same Ctrl-C, delivered again (to the process group and by npm). */
+const REPEAT_SIGNAL_MS = 1_000;
+let stoppingSince: number | undefined;
 const shutdown = async (signal: string) => {
-  if (stopping) {
+  if (stoppingSince !== undefined) {
+    if (Date.now() - stoppingSince < REPEAT_SIGNAL_MS) return;
     // A second Ctrl-C: leave now; DynamoDB Local's watchdog ends Java when this process goes.
     process.exit(130);
   }
-  stopping = true;
+  stoppingSince = Date.now();
   view.stop();
   process.stdout.write(`\n${signal}: stopping…\n`);
   await load?.stop();
