@@ -19,7 +19,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type OutboxConfig, serializeConfig } from '../shared/config.js';
 import { MAX_DEAD_LETTER_MESSAGE_BYTES } from '../shared/dead-letter.js';
-import { RELAY_ENV, relayEventSourceSettings } from '../shared/event-source.js';
+import { DEFAULT_RELAY_TIMEOUT_SECONDS, RELAY_ENV, relayEventSourceSettings } from '../shared/event-source.js';
 import { RELAY_METRICS, type RelayMetricName } from '../shared/relay/metrics.js';
 import { OutboxFunction } from './outbox-function.js';
 import type { OutboxTopics } from './outbox-topics.js';
@@ -188,7 +188,7 @@ export class RelayFunction extends Construct {
       description: 'Publishes outbox events from the table stream to SNS',
       serviceName: RELAY_METRICS.service,
       memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(60),
+      timeout: props.timeout ?? Duration.seconds(DEFAULT_RELAY_TIMEOUT_SECONDS),
       logRetention: props.logRetention,
       removalPolicy,
       tracing: props.tracing,

@@ -19,6 +19,12 @@ export interface RelayEventSourceSettings {
   readonly filterPatterns: readonly Record<string, unknown>[];
 }
 
+/**
+ * The relay function's timeout when the stack is given none (AWS: 1–900 s), defined once: the CDK
+ * stack deploys it and the local event-source-mapping runner ends an invocation after it.
+ */
+export const DEFAULT_RELAY_TIMEOUT_SECONDS = 60;
+
 /** Lambda's limit on one filter's `Pattern`, in characters; `defineConfig` keeps the relay's patterns within it. */
 export const MAX_FILTER_PATTERN_LENGTH = 4096;
 

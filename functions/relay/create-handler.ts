@@ -46,7 +46,7 @@ export const relayDeadline = (now: number, remainingMs: number): number =>
 export function createRelayHandler({ relay, logger, metrics, now = Date.now }: RelayHandlerDependencies): RelayHandler {
   return async (event, context) => {
     const records = event.Records ?? [];
-    // Lambda always passes its context; a caller without one (a local runner, a test) sets no deadline.
+    // Lambda (and the local event source mapping) always passes its context; a caller without one (a test) sets no deadline.
     const remainingMs = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
     const result = await relay.relay(
       records,

@@ -30,6 +30,8 @@ export function renderBanner(stack: LocalStack, config: OutboxConfig): string {
     `  relay DLQ        ${resources.relayDeadLetterQueue.name} · failed batches in s3://${resources.failedBatchBucket}`,
     `  low latency      ${lowLatency}`,
     `  example API      ${api}`,
+    // Neither can be bound to loopback: DynamoDB Local has no host option, the emulator binds 0.0.0.0.
+    '  network          DynamoDB Local and SNS/SQS/S3 listen on all interfaces, without authentication: run this on a trusted network',
     '',
     'Try:',
     `  curl -s -X POST ${api}/orders -H 'content-type: application/json' -d '{"total":42.5,"currency":"EUR"}'`,

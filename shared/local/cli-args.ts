@@ -24,7 +24,8 @@ a live view. Ctrl-C stops everything. More in docs/local.md.
 
 Options:
   --port N            port of the example API (default ${DEFAULT_API_PORT}; 0 for a free one)
-  --persist DIR       keep DynamoDB Local's data in DIR (default: in memory)
+  --persist DIR       keep DynamoDB Local's data and the relay's checkpoints in DIR
+                      (default: in memory, and the relay reads the stream from its start)
   --load RATE         send RATE requests per second to the API (place, pay, cancel orders)
   --dynamodb-port N   port of DynamoDB Local (default: a free one)
   --emulator-port N   port of the SNS/SQS/S3 emulator (default: a free one)
@@ -42,48 +43,123 @@ function port(value: string | undefined, flag: string, fallback: number): number
   return n;
 }
 
+/** The flags that take a value, with what the value is. */
+const VALUE_FLAGS: Readonly<Record<string, string>> = {
+  '--port': 'N',
+  '--persist': 'DIR',
+  '--load': 'RATE',
+  '--dynamodb-port': 'N',
+  '--emulator-port': 'N',
+};
+const ALLOWED = '--port N, --persist DIR, --load RATE, --dynamodb-port N, --emulator-port N, --help';
+
 /**
- * Parses `npm start`'s arguments strictly: an unknown flag, a missing value or a bad number is
- * a {@link LocalStackError} `INVALID_OPTION` that names the flag, the value and what is allowed.
+ * Node's parser refuses a value that starts with a dash (`--port -1`) with a long hint; a
+ * negative number is joined to its flag here, so it gets the flag's own message, and anything
+ * else gets a one-line message.
+ */
+function joinDashValues(argv: readonly string[]): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    const placeholder = VALUE_FLAGS[arg];
+    if (placeholder !== undefined && next?.startsWith('-')) {
+      if (!/^-[\d.]/.test(next)) {
+        throw new LocalStackError(
+          'INVALID_OPTION',
+          `${arg} is followed by ${JSON.stringify(next)}, not by its value; allowed: ${arg} ${placeholder} (a value starting with "-" as ${arg}=${next})`,
+        );
+      }
+      args.push(`${arg}=${next}`);
+      i++;
+    } else {
+      args.push(arg);
+    }
+  }
+  return args;
+}
+
+/** A strictly decimal number (`12`, `12.5`): no sign, exponent, hex or blanks, which `Number()` would take. */
+const decimal = (value: string): number => (/^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN);
+
+/**
+ * Parses `npm start`'s arguments strictly: an unknown flag, a missing value, a flag given twice,
+ * a bad number or one port given to two flags is a {@link LocalStackError} `INVALID_OPTION`
+ * that names the flag, the value and what is allowed.
  */
 export function parseLocalArgs(argv: readonly string[]): LocalCommand {
-  let values: Record<string, string | boolean | undefined>;
+  let parsed: ReturnType<typeof parseOptions>;
   try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        persist: { type: 'string' },
-        load: { type: 'string' },
-        'dynamodb-port': { type: 'string' },
-        'emulator-port': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
+    parsed = parseOptions(joinDashValues(argv));
   } catch (error) {
+    if (error instanceof LocalStackError) throw error;
     const message = (error as Error).message
       .replace(/\s*\n\s*/g, ' ')
       .replace(/\. To specify a positional argument.*$/, '')
       .replace(/\.$/, '');
-    throw new LocalStackError(
-      'INVALID_OPTION',
-      `${message}; allowed: --port N, --persist DIR, --load RATE, --dynamodb-port N, --emulator-port N, --help`,
-    );
+    throw new LocalStackError('INVALID_OPTION', `${message}; allowed: ${ALLOWED}`);
   }
+  const given = new Map<string, string | undefined>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    const flag = `--${token.name}`;
+    if (given.has(flag)) {
+      const values = token.value === undefined ? '' : ` (${JSON.stringify(given.get(flag))}, then ${JSON.stringify(token.value)})`;
+      throw new LocalStackError('INVALID_OPTION', `${flag} is given twice${values}; allowed: each option once`);
+    }
+    given.set(flag, token.value);
+  }
+  const { values } = parsed;
   if (values.help === true) return { kind: 'help' };
-  const persist = values.persist as string | undefined;
+  const persist = values.persist;
   if (persist !== undefined && persist.trim() === '') {
     throw new LocalStackError('INVALID_OPTION', '--persist "" names no folder; allowed: a folder path, created when missing');
   }
-  const load = values.load as string | undefined;
-  return {
+  const load = values.load;
+  const command = {
     kind: 'start',
-    apiPort: port(values.port as string | undefined, '--port', DEFAULT_API_PORT),
-    dynamoDbPort: port(values['dynamodb-port'] as string | undefined, '--dynamodb-port', 0),
-    emulatorPort: port(values['emulator-port'] as string | undefined, '--emulator-port', 0),
+    apiPort: port(values.port, '--port', DEFAULT_API_PORT),
+    dynamoDbPort: port(values['dynamodb-port'], '--dynamodb-port', 0),
+    emulatorPort: port(values['emulator-port'], '--emulator-port', 0),
     ...(persist === undefined ? {} : { persistDir: persist }),
-    ...(load === undefined ? {} : { loadRate: checkLoadRate(load.trim() === '' ? Number.NaN : Number(load), load, '--load') }),
-  };
+    ...(load === undefined ? {} : { loadRate: checkLoadRate(decimal(load), load, '--load') }),
+  } as const;
+  checkDistinctPorts([
+    [values.port === undefined ? `the default --port ${command.apiPort} (the example API)` : `--port ${command.apiPort}`, command.apiPort],
+    [`--dynamodb-port ${command.dynamoDbPort}`, command.dynamoDbPort],
+    [`--emulator-port ${command.emulatorPort}`, command.emulatorPort],
+  ]);
+  return command;
+}
+
+function parseOptions(args: string[]) {
+  return parseArgs({
+    args,
+    strict: true,
+    allowPositionals: false,
+    tokens: true,
+    options: {
+      port: { type: 'string' },
+      persist: { type: 'string' },
+      load: { type: 'string' },
+      'dynamodb-port': { type: 'string' },
+      'emulator-port': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+/** One port for two parts would fail at start as "already in use", held by the stack itself. */
+function checkDistinctPorts(ports: readonly (readonly [string, number])[]): void {
+  for (const [i, [first, a]] of ports.entries()) {
+    for (const [second, b] of ports.slice(i + 1)) {
+      if (a !== 0 && a === b) {
+        throw new LocalStackError(
+          'INVALID_OPTION',
+          `${first} and ${second} are the same port; allowed: a different port for each (0, or leaving out --dynamodb-port or --emulator-port, picks a free one)`,
+        );
+      }
+    }
+  }
 }

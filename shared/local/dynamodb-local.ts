@@ -66,12 +66,14 @@ export function checkJava(): void {
   const match = /version "(\d+)(?:\.(\d+))?/.exec(`${result.stderr}${result.stdout}`);
   const major = match === null ? Number.NaN : Number(match[1] === '1' ? match[2] : match[1]);
   if (!(major >= 17)) {
-    throw new LocalStartError(`Java ${match?.[1] ?? '(unknown version)'} is too old: DynamoDB Local needs 17 or newer; ${JAVA_FIX}`);
+    throw new LocalStartError(
+      `Java ${Number.isNaN(major) ? '(unknown version)' : major} is too old: DynamoDB Local needs 17 or newer; ${JAVA_FIX}`,
+    );
   }
 }
 
 /** Whether a port can be bound on 127.0.0.1 right now. */
-function portIsFree(port: number): Promise<boolean> {
+export function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.unref();

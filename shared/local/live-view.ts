@@ -72,6 +72,8 @@ export function renderLiveView(now: LiveSnapshot, previous?: LiveSnapshot): stri
 /** The live view as one line, for output that is not a terminal (logs, CI). */
 export function renderLiveLine(now: LiveSnapshot): string {
   const time = new Date(now.at).toISOString().slice(11, 19);
-  const load = now.load === undefined ? '' : ` · load sent ${now.load.sent} (4xx ${now.load.rejected}, 5xx/failed ${now.load.errors})`;
+  const skipped = now.load === undefined || now.load.skipped === 0 ? '' : `, skipped ${now.load.skipped} (API behind)`;
+  const load =
+    now.load === undefined ? '' : ` · load sent ${now.load.sent} (4xx ${now.load.rejected}, 5xx/failed ${now.load.errors}${skipped})`;
   return `${time} written ${now.written} · published ${now.published} · delivered ${now.delivered} · dead-lettered ${deadLetters(now)} · lag p50 ${ms(now.lag.p50)} p99 ${ms(now.lag.p99)}${load}`;
 }

@@ -6,7 +6,8 @@ export type LocalStackErrorCode =
   | 'INVALID_OPTION'
   | 'INVALID_SUBSCRIPTION'
   | 'LOW_LATENCY_PROCESSOR_MISSING'
-  | 'TABLE_WITHOUT_STREAM';
+  | 'TABLE_WITHOUT_STREAM'
+  | 'INVALID_CHECKPOINT';
 
 /** The local stack could not start as asked; the message says what was given and what is allowed. */
 export class LocalStackError extends OutboxError {

@@ -1,13 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type RequestListener } from 'node:http';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { join } from 'node:path';
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
-import { relayEventSourceSettings } from '../event-source.js';
+import { DEFAULT_RELAY_TIMEOUT_SECONDS, relayEventSourceSettings } from '../event-source.js';
 import type { PublishBatchClient } from '../relay/index.js';
 import { Outbox } from '../write.js';
+import { fileCheckpointStore, RELAY_CHECKPOINT_FILE } from './checkpoints.js';
 import { localClients } from './clients.js';
-import { type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
+import { type DynamoDbLocal, portIsFree, startDynamoDbLocal } from './dynamodb-local.js';
 import { listen } from './listen.js';
 import { LocalStackError } from './local-stack-error.js';
 import type {
@@ -18,6 +18,7 @@ import type {
   LocalSubscriber,
   OutboxWriter,
 } from './local-stack-types.js';
+import { s3OnFailureDestination } from './on-failure.js';
 import { createLocalResources } from './resources.js';
 import { type SqsBatchReport, SqsPoller } from './sqs-poller.js';
 import { LocalStats } from './stats.js';
@@ -31,19 +32,18 @@ const queueDepth = (server: FauxqsServer, name: string): number => {
   return state === undefined ? 0 : state.messages.ready.length + state.messages.delayed.length + state.messages.inflight.length;
 };
 
+const emulatorPortInUse = (port: number, cause?: unknown) =>
+  new LocalStackError(
+    'PORT_IN_USE',
+    `port ${port} for the SNS/SQS emulator is already in use; choose another port or stop what holds it`,
+    cause === undefined ? undefined : { cause },
+  );
+
 async function startEmulator(port: number): Promise<FauxqsServer> {
   try {
     return await startFauxqs({ port, logger: false });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new LocalStackError(
-        'PORT_IN_USE',
-        `port ${port} for the SNS/SQS emulator is already in use; choose another port or stop what holds it`,
-        {
-          cause: error,
-        },
-      );
-    }
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw emulatorPortInUse(port, error);
     throw error;
   }
 }
@@ -98,13 +98,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await new Promise<void>((resolve) => http.close(() => resolve()));
     };
     stops.push(closeApi);
+    // So is the emulator's, which would otherwise show only once DynamoDB Local's Java has started.
+    const emulatorPort = options.emulatorPort ?? 0;
+    if (emulatorPort !== 0 && !(await portIsFree(emulatorPort))) throw emulatorPortInUse(emulatorPort);
 
     const dynamoDb: DynamoDbLocal = await startDynamoDbLocal({
       port: options.dynamoDbPort ?? 0,
       ...(options.persistDir === undefined ? {} : { dbPath: options.persistDir }),
     });
     stops.push(() => dynamoDb.stop());
-    const server = await startEmulator(options.emulatorPort ?? 0);
+    const server = await startEmulator(emulatorPort);
     stops.push(() => server.stop());
     const clients = localClients({ dynamodb: dynamoDb.endpoint, aws: server.address });
     stops.push(async () => clients.destroy());
@@ -132,22 +135,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       deadLetterQueueUrl: resources.relayDeadLetterQueue.url,
     };
 
+    // With --persist, the relay's checkpoints are kept next to the data, so a restart goes on where the last run stopped.
+    const checkpoints =
+      options.persistDir === undefined
+        ? undefined
+        : await fileCheckpointStore(join(options.persistDir, RELAY_CHECKPOINT_FILE), streamArn, report('relay'));
     const runner = new StreamRunner({
       streams: clients.streams,
       streamArn,
       settings: relayEventSourceSettings(config),
       handler: options.relay(relayDeps),
-      onFailure: async (record) => {
-        const day = new Date().toISOString().slice(0, 10).replaceAll('-', '/');
-        await clients.s3.send(
-          new PutObjectCommand({
-            Bucket: resources.failedBatchBucket,
-            Key: `aws/lambda/local-relay/${record.DDBStreamBatchInfo.shardId}/${day}/${record.timestamp}-${randomUUID()}`,
-            Body: JSON.stringify(record),
-            ContentType: 'application/json',
-          }),
-        );
-      },
+      // As deployed: an S3 destination keeps the invocation record with the batch's records as `payload`.
+      onFailure: s3OnFailureDestination(clients.s3, resources.failedBatchBucket),
+      timeoutMs: DEFAULT_RELAY_TIMEOUT_SECONDS * 1000,
+      ...(checkpoints === undefined ? {} : { checkpoints }),
       onError: report('relay'),
     });
     runner.start();

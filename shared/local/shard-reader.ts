@@ -1,15 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import { GetRecordsCommand, type GetRecordsCommandOutput, GetShardIteratorCommand, type Shard } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { DEFAULT_RELAY_TIMEOUT_SECONDS } from '../event-source.js';
 import { passesFilters } from './filter-pattern.js';
 import { batchFailureRecord, type OnFailureCondition } from './on-failure.js';
 import { LOCAL_RELAY_FUNCTION_NAME } from './resources.js';
 import { toLambdaRecord } from './stream-event.js';
-import type { StreamRunnerOptions, StreamRunnerStats } from './stream-runner.js';
+import type { StreamInvocationContext, StreamRunnerOptions, StreamRunnerStats } from './stream-runner.js';
 
 /** Lambda's invocation payload limit for synchronous invocations. */
 const MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
 /** The most records one GetRecords call returns. */
 const MAX_RECORDS_PER_READ = 1000;
+
+/** What an invocation that outlived the function's timeout resolves to. */
+const TIMED_OUT = Symbol('timed out');
 
 /** The size of `value` as JSON in UTF-8, as Lambda counts its payload limit. */
 const jsonLength = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
@@ -77,6 +82,8 @@ interface BatchLane {
    * bisected batch's halves are handed over separately, as Lambda does. Empty: full batches.
    */
   segments: number[];
+  /** How many records were pending when the head batch was last found to fit in one payload: no need to size it again until more come. */
+  fitsUpTo: number;
 }
 
 /** Which of `lanes` lanes a record goes to: FNV-1a over its item's keys, so an item keeps one lane. */
@@ -92,7 +99,11 @@ export function laneIndex(record: DynamoDBRecord, lanes: number): number {
 export class ShardReader {
   private readonly lanes: BatchLane[];
   private iterator: string | undefined;
+  /** The last record read, or the stored checkpoint until one is read. */
   private lastRead: string | undefined;
+  /** The sequence number read just before each record handed to a lane: the checkpoint while that record is the oldest not done. */
+  private readonly readBefore = new WeakMap<DynamoDBRecord, string | undefined>();
+  private checkpoint: string | undefined;
   private shardEnded = false;
   private reading: Promise<ReadResult> | undefined;
   private nextReadAt = 0;
@@ -109,7 +120,10 @@ export class ShardReader {
       firstPendingAt: 0,
       retries: 0,
       segments: [],
+      fitsUpTo: 0,
     }));
+    this.checkpoint = options.checkpoints?.get(this.shardId);
+    this.lastRead = this.checkpoint;
   }
 
   private get shardId(): string {
@@ -162,8 +176,9 @@ export class ShardReader {
         continue;
       }
       const windowMs = this.options.settings.maxBatchingWindowSeconds * 1000;
-      const full = lane.pending.length >= this.options.settings.batchSize;
       const waited = Date.now() - lane.firstPendingAt;
+      // A batch is full at the batch size, or when the records pending no longer fit in one payload.
+      const full = lane.pending.length >= this.options.settings.batchSize || (waited < windowMs && this.cutByPayload(lane));
       if (!full && !this.shardEnded && waited < windowMs) {
         await (this.reading ?? sleep(Math.min(pollInterval, windowMs - waited)));
         continue;
@@ -198,24 +213,53 @@ export class ShardReader {
     });
   }
 
+  /**
+   * A shard iterator after the last record read (or the checkpoint), else at the starting
+   * position. When the records after it were trimmed, or the stream does not know the sequence
+   * number, the shard is read from its oldest record kept; a shard the stream no longer has is
+   * done.
+   */
+  private async shardIterator(): Promise<string | undefined> {
+    const { streams, streamArn, settings } = this.options;
+    const from = (type: string, sequenceNumber?: string) =>
+      streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: this.shardId,
+          ShardIteratorType: type as 'TRIM_HORIZON',
+          ...(sequenceNumber === undefined ? {} : { SequenceNumber: sequenceNumber }),
+        }),
+      );
+    try {
+      const { ShardIterator } = await (this.lastRead === undefined
+        ? from(settings.startingPosition)
+        : from('AFTER_SEQUENCE_NUMBER', this.lastRead));
+      return ShardIterator;
+    } catch (error) {
+      const name = (error as { name?: string }).name;
+      if (name === 'ResourceNotFoundException') return undefined;
+      if (this.lastRead === undefined || (name !== 'TrimmedDataAccessException' && name !== 'ValidationException')) throw error;
+      this.context.report(
+        new Error(
+          `shard ${this.shardId}: no records after sequence number ${this.lastRead} (${name}); reading the shard from its oldest record kept (TRIM_HORIZON)`,
+          { cause: error },
+        ),
+      );
+      this.lastRead = undefined;
+      return (await from('TRIM_HORIZON')).ShardIterator;
+    }
+  }
+
   /** One GetRecords call; renews an expired iterator from the last record read. */
   private async read(): Promise<number> {
     const { streams, streamArn, settings } = this.options;
     if (this.iterator === undefined) {
-      const { ShardIterator } = await streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: this.shardId,
-          ...(this.lastRead === undefined
-            ? { ShardIteratorType: settings.startingPosition }
-            : { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: this.lastRead }),
-        }),
-      );
-      if (ShardIterator === undefined) {
+      const iterator = await this.shardIterator();
+      if (iterator === undefined) {
         this.shardEnded = true;
         return 0;
       }
-      this.iterator = ShardIterator;
+      this.iterator = iterator;
     }
     // While the handler waits for records, ask for just what fills its next batches, so they
     // start as soon as they are there; while it works, read ahead in full pages.
@@ -242,17 +286,64 @@ export class ShardReader {
     const records = output.Records ?? [];
     this.context.stats.recordsRead += records.length;
     for (const raw of records) {
+      const before = this.lastRead;
       this.lastRead = raw.dynamodb?.SequenceNumber ?? this.lastRead;
       const record = toLambdaRecord(raw, streamArn);
       if (!passesFilters(settings.filterPatterns, record)) {
         this.context.stats.recordsFilteredOut++;
         continue;
       }
+      this.readBefore.set(record, before);
       const lane = this.lanes[laneIndex(record, this.lanes.length)]!;
       if (lane.pending.length === 0) lane.firstPendingAt = Date.now();
       lane.pending.push(record);
     }
+    // Records filtered out are done: with nothing before them pending, they move the checkpoint.
+    this.moveCheckpoint();
     return records.length;
+  }
+
+  /** Takes the first `count` records of a lane as done (answered, or given up on), and moves the checkpoint past them. */
+  private settle(lane: BatchLane, count: number): void {
+    lane.pending.splice(0, count);
+    lane.fitsUpTo = 0;
+    this.moveCheckpoint();
+  }
+
+  /**
+   * The checkpoint is the last record read before the oldest one still pending in any lane (or
+   * the last read, when none is pending): every record up to it is done, whatever the lanes'
+   * order of completion.
+   */
+  private moveCheckpoint(): void {
+    const { checkpoints } = this.options;
+    if (checkpoints === undefined) return;
+    let oldest: DynamoDBRecord | undefined;
+    for (const lane of this.lanes) {
+      const head = lane.pending[0];
+      if (
+        head !== undefined &&
+        (oldest === undefined || BigInt(head.dynamodb!.SequenceNumber!) < BigInt(oldest.dynamodb!.SequenceNumber!))
+      ) {
+        oldest = head;
+      }
+    }
+    const checkpoint = oldest === undefined ? this.lastRead : this.readBefore.get(oldest);
+    if (checkpoint === undefined || checkpoint === this.checkpoint) return;
+    this.checkpoint = checkpoint;
+    checkpoints.set(this.shardId, checkpoint);
+  }
+
+  /**
+   * Whether the lane's records pending no longer fit in one payload, so its next batch is cut
+   * at 6 MB already: Lambda invokes then instead of waiting out the batching window.
+   */
+  private cutByPayload(lane: BatchLane): boolean {
+    const max = Math.min(this.options.settings.batchSize, lane.segments[0] ?? Number.POSITIVE_INFINITY);
+    if (lane.pending.length <= lane.fitsUpTo) return false;
+    if (this.headBatch(lane).length < Math.min(max, lane.pending.length)) return true;
+    lane.fitsUpTo = lane.pending.length;
+    return false;
   }
 
   /**
@@ -288,7 +379,7 @@ export class ShardReader {
     if (expired > 0) {
       // The head batch's failed invocations are its invocations so far: it never succeeded.
       await this.giveUp(batch.slice(0, expired), 'RecordAgeExceeded', false, lane.retries);
-      lane.pending.splice(0, expired);
+      this.settle(lane, expired);
       // The batch ends here, as when its retries run out; unexpired records of a bisected
       // segment stay one segment.
       if (expired < batch.length && lane.segments.length > 0) lane.segments[0] = batch.length - expired;
@@ -299,22 +390,48 @@ export class ShardReader {
     this.context.stats.invocations++;
     let failedAt: number | undefined;
     let threw = false;
+    const timeoutMs = this.options.timeoutMs ?? DEFAULT_RELAY_TIMEOUT_SECONDS * 1000;
+    const deadline = Date.now() + timeoutMs;
+    const context: StreamInvocationContext = {
+      functionName: LOCAL_RELAY_FUNCTION_NAME,
+      awsRequestId: randomUUID(),
+      getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    };
+    const invocation = Promise.resolve().then(() => handler({ Records: batch }, context));
+    // Abandoned when it outlives the timeout: whatever it settles to then is ignored.
+    invocation.catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
+      timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
+    });
     try {
-      const response = await handler({ Records: batch });
-      failedAt = this.failedIndex(batch, response);
+      const response = await Promise.race([invocation, timedOut]);
+      if (response === TIMED_OUT) {
+        threw = true;
+        failedAt = 0;
+        this.context.report(
+          new Error(
+            `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds: the invocation with ${batch.length} records of ${this.shardId} is a function error`,
+          ),
+        );
+      } else {
+        failedAt = this.failedIndex(batch, response);
+      }
     } catch {
       threw = true;
       failedAt = 0;
+    } finally {
+      clearTimeout(timer);
     }
     if (failedAt === undefined) {
-      lane.pending.splice(0, batch.length);
+      this.settle(lane, batch.length);
       lane.segments.shift();
       lane.retries = 0;
       return;
     }
     this.context.stats.failedInvocations++;
     // The checkpoint moves to just before the first failed record; everything before it is done.
-    lane.pending.splice(0, failedAt);
+    this.settle(lane, failedAt);
     const remaining = batch.length - failedAt;
     if (threw && settings.bisectBatchOnError && remaining > 1) {
       // Splitting a batch does not count against the retry quota.
@@ -328,7 +445,7 @@ export class ShardReader {
     // -1: no limit, as on AWS; the batch is retried until it succeeds or its records age out.
     if (settings.maxRetryAttempts !== -1 && lane.retries > settings.maxRetryAttempts) {
       await this.giveUp(batch.slice(failedAt), 'RetryAttemptsExhausted', threw, lane.retries);
-      lane.pending.splice(0, remaining);
+      this.settle(lane, remaining);
       lane.segments.shift();
       lane.retries = 0;
     }

@@ -21,8 +21,11 @@ export interface SqsBatchReport {
   readonly queueArn: string;
   /** When the batch was received (epoch ms). */
   readonly receivedAt: number;
+  /** Handled and deleted: only what `DeleteMessageBatch` lists as `Successful`. */
   readonly acknowledged: readonly SQSRecord[];
   readonly failed: readonly SQSRecord[];
+  /** Handled, but `DeleteMessageBatch` did not delete them: they come back after the visibility timeout. */
+  readonly undeleted: readonly SQSRecord[];
   /** The handler threw (or reported an identifier not in the batch): the whole batch failed. */
   readonly batchFailed: boolean;
 }
@@ -123,16 +126,30 @@ export class SqsPoller {
     } catch {
       failedIds = undefined;
     }
-    const acknowledged = failedIds === undefined ? [] : records.filter((r) => !failedIds.has(r.messageId));
+    const handled = failedIds === undefined ? [] : records.filter((r) => !failedIds.has(r.messageId));
     const failed = failedIds === undefined ? records : records.filter((r) => failedIds.has(r.messageId));
-    if (acknowledged.length > 0) {
-      await sqs.send(
+    let acknowledged: SQSRecord[] = [];
+    let undeleted: SQSRecord[] = [];
+    if (handled.length > 0) {
+      const output = await sqs.send(
         new DeleteMessageBatchCommand({
           QueueUrl: queue.url,
-          Entries: acknowledged.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+          Entries: handled.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
         }),
       );
+      // Only what SQS lists as deleted is gone; anything else is received again.
+      const deleted = new Set((output.Successful ?? []).map((entry) => entry.Id));
+      acknowledged = handled.filter((_, i) => deleted.has(String(i)));
+      undeleted = handled.filter((_, i) => !deleted.has(String(i)));
+      if (undeleted.length > 0) {
+        const codes = [...new Set((output.Failed ?? []).map((entry) => entry.Code ?? 'unknown'))].join(', ') || 'not listed';
+        this.options.onError?.(
+          new Error(
+            `DeleteMessageBatch on ${queue.url} deleted ${acknowledged.length} of ${handled.length} handled messages (${codes}); the others come back after the visibility timeout`,
+          ),
+        );
+      }
     }
-    this.options.onBatch?.({ queueArn: queue.arn, receivedAt, acknowledged, failed, batchFailed: failedIds === undefined });
+    this.options.onBatch?.({ queueArn: queue.arn, receivedAt, acknowledged, failed, undeleted, batchFailed: failedIds === undefined });
   }
 }

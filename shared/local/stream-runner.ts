@@ -6,8 +6,9 @@ import {
   type GetShardIteratorCommand,
   type GetShardIteratorCommandOutput,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { RelayEventSourceSettings } from '../event-source.js';
+import type { CheckpointStore } from './checkpoints.js';
 import type { OnFailureDestination } from './on-failure.js';
 import { type ReaderContext, ShardReader, type ShardState } from './shard-reader.js';
 
@@ -18,8 +19,11 @@ export interface StreamsClient {
   send(command: GetRecordsCommand): Promise<GetRecordsCommandOutput>;
 }
 
+/** The part of Lambda's context the runner passes: the function's name, the request id and the time left before the timeout. */
+export type StreamInvocationContext = Pick<Context, 'functionName' | 'awsRequestId' | 'getRemainingTimeInMillis'>;
+
 /** A Lambda handler for DynamoDB stream events. */
-export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined>;
+export type StreamHandler = (event: DynamoDBStreamEvent, context: StreamInvocationContext) => Promise<DynamoDBBatchResponse | undefined>;
 
 export interface StreamRunnerOptions {
   readonly streams: StreamsClient;
@@ -37,6 +41,19 @@ export interface StreamRunnerOptions {
   readonly pollIntervalMs?: number;
   /** Reported in on-failure records. @default a local placeholder ARN */
   readonly functionArn?: string;
+  /**
+   * The function's timeout, in ms: the handler's context counts down from it, and an invocation
+   * not answered by then is a function error (`Task timed out after N seconds`), retried or
+   * bisected as on AWS; the abandoned call's result is ignored.
+   * @default the relay's deployed timeout, `DEFAULT_RELAY_TIMEOUT_SECONDS`
+   */
+  readonly timeoutMs?: number;
+  /**
+   * Keeps each shard's checkpoint (the last record done with), and resumes each shard it knows
+   * after it; shards without one start at the mapping's starting position.
+   * @default none: every start reads the stream from its starting position
+   */
+  readonly checkpoints?: CheckpointStore;
   /** Errors of the runner itself (a failing GetRecords, a failing destination); it keeps going. @default ignored */
   readonly onError?: (error: unknown) => void;
 }
@@ -57,7 +74,8 @@ const SHARD_REFRESH_MS = 1000;
  * parents before children, and invokes a real Lambda handler with the exact
  * `DynamoDBStreamEvent` shape, applying the deployed mapping's settings from one definition:
  * filter criteria, batch size, batching window, parallelization factor, ReportBatchItemFailures checkpointing,
- * bisect on error, maximum retry attempts, maximum record age and the on-failure destination.
+ * bisect on error, maximum retry attempts, maximum record age and the on-failure destination; with
+ * the function's timeout, and with checkpoints kept across runs when given a store.
  *
  * @example
  * ```ts
@@ -89,11 +107,12 @@ export class StreamRunner {
     this.coordinator = this.coordinate();
   }
 
-  /** Stops polling and waits for the batches in flight, if any, to finish. */
+  /** Stops polling, waits for the batches in flight, if any, to finish (or time out), and stores the checkpoints. */
   async stop(): Promise<void> {
     this.abort.abort();
     await this.coordinator;
     await Promise.all(this.workers);
+    await this.options.checkpoints?.flush();
   }
 
   /**
@@ -151,17 +170,20 @@ export class StreamRunner {
 
   private async refreshShards(): Promise<void> {
     let exclusiveStartShardId: string | undefined;
+    const listed = new Set<string>();
     do {
       const { StreamDescription } = await this.options.streams.send(
         new DescribeStreamCommand({ StreamArn: this.options.streamArn, ExclusiveStartShardId: exclusiveStartShardId }),
       );
       for (const shard of StreamDescription?.Shards ?? []) {
-        if (shard.ShardId !== undefined && !this.shards.has(shard.ShardId)) {
-          this.shards.set(shard.ShardId, { shard, status: 'waiting', caughtUp: 0 });
-        }
+        if (shard.ShardId === undefined) continue;
+        listed.add(shard.ShardId);
+        if (!this.shards.has(shard.ShardId)) this.shards.set(shard.ShardId, { shard, status: 'waiting', caughtUp: 0 });
       }
       exclusiveStartShardId = StreamDescription?.LastEvaluatedShardId;
     } while (exclusiveStartShardId !== undefined);
+    // A checkpoint of a shard that has left the stream (trimmed 24 hours after it closed) is of no more use.
+    if (listed.size > 0) this.options.checkpoints?.retain(listed);
     this.startReadyShards();
     this.refreshedAt = Date.now();
   }

@@ -20,9 +20,9 @@ beforeAll(async () => {
     // The real relay handler, watched: which aggregate types does the Lambda path get?
     relay: (deps) => {
       const handler = app.relay(deps);
-      return (event: DynamoDBStreamEvent) => {
+      return (event: DynamoDBStreamEvent, context) => {
         for (const record of event.Records) relayedTypes.push(record.dynamodb?.NewImage?.aggregateType?.S ?? '?');
-        return handler(event);
+        return handler(event, context);
       };
     },
     apiPort: 0,

@@ -188,6 +188,25 @@ describe('npm start stack, end to end', () => {
     }
   });
 
+  it('fails with PORT_IN_USE naming the emulator port when it is taken, before starting DynamoDB Local', async () => {
+    // DynamoDB Local's port is taken too: had its Java been started first, the error would name that port.
+    const holders: Server[] = [createServer(), createServer()];
+    const [dynamoDbPort, emulatorPort] = await Promise.all(
+      holders.map(
+        (holder) =>
+          new Promise<number>((resolve) => holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port))),
+      ),
+    );
+    try {
+      await expect(startLocalStack({ config, ...localApp(), apiPort: 0, dynamoDbPort, emulatorPort })).rejects.toMatchObject({
+        code: 'PORT_IN_USE',
+        message: `port ${emulatorPort} for the SNS/SQS emulator is already in use; choose another port or stop what holds it`,
+      });
+    } finally {
+      await Promise.all(holders.map((holder) => new Promise<void>((resolve) => holder.close(() => resolve()))));
+    }
+  });
+
   it.each([
     ['dynamoDbPort', 'DynamoDB Local', 'LOCAL_START_FAILED'],
     ['emulatorPort', 'the SNS/SQS emulator', 'PORT_IN_USE'],

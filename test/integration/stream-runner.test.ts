@@ -314,7 +314,7 @@ describe('local event-source-mapping runner', () => {
     let mostInFlight = 0;
     let batchesInFlight = 0;
     const seen = recorder();
-    const handler: StreamHandler = async (event) => {
+    const handler: StreamHandler = async (event, context) => {
       for (const record of event.Records) {
         if (inFlight.has(itemOf(record))) overlapping++;
       }
@@ -325,7 +325,7 @@ describe('local event-source-mapping runner', () => {
       await vi.waitFor(() => expect(mostInFlight).toBe(3), { timeout: 10_000, interval: 5 });
       batchesInFlight--;
       for (const item of items) inFlight.delete(item);
-      return seen.handler(event);
+      return seen.handler(event, context);
     };
     start(c.streams, streamArn, handler, { ...relayEventSourceSettings(config), batchSize: 4, parallelizationFactor: 3 });
     await expect.poll(() => seen.records().length, { timeout: 20_000 }).toBe(48);
@@ -353,14 +353,14 @@ describe('local event-source-mapping runner', () => {
     expect(others.length).toBeGreaterThan(0);
     let failures = 0;
     const seen = recorder();
-    const handler: StreamHandler = async (event) => {
+    const handler: StreamHandler = async (event, context) => {
       if (event.Records.some((r) => r.dynamodb?.SequenceNumber === poison.dynamodb?.SequenceNumber)) {
         // The first attempt fails; the retry goes through only once the other lane has delivered
         // everything, which it could not if a failure held the whole shard back.
         if (failures++ === 0) throw new Error('downstream unavailable');
         await vi.waitFor(() => expect(sequences(seen.records())).toEqual(expect.arrayContaining(others)), { timeout: 10_000, interval: 5 });
       }
-      return seen.handler(event);
+      return seen.handler(event, context);
     };
     start(c.streams, streamArn, handler, { ...relayEventSourceSettings(config), batchSize: 2, parallelizationFactor: 2 });
     await expect.poll(() => seen.records().length, { timeout: 20_000 }).toBe(all.length);

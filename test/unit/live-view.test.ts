@@ -51,6 +51,13 @@ describe('live view', () => {
     expect(renderLiveView(empty).join('\n')).toContain('p50 – · p99 –');
     expect(renderLiveLine(empty)).toBe('10:01:05 written 1200 · published 1190 · delivered 1100 · dead-lettered 3 · lag p50 – p99 –');
   });
+
+  it('shows the load requests skipped in the one-line view too, as the terminal view does', () => {
+    const load = { rate: 500, sent: 9, succeeded: 9, rejected: 1, errors: 2, skipped: 1200 };
+
+    expect(renderLiveLine(snapshot({ load }))).toMatch(/ · load sent 9 \(4xx 1, 5xx\/failed 2, skipped 1200 \(API behind\)\)$/);
+    expect(renderLiveLine(snapshot({ load: { ...load, skipped: 0 } }))).toMatch(/ · load sent 9 \(4xx 1, 5xx\/failed 2\)$/);
+  });
 });
 
 describe('local stats', () => {

@@ -31,6 +31,14 @@ describe('npm start arguments', () => {
     expect(parseLocalArgs(['-h'])).toEqual({ kind: 'help' });
   });
 
+  it('takes port 0 (a free port) for several flags at once', () => {
+    expect(parseLocalArgs(['--port', '0', '--dynamodb-port', '0', '--emulator-port=0'])).toMatchObject({
+      apiPort: 0,
+      dynamoDbPort: 0,
+      emulatorPort: 0,
+    });
+  });
+
   it.each([
     [['--load', 'abc'], /--load "abc" is not a rate; allowed: a number of requests per second above 0 and up to 1000/],
     [['--load', '0'], /--load "0" is not a rate/],
@@ -38,7 +46,24 @@ describe('npm start arguments', () => {
     [['--load'], /--load <value>' argument missing/],
     [['--port', '70000'], /--port "70000" is not a port; allowed: a whole number from 0 .* to 65535/],
     [['--port=-1'], /--port "-1" is not a port/],
-    [['--port', '-1'], /Option '--port' argument is ambiguous.*allowed: --port N/],
+    [['--port', '-1'], /^--port "-1" is not a port; allowed: a whole number/],
+    [['--load', '-5'], /^--load "-5" is not a rate/],
+    [
+      ['--port', '--load', '5'],
+      /^--port is followed by "--load", not by its value; allowed: --port N \(a value starting with "-" as --port=--load\)/,
+    ],
+    [['--load', '0x10'], /^--load "0x10" is not a rate/],
+    [['--load', '1e2'], /^--load "1e2" is not a rate/],
+    [['--load', ' 5'], /^--load " 5" is not a rate/],
+    [['--port', '8080', '--port=8081'], /^--port is given twice \("8080", then "8081"\); allowed: each option once/],
+    [['--load', '5', '--persist', 'a', '--load', '5'], /^--load is given twice/],
+    [['-h', '--help'], /^--help is given twice; allowed: each option once/],
+    [
+      ['--dynamodb-port', '5555', '--emulator-port', '5555'],
+      /^--dynamodb-port 5555 and --emulator-port 5555 are the same port; allowed: a different port for each/,
+    ],
+    [['--dynamodb-port', '3000'], /^the default --port 3000 \(the example API\) and --dynamodb-port 3000 are the same port/],
+    [['--port', '4566', '--emulator-port', '4566'], /^--port 4566 and --emulator-port 4566 are the same port/],
     [['--port', '3.5'], /--port "3.5" is not a port/],
     [['--persist', ''], /--persist "" names no folder/],
     [['--verbose'], /Unknown option '--verbose'; allowed: --port N, --persist DIR, --load RATE/],

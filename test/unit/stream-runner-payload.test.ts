@@ -2,6 +2,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
+import { toLambdaRecord } from '../../shared/local/stream-event.js';
 import { type StreamHandler, StreamRunner } from '../../shared/local/stream-runner.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 
@@ -46,5 +47,36 @@ describe('stream runner payload limit', () => {
       const next = batches[i + 1]?.[0];
       if (next !== undefined) expect(bytes({ Records: [...Records, next] })).toBeGreaterThan(MAX_PAYLOAD_BYTES);
     }
+  });
+
+  it('invokes at once, without waiting out the batching window, when the records pending already fill a 6 MB payload', async () => {
+    // 20 records of about 390 KB: 7.8 MB, more than one payload and fewer than the batch size.
+    const stream = new SimulatedStream();
+    for (let i = 0; i < 20; i++) {
+      stream.commit({ type: 'order', id: `o${i}` }, 1, 1);
+      stream.shards[0]!.records.at(-1)!.dynamodb!.NewImage!.note = { S: 'x'.repeat(390_000) };
+    }
+    const batches: DynamoDBRecord[][] = [];
+    runner = new StreamRunner({
+      streams: stream,
+      streamArn: stream.streamArn,
+      // The longest window AWS allows: without the payload cut, the first batch would wait 5 minutes.
+      settings: { ...relayEventSourceSettings(config), batchSize: 100, maxBatchingWindowSeconds: 300 },
+      handler: async ({ Records }) => {
+        batches.push(Records);
+        return { batchItemFailures: [] };
+      },
+      pollIntervalMs: 10,
+    });
+    runner.start();
+    await expect.poll(() => batches.length, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+
+    const [first] = batches;
+    expect(first!.length).toBeLessThan(20);
+    expect(bytes({ Records: first })).toBeLessThanOrEqual(MAX_PAYLOAD_BYTES);
+    // Cut where the limit puts it: the next record would not have fitted.
+    const all = stream.shards[0]!.records.map((r) => toLambdaRecord(r, stream.streamArn));
+    expect(first).toEqual(all.slice(0, first!.length));
+    expect(bytes({ Records: all.slice(0, first!.length + 1) })).toBeGreaterThan(MAX_PAYLOAD_BYTES);
   });
 });

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { config } from '../../outbox.config.js';
+import { renderBanner } from '../../shared/local/banner.js';
+import type { LocalStack } from '../../shared/local/local-stack.js';
+
+const stack = {
+  apiUrl: 'http://127.0.0.1:3000',
+  dynamoDb: { endpoint: 'http://127.0.0.1:8000', pid: 4242 },
+  emulatorEndpoint: 'http://127.0.0.1:4566',
+  tableName: 'outbox',
+  tableCreated: true,
+  resources: {
+    topicArns: {},
+    relayDeadLetterQueue: { name: 'outbox-relay-dlq', url: '', arn: '' },
+    failedBatchBucket: 'outbox-failed-batches',
+    subscriptions: [],
+  },
+} as unknown as LocalStack;
+
+describe('banner', () => {
+  it('says that DynamoDB Local and the emulator are open to the network, without authentication', () => {
+    const lines = renderBanner(stack, config).split('\n');
+
+    expect(lines).toContain(
+      '  network          DynamoDB Local and SNS/SQS/S3 listen on all interfaces, without authentication: run this on a trusted network',
+    );
+    expect(lines.find((l) => l.startsWith('  example API'))).toBe('  example API      http://127.0.0.1:3000');
+  });
+});

@@ -1,0 +1,49 @@
+import { DeleteMessageBatchCommand, type Message, type ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type SqsBatchReport, SqsPoller, type SqsPollerClient } from '../../shared/local/sqs-poller.js';
+
+let poller: SqsPoller | undefined;
+afterEach(async () => {
+  await poller?.stop();
+});
+
+/** An SQS stub: one receive returns `messages`, later ones wait until the poller stops; deletes answer `deleteOutput`. */
+function stubQueue(messages: Message[], deleteOutput: object): SqsPollerClient {
+  let received = false;
+  return {
+    send: (async (command: ReceiveMessageCommand | DeleteMessageBatchCommand, options?: { abortSignal?: AbortSignal }) => {
+      if (command instanceof DeleteMessageBatchCommand) return deleteOutput;
+      if (!received) {
+        received = true;
+        return { Messages: messages };
+      }
+      return new Promise((resolve) => options?.abortSignal?.addEventListener('abort', () => resolve({ Messages: [] }), { once: true }));
+    }) as unknown as SqsPollerClient['send'],
+  };
+}
+
+describe('local SQS event source, deletes', () => {
+  it('counts as acknowledged only the messages DeleteMessageBatch lists as Successful, and reports the others', async () => {
+    const messages = ['a', 'b', 'c'].map((id) => ({ MessageId: id, ReceiptHandle: `rh-${id}`, Body: id }));
+    const sqs = stubQueue(messages, {
+      Successful: [{ Id: '0' }, { Id: '2' }],
+      Failed: [{ Id: '1', Code: 'ReceiptHandleIsInvalid', SenderFault: true }],
+    });
+    const reports: SqsBatchReport[] = [];
+    const errors: unknown[] = [];
+    poller = new SqsPoller({
+      sqs,
+      queue: { url: 'http://127.0.0.1:1/000000000000/q', arn: 'arn:aws:sqs:us-east-1:000000000000:q' },
+      handler: async () => ({ batchItemFailures: [] }),
+      onBatch: (report) => reports.push(report),
+      onError: (error) => errors.push(error),
+    });
+    poller.start();
+    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+
+    expect(reports[0]!.acknowledged.map((r) => r.body)).toEqual(['a', 'c']);
+    expect(reports[0]!.undeleted.map((r) => r.body)).toEqual(['b']);
+    expect(reports[0]!.failed).toEqual([]);
+    expect(String(errors[0])).toMatch(/deleted 2 of 3 handled messages \(ReceiptHandleIsInvalid\)/);
+  });
+});

@@ -1,0 +1,93 @@
+import type { DynamoDBBatchResponse } from 'aws-lambda';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defineConfig } from '../../shared/config.js';
+import { relayEventSourceSettings } from '../../shared/event-source.js';
+import type { StreamBatchFailureRecord } from '../../shared/local/on-failure.js';
+import { type StreamHandler, StreamRunner } from '../../shared/local/stream-runner.js';
+import { SimulatedStream } from '../helpers/simulated-stream.js';
+
+const config = defineConfig({ source: 'urn:test:timeout', topics: [{ name: 'orders' }], routes: { order: 'orders' } });
+
+let runner: StreamRunner | undefined;
+afterEach(async () => {
+  await runner?.stop();
+  runner = undefined;
+});
+
+const idOf = (records: Parameters<StreamHandler>[0]['Records']) => records.map((r) => r.dynamodb?.NewImage?.aggregateId?.S);
+
+describe('stream runner function timeout', () => {
+  it('passes a context whose remaining time counts down from the function timeout', async () => {
+    const stream = new SimulatedStream();
+    stream.commit({ type: 'order', id: 'o1' }, 1, 1);
+    const remaining: number[] = [];
+    const handler: StreamHandler = async (_event, context) => {
+      remaining.push(context.getRemainingTimeInMillis());
+      return { batchItemFailures: [] };
+    };
+    runner = new StreamRunner({
+      streams: stream,
+      streamArn: stream.streamArn,
+      settings: relayEventSourceSettings(config),
+      handler,
+      pollIntervalMs: 10,
+      timeoutMs: 60_000,
+    });
+    runner.start();
+    await expect.poll(() => remaining.length, { timeout: 10_000 }).toBe(1);
+
+    expect(remaining[0]).toBeGreaterThan(0);
+    expect(remaining[0]).toBeLessThanOrEqual(60_000);
+  });
+
+  it('ends an invocation that does not answer within the timeout as a function error: bisected, retried, then given up on', async () => {
+    const stream = new SimulatedStream();
+    for (const id of ['o1', 'o2', 'hang', 'o4']) stream.commit({ type: 'order', id }, 1, 1);
+    const invocations: (string | undefined)[][] = [];
+    const abandoned: ((response: DynamoDBBatchResponse) => void)[] = [];
+    const handler: StreamHandler = ({ Records }) => {
+      invocations.push(idOf(Records));
+      // Any batch with the hanging record never answers (until the test answers it, too late).
+      if (idOf(Records).includes('hang')) return new Promise((resolve) => abandoned.push(resolve));
+      return Promise.resolve({ batchItemFailures: [] });
+    };
+    const failures: StreamBatchFailureRecord[] = [];
+    const errors: unknown[] = [];
+    runner = new StreamRunner({
+      streams: stream,
+      streamArn: stream.streamArn,
+      settings: { ...relayEventSourceSettings(config), bisectBatchOnError: true, maxRetryAttempts: 1 },
+      handler,
+      onFailure: (record) => {
+        failures.push(record);
+      },
+      onError: (error) => errors.push(error),
+      pollIntervalMs: 10,
+      timeoutMs: 200,
+    });
+    runner.start();
+    await expect.poll(() => failures.length, { timeout: 20_000 }).toBe(1);
+    await runner.idle();
+
+    // 4 times out → halves of 2 (the first succeeds) → the hanging half in 1s → 'hang' alone, retried once → 'o4'.
+    expect(invocations).toEqual([['o1', 'o2', 'hang', 'o4'], ['o1', 'o2'], ['hang', 'o4'], ['hang'], ['hang'], ['o4']]);
+    expect(failures[0]).toMatchObject({
+      requestContext: { condition: 'RetryAttemptsExhausted', approximateInvokeCount: 2 },
+      responseContext: { functionError: 'Unhandled' },
+      DDBStreamBatchInfo: { batchSize: 1 },
+    });
+    expect(runner.stats).toMatchObject({ invocations: 6, failedInvocations: 4, batchesSentToOnFailure: 1 });
+    expect(errors).toHaveLength(4);
+    expect(String(errors[0])).toMatch(
+      /^Error: Task timed out after 0\.20 seconds: the invocation with 4 records of shardId-\d+ is a function error$/,
+    );
+
+    // The abandoned invocations answer at last; their answers change nothing.
+    for (const resolve of abandoned) resolve({ batchItemFailures: [{ itemIdentifier: 'bogus' }] });
+    stream.commit({ type: 'order', id: 'o5' }, 1, 1);
+    await expect.poll(() => invocations.length, { timeout: 10_000 }).toBe(7);
+    await runner.idle();
+    expect(invocations.at(-1)).toEqual(['o5']);
+    expect(runner.stats).toMatchObject({ invocations: 7, failedInvocations: 4, batchesSentToOnFailure: 1 });
+  });
+});
