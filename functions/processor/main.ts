@@ -1,12 +1,11 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
+import { leaseTableClient, snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
 import {
   PROCESSOR_METRICS,
   processorEnvironment,
   processorMetrics,
   processorObserver,
+  processorSettings,
   startHealthServer,
   startProcessor,
 } from '../../shared/processor/index.js';
@@ -16,6 +15,8 @@ const env = processorEnvironment();
 const logger = new Logger({ serviceName: PROCESSOR_METRICS.service, persistentKeys: { workerId: env.workerId } });
 const metrics = processorMetrics(env.leaseTableName);
 const observer = processorObserver(logger, metrics);
+// Lease writes time out well within a renewal interval: a hung write must not hold the others back.
+const { renewIntervalMs } = processorSettings(env.settings);
 
 const worker = await startProcessor({
   config: env.config,
@@ -26,7 +27,7 @@ const worker = await startProcessor({
   workerId: env.workerId,
   settings: env.settings,
   streams: streamsClient(),
-  document: DynamoDBDocumentClient.from(new DynamoDBClient({})),
+  document: leaseTableClient(renewIntervalMs),
   sns: snsClient(),
   sqs: sqsClient(),
   observer,

@@ -1,6 +1,8 @@
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient, type DynamoDBStreamsClientConfig, errorTypeRegistries } from '@aws-sdk/client-dynamodb-streams';
 import { SNSClient, type SNSClientConfig } from '@aws-sdk/client-sns';
 import { SQSClient, type SQSClientConfig } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { StreamRecordsJsonCodec } from './stream-records-codec.js';
 
 interface ClientWithStack {
@@ -81,3 +83,27 @@ export const snsClient = (config: SNSClientConfig = {}): SNSClient =>
 /** An SQS client like {@link snsClient}. */
 export const sqsClient = (config: SQSClientConfig = {}): SQSClient =>
   withoutUnreadLogCopies(new SQSClient({ requestHandler: requestHandler(CLIENT_TIMEOUTS.sqs), ...config }), config);
+
+/**
+ * The timeouts of {@link leaseTableClient} for a lease renewal interval: a request gives up after
+ * a quarter of it (connecting, after an eighth), so even with the SDK's retries a hung request
+ * fails before the next renewal is due, instead of holding every later lease write back.
+ */
+export const leaseTableTimeouts = (renewIntervalMs: number) => {
+  const requestTimeout = Math.max(10, Math.floor(renewIntervalMs / 4));
+  return { connectionTimeout: Math.max(5, Math.floor(requestTimeout / 2)), requestTimeout, throwOnRequestTimeout: true } as const;
+};
+
+/**
+ * A DynamoDB document client for the stream processor's lease table, given the processor's
+ * `renewIntervalMs`: its requests time out well within it ({@link leaseTableTimeouts}), so a
+ * renewal or checkpoint write never hangs, and a worker whose writes keep failing gives its
+ * leases up before another worker may take them.
+ *
+ * @example
+ * ```ts
+ * const document = leaseTableClient(worker.settings.renewIntervalMs);
+ * ```
+ */
+export const leaseTableClient = (renewIntervalMs: number, config: DynamoDBClientConfig = {}): DynamoDBDocumentClient =>
+  DynamoDBDocumentClient.from(new DynamoDBClient({ requestHandler: leaseTableTimeouts(renewIntervalMs), ...config }));

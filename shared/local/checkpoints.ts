@@ -13,7 +13,7 @@ export interface CheckpointStore {
   set(shardId: string, sequenceNumber: string): void;
   /** Forgets the checkpoints of shards no longer in the stream. */
   retain(shardIds: ReadonlySet<string>): void;
-  /** Resolves once every checkpoint set so far is stored. */
+  /** Resolves once every checkpoint set so far is stored; rejects when it could not be. */
   flush(): Promise<void>;
 }
 
@@ -69,7 +69,8 @@ function parseCheckpointFile(text: string, path: string): CheckpointFile {
  * Checkpoints in a JSON file, for the stream `streamArn`: a file kept for another stream (the
  * table was created again) is ignored and replaced. Every change is written to a temporary file
  * that is then renamed over the old one, so a crash leaves the old or the new checkpoints, never
- * half a file; changes made while a write is under way go out together in the next one.
+ * half a file; changes made while a write is under way go out together in the next one. A failed
+ * write is tried again on the next change or `flush()`, which rejects if it fails again.
  *
  * @example
  * ```ts
@@ -91,6 +92,8 @@ export async function fileCheckpointStore(path: string, streamArn: string, onErr
 class FileCheckpointStore extends MemoryCheckpointStore {
   private dirty = false;
   private writing: Promise<void> | undefined;
+  /** Why the last write failed, while the file is behind. */
+  private failure: unknown;
 
   constructor(
     private readonly path: string,
@@ -114,8 +117,14 @@ class FileCheckpointStore extends MemoryCheckpointStore {
     if (this.shards.size !== before) this.schedule();
   }
 
+  /** Waits for the write under way; after a failed one, writes again, and rejects if that fails too. */
   override async flush(): Promise<void> {
-    while (this.writing !== undefined) await this.writing;
+    for (let retried = false; ; retried = true) {
+      while (this.writing !== undefined) await this.writing;
+      if (!this.dirty) return;
+      if (retried) throw this.failure;
+      this.writing = this.drain();
+    }
   }
 
   private schedule(): void {
@@ -133,8 +142,9 @@ class FileCheckpointStore extends MemoryCheckpointStore {
         await rename(temporary, this.path);
       }
     } catch (error) {
-      // Kept dirty: the next change tries again.
+      // Kept dirty: the next change, or flush(), tries again.
       this.dirty = true;
+      this.failure = error;
       this.onError?.(error);
     } finally {
       this.writing = undefined;

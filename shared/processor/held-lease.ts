@@ -10,6 +10,7 @@ export class HeldLease {
   private chain: Promise<unknown> = Promise.resolve();
   private lostReason: string | undefined;
   private lastWrittenAt: number;
+  private readonly dropping = new AbortController();
 
   /**
    * @param now this worker's clock
@@ -19,7 +20,7 @@ export class HeldLease {
     private readonly store: LeaseStore,
     readonly owner: string,
     private current: Lease,
-    private readonly now: () => number = Date.now,
+    readonly now: () => number = Date.now,
     writtenAt = now(),
   ) {
     this.lastWrittenAt = writtenAt;
@@ -46,9 +47,20 @@ export class HeldLease {
     return this.lostReason !== undefined;
   }
 
+  /** Why the lease is no longer held, once it is not. */
+  get lostBecause(): string | undefined {
+    return this.lostReason;
+  }
+
+  /** Aborted once the lease is no longer held: ends waits that only make sense while it is. */
+  get dropped(): AbortSignal {
+    return this.dropping.signal;
+  }
+
   /** Marks the lease as no longer held without writing (the worker was halted or another took it). */
   drop(reason: string): void {
     this.lostReason ??= reason;
+    this.dropping.abort();
   }
 
   renew(): Promise<void> {

@@ -15,7 +15,7 @@ export { createProcessorRelay, startProcessor } from './processor.js';
 export type { ProcessorEnvironment } from './processor-env.js';
 export { PROCESSOR_ENV, processorEnvironment } from './processor-env.js';
 export type { ProcessorSettings } from './settings.js';
-export { DEFAULT_FAILOVER_MS, processorSettings } from './settings.js';
+export { DEFAULT_FAILOVER_MS, leaseExpiresAfterMs, processorSettings } from './settings.js';
 export type { ConsumerContext, ConsumerExit, RecordPublisher } from './shard-consumer.js';
 export { ShardConsumer } from './shard-consumer.js';
 export type { ShardSyncResult } from './shard-sync.js';

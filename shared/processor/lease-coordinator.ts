@@ -2,7 +2,7 @@ import { LeaseLostError } from './errors.js';
 import { HeldLease } from './held-lease.js';
 import type { Lease, LeaseStore } from './lease.js';
 import { planLeases } from './lease-balance.js';
-import type { ProcessorSettings } from './settings.js';
+import { leaseExpiresAfterMs, type ProcessorSettings } from './settings.js';
 
 /** What the coordinator tells its worker. */
 export interface LeaseEvents {
@@ -125,6 +125,17 @@ export class LeaseCoordinator {
     return renewed.every(Boolean);
   }
 
+  /**
+   * How long, at most, until a held lease could have expired in another worker's eyes if not
+   * written again; `Infinity` when none is held. A renewal retried later than that would give the
+   * lease up only after another worker may have taken it.
+   */
+  msUntilExpiry(): number {
+    let soonest = Number.POSITIVE_INFINITY;
+    for (const held of this.held.values()) soonest = Math.min(soonest, held.writtenAt + this.expiresAfterMs());
+    return soonest - this.now();
+  }
+
   /** Forgets a lease this worker no longer works on (finished or lost). */
   forget(held: HeldLease): void {
     if (this.held.get(held.leaseKey) === held) this.held.delete(held.leaseKey);
@@ -138,7 +149,7 @@ export class LeaseCoordinator {
 
   /** How long after a holder's last write another worker may judge its lease expired, at the soonest. */
   private expiresAfterMs(): number {
-    return this.settings.failoverMs - 2 * this.settings.leaseScanIntervalMs;
+    return leaseExpiresAfterMs(this.settings);
   }
 
   private isExpired(lease: Lease, now: number): boolean {

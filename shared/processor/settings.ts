@@ -33,6 +33,14 @@ export interface ProcessorSettings {
 export const DEFAULT_FAILOVER_MS = 10_000;
 
 /**
+ * How long after a holder's last successful lease write (as issued, by its own clock) another
+ * worker may judge the lease expired, at the soonest: `failoverMs` − 2 × `leaseScanIntervalMs`.
+ * The holder must neither publish nor count on the lease from then on.
+ */
+export const leaseExpiresAfterMs = (settings: Pick<ProcessorSettings, 'failoverMs' | 'leaseScanIntervalMs'>): number =>
+  settings.failoverMs - 2 * settings.leaseScanIntervalMs;
+
+/**
  * Fills in the defaults and checks the ranges, naming the option, the value and what is allowed.
  *
  * @example

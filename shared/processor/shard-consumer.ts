@@ -5,7 +5,7 @@ import type { StreamRecordInput } from '../relay/stream-record.js';
 import { LeaseLostError, RecordsTrimmedError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
 import { SHARD_END } from './lease.js';
-import type { ProcessorSettings } from './settings.js';
+import { leaseExpiresAfterMs, type ProcessorSettings } from './settings.js';
 import type { ReadResult, StreamSource } from './stream-source.js';
 
 /** The part of the relay core the processor calls; a `Relay` fits. */
@@ -31,7 +31,7 @@ export interface ConsumerContext {
    * `unpublished` is the oldest record of the page not published (the one retried from).
    */
   failed(error: unknown, unpublished?: _Record): void;
-  /** A checkpoint write failed for another reason than a lost lease; it is retried while the lease is held. */
+  /** A checkpoint write failed for another reason than a lost lease; it is retried while the lease is held, unless stopping. */
   checkpointFailed(error: unknown): void;
   /** Records were trimmed from the stream before they were read: they are skipped. */
   trimmed(error: RecordsTrimmedError): void;
@@ -47,9 +47,12 @@ export type ConsumerExit = 'shard-end' | 'stopped' | 'lease-lost';
  * (in the background, never ahead of what was published), so a crash repeats records but never
  * skips one; stopping waits for the last checkpoint. An expired iterator is renewed from the
  * checkpoint; a failed record is retried from just before it; a failed checkpoint write is
- * retried until it succeeds or the lease is lost. A page read ahead is published only while the
- * lease is still held as far as this worker knows. Records trimmed from the stream before they
- * were read are reported and skipped; a shard gone from the stream is finished.
+ * retried until it succeeds or the lease is lost, or, once the worker is stopping, given up
+ * with the lease (dropped, to expire for the next worker). A page read ahead is published only
+ * while the lease is still held as far as this worker knows, and not once it went unwritten
+ * until another worker may take it (`leaseExpiresAfterMs`), even if no write failed. Records
+ * trimmed from the stream before they were read are reported and skipped; a shard gone from the
+ * stream is finished.
  *
  * @example
  * ```ts
@@ -84,7 +87,7 @@ export class ShardConsumer {
   }
 
   private active(): boolean {
-    return !this.context.stopping() && !this.held.lost;
+    return !this.context.stopping() && !this.held.lost && !this.expired();
   }
 
   private async loop(): Promise<ConsumerExit> {
@@ -156,6 +159,18 @@ export class ShardConsumer {
     return this.held.lost ? 'lease-lost' : 'stopped';
   }
 
+  /**
+   * Drops the lease once another worker may take it, `leaseExpiresAfterMs` after its last
+   * successful write: a lease write that hangs never fails, so the consumer judges this from
+   * that write alone, and publishes nothing from then on.
+   */
+  private expired(): boolean {
+    const unwrittenMs = this.held.now() - this.held.writtenAt;
+    if (unwrittenMs < leaseExpiresAfterMs(this.context.settings)) return false;
+    this.held.drop(`not written for ${unwrittenMs} ms, so another worker may take it; the page read is left to the next holder`);
+    return true;
+  }
+
   /** Publishes a page and checkpoints; `false` when a record failed (checkpointed just before it). */
   private async publish(records: readonly _Record[]): Promise<boolean> {
     const result = await this.context.publisher.relay(records);
@@ -209,6 +224,10 @@ export class ShardConsumer {
    * Writes a checkpoint, retrying (with back-off) a failure other than a lost lease: a throttled
    * or failed write proves nothing about the lease, which the coordinator keeps renewing and
    * gives up once it could have expired; the next attempt then fails with `LeaseLostError`.
+   * Once the worker is stopping, a failed write is not retried: the lease is dropped (no longer
+   * renewed, so it expires for the next worker, which repeats the records published since the
+   * last checkpoint) and the consumer ends, so the hand-off never waits for the table to recover.
+   * The back-off ends early when the lease is dropped meanwhile.
    */
   private async checkpoint(checkpoint: string): Promise<void> {
     for (let failures = 1; ; failures++) {
@@ -218,7 +237,12 @@ export class ShardConsumer {
       } catch (error) {
         if (error instanceof LeaseLostError) throw error;
         this.context.checkpointFailed(error);
-        await delay(this.backoff(failures));
+        if (this.context.stopping()) {
+          this.held.drop('a checkpoint failed while stopping; the lease is no longer renewed, so it expires for the next worker');
+          const { owner, lease } = this.held;
+          throw new LeaseLostError(this.held.leaseKey, 'checkpoint', { owner, counter: lease.leaseCounter }, { cause: error });
+        }
+        await delay(this.backoff(failures), undefined, { signal: this.held.dropped }).catch(() => undefined);
       }
     }
   }

@@ -69,6 +69,7 @@ export class ProcessorWorker {
   private syncRequested = false;
   private lastSyncAt = 0;
   private stopped: Promise<void> | undefined;
+  private starting: Promise<void> | undefined;
 
   constructor(private readonly options: ProcessorWorkerOptions) {
     this.settings = processorSettings(options.settings);
@@ -96,12 +97,22 @@ export class ProcessorWorker {
     };
   }
 
-  /** Syncs shards and scans leases once, then keeps doing so in the background; resolves when ready. */
-  async start(): Promise<void> {
-    if (this.state !== 'starting') return;
+  /**
+   * Syncs shards and scans leases once, then keeps doing so in the background; resolves when
+   * ready. A `stop()` meanwhile ends the start where it is, and hands over any lease it took.
+   */
+  start(): Promise<void> {
+    if (this.state !== 'starting') return Promise.resolve();
+    this.starting ??= this.begin();
+    return this.starting;
+  }
+
+  private async begin(): Promise<void> {
     await syncShards(this.options.source, this.options.leases);
+    if (this.clock.stopped) return;
     this.lastSyncAt = Date.now();
     await this.scan();
+    if (this.clock.stopped) return;
     this.state = 'running';
     this.loops.push(
       this.renewLoop(),
@@ -128,7 +139,10 @@ export class ProcessorWorker {
     this.halted = true;
     for (const held of this.coordinator.held.values()) held.drop('halted');
     this.renewals.stop();
-    this.stopped ??= this.wind(async () => {});
+    this.stopped ??= this.wind(async () => {
+      // Taken by a start that raced the halt.
+      for (const held of this.coordinator.held.values()) held.drop('halted');
+    });
     return this.stopped;
   }
 
@@ -146,6 +160,8 @@ export class ProcessorWorker {
   private async wind(last: () => Promise<void>): Promise<void> {
     this.state = 'stopping';
     this.clock.stop();
+    // A start under way may still take leases: they are handed over with the others. Its failure is its caller's.
+    await this.starting?.catch(() => undefined);
     await Promise.all(this.consumers.values());
     this.renewals.stop();
     await Promise.all(this.loops);
@@ -179,13 +195,18 @@ export class ProcessorWorker {
     await syncShards(this.options.source, this.options.leases);
   }
 
-  /** Renews every `renewIntervalMs`; after a failed renewal, retries sooner, backing off up to that interval. */
+  /**
+   * Renews every `renewIntervalMs`; after a failed renewal, retries sooner, backing off up to that
+   * interval, but never later than the moment a lease could expire in another worker's eyes, so
+   * one that keeps failing is given up then, not up to an interval after.
+   */
   private renewLoop(): Promise<void> {
     return (async () => {
       let failures = 0;
       while (!this.renewals.stopped) {
         const interval = this.settings.renewIntervalMs;
-        await this.renewals.sleep(failures === 0 ? interval : Math.min(interval, 25 * 2 ** Math.min(failures, 16)));
+        const pause = failures === 0 ? interval : Math.min(interval, 25 * 2 ** Math.min(failures, 16));
+        await this.renewals.sleep(Math.max(0, Math.min(pause, this.coordinator.msUntilExpiry())));
         if (this.renewals.stopped) return;
         try {
           failures = (await this.coordinator.renewAll()) ? 0 : failures + 1;
@@ -241,6 +262,10 @@ export class ProcessorWorker {
         } else if (exit === 'stopped' && !this.halted) {
           await this.release(held);
         } else {
+          // Given up by the consumer itself (unwritten for too long, or a checkpoint failed while stopping).
+          if (exit === 'lease-lost' && !this.halted && this.coordinator.held.get(key) === held) {
+            this.options.observer?.leaseLost?.(key, held.lostBecause ?? 'lost');
+          }
           this.coordinator.forget(held);
         }
       })

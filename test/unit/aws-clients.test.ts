@@ -1,8 +1,9 @@
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { CLIENT_TIMEOUTS, snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
+import { CLIENT_TIMEOUTS, leaseTableClient, leaseTableTimeouts, snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
 
 const logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const hasLoggerMiddleware = (client: { middlewareStack: { identify(): string[] } }): boolean =>
@@ -57,6 +58,24 @@ describe('SDK client factories', () => {
       );
       expect(error?.name).toBe('TimeoutError');
       expect(error?.message).toContain(String(CLIENT_TIMEOUTS.sns.requestTimeout));
+    } finally {
+      client.destroy();
+      await silent.close();
+    }
+  });
+
+  it('lease table: gives up on a silent connection well within the renewal interval', { timeout: 30_000 }, async () => {
+    const silent = await silentServer();
+    const renewIntervalMs = 400;
+    const client = leaseTableClient(renewIntervalMs, silent.config);
+    try {
+      const error = await client.send(new GetCommand({ TableName: 'leases', Key: { leaseKey: 's' } })).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(error?.name).toBe('TimeoutError');
+      expect(error?.message).toContain(String(leaseTableTimeouts(renewIntervalMs).requestTimeout));
+      expect(leaseTableTimeouts(renewIntervalMs).requestTimeout).toBeLessThan(renewIntervalMs / 2);
     } finally {
       client.destroy();
       await silent.close();

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -37,6 +37,22 @@ describe('file checkpoint store', () => {
     next.retain(new Set(['shardId-2']));
     await next.flush();
     expect((await fileCheckpointStore(path, STREAM)).get('shardId-1')).toBeUndefined();
+  });
+
+  it('writes again on flush() after a failed write, and rejects while the file cannot be written', async () => {
+    const path = checkpointFile();
+    const errors: unknown[] = [];
+    const store = await fileCheckpointStore(path, STREAM, (error) => errors.push(error));
+    // A directory in the file's place: every write fails to rename over it.
+    mkdirSync(path);
+    writeFileSync(join(path, 'in-the-way'), '');
+    store.set('shardId-1', '000000000000000000150');
+    await expect(store.flush()).rejects.toMatchObject({ syscall: 'rename' });
+    expect(errors.length).toBeGreaterThanOrEqual(1);
+
+    rmSync(path, { recursive: true });
+    await store.flush();
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ streamArn: STREAM, shards: { 'shardId-1': '000000000000000000150' } });
   });
 
   it('ignores the checkpoints of another stream: the table was created again', async () => {

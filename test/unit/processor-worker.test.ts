@@ -5,10 +5,11 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   HeldLease,
   type Lease,
+  type LeaseStore,
   ProcessorWorker,
   processorSettings,
   type RecordPublisher,
@@ -125,9 +126,50 @@ class FlakyLeaseStore extends MemoryLeaseStore {
   }
 }
 
+/** Every hanging lease table of the test, so a test that fails while one hangs does not leave its worker waiting. */
+const hangingStores: HangingLeaseStore[] = [];
+
+/**
+ * One worker's view of a shared lease table; after `hang()` every call waits until `open()`, as
+ * requests to an unreachable DynamoDB wait without a timeout, and then goes through.
+ */
+class HangingLeaseStore implements LeaseStore {
+  private gate: Promise<void> | undefined;
+  private opener: (() => void) | undefined;
+
+  constructor(private readonly table: LeaseStore) {
+    hangingStores.push(this);
+  }
+
+  hang(): void {
+    this.gate = new Promise((resolve) => {
+      this.opener = resolve;
+    });
+  }
+
+  open(): void {
+    this.opener?.();
+    this.gate = undefined;
+  }
+
+  private async through<T>(call: () => Promise<T>): Promise<T> {
+    await this.gate;
+    return call();
+  }
+
+  list = () => this.through(() => this.table.list());
+  create = (leaseKey: string, parents: readonly string[]) => this.through(() => this.table.create(leaseKey, parents));
+  renew = (lease: Lease, owner: string) => this.through(() => this.table.renew(lease, owner));
+  take = (lease: Lease, owner: string) => this.through(() => this.table.take(lease, owner));
+  checkpoint = (lease: Lease, owner: string, checkpoint: string) => this.through(() => this.table.checkpoint(lease, owner, checkpoint));
+  release = (lease: Lease, owner: string) => this.through(() => this.table.release(lease, owner));
+  remove = (lease: Lease) => this.through(() => this.table.remove(lease));
+}
+
 let workers: ProcessorWorker[] = [];
 afterEach(async () => {
   for (const publisher of publishers.splice(0)) publisher.open();
+  for (const store of hangingStores.splice(0)) store.open();
   await Promise.all(workers.map((w) => w.halt()));
   workers = [];
 });
@@ -181,6 +223,45 @@ describe('graceful stop', () => {
     await waitFor(() => second.status().leases.length === 2, { what: 'B to hold both leases' });
     // Checkpointed before it was released: B does not publish the record again.
     expect([...publisher.published.values()]).toEqual([1]);
+  });
+});
+
+describe('stop() during start()', () => {
+  it('ends the start and hands over the lease its scan took, leaving the worker stopped', async () => {
+    const stream = new SimulatedStream();
+    const shard = stream.shards[0]!.id;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let taking = 0;
+    // The start's lease scan takes the lease only once stop() was called.
+    class GatedStore extends MemoryLeaseStore {
+      override async take(lease: Lease, owner: string): Promise<Lease | undefined> {
+        taking++;
+        await gate;
+        return super.take(lease, owner);
+      }
+    }
+    const leases = new GatedStore();
+    const { seen, observer } = recorder();
+    const w = worker({
+      source: new StreamSource(stream, stream.streamArn),
+      leases,
+      publisher: new CountingPublisher(),
+      workerId: 'A',
+      observer,
+    });
+    const starting = w.start();
+    await waitFor(() => taking === 1, { what: "the start's lease scan to take the lease" });
+    const stopping = w.stop();
+    open();
+    await Promise.all([starting, stopping]);
+
+    expect(w.status().state).toBe('stopped');
+    expect(w.status().leases).toEqual([]);
+    expect(leases.rows.get(shard)!.leaseOwner).toBeUndefined();
+    expect(seen.released).toEqual([shard]);
   });
 });
 
@@ -272,6 +353,78 @@ describe('transient lease table errors', () => {
   });
 });
 
+describe('checkpoints that keep failing', () => {
+  async function failingCheckpoints() {
+    const stream = new SimulatedStream();
+    const shard = stream.shards[0]!.id;
+    const leases = new FlakyLeaseStore();
+    const publisher = new CountingPublisher();
+    const a = recorder();
+    const first = worker({ source: new StreamSource(stream, stream.streamArn), leases, publisher, workerId: 'A', observer: a.observer });
+    await first.start();
+    leases.checkpointFailures = Number.POSITIVE_INFINITY;
+    stream.commit({ type: 'order', id: 'a' }, 1, 1);
+    await waitFor(() => publisher.published.size === 1, { what: 'the record' });
+    await waitFor(() => a.seen.errors.length > 0, { what: 'a failed checkpoint' });
+    return { stream, shard, leases, publisher, a, first };
+  }
+
+  it('do not hold stop() up: the lease is given up to expire for the next worker', async () => {
+    const { stream, shard, leases, publisher, a, first } = await failingCheckpoints();
+    let stopped = false;
+    void first.stop().then(() => {
+      stopped = true;
+    });
+    await waitFor(() => stopped, { what: 'stop() to resolve' });
+    expect(a.seen.lost).toEqual([shard]);
+    expect(a.seen.released).toEqual([]);
+
+    leases.checkpointFailures = 0;
+    const second = worker({ source: new StreamSource(stream, stream.streamArn), leases, publisher, workerId: 'B' });
+    await second.start();
+    await waitFor(() => second.status().leases.includes(shard), { what: 'B to take the lease no longer renewed' });
+    // Never checkpointed: B publishes the record again, as at-least-once delivery allows.
+    await waitFor(() => publisher.published.get(sequenceOf(stream.shards[0]!.records[0]!)) === 2, { what: 'B to publish it again' });
+  });
+
+  it('end their back-off as soon as the lease is dropped', async () => {
+    vi.useFakeTimers();
+    vi.spyOn(Math, 'random').mockReturnValue(0.999);
+    try {
+      const stream = new SimulatedStream();
+      stream.commit({ type: 'order', id: 'a' }, 1, 1);
+      const shard = stream.shards[0]!.id;
+      const leases = new FlakyLeaseStore();
+      await leases.create(shard, []);
+      const held = new HeldLease(leases, 'A', (await leases.take(leases.rows.get(shard)!, 'A'))!);
+      leases.checkpointFailures = Number.POSITIVE_INFINITY;
+      const consumer = new ShardConsumer(held, {
+        source: new StreamSource(stream, stream.streamArn),
+        publisher: new CountingPublisher(),
+        // Back-offs of 99 ms and more, against idle reads 1 ms apart.
+        settings: processorSettings({ ...SETTINGS, retryMaxDelayMs: 600_000, idleMinDelayMs: 1, idleMaxDelayMs: 1 }),
+        parentsFinished: () => true,
+        stopping: () => false,
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        processed: () => {},
+        failed: () => {},
+        // The worker halts while the consumer waits to retry its first failed checkpoint.
+        checkpointFailed: () => void Promise.resolve().then(() => held.drop('halted')),
+        trimmed: () => {},
+      });
+      let exit: string | undefined;
+      void consumer.run().then((result) => {
+        exit = result;
+      });
+      await vi.advanceTimersByTimeAsync(20);
+      expect(exit).toBe('lease-lost');
+    } finally {
+      vi.restoreAllMocks();
+      vi.useRealTimers();
+    }
+  });
+});
+
 describe('a stolen lease', () => {
   it('publishes no page read ahead once the checkpoint of the page before found the lease taken', async () => {
     const stream = new SimulatedStream();
@@ -318,6 +471,80 @@ describe('a stolen lease', () => {
     });
     await expect(consumer.run()).resolves.toBe('lease-lost');
     expect([...publisher.published.keys()]).toEqual([sequenceOf(stream.shards[0]!.records[0]!)]);
+  });
+});
+
+describe('a lease whose writes hang', () => {
+  it('publishes nothing once another worker may have taken it, though no write ever failed', async () => {
+    const stream = new SimulatedStream();
+    const shard = stream.shards[0]!.id;
+    const table = new MemoryLeaseStore();
+    const hanging = new HangingLeaseStore(table);
+    const publisherA = new CountingPublisher();
+    const a = recorder();
+    const first = worker({
+      source: new StreamSource(stream, stream.streamArn),
+      leases: hanging,
+      publisher: publisherA,
+      workerId: 'A',
+      observer: a.observer,
+    });
+    await first.start();
+    stream.commit({ type: 'order', id: 'a' }, 1, 1);
+    const firstRecord = sequenceOf(stream.shards[0]!.records[0]!);
+    await waitFor(() => table.rows.get(shard)?.checkpoint === firstRecord, { what: "A's first checkpoint" });
+
+    // A's requests to the lease table now wait for ever; its reads and publishes still go through.
+    hanging.hang();
+    const publisherB = new CountingPublisher();
+    const second = worker({ source: new StreamSource(stream, stream.streamArn), leases: table, publisher: publisherB, workerId: 'B' });
+    await second.start();
+    await waitFor(() => second.status().leases.includes(shard), { what: 'B to take the unrenewed lease' });
+    const later = Array.from({ length: 20 }, (_, i) => stream.commit({ type: 'order', id: 'a' }, i + 2, 1)).flat();
+    const laterRecords = stream.shards[0]!.records.slice(1).map(sequenceOf);
+    expect(laterRecords).toHaveLength(later.length);
+    await waitFor(() => laterRecords.every((seq) => publisherB.published.has(seq)), { what: 'B to publish the later records' });
+    await waitFor(() => a.seen.lost.includes(shard) || laterRecords.some((seq) => publisherA.published.has(seq)), {
+      what: 'A to give the lease up or publish a later record',
+    });
+
+    expect(laterRecords.filter((seq) => publisherA.published.has(seq))).toEqual([]);
+    expect(a.seen.lost).toEqual([shard]);
+  });
+});
+
+describe('renewals that keep failing', () => {
+  it('give the lease up at the moment another worker may take it, not a back-off later', async () => {
+    vi.useFakeTimers();
+    try {
+      const stream = new SimulatedStream();
+      const leases = new FlakyLeaseStore();
+      const publisher = new CountingPublisher();
+      const reasons: string[] = [];
+      // Expiry in another worker's eyes: 1000 − 2 × 100 = 800 ms after the last write; the back-off
+      // after failures at 400, 450, 550 and 750 ms would make the next attempt only at 1150 ms.
+      const w = worker({
+        source: new StreamSource(stream, stream.streamArn),
+        leases,
+        publisher,
+        workerId: 'A',
+        observer: { leaseLost: (_shard: string, reason: string) => reasons.push(reason) },
+        settings: { failoverMs: 1000, renewIntervalMs: 400, leaseScanIntervalMs: 100 },
+      });
+      leases.renewFailures = Number.POSITIVE_INFINITY;
+      // The consumer waits in a publish meanwhile: only the renewals judge the lease.
+      publisher.hold();
+      stream.commit({ type: 'order', id: 'a' }, 1, 1);
+      await w.start();
+      await vi.advanceTimersByTimeAsync(799);
+      expect(reasons).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(reasons).toHaveLength(1);
+      expect(reasons[0]).toMatch(/^not renewed for 800 ms, so another worker may take it/);
+      expect(publisher.inFlight).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
