@@ -6,6 +6,7 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { sleep } from '../../shared/backoff.js';
 import {
   HeldLease,
   type Lease,
@@ -39,6 +40,27 @@ const delivered = (records: readonly _Record[]): RelayResult => ({
   failed: 0,
 });
 
+/** Lets callers through while open; after `close()`, they wait until `open()`. */
+class Gate {
+  private closed: Promise<void> | undefined;
+  private opener: (() => void) | undefined;
+
+  close(): void {
+    this.closed = new Promise((resolve) => {
+      this.opener = resolve;
+    });
+  }
+
+  open(): void {
+    this.opener?.();
+    this.closed = undefined;
+  }
+
+  passed(): Promise<void> | undefined {
+    return this.closed;
+  }
+}
+
 /** Every publisher of the test, so a test that fails while one is held does not leave its worker waiting. */
 const publishers: CountingPublisher[] = [];
 
@@ -47,29 +69,25 @@ class CountingPublisher implements RecordPublisher {
   readonly published = new Map<string, number>();
   inFlight = 0;
   maxInFlight = 0;
-  private gate: Promise<void> | undefined;
-  private opener: (() => void) | undefined;
+  private readonly gate = new Gate();
 
   constructor() {
     publishers.push(this);
   }
 
   hold(): void {
-    this.gate = new Promise((resolve) => {
-      this.opener = resolve;
-    });
+    this.gate.close();
   }
 
   open(): void {
-    this.opener?.();
-    this.gate = undefined;
+    this.gate.open();
   }
 
   async relay(records: readonly _Record[]): Promise<RelayResult> {
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
-      await this.gate;
+      await this.gate.passed();
       for (const record of records) this.published.set(sequenceOf(record), (this.published.get(sequenceOf(record)) ?? 0) + 1);
       return delivered(records);
     } finally {
@@ -134,26 +152,22 @@ const hangingStores: HangingLeaseStore[] = [];
  * requests to an unreachable DynamoDB wait without a timeout, and then goes through.
  */
 class HangingLeaseStore implements LeaseStore {
-  private gate: Promise<void> | undefined;
-  private opener: (() => void) | undefined;
+  private readonly gate = new Gate();
 
   constructor(private readonly table: LeaseStore) {
     hangingStores.push(this);
   }
 
   hang(): void {
-    this.gate = new Promise((resolve) => {
-      this.opener = resolve;
-    });
+    this.gate.close();
   }
 
   open(): void {
-    this.opener?.();
-    this.gate = undefined;
+    this.gate.open();
   }
 
   private async through<T>(call: () => Promise<T>): Promise<T> {
-    await this.gate;
+    await this.gate.passed();
     return call();
   }
 
@@ -405,7 +419,7 @@ describe('checkpoints that keep failing', () => {
         settings: processorSettings({ ...SETTINGS, retryMaxDelayMs: 600_000, idleMinDelayMs: 1, idleMaxDelayMs: 1 }),
         parentsFinished: () => true,
         stopping: () => false,
-        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        sleep,
         processed: () => {},
         failed: () => {},
         // The worker halts while the consumer waits to retry its first failed checkpoint.
@@ -463,7 +477,7 @@ describe('a stolen lease', () => {
       settings: processorSettings({ ...SETTINGS, readLimit: 1 }),
       parentsFinished: () => true,
       stopping: () => false,
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      sleep,
       processed: () => {},
       failed: () => {},
       checkpointFailed: () => {},
