@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { GetRecordsCommand, type GetRecordsCommandOutput, GetShardIteratorCommand, type Shard } from '@aws-sdk/client-dynamodb-streams';
+import { GetRecordsCommand, type GetRecordsCommandOutput, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { DEFAULT_RELAY_TIMEOUT_SECONDS } from '../event-source.js';
+import type { ShardInfo } from '../processor/stream-source.js';
 import { passesFilters } from './filter-pattern.js';
 import { batchFailureRecord, type OnFailureCondition } from './on-failure.js';
 import { LOCAL_RELAY_FUNCTION_NAME } from './resources.js';
@@ -51,7 +52,7 @@ export function jsonLengthBound(value: unknown): number {
 
 /** A shard as the runner tracks it. */
 export interface ShardState {
-  readonly shard: Shard;
+  readonly shard: ShardInfo;
   status: 'waiting' | 'reading' | 'ended';
   /** Bumped each time the shard was read to its current end with nothing left to hand over. */
   caughtUp: number;
@@ -63,6 +64,8 @@ export interface ReaderContext {
   stopped(): boolean;
   sleep(ms: number): Promise<void>;
   report(error: unknown): void;
+  /** Whether a complete listing of the stream's shards has this one (rejects when the listing fails). */
+  listed(shardId: string): Promise<boolean>;
 }
 
 type ReadResult = 'records' | 'empty' | 'error';
@@ -127,7 +130,7 @@ export class ShardReader {
   }
 
   private get shardId(): string {
-    return this.state.shard.ShardId!;
+    return this.state.shard.shardId;
   }
 
   private pendingCount(): number {
@@ -216,8 +219,9 @@ export class ShardReader {
   /**
    * A shard iterator after the last record read (or the checkpoint), else at the starting
    * position. When the records after it were trimmed, or the stream does not know the sequence
-   * number, the shard is read from its oldest record kept; a shard the stream no longer has is
-   * done.
+   * number, the shard is read from its oldest record kept. A shard the stream no longer has is
+   * done, but only when a complete listing agrees: a shard `GetShardIterator` does not know for
+   * a moment is tried again at the next poll.
    */
   private async shardIterator(): Promise<string | undefined> {
     const { streams, streamArn, settings } = this.options;
@@ -237,7 +241,10 @@ export class ShardReader {
       return ShardIterator;
     } catch (error) {
       const name = (error as { name?: string }).name;
-      if (name === 'ResourceNotFoundException') return undefined;
+      if (name === 'ResourceNotFoundException') {
+        if (!(await this.context.listed(this.shardId))) return undefined;
+        throw error;
+      }
       if (this.lastRead === undefined || (name !== 'TrimmedDataAccessException' && name !== 'ValidationException')) throw error;
       this.context.report(
         new Error(

@@ -1,23 +1,12 @@
-import {
-  DescribeStreamCommand,
-  type DescribeStreamCommandOutput,
-  type GetRecordsCommand,
-  type GetRecordsCommandOutput,
-  type GetShardIteratorCommand,
-  type GetShardIteratorCommandOutput,
-} from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { RelayEventSourceSettings } from '../event-source.js';
+import { StreamSource, type StreamsApi } from '../processor/stream-source.js';
 import type { CheckpointStore } from './checkpoints.js';
 import type { OnFailureDestination } from './on-failure.js';
 import { type ReaderContext, ShardReader, type ShardState } from './shard-reader.js';
 
 /** The DynamoDB Streams operations the runner uses; a `DynamoDBStreamsClient` fits. */
-export interface StreamsClient {
-  send(command: DescribeStreamCommand): Promise<DescribeStreamCommandOutput>;
-  send(command: GetShardIteratorCommand): Promise<GetShardIteratorCommandOutput>;
-  send(command: GetRecordsCommand): Promise<GetRecordsCommandOutput>;
-}
+export type StreamsClient = StreamsApi;
 
 /** The part of Lambda's context the runner passes: the function's name, the request id and the time left before the timeout. */
 export type StreamInvocationContext = Pick<Context, 'functionName' | 'awsRequestId' | 'getRemainingTimeInMillis'>;
@@ -98,8 +87,11 @@ export class StreamRunner {
   private readonly abort = new AbortController();
   private coordinator: Promise<void> | undefined;
   private refreshedAt = 0;
+  private readonly source: StreamSource;
 
-  constructor(private readonly options: StreamRunnerOptions) {}
+  constructor(private readonly options: StreamRunnerOptions) {
+    this.source = new StreamSource(options.streams, options.streamArn);
+  }
 
   /** Starts polling; returns at once. */
   start(): void {
@@ -168,29 +160,21 @@ export class StreamRunner {
     }
   }
 
+  /** Lists every shard (a complete listing, or an error), tracks the new ones and starts those ready. */
   private async refreshShards(): Promise<void> {
-    let exclusiveStartShardId: string | undefined;
-    const listed = new Set<string>();
-    do {
-      const { StreamDescription } = await this.options.streams.send(
-        new DescribeStreamCommand({ StreamArn: this.options.streamArn, ExclusiveStartShardId: exclusiveStartShardId }),
-      );
-      for (const shard of StreamDescription?.Shards ?? []) {
-        if (shard.ShardId === undefined) continue;
-        listed.add(shard.ShardId);
-        if (!this.shards.has(shard.ShardId)) this.shards.set(shard.ShardId, { shard, status: 'waiting', caughtUp: 0 });
-      }
-      exclusiveStartShardId = StreamDescription?.LastEvaluatedShardId;
-    } while (exclusiveStartShardId !== undefined);
+    const listed = await this.source.listShards();
+    for (const shard of listed) {
+      if (!this.shards.has(shard.shardId)) this.shards.set(shard.shardId, { shard, status: 'waiting', caughtUp: 0 });
+    }
     // A checkpoint of a shard that has left the stream (trimmed 24 hours after it closed) is of no more use.
-    if (listed.size > 0) this.options.checkpoints?.retain(listed);
+    if (listed.length > 0) this.options.checkpoints?.retain(new Set(listed.map((shard) => shard.shardId)));
     this.startReadyShards();
     this.refreshedAt = Date.now();
   }
 
   private startReadyShards(): void {
     for (const state of this.shards.values()) {
-      const parent = state.shard.ParentShardId === undefined ? undefined : this.shards.get(state.shard.ParentShardId);
+      const parent = state.shard.parentShardId === undefined ? undefined : this.shards.get(state.shard.parentShardId);
       if (state.status !== 'waiting' || (parent !== undefined && parent.status !== 'ended') || this.stopped) continue;
       state.status = 'reading';
       const context: ReaderContext = {
@@ -198,6 +182,7 @@ export class StreamRunner {
         stopped: () => this.stopped,
         sleep: (ms) => this.sleep(ms),
         report: (error) => this.report(error),
+        listed: async (shardId) => (await this.source.listShards()).some((shard) => shard.shardId === shardId),
       };
       const worker = new ShardReader(context, state, this.options)
         .run()

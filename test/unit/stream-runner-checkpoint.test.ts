@@ -1,3 +1,4 @@
+import { type GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
@@ -177,5 +178,67 @@ describe('stream runner checkpoints', () => {
     await runner!.idle();
 
     expect([...checkpoints.shards.keys()]).toEqual([shardId]);
+  });
+});
+
+describe('stream runner shards', () => {
+  /** Makes `GetShardIterator` of `shardId` fail with ResourceNotFoundException, after `before(shardId)`, the first `times` times. */
+  function iteratorNotFound(stream: SimulatedStream, shardId: string, times: number, before: () => void = () => {}): void {
+    const send = stream.send.bind(stream);
+    let left = times;
+    stream.send = (async (command: Parameters<typeof send>[0]) => {
+      if (command instanceof GetShardIteratorCommand && command.input.ShardId === shardId && left > 0) {
+        left--;
+        before();
+        throw Object.assign(new Error(`Requested resource not found: Shard ${shardId}`), { name: 'ResourceNotFoundException' });
+      }
+      return send(command as GetRecordsCommand);
+    }) as typeof stream.send;
+  }
+
+  it('keeps reading a shard GetShardIterator did not know for a moment while the stream still lists it', async () => {
+    const { stream, shardId } = streamOf(['o1', 'o2', 'o3']);
+    iteratorNotFound(stream, shardId, 2);
+    const seen: DynamoDBRecord[] = [];
+    const errors: unknown[] = [];
+    start(
+      stream,
+      async ({ Records }) => {
+        seen.push(...Records);
+        return { batchItemFailures: [] };
+      },
+      new MemoryCheckpointStore(),
+      {},
+      (error) => errors.push(error),
+    );
+    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(3);
+
+    expect(seen.map(idOf)).toEqual(['o1', 'o2', 'o3']);
+    expect(errors.map((error) => (error as Error).name)).toEqual(['ResourceNotFoundException', 'ResourceNotFoundException']);
+  });
+
+  it('ends a shard that has left the stream when it was about to be read, and starts its children', async () => {
+    const stream = new SimulatedStream();
+    stream.commit({ type: 'order', id: 'parent' }, 1, 1);
+    const parent = stream.shards[0]!.id;
+    stream.split(parent);
+    for (const id of ['c1', 'c2', 'c3', 'c4']) stream.commit({ type: 'order', id }, 1, 1);
+    iteratorNotFound(stream, parent, 1, () => stream.trim(parent));
+    const seen: DynamoDBRecord[] = [];
+    const errors: unknown[] = [];
+    start(
+      stream,
+      async ({ Records }) => {
+        seen.push(...Records);
+        return { batchItemFailures: [] };
+      },
+      new MemoryCheckpointStore(),
+      {},
+      (error) => errors.push(error),
+    );
+    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(4);
+
+    expect(seen.map(idOf).sort()).toEqual(['c1', 'c2', 'c3', 'c4']);
+    expect(errors).toEqual([]);
   });
 });
