@@ -24,4 +24,4 @@ export type { ReadResult, ShardInfo, ShardIteratorResult, StreamsApi } from './s
 export { MAX_RECORDS_PER_READ, StreamSource } from './stream-source.js';
 export type { ProcessorWorkerOptions, WorkerStatus } from './worker.js';
 export { ProcessorWorker } from './worker.js';
-export type { BatchReport, PublishFailureReport, TrimReport, WorkerObserver } from './worker-observer.js';
+export type { BatchReport, PublishFailureReport, ReadFailureReport, TrimReport, WorkerObserver } from './worker-observer.js';

@@ -13,7 +13,8 @@ export const PROCESSOR_METRICS = {
   leaseTableDimension: 'leaseTable',
   /**
    * Largest now − `ApproximateCreationDateTime` of a flush interval's pages, in ms: of each
-   * page's oldest record, reported when the page is published and each time it fails to publish.
+   * page's oldest record, reported when the page is published and each time it fails to publish;
+   * and while a shard cannot be read, now − when it was last read, each time a read fails.
    */
   lag: 'lag',
 } as const;
@@ -43,7 +44,8 @@ export interface ProcessorObserver extends WorkerObserver {
 
 /**
  * Structured logs and EMF metrics for a worker: `records`, `published` and `lag` per batch (`lag`
- * also per failed publish, so it keeps rising while a shard cannot publish); `trimmed`, the times
+ * also per failed publish and per failed read, so it keeps rising while a shard cannot publish or
+ * cannot be read); `trimmed`, the times
  * records were found trimmed from the stream before they were read; `leasesHeld` and
  * `leasesTotal` per lease scan. Metrics are flushed at most every `flushIntervalMs`, so a busy
  * shard does not write one EMF line per page, and by `flush()`, which the entry point calls
@@ -88,6 +90,9 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
     },
     publishFailed(report) {
       if (report.lagMs !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, report.lagMs);
+    },
+    readFailed(report) {
+      maxLagMs = Math.max(maxLagMs ?? 0, report.lagMs);
     },
     trimmed() {
       trimmed++;

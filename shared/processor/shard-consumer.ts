@@ -28,9 +28,11 @@ export interface ConsumerContext {
   processed(records: readonly _Record[], result: RelayResult): void;
   /**
    * A read or publish failed; the consumer retries after a pause. After a publish failure,
-   * `unpublished` is the oldest record of the page not published (the one retried from).
+   * `stalled` names the oldest record of the page not published (the one retried from); after a
+   * failed read (`GetShardIterator` or `GetRecords`), when the shard was last read: records
+   * written since may have waited that long.
    */
-  failed(error: unknown, unpublished?: _Record): void;
+  failed(error: unknown, stalled: { readonly unpublished: _Record } | { readonly readAt: number }): void;
   /** A checkpoint write failed for another reason than a lost lease; it is retried while the lease is held, unless stopping. */
   checkpointFailed(error: unknown): void;
   /** Records were trimmed from the stream before they were read: they are skipped. */
@@ -67,6 +69,8 @@ export class ShardConsumer {
   private checkpointFailure: unknown;
   /** Where reading resumes: the last record published (ahead of the lease's checkpoint while it is written). */
   private position: string;
+  /** When a read last succeeded (or reading began): while reads fail, records written since wait unread. */
+  private readAt = Date.now();
 
   constructor(
     private readonly held: HeldLease,
@@ -93,6 +97,7 @@ export class ShardConsumer {
   private async loop(): Promise<ConsumerExit> {
     const { source, settings } = this.context;
     while (this.active() && !this.context.parentsFinished()) await this.context.sleep(settings.leaseScanIntervalMs);
+    this.readAt = Date.now();
     let iterator: string | undefined;
     /** The next page, read while the current one is published; pages are still published one after another. */
     let ahead: Promise<ReadResult> | undefined;
@@ -112,6 +117,7 @@ export class ShardConsumer {
         }
         const page = await (ahead ?? source.read(iterator, settings.readLimit));
         ahead = undefined;
+        if (page.status === 'records') this.readAt = Date.now();
         if (page.status === 'expired') {
           iterator = undefined;
           continue;
@@ -150,7 +156,7 @@ export class ShardConsumer {
         }
       } catch (error) {
         if (error instanceof LeaseLostError) throw error;
-        this.context.failed(error);
+        this.context.failed(error, { readAt: this.readAt });
         ahead = undefined;
         iterator = undefined;
         await this.pause();
@@ -187,7 +193,7 @@ export class ShardConsumer {
       this.checkpointSoon(this.position);
     }
     await this.settle();
-    this.context.failed(new Error(`record ${failed} failed to publish; retrying from it`), records[Math.max(index, 0)]);
+    this.context.failed(new Error(`record ${failed} failed to publish; retrying from it`), { unpublished: records[Math.max(index, 0)]! });
     return false;
   }
 

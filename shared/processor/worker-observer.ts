@@ -15,6 +15,13 @@ export interface PublishFailureReport {
   readonly lagMs: number | undefined;
 }
 
+/** A shard whose records could not be read (`GetShardIterator` or `GetRecords` failed); the shard retries. */
+export interface ReadFailureReport {
+  readonly shardId: string;
+  /** Now minus when the shard was last read (or reading began): how long a record written since may have waited unread. */
+  readonly lagMs: number;
+}
+
 /** Records of a shard trimmed from the stream before they were read: skipped, never published. */
 export interface TrimReport {
   readonly shardId: string;
@@ -31,6 +38,7 @@ export interface TrimReport {
 export interface WorkerObserver {
   batch?(report: BatchReport): void;
   publishFailed?(report: PublishFailureReport): void;
+  readFailed?(report: ReadFailureReport): void;
   /** Also reported through `error`, with a `RecordsTrimmedError`. */
   trimmed?(report: TrimReport): void;
   leaseScan?(counts: { readonly held: number; readonly total: number }): void;

@@ -244,7 +244,7 @@ export class ProcessorWorker {
       stopping: () => this.clock.stopped,
       sleep: (ms) => this.clock.sleep(ms),
       processed: (records, result) => this.processed(held.leaseKey, records, result),
-      failed: (error, unpublished) => this.failed(held.leaseKey, error, unpublished),
+      failed: (error, stalled) => this.failed(held.leaseKey, error, stalled),
       checkpointFailed: (error) =>
         this.options.observer?.error?.(`shard ${held.leaseKey}: checkpoint failed; retrying while the lease is held`, error),
       trimmed: (error) => this.trimmed(error),
@@ -293,10 +293,12 @@ export class ProcessorWorker {
     this.options.observer?.batch?.({ shardId, records: records.length, published: result.published, ignored: result.ignored, lagMs });
   }
 
-  private failed(shardId: string, error: unknown, unpublished: _Record | undefined): void {
+  private failed(shardId: string, error: unknown, stalled: { readonly unpublished: _Record } | { readonly readAt: number }): void {
     this.options.observer?.error?.(`shard ${shardId}: read or publish failed; retrying`, error);
-    // The lag keeps growing while a record fails, so it is reported then too, not only once published.
-    if (unpublished !== undefined) this.options.observer?.publishFailed?.({ shardId, lagMs: lagOf(unpublished) });
+    // The lag keeps growing while a record fails to publish or the shard cannot be read, so it is
+    // reported then too, not only once published.
+    if ('unpublished' in stalled) this.options.observer?.publishFailed?.({ shardId, lagMs: lagOf(stalled.unpublished) });
+    else this.options.observer?.readFailed?.({ shardId, lagMs: Math.max(0, Date.now() - stalled.readAt) });
   }
 }
 

@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { GetRecordsCommand } from '@aws-sdk/client-dynamodb-streams';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   PROCESSOR_METRICS,
@@ -69,8 +70,20 @@ describe('processor lag, as the worker reports it', () => {
   });
 
   /** Starts a worker on that backlog, with `publisher`; resolves to the list of EMF its observer writes. */
-  async function workOnBacklog(publisher: RecordPublisher): Promise<ReturnType<ReturnType<typeof processorMetrics>['serializeMetrics']>[]> {
+  async function workOnBacklog(
+    publisher: RecordPublisher,
+    { failReads = false } = {},
+  ): Promise<ReturnType<ReturnType<typeof processorMetrics>['serializeMetrics']>[]> {
     const stream = new SimulatedStream();
+    if (failReads) {
+      const send = stream.send.bind(stream);
+      stream.send = (async (command: Parameters<typeof send>[0]) => {
+        if (command instanceof GetRecordsCommand) {
+          throw Object.assign(new Error('not authorized to perform dynamodb:GetRecords'), { name: 'AccessDeniedException' });
+        }
+        return send(command as GetRecordsCommand);
+      }) as typeof stream.send;
+    }
     for (let seq = 1; seq <= AGES.length; seq++) stream.commit({ type: 'order', id: 'a' }, seq, 1);
     for (const [index, record] of stream.shards[0]!.records.entries()) {
       record.dynamodb!.ApproximateCreationDateTime = new Date(Date.now() - AGES[index]!);
@@ -114,5 +127,18 @@ describe('processor lag, as the worker reports it', () => {
     const written = await workOnBacklog({ relay: async (records) => result(records, true) });
     await vi.waitFor(() => expect(lags(written).length).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 10 });
     for (const lag of lags(written)) expect(lag).toBeGreaterThanOrEqual(AGES[0]!);
+  });
+
+  it('keeps being reported, as the time since the shard was last read, while its records cannot be read', async () => {
+    const startedAt = Date.now();
+    const written = await workOnBacklog({ relay: async (records) => result(records, false) }, { failReads: true });
+    await vi.waitFor(() => expect(Math.max(0, ...(lags(written) as number[]))).toBeGreaterThanOrEqual(300), {
+      timeout: 10_000,
+      interval: 10,
+    });
+    const reported = lags(written) as number[];
+    // Rising with the time the reads keep failing, never more than it (the records' own ages are unknown: none was read).
+    expect(reported).toEqual([...reported].sort((a, b) => a - b));
+    expect(Math.max(...reported)).toBeLessThanOrEqual(Date.now() - startedAt);
   });
 });
