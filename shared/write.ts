@@ -1,50 +1,19 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { type AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall, type marshallOptions, unmarshall } from '@aws-sdk/util-dynamodb';
-import { v7 as uuidv7 } from 'uuid';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { type BackoffOptions, backoffDelay, sleep } from './backoff.js';
 import type { OutboxConfig } from './config.js';
-import {
-  IdempotencyConflictError,
-  type OperationFailure,
-  TransactionConflictError,
-  TransactionFailedError,
-  WriteValidationError,
-} from './errors.js';
-import { itemSize } from './item-size.js';
-import { type AggregateRef, SLOT_KIND, SLOT_SORT_KEY } from './slot.js';
-import { TABLE } from './table.js';
-import {
-  MAX_ITEM_BYTES,
-  MAX_REQUEST_BYTES,
-  MAX_TRANSACTION_ACTIONS,
-  planSlots,
-  resolveOperation,
-  type SlotPlan,
-  type TransactOperation,
-  validateIdempotencyKey,
-  type WriteInput,
-} from './write-input.js';
+import { TransactionConflictError, WriteValidationError } from './errors.js';
+import { type CancellationReason, cancellationOutcome } from './write-cancellation.js';
+import { derivedToken, idempotencyPut, replay } from './write-idempotency.js';
+import type { WriteInput } from './write-input.js';
+import { type Plan, planWrite } from './write-plan.js';
+import { type WriteResult, writtenEvents } from './write-result.js';
+import { rememberSequence } from './write-sequences.js';
+import { slotUpdate } from './write-slot.js';
 
+export { IDEMPOTENCY_PREFIX } from './write-idempotency.js';
 export type { EventInput, WriteInput, WriteOperation } from './write-input.js';
-
-/** One event as committed. */
-export interface WrittenEvent {
-  readonly id: string;
-  readonly type: string;
-  readonly aggregate: AggregateRef;
-  /** Per-aggregate sequence, gapless and increasing within the aggregate's slot. */
-  readonly sequence: number;
-  readonly time: string;
-}
-
-export interface WriteResult {
-  /** The events in the order they were given. */
-  readonly events: readonly WrittenEvent[];
-  /** `true` when an earlier call with the same idempotency key committed and this one wrote nothing. */
-  readonly replayed: boolean;
-}
+export type { WriteResult, WrittenEvent } from './write-result.js';
 
 export interface OutboxOptions {
   readonly config: OutboxConfig;
@@ -72,23 +41,6 @@ export interface WriteRetryOptions extends BackoffOptions {
 
 const DEFAULT_RETRY: WriteRetryOptions = { maxAttempts: 10, baseDelayMs: 20, maxDelayMs: 1000, maxSequenceRaces: 100 };
 const RACE_BACKOFF: BackoffOptions = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 5, maxDelayMs: 50 };
-const TRANSIENT_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
-const SEQUENCE_CACHE_SIZE = 10_000;
-export const IDEMPOTENCY_PREFIX = 'IDEMPOTENCY#';
-
-interface Plan {
-  readonly operations: TransactOperation[];
-  readonly kinds: string[];
-  readonly slots: SlotPlan[];
-  readonly now: Date;
-  readonly fingerprint: string;
-}
-
-interface CancellationReason {
-  Code?: string;
-  Message?: string;
-  Item?: Record<string, AttributeValue>;
-}
 
 /**
  * The write helper: commits business operations and the events they imply in one
@@ -149,7 +101,13 @@ export class Outbox {
 
   /** Commits the operations and events atomically; see {@link WriteInput}. */
   async write(input: WriteInput): Promise<WriteResult> {
-    const plan = this.#plan(input);
+    const plan = planWrite(input, {
+      config: this.#config,
+      tableName: this.#tableName,
+      client: this.#client,
+      idempotencyTtlSeconds: this.#idempotencyTtlSeconds,
+      clock: this.#clock,
+    });
     return this.#exclusive(
       plan.slots.map((slot) => slot.pk),
       () => this.#commit(input, plan),
@@ -185,34 +143,36 @@ export class Outbox {
     let races = 0;
     let lastReason = '';
     for (let attempt = 1; ; attempt++) {
-      const result = this.#result(plan.slots, expected);
+      const result = writtenEvents(plan.slots, expected);
       try {
         await this.#client.send(
           new TransactWriteCommand({
             TransactItems: [
               ...plan.operations,
-              ...plan.slots.map((slot) => this.#slotUpdate(slot, expected.get(slot.pk), plan.now)),
-              ...(input.idempotencyKey === undefined ? [] : [this.#idempotencyPut(input.idempotencyKey, plan, result)]),
+              ...plan.slots.map((slot) => slotUpdate(slot, expected.get(slot.pk), plan.now, this.#tableName, this.#config)),
+              ...(input.idempotencyKey === undefined
+                ? []
+                : [idempotencyPut(input.idempotencyKey, plan, result, this.#tableName, this.#idempotencyTtlSeconds)]),
             ],
             ...(token === undefined ? {} : { ClientRequestToken: token }),
           }),
         );
-        for (const slot of plan.slots) this.#remember(slot.pk, (expected.get(slot.pk) ?? 0) + slot.events.length);
+        for (const slot of plan.slots) rememberSequence(this.#sequences, slot.pk, (expected.get(slot.pk) ?? 0) + slot.events.length);
         return { events: result, replayed: false };
       } catch (error) {
         const name = (error as Error).name;
         let raced = false;
         if (name === 'TransactionCanceledException') {
           const reasons = ((error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? []) as CancellationReason[];
-          const outcome = this.#cancelled(reasons, plan, expected, input.idempotencyKey, error);
+          const outcome = cancellationOutcome(reasons, plan, expected, input.idempotencyKey, error, this.#sequences);
           if (outcome.status === 'replayed') return outcome.result;
           raced = outcome.status === 'raced';
           lastReason = outcome.reason;
           // A changed request must not reuse the token of the one DynamoDB just saw.
           if (token !== undefined) token = derivedToken(token, attempt);
         } else if (name === 'IdempotentParameterMismatchException' && input.idempotencyKey !== undefined) {
-          const replay = await this.#replay(input.idempotencyKey, plan.fingerprint);
-          if (replay !== undefined) return replay;
+          const replayed = await replay(this.#client, this.#tableName, input.idempotencyKey, plan.fingerprint);
+          if (replayed !== undefined) return replayed;
           // The earlier request under this token never committed (it would have left its record).
           token = derivedToken(input.idempotencyKey, attempt);
           lastReason = name;
@@ -238,350 +198,4 @@ export class Outbox {
       }
     }
   }
-
-  #plan(input: WriteInput): Plan {
-    if (typeof input !== 'object' || input === null) {
-      throw new WriteValidationError('EMPTY_WRITE', `write() got ${String(input)}; allowed: { operations?, events, idempotencyKey? }`);
-    }
-    const operationsInput = input.operations ?? [];
-    const eventsInput = input.events ?? [];
-    for (const [name, value] of [
-      ['operations', operationsInput],
-      ['events', eventsInput],
-    ] as const) {
-      if (!Array.isArray(value)) {
-        throw new WriteValidationError('EMPTY_WRITE', `write() got ${name} of type ${typeof value}; allowed: an array, or leave it out`);
-      }
-    }
-    if (operationsInput.length === 0 && eventsInput.length === 0) {
-      throw new WriteValidationError('EMPTY_WRITE', 'write() got no operations and no events; allowed: at least one of either');
-    }
-    validateIdempotencyKey(input.idempotencyKey);
-    const now = this.#clock();
-    const time = now.toISOString();
-    const operations: TransactOperation[] = [];
-    const kinds: string[] = [];
-    const targets = new Map<string, number>();
-    operationsInput.forEach((op, index) => {
-      const resolved = resolveOperation(op, index, this.#tableName);
-      if (resolved.itemId !== undefined) {
-        const earlier = targets.get(resolved.itemId);
-        if (earlier !== undefined) {
-          throw new WriteValidationError(
-            'DUPLICATE_ITEM',
-            `operations[${earlier}] and operations[${index}] target the same item; allowed: one action per item in a transaction`,
-          );
-        }
-        targets.set(resolved.itemId, index);
-      }
-      operations.push(resolved.operation);
-      kinds.push(resolved.kind);
-    });
-    const slots = planSlots(eventsInput, this.#config, () => ({ id: uuidv7(), time }));
-    const actions = operations.length + slots.length + (input.idempotencyKey === undefined ? 0 : 1);
-    if (actions > MAX_TRANSACTION_ACTIONS) {
-      throw new WriteValidationError(
-        'TOO_MANY_ACTIONS',
-        `This write needs ${actions} actions (${operations.length} operations, ${slots.length} aggregate slots${input.idempotencyKey === undefined ? '' : ', 1 idempotency record'}); allowed: at most ${MAX_TRANSACTION_ACTIONS} per transaction`,
-      );
-    }
-    const marshallOptions = this.#client.config.translateConfig?.marshallOptions ?? {};
-    let requestBytes = 0;
-    operations.forEach((op, index) => {
-      requestBytes += operationSize(op, index, marshallOptions);
-    });
-    for (const slot of slots) {
-      const size = itemSize(marshall(this.#slotItem(slot, Number.MAX_SAFE_INTEGER, now), { removeUndefinedValues: true }));
-      if (size > MAX_ITEM_BYTES) {
-        throw new WriteValidationError(
-          'SLOT_TOO_LARGE',
-          `The events of aggregate ${slot.aggregate.type}/${slot.aggregate.id} make a slot item of ${size} bytes; allowed: at most ${MAX_ITEM_BYTES} bytes (the DynamoDB item limit) — split them over several writes`,
-        );
-      }
-      requestBytes += size;
-    }
-    const fingerprint = createHash('sha256')
-      .update(
-        JSON.stringify(
-          {
-            operations: operationsInput,
-            events: eventsInput.map((e) => [e.aggregate, e.type, e.data, e.traceparent ?? null]),
-          },
-          fingerprintReplacer,
-        ),
-      )
-      .digest('base64url');
-    if (input.idempotencyKey !== undefined) {
-      // The record repeats each event's aggregate in its result; sequences are only known at
-      // commit, so it is sized with the widest ones a slot can reach.
-      const widest = new Map(slots.map((slot) => [slot.pk, Number.MAX_SAFE_INTEGER - slot.events.length]));
-      const record = this.#idempotencyPut(input.idempotencyKey, { now, fingerprint }, this.#result(slots, widest)).Put?.Item;
-      const size = itemSize(marshall(record, { removeUndefinedValues: true }));
-      if (size > MAX_ITEM_BYTES) {
-        throw new WriteValidationError(
-          'IDEMPOTENCY_RECORD_TOO_LARGE',
-          `This write's idempotency record (its ${eventsInput.length} events' ids, types and aggregates) is about ${size} bytes; allowed: at most ${MAX_ITEM_BYTES} bytes (the DynamoDB item limit) — write fewer events per call with an idempotency key, or leave the key out`,
-        );
-      }
-      requestBytes += size;
-    }
-    if (requestBytes > MAX_REQUEST_BYTES) {
-      throw new WriteValidationError(
-        'REQUEST_TOO_LARGE',
-        `This write is about ${requestBytes} bytes; allowed: at most ${MAX_REQUEST_BYTES} bytes per transaction`,
-      );
-    }
-    return { operations, kinds, slots, now, fingerprint };
-  }
-
-  #result(slots: readonly SlotPlan[], expected: ReadonlyMap<string, number | undefined>): WrittenEvent[] {
-    const events: WrittenEvent[] = [];
-    for (const slot of slots) {
-      const base = expected.get(slot.pk) ?? 0;
-      slot.events.forEach((event, i) => {
-        events[slot.inputIndexes[i] as number] = {
-          id: event.id,
-          type: event.type,
-          aggregate: slot.aggregate,
-          sequence: base + 1 + i,
-          time: event.time,
-        };
-      });
-    }
-    return events;
-  }
-
-  #slotItem(slot: SlotPlan, seq: number, now: Date) {
-    return {
-      [TABLE.partitionKey]: slot.pk,
-      [TABLE.sortKey]: SLOT_SORT_KEY,
-      kind: SLOT_KIND,
-      aggregateType: slot.aggregate.type,
-      aggregateId: slot.aggregate.id,
-      source: this.#config.source,
-      seq,
-      createdAt: now.toISOString(),
-      events: slot.events,
-      [TABLE.timeToLiveAttribute]: this.#expiry(now, this.#config.outboxRetentionSeconds),
-    };
-  }
-
-  #expiry(now: Date, seconds: number): number {
-    return Math.floor(now.getTime() / 1000) + seconds;
-  }
-
-  /** The slot update of decision 1, made conditional on the sequence last seen. */
-  #slotUpdate(slot: SlotPlan, expected: number | undefined, now: Date): TransactOperation {
-    return {
-      Update: {
-        TableName: this.#tableName,
-        Key: { [TABLE.partitionKey]: slot.pk, [TABLE.sortKey]: SLOT_SORT_KEY },
-        UpdateExpression:
-          'SET #events = :events, #seq = if_not_exists(#seq, :zero) + :n, #createdAt = if_not_exists(#createdAt, :now), ' +
-          '#expiresAt = :ttl, #kind = :kind, #aggregateType = :aggregateType, #aggregateId = :aggregateId, #source = :source',
-        ConditionExpression: expected === undefined ? 'attribute_not_exists(#seq)' : '#seq = :expected',
-        ExpressionAttributeNames: {
-          '#events': 'events',
-          '#seq': 'seq',
-          '#createdAt': 'createdAt',
-          '#expiresAt': TABLE.timeToLiveAttribute,
-          '#kind': 'kind',
-          '#aggregateType': 'aggregateType',
-          '#aggregateId': 'aggregateId',
-          '#source': 'source',
-        },
-        ExpressionAttributeValues: {
-          ':events': slot.events,
-          ':zero': 0,
-          ':n': slot.events.length,
-          ':now': now.toISOString(),
-          ':ttl': this.#expiry(now, this.#config.outboxRetentionSeconds),
-          ':kind': SLOT_KIND,
-          ':aggregateType': slot.aggregate.type,
-          ':aggregateId': slot.aggregate.id,
-          ':source': this.#config.source,
-          ...(expected === undefined ? {} : { ':expected': expected }),
-        },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    };
-  }
-
-  #idempotencyPut(key: string, plan: { now: Date; fingerprint: string }, result: WrittenEvent[]): TransactOperation {
-    return {
-      Put: {
-        TableName: this.#tableName,
-        Item: {
-          [TABLE.partitionKey]: `${IDEMPOTENCY_PREFIX}${key}`,
-          [TABLE.sortKey]: 'IDEMPOTENCY',
-          kind: 'outbox-idempotency',
-          fingerprint: plan.fingerprint,
-          result: JSON.stringify(result),
-          createdAt: plan.now.toISOString(),
-          [TABLE.timeToLiveAttribute]: this.#expiry(plan.now, this.#idempotencyTtlSeconds),
-        },
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': TABLE.partitionKey },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    };
-  }
-
-  #cancelled(
-    reasons: readonly CancellationReason[],
-    plan: Plan,
-    expected: Map<string, number | undefined>,
-    idempotencyKey: string | undefined,
-    error: unknown,
-  ): { status: 'replayed'; result: WriteResult } | { status: 'raced' | 'conflict'; reason: string } {
-    const recordIndex = plan.operations.length + plan.slots.length;
-    const record = reasons[recordIndex];
-    if (idempotencyKey !== undefined && record?.Code === 'ConditionalCheckFailed' && record.Item !== undefined) {
-      return { status: 'replayed', result: this.#stored(idempotencyKey, unmarshall(record.Item), plan.fingerprint) };
-    }
-    const failures: OperationFailure[] = [];
-    plan.operations.forEach((_, index) => {
-      const reason = reasons[index];
-      if (reason?.Code !== undefined && reason.Code !== 'None' && !TRANSIENT_REASONS.has(reason.Code)) {
-        failures.push({
-          index,
-          kind: plan.kinds[index] as string,
-          reason: reason.Code,
-          ...(reason.Message === undefined ? {} : { message: reason.Message }),
-          ...(reason.Item === undefined ? {} : { item: unmarshall(reason.Item) }),
-        });
-      }
-    });
-    if (failures.length > 0) throw new TransactionFailedError(failures, { cause: error });
-    let raced = false;
-    plan.slots.forEach((slot, i) => {
-      const reason = reasons[plan.operations.length + i];
-      if (reason?.Code === 'ConditionalCheckFailed') {
-        raced = true;
-        const current = reason.Item === undefined ? undefined : unmarshall(reason.Item).seq;
-        const seq = typeof current === 'number' ? current : undefined;
-        expected.set(slot.pk, seq);
-        if (seq === undefined) this.#sequences.delete(slot.pk);
-        else this.#remember(slot.pk, seq);
-      } else if (reason?.Code !== undefined && reason.Code !== 'None' && !TRANSIENT_REASONS.has(reason.Code)) {
-        throw new TransactionFailedError(
-          [
-            {
-              index: -1,
-              kind: `outbox slot of ${slot.aggregate.type}/${slot.aggregate.id}`,
-              reason: reason.Code,
-              ...(reason.Message ? { message: reason.Message } : {}),
-            },
-          ],
-          {
-            cause: error,
-          },
-        );
-      }
-    });
-    if (idempotencyKey !== undefined && record?.Code !== undefined && record.Code !== 'None' && !TRANSIENT_REASONS.has(record.Code)) {
-      // Retrying would fail alike, and call it a conflict.
-      const failure = { index: -1, kind: `idempotency record of key "${idempotencyKey}"`, reason: record.Code };
-      throw new TransactionFailedError([{ ...failure, ...(record.Message ? { message: record.Message } : {}) }], { cause: error });
-    }
-    const codes = reasons.map((r) => r.Code).filter((c) => c !== undefined && c !== 'None');
-    return raced
-      ? { status: 'raced', reason: 'a concurrent write to the same aggregate' }
-      : { status: 'conflict', reason: codes.join(', ') || 'TransactionCanceled' };
-  }
-
-  async #replay(key: string, fingerprint: string): Promise<WriteResult | undefined> {
-    const { Item } = await this.#client.send(
-      new GetCommand({
-        TableName: this.#tableName,
-        Key: { [TABLE.partitionKey]: `${IDEMPOTENCY_PREFIX}${key}`, [TABLE.sortKey]: 'IDEMPOTENCY' },
-        ConsistentRead: true,
-      }),
-    );
-    return Item === undefined ? undefined : this.#stored(key, Item, fingerprint);
-  }
-
-  #stored(key: string, record: Record<string, unknown>, fingerprint: string): WriteResult {
-    if (record.fingerprint !== fingerprint) throw new IdempotencyConflictError(key);
-    return { events: JSON.parse(record.result as string) as WrittenEvent[], replayed: true };
-  }
-
-  #remember(pk: string, seq: number): void {
-    this.#sequences.delete(pk);
-    this.#sequences.set(pk, seq);
-    if (this.#sequences.size > SEQUENCE_CACHE_SIZE) {
-      const oldest = this.#sequences.keys().next().value;
-      if (oldest !== undefined) this.#sequences.delete(oldest);
-    }
-  }
-}
-
-function derivedToken(key: string, attempt: number): string {
-  return createHash('sha256').update(`${key}#${attempt}#${randomUUID()}`).digest('base64url').slice(0, 36);
-}
-
-function fingerprintReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Set) return { set: [...value] };
-  if (value instanceof Uint8Array) return { binary: Buffer.from(value).toString('base64') };
-  if (typeof value === 'bigint') return { bigint: value.toString() };
-  return value;
-}
-
-/**
- * The operation's size, with its attribute values marshalled as the DocumentClient will send
- * them (each top-level value on its own, functions and `undefined` left out, with the client's
- * own options), so a value it cannot marshal is refused here, before anything is sent.
- */
-function operationSize(operation: TransactOperation, index: number, options: marshallOptions): number {
-  const [kind, body] = Object.entries(operation)[0] as [string, Record<string, unknown>];
-  const sending = { ...options, convertTopLevelContainer: options.convertTopLevelContainer ?? true };
-  let size = ['UpdateExpression', 'ConditionExpression']
-    .map((k) => (typeof body[k] === 'string' ? Buffer.byteLength(body[k] as string) : 0))
-    .reduce((a, b) => a + b, 0);
-  for (const field of ['Item', 'Key', 'ExpressionAttributeValues']) {
-    const values = body[field];
-    if (typeof values !== 'object' || values === null) continue;
-    for (const [name, value] of Object.entries(values)) {
-      if (value === undefined || typeof value === 'function') continue;
-      const path = `operations[${index}].${kind}.${field}.${name}`;
-      try {
-        size += itemSize({ [name]: marshall(value, sending) as AttributeValue });
-      } catch (error) {
-        const culprit = unmarshallable(value, path, sending);
-        throw new WriteValidationError(
-          'INVALID_OPERATION',
-          `${culprit.path} is ${describe(culprit.value)}, which the DynamoDB DocumentClient cannot marshal; allowed: strings, numbers (NumberValue beyond 2^53), booleans, null, binary, Sets, arrays and plain objects — convert a Date to an ISO string or epoch number first`,
-          { cause: error },
-        );
-      }
-    }
-  }
-  return size;
-}
-
-/** The innermost part of `value` (known not to marshal) that does not marshal, with its path. */
-function unmarshallable(value: unknown, path: string, options: marshallOptions): { path: string; value: unknown } {
-  if (typeof value !== 'object' || value === null) return { path, value };
-  const prototype = Object.getPrototypeOf(value);
-  const children = Array.isArray(value)
-    ? value.map((child, i) => [`${path}[${i}]`, child] as const)
-    : prototype === Object.prototype || prototype === null
-      ? Object.entries(value).map(([key, child]) => [`${path}.${key}`, child] as const)
-      : [];
-  for (const [childPath, child] of children) {
-    if (typeof child === 'function') continue;
-    try {
-      marshall({ child }, options);
-    } catch {
-      return unmarshallable(child, childPath, options);
-    }
-  }
-  return { path, value };
-}
-
-function describe(value: unknown): string {
-  if (value instanceof Date) return 'a Date';
-  if (typeof value === 'object' && value !== null) return `a ${value.constructor?.name ?? 'prototype-less'} instance`;
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
-  return typeof value === 'number' || typeof value === 'bigint' ? `the number ${value}` : String(value);
 }

@@ -1,0 +1,106 @@
+/**
+ * The idempotency record of a keyed write: the item written in the same transaction that holds
+ * the write's fingerprint and result, how a stored record is replayed, and the fresh client
+ * tokens a changed request needs.
+ */
+
+import { createHash, randomUUID } from 'node:crypto';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { IdempotencyConflictError } from './errors.js';
+import { expiry } from './expiry.js';
+import { TABLE } from './table.js';
+import type { EventInput, TransactOperation, WriteOperation } from './write-input.js';
+import type { WriteResult, WrittenEvent } from './write-result.js';
+
+/**
+ * Partition-key prefix of idempotency records: a write with key `k` records its result at
+ * `pk = IDEMPOTENCY#k`.
+ *
+ * @example
+ * ```ts
+ * const record = await documentClient.send(
+ *   new GetCommand({ TableName: 'shop', Key: { pk: `${IDEMPOTENCY_PREFIX}${requestId}`, sk: 'IDEMPOTENCY' } }),
+ * );
+ * ```
+ */
+export const IDEMPOTENCY_PREFIX = 'IDEMPOTENCY#';
+
+/**
+ * Identifies what a write asked for, so a replay under the same key can tell a retry of this
+ * write from a different write.
+ */
+export function writeFingerprint(operations: readonly WriteOperation[], events: readonly EventInput[]): string {
+  return createHash('sha256')
+    .update(
+      JSON.stringify(
+        {
+          operations,
+          events: events.map((e) => [e.aggregate, e.type, e.data, e.traceparent ?? null]),
+        },
+        fingerprintReplacer,
+      ),
+    )
+    .digest('base64url');
+}
+
+function fingerprintReplacer(_key: string, value: unknown): unknown {
+  if (value instanceof Set) return { set: [...value] };
+  if (value instanceof Uint8Array) return { binary: Buffer.from(value).toString('base64') };
+  if (typeof value === 'bigint') return { bigint: value.toString() };
+  return value;
+}
+
+/** The Put of the record, conditional on no record for the key, returning the stored one if there is. */
+export function idempotencyPut(
+  key: string,
+  plan: { now: Date; fingerprint: string },
+  result: WrittenEvent[],
+  tableName: string,
+  ttlSeconds: number,
+): TransactOperation {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: {
+        [TABLE.partitionKey]: `${IDEMPOTENCY_PREFIX}${key}`,
+        [TABLE.sortKey]: 'IDEMPOTENCY',
+        kind: 'outbox-idempotency',
+        fingerprint: plan.fingerprint,
+        result: JSON.stringify(result),
+        createdAt: plan.now.toISOString(),
+        [TABLE.timeToLiveAttribute]: expiry(plan.now, ttlSeconds),
+      },
+      ConditionExpression: 'attribute_not_exists(#pk)',
+      ExpressionAttributeNames: { '#pk': TABLE.partitionKey },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  };
+}
+
+/** The stored result of the key, read consistently; `undefined` when no write under it committed. */
+export async function replay(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  key: string,
+  fingerprint: string,
+): Promise<WriteResult | undefined> {
+  const { Item } = await client.send(
+    new GetCommand({
+      TableName: tableName,
+      Key: { [TABLE.partitionKey]: `${IDEMPOTENCY_PREFIX}${key}`, [TABLE.sortKey]: 'IDEMPOTENCY' },
+      ConsistentRead: true,
+    }),
+  );
+  return Item === undefined ? undefined : storedResult(key, Item, fingerprint);
+}
+
+/** The result a record holds, if it was written by this same write; else an {@link IdempotencyConflictError}. */
+export function storedResult(key: string, record: Record<string, unknown>, fingerprint: string): WriteResult {
+  if (record.fingerprint !== fingerprint) throw new IdempotencyConflictError(key);
+  return { events: JSON.parse(record.result as string) as WrittenEvent[], replayed: true };
+}
+
+/** A fresh `ClientRequestToken` for retry `attempt`: DynamoDB rejects a changed request under a token it saw. */
+export function derivedToken(key: string, attempt: number): string {
+  return createHash('sha256').update(`${key}#${attempt}#${randomUUID()}`).digest('base64url').slice(0, 36);
+}
