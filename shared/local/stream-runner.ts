@@ -3,7 +3,8 @@ import type { RelayEventSourceSettings } from '../event-source.js';
 import { StreamSource, type StreamsApi } from '../processor/stream-source.js';
 import type { CheckpointStore } from './checkpoints.js';
 import type { OnFailureDestination } from './on-failure.js';
-import { type ReaderContext, ShardReader, type ShardState } from './shard-reader.js';
+import { ShardReader } from './shard-reader.js';
+import type { ReaderContext, ShardState } from './shard-reader-context.js';
 
 /** The DynamoDB Streams operations the runner uses; a `DynamoDBStreamsClient` fits. */
 export type StreamsClient = StreamsApi;

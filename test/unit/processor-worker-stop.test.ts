@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Lease, StreamSource } from '../../shared/processor/index.js';
+import { CountingPublisher, openPublishers } from '../helpers/counting-publisher.js';
+import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
+import { haltWorkers, recorder, worker } from '../helpers/processor-worker.js';
+import { SimulatedStream } from '../helpers/simulated-stream.js';
+import { waitFor } from '../helpers/wait.js';
+
+afterEach(async () => {
+  openPublishers();
+  await haltWorkers();
+});
+
+describe('graceful stop', () => {
+  it('keeps renewing the leases while the last batches publish, and releases each as soon as its own consumer is done', async () => {
+    const stream = new SimulatedStream({ initialShards: 2 });
+    const leases = new MemoryLeaseStore();
+    const publisher = new CountingPublisher();
+    const a = recorder();
+    const first = worker({ source: new StreamSource(stream, stream.streamArn), leases, publisher, workerId: 'A', observer: a.observer });
+    await first.start();
+    expect(first.status().leases).toHaveLength(2);
+    // B takes free and expired leases only, so it would take A's the moment it looked expired.
+    const second = worker({
+      source: new StreamSource(stream, stream.streamArn),
+      leases,
+      publisher,
+      workerId: 'B',
+      settings: { maxLeasesToStealAtOnce: 0 },
+    });
+    await second.start();
+
+    publisher.hold();
+    const [eventId] = stream.commit({ type: 'order', id: 'a' }, 1, 1);
+    const busy = stream.shardOfEvent.get(eventId!)!;
+    const idle = stream.shards.map((s) => s.id).find((id) => id !== busy)!;
+    await waitFor(() => publisher.inFlight === 1, { what: "A's publish to start" });
+
+    const stopping = first.stop();
+    // The idle shard has nothing in flight: its lease is released at once, not after the busy one.
+    await waitFor(() => a.seen.released.includes(idle), { what: 'the idle lease to be released while the other shard publishes' });
+    // The busy shard's lease is renewed for longer than the failover time while its batch publishes.
+    const counter = leases.rows.get(busy)!.leaseCounter;
+    await waitFor(() => leases.rows.get(busy)!.leaseCounter >= counter + 10, { what: 'ten more writes to the busy lease' });
+    expect(leases.rows.get(busy)!.leaseOwner).toBe('A');
+    expect(publisher.inFlight).toBe(1);
+
+    publisher.open();
+    await stopping;
+    expect(a.seen.released.sort()).toEqual([busy, idle].sort());
+    expect(a.seen.errors).toEqual([]);
+    expect(a.seen.lost).toEqual([]);
+    await waitFor(() => leases.rows.get(busy)?.leaseOwner === 'B', { what: 'B to take the released lease' });
+    await waitFor(() => second.status().leases.length === 2, { what: 'B to hold both leases' });
+    // Checkpointed before it was released: B does not publish the record again.
+    expect([...publisher.published.values()]).toEqual([1]);
+  });
+});
+
+describe('stop() during start()', () => {
+  it('ends the start and hands over the lease its scan took, leaving the worker stopped', async () => {
+    const stream = new SimulatedStream();
+    const shard = stream.shards[0]!.id;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let taking = 0;
+    // The start's lease scan takes the lease only once stop() was called.
+    class GatedStore extends MemoryLeaseStore {
+      override async take(lease: Lease, owner: string): Promise<Lease | undefined> {
+        taking++;
+        await gate;
+        return super.take(lease, owner);
+      }
+    }
+    const leases = new GatedStore();
+    const { seen, observer } = recorder();
+    const w = worker({
+      source: new StreamSource(stream, stream.streamArn),
+      leases,
+      publisher: new CountingPublisher(),
+      workerId: 'A',
+      observer,
+    });
+    const starting = w.start();
+    await waitFor(() => taking === 1, { what: "the start's lease scan to take the lease" });
+    const stopping = w.stop();
+    open();
+    await Promise.all([starting, stopping]);
+
+    expect(w.status().state).toBe('stopped');
+    expect(w.status().leases).toEqual([]);
+    expect(leases.rows.get(shard)!.leaseOwner).toBeUndefined();
+    expect(seen.released).toEqual([shard]);
+  });
+});
