@@ -5,6 +5,7 @@ import {
   type ReceiveMessageCommandOutput,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { sharedAbortController } from '../abort.js';
 import { SQS_RECORD_SYSTEM_ATTRIBUTES, toSqsRecord } from './sqs-event.js';
 
 /** The SQS operations the poller uses; an `SQSClient` fits. */
@@ -62,7 +63,8 @@ const RETRY_AFTER_ERROR_MS = 500;
  * ```
  */
 export class SqsPoller {
-  private readonly abort = new AbortController();
+  /** Each receive loop's request and back-off listen to it. */
+  private readonly abort = sharedAbortController();
   private loops: Promise<void>[] = [];
 
   constructor(private readonly options: SqsPollerOptions) {}

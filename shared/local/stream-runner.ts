@@ -1,4 +1,5 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { sharedAbortController } from '../abort.js';
 import type { RelayEventSourceSettings } from '../event-source.js';
 import { StreamSource, type StreamsApi } from '../processor/stream-source.js';
 import type { CheckpointStore } from './checkpoints.js';
@@ -85,7 +86,8 @@ export class StreamRunner {
   };
   private readonly shards = new Map<string, ShardState>();
   private readonly workers = new Set<Promise<void>>();
-  private readonly abort = new AbortController();
+  /** Every lane of every shard, and the coordinator, sleep on it. */
+  private readonly abort = sharedAbortController();
   private coordinator: Promise<void> | undefined;
   private refreshedAt = 0;
   private readonly source: StreamSource;

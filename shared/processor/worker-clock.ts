@@ -1,9 +1,12 @@
+import { sharedAbortController } from '../abort.js';
+
 /**
  * Sleeps that end early when the worker stops, so a stopping worker never waits out a
  * back-off or a scan interval before handing its leases over.
  */
 export class WorkerClock {
-  private readonly abort = new AbortController();
+  /** Every consumer's sleeps listen to it: one listener per shard held, or more. */
+  private readonly abort = sharedAbortController();
 
   get stopped(): boolean {
     return this.abort.signal.aborted;

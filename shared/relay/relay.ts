@@ -1,4 +1,5 @@
 import type { PublishBatchCommand, PublishBatchCommandOutput } from '@aws-sdk/client-sns';
+import { followSignal } from '../abort.js';
 import type { OutboxConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { type DeadLetterClient, DeadLetterSender } from './dead-letter-sender.js';
@@ -97,6 +98,13 @@ export class Relay {
    * it instead of losing the whole batch's progress to a timeout.
    */
   async relay(records: readonly StreamRecordInput[], { deadline, signal }: RelayRunOptions = {}): Promise<RelayResult> {
-    return new RelayRun(this.options, this.deadLetters, records, deadline, signal).run();
+    if (signal === undefined) return new RelayRun(this.options, this.deadLetters, records, deadline).run();
+    // Every request in flight, and every wait before a dead letter's retry, listens to the signal.
+    const followed = followSignal(signal);
+    try {
+      return await new RelayRun(this.options, this.deadLetters, records, deadline, followed.signal).run();
+    } finally {
+      followed.detach();
+    }
   }
 }

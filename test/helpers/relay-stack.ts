@@ -30,8 +30,8 @@ export interface RelayTestStack {
   /** Bodies of every message in a queue, in the order they were enqueued. */
   bodies(queueName: string): string[];
   envelopes(queueName: string): OutboxEnvelope[];
-  /** The relay handler wired to this stack, with an optional wrapper around the SNS client. */
-  handler(options?: { sns?: PublishBatchClient; maxPublishAttempts?: number }): RelayHandler;
+  /** The relay handler wired to this stack, with an optional wrapper around the SNS client and relay settings of its own. */
+  handler(options?: { sns?: PublishBatchClient; maxPublishAttempts?: number; publishConcurrency?: number }): RelayHandler;
   stop(): Promise<void>;
 }
 
@@ -67,10 +67,17 @@ export async function startRelayStack(config: OutboxConfig): Promise<RelayTestSt
     write: eventWriter(clients.document, tableName, config),
     bodies,
     envelopes: (queueName) => bodies(queueName).map((body) => parseEnvelope(body)),
-    handler: ({ sns = clients.sns, maxPublishAttempts } = {}) =>
+    handler: ({ sns = clients.sns, maxPublishAttempts, publishConcurrency } = {}) =>
       createRelayHandler({
         relay: new Relay({
-          config: maxPublishAttempts === undefined ? config : { ...config, relay: { ...config.relay, maxPublishAttempts } },
+          config: {
+            ...config,
+            relay: {
+              ...config.relay,
+              ...(maxPublishAttempts === undefined ? {} : { maxPublishAttempts }),
+              ...(publishConcurrency === undefined ? {} : { publishConcurrency }),
+            },
+          },
           sns,
           sqs: clients.sqs,
           topicArns,

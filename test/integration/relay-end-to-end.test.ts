@@ -14,6 +14,8 @@ import { SLOT_KIND, slotKey } from '../../shared/slot.js';
 import { deliveryReport } from '../helpers/delivery.js';
 import { RELAY_DLQ, type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
 import { type CommittedEvent, commitRawSlot, inParallel } from '../helpers/slot-writer.js';
+import { slotRecord } from '../helpers/stream-records.js';
+import { captureWarnings } from '../helpers/warnings.js';
 
 const config = defineConfig({
   source: 'urn:test:relay',
@@ -145,4 +147,19 @@ describe('relay end to end (DynamoDB Local → runner → handler → fauxqs)', 
       .poll(() => stack.envelopes(subscriberQueue('payments')).map((e) => e.id), { timeout: 120_000, interval: 200 })
       .toContain(after[0]!.id);
   }, 300_000);
+
+  it('keeps more than 10 requests in flight on the invocation’s signal without Node’s listener-leak warning', async () => {
+    const capture = captureWarnings();
+    try {
+      const handler = stack.handler({ publishConcurrency: 16 });
+      // 200 aggregates of a standard topic: 20 PublishBatch requests, 16 of them in flight at once.
+      const records = Array.from({ length: 200 }, (_, i) => slotRecord({ type: 'payment', id: `p-many-${i}` }));
+      const response = await handler({ Records: records }, { getRemainingTimeInMillis: () => 60_000 });
+      expect(response.batchItemFailures).toEqual([]);
+      await capture.settled();
+      expect(capture.warnings).toEqual([]);
+    } finally {
+      capture.stop();
+    }
+  });
 });

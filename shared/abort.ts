@@ -1,0 +1,49 @@
+/**
+ * Abort signals that many concurrent requests and waits listen to at once. Each SDK request
+ * given an `abortSignal` adds a listener for as long as it is in flight, and so does each
+ * abortable wait; past 10 at once Node warns of a leak (`MaxListenersExceededWarning`). Here the
+ * number is bounded by the concurrency (publish requests, shards, lanes) and every listener is
+ * removed when its request or wait ends, so the warning would be noise in the logs.
+ */
+
+import { setMaxListeners } from 'node:events';
+
+/**
+ * An AbortController whose signal takes any number of listeners at once.
+ *
+ * @example
+ * ```ts
+ * const stopping = sharedAbortController();
+ * await Promise.all(shards.map((shard) => read(shard, { abortSignal: stopping.signal })));
+ * ```
+ */
+export function sharedAbortController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
+/**
+ * A signal that aborts when `parent` does (with its reason) and takes any number of listeners
+ * at once, leaving the caller's signal as it was; `detach()` stops following `parent`.
+ *
+ * @example
+ * ```ts
+ * const followed = followSignal(invocationSignal);
+ * try {
+ *   await Promise.all(batches.map((batch) => sns.send(batch, { abortSignal: followed.signal })));
+ * } finally {
+ *   followed.detach();
+ * }
+ * ```
+ */
+export function followSignal(parent: AbortSignal): { readonly signal: AbortSignal; detach(): void } {
+  const controller = sharedAbortController();
+  if (parent.aborted) {
+    controller.abort(parent.reason);
+    return { signal: controller.signal, detach: () => {} };
+  }
+  const forward = (): void => controller.abort(parent.reason);
+  parent.addEventListener('abort', forward, { once: true });
+  return { signal: controller.signal, detach: () => parent.removeEventListener('abort', forward) };
+}
