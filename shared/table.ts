@@ -13,6 +13,19 @@ export const TABLE = Object.freeze({
   timeToLiveAttribute: 'expiresAt',
 } as const);
 
+/**
+ * The value of the TTL attribute for an item to expire `seconds` after `now`: epoch seconds, as
+ * DynamoDB TTL reads them.
+ *
+ * @example
+ * ```ts
+ * const item = { pk, sk, [TABLE.timeToLiveAttribute]: expiresAt(new Date(), 86_400) };
+ * ```
+ */
+export function expiresAt(now: Date, seconds: number): number {
+  return Math.floor(now.getTime() / 1000) + seconds;
+}
+
 /** `CreateTable` input for the outbox table (on-demand, stream NEW_IMAGE); TTL is set separately. */
 export function createTableInput(tableName: string): CreateTableCommandInput {
   return {

@@ -9,7 +9,7 @@ import { type OperationFailure, TransactionFailedError } from './errors.js';
 import { storedResult } from './write-idempotency.js';
 import type { Plan } from './write-plan.js';
 import type { WriteResult } from './write-result.js';
-import { rememberSequence } from './write-sequences.js';
+import type { SequenceMemory } from './write-sequences.js';
 
 /** One entry of `TransactionCanceledException.CancellationReasons`, in the order of the actions sent. */
 export interface CancellationReason {
@@ -18,6 +18,7 @@ export interface CancellationReason {
   Item?: Record<string, AttributeValue>;
 }
 
+/** A cancellation the write can go on from: replayed under its key, or retried after a race or a transient conflict. */
 export type CancellationOutcome = { status: 'replayed'; result: WriteResult } | { status: 'raced' | 'conflict'; reason: string };
 
 const TRANSIENT_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
@@ -32,7 +33,7 @@ export function cancellationOutcome(
   expected: Map<string, number | undefined>,
   idempotencyKey: string | undefined,
   error: unknown,
-  sequences: Map<string, number>,
+  sequences: SequenceMemory,
 ): CancellationOutcome {
   const recordIndex = plan.operations.length + plan.slots.length;
   const record = reasons[recordIndex];
@@ -61,8 +62,8 @@ export function cancellationOutcome(
       const current = reason.Item === undefined ? undefined : unmarshall(reason.Item).seq;
       const seq = typeof current === 'number' ? current : undefined;
       expected.set(slot.pk, seq);
-      if (seq === undefined) sequences.delete(slot.pk);
-      else rememberSequence(sequences, slot.pk, seq);
+      if (seq === undefined) sequences.forget(slot.pk);
+      else sequences.remember(slot.pk, seq);
     } else if (reason?.Code !== undefined && reason.Code !== 'None' && !TRANSIENT_REASONS.has(reason.Code)) {
       throw new TransactionFailedError(
         [

@@ -7,8 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { IdempotencyConflictError } from './errors.js';
-import { expiry } from './expiry.js';
-import { TABLE } from './table.js';
+import { expiresAt, TABLE } from './table.js';
 import type { EventInput, TransactOperation, WriteOperation } from './write-input.js';
 import type { WriteResult, WrittenEvent } from './write-result.js';
 
@@ -68,7 +67,7 @@ export function idempotencyPut(
         fingerprint: plan.fingerprint,
         result: JSON.stringify(result),
         createdAt: plan.now.toISOString(),
-        [TABLE.timeToLiveAttribute]: expiry(plan.now, ttlSeconds),
+        [TABLE.timeToLiveAttribute]: expiresAt(plan.now, ttlSeconds),
       },
       ConditionExpression: 'attribute_not_exists(#pk)',
       ExpressionAttributeNames: { '#pk': TABLE.partitionKey },

@@ -16,6 +16,15 @@ export interface WrittenEvent {
   readonly time: string;
 }
 
+/**
+ * What `Outbox.write()` returns.
+ *
+ * @example
+ * ```ts
+ * const { events, replayed } = await outbox.write({ operations, events: [placed], idempotencyKey: requestId });
+ * if (!replayed) logger.info('order placed', { eventId: events[0].id, sequence: events[0].sequence });
+ * ```
+ */
 export interface WriteResult {
   /** The events in the order they were given. */
   readonly events: readonly WrittenEvent[];

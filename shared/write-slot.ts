@@ -4,9 +4,8 @@
  */
 
 import type { OutboxConfig } from './config.js';
-import { expiry } from './expiry.js';
 import { SLOT_KIND, SLOT_SORT_KEY } from './slot.js';
-import { TABLE } from './table.js';
+import { expiresAt, TABLE } from './table.js';
 import type { SlotPlan, TransactOperation } from './write-input.js';
 
 /** The slot item as the update below leaves it, with sequence `seq`. */
@@ -21,7 +20,7 @@ export function slotItem(slot: SlotPlan, seq: number, now: Date, config: OutboxC
     seq,
     createdAt: now.toISOString(),
     events: slot.events,
-    [TABLE.timeToLiveAttribute]: expiry(now, config.outboxRetentionSeconds),
+    [TABLE.timeToLiveAttribute]: expiresAt(now, config.outboxRetentionSeconds),
   };
 }
 
@@ -56,7 +55,7 @@ export function slotUpdate(
         ':zero': 0,
         ':n': slot.events.length,
         ':now': now.toISOString(),
-        ':ttl': expiry(now, config.outboxRetentionSeconds),
+        ':ttl': expiresAt(now, config.outboxRetentionSeconds),
         ':kind': SLOT_KIND,
         ':aggregateType': slot.aggregate.type,
         ':aggregateId': slot.aggregate.id,

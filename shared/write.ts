@@ -8,7 +8,7 @@ import { derivedToken, idempotencyPut, replay } from './write-idempotency.js';
 import type { WriteInput } from './write-input.js';
 import { type Plan, planWrite } from './write-plan.js';
 import { type WriteResult, writtenEvents } from './write-result.js';
-import { rememberSequence } from './write-sequences.js';
+import { SequenceMemory } from './write-sequences.js';
 import { slotUpdate } from './write-slot.js';
 
 export { IDEMPOTENCY_PREFIX } from './write-idempotency.js';
@@ -69,7 +69,7 @@ export class Outbox {
   readonly #idempotencyTtlSeconds: number;
   readonly #clock: () => Date;
   /** Last sequence seen per slot; an unknown slot is first assumed absent. */
-  readonly #sequences = new Map<string, number>();
+  readonly #sequences = new SequenceMemory();
   /** Per slot, the completion of the last write of this instance that touches it. */
   readonly #tails = new Map<string, Promise<void>>();
 
@@ -157,7 +157,7 @@ export class Outbox {
             ...(token === undefined ? {} : { ClientRequestToken: token }),
           }),
         );
-        for (const slot of plan.slots) rememberSequence(this.#sequences, slot.pk, (expected.get(slot.pk) ?? 0) + slot.events.length);
+        for (const slot of plan.slots) this.#sequences.remember(slot.pk, (expected.get(slot.pk) ?? 0) + slot.events.length);
         return { events: result, replayed: false };
       } catch (error) {
         const name = (error as Error).name;

@@ -9,9 +9,8 @@ import { batchFailureRecord, type OnFailureCondition } from './on-failure.js';
 import { ProgressSignal } from './progress-signal.js';
 import { LOCAL_RELAY_FUNCTION_NAME } from './resources.js';
 import { ShardCheckpoint } from './shard-checkpoint.js';
-import type { ReaderContext, ShardState } from './shard-reader-context.js';
 import { toLambdaRecord } from './stream-event.js';
-import type { StreamRunnerOptions } from './stream-runner.js';
+import type { ReaderContext, ShardState, StreamRunnerOptions } from './stream-runner.js';
 import { invokeWithTimeout, TIMED_OUT } from './timed-invocation.js';
 
 /** The most records one GetRecords call returns. */

@@ -1,11 +1,10 @@
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { sharedAbortController } from '../abort.js';
 import type { RelayEventSourceSettings } from '../event-source.js';
-import { StreamSource, type StreamsApi } from '../processor/stream-source.js';
+import { type ShardInfo, StreamSource, type StreamsApi } from '../processor/stream-source.js';
 import type { CheckpointStore } from './checkpoints.js';
 import type { OnFailureDestination } from './on-failure.js';
 import { ShardReader } from './shard-reader.js';
-import type { ReaderContext, ShardState } from './shard-reader-context.js';
 
 /** The DynamoDB Streams operations the runner uses; a `DynamoDBStreamsClient` fits. */
 export type StreamsClient = StreamsApi;
@@ -56,6 +55,24 @@ export interface StreamRunnerStats {
   recordsRead: number;
   recordsFilteredOut: number;
   batchesSentToOnFailure: number;
+}
+
+/** A shard as the runner tracks it. */
+export interface ShardState {
+  readonly shard: ShardInfo;
+  status: 'waiting' | 'reading' | 'ended';
+  /** Bumped each time the shard was read to its current end with nothing left to hand over. */
+  caughtUp: number;
+}
+
+/** What a shard reader needs from its runner. */
+export interface ReaderContext {
+  readonly stats: StreamRunnerStats;
+  stopped(): boolean;
+  sleep(ms: number): Promise<void>;
+  report(error: unknown): void;
+  /** Whether a complete listing of the stream's shards has this one (rejects when the listing fails). */
+  listed(shardId: string): Promise<boolean>;
 }
 
 const SHARD_REFRESH_MS = 1000;
