@@ -11,8 +11,8 @@ export interface RelayHandlerDependencies {
   readonly now?: () => number;
 }
 
-/** The part of Lambda's context the relay reads: how long the invocation has left. */
-export type RelayInvocationContext = Pick<Context, 'getRemainingTimeInMillis'>;
+/** Lambda's context as the relay reads it: how long the invocation has left; the rest (request id, function) for the logs when Lambda passes it. */
+export type RelayInvocationContext = Pick<Context, 'getRemainingTimeInMillis'> & Partial<Context>;
 
 export type RelayHandler = (event: DynamoDBStreamEvent, context?: RelayInvocationContext) => Promise<DynamoDBBatchResponse>;
 
@@ -46,6 +46,8 @@ export const relayDeadline = (now: number, remainingMs: number): number =>
 export function createRelayHandler({ relay, logger, metrics, now = Date.now }: RelayHandlerDependencies): RelayHandler {
   return async (event, context) => {
     const records = event.Records ?? [];
+    // Every log line of the invocation names its request, as Powertools' injectLambdaContext does.
+    if (typeof context?.awsRequestId === 'string') logger.addContext(context as Context);
     // Lambda (and the local event source mapping) always passes its context; a caller without one (a test) sets no deadline.
     const remainingMs = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
     const result = await relay.relay(

@@ -19,8 +19,11 @@ export interface Consumer {
    * The Lambda handler (enable `ReportBatchItemFailures` on the event source mapping). Unless
    * `inbox.claimTimeoutSeconds` is set, its claims last until the invocation's timeout.
    */
-  readonly handler: (event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => Promise<SQSBatchResponse>;
+  readonly handler: (event: SQSEvent, context?: LambdaContext) => Promise<SQSBatchResponse>;
 }
+
+/** Lambda's context as the handler reads it: the time left always; the rest (request id, function) when Lambda passes it. */
+export type LambdaContext = Pick<Context, 'getRemainingTimeInMillis'> & Partial<Context>;
 
 export const METRICS_NAMESPACE = 'DynamoDbOutbox';
 
@@ -229,6 +232,8 @@ export function createConsumer(options: ConsumerOptions): Consumer {
     name: options.name,
     process: (messages) => process(messages),
     handler: async (event, context) => {
+      // Every log line of the invocation names its request, as Powertools' injectLambdaContext does.
+      if (typeof context?.awsRequestId === 'string') logger.addContext?.(context as Context);
       const { batchItemFailures } = await process(event.Records.map(fromSqsRecord), claimUntil(context));
       return { batchItemFailures };
     },

@@ -1,3 +1,4 @@
+import type { Context } from 'aws-lambda';
 import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { OutboxEnvelope } from '../envelope.js';
@@ -72,6 +73,8 @@ export interface ConsumerLogger {
   info(message: string, attributes: Record<string, unknown>): void;
   warn(message: string, attributes: Record<string, unknown>): void;
   error(message: string, attributes: Record<string, unknown>): void;
+  /** Called by the Lambda handler with each invocation's context, as Powertools `Logger.addContext` takes it (request id, function, cold start on every line). */
+  addContext?(context: Context): void;
 }
 
 /** The subset of a metrics sink the consumer writes to; Powertools `Metrics` fits. */

@@ -8,6 +8,7 @@ import { pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { ConsumerOptions, TransactionContext } from '../../shared/consumer/types.js';
 import { anEnvelope, anSqsEvent, anSqsRecord } from '../helpers/envelopes.js';
 import { freshTable, testClients } from '../helpers/local.js';
+import { captureLogs } from '../helpers/logs.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
 
 const clients = testClients();
@@ -277,6 +278,41 @@ describe('failures around the handler', () => {
     expect(expiries.lambda).toBe(Date.parse('2026-06-01T12:00:42Z'));
     expect(expiries.set).toBe(Date.parse('2026-06-01T12:10:00Z'));
     expect(expiries.polled).toBe(Date.parse('2026-06-01T12:05:00Z'));
+  });
+
+  it("logs, by default, with the invocation's request id and function from Lambda's context", async () => {
+    const consumer = createConsumer({
+      name: 'logs-lambda-context',
+      handlers: {
+        'order.placed': {
+          handle: () => {
+            throw new Error('not yet');
+          },
+        },
+      },
+      inbox: { document: clients.document, tableName },
+      metrics: recordingTelemetry().metrics,
+    });
+    const logs = captureLogs();
+    try {
+      await consumer.handler(anSqsEvent([anSqsRecord(anEnvelope({ aggregateId: 'logged' }).body)]), {
+        awsRequestId: '3f5c7d2e-0000-4000-8000-000000000001',
+        functionName: 'orders-consumer',
+        invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:orders-consumer',
+        getRemainingTimeInMillis: () => 30_000,
+      });
+    } finally {
+      logs.stop();
+    }
+
+    expect(logs.lines).toContainEqual(
+      expect.objectContaining({
+        message: 'Event handling failed; the message will be retried',
+        service: 'logs-lambda-context',
+        function_request_id: '3f5c7d2e-0000-4000-8000-000000000001',
+        function_name: 'orders-consumer',
+      }),
+    );
   });
 
   it('transaction: a throttled inbox record or a conflicting write fails the message as a conflict naming the action', async () => {

@@ -4,6 +4,7 @@ import { createRelayHandler } from '../../functions/relay/create-handler.js';
 import { defineConfig } from '../../shared/config.js';
 import { RELAY_METRICS, Relay, relayMetrics } from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
+import { captureLogs } from '../helpers/logs.js';
 import { captureEmf } from '../helpers/metrics.js';
 import { slotRecord } from '../helpers/stream-records.js';
 
@@ -60,5 +61,46 @@ describe('relay metrics', () => {
       [RELAY_METRICS.failedRecords]: 1,
       [RELAY_METRICS.lag]: 2_500,
     });
+  });
+});
+
+describe('relay logs', () => {
+  it("carry the invocation's request id, function and cold start, from Lambda's context", async () => {
+    const relay = new Relay({
+      config,
+      sns: new FakeSns(() => 'ok'),
+      sqs: new FakeSqs(),
+      topicArns: { 'orders.fifo': 'arn:aws:sns:us-east-1:000000000000:orders.fifo' },
+      deadLetterQueueUrl: 'http://localhost/000000000000/relay-dlq',
+    });
+    const metrics = relayMetrics('orders-relay');
+    captureEmf(metrics);
+    const handler = createRelayHandler({ relay, logger: new Logger({ serviceName: 'outbox-relay', logLevel: 'INFO' }), metrics });
+    const logs = captureLogs();
+    try {
+      await handler(
+        { Records: [slotRecord({ id: 'o-1' })] },
+        {
+          awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+          functionName: 'orders-relay',
+          functionVersion: '$LATEST',
+          invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:orders-relay',
+          memoryLimitInMB: '512',
+          getRemainingTimeInMillis: () => 60_000,
+        },
+      );
+    } finally {
+      logs.stop();
+    }
+
+    expect(logs.lines).toContainEqual(
+      expect.objectContaining({
+        message: 'batch relayed',
+        function_request_id: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+        function_name: 'orders-relay',
+        function_arn: 'arn:aws:lambda:us-east-1:123456789012:function:orders-relay',
+        cold_start: expect.any(Boolean),
+      }),
+    );
   });
 });
