@@ -1,6 +1,6 @@
-import type { Context } from 'aws-lambda';
 import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { Context } from 'aws-lambda';
 import type { OutboxEnvelope } from '../envelope.js';
 import type { MessageRejectedError } from './errors.js';
 
