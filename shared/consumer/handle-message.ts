@@ -1,6 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { OutboxEnvelope } from '../envelope.js';
-import { ClaimHeldError, MessageRejectedError } from './errors.js';
+import { ClaimHeldError, InboxWriteError, MessageRejectedError } from './errors.js';
 import type { Inbox } from './inbox.js';
 import { parseMessage } from './parse.js';
 import type { ConsumerLogger, ConsumerMessage, EventHandler, MessageOutcome, TransactItem } from './types.js';
@@ -61,13 +61,31 @@ async function runWithTransaction(
   // Cheap skip for redeliveries; the conditional inbox Put below is what actually guarantees once.
   if ((await deps.inbox.find(envelope.id)) !== undefined) return 'duplicate';
   const writes: TransactItem[] = [];
-  await handler.handle(envelope, {
-    consumer: deps.consumer,
-    ...(message.receiveCount === undefined ? {} : { receiveCount: message.receiveCount }),
-    write: (item) => {
-      writes.push(item);
-    },
-  });
+  let open = true;
+  try {
+    await handler.handle(envelope, {
+      consumer: deps.consumer,
+      ...(message.receiveCount === undefined ? {} : { receiveCount: message.receiveCount }),
+      write: (item) => {
+        // A write added once the handler has returned (a promise not awaited) would miss the commit and be lost.
+        if (!open) {
+          const error = new InboxWriteError(
+            `ctx.write was called after the handler of event ${envelope.id} (${envelope.type}) had returned, so its write is not part of the event's transaction and is lost; allowed: writes added before handle() settles (await every promise that adds one)`,
+          );
+          deps.logger.error('A write was added after the handler returned; it is lost', {
+            consumer: deps.consumer,
+            eventId: envelope.id,
+            type: envelope.type,
+            error,
+          });
+          throw error;
+        }
+        writes.push(item);
+      },
+    });
+  } finally {
+    open = false;
+  }
   const result = await deps.inbox.commit(envelope, writes);
   return result.status === 'committed' ? 'processed' : 'duplicate';
 }

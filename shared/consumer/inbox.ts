@@ -28,6 +28,7 @@ export interface InboxRecord {
   readonly processedAt?: string;
   /** Epoch seconds; only while `IN_PROGRESS`. */
   readonly claimExpiresAt?: number;
+  /** The claim's token; kept once `COMPLETED` by a claim. */
   readonly claimToken?: string;
   readonly expiresAt: number;
 }
@@ -45,6 +46,19 @@ export const inboxKey = (consumer: string, eventId: string) => ({
 
 /** Cancellation reasons that a retry of the same transaction can get past. */
 const TRANSIENT_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+
+/**
+ * What DynamoDB allows, for a transaction it refused as a whole (`ValidationException`: nothing
+ * was written, and the same writes would be refused again), or `undefined` for any other error.
+ */
+function validationRefusal(error: unknown): string | undefined {
+  if ((error as { name?: unknown }).name !== 'ValidationException') return undefined;
+  const message = String((error as { message?: unknown }).message);
+  if (/multiple operations on one item/i.test(message)) return 'one action per item, the inbox record included';
+  if (/payload size/i.test(message)) return 'at most 4 MB for the whole transaction';
+  if (/item size/i.test(message)) return 'items of at most 400 KB';
+  return 'writes DynamoDB accepts: each with a TableName, keys and expressions that match the table';
+}
 
 const kindOf = (item: TransactItem): string => Object.keys(item).find((k) => item[k as keyof TransactItem] !== undefined) ?? 'unknown';
 
@@ -123,6 +137,13 @@ export class Inbox {
       await this.#options.document.send(new TransactWriteCommand({ TransactItems: [...writes, inboxPut] }));
       return { status: 'committed' };
     } catch (error) {
+      const refusal = validationRefusal(error);
+      if (refusal !== undefined) {
+        throw new InboxWriteError(
+          `DynamoDB refused the transaction of event ${event.id} (${event.type}): ${(error as Error).message}; allowed: ${refusal}. Nothing was written.`,
+          { cause: error },
+        );
+      }
       if (!(error instanceof TransactionCanceledException)) throw error;
       const reasons = error.CancellationReasons ?? [];
       if (reasons[writes.length]?.Code === 'ConditionalCheckFailed') return { status: 'duplicate' };
@@ -154,8 +175,10 @@ export class Inbox {
    * lapses at `until` (epoch seconds) when given, else after the claim timeout.
    */
   async claim(event: { readonly id: string; readonly type: string }, until?: number): Promise<ClaimResult> {
-    const nowSeconds = Math.floor(this.#now() / 1000);
-    const expiresAt = until ?? nowSeconds + this.claimTimeoutSeconds;
+    const now = this.#now();
+    const nowSeconds = Math.floor(now / 1000);
+    // Rounded up, so a claim never lasts less than the timeout (takeover compares whole seconds).
+    const expiresAt = until ?? Math.ceil(now / 1000) + this.claimTimeoutSeconds;
     const token = crypto.randomUUID();
     const record: InboxRecord = {
       ...(inboxKey(this.#consumer, event.id) as { pk: string; sk: string }),
@@ -184,22 +207,35 @@ export class Inbox {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const old = error.Item === undefined ? undefined : (unmarshall(error.Item) as InboxRecord);
+      // The SDK retried a Put whose first attempt was applied but whose answer was lost: the claim is ours.
+      if (old?.status === 'IN_PROGRESS' && old.claimToken === token) return { status: 'claimed', token, expiresAt, tookOver: false };
       if (old?.status === 'IN_PROGRESS') return { status: 'held', expiresAt: old.claimExpiresAt ?? expiresAt };
       return { status: 'duplicate' };
     }
   }
 
-  /** Marks a claimed event `COMPLETED`; `false` when the claim was lost (expired and taken over). */
+  /**
+   * Marks a claimed event `COMPLETED` (the record keeps the claim's token, so a retried update
+   * whose first attempt was applied is recognised); `false` when the claim was lost (expired and
+   * taken over).
+   */
   async complete(eventId: string, token: string): Promise<boolean> {
     return this.#ifClaimHeld(
       new UpdateCommand({
         TableName: this.#options.tableName,
         Key: inboxKey(this.#consumer, eventId),
-        UpdateExpression: 'SET #status = :completed, processedAt = :at REMOVE claimExpiresAt, claimToken',
-        ConditionExpression: 'claimToken = :token',
+        UpdateExpression: 'SET #status = :completed, processedAt = :at REMOVE claimExpiresAt',
+        ConditionExpression: 'claimToken = :token AND #status = :inProgress',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':completed': 'COMPLETED', ':at': new Date(this.#now()).toISOString(), ':token': token },
+        ExpressionAttributeValues: {
+          ':completed': 'COMPLETED',
+          ':inProgress': 'IN_PROGRESS',
+          ':at': new Date(this.#now()).toISOString(),
+          ':token': token,
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
+      (old) => old?.status === 'COMPLETED' && old.claimToken === token,
     );
   }
 
@@ -209,19 +245,27 @@ export class Inbox {
       new DeleteCommand({
         TableName: this.#options.tableName,
         Key: inboxKey(this.#consumer, eventId),
-        ConditionExpression: 'claimToken = :token',
-        ExpressionAttributeValues: { ':token': token },
+        ConditionExpression: 'claimToken = :token AND #status = :inProgress',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':token': token, ':inProgress': 'IN_PROGRESS' },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
+      (old) => old === undefined,
     );
   }
 
-  async #ifClaimHeld(command: UpdateCommand | DeleteCommand): Promise<boolean> {
+  /**
+   * Runs a write conditional on holding the claim. When the condition fails, `alreadyDone` is
+   * asked about the record as it is: an SDK retry of a write whose first attempt was applied
+   * (its answer lost) finds the record as that attempt left it, and is no lost claim.
+   */
+  async #ifClaimHeld(command: UpdateCommand | DeleteCommand, alreadyDone: (old: InboxRecord | undefined) => boolean): Promise<boolean> {
     try {
       await this.#options.document.send(command as UpdateCommand);
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      return alreadyDone(error.Item === undefined ? undefined : (unmarshall(error.Item) as InboxRecord));
     }
   }
 }

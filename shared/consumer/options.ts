@@ -1,3 +1,4 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ConsumerOptionsError } from './errors.js';
 import type { ClaimHandler, ConsumerOptions, EventHandler, TransactionHandler } from './types.js';
@@ -15,6 +16,9 @@ const show = (value: unknown): string => {
     return String(value);
   }
 };
+/** What a value is, for values that do not print well (clients, schemas): its class, else {@link show}. */
+const shapeOf = (value: unknown): string =>
+  typeof value === 'object' && value !== null ? `an instance of ${value.constructor?.name || 'Object'}` : show(value);
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function rejectUnknown(value: Record<string, unknown>, allowed: readonly string[], field: string): void {
@@ -44,7 +48,7 @@ function validateHandler(type: string, handler: unknown): void {
   if (schema !== undefined && typeof schema?.['~standard']?.validate !== 'function') {
     throw new ConsumerOptionsError(
       `${field}.schema`,
-      'is not a Standard Schema (no ~standard.validate); allowed: a zod, valibot, ArkType … schema',
+      `got ${shapeOf(schema)}, which is not a Standard Schema (no ~standard.validate); allowed: a zod, valibot, ArkType … schema`,
     );
   }
 }
@@ -63,10 +67,11 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
   for (const [type, handler] of Object.entries(raw.handlers)) validateHandler(type, handler);
   if (!isRecord(raw.inbox)) throw new ConsumerOptionsError('inbox', `got ${show(raw.inbox)}; allowed: { document, tableName, … }`);
   rejectUnknown(raw.inbox, INBOX_KEYS, 'inbox');
-  if (!isRecord(raw.inbox.document) || typeof raw.inbox.document.send !== 'function') {
+  // A plain DynamoDBClient has send() too, but would be handed DocumentClient-style values it cannot marshal.
+  if (!isRecord(raw.inbox.document) || typeof raw.inbox.document.send !== 'function' || raw.inbox.document instanceof DynamoDBClient) {
     throw new ConsumerOptionsError(
       'inbox.document',
-      'is not a DynamoDBDocumentClient; allowed: DynamoDBDocumentClient.from(new DynamoDBClient())',
+      `got ${shapeOf(raw.inbox.document)}, which is not a DynamoDBDocumentClient; allowed: DynamoDBDocumentClient.from(new DynamoDBClient())`,
     );
   }
   if (typeof raw.inbox.tableName !== 'string' || raw.inbox.tableName === '') {

@@ -39,7 +39,21 @@ describe('consumer options', () => {
     expect(rejection({ ...valid, handlers: { x: { handle: () => {}, idempotency: 'once' } } }).message).toContain(
       '"transaction" or "claim"',
     );
-    expect(rejection({ ...valid, handlers: { x: { handle: () => {}, schema: {} } } }).field).toBe('handlers["x"].schema');
+    expect(rejection({ ...valid, handlers: { x: { handle: () => {}, schema: {} } } })).toMatchObject({
+      field: 'handlers["x"].schema',
+      message: expect.stringContaining('got an instance of Object, which is not a Standard Schema'),
+    });
+  });
+
+  it('rejects an inbox client that is not a DocumentClient, saying what it got', () => {
+    const plain = new DynamoDBClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1' });
+    expect(rejection({ ...valid, inbox: { document: plain, tableName: 't' } })).toMatchObject({
+      field: 'inbox.document',
+      message: expect.stringContaining(
+        'got an instance of DynamoDBClient, which is not a DynamoDBDocumentClient; allowed: DynamoDBDocumentClient.from(',
+      ),
+    });
+    expect(rejection({ ...valid, inbox: { document: 'client', tableName: 't' } }).message).toContain('got "client"');
   });
 
   it('rejects empty handlers, a missing table and a zero concurrency', () => {

@@ -1,0 +1,158 @@
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConsumer } from '../../shared/consumer/consumer.js';
+import { InboxWriteError } from '../../shared/consumer/errors.js';
+import { inboxKey } from '../../shared/consumer/inbox.js';
+import type { ConsumerOptions, InboxOptions } from '../../shared/consumer/types.js';
+import { anEnvelope } from '../helpers/envelopes.js';
+import { freshTable, testClients } from '../helpers/local.js';
+import { losingFirstAnswerOf } from '../helpers/lost-response.js';
+import { recordingTelemetry } from '../helpers/recording-telemetry.js';
+
+const clients = testClients();
+let tableName: string;
+
+beforeAll(async () => {
+  ({ tableName } = await freshTable(clients, 'consumer-edges'));
+});
+
+afterAll(() => clients.destroy());
+
+function consumerWith(
+  name: string,
+  handlers: ConsumerOptions['handlers'],
+  extra: Omit<Partial<ConsumerOptions>, 'inbox'> & { document?: DynamoDBDocumentClient; inbox?: Partial<InboxOptions> } = {},
+) {
+  const { document = clients.document, inbox, ...rest } = extra;
+  const telemetry = recordingTelemetry();
+  const consumer = createConsumer({
+    name,
+    handlers,
+    inbox: { document, tableName, ...inbox },
+    logger: telemetry.logger,
+    metrics: telemetry.metrics,
+    ...rest,
+  });
+  return { consumer, ...telemetry };
+}
+
+const inboxRecord = async (consumer: string, eventId: string) =>
+  (await clients.document.send(new GetCommand({ TableName: tableName, Key: inboxKey(consumer, eventId), ConsistentRead: true }))).Item;
+
+describe('claim: an inbox write whose answer was lost and that the SDK sent again', () => {
+  it('recognises its own claim in the retried Put, and runs the handler', async () => {
+    const ran: string[] = [];
+    const { consumer } = consumerWith(
+      'lost-claim',
+      { 'order.placed': { idempotency: 'claim', handle: (event) => void ran.push(event.id) } },
+      { document: losingFirstAnswerOf('PutItemCommand') },
+    );
+    const event = anEnvelope({ aggregateId: 'lost-claim' });
+
+    const { outcomes } = await consumer.process([{ messageId: 'm1', body: event.body }]);
+
+    expect(outcomes[0]).toMatchObject({ status: 'processed' });
+    expect(ran).toEqual([event.id]);
+    expect(await inboxRecord('lost-claim', event.id)).toMatchObject({ status: 'COMPLETED' });
+  });
+
+  it('recognises its own completion in the retried update, and warns of nothing', async () => {
+    const { consumer, logs } = consumerWith(
+      'lost-complete',
+      { 'order.placed': { idempotency: 'claim', handle: () => {} } },
+      { document: losingFirstAnswerOf('UpdateItemCommand') },
+    );
+    const event = anEnvelope({ aggregateId: 'lost-complete' });
+
+    const { outcomes } = await consumer.process([{ messageId: 'm1', body: event.body }]);
+
+    expect(outcomes[0]).toMatchObject({ status: 'processed' });
+    expect(await inboxRecord('lost-complete', event.id)).toMatchObject({ status: 'COMPLETED' });
+    expect(logs.filter((log) => log.level !== 'info')).toEqual([]);
+  });
+});
+
+describe('claim timeout', () => {
+  it('lasts at least the timeout, however far into its second a claim was taken', async () => {
+    let clock = Date.parse('2026-06-01T12:00:00.999Z');
+    const ran: string[] = [];
+    const handlers: ConsumerOptions['handlers'] = {
+      'order.placed': { idempotency: 'claim', handle: () => new Promise<void>(() => {}) },
+    };
+    const options = { now: () => clock, inbox: { claimTimeoutSeconds: 2 } } as const;
+    // A worker claims the event and hangs in its handler.
+    const hung = consumerWith('claim-rounding', handlers, options).consumer;
+    const event = anEnvelope({ aggregateId: 'rounding' });
+    void hung.process([{ messageId: 'm1', body: event.body }]);
+    await expect.poll(async () => (await inboxRecord('claim-rounding', event.id))?.status, { timeout: 10_000 }).toBe('IN_PROGRESS');
+
+    const other = consumerWith(
+      'claim-rounding',
+      { 'order.placed': { idempotency: 'claim', handle: (e) => void ran.push(e.id) } },
+      options,
+    ).consumer;
+    // 1.001 s later, and then 2.001 s later: the claim of 2 s still holds.
+    clock = Date.parse('2026-06-01T12:00:02.000Z');
+    expect((await other.process([{ messageId: 'm1', body: event.body }])).outcomes[0]).toMatchObject({
+      status: 'failed',
+      error: { code: 'CLAIM_HELD' },
+    });
+    clock = Date.parse('2026-06-01T12:00:03.000Z');
+    expect((await other.process([{ messageId: 'm1', body: event.body }])).outcomes[0]).toMatchObject({ status: 'processed' });
+    expect(ran).toEqual([event.id]);
+  });
+});
+
+describe('transaction: writes DynamoDB refuses', () => {
+  it('fails the message with INVALID_INBOX_WRITE naming the event and what is allowed, and writes nothing', async () => {
+    const { consumer } = consumerWith('refused-writes', {
+      'order.placed': {
+        handle: (event, ctx) => {
+          const Key = { pk: `VIEW#${event.subject}`, sk: 'VIEW' };
+          ctx.write({ Put: { TableName: tableName, Item: { ...Key, n: 1 } } });
+          ctx.write({ Update: { TableName: tableName, Key, UpdateExpression: 'SET n = :n', ExpressionAttributeValues: { ':n': 2 } } });
+        },
+      },
+    });
+    const event = anEnvelope({ aggregateId: 'twice' });
+
+    const { outcomes } = await consumer.process([{ messageId: 'm1', body: event.body }]);
+
+    expect(outcomes[0]).toMatchObject({ status: 'failed' });
+    const { error } = outcomes[0] as { error: Error };
+    expect(error).toBeInstanceOf(InboxWriteError);
+    expect(error).toMatchObject({ code: 'INVALID_INBOX_WRITE' });
+    expect(error.message).toContain(`DynamoDB refused the transaction of event ${event.id} (order.placed)`);
+    expect(error.message).toContain('allowed: one action per item, the inbox record included');
+    expect(await inboxRecord('refused-writes', event.id)).toBeUndefined();
+  });
+
+  it('refuses a write added after the handler returned, loudly, instead of losing it silently', async () => {
+    let late: unknown;
+    const { consumer, logs } = consumerWith('late-write', {
+      'order.placed': {
+        handle: (event, ctx) => {
+          // Not awaited: the write comes after the handler has returned.
+          void Promise.resolve()
+            .then(() => new Promise((resolve) => setImmediate(resolve)))
+            .then(() => {
+              try {
+                ctx.write({ Put: { TableName: tableName, Item: { pk: `LATE#${event.id}`, sk: 'LATE' } } });
+              } catch (error) {
+                late = error;
+              }
+            });
+        },
+      },
+    });
+    const event = anEnvelope({ aggregateId: 'late' });
+
+    await consumer.process([{ messageId: 'm1', body: event.body }]);
+    await expect.poll(() => late, { timeout: 10_000 }).toBeInstanceOf(InboxWriteError);
+
+    expect((late as Error).message).toContain(`ctx.write was called after the handler of event ${event.id} (order.placed) had returned`);
+    expect(logs).toContainEqual(
+      expect.objectContaining({ level: 'error', message: 'A write was added after the handler returned; it is lost' }),
+    );
+  });
+});
