@@ -276,8 +276,9 @@ describe('failures around the handler', () => {
 
     // 12:00:40.4 rounded up to the second, plus one.
     expect(expiries.lambda).toBe(Date.parse('2026-06-01T12:00:42Z'));
-    expect(expiries.set).toBe(Date.parse('2026-06-01T12:10:00Z'));
-    expect(expiries.polled).toBe(Date.parse('2026-06-01T12:05:00Z'));
+    // 12:00:00.4 rounded up to the second, plus the claim timeout (600 s set, 300 s by default).
+    expect(expiries.set).toBe(Date.parse('2026-06-01T12:10:01Z'));
+    expect(expiries.polled).toBe(Date.parse('2026-06-01T12:05:01Z'));
   });
 
   it("logs, by default, with the invocation's request id and function from Lambda's context", async () => {
