@@ -1,0 +1,141 @@
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { BackoffOptions } from '../backoff.js';
+import type { OutboxConfig } from '../config.js';
+import { decodeStreamRecord } from '../relay/decode.js';
+import { describeError } from '../relay/failure-kind.js';
+import type { PublishBatchClient } from '../relay/relay.js';
+import { TABLE } from '../table.js';
+import { onFailureRecordProblem, payloadRecords, type StreamInvocationPayload, type StreamOnFailureRecord } from './on-failure-record.js';
+import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
+import { retried } from './retry.js';
+import { readStreamRange, STREAM_RETENTION_MS } from './stream-reader.js';
+
+export type TopicEvent = RepublishEvent & { readonly topicArn: string };
+
+/** What an on-failure record holds to republish. */
+export type ResolvedRecord =
+  | { readonly status: 'events'; readonly events: TopicEvent[] }
+  /** It cannot be republished as it is (expired, a malformed slot, no route or ARN); it stays. */
+  | { readonly status: 'skip'; readonly reason: string }
+  /**
+   * What the batch held is not known (its stream range could not be read, its payload is
+   * malformed): it stays, and so must every later record of its shard, which could overtake it.
+   */
+  | { readonly status: 'unknown'; readonly reason: string };
+
+export interface ResolveOptions {
+  readonly streams: DynamoDBStreamsClient;
+  readonly config: OutboxConfig;
+  readonly topicArns: Readonly<Record<string, string>>;
+  readonly now: () => number;
+  readonly retry: BackoffOptions;
+}
+
+export type ParsedRecord = { readonly ok: true; readonly record: StreamOnFailureRecord } | { readonly ok: false; readonly reason: string };
+
+/** An on-failure record from the text its destination holds. */
+export function parseRecord(text: string): ParsedRecord {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'not JSON' };
+  }
+  const problem = onFailureRecordProblem(value);
+  return problem === undefined ? { ok: true, record: value as StreamOnFailureRecord } : { ok: false, reason: problem };
+}
+
+/** The batch's stream records: the payload an S3 destination kept, or the stream read again within 24 h. */
+async function batchRecords(
+  record: StreamOnFailureRecord,
+  options: ResolveOptions,
+): Promise<{ status: 'records'; records: StreamInvocationPayload['Records'] } | Exclude<ResolvedRecord, { status: 'events' }>> {
+  const payload = payloadRecords(record);
+  if (payload.status === 'records') return payload;
+  if (payload.status === 'malformed') return { status: 'unknown', reason: payload.reason };
+  const info = record.DDBStreamBatchInfo;
+  const firstArrival = Date.parse(info.approximateArrivalOfFirstRecord);
+  if (Number.isFinite(firstArrival) && options.now() - firstArrival > STREAM_RETENTION_MS) {
+    return {
+      status: 'skip',
+      reason: `the stream no longer holds these records (first arrived ${info.approximateArrivalOfFirstRecord}, retention 24 h) and the record has no payload`,
+    };
+  }
+  // Throttling or a server error is ridden out here; what still fails holds the rest of the shard.
+  const read = await retried(() => readStreamRange(options.streams, info), options.retry);
+  if (!read.ok) return { status: 'unknown', reason: `could not re-read shard ${info.shardId}: ${read.reason}` };
+  if (read.value.length === 0) {
+    return {
+      status: 'unknown',
+      reason: `no records found in shard ${info.shardId} from ${info.startSequenceNumber} to ${info.endSequenceNumber}`,
+    };
+  }
+  return { status: 'records', records: read.value };
+}
+
+/**
+ * The outbox events of one on-failure record, decoded as the relay does. Never throws: anything
+ * unexpected about the record becomes an `unknown` result with its reason.
+ */
+export async function resolveRecord(record: StreamOnFailureRecord, options: ResolveOptions): Promise<ResolvedRecord> {
+  try {
+    const read = await batchRecords(record, options);
+    return read.status === 'records' ? decodeEvents(read.records, options) : read;
+  } catch (error) {
+    return { status: 'unknown', reason: `could not read the record: ${describeError(error)}` };
+  }
+}
+
+function decodeEvents(records: StreamInvocationPayload['Records'], options: ResolveOptions): ResolvedRecord {
+  // The relay's own selection: the low-latency aggregate types are the stream processor's to
+  // publish (it may still be retrying them), and the relay's mapping never hands them over.
+  const selection = { ignoreAggregateTypes: options.config.lowLatencyAggregateTypes };
+  const events: TopicEvent[] = [];
+  for (const streamRecord of records) {
+    const decoded = decodeStreamRecord(streamRecord, options.config, selection);
+    if (decoded.status === 'ignored') continue;
+    if (decoded.status === 'malformed') {
+      const pk = (streamRecord.dynamodb?.NewImage?.[TABLE.partitionKey] as { S?: unknown } | undefined)?.S;
+      return { status: 'skip', reason: `malformed outbox slot ${typeof pk === 'string' ? pk : '(no key)'}: ${decoded.problem}` };
+    }
+    if (decoded.status === 'unrouted')
+      return { status: 'skip', reason: `aggregate type ${JSON.stringify(decoded.aggregateType)} has no route` };
+    const { topic } = decoded;
+    const topicArn = Object.hasOwn(options.topicArns, topic.name) ? options.topicArns[topic.name] : undefined;
+    if (topicArn === undefined) return { status: 'skip', reason: `topic ${JSON.stringify(topic.name)} has no ARN` };
+    for (const message of decoded.messages) {
+      events.push({
+        key: `${streamRecord.dynamodb?.SequenceNumber}:${message.id}`,
+        topicArn,
+        body: message.body,
+        eventId: message.id,
+        type: message.type,
+        aggregateType: message.aggregateType,
+        aggregateId: message.aggregateId,
+      });
+    }
+  }
+  return { status: 'events', events };
+}
+
+/**
+ * Publishes a record's events by topic; `undefined` when all succeeded, else the first reason.
+ * Every topic's events are tried, so each aggregate that fails is known and `blocked` for the run.
+ */
+export async function publishAll(
+  sns: PublishBatchClient,
+  events: readonly TopicEvent[],
+  blocked: BlockedAggregates,
+): Promise<string | undefined> {
+  const byTopic = new Map<string, TopicEvent[]>();
+  for (const event of events) byTopic.set(event.topicArn, [...(byTopic.get(event.topicArn) ?? []), event]);
+  let failures = 0;
+  let first: string | undefined;
+  for (const [topicArn, list] of byTopic) {
+    const { failed } = await publishEvents(sns, topicArn, list, blocked);
+    failures += failed.size;
+    const head = failed.entries().next();
+    if (first === undefined && !head.done) first = `${head.value[0]}: ${head.value[1]}`;
+  }
+  return first === undefined ? undefined : `${failures} of ${events.length} events failed, first ${first}`;
+}

@@ -1,0 +1,172 @@
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { BackoffOptions } from '../backoff.js';
+import type { PublishBatchClient } from '../relay/relay.js';
+import { parseRecord, publishAll, type ResolveOptions, resolveRecord } from './on-failure-events.js';
+import type { BlockedAggregates } from './publish-events.js';
+import { rateLimiter } from './rate-limit.js';
+import { retried } from './retry.js';
+import { ShardHolds } from './shard-holds.js';
+import { type LineageListing, ShardLineage } from './shard-lineage.js';
+import { type PlacedRecord, streamOrder } from './shard-order.js';
+import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
+
+export interface S3RedriveOptions extends RedriveCommonOptions, ResolveOptions {
+  readonly s3: S3Client;
+  readonly bucket: string;
+  readonly prefix: string | undefined;
+  readonly sns: PublishBatchClient;
+  readonly target: string;
+}
+
+/** The key Lambda gives an on-failure object names its shard: `[prefix]aws/lambda/<mapping id>/<shard id>/YYYY/MM/DD/<time>-<uuid>`. */
+const AWS_KEY = /(?:^|\/)aws\/lambda\/[^/]+\/([^/]+)\/\d{4}\/\d{2}\/\d{2}\/[^/]+$/;
+
+async function listKeys(s3: S3Client, bucket: string, prefix: string | undefined): Promise<string[]> {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    for (const object of page.Contents ?? []) if (object.Key !== undefined) keys.push(object.Key);
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token !== undefined);
+  return keys;
+}
+
+/** The object's text, fetched with retries; a result, never thrown. */
+async function fetchText(s3: S3Client, bucket: string, key: string, retry: BackoffOptions) {
+  return retried(async () => {
+    const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return (await object.Body?.transformToString()) ?? '';
+  }, retry);
+}
+
+/** One entry of the run, in the order it is handled. */
+type Step = { readonly kind: 'placed'; readonly record: PlacedRecord } | { readonly kind: 'unplaced'; readonly problem: RedriveProblem };
+
+/** What became of one record; `events` counts those published. */
+type Outcome =
+  | { readonly kind: 'moved'; readonly events: number }
+  | { readonly kind: 'failed'; readonly reason: string; readonly events: number }
+  | { readonly kind: 'skipped'; readonly reason: string }
+  /** The caller's signal aborted before the record was published: it is left as it was, uncounted. */
+  | { readonly kind: 'stopped' };
+
+/**
+ * Redrives on-failure records kept as S3 objects. Keys end in a random UUID, so their order says
+ * nothing about the stream's: every object is read once for its batch info (the payloads are not
+ * kept), the records are put in stream order (per shard by sequence number, parents before their
+ * children), and only then each is read again and published in turn.
+ */
+export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveSummary> {
+  const { s3, bucket, prefix } = options;
+  const limiter = rateLimiter(options.ratePerSecond);
+  const blocked: BlockedAggregates = new Map();
+  const holds = new ShardHolds();
+  const lineage = new ShardLineage(options.streams, options.retry);
+  const keys = await listKeys(s3, bucket, prefix);
+
+  // First pass: where each record sits in the stream.
+  const unplaced: Step[] = [];
+  const placed: PlacedRecord[] = [];
+  for (const key of keys) {
+    // An abort here leaves every record as it was; the loop below then ends the run at once.
+    if (options.signal?.aborted === true) break;
+    const text = await fetchText(s3, bucket, key, options.retry);
+    const parsed = text.ok ? parseRecord(text.value) : { ok: false as const, reason: `could not read the object: ${text.reason}` };
+    if (parsed.ok) placed.push({ id: key, info: parsed.record.DDBStreamBatchInfo });
+    else {
+      // Its place in the stream is unknown; when its key names the shard, nothing of that shard goes ahead of it.
+      const shardId = AWS_KEY.exec(key)?.[1];
+      if (shardId !== undefined) holds.hold(shardId, undefined, `object ${key}: ${parsed.reason}`);
+      unplaced.push({ kind: 'unplaced', problem: { id: key, reason: parsed.reason } });
+    }
+  }
+  // Shards of one stream are put in order by their lineage; a stream met in one shard only needs none.
+  const shardsOf = new Map<string, Set<string>>();
+  for (const { info } of placed) shardsOf.set(info.streamArn, (shardsOf.get(info.streamArn) ?? new Set()).add(info.shardId));
+  const listings = new Map<string, LineageListing>();
+  for (const [streamArn, shards] of shardsOf) if (shards.size > 1) listings.set(streamArn, await lineage.load(streamArn));
+  const steps: Step[] = [
+    ...unplaced,
+    ...streamOrder(placed, (shardId) => lineage.parentOf(shardId)).map((record) => ({ kind: 'placed' as const, record })),
+  ];
+  // A prefix of the stream order never takes a record without the ones before it.
+  const todo = options.maxMessages === undefined ? steps : steps.slice(0, options.maxMessages);
+
+  const notes = [...listings.values()].flatMap((l) =>
+    l.status === 'gone' ? [`${l.reason}; its shards were put in order by the arrival of their first record`] : [],
+  );
+
+  /** One record, in its turn: held back, or read again, republished and deleted. */
+  const handle = async ({ id: key, info }: PlacedRecord): Promise<Outcome> => {
+    const listing = listings.get(info.streamArn);
+    if (listing?.status === 'failed')
+      return { kind: 'skipped', reason: `${listing.reason}; without it, records cannot be put in stream order` };
+    // A hold reaches into child shards too, so their parents must be known by now.
+    if (holds.size > 0) await lineage.load(info.streamArn, info.shardId);
+    const heldBack = holds.reason(info.shardId, info.startSequenceNumber, lineage.ancestors(info.shardId));
+    if (heldBack !== undefined) return { kind: 'skipped', reason: heldBack };
+    const text = await fetchText(s3, bucket, key, options.retry);
+    const parsed = text.ok ? parseRecord(text.value) : { ok: false as const, reason: `could not read the object: ${text.reason}` };
+    const resolved = parsed.ok ? await resolveRecord(parsed.record, options) : { status: 'unknown' as const, reason: parsed.reason };
+    if (resolved.status === 'skip') return { kind: 'skipped', reason: resolved.reason };
+    if (resolved.status === 'unknown') {
+      holds.hold(info.shardId, info.startSequenceNumber, `object ${key}: ${resolved.reason}`);
+      return { kind: 'skipped', reason: resolved.reason };
+    }
+    const events = resolved.events.length;
+    if (options.dryRun) return { kind: 'moved', events };
+    if (!(await limiter.take(events, options.signal))) return { kind: 'stopped' };
+    const problem = await publishAll(options.sns, resolved.events, blocked);
+    if (problem !== undefined) return { kind: 'failed', reason: problem, events: 0 };
+    // Published but still there: a later run publishes it again, which the event ids make harmless.
+    const deleted = await retried(() => s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })), options.retry);
+    return deleted.ok
+      ? { kind: 'moved', events }
+      : { kind: 'failed', reason: `republished, but not deleted from the source (${deleted.reason})`, events };
+  };
+
+  const failed: RedriveProblem[] = [];
+  const skipped: RedriveProblem[] = [];
+  let moved = 0;
+  let republished = 0;
+  let processed = 0;
+  let stopped = false;
+  for (const step of todo) {
+    if (options.signal?.aborted === true) {
+      stopped = true;
+      break;
+    }
+    const outcome: Outcome = step.kind === 'unplaced' ? { kind: 'skipped', reason: step.problem.reason } : await handle(step.record);
+    const id = step.kind === 'unplaced' ? step.problem.id : step.record.id;
+    if (outcome.kind === 'stopped') {
+      stopped = true;
+      break;
+    }
+    processed++;
+    if (outcome.kind === 'skipped') skipped.push({ id, reason: outcome.reason });
+    else if (outcome.kind === 'failed') failed.push({ id, reason: outcome.reason });
+    else moved++;
+    if (outcome.kind !== 'skipped') republished += outcome.events;
+    options.onProgress?.({ processed, total: keys.length, moved, failed: failed.length, skipped: skipped.length });
+  }
+  // The count after is for the reader only: when it cannot be had, the run still reports what it did.
+  const after = await listKeys(s3, bucket, prefix).then(
+    (left) => left.length,
+    () => undefined,
+  );
+  return {
+    status: stopped ? 'interrupted' : options.dryRun ? 'dry-run' : 'completed',
+    ...(options.dryRun ? { dryRun: true } : {}),
+    source: `s3://${bucket}/${prefix ?? ''}`,
+    target: options.target,
+    before: keys.length,
+    after,
+    processed,
+    moved,
+    republished,
+    failed,
+    skipped,
+    ...(notes.length > 0 ? { notes } : {}),
+  };
+}

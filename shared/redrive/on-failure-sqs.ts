@@ -1,0 +1,74 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { PublishBatchClient } from '../relay/relay.js';
+import { drainQueue } from './drain-queue.js';
+import { parseRecord, publishAll, type ResolveOptions, resolveRecord, type TopicEvent } from './on-failure-events.js';
+import type { StreamBatchInfo } from './on-failure-record.js';
+import type { BlockedAggregates } from './publish-events.js';
+import { ShardHolds } from './shard-holds.js';
+import { ShardLineage } from './shard-lineage.js';
+import { streamOrder } from './shard-order.js';
+import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
+
+export interface QueueRedriveOptions extends RedriveCommonOptions, ResolveOptions {
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  readonly sns: PublishBatchClient;
+  readonly target: string;
+}
+
+/** A record planned for republishing: where it sits in the stream, and its events. */
+interface Planned {
+  readonly info: StreamBatchInfo;
+  readonly events: TopicEvent[];
+}
+
+/**
+ * Redrives on-failure records from an SQS destination (coordinates only: the stream is read
+ * again). A queue gives records in no set order, so order is kept as far as the run sees: each
+ * receive is published in stream order, and once a record's range cannot be read, the records of
+ * its shard from there on (and of its child shards) are held, in that receive and every later one.
+ */
+export async function redriveFromQueue(options: QueueRedriveOptions): Promise<RedriveSummary> {
+  const blocked: BlockedAggregates = new Map();
+  const holds = new ShardHolds();
+  const lineage = new ShardLineage(options.streams, options.retry);
+  /** Why a record must wait behind one that was not republished, or `undefined`. */
+  const heldBack = async (info: StreamBatchInfo): Promise<string | undefined> => {
+    if (holds.size === 0) return undefined;
+    await lineage.load(info.streamArn, info.shardId);
+    return holds.reason(info.shardId, info.startSequenceNumber, lineage.ancestors(info.shardId));
+  };
+  return drainQueue<Planned>({
+    ...options,
+    plan: async (message) => {
+      const parsed = parseRecord(message.Body ?? '');
+      if (!parsed.ok) return { status: 'skip', reason: parsed.reason };
+      const info = parsed.record.DDBStreamBatchInfo;
+      const held = await heldBack(info);
+      if (held !== undefined) return { status: 'skip', reason: held };
+      const resolved = await resolveRecord(parsed.record, options);
+      if (resolved.status === 'unknown')
+        holds.hold(info.shardId, info.startSequenceNumber, `message ${message.MessageId}: ${resolved.reason}`);
+      return resolved.status === 'events'
+        ? { status: 'republish', item: { info, events: resolved.events }, units: resolved.events.length }
+        : { status: 'skip', reason: resolved.reason };
+    },
+    republish: async (items) => {
+      const succeeded: string[] = [];
+      const failed: RedriveProblem[] = [];
+      const byId = new Map(items.map((i) => [i.messageId, i.item]));
+      const ordered = streamOrder(
+        items.map((i) => ({ id: i.messageId, info: i.item.info })),
+        (shardId) => lineage.parentOf(shardId),
+      );
+      for (const { id, info } of ordered) {
+        // A record of this receive planned before a hold was found later in it must wait as well.
+        const held = await heldBack(info);
+        const problem = held ?? (await publishAll(options.sns, byId.get(id)?.events ?? [], blocked));
+        if (problem === undefined) succeeded.push(id);
+        else failed.push({ id, reason: problem });
+      }
+      return { succeeded, failed };
+    },
+  });
+}

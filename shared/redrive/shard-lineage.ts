@@ -1,0 +1,69 @@
+import type { BackoffOptions } from '../backoff.js';
+import { StreamSource, type StreamsApi } from '../processor/stream-source.js';
+import { retried } from './retry.js';
+
+/** What listing a stream's shards gave. */
+export type LineageListing =
+  | { readonly status: 'listed' }
+  /** The stream no longer exists (turned off or its table deleted more than 24 h ago): no shard has a known parent. */
+  | { readonly status: 'gone'; readonly reason: string }
+  /** The listing failed even after retries; the shards' parents are not known in this run. */
+  | { readonly status: 'failed'; readonly reason: string };
+
+/**
+ * The parent of each shard of the streams the redrive meets, from `DescribeStream`. A shard
+ * splits into children when its partition does, and an item's records move to a child only
+ * after the parent closed: so an aggregate's records of a parent come before those of its
+ * children, and the redrive orders (and holds back) by this lineage.
+ *
+ * @example
+ * ```ts
+ * const lineage = new ShardLineage(streams, REDRIVE_READ_RETRY);
+ * await lineage.load(info.streamArn);
+ * lineage.ancestors(info.shardId); // parent first, then its parent…
+ * ```
+ */
+export class ShardLineage {
+  private readonly parents = new Map<string, string | undefined>();
+  private readonly listings = new Map<string, LineageListing>();
+
+  constructor(
+    private readonly streams: StreamsApi,
+    private readonly backoff: BackoffOptions,
+  ) {}
+
+  /**
+   * Lists the stream's shards, once per stream, or again when `shardId` is given and the last
+   * listing did not know it (a shard opened since). Listing errors are results, never thrown.
+   */
+  async load(streamArn: string, shardId?: string): Promise<LineageListing> {
+    const known = this.listings.get(streamArn);
+    if (known !== undefined && (shardId === undefined || this.parents.has(shardId) || known.status !== 'listed')) return known;
+    const listed = await retried(() => new StreamSource(this.streams, streamArn).listShards(), this.backoff);
+    let listing: LineageListing;
+    if (listed.ok) {
+      for (const shard of listed.value) this.parents.set(shard.shardId, shard.parentShardId);
+      listing = { status: 'listed' };
+    } else {
+      const gone = (listed.error as { name?: unknown } | null)?.name === 'ResourceNotFoundException';
+      listing = { status: gone ? 'gone' : 'failed', reason: `could not list the shards of ${streamArn}: ${listed.reason}` };
+    }
+    // A shard the listing did not name is still asked about only once: it is marked as known, without a parent.
+    if (shardId !== undefined && !this.parents.has(shardId)) this.parents.set(shardId, undefined);
+    this.listings.set(streamArn, listing);
+    return listing;
+  }
+
+  parentOf(shardId: string): string | undefined {
+    return this.parents.get(shardId);
+  }
+
+  /** The shard's known ancestors, nearest first. */
+  ancestors(shardId: string): string[] {
+    const found: string[] = [];
+    for (let parent = this.parents.get(shardId); parent !== undefined && !found.includes(parent); parent = this.parents.get(parent)) {
+      found.push(parent);
+    }
+    return found;
+  }
+}
