@@ -5,6 +5,7 @@ import { CONFIG_ENV, configFromEnv } from '../../shared/config.js';
 import { OutboxError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
 import { parseRedriveArgs, REDRIVE_USAGE, type RedriveCommand } from '../../shared/redrive/cli-args.js';
+import { RedriveOptionsError, RedriveStoppedError } from '../../shared/redrive/errors.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
 import { progressBar } from '../../shared/redrive/progress.js';
 import { redriveQueueDlq } from '../../shared/redrive/queue-dlq.js';
@@ -12,7 +13,38 @@ import { redriveRelayDlq } from '../../shared/redrive/relay-dlq.js';
 import { formatSummary } from '../../shared/redrive/summary.js';
 import type { RedriveSummary } from '../../shared/redrive/types.js';
 
-async function run(command: Exclude<RedriveCommand, { kind: 'help' }>): Promise<RedriveSummary> {
+/** Exit status of a run ended by Ctrl-C (SIGINT) or SIGTERM, as a shell reports 128 + SIGINT. */
+const INTERRUPTED_EXIT = 130;
+
+/**
+ * The first SIGINT or SIGTERM aborts the run after its current batch, so the kept messages are
+ * released and the partial summary printed; a second one exits at once (the kept messages then
+ * come back by themselves when their visibility timeout runs out).
+ */
+function stopOnSignals(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  let first: NodeJS.Signals | undefined;
+  const onSignal = (name: NodeJS.Signals) => {
+    if (first !== undefined) {
+      process.stderr.write(`\n${name} after ${first}: exiting at once; messages kept back become visible when their timeout runs out\n`);
+      process.exit(INTERRUPTED_EXIT);
+    }
+    first = name;
+    process.stderr.write(`\n${name}: stopping after the current batch and releasing the messages kept back (again to exit at once)\n`);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+async function run(command: Exclude<RedriveCommand, { kind: 'help' }>, signal: AbortSignal): Promise<RedriveSummary> {
   const clientConfig = {
     ...(command.region === undefined ? {} : { region: command.region }),
     ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
@@ -23,6 +55,7 @@ async function run(command: Exclude<RedriveCommand, { kind: 'help' }>): Promise<
   const common = {
     dryRun: command.dryRun,
     onProgress: bar.update,
+    signal,
     ...(command.ratePerSecond === undefined ? {} : { ratePerSecond: command.ratePerSecond }),
     ...(command.maxMessages === undefined ? {} : { maxMessages: command.maxMessages }),
   };
@@ -59,14 +92,21 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${REDRIVE_USAGE}\n`);
     return 0;
   }
+  const stop = stopOnSignals();
   try {
-    const summary = await run(command);
+    const summary = await run(command, stop.signal);
     process.stdout.write(`${formatSummary(summary)}\n`);
+    if (summary.status === 'interrupted') return INTERRUPTED_EXIT;
     return summary.failed.length > 0 ? 1 : 0;
   } catch (error) {
     const code = error instanceof OutboxError ? ` [${error.code}]` : '';
     process.stderr.write(`Redrive stopped${code}: ${(error as Error).message}\n`);
-    return error instanceof OutboxError ? 2 : 1;
+    // What was done before the error: a person must know what moved before running it again.
+    if (error instanceof RedriveStoppedError) process.stdout.write(`${formatSummary(error.summary)}\n`);
+    // Invalid options are found before anything is read; anything else stopped a run part way.
+    return error instanceof RedriveOptionsError ? 2 : 1;
+  } finally {
+    stop.dispose();
   }
 }
 

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { RedriveOptionsError } from './errors.js';
+import { MIN_RATE_PER_SECOND } from './rate-limit.js';
 
 export const REDRIVE_USAGE = `Usage: outbox redrive <kind> [options]
 
@@ -18,13 +19,18 @@ Kinds:
 
 Options:
   --dry-run          read and report, republish and delete nothing
-  --rate N           republish at most N messages per second
+  --rate N           republish at most N events per second (at least ${MIN_RATE_PER_SECOND}; a relay-dlq or
+                     queue-dlq message is one event, an on-failure record may hold many)
   --max N            stop after N messages (or records)
   --endpoint URL     send every AWS call to this endpoint (a local emulator)
   --region REGION    AWS region (default: the SDK's)
   --help             show this text
 
-Exit status: 0 when nothing failed, 1 when some messages failed and were kept, 2 on a usage error.`;
+Ctrl-C stops after the current batch: kept messages are released and a partial summary is
+printed (status interrupted); a second Ctrl-C exits at once.
+
+Exit status: 0 when nothing failed, 1 when some messages failed and were kept (or a call failed
+mid-run), 2 on a usage error (nothing was read), 130 when interrupted.`;
 
 export type RedriveKind = 'relay-dlq' | 'queue-dlq' | 'on-failure';
 
@@ -52,14 +58,55 @@ const KINDS: readonly RedriveKind[] = ['relay-dlq', 'queue-dlq', 'on-failure'];
 function positiveNumber(value: string | undefined, flag: string, integer: boolean): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
     throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: a positive ${integer ? 'whole number' : 'number'}`);
   }
   return n;
 }
 
+function rateOf(value: string | undefined): number | undefined {
+  const rate = positiveNumber(value, '--rate', false);
+  if (rate !== undefined && rate < MIN_RATE_PER_SECOND) {
+    throw new RedriveOptionsError(
+      '--rate',
+      `got ${JSON.stringify(value)}; allowed: at least ${MIN_RATE_PER_SECOND} event per second (slower, a batch would wait longer than its messages stay hidden)`,
+    );
+  }
+  return rate;
+}
+
 function required(value: string | undefined, flag: string, kind: string): string {
-  if (value === undefined || value === '') throw new RedriveOptionsError(flag, `is required for ${kind}`);
+  if (value === undefined) throw new RedriveOptionsError(flag, `is required for ${kind}`);
+  return value;
+}
+
+/** An http(s) URL, as SQS queue URLs and endpoints are; anything else fails only after the run began, or sends nowhere. */
+function httpUrl(value: string, flag: string, allowed: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.hostname === '') {
+    throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: ${allowed}`);
+  }
+  return value;
+}
+
+const QUEUE_URL = 'an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/my-dlq';
+const queueUrlOf = (value: string | undefined, flag: string, kind: string): string => httpUrl(required(value, flag, kind), flag, QUEUE_URL);
+
+/** S3's rules for bucket names (general purpose buckets). */
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+function bucketOf(value: string): string {
+  if (!BUCKET_NAME.test(value)) {
+    throw new RedriveOptionsError(
+      '--bucket',
+      `got ${JSON.stringify(value)}; allowed: an S3 bucket name, 3 to 63 lowercase letters, digits, dots and hyphens`,
+    );
+  }
   return value;
 }
 
@@ -75,6 +122,18 @@ function topicArnsOf(value: string | undefined, env: NodeJS.ProcessEnv, envName:
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
     throw new RedriveOptionsError('--topic-arns', `got ${text}; allowed: an object of topic name → topic ARN strings`);
+  }
+  if (Object.keys(parsed).length === 0) {
+    throw new RedriveOptionsError('--topic-arns', `got ${text}; allowed: at least one topic name → topic ARN`);
+  }
+  // The relay's own check: a value that is no ARN would fail every publish, after the messages were received.
+  for (const [name, arn] of Object.entries(parsed as Record<string, string>)) {
+    if (!arn.startsWith('arn:')) {
+      throw new RedriveOptionsError(
+        '--topic-arns',
+        `topic ${JSON.stringify(name)} has ${JSON.stringify(arn)}; allowed: an "arn:…" topic ARN, e.g. arn:aws:sns:eu-west-1:123456789012:${name}`,
+      );
+    }
   }
   return parsed as Record<string, string>;
 }
@@ -125,8 +184,14 @@ export function parseRedriveArgs(
   if (!KINDS.includes(kind as RedriveKind))
     throw new RedriveOptionsError('kind', `got ${JSON.stringify(kind ?? '')}; allowed: ${KINDS.join(', ')}`);
   if (rest.length > 0) throw new RedriveOptionsError('arguments', `unexpected ${JSON.stringify(rest.join(' '))}; see --help`);
-  const rate = positiveNumber(values.rate, '--rate', false);
+  const rate = rateOf(values.rate);
   const max = positiveNumber(values.max, '--max', true);
+  if (values.endpoint !== undefined) {
+    httpUrl(values.endpoint, '--endpoint', 'an http:// or https:// URL with a host, e.g. http://localhost:4566');
+  }
+  if (values.region !== undefined && !/^[a-z0-9-]+$/.test(values.region)) {
+    throw new RedriveOptionsError('--region', `got ${JSON.stringify(values.region)}; allowed: an AWS region name, e.g. eu-west-1`);
+  }
   const common: CommonArgs = {
     dryRun: values['dry-run'] === true,
     ...(rate === undefined ? {} : { ratePerSecond: rate }),
@@ -145,7 +210,7 @@ export function parseRedriveArgs(
     return {
       ...common,
       kind,
-      queueUrl: required(values['queue-url'], '--queue-url', kind),
+      queueUrl: queueUrlOf(values['queue-url'], '--queue-url', kind),
       topicArns: topicArnsOf(values['topic-arns'], env, topicArnsEnv),
     };
   }
@@ -154,8 +219,8 @@ export function parseRedriveArgs(
     return {
       ...common,
       kind,
-      queueUrl: required(values['queue-url'], '--queue-url', kind),
-      targetQueueUrl: required(values.to, '--to', kind),
+      queueUrl: queueUrlOf(values['queue-url'], '--queue-url', kind),
+      targetQueueUrl: queueUrlOf(values.to, '--to', kind),
     };
   }
   allow(['queue-url', 'bucket', 'prefix', 'topic-arns']);
@@ -168,7 +233,7 @@ export function parseRedriveArgs(
   if (values.prefix !== undefined && values.bucket === undefined) throw new RedriveOptionsError('--prefix', 'applies only with --bucket');
   const source =
     values.bucket !== undefined
-      ? { bucket: values.bucket, ...(values.prefix === undefined ? {} : { prefix: values.prefix }) }
-      : { queueUrl: values['queue-url'] as string };
+      ? { bucket: bucketOf(values.bucket), ...(values.prefix === undefined ? {} : { prefix: values.prefix }) }
+      : { queueUrl: queueUrlOf(values['queue-url'], '--queue-url', 'on-failure') };
   return { ...common, kind: 'on-failure', source, topicArns: topicArnsOf(values['topic-arns'], env, topicArnsEnv) };
 }

@@ -1,12 +1,7 @@
-import {
-  ChangeMessageVisibilityBatchCommand,
-  DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
-  type Message,
-  ReceiveMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
-import { RedriveOptionsError } from './errors.js';
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { RedriveOptionsError, RedriveStoppedError } from './errors.js';
+import { HeldMessages } from './held-messages.js';
+import { approximateCount, fifoNotes, isFifoQueueUrl, queueCounts } from './queue-counts.js';
 import { rateLimiter } from './rate-limit.js';
 import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
 
@@ -19,6 +14,8 @@ export type DrainPlan<T> =
 export interface RepublishResult {
   readonly succeeded: readonly string[];
   readonly failed: readonly RedriveProblem[];
+  /** Anything the summary must tell beyond the counts (see {@link RedriveSummary.notes}). */
+  readonly notes?: readonly string[];
 }
 
 export interface DrainOptions<T> extends RedriveCommonOptions {
@@ -37,23 +34,7 @@ export interface DrainOptions<T> extends RedriveCommonOptions {
   readonly waitTimeSeconds?: number;
 }
 
-/** Approximate messages on a queue: visible, in flight and delayed. */
-export async function approximateCount(sqs: SQSClient, queueUrl: string): Promise<number> {
-  const { Attributes = {} } = await sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
-    }),
-  );
-  return (
-    Number(Attributes.ApproximateNumberOfMessages ?? 0) +
-    Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
-    Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0)
-  );
-}
-
-const chunks = <T>(items: readonly T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, i * size + size));
+export { approximateCount } from './queue-counts.js';
 
 export function checkCommonOptions(options: RedriveCommonOptions): void {
   if (options.maxMessages !== undefined && (!Number.isInteger(options.maxMessages) || options.maxMessages < 1)) {
@@ -61,21 +42,27 @@ export function checkCommonOptions(options: RedriveCommonOptions): void {
   }
 }
 
-/** A message kept back in the queue: hidden until `hiddenUntil` (epoch ms) under its latest receipt handle. */
-interface Held {
-  message: Message;
-  hiddenUntil: number;
-}
-
 /** Visibility timeouts in seconds: SQS takes 0 to 43,200, and 0 would hide nothing. */
 const VISIBILITY_RANGE = [1, 43_200] as const;
 
 /**
  * Moves messages off a queue until a receive comes back empty (so messages added while it runs
- * are moved too) or `maxMessages` is reached. A message is deleted only after its republish
- * succeeded. Messages that failed or were skipped are counted once and kept: hidden again while
- * the run lasts (so they neither come back to be counted twice nor keep a receive from coming back
- * empty), and made visible again at the end.
+ * are moved too), `maxMessages` is reached or `signal` aborts. A message is deleted only after
+ * its republish succeeded. Messages that failed or were skipped are counted once and kept: hidden
+ * again while the run lasts (so they neither come back to be counted twice nor keep a receive from
+ * coming back empty), and made visible again at the end, also after an abort or an error.
+ *
+ * An abort ends the run after the batch in hand (status `interrupted`); an error ends it with a
+ * {@link RedriveStoppedError} that carries the partial summary.
+ *
+ * @example
+ * ```ts
+ * const summary = await drainQueue<string>({
+ *   sqs, queueUrl, target: 'elsewhere', signal: controller.signal,
+ *   plan: (message) => ({ status: 'republish', item: message.Body ?? '', units: 1 }),
+ *   republish: async (items) => ({ succeeded: items.map((i) => i.messageId), failed: [] }),
+ * });
+ * ```
  */
 export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSummary> {
   checkCommonOptions(options);
@@ -86,42 +73,35 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
       `got ${visibility}; allowed: a whole number of seconds from ${VISIBILITY_RANGE[0]} to ${VISIBILITY_RANGE[1]}`,
     );
   }
-  const { sqs, queueUrl } = options;
+  const { sqs, queueUrl, signal } = options;
+  const dryRun = options.dryRun === true;
   const limiter = rateLimiter(options.ratePerSecond);
-  const before = await approximateCount(sqs, queueUrl);
+  const counts = await queueCounts(sqs, queueUrl);
+  const before = counts.visible + counts.inFlight + counts.delayed;
   const seen = new Set<string>();
-  const held = new Map<string, Held>();
-  const hold = (message: Message) => held.set(message.MessageId ?? '', { message, hiddenUntil: Date.now() + visibility * 1000 });
-  /** Hides the kept messages again for a whole timeout once half of it has passed. */
-  const keepHidden = async () => {
-    const due = [...held.values()].filter((h) => h.hiddenUntil - Date.now() < (visibility * 1000) / 2);
-    for (const batch of chunks(due, 10)) {
-      const hiddenUntil = Date.now() + visibility * 1000;
-      const output = await sqs.send(
-        new ChangeMessageVisibilityBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: batch.map((h, i) => ({ Id: String(i), ReceiptHandle: h.message.ReceiptHandle ?? '', VisibilityTimeout: visibility })),
-        }),
-      );
-      // One that could not be hidden again may come back; it is then held under its new handle, not counted again.
-      const refused = new Set((output.Failed ?? []).map((f) => f.Id));
-      batch.forEach((h, i) => {
-        if (!refused.has(String(i))) h.hiddenUntil = hiddenUntil;
-      });
-    }
-  };
+  const held = new HeldMessages(sqs, queueUrl, visibility);
   const failed: RedriveProblem[] = [];
   const skipped: RedriveProblem[] = [];
+  const republishNotes: string[] = [];
   let processed = 0;
   let moved = 0;
   let republished = 0;
+  let interrupted = false;
+  let stoppedBy: { error: unknown } | undefined;
+  /** The batch being worked on: after an error, those not deleted yet are released with the kept ones. */
+  let inHand: Message[] = [];
   const progress = () => options.onProgress?.({ processed, total: before, moved, failed: failed.length, skipped: skipped.length });
 
   try {
     for (;;) {
+      // Checked between batches only: a batch once sent is seen through to its deletes.
+      if (signal?.aborted) {
+        interrupted = true;
+        break;
+      }
       const room = options.maxMessages === undefined ? 10 : Math.min(10, options.maxMessages - processed);
       if (room <= 0) break;
-      await keepHidden();
+      await held.keepHidden();
       const { Messages = [] } = await sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: queueUrl,
@@ -136,9 +116,10 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
       if (Messages.length === 0) break;
       // A message seen again came back after its visibility timeout: it is already counted, and is kept hidden.
       const fresh = Messages.filter((m) => !seen.has(m.MessageId ?? ''));
-      for (const message of Messages) if (seen.has(message.MessageId ?? '')) hold(message);
+      for (const message of Messages) if (seen.has(message.MessageId ?? '')) held.hold(message);
       if (fresh.length === 0) continue;
       for (const message of fresh) seen.add(message.MessageId ?? '');
+      inHand = fresh;
       processed += fresh.length;
 
       const planned: { message: Message; item: T; units: number }[] = [];
@@ -146,20 +127,32 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
         const plan = await options.plan(message);
         if (plan.status === 'skip') {
           skipped.push({ id: message.MessageId ?? '', reason: plan.reason });
-          hold(message);
+          held.hold(message);
         } else planned.push({ message, item: plan.item, units: plan.units });
       }
-      if (options.dryRun) {
+      if (dryRun) {
         moved += planned.length;
         republished += planned.reduce((sum, p) => sum + p.units, 0);
-        for (const p of planned) hold(p.message);
+        for (const p of planned) held.hold(p.message);
       } else if (planned.length > 0) {
-        await limiter.take(planned.reduce((sum, p) => sum + p.units, 0));
+        if (
+          !(await limiter.take(
+            planned.reduce((sum, p) => sum + p.units, 0),
+            signal,
+          ))
+        ) {
+          // Aborted while waiting for the rate: nothing of this batch was sent, so it goes back as it came, uncounted.
+          for (const p of planned) held.hold(p.message);
+          processed -= planned.length;
+          interrupted = true;
+          break;
+        }
         const result = await options.republish(planned.map((p) => ({ messageId: p.message.MessageId ?? '', item: p.item })));
         const ok = new Set(result.succeeded);
         failed.push(...result.failed);
+        republishNotes.push(...(result.notes ?? []));
         const done = planned.filter((p) => ok.has(p.message.MessageId ?? ''));
-        for (const p of planned) if (!ok.has(p.message.MessageId ?? '')) hold(p.message);
+        for (const p of planned) if (!ok.has(p.message.MessageId ?? '')) held.hold(p.message);
         if (done.length > 0) {
           const deleted = await sqs.send(
             new DeleteMessageBatchCommand({
@@ -175,21 +168,26 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
           republished += done.reduce((sum, p) => sum + p.units, 0);
         }
       }
+      inHand = [];
       progress();
     }
-  } finally {
-    for (const batch of chunks([...held.values()], 10)) {
-      await sqs.send(
-        new ChangeMessageVisibilityBatchCommand({
-          QueueUrl: queueUrl,
-          Entries: batch.map((h, i) => ({ Id: String(i), ReceiptHandle: h.message.ReceiptHandle ?? '', VisibilityTimeout: 0 })),
-        }),
-      );
-    }
+  } catch (error) {
+    stoppedBy = { error };
+    // The batch the error cut short goes back too (its deletes had not succeeded: nothing of it counts as moved).
+    for (const message of inHand) held.hold(message);
   }
-  const after = await approximateCount(sqs, queueUrl);
-  return {
-    status: options.dryRun ? 'dry-run' : 'completed',
+  const kept = held.size;
+  const unreleased = await held.releaseAll();
+  const after =
+    stoppedBy === undefined ? await approximateCount(sqs, queueUrl) : await approximateCount(sqs, queueUrl).catch(() => undefined);
+  const notes = [
+    ...republishNotes,
+    ...(isFifoQueueUrl(queueUrl) ? fifoNotes(counts, dryRun, processed, kept) : []),
+    ...(unreleased > 0 ? [`${unreleased} kept message(s) could not be made visible again; they will be within ${visibility} s`] : []),
+  ];
+  const summary: RedriveSummary = {
+    status: interrupted || stoppedBy !== undefined ? 'interrupted' : dryRun ? 'dry-run' : 'completed',
+    dryRun,
     source: queueUrl,
     target: options.target,
     before,
@@ -199,5 +197,8 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
     republished,
     failed,
     skipped,
+    ...(notes.length > 0 ? { notes } : {}),
   };
+  if (stoppedBy !== undefined) throw new RedriveStoppedError(summary, stoppedBy.error);
+  return summary;
 }

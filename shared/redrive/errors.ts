@@ -1,5 +1,6 @@
 import { OutboxError } from '../errors.js';
 import type { StreamBatchInfo } from './on-failure-record.js';
+import type { RedriveSummary } from './types.js';
 
 /** A redrive was asked for something impossible or unsafe; nothing was read or moved. */
 export class RedriveOptionsError extends OutboxError {
@@ -29,5 +30,26 @@ export class StreamRangeIncompleteError extends OutboxError {
     this.name = 'StreamRangeIncompleteError';
     this.shardId = info.shardId;
     this.lastRead = lastRead;
+  }
+}
+
+/**
+ * A redrive stopped part way because a call failed (the cause). The kept messages were released;
+ * `summary` (status `interrupted`) counts what was done before, so a person knows what moved.
+ *
+ * @example
+ * ```ts
+ * try { await redriveRelayDlq(options); } catch (error) {
+ *   if (error instanceof RedriveStoppedError) console.log(formatSummary(error.summary));
+ * }
+ * ```
+ */
+export class RedriveStoppedError extends OutboxError {
+  readonly summary: RedriveSummary;
+
+  constructor(summary: RedriveSummary, cause: unknown) {
+    super('REDRIVE_STOPPED', `stopped after ${summary.processed} messages: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'RedriveStoppedError';
+    this.summary = summary;
   }
 }

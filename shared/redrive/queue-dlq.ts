@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type Message, type MessageAttributeValue, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { drainQueue } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
+import { isFifoQueueUrl } from './queue-counts.js';
 import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
 
 export interface QueueDlqRedriveOptions extends RedriveCommonOptions {
@@ -12,13 +13,12 @@ export interface QueueDlqRedriveOptions extends RedriveCommonOptions {
   readonly targetQueueUrl: string;
 }
 
-interface Planned {
+/** A message to send again: body, attributes and (FIFO) group as it came. */
+export interface Planned {
   readonly body: string;
   readonly attributes?: Record<string, MessageAttributeValue>;
   readonly groupId?: string;
 }
-
-const isFifoQueueUrl = (url: string): boolean => url.endsWith('.fifo');
 
 /**
  * Most bytes of one `SendMessageBatch` (the sum of its messages). SQS raised its limit from
@@ -38,29 +38,49 @@ export function sqsMessageSize(body: string, attributes: Record<string, MessageA
   return size;
 }
 
-/** Splits items, in order, into batches of at most 10 and {@link MAX_SEND_BATCH_BYTES} (a larger one alone). */
-function sendBatches<T extends { readonly item: Planned }>(items: readonly T[]): T[][] {
+/**
+ * Splits items into batches of at most 10 and {@link MAX_SEND_BATCH_BYTES} (a larger one alone).
+ * In a FIFO queue a batch holds at most one message of a group: SQS answers each entry on its
+ * own, so a group's second message in one request could be accepted while its first is refused.
+ * A message that does not fit waits for the next batch, and so do the later ones of its group;
+ * the order within a group is kept, and messages of other groups fill the batch.
+ *
+ * @example
+ * ```ts
+ * for (const batch of sendBatches(items, isFifoQueueUrl(targetQueueUrl))) await send(batch);
+ * ```
+ */
+export function sendBatches<T extends { readonly item: Planned }>(items: readonly T[], fifo: boolean): T[][] {
   const batches: T[][] = [];
-  let batch: T[] = [];
-  let bytes = 0;
-  for (const entry of items) {
-    const size = sqsMessageSize(entry.item.body, entry.item.attributes);
-    if (batch.length > 0 && (batch.length === MAX_SEND_BATCH_ENTRIES || bytes + size > MAX_SEND_BATCH_BYTES)) {
-      batches.push(batch);
-      batch = [];
-      bytes = 0;
+  let rest = [...items];
+  while (rest.length > 0) {
+    const batch: T[] = [];
+    const later: T[] = [];
+    /** Groups with a message in this batch or held back from it: their later messages wait too. */
+    const groups = new Set<string>();
+    let bytes = 0;
+    for (const entry of rest) {
+      const size = sqsMessageSize(entry.item.body, entry.item.attributes);
+      const group = fifo ? entry.item.groupId : undefined;
+      const fits = batch.length === 0 || (batch.length < MAX_SEND_BATCH_ENTRIES && bytes + size <= MAX_SEND_BATCH_BYTES);
+      if (fits && (group === undefined || !groups.has(group))) {
+        batch.push(entry);
+        bytes += size;
+      } else later.push(entry);
+      if (group !== undefined) groups.add(group);
     }
-    batch.push(entry);
-    bytes += size;
+    batches.push(batch);
+    rest = later;
   }
-  if (batch.length > 0) batches.push(batch);
   return batches;
 }
 
 /**
  * Moves a subscriber DLQ's messages back to their source queue: same body, message attributes
  * and (FIFO) message group; each is deleted from the DLQ only after the send succeeded. Sends go
- * in batches of at most 10 messages and {@link MAX_SEND_BATCH_BYTES}.
+ * in batches of at most 10 messages and {@link MAX_SEND_BATCH_BYTES}, and into a FIFO queue with
+ * at most one message of a group each; once a message of a group fails, no later message of that
+ * group is sent in the run (it fails too, and stays), so none overtakes it.
  *
  * A FIFO send gets a fresh deduplication id: the original one may still be inside the queue's
  * five-minute window, where SQS would accept the message and silently drop it. A crash between
@@ -107,7 +127,7 @@ export async function redriveQueueDlq(options: QueueDlqRedriveOptions): Promise<
         failed.push({ id: entry.messageId, reason });
         if (fifo && entry.item.groupId !== undefined) blockedGroups.set(entry.item.groupId, entry.messageId);
       };
-      for (const candidates of sendBatches(items)) {
+      for (const candidates of sendBatches(items, fifo)) {
         // A FIFO group whose message failed sends nothing more in the run: no later message overtakes it.
         const batch = candidates.filter((entry) => {
           const blocker = entry.item.groupId === undefined ? undefined : blockedGroups.get(entry.item.groupId);

@@ -1,6 +1,24 @@
 import { RedriveOptionsError } from './errors.js';
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * The slowest rate allowed, in events per second. A batch waits for its whole share of the rate
+ * before it is republished, while its messages stay received; much slower, and the wait of one
+ * batch (10 messages, or an on-failure record's many events) outlasts the 120 s they stay hidden.
+ */
+export const MIN_RATE_PER_SECOND = 1;
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 
 /**
  * Spaces out work to at most `perSecond` units per second: `take(n)` resolves when `n` more units
@@ -9,32 +27,37 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * @example
  * ```ts
  * const limit = new RateLimiter(50);
- * for (const batch of batches) { await limit.take(batch.length); await publish(batch); }
+ * for (const batch of batches) { if (await limit.take(batch.length, signal)) await publish(batch); }
  * ```
  */
 export class RateLimiter {
   readonly #intervalMs: number;
   readonly #now: () => number;
-  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   #nextFreeAt = 0;
 
-  constructor(perSecond: number, now: () => number = Date.now, wait: (ms: number) => Promise<void> = sleep) {
-    if (!Number.isFinite(perSecond) || perSecond <= 0) {
-      throw new RedriveOptionsError('ratePerSecond', `got ${perSecond}; allowed: a positive number of messages per second`);
+  constructor(perSecond: number, now: () => number = Date.now, wait: (ms: number, signal?: AbortSignal) => Promise<void> = sleep) {
+    if (!Number.isFinite(perSecond) || perSecond < MIN_RATE_PER_SECOND) {
+      throw new RedriveOptionsError(
+        'ratePerSecond',
+        `got ${perSecond}; allowed: at least ${MIN_RATE_PER_SECOND} event per second (a slower batch would outwait its messages' visibility timeout)`,
+      );
     }
     this.#intervalMs = 1000 / perSecond;
     this.#now = now;
     this.#sleep = wait;
   }
 
-  async take(units: number): Promise<void> {
+  /** Waits until `units` fit; `false` when `signal` aborted first (the units must then not go). */
+  async take(units: number, signal?: AbortSignal): Promise<boolean> {
     const now = this.#now();
     const startAt = Math.max(now, this.#nextFreeAt);
     this.#nextFreeAt = startAt + units * this.#intervalMs;
-    if (startAt > now) await this.#sleep(startAt - now);
+    if (startAt > now) await this.#sleep(startAt - now, signal);
+    return signal?.aborted !== true;
   }
 }
 
 /** A limiter when a rate is set, otherwise one that never waits. */
 export const rateLimiter = (perSecond: number | undefined): Pick<RateLimiter, 'take'> =>
-  perSecond === undefined ? { take: async () => {} } : new RateLimiter(perSecond);
+  perSecond === undefined ? { take: async (_units, signal) => signal?.aborted !== true } : new RateLimiter(perSecond);

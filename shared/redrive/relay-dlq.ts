@@ -3,6 +3,7 @@ import { envelopeProblem } from '../consumer/parse.js';
 import { deadLetterEnvelope, isRelayDeadLetter } from '../dead-letter.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import type { PublishBatchClient } from '../relay/relay.js';
+import { type AggregatePosition, inAggregateOrder } from './aggregate-order.js';
 import { type DrainPlan, drainQueue } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
@@ -21,7 +22,10 @@ export interface RelayDlqRedriveOptions extends RedriveCommonOptions {
 interface Planned {
   readonly topicArn: string;
   readonly event: Omit<RepublishEvent, 'key'>;
+  readonly position: AggregatePosition;
 }
+
+const isArn = (value: unknown): boolean => typeof value === 'string' && value.startsWith('arn:');
 
 function planOf(message: Message, topicArns: Readonly<Record<string, string>>): DrainPlan<Planned> {
   let letter: unknown;
@@ -72,6 +76,11 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>): 
         aggregateType: envelope.aggregatetype,
         aggregateId: envelope.subject,
       },
+      position: {
+        aggregate: `${envelope.aggregatetype}#${envelope.subject}`,
+        sequenceEpoch: envelope.sequenceepoch,
+        sequence: envelope.sequence,
+      },
     },
   };
 }
@@ -82,6 +91,11 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>): 
  * after its publish succeeded. Dead letters without an envelope or topic are skipped and stay.
  * Once an event of an aggregate fails, no later dead letter of that aggregate is republished in
  * the run (it fails too, and stays).
+ *
+ * The DLQ is a standard queue and keeps no order: within each receive, an aggregate's events are
+ * published in (`sequenceepoch`, `sequence`) order. An event that comes in a later receive than a
+ * later event of its aggregate is still published (holding it back would not undo the other), and
+ * the summary notes it.
  *
  * @example
  * ```ts
@@ -96,27 +110,56 @@ export async function redriveRelayDlq(options: RelayDlqRedriveOptions): Promise<
       "is empty; allowed: an object of topic name → topic ARN, e.g. the relay's OUTBOX_TOPIC_ARNS",
     );
   }
+  for (const [name, arn] of Object.entries(options.topicArns)) {
+    // As the relay checks its own: a wrong value would otherwise fail every publish after the messages were received.
+    if (!isArn(arn)) throw new RedriveOptionsError(`topicArns.${name}`, `got ${JSON.stringify(arn)}; allowed: an "arn:…" topic ARN`);
+  }
   // One for the whole run: an aggregate whose event failed in one receive stays blocked in the next.
   const blocked: BlockedAggregates = new Map();
+  /** Aggregate → the furthest position published in the run, to notice an event that comes after a later one of its aggregate. */
+  const furthest = new Map<string, AggregatePosition & { readonly eventId: string }>();
   return drainQueue<Planned>({
     ...options,
     target: Object.values(options.topicArns).join(', '),
     plan: (message) => planOf(message, options.topicArns),
     republish: async (items) => {
-      const byTopic = new Map<string, RepublishEvent[]>();
-      for (const { messageId, item } of items) {
-        const list = byTopic.get(item.topicArn) ?? [];
-        list.push({ ...item.event, key: messageId });
-        byTopic.set(item.topicArn, list);
+      const byTopic = new Map<string, { messageId: string; item: Planned }[]>();
+      for (const entry of items) {
+        const list = byTopic.get(entry.item.topicArn) ?? [];
+        list.push(entry);
+        byTopic.set(entry.item.topicArn, list);
       }
       const succeeded: string[] = [];
       const failed: { id: string; reason: string }[] = [];
-      for (const [topicArn, events] of byTopic) {
+      const notes: string[] = [];
+      for (const [topicArn, entries] of byTopic) {
+        const ordered = inAggregateOrder(entries, (e) => e.item.position);
+        const events = ordered.map(({ messageId, item }) => ({ ...item.event, key: messageId }));
         const result = await publishEvents(options.sns, topicArn, events, blocked);
         succeeded.push(...result.succeeded);
         for (const [id, reason] of result.failed) failed.push({ id, reason });
+        for (const { messageId, item } of ordered) {
+          if (!result.succeeded.has(messageId)) continue;
+          const note = noteIfBehind(furthest, item);
+          if (note !== undefined) notes.push(note);
+        }
       }
-      return { succeeded, failed };
+      return { succeeded, failed, notes };
     },
   });
+}
+
+/** Records a published event's position; a note when a later event of its aggregate was published before it in the run. */
+function noteIfBehind(furthest: Map<string, AggregatePosition & { readonly eventId: string }>, item: Planned): string | undefined {
+  const { position, event } = item;
+  const ahead = furthest.get(position.aggregate);
+  const isBehind =
+    ahead !== undefined &&
+    (ahead.sequenceEpoch > position.sequenceEpoch ||
+      (ahead.sequenceEpoch === position.sequenceEpoch && ahead.sequence > position.sequence));
+  if (!isBehind) {
+    furthest.set(position.aggregate, { ...position, eventId: event.eventId });
+    return undefined;
+  }
+  return `event ${event.eventId} (sequence ${position.sequence}) of aggregate ${position.aggregate} was republished after its later event ${ahead.eventId} (sequence ${ahead.sequence}), which came in an earlier receive: consumers may see them out of order`;
 }

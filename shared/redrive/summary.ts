@@ -1,13 +1,27 @@
 import type { RedriveSummary } from './types.js';
 
+function headline(summary: RedriveSummary): string {
+  const dryRun = summary.status === 'dry-run' || summary.dryRun === true;
+  if (summary.status === 'interrupted') {
+    return `Redrive interrupted — the counts are partial${dryRun ? '; dry run: nothing was republished or deleted' : ''}`;
+  }
+  return dryRun ? 'DRY RUN — nothing was republished or deleted' : 'Redrive completed';
+}
+
 /**
  * The summary a person reads after a redrive: counts before and after, what moved, and every
- * message left behind with its reason.
+ * message left behind with its reason, then any note the counts need.
+ *
+ * @example
+ * ```ts
+ * process.stdout.write(`${formatSummary(await redriveRelayDlq(options))}\n`);
+ * ```
  */
 export function formatSummary(summary: RedriveSummary): string {
-  const verb = summary.status === 'dry-run' ? 'would move' : 'moved';
+  const verb = summary.status === 'dry-run' || summary.dryRun === true ? 'would move' : 'moved';
   const lines = [
-    `${summary.status === 'dry-run' ? 'DRY RUN — nothing was republished or deleted' : 'Redrive completed'}`,
+    headline(summary),
+    `  status:      ${summary.status}`,
     `  source:      ${summary.source}`,
     `  target:      ${summary.target}`,
     `  before:      ${summary.before}`,
@@ -15,9 +29,10 @@ export function formatSummary(summary: RedriveSummary): string {
     `  ${verb.padEnd(11)}  ${summary.moved} (${summary.republished} events)`,
     `  failed:      ${summary.failed.length}`,
     `  skipped:     ${summary.skipped.length}`,
-    `  after:       ${summary.after}`,
+    `  after:       ${summary.after ?? 'unknown'}`,
   ];
   for (const problem of summary.failed) lines.push(`  failed  ${problem.id}: ${problem.reason}`);
   for (const problem of summary.skipped) lines.push(`  skipped ${problem.id}: ${problem.reason}`);
+  for (const note of summary.notes ?? []) lines.push(`  note: ${note}`);
   return lines.join('\n');
 }

@@ -2,12 +2,21 @@
 export interface RedriveCommonOptions {
   /** Read and classify, but republish and delete nothing. @default false */
   readonly dryRun?: boolean;
-  /** Republished messages per second, at most. @default unlimited */
+  /**
+   * Republished events per second, at most (one relay-DLQ or queue message is one event; an
+   * on-failure record may hold many); at least 1. @default unlimited
+   */
   readonly ratePerSecond?: number;
   /** Stop after this many messages (or records). @default unlimited — until the source is empty */
   readonly maxMessages?: number;
   /** Called after every batch; the CLI draws a progress bar with it. */
   readonly onProgress?: (progress: RedriveProgress) => void;
+  /**
+   * Aborting it stops the run after the batch in hand (a rate-limit wait ends at once, its batch
+   * untouched): the kept messages are released and the summary, with status `interrupted`, counts
+   * what was done. The CLI aborts it on Ctrl-C.
+   */
+  readonly signal?: AbortSignal;
 }
 
 export interface RedriveProgress {
@@ -32,16 +41,22 @@ export interface RedriveProblem {
  * republished as they are and stay.
  */
 export interface RedriveSummary {
-  readonly status: 'completed' | 'dry-run';
+  /** `interrupted`: stopped by the caller's signal or an error before the source was empty; the counts are partial. */
+  readonly status: 'completed' | 'dry-run' | 'interrupted';
+  /** A dry run: `moved` counts what would have moved. Set by the queue redrives; absent means `status` says it. */
+  readonly dryRun?: boolean;
   readonly source: string;
   readonly target: string;
   /** Approximate messages (or records) in the source before and after the run. */
   readonly before: number;
-  readonly after: number;
+  /** `undefined` when the count could not be read, as after a run stopped by an error. */
+  readonly after: number | undefined;
   readonly processed: number;
   readonly moved: number;
   /** Events published: one relay-DLQ or queue message is one event; an on-failure record may hold many. */
   readonly republished: number;
   readonly failed: readonly RedriveProblem[];
   readonly skipped: readonly RedriveProblem[];
+  /** What a reader must know to trust the counts, e.g. that a FIFO dry run could not see every message. */
+  readonly notes?: readonly string[];
 }

@@ -10,11 +10,12 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { inAggregateOrder } from '../../shared/redrive/aggregate-order.js';
 import { parseRedriveArgs } from '../../shared/redrive/cli-args.js';
 import { RedriveOptionsError } from '../../shared/redrive/errors.js';
 import { progressBar, progressLine } from '../../shared/redrive/progress.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from '../../shared/redrive/publish-events.js';
-import { redriveQueueDlq } from '../../shared/redrive/queue-dlq.js';
+import { redriveQueueDlq, sendBatches } from '../../shared/redrive/queue-dlq.js';
 import { RateLimiter } from '../../shared/redrive/rate-limit.js';
 import { formatSummary } from '../../shared/redrive/summary.js';
 
@@ -63,35 +64,38 @@ describe('progress', () => {
 });
 
 describe('parseRedriveArgs', () => {
+  const Q = 'https://sqs.eu-west-1.amazonaws.com/123456789012/q-dlq';
+  const S = 'https://sqs.eu-west-1.amazonaws.com/123456789012/q';
+
   it('parses each kind with the common options', () => {
-    expect(
-      parseRedriveArgs(['redrive', 'queue-dlq', '--queue-url', 'q', '--to', 's', '--dry-run', '--rate', '20', '--max', '100']),
-    ).toEqual({
+    expect(parseRedriveArgs(['redrive', 'queue-dlq', '--queue-url', Q, '--to', S, '--dry-run', '--rate', '20', '--max', '100'])).toEqual({
       kind: 'queue-dlq',
-      queueUrl: 'q',
-      targetQueueUrl: 's',
+      queueUrl: Q,
+      targetQueueUrl: S,
       dryRun: true,
       ratePerSecond: 20,
       maxMessages: 100,
     });
-    expect(parseRedriveArgs(['redrive', 'relay-dlq', '--queue-url', 'q'], { OUTBOX_TOPIC_ARNS: '{"payments":"arn:p"}' })).toMatchObject({
+    expect(parseRedriveArgs(['redrive', 'relay-dlq', '--queue-url', Q], { OUTBOX_TOPIC_ARNS: '{"payments":"arn:p"}' })).toMatchObject({
       kind: 'relay-dlq',
       topicArns: { payments: 'arn:p' },
     });
-    expect(parseRedriveArgs(['redrive', 'on-failure', '--bucket', 'b', '--prefix', 'p/', '--topic-arns', '{"a":"arn:a"}'])).toMatchObject({
+    expect(
+      parseRedriveArgs(['redrive', 'on-failure', '--bucket', 'relay-failures', '--prefix', 'p/', '--topic-arns', '{"a":"arn:a"}']),
+    ).toMatchObject({
       kind: 'on-failure',
-      source: { bucket: 'b', prefix: 'p/' },
+      source: { bucket: 'relay-failures', prefix: 'p/' },
     });
   });
 
   it('rejects missing, misplaced and malformed options, naming the flag', () => {
     const fails = (args: string[], pattern: RegExp) => expect(() => parseRedriveArgs(args, {})).toThrow(pattern);
-    fails(['redrive', 'queue-dlq', '--queue-url', 'q'], /--to: is required for queue-dlq/);
-    fails(['redrive', 'relay-dlq', '--queue-url', 'q'], /--topic-arns: is required/);
-    fails(['redrive', 'relay-dlq', '--queue-url', 'q', '--topic-arns', '[1]'], /allowed: an object of topic name/);
-    fails(['redrive', 'queue-dlq', '--queue-url', 'q', '--to', 's', '--bucket', 'b'], /--bucket: does not apply to queue-dlq/);
+    fails(['redrive', 'queue-dlq', '--queue-url', Q], /--to: is required for queue-dlq/);
+    fails(['redrive', 'relay-dlq', '--queue-url', Q], /--topic-arns: is required/);
+    fails(['redrive', 'relay-dlq', '--queue-url', Q, '--topic-arns', '[1]'], /allowed: an object of topic name/);
+    fails(['redrive', 'queue-dlq', '--queue-url', Q, '--to', S, '--bucket', 'b'], /--bucket: does not apply to queue-dlq/);
     fails(['redrive', 'on-failure', '--topic-arns', '{}'], /give exactly one/);
-    fails(['redrive', 'queue-dlq', '--queue-url', 'q', '--to', 's', '--rate', '0'], /--rate: got "0"/);
+    fails(['redrive', 'queue-dlq', '--queue-url', Q, '--to', S, '--rate', '0'], /--rate: got "0"/);
     fails(['redrive', 'teleport'], /allowed: relay-dlq, queue-dlq, on-failure/);
     fails(['redrive', 'queue-dlq', '--colour'], /Unknown option '--colour'/);
   });
@@ -231,5 +235,56 @@ describe('redriveQueueDlq sends', () => {
     const summary = await redriveQueueDlq({ sqs, queueUrl: 'https://sqs/q-dlq', targetQueueUrl: 'https://sqs/q' });
 
     expect(summary).toMatchObject({ processed: 1, moved: 0, failed: [{ id: 'm1', reason: 'SQS returned no result for the message' }] });
+  });
+});
+
+describe('redriveQueueDlq into a FIFO queue', () => {
+  // fauxqs hands out one message per FIFO group per receive, so it cannot show several messages of
+  // a group in one receive; this in-memory queue does, as SQS does (up to 10 of a group at once).
+  it('sends at most one message of a group per SendMessageBatch, so a refused message cannot be overtaken by the next of its group', async () => {
+    const message = (id: string, group: string): Message => ({
+      MessageId: id,
+      ReceiptHandle: `r-${id}`,
+      Body: id,
+      Attributes: { MessageGroupId: group },
+    });
+    // SQS answers entry by entry: it refuses g1 and accepts every other entry.
+    const { sqs, sent } = scriptedQueue(
+      [[message('g1', 'G'), message('g2', 'G'), message('h1', 'H'), message('g3', 'G')]],
+      async (entries) => ({
+        Successful: entries.filter((e) => e.MessageBody !== 'g1').map((e) => ({ Id: e.Id, MessageId: 'x', MD5OfMessageBody: '' })),
+        Failed: entries.filter((e) => e.MessageBody === 'g1').map((e) => ({ Id: e.Id, Code: 'InternalError', SenderFault: false })),
+      }),
+    );
+
+    const summary = await redriveQueueDlq({ sqs, queueUrl: 'https://sqs/q-dlq.fifo', targetQueueUrl: 'https://sqs/q.fifo' });
+
+    expect(sent.map((entries) => entries.map((e) => e.MessageBody))).toEqual([['g1', 'h1']]);
+    expect(summary).toMatchObject({ processed: 4, moved: 1 });
+    expect(summary.failed).toEqual([
+      { id: 'g1', reason: 'InternalError: send failed' },
+      { id: 'g2', reason: 'not sent: earlier message g1 of group G failed' },
+      { id: 'g3', reason: 'not sent: earlier message g1 of group G failed' },
+    ]);
+  });
+
+  it('fills a batch with other groups, keeping each group in order', () => {
+    const entry = (id: string, groupId: string) => ({ messageId: id, item: { body: id, groupId } });
+    const batches = sendBatches(
+      [entry('a1', 'A'), entry('a2', 'A'), entry('b1', 'B'), entry('a3', 'A'), entry('b2', 'B'), entry('c1', 'C')],
+      true,
+    );
+    expect(batches.map((b) => b.map((e) => e.messageId))).toEqual([['a1', 'b1', 'c1'], ['a2', 'b2'], ['a3']]);
+    // A standard queue has no groups: one batch.
+    expect(sendBatches([entry('a1', 'A'), entry('a2', 'A')], false)).toHaveLength(1);
+  });
+});
+
+describe('inAggregateOrder', () => {
+  const at = (aggregate: string, sequence: number, sequenceEpoch = '2026-01-01T00:00:00.000Z') => ({ aggregate, sequence, sequenceEpoch });
+
+  it('puts each aggregate’s events in (sequenceepoch, sequence) order, in rounds across aggregates', () => {
+    const items = [at('A', 3), at('B', 1), at('A', 1), at('A', 2, '2025-06-01T00:00:00.000Z'), at('B', 2)];
+    expect(inAggregateOrder(items, (i) => i).map((i) => `${i.aggregate}${i.sequence}`)).toEqual(['A2', 'B1', 'A1', 'B2', 'A3']);
   });
 });

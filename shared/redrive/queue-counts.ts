@@ -1,0 +1,66 @@
+import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+
+/** SQS's approximate counts of a queue's messages. */
+export interface QueueCounts {
+  /** `ApproximateNumberOfMessages`: ready to be received. */
+  readonly visible: number;
+  /** `ApproximateNumberOfMessagesNotVisible`: received and not yet deleted. */
+  readonly inFlight: number;
+  /** `ApproximateNumberOfMessagesDelayed`. */
+  readonly delayed: number;
+}
+
+/**
+ * The approximate counts of a queue, as SQS reports them.
+ *
+ * @example
+ * ```ts
+ * const { visible, inFlight } = await queueCounts(sqs, queueUrl);
+ * ```
+ */
+export async function queueCounts(sqs: SQSClient, queueUrl: string): Promise<QueueCounts> {
+  const { Attributes = {} } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+    }),
+  );
+  return {
+    visible: Number(Attributes.ApproximateNumberOfMessages ?? 0),
+    inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
+    delayed: Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0),
+  };
+}
+
+/**
+ * Approximate messages on a queue: visible, in flight and delayed.
+ *
+ * @example
+ * ```ts
+ * const before = await approximateCount(sqs, queueUrl);
+ * ```
+ */
+export async function approximateCount(sqs: SQSClient, queueUrl: string): Promise<number> {
+  const counts = await queueCounts(sqs, queueUrl);
+  return counts.visible + counts.inFlight + counts.delayed;
+}
+
+/** A queue is FIFO when its URL (its name) ends in `.fifo`. */
+export const isFifoQueueUrl = (url: string): boolean => url.endsWith('.fifo');
+
+/**
+ * What a reader of a FIFO queue's summary must know: SQS hands out no message of a group while an
+ * earlier one of it is in flight, and the run keeps what it does not move in flight to the end. So
+ * a dry run sees only the first messages of each group, and a real run none behind a kept one.
+ */
+export function fifoNotes(counts: QueueCounts, dryRun: boolean, seen: number, kept: number): string[] {
+  if (dryRun) {
+    return [
+      `FIFO queue: only the first messages of each message group were seen (${seen} of about ${counts.visible + counts.inFlight + counts.delayed}; ApproximateNumberOfMessages was ${counts.visible} before the run). SQS hands out no further message of a group while one is in flight, and a dry run keeps every message it sees in flight; a real run moves the rest too.`,
+    ];
+  }
+  if (kept === 0) return [];
+  return [
+    `FIFO queue: messages behind the ${kept} kept in their message groups were not seen (SQS hands out no further message of a group while one is in flight); they stay in the queue, in order behind them.`,
+  ];
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { parseRedriveArgs, REDRIVE_USAGE } from '../../shared/redrive/cli-args.js';
+import { RedriveOptionsError } from '../../shared/redrive/errors.js';
+import { RateLimiter } from '../../shared/redrive/rate-limit.js';
+import { formatSummary } from '../../shared/redrive/summary.js';
+
+const DLQ = 'https://sqs.eu-west-1.amazonaws.com/123456789012/billing-dlq';
+const SOURCE = 'https://sqs.eu-west-1.amazonaws.com/123456789012/billing';
+const ARNS = '{"payments":"arn:aws:sns:eu-west-1:123456789012:payments"}';
+
+describe('parseRedriveArgs refuses input that would fail only once the run began', () => {
+  const refused = (args: string[]) => {
+    try {
+      parseRedriveArgs(['redrive', ...args], {});
+    } catch (error) {
+      expect(error).toBeInstanceOf(RedriveOptionsError);
+      return (error as Error).message;
+    }
+    throw new Error(`accepted ${JSON.stringify(args)}`);
+  };
+
+  it('names the flag, what was given and what is allowed', () => {
+    expect(refused(['relay-dlq', '--queue-url', 'not-a-url', '--topic-arns', ARNS])).toBe(
+      'Invalid redrive option --queue-url: got "not-a-url"; allowed: an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/my-dlq',
+    );
+    expect(refused(['relay-dlq', '--queue-url', DLQ, '--topic-arns', '{"payments":"nope"}'])).toBe(
+      'Invalid redrive option --topic-arns: topic "payments" has "nope"; allowed: an "arn:…" topic ARN, e.g. arn:aws:sns:eu-west-1:123456789012:payments',
+    );
+    expect(refused(['on-failure', '--queue-url', '', '--topic-arns', ARNS])).toMatch(/--queue-url: got ""; allowed: an SQS queue URL/);
+    expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', 'ftp://x/q'])).toMatch(/--to: got "ftp:\/\/x\/q"; allowed: an SQS queue URL/);
+    expect(refused(['on-failure', '--bucket', '', '--topic-arns', ARNS])).toMatch(
+      /--bucket: got ""; allowed: an S3 bucket name, 3 to 63 lowercase letters, digits, dots and hyphens/,
+    );
+    expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--endpoint', 'localhost:4566'])).toMatch(
+      /--endpoint: got "localhost:4566"; allowed: an http:\/\/ or https:\/\/ URL with a host/,
+    );
+    expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--rate', '0.001'])).toMatch(
+      /--rate: got "0.001"; allowed: at least 1 event per second/,
+    );
+    expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--rate', ''])).toMatch(/--rate: got ""; allowed: a positive number/);
+    expect(refused(['relay-dlq', '--queue-url', DLQ, '--topic-arns', '{}'])).toMatch(/--topic-arns: got \{\}; allowed: at least one/);
+  });
+
+  it('accepts what is valid', () => {
+    expect(
+      parseRedriveArgs(['redrive', 'queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--endpoint', 'http://localhost:4566', '--rate', '1']),
+    ).toMatchObject({ endpoint: 'http://localhost:4566', ratePerSecond: 1 });
+    expect(parseRedriveArgs(['redrive', 'on-failure', '--bucket', 'relay-failures.eu', '--topic-arns', ARNS])).toMatchObject({
+      source: { bucket: 'relay-failures.eu' },
+    });
+  });
+
+  it('says in --help that the rate counts events, as the docs and the code do', () => {
+    expect(REDRIVE_USAGE).toContain('--rate N           republish at most N events per second');
+    expect(REDRIVE_USAGE).not.toContain('messages per second');
+  });
+});
+
+describe('RateLimiter', () => {
+  it('refuses a rate under one event per second, whose batch would outwait its messages’ visibility', () => {
+    expect(() => new RateLimiter(0.5)).toThrow(/got 0.5; allowed: at least 1 event per second/);
+  });
+
+  it('ends a wait at once when the signal aborts, and says the units must not go', async () => {
+    const limiter = new RateLimiter(1);
+    expect(await limiter.take(1000)).toBe(true);
+    const controller = new AbortController();
+    const waiting = limiter.take(1, controller.signal);
+    controller.abort();
+    expect(await waiting).toBe(false);
+  });
+});
+
+describe('formatSummary of a partial run', () => {
+  it('says the run was interrupted, keeps a dry run’s wording, and prints every note', () => {
+    const text = formatSummary({
+      status: 'interrupted',
+      dryRun: true,
+      source: 'dlq.fifo',
+      target: 'q.fifo',
+      before: 25,
+      after: undefined,
+      processed: 1,
+      moved: 1,
+      republished: 1,
+      failed: [],
+      skipped: [],
+      notes: ['FIFO queue: only the first messages of each message group were seen'],
+    });
+    expect(text).toContain('Redrive interrupted — the counts are partial; dry run: nothing was republished or deleted');
+    expect(text).toMatch(/status:\s+interrupted/);
+    expect(text).toMatch(/would move\s+1 \(1 events\)/);
+    expect(text).toMatch(/after:\s+unknown/);
+    expect(text).toContain('note: FIFO queue: only the first messages of each message group were seen');
+  });
+});
