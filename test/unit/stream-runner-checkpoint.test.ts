@@ -196,9 +196,8 @@ describe('stream runner shards', () => {
     }) as typeof stream.send;
   }
 
-  it('keeps reading a shard GetShardIterator did not know for a moment while the stream still lists it', async () => {
-    const { stream, shardId } = streamOf(['o1', 'o2', 'o3']);
-    iteratorNotFound(stream, shardId, 2);
+  /** Runs the stream with a handler that keeps every record it is handed; errors the runner reports are kept too. */
+  function collect(stream: SimulatedStream): { seen: DynamoDBRecord[]; errors: unknown[] } {
     const seen: DynamoDBRecord[] = [];
     const errors: unknown[] = [];
     start(
@@ -211,6 +210,13 @@ describe('stream runner shards', () => {
       {},
       (error) => errors.push(error),
     );
+    return { seen, errors };
+  }
+
+  it('keeps reading a shard GetShardIterator did not know for a moment while the stream still lists it', async () => {
+    const { stream, shardId } = streamOf(['o1', 'o2', 'o3']);
+    iteratorNotFound(stream, shardId, 2);
+    const { seen, errors } = collect(stream);
     await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(3);
 
     expect(seen.map(idOf)).toEqual(['o1', 'o2', 'o3']);
@@ -224,18 +230,7 @@ describe('stream runner shards', () => {
     stream.split(parent);
     for (const id of ['c1', 'c2', 'c3', 'c4']) stream.commit({ type: 'order', id }, 1, 1);
     iteratorNotFound(stream, parent, 1, () => stream.trim(parent));
-    const seen: DynamoDBRecord[] = [];
-    const errors: unknown[] = [];
-    start(
-      stream,
-      async ({ Records }) => {
-        seen.push(...Records);
-        return { batchItemFailures: [] };
-      },
-      new MemoryCheckpointStore(),
-      {},
-      (error) => errors.push(error),
-    );
+    const { seen, errors } = collect(stream);
     await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(4);
 
     expect(seen.map(idOf).sort()).toEqual(['c1', 'c2', 'c3', 'c4']);
