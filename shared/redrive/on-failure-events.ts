@@ -15,8 +15,16 @@ export type TopicEvent = RepublishEvent & { readonly topicArn: string };
 /** What an on-failure record holds to republish. */
 export type ResolvedRecord =
   | { readonly status: 'events'; readonly events: TopicEvent[] }
-  /** It cannot be republished as it is (expired, a malformed slot, no route or ARN); it stays. */
+  /**
+   * Its events cannot be republished as they are (a malformed slot, no route or ARN): it stays,
+   * and so must every later record of its shard, which could hold a later event of its aggregates.
+   */
   | { readonly status: 'skip'; readonly reason: string }
+  /**
+   * Its records are past the stream's 24-hour retention and it has no payload: it stays, but
+   * holds nothing back, as its events can never be read again and would block the shard for ever.
+   */
+  | { readonly status: 'expired'; readonly reason: string }
   /**
    * What the batch held is not known (its stream range could not be read, its payload is
    * malformed): it stays, and so must every later record of its shard, which could overtake it.
@@ -57,7 +65,7 @@ async function batchRecords(
   const firstArrival = Date.parse(info.approximateArrivalOfFirstRecord);
   if (Number.isFinite(firstArrival) && options.now() - firstArrival > STREAM_RETENTION_MS) {
     return {
-      status: 'skip',
+      status: 'expired',
       reason: `the stream no longer holds these records (first arrived ${info.approximateArrivalOfFirstRecord}, retention 24 h) and the record has no payload`,
     };
   }

@@ -102,16 +102,18 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
     const listing = listings.get(info.streamArn);
     if (listing?.status === 'failed')
       return { kind: 'skipped', reason: `${listing.reason}; without it, records cannot be put in stream order` };
-    // A hold reaches into child shards too, so their parents must be known by now.
+    // A hold reaches into child shards too, so their parents (or that they cannot be known) must be known by now.
     if (holds.size > 0) await lineage.load(info.streamArn, info.shardId);
-    const heldBack = holds.reason(info.shardId, info.startSequenceNumber, lineage.ancestors(info.shardId));
+    const heldBack = holds.reason(info, lineage.ancestry(info.streamArn, info.shardId));
     if (heldBack !== undefined) return { kind: 'skipped', reason: heldBack };
     const text = await fetchText(s3, bucket, key, options.retry);
     const parsed = text.ok ? parseRecord(text.value) : { ok: false as const, reason: `could not read the object: ${text.reason}` };
     const resolved = parsed.ok ? await resolveRecord(parsed.record, options) : { status: 'unknown' as const, reason: parsed.reason };
-    if (resolved.status === 'skip') return { kind: 'skipped', reason: resolved.reason };
-    if (resolved.status === 'unknown') {
-      holds.hold(info.shardId, info.startSequenceNumber, `object ${key}: ${resolved.reason}`);
+    // Past the stream's retention without a payload: never readable again, so holding its shard would block it for ever.
+    if (resolved.status === 'expired') return { kind: 'skipped', reason: resolved.reason };
+    if (resolved.status !== 'events') {
+      // Any event left behind here may be the earlier one of an aggregate in a later record.
+      holds.hold(info.shardId, info.startSequenceNumber, `object ${key}: ${resolved.reason}`, info);
       return { kind: 'skipped', reason: resolved.reason };
     }
     const events = resolved.events.length;
@@ -157,7 +159,7 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
   );
   return {
     status: stopped ? 'interrupted' : options.dryRun ? 'dry-run' : 'completed',
-    ...(options.dryRun ? { dryRun: true } : {}),
+    dryRun: options.dryRun === true,
     source: `s3://${bucket}/${prefix ?? ''}`,
     target: options.target,
     before: keys.length,

@@ -1,6 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { PublishBatchClient } from '../relay/relay.js';
 import { drainQueue } from './drain-queue.js';
+import { RedriveStoppedError } from './errors.js';
 import { parseRecord, publishAll, type ResolveOptions, resolveRecord, type TopicEvent } from './on-failure-events.js';
 import type { StreamBatchInfo } from './on-failure-record.js';
 import type { BlockedAggregates } from './publish-events.js';
@@ -25,33 +26,43 @@ interface Planned {
 /**
  * Redrives on-failure records from an SQS destination (coordinates only: the stream is read
  * again). A queue gives records in no set order, so order is kept as far as the run sees: each
- * receive is published in stream order, and once a record's range cannot be read, the records of
- * its shard from there on (and of its child shards) are held, in that receive and every later one.
+ * receive is published in stream order, and once a record's events cannot be republished, the
+ * records of its shard from there on (and of its child shards) are held, in that receive and
+ * every later one. When the stream's shards cannot be listed, its records are skipped, as the
+ * S3 redrive does: without the lineage they cannot be put in stream order.
  */
 export async function redriveFromQueue(options: QueueRedriveOptions): Promise<RedriveSummary> {
   const blocked: BlockedAggregates = new Map();
   const holds = new ShardHolds();
   const lineage = new ShardLineage(options.streams, options.retry);
+  /** Records held back after they were planned: drainQueue counts them failed; the summary moves them to skipped. */
+  const heldLate = new Set<string>();
   /** Why a record must wait behind one that was not republished, or `undefined`. */
-  const heldBack = async (info: StreamBatchInfo): Promise<string | undefined> => {
-    if (holds.size === 0) return undefined;
-    await lineage.load(info.streamArn, info.shardId);
-    return holds.reason(info.shardId, info.startSequenceNumber, lineage.ancestors(info.shardId));
-  };
-  return drainQueue<Planned>({
+  const heldBack = (info: StreamBatchInfo): string | undefined =>
+    holds.size === 0 ? undefined : holds.reason(info, lineage.ancestry(info.streamArn, info.shardId));
+  const drained = drainQueue<Planned>({
     ...options,
+    onProgress:
+      options.onProgress === undefined
+        ? undefined
+        : (p) => options.onProgress?.({ ...p, failed: p.failed - heldLate.size, skipped: p.skipped + heldLate.size }),
     plan: async (message) => {
       const parsed = parseRecord(message.Body ?? '');
       if (!parsed.ok) return { status: 'skip', reason: parsed.reason };
       const info = parsed.record.DDBStreamBatchInfo;
-      const held = await heldBack(info);
+      // Loaded for every record (once per stream, again for a shard opened since): each receive is put in order by it.
+      const listing = await lineage.load(info.streamArn, info.shardId);
+      if (listing.status === 'failed')
+        return { status: 'skip', reason: `${listing.reason}; without it, records cannot be put in stream order` };
+      const held = heldBack(info);
       if (held !== undefined) return { status: 'skip', reason: held };
       const resolved = await resolveRecord(parsed.record, options);
-      if (resolved.status === 'unknown')
-        holds.hold(info.shardId, info.startSequenceNumber, `message ${message.MessageId}: ${resolved.reason}`);
-      return resolved.status === 'events'
-        ? { status: 'republish', item: { info, events: resolved.events }, units: resolved.events.length }
-        : { status: 'skip', reason: resolved.reason };
+      if (resolved.status === 'events')
+        return { status: 'republish', item: { info, events: resolved.events }, units: resolved.events.length };
+      // Past the stream's retention: never readable again, so holding its shard would block it for ever.
+      if (resolved.status !== 'expired')
+        holds.hold(info.shardId, info.startSequenceNumber, `message ${message.MessageId}: ${resolved.reason}`, info);
+      return { status: 'skip', reason: resolved.reason };
     },
     republish: async (items) => {
       const succeeded: string[] = [];
@@ -63,7 +74,8 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
       );
       for (const { id, info } of ordered) {
         // A record of this receive planned before a hold was found later in it must wait as well.
-        const held = await heldBack(info);
+        const held = heldBack(info);
+        if (held !== undefined) heldLate.add(id);
         const problem = held ?? (await publishAll(options.sns, byId.get(id)?.events ?? [], blocked));
         if (problem === undefined) succeeded.push(id);
         else failed.push({ id, reason: problem });
@@ -71,4 +83,23 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
       return { succeeded, failed };
     },
   });
+  try {
+    return asSkipped(await drained, heldLate);
+  } catch (error) {
+    if (error instanceof RedriveStoppedError) throw new RedriveStoppedError(asSkipped(error.summary, heldLate), error.cause);
+    throw error;
+  }
+}
+
+/**
+ * The summary with the records held back within their receive counted as skipped, as everywhere
+ * else: `drainQueue`'s republish step can only report a planned message as failed.
+ */
+function asSkipped(summary: RedriveSummary, heldLate: ReadonlySet<string>): RedriveSummary {
+  if (heldLate.size === 0) return summary;
+  return {
+    ...summary,
+    failed: summary.failed.filter((p) => !heldLate.has(p.id)),
+    skipped: [...summary.skipped, ...summary.failed.filter((p) => heldLate.has(p.id))],
+  };
 }

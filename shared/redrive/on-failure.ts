@@ -62,8 +62,11 @@ function checkRetry(retry: BackoffOptions): void {
  * info first and handled per shard by sequence number, parents before children. A record is
  * deleted from its source only after all its events were published; once an event of an
  * aggregate fails, no later event of that aggregate is published in the run, and once a record's
- * events cannot be read (its stream range, after retries, or a malformed payload), no later record
- * of its shard or its child shards is. A malformed record is reported and kept, never thrown.
+ * events cannot be republished (its stream range cannot be read after retries, its payload or a
+ * slot is malformed, a route or topic ARN is missing), no later record of its shard or its child
+ * shards is (of any shard of its stream that arrived later, when the lineage is not known). Only a
+ * record past the 24-hour retention without a payload holds nothing back: it can never be read
+ * again. A malformed record is reported and kept, never thrown.
  *
  * @example
  * ```ts

@@ -1,6 +1,7 @@
 import type { BackoffOptions } from '../backoff.js';
 import { StreamSource, type StreamsApi } from '../processor/stream-source.js';
 import { retried } from './retry.js';
+import type { Ancestry } from './shard-holds.js';
 
 /** What listing a stream's shards gave. */
 export type LineageListing =
@@ -56,6 +57,14 @@ export class ShardLineage {
 
   parentOf(shardId: string): string | undefined {
     return this.parents.get(shardId);
+  }
+
+  /**
+   * What a hold on another shard needs to know of `shardId`: its ancestors when the stream was
+   * listed, else nothing (not loaded, failed or gone), so that a hold covers the stream by arrival.
+   */
+  ancestry(streamArn: string, shardId: string): Ancestry {
+    return this.listings.get(streamArn)?.status === 'listed' ? { known: true, ancestors: this.ancestors(shardId) } : { known: false };
   }
 
   /** The shard's known ancestors, nearest first. */

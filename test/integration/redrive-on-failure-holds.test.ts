@@ -1,0 +1,298 @@
+import type { _Record, DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import {
+  DescribeStreamCommand,
+  GetShardIteratorCommand,
+  LimitExceededException,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb-streams';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
+import { defineConfig } from '../../shared/config.js';
+import { parseEnvelope } from '../../shared/envelope.js';
+import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
+import type { StreamOnFailureRecord } from '../../shared/redrive/on-failure-record.js';
+import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
+import { emulatorForFile, freshTable } from '../helpers/local.js';
+import { SimulatedStream } from '../helpers/simulated-stream.js';
+import { streamRecords, writeSlot } from '../helpers/slot-stream.js';
+
+const { server, clients } = await emulatorForFile();
+const config = defineConfig({
+  source: 'urn:dynamodb-outbox:test',
+  topics: [{ name: 'orders.fifo', fifo: true }],
+  routes: { order: 'orders.fifo' }, // 'invoice' has no route
+});
+/** Quick retries: the tests wait on the redrive's own retries, never on a fixed sleep. */
+const retry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 };
+
+/** The record Lambda writes for a failed batch of stream records; with its payload as an S3 destination keeps it. */
+function failedBatch(
+  streamArn: string,
+  shardId: string,
+  records: readonly _Record[],
+  options: { payload?: unknown; arrival?: string } = {},
+): Omit<StreamOnFailureRecord, 'payload'> & { payload?: unknown } {
+  const arrival = options.arrival ?? new Date().toISOString();
+  return {
+    version: '1.0',
+    timestamp: arrival,
+    requestContext: { condition: 'RetryAttemptsExhausted' },
+    DDBStreamBatchInfo: {
+      shardId,
+      streamArn,
+      startSequenceNumber: records[0]?.dynamodb?.SequenceNumber ?? '',
+      endSequenceNumber: records.at(-1)?.dynamodb?.SequenceNumber ?? '',
+      approximateArrivalOfFirstRecord: arrival,
+      approximateArrivalOfLastRecord: arrival,
+      batchSize: records.length,
+    },
+    ...(options.payload === undefined ? {} : { payload: options.payload }),
+  };
+}
+
+const payloadOf = (records: readonly _Record[]) => ({ Records: records.map((r) => ({ eventName: r.eventName, dynamodb: r.dynamodb })) });
+
+/** A FIFO topic with a FIFO view queue of its own, and the ids of the events that reached the view, in order. */
+function fifoView(name: string) {
+  const topic = server.createTopic(`${name}.fifo`, { attributes: { FifoTopic: 'true' } });
+  server.createQueue(`${name}-view.fifo`, { attributes: { FifoQueue: 'true' } });
+  server.subscribe({ topic: `${name}.fifo`, queue: `${name}-view.fifo`, attributes: { RawMessageDelivery: 'true' } });
+  return {
+    topicArns: { 'orders.fifo': topic.topicArn },
+    delivered: () => queueBodies(server, `${name}-view.fifo`).map((b) => parseEnvelope(b).id),
+  };
+}
+
+/** Batch 1 = [order O commit 1, a slot of the unrouted type 'invoice']; batch 2 = [order O commit 2]. */
+async function unroutedFirst(prefix: string) {
+  const { tableName, streamArn } = await freshTable(clients, prefix);
+  const placed = await writeSlot(clients, tableName, { type: 'order', id: 'O' }, ['order.placed'], 1);
+  await writeSlot(clients, tableName, { type: 'invoice', id: 'I' }, ['invoice.raised'], 1);
+  const paid = await writeSlot(clients, tableName, { type: 'order', id: 'O' }, ['order.paid'], 2);
+  const { shardId, records } = await streamRecords(clients, streamArn);
+  expect(records).toHaveLength(3);
+  return { streamArn, shardId, first: records.slice(0, 2), second: records.slice(2), ids: [placed[0]?.id, paid[0]?.id] };
+}
+
+/** One order's two commits on a simulated stream, the second in the child shard of a split. */
+function splitStream() {
+  const stream = new SimulatedStream();
+  const parent = stream.openShards[0]?.id ?? '';
+  stream.commit({ type: 'order', id: 'L' }, 1, 1);
+  stream.split(parent);
+  const second = stream.commit({ type: 'order', id: 'L' }, 2, 1);
+  const child = stream.shardOfEvent.get(second[0] ?? '') ?? '';
+  const recordOf = (shardId: string) => stream.shards.find((s) => s.id === shardId)?.records[0] as _Record;
+  return { stream, parent, child, recordOf };
+}
+
+/** The simulated stream, except that `DescribeStream` fails with `error` and `GetShardIterator` on `unreadable` is throttled. */
+function withoutLineage(stream: SimulatedStream, error: Error, unreadable?: string): DynamoDBStreamsClient {
+  const throttled = () => Promise.reject(new LimitExceededException({ message: 'Rate exceeded', $metadata: {} }));
+  return {
+    send(command: unknown) {
+      if (command instanceof DescribeStreamCommand) return Promise.reject(error);
+      if (command instanceof GetShardIteratorCommand) {
+        if (command.input.ShardId === unreadable) return throttled();
+        // The simulation has no AT_SEQUENCE_NUMBER; each shard here holds the batch's one record.
+        return stream.send(new GetShardIteratorCommand({ ...command.input, ShardIteratorType: 'TRIM_HORIZON', SequenceNumber: undefined }));
+      }
+      return stream.send(command as DescribeStreamCommand);
+    },
+  } as unknown as DynamoDBStreamsClient;
+}
+
+const gone = () => new ResourceNotFoundException({ message: 'Requested resource not found', $metadata: {} });
+
+describe('on-failure redrive: a record skipped after decoding holds its shard', () => {
+  it('S3: a batch with an unrouted slot holds back the later batch of its shard, and always says whether it was a dry run', async () => {
+    const view = fifoView('unrouted-s3');
+    const { streamArn, shardId, first, second } = await unroutedFirst('unrouted-s3');
+    server.createBucket('unrouted-s3');
+    for (const [key, records] of [
+      ['1', first],
+      ['2', second],
+    ] as const) {
+      const body = JSON.stringify(failedBatch(streamArn, shardId, records, { payload: payloadOf(records) }));
+      await clients.s3.send(new PutObjectCommand({ Bucket: 'unrouted-s3', Key: key, Body: body }));
+    }
+
+    const summary = await redriveOnFailure({
+      source: { s3: clients.s3, bucket: 'unrouted-s3' },
+      sns: clients.sns,
+      streams: clients.streams,
+      config,
+      topicArns: view.topicArns,
+    });
+
+    expect(summary).toMatchObject({ dryRun: false, moved: 0, republished: 0, failed: [], before: 2, after: 2 });
+    expect(summary.skipped).toEqual([
+      { id: '1', reason: 'aggregate type "invoice" has no route' },
+      {
+        id: '2',
+        reason: expect.stringContaining(`held back: an earlier record of shard ${shardId} was not republished (object 1: aggregate`),
+      },
+    ]);
+    expect(view.delivered()).toEqual([]);
+    const left = await clients.s3.send(new ListObjectsV2Command({ Bucket: 'unrouted-s3' }));
+    expect((left.Contents ?? []).map((o) => o.Key)).toEqual(['1', '2']);
+  });
+
+  it('SQS: a later record planned first in the same receive is held back too, and reported skipped, not failed', async () => {
+    const view = fifoView('unrouted-sqs');
+    const { streamArn, shardId, first, second } = await unroutedFirst('unrouted-sqs');
+    const { queueUrl } = server.createQueue('unrouted-sqs-failures');
+    // The later batch first: it is planned before the hold is found, and must still wait.
+    for (const records of [second, first]) {
+      await clients.sqs.send(
+        new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(failedBatch(streamArn, shardId, records)) }),
+      );
+    }
+    const progress: { failed: number; skipped: number }[] = [];
+
+    const summary = await redriveOnFailure({
+      source: { sqs: clients.sqs, queueUrl },
+      sns: clients.sns,
+      streams: clients.streams,
+      config,
+      topicArns: view.topicArns,
+      onProgress: (p) => progress.push({ failed: p.failed, skipped: p.skipped }),
+    });
+
+    expect(summary).toMatchObject({ dryRun: false, moved: 0, republished: 0, failed: [], after: 2 });
+    expect(summary.skipped.map((p) => p.reason).sort()).toEqual([
+      'aggregate type "invoice" has no route',
+      expect.stringMatching(
+        new RegExp(`^held back: an earlier record of shard ${shardId} was not republished \\(message .*has no route\\)`),
+      ),
+    ]);
+    expect(progress.at(-1)).toEqual({ failed: 0, skipped: 2 });
+    expect(view.delivered()).toEqual([]);
+    expect(queueDepth(server, 'unrouted-sqs-failures')).toBe(2);
+  });
+
+  it('SQS: a record past the stream retention holds nothing back, as it can never be read again', async () => {
+    const view = fifoView('expired-sqs');
+    const { streamArn, shardId, first, second, ids } = await unroutedFirst('expired-sqs');
+    const { queueUrl } = server.createQueue('expired-sqs-failures');
+    const old = new Date(Date.now() - 25 * 3_600_000).toISOString();
+    await clients.sqs.send(
+      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(failedBatch(streamArn, shardId, first, { arrival: old })) }),
+    );
+    await clients.sqs.send(
+      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(failedBatch(streamArn, shardId, second)) }),
+    );
+
+    const summary = await redriveOnFailure({
+      source: { sqs: clients.sqs, queueUrl },
+      sns: clients.sns,
+      streams: clients.streams,
+      config,
+      topicArns: view.topicArns,
+    });
+
+    expect(summary).toMatchObject({ moved: 1, failed: [], after: 1 });
+    expect(summary.skipped).toEqual([{ id: expect.any(String), reason: expect.stringContaining('retention 24 h') }]);
+    expect(view.delivered()).toEqual([ids[1]]);
+  });
+});
+
+describe('on-failure redrive: a hold reaches every later shard of a stream whose lineage is not known', () => {
+  it('S3, the stream gone: a malformed parent batch holds back the child batch that arrived after it', async () => {
+    const view = fifoView('gone-s3');
+    const { stream, parent, child, recordOf } = splitStream();
+    server.createBucket('gone-s3');
+    const parentBatch = {
+      ...failedBatch(stream.streamArn, parent, [recordOf(parent)], { arrival: '2026-05-04T10:00:00Z' }),
+      payload: 'not json',
+    };
+    const childBatch = failedBatch(stream.streamArn, child, [recordOf(child)], {
+      payload: payloadOf([recordOf(child)]),
+      arrival: '2026-05-04T10:00:05Z',
+    });
+    await clients.s3.send(new PutObjectCommand({ Bucket: 'gone-s3', Key: 'p', Body: JSON.stringify(parentBatch) }));
+    await clients.s3.send(new PutObjectCommand({ Bucket: 'gone-s3', Key: 'c', Body: JSON.stringify(childBatch) }));
+
+    const summary = await redriveOnFailure({
+      source: { s3: clients.s3, bucket: 'gone-s3' },
+      sns: clients.sns,
+      streams: withoutLineage(stream, gone()),
+      config,
+      topicArns: view.topicArns,
+      retry,
+    });
+
+    expect(summary).toMatchObject({ moved: 0, failed: [], after: 2 });
+    expect(summary.skipped).toEqual([
+      { id: 'p', reason: expect.stringMatching(/^payload is a string that is not JSON/) },
+      {
+        id: 'c',
+        reason: expect.stringMatching(new RegExp(`^held back: a record of shard ${parent}, which arrived no later, was not republished`)),
+      },
+    ]);
+    expect(summary.notes).toEqual([expect.stringContaining('put in order by the arrival of their first record')]);
+    expect(view.delivered()).toEqual([]);
+  });
+
+  it('SQS, the stream gone: an unreadable parent range holds back the child record of the same receive', async () => {
+    const view = fifoView('gone-sqs');
+    const { stream, parent, child, recordOf } = splitStream();
+    const { queueUrl } = server.createQueue('gone-sqs-failures');
+    // The child's records arrived after the parent's (within 24 h: the stream is read again); its message comes first.
+    const arrival = { [parent]: new Date(Date.now() - 10_000).toISOString(), [child]: new Date(Date.now() - 5_000).toISOString() };
+    for (const shardId of [child, parent]) {
+      const body = JSON.stringify(failedBatch(stream.streamArn, shardId, [recordOf(shardId)], { arrival: arrival[shardId] }));
+      await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+    }
+
+    const summary = await redriveOnFailure({
+      source: { sqs: clients.sqs, queueUrl },
+      sns: clients.sns,
+      streams: withoutLineage(stream, gone(), parent),
+      config,
+      topicArns: view.topicArns,
+      retry,
+    });
+
+    expect(summary).toMatchObject({ moved: 0, failed: [], after: 2 });
+    expect(summary.skipped.map((p) => p.reason).sort()).toEqual([
+      expect.stringMatching(new RegExp(`^could not re-read shard ${parent}`)),
+      expect.stringMatching(new RegExp(`^held back: a record of shard ${parent}, which arrived no later, was not republished`)),
+    ]);
+    expect(view.delivered()).toEqual([]);
+  });
+
+  it('SQS, the listing failing: the records of the stream are skipped, as they cannot be put in stream order', async () => {
+    const view = fifoView('unlisted-sqs');
+    const { stream, parent, child, recordOf } = splitStream();
+    const { queueUrl } = server.createQueue('unlisted-sqs-failures');
+    for (const shardId of [child, parent]) {
+      const body = JSON.stringify(failedBatch(stream.streamArn, shardId, [recordOf(shardId)]));
+      await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+    }
+    const throttled = new LimitExceededException({ message: 'Rate exceeded', $metadata: {} });
+
+    const summary = await redriveOnFailure({
+      source: { sqs: clients.sqs, queueUrl },
+      sns: clients.sns,
+      streams: withoutLineage(stream, throttled),
+      config,
+      topicArns: view.topicArns,
+      retry,
+    });
+
+    expect(summary).toMatchObject({ moved: 0, failed: [], after: 2 });
+    expect(summary.skipped).toEqual([
+      {
+        id: expect.any(String),
+        reason: expect.stringMatching(/LimitExceededException.*without it, records cannot be put in stream order$/),
+      },
+      {
+        id: expect.any(String),
+        reason: expect.stringMatching(/LimitExceededException.*without it, records cannot be put in stream order$/),
+      },
+    ]);
+    expect(view.delivered()).toEqual([]);
+  });
+});
