@@ -25,9 +25,9 @@ export interface DrainOptions<T> extends RedriveCommonOptions {
   plan(message: Message): Promise<DrainPlan<T>> | DrainPlan<T>;
   republish(items: readonly { readonly messageId: string; readonly item: T }[]): Promise<RepublishResult>;
   /**
-   * How long a received message stays hidden from other readers while it is moved; the messages
-   * kept back (skipped, failed, or all in a dry run) are hidden again before half of it has passed,
-   * for as long as the run lasts. @default 120
+   * How long a received message stays hidden from other readers while it is moved; the batch in
+   * hand and the messages kept back (skipped, failed, or all in a dry run) are hidden again before
+   * half of it has passed, for as long as the run lasts, whatever it waits on. @default 120
    */
   readonly visibilityTimeoutSeconds?: number;
   /** Long-poll wait per receive; the run ends at the first empty receive. @default 1 */
@@ -88,8 +88,6 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   let republished = 0;
   let interrupted = false;
   let stoppedBy: { error: unknown } | undefined;
-  /** The batch being worked on: after an error, those not deleted yet are released with the kept ones. */
-  let inHand: Message[] = [];
   const progress = () => options.onProgress?.({ processed, total: before, moved, failed: failed.length, skipped: skipped.length });
 
   try {
@@ -101,7 +99,8 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
       }
       const room = options.maxMessages === undefined ? 10 : Math.min(10, options.maxMessages - processed);
       if (room <= 0) break;
-      await held.keepHidden();
+      // Taken before the receive: SQS's visibility deadline is never earlier than this plus the timeout.
+      const receivedAt = Date.now();
       const { Messages = [] } = await sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: queueUrl,
@@ -115,11 +114,12 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
       // Only an empty receive ends the run: one of only kept messages says nothing of the messages behind them.
       if (Messages.length === 0) break;
       // A message seen again came back after its visibility timeout: it is already counted, and is kept hidden.
+      // Every message received is held (kept hidden, renewed) until it is deleted or the run ends: the
+      // batch in hand as much as the kept ones, which an abort or an error releases with the rest.
+      held.track(Messages, receivedAt);
       const fresh = Messages.filter((m) => !seen.has(m.MessageId ?? ''));
-      for (const message of Messages) if (seen.has(message.MessageId ?? '')) held.hold(message);
       if (fresh.length === 0) continue;
       for (const message of fresh) seen.add(message.MessageId ?? '');
-      inHand = fresh;
       processed += fresh.length;
 
       const planned: { message: Message; item: T; units: number }[] = [];
@@ -127,13 +127,11 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
         const plan = await options.plan(message);
         if (plan.status === 'skip') {
           skipped.push({ id: message.MessageId ?? '', reason: plan.reason });
-          held.hold(message);
         } else planned.push({ message, item: plan.item, units: plan.units });
       }
       if (dryRun) {
         moved += planned.length;
         republished += planned.reduce((sum, p) => sum + p.units, 0);
-        for (const p of planned) held.hold(p.message);
       } else if (planned.length > 0) {
         if (
           !(await limiter.take(
@@ -142,7 +140,6 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
           ))
         ) {
           // Aborted while waiting for the rate: nothing of this batch was sent, so it goes back as it came, uncounted.
-          for (const p of planned) held.hold(p.message);
           processed -= planned.length;
           interrupted = true;
           break;
@@ -151,8 +148,8 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
         const ok = new Set(result.succeeded);
         failed.push(...result.failed);
         republishNotes.push(...(result.notes ?? []));
+        // Those not republished stay held; the others are let go once their delete was answered.
         const done = planned.filter((p) => ok.has(p.message.MessageId ?? ''));
-        for (const p of planned) if (!ok.has(p.message.MessageId ?? '')) held.hold(p.message);
         if (done.length > 0) {
           const deleted = await sqs.send(
             new DeleteMessageBatchCommand({
@@ -164,17 +161,19 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
             const message = done[Number(f.Id)]?.message;
             failed.push({ id: message?.MessageId ?? '', reason: `republished, but not deleted from the source (${f.Code}: ${f.Message})` });
           }
+          // One whose delete failed is let go too (as before): it comes back after its timeout, and a
+          // receive in this run holds it again as seen.
+          held.forget(done.map((p) => p.message.MessageId ?? ''));
           moved += done.length - (deleted.Failed?.length ?? 0);
           republished += done.reduce((sum, p) => sum + p.units, 0);
         }
       }
-      inHand = [];
       progress();
     }
   } catch (error) {
+    // The batch the error cut short is still held and goes back too (its deletes had not been
+    // answered: nothing of it counts as moved).
     stoppedBy = { error };
-    // The batch the error cut short goes back too (its deletes had not succeeded: nothing of it counts as moved).
-    for (const message of inHand) held.hold(message);
   }
   const kept = held.size;
   const unreleased = await held.releaseAll();
@@ -183,6 +182,11 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   const notes = [
     ...republishNotes,
     ...(isFifoQueueUrl(queueUrl) ? fifoNotes(counts, dryRun, processed, kept) : []),
+    ...(held.lapsed > 0
+      ? [
+          `${held.lapsed} held message(s) became visible during the run: their visibility could not be renewed (${held.lastRenewalFailure ?? 'no answer in time'}); another reader may have received them`,
+        ]
+      : []),
     ...(unreleased > 0 ? [`${unreleased} kept message(s) could not be made visible again; they will be within ${visibility} s`] : []),
   ];
   const summary: RedriveSummary = {

@@ -52,11 +52,17 @@ export const isFifoQueueUrl = (url: string): boolean => url.endsWith('.fifo');
  * What a reader of a FIFO queue's summary must know: SQS hands out no message of a group while an
  * earlier one of it is in flight, and the run keeps what it does not move in flight to the end. So
  * a dry run sees only the first messages of each group, and a real run none behind a kept one.
+ * A dry run that saw as many messages as the queue held before (each group had one, say) says only
+ * that it may have missed some: the counts are approximate, and producers may have added more.
  */
 export function fifoNotes(counts: QueueCounts, dryRun: boolean, seen: number, kept: number): string[] {
   if (dryRun) {
+    const total = counts.visible + counts.inFlight + counts.delayed;
+    const why = 'SQS hands out no further message of a group while one is in flight, and a dry run keeps every message it sees in flight';
     return [
-      `FIFO queue: only the first messages of each message group were seen (${seen} of about ${counts.visible + counts.inFlight + counts.delayed}; ApproximateNumberOfMessages was ${counts.visible} before the run). SQS hands out no further message of a group while one is in flight, and a dry run keeps every message it sees in flight; a real run moves the rest too.`,
+      seen < total
+        ? `FIFO queue: only the first messages of each message group were seen (${seen} of about ${total}; ApproximateNumberOfMessages was ${counts.visible} before the run). ${why}; a real run moves the rest too.`
+        : `FIFO queue: ${seen} message(s) seen, as many as the queue held before the run (about ${total}; ApproximateNumberOfMessages was ${counts.visible}); messages behind the first of a message group may still have been missed (${why}); a real run would move them too.`,
     ];
   }
   if (kept === 0) return [];

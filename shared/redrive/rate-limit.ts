@@ -1,24 +1,13 @@
+import { sleep } from '../backoff.js';
 import { RedriveOptionsError } from './errors.js';
 
 /**
  * The slowest rate allowed, in events per second. A batch waits for its whole share of the rate
- * before it is republished, while its messages stay received; much slower, and the wait of one
- * batch (10 messages, or an on-failure record's many events) outlasts the 120 s they stay hidden.
+ * before it is republished, while its messages stay received (the drain renews their visibility
+ * through the wait); much slower, and one batch (10 messages, or an on-failure record's many
+ * events) would hold its messages, and the run, for hours.
  */
 export const MIN_RATE_PER_SECOND = 1;
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 
 /**
  * Spaces out work to at most `perSecond` units per second: `take(n)` resolves when `n` more units
@@ -40,7 +29,7 @@ export class RateLimiter {
     if (!Number.isFinite(perSecond) || perSecond < MIN_RATE_PER_SECOND) {
       throw new RedriveOptionsError(
         'ratePerSecond',
-        `got ${perSecond}; allowed: at least ${MIN_RATE_PER_SECOND} event per second (a slower batch would outwait its messages' visibility timeout)`,
+        `got ${perSecond}; allowed: at least ${MIN_RATE_PER_SECOND} event per second (slower, one batch would hold its messages for hours)`,
       );
     }
     this.#intervalMs = 1000 / perSecond;

@@ -341,12 +341,15 @@ describe('draining a queue', () => {
 
     const run = drain(
       queueUrl,
-      // The run goes on until the kept messages are about to become visible again (timeout 2 s).
-      () =>
-        waitFor(() => inflightJunk('drain-keep-hidden').every((e) => e.visibilityDeadline - Date.now() < 500), {
-          timeoutMs: 5000,
-          what: 'the kept messages to near the end of their visibility timeout',
-        }),
+      // The run holds its batch past the kept messages' first visibility timeout (2 s): by then they
+      // must have been hidden again, and must still be (fauxqs expires lazily: its deadlines say).
+      () => {
+        const firstDeadline = Math.max(...inflightJunk('drain-keep-hidden').map((e) => e.visibilityDeadline));
+        return waitFor(
+          () => Date.now() > firstDeadline + 200 && inflightJunk('drain-keep-hidden').every((e) => e.visibilityDeadline > Date.now()),
+          { timeoutMs: 5000, what: 'the kept messages to outlast their first visibility timeout, hidden again' },
+        );
+      },
       2,
     );
     const summary = await run.summary;

@@ -98,6 +98,26 @@ describe('a FIFO dry run', () => {
     expect(queueDepth(server, 'dry-groups-dlq.fifo')).toBe(25);
     expect(inFlight('dry-groups-dlq.fifo')).toBe(0);
   });
+
+  it('does not claim it missed messages when it saw them all (one message per group)', async () => {
+    const dlq = server.createQueue('dry-singles-dlq.fifo', { attributes: { FifoQueue: 'true' } });
+    const target = server.createQueue('dry-singles.fifo', { attributes: { FifoQueue: 'true' } });
+    await sendAll(
+      dlq.queueUrl,
+      Array.from({ length: 5 }, (_, i) => `m${i}`),
+      (i) => ({ MessageGroupId: `g${i}`, MessageDeduplicationId: `d${i}` }),
+    );
+
+    const summary = await redriveQueueDlq({ sqs: clients.sqs, queueUrl: dlq.queueUrl, targetQueueUrl: target.queueUrl, dryRun: true });
+
+    expect(summary).toMatchObject({ status: 'dry-run', before: 5, processed: 5, after: 5 });
+    expect(summary.notes).toEqual([
+      expect.stringMatching(
+        /^FIFO queue: 5 message\(s\) seen, as many as the queue held before the run \(about 5; ApproximateNumberOfMessages was 5\); messages behind the first of a message group may still have been missed/,
+      ),
+    ]);
+    expect(summary.notes?.[0]).not.toContain('only the first messages');
+  });
 });
 
 describe('a run stopped part way', () => {
