@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { parseEnvelope } from '../../shared/envelope.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
-import type { StreamOnFailureRecord } from '../../shared/redrive/on-failure-record.js';
+import { failedBatch } from '../helpers/failed-batch.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile, freshTable } from '../helpers/local.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
@@ -25,31 +25,6 @@ const config = defineConfig({
 });
 /** Quick retries: the tests wait on the redrive's own retries, never on a fixed sleep. */
 const retry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 };
-
-/** The record Lambda writes for a failed batch of stream records; with its payload as an S3 destination keeps it. */
-function failedBatch(
-  streamArn: string,
-  shardId: string,
-  records: readonly _Record[],
-  options: { payload?: unknown; arrival?: string } = {},
-): Omit<StreamOnFailureRecord, 'payload'> & { payload?: unknown } {
-  const arrival = options.arrival ?? new Date().toISOString();
-  return {
-    version: '1.0',
-    timestamp: arrival,
-    requestContext: { condition: 'RetryAttemptsExhausted' },
-    DDBStreamBatchInfo: {
-      shardId,
-      streamArn,
-      startSequenceNumber: records[0]?.dynamodb?.SequenceNumber ?? '',
-      endSequenceNumber: records.at(-1)?.dynamodb?.SequenceNumber ?? '',
-      approximateArrivalOfFirstRecord: arrival,
-      approximateArrivalOfLastRecord: arrival,
-      batchSize: records.length,
-    },
-    ...(options.payload === undefined ? {} : { payload: options.payload }),
-  };
-}
 
 const payloadOf = (records: readonly _Record[]) => ({ Records: records.map((r) => ({ eventName: r.eventName, dynamodb: r.dynamodb })) });
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { parseEnvelope } from '../../shared/envelope.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
-import type { StreamOnFailureRecord } from '../../shared/redrive/on-failure-record.js';
+import { failedBatch } from '../helpers/failed-batch.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile, freshTable } from '../helpers/local.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
@@ -21,32 +21,6 @@ const config = defineConfig({
 /** Quick retries: the tests wait on the redrive's own retries, never on a fixed sleep. */
 const retry = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
 const ESM = 'aws/lambda/0f6c9a5e-1111-2222-3333-444455556666';
-
-/** The record Lambda writes for a failed batch of one stream record; with its payload as an S3 destination keeps it. */
-function failedBatch(
-  streamArn: string,
-  shardId: string,
-  record: _Record,
-  options: { payload?: unknown; arrival?: string } = {},
-): Omit<StreamOnFailureRecord, 'payload'> & { payload?: unknown } {
-  const arrival = options.arrival ?? new Date().toISOString();
-  const sequence = record.dynamodb?.SequenceNumber ?? '';
-  return {
-    version: '1.0',
-    timestamp: arrival,
-    requestContext: { condition: 'RetryAttemptsExhausted' },
-    DDBStreamBatchInfo: {
-      shardId,
-      streamArn,
-      startSequenceNumber: sequence,
-      endSequenceNumber: sequence,
-      approximateArrivalOfFirstRecord: arrival,
-      approximateArrivalOfLastRecord: arrival,
-      batchSize: 1,
-    },
-    ...(options.payload === undefined ? {} : { payload: options.payload }),
-  };
-}
 
 const payloadOf = (record: _Record) => ({ Records: [{ eventName: record.eventName, dynamodb: record.dynamodb }] });
 
@@ -98,7 +72,7 @@ describe('on-failure redrive: stream order', () => {
     const base = `${ESM}/${shardId}/2026/05/04/2026-05-04T10.15.07-`;
     const keys = [`${base}f3b1c2d4-0000-4000-8000-000000000001`, `${base}1a2b3c4d-0000-4000-8000-000000000002`];
     for (const [i, record] of records.entries()) {
-      const body = JSON.stringify(failedBatch(streamArn, shardId, record, { payload: payloadOf(record) }));
+      const body = JSON.stringify(failedBatch(streamArn, shardId, [record], { payload: payloadOf(record) }));
       await clients.s3.send(new PutObjectCommand({ Bucket: 'same-second', Key: keys[i], Body: body }));
     }
 
@@ -134,7 +108,7 @@ describe('on-failure redrive: stream order', () => {
       },
     ];
     for (const b of batches) {
-      const body = JSON.stringify(failedBatch(stream.streamArn, b.shard, b.record, { payload: payloadOf(b.record), arrival: b.arrival }));
+      const body = JSON.stringify(failedBatch(stream.streamArn, b.shard, [b.record], { payload: payloadOf(b.record), arrival: b.arrival }));
       await clients.s3.send(new PutObjectCommand({ Bucket: 'lineage', Key: b.key, Body: body }));
     }
     const streams = stream as unknown as DynamoDBStreamsClient;
@@ -159,7 +133,7 @@ describe('on-failure redrive: unreadable stream ranges', () => {
     const { queueUrl } = server.createQueue('throttled-once-failures');
     for (const record of records) {
       await clients.sqs.send(
-        new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(failedBatch(streamArn, shardId, record)) }),
+        new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(failedBatch(streamArn, shardId, [record])) }),
       );
     }
     const streams = throttledAt(records[0].dynamodb?.SequenceNumber ?? '', 1);
@@ -184,7 +158,7 @@ describe('on-failure redrive: unreadable stream ranges', () => {
     const { queueUrl } = server.createQueue('unreadable-failures');
     for (const record of records) {
       await clients.sqs.send(
-        new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(failedBatch(streamArn, shardId, record)) }),
+        new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(failedBatch(streamArn, shardId, [record])) }),
       );
     }
     const streams = throttledAt(records[0].dynamodb?.SequenceNumber ?? '', Number.POSITIVE_INFINITY);
@@ -222,20 +196,23 @@ describe('on-failure redrive: malformed records', () => {
     server.createBucket(bucket);
     const put = (key: string, body: string) => clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
     // Shard 1: a truncated payload, then a good later batch that must wait behind it.
-    await put('1-truncated', JSON.stringify({ ...failedBatch(streamArn, shardId, records[0]), payload: '{"Records": [trunc' }));
-    await put('2-later', JSON.stringify(failedBatch(streamArn, shardId, records[1], { payload: payloadOf(records[1]) })));
+    await put('1-truncated', JSON.stringify({ ...failedBatch(streamArn, shardId, [records[0]]), payload: '{"Records": [trunc' }));
+    await put('2-later', JSON.stringify(failedBatch(streamArn, shardId, [records[1]], { payload: payloadOf(records[1]) })));
     // Shard 2: an object that is not JSON; its key names the shard, so the shard's good batch waits too.
     await put(`${ESM}/shardId-corrupt/2026/05/04/2026-05-04T10.15.07-5c1d9a0e-0000-4000-8000-000000000003`, '{"DDBStreamBatchInfo": {');
-    await put('3-corrupt-shard', JSON.stringify(failedBatch(streamArn, 'shardId-corrupt', records[0], { payload: payloadOf(records[0]) })));
+    await put(
+      '3-corrupt-shard',
+      JSON.stringify(failedBatch(streamArn, 'shardId-corrupt', [records[0]], { payload: payloadOf(records[0]) })),
+    );
     // No shard at all: a sequence number the stream never gives.
-    const badInfo = failedBatch(streamArn, shardId, records[0]);
+    const badInfo = failedBatch(streamArn, shardId, [records[0]]);
     await put(
       '0-bad-sequence',
       JSON.stringify({ ...badInfo, DDBStreamBatchInfo: { ...badInfo.DDBStreamBatchInfo, startSequenceNumber: 'abc' } }),
     );
     // Shard 3: an object S3 will not give, and a good batch of another order that goes out.
     await put('4-denied', 'irrelevant');
-    await put('5-good', JSON.stringify(failedBatch(streamArn, 'shardId-good', good, { payload: payloadOf(good) })));
+    await put('5-good', JSON.stringify(failedBatch(streamArn, 'shardId-good', [good], { payload: payloadOf(good) })));
     const s3 = {
       send(command: GetObjectCommand) {
         if (command instanceof GetObjectCommand && command.input.Key === '4-denied') {
@@ -274,7 +251,7 @@ describe('on-failure redrive: malformed records', () => {
     const { streamArn, shardId, records, ids } = await twoCommits('undeleted', 'D');
     server.createBucket('undeleted');
     for (const [i, record] of records.entries()) {
-      const body = JSON.stringify(failedBatch(streamArn, shardId, record, { payload: payloadOf(record) }));
+      const body = JSON.stringify(failedBatch(streamArn, shardId, [record], { payload: payloadOf(record) }));
       await clients.s3.send(new PutObjectCommand({ Bucket: 'undeleted', Key: `${i + 1}`, Body: body }));
     }
     const s3 = {
