@@ -14,6 +14,8 @@ export type DrainPlan<T> =
 export interface RepublishResult {
   readonly succeeded: readonly string[];
   readonly failed: readonly RedriveProblem[];
+  /** Planned messages that turned out not republishable after all (e.g. held back behind another): counted skipped and kept, like failed ones. */
+  readonly skipped?: readonly RedriveProblem[];
   /** Anything the summary must tell beyond the counts (see {@link RedriveSummary.notes}). */
   readonly notes?: readonly string[];
 }
@@ -147,6 +149,7 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
         const result = await options.republish(planned.map((p) => ({ messageId: p.message.MessageId ?? '', item: p.item })));
         const ok = new Set(result.succeeded);
         failed.push(...result.failed);
+        skipped.push(...(result.skipped ?? []));
         republishNotes.push(...(result.notes ?? []));
         // Those not republished stay held; the others are let go once their delete was answered.
         const done = planned.filter((p) => ok.has(p.message.MessageId ?? ''));

@@ -1,7 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { PublishBatchClient } from '../relay/relay.js';
 import { drainQueue } from './drain-queue.js';
-import { RedriveStoppedError } from './errors.js';
 import { parseRecord, publishAll, type ResolveOptions, resolveRecord, type TopicEvent } from './on-failure-events.js';
 import type { StreamBatchInfo } from './on-failure-record.js';
 import type { BlockedAggregates } from './publish-events.js';
@@ -35,17 +34,11 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
   const blocked: BlockedAggregates = new Map();
   const holds = new ShardHolds();
   const lineage = new ShardLineage(options.streams, options.retry);
-  /** Records held back after they were planned: drainQueue counts them failed; the summary moves them to skipped. */
-  const heldLate = new Set<string>();
   /** Why a record must wait behind one that was not republished, or `undefined`. */
   const heldBack = (info: StreamBatchInfo): string | undefined =>
     holds.size === 0 ? undefined : holds.reason(info, lineage.ancestry(info.streamArn, info.shardId));
-  const drained = drainQueue<Planned>({
+  return drainQueue<Planned>({
     ...options,
-    onProgress:
-      options.onProgress === undefined
-        ? undefined
-        : (p) => options.onProgress?.({ ...p, failed: p.failed - heldLate.size, skipped: p.skipped + heldLate.size }),
     plan: async (message) => {
       const parsed = parseRecord(message.Body ?? '');
       if (!parsed.ok) return { status: 'skip', reason: parsed.reason };
@@ -67,6 +60,7 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
     republish: async (items) => {
       const succeeded: string[] = [];
       const failed: RedriveProblem[] = [];
+      const skipped: RedriveProblem[] = [];
       const byId = new Map(items.map((i) => [i.messageId, i.item]));
       const ordered = streamOrder(
         items.map((i) => ({ id: i.messageId, info: i.item.info })),
@@ -75,31 +69,15 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
       for (const { id, info } of ordered) {
         // A record of this receive planned before a hold was found later in it must wait as well.
         const held = heldBack(info);
-        if (held !== undefined) heldLate.add(id);
-        const problem = held ?? (await publishAll(options.sns, byId.get(id)?.events ?? [], blocked));
+        if (held !== undefined) {
+          skipped.push({ id, reason: held });
+          continue;
+        }
+        const problem = await publishAll(options.sns, byId.get(id)?.events ?? [], blocked);
         if (problem === undefined) succeeded.push(id);
         else failed.push({ id, reason: problem });
       }
-      return { succeeded, failed };
+      return { succeeded, failed, skipped };
     },
   });
-  try {
-    return asSkipped(await drained, heldLate);
-  } catch (error) {
-    if (error instanceof RedriveStoppedError) throw new RedriveStoppedError(asSkipped(error.summary, heldLate), error.cause);
-    throw error;
-  }
-}
-
-/**
- * The summary with the records held back within their receive counted as skipped, as everywhere
- * else: `drainQueue`'s republish step can only report a planned message as failed.
- */
-function asSkipped(summary: RedriveSummary, heldLate: ReadonlySet<string>): RedriveSummary {
-  if (heldLate.size === 0) return summary;
-  return {
-    ...summary,
-    failed: summary.failed.filter((p) => !heldLate.has(p.id)),
-    skipped: [...summary.skipped, ...summary.failed.filter((p) => heldLate.has(p.id))],
-  };
 }
