@@ -9,10 +9,9 @@ import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
-import { parseEnvelope } from '../../shared/envelope.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
-import { failedBatch } from '../helpers/failed-batch.js';
-import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
+import { batchPayload, failedBatch, fifoView } from '../helpers/failed-batch.js';
+import { queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile, freshTable } from '../helpers/local.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 import { streamRecords, writeSlot } from '../helpers/slot-stream.js';
@@ -25,19 +24,6 @@ const config = defineConfig({
 });
 /** Quick retries: the tests wait on the redrive's own retries, never on a fixed sleep. */
 const retry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 };
-
-const payloadOf = (records: readonly _Record[]) => ({ Records: records.map((r) => ({ eventName: r.eventName, dynamodb: r.dynamodb })) });
-
-/** A FIFO topic with a FIFO view queue of its own, and the ids of the events that reached the view, in order. */
-function fifoView(name: string) {
-  const topic = server.createTopic(`${name}.fifo`, { attributes: { FifoTopic: 'true' } });
-  server.createQueue(`${name}-view.fifo`, { attributes: { FifoQueue: 'true' } });
-  server.subscribe({ topic: `${name}.fifo`, queue: `${name}-view.fifo`, attributes: { RawMessageDelivery: 'true' } });
-  return {
-    topicArns: { 'orders.fifo': topic.topicArn },
-    delivered: () => queueBodies(server, `${name}-view.fifo`).map((b) => parseEnvelope(b).id),
-  };
-}
 
 /** Batch 1 = [order O commit 1, a slot of the unrouted type 'invoice']; batch 2 = [order O commit 2]. */
 async function unroutedFirst(prefix: string) {
@@ -82,14 +68,14 @@ const gone = () => new ResourceNotFoundException({ message: 'Requested resource 
 
 describe('on-failure redrive: a record skipped after decoding holds its shard', () => {
   it('S3: a batch with an unrouted slot holds back the later batch of its shard, and always says whether it was a dry run', async () => {
-    const view = fifoView('unrouted-s3');
+    const view = fifoView(server, 'unrouted-s3');
     const { streamArn, shardId, first, second } = await unroutedFirst('unrouted-s3');
     server.createBucket('unrouted-s3');
     for (const [key, records] of [
       ['1', first],
       ['2', second],
     ] as const) {
-      const body = JSON.stringify(failedBatch(streamArn, shardId, records, { payload: payloadOf(records) }));
+      const body = JSON.stringify(failedBatch(streamArn, shardId, records, { payload: batchPayload(records) }));
       await clients.s3.send(new PutObjectCommand({ Bucket: 'unrouted-s3', Key: key, Body: body }));
     }
 
@@ -115,7 +101,7 @@ describe('on-failure redrive: a record skipped after decoding holds its shard', 
   });
 
   it('SQS: a later record planned first in the same receive is held back too, and reported skipped, not failed', async () => {
-    const view = fifoView('unrouted-sqs');
+    const view = fifoView(server, 'unrouted-sqs');
     const { streamArn, shardId, first, second } = await unroutedFirst('unrouted-sqs');
     const { queueUrl } = server.createQueue('unrouted-sqs-failures');
     // The later batch first: it is planned before the hold is found, and must still wait.
@@ -148,7 +134,7 @@ describe('on-failure redrive: a record skipped after decoding holds its shard', 
   });
 
   it('SQS: a record past the stream retention holds nothing back, as it can never be read again', async () => {
-    const view = fifoView('expired-sqs');
+    const view = fifoView(server, 'expired-sqs');
     const { streamArn, shardId, first, second, ids } = await unroutedFirst('expired-sqs');
     const { queueUrl } = server.createQueue('expired-sqs-failures');
     const old = new Date(Date.now() - 25 * 3_600_000).toISOString();
@@ -169,13 +155,13 @@ describe('on-failure redrive: a record skipped after decoding holds its shard', 
 
     expect(summary).toMatchObject({ moved: 1, failed: [], after: 1 });
     expect(summary.skipped).toEqual([{ id: expect.any(String), reason: expect.stringContaining('retention 24 h') }]);
-    expect(view.delivered()).toEqual([ids[1]]);
+    expect(view.delivered().map((e) => e.id)).toEqual([ids[1]]);
   });
 });
 
 describe('on-failure redrive: a hold reaches every later shard of a stream whose lineage is not known', () => {
   it('S3, the stream gone: a malformed parent batch holds back the child batch that arrived after it', async () => {
-    const view = fifoView('gone-s3');
+    const view = fifoView(server, 'gone-s3');
     const { stream, parent, child, recordOf } = splitStream();
     server.createBucket('gone-s3');
     const parentBatch = {
@@ -183,7 +169,7 @@ describe('on-failure redrive: a hold reaches every later shard of a stream whose
       payload: 'not json',
     };
     const childBatch = failedBatch(stream.streamArn, child, [recordOf(child)], {
-      payload: payloadOf([recordOf(child)]),
+      payload: batchPayload([recordOf(child)]),
       arrival: '2026-05-04T10:00:05Z',
     });
     await clients.s3.send(new PutObjectCommand({ Bucket: 'gone-s3', Key: 'p', Body: JSON.stringify(parentBatch) }));
@@ -211,7 +197,7 @@ describe('on-failure redrive: a hold reaches every later shard of a stream whose
   });
 
   it('SQS, the stream gone: an unreadable parent range holds back the child record of the same receive', async () => {
-    const view = fifoView('gone-sqs');
+    const view = fifoView(server, 'gone-sqs');
     const { stream, parent, child, recordOf } = splitStream();
     const { queueUrl } = server.createQueue('gone-sqs-failures');
     // The child's records arrived after the parent's (within 24 h: the stream is read again); its message comes first.
@@ -239,7 +225,7 @@ describe('on-failure redrive: a hold reaches every later shard of a stream whose
   });
 
   it('SQS, the listing failing: the records of the stream are skipped, as they cannot be put in stream order', async () => {
-    const view = fifoView('unlisted-sqs');
+    const view = fifoView(server, 'unlisted-sqs');
     const { stream, parent, child, recordOf } = splitStream();
     const { queueUrl } = server.createQueue('unlisted-sqs-failures');
     for (const shardId of [child, parent]) {

@@ -4,10 +4,9 @@ import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectC
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
-import { parseEnvelope } from '../../shared/envelope.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
-import { failedBatch } from '../helpers/failed-batch.js';
-import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
+import { batchPayload, failedBatch, fifoView } from '../helpers/failed-batch.js';
+import { queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile, freshTable } from '../helpers/local.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 import { streamRecords, writeSlot } from '../helpers/slot-stream.js';
@@ -21,19 +20,6 @@ const config = defineConfig({
 /** Quick retries: the tests wait on the redrive's own retries, never on a fixed sleep. */
 const retry = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
 const ESM = 'aws/lambda/0f6c9a5e-1111-2222-3333-444455556666';
-
-const payloadOf = (record: _Record) => ({ Records: [{ eventName: record.eventName, dynamodb: record.dynamodb }] });
-
-/** A FIFO topic with a FIFO view queue of its own (each remembers dedup ids), and what reached the view, in order. */
-function fifoView(name: string) {
-  const topic = server.createTopic(`${name}.fifo`, { attributes: { FifoTopic: 'true' } });
-  server.createQueue(`${name}-view.fifo`, { attributes: { FifoQueue: 'true' } });
-  server.subscribe({ topic: `${name}.fifo`, queue: `${name}-view.fifo`, attributes: { RawMessageDelivery: 'true' } });
-  return {
-    topicArns: { 'orders.fifo': topic.topicArn },
-    delivered: () => queueBodies(server, `${name}-view.fifo`).map((b) => parseEnvelope(b)),
-  };
-}
 
 /** Two commits of one order, each a failed batch of its own, on the table's (one) shard. */
 async function twoCommits(prefix: string, id: string) {
@@ -65,14 +51,14 @@ function throttledAt(sequence: string, times: number): DynamoDBStreamsClient & {
 
 describe('on-failure redrive: stream order', () => {
   it('publishes S3 objects in stream order, not in key order, when batches of one shard failed in the same second', async () => {
-    const view = fifoView('same-second');
+    const view = fifoView(server, 'same-second');
     const { streamArn, shardId, records, ids } = await twoCommits('same-second', 'S');
     server.createBucket('same-second');
     // Keys end in a random UUID: here the older batch got the one that sorts last.
     const base = `${ESM}/${shardId}/2026/05/04/2026-05-04T10.15.07-`;
     const keys = [`${base}f3b1c2d4-0000-4000-8000-000000000001`, `${base}1a2b3c4d-0000-4000-8000-000000000002`];
     for (const [i, record] of records.entries()) {
-      const body = JSON.stringify(failedBatch(streamArn, shardId, [record], { payload: payloadOf(record) }));
+      const body = JSON.stringify(failedBatch(streamArn, shardId, [record], { payload: batchPayload([record]) }));
       await clients.s3.send(new PutObjectCommand({ Bucket: 'same-second', Key: keys[i], Body: body }));
     }
 
@@ -89,7 +75,7 @@ describe('on-failure redrive: stream order', () => {
   });
 
   it('publishes the records of a parent shard before those of its child, whatever their keys and arrival times say', async () => {
-    const view = fifoView('lineage');
+    const view = fifoView(server, 'lineage');
     const stream = new SimulatedStream();
     const parent = stream.openShards[0]!.id;
     const first = stream.commit({ type: 'order', id: 'L' }, 1, 1);
@@ -108,7 +94,9 @@ describe('on-failure redrive: stream order', () => {
       },
     ];
     for (const b of batches) {
-      const body = JSON.stringify(failedBatch(stream.streamArn, b.shard, [b.record], { payload: payloadOf(b.record), arrival: b.arrival }));
+      const body = JSON.stringify(
+        failedBatch(stream.streamArn, b.shard, [b.record], { payload: batchPayload([b.record]), arrival: b.arrival }),
+      );
       await clients.s3.send(new PutObjectCommand({ Bucket: 'lineage', Key: b.key, Body: body }));
     }
     const streams = stream as unknown as DynamoDBStreamsClient;
@@ -128,7 +116,7 @@ describe('on-failure redrive: stream order', () => {
 
 describe('on-failure redrive: unreadable stream ranges', () => {
   it('reads a throttled range again after a backoff, so both commits go out in order', async () => {
-    const view = fifoView('throttled-once');
+    const view = fifoView(server, 'throttled-once');
     const { streamArn, shardId, records, ids } = await twoCommits('throttled-once', 'T');
     const { queueUrl } = server.createQueue('throttled-once-failures');
     for (const record of records) {
@@ -153,7 +141,7 @@ describe('on-failure redrive: unreadable stream ranges', () => {
   });
 
   it('holds back the later records of a shard whose earlier range could not be read, and keeps them all', async () => {
-    const view = fifoView('unreadable');
+    const view = fifoView(server, 'unreadable');
     const { streamArn, shardId, records } = await twoCommits('unreadable', 'U');
     const { queueUrl } = server.createQueue('unreadable-failures');
     for (const record of records) {
@@ -188,7 +176,7 @@ describe('on-failure redrive: unreadable stream ranges', () => {
 
 describe('on-failure redrive: malformed records', () => {
   it('reports a malformed payload, an unreadable object and a corrupt object each with its reason, keeps them, and goes on', async () => {
-    const view = fifoView('malformed');
+    const view = fifoView(server, 'malformed');
     const { tableName, streamArn, shardId, records } = await twoCommits('malformed', 'M');
     const other = await writeSlot(clients, tableName, { type: 'order', id: 'G' }, ['order.placed'], 1);
     const good = (await streamRecords(clients, streamArn)).records.find((r) => r.dynamodb?.Keys?.pk?.S === 'OUTBOX#order#G')!;
@@ -197,12 +185,12 @@ describe('on-failure redrive: malformed records', () => {
     const put = (key: string, body: string) => clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
     // Shard 1: a truncated payload, then a good later batch that must wait behind it.
     await put('1-truncated', JSON.stringify({ ...failedBatch(streamArn, shardId, [records[0]]), payload: '{"Records": [trunc' }));
-    await put('2-later', JSON.stringify(failedBatch(streamArn, shardId, [records[1]], { payload: payloadOf(records[1]) })));
+    await put('2-later', JSON.stringify(failedBatch(streamArn, shardId, [records[1]], { payload: batchPayload([records[1]]) })));
     // Shard 2: an object that is not JSON; its key names the shard, so the shard's good batch waits too.
     await put(`${ESM}/shardId-corrupt/2026/05/04/2026-05-04T10.15.07-5c1d9a0e-0000-4000-8000-000000000003`, '{"DDBStreamBatchInfo": {');
     await put(
       '3-corrupt-shard',
-      JSON.stringify(failedBatch(streamArn, 'shardId-corrupt', [records[0]], { payload: payloadOf(records[0]) })),
+      JSON.stringify(failedBatch(streamArn, 'shardId-corrupt', [records[0]], { payload: batchPayload([records[0]]) })),
     );
     // No shard at all: a sequence number the stream never gives.
     const badInfo = failedBatch(streamArn, shardId, [records[0]]);
@@ -212,7 +200,7 @@ describe('on-failure redrive: malformed records', () => {
     );
     // Shard 3: an object S3 will not give, and a good batch of another order that goes out.
     await put('4-denied', 'irrelevant');
-    await put('5-good', JSON.stringify(failedBatch(streamArn, 'shardId-good', [good], { payload: payloadOf(good) })));
+    await put('5-good', JSON.stringify(failedBatch(streamArn, 'shardId-good', [good], { payload: batchPayload([good]) })));
     const s3 = {
       send(command: GetObjectCommand) {
         if (command instanceof GetObjectCommand && command.input.Key === '4-denied') {
@@ -247,11 +235,11 @@ describe('on-failure redrive: malformed records', () => {
   });
 
   it('counts a record published but not deleted as failed, keeps it, and goes on to the next', async () => {
-    const view = fifoView('undeleted');
+    const view = fifoView(server, 'undeleted');
     const { streamArn, shardId, records, ids } = await twoCommits('undeleted', 'D');
     server.createBucket('undeleted');
     for (const [i, record] of records.entries()) {
-      const body = JSON.stringify(failedBatch(streamArn, shardId, [record], { payload: payloadOf(record) }));
+      const body = JSON.stringify(failedBatch(streamArn, shardId, [record], { payload: batchPayload([record]) }));
       await clients.s3.send(new PutObjectCommand({ Bucket: 'undeleted', Key: `${i + 1}`, Body: body }));
     }
     const s3 = {

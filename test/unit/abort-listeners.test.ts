@@ -62,6 +62,7 @@ describe('abort signals many waits listen to', () => {
   it('a processor worker’s clock has its sleeps, one per shard held, listen without a warning', async () => {
     capture = captureWarnings();
     const clock = new WorkerClock();
+    // Sleeps that only listen: stopping the clock ends them all at once, nothing waits them out.
     const sleeps = Array.from({ length: 40 }, () => clock.sleep(60_000));
     clock.stop();
     await Promise.all(sleeps);

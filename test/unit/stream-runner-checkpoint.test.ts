@@ -50,6 +50,23 @@ function start(
   return runner;
 }
 
+/** Runs the stream with a handler that keeps every record it is handed; errors the runner reports are kept too. */
+function collect(stream: SimulatedStream, checkpoints = new MemoryCheckpointStore()): { seen: DynamoDBRecord[]; errors: unknown[] } {
+  const seen: DynamoDBRecord[] = [];
+  const errors: unknown[] = [];
+  start(
+    stream,
+    async ({ Records }) => {
+      seen.push(...Records);
+      return { batchItemFailures: [] };
+    },
+    checkpoints,
+    {},
+    (error) => errors.push(error),
+  );
+  return { seen, errors };
+}
+
 describe('stream runner checkpoints', () => {
   it('keeps the last record done with, just before the first failed record after a partial failure', async () => {
     const { stream, shardId, sequence } = streamOf(['o1', 'o2', 'o3', 'o4']);
@@ -74,15 +91,7 @@ describe('stream runner checkpoints', () => {
     const { stream, shardId, sequence } = streamOf(['o1', 'o2', 'o3', 'o4', 'o5']);
     const checkpoints = new MemoryCheckpointStore();
     checkpoints.set(shardId, sequence('o3'));
-    const seen: DynamoDBRecord[] = [];
-    start(
-      stream,
-      async ({ Records }) => {
-        seen.push(...Records);
-        return { batchItemFailures: [] };
-      },
-      checkpoints,
-    );
+    const { seen } = collect(stream, checkpoints);
     await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(2);
     await runner!.idle();
 
@@ -148,18 +157,7 @@ describe('stream runner checkpoints', () => {
     const checkpoints = new MemoryCheckpointStore();
     checkpoints.set(shardId, checkpoint);
     stream.trimRecords(shardId, 3);
-    const seen: DynamoDBRecord[] = [];
-    const errors: unknown[] = [];
-    start(
-      stream,
-      async ({ Records }) => {
-        seen.push(...Records);
-        return { batchItemFailures: [] };
-      },
-      checkpoints,
-      {},
-      (error) => errors.push(error),
-    );
+    const { seen, errors } = collect(stream, checkpoints);
     await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(2);
     await runner!.idle();
 
@@ -194,23 +192,6 @@ describe('stream runner shards', () => {
       }
       return send(command as GetRecordsCommand);
     }) as typeof stream.send;
-  }
-
-  /** Runs the stream with a handler that keeps every record it is handed; errors the runner reports are kept too. */
-  function collect(stream: SimulatedStream): { seen: DynamoDBRecord[]; errors: unknown[] } {
-    const seen: DynamoDBRecord[] = [];
-    const errors: unknown[] = [];
-    start(
-      stream,
-      async ({ Records }) => {
-        seen.push(...Records);
-        return { batchItemFailures: [] };
-      },
-      new MemoryCheckpointStore(),
-      {},
-      (error) => errors.push(error),
-    );
-    return { seen, errors };
   }
 
   it('keeps reading a shard GetShardIterator did not know for a moment while the stream still lists it', async () => {
