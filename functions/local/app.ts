@@ -51,7 +51,8 @@ export function localApp(
       }),
     processor: async ({ config, clients, streamArn, sns, sqs, topicArns, deadLetterQueueUrl }) => {
       await createLeaseTable(clients.dynamodb, LOCAL_LEASE_TABLE);
-      return startProcessor({
+      const observer = processorObserver(logger('outbox-processor'), processorMetrics(LOCAL_LEASE_TABLE));
+      const worker = await startProcessor({
         config,
         streams: clients.streams,
         streamArn,
@@ -62,8 +63,15 @@ export function localApp(
         sqs,
         topicArns,
         deadLetterQueueUrl,
-        observer: processorObserver(logger('outbox-processor'), processorMetrics(LOCAL_LEASE_TABLE)),
+        observer,
       });
+      // As the ECS entry point does: what was gathered since the last periodic flush is written out at stop.
+      return {
+        stop: async () => {
+          await worker.stop();
+          observer.flush();
+        },
+      };
     },
     subscribers,
     api: ({ outbox, document, tableName }) =>

@@ -4,19 +4,33 @@ import { localApp } from '../../functions/local/app.js';
 import { config as appConfig } from '../../outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
 import { type LocalStack, startLocalStack } from '../../shared/local/local-stack.js';
+import { PROCESSOR_METRICS } from '../../shared/processor/index.js';
+import { captureLogs, isMetricsLine } from '../helpers/logs.js';
 import { waitFor } from '../helpers/wait.js';
 
 const config = defineConfig({ ...appConfig, lowLatencyAggregateTypes: ['payment'] });
 let stack: LocalStack;
 const delivered = new Set<string>();
 const relayedTypes: string[] = [];
+const processorEventIds: string[] = [];
+let metricsLines: ReturnType<typeof captureLogs>;
 
 beforeAll(async () => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  metricsLines = captureLogs(isMetricsLine);
   const app = localApp();
   stack = await startLocalStack({
     config,
     ...app,
+    // Metrics on for the processor only (Powertools reads the switch when its Metrics is made).
+    processor: async (deps) => {
+      process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+      try {
+        return await app.processor!(deps);
+      } finally {
+        process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+      }
+    },
     // The real relay handler, watched: which aggregate types does the Lambda path get?
     relay: (deps) => {
       const handler = app.relay(deps);
@@ -32,6 +46,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
+  metricsLines?.stop();
 });
 
 const post = async (path: string, body?: unknown) => {
@@ -41,7 +56,10 @@ const post = async (path: string, body?: unknown) => {
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   expect(response.status).toBeLessThan(300);
-  return (await response.json()) as { order: { orderId: string }; events: { id: string; type: string }[] };
+  return (await response.json()) as {
+    order: { orderId: string };
+    events: { id: string; type: string; aggregate: { type: string } }[];
+  };
 };
 
 describe('npm start stack with low-latency aggregate types', () => {
@@ -51,6 +69,7 @@ describe('npm start stack with low-latency aggregate types', () => {
       const placed = await post('/orders', { total: 20 + i, currency: 'EUR' });
       const paid = await post(`/orders/${placed.order.orderId}/pay`);
       ids.push(...placed.events.map((e) => e.id), ...paid.events.map((e) => e.id));
+      processorEventIds.push(...paid.events.filter((e) => e.aggregate.type === 'payment').map((e) => e.id));
     }
 
     await waitFor(() => ids.every((id) => delivered.has(id)), { timeoutMs: 45_000, what: 'every event delivered' });
@@ -59,6 +78,17 @@ describe('npm start stack with low-latency aggregate types', () => {
     expect(stack.stats.published).toBe(ids.length);
     expect(relayedTypes.length).toBeGreaterThan(0);
     expect(new Set(relayedTypes)).toEqual(new Set(['order']));
+  });
+
+  it('writes out the processor metrics gathered since their last periodic flush when the stack stops', async () => {
+    expect(processorEventIds.length).toBeGreaterThan(0);
+
+    await stack.stop();
+
+    const published = metricsLines.lines
+      .filter((line) => line.service === PROCESSOR_METRICS.service)
+      .reduce((sum, line) => sum + Number(line.published), 0);
+    expect(published).toBe(processorEventIds.length);
   });
 
   it('fails to start when low-latency types are configured and no processor is given', async () => {
