@@ -36,12 +36,16 @@ export type WriteValidationCode =
   | 'DATA_NOT_SERIALIZABLE'
   | 'ENVELOPE_TOO_LARGE'
   | 'SLOT_TOO_LARGE'
+  | 'ITEM_TOO_LARGE'
   | 'REQUEST_TOO_LARGE'
   | 'IDEMPOTENCY_RECORD_TOO_LARGE'
   | 'INVALID_IDEMPOTENCY_KEY'
   | 'INVALID_TRACEPARENT';
 
-/** The write input is invalid; nothing was sent to DynamoDB. */
+/**
+ * The write input is invalid; nothing was written. It is refused before any request is sent,
+ * except two operations on one item of another table, which only DynamoDB's answer reveals.
+ */
 export class WriteValidationError extends OutboxError {
   declare readonly code: WriteValidationCode;
 
@@ -78,28 +82,36 @@ export class TransactionFailedError extends OutboxError {
   }
 }
 
-/** Transaction conflicts or throttling outlasted the bounded retries; nothing was written. */
+/** The retry bound a {@link TransactionConflictError} spent. */
+export type SpentRetryBound = 'retry.maxAttempts' | 'retry.maxSequenceRaces';
+
+/** Transaction conflicts, throttling or races with other writers outlasted the bounded retries; nothing was written. */
 export class TransactionConflictError extends OutboxError {
   readonly attempts: number;
+  /** Which bound was spent: conflicts and throttling count against `retry.maxAttempts`, lost races against `retry.maxSequenceRaces`. */
+  readonly bound: SpentRetryBound;
 
-  constructor(attempts: number, lastReason: string, options?: ErrorOptions) {
+  constructor(attempts: number, lastReason: string, bound: SpentRetryBound = 'retry.maxAttempts', options?: ErrorOptions) {
     super(
       'TRANSACTION_CONFLICT',
       `The transaction was still conflicting after ${attempts} attempts (last reason: ${lastReason}); nothing was written. ` +
-        'Concurrent writers on one aggregate serialise; raise retry.maxAttempts or spread the writes.',
+        (bound === 'retry.maxSequenceRaces'
+          ? 'Other writers of the same aggregate kept committing first; raise retry.maxSequenceRaces or spread the writes.'
+          : 'Concurrent writers on one aggregate serialise; raise retry.maxAttempts or spread the writes.'),
       options,
     );
     this.name = 'TransactionConflictError';
     this.attempts = attempts;
+    this.bound = bound;
   }
 }
 
-/** The idempotency key was used before for a different write whose result cannot be found. */
+/** The idempotency key already holds the committed result of a different write. */
 export class IdempotencyConflictError extends OutboxError {
   constructor(key: string, options?: ErrorOptions) {
     super(
       'IDEMPOTENCY_KEY_REUSED',
-      `Idempotency key "${key}" was already used by a request with different parameters, and no committed result is recorded for it. Use a new key for a new write.`,
+      `Idempotency key "${key}" already holds the committed result of a different write (other operations or events); allowed: the same write again under this key, which returns that result, or a new key for a new write.`,
       options,
     );
     this.name = 'IdempotencyConflictError';

@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { IdempotencyConflictError } from './errors.js';
 import { expiresAt, TABLE } from './table.js';
-import type { EventInput, TransactOperation, WriteOperation } from './write-input.js';
+import type { EventInput, TransactOperation } from './write-input.js';
 import type { WriteResult, WrittenEvent } from './write-result.js';
 
 /**
@@ -26,27 +26,32 @@ export const IDEMPOTENCY_PREFIX = 'IDEMPOTENCY#';
 
 /**
  * Identifies what a write asked for, so a replay under the same key can tell a retry of this
- * write from a different write.
+ * write from a different write: its operations as DynamoDB receives them (table names filled
+ * in, attribute values marshalled, so a `Map` counts by its entries) and its events' aggregates,
+ * types and data, in a canonical form where the order of object keys and of set members does
+ * not count. An event's `traceparent` does not count either: a retried request carries a new one.
  */
-export function writeFingerprint(operations: readonly WriteOperation[], events: readonly EventInput[]): string {
-  return createHash('sha256')
-    .update(
-      JSON.stringify(
-        {
-          operations,
-          events: events.map((e) => [e.aggregate, e.type, e.data, e.traceparent ?? null]),
-        },
-        fingerprintReplacer,
-      ),
-    )
-    .digest('base64url');
+export function writeFingerprint(operations: readonly Record<string, unknown>[], events: readonly EventInput[]): string {
+  const canonical = canonicalJson({ operations, events: events.map((e) => [e.aggregate, e.type, e.data]) });
+  return createHash('sha256').update(canonical).digest('base64url');
 }
 
-function fingerprintReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Set) return { set: [...value] };
-  if (value instanceof Uint8Array) return { binary: Buffer.from(value).toString('base64') };
-  if (typeof value === 'bigint') return { bigint: value.toString() };
-  return value;
+/** DynamoDB JSON's set types, whose members are in no order. */
+const SET_TYPES = new Set(['SS', 'NS', 'BS']);
+
+function canonicalJson(value: unknown, key?: string): string {
+  if (value instanceof Uint8Array) return JSON.stringify({ binary: Buffer.from(value).toString('base64') });
+  if (Array.isArray(value)) {
+    const members = value.map((member) => canonicalJson(member));
+    return `[${(key !== undefined && SET_TYPES.has(key) ? members.sort() : members).join(',')}]`;
+  }
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value)
+      .filter(([, member]) => member !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([name, member]) => `${JSON.stringify(name)}:${canonicalJson(member, name)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 /** The Put of the record, conditional on no record for the key, returning the stored one if there is. */

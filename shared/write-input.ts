@@ -5,6 +5,7 @@ import { WriteValidationError } from './errors.js';
 import { jsonProblem } from './json-data.js';
 import { type AggregateRef, SLOT_PREFIX, type SlotEvent } from './slot.js';
 import { TABLE } from './table.js';
+import { IDEMPOTENCY_PREFIX } from './write-idempotency.js';
 
 /** One of the caller's business operations, DocumentClient-style (`@aws-sdk/lib-dynamodb`). */
 export type TransactOperation = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -132,12 +133,20 @@ export function resolveOperation(
         );
       }
     }
-    const pk = key[TABLE.partitionKey] as string;
-    const sk = key[TABLE.sortKey] as string;
-    if (pk.startsWith(SLOT_PREFIX)) {
+    const extra = kind === 'Put' ? [] : Object.keys(key).filter((name) => name !== TABLE.partitionKey && name !== TABLE.sortKey);
+    if (extra.length > 0) {
       throw new WriteValidationError(
         'INVALID_OPERATION',
-        `operations[${index}].${kind} targets ${JSON.stringify(pk)}; allowed: keys that do not start with "${SLOT_PREFIX}" (outbox slots are written only through events)`,
+        `operations[${index}].${kind}.Key has ${extra.map((name) => JSON.stringify(name)).join(', ')} besides the key attributes; allowed: exactly ${TABLE.partitionKey} and ${TABLE.sortKey} (the outbox table's key) — put conditions on other attributes in ConditionExpression`,
+      );
+    }
+    const pk = key[TABLE.partitionKey] as string;
+    const sk = key[TABLE.sortKey] as string;
+    const reserved = [SLOT_PREFIX, IDEMPOTENCY_PREFIX].find((prefix) => pk.startsWith(prefix));
+    if (reserved !== undefined) {
+      throw new WriteValidationError(
+        'INVALID_OPERATION',
+        `operations[${index}].${kind} targets ${JSON.stringify(pk)}; allowed: keys that do not start with "${SLOT_PREFIX}" or "${IDEMPOTENCY_PREFIX}" (outbox slots are written only through events, idempotency records only through idempotencyKey)`,
       );
     }
     itemId = `${table}\u0000${JSON.stringify([pk, sk])}`;

@@ -21,7 +21,7 @@ import {
   validateIdempotencyKey,
   type WriteInput,
 } from './write-input.js';
-import { operationSize } from './write-operation-size.js';
+import { marshalOperation } from './write-operation-size.js';
 import { writtenEvents } from './write-result.js';
 import { slotItem } from './write-slot.js';
 
@@ -93,8 +93,10 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
   }
   const marshallOptions = context.client.config.translateConfig?.marshallOptions ?? {};
   let requestBytes = 0;
-  operations.forEach((op, index) => {
-    requestBytes += operationSize(op, index, marshallOptions);
+  const marshalled = operations.map((op, index) => {
+    const sent = marshalOperation(op, index, marshallOptions);
+    requestBytes += sent.size;
+    return sent.marshalled;
   });
   for (const slot of slots) {
     const size = itemSize(marshall(slotItem(slot, Number.MAX_SAFE_INTEGER, now, context.config), { removeUndefinedValues: true }));
@@ -106,7 +108,7 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
     }
     requestBytes += size;
   }
-  const fingerprint = writeFingerprint(operationsInput, eventsInput);
+  const fingerprint = writeFingerprint(marshalled, eventsInput);
   if (input.idempotencyKey !== undefined) {
     // The record repeats each event's aggregate in its result; sequences are only known at
     // commit, so it is sized with the widest ones a slot can reach.

@@ -41,6 +41,19 @@ export interface WriteRetryOptions extends BackoffOptions {
 
 const DEFAULT_RETRY: WriteRetryOptions = { maxAttempts: 10, baseDelayMs: 20, maxDelayMs: 1000, maxSequenceRaces: 100 };
 const RACE_BACKOFF: BackoffOptions = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 5, maxDelayMs: 50 };
+/**
+ * Errors of the whole request that a later attempt can get past: conflicts with other
+ * transactions, and throttling once the SDK's own few retries are spent. Nothing was written.
+ */
+const RETRIED_ERRORS = new Set([
+  'TransactionInProgressException',
+  'TransactionConflictException',
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+]);
+const OPTION_KEYS = ['config', 'tableName', 'client', 'retry', 'idempotencyTtlSeconds', 'clock'];
+const RETRY_KEYS = Object.keys(DEFAULT_RETRY);
 
 /**
  * The write helper: commits business operations and the events they imply in one
@@ -74,6 +87,19 @@ export class Outbox {
   readonly #tails = new Map<string, Promise<void>>();
 
   constructor(options: OutboxOptions) {
+    // A misspelt option would otherwise be ignored, and the default it meant to change used silently.
+    for (const [where, value, allowed] of [
+      ['options', options, OPTION_KEYS],
+      ['options.retry', options.retry ?? {}, RETRY_KEYS],
+    ] as const) {
+      const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
+      if (unknown.length > 0) {
+        throw new WriteValidationError(
+          'INVALID_OPERATION',
+          `${where} has unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; allowed: ${allowed.join(', ')}`,
+        );
+      }
+    }
     this.#config = options.config;
     this.#tableName = options.tableName;
     this.#client =
@@ -176,7 +202,7 @@ export class Outbox {
           // The earlier request under this token never committed (it would have left its record).
           token = derivedToken(input.idempotencyKey, attempt);
           lastReason = name;
-        } else if (name === 'TransactionInProgressException' || name === 'TransactionConflictException') {
+        } else if (RETRIED_ERRORS.has(name)) {
           lastReason = name;
         } else if (name === 'ValidationException' && /multiple operations on one item/i.test((error as Error).message)) {
           throw new WriteValidationError(
@@ -189,7 +215,7 @@ export class Outbox {
         }
         if (raced) {
           // Losing a race means another writer committed: progress, so a short retry is fair.
-          if (++races > this.#retry.maxSequenceRaces) throw new TransactionConflictError(attempt, lastReason);
+          if (++races > this.#retry.maxSequenceRaces) throw new TransactionConflictError(attempt, lastReason, 'retry.maxSequenceRaces');
           await sleep(backoffDelay(RACE_BACKOFF, races));
         } else {
           if (++conflicts >= this.#retry.maxAttempts) throw new TransactionConflictError(attempt, lastReason);

@@ -19,7 +19,7 @@ export function objectBody(body: unknown, allowed: readonly string[]): Record<st
 /** A positive amount with at most two decimals, up to one billion. */
 export function amountField(body: Record<string, unknown>, field: string): number {
   const value = body[field];
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1e9 || Math.round(value * 100) !== value * 100) {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1e9 || !hasAtMostTwoDecimals(value)) {
     throw new ApiError(
       400,
       'INVALID_FIELD',
@@ -28,6 +28,15 @@ export function amountField(body: Record<string, unknown>, field: string): numbe
     );
   }
   return value;
+}
+
+/**
+ * Whether `value` is the number a decimal with at most two places reads as. Multiplying by 100
+ * is not exact in binary floating point (19.99 × 100 is 1998.9999999999998); rounding to two
+ * places and reading that back is.
+ */
+function hasAtMostTwoDecimals(value: number): boolean {
+  return Number(value.toFixed(2)) === value;
 }
 
 /** A string matching `pattern`, or `fallback` when absent. */

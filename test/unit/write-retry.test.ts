@@ -1,5 +1,6 @@
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { TransactionConflictError, TransactionFailedError, WriteValidationError } from '../../shared/errors.js';
 import { Outbox, type OutboxOptions } from '../../shared/write.js';
@@ -90,6 +91,34 @@ describe('write helper retries', () => {
     expect(fake.attempts()).toBe(1);
   });
 
+  it.each(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded'])(
+    'retries a transaction throttled with %s once the SDK gives up, within retry.maxAttempts',
+    async (name) => {
+      const throttled = () => Object.assign(new Error('Rate of requests exceeds the allowed throughput'), { name });
+      const fake = fakeClient((n) => (n < 3 ? throttled() : undefined));
+      const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+      const result = await outbox.write({ events: [orderEvent('o-1')] });
+      expect(result.events[0]?.sequence).toBe(1);
+      expect(fake.attempts()).toBe(3);
+    },
+  );
+
+  it('names retry.maxSequenceRaces when races with other writers spend it, not retry.maxAttempts', async () => {
+    const race = (seq: number) =>
+      new TransactionCanceledException({
+        message: 'Transaction cancelled',
+        $metadata: {},
+        CancellationReasons: [{ Code: 'ConditionalCheckFailed', Message: 'The conditional request failed', Item: marshall({ seq }) }],
+      });
+    const fake = fakeClient((n) => race(n));
+    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client, retry: { maxSequenceRaces: 2 } });
+    const error = await outbox.write({ events: [orderEvent('o-1')] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransactionConflictError);
+    expect(error).toMatchObject({ bound: 'retry.maxSequenceRaces', attempts: 3 });
+    expect((error as Error).message).toContain('raise retry.maxSequenceRaces or spread the writes');
+    expect(fake.attempts()).toBe(3);
+  });
+
   it('passes unknown SDK errors through unchanged', async () => {
     const boom = Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
     const fake = fakeClient(() => boom);
@@ -118,6 +147,16 @@ describe('write helper options', () => {
       'retry.maxDelayMs is Infinity; allowed: a finite number ≥ 0',
     ],
     ['a string max delay', { retry: { maxDelayMs: '5' as unknown as number } }, 'retry.maxDelayMs is "5"; allowed: a finite number ≥ 0'],
+    [
+      'a misspelt retry option',
+      { retry: { maxAttempt: 1 } as unknown as OutboxOptions['retry'] },
+      'options.retry has unknown key "maxAttempt"; allowed: maxAttempts, baseDelayMs, maxDelayMs, maxSequenceRaces',
+    ],
+    [
+      'misspelt options',
+      { idempotencyTTLSeconds: 60, clocks: () => new Date() } as Partial<OutboxOptions>,
+      'options has unknown keys "idempotencyTTLSeconds", "clocks"; allowed: config, tableName, client, retry, idempotencyTtlSeconds, clock',
+    ],
   ])('refuses %s when the Outbox is built', (_, options, message) => {
     const error = (() => {
       try {

@@ -1,0 +1,83 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Outbox, type WriteInput } from '../../shared/write.js';
+import { newId, orderEvent, testConfig } from '../helpers/factories.js';
+import { freshTable, testClients } from '../helpers/local.js';
+
+const clients = testClients();
+let tableName: string;
+let outbox: Outbox;
+
+beforeAll(async () => {
+  ({ tableName } = await freshTable(clients, 'idempotency'));
+  outbox = new Outbox({ config: testConfig(), tableName, client: clients.dynamodb });
+});
+afterAll(() => clients.destroy());
+
+const getItem = async (pk: string, sk: string) =>
+  (await clients.document.send(new GetCommand({ TableName: tableName, Key: { pk, sk }, ConsistentRead: true }))).Item;
+
+/** A keyed write on a fresh order, built by `input` from the order id and its item's key. */
+function keyedWrite(input: (order: string, key: { pk: string; sk: string }) => Omit<WriteInput, 'idempotencyKey'>) {
+  const order = newId('order');
+  const idempotencyKey = `k-${order}`.slice(0, 36);
+  return { order, write: (): Promise<unknown> => outbox.write({ ...input(order, { pk: `ORDER#${order}`, sk: 'ORDER' }), idempotencyKey }) };
+}
+
+describe('idempotency keys: what counts as the same write', () => {
+  it('rejects a reused key whose write differs only inside a Map, and keeps the first write', async () => {
+    let lines = new Map([['sku-1', 1]]);
+    const { order, write } = keyedWrite((o, key) => ({ operations: [{ Put: { Item: { ...key, lines } } }], events: [orderEvent(o)] }));
+    await write();
+    lines = new Map([['sku-2', 99]]);
+
+    await expect(write()).rejects.toMatchObject({
+      code: 'IDEMPOTENCY_KEY_REUSED',
+      message: expect.stringContaining('already holds the committed result of a different write'),
+    });
+    expect((await getItem(`ORDER#${order}`, 'ORDER'))?.lines).toEqual({ 'sku-1': 1 });
+  });
+
+  it('rejects a reused key whose events differ only in their data', async () => {
+    let total = 42;
+    const { write } = keyedWrite((o) => ({ events: [orderEvent(o, 'order.placed', { total })] }));
+    await write();
+    total = 43;
+
+    await expect(write()).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+  });
+
+  it('replays the same write written another way: fields in another order, the outbox table named, set members and data keys reordered', async () => {
+    let second = false;
+    const { write } = keyedWrite((o, key) =>
+      second
+        ? {
+            operations: [
+              {
+                Put: { TableName: tableName, ConditionExpression: 'attribute_not_exists(pk)', Item: { tags: new Set(['b', 'a']), ...key } },
+              },
+            ],
+            events: [orderEvent(o, 'order.placed', { currency: 'EUR', total: 42 })],
+          }
+        : {
+            operations: [{ Put: { Item: { ...key, tags: new Set(['a', 'b']) }, ConditionExpression: 'attribute_not_exists(pk)' } }],
+            events: [orderEvent(o, 'order.placed', { total: 42, currency: 'EUR' })],
+          },
+    );
+    const first = (await write()) as { events: unknown[] };
+    second = true;
+
+    await expect(write()).resolves.toEqual({ events: first.events, replayed: true });
+  });
+
+  it('replays a retry whose traceparent carries a new parent id, as each retried request does', async () => {
+    let parent = 'b7ad6b7169203331';
+    const { write } = keyedWrite((o) => ({
+      events: [{ ...orderEvent(o), traceparent: `00-0af7651916cd43dd8448eb211c80319c-${parent}-01` }],
+    }));
+    const first = (await write()) as { events: unknown[] };
+    parent = '00f067aa0ba902b7';
+
+    await expect(write()).resolves.toEqual({ events: first.events, replayed: true });
+  });
+});

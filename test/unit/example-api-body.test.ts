@@ -1,0 +1,24 @@
+import { fc, it } from '@fast-check/vitest';
+import { describe, expect } from 'vitest';
+import { amountField } from '../../functions/example-api/request-body.js';
+
+describe('example API amounts', () => {
+  it.prop([fc.integer({ min: 1, max: 100_000_000_000 })])('accepts every amount of whole cents up to one billion', (cents) => {
+    const total = cents / 100;
+    expect(amountField({ total }, 'total')).toBe(total);
+  });
+
+  it.each([19.99, 0.29, 1.13, 4.35, 999_999_999.99])('accepts %s, whose hundredfold is not a whole number in binary', (total) => {
+    expect(amountField({ total }, 'total')).toBe(total);
+  });
+
+  it.prop([fc.integer({ min: 0, max: 99_999_999 }), fc.integer({ min: 1, max: 9 })])(
+    'rejects an amount with a third decimal',
+    (cents, thousandth) => {
+      const total = (cents * 10 + thousandth) / 1000;
+      expect(() => amountField({ total }, 'total')).toThrow(
+        `total is ${total}; allowed: a number above 0 and up to 1000000000, with at most two decimals`,
+      );
+    },
+  );
+});
