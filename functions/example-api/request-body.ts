@@ -5,12 +5,13 @@ const show = (value: unknown): string => (value === undefined ? 'nothing' : (JSO
 /** The body as an object with only the allowed fields; a missing body counts as `{}`. */
 export function objectBody(body: unknown, allowed: readonly string[]): Record<string, unknown> {
   if (body === undefined) return {};
+  const fields = allowed.length === 0 ? 'no body, or an empty JSON object' : `a JSON object with ${allowed.join(', ')}`;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ApiError(400, 'INVALID_BODY', `the body is ${show(body)}; allowed: a JSON object with ${allowed.join(', ')}`);
+    throw new ApiError(400, 'INVALID_BODY', `the body is ${show(body)}; allowed: ${fields}`);
   }
   for (const key of Object.keys(body)) {
     if (!allowed.includes(key)) {
-      throw new ApiError(400, 'UNKNOWN_FIELD', `field ${JSON.stringify(key)} is not accepted; allowed: ${allowed.join(', ')}`, key);
+      throw new ApiError(400, 'UNKNOWN_FIELD', `field ${JSON.stringify(key)} is not accepted; allowed: ${fields}`, key);
     }
   }
   return body as Record<string, unknown>;

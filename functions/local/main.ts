@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { config } from '../../outbox.config.js';
 import { OutboxError } from '../../shared/errors.js';
+import { DEFAULT_RELAY_TIMEOUT_SECONDS } from '../../shared/event-source.js';
 import { renderBanner } from '../../shared/local/banner.js';
 import { LOCAL_USAGE, type LocalCommand, parseLocalArgs } from '../../shared/local/cli-args.js';
 import { startLiveRefresher } from '../../shared/local/live-refresher.js';
@@ -77,6 +78,8 @@ const load: Load | undefined =
   loadRate === undefined ? undefined : startLoad({ rate: loadRate, step: ordersScenario(stack.apiUrl), counters: stack.stats.load });
 const view = startLiveRefresher({ snapshot: () => liveSnapshot(stack, startedAt, loadRate) });
 
+/** The longest a stop may take: the relay's timeout for the batch in flight, and some time for the rest. */
+const STOP_DEADLINE_MS = (DEFAULT_RELAY_TIMEOUT_SECONDS + 15) * 1000;
 /** A signal this soon after the first is the same Ctrl-C, delivered again (to the process group and by npm). */
 const REPEAT_SIGNAL_MS = 1_000;
 let stoppingSince: number | undefined;
@@ -89,8 +92,17 @@ const shutdown = async (signal: string) => {
   stoppingSince = Date.now();
   view.stop();
   process.stdout.write(`\n${signal}: stopping…\n`);
+  // Each part finishes what it has in flight, the relay at most its timeout; past that, something
+  // hangs (DynamoDB Local no longer answering, say), and waiting on would never end the run.
+  const deadline = setTimeout(() => {
+    process.stderr.write(
+      `npm start: still stopping after ${STOP_DEADLINE_MS / 1000} s; leaving now (DynamoDB Local ends with this process)\n`,
+    );
+    process.exit(1);
+  }, STOP_DEADLINE_MS);
   await load?.stop();
   await stack.stop();
+  clearTimeout(deadline);
   let javaGone = true;
   try {
     process.kill(stack.dynamoDb.pid, 0);

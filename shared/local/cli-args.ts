@@ -114,7 +114,10 @@ export function parseLocalArgs(argv: readonly string[]): LocalCommand {
   if (values.help === true) return { kind: 'help' };
   const persist = values.persist;
   if (persist !== undefined && persist.trim() === '') {
-    throw new LocalStackError('INVALID_OPTION', '--persist "" names no folder; allowed: a folder path, created when missing');
+    throw new LocalStackError(
+      'INVALID_OPTION',
+      `--persist ${JSON.stringify(persist)} names no folder; allowed: a folder path, created when missing`,
+    );
   }
   const load = values.load;
   const command = {

@@ -72,14 +72,21 @@ export function checkJava(): void {
   }
 }
 
-/** Whether a port can be bound on 127.0.0.1 right now. */
-export function portIsFree(port: number): Promise<boolean> {
+/** Why a port cannot be bound on 127.0.0.1 right now (the error's code), or `undefined` when it can. */
+export function portBindError(port: number): Promise<string | undefined> {
   return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'UNKNOWN'));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(undefined)));
   });
+}
+
+/** What to tell the user when `port`, wanted for `purpose`, could not be bound with error `code`. */
+export function portRefusal(code: string, port: number, purpose: string): string {
+  if (code === 'EADDRINUSE') return `port ${port} for ${purpose} is already in use; choose another port or stop what holds it`;
+  if (code === 'EACCES') return `port ${port} for ${purpose} is not allowed for this user; choose a port above 1023`;
+  return `port ${port} for ${purpose} cannot be bound (${code}); choose another port`;
 }
 
 /** A port that was free a moment ago. */
@@ -129,9 +136,8 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   checkJava();
   const { jar, libs } = dynamoDbLocalJar();
   // A taken port would only show once Java has started and failed, seconds later.
-  if (options.port && !(await portIsFree(options.port))) {
-    throw new LocalStartError(`Port ${options.port} for DynamoDB Local is already in use; choose another port or stop what holds it`);
-  }
+  const bindError = options.port ? await portBindError(options.port) : undefined;
+  if (options.port && bindError !== undefined) throw new LocalStartError(portRefusal(bindError, options.port, 'DynamoDB Local'));
   const port = options.port || (await freePort());
   const args = [
     '-XX:+UseSerialGC',
@@ -195,7 +201,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
       if (child.exitCode !== null || inUse) {
         throw new LocalStartError(
           inUse
-            ? `Port ${port} for DynamoDB Local is already in use; choose another port or stop what holds it`
+            ? portRefusal('EADDRINUSE', port, 'DynamoDB Local')
             : `DynamoDB Local exited with code ${child.exitCode} before it answered: ${output.trim().slice(-800)}`,
         );
       }

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { portRefusal } from './dynamodb-local.js';
 import { LocalStackError } from './local-stack-error.js';
 
 /**
@@ -9,12 +10,8 @@ export function listen(server: Server, port: number, host: string, purpose: stri
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       server.off('listening', onListening);
-      if (error.code === 'EADDRINUSE') {
-        reject(
-          new LocalStackError('PORT_IN_USE', `port ${port} for ${purpose} is already in use; choose another port or stop what holds it`),
-        );
-      } else if (error.code === 'EACCES') {
-        reject(new LocalStackError('PORT_IN_USE', `port ${port} for ${purpose} is not allowed for this user; choose a port above 1023`));
+      if (error.code === 'EADDRINUSE' || error.code === 'EACCES') {
+        reject(new LocalStackError('PORT_IN_USE', portRefusal(error.code, port, purpose), { cause: error }));
       } else reject(error);
     };
     const onListening = () => {

@@ -52,7 +52,7 @@ export function startLiveRefresher(options: LiveRefresherOptions): LiveRefresher
   let redraw: NodeJS.Immediate | undefined;
 
   const draw = () => {
-    const width = Math.max(20, (output.columns ?? 100) - 1);
+    const width = Math.max(20, (output.columns || 100) - 1);
     const lines = renderLiveView(current ?? options.snapshot(), previous).map((line) =>
       line.length > width ? line.slice(0, width) : line,
     );

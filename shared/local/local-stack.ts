@@ -7,7 +7,7 @@ import type { PublishBatchClient } from '../relay/index.js';
 import { Outbox } from '../write.js';
 import { fileCheckpointStore, RELAY_CHECKPOINT_FILE } from './checkpoints.js';
 import { localClients } from './clients.js';
-import { type DynamoDbLocal, portIsFree, startDynamoDbLocal } from './dynamodb-local.js';
+import { type DynamoDbLocal, portBindError, portRefusal, startDynamoDbLocal } from './dynamodb-local.js';
 import { listen } from './listen.js';
 import { LocalStackError } from './local-stack-error.js';
 import type {
@@ -19,6 +19,7 @@ import type {
   OutboxWriter,
 } from './local-stack-types.js';
 import { s3OnFailureDestination } from './on-failure.js';
+import { lockPersistDir } from './persist-lock.js';
 import { createLocalResources } from './resources.js';
 import { type SqsBatchReport, SqsPoller } from './sqs-poller.js';
 import { LocalStats } from './stats.js';
@@ -32,18 +33,15 @@ const queueDepth = (server: FauxqsServer, name: string): number => {
   return state === undefined ? 0 : state.messages.ready.length + state.messages.delayed.length + state.messages.inflight.length;
 };
 
-const emulatorPortInUse = (port: number, cause?: unknown) =>
-  new LocalStackError(
-    'PORT_IN_USE',
-    `port ${port} for the SNS/SQS emulator is already in use; choose another port or stop what holds it`,
-    cause === undefined ? undefined : { cause },
-  );
+const EMULATOR = 'the SNS/SQS emulator';
 
 async function startEmulator(port: number): Promise<FauxqsServer> {
   try {
     return await startFauxqs({ port, logger: false });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw emulatorPortInUse(port, error);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES')
+      throw new LocalStackError('PORT_IN_USE', portRefusal(code, port, EMULATOR), { cause: error });
     throw error;
   }
 }
@@ -100,8 +98,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(closeApi);
     // So is the emulator's, which would otherwise show only once DynamoDB Local's Java has started.
     const emulatorPort = options.emulatorPort ?? 0;
-    if (emulatorPort !== 0 && !(await portIsFree(emulatorPort))) throw emulatorPortInUse(emulatorPort);
+    const emulatorBindError = emulatorPort === 0 ? undefined : await portBindError(emulatorPort);
+    if (emulatorBindError !== undefined) throw new LocalStackError('PORT_IN_USE', portRefusal(emulatorBindError, emulatorPort, EMULATOR));
 
+    if (options.persistDir !== undefined) {
+      const lock = await lockPersistDir(options.persistDir);
+      stops.push(() => lock.release());
+    }
     const dynamoDb: DynamoDbLocal = await startDynamoDbLocal({
       port: options.dynamoDbPort ?? 0,
       ...(options.persistDir === undefined ? {} : { dbPath: options.persistDir }),

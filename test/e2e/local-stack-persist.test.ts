@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
@@ -8,6 +9,7 @@ import { config as appConfig } from '../../outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
 import { RELAY_CHECKPOINT_FILE } from '../../shared/local/checkpoints.js';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../shared/local/local-stack.js';
+import { PERSIST_LOCK_FILE } from '../../shared/local/persist-lock.js';
 import { waitFor } from '../helpers/wait.js';
 
 // A batch the relay fails is given up on at once, so the test sees it in the failed-batch bucket.
@@ -84,6 +86,9 @@ describe('npm start stack with --persist', () => {
     await stack!.stop();
     stack = undefined;
     expect(existsSync(join(persistDir, RELAY_CHECKPOINT_FILE))).toBe(true);
+    expect(existsSync(join(persistDir, PERSIST_LOCK_FILE))).toBe(false);
+    // A lock left by a run that was killed does not keep the folder.
+    writeFileSync(join(persistDir, PERSIST_LOCK_FILE), `${spawnSync('true').pid}\n`);
 
     const relayed: string[] = [];
     const delivered = new Set<string>();
@@ -94,5 +99,15 @@ describe('npm start stack with --persist', () => {
 
     // Neither the records published before the restart nor the one given up on come again.
     expect(relayed).toEqual(['after-restart']);
+  });
+
+  it('refuses a second local stack on the folder while this one runs, before starting anything', async () => {
+    expect(stack).toBeDefined();
+
+    await expect(start([], new Set())).rejects.toMatchObject({
+      code: 'PERSIST_DIR_IN_USE',
+      message: `--persist ${JSON.stringify(persistDir)} is in use by another local stack (pid ${process.pid}, this process); allowed: a folder no other run uses — stop that run, or choose another folder`,
+    });
+    expect(readFileSync(join(persistDir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
   });
 });

@@ -1,6 +1,6 @@
 import { fc, it } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { amountField } from '../../functions/example-api/request-body.js';
+import { amountField, objectBody } from '../../functions/example-api/request-body.js';
 
 describe('example API amounts', () => {
   it.prop([fc.integer({ min: 1, max: 100_000_000_000 })])('accepts every amount of whole cents up to one billion', (cents) => {
@@ -21,4 +21,14 @@ describe('example API amounts', () => {
       );
     },
   );
+});
+
+describe('example API bodies', () => {
+  it('rejects a field on a route that takes no body, saying that no body is allowed', () => {
+    expect(() => objectBody({ x: 1 }, [])).toThrow('field "x" is not accepted; allowed: no body, or an empty JSON object');
+  });
+
+  it('rejects a body that is not an object, naming the fields allowed', () => {
+    expect(() => objectBody([], ['reason'])).toThrow('the body is []; allowed: a JSON object with reason');
+  });
 });

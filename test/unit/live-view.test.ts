@@ -1,4 +1,6 @@
+import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { startLiveRefresher } from '../../shared/local/live-refresher.js';
 import { type LiveSnapshot, renderLiveLine, renderLiveView } from '../../shared/local/live-view.js';
 import { LocalStats } from '../../shared/local/stats.js';
 
@@ -83,5 +85,21 @@ describe('local stats', () => {
     for (let i = 0; i < 1500; i++) stats.recordLag(JSON.stringify({ time }), i < 500 ? 1_000_000 : 10);
 
     expect(stats.lag()).toEqual({ samples: 1000, p50: 10, p99: 10 });
+  });
+});
+
+describe('live view on a terminal', () => {
+  it('uses the usual width when the terminal reports 0 columns, instead of cutting every line to 20 characters', () => {
+    const written: string[] = [];
+    const terminal = (columns: number | undefined) =>
+      Object.assign(new EventEmitter(), {
+        isTTY: true,
+        columns,
+        write: (chunk: string) => written.push(String(chunk)) > 0,
+      }) as unknown as NodeJS.WriteStream;
+    const view = startLiveRefresher({ snapshot: () => snapshot(), output: terminal(0), errorOutput: terminal(80), intervalMs: 60_000 });
+    view.stop();
+
+    expect(written.join('')).toContain('dynamodb-outbox local stack · up 0:01:05');
   });
 });

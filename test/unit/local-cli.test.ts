@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseLocalArgs } from '../../shared/local/cli-args.js';
+import { portRefusal } from '../../shared/local/dynamodb-local.js';
 import { LocalStackError } from '../../shared/local/local-stack-error.js';
 
 const rejection = (argv: string[]): LocalStackError => {
@@ -66,6 +67,7 @@ describe('npm start arguments', () => {
     [['--port', '4566', '--emulator-port', '4566'], /^--port 4566 and --emulator-port 4566 are the same port/],
     [['--port', '3.5'], /--port "3.5" is not a port/],
     [['--persist', ''], /--persist "" names no folder/],
+    [['--persist', '   '], /--persist " {3}" names no folder/],
     [['--verbose'], /Unknown option '--verbose'; allowed: --port N, --persist DIR, --load RATE/],
     [['start'], /Unexpected argument 'start'.*allowed: --port N/],
   ])('rejects %j with a one-line message naming the value and what is allowed', (argv, message) => {
@@ -73,5 +75,15 @@ describe('npm start arguments', () => {
     expect(error.code).toBe('INVALID_OPTION');
     expect(error.message).toMatch(message);
     expect(error.message).not.toContain('\n');
+  });
+});
+
+describe('ports the local stack cannot bind', () => {
+  it.each([
+    ['EADDRINUSE', 'port 8000 for DynamoDB Local is already in use; choose another port or stop what holds it'],
+    ['EACCES', 'port 8000 for DynamoDB Local is not allowed for this user; choose a port above 1023'],
+    ['EADDRNOTAVAIL', 'port 8000 for DynamoDB Local cannot be bound (EADDRNOTAVAIL); choose another port'],
+  ])('says what %s means for the port', (code, message) => {
+    expect(portRefusal(code, 8000, 'DynamoDB Local')).toBe(message);
   });
 });
