@@ -4,6 +4,7 @@ import { snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js
 import { CONFIG_ENV, configFromEnv } from '../../shared/config.js';
 import { OutboxError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
+import { awsErrorHint } from '../../shared/redrive/aws-error-hint.js';
 import { parseRedriveArgs, REDRIVE_USAGE, type RedriveCommand } from '../../shared/redrive/cli-args.js';
 import { RedriveOptionsError, RedriveStoppedError } from '../../shared/redrive/errors.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
@@ -12,6 +13,9 @@ import { redriveQueueDlq } from '../../shared/redrive/queue-dlq.js';
 import { redriveRelayDlq } from '../../shared/redrive/relay-dlq.js';
 import { formatSummary } from '../../shared/redrive/summary.js';
 import type { RedriveSummary } from '../../shared/redrive/types.js';
+
+// The SDK's notice that its future releases need Node 22 would open every run's output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 /** Exit status of a run ended by Ctrl-C (SIGINT) or SIGTERM, as a shell reports 128 + SIGINT. */
 const INTERRUPTED_EXIT = 130;
@@ -100,7 +104,8 @@ async function main(argv: readonly string[]): Promise<number> {
     return summary.failed.length > 0 ? 1 : 0;
   } catch (error) {
     const code = error instanceof OutboxError ? ` [${error.code}]` : '';
-    process.stderr.write(`Redrive stopped${code}: ${(error as Error).message}\n`);
+    const hint = awsErrorHint(error, command);
+    process.stderr.write(`Redrive stopped${code}: ${(error as Error).message}${hint === undefined ? '' : `; ${hint}`}\n`);
     // What was done before the error: a person must know what moved before running it again.
     if (error instanceof RedriveStoppedError) process.stdout.write(`${formatSummary(error.summary)}\n`);
     // Invalid options are found before anything is read; anything else stopped a run part way.

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { repeatedOption } from '../cli-tokens.js';
 import { checkLoadRate } from './load.js';
 import { LocalStackError } from './local-stack-error.js';
 
@@ -100,16 +101,8 @@ export function parseLocalArgs(argv: readonly string[]): LocalCommand {
       .replace(/\.$/, '');
     throw new LocalStackError('INVALID_OPTION', `${message}; allowed: ${ALLOWED}`);
   }
-  const given = new Map<string, string | undefined>();
-  for (const token of parsed.tokens) {
-    if (token.kind !== 'option') continue;
-    const flag = `--${token.name}`;
-    if (given.has(flag)) {
-      const values = token.value === undefined ? '' : ` (${JSON.stringify(given.get(flag))}, then ${JSON.stringify(token.value)})`;
-      throw new LocalStackError('INVALID_OPTION', `${flag} is given twice${values}; allowed: each option once`);
-    }
-    given.set(flag, token.value);
-  }
+  const repeated = repeatedOption(parsed.tokens);
+  if (repeated !== undefined) throw new LocalStackError('INVALID_OPTION', repeated);
   const { values } = parsed;
   if (values.help === true) return { kind: 'help' };
   const persist = values.persist;

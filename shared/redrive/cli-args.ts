@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { repeatedOption } from '../cli-tokens.js';
 import { RedriveOptionsError } from './errors.js';
 import { MIN_RATE_PER_SECOND } from './rate-limit.js';
 
@@ -157,6 +158,7 @@ export function parseRedriveArgs(
       args,
       allowPositionals: true,
       strict: true,
+      tokens: true,
       options: {
         'queue-url': { type: 'string' },
         to: { type: 'string' },
@@ -177,6 +179,9 @@ export function parseRedriveArgs(
   } catch (error) {
     throw new RedriveOptionsError('arguments', `${(error as Error).message}; see --help`, { cause: error });
   }
+  const repeated = repeatedOption(parsed.tokens);
+  // The last value would win silently: a run against another queue than the one meant.
+  if (repeated !== undefined) throw new RedriveOptionsError('arguments', repeated);
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help' };
   const [command, kind, ...rest] = positionals;

@@ -1,4 +1,6 @@
+import { QueueDoesNotExist } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { awsErrorHint } from '../../shared/redrive/aws-error-hint.js';
 import { parseRedriveArgs, REDRIVE_USAGE } from '../../shared/redrive/cli-args.js';
 import { RedriveOptionsError } from '../../shared/redrive/errors.js';
 import { RateLimiter } from '../../shared/redrive/rate-limit.js';
@@ -39,6 +41,18 @@ describe('parseRedriveArgs refuses input that would fail only once the run began
     );
     expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--rate', ''])).toMatch(/--rate: got ""; allowed: a positive number/);
     expect(refused(['relay-dlq', '--queue-url', DLQ, '--topic-arns', '{}'])).toMatch(/--topic-arns: got \{\}; allowed: at least one/);
+  });
+
+  it('refuses a flag given twice instead of running against its last value', () => {
+    expect(refused(['relay-dlq', '--queue-url', DLQ, '--queue-url', SOURCE, '--topic-arns', ARNS])).toBe(
+      `Invalid redrive option arguments: --queue-url is given twice (${JSON.stringify(DLQ)}, then ${JSON.stringify(SOURCE)}); allowed: each option once`,
+    );
+    expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--to', `${SOURCE}-2`])).toMatch(
+      /^Invalid redrive option arguments: --to is given twice/,
+    );
+    expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--dry-run', '--dry-run'])).toMatch(
+      /--dry-run is given twice; allowed: each option once$/,
+    );
   });
 
   it('accepts what is valid', () => {
@@ -92,5 +106,29 @@ describe('formatSummary of a partial run', () => {
     expect(text).toMatch(/would move\s+1 \(1 events\)/);
     expect(text).toMatch(/after:\s+unknown/);
     expect(text).toContain('note: FIFO queue: only the first messages of each message group were seen');
+  });
+});
+
+describe('awsErrorHint', () => {
+  const queueDlq = parseRedriveArgs(['redrive', 'queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--region', 'eu-west-1']);
+  const command = queueDlq as Exclude<typeof queueDlq, { kind: 'help' }>;
+
+  it('names the queues given when one does not exist, and where they are looked for', () => {
+    const error = new QueueDoesNotExist({ message: 'The specified queue does not exist.', $metadata: {} });
+    expect(awsErrorHint(error, command)).toBe(
+      `a queue given does not exist (--queue-url ${DLQ}, --to ${SOURCE}); allowed: URLs of existing queues, in the region the tool uses (--region, or AWS_REGION)`,
+    );
+  });
+
+  it('says how to give a region or credentials when the SDK finds none', () => {
+    expect(awsErrorHint(new Error('Region is missing'), command)).toBe(
+      'no AWS region is set; allowed: --region NAME, or AWS_REGION in the environment',
+    );
+    const noCredentials = Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' });
+    expect(awsErrorHint(noCredentials, command)).toMatch(/^no AWS credentials were found; allowed: AWS_PROFILE/);
+  });
+
+  it('adds nothing to other errors, whose own message says enough', () => {
+    expect(awsErrorHint(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }), command)).toBeUndefined();
   });
 });
