@@ -125,7 +125,16 @@ export class SqsPoller {
       const ids = (response ?? { batchItemFailures: [] }).batchItemFailures.map((f) => f.itemIdentifier);
       const known = new Set(records.map((r) => r.messageId));
       failedIds = ids.every((id) => typeof id === 'string' && known.has(id)) ? new Set(ids) : undefined;
-    } catch {
+      if (failedIds === undefined) {
+        this.options.onError?.(
+          new Error(
+            `the handler of ${queue.url} answered batchItemFailures with ids not in its batch (${JSON.stringify(ids)}); as Lambda does, the whole batch counts as failed`,
+          ),
+        );
+      }
+    } catch (error) {
+      // As Lambda logs a function error: the whole batch failed, and the user must see why.
+      this.options.onError?.(error);
       failedIds = undefined;
     }
     const handled = failedIds === undefined ? [] : records.filter((r) => !failedIds.has(r.messageId));

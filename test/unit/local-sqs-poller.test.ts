@@ -47,3 +47,32 @@ describe('local SQS event source, deletes', () => {
     expect(String(errors[0])).toMatch(/deleted 2 of 3 handled messages \(ReceiptHandleIsInvalid\)/);
   });
 });
+
+describe('local SQS event source, handler failures', () => {
+  const messages = ['a', 'b'].map((id) => ({ MessageId: id, ReceiptHandle: `rh-${id}`, Body: id }));
+
+  it.each([
+    ['throws', async () => Promise.reject(new Error('projection down')), /^Error: projection down$/],
+    [
+      'answers ids not in its batch',
+      async () => ({ batchItemFailures: [{ itemIdentifier: 'zz' }] }),
+      /answered batchItemFailures with ids not in its batch \(\["zz"\]\); as Lambda does, the whole batch counts as failed/,
+    ],
+  ])('reports a handler that %s, and counts the whole batch as failed', async (_, handler, reported) => {
+    const reports: SqsBatchReport[] = [];
+    const errors: unknown[] = [];
+    poller = new SqsPoller({
+      sqs: stubQueue(messages, { Successful: [] }),
+      queue: { url: 'http://127.0.0.1:1/000000000000/q', arn: 'arn:aws:sqs:us-east-1:000000000000:q' },
+      handler,
+      onBatch: (report) => reports.push(report),
+      onError: (error) => errors.push(error),
+    });
+    poller.start();
+    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+
+    expect(reports[0]!.failed.map((r) => r.body)).toEqual(['a', 'b']);
+    expect(reports[0]!.acknowledged).toEqual([]);
+    expect(errors.map(String)).toEqual([expect.stringMatching(reported)]);
+  });
+});
