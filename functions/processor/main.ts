@@ -1,13 +1,13 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { leaseTableClient, snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
 import {
+  createProcessor,
   PROCESSOR_METRICS,
   processorEnvironment,
   processorMetrics,
   processorObserver,
   processorSettings,
   startHealthServer,
-  startProcessor,
 } from '../../shared/processor/index.js';
 
 // Read and validated once at start-up: a bad deployment fails here, naming the variable.
@@ -18,7 +18,7 @@ const observer = processorObserver(logger, metrics);
 // Lease writes time out well within a renewal interval: a hung write must not hold the others back.
 const { renewIntervalMs } = processorSettings(env.settings);
 
-const worker = await startProcessor({
+const worker = createProcessor({
   config: env.config,
   topicArns: env.topicArns,
   deadLetterQueueUrl: env.deadLetterQueueUrl,
@@ -32,18 +32,33 @@ const worker = await startProcessor({
   sqs: sqsClient(),
   observer,
 });
-const health = await startHealthServer(() => worker.status(), worker.settings.failoverMs, env.healthPort);
-logger.info('processor started', { healthPort: health.port, leases: worker.status().leases });
+let health: { readonly port: number; close(): Promise<void> } | undefined;
 
 // ECS sends SIGTERM and waits stopTimeout before SIGKILL: finish the batch, checkpoint, release,
-// then write out the metrics gathered since the last periodic flush.
+// then write out the metrics gathered since the last periodic flush. Listened to before the start,
+// which may take a while (it retries throttled calls) and may already hold leases: a stop ends it
+// and hands them over.
 const shutdown = async (signal: string): Promise<void> => {
   logger.info('stopping: handing leases over', { signal });
   await worker.stop();
   observer.flush();
-  await health.close();
+  await health?.close();
   logger.info('stopped', { signal });
   process.exit(0);
 };
 process.once('SIGTERM', () => void shutdown('SIGTERM'));
 process.once('SIGINT', () => void shutdown('SIGINT'));
+
+try {
+  await worker.start();
+} catch (error) {
+  // Not retried (a wrong stream ARN, a missing permission): ECS restarts the task with back-off.
+  logger.error('start-up failed', { error });
+  observer.flush();
+  process.exit(1);
+}
+// Stopped while starting: the shutdown exits once the hand-off is done.
+if (worker.status().state === 'running') {
+  health = await startHealthServer(() => worker.status(), worker.settings.failoverMs, env.healthPort);
+  logger.info('processor started', { healthPort: health.port, leases: worker.status().leases });
+}

@@ -55,3 +55,42 @@ export class RecordsTrimmedError extends OutboxError {
     this.shardGone = shardGone;
   }
 }
+
+/**
+ * A DynamoDB Streams call got no answer within the time the processor allows it (the failover
+ * time); it was abandoned, and the shard's reader reports it as a failed read and retries.
+ */
+export class StreamCallTimeoutError extends OutboxError {
+  readonly operation: string;
+  readonly timeoutMs: number;
+
+  constructor(operation: string, target: string, timeoutMs: number, options?: ErrorOptions) {
+    super(
+      'STREAM_CALL_TIMEOUT',
+      `${operation} of ${target} got no answer within ${timeoutMs} ms; the call was abandoned and is retried after a pause.`,
+      options,
+    );
+    this.name = 'StreamCallTimeoutError';
+    this.operation = operation;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The worker could not start, for a reason waiting does not cure: the stream or the lease table
+ * not found, access denied, a malformed request. Transient failures are retried instead.
+ */
+export class ProcessorStartError extends OutboxError {
+  readonly step: string;
+
+  constructor(step: string, reason: string, options?: ErrorOptions) {
+    super(
+      'PROCESSOR_START_FAILED',
+      `The stream processor could not start: ${step} failed with ${reason}. Only throttling, server, network and timeout ` +
+        'errors are retried at start-up; check that the stream and the lease table exist and that this task may use them.',
+      options,
+    );
+    this.name = 'ProcessorStartError';
+    this.step = step;
+  }
+}

@@ -1,4 +1,10 @@
-export { LeaseLostError, ProcessorOptionsError, RecordsTrimmedError } from './errors.js';
+export {
+  LeaseLostError,
+  ProcessorOptionsError,
+  ProcessorStartError,
+  RecordsTrimmedError,
+  StreamCallTimeoutError,
+} from './errors.js';
 export { isHealthy, startHealthServer } from './health.js';
 export { HeldLease } from './held-lease.js';
 export type { Lease, LeaseStore } from './lease.js';
@@ -11,7 +17,7 @@ export { createLeaseTableInput, DynamoDbLeaseTable, LEASE_TABLE } from './lease-
 export type { ProcessorObserver } from './observability.js';
 export { PROCESSOR_METRICS, processorMetrics, processorObserver } from './observability.js';
 export type { ProcessorRelayOptions, StartProcessorOptions } from './processor.js';
-export { createProcessorRelay, startProcessor } from './processor.js';
+export { createProcessor, createProcessorRelay, startProcessor } from './processor.js';
 export type { ProcessorEnvironment } from './processor-env.js';
 export { PROCESSOR_ENV, processorEnvironment } from './processor-env.js';
 export type { ProcessorSettings } from './settings.js';
@@ -20,7 +26,7 @@ export type { ConsumerContext, ConsumerExit, RecordPublisher } from './shard-con
 export { ShardConsumer } from './shard-consumer.js';
 export type { ShardSyncResult } from './shard-sync.js';
 export { parentsFinished, syncShards } from './shard-sync.js';
-export type { ReadResult, ShardInfo, ShardIteratorResult, StreamsApi } from './stream-source.js';
+export type { ReadResult, ShardInfo, ShardIteratorResult, StreamCallBound, StreamsApi, StreamsCallOptions } from './stream-source.js';
 export { MAX_RECORDS_PER_READ, StreamSource } from './stream-source.js';
 export type { ProcessorWorkerOptions, WorkerStatus } from './worker.js';
 export { ProcessorWorker } from './worker.js';

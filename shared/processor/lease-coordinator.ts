@@ -23,7 +23,9 @@ export interface LeaseEvents {
  * dead owner's lease is taken at most `failoverMs` (plus the scan's own duration) after its last
  * write. A live owner looks dead only if two of its writes land more than `failoverMs` − 2 ×
  * `leaseScanIntervalMs` apart; the settings keep `renewIntervalMs` + 2 × `leaseScanIntervalMs`
- * within 70 % of `failoverMs`, which leaves the rest for write latency and slow scans.
+ * within 70 % of `failoverMs`, which leaves the rest for write latency and slow scans. A scan
+ * that follows a failed one dates a counter change to its own start instead (the write may have
+ * landed just before it), so after failed scans a lease is taken late, never early.
  *
  * Only a lost lease (a failed write condition) is lost at once. Any other failed renewal is
  * retried until the lease could have expired in another worker's eyes (`failoverMs` − 2 ×
@@ -58,6 +60,11 @@ export class LeaseCoordinator {
   /** Reads the lease table, notes counter movements, and takes or steals what the plan says. */
   async scan(): Promise<void> {
     const startedAt = this.now();
+    // A counter change is dated to the previous scan only if that scan was the attempt just
+    // before this one: after failed reads, the last successful one may be long past, and the
+    // owner's write may have landed a moment ago.
+    const previousScanAt = this.previousScanAt;
+    this.previousScanAt = undefined;
     const leases = await this.store.list();
     const now = this.now();
     const keys = new Set<string>();
@@ -67,7 +74,7 @@ export class LeaseCoordinator {
       if (seen === undefined) {
         this.seen.set(lease.leaseKey, { counter: lease.leaseCounter, at: startedAt });
       } else if (seen.counter !== lease.leaseCounter) {
-        this.seen.set(lease.leaseKey, { counter: lease.leaseCounter, at: this.previousScanAt ?? startedAt });
+        this.seen.set(lease.leaseKey, { counter: lease.leaseCounter, at: previousScanAt ?? startedAt });
       }
     }
     this.previousScanAt = startedAt;

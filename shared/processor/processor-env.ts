@@ -2,7 +2,8 @@ import { hostname } from 'node:os';
 import { requireEnv } from '../config.js';
 import { EnvironmentError } from '../errors.js';
 import { type RelayEnvironment, relayEnvironment } from '../relay/index.js';
-import type { ProcessorSettings } from './settings.js';
+import { ProcessorOptionsError } from './errors.js';
+import { type ProcessorSettings, processorSettings } from './settings.js';
 
 /** Environment variables of the stream processor, besides the relay's (`RELAY_ENV`). */
 export const PROCESSOR_ENV = Object.freeze({
@@ -16,7 +17,7 @@ export const PROCESSOR_ENV = Object.freeze({
   idleMinDelayMs: 'OUTBOX_PROCESSOR_IDLE_MIN_DELAY_MS',
   /** @default 100 */
   idleMaxDelayMs: 'OUTBOX_PROCESSOR_IDLE_MAX_DELAY_MS',
-  /** Port of the health endpoint. @default 8080 */
+  /** Port of the health endpoint (1–65535; the container's health check asks it there). @default 8080 */
   healthPort: 'OUTBOX_PROCESSOR_HEALTH_PORT',
 });
 
@@ -35,9 +36,34 @@ function optionalInteger(env: NodeJS.ProcessEnv, variable: string): number | und
   return Number(text);
 }
 
+/** The settings read from the environment, by the variable that sets each. */
+const SETTINGS_VARIABLES = {
+  failoverMs: PROCESSOR_ENV.failoverMs,
+  idleMinDelayMs: PROCESSOR_ENV.idleMinDelayMs,
+  idleMaxDelayMs: PROCESSOR_ENV.idleMaxDelayMs,
+} as const;
+
 /**
- * Reads the processor's environment once, at start-up; a missing or malformed variable fails
- * with its name. Settings are range-checked when the worker is built.
+ * Checks the settings the environment gave as the worker will ({@link processorSettings}); an
+ * error names the variable that set the option, or every settings variable set when the option
+ * is derived from them (an interval from the failover time, idle bounds that cross).
+ */
+function checkedSettings(settings: Partial<ProcessorSettings>): Partial<ProcessorSettings> {
+  try {
+    processorSettings(settings);
+    return settings;
+  } catch (error) {
+    if (!(error instanceof ProcessorOptionsError)) throw error;
+    const own = (SETTINGS_VARIABLES as Record<string, string>)[error.field];
+    const set = Object.entries(SETTINGS_VARIABLES).filter(([key]) => key in settings);
+    const variable = own !== undefined && error.field in settings ? own : set.map(([, name]) => name).join(', ');
+    throw new EnvironmentError(variable, error.message, { cause: error });
+  }
+}
+
+/**
+ * Reads the processor's environment once, at start-up; a missing, malformed or out-of-range
+ * variable fails with its name, the value given and what is allowed.
  *
  * @example
  * ```ts
@@ -46,16 +72,23 @@ function optionalInteger(env: NodeJS.ProcessEnv, variable: string): number | und
  */
 export function processorEnvironment(env: NodeJS.ProcessEnv = process.env): ProcessorEnvironment {
   const settings: Record<string, number> = {};
-  for (const key of ['failoverMs', 'idleMinDelayMs', 'idleMaxDelayMs'] as const) {
-    const value = optionalInteger(env, PROCESSOR_ENV[key]);
+  for (const [key, variable] of Object.entries(SETTINGS_VARIABLES)) {
+    const value = optionalInteger(env, variable);
     if (value !== undefined) settings[key] = value;
+  }
+  const healthPort = optionalInteger(env, PROCESSOR_ENV.healthPort) ?? 8080;
+  if (healthPort < 1 || healthPort > 65_535) {
+    throw new EnvironmentError(
+      PROCESSOR_ENV.healthPort,
+      `got ${JSON.stringify(env[PROCESSOR_ENV.healthPort])}; allowed: a port from 1 to 65535`,
+    );
   }
   return {
     ...relayEnvironment(env),
     streamArn: requireEnv(PROCESSOR_ENV.streamArn, env),
     leaseTableName: requireEnv(PROCESSOR_ENV.leaseTable, env),
     workerId: env[PROCESSOR_ENV.workerId] || `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
-    healthPort: optionalInteger(env, PROCESSOR_ENV.healthPort) ?? 8080,
-    settings,
+    healthPort,
+    settings: checkedSettings(settings),
   };
 }

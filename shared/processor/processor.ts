@@ -52,9 +52,32 @@ export interface StartProcessorOptions extends ProcessorRelayOptions {
 }
 
 /**
+ * Builds a stream processor worker without starting it, for an entry point that must be able to
+ * stop it while it starts (a SIGTERM during start-up hands over any lease the start took).
+ *
+ * @example
+ * ```ts
+ * const worker = createProcessor({ config, streams, streamArn, document, leaseTableName, sns, sqs, topicArns, deadLetterQueueUrl });
+ * process.once('SIGTERM', () => void worker.stop());
+ * await worker.start();
+ * ```
+ */
+export function createProcessor(options: StartProcessorOptions): ProcessorWorker {
+  const { streams, streamArn, document, leaseTableName, workerId, settings, observer, ...relay } = options;
+  return new ProcessorWorker({
+    source: new StreamSource(streams, streamArn),
+    leases: new DynamoDbLeaseTable(document, leaseTableName),
+    publisher: createProcessorRelay(relay),
+    workerId: workerId ?? `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+    ...(settings === undefined ? {} : { settings }),
+    ...(observer === undefined ? {} : { observer }),
+  });
+}
+
+/**
  * Starts a stream processor worker in this process and resolves once it has synced shards and
- * scanned the lease table; `stop()` hands its leases over. The ECS entry point and the local
- * stack both use it.
+ * scanned the lease table (retrying transient failures; see `ProcessorWorker.start`); `stop()`
+ * hands its leases over. The local stack uses it.
  *
  * @example
  * ```ts
@@ -64,15 +87,7 @@ export interface StartProcessorOptions extends ProcessorRelayOptions {
  * ```
  */
 export async function startProcessor(options: StartProcessorOptions): Promise<ProcessorWorker> {
-  const { streams, streamArn, document, leaseTableName, workerId, settings, observer, ...relay } = options;
-  const worker = new ProcessorWorker({
-    source: new StreamSource(streams, streamArn),
-    leases: new DynamoDbLeaseTable(document, leaseTableName),
-    publisher: createProcessorRelay(relay),
-    workerId: workerId ?? `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
-    ...(settings === undefined ? {} : { settings }),
-    ...(observer === undefined ? {} : { observer }),
-  });
+  const worker = createProcessor(options);
   await worker.start();
   return worker;
 }

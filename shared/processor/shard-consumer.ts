@@ -48,13 +48,14 @@ export type ConsumerExit = 'shard-end' | 'stopped' | 'lease-lost';
  * shard is idle; publishes each page through the relay core and checkpoints after publishing
  * (in the background, never ahead of what was published), so a crash repeats records but never
  * skips one; stopping waits for the last checkpoint. An expired iterator is renewed from the
- * checkpoint; a failed record is retried from just before it; a failed checkpoint write is
- * retried until it succeeds or the lease is lost, or, once the worker is stopping, given up
- * with the lease (dropped, to expire for the next worker). A page read ahead is published only
- * while the lease is still held as far as this worker knows, and not once it went unwritten
- * until another worker may take it (`leaseExpiresAfterMs`), even if no write failed. Records
- * trimmed from the stream before they were read are reported and skipped; a shard gone from the
- * stream is finished.
+ * checkpoint at once (a renewed one found expired too is a failed read); a failed record is
+ * retried from just before it; a failed checkpoint write is retried until it succeeds or the
+ * lease is lost, or, once the worker is stopping, given up with the lease (dropped, to expire
+ * for the next worker). A page read ahead is published only while the lease is still held as
+ * far as this worker knows, and not once it went unwritten until another worker may take it
+ * (`leaseExpiresAfterMs`), even if no write failed. Records trimmed from the stream before they
+ * were read are reported and skipped; a shard gone from the stream is finished. A Streams call
+ * unanswered for the failover time is abandoned and counts as a failed read.
  *
  * @example
  * ```ts
@@ -96,9 +97,14 @@ export class ShardConsumer {
 
   private async loop(): Promise<ConsumerExit> {
     const { source, settings } = this.context;
+    // A call unanswered for the failover time is hung (the client's own timeouts would have
+    // failed it sooner): abandoned and retried like any failed read, so the lag shows it.
+    const bound = { timeoutMs: settings.failoverMs };
     while (this.active() && !this.context.parentsFinished()) await this.context.sleep(settings.leaseScanIntervalMs);
     this.readAt = Date.now();
     let iterator: string | undefined;
+    /** Whether `iterator` came from `GetShardIterator` just now, not from a page. */
+    let fresh = false;
     /** The next page, read while the current one is published; pages are still published one after another. */
     let ahead: Promise<ReadResult> | undefined;
     let idleDelay = settings.idleMinDelayMs;
@@ -106,7 +112,7 @@ export class ShardConsumer {
       if (this.checkpointFailure !== undefined) throw this.checkpointFailure;
       try {
         if (iterator === undefined) {
-          const start = await source.iterator(this.held.leaseKey, this.position);
+          const start = await source.iterator(this.held.leaseKey, this.position, bound);
           if (start.status === 'gone') {
             this.context.trimmed(new RecordsTrimmedError(this.held.leaseKey, this.position, true));
             return await this.finish();
@@ -114,12 +120,18 @@ export class ShardConsumer {
           if (start.trimmed) this.context.trimmed(new RecordsTrimmedError(this.held.leaseKey, this.position, false));
           if (start.iterator === undefined) return await this.finish();
           iterator = start.iterator;
+          fresh = true;
         }
-        const page = await (ahead ?? source.read(iterator, settings.readLimit));
+        const page = await (ahead ?? source.read(iterator, settings.readLimit, bound));
+        const wasFresh = fresh;
         ahead = undefined;
+        fresh = false;
         if (page.status === 'records') this.readAt = Date.now();
         if (page.status === 'expired') {
           iterator = undefined;
+          // An iterator just taken is good for 15 minutes: if the stream calls it expired too, a
+          // new one at once would only be refused again, as fast as the calls go.
+          if (wasFresh) throw new Error('GetRecords called a shard iterator expired that was just taken; retrying after a pause');
           continue;
         }
         if (page.status === 'trimmed') {
@@ -134,7 +146,7 @@ export class ShardConsumer {
           // the lease taken, or the worker began stopping, this page is left to the next holder.
           if (!this.active() || this.checkpointFailure !== undefined) continue;
           if (page.next !== undefined) {
-            ahead = source.read(page.next, settings.readLimit);
+            ahead = source.read(page.next, settings.readLimit, bound);
             // Its failure, if any, surfaces where it is awaited; a discarded read fails no one.
             ahead.catch(() => undefined);
           }

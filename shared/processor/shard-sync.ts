@@ -1,5 +1,5 @@
 import { hasStarted, isFinished, type Lease, type LeaseStore } from './lease.js';
-import type { ShardInfo, StreamSource } from './stream-source.js';
+import type { ShardInfo, StreamCallBound, StreamSource } from './stream-source.js';
 
 /** What one shard sync did. */
 export interface ShardSyncResult {
@@ -29,14 +29,15 @@ function parentsFirst(shards: readonly ShardInfo[]): ShardInfo[] {
  * that has none, parents before children, unless a descendant already has one (then the shard
  * was finished and its lease removed). A finished lease is removed only once every child shard
  * has a lease that has started, so a child never runs while its parent could still be missing.
+ * `bound` limits each `DescribeStream` call.
  *
  * @example
  * ```ts
  * const { created, removed } = await syncShards(source, leases);
  * ```
  */
-export async function syncShards(source: StreamSource, store: LeaseStore): Promise<ShardSyncResult> {
-  const shards = parentsFirst(await source.listShards());
+export async function syncShards(source: StreamSource, store: LeaseStore, bound: StreamCallBound = {}): Promise<ShardSyncResult> {
+  const shards = parentsFirst(await source.listShards(bound));
   const leases = new Map((await store.list()).map((lease) => [lease.leaseKey, lease]));
   const children = new Map<string, string[]>();
   for (const shard of shards) {

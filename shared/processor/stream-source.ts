@@ -7,6 +7,7 @@ import {
   GetShardIteratorCommand,
   type GetShardIteratorCommandOutput,
 } from '@aws-sdk/client-dynamodb-streams';
+import { StreamCallTimeoutError } from './errors.js';
 import { TRIM_HORIZON } from './lease.js';
 
 /**
@@ -14,9 +15,24 @@ import { TRIM_HORIZON } from './lease.js';
  * simulated stream that splits shards, which DynamoDB Local never does.
  */
 export interface StreamsApi {
-  send(command: DescribeStreamCommand): Promise<DescribeStreamCommandOutput>;
-  send(command: GetShardIteratorCommand): Promise<GetShardIteratorCommandOutput>;
-  send(command: GetRecordsCommand): Promise<GetRecordsCommandOutput>;
+  send(command: DescribeStreamCommand, options?: StreamsCallOptions): Promise<DescribeStreamCommandOutput>;
+  send(command: GetShardIteratorCommand, options?: StreamsCallOptions): Promise<GetShardIteratorCommandOutput>;
+  send(command: GetRecordsCommand, options?: StreamsCallOptions): Promise<GetRecordsCommandOutput>;
+}
+
+/** What a call to the Streams API is given: a signal that abandons it (the SDK's `abortSignal`). */
+export interface StreamsCallOptions {
+  readonly abortSignal?: AbortSignal;
+}
+
+/** How long one Streams API call of a `StreamSource` method may take. */
+export interface StreamCallBound {
+  /**
+   * A call still unanswered after this long is abandoned (its `abortSignal` aborted) and fails
+   * with a `StreamCallTimeoutError`, even if the client ignores the signal.
+   * @default no bound beyond the client's own timeouts
+   */
+  readonly timeoutMs?: number;
 }
 
 /** A shard as the processor needs it: its id, its parent and whether it is closed. */
@@ -77,16 +93,17 @@ export class StreamSource {
    * without a stream description, or pagination that does not move on, fails instead of
    * returning a partial listing: the caller treats a shard not listed as gone from the stream.
    */
-  async listShards(): Promise<ShardInfo[]> {
+  async listShards(bound: StreamCallBound = {}): Promise<ShardInfo[]> {
     const shards: ShardInfo[] = [];
     const pagesFrom = new Set<string>();
     let exclusiveStartShardId: string | undefined;
     do {
-      const { StreamDescription } = await this.streams.send(
-        new DescribeStreamCommand({
-          StreamArn: this.streamArn,
-          ...(exclusiveStartShardId === undefined ? {} : { ExclusiveStartShardId: exclusiveStartShardId }),
-        }),
+      const command = new DescribeStreamCommand({
+        StreamArn: this.streamArn,
+        ...(exclusiveStartShardId === undefined ? {} : { ExclusiveStartShardId: exclusiveStartShardId }),
+      });
+      const { StreamDescription } = await bounded('DescribeStream', this.streamArn, bound, (options) =>
+        this.streams.send(command, options),
       );
       if (StreamDescription === undefined) {
         throw new Error(`DescribeStream of ${this.streamArn} returned no stream description; the shard listing is incomplete`);
@@ -117,33 +134,33 @@ export class StreamSource {
    * the oldest record (`trimmed`); a shard the stream no longer has is `gone`, but only when a
    * complete listing agrees, so a shard missing from one answer is never given up.
    */
-  async iterator(shardId: string, checkpoint: string): Promise<ShardIteratorResult> {
+  async iterator(shardId: string, checkpoint: string, bound: StreamCallBound = {}): Promise<ShardIteratorResult> {
     const position =
       checkpoint === TRIM_HORIZON
         ? ({ ShardIteratorType: 'TRIM_HORIZON' } as const)
         : ({ ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: checkpoint } as const);
     try {
-      const { ShardIterator } = await this.streams.send(
-        new GetShardIteratorCommand({ StreamArn: this.streamArn, ShardId: shardId, ...position }),
-      );
+      const command = new GetShardIteratorCommand({ StreamArn: this.streamArn, ShardId: shardId, ...position });
+      const { ShardIterator } = await bounded('GetShardIterator', shardId, bound, (options) => this.streams.send(command, options));
       return { status: 'iterator', ...(ShardIterator === undefined ? {} : { iterator: ShardIterator }), trimmed: false };
     } catch (error) {
       const name = (error as { name?: string }).name;
       // A checkpoint older than the retention window: everything still in the shard comes after it.
       if (checkpoint !== TRIM_HORIZON && name === 'TrimmedDataAccessException') {
-        const oldest = await this.iterator(shardId, TRIM_HORIZON);
+        const oldest = await this.iterator(shardId, TRIM_HORIZON, bound);
         return oldest.status === 'iterator' ? { ...oldest, trimmed: true } : oldest;
       }
-      if (name === 'ResourceNotFoundException' && !(await this.listShards()).some((shard) => shard.shardId === shardId)) {
+      if (name === 'ResourceNotFoundException' && !(await this.listShards(bound)).some((shard) => shard.shardId === shardId)) {
         return { status: 'gone' };
       }
       throw error;
     }
   }
 
-  async read(iterator: string, limit = MAX_RECORDS_PER_READ): Promise<ReadResult> {
+  async read(iterator: string, limit = MAX_RECORDS_PER_READ, bound: StreamCallBound = {}): Promise<ReadResult> {
     try {
-      const output = await this.streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: limit }));
+      const command = new GetRecordsCommand({ ShardIterator: iterator, Limit: limit });
+      const output = await bounded('GetRecords', 'the shard', bound, (options) => this.streams.send(command, options));
       return {
         status: 'records',
         records: output.Records ?? [],
@@ -156,4 +173,31 @@ export class StreamSource {
       throw error;
     }
   }
+}
+
+/**
+ * Runs one Streams API call within `bound.timeoutMs`. A client without timeouts of its own (or
+ * a connection the SDK's timeouts miss) would otherwise hold a shard's reader for ever, while
+ * its lease is renewed and nothing says the shard is stuck; a failed call goes the consumer's
+ * way for failed reads instead: reported (the lag rises), retried after a pause.
+ */
+function bounded<T>(
+  operation: string,
+  target: string,
+  bound: StreamCallBound,
+  call: (options: StreamsCallOptions) => Promise<T>,
+): Promise<T> {
+  const { timeoutMs } = bound;
+  if (timeoutMs === undefined) return call({});
+  const abort = new AbortController();
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      // Settled first, so the call's own answer to the abort (an `AbortError`) is not the one reported.
+      reject(new StreamCallTimeoutError(operation, target, timeoutMs));
+      abort.abort();
+    }, timeoutMs);
+    call({ abortSignal: abort.signal })
+      .then(resolve, reject)
+      .finally(() => clearTimeout(timer));
+  });
 }

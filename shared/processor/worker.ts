@@ -1,6 +1,5 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { RelayResult } from '../relay/index.js';
-import type { RecordsTrimmedError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
 import type { LeaseStore } from './lease.js';
 import { LeaseCoordinator } from './lease-coordinator.js';
@@ -10,6 +9,8 @@ import { parentsFinished, syncShards } from './shard-sync.js';
 import type { StreamSource } from './stream-source.js';
 import { WorkerClock } from './worker-clock.js';
 import type { WorkerObserver } from './worker-observer.js';
+import { reportBatch, reportFailure, reportTrimmed } from './worker-reports.js';
+import { retryStartStep } from './worker-start.js';
 
 export interface ProcessorWorkerOptions {
   readonly source: StreamSource;
@@ -69,7 +70,9 @@ export class ProcessorWorker {
   private syncRequested = false;
   private lastSyncAt = 0;
   private stopped: Promise<void> | undefined;
+  /** The start itself; `started` adds the hand-off after a failed one. */
   private starting: Promise<void> | undefined;
+  private started: Promise<void> | undefined;
 
   constructor(private readonly options: ProcessorWorkerOptions) {
     this.settings = processorSettings(options.settings);
@@ -99,23 +102,43 @@ export class ProcessorWorker {
 
   /**
    * Syncs shards and scans leases once, then keeps doing so in the background; resolves when
-   * ready. A `stop()` meanwhile ends the start where it is, and hands over any lease it took.
+   * ready. A transient failure of the first sync or scan (throttling, a server or network error)
+   * is reported to `observer.error` and retried with back-off; any other rejects with a
+   * `ProcessorStartError`, after any lease taken is handed over. A `stop()` meanwhile ends the
+   * start where it is, and hands over any lease it took.
    */
   start(): Promise<void> {
-    if (this.state !== 'starting') return Promise.resolve();
-    this.starting ??= this.begin();
-    return this.starting;
+    if (this.started === undefined) {
+      if (this.state !== 'starting') return Promise.resolve();
+      this.starting = this.begin();
+      this.started = this.starting.catch(async (error: unknown) => {
+        await this.stop();
+        throw error;
+      });
+    }
+    return this.started;
   }
 
   private async begin(): Promise<void> {
-    await syncShards(this.options.source, this.options.leases);
+    const retried = {
+      clock: this.clock,
+      maxDelayMs: this.settings.retryMaxDelayMs,
+      failed: (message: string, error: unknown) => this.options.observer?.error?.(message, error),
+    };
+    const bound = { timeoutMs: this.settings.failoverMs };
+    await retryStartStep(
+      `the first shard sync of ${this.options.source.streamArn}`,
+      () => syncShards(this.options.source, this.options.leases, bound),
+      retried,
+    );
     if (this.clock.stopped) return;
     this.lastSyncAt = Date.now();
-    await this.scan();
+    // Renewing from the first scan on: a lease it takes stays held while a failed part of it is retried.
+    this.loops.push(this.renewLoop());
+    await retryStartStep('the first lease table scan', () => this.scan(), retried);
     if (this.clock.stopped) return;
     this.state = 'running';
     this.loops.push(
-      this.renewLoop(),
       this.every(this.settings.leaseScanIntervalMs, () => this.scan()),
       this.every(Math.min(this.settings.shardSyncIntervalMs, this.settings.leaseScanIntervalMs), () => this.maybeSync()),
     );
@@ -192,7 +215,7 @@ export class ProcessorWorker {
     if (!due || this.halted) return;
     this.syncRequested = false;
     this.lastSyncAt = Date.now();
-    await syncShards(this.options.source, this.options.leases);
+    await syncShards(this.options.source, this.options.leases, { timeoutMs: this.settings.failoverMs });
   }
 
   /**
@@ -244,10 +267,10 @@ export class ProcessorWorker {
       stopping: () => this.clock.stopped,
       sleep: (ms) => this.clock.sleep(ms),
       processed: (records, result) => this.processed(held.leaseKey, records, result),
-      failed: (error, stalled) => this.failed(held.leaseKey, error, stalled),
+      failed: (error, stalled) => reportFailure(this.options.observer, held.leaseKey, error, stalled),
       checkpointFailed: (error) =>
         this.options.observer?.error?.(`shard ${held.leaseKey}: checkpoint failed; retrying while the lease is held`, error),
-      trimmed: (error) => this.trimmed(error),
+      trimmed: (error) => reportTrimmed(this.options.observer, error),
     });
     const key = held.leaseKey;
     // A lease lost and taken back while its previous consumer still publishes: never two at once.
@@ -280,30 +303,9 @@ export class ProcessorWorker {
     this.consumers.set(key, run);
   }
 
-  private trimmed(error: RecordsTrimmedError): void {
-    this.options.observer?.error?.(`shard ${error.shardId}: records were trimmed from the stream before they were read`, error);
-    this.options.observer?.trimmed?.({ shardId: error.shardId, checkpoint: error.checkpoint, shardGone: error.shardGone });
-  }
-
   private processed(shardId: string, records: readonly _Record[], result: RelayResult): void {
     this.recordsProcessed += records.length;
     this.eventsPublished += result.published;
-    // The page's oldest record: how long the backlog's head waited, not its tail.
-    const lagMs = lagOf(records[0]);
-    this.options.observer?.batch?.({ shardId, records: records.length, published: result.published, ignored: result.ignored, lagMs });
+    reportBatch(this.options.observer, shardId, records, result);
   }
-
-  private failed(shardId: string, error: unknown, stalled: { readonly unpublished: _Record } | { readonly readAt: number }): void {
-    this.options.observer?.error?.(`shard ${shardId}: read or publish failed; retrying`, error);
-    // The lag keeps growing while a record fails to publish or the shard cannot be read, so it is
-    // reported then too, not only once published.
-    if ('unpublished' in stalled) this.options.observer?.publishFailed?.({ shardId, lagMs: lagOf(stalled.unpublished) });
-    else this.options.observer?.readFailed?.({ shardId, lagMs: Math.max(0, Date.now() - stalled.readAt) });
-  }
-}
-
-/** Now − the record's `ApproximateCreationDateTime`, in ms. */
-function lagOf(record: _Record | undefined): number | undefined {
-  const created = record?.dynamodb?.ApproximateCreationDateTime;
-  return created === undefined ? undefined : Math.max(0, Date.now() - new Date(created).getTime());
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { type OutboxConfig, serializeConfig } from '../../shared/config.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
@@ -19,7 +20,16 @@ export interface ProcessorProcess {
   readonly output: string[];
 }
 
-export function spawnProcessor(
+/** A port free at the time of asking, for a process's health endpoint (which must name its port: 1–65535). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function spawnProcessor(
   stack: RelayTestStack,
   config: OutboxConfig,
   options: {
@@ -30,27 +40,38 @@ export function spawnProcessor(
     /** Let Powertools write its EMF metrics to stdout (into `output`). @default false */
     metrics?: boolean;
   },
-): ProcessorProcess {
+): Promise<ProcessorProcess> {
+  return spawnMain({
+    AWS_ENDPOINT_URL_DYNAMODB: options.dynamodbEndpoint,
+    AWS_ENDPOINT_URL_DYNAMODB_STREAMS: options.dynamodbEndpoint,
+    AWS_ENDPOINT_URL_SNS: stack.server.address,
+    AWS_ENDPOINT_URL_SQS: stack.server.address,
+    POWERTOOLS_METRICS_DISABLED: options.metrics === true ? 'false' : 'true',
+    [RELAY_ENV.config]: serializeConfig(config),
+    [RELAY_ENV.topicArns]: JSON.stringify(stack.topicArns),
+    [RELAY_ENV.deadLetterQueueUrl]: stack.deadLetterQueueUrl,
+    [PROCESSOR_ENV.streamArn]: stack.streamArn,
+    [PROCESSOR_ENV.leaseTable]: options.leaseTableName,
+    [PROCESSOR_ENV.workerId]: options.workerId,
+    [PROCESSOR_ENV.failoverMs]: String(options.failoverMs),
+    [PROCESSOR_ENV.healthPort]: String(await freePort()),
+  });
+}
+
+/**
+ * The ECS entry point with the given environment (besides local credentials and region); the
+ * worker id is `env`'s. For entry-point behaviour that needs no local stack.
+ */
+export function spawnMain(env: NodeJS.ProcessEnv): ProcessorProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
     env: {
       ...process.env,
       AWS_REGION: LOCAL_REGION,
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: options.dynamodbEndpoint,
-      AWS_ENDPOINT_URL_DYNAMODB_STREAMS: options.dynamodbEndpoint,
-      AWS_ENDPOINT_URL_SNS: stack.server.address,
-      AWS_ENDPOINT_URL_SQS: stack.server.address,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      POWERTOOLS_METRICS_DISABLED: options.metrics === true ? 'false' : 'true',
-      [RELAY_ENV.config]: serializeConfig(config),
-      [RELAY_ENV.topicArns]: JSON.stringify(stack.topicArns),
-      [RELAY_ENV.deadLetterQueueUrl]: stack.deadLetterQueueUrl,
-      [PROCESSOR_ENV.streamArn]: stack.streamArn,
-      [PROCESSOR_ENV.leaseTable]: options.leaseTableName,
-      [PROCESSOR_ENV.workerId]: options.workerId,
-      [PROCESSOR_ENV.failoverMs]: String(options.failoverMs),
-      [PROCESSOR_ENV.healthPort]: '0',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -69,5 +90,5 @@ export function spawnProcessor(
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const exited = new Promise<number | NodeJS.Signals | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
-  return { workerId: options.workerId, child, started, exited, output };
+  return { workerId: env[PROCESSOR_ENV.workerId] ?? '', child, started, exited, output };
 }

@@ -51,7 +51,7 @@ describe('three processor processes on one stream', () => {
   it('loses nothing when the owner is killed (its lease taken once expired) or stopped (its lease released on exit)', async () => {
     for (const workerId of ['w1', 'w2', 'w3']) {
       workers.push(
-        spawnProcessor(stack, config, {
+        await spawnProcessor(stack, config, {
           workerId,
           leaseTableName: leases.tableName,
           dynamodbEndpoint: inject('dynamodbEndpoint'),

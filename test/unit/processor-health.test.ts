@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { serializeConfig } from '../../shared/config.js';
 import { EnvironmentError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
-import { isHealthy, PROCESSOR_ENV, processorEnvironment, startHealthServer, type WorkerStatus } from '../../shared/processor/index.js';
+import {
+  isHealthy,
+  PROCESSOR_ENV,
+  ProcessorOptionsError,
+  processorEnvironment,
+  startHealthServer,
+  type WorkerStatus,
+} from '../../shared/processor/index.js';
 import { testConfig } from '../helpers/factories.js';
 
 const status = (overrides: Partial<WorkerStatus> = {}): WorkerStatus => ({
@@ -66,6 +73,34 @@ describe('processor environment', () => {
     const { [PROCESSOR_ENV.leaseTable]: _, ...missing } = env;
     expect(() => processorEnvironment(missing)).toThrow(EnvironmentError);
     expect(() => processorEnvironment(missing)).toThrow(/OUTBOX_LEASE_TABLE: is not set/);
+  });
+
+  it.each(['0', '70000'])('rejects health port %s, naming the variable, the value and the allowed range', (port) => {
+    expect(() => processorEnvironment({ ...env, [PROCESSOR_ENV.healthPort]: port })).toThrow(EnvironmentError);
+    expect(() => processorEnvironment({ ...env, [PROCESSOR_ENV.healthPort]: port })).toThrow(
+      `OUTBOX_PROCESSOR_HEALTH_PORT: got "${port}"; allowed: a port from 1 to 65535`,
+    );
+  });
+
+  it('rejects an out-of-range failover time naming the variable, keeping the settings error as the cause', () => {
+    const read = () => processorEnvironment({ ...env, [PROCESSOR_ENV.failoverMs]: '100' });
+    expect(read).toThrow(EnvironmentError);
+    expect(read).toThrow(/OUTBOX_PROCESSOR_FAILOVER_MS: .*failoverMs: got 100; allowed: an integer from 200 to 600000/);
+    try {
+      read();
+    } catch (error) {
+      expect((error as Error).cause).toBeInstanceOf(ProcessorOptionsError);
+    }
+  });
+
+  it('rejects idle delays that cross, naming the variables that set them', () => {
+    expect(() => processorEnvironment({ ...env, [PROCESSOR_ENV.idleMinDelayMs]: '50', [PROCESSOR_ENV.idleMaxDelayMs]: '20' })).toThrow(
+      /OUTBOX_PROCESSOR_IDLE_MAX_DELAY_MS: .*idleMaxDelayMs: got 20; allowed: an integer from 50 to 60000/,
+    );
+    // The maximum is the default here: both variables that bear on it are named.
+    expect(() => processorEnvironment({ ...env, [PROCESSOR_ENV.idleMinDelayMs]: '500' })).toThrow(
+      /OUTBOX_PROCESSOR_FAILOVER_MS, OUTBOX_PROCESSOR_IDLE_MIN_DELAY_MS: .*idleMaxDelayMs: got 100/,
+    );
   });
 
   it('rejects a failover time that is not a whole number, saying what is allowed', () => {

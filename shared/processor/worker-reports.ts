@@ -1,0 +1,37 @@
+import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import type { RelayResult } from '../relay/index.js';
+import type { RecordsTrimmedError } from './errors.js';
+import type { WorkerObserver } from './worker-observer.js';
+
+/** Now − the record's `ApproximateCreationDateTime`, in ms. */
+function lagOf(record: _Record | undefined): number | undefined {
+  const created = record?.dynamodb?.ApproximateCreationDateTime;
+  return created === undefined ? undefined : Math.max(0, Date.now() - new Date(created).getTime());
+}
+
+/** A page published and checkpointed. */
+export function reportBatch(observer: WorkerObserver | undefined, shardId: string, records: readonly _Record[], result: RelayResult): void {
+  // The page's oldest record: how long the backlog's head waited, not its tail.
+  const lagMs = lagOf(records[0]);
+  observer?.batch?.({ shardId, records: records.length, published: result.published, ignored: result.ignored, lagMs });
+}
+
+/** A failed read or publish, which the shard retries. */
+export function reportFailure(
+  observer: WorkerObserver | undefined,
+  shardId: string,
+  error: unknown,
+  stalled: { readonly unpublished: _Record } | { readonly readAt: number },
+): void {
+  observer?.error?.(`shard ${shardId}: read or publish failed; retrying`, error);
+  // The lag keeps growing while a record fails to publish or the shard cannot be read, so it is
+  // reported then too, not only once published.
+  if ('unpublished' in stalled) observer?.publishFailed?.({ shardId, lagMs: lagOf(stalled.unpublished) });
+  else observer?.readFailed?.({ shardId, lagMs: Math.max(0, Date.now() - stalled.readAt) });
+}
+
+/** Records trimmed from the stream before they were read. */
+export function reportTrimmed(observer: WorkerObserver | undefined, error: RecordsTrimmedError): void {
+  observer?.error?.(`shard ${error.shardId}: records were trimmed from the stream before they were read`, error);
+  observer?.trimmed?.({ shardId: error.shardId, checkpoint: error.checkpoint, shardGone: error.shardGone });
+}

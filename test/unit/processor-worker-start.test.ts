@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Lease, ProcessorStartError, StreamSource } from '../../shared/processor/index.js';
+import { CountingPublisher, openPublishers } from '../helpers/counting-publisher.js';
+import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
+import { answerHungCalls, awsError, FaultyStreams } from '../helpers/processor-faulty-streams.js';
+import { haltWorkers, recorder, worker } from '../helpers/processor-worker.js';
+import { SimulatedStream } from '../helpers/simulated-stream.js';
+import { waitFor } from '../helpers/wait.js';
+
+afterEach(async () => {
+  answerHungCalls();
+  openPublishers();
+  await haltWorkers();
+});
+
+/** A lease table whose next scans fail with the errors queued, and whose takes fail with `takeRefusal` once `takesAllowed` are spent. */
+class FailingLeaseStore extends MemoryLeaseStore {
+  readonly listFailures: Error[] = [];
+  takesAllowed = Number.POSITIVE_INFINITY;
+  takeRefusal: Error | undefined;
+
+  override async list(): Promise<Lease[]> {
+    const failure = this.listFailures.shift();
+    if (failure !== undefined) throw failure;
+    return super.list();
+  }
+
+  override async take(lease: Lease, owner: string): Promise<Lease | undefined> {
+    if (this.takesAllowed-- <= 0 && this.takeRefusal !== undefined) throw this.takeRefusal;
+    return super.take(lease, owner);
+  }
+}
+
+function starting(options: { shards?: number } = {}) {
+  const stream = new SimulatedStream({ initialShards: options.shards ?? 1 });
+  const streams = new FaultyStreams(stream);
+  const leases = new FailingLeaseStore();
+  const { seen, observer } = recorder();
+  const w = worker({
+    source: new StreamSource(streams, stream.streamArn),
+    leases,
+    publisher: new CountingPublisher(),
+    workerId: 'A',
+    observer,
+  });
+  return { stream, streams, leases, seen, w };
+}
+
+describe('worker start-up', () => {
+  it('retries a throttled DescribeStream, reporting each failure, and starts', async () => {
+    const { stream, streams, seen, w } = starting();
+    streams.describeFailures.push(awsError('LimitExceededException', 400), awsError('LimitExceededException', 400));
+    await w.start();
+    expect(w.status()).toMatchObject({ state: 'running', leases: [stream.shards[0]!.id] });
+    expect(seen.errors.map((e) => e.message)).toEqual([
+      `starting: the first shard sync of ${stream.streamArn} failed; retrying`,
+      `starting: the first shard sync of ${stream.streamArn} failed; retrying`,
+    ]);
+  });
+
+  it('retries a lease table scan that fails with a server error or a network error, and starts', async () => {
+    const { stream, leases, seen, w } = starting();
+    leases.listFailures.push(awsError('InternalServerError', 500), Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+    await w.start();
+    expect(w.status()).toMatchObject({ state: 'running', leases: [stream.shards[0]!.id] });
+    expect(seen.errors).toHaveLength(2);
+  });
+
+  it('rejects the start at once, naming the step, when the stream does not exist', async () => {
+    const { stream, streams, w } = starting();
+    streams.describeFailures.push(
+      awsError('ResourceNotFoundException', 400, `Requested resource not found: Stream: ${stream.streamArn} not found`),
+    );
+    const error = await w.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProcessorStartError);
+    expect((error as Error).message).toMatch(
+      /the first shard sync of .* failed with ResourceNotFoundException: Requested resource not found/,
+    );
+    expect(streams.calls.describe).toBe(1);
+    expect(w.status().state).toBe('stopped');
+  });
+
+  it('fails for good on a refused lease write, after handing over the leases the start took', async () => {
+    const { leases, seen, w } = starting({ shards: 2 });
+    leases.takesAllowed = 1;
+    leases.takeRefusal = awsError('AccessDeniedException', 400, 'not authorized to perform: dynamodb:UpdateItem');
+    await expect(w.start()).rejects.toThrow(/the first lease table scan failed with AccessDeniedException/);
+    expect(seen.acquired).toHaveLength(1);
+    expect(seen.released).toEqual(seen.acquired);
+    expect([...leases.rows.values()].map((lease) => lease.leaseOwner)).toEqual([undefined, undefined]);
+  });
+
+  it('ends a start that keeps retrying when the worker is stopped', async () => {
+    const { streams, seen, w } = starting();
+    for (let i = 0; i < 1000; i++) streams.describeFailures.push(awsError('ThrottlingException', 400));
+    const started = w.start();
+    await waitFor(() => seen.errors.length >= 2, { what: 'two failed attempts' });
+    await w.stop();
+    await expect(started).resolves.toBeUndefined();
+    expect(w.status()).toMatchObject({ state: 'stopped', leases: [] });
+  });
+});
