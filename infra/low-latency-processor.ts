@@ -26,6 +26,7 @@ import { LEASE_TABLE } from '../shared/processor/lease-table.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { PROCESSOR_ENV } from '../shared/processor/processor-env.js';
 import { DEFAULT_FAILOVER_MS } from '../shared/processor/settings.js';
+import { fargateTaskSizeProblem } from './fargate-task-size.js';
 import { tableKeyProblem } from './props-error.js';
 
 const REPOSITORY_ROOT = new URL('..', import.meta.url).pathname;
@@ -57,9 +58,13 @@ export interface LowLatencyProcessorProps {
   readonly maxTasks?: number;
   /** Lease failover time. @default Duration.millis(10000) */
   readonly failover?: Duration;
-  /** Task CPU units. @default 256 */
+  /** Task CPU units (Fargate: 256, 512, 1,024, 2,048, 4,096, 8,192 or 16,384). @default 256 */
   readonly cpu?: number;
-  /** Task memory in MiB. @default 512 */
+  /**
+   * Task memory in MiB, one Fargate offers for `cpu` (256 CPU: 512, 1,024 or 2,048; 512: 1,024–4,096;
+   * 1,024: 2,048–8,192; 2,048: 4,096–16,384; 4,096: 8,192–30,720, all in steps of 1,024; 8,192:
+   * 16,384–61,440 in steps of 4,096; 16,384: 32,768–122,880 in steps of 8,192). @default 512
+   */
   readonly memoryLimitMiB?: number;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
@@ -101,7 +106,11 @@ export class LowLatencyProcessor extends Construct {
     const minTasks = props.minTasks ?? 2;
     const maxTasks = props.maxTasks ?? 4;
     const failoverMs = props.failover?.toMilliseconds() ?? DEFAULT_FAILOVER_MS;
+    const cpu = props.cpu ?? 256;
+    const memoryLimitMiB = props.memoryLimitMiB ?? 512;
     this.validate(props, minTasks, maxTasks, failoverMs);
+    const taskSize = fargateTaskSizeProblem(cpu, memoryLimitMiB);
+    if (taskSize) throw new ProcessorOptionsError(`${this.node.path}.${taskSize.prop}`, taskSize.message);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const streamArn = props.table.tableStreamArn!;
 
@@ -118,8 +127,8 @@ export class LowLatencyProcessor extends Construct {
     const cluster = new Cluster(this, 'Cluster', { vpc, containerInsightsV2: ContainerInsights.ENABLED });
     this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention ?? RetentionDays.ONE_MONTH, removalPolicy });
     const task = new FargateTaskDefinition(this, 'Task', {
-      cpu: props.cpu ?? 256,
-      memoryLimitMiB: props.memoryLimitMiB ?? 512,
+      cpu,
+      memoryLimitMiB,
       runtimePlatform: { cpuArchitecture: CpuArchitecture.ARM64, operatingSystemFamily: OperatingSystemFamily.LINUX },
     });
     const topicArns = Object.fromEntries(props.config.topics.map((t) => [t.name, props.topics.get(t.name)!.topicArn]));

@@ -20,6 +20,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RELAY_METRICS } from '../shared/relay/metrics.js';
+import { distinctIds } from './construct-ids.js';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
 import { checkSeconds, OutboxPropsError } from './props-error.js';
 import { relayMetric } from './relay-function.js';
@@ -154,11 +155,17 @@ export class OutboxAlarms extends Construct {
     );
 
     const failures: IMetric[] = [];
-    for (const topic of props.topics ?? []) {
+    const topics = props.topics ?? [];
+    // Topic ids that differ only in punctuation (orders.fifo, orders_fifo) would share an alarm id.
+    const alarmIds = distinctIds(
+      topics.map((topic) => topic.node.id),
+      (id) => `DeliveryFailures${id.replace(/[^A-Za-z0-9]/g, '')}`,
+    );
+    for (const [i, topic] of topics.entries()) {
       const failed = topic.metricNumberOfNotificationsFailed({ period: Duration.minutes(5), statistic: Stats.SUM });
       failures.push(failed);
       this.addAlarm(
-        `DeliveryFailures${topic.node.id.replace(/[^A-Za-z0-9]/g, '')}`,
+        alarmIds[i]!,
         failed,
         1,
         1,

@@ -56,6 +56,8 @@ export class OutboxFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: IRole;
   readonly logGroup: LogGroup;
+  /** The environment the function was created with: the Powertools settings merged with `environment`. */
+  readonly environment: Readonly<Record<string, string>>;
 
   constructor(scope: Construct, id: string, props: OutboxFunctionProps) {
     super(scope, id);
@@ -82,6 +84,13 @@ export class OutboxFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     const tracing = props.tracing ?? Tracing.ACTIVE;
+    this.environment = {
+      POWERTOOLS_SERVICE_NAME: props.serviceName ?? id,
+      POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'Outbox',
+      POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+      NODE_OPTIONS: '--enable-source-maps',
+      ...props.environment,
+    };
     this.function = new NodejsFunction(this, 'Function', {
       entry: props.entry,
       handler: 'handler',
@@ -94,13 +103,7 @@ export class OutboxFunction extends Construct {
       logGroup: this.logGroup,
       loggingFormat: LoggingFormat.JSON,
       tracing,
-      environment: {
-        POWERTOOLS_SERVICE_NAME: props.serviceName ?? id,
-        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'Outbox',
-        POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
-        NODE_OPTIONS: '--enable-source-maps',
-        ...props.environment,
-      },
+      environment: { ...this.environment },
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,

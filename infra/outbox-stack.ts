@@ -4,6 +4,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import type { OutboxConfig } from '../shared/config.js';
+import { distinctIds } from './construct-ids.js';
 import { Outbox } from './outbox.js';
 import { OutboxFunction } from './outbox-function.js';
 
@@ -87,17 +88,25 @@ export class OutboxStack extends Stack {
     // grantReadWriteData would add Scan, batch actions and, with a key, wildcard KMS actions.
     consumer.addToRolePolicy(new PolicyStatement({ actions: EXAMPLE_CONSUMER_TABLE_ACTIONS, resources: [this.outbox.table.tableArn] }));
     encryptionKey?.grant(consumer, 'kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey');
-    const subscribers = config.topics.map((topic) => ({
+    // Names that differ only in punctuation or case (orders.fifo, orders_fifo) would share ids.
+    const suffixes = distinctIds(
+      config.topics.map((topic) => topic.name),
+      outputSuffix,
+    );
+    const subscribers = config.topics.map((topic, i) => ({
       topic: topic.name,
-      subscriber: this.outbox.addSubscriber(`ExampleConsumer${outputSuffix(topic.name)}`, { topic: topic.name, consumer }),
+      suffix: suffixes[i]!,
+      subscriber: this.outbox.addSubscriber(`ExampleConsumer${suffixes[i]}`, { topic: topic.name, consumer }),
     }));
 
     new CfnOutput(this, 'TableName', { value: this.outbox.table.tableName, description: 'The outbox table' });
-    for (const [name, topic] of this.outbox.topics.topics) {
-      new CfnOutput(this, `TopicArn${outputSuffix(name)}`, { value: topic.topicArn, description: `ARN of the outbox topic ${name}` });
+    for (const { topic, suffix } of subscribers) {
+      new CfnOutput(this, `TopicArn${suffix}`, {
+        value: this.outbox.topics.topics.get(topic)!.topicArn,
+        description: `ARN of the outbox topic ${topic}`,
+      });
     }
-    for (const { topic, subscriber } of subscribers) {
-      const suffix = outputSuffix(topic);
+    for (const { topic, suffix, subscriber } of subscribers) {
       new CfnOutput(this, `ExampleConsumerQueueUrl${suffix}`, {
         value: subscriber.queue.queueUrl,
         description: `Example consumer queue on ${topic}`,
@@ -122,7 +131,7 @@ export class OutboxStack extends Stack {
   }
 }
 
-/** `orders.fifo` → `OrdersFifo`: output ids allow only letters and digits. */
+/** `orders.fifo` → `OrdersFifo`: output ids allow only letters and digits (see `distinctIds` for names that collide). */
 function outputSuffix(name: string): string {
   return name
     .split(/[^A-Za-z0-9]+/)

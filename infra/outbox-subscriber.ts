@@ -1,26 +1,27 @@
-import { Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { ArnFormat, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { type IGrantable, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { type ITopic, type Subscription, SubscriptionFilter } from 'aws-cdk-lib/aws-sns';
+import { type ITopic, type Subscription, SubscriptionFilter, Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { DeduplicationScope, FifoThroughputLimit, type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { OutboxFunction } from './outbox-function.js';
-import { checkInteger, checkSeconds, OutboxPropsError } from './props-error.js';
-
-/** SNS allows at most 150 values across one filter policy. */
-const MAX_FILTER_VALUES = 150;
+import { validateSubscriberProps } from './subscriber-props.js';
 
 /** Props of {@link OutboxSubscriber}. */
 export interface OutboxSubscriberProps {
   /** The outbox topic to subscribe to. */
   readonly topic: ITopic;
-  /** Deliver only events whose CloudEvents `type` is one of these. @default every type */
+  /**
+   * Deliver only events whose CloudEvents `type` is one of these. SNS allows at most 150 value
+   * combinations in a filter policy: the number of event types times that of `aggregateTypes`.
+   * @default every type
+   */
   readonly eventTypes?: readonly string[];
-  /** Deliver only events of these aggregate types (`aggregatetype`). @default every aggregate type */
+  /** Deliver only events of these aggregate types (`aggregatetype`); see `eventTypes` for the limit. @default every aggregate type */
   readonly aggregateTypes?: readonly string[];
   /**
    * An existing queue to subscribe instead of a new one; it must be FIFO exactly when the topic
@@ -54,11 +55,20 @@ export interface OutboxSubscriberProps {
   readonly consumerEnvironment?: Readonly<Record<string, string>>;
   /** Messages per consumer batch (AWS: 1–10 on FIFO, 1–10,000 on standard; above 10 needs a batching window). @default 10 */
   readonly batchSize?: number;
-  /** How long the event source gathers a batch (AWS: 0–300 s). @default no batching window */
+  /**
+   * How long the event source gathers a batch (AWS: 0–300 s). Standard topics only: Lambda takes
+   * no batching window from a FIFO queue, so a subscriber of a FIFO topic rejects it.
+   * @default no batching window
+   */
   readonly maxBatchingWindow?: Duration;
   /** Most concurrent consumer invocations for this queue (AWS: 2–1,000). @default no limit beyond the account's */
   readonly maxConcurrency?: number;
-  /** Customer-managed key for the queues. @default SQS-managed encryption (SSE-SQS) */
+  /**
+   * Customer-managed key for the queues. The key policy gets a statement letting SNS use it for
+   * this topic, so SNS can put undeliverable messages into the DLQ (with an existing `queue` under
+   * another key too); an imported key's policy cannot be changed here, so grant that yourself.
+   * @default SQS-managed encryption (SSE-SQS)
+   */
   readonly encryptionKey?: IKey;
   /** What happens to the queues and logs when they leave the stack. @default RemovalPolicy.DESTROY */
   readonly removalPolicy?: RemovalPolicy;
@@ -99,7 +109,7 @@ export class OutboxSubscriber extends Construct {
     const consumerTimeout =
       props.consumerTimeout ?? (props.consumer instanceof LambdaFunction ? props.consumer.timeout : undefined) ?? Duration.seconds(30);
     const window = props.maxBatchingWindow ?? Duration.seconds(0);
-    this.validate(props, fifo, consumerTimeout, window);
+    validateSubscriberProps(this.node.path, props, fifo, consumerTimeout, window);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
     const encryption = {
       encryption: props.encryptionKey ? QueueEncryption.KMS : QueueEncryption.SQS_MANAGED,
@@ -130,6 +140,7 @@ export class OutboxSubscriber extends Construct {
         filterPolicy: this.filterPolicy(props),
       }),
     );
+    if (props.encryptionKey) this.allowSnsToUseDeadLetterKey(props.encryptionKey);
 
     this.consumer =
       props.consumerEntry === undefined
@@ -180,96 +191,37 @@ export class OutboxSubscriber extends Construct {
     return this.queue.grantConsumeMessages(grantee);
   }
 
+  /**
+   * SNS itself sends undeliverable messages to the DLQ, so it needs the DLQ's key (`kms:GenerateDataKey`
+   * and `kms:Decrypt`), for this topic only; `SqsSubscription` grants it only the subscribed
+   * queue's key, which is enough when that queue has the DLQ's key. Naming a topic that this very
+   * key encrypts would make key and topic depend on each other (a cycle CloudFormation refuses),
+   * so for such a topic the grant is confined to topics of its account and region instead.
+   */
+  private allowSnsToUseDeadLetterKey(key: IKey): void {
+    if (this.queue.encryptionMasterKey === key) return;
+    const topic = this.topic;
+    const keyEncryptsTopic = topic instanceof Topic && topic.masterKey === key;
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('sns.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+        resources: ['*'],
+        conditions: keyEncryptsTopic
+          ? {
+              ArnLike: {
+                'aws:SourceArn': Stack.of(topic).formatArn({ service: 'sns', resource: '*', arnFormat: ArnFormat.NO_RESOURCE_NAME }),
+              },
+            }
+          : { ArnEquals: { 'aws:SourceArn': topic.topicArn } },
+      }),
+    );
+  }
+
   private filterPolicy(props: OutboxSubscriberProps): Record<string, SubscriptionFilter> | undefined {
     const policy: Record<string, SubscriptionFilter> = {};
     if (props.eventTypes) policy.type = SubscriptionFilter.stringFilter({ allowlist: [...props.eventTypes] });
     if (props.aggregateTypes) policy.aggregatetype = SubscriptionFilter.stringFilter({ allowlist: [...props.aggregateTypes] });
     return Object.keys(policy).length > 0 ? policy : undefined;
-  }
-
-  /** Props that would silently do nothing are rejected, so a misplaced setting fails loudly. */
-  private rejectUnused(props: OutboxSubscriberProps): void {
-    const unused = (names: readonly (keyof OutboxSubscriberProps)[], reason: string) => {
-      const given = names.filter((name) => props[name] !== undefined);
-      if (given.length > 0)
-        throw new OutboxPropsError(this.node.path, given.join(', '), `${given.length > 1 ? 'are' : 'is'} set but ${reason}`);
-    };
-    if (props.consumerEntry !== undefined && props.consumer !== undefined) {
-      throw new OutboxPropsError(this.node.path, 'consumer', 'is set together with consumerEntry; allowed: one of them');
-    }
-    if (props.consumerEntry === undefined) {
-      unused(
-        ['consumerMemorySize', 'consumerEnvironment'],
-        'configure a consumer Lambda to create, and no consumerEntry is given; allowed: set consumerEntry, or leave them out',
-      );
-    }
-    if (props.consumerEntry === undefined && props.consumer === undefined) {
-      unused(
-        ['consumerTimeout', 'batchSize', 'maxBatchingWindow', 'maxConcurrency'],
-        'configure a consumer, and neither consumerEntry nor consumer is given; allowed: set one of them, or leave them out',
-      );
-    }
-    if (props.queue !== undefined) {
-      unused(
-        ['retentionPeriod', 'visibilityTimeout', 'maxReceiveCount'],
-        'configure a new queue, and an existing queue is given; allowed: set them on that queue, or leave out queue',
-      );
-    }
-  }
-
-  private validate(props: OutboxSubscriberProps, fifo: boolean, consumerTimeout: Duration, window: Duration): void {
-    const path = this.node.path;
-    if (props.queue && props.queue.fifo !== fifo) {
-      throw new OutboxPropsError(
-        path,
-        'queue',
-        `is a ${props.queue.fifo ? 'FIFO' : 'standard'} queue on the ${fifo ? 'FIFO' : 'standard'} topic ${props.topic.node.path}; allowed: a ${fifo ? 'FIFO' : 'standard'} queue (SNS delivers a FIFO topic only to FIFO queues and a standard topic only to standard queues)`,
-      );
-    }
-    for (const [prop, values] of [
-      ['eventTypes', props.eventTypes],
-      ['aggregateTypes', props.aggregateTypes],
-    ] as const) {
-      if (values === undefined) continue;
-      if (values.length === 0 || values.some((v) => typeof v !== 'string' || v === '')) {
-        throw new OutboxPropsError(
-          path,
-          prop,
-          `is ${JSON.stringify(values)}; allowed: a non-empty list of non-empty strings, or leave it out to receive all`,
-        );
-      }
-    }
-    const filterValues = (props.eventTypes?.length ?? 0) + (props.aggregateTypes?.length ?? 0);
-    if (filterValues > MAX_FILTER_VALUES) {
-      throw new OutboxPropsError(
-        path,
-        'eventTypes/aggregateTypes',
-        `hold ${filterValues} values together; allowed: at most ${MAX_FILTER_VALUES} (SNS filter policy limit)`,
-      );
-    }
-    checkInteger(path, 'maxReceiveCount', props.maxReceiveCount, 1, 1_000);
-    checkSeconds(path, 'retentionPeriod', props.retentionPeriod, 60, 1_209_600);
-    checkSeconds(path, 'visibilityTimeout', props.visibilityTimeout, 0, 43_200);
-    checkSeconds(path, 'consumerTimeout', consumerTimeout, 1, 900);
-    checkSeconds(path, 'maxBatchingWindow', window, 0, 300);
-    checkInteger(path, 'batchSize', props.batchSize, 1, fifo ? 10 : 10_000);
-    checkInteger(path, 'maxConcurrency', props.maxConcurrency, 2, 1_000);
-    if ((props.batchSize ?? 10) > 10 && window.toSeconds() < 1) {
-      throw new OutboxPropsError(
-        path,
-        'batchSize',
-        `is ${props.batchSize} without a batching window; allowed: at most 10, or set maxBatchingWindow to at least 1 second`,
-      );
-    }
-    this.rejectUnused(props);
-    if (props.consumerEntry === undefined && props.consumer === undefined) return;
-    const minimum = 6 * consumerTimeout.toSeconds() + window.toSeconds();
-    if (props.visibilityTimeout && !props.visibilityTimeout.isUnresolved() && props.visibilityTimeout.toSeconds() < minimum) {
-      throw new OutboxPropsError(
-        path,
-        'visibilityTimeout',
-        `is ${props.visibilityTimeout.toSeconds()} s with a ${consumerTimeout.toSeconds()} s consumer timeout; allowed: at least ${minimum} s (6 × the consumer timeout + the batching window)`,
-      );
-    }
   }
 }

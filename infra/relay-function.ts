@@ -21,6 +21,7 @@ import { type OutboxConfig, serializeConfig } from '../shared/config.js';
 import { MAX_DEAD_LETTER_MESSAGE_BYTES } from '../shared/dead-letter.js';
 import { DEFAULT_RELAY_TIMEOUT_SECONDS, RELAY_ENV, relayEventSourceSettings } from '../shared/event-source.js';
 import { RELAY_METRICS, type RelayMetricName } from '../shared/relay/metrics.js';
+import { checkLambdaEnvironment, queueUrlStandIn, topicArnStandIn } from './lambda-environment.js';
 import { OutboxFunction } from './outbox-function.js';
 import type { OutboxTopics } from './outbox-topics.js';
 import { checkWholeDays, OutboxPropsError } from './props-error.js';
@@ -30,9 +31,6 @@ export const DEFAULT_RELAY_ENTRY = fileURLToPath(new URL('../functions/relay/han
 
 /** How long failed batches are kept by default: long enough to find the cause and redrive. */
 export const DEFAULT_FAILED_BATCH_RETENTION_DAYS = 90;
-
-/** Lambda allows 4 KB of environment in total; the config must leave room for ARNs and Powertools. */
-const MAX_CONFIG_ENV_BYTES = 3_000;
 
 /**
  * The stream view type of a table defined in this app: `null` when it has no stream,
@@ -68,7 +66,7 @@ export function relayMetric(functionName: string, metricName: RelayMetricName, p
 
 /** Props of {@link RelayFunction}. */
 export interface RelayFunctionProps {
-  /** The validated outbox config: tuning, filter and routes all come from it. */
+  /** The validated outbox config: tuning, filter and routes all come from it; with the topic ARNs it must fit Lambda's 4 KB environment. */
   readonly config: OutboxConfig;
   /** The outbox table; its stream (NEW_IMAGE) is the relay's event source. */
   readonly table: ITable;
@@ -144,14 +142,6 @@ export class RelayFunction extends Construct {
         `lacks the config topics ${missing.join(', ')}; allowed: the OutboxTopics built from the same config`,
       );
     }
-    const configJson = serializeConfig(config);
-    if (Buffer.byteLength(configJson) > MAX_CONFIG_ENV_BYTES) {
-      throw new OutboxPropsError(
-        this.node.path,
-        'config',
-        `serialises to ${Buffer.byteLength(configJson)} bytes for ${RELAY_ENV.config}; allowed: at most ${MAX_CONFIG_ENV_BYTES} (Lambda allows 4 KB of environment in total)`,
-      );
-    }
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const failedBatchRetention = props.failedBatchRetention ?? Duration.days(DEFAULT_FAILED_BATCH_RETENTION_DAYS);
     checkWholeDays(this.node.path, 'failedBatchRetention', failedBatchRetention);
@@ -179,7 +169,7 @@ export class RelayFunction extends Construct {
     });
 
     this.environment = {
-      [RELAY_ENV.config]: configJson,
+      [RELAY_ENV.config]: serializeConfig(config),
       [RELAY_ENV.topicArns]: Stack.of(this).toJsonString(topics.topicArns()),
       [RELAY_ENV.deadLetterQueueUrl]: this.deadLetterQueue.queueUrl,
     };
@@ -195,6 +185,15 @@ export class RelayFunction extends Construct {
       environment: this.environment,
     });
     this.function = this.outboxFunction.function;
+    // OUTBOX_TOPIC_ARNS grows with every topic, and the ARNs and the DLQ URL are tokens until deploy.
+    const topicArns = Object.fromEntries([...topics.topics].map(([name, topic]) => [name, topicArnStandIn(topic)]));
+    checkLambdaEnvironment(
+      this.node.path,
+      'config',
+      this.outboxFunction.environment,
+      { [RELAY_ENV.topicArns]: JSON.stringify(topicArns), [RELAY_ENV.deadLetterQueueUrl]: queueUrlStandIn(this.deadLetterQueue) },
+      `the relay's environment holds the config and every topic's ARN (${config.topics.length} topics here), so use fewer topics or shorter topic names, aggregate types and source, or a shorter stack name`,
+    );
 
     topics.grantPublish(this.function);
     this.grantSendDeadLetters(this.function);

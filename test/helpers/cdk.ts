@@ -2,6 +2,8 @@ import { App, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import { expect } from 'vitest';
+import { OutboxPropsError } from '../../infra/props-error.js';
 
 /** A real consumer handler (the example consumer), for subscribers that need one. */
 export { DEFAULT_CONSUMER_ENTRY as CONSUMER_ENTRY } from '../../infra/outbox-stack.js';
@@ -67,4 +69,19 @@ export function resource(template: Template, type: string, id: string): { Proper
   const found = template.findResources(type)[id];
   if (!found) throw new Error(`no ${type} ${id}`);
   return found as { Properties: Record<string, unknown>; DeletionPolicy?: string };
+}
+
+/** Runs `build`, expecting an OutboxPropsError whose message names every fragment. */
+export function expectPropsError(build: () => unknown, prop: string, ...fragments: string[]): void {
+  let caught: unknown;
+  try {
+    build();
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(OutboxPropsError);
+  const error = caught as OutboxPropsError;
+  expect(error.code).toBe('INVALID_CONSTRUCT_PROPS');
+  expect(error.prop).toBe(prop);
+  for (const fragment of fragments) expect(error.message).toContain(fragment);
 }

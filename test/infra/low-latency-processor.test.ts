@@ -1,4 +1,4 @@
-import { App, Duration, Stack, Validations } from 'aws-cdk-lib';
+import { App, Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { ContainerImage } from 'aws-cdk-lib/aws-ecs';
@@ -7,6 +7,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { fargateTaskSizeProblem } from '../../infra/fargate-task-size.js';
 import { LowLatencyProcessor, type LowLatencyProcessorProps } from '../../infra/low-latency-processor.js';
 import { Outbox } from '../../infra/outbox.js';
 import { DEFAULT_PROCESSOR_LAG_SECONDS } from '../../infra/outbox-alarms.js';
@@ -155,6 +156,47 @@ describe('LowLatencyProcessor', () => {
   it('rejects a task maximum below the minimum and a topic map missing a configured topic', () => {
     expect(() => build({ minTasks: 3, maxTasks: 2 })).toThrow(/Processor\.maxTasks: got 2; allowed: an integer from 3 to 100/);
     expect(() => build({ topics: new Map() })).toThrow(/has no topic "orders\.fifo"/);
+  });
+
+  it('rejects a CPU/memory pair Fargate does not offer, and a CPU it does not offer, saying what is allowed', () => {
+    expect(() => build({ cpu: 256, memoryLimitMiB: 4096 })).toThrow(ProcessorOptionsError);
+    expect(() => build({ cpu: 256, memoryLimitMiB: 4096 })).toThrow(
+      /Processor\.memoryLimitMiB: got 4096 with cpu 256; allowed with cpu 256: 512, 1024 or 2048 MiB/,
+    );
+    expect(() => build({ cpu: 2048, memoryLimitMiB: 4608 })).toThrow(/allowed with cpu 2048: 4096 to 16384 MiB in steps of 1024/);
+    expect(() => build({ cpu: 300, memoryLimitMiB: 1024 })).toThrow(
+      /Processor\.cpu: got 300; allowed: 256, 512, 1024, 2048, 4096, 8192 or 16384/,
+    );
+  });
+
+  it('accepts the task sizes Fargate offers, at the edges of each CPU value, and leaves tokens to CloudFormation', () => {
+    const offered: [number, number][] = [
+      [256, 512],
+      [256, 2048],
+      [512, 1024],
+      [512, 4096],
+      [1024, 2048],
+      [1024, 8192],
+      [2048, 4096],
+      [2048, 16384],
+      [4096, 8192],
+      [4096, 30720],
+      [8192, 16384],
+      [8192, 61440],
+      [16384, 32768],
+      [16384, 122880],
+    ];
+    for (const [cpu, memory] of offered) expect(fargateTaskSizeProblem(cpu, memory), `${cpu}/${memory}`).toBeUndefined();
+    for (const [cpu, memory] of [
+      [256, 3072],
+      [512, 512],
+      [8192, 18432],
+      [16384, 131072],
+    ] as const) {
+      expect(fargateTaskSizeProblem(cpu, memory)?.prop, `${cpu}/${memory}`).toBe('memoryLimitMiB');
+    }
+    expect(fargateTaskSizeProblem(Lazy.number({ produce: () => 300 }), 4096)).toBeUndefined();
+    expect(fargateTaskSizeProblem(256, Lazy.number({ produce: () => 4096 }))).toBeUndefined();
   });
 
   it('keeps the lease table on an AWS-owned key unless given one, and refuses a key in a region-agnostic stack', () => {

@@ -1,7 +1,9 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { OutboxSubscriber, type OutboxSubscriberProps } from '../../infra/outbox-subscriber.js';
 import {
@@ -12,6 +14,7 @@ import {
   resource,
   resourcesOf,
   roleStatements,
+  type Statement,
   unacknowledgedFindings,
 } from '../helpers/cdk.js';
 
@@ -83,5 +86,29 @@ describe('OutboxSubscriber', { timeout: 120_000 }, () => {
   it('is cdk-nag clean on an SSL-only topic, with and without a consumer', () => {
     expect(unacknowledgedFindings(synth(false, {}).stack)).toEqual([]);
     expect(unacknowledgedFindings(synth(true, { consumerEntry: CONSUMER_ENTRY }).stack)).toEqual([]);
+  });
+
+  it('lets SNS use the DLQ key to dead-letter undeliverable messages, also next to an existing queue under another key', () => {
+    const stack = new Stack(appWithoutBundling(), 'DlqKey', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const key = new Key(stack, 'OutboxKey');
+    const keyTopic = new Topic(stack, 'KeyTopic', { masterKey: key });
+    const plainTopic = new Topic(stack, 'PlainTopic');
+    const own = (id: string) => new Queue(stack, id, { encryption: QueueEncryption.SQS_MANAGED });
+    // An existing queue on a topic this key encrypts, one on a topic it does not, and a new queue under the key.
+    new OutboxSubscriber(stack, 'OnKeyTopic', { topic: keyTopic, queue: own('OwnQueueA'), encryptionKey: key });
+    new OutboxSubscriber(stack, 'OnPlainTopic', { topic: plainTopic, queue: own('OwnQueueB'), encryptionKey: key });
+    new OutboxSubscriber(stack, 'NewQueue', { topic: keyTopic, encryptionKey: key });
+    // Template.fromStack also fails on a dependency cycle, which naming KeyTopic in its own key's policy would make.
+    const template = Template.fromStack(stack);
+    const keyPolicy = resource(template, 'AWS::KMS::Key', logicalId(template, 'AWS::KMS::Key', 'OutboxKey')).Properties.KeyPolicy as {
+      Statement: Statement[];
+    };
+    const sns = keyPolicy.Statement.filter((s) => s.Effect === 'Allow' && JSON.stringify(s.Principal).includes('sns.amazonaws.com'));
+    for (const statement of sns) expect(actionsOf(statement).sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+    expect(sns.map((s) => s.Condition)).toEqual([
+      { ArnLike: { 'aws:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':sns:eu-west-1:111111111111:*']] } } },
+      { ArnEquals: { 'aws:SourceArn': { Ref: logicalId(template, 'AWS::SNS::Topic', 'PlainTopic') } } },
+      undefined, // SqsSubscription's grant for the new queue's key, which is also its DLQ's: nothing added for it
+    ]);
   });
 });

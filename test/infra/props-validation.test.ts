@@ -10,13 +10,13 @@ import { Outbox, type OutboxProps } from '../../infra/outbox.js';
 import { OutboxSubscriber, type OutboxSubscriberProps } from '../../infra/outbox-subscriber.js';
 import { OutboxTable } from '../../infra/outbox-table.js';
 import { OutboxTopics } from '../../infra/outbox-topics.js';
-import { OutboxPropsError } from '../../infra/props-error.js';
 import { DEFAULT_RELAY_ENTRY, RelayFunction } from '../../infra/relay-function.js';
 import { config } from '../../outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
 import {
   appWithoutBundling,
   CONSUMER_ENTRY,
+  expectPropsError,
   logicalId,
   resource,
   resourcesOf,
@@ -39,21 +39,6 @@ const existingFunction = (stack: Stack, timeoutSeconds: number) =>
     code: Code.fromInline('exports.handler = async () => ({ batchItemFailures: [] });'),
     timeout: Duration.seconds(timeoutSeconds),
   });
-
-/** Runs `build`, expecting an OutboxPropsError whose message names every fragment. */
-function expectPropsError(build: () => unknown, prop: string, ...fragments: string[]): void {
-  let caught: unknown;
-  try {
-    build();
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught).toBeInstanceOf(OutboxPropsError);
-  const error = caught as OutboxPropsError;
-  expect(error.code).toBe('INVALID_CONSTRUCT_PROPS');
-  expect(error.prop).toBe(prop);
-  for (const fragment of fragments) expect(error.message).toContain(fragment);
-}
 
 describe('OutboxSubscriber props', () => {
   it('rejects a standard queue on a FIFO topic', () => {

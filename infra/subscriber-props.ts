@@ -1,0 +1,116 @@
+import type { Duration } from 'aws-cdk-lib';
+import type { OutboxSubscriber, OutboxSubscriberProps } from './outbox-subscriber.js';
+import { checkInteger, checkSeconds, OutboxPropsError } from './props-error.js';
+
+/** SNS allows at most 150 combinations of values in a filter policy: the product of each attribute's value count. */
+const MAX_FILTER_COMBINATIONS = 150;
+
+/** Props that would silently do nothing are rejected, so a misplaced setting fails loudly. */
+function rejectUnused(path: string, props: OutboxSubscriberProps): void {
+  const unused = (names: readonly (keyof OutboxSubscriberProps)[], reason: string) => {
+    const given = names.filter((name) => props[name] !== undefined);
+    if (given.length > 0) throw new OutboxPropsError(path, given.join(', '), `${given.length > 1 ? 'are' : 'is'} set but ${reason}`);
+  };
+  if (props.consumerEntry !== undefined && props.consumer !== undefined) {
+    throw new OutboxPropsError(path, 'consumer', 'is set together with consumerEntry; allowed: one of them');
+  }
+  if (props.consumerEntry === undefined) {
+    unused(
+      ['consumerMemorySize', 'consumerEnvironment'],
+      'configure a consumer Lambda to create, and no consumerEntry is given; allowed: set consumerEntry, or leave them out',
+    );
+  }
+  if (props.consumerEntry === undefined && props.consumer === undefined) {
+    unused(
+      ['consumerTimeout', 'batchSize', 'maxBatchingWindow', 'maxConcurrency'],
+      'configure a consumer, and neither consumerEntry nor consumer is given; allowed: set one of them, or leave them out',
+    );
+  }
+  if (props.queue !== undefined) {
+    unused(
+      ['retentionPeriod', 'visibilityTimeout', 'maxReceiveCount'],
+      'configure a new queue, and an existing queue is given; allowed: set them on that queue, or leave out queue',
+    );
+  }
+}
+
+/**
+ * Checks an {@link OutboxSubscriber}'s props against AWS's limits and against each other, throwing
+ * an `OutboxPropsError` that names the prop, the value given and what is allowed; unresolved
+ * tokens are left to CloudFormation.
+ *
+ * @example
+ * ```ts
+ * validateSubscriberProps(path, props, topic.fifo, Duration.seconds(30), Duration.seconds(0));
+ * ```
+ */
+export function validateSubscriberProps(
+  path: string,
+  props: OutboxSubscriberProps,
+  fifo: boolean,
+  consumerTimeout: Duration,
+  window: Duration,
+): void {
+  if (props.queue && props.queue.fifo !== fifo) {
+    throw new OutboxPropsError(
+      path,
+      'queue',
+      `is a ${props.queue.fifo ? 'FIFO' : 'standard'} queue on the ${fifo ? 'FIFO' : 'standard'} topic ${props.topic.node.path}; allowed: a ${fifo ? 'FIFO' : 'standard'} queue (SNS delivers a FIFO topic only to FIFO queues and a standard topic only to standard queues)`,
+    );
+  }
+  for (const [prop, values] of [
+    ['eventTypes', props.eventTypes],
+    ['aggregateTypes', props.aggregateTypes],
+  ] as const) {
+    if (values === undefined) continue;
+    if (values.length === 0 || values.some((v) => typeof v !== 'string' || v === '')) {
+      throw new OutboxPropsError(
+        path,
+        prop,
+        `is ${JSON.stringify(values)}; allowed: a non-empty list of non-empty strings, or leave it out to receive all`,
+      );
+    }
+  }
+  const given: [string, number][] = [];
+  if (props.eventTypes) given.push(['event types', props.eventTypes.length]);
+  if (props.aggregateTypes) given.push(['aggregate types', props.aggregateTypes.length]);
+  const combinations = given.reduce((product, [, n]) => product * n, 1);
+  if (combinations > MAX_FILTER_COMBINATIONS) {
+    throw new OutboxPropsError(
+      path,
+      'eventTypes/aggregateTypes',
+      `make ${given.map(([what, n]) => `${n} ${what}`).join(' × ')} = ${combinations} value combinations; allowed: at most ${MAX_FILTER_COMBINATIONS} (SNS multiplies the number of values of each filter attribute): split the subscriber, or filter on fewer values`,
+    );
+  }
+  checkInteger(path, 'maxReceiveCount', props.maxReceiveCount, 1, 1_000);
+  checkSeconds(path, 'retentionPeriod', props.retentionPeriod, 60, 1_209_600);
+  checkSeconds(path, 'visibilityTimeout', props.visibilityTimeout, 0, 43_200);
+  checkSeconds(path, 'consumerTimeout', consumerTimeout, 1, 900);
+  checkSeconds(path, 'maxBatchingWindow', window, 0, 300);
+  checkInteger(path, 'batchSize', props.batchSize, 1, fifo ? 10 : 10_000);
+  checkInteger(path, 'maxConcurrency', props.maxConcurrency, 2, 1_000);
+  if ((props.batchSize ?? 10) > 10 && window.toSeconds() < 1) {
+    throw new OutboxPropsError(
+      path,
+      'batchSize',
+      `is ${props.batchSize} without a batching window; allowed: at most 10, or set maxBatchingWindow to at least 1 second`,
+    );
+  }
+  rejectUnused(path, props);
+  if (fifo && props.maxBatchingWindow !== undefined) {
+    throw new OutboxPropsError(
+      path,
+      'maxBatchingWindow',
+      `is ${props.maxBatchingWindow.isUnresolved() ? 'set' : props.maxBatchingWindow.toHumanString()} on a subscriber of the FIFO topic ${props.topic.node.path}; allowed: no batching window on a FIFO topic (Lambda takes none from a FIFO queue), so leave it out`,
+    );
+  }
+  if (props.consumerEntry === undefined && props.consumer === undefined) return;
+  const minimum = 6 * consumerTimeout.toSeconds() + window.toSeconds();
+  if (props.visibilityTimeout && !props.visibilityTimeout.isUnresolved() && props.visibilityTimeout.toSeconds() < minimum) {
+    throw new OutboxPropsError(
+      path,
+      'visibilityTimeout',
+      `is ${props.visibilityTimeout.toSeconds()} s with a ${consumerTimeout.toSeconds()} s consumer timeout; allowed: at least ${minimum} s (6 × the consumer timeout + the batching window)`,
+    );
+  }
+}
