@@ -32,24 +32,29 @@ export const IDEMPOTENCY_PREFIX = 'IDEMPOTENCY#';
  * not count. An event's `traceparent` does not count either: a retried request carries a new one.
  */
 export function writeFingerprint(operations: readonly Record<string, unknown>[], events: readonly EventInput[]): string {
-  const canonical = canonicalJson({ operations, events: events.map((e) => [e.aggregate, e.type, e.data]) });
+  // Set members are unordered only in the marshalled operations: in event data, an array is a list.
+  const canonical = `${canonicalJson(operations, true)}\n${canonicalJson(
+    events.map((e) => [e.aggregate, e.type, e.data]),
+    false,
+  )}`;
   return createHash('sha256').update(canonical).digest('base64url');
 }
 
 /** DynamoDB JSON's set types, whose members are in no order. */
 const SET_TYPES = new Set(['SS', 'NS', 'BS']);
 
-function canonicalJson(value: unknown, key?: string): string {
+/** JSON with object keys sorted; with `sets`, the members of DynamoDB JSON's sets sorted too. */
+function canonicalJson(value: unknown, sets: boolean, key?: string): string {
   if (value instanceof Uint8Array) return JSON.stringify({ binary: Buffer.from(value).toString('base64') });
   if (Array.isArray(value)) {
-    const members = value.map((member) => canonicalJson(member));
-    return `[${(key !== undefined && SET_TYPES.has(key) ? members.sort() : members).join(',')}]`;
+    const members = value.map((member) => canonicalJson(member, sets));
+    return `[${(sets && key !== undefined && SET_TYPES.has(key) ? members.sort() : members).join(',')}]`;
   }
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value)
       .filter(([, member]) => member !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([name, member]) => `${JSON.stringify(name)}:${canonicalJson(member, name)}`).join(',')}}`;
+    return `{${entries.map(([name, member]) => `${JSON.stringify(name)}:${canonicalJson(member, sets, name)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }

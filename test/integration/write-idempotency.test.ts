@@ -47,6 +47,15 @@ describe('idempotency keys: what counts as the same write', () => {
     await expect(write()).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
   });
 
+  it('rejects a reused key whose event data differs only in the order of a list that happens to be named like a DynamoDB set', async () => {
+    let podium = ['first', 'second'];
+    const { write } = keyedWrite((o) => ({ events: [orderEvent(o, 'order.placed', { SS: podium, nested: { NS: podium } })] }));
+    await write();
+    podium = ['second', 'first'];
+
+    await expect(write()).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+  });
+
   it('replays the same write written another way: fields in another order, the outbox table named, set members and data keys reordered', async () => {
     let second = false;
     const { write } = keyedWrite((o, key) =>
