@@ -1,14 +1,19 @@
 import { readFile, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { LocalStackError } from './local-stack-error.js';
 
 /** The file in a `--persist` folder that names the process using it. */
 export const PERSIST_LOCK_FILE = '.lock';
+/** Held for the moment a run takes over a lock left by a run that has ended, so only one run does. */
+const TAKEOVER_SUFFIX = '.takeover';
 
 /** A held lock on a data folder; `release()` gives it up (once, later calls do nothing). */
 export interface PersistLock {
   release(): Promise<void>;
 }
+
+/** The folders this process holds: a lock naming this process's id is stale unless listed here. */
+const heldHere = new Set<string>();
 
 /** Whether a process with this id is running (one owned by another user counts). */
 function isRunning(pid: number): boolean {
@@ -20,6 +25,53 @@ function isRunning(pid: number): boolean {
   }
 }
 
+const holderOf = async (path: string): Promise<number> => Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
+
+/** Whether the lock names a run that still holds the folder. */
+function isLive(holder: number, dir: string): boolean {
+  if (!Number.isInteger(holder) || holder <= 0) return false;
+  // After a restart (a container, say) this process may have the id of the run that was killed.
+  return holder === process.pid ? heldHere.has(dir) : isRunning(holder);
+}
+
+function inUse(dir: string, holder: number | undefined): LocalStackError {
+  const by =
+    holder === undefined
+      ? `another local stack taking it over (${PERSIST_LOCK_FILE}${TAKEOVER_SUFFIX}: delete it if no other run is starting)`
+      : `another local stack (pid ${holder}${holder === process.pid ? ', this process' : ''})`;
+  return new LocalStackError(
+    'PERSIST_DIR_IN_USE',
+    `--persist ${JSON.stringify(dir)} is in use by ${by}; allowed: a folder no other run uses — stop that run, or choose another folder`,
+  );
+}
+
+/**
+ * Replaces the lock of the ended run `stale` with this process's. The takeover file lets one run
+ * at a time do so, and the lock is read again under it: two runs that both found the same dead
+ * holder would otherwise each delete the other's new lock.
+ */
+async function takeOver(path: string, dir: string, stale: number): Promise<void> {
+  const guard = `${path}${TAKEOVER_SUFFIX}`;
+  try {
+    await writeFile(guard, `${process.pid}\n`, { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw inUse(dir, undefined);
+    throw error;
+  }
+  try {
+    const holder = await holderOf(path);
+    if (holder !== stale && isLive(holder, dir)) throw inUse(dir, holder);
+    await unlink(path).catch(() => {});
+    await writeFile(path, `${process.pid}\n`, { flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
+      // A run that found no lock at all took the folder in between.
+      if (error.code === 'EEXIST') throw inUse(dir, await holderOf(path));
+      throw error;
+    });
+  } finally {
+    await unlink(guard).catch(() => {});
+  }
+}
+
 /**
  * Takes the folder for this process. Two DynamoDB Locals on one data file both stop answering,
  * so a second local stack on a folder in use is refused before anything starts; a lock left
@@ -27,30 +79,22 @@ function isRunning(pid: number): boolean {
  */
 export async function lockPersistDir(dir: string): Promise<PersistLock> {
   const path = join(dir, PERSIST_LOCK_FILE);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await writeFile(path, `${process.pid}\n`, { flag: 'wx' });
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
-      if (Number.isInteger(holder) && holder > 0 && isRunning(holder)) {
-        throw new LocalStackError(
-          'PERSIST_DIR_IN_USE',
-          `--persist ${JSON.stringify(dir)} is in use by another local stack (pid ${holder}${holder === process.pid ? ', this process' : ''}); allowed: a folder no other run uses — stop that run, or choose another folder`,
-        );
-      }
-      // Its holder has ended (or the file is unreadable): taken over. A second try that meets
-      // another file means another run took it over first.
-      if (attempt > 1) throw error;
-      await unlink(path).catch(() => {});
-    }
+  const key = resolve(dir);
+  try {
+    await writeFile(path, `${process.pid}\n`, { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const holder = await holderOf(path);
+    if (isLive(holder, key)) throw inUse(dir, holder);
+    await takeOver(path, key, holder);
   }
+  heldHere.add(key);
   let released = false;
   return {
     release: async () => {
       if (released) return;
       released = true;
+      heldHere.delete(key);
       await unlink(path).catch(() => {});
     },
   };

@@ -1,0 +1,56 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { lockPersistDir, PERSIST_LOCK_FILE, type PersistLock } from '../../shared/local/persist-lock.js';
+
+const dirs: string[] = [];
+const locks: PersistLock[] = [];
+afterEach(async () => {
+  for (const lock of locks.splice(0)) await lock.release();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A data folder whose lock names `holder`, as a run killed without releasing it leaves it. */
+function folderLockedBy(holder: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'outbox-lock-'));
+  dirs.push(dir);
+  writeFileSync(join(dir, PERSIST_LOCK_FILE), `${holder}\n`);
+  return dir;
+}
+
+const deadPid = (): number => spawnSync('true').pid as number;
+
+describe('--persist folder lock', () => {
+  it('takes over a lock that names this process when this process does not hold the folder (a restart given the same pid)', async () => {
+    const dir = folderLockedBy(process.pid);
+
+    locks.push(await lockPersistDir(dir));
+
+    await expect(lockPersistDir(dir)).rejects.toMatchObject({
+      code: 'PERSIST_DIR_IN_USE',
+      message: expect.stringContaining('this process'),
+    });
+  });
+
+  it('refuses a folder whose lock names a running process, and leaves that lock alone', async () => {
+    const dir = folderLockedBy(process.ppid);
+
+    await expect(lockPersistDir(dir)).rejects.toMatchObject({
+      code: 'PERSIST_DIR_IN_USE',
+      message: expect.stringContaining(`in use by another local stack (pid ${process.ppid})`),
+    });
+    expect(readFileSync(join(dir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.ppid}\n`);
+  });
+
+  it('removes its lock on release, once', async () => {
+    const dir = folderLockedBy(deadPid());
+    const lock = await lockPersistDir(dir);
+
+    await lock.release();
+    await lock.release();
+
+    expect(existsSync(join(dir, PERSIST_LOCK_FILE))).toBe(false);
+  });
+});
