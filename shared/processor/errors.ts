@@ -77,6 +77,17 @@ export class StreamCallTimeoutError extends OutboxError {
 }
 
 /**
+ * `DescribeStream` answered in a way that leaves the shard listing incomplete (no stream
+ * description, a page that repeats): the listing is not used, and asking again may do better.
+ */
+export class IncompleteShardListingError extends OutboxError {
+  constructor(streamArn: string, problem: string, options?: ErrorOptions) {
+    super('SHARD_LISTING_INCOMPLETE', `DescribeStream of ${streamArn} ${problem}; the shard listing is incomplete`, options);
+    this.name = 'IncompleteShardListingError';
+  }
+}
+
+/**
  * The worker could not start, for a reason waiting does not cure: the stream or the lease table
  * not found, access denied, a malformed request. Transient failures are retried instead.
  */

@@ -7,7 +7,7 @@ import {
   GetShardIteratorCommand,
   type GetShardIteratorCommandOutput,
 } from '@aws-sdk/client-dynamodb-streams';
-import { StreamCallTimeoutError } from './errors.js';
+import { IncompleteShardListingError, StreamCallTimeoutError } from './errors.js';
 import { TRIM_HORIZON } from './lease.js';
 
 /**
@@ -106,7 +106,7 @@ export class StreamSource {
         this.streams.send(command, options),
       );
       if (StreamDescription === undefined) {
-        throw new Error(`DescribeStream of ${this.streamArn} returned no stream description; the shard listing is incomplete`);
+        throw new IncompleteShardListingError(this.streamArn, 'returned no stream description');
       }
       for (const shard of StreamDescription.Shards ?? []) {
         if (shard.ShardId === undefined) continue;
@@ -119,9 +119,7 @@ export class StreamSource {
       exclusiveStartShardId = StreamDescription.LastEvaluatedShardId;
       if (exclusiveStartShardId !== undefined) {
         if (pagesFrom.has(exclusiveStartShardId)) {
-          throw new Error(
-            `DescribeStream of ${this.streamArn} paginated from shard ${exclusiveStartShardId} twice; the shard listing is incomplete`,
-          );
+          throw new IncompleteShardListingError(this.streamArn, `paginated from shard ${exclusiveStartShardId} twice`);
         }
         pagesFrom.add(exclusiveStartShardId);
       }

@@ -1,6 +1,6 @@
 import { backoffDelay } from '../backoff.js';
-import { describeError, requestErrorKind } from '../relay/failure-kind.js';
-import { ProcessorStartError } from './errors.js';
+import { describeError } from '../relay/failure-kind.js';
+import { IncompleteShardListingError, ProcessorStartError, StreamCallTimeoutError } from './errors.js';
 import type { WorkerClock } from './worker-clock.js';
 
 /**
@@ -14,13 +14,21 @@ const NETWORK = /timeout|abort|^e(conn|pipe|hostunreach|netunreach|ai_again|notf
 
 /**
  * Whether a failed start-up step may succeed if tried again: throttling, a server or network
- * error, a timeout, an answer without a status (the SDK's own failures, an incomplete listing).
- * A stream or lease table not found, access denied or a malformed request is the deployment's
- * fault and never goes away by waiting.
+ * error, a timeout, an error the SDK calls retryable, an incomplete shard listing. Anything else
+ * is the deployment's fault and never goes away by waiting: a stream or lease table not found,
+ * access denied, a malformed request, no credentials or region, a bug.
  */
 export function isTransientStartFailure(error: unknown): boolean {
-  if (requestErrorKind(error) === 'transient') return true;
-  const { name, code } = error as { name?: unknown; code?: unknown };
+  if (error instanceof StreamCallTimeoutError || error instanceof IncompleteShardListingError) return true;
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, code, $retryable, $metadata } = error as {
+    name?: unknown;
+    code?: unknown;
+    $retryable?: unknown;
+    $metadata?: { httpStatusCode?: number };
+  };
+  const status = $metadata?.httpStatusCode;
+  if ($retryable !== undefined || (status !== undefined && (status >= 500 || status === 429))) return true;
   return [name, code].some((value) => typeof value === 'string' && (THROTTLED.test(value) || NETWORK.test(value)));
 }
 

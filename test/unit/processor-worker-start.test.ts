@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { IncompleteShardListingError, StreamCallTimeoutError } from '../../shared/processor/errors.js';
 import { type Lease, ProcessorStartError, StreamSource } from '../../shared/processor/index.js';
+import { isTransientStartFailure } from '../../shared/processor/worker-start.js';
 import { CountingPublisher, openPublishers } from '../helpers/counting-publisher.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { answerHungCalls, awsError, FaultyStreams } from '../helpers/processor-faulty-streams.js';
@@ -101,5 +103,30 @@ describe('worker start-up', () => {
     await w.stop();
     await expect(started).resolves.toBeUndefined();
     expect(w.status()).toMatchObject({ state: 'stopped', leases: [] });
+  });
+});
+
+describe('which start-up failures are retried', () => {
+  it.each<[string, unknown]>([
+    ['throttling (a 400 named LimitExceededException)', awsError('LimitExceededException', 400)],
+    ['a server error', awsError('InternalServerError', 500)],
+    ['a refused connection', Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), { code: 'ECONNREFUSED' })],
+    ['a timed-out call', new StreamCallTimeoutError('DescribeStream', 'arn:stream', 10_000)],
+    ['an incomplete shard listing', new IncompleteShardListingError('arn:stream', 'returned no stream description')],
+  ])('retries %s', (_, error) => {
+    expect(isTransientStartFailure(error)).toBe(true);
+  });
+
+  it.each<[string, unknown]>([
+    ['a stream not found', awsError('ResourceNotFoundException', 400)],
+    ['access denied', awsError('AccessDeniedException', 400)],
+    [
+      'missing credentials',
+      Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }),
+    ],
+    ['a missing region', new Error('Region is missing')],
+    ['a bug', new TypeError("Cannot read properties of undefined (reading 'shardId')")],
+  ])('fails fast on %s, which waiting does not cure', (_, error) => {
+    expect(isTransientStartFailure(error)).toBe(false);
   });
 });
