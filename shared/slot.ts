@@ -60,6 +60,15 @@ export const slotKey = (aggregate: AggregateRef) => ({
 /** The per-aggregate sequence of the slot's event at `index`: `seq - n + 1 + index`. */
 export const sequenceOf = (slot: Pick<OutboxSlot, 'seq' | 'events'>, index: number): number => slot.seq - slot.events.length + 1 + index;
 
+function isJsonText(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Why a value is not a well-formed outbox slot, or `undefined` when it is. */
 export function slotProblem(item: Record<string, unknown>): string | undefined {
   const pk = item[TABLE.partitionKey];
@@ -82,6 +91,9 @@ export function slotProblem(item: Record<string, unknown>): string | undefined {
       if (typeof e[field] !== 'string' || e[field] === '') return `events[${i}].${field} is missing`;
     }
     if (e.traceparent !== undefined && typeof e.traceparent !== 'string') return `events[${i}].traceparent is not a string`;
+    // The envelope splices data in as it is: anything but one JSON value would break the message,
+    // or add fields to it that overrule the envelope's own (its id, its subject).
+    if (!isJsonText(e.data as string)) return `events[${i}].data is not one JSON value`;
   }
   return undefined;
 }

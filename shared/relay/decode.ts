@@ -52,6 +52,16 @@ export function decodeStreamRecord(record: StreamRecordInput, config: OutboxConf
   if (pk === undefined || !pk.startsWith(SLOT_PREFIX) || stringAttribute(image, 'kind') !== SLOT_KIND) {
     return { status: 'ignored', reason: 'not an outbox slot' };
   }
+  // Selected before the slot is checked: a malformed slot goes to the DLQ of the path that would
+  // publish its aggregate type, not of both. One without a readable type is the processor's when
+  // there is one, as the relay's filter (anything-but on aggregateType) passes only slots that have it.
+  const aggregateType = stringAttribute(image, 'aggregateType');
+  if (aggregateType !== undefined && options.ignoreAggregateTypes?.includes(aggregateType)) {
+    return { status: 'ignored', reason: `aggregate type ${aggregateType} is published by another path` };
+  }
+  if (aggregateType !== undefined && options.onlyAggregateTypes !== undefined && !options.onlyAggregateTypes.includes(aggregateType)) {
+    return { status: 'ignored', reason: `aggregate type ${aggregateType} is published by another path` };
+  }
   let item: Record<string, unknown>;
   try {
     item = unmarshall(image as Record<string, AttributeValue>);
@@ -61,12 +71,6 @@ export function decodeStreamRecord(record: StreamRecordInput, config: OutboxConf
   const problem = slotProblem(item);
   if (problem !== undefined) return { status: 'malformed', problem, rawImage: image };
   const slot = item as unknown as OutboxSlot;
-  if (options.ignoreAggregateTypes?.includes(slot.aggregateType)) {
-    return { status: 'ignored', reason: `aggregate type ${slot.aggregateType} is published by another path` };
-  }
-  if (options.onlyAggregateTypes !== undefined && !options.onlyAggregateTypes.includes(slot.aggregateType)) {
-    return { status: 'ignored', reason: `aggregate type ${slot.aggregateType} is published by another path` };
-  }
   const messages = slotMessages(slot);
   const topic = topicFor(config, slot.aggregateType);
   if (topic === undefined) return { status: 'unrouted', aggregateType: slot.aggregateType, messages };
