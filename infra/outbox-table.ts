@@ -1,13 +1,16 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
+import { RemovalPolicy, Token } from 'aws-cdk-lib';
 import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { TABLE } from '../shared/table.js';
 import { OutboxPropsError, tableKeyProblem } from './props-error.js';
 
+/** DynamoDB's rule for table names. */
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+
 /** Props of {@link OutboxTable}. */
 export interface OutboxTableProps {
-  /** Physical table name. @default a name CloudFormation generates */
+  /** Physical table name: 3–255 letters, digits, `_`, `-` and `.`. @default a name CloudFormation generates */
   readonly tableName?: string;
   /** Continuous backups, restorable to any second of the last 35 days. @default true */
   readonly pointInTimeRecovery?: boolean;
@@ -37,6 +40,14 @@ export class OutboxTable extends Construct {
     super(scope, id);
     const keyProblem = props.encryptionKey && tableKeyProblem(this);
     if (keyProblem) throw new OutboxPropsError(this.node.path, 'encryptionKey', keyProblem);
+    const { tableName } = props;
+    if (tableName !== undefined && !Token.isUnresolved(tableName) && !TABLE_NAME.test(tableName)) {
+      throw new OutboxPropsError(
+        this.node.path,
+        'tableName',
+        `is ${JSON.stringify(tableName)}; allowed: 3–255 letters, digits, underscores, hyphens and dots (DynamoDB's table names)`,
+      );
+    }
     // `shared/table.ts` fixes both keys as strings (`S`); the template test holds the two together.
     const type = AttributeType.STRING;
     this.table = new TableV2(this, 'Table', {

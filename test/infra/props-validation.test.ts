@@ -240,6 +240,18 @@ describe('OutboxTable props', () => {
     const encryptionKey = new Key(stack, 'Key');
     expectPropsError(() => new OutboxTable(stack, 'Table', { encryptionKey }), 'encryptionKey', 'region-agnostic', 'explicit env.region');
   });
+
+  it.each(['ab', 'orders table', 'x'.repeat(256), 'orders/v2'])('rejects the table name %j, which DynamoDB refuses', (tableName) => {
+    expectPropsError(
+      () => new OutboxTable(newStack(), 'Table', { tableName }),
+      'tableName',
+      `is ${JSON.stringify(tableName)}; allowed: 3–255 letters, digits, underscores, hyphens and dots`,
+    );
+  });
+
+  it('accepts a table name DynamoDB takes', () => {
+    expect(() => new OutboxTable(newStack(), 'Table', { tableName: 'shop.orders_v2-eu' })).not.toThrow();
+  });
 });
 
 describe('RelayFunction props', () => {
