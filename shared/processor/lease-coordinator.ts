@@ -15,6 +15,13 @@ export interface LeaseEvents {
 }
 
 /**
+ * Milliseconds on a clock that only moves forward at a steady pace: lease times are compared
+ * only within this process, and a wall clock stepped by NTP would make leases look expired (a
+ * step forward: live owners' leases taken) or alive (a step back: a cut-off owner publishing on).
+ */
+const monotonicNow = (): number => performance.timeOrigin + performance.now();
+
+/**
  * Holds this worker's leases: renews them every `renewIntervalMs`, and on every scan of the
  * lease table takes free and expired leases and steals towards a fair share. Expiry is judged
  * as the KCL does, from this worker's own clock, never from another's: a counter that moved
@@ -49,7 +56,7 @@ export class LeaseCoordinator {
     readonly workerId: string,
     private readonly settings: ProcessorSettings,
     private readonly events: LeaseEvents,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = monotonicNow,
   ) {}
 
   /** The lease table as of the last scan. */
