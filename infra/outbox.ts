@@ -14,7 +14,7 @@ import { OutboxSubscriber, type OutboxSubscriberProps } from './outbox-subscribe
 import { OutboxTable } from './outbox-table.js';
 import { OutboxTopics } from './outbox-topics.js';
 import { checkSeconds } from './props-error.js';
-import { RelayFunction } from './relay-function.js';
+import { checkRelayTimeout, RelayFunction } from './relay-function.js';
 
 /** Props of {@link Outbox}. */
 export interface OutboxProps {
@@ -39,7 +39,12 @@ export interface OutboxProps {
   readonly pointInTimeRecovery?: boolean;
   /** The relay's memory in MB (AWS: 128–10,240). @default 512 */
   readonly relayMemorySize?: number;
-  /** The relay's timeout per batch (AWS: 1–900 s). @default Duration.seconds(60) */
+  /**
+   * The relay's timeout per batch.
+   * @deprecated set `relay.timeoutSeconds` in the config, which the local runner applies too; a
+   * value here that differs from it is refused.
+   * @default Duration.seconds(config.relay.timeoutSeconds)
+   */
   readonly relayTimeout?: Duration;
   /** X-Ray tracing of the relay. @default Tracing.ACTIVE */
   readonly relayTracing?: Tracing;
@@ -105,6 +110,7 @@ export class Outbox extends Construct {
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     this.removalPolicy = removalPolicy;
     checkSeconds(this.node.path, 'processorLagThreshold', props.processorLagThreshold, 1, 86_400);
+    checkRelayTimeout(this.node.path, 'relayTimeout', props.relayTimeout, props.config);
     // A subscription lets sns.amazonaws.com use its queue's key for any topic. Naming the topic
     // instead (the aws-sns-subscriptions:restrictSqsDescryption feature flag) would make this key
     // and the topics it encrypts depend on each other, so SNS is denied it outside this account and region.

@@ -19,7 +19,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type OutboxConfig, serializeConfig } from '../shared/config.js';
 import { MAX_DEAD_LETTER_MESSAGE_BYTES } from '../shared/dead-letter.js';
-import { DEFAULT_RELAY_TIMEOUT_SECONDS, RELAY_ENV, relayEventSourceSettings } from '../shared/event-source.js';
+import { RELAY_ENV, relayEventSourceSettings } from '../shared/event-source.js';
 import { RELAY_METRICS, type RelayMetricName } from '../shared/relay/metrics.js';
 import { checkLambdaEnvironment, queueUrlStandIn, topicArnStandIn } from './lambda-environment.js';
 import { OutboxFunction } from './outbox-function.js';
@@ -28,6 +28,28 @@ import { checkWholeDays, OutboxPropsError } from './props-error.js';
 
 /** The relay handler of this repository, used when no `entry` is given. */
 export const DEFAULT_RELAY_ENTRY = fileURLToPath(new URL('../functions/relay/handler.ts', import.meta.url));
+
+/**
+ * Refuses a relay timeout prop that differs from the config's `relay.timeoutSeconds`: the
+ * deployed function and the local runner both take the config's, so local runs time batches out
+ * as AWS does. Unresolved tokens are left alone.
+ *
+ * @example
+ * ```ts
+ * checkRelayTimeout(this.node.path, 'relayTimeout', props.relayTimeout, props.config);
+ * ```
+ */
+export function checkRelayTimeout(path: string, prop: string, value: Duration | undefined, config: OutboxConfig): void {
+  if (value === undefined || value.isUnresolved()) return;
+  const configured = config.relay.timeoutSeconds;
+  if (value.toSeconds({ integral: false }) !== configured) {
+    throw new OutboxPropsError(
+      path,
+      prop,
+      `is ${value.toHumanString()}, but the config's relay.timeoutSeconds is ${configured}; allowed: leave ${prop} out and set relay.timeoutSeconds (1–900), which the local runner applies too, or give the same value`,
+    );
+  }
+}
 
 /** How long failed batches are kept by default: long enough to find the cause and redrive. */
 export const DEFAULT_FAILED_BATCH_RETENTION_DAYS = 90;
@@ -76,7 +98,12 @@ export interface RelayFunctionProps {
   readonly entry?: string;
   /** Memory in MB (AWS: 128–10,240). @default 512 */
   readonly memorySize?: number;
-  /** Timeout per batch (AWS: 1–900 s); it bounds one batch's publish retries. @default Duration.seconds(60) */
+  /**
+   * Timeout per batch; it bounds one batch's publish retries.
+   * @deprecated set `relay.timeoutSeconds` in the config, which the local runner applies too; a
+   * value here that differs from it is refused.
+   * @default Duration.seconds(config.relay.timeoutSeconds)
+   */
   readonly timeout?: Duration;
   /** Key for the relay DLQ and the failed-batch bucket. @default SQS-managed and S3-managed encryption */
   readonly encryptionKey?: IKey;
@@ -126,6 +153,7 @@ export class RelayFunction extends Construct {
   constructor(scope: Construct, id: string, props: RelayFunctionProps) {
     super(scope, id);
     const { config, table, topics } = props;
+    checkRelayTimeout(this.node.path, 'timeout', props.timeout, config);
     const viewType = streamViewType(table);
     if (!table.tableStreamArn || viewType === null || (viewType !== undefined && !viewType.startsWith('NEW_'))) {
       throw new OutboxPropsError(
@@ -178,7 +206,7 @@ export class RelayFunction extends Construct {
       description: 'Publishes outbox events from the table stream to SNS',
       serviceName: RELAY_METRICS.service,
       memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(DEFAULT_RELAY_TIMEOUT_SECONDS),
+      timeout: Duration.seconds(config.relay.timeoutSeconds),
       logRetention: props.logRetention,
       removalPolicy,
       tracing: props.tracing,

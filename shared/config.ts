@@ -1,5 +1,5 @@
 import { ConfigError, EnvironmentError } from './errors.js';
-import { MAX_FILTER_PATTERN_LENGTH, relayFilterPatterns } from './event-source.js';
+import { DEFAULT_RELAY_TIMEOUT_SECONDS, MAX_FILTER_PATTERN_LENGTH, relayFilterPatterns } from './event-source.js';
 import { AGGREGATE_TYPE_PATTERN } from './slot.js';
 
 export { AGGREGATE_TYPE_PATTERN };
@@ -37,6 +37,12 @@ export interface RelayTuning {
   readonly publishConcurrency: number;
   /** Attempts per publish before a transient failure is reported (1–10). @default 4 */
   readonly maxPublishAttempts: number;
+  /**
+   * The relay function's timeout per batch, in seconds (AWS: 1–900): the stack deploys it, and
+   * the local runner ends an invocation not answered by then as a function error, as Lambda does.
+   * @default 60
+   */
+  readonly timeoutSeconds: number;
 }
 
 /** The validated outbox configuration shared by the CDK stack, the relay and the local stack. */
@@ -74,6 +80,7 @@ export const DEFAULT_RELAY_TUNING: RelayTuning = Object.freeze({
   maxRecordAgeSeconds: 86_400,
   publishConcurrency: 10,
   maxPublishAttempts: 4,
+  timeoutSeconds: DEFAULT_RELAY_TIMEOUT_SECONDS,
 });
 
 export const DEFAULT_OUTBOX_RETENTION_SECONDS = 7 * 24 * 3600;
@@ -97,6 +104,7 @@ const RANGES: Record<Exclude<keyof RelayTuning, 'bisectBatchOnError'>, readonly 
   maxRecordAgeSeconds: [60, 604_800],
   publishConcurrency: [1, 64],
   maxPublishAttempts: [1, 10],
+  timeoutSeconds: [1, 900],
 };
 
 /** Settings that AWS also takes as -1, meaning no limit. */

@@ -20,8 +20,8 @@ export interface RelayEventSourceSettings {
 }
 
 /**
- * The relay function's timeout when the stack is given none (AWS: 1–900 s), defined once: the CDK
- * stack deploys it and the local event-source-mapping runner ends an invocation after it.
+ * The default of the config's `relay.timeoutSeconds` (AWS: 1–900 s): the CDK stack deploys the
+ * config's timeout and the local event-source-mapping runner ends an invocation after it.
  */
 export const DEFAULT_RELAY_TIMEOUT_SECONDS = 60;
 

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { config } from '../../outbox.config.js';
 import { OutboxError } from '../../shared/errors.js';
-import { DEFAULT_RELAY_TIMEOUT_SECONDS } from '../../shared/event-source.js';
 import { renderBanner } from '../../shared/local/banner.js';
 import { LOCAL_USAGE, type LocalCommand, parseLocalArgs } from '../../shared/local/cli-args.js';
 import { startLiveRefresher } from '../../shared/local/live-refresher.js';
@@ -79,7 +78,7 @@ const load: Load | undefined =
 const view = startLiveRefresher({ snapshot: () => liveSnapshot(stack, startedAt, loadRate) });
 
 /** The longest a stop may take: the relay's timeout for the batch in flight, and some time for the rest. */
-const STOP_DEADLINE_MS = (DEFAULT_RELAY_TIMEOUT_SECONDS + 15) * 1000;
+const STOP_DEADLINE_MS = (config.relay.timeoutSeconds + 15) * 1000;
 /** A signal this soon after the first is the same Ctrl-C, delivered again (to the process group and by npm). */
 const REPEAT_SIGNAL_MS = 1_000;
 let stoppingSince: number | undefined;

@@ -2,7 +2,7 @@ import { createServer, type RequestListener } from 'node:http';
 import { join } from 'node:path';
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
-import { DEFAULT_RELAY_TIMEOUT_SECONDS, relayEventSourceSettings } from '../event-source.js';
+import { relayEventSourceSettings } from '../event-source.js';
 import type { PublishBatchClient } from '../relay/index.js';
 import { Outbox } from '../write.js';
 import { fileCheckpointStore, RELAY_CHECKPOINT_FILE } from './checkpoints.js';
@@ -150,7 +150,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       handler: options.relay(relayDeps),
       // As deployed: an S3 destination keeps the invocation record with the batch's records as `payload`.
       onFailure: s3OnFailureDestination(clients.s3, resources.failedBatchBucket),
-      timeoutMs: DEFAULT_RELAY_TIMEOUT_SECONDS * 1000,
+      timeoutMs: config.relay.timeoutSeconds * 1000,
       ...(checkpoints === undefined ? {} : { checkpoints }),
       onError: report('relay'),
     });

@@ -35,7 +35,7 @@ export interface StreamRunnerOptions {
    * The function's timeout, in ms: the handler's context counts down from it, and an invocation
    * not answered by then is a function error (`Task timed out after N seconds`), retried or
    * bisected as on AWS; the abandoned call's result is ignored.
-   * @default the relay's deployed timeout, `DEFAULT_RELAY_TIMEOUT_SECONDS`
+   * @default `DEFAULT_RELAY_TIMEOUT_SECONDS`, the default of the config's `relay.timeoutSeconds` (the local stack passes the config's)
    */
   readonly timeoutMs?: number;
   /**

@@ -170,8 +170,26 @@ describe('Outbox props', { timeout: 120_000 }, () => {
     expectPropsError(() => outbox({ relayMemorySize: 64 }), 'memorySize', 'is 64', 'from 128 to 10240');
   });
 
-  it('rejects a relay timeout over 15 minutes', () => {
-    expectPropsError(() => outbox({ relayTimeout: Duration.seconds(901) }), 'timeout', '15 minutes 1 second', 'from 1 to 900');
+  it("deploys the config's relay timeout, the one the local runner applies", () => {
+    const timed = defineConfig({ ...config, relay: { ...config.relay, timeoutSeconds: 120 } });
+    const template = Template.fromStack(Stack.of(new Outbox(newStack(), 'Outbox', { config: timed })));
+    const relay = resource(template, 'AWS::Lambda::Function', logicalId(template, 'AWS::Lambda::Function', 'OutboxRelayFunction'));
+    expect(relay.Properties.Timeout).toBe(120);
+  });
+
+  it("rejects a relay timeout prop that differs from the config's relay.timeoutSeconds", () => {
+    expectPropsError(
+      () => outbox({ relayTimeout: Duration.minutes(2) }),
+      'relayTimeout',
+      "is 2 minutes, but the config's relay.timeoutSeconds is 60",
+      'set relay.timeoutSeconds (1–900)',
+    );
+  });
+
+  it("accepts a relay timeout prop equal to the config's", () => {
+    const template = Template.fromStack(Stack.of(outbox({ relayTimeout: Duration.minutes(1) })));
+    const relay = resource(template, 'AWS::Lambda::Function', logicalId(template, 'AWS::Lambda::Function', 'OutboxRelayFunction'));
+    expect(relay.Properties.Timeout).toBe(60);
   });
 
   it('rejects a failed-batch retention that is not whole days, or under a day', () => {

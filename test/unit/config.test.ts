@@ -44,6 +44,13 @@ describe('defineConfig', () => {
     ['a retention beyond 10 years', { ...base, outboxRetentionSeconds: 1e17 }, 'outboxRetentionSeconds', 'at most 315360000 (10 years)'],
     ['a negative retry count other than -1', { ...base, relay: { maxRetryAttempts: -2 } }, 'relay.maxRetryAttempts', '-1 (no limit) or'],
     ['a record age below 60 s other than -1', { ...base, relay: { maxRecordAgeSeconds: 0 } }, 'relay.maxRecordAgeSeconds', 'got 0'],
+    [
+      'a relay timeout over 15 minutes',
+      { ...base, relay: { timeoutSeconds: 901 } },
+      'relay.timeoutSeconds',
+      'got 901; allowed: an integer from 1 to 900',
+    ],
+    ['a relay timeout of part of a second', { ...base, relay: { timeoutSeconds: 0.5 } }, 'relay.timeoutSeconds', 'got 0.5'],
     ['a NaN batch size, shown as NaN', { ...base, relay: { batchSize: Number.NaN } }, 'relay.batchSize', 'got NaN; allowed'],
     [
       'an infinite batch size, shown as Infinity',
