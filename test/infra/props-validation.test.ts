@@ -26,6 +26,11 @@ import {
 
 const newStack = () => new Stack(appWithoutBundling(), 'Test');
 const outbox = (overrides: Partial<OutboxProps> = {}) => new Outbox(newStack(), 'Outbox', { config, ...overrides });
+/** The properties of an Outbox's relay function, as synthesized. */
+const relayFunctionOf = (built: Outbox) => {
+  const template = Template.fromStack(Stack.of(built));
+  return resource(template, 'AWS::Lambda::Function', logicalId(template, 'AWS::Lambda::Function', 'OutboxRelayFunction')).Properties;
+};
 const subscriber = (fifo: boolean, overrides: Partial<OutboxSubscriberProps> = {}) => {
   const stack = newStack();
   const topic = new Topic(stack, 'Topic', { fifo });
@@ -172,9 +177,7 @@ describe('Outbox props', { timeout: 120_000 }, () => {
 
   it("deploys the config's relay timeout, the one the local runner applies", () => {
     const timed = defineConfig({ ...config, relay: { ...config.relay, timeoutSeconds: 120 } });
-    const template = Template.fromStack(Stack.of(new Outbox(newStack(), 'Outbox', { config: timed })));
-    const relay = resource(template, 'AWS::Lambda::Function', logicalId(template, 'AWS::Lambda::Function', 'OutboxRelayFunction'));
-    expect(relay.Properties.Timeout).toBe(120);
+    expect(relayFunctionOf(outbox({ config: timed })).Timeout).toBe(120);
   });
 
   it("rejects a relay timeout prop that differs from the config's relay.timeoutSeconds", () => {
@@ -187,9 +190,7 @@ describe('Outbox props', { timeout: 120_000 }, () => {
   });
 
   it("accepts a relay timeout prop equal to the config's", () => {
-    const template = Template.fromStack(Stack.of(outbox({ relayTimeout: Duration.minutes(1) })));
-    const relay = resource(template, 'AWS::Lambda::Function', logicalId(template, 'AWS::Lambda::Function', 'OutboxRelayFunction'));
-    expect(relay.Properties.Timeout).toBe(60);
+    expect(relayFunctionOf(outbox({ relayTimeout: Duration.minutes(1) })).Timeout).toBe(60);
   });
 
   it('rejects a failed-batch retention that is not whole days, or under a day', () => {
@@ -246,9 +247,7 @@ describe('Outbox props', { timeout: 120_000 }, () => {
   });
 
   it('accepts a token for the relay memory', () => {
-    const template = Template.fromStack(Stack.of(outbox({ relayMemorySize: Lazy.number({ produce: () => 1024 }) })));
-    const relay = resource(template, 'AWS::Lambda::Function', logicalId(template, 'AWS::Lambda::Function', 'OutboxRelayFunction'));
-    expect(relay.Properties.MemorySize).toBe(1024);
+    expect(relayFunctionOf(outbox({ relayMemorySize: Lazy.number({ produce: () => 1024 }) })).MemorySize).toBe(1024);
   });
 });
 
