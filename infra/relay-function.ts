@@ -32,7 +32,7 @@ export const DEFAULT_RELAY_ENTRY = fileURLToPath(new URL('../functions/relay/han
 /**
  * Refuses a relay timeout prop that differs from the config's `relay.timeoutSeconds`: the
  * deployed function and the local runner both take the config's, so local runs time batches out
- * as AWS does. Unresolved tokens are left alone.
+ * as AWS does. An unresolved token is left alone (and deployed as given).
  *
  * @example
  * ```ts
@@ -206,7 +206,7 @@ export class RelayFunction extends Construct {
       description: 'Publishes outbox events from the table stream to SNS',
       serviceName: RELAY_METRICS.service,
       memorySize: props.memorySize ?? 512,
-      timeout: Duration.seconds(config.relay.timeoutSeconds),
+      timeout: props.timeout ?? Duration.seconds(config.relay.timeoutSeconds),
       logRetention: props.logRetention,
       removalPolicy,
       tracing: props.tracing,

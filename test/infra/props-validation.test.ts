@@ -193,6 +193,11 @@ describe('Outbox props', { timeout: 120_000 }, () => {
     expect(relayFunctionOf(outbox({ relayTimeout: Duration.minutes(1) })).Timeout).toBe(60);
   });
 
+  it('deploys a relay timeout given as a token as it is, leaving it to CloudFormation', () => {
+    const relayTimeout = Duration.seconds(Lazy.number({ produce: () => 90 }));
+    expect(relayFunctionOf(outbox({ relayTimeout })).Timeout).toBe(90);
+  });
+
   it('rejects a failed-batch retention that is not whole days, or under a day', () => {
     expectPropsError(
       () => outbox({ failedBatchRetention: Duration.hours(36) }),
