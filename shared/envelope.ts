@@ -40,20 +40,15 @@ export interface EnvelopeContext {
  * spliced in as is, so the published bytes are exactly what the writer serialised.
  */
 export function envelopeJson(context: EnvelopeContext, event: SlotEvent, sequence: number): string {
-  const head = JSON.stringify({
-    specversion: '1.0',
-    id: event.id,
-    source: context.source,
-    type: event.type,
-    subject: context.aggregateId,
-    time: event.time,
-    datacontenttype: 'application/json',
-    aggregatetype: context.aggregateType,
-    sequence,
-    sequenceepoch: context.sequenceEpoch,
-    ...(event.traceparent === undefined ? {} : { traceparent: event.traceparent }),
-  });
-  return `${head.slice(0, -1)},"data":${event.data}}`;
+  // Written field by field (the relay writes one for every event it publishes); the same text as
+  // JSON.stringify of the envelope object with these fields, in this order, then data.
+  const trace = event.traceparent === undefined ? '' : `,"traceparent":${JSON.stringify(event.traceparent)}`;
+  return (
+    `{"specversion":"1.0","id":${JSON.stringify(event.id)},"source":${JSON.stringify(context.source)},` +
+    `"type":${JSON.stringify(event.type)},"subject":${JSON.stringify(context.aggregateId)},"time":${JSON.stringify(event.time)},` +
+    `"datacontenttype":"application/json","aggregatetype":${JSON.stringify(context.aggregateType)},` +
+    `"sequence":${JSON.stringify(sequence)},"sequenceepoch":${JSON.stringify(context.sequenceEpoch)}${trace},"data":${event.data}}`
+  );
 }
 
 /** One event of a slot, ready to publish: its envelope text and its routing facts. */

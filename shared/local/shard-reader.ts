@@ -3,7 +3,6 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { DEFAULT_RELAY_TIMEOUT_SECONDS } from '../event-source.js';
 import { expiredPrefix, failedIndex } from './batch-failures.js';
 import { type BatchLane, emptyLane, laneIndex } from './batch-lanes.js';
-import { passesFilters } from './filter-pattern.js';
 import { cutByPayload, headBatch } from './head-batch.js';
 import { batchFailureRecord, type OnFailureCondition } from './on-failure.js';
 import { ProgressSignal } from './progress-signal.js';
@@ -194,7 +193,7 @@ export class ShardReader {
       const before = this.lastRead;
       this.lastRead = raw.dynamodb?.SequenceNumber ?? this.lastRead;
       const record = toLambdaRecord(raw, streamArn);
-      if (!passesFilters(settings.filterPatterns, record)) {
+      if (!this.context.passesFilters(record)) {
         this.context.stats.recordsFilteredOut++;
         continue;
       }

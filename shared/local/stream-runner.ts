@@ -3,6 +3,7 @@ import { sharedAbortController } from '../abort.js';
 import type { RelayEventSourceSettings } from '../event-source.js';
 import { type ShardInfo, StreamSource, type StreamsApi } from '../processor/stream-source.js';
 import type { CheckpointStore } from './checkpoints.js';
+import { compileFilters, type RecordTest } from './filter-pattern.js';
 import type { OnFailureDestination } from './on-failure.js';
 import { ShardReader } from './shard-reader.js';
 
@@ -73,6 +74,8 @@ export interface ReaderContext {
   report(error: unknown): void;
   /** Whether a complete listing of the stream's shards has this one (rejects when the listing fails). */
   listed(shardId: string): Promise<boolean>;
+  /** The mapping's filter criteria: whether a record (in the Lambda shape) is handed to the function. */
+  readonly passesFilters: RecordTest;
 }
 
 const SHARD_REFRESH_MS = 1000;
@@ -108,9 +111,12 @@ export class StreamRunner {
   private coordinator: Promise<void> | undefined;
   private refreshedAt = 0;
   private readonly source: StreamSource;
+  private readonly passesFilters: RecordTest;
 
+  /** @throws FilterPatternError when the settings' filter criteria use an operator the runner does not implement */
   constructor(private readonly options: StreamRunnerOptions) {
     this.source = new StreamSource(options.streams, options.streamArn);
+    this.passesFilters = compileFilters(options.settings.filterPatterns);
   }
 
   /** Starts polling; returns at once. */
@@ -203,6 +209,7 @@ export class StreamRunner {
         sleep: (ms) => this.sleep(ms),
         report: (error) => this.report(error),
         listed: async (shardId) => (await this.source.listShards()).some((shard) => shard.shardId === shardId),
+        passesFilters: this.passesFilters,
       };
       const worker = new ShardReader(context, state, this.options)
         .run()

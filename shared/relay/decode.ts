@@ -1,5 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { convertToNative } from '@aws-sdk/util-dynamodb';
 import type { OutboxConfig, TopicConfig } from '../config.js';
 import { topicFor } from '../config.js';
 import { type SlotMessage, slotMessages } from '../envelope.js';
@@ -22,6 +22,42 @@ export interface DecodeOptions {
   readonly ignoreAggregateTypes?: readonly string[];
   /** When given, the only aggregate types this relay publishes (the stream processor's share). */
   readonly onlyAggregateTypes?: readonly string[];
+}
+
+/** The attributes of a slot the relay reads; the others (the sort key, the TTL) it leaves alone. */
+const SLOT_ATTRIBUTES = [TABLE.partitionKey, 'kind', 'aggregateType', 'aggregateId', 'source', 'seq', 'createdAt', 'events'] as const;
+
+/**
+ * An attribute value as `unmarshall` reads it. Strings, safe integers, lists and maps, which a
+ * slot is made of, are read directly, as the relay reads every record it gets; the other types go to
+ * `convertToNative`, which refuses what is not DynamoDB JSON.
+ */
+function nativeValue(value: AttributeValue): unknown {
+  if (typeof value === 'object' && value !== null) {
+    if (typeof value.S === 'string') return value.S;
+    if (typeof value.N === 'string') {
+      const number = Number(value.N);
+      // Beyond the safe integers (and for what is not a number at all), convertToNative decides.
+      if (Number.isSafeInteger(number)) return number;
+    }
+    if (Array.isArray(value.L)) return value.L.map(nativeValue);
+    if (typeof value.M === 'object' && value.M !== null && !Array.isArray(value.M)) {
+      const map: Record<string, unknown> = {};
+      for (const key of Object.keys(value.M)) map[key] = nativeValue(value.M[key]!);
+      return map;
+    }
+  }
+  return convertToNative(value);
+}
+
+/** The slot's attributes of an image, read as `unmarshall` reads them; attributes that are not there stay out. */
+function slotItem(image: Record<string, AttributeValue>): Record<string, unknown> {
+  const item: Record<string, unknown> = {};
+  for (const name of SLOT_ATTRIBUTES) {
+    const value = image[name];
+    if (value !== undefined) item[name] = nativeValue(value);
+  }
+  return item;
 }
 
 const stringAttribute = (image: Record<string, unknown>, name: string): string | undefined => {
@@ -64,7 +100,7 @@ export function decodeStreamRecord(record: StreamRecordInput, config: OutboxConf
   }
   let item: Record<string, unknown>;
   try {
-    item = unmarshall(image as Record<string, AttributeValue>);
+    item = slotItem(image as Record<string, AttributeValue>);
   } catch (error) {
     return { status: 'malformed', problem: `NewImage is not DynamoDB JSON (${(error as Error).message})`, rawImage: image };
   }

@@ -72,6 +72,8 @@ describe('streamsClient', () => {
     const actual = await readAll(fast);
     expect(expected?.map((r) => r.eventName)).toEqual(['INSERT', 'MODIFY', 'REMOVE']);
     expect(actual).toEqual(expected);
+    // Member for member, in the same order.
+    expect(JSON.stringify(actual)).toBe(JSON.stringify(expected));
     const inserted = actual?.[0]?.dynamodb?.NewImage;
     expect(inserted?.bytes?.B).toBeInstanceOf(Uint8Array);
     expect(inserted?.map?.M?.inner?.M?.deep?.BS?.[0]).toEqual(new Uint8Array([7, 7]));

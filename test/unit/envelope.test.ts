@@ -62,6 +62,36 @@ describe('CloudEvents envelope', () => {
     expect(() => new CloudEvent({ ...body, source: undefined }, true)).toThrow(ValidationError);
   });
 
+  it('writes the envelope as exactly the JSON of its fields, in order, with data spliced in as written', () => {
+    const awkward: OutboxSlot = {
+      ...slot,
+      aggregateId: 'o-"1"\\ \u2028 \u0001 ünï \ud800',
+      source: 'urn:test:"quoted"',
+      events: [{ ...slot.events[1]!, type: 'order.\tpriced', data: '{"note":"ünïcødé","n":[1,2.5,null]}' }, slot.events[0]!],
+    };
+    for (const s of [slot, awkward]) {
+      for (const [i, message] of slotMessages(s).entries()) {
+        const event = s.events[i]!;
+        expect(message.body).toBe(
+          JSON.stringify({
+            specversion: '1.0',
+            id: event.id,
+            source: s.source,
+            type: event.type,
+            subject: s.aggregateId,
+            time: event.time,
+            datacontenttype: 'application/json',
+            aggregatetype: s.aggregateType,
+            sequence: message.sequence,
+            sequenceepoch: s.createdAt,
+            ...(event.traceparent === undefined ? {} : { traceparent: event.traceparent }),
+            data: JSON.parse(event.data),
+          }),
+        );
+      }
+    }
+  });
+
   it('counts message size in bytes, attributes included', () => {
     const body = slotMessages(slot)[1]?.body as string;
     expect(messageSize(body, 'order.priced', 'order')).toBe(

@@ -3,7 +3,8 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { relayEventSourceSettings, relayFilterPatterns } from '../../shared/event-source.js';
-import { FilterPatternError, matchesFilterPattern, passesFilters } from '../../shared/local/filter-pattern.js';
+import { compileFilters, FilterPatternError, matchesFilterPattern, passesFilters } from '../../shared/local/filter-pattern.js';
+import { StreamRunner } from '../../shared/local/stream-runner.js';
 import { slotRecord } from '../helpers/stream-records.js';
 
 const config = defineConfig({
@@ -59,5 +60,30 @@ describe('filter-criteria matcher', () => {
     expect(() => matchesFilterPattern({ eventName: 'INSERT' }, { eventName: 'INSERT' })).toThrow(
       /allowed: a list of rules or a nested object/,
     );
+  });
+
+  it('matches a list value when any of its elements matches, as the event source mapping does', () => {
+    const passes = compileFilters([{ tags: ['red'] }, { eventName: ['INSERT'] }]);
+
+    expect(passes({ tags: ['blue', 'red'] })).toBe(true);
+    expect(passes({ tags: ['blue'] })).toBe(false);
+    expect(passes({ eventName: 'INSERT' })).toBe(true);
+    expect(passes('not a record')).toBe(false);
+  });
+
+  it('refuses an unsupported operator when the criteria are compiled, not when a record first reaches it', () => {
+    // A record with another eventName never gets to the second field; the criteria are refused all the same.
+    const criteria = [{ eventName: ['INSERT'], dynamodb: { NewImage: { n: { N: [{ numeric: ['>', 1] }] } } } }];
+
+    expect(() => compileFilters(criteria)).toThrow(/\$\.dynamodb\.NewImage\.n\.N uses "numeric"/);
+    expect(
+      () =>
+        new StreamRunner({
+          streams: { send: () => Promise.reject(new Error('never called')) } as never,
+          streamArn: 'arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/x',
+          settings: { ...relayEventSourceSettings(config), filterPatterns: criteria },
+          handler: async () => undefined,
+        }),
+    ).toThrow(FilterPatternError);
   });
 });
