@@ -57,6 +57,14 @@ export const MAX_TRANSACTION_ACTIONS = 100;
 export const MAX_ITEM_BYTES = 400 * 1024;
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 const MAX_EVENT_TYPE_LENGTH = 256;
+
+/** Characters (code points) of a string: a surrogate pair, one character outside the Basic Multilingual Plane, counts once. */
+function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
 const MAX_AGGREGATE_ID_BYTES = 1024;
 /**
  * W3C trace context: version `ff` is invalid, an all-zero trace id or parent id is invalid, and
@@ -202,8 +210,8 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
   if (
     typeof type !== 'string' ||
     type.trim() === '' ||
-    type.length > MAX_EVENT_TYPE_LENGTH ||
     !type.isWellFormed() ||
+    (type.length > MAX_EVENT_TYPE_LENGTH && characterCount(type) > MAX_EVENT_TYPE_LENGTH) ||
     EVENT_TYPE_FORBIDDEN.test(type)
   ) {
     // The type becomes an SNS message attribute: text SNS cannot take could never be published.
