@@ -59,7 +59,9 @@ async function runWithTransaction(
   message: ConsumerMessage,
 ): Promise<'processed' | 'duplicate'> {
   // Cheap skip for redeliveries; the conditional inbox Put below is what actually guarantees once.
-  if ((await deps.inbox.find(envelope.id)) !== undefined) return 'duplicate';
+  // A claim (IN_PROGRESS, left by the event's handler in claim mode) is not a done event: the commit decides.
+  const existing = await deps.inbox.find(envelope.id);
+  if (existing !== undefined && existing.status !== 'IN_PROGRESS') return 'duplicate';
   const writes: TransactItem[] = [];
   let open = true;
   try {
@@ -87,6 +89,7 @@ async function runWithTransaction(
     open = false;
   }
   const result = await deps.inbox.commit(envelope, writes);
+  if (result.status === 'held') throw new ClaimHeldError(envelope.id, result.expiresAt);
   return result.status === 'committed' ? 'processed' : 'duplicate';
 }
 

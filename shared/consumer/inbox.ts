@@ -33,7 +33,11 @@ export interface InboxRecord {
   readonly expiresAt: number;
 }
 
-export type CommitResult = { readonly status: 'committed' } | { readonly status: 'duplicate' };
+export type CommitResult =
+  | { readonly status: 'committed' }
+  | { readonly status: 'duplicate' }
+  /** An unexpired claim of the event (a handler in `claim` mode) stands in the way: nothing was written. */
+  | { readonly status: 'held'; readonly expiresAt: number };
 export type ClaimResult =
   | { readonly status: 'claimed'; readonly token: string; readonly expiresAt: number; readonly tookOver: boolean }
   | { readonly status: 'duplicate' }
@@ -106,8 +110,11 @@ export class Inbox {
 
   /**
    * Commits the handler's writes and a `COMPLETED` inbox record in one transaction. The inbox Put
-   * is conditional on the record not existing, so a second commit of the same event writes
-   * nothing and comes back `duplicate`.
+   * is conditional on no record existing, so a second commit of the same event writes nothing
+   * and comes back `duplicate`; or on the record being a claim that has expired (left by a
+   * handler of the event in `claim` mode, as when an event type moves from `claim` to
+   * `transaction`), which the commit takes over. An unexpired claim writes nothing and comes back
+   * `held`: the event is not done, so it must not be taken for a duplicate.
    */
   async commit(event: { readonly id: string; readonly type: string }, writes: readonly TransactItem[]): Promise<CommitResult> {
     if (writes.length > MAX_HANDLER_WRITES) {
@@ -129,8 +136,10 @@ export class Inbox {
       Put: {
         TableName: this.#options.tableName,
         Item: record,
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': TABLE.partitionKey },
+        ConditionExpression: 'attribute_not_exists(#pk) OR (#status = :inProgress AND #claimExpiresAt <= :now)',
+        ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#status': 'status', '#claimExpiresAt': 'claimExpiresAt' },
+        ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': Math.floor(this.#now() / 1000) },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     };
     try {
@@ -146,7 +155,12 @@ export class Inbox {
       }
       if (!(error instanceof TransactionCanceledException)) throw error;
       const reasons = error.CancellationReasons ?? [];
-      if (reasons[writes.length]?.Code === 'ConditionalCheckFailed') return { status: 'duplicate' };
+      const inboxReason = reasons[writes.length];
+      if (inboxReason?.Code === 'ConditionalCheckFailed') {
+        const old = inboxReason.Item === undefined ? undefined : (unmarshall(inboxReason.Item) as InboxRecord);
+        if (old?.status === 'IN_PROGRESS') return { status: 'held', expiresAt: old.claimExpiresAt ?? 0 };
+        return { status: 'duplicate' };
+      }
       // Every action that failed, the inbox record's Put (the last action) included.
       const failures = reasons
         .map((reason, index) => ({

@@ -248,6 +248,85 @@ describe('consumer with inbox by claim', () => {
     expect(sent).toEqual([event.id]);
     expect(logs.some((l) => l.message === 'Took over an expired claim')).toBe(true);
   });
+
+  it('does not take an event claimed in claim mode for done after its type moves to transaction mode: held while the claim lasts, then committed', async () => {
+    let clock = Date.parse('2026-06-01T12:00:00Z');
+    const event = anEnvelope({ aggregateId: 'switched-1' });
+    // A worker of the claim-mode version claimed the event and died (or is still running) before completing it.
+    await clients.document.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...inboxKey('switched', event.id),
+          kind: 'inbox',
+          status: 'IN_PROGRESS',
+          claimToken: 'claim-mode-worker',
+          claimExpiresAt: Math.floor(clock / 1000) + 30,
+          expiresAt: Math.floor(clock / 1000) + 3600,
+        },
+      }),
+    );
+    const { consumer } = consumerWith(
+      'switched',
+      { 'order.placed': { idempotency: 'transaction', handle: (e, ctx) => project('switched-1', e.id, ctx) } },
+      { now: () => clock },
+    );
+
+    const held = await consumer.process([{ messageId: 's-1', body: event.body }]);
+    expect(held.outcomes[0]?.status).toBe('failed');
+    expect((held.outcomes[0] as { error: Error }).error).toBeInstanceOf(ClaimHeldError);
+    expect(await applied('switched-1')).toBeUndefined();
+
+    clock += 31_000;
+    const taken = await consumer.process([{ messageId: 's-1', body: event.body }]);
+    expect(taken.outcomes[0]?.status).toBe('processed');
+    expect(await applied('switched-1')).toBe(1);
+    const { Item } = await clients.document.send(
+      new GetCommand({ TableName: tableName, Key: inboxKey('switched', event.id), ConsistentRead: true }),
+    );
+    expect(Item).toMatchObject({ status: 'COMPLETED', eventId: event.id });
+    expect(Item?.claimExpiresAt).toBeUndefined();
+
+    const again = await consumer.process([{ messageId: 's-1', body: event.body }]);
+    expect(again.outcomes[0]?.status).toBe('duplicate');
+    expect(await applied('switched-1')).toBe(1);
+  });
+
+  it('holds a transaction-mode commit back when a claim is taken between its inbox check and its commit', async () => {
+    const clock = Date.parse('2026-06-01T12:00:00Z');
+    const event = anEnvelope({ aggregateId: 'switched-2' });
+    const claimed = {
+      ...inboxKey('switched-race', event.id),
+      kind: 'inbox',
+      status: 'IN_PROGRESS',
+      claimToken: 'claim-mode-worker',
+      claimExpiresAt: Math.floor(clock / 1000) + 30,
+      expiresAt: Math.floor(clock / 1000) + 3600,
+    };
+    const { consumer } = consumerWith(
+      'switched-race',
+      {
+        'order.placed': {
+          idempotency: 'transaction',
+          // The claim lands while the handler runs: after the inbox check, before the commit.
+          handle: async (e, ctx) => {
+            await clients.document.send(new PutCommand({ TableName: tableName, Item: claimed }));
+            project('switched-2', e.id, ctx);
+          },
+        },
+      },
+      { now: () => clock },
+    );
+
+    const { outcomes } = await consumer.process([{ messageId: 's-2', body: event.body }]);
+
+    expect(outcomes[0]?.status).toBe('failed');
+    expect((outcomes[0] as { error: Error }).error).toMatchObject({
+      name: 'ClaimHeldError',
+      claimExpiresAt: claimed.claimExpiresAt,
+    });
+    expect(await applied('switched-2')).toBeUndefined();
+  });
 });
 
 describe('bad messages', () => {
