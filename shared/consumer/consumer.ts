@@ -206,9 +206,13 @@ export function createConsumer(options: ConsumerOptions): Consumer {
         if ((outcome.status === 'failed' || outcome.status === 'rejected') && message.messageGroupId !== undefined) {
           failedMessageId = message.messageId;
         }
-        if (tracker !== undefined && envelope !== undefined && outcome.status === 'processed') {
+        if (tracker !== undefined && envelope !== undefined && (outcome.status === 'processed' || outcome.status === 'duplicate')) {
+          // A duplicate's first delivery may have been handled without its position recorded (a crash
+          // between the two): the position catches up, and only the gap that delivery would have
+          // reported is reported, never the duplicate itself as out of order.
+          const duplicate = outcome.status === 'duplicate';
           await tracker.observe(envelope).then(
-            (observation) => reporter.sequence(envelope, observation),
+            (observation) => (duplicate && observation.status !== 'gap' ? undefined : reporter.sequence(envelope, observation)),
             (error: unknown) => reporter.trackingFailed(envelope, error),
           );
         }

@@ -134,6 +134,48 @@ describe('sequence tracking', () => {
     expect(counts.get('SequenceOutOfOrder')).toBe(1);
   });
 
+  it('catches up on a redelivered event whose position was never recorded, instead of reporting a false gap after it', async () => {
+    const handlers: ConsumerOptions['handlers'] = {
+      'order.placed': { handle: (event, ctx) => noteWrite(`${event.subject}-${event.sequence}`, ctx) },
+    };
+    const { consumer, counts } = consumerWith('tracked-crash', handlers, { sequenceTracking: true });
+    // The same consumer without tracking: its commit of event 2 stands for a worker that crashed after the commit, before the tracking write.
+    const { consumer: crashed } = consumerWith('tracked-crash', handlers);
+    const envelopes = [1, 2, 3].map((sequence) => anEnvelope({ aggregateId: 'crash', sequence }));
+    const deliver = (to: typeof consumer, sequence: number) =>
+      to.process([{ messageId: `c-${sequence}`, body: envelopes[sequence - 1]!.body }]);
+
+    await deliver(consumer, 1);
+    await deliver(crashed, 2);
+    const redelivered = await deliver(consumer, 2);
+    await deliver(consumer, 3);
+    const again = await deliver(consumer, 1);
+
+    expect(redelivered.outcomes[0]?.status).toBe('duplicate');
+    expect(again.outcomes[0]?.status).toBe('duplicate');
+    expect(counts.get('SequenceGaps')).toBeUndefined();
+    expect(counts.get('SequenceOutOfOrder')).toBeUndefined();
+  });
+
+  it('reports the gap a redelivered event shows, which its first delivery would have reported', async () => {
+    const handlers: ConsumerOptions['handlers'] = {
+      'order.placed': { handle: (event, ctx) => noteWrite(`${event.subject}-${event.sequence}`, ctx) },
+    };
+    const { consumer, counts, logs } = consumerWith('tracked-crash-gap', handlers, { sequenceTracking: true });
+    const { consumer: crashed } = consumerWith('tracked-crash-gap', handlers);
+    const deliver = (to: typeof consumer, sequence: number) =>
+      to.process([
+        { messageId: `g-${sequence}`, body: anEnvelope({ aggregateId: 'crash-gap', sequence, id: `crash-gap-${sequence}` }).body },
+      ]);
+
+    await deliver(consumer, 1);
+    await deliver(crashed, 3);
+    await deliver(consumer, 3);
+
+    expect(counts.get('SequenceGaps')).toBe(1);
+    expect(logs.find((l) => l.message.startsWith('Sequence gap'))?.attributes).toMatchObject({ missing: 1, received: { sequence: 3 } });
+  });
+
   it('treats a new slot epoch starting at 1 as in order, and one starting later as a gap', async () => {
     const { consumer, counts } = consumerWith(
       'tracked-epochs',
