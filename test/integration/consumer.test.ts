@@ -54,6 +54,22 @@ function consumerWith(name: string, handlers: ConsumerOptions['handlers'], extra
   return { consumer, ...telemetry };
 }
 
+/** An unexpired (for 30 s at `clock`) claim of the event by another worker, as `idempotency: 'claim'` writes it. */
+const claimOf = (consumer: string, eventId: string, clock: number, claimToken: string) => ({
+  ...inboxKey(consumer, eventId),
+  kind: 'inbox',
+  status: 'IN_PROGRESS',
+  claimToken,
+  claimExpiresAt: Math.floor(clock / 1000) + 30,
+  expiresAt: Math.floor(clock / 1000) + 3600,
+});
+
+/** Asserts that the message failed because a claim of its event holds it back. */
+function expectHeld(result: { outcomes: readonly MessageOutcome[] }): void {
+  expect(result.outcomes[0]?.status).toBe('failed');
+  expect((result.outcomes[0] as { error: Error }).error).toBeInstanceOf(ClaimHeldError);
+}
+
 /** Polls like an SQS event source mapping until the queue is empty, collecting every outcome. */
 async function drain(
   queueName: string,
@@ -223,23 +239,9 @@ describe('consumer with inbox by claim', () => {
       { now: () => clock, inbox: { document: clients.document, tableName, claimTimeoutSeconds: 60 } },
     );
     const event = anEnvelope({ aggregateId: 'page-1' });
-    await clients.document.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...inboxKey('pager', event.id),
-          kind: 'inbox',
-          status: 'IN_PROGRESS',
-          claimToken: 'other-worker',
-          claimExpiresAt: Math.floor(clock / 1000) + 30,
-          expiresAt: Math.floor(clock / 1000) + 3600,
-        },
-      }),
-    );
+    await clients.document.send(new PutCommand({ TableName: tableName, Item: claimOf('pager', event.id, clock, 'other-worker') }));
 
-    const held = await consumer.process([{ messageId: 'p-1', body: event.body }]);
-    expect(held.outcomes[0]?.status).toBe('failed');
-    expect((held.outcomes[0] as { error: Error }).error).toBeInstanceOf(ClaimHeldError);
+    expectHeld(await consumer.process([{ messageId: 'p-1', body: event.body }]));
     expect(sent).toEqual([]);
 
     clock += 31_000;
@@ -253,28 +255,14 @@ describe('consumer with inbox by claim', () => {
     let clock = Date.parse('2026-06-01T12:00:00Z');
     const event = anEnvelope({ aggregateId: 'switched-1' });
     // A worker of the claim-mode version claimed the event and died (or is still running) before completing it.
-    await clients.document.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: {
-          ...inboxKey('switched', event.id),
-          kind: 'inbox',
-          status: 'IN_PROGRESS',
-          claimToken: 'claim-mode-worker',
-          claimExpiresAt: Math.floor(clock / 1000) + 30,
-          expiresAt: Math.floor(clock / 1000) + 3600,
-        },
-      }),
-    );
+    await clients.document.send(new PutCommand({ TableName: tableName, Item: claimOf('switched', event.id, clock, 'claim-mode-worker') }));
     const { consumer } = consumerWith(
       'switched',
       { 'order.placed': { idempotency: 'transaction', handle: (e, ctx) => project('switched-1', e.id, ctx) } },
       { now: () => clock },
     );
 
-    const held = await consumer.process([{ messageId: 's-1', body: event.body }]);
-    expect(held.outcomes[0]?.status).toBe('failed');
-    expect((held.outcomes[0] as { error: Error }).error).toBeInstanceOf(ClaimHeldError);
+    expectHeld(await consumer.process([{ messageId: 's-1', body: event.body }]));
     expect(await applied('switched-1')).toBeUndefined();
 
     clock += 31_000;
@@ -295,14 +283,7 @@ describe('consumer with inbox by claim', () => {
   it('holds a transaction-mode commit back when a claim is taken between its inbox check and its commit', async () => {
     const clock = Date.parse('2026-06-01T12:00:00Z');
     const event = anEnvelope({ aggregateId: 'switched-2' });
-    const claimed = {
-      ...inboxKey('switched-race', event.id),
-      kind: 'inbox',
-      status: 'IN_PROGRESS',
-      claimToken: 'claim-mode-worker',
-      claimExpiresAt: Math.floor(clock / 1000) + 30,
-      expiresAt: Math.floor(clock / 1000) + 3600,
-    };
+    const claimed = claimOf('switched-race', event.id, clock, 'claim-mode-worker');
     const { consumer } = consumerWith(
       'switched-race',
       {
@@ -318,13 +299,10 @@ describe('consumer with inbox by claim', () => {
       { now: () => clock },
     );
 
-    const { outcomes } = await consumer.process([{ messageId: 's-2', body: event.body }]);
+    const result = await consumer.process([{ messageId: 's-2', body: event.body }]);
 
-    expect(outcomes[0]?.status).toBe('failed');
-    expect((outcomes[0] as { error: Error }).error).toMatchObject({
-      name: 'ClaimHeldError',
-      claimExpiresAt: claimed.claimExpiresAt,
-    });
+    expectHeld(result);
+    expect(((result.outcomes[0] as { error: Error }).error as ClaimHeldError).claimExpiresAt).toBe(claimed.claimExpiresAt);
     expect(await applied('switched-2')).toBeUndefined();
   });
 });
