@@ -90,7 +90,11 @@ async function runWithTransaction(
   }
   const result = await deps.inbox.commit(envelope, writes);
   if (result.status === 'held') throw new ClaimHeldError(envelope.id, result.expiresAt);
-  return result.status === 'committed' ? 'processed' : 'duplicate';
+  if (result.status === 'duplicate') return 'duplicate';
+  // The commit replaced the claim the check found, which had expired (or was released meanwhile).
+  if (existing?.status === 'IN_PROGRESS')
+    deps.logger.warn('Took over an expired claim', { consumer: deps.consumer, eventId: envelope.id, type: envelope.type });
+  return 'processed';
 }
 
 async function runWithClaim(

@@ -256,7 +256,7 @@ describe('consumer with inbox by claim', () => {
     const event = anEnvelope({ aggregateId: 'switched-1' });
     // A worker of the claim-mode version claimed the event and died (or is still running) before completing it.
     await clients.document.send(new PutCommand({ TableName: tableName, Item: claimOf('switched', event.id, clock, 'claim-mode-worker') }));
-    const { consumer } = consumerWith(
+    const { consumer, logs } = consumerWith(
       'switched',
       { 'order.placed': { idempotency: 'transaction', handle: (e, ctx) => project('switched-1', e.id, ctx) } },
       { now: () => clock },
@@ -269,6 +269,9 @@ describe('consumer with inbox by claim', () => {
     const taken = await consumer.process([{ messageId: 's-1', body: event.body }]);
     expect(taken.outcomes[0]?.status).toBe('processed');
     expect(await applied('switched-1')).toBe(1);
+    expect(logs.filter((l) => l.message === 'Took over an expired claim').map((l) => l.attributes)).toEqual([
+      expect.objectContaining({ consumer: 'switched', eventId: event.id }),
+    ]);
     const { Item } = await clients.document.send(
       new GetCommand({ TableName: tableName, Key: inboxKey('switched', event.id), ConsistentRead: true }),
     );
