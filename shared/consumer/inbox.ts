@@ -48,6 +48,18 @@ export const inboxKey = (consumer: string, eventId: string) => ({
   [TABLE.sortKey]: INBOX_SORT_KEY,
 });
 
+/**
+ * The condition of a Put that takes an event's inbox record, a claim's or a transaction's: no
+ * record exists yet, or it is a claim that has expired by `nowSeconds` (taken over). On failure
+ * the record as it is comes back, to tell a claim that holds the event from a done one.
+ */
+const takesRecord = (nowSeconds: number) => ({
+  ConditionExpression: 'attribute_not_exists(#pk) OR (#status = :inProgress AND #claimExpiresAt <= :now)',
+  ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#status': 'status', '#claimExpiresAt': 'claimExpiresAt' },
+  ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': nowSeconds },
+  ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+});
+
 /** Cancellation reasons that a retry of the same transaction can get past. */
 const TRANSIENT_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 
@@ -136,10 +148,7 @@ export class Inbox {
       Put: {
         TableName: this.#options.tableName,
         Item: record,
-        ConditionExpression: 'attribute_not_exists(#pk) OR (#status = :inProgress AND #claimExpiresAt <= :now)',
-        ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#status': 'status', '#claimExpiresAt': 'claimExpiresAt' },
-        ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': Math.floor(this.#now() / 1000) },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        ...takesRecord(Math.floor(this.#now() / 1000)),
       },
     };
     try {
@@ -210,11 +219,8 @@ export class Inbox {
         new PutCommand({
           TableName: this.#options.tableName,
           Item: record,
-          ConditionExpression: 'attribute_not_exists(#pk) OR (#status = :inProgress AND #claimExpiresAt <= :now)',
-          ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#status': 'status', '#claimExpiresAt': 'claimExpiresAt' },
-          ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': nowSeconds },
+          ...takesRecord(nowSeconds),
           ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return { status: 'claimed', token, expiresAt, tookOver: output.Attributes !== undefined };
