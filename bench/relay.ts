@@ -1,23 +1,19 @@
 import { loadavg } from 'node:os';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
-import { PublishBatchCommand, PublishCommand } from '@aws-sdk/client-sns';
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import { startFauxqs } from 'fauxqs';
 import { v7 as uuidv7 } from 'uuid';
-import { createRelayHandler } from '../functions/relay/create-handler.js';
 import { DEFAULT_RELAY_TUNING, defineConfig, type OutboxConfig } from '../shared/config.js';
-import { messageAttributes, type SlotMessage } from '../shared/envelope.js';
+import type { SlotMessage } from '../shared/envelope.js';
 import { relayEventSourceSettings } from '../shared/event-source.js';
 import { type LocalClients, localClients } from '../shared/local/clients.js';
 import { startDynamoDbLocal } from '../shared/local/dynamodb-local.js';
 import { toLambdaRecord } from '../shared/local/stream-event.js';
 import { type StreamHandler, StreamRunner } from '../shared/local/stream-runner.js';
 import { createOutboxTable } from '../shared/local/table.js';
-import { decodeStreamRecord, publishEntry, Relay } from '../shared/relay/index.js';
+import { decodeStreamRecord } from '../shared/relay/index.js';
 import { SLOT_KIND, slotKey } from '../shared/slot.js';
+import { bareRelay, ceiling, handRolled, inParallel, pipe, queued, relayHandler, until } from './relay-paths.js';
 import { machine, percentile, recordSection } from './report.js';
 
 /*
@@ -27,6 +23,7 @@ import { machine, percentile, recordSection } from './report.js';
  *  - ceiling: the same envelopes, pre-built, sent straight to the emulator with PublishBatch at
  *    the relay's publish concurrency;
  *  - hand-rolled: the usual relay Lambda, one Publish per event, sequential, through the same runner;
+ *  - bare: a batching relay with none of the relay's guarantees (order, retries, dead letters), through the same runner;
  *  - stream reading: the same runner handing the backlog to a handler that does nothing, for the
  *    event-loop time reading alone takes;
  *  - latency: commit → receivable in SQS at a steady RATE events/s through the runner.
@@ -82,91 +79,6 @@ async function commit(document: DynamoDBDocumentClient, tableName: string, aggre
   return id;
 }
 
-async function inParallel(limit: number, count: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
-
-interface Pipe {
-  readonly topicArn: string;
-  readonly queueUrl: string;
-  /** Deletes the topic and the queue, and with them the messages the emulator keeps in this process's memory. */
-  remove(): void;
-}
-
-/** A topic (FIFO or standard) with a raw-delivery queue of the same kind behind it. */
-function pipe(server: FauxqsServer, name: string, fifo: boolean): Pipe {
-  const suffix = fifo ? '.fifo' : '';
-  const [topic, queue] = [`${name}-topic${suffix}`, `${name}${suffix}`];
-  const { topicArn } = server.createTopic(topic, { attributes: fifo ? { FifoTopic: 'true' } : {} });
-  const { queueUrl } = server.createQueue(queue, { attributes: fifo ? { FifoQueue: 'true' } : {} });
-  server.subscribe({ topic, queue, attributes: { RawMessageDelivery: 'true' } });
-  return {
-    topicArn,
-    queueUrl,
-    remove: () => {
-      server.deleteTopic(topic);
-      server.deleteQueue(queue);
-    },
-  };
-}
-
-/** Messages in a queue, asked the way a client would (inspecting the queue copies every message: too slow to poll). */
-async function queued(clients: LocalClients, queueUrl: string): Promise<number> {
-  const { Attributes } = await clients.sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }),
-  );
-  return Number(Attributes?.ApproximateNumberOfMessages ?? 0);
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('benchmark phase did not finish in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-function relayHandler(clients: LocalClients, cfg: OutboxConfig, topicArn: string, dlqUrl: string) {
-  return createRelayHandler({
-    relay: new Relay({
-      config: cfg,
-      sns: clients.sns,
-      sqs: clients.sqs,
-      topicArns: { [cfg.topics[0]!.name]: topicArn },
-      deadLetterQueueUrl: dlqUrl,
-    }),
-    logger: new Logger({ serviceName: 'bench', logLevel: 'SILENT' }),
-    metrics: new Metrics({ namespace: 'Bench', serviceName: 'bench' }),
-  });
-}
-
-/** The usual hand-rolled relay: for each record, for each event, one Publish, awaited in turn. */
-const handRolled =
-  (clients: LocalClients, cfg: OutboxConfig, topicArn: string): StreamHandler =>
-  async ({ Records }) => {
-    const fifo = cfg.topics[0]!.fifo;
-    for (const record of Records) {
-      const decoded = decodeStreamRecord(record, cfg);
-      if (decoded.status !== 'decoded') continue;
-      for (const m of decoded.messages) {
-        await clients.sns.send(
-          new PublishCommand({
-            TopicArn: topicArn,
-            Message: m.body,
-            MessageAttributes: messageAttributes(m.type, m.aggregateType),
-            ...(fifo ? { MessageGroupId: `${m.aggregateType}#${m.aggregateId}`, MessageDeduplicationId: m.id } : {}),
-          }),
-        );
-      }
-    }
-    return { batchItemFailures: [] };
-  };
-
 /** Seconds until `done` holds, with a runner draining the stream into the handler from its oldest record. */
 async function drainUntil(clients: LocalClients, streamArn: string, handler: StreamHandler, done: () => Promise<boolean>): Promise<number> {
   const started = performance.now();
@@ -195,25 +107,6 @@ async function readingTime(clients: LocalClients, streamArn: string, target: num
   const before = performance.eventLoopUtilization();
   await drainUntil(clients, streamArn, handler, async () => handed >= target);
   return performance.eventLoopUtilization(before).active;
-}
-
-/** The same envelopes, pre-built, straight to SNS with PublishBatch at the relay's concurrency. */
-async function ceiling(
-  clients: LocalClients,
-  messages: readonly SlotMessage[],
-  cfg: OutboxConfig,
-  topicArn: string,
-  queueUrl: string,
-  target: number,
-): Promise<number> {
-  const entries = messages.map((m, i) => publishEntry(m, cfg.topics[0]!, `e${i % 10}`));
-  const batches = Array.from({ length: Math.ceil(entries.length / 10) }, (_, i) => entries.slice(i * 10, i * 10 + 10));
-  const started = performance.now();
-  await inParallel(cfg.relay.publishConcurrency, batches.length, async (i) => {
-    await clients.sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: batches[i] }));
-  });
-  await until(async () => (await queued(clients, queueUrl)) >= target, 600_000);
-  return (performance.now() - started) / 1000;
 }
 
 /**
@@ -287,8 +180,9 @@ interface Result {
   relay: number;
   top: number;
   naive: number;
-  /** The relay's ratios to the hand-rolled relay and to the ceiling, round by round. */
-  byRound: { naive: number[]; top: number[] };
+  bare: number;
+  /** The relay's ratios to the hand-rolled relay, to the ceiling and to the bare batching relay, round by round. */
+  byRound: { naive: number[]; top: number[]; bare: number[] };
   /** Event-loop µs that reading the stream alone takes per record, over all rounds. */
   readingMicros: number;
   /** Events per second of a relay with no work of its own besides reading: the ceiling's time per event plus the reading's. */
@@ -346,7 +240,7 @@ async function backlog(clients: LocalClients, tableName: string, count: number):
   return streamArn;
 }
 
-type PathName = 'relay' | 'top' | 'naive' | 'reading';
+type PathName = 'relay' | 'top' | 'naive' | 'bare' | 'reading';
 
 /**
  * The paths side by side, round by round, for each kind of topic. Every timed drain takes the
@@ -374,13 +268,18 @@ async function throughput(): Promise<Result[]> {
         const out = pipe(server, `${name}-${kind}`, fifo);
         try {
           if (path === 'top') return await ceiling(clients, messages, cfg, out.topicArn, out.queueUrl, messages.length);
-          const handler = path === 'relay' ? relayHandler(clients, cfg, out.topicArn, dlqUrl) : handRolled(clients, cfg, out.topicArn);
+          const handler =
+            path === 'relay'
+              ? relayHandler(clients, cfg, out.topicArn, dlqUrl)
+              : path === 'bare'
+                ? bareRelay(clients, cfg, out.topicArn)
+                : handRolled(clients, cfg, out.topicArn);
           return await drain(clients, streamArn, handler, out.queueUrl, messages.length);
         } finally {
           out.remove();
         }
       };
-      const paths: PathName[] = ['top', 'relay', 'naive', 'reading'];
+      const paths: PathName[] = ['top', 'relay', 'naive', 'bare', 'reading'];
       console.log(`${kind}: warming up every path…`);
       const warmMessages = await backlogMessages(clients, warmStream, cfg);
       for (const path of paths) await run(path, warmStream, warmMessages, `warm-${path}`);
@@ -389,7 +288,7 @@ async function throughput(): Promise<Result[]> {
       const rounds: Record<PathName, number>[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         console.log(`${kind}: round ${round + 1} of ${ROUNDS}…`);
-        const measured = { relay: 0, top: 0, naive: 0, reading: 0 };
+        const measured = { relay: 0, top: 0, naive: 0, bare: 0, reading: 0 };
         // The order rotates, so a change of machine load weighs on every path alike.
         for (let i = 0; i < paths.length; i++) {
           const path = paths[(i + round) % paths.length]!;
@@ -405,8 +304,13 @@ async function throughput(): Promise<Result[]> {
         relay: total / sum('relay'),
         top: total / sum('top'),
         naive: total / sum('naive'),
+        bare: total / sum('bare'),
         // Ratios of events/s within each round: a path's time over the relay's.
-        byRound: { naive: rounds.map((r) => r.naive / r.relay), top: rounds.map((r) => r.top / r.relay) },
+        byRound: {
+          naive: rounds.map((r) => r.naive / r.relay),
+          top: rounds.map((r) => r.top / r.relay),
+          bare: rounds.map((r) => r.bare / r.relay),
+        },
         readingMicros,
         bound: 1e6 / ((sum('top') * 1e6) / total + readingMicros),
       });
@@ -433,11 +337,12 @@ const table = [
       `${spread(r.byRound.top, (x) => `${(x * 100).toFixed(0)}%`)} | ${(r.top / r.naive).toFixed(1)}× |`,
   ),
   '',
-  '| topic → queue | stream reading alone (event-loop µs per record) | a relay doing nothing but read and publish (events/s) | its ratio to the hand-rolled relay | its share of the ceiling |',
-  '| --- | ---: | ---: | ---: | ---: |',
+  '| topic → queue | bare batching relay (events/s) | relay / bare | by round | stream reading alone (event-loop µs per record) | a relay doing nothing but read and publish (events/s, estimated) | its share of the ceiling |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
   ...results.map(
     (r) =>
-      `| ${r.kind} | ${r.readingMicros.toFixed(1)} | ${r.bound.toFixed(0)} | ${(r.bound / r.naive).toFixed(2)}× | ${((r.bound / r.top) * 100).toFixed(0)}% |`,
+      `| ${r.kind} | ${r.bare.toFixed(0)} | **${((r.relay / r.bare) * 100).toFixed(0)}%** | ${spread(r.byRound.bare, (x) => `${(x * 100).toFixed(0)}%`)} | ` +
+      `${r.readingMicros.toFixed(1)} | ${r.bound.toFixed(0)} | ${((r.bound / r.top) * 100).toFixed(0)}% |`,
   ),
   '',
   `Commit → receivable in SQS at a steady ${RATE} events/s for ${LATENCY_SECONDS} s (${lat.count} events, FIFO, runner polling 4×/s; ` +
@@ -453,7 +358,9 @@ local event-source-mapping runner and the real relay handler (batch size ${TUNIN
 concurrency ${TUNING.publishConcurrency}, parallelization factor ${TUNING.parallelizationFactor}) into a topic with a raw-delivery queue behind it; the time runs until every event is in
 the queue. The ceiling sends the same envelopes, pre-built, with \`PublishBatch\` at the same concurrency and no
 stream reading at all. The hand-rolled relay is the usual Lambda: one \`Publish\` per event, awaited in turn,
-through the same runner. For each kind of topic, every path first drains a warm-up backlog of ${WARMUP_EVENTS} events
+through the same runner. The bare batching relay is the least a batching relay does, through the same runner: each record
+decoded and its envelopes sent with \`PublishBatch\` in tens at the same concurrency, with none of the relay's guarantees
+(no order per aggregate, no retries, no dead letters). For each kind of topic, every path first drains a warm-up backlog of ${WARMUP_EVENTS} events
 untimed, so no path is timed while its code is still being compiled; then, in each of ${ROUNDS} rounds, every path drains the
 whole backlog in turn (the order rotating), so a change of machine load weighs on all of them alike. Each drain
 goes to a topic and queue of its own, deleted once it is timed: the emulator keeps messages in this process's
@@ -474,9 +381,11 @@ round trip, and every path is bound by the one event loop it shares with the emu
 table bounds what any relay can reach against the hand-rolled one here, as no relay publishes faster than the ceiling.
 The relay also reads the stream on that event loop (\`GetRecords\` through \`streamsClient\`, the runner's conversion to
 the Lambda shape and its filter), which the ceiling skips, and which on AWS is the event source mapping's work, not the
-function's. The second table measures that: the same runner drains the backlog into a handler that does nothing, and
-its event-loop time per record, added to the ceiling's time per event, gives the rate of a relay whose decoding,
-envelopes and scheduling cost nothing (an estimate from the two measurements, not a measured path). On AWS, a
+function's. The second table measures that two ways. The bare batching relay shows what the runner leaves to any
+batching relay here: the relay's share of it is what its guarantees cost. And the same runner drains the backlog into
+a handler that does nothing: its event-loop time per record, added to the ceiling's time per event, gives the rate of a
+relay whose decoding, envelopes and scheduling cost nothing (an estimate from the two measurements, not a measured
+path). On AWS, a
 hand-rolled relay waits one network round trip per \`Publish\`, which batching and concurrency hide, so the ratio to
 it is a floor for AWS, not a forecast; rerun on a quiet machine before reading much into them.`,
 );
