@@ -15,6 +15,10 @@ import { decodeStreamRecord, publishEntry, Relay } from '../shared/relay/index.j
  * relay handler, the hand-rolled relay, a bare batching relay and the ceiling.
  */
 
+/** Items in consecutive groups of ten, the most entries one `PublishBatch` takes. */
+const inTens = <T>(items: readonly T[]): T[][] =>
+  Array.from({ length: Math.ceil(items.length / 10) }, (_, i) => items.slice(i * 10, i * 10 + 10));
+
 export async function inParallel(limit: number, count: number, task: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(
@@ -110,7 +114,7 @@ export async function ceiling(
   target: number,
 ): Promise<number> {
   const entries = messages.map((m, i) => publishEntry(m, cfg.topics[0]!, `e${i % 10}`));
-  const batches = Array.from({ length: Math.ceil(entries.length / 10) }, (_, i) => entries.slice(i * 10, i * 10 + 10));
+  const batches = inTens(entries);
   const started = performance.now();
   await inParallel(cfg.relay.publishConcurrency, batches.length, async (i) => {
     await clients.sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: batches[i] }));
@@ -133,7 +137,7 @@ export const bareRelay =
       if (decoded.status !== 'decoded') continue;
       for (const m of decoded.messages) entries.push(publishEntry(m, cfg.topics[0]!, `e${entries.length % 10}`));
     }
-    const batches = Array.from({ length: Math.ceil(entries.length / 10) }, (_, i) => entries.slice(i * 10, i * 10 + 10));
+    const batches = inTens(entries);
     await inParallel(cfg.relay.publishConcurrency, batches.length, async (i) => {
       const { Failed = [] } = await clients.sns.send(
         new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: batches[i] }),
