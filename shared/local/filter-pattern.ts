@@ -98,16 +98,3 @@ export function compileFilters(patterns: readonly Record<string, unknown>[]): Re
     return false;
   };
 }
-
-/**
- * Whether a record (the Lambda event record as JSON) matches one filter-criteria pattern.
- *
- * @example
- * ```ts
- * matchesFilterPattern({ eventName: ['INSERT'] }, record); // true for inserts
- * ```
- */
-export const matchesFilterPattern = (pattern: Record<string, unknown>, record: unknown): boolean => compileFilters([pattern])(record);
-
-/** Whether the record passes filter criteria made of these patterns; {@link compileFilters} tests many records. */
-export const passesFilters = (patterns: readonly Record<string, unknown>[], record: unknown): boolean => compileFilters(patterns)(record);

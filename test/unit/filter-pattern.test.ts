@@ -3,7 +3,7 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { relayEventSourceSettings, relayFilterPatterns } from '../../shared/event-source.js';
-import { compileFilters, FilterPatternError, matchesFilterPattern, passesFilters } from '../../shared/local/filter-pattern.js';
+import { compileFilters, FilterPatternError } from '../../shared/local/filter-pattern.js';
 import { StreamRunner } from '../../shared/local/stream-runner.js';
 import { slotRecord } from '../helpers/stream-records.js';
 
@@ -14,52 +14,48 @@ const config = defineConfig({
   lowLatencyAggregateTypes: ['fast'],
 });
 const patterns = relayEventSourceSettings(config).filterPatterns;
+const relayPasses = compileFilters(patterns);
 const fixture = (name: string): DynamoDBStreamEvent =>
   JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as DynamoDBStreamEvent;
 
 describe('filter-criteria matcher', () => {
   it('passes outbox-slot inserts and modifies under the relay patterns', () => {
     expect(patterns).toEqual(relayFilterPatterns(config));
-    expect(passesFilters(patterns, slotRecord({ eventName: 'INSERT' }))).toBe(true);
-    expect(passesFilters(patterns, slotRecord({ eventName: 'MODIFY' }))).toBe(true);
+    expect(relayPasses(slotRecord({ eventName: 'INSERT' }))).toBe(true);
+    expect(relayPasses(slotRecord({ eventName: 'MODIFY' }))).toBe(true);
   });
 
   it('drops TTL removals, business items and low-latency aggregate types under the relay patterns', () => {
-    expect(fixture('aws-ttl-removal-event.json').Records.filter((r) => passesFilters(patterns, r))).toEqual([]);
-    expect(fixture('aws-dynamodb-stream-event.json').Records.filter((r) => passesFilters(patterns, r))).toEqual([]);
-    expect(passesFilters(patterns, slotRecord({ eventName: 'REMOVE' }))).toBe(false);
-    expect(passesFilters(patterns, slotRecord({ type: 'fast' }))).toBe(false);
+    expect(fixture('aws-ttl-removal-event.json').Records.filter(relayPasses)).toEqual([]);
+    expect(fixture('aws-dynamodb-stream-event.json').Records.filter(relayPasses)).toEqual([]);
+    expect(relayPasses(slotRecord({ eventName: 'REMOVE' }))).toBe(false);
+    expect(relayPasses(slotRecord({ type: 'fast' }))).toBe(false);
     const business = slotRecord();
     business.dynamodb!.NewImage = { ...business.dynamodb!.NewImage, kind: { S: 'order' } };
-    expect(passesFilters(patterns, business)).toBe(false);
+    expect(relayPasses(business)).toBe(false);
     const slots = fixture('outbox-slot-stream-event.json').Records;
-    expect(slots.filter((r) => passesFilters(patterns, r))).toHaveLength(2);
+    expect(slots.filter(relayPasses)).toHaveLength(2);
   });
 
   it('matches exact values, prefixes, anything-but and exists like the event source mapping', () => {
     const record = { eventName: 'MODIFY', dynamodb: { NewImage: { pk: { S: 'OUTBOX#a' }, n: { N: '5' } } } };
-    expect(matchesFilterPattern({ eventName: ['INSERT', 'MODIFY'] }, record)).toBe(true);
-    expect(matchesFilterPattern({ eventName: ['INSERT'] }, record)).toBe(false);
-    expect(matchesFilterPattern({ dynamodb: { NewImage: { pk: { S: [{ prefix: 'OUTBOX#' }] } } } }, record)).toBe(true);
-    expect(matchesFilterPattern({ dynamodb: { NewImage: { pk: { S: [{ prefix: 'ORDER#' }] } } } }, record)).toBe(false);
-    expect(matchesFilterPattern({ dynamodb: { NewImage: { pk: { S: [{ 'anything-but': ['OUTBOX#a'] }] } } } }, record)).toBe(false);
-    expect(matchesFilterPattern({ dynamodb: { NewImage: { pk: { S: [{ 'anything-but': 'x' }] } } } }, record)).toBe(true);
-    expect(matchesFilterPattern({ dynamodb: { NewImage: { missing: { S: [{ 'anything-but': 'x' }] } } } }, record)).toBe(false);
-    expect(matchesFilterPattern({ dynamodb: { NewImage: { missing: [{ exists: false }] } } }, record)).toBe(true);
-    expect(matchesFilterPattern({ dynamodb: { NewImage: { n: [{ exists: true }] } } }, record)).toBe(true);
-    expect(passesFilters([], record)).toBe(true);
+    expect(compileFilters([{ eventName: ['INSERT', 'MODIFY'] }])(record)).toBe(true);
+    expect(compileFilters([{ eventName: ['INSERT'] }])(record)).toBe(false);
+    expect(compileFilters([{ dynamodb: { NewImage: { pk: { S: [{ prefix: 'OUTBOX#' }] } } } }])(record)).toBe(true);
+    expect(compileFilters([{ dynamodb: { NewImage: { pk: { S: [{ prefix: 'ORDER#' }] } } } }])(record)).toBe(false);
+    expect(compileFilters([{ dynamodb: { NewImage: { pk: { S: [{ 'anything-but': ['OUTBOX#a'] }] } } } }])(record)).toBe(false);
+    expect(compileFilters([{ dynamodb: { NewImage: { pk: { S: [{ 'anything-but': 'x' }] } } } }])(record)).toBe(true);
+    expect(compileFilters([{ dynamodb: { NewImage: { missing: { S: [{ 'anything-but': 'x' }] } } } }])(record)).toBe(false);
+    expect(compileFilters([{ dynamodb: { NewImage: { missing: [{ exists: false }] } } }])(record)).toBe(true);
+    expect(compileFilters([{ dynamodb: { NewImage: { n: [{ exists: true }] } } }])(record)).toBe(true);
+    expect(compileFilters([])(record)).toBe(true);
   });
 
   it('rejects an operator it does not implement instead of matching wrongly', () => {
     expect(() =>
-      matchesFilterPattern(
-        { dynamodb: { NewImage: { n: { N: [{ numeric: ['>', 1] }] } } } },
-        { dynamodb: { NewImage: { n: { N: '2' } } } },
-      ),
+      compileFilters([{ dynamodb: { NewImage: { n: { N: [{ numeric: ['>', 1] }] } } } }])({ dynamodb: { NewImage: { n: { N: '2' } } } }),
     ).toThrow(FilterPatternError);
-    expect(() => matchesFilterPattern({ eventName: 'INSERT' }, { eventName: 'INSERT' })).toThrow(
-      /allowed: a list of rules or a nested object/,
-    );
+    expect(() => compileFilters([{ eventName: 'INSERT' }])({ eventName: 'INSERT' })).toThrow(/allowed: a list of rules or a nested object/);
   });
 
   it('matches a list value when any of its elements matches, as the event source mapping does', () => {
