@@ -11,8 +11,8 @@ import { machine, percentile, recordSection } from './report.js';
 
 /*
  * Reading a stream: the CPU a reader spends per `GetRecords` page of outbox slots with the SDK's
- * plain `DynamoDBStreamsClient` and with the project's `streamsClient` (attribute values read
- * straight from the JSON, no copies built for an absent logger), side by side on the same
+ * plain `DynamoDBStreamsClient` and with the project's `streamsClient` (records and attribute values
+ * read straight from the JSON, no copies built for an absent logger), side by side on the same
  * pages. Both the stream processor and the local event-source-mapping runner read this way.
  * Run: npm run bench:decode
  */

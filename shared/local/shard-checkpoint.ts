@@ -31,9 +31,9 @@ export class ShardCheckpoint {
     return this.checkpoint;
   }
 
-  /** Notes what was read just before `record`, as the record goes to a lane. */
+  /** Notes what was read just before `record`, as the record goes to a lane (without a store, there is nothing to track). */
   handedOver(record: DynamoDBRecord, before: string | undefined): void {
-    this.readBefore.set(record, before);
+    if (this.checkpoints !== undefined) this.readBefore.set(record, before);
   }
 
   /** Moves the checkpoint past every record done, and stores it when it moved. */
