@@ -44,7 +44,9 @@ async function npmStart(): Promise<{ npm: ChildProcess; output: () => string; ja
   npm.stderr?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
   });
-  const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': npm's exit can be reported before the last of the output is read, and
+  // the stack (which took npm's shell over) shares the pipes, so they close only when it has ended too.
+  const exited = new Promise<number | null>((resolve) => npm.once('close', (code) => resolve(code)));
   await waitFor(() => output.includes('Try:'), { timeoutMs: 90_000, what: `the local stack to start; output so far:\n${output}` });
   const javaPid = Number(/java pid (\d+)/.exec(output)?.[1]);
   expect(alive(javaPid)).toBe(true);

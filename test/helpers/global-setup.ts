@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../../shared/local/dynamodb-local.js';
 
@@ -8,13 +11,30 @@ declare module 'vitest' {
 }
 
 let ddb: DynamoDbLocal | undefined;
+let scratch: { readonly dir: string; readonly previous: string | undefined } | undefined;
+
+/**
+ * A temporary directory for the run, which every test process inherits as its `TMPDIR` and which
+ * is removed at the end: a CDK app given no `outdir` synthesises (and bundles) into a new
+ * `cdk.out*` directory there and never removes it, so each run would leave hundreds of megabytes.
+ */
+function useScratchTmpdir(): void {
+  const dir = mkdtempSync(join(tmpdir(), 'dynamodb-outbox-test-'));
+  scratch = { dir, previous: process.env.TMPDIR };
+  process.env.TMPDIR = dir;
+}
 
 /** One DynamoDB Local (in memory, free port) for the whole run; each test file makes its own tables. */
 export async function setup(project: TestProject): Promise<void> {
+  useScratchTmpdir();
   ddb = await startDynamoDbLocal();
   project.provide('dynamodbEndpoint', ddb.endpoint);
 }
 
 export async function teardown(): Promise<void> {
   await ddb?.stop();
+  if (scratch === undefined) return;
+  if (scratch.previous === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = scratch.previous;
+  rmSync(scratch.dir, { recursive: true, force: true });
 }
