@@ -22,9 +22,9 @@ function withoutUnreadLogCopies<C extends ClientWithStack>(client: C, config: { 
 
 /**
  * A DynamoDB Streams client for reading outbox records: records and their attribute values are
- * decoded straight from the response's JSON (about a quarter of the default decoding's CPU for a
- * `GetRecords` page), nothing is prepared for a logger that is not there, and a silent connection is given
- * up ({@link CLIENT_TIMEOUTS}; the SDK's retries then try again) instead of holding a shard's
+ * decoded straight from the response's JSON (about a fifth of the default decoding's CPU for a
+ * `GetRecords` page), nothing is prepared for a logger that is not there, and a silent connection
+ * is given up ({@link CLIENT_TIMEOUTS}; the SDK's retries then try again) instead of holding a shard's
  * reader for ever. Results and errors are those of a plain `DynamoDBStreamsClient`.
  *
  * @example

@@ -72,7 +72,7 @@ const RECORD_MEMBERS: Members = [
  * Reads stream records and their attribute values (the `Keys`, `NewImage` and `OldImage`)
  * straight from the parsed JSON instead of walking the schema member by member, as the DynamoDB
  * client's own codec does for its attribute values. The output is what the default
- * deserializer produces, at about a quarter of the CPU for a page of `GetRecords` (`npm run bench:decode`).
+ * deserializer produces, at about a fifth of the CPU for a page of `GetRecords` (`npm run bench:decode`).
  */
 class StreamRecordsDeserializer extends JsonShapeDeserializer2 {
   protected override _read(schema: Schema, value: unknown): unknown {

@@ -16,7 +16,7 @@ let scratch: { readonly dir: string; readonly previous: string | undefined } | u
 /**
  * A temporary directory for the run, which every test process inherits as its `TMPDIR` and which
  * is removed at the end: a CDK app given no `outdir` synthesises (and bundles) into a new
- * `cdk.out*` directory there and never removes it, so each run would leave hundreds of megabytes.
+ * `cdk.out*` directory there and never removes it: a full run would leave some ninety of them.
  */
 function useScratchTmpdir(): void {
   const dir = mkdtempSync(join(tmpdir(), 'dynamodb-outbox-test-'));
