@@ -57,14 +57,6 @@ export const MAX_TRANSACTION_ACTIONS = 100;
 export const MAX_ITEM_BYTES = 400 * 1024;
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 const MAX_EVENT_TYPE_LENGTH = 256;
-
-/** Characters (code points) of a string: a surrogate pair, one character outside the Basic Multilingual Plane, counts once. */
-function characterCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-}
-
 const MAX_AGGREGATE_ID_BYTES = 1024;
 /**
  * W3C trace context: version `ff` is invalid, an all-zero trace id or parent id is invalid, and
@@ -80,6 +72,13 @@ const EVENT_TYPE_FORBIDDEN = /[\p{Cc}\uFFFE\uFFFF]/u;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,36}$/;
 /** Envelopes are sized with the widest sequence a slot can reach, so publishing never exceeds the limit. */
 const WIDEST_SEQUENCE = Number.MAX_SAFE_INTEGER;
+
+/** Characters (code points) of a string: a surrogate pair, one character outside the Basic Multilingual Plane, counts once. */
+function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
 
 const KINDS = ['Put', 'Update', 'Delete', 'ConditionCheck'] as const;
 export type OperationKind = (typeof KINDS)[number];
