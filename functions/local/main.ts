@@ -4,7 +4,7 @@ import { config } from '../../outbox.config.js';
 import { OutboxError } from '../../shared/errors.js';
 import { renderBanner } from '../../shared/local/banner.js';
 import { LOCAL_USAGE, type LocalCommand, parseLocalArgs } from '../../shared/local/cli-args.js';
-import { startLiveRefresher } from '../../shared/local/live-refresher.js';
+import { type LiveRefresher, startLiveRefresher } from '../../shared/local/live-refresher.js';
 import { type Load, startLoad } from '../../shared/local/load.js';
 import { type LocalStack, startLocalStack } from '../../shared/local/local-stack.js';
 import { liveSnapshot } from '../../shared/local/snapshot.js';
@@ -70,12 +70,10 @@ try {
   stack = fail(fix(error, command));
 }
 
-process.stdout.write(`${renderBanner(stack, config)}\n`);
-const startedAt = Date.now();
-const loadRate = command.loadRate;
-const load: Load | undefined =
-  loadRate === undefined ? undefined : startLoad({ rate: loadRate, step: ordersScenario(stack.apiUrl), counters: stack.stats.load });
-const view = startLiveRefresher({ snapshot: () => liveSnapshot(stack, startedAt, loadRate) });
+// Signals are handled from here on, before the banner says the stack is up: a Ctrl-C that
+// follows the banner at once must stop the stack in order, not end the process mid-way.
+let load: Load | undefined;
+let view: LiveRefresher | undefined;
 
 /** The longest a stop may take: the relay's timeout for the batch in flight, and some time for the rest. */
 const STOP_DEADLINE_MS = (config.relay.timeoutSeconds + 15) * 1000;
@@ -89,7 +87,7 @@ const shutdown = async (signal: string) => {
     process.exit(130);
   }
   stoppingSince = Date.now();
-  view.stop();
+  view?.stop();
   process.stdout.write(`\n${signal}: stopping…\n`);
   // Each part finishes what it has in flight, the relay at most its timeout; past that, something
   // hangs (DynamoDB Local no longer answering, say), and waiting on would never end the run.
@@ -118,3 +116,11 @@ const shutdown = async (signal: string) => {
 };
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+process.stdout.write(`${renderBanner(stack, config)}\n`);
+const startedAt = Date.now();
+const loadRate = command.loadRate;
+if (loadRate !== undefined) {
+  load = startLoad({ rate: loadRate, step: ordersScenario(stack.apiUrl), counters: stack.stats.load });
+}
+view = startLiveRefresher({ snapshot: () => liveSnapshot(stack, startedAt, loadRate) });
