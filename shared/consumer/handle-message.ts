@@ -16,6 +16,13 @@ export interface MessageHandlingDeps {
 
 const rejected = (messageId: string, error: MessageRejectedError): MessageOutcome => ({ status: 'rejected', messageId, error });
 
+/** How log lines about handling an event name it. */
+const logFields = (deps: MessageHandlingDeps, envelope: OutboxEnvelope) => ({
+  consumer: deps.consumer,
+  eventId: envelope.id,
+  type: envelope.type,
+});
+
 function describeIssues(issues: readonly StandardSchemaV1.Issue[]): string {
   return issues
     .slice(0, 5)
@@ -74,12 +81,7 @@ async function runWithTransaction(
           const error = new InboxWriteError(
             `ctx.write was called after the handler of event ${envelope.id} (${envelope.type}) had returned, so its write is not part of the event's transaction and is lost; allowed: writes added before handle() settles (await every promise that adds one)`,
           );
-          deps.logger.error('A write was added after the handler returned; it is lost', {
-            consumer: deps.consumer,
-            eventId: envelope.id,
-            type: envelope.type,
-            error,
-          });
+          deps.logger.error('A write was added after the handler returned; it is lost', { ...logFields(deps, envelope), error });
           throw error;
         }
         writes.push(item);
@@ -92,8 +94,7 @@ async function runWithTransaction(
   if (result.status === 'held') throw new ClaimHeldError(envelope.id, result.expiresAt);
   if (result.status === 'duplicate') return 'duplicate';
   // The commit replaced the claim the check found, which had expired (or was released meanwhile).
-  if (existing?.status === 'IN_PROGRESS')
-    deps.logger.warn('Took over an expired claim', { consumer: deps.consumer, eventId: envelope.id, type: envelope.type });
+  if (existing?.status === 'IN_PROGRESS') deps.logger.warn('Took over an expired claim', logFields(deps, envelope));
   return 'processed';
 }
 
@@ -107,9 +108,8 @@ async function runWithClaim(
   const claim = await deps.inbox.claim(envelope, claimUntil);
   if (claim.status === 'duplicate') return 'duplicate';
   if (claim.status === 'held') throw new ClaimHeldError(envelope.id, claim.expiresAt);
-  if (claim.tookOver)
-    deps.logger.warn('Took over an expired claim', { consumer: deps.consumer, eventId: envelope.id, type: envelope.type });
-  const event = { consumer: deps.consumer, eventId: envelope.id, type: envelope.type };
+  const event = logFields(deps, envelope);
+  if (claim.tookOver) deps.logger.warn('Took over an expired claim', event);
   try {
     await handler.handle(envelope, {
       consumer: deps.consumer,

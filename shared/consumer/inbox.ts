@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { TransactionFailedError } from '../errors.js';
@@ -59,6 +59,10 @@ const takesRecord = (nowSeconds: number) => ({
   ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': nowSeconds },
   ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
 });
+
+/** The inbox record as a failed condition found it (`ALL_OLD`); none when there was no record. */
+const recordAsFound = (item: Record<string, AttributeValue> | undefined): InboxRecord | undefined =>
+  item === undefined ? undefined : (unmarshall(item) as InboxRecord);
 
 /** Cancellation reasons that a retry of the same transaction can get past. */
 const TRANSIENT_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
@@ -166,7 +170,7 @@ export class Inbox {
       const reasons = error.CancellationReasons ?? [];
       const inboxReason = reasons[writes.length];
       if (inboxReason?.Code === 'ConditionalCheckFailed') {
-        const old = inboxReason.Item === undefined ? undefined : (unmarshall(inboxReason.Item) as InboxRecord);
+        const old = recordAsFound(inboxReason.Item);
         if (old?.status === 'IN_PROGRESS') return { status: 'held', expiresAt: old.claimExpiresAt ?? 0 };
         return { status: 'duplicate' };
       }
@@ -226,7 +230,7 @@ export class Inbox {
       return { status: 'claimed', token, expiresAt, tookOver: output.Attributes !== undefined };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const old = error.Item === undefined ? undefined : (unmarshall(error.Item) as InboxRecord);
+      const old = recordAsFound(error.Item);
       // The SDK retried a Put whose first attempt was applied but whose answer was lost: the claim is ours.
       if (old?.status === 'IN_PROGRESS' && old.claimToken === token) return { status: 'claimed', token, expiresAt, tookOver: false };
       if (old?.status === 'IN_PROGRESS') return { status: 'held', expiresAt: old.claimExpiresAt ?? expiresAt };
@@ -285,7 +289,7 @@ export class Inbox {
       return true;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      return alreadyDone(error.Item === undefined ? undefined : (unmarshall(error.Item) as InboxRecord));
+      return alreadyDone(recordAsFound(error.Item));
     }
   }
 }
