@@ -6,15 +6,23 @@ import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
 import { handleMessage, type MessageHandlingDeps } from './handle-message.js';
 import { Inbox } from './inbox.js';
 import { fromSqsRecord } from './messages.js';
-import { validateConsumerOptions } from './options.js';
+import { validateConsumerOptions, validateProcessOptions } from './options.js';
 import { type SequenceObservation, SequenceTracker } from './sequence-tracker.js';
-import type { BatchResult, ConsumerLogger, ConsumerMessage, ConsumerMetrics, ConsumerOptions, MessageOutcome } from './types.js';
+import type {
+  BatchResult,
+  ConsumerLogger,
+  ConsumerMessage,
+  ConsumerMetrics,
+  ConsumerOptions,
+  MessageOutcome,
+  ProcessOptions,
+} from './types.js';
 
 /** A configured consumer: `handler` for an SQS-triggered Lambda, `process` for any other SQS poller. */
 export interface Consumer {
   readonly name: string;
   /** Handles a batch; a FIFO group stops at its first failure and its later messages are reported failed, unprocessed. */
-  process(messages: readonly ConsumerMessage[]): Promise<BatchResult>;
+  process(messages: readonly ConsumerMessage[], options?: ProcessOptions): Promise<BatchResult>;
   /**
    * The Lambda handler (enable `ReportBatchItemFailures` on the event source mapping). Unless
    * `inbox.claimTimeoutSeconds` is set, its claims last until the invocation's timeout.
@@ -145,6 +153,21 @@ class Reporter {
 }
 
 /**
+ * A consumer's default metrics: namespace {@link METRICS_NAMESPACE}, the consumer's name as
+ * `service`, and in Lambda the function's name as `functionName` (from
+ * `AWS_LAMBDA_FUNCTION_NAME`), so consumers of the same name in two deployments in one account
+ * never share a metric.
+ */
+export function consumerMetrics(name: string, env: NodeJS.ProcessEnv = process.env): Metrics {
+  const functionName = env[LAMBDA_FUNCTION_NAME_ENV];
+  return new Metrics({
+    namespace: METRICS_NAMESPACE,
+    serviceName: name,
+    ...(functionName === undefined || functionName === '' ? {} : { defaultDimensions: { functionName } }),
+  });
+}
+
+/**
  * Creates an idempotent SQS consumer: parses raw and SNS-enveloped outbox messages, dispatches
  * by event type, validates `data` with the handler's Standard Schema, and records every handled
  * event in an inbox so duplicates are acknowledged and skipped.
@@ -162,21 +185,6 @@ class Reporter {
  * });
  * ```
  */
-/**
- * A consumer's default metrics: namespace {@link METRICS_NAMESPACE}, the consumer's name as
- * `service`, and in Lambda the function's name as `functionName` (from
- * `AWS_LAMBDA_FUNCTION_NAME`), so consumers of the same name in two deployments in one account
- * never share a metric.
- */
-export function consumerMetrics(name: string, env: NodeJS.ProcessEnv = process.env): Metrics {
-  const functionName = env[LAMBDA_FUNCTION_NAME_ENV];
-  return new Metrics({
-    namespace: METRICS_NAMESPACE,
-    serviceName: name,
-    ...(functionName === undefined || functionName === '' ? {} : { defaultDimensions: { functionName } }),
-  });
-}
-
 export function createConsumer(options: ConsumerOptions): Consumer {
   validateConsumerOptions(options);
   const now = options.now ?? Date.now;
@@ -187,8 +195,9 @@ export function createConsumer(options: ConsumerOptions): Consumer {
   const deps: MessageHandlingDeps = { consumer: options.name, handlers: options.handlers, inbox, logger };
   const concurrency = options.concurrency ?? 1;
 
-  /** `claimUntil`: epoch seconds at which the batch's claims lapse, instead of the claim timeout. */
-  const process = async (messages: readonly ConsumerMessage[], claimUntil?: number): Promise<BatchResult> => {
+  /** `claimsLapseAt`: epoch seconds at which the batch's claims lapse, unless the claim timeout is set. */
+  const process = async (messages: readonly ConsumerMessage[], claimsLapseAt?: number): Promise<BatchResult> => {
+    const claimUntil = options.inbox.claimTimeoutSeconds === undefined ? claimsLapseAt : undefined;
     const reporter = new Reporter(options.name, logger, metrics);
     const outcomes: MessageOutcome[] = new Array(messages.length);
     await runPool(groupsOf(messages), concurrency, async (group) => {
@@ -227,18 +236,21 @@ export function createConsumer(options: ConsumerOptions): Consumer {
 
   // No handler of this invocation runs past its timeout, so a claim it leaves behind (a crash, a timeout) can be
   // taken over as soon as SQS delivers the message again: the queue's visibility timeout is longer than the function's.
-  const claimUntil = (context?: Pick<Context, 'getRemainingTimeInMillis'>): number | undefined =>
-    options.inbox.claimTimeoutSeconds === undefined && typeof context?.getRemainingTimeInMillis === 'function'
+  const invocationEnd = (context?: Pick<Context, 'getRemainingTimeInMillis'>): number | undefined =>
+    typeof context?.getRemainingTimeInMillis === 'function'
       ? Math.ceil((now() + context.getRemainingTimeInMillis()) / 1000) + 1
       : undefined;
 
   return {
     name: options.name,
-    process: (messages) => process(messages),
+    process: async (messages, processOptions) => {
+      validateProcessOptions(processOptions);
+      return process(messages, processOptions?.claimExpiresAt);
+    },
     handler: async (event, context) => {
       // Every log line of the invocation names its request, as Powertools' injectLambdaContext does.
       if (typeof context?.awsRequestId === 'string') logger.addContext?.(context as Context);
-      const { batchItemFailures } = await process(event.Records.map(fromSqsRecord), claimUntil(context));
+      const { batchItemFailures } = await process(event.Records.map(fromSqsRecord), invocationEnd(context));
       return { batchItemFailures };
     },
   };

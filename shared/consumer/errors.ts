@@ -21,7 +21,7 @@ export class MessageRejectedError extends OutboxError {
   }
 }
 
-/** The consumer's options are invalid; thrown by `createConsumer`, before any message is read. */
+/** The consumer's options (or `pollOnce`'s, or `process`'s) are invalid; thrown before any message is read. */
 export class ConsumerOptionsError extends OutboxError {
   readonly field: string;
 
@@ -51,6 +51,26 @@ export class ClaimHeldError extends OutboxError {
       `Event ${eventId} is being processed elsewhere; its claim expires at ${new Date(claimExpiresAt * 1000).toISOString()}, the message will be retried`,
     );
     this.name = 'ClaimHeldError';
+    this.eventId = eventId;
+    this.claimExpiresAt = claimExpiresAt;
+  }
+}
+
+/**
+ * The moment the batch's claims had to lapse by (the end of the messages' visibility timeout, with
+ * `pollOnce`) had passed when the event's turn came: the message may be in another receiver's
+ * hands already, so the handler did not run and nothing was written; the message is retried.
+ */
+export class ClaimDeadlinePassedError extends OutboxError {
+  readonly eventId: string;
+  readonly claimExpiresAt: number;
+
+  constructor(eventId: string, claimExpiresAt: number) {
+    super(
+      'CLAIM_DEADLINE_PASSED',
+      `Event ${eventId} was not handled: its claim had to lapse by ${new Date(claimExpiresAt * 1000).toISOString()}, which had passed when its turn came (the batch ran past its messages' visibility timeout), so another receiver may be handling it; nothing was written, and the message will be retried`,
+    );
+    this.name = 'ClaimDeadlinePassedError';
     this.eventId = eventId;
     this.claimExpiresAt = claimExpiresAt;
   }

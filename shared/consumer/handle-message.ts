@@ -1,6 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { OutboxEnvelope } from '../envelope.js';
-import { ClaimHeldError, InboxWriteError, MessageRejectedError } from './errors.js';
+import { ClaimDeadlinePassedError, ClaimHeldError, InboxWriteError, MessageRejectedError } from './errors.js';
 import type { Inbox } from './inbox.js';
 import { parseMessage } from './parse.js';
 import type { ConsumerLogger, ConsumerMessage, EventHandler, MessageOutcome, TransactItem } from './types.js';
@@ -108,6 +108,7 @@ async function runWithClaim(
   const claim = await deps.inbox.claim(envelope, claimUntil);
   if (claim.status === 'duplicate') return 'duplicate';
   if (claim.status === 'held') throw new ClaimHeldError(envelope.id, claim.expiresAt);
+  if (claim.status === 'late') throw new ClaimDeadlinePassedError(envelope.id, claim.until);
   const event = logFields(deps, envelope);
   if (claim.tookOver) deps.logger.warn('Took over an expired claim', event);
   try {

@@ -41,7 +41,9 @@ export type CommitResult =
 export type ClaimResult =
   | { readonly status: 'claimed'; readonly token: string; readonly expiresAt: number; readonly tookOver: boolean }
   | { readonly status: 'duplicate' }
-  | { readonly status: 'held'; readonly expiresAt: number };
+  | { readonly status: 'held'; readonly expiresAt: number }
+  /** `until` had already passed: a claim would lapse as it was taken, so nothing was written. */
+  | { readonly status: 'late'; readonly until: number };
 
 export const inboxKey = (consumer: string, eventId: string) => ({
   [TABLE.partitionKey]: `${INBOX_PREFIX}${consumer}#${eventId}`,
@@ -199,11 +201,13 @@ export class Inbox {
   /**
    * Claims an event before a side effect outside DynamoDB: succeeds when no record exists or the
    * existing claim has expired (taken over); a `COMPLETED` record means `duplicate`. The claim
-   * lapses at `until` (epoch seconds) when given, else after the claim timeout.
+   * lapses at `until` (epoch seconds) when given, else after the claim timeout; an `until` that
+   * has passed already writes nothing and comes back `late`.
    */
   async claim(event: { readonly id: string; readonly type: string }, until?: number): Promise<ClaimResult> {
     const now = this.#now();
     const nowSeconds = Math.floor(now / 1000);
+    if (until !== undefined && until <= nowSeconds) return { status: 'late', until };
     // Rounded up, so a claim never lasts less than the timeout (takeover compares whole seconds).
     const expiresAt = until ?? Math.ceil(now / 1000) + this.claimTimeoutSeconds;
     const token = crypto.randomUUID();

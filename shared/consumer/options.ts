@@ -7,6 +7,9 @@ export const CONSUMER_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 const OPTION_KEYS = ['name', 'handlers', 'inbox', 'sequenceTracking', 'concurrency', 'logger', 'metrics', 'now'];
 const INBOX_KEYS = ['document', 'tableName', 'retentionSeconds', 'claimTimeoutSeconds'];
 const HANDLER_KEYS = ['idempotency', 'schema', 'handle'];
+const POLL_KEYS = ['sqs', 'queueUrl', 'consumer', 'maxMessages', 'waitTimeSeconds', 'visibilityTimeoutSeconds', 'retryDelaySeconds'];
+/** SQS's longest visibility timeout: 12 hours. */
+const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 
 const show = (value: unknown): string => {
   if (typeof value === 'function') return 'a function';
@@ -31,6 +34,12 @@ function rejectUnknown(value: Record<string, unknown>, allowed: readonly string[
 function positiveInteger(value: unknown, field: string): void {
   if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < 1)) {
     throw new ConsumerOptionsError(field, `got ${show(value)}; allowed: a positive whole number`);
+  }
+}
+
+function wholeNumberIn(value: unknown, field: string, min: number, max: number): void {
+  if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)) {
+    throw new ConsumerOptionsError(field, `got ${show(value)}; allowed: a whole number from ${min} to ${max}`);
   }
 }
 
@@ -83,6 +92,34 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
   if (raw.sequenceTracking !== undefined && typeof raw.sequenceTracking !== 'boolean') {
     throw new ConsumerOptionsError('sequenceTracking', `got ${show(raw.sequenceTracking)}; allowed: true or false`);
   }
+}
+
+/** Checks the options of one `process` call, before any message of the batch is handled. */
+export function validateProcessOptions(options: unknown): void {
+  if (options === undefined) return;
+  if (!isRecord(options)) throw new ConsumerOptionsError('process', `got ${show(options)}; allowed: an object { claimExpiresAt? }`);
+  rejectUnknown(options, ['claimExpiresAt'], 'process');
+  positiveInteger(options.claimExpiresAt, 'process.claimExpiresAt');
+}
+
+/** Checks `pollOnce`'s options, before anything is received. */
+export function validatePollOptions(options: unknown): void {
+  if (!isRecord(options))
+    throw new ConsumerOptionsError('pollOnce', `got ${show(options)}; allowed: an object { sqs, queueUrl, consumer, … }`);
+  rejectUnknown(options, POLL_KEYS, 'pollOnce');
+  if (!isRecord(options.sqs) || typeof options.sqs.send !== 'function') {
+    throw new ConsumerOptionsError('pollOnce.sqs', `got ${shapeOf(options.sqs)}; allowed: an SQSClient`);
+  }
+  if (typeof options.queueUrl !== 'string' || options.queueUrl === '') {
+    throw new ConsumerOptionsError('pollOnce.queueUrl', `got ${show(options.queueUrl)}; allowed: a queue URL`);
+  }
+  if (!isRecord(options.consumer) || typeof options.consumer.process !== 'function') {
+    throw new ConsumerOptionsError('pollOnce.consumer', `got ${shapeOf(options.consumer)}; allowed: a consumer from createConsumer`);
+  }
+  wholeNumberIn(options.maxMessages, 'pollOnce.maxMessages', 1, 10);
+  wholeNumberIn(options.waitTimeSeconds, 'pollOnce.waitTimeSeconds', 0, 20);
+  wholeNumberIn(options.visibilityTimeoutSeconds, 'pollOnce.visibilityTimeoutSeconds', 0, MAX_VISIBILITY_TIMEOUT_SECONDS);
+  wholeNumberIn(options.retryDelaySeconds, 'pollOnce.retryDelaySeconds', 0, MAX_VISIBILITY_TIMEOUT_SECONDS);
 }
 
 /**

@@ -63,7 +63,8 @@ export interface InboxOptions {
   /**
    * How long a claim holds before another worker may take it over. @default in the Lambda
    * handler, until the invocation's timeout (plus 1 s), when a handler can no longer be running;
-   * with `process`, 300
+   * with `pollOnce`, until the messages' visibility timeout ends, when SQS may deliver them again;
+   * with `process`, its `claimExpiresAt` when given, else 300
    */
   readonly claimTimeoutSeconds?: number;
 }
@@ -100,6 +101,17 @@ export interface ConsumerOptions {
   readonly metrics?: ConsumerMetrics;
   /** Clock in epoch milliseconds. @default Date.now */
   readonly now?: () => number;
+}
+
+/** How `process` handles one batch. */
+export interface ProcessOptions {
+  /**
+   * When the batch's claims (`idempotency: 'claim'`) lapse, in epoch seconds: the moment its
+   * messages may be delivered again, such as the end of their visibility timeout. A message whose
+   * turn comes after it is not handled (`CLAIM_DEADLINE_PASSED`) and is retried. Ignored when
+   * `inbox.claimTimeoutSeconds` is set. @default each claim lapses 300 s after it is taken
+   */
+  readonly claimExpiresAt?: number;
 }
 
 /** A message as any SQS poller sees it. `messageGroupId` is set on FIFO queues. */

@@ -409,7 +409,12 @@ describe('failures around the handler', () => {
           : { Successful: [{ Id: '0' }, { Id: '2' }], Failed: [{ Id: '1', Code: 'ReceiptHandleIsInvalid', SenderFault: true }] },
     } as unknown as SQSClient;
 
-    const result = await pollOnce({ sqs, queueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/q', consumer });
+    const result = await pollOnce({
+      sqs,
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/000000000000/q',
+      consumer,
+      visibilityTimeoutSeconds: 30,
+    });
 
     expect(result).toMatchObject({ received: 3, acknowledged: 2, failed: 0 });
   });

@@ -1,9 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createConsumer } from '../../shared/consumer/consumer.js';
 import { ConsumerOptionsError } from '../../shared/consumer/errors.js';
 import { classify } from '../../shared/consumer/sequence-tracker.js';
+import { pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { ConsumerOptions } from '../../shared/consumer/types.js';
 
 const document = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1' }));
@@ -60,6 +62,69 @@ describe('consumer options', () => {
     expect(rejection({ ...valid, handlers: {} }).field).toBe('handlers');
     expect(rejection({ ...valid, inbox: { document, tableName: '' } }).field).toBe('inbox.tableName');
     expect(rejection({ ...valid, concurrency: 0 }).field).toBe('concurrency');
+  });
+});
+
+describe('pollOnce and process options', () => {
+  const consumer = createConsumer(valid);
+  const queueUrl = 'https://sqs.us-east-1.amazonaws.com/000000000000/q';
+  const send = vi.fn(async () => ({}));
+  const sqs = { send } as unknown as SQSClient;
+  const pollRejection = async (options: Record<string, unknown>): Promise<ConsumerOptionsError> => {
+    const error = await pollOnce({ sqs, queueUrl, consumer, ...options } as never).catch((e: unknown) => e);
+    if (error instanceof ConsumerOptionsError) return error;
+    throw new Error(`pollOnce did not reject the options with a ConsumerOptionsError: ${String(error)}`);
+  };
+
+  it('rejects each out-of-range number, naming the field, the value and the range, before anything is received', async () => {
+    expect(await pollRejection({ maxMessages: 11 })).toMatchObject({
+      field: 'pollOnce.maxMessages',
+      message: 'Invalid consumer option pollOnce.maxMessages: got 11; allowed: a whole number from 1 to 10',
+    });
+    expect((await pollRejection({ waitTimeSeconds: 21 })).message).toContain('got 21; allowed: a whole number from 0 to 20');
+    expect((await pollRejection({ visibilityTimeoutSeconds: 43_201 })).field).toBe('pollOnce.visibilityTimeoutSeconds');
+    expect((await pollRejection({ visibilityTimeoutSeconds: 1.5 })).message).toContain('got 1.5; allowed: a whole number from 0 to 43200');
+    expect((await pollRejection({ retryDelaySeconds: -1 })).field).toBe('pollOnce.retryDelaySeconds');
+    expect(send).not.toHaveBeenCalled();
+  });
+
+  it('rejects a misspelt option, a missing queue URL, a client without send and a consumer without process', async () => {
+    expect(await pollRejection({ waitTime: 20 })).toMatchObject({
+      field: 'pollOnce.waitTime',
+      message: expect.stringContaining('allowed: sqs, queueUrl, consumer, maxMessages'),
+    });
+    expect((await pollRejection({ queueUrl: '' })).field).toBe('pollOnce.queueUrl');
+    expect((await pollRejection({ sqs: {} })).message).toContain('got an instance of Object; allowed: an SQSClient');
+    expect((await pollRejection({ consumer: { handler: () => {} } })).field).toBe('pollOnce.consumer');
+    expect(send).not.toHaveBeenCalled();
+  });
+
+  it('receives nothing when the queue will not say its visibility timeout, and says what to pass instead', async () => {
+    const commands: string[] = [];
+    const silent = {
+      send: async (command: object) => {
+        commands.push(command.constructor.name);
+        return { Attributes: {} };
+      },
+    } as unknown as SQSClient;
+    const error = await pollOnce({ sqs: silent, queueUrl, consumer }).catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      `GetQueueAttributes of ${queueUrl} gave no usable VisibilityTimeout (got undefined); pass pollOnce the visibilityTimeoutSeconds to use`,
+    );
+    expect(commands).toEqual(['GetQueueAttributesCommand']);
+  });
+
+  it('rejects a claim deadline that is not epoch seconds, before any message is handled', async () => {
+    const handle = vi.fn();
+    const claiming = createConsumer({ ...valid, handlers: { 'order.placed': { idempotency: 'claim', handle } } });
+    const message = { messageId: 'm1', body: '{}' };
+    const error = await claiming.process([message], { claimExpiresAt: Date.now() + 0.5 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConsumerOptionsError);
+    expect(error).toMatchObject({ field: 'process.claimExpiresAt', message: expect.stringContaining('allowed: a positive whole number') });
+    expect((await claiming.process([message], { claimUntil: 1 } as never).catch((e: unknown) => e)) as Error).toMatchObject({
+      field: 'process.claimUntil',
+    });
+    expect(handle).not.toHaveBeenCalled();
   });
 });
 

@@ -1,0 +1,168 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { createConsumer } from '../../shared/consumer/consumer.js';
+import { ClaimDeadlinePassedError } from '../../shared/consumer/errors.js';
+import { inboxKey } from '../../shared/consumer/inbox.js';
+import { type PollResult, pollOnce } from '../../shared/consumer/sqs-poller.js';
+import type { ConsumerOptions, InboxOptions } from '../../shared/consumer/types.js';
+import { anEnvelope } from '../helpers/envelopes.js';
+import { queueDepth } from '../helpers/fauxqs.js';
+import { emulatorForFile, freshTable, testClients } from '../helpers/local.js';
+import { recordingTelemetry } from '../helpers/recording-telemetry.js';
+
+const { server, clients } = await emulatorForFile();
+let tableName: string;
+
+beforeAll(async () => {
+  ({ tableName } = await freshTable(clients, 'consumer-poll'));
+});
+
+function consumerWith(name: string, handlers: ConsumerOptions['handlers'], inbox: Partial<InboxOptions> = {}) {
+  const telemetry = recordingTelemetry();
+  const consumer = createConsumer({
+    name,
+    handlers,
+    inbox: { document: clients.document, tableName, ...inbox },
+    logger: telemetry.logger,
+    metrics: telemetry.metrics,
+  });
+  return { consumer, ...telemetry };
+}
+
+const inboxRecord = async (consumer: string, eventId: string) =>
+  (await clients.document.send(new GetCommand({ TableName: tableName, Key: inboxKey(consumer, eventId), ConsistentRead: true }))).Item;
+
+/** A queue whose DLQ takes a message at its third receive, holding one event. */
+async function queueWithEvent(name: string, visibilityTimeout: string) {
+  const dlq = server.createQueue(`${name}-dlq`);
+  const { queueUrl } = server.createQueue(name, {
+    attributes: {
+      VisibilityTimeout: visibilityTimeout,
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: '2' }),
+    },
+  });
+  const event = anEnvelope({ aggregateId: name });
+  await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: event.body }));
+  return { queueUrl, event };
+}
+
+/**
+ * A worker receives the event and dies in its side effect (its handler never settles), leaving its
+ * claim; a second worker then polls until SQS delivers the event to it again.
+ */
+async function crashThenRedeliver(name: string, visibilityTimeout: string, poll: { visibilityTimeoutSeconds?: number } = {}) {
+  const { queueUrl, event } = await queueWithEvent(name, visibilityTimeout);
+  const dying = consumerWith(name, { 'order.placed': { idempotency: 'claim', handle: () => new Promise<void>(() => {}) } });
+  const receivedBefore = Math.floor(Date.now() / 1000);
+  void pollOnce({ sqs: clients.sqs, queueUrl, consumer: dying.consumer, ...poll });
+  await expect.poll(async () => (await inboxRecord(name, event.id))?.status, { timeout: 10_000 }).toBe('IN_PROGRESS');
+  const claim = await inboxRecord(name, event.id);
+
+  const sent: string[] = [];
+  const survivor = consumerWith(name, { 'order.placed': { idempotency: 'claim', handle: (e) => void sent.push(e.id) } });
+  let redelivered: PollResult | undefined;
+  await vi.waitFor(
+    async () => {
+      const result = await pollOnce({ sqs: clients.sqs, queueUrl, consumer: survivor.consumer, waitTimeSeconds: 1, ...poll });
+      if (result.received > 0) redelivered = result;
+      expect(redelivered).toBeDefined();
+    },
+    { timeout: 20_000, interval: 0 },
+  );
+  return { event, claim, receivedBefore, sent, redelivered: redelivered as PollResult, survivor };
+}
+
+describe('pollOnce: claims lapse with the visibility timeout', () => {
+  it("takes over a dead worker's claim at the first redelivery, at the queue's own visibility timeout", async () => {
+    const { event, claim, receivedBefore, sent, redelivered, survivor } = await crashThenRedeliver('poll-queue-visibility', '2');
+
+    // The claim lapses when SQS may deliver the message again, not 300 s later.
+    expect(claim?.claimExpiresAt).toBeGreaterThanOrEqual(receivedBefore + 2);
+    expect(claim?.claimExpiresAt).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+    expect(redelivered.result.outcomes).toMatchObject([{ status: 'processed', eventId: event.id }]);
+    expect(redelivered.acknowledged).toBe(1);
+    expect(sent).toEqual([event.id]);
+    expect(survivor.logs.map((l) => l.message)).toContain('Took over an expired claim');
+    expect(queueDepth(server, 'poll-queue-visibility')).toBe(0);
+    expect(queueDepth(server, 'poll-queue-visibility-dlq')).toBe(0);
+    expect(await inboxRecord('poll-queue-visibility', event.id)).toMatchObject({ status: 'COMPLETED' });
+  });
+
+  it('sends visibilityTimeoutSeconds with the receive and lets claims lapse when it ends', async () => {
+    const { event, claim, receivedBefore, redelivered } = await crashThenRedeliver('poll-given-visibility', '600', {
+      visibilityTimeoutSeconds: 1,
+    });
+
+    // The queue's own 600 s would have held the message (and the claim) for ten minutes.
+    expect(claim?.claimExpiresAt).toBeGreaterThanOrEqual(receivedBefore + 1);
+    expect(claim?.claimExpiresAt).toBeLessThanOrEqual(receivedBefore + 3);
+    expect(redelivered.result.outcomes).toMatchObject([{ status: 'processed', eventId: event.id }]);
+  });
+
+  it('reads the queue attribute once per client and queue, not at every poll', async () => {
+    const { queueUrl } = await queueWithEvent('poll-attribute-reads', '30');
+    const own = testClients(server.address);
+    const { sqs } = own;
+    const commands: string[] = [];
+    sqs.middlewareStack.add(
+      (next, context) => (args) => {
+        commands.push(context.commandName ?? '');
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const { consumer } = consumerWith('poll-attribute-reads', { 'order.placed': { handle: () => {} } });
+    const polls = [];
+    for (let i = 0; i < 3; i++) polls.push(await pollOnce({ sqs, queueUrl, consumer }));
+
+    expect(polls.map((p) => p.acknowledged)).toEqual([1, 0, 0]);
+    expect(commands.filter((c) => c === 'GetQueueAttributesCommand')).toHaveLength(1);
+    expect(commands.filter((c) => c === 'ReceiveMessageCommand')).toHaveLength(3);
+    own.destroy();
+  });
+});
+
+describe('process: the claim deadline', () => {
+  it('does not run a claim handler whose deadline has passed, and writes nothing', async () => {
+    const handle = vi.fn();
+    const { consumer } = consumerWith('late-claim', { 'order.placed': { idempotency: 'claim', handle } });
+    const event = anEnvelope({ aggregateId: 'late-claim' });
+    const passed = Math.floor(Date.now() / 1000);
+
+    const { outcomes, batchItemFailures } = await consumer.process([{ messageId: 'm1', body: event.body }], { claimExpiresAt: passed });
+
+    expect(outcomes[0]).toMatchObject({ status: 'failed', error: { code: 'CLAIM_DEADLINE_PASSED', claimExpiresAt: passed } });
+    expect((outcomes[0] as { error: Error }).error).toBeInstanceOf(ClaimDeadlinePassedError);
+    expect((outcomes[0] as { error: Error }).error.message).toContain(`Event ${event.id} was not handled`);
+    expect(batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
+    expect(handle).not.toHaveBeenCalled();
+    expect(await inboxRecord('late-claim', event.id)).toBeUndefined();
+  });
+
+  it('leaves a transaction handler alone: its commit needs no claim', async () => {
+    const { consumer } = consumerWith('late-transaction', { 'order.placed': { handle: () => {} } });
+    const event = anEnvelope({ aggregateId: 'late-transaction' });
+    const passed = Math.floor(Date.now() / 1000) - 60;
+
+    const { outcomes } = await consumer.process([{ messageId: 'm1', body: event.body }], { claimExpiresAt: passed });
+
+    expect(outcomes[0]).toMatchObject({ status: 'processed' });
+  });
+
+  it('keeps a configured claim timeout over the deadline given', async () => {
+    const event = anEnvelope({ aggregateId: 'timeout-wins' });
+    const expiries: number[] = [];
+    const watching = consumerWith(
+      'timeout-wins',
+      { 'order.placed': { idempotency: 'claim', handle: (_e, ctx) => void expiries.push(ctx.claimExpiresAt) } },
+      { claimTimeoutSeconds: 120 },
+    ).consumer;
+    const before = Date.now();
+
+    await watching.process([{ messageId: 'm1', body: event.body }], { claimExpiresAt: Math.floor(before / 1000) + 5 });
+
+    expect(expiries).toHaveLength(1);
+    expect(expiries[0]).toBeGreaterThanOrEqual(before + 120_000);
+  });
+});
