@@ -123,9 +123,10 @@ export class LowLatencyProcessor extends Construct {
       encryption: props.encryptionKey ? TableEncryptionV2.customerManagedKey(props.encryptionKey) : TableEncryptionV2.dynamoOwnedKey(),
     });
 
-    const vpc = props.vpc ?? this.defaultVpc();
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const vpc = props.vpc ?? this.defaultVpc(logRetention, removalPolicy);
     const cluster = new Cluster(this, 'Cluster', { vpc, containerInsightsV2: ContainerInsights.ENABLED });
-    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention ?? RetentionDays.ONE_MONTH, removalPolicy });
+    this.logGroup = new LogGroup(this, 'Logs', { retention: logRetention, removalPolicy });
     const task = new FargateTaskDefinition(this, 'Task', {
       cpu,
       memoryLimitMiB,
@@ -255,13 +256,15 @@ export class LowLatencyProcessor extends Construct {
     });
   }
 
-  private defaultVpc(): Vpc {
+  /** A VPC of public subnets, its flow log kept and removed like the processor's own logs. */
+  private defaultVpc(retention: RetentionDays, removalPolicy: RemovalPolicy): Vpc {
     const vpc = new Vpc(this, 'Vpc', {
       maxAzs: 2,
       natGateways: 0,
       subnetConfiguration: [{ name: 'public', subnetType: SubnetType.PUBLIC }],
     });
-    vpc.addFlowLog('FlowLog', { destination: FlowLogDestination.toCloudWatchLogs() });
+    const flowLogs = new LogGroup(this, 'VpcFlowLogs', { retention, removalPolicy });
+    vpc.addFlowLog('FlowLog', { destination: FlowLogDestination.toCloudWatchLogs(flowLogs) });
     return vpc;
   }
 

@@ -1,8 +1,9 @@
-import { App, Duration, Lazy, Stack, Validations } from 'aws-cdk-lib';
+import { App, Duration, Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { ContainerImage } from 'aws-cdk-lib/aws-ecs';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -104,6 +105,23 @@ describe('LowLatencyProcessor', () => {
       expect(environment.get(name), name).toBeDefined();
     }
     built.template.resourceCountIs('AWS::Logs::LogGroup', 2);
+  });
+
+  it("keeps its VPC's flow log like its own logs: the same retention, removed with it when asked", () => {
+    const logGroups = (template: Template) => Object.values(template.findResources('AWS::Logs::LogGroup'));
+    const flowLog = built.template.findResources('AWS::EC2::FlowLog');
+    expect(Object.values(flowLog)).toEqual([
+      expect.objectContaining({ Properties: expect.objectContaining({ LogGroupName: { Ref: expect.stringMatching(/VpcFlowLogs/) } }) }),
+    ]);
+    expect(logGroups(built.template).map((g) => [g.Properties.RetentionInDays, g.DeletionPolicy])).toEqual([
+      [30, 'Retain'],
+      [30, 'Retain'],
+    ]);
+    const disposable = build({ logRetention: RetentionDays.ONE_WEEK, removalPolicy: RemovalPolicy.DESTROY }).template;
+    expect(logGroups(disposable).map((g) => [g.Properties.RetentionInDays, g.DeletionPolicy])).toEqual([
+      [7, 'Delete'],
+      [7, 'Delete'],
+    ]);
   });
 
   it('keeps two tasks for a warm hand-off and scales on CPU up to the maximum', () => {
