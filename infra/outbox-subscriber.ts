@@ -1,7 +1,7 @@
 import { ArnFormat, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { type IGrantable, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { type IFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Alias, type IFunction, Function as LambdaFunction, Version } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, type Subscription, SubscriptionFilter, Topic } from 'aws-cdk-lib/aws-sns';
@@ -10,6 +10,18 @@ import { DeduplicationScope, FifoThroughputLimit, type IQueue, Queue, QueueEncry
 import { Construct } from 'constructs';
 import { OutboxFunction } from './outbox-function.js';
 import { validateSubscriberProps } from './subscriber-props.js';
+
+const DEFAULT_CONSUMER_TIMEOUT = Duration.seconds(30);
+
+/**
+ * The timeout of an existing consumer when this app defines it: a `Function`'s (`undefined` when
+ * it sets none), an alias's or version's function's; `unknown` for an imported function.
+ */
+function consumerOwnTimeout(consumer: IFunction | undefined): Duration | undefined | 'unknown' {
+  if (consumer === undefined) return undefined;
+  const fn = consumer instanceof Alias ? consumer.version.lambda : consumer instanceof Version ? consumer.lambda : consumer;
+  return fn instanceof LambdaFunction ? fn.timeout : 'unknown';
+}
 
 /** Props of {@link OutboxSubscriber}. */
 export interface OutboxSubscriberProps {
@@ -47,7 +59,12 @@ export interface OutboxSubscriberProps {
    * @default no consumer
    */
   readonly consumer?: IFunction;
-  /** The consumer's timeout (AWS: 1–900 s); for an existing `consumer`, read from it when it is a `Function`. @default Duration.seconds(30) */
+  /**
+   * The consumer's timeout (AWS: 1–900 s), which sizes the queue's visibility timeout. For an
+   * existing `consumer` it is read from the function when it is a `Function` of this app (or an
+   * alias or version of one), and must be given otherwise (an imported function).
+   * @default Duration.seconds(30), or the existing consumer's own
+   */
   readonly consumerTimeout?: Duration;
   /** The consumer's memory in MB (AWS: 128–10,240). @default 256 */
   readonly consumerMemorySize?: number;
@@ -106,10 +123,10 @@ export class OutboxSubscriber extends Construct {
     const { topic } = props;
     this.topic = topic;
     const fifo = topic.fifo;
-    const consumerTimeout =
-      props.consumerTimeout ?? (props.consumer instanceof LambdaFunction ? props.consumer.timeout : undefined) ?? Duration.seconds(30);
+    const ownTimeout = consumerOwnTimeout(props.consumer);
+    const consumerTimeout = props.consumerTimeout ?? (ownTimeout === 'unknown' ? undefined : ownTimeout) ?? DEFAULT_CONSUMER_TIMEOUT;
     const window = props.maxBatchingWindow ?? Duration.seconds(0);
-    validateSubscriberProps(this.node.path, props, fifo, consumerTimeout, window);
+    validateSubscriberProps(this.node.path, props, fifo, consumerTimeout, window, ownTimeout);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
     const encryption = {
       encryption: props.encryptionKey ? QueueEncryption.KMS : QueueEncryption.SQS_MANAGED,

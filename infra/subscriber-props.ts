@@ -34,6 +34,27 @@ function rejectUnused(path: string, props: OutboxSubscriberProps): void {
   }
 }
 
+/** An existing consumer's timeout must be known, and `consumerTimeout` must not contradict it: it sizes the queue. */
+function checkConsumerTimeout(path: string, props: OutboxSubscriberProps, own: Duration | 'unknown' | undefined): void {
+  if (props.consumer === undefined) return;
+  const given = props.consumerTimeout;
+  if (own === 'unknown' && given === undefined) {
+    throw new OutboxPropsError(
+      path,
+      'consumerTimeout',
+      `is not set, and the timeout of the consumer ${props.consumer.node.path} cannot be read (a function imported into the app); allowed: that function's timeout (1–900 s), from which the queue's visibility timeout is sized`,
+    );
+  }
+  if (own === 'unknown' || own === undefined || given === undefined || own.isUnresolved() || given.isUnresolved()) return;
+  if (own.toSeconds() !== given.toSeconds()) {
+    throw new OutboxPropsError(
+      path,
+      'consumerTimeout',
+      `is ${given.toSeconds()} s, but the consumer ${props.consumer.node.path} times out after ${own.toSeconds()} s; allowed: leave it out (it is read from the function), or ${own.toSeconds()} s`,
+    );
+  }
+}
+
 /**
  * Checks an {@link OutboxSubscriber}'s props against AWS's limits and against each other, throwing
  * an `OutboxPropsError` that names the prop, the value given and what is allowed; unresolved
@@ -50,6 +71,8 @@ export function validateSubscriberProps(
   fifo: boolean,
   consumerTimeout: Duration,
   window: Duration,
+  /** An existing consumer's own timeout, as far as the app knows it. */
+  consumerOwnTimeout?: Duration | 'unknown',
 ): void {
   if (props.queue && props.queue.fifo !== fifo) {
     throw new OutboxPropsError(
@@ -105,6 +128,7 @@ export function validateSubscriberProps(
     );
   }
   if (props.consumerEntry === undefined && props.consumer === undefined) return;
+  checkConsumerTimeout(path, props, consumerOwnTimeout);
   const minimum = 6 * consumerTimeout.toSeconds() + window.toSeconds();
   if (props.visibilityTimeout && !props.visibilityTimeout.isUnresolved() && props.visibilityTimeout.toSeconds() < minimum) {
     throw new OutboxPropsError(

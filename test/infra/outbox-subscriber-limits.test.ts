@@ -1,9 +1,10 @@
 import { Duration, Stack } from 'aws-cdk-lib';
-import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { Template } from 'aws-cdk-lib/assertions';
+import { Alias, Code, type IFunction, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
 import { OutboxSubscriber, type OutboxSubscriberProps } from '../../infra/outbox-subscriber.js';
-import { appWithoutBundling, expectPropsError } from '../helpers/cdk.js';
+import { appWithoutBundling, expectPropsError, logicalId, resource } from '../helpers/cdk.js';
 
 /** Builds a subscriber of a new topic, with an existing consumer when `consumer` is true; no synthesis. */
 function build(fifo: boolean, props: Partial<OutboxSubscriberProps>, consumer = false) {
@@ -11,7 +12,9 @@ function build(fifo: boolean, props: Partial<OutboxSubscriberProps>, consumer = 
   const topic = new Topic(stack, 'Topic', { fifo });
   return new OutboxSubscriber(stack, 'Billing', {
     topic,
-    ...(consumer ? { consumer: LambdaFunction.fromFunctionName(stack, 'Consumer', 'consumer') } : {}),
+    ...(consumer
+      ? { consumer: LambdaFunction.fromFunctionName(stack, 'Consumer', 'consumer'), consumerTimeout: Duration.seconds(30) }
+      : {}),
     ...props,
   });
 }
@@ -51,5 +54,54 @@ describe('OutboxSubscriber: batching window on a FIFO topic', () => {
 
   it('keeps accepting a batching window on a standard topic', () => {
     expect(() => build(false, { maxBatchingWindow: Duration.seconds(5) }, true)).not.toThrow();
+  });
+});
+
+describe("OutboxSubscriber: an existing consumer's timeout", () => {
+  /** A subscriber fed to `consumer(stack)`, with its new queue's visibility timeout. */
+  function visibilityWith(consumer: (stack: Stack) => IFunction, props: Partial<OutboxSubscriberProps> = {}): number {
+    const stack = new Stack(appWithoutBundling(), 'Timeouts');
+    const subscriber = new OutboxSubscriber(stack, 'Billing', { topic: new Topic(stack, 'Topic'), consumer: consumer(stack), ...props });
+    const template = Template.fromStack(stack);
+    expect(subscriber.consumer).toBeDefined();
+    return resource(template, 'AWS::SQS::Queue', logicalId(template, 'AWS::SQS::Queue', 'BillingQueue')).Properties
+      .VisibilityTimeout as number;
+  }
+  const fn = (stack: Stack, timeout?: Duration) =>
+    new LambdaFunction(stack, 'Consumer', {
+      code: Code.fromInline('exports.handler = async () => ({ batchItemFailures: [] });'),
+      handler: 'index.handler',
+      runtime: Runtime.NODEJS_22_X,
+      ...(timeout === undefined ? {} : { timeout }),
+    });
+
+  it("sizes the queue from the function's own timeout, also through an alias or a version of it", () => {
+    expect(visibilityWith((stack) => fn(stack, Duration.seconds(60)))).toBe(360);
+    expect(
+      visibilityWith((stack) => new Alias(stack, 'Live', { aliasName: 'live', version: fn(stack, Duration.seconds(90)).currentVersion })),
+    ).toBe(540);
+    expect(visibilityWith((stack) => fn(stack, Duration.seconds(20)).currentVersion)).toBe(120);
+    // A function without a timeout of its own is sized for 30 s, more than Lambda's 3 s default.
+    expect(visibilityWith((stack) => fn(stack))).toBe(180);
+  });
+
+  it('requires consumerTimeout for an imported function, whose timeout the app cannot read', () => {
+    const imported = (stack: Stack) => LambdaFunction.fromFunctionName(stack, 'Consumer', 'consumer');
+    expectPropsError(
+      () => visibilityWith(imported),
+      'consumerTimeout',
+      'is not set, and the timeout of the consumer Timeouts/Consumer cannot be read',
+      "allowed: that function's timeout (1–900 s)",
+    );
+    expect(visibilityWith(imported, { consumerTimeout: Duration.seconds(120) })).toBe(720);
+  });
+
+  it("rejects a consumerTimeout that contradicts the function's own", () => {
+    expectPropsError(
+      () => visibilityWith((stack) => fn(stack, Duration.seconds(60)), { consumerTimeout: Duration.seconds(30) }),
+      'consumerTimeout',
+      'is 30 s, but the consumer Timeouts/Consumer times out after 60 s; allowed: leave it out (it is read from the function), or 60 s',
+    );
+    expect(visibilityWith((stack) => fn(stack, Duration.seconds(60)), { consumerTimeout: Duration.seconds(60) })).toBe(360);
   });
 });
