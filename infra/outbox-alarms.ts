@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
   AlarmStatusWidget,
@@ -12,14 +12,13 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RELAY_METRICS } from '../shared/relay/metrics.js';
+import { createAlarmTopic } from './alarm-topic.js';
 import { distinctIds } from './construct-ids.js';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
 import { checkSeconds, OutboxPropsError } from './props-error.js';
@@ -57,8 +56,9 @@ export interface OutboxAlarmsProps {
 /**
  * Alarms and a dashboard for the outbox: the relay falling behind (iterator age), failing
  * (errors), being throttled or giving records up to its on-failure destination, any message in
- * any dead-letter queue, SNS failing to deliver, and (through {@link OutboxAlarms.addProcessor})
- * the low-latency processor lagging or not running.
+ * any dead-letter queue, SNS failing to deliver, a queue's messages waiting too long (through
+ * {@link OutboxAlarms.addQueueAge}), and (through {@link OutboxAlarms.addProcessor}) the
+ * low-latency processor lagging or not running.
  * Every alarm notifies `alarmTopic` on ALARM and OK.
  *
  * @example
@@ -78,6 +78,7 @@ export class OutboxAlarms extends Construct {
   private readonly alarmList: Alarm[] = [];
   private readonly action: SnsAction;
   private readonly dlqWidget: GraphWidget;
+  private readonly queueAgeWidget = new GraphWidget({ title: 'Oldest message age in subscriber queues (s)', left: [], width: 12 });
 
   constructor(scope: Construct, id: string, props: OutboxAlarmsProps) {
     super(scope, id);
@@ -90,7 +91,7 @@ export class OutboxAlarms extends Construct {
         `is ${JSON.stringify(props.alarmEmail)}; allowed: an e-mail address such as "oncall@example.com"`,
       );
     }
-    this.alarmTopic = props.alarmTopic ?? this.createAlarmTopic(props.removalPolicy ?? RemovalPolicy.RETAIN);
+    this.alarmTopic = props.alarmTopic ?? createAlarmTopic(this, props.removalPolicy ?? RemovalPolicy.RETAIN);
     this.action = new SnsAction(this.alarmTopic);
     if (props.alarmEmail !== undefined) {
       const subscription = this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
@@ -197,6 +198,7 @@ export class OutboxAlarms extends Construct {
           }),
         ],
         [this.dlqWidget, new GraphWidget({ title: 'SNS delivery failures', left: failures, width: 12 })],
+        [this.queueAgeWidget],
       ],
     });
   }
@@ -224,6 +226,30 @@ export class OutboxAlarms extends Construct {
       1,
       1,
       `Messages are waiting in the dead-letter queue ${queue.node.path}: inspect them, fix the cause, then redrive.`,
+    );
+  }
+
+  /**
+   * Raises an alarm when the oldest message of `queue` has waited `threshold` or longer, three
+   * minutes in a row (nobody receives, or the consumer cannot keep up), and charts that age. SQS
+   * deletes a message once it outlives the queue's retention period, unread and without a DLQ, so
+   * give a threshold well below it.
+   *
+   * @example
+   * ```ts
+   * alarms.addQueueAge('BillingQueue', billing.queue, Duration.hours(1));
+   * ```
+   */
+  addQueueAge(id: string, queue: IQueue, threshold: Duration): Alarm {
+    checkSeconds(`${this.node.path}/${id}Age`, 'threshold', threshold, 60, 1_209_600);
+    const age = queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: Stats.MAXIMUM });
+    this.queueAgeWidget.addLeftMetric(age.with({ label: id }));
+    return this.addAlarm(
+      `${id}Age`,
+      age,
+      threshold.toSeconds(),
+      3,
+      `Messages have waited ${threshold.toHumanString()} or more in ${queue.node.path}: check that its consumer runs and keeps up; messages past the queue's retention period are deleted unread.`,
     );
   }
 
@@ -287,48 +313,5 @@ export class OutboxAlarms extends Construct {
     alarm.addOkAction(this.action);
     this.alarmList.push(alarm);
     return alarm;
-  }
-
-  /** CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key, hence a key of our own. */
-  private createAlarmTopic(removalPolicy: RemovalPolicy): ITopic {
-    const key = new Key(this, 'AlarmTopicKey', {
-      description: 'Encrypts the outbox alarm topic; CloudWatch may use it to publish alarms',
-      enableKeyRotation: true,
-      removalPolicy,
-    });
-    const stack = Stack.of(this);
-    const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
-    key.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'AllowCloudWatchAlarmsToPublish',
-        principals: [cloudWatch],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
-        resources: ['*'],
-        conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
-      }),
-    );
-    const topic = new Topic(this, 'AlarmTopic', { displayName: 'Outbox alarms', masterKey: key, enforceSSL: true });
-    // enforceSSL gives the topic a policy of its own, which replaces SNS's default one: without
-    // this statement nothing would let CloudWatch publish.
-    topic.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'AllowCloudWatchAlarmsToPublish',
-        principals: [cloudWatch],
-        actions: ['sns:Publish'],
-        resources: [topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: {
-            'aws:SourceArn': stack.formatArn({
-              service: 'cloudwatch',
-              resource: 'alarm',
-              resourceName: '*',
-              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-            }),
-          },
-        },
-      }),
-    );
-    return topic;
   }
 }

@@ -9,7 +9,7 @@ import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { DeduplicationScope, FifoThroughputLimit, type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { OutboxFunction } from './outbox-function.js';
-import { validateSubscriberProps } from './subscriber-props.js';
+import { DEFAULT_QUEUE_RETENTION, validateSubscriberProps } from './subscriber-props.js';
 
 const DEFAULT_CONSUMER_TIMEOUT = Duration.seconds(30);
 
@@ -145,7 +145,7 @@ export class OutboxSubscriber extends Construct {
         ...(fifo
           ? { deduplicationScope: DeduplicationScope.MESSAGE_GROUP, fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID }
           : {}),
-        retentionPeriod: props.retentionPeriod ?? Duration.days(4),
+        retentionPeriod: props.retentionPeriod ?? DEFAULT_QUEUE_RETENTION,
         visibilityTimeout: props.visibilityTimeout ?? Duration.seconds(6 * consumerTimeout.toSeconds() + window.toSeconds()),
         deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
       });

@@ -15,6 +15,7 @@ import { OutboxTable } from './outbox-table.js';
 import { OutboxTopics } from './outbox-topics.js';
 import { checkSeconds } from './props-error.js';
 import { checkRelayTimeout, RelayFunction } from './relay-function.js';
+import { queueAgeThreshold } from './subscriber-props.js';
 
 /** Props of {@link Outbox}. */
 export interface OutboxProps {
@@ -73,12 +74,19 @@ export interface OutboxProps {
 export interface OutboxSubscriptionOptions extends Omit<OutboxSubscriberProps, 'topic'> {
   /** Name of a topic of the outbox config, e.g. `orders.fifo`. */
   readonly topic: string;
+  /**
+   * Age of the queue's oldest message that raises its `<id>QueueAge` alarm (60 s to 14 days, and
+   * below the queue's retention period, after which SQS deletes messages unread).
+   * @default 1 hour, or half the retention period when that is shorter
+   */
+  readonly queueAgeThreshold?: Duration;
 }
 
 /**
  * The whole transactional outbox in one construct: the table, the topics of the config, the
  * Lambda relay with its event source mapping, relay DLQ and failed-batch bucket, and alarms with
- * a dashboard. Subscribers are added by topic name and their DLQs are watched too.
+ * a dashboard. Subscribers are added by topic name; their DLQs, and the age of their queues'
+ * oldest messages, are watched too.
  *
  * When the config names low-latency aggregate types (which the Lambda's filter leaves out), a
  * {@link LowLatencyProcessor} reads the same stream and publishes them to the same topics,
@@ -199,7 +207,7 @@ export class Outbox extends Construct {
    * ```
    */
   addSubscriber(id: string, options: OutboxSubscriptionOptions): OutboxSubscriber {
-    const { topic, ...rest } = options;
+    const { topic, queueAgeThreshold: ageThreshold, ...rest } = options;
     const subscriber = new OutboxSubscriber(this, id, {
       encryptionKey: this.props.encryptionKey,
       removalPolicy: this.removalPolicy,
@@ -209,6 +217,7 @@ export class Outbox extends Construct {
     });
     this.subscriberMap.set(id, subscriber);
     this.alarms.addDeadLetterQueue(`${id}DeadLetterQueue`, subscriber.deadLetterQueue);
+    this.alarms.addQueueAge(`${id}Queue`, subscriber.queue, queueAgeThreshold(subscriber.node.path, options, ageThreshold));
     return subscriber;
   }
 

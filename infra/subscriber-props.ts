@@ -1,6 +1,9 @@
-import type { Duration } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { OutboxSubscriber, OutboxSubscriberProps } from './outbox-subscriber.js';
 import { checkInteger, checkSeconds, OutboxPropsError } from './props-error.js';
+
+/** How long a new subscriber queue keeps a message by default. */
+export const DEFAULT_QUEUE_RETENTION = Duration.days(4);
 
 /** SNS allows at most 150 combinations of values in a filter policy: the product of each attribute's value count. */
 const MAX_FILTER_COMBINATIONS = 150;
@@ -137,4 +140,33 @@ export function validateSubscriberProps(
       `is ${props.visibilityTimeout.toSeconds()} s with a ${consumerTimeout.toSeconds()} s consumer timeout; allowed: at least ${minimum} s (6 × the consumer timeout + the batching window)`,
     );
   }
+}
+
+/**
+ * The age of a subscriber queue's oldest message that raises its alarm: `given`, else 1 hour or
+ * half the retention period when that is shorter; refused unless below the retention period of a
+ * new queue (an existing queue's is not known).
+ *
+ * @example
+ * ```ts
+ * alarms.addQueueAge(`${id}Queue`, subscriber.queue, queueAgeThreshold(path, props, props.queueAgeThreshold));
+ * ```
+ */
+export function queueAgeThreshold(
+  path: string,
+  props: Pick<OutboxSubscriberProps, 'queue' | 'retentionPeriod'>,
+  given?: Duration,
+): Duration {
+  checkSeconds(path, 'queueAgeThreshold', given, 60, 1_209_600);
+  const retention = props.queue === undefined ? (props.retentionPeriod ?? DEFAULT_QUEUE_RETENTION) : undefined;
+  const known = retention !== undefined && !retention.isUnresolved() ? retention.toSeconds() : undefined;
+  if (given === undefined) return Duration.seconds(known === undefined ? 3_600 : Math.max(60, Math.min(3_600, Math.floor(known / 2))));
+  if (known !== undefined && !given.isUnresolved() && given.toSeconds() >= known) {
+    throw new OutboxPropsError(
+      path,
+      'queueAgeThreshold',
+      `is ${given.toHumanString()} with a retention period of ${retention!.toHumanString()}; allowed: less than the retention period, after which SQS deletes messages unread`,
+    );
+  }
+  return given;
 }

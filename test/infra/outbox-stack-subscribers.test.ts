@@ -177,6 +177,25 @@ describe('OutboxStack: alarms and dashboard', () => {
     }
   });
 
+  it("alarms when a subscriber queue's oldest message has waited an hour, long before its 4-day retention deletes it unread", () => {
+    for (const { queue } of queues.values()) {
+      const found = alarms().filter(
+        (a) =>
+          a.MetricName === 'ApproximateAgeOfOldestMessage' &&
+          JSON.stringify(a.Dimensions).includes(`"Fn::GetAtt":["${queue}","QueueName"]`),
+      );
+      expect(found, queue).toHaveLength(1);
+      expect(found[0]).toMatchObject({
+        Namespace: 'AWS/SQS',
+        Statistic: 'Maximum',
+        Threshold: 3600,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: 3,
+        TreatMissingData: 'notBreaching',
+      });
+    }
+  });
+
   it('alarms on SNS delivery failures of every outbox topic', () => {
     const failing = alarms().filter((a) => a.MetricName === 'NumberOfNotificationsFailed' && a.Namespace === 'AWS/SNS');
     expect(failing).toHaveLength(config.topics.length);

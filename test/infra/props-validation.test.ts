@@ -6,7 +6,7 @@ import { Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
-import { Outbox, type OutboxProps } from '../../infra/outbox.js';
+import { Outbox, type OutboxProps, type OutboxSubscriptionOptions } from '../../infra/outbox.js';
 import { OutboxSubscriber, type OutboxSubscriberProps } from '../../infra/outbox-subscriber.js';
 import { OutboxTable } from '../../infra/outbox-table.js';
 import { OutboxTopics } from '../../infra/outbox-topics.js';
@@ -168,6 +168,32 @@ describe('Outbox props', { timeout: 120_000 }, () => {
       'topic',
       '"invoices" is not a topic',
       '"orders.fifo", "payments"',
+    );
+  });
+
+  it("sets a subscriber queue's age alarm below its retention period, and refuses one at or above it", () => {
+    const ageThreshold = (options: Partial<OutboxSubscriptionOptions>) => {
+      const built = outbox();
+      const subscriber = built.addSubscriber('Billing', { topic: 'payments', ...options });
+      const template = Template.fromStack(Stack.of(built));
+      const queue = Stack.of(built).getLogicalId(subscriber.queue.node.defaultChild as never);
+      const alarm = Object.values(template.findResources('AWS::CloudWatch::Alarm')).find(
+        (a) => a.Properties.MetricName === 'ApproximateAgeOfOldestMessage' && JSON.stringify(a.Properties.Dimensions).includes(queue),
+      );
+      return alarm?.Properties.Threshold as number | undefined;
+    };
+    expect(ageThreshold({})).toBe(3600);
+    expect(ageThreshold({ retentionPeriod: Duration.minutes(30) })).toBe(900);
+    expect(ageThreshold({ queueAgeThreshold: Duration.minutes(10) })).toBe(600);
+    expectPropsError(
+      () => ageThreshold({ retentionPeriod: Duration.hours(2), queueAgeThreshold: Duration.hours(2) }),
+      'queueAgeThreshold',
+      'is 2 hours with a retention period of 2 hours; allowed: less than the retention period',
+    );
+    expectPropsError(
+      () => ageThreshold({ queueAgeThreshold: Duration.seconds(30) }),
+      'queueAgeThreshold',
+      'whole seconds from 60 to 1209600',
     );
   });
 
