@@ -10,7 +10,11 @@ export interface DeadLetterClient {
 
 export type DeadLetterFields = Omit<RelayDeadLetter, 'kind' | 'version' | 'failedAt'>;
 
-export type DeadLetterResult = { readonly status: 'sent' } | { readonly status: 'failed'; readonly detail: string };
+export type DeadLetterResult =
+  | { readonly status: 'sent' }
+  | { readonly status: 'failed'; readonly detail: string }
+  /** A retry was due at or after the deadline, so it was not made. */
+  | { readonly status: 'deadline'; readonly detail: string };
 
 /** Writes relay dead letters to the DLQ, retrying transient SQS failures a bounded number of times. */
 export class DeadLetterSender {
@@ -20,8 +24,14 @@ export class DeadLetterSender {
     private readonly backoff: BackoffOptions,
   ) {}
 
-  /** Sends the dead letter, stamped `now`; `signal` aborts the request in flight or the wait before a retry, and ends the retries. */
-  async send(fields: DeadLetterFields, { now = new Date(), signal }: { now?: Date; signal?: AbortSignal } = {}): Promise<DeadLetterResult> {
+  /**
+   * Sends the dead letter, stamped `now`; `signal` aborts the request in flight or the wait before
+   * a retry, and ends the retries; no retry is made at or after `deadline` (epoch ms).
+   */
+  async send(
+    fields: DeadLetterFields,
+    { now = new Date(), signal, deadline = Number.POSITIVE_INFINITY }: { now?: Date; signal?: AbortSignal; deadline?: number } = {},
+  ): Promise<DeadLetterResult> {
     const letter: RelayDeadLetter = { kind: RELAY_DEAD_LETTER_KIND, version: 1, failedAt: now.toISOString(), ...fields };
     const body = deadLetterBody(letter);
     for (let attempt = 1; ; attempt++) {
@@ -39,8 +49,12 @@ export class DeadLetterSender {
         if (requestErrorKind(error) === 'permanent' || attempt >= this.backoff.maxAttempts || signal?.aborted === true) {
           return { status: 'failed', detail: `relay DLQ rejected the dead letter: ${describeError(error)}` };
         }
+        const delay = backoffDelay(this.backoff, attempt);
+        if (Date.now() + delay >= deadline) {
+          return { status: 'deadline', detail: `the retry of the dead letter was due after the deadline: ${describeError(error)}` };
+        }
         // An abort (the invocation's end) cuts the wait short; the next attempt then fails at once and ends the retries.
-        await sleep(backoffDelay(this.backoff, attempt), signal);
+        await sleep(delay, signal);
       }
     }
   }

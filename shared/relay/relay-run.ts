@@ -184,6 +184,13 @@ export class RelayRun {
       const kind = failure === undefined ? 'transient' : entryFailureKind(failure);
       if (succeeded.has(id) && failure === undefined) {
         this.advance(lane, item, 'published');
+      } else if (failure !== undefined && kind === 'rejected' && Date.now() >= this.deadline) {
+        // Nothing new goes out after the deadline, a dead letter neither: the retry meets the same refusal.
+        this.failLane(
+          lane,
+          'DEADLINE_REACHED',
+          `SNS rejected event ${item.message.id} after the deadline; it is dead-lettered on the retry`,
+        );
       } else if (failure !== undefined && kind === 'rejected') {
         deadLetterings.push(
           this.deadLetterItem(lane, item, 'PUBLISH_REJECTED', `SNS rejected the message: ${failure.Code}: ${failure.Message ?? ''}`),
@@ -232,12 +239,15 @@ export class RelayRun {
 
   /** Sends the lane head's dead letter; the lane moves on once it is in the DLQ, and fails if the DLQ refuses it. */
   private async deadLetter(lane: Lane, item: LaneItem, letter: DeadLetterFields): Promise<void> {
-    const sent = await this.deadLetters.send(letter, this.signal === undefined ? {} : { signal: this.signal });
+    const sent = await this.deadLetters.send(letter, {
+      deadline: this.deadline,
+      ...(this.signal === undefined ? {} : { signal: this.signal }),
+    });
     if (sent.status === 'sent') {
       this.deadLettered++;
       this.advance(lane, item, 'deadLettered');
     } else {
-      this.failLane(lane, 'DEAD_LETTER_FAILED', sent.detail);
+      this.failLane(lane, sent.status === 'deadline' ? 'DEADLINE_REACHED' : 'DEAD_LETTER_FAILED', sent.detail);
     }
   }
 

@@ -1,38 +1,17 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { fc, test as fcTest } from '@fast-check/vitest';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createRelayHandler, relayDeadline } from '../../functions/relay/create-handler.js';
-import { defineConfig } from '../../shared/config.js';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, EnvironmentError } from '../../shared/errors.js';
 import {
   entryFailureKind,
   lowestFailedSequenceNumber,
   messageGroupId,
-  RELAY_METRICS,
   Relay,
   type RelayResult,
   relayEnvironment,
-  relayMetrics,
 } from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
-import { captureEmf } from '../helpers/metrics.js';
+import { config, deadLetterQueueUrl, relayWith, topicArns } from '../helpers/relay-fixtures.js';
 import { slotRecord } from '../helpers/stream-records.js';
-
-const config = defineConfig({
-  source: 'urn:test:unit',
-  topics: [{ name: 'orders.fifo', fifo: true }, { name: 'payments' }],
-  routes: { order: 'orders.fifo', payment: 'payments' },
-  relay: { maxPublishAttempts: 3, publishConcurrency: 4 },
-});
-const topicArns = {
-  'orders.fifo': 'arn:aws:sns:us-east-1:000000000000:orders.fifo',
-  payments: 'arn:aws:sns:us-east-1:000000000000:payments',
-};
-const deadLetterQueueUrl = 'http://localhost/000000000000/relay-dlq';
-
-const relayWith = (sns: FakeSns, sqs = new FakeSqs(), overrides: Partial<typeof config> = {}) =>
-  new Relay({ config: { ...config, ...overrides }, sns, sqs, topicArns, deadLetterQueueUrl, backoff: { baseDelayMs: 1, maxDelayMs: 2 } });
 
 const eventIdsOf = (records: ReturnType<typeof slotRecord>[]) =>
   records.flatMap((r) => (r.dynamodb?.NewImage?.events?.L ?? []).map((e) => e.M!.id!.S!));
@@ -275,125 +254,6 @@ describe('relay core', () => {
       if (outcome.status === 'failed') failedAggregates.add(aggregate);
       if (outcome.status === 'delivered') expect(outcome.published).toBe(Number(records[i]!.dynamodb!.NewImage!.events!.L!.length));
     });
-  });
-});
-
-describe('relay deadline', () => {
-  afterEach(() => {
-    vi.useRealTimers();
-    vi.restoreAllMocks();
-  });
-
-  it('sends nothing once the deadline passes: requests in flight finish, every record not delivered fails and is retried', async () => {
-    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
-    const fake = new FakeSns();
-    let calls = 0;
-    // The clock passes the deadline while the first wave of four requests goes out.
-    const sns = {
-      send: (command: PublishBatchCommand) => {
-        if (++calls === 2) vi.setSystemTime(Date.now() + 10_000);
-        return fake.send(command);
-      },
-    };
-    const records = Array.from({ length: 100 }, (_, i) => slotRecord({ id: `o-${i}`, sequenceNumber: String(5_000 + i) }));
-    const result = await new Relay({ config, sns, sqs: new FakeSqs(), topicArns, deadLetterQueueUrl }).relay(records, {
-      deadline: Date.now() + 5_000,
-    });
-    expect(calls).toBe(4);
-    expect(result.published).toBe(40);
-    expect(result.outcomes.slice(0, 40).every((o) => o.status === 'delivered')).toBe(true);
-    expect(result.outcomes.slice(40).every((o) => o.status === 'failed' && o.reason === 'DEADLINE_REACHED')).toBe(true);
-    expect(lowestFailedSequenceNumber(result)).toBe('5040');
-  });
-
-  it('aborts a request still in flight when the signal fires, and fails its record for the retry', async () => {
-    // An SNS that never answers: only the abort ends the request.
-    const hanging = {
-      send: (_command: PublishBatchCommand, options?: { abortSignal?: AbortSignal }) =>
-        new Promise<never>((_, reject) =>
-          options?.abortSignal?.addEventListener('abort', () => reject(Object.assign(new Error('aborted'), { name: 'AbortError' }))),
-        ),
-    };
-    const relay = new Relay({ config, sns: hanging, sqs: new FakeSqs(), topicArns, deadLetterQueueUrl });
-    const result = await relay.relay([slotRecord({ id: 'o-1', sequenceNumber: '6100' })], {
-      deadline: Date.now() + 20,
-      signal: AbortSignal.timeout(60),
-    });
-    expect(result.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEADLINE_REACHED' });
-    expect(lowestFailedSequenceNumber(result)).toBe('6100');
-  });
-
-  it('ends a dead letter’s wait before its retry when the signal fires, and fails its record for the retry', async () => {
-    const malformed = slotRecord({ id: 'm', sequenceNumber: '7100' });
-    malformed.dynamodb!.NewImage!.seq = { S: 'not-a-number' };
-    const invocationEnd = new AbortController();
-    let sends = 0;
-    // A throttled DLQ; the invocation's end comes right after the first attempt, during the wait before the retry.
-    const throttled = {
-      send: async () => {
-        if (++sends === 1) queueMicrotask(() => invocationEnd.abort());
-        throw Object.assign(new Error('slow down'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } });
-      },
-    };
-    // Time stands still: the wait before the retry ends only if the abort ends it.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    try {
-      const relay = new Relay({ config, sns: new FakeSns(), sqs: throttled, topicArns, deadLetterQueueUrl });
-      let result: RelayResult | undefined;
-      void relay.relay([malformed], { signal: invocationEnd.signal }).then((r) => (result = r));
-      for (let tick = 0; tick < 100 && result === undefined; tick++) await new Promise((resolve) => setImmediate(resolve));
-      expect(result?.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEAD_LETTER_FAILED' });
-      expect(lowestFailedSequenceNumber(result!)).toBe('7100');
-    } finally {
-      vi.useRealTimers();
-    }
-  });
-
-  it('stops waiting for a lane in backoff at the deadline, and dead-letters nothing after it', async () => {
-    const sqs = new FakeSqs();
-    const malformed = slotRecord({ id: 'm', sequenceNumber: '7000' });
-    malformed.dynamodb!.NewImage!.seq = { S: 'not-a-number' };
-    const slow = new Relay({
-      config,
-      sns: new FakeSns(() => 'transient'),
-      sqs,
-      topicArns,
-      deadLetterQueueUrl,
-      backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
-    });
-    // Full jitter draws the longest wait: a minute before the retry, far past the deadline.
-    vi.spyOn(Math, 'random').mockReturnValue(0.999);
-    const backedOff = await slow.relay([slotRecord({ id: 'o-1', sequenceNumber: '6000' })], { deadline: Date.now() + 50 });
-    expect(backedOff.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEADLINE_REACHED' });
-    expect(backedOff.retried).toBe(1);
-
-    const late = await slow.relay([malformed], { deadline: Date.now() - 1 });
-    expect(late.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEADLINE_REACHED' });
-    expect(sqs.bodies).toEqual([]);
-  });
-});
-
-describe('relay handler deadline', () => {
-  it('keeps a fifth of the invocation’s remaining time, at least 2 s, for the requests in flight and the answer', () => {
-    expect(relayDeadline(1_000, 60_000)).toBe(49_000);
-    expect(relayDeadline(0, 5_000)).toBe(3_000);
-    // Never more than half: a function with a timeout of two seconds still publishes for one.
-    expect(relayDeadline(0, 2_000)).toBe(1_000);
-  });
-
-  it('reports every record failed from the first when the invocation has no time left to publish', async () => {
-    const sns = new FakeSns();
-    const metrics = relayMetrics('deadline-relay');
-    const written = captureEmf(metrics);
-    const handler = createRelayHandler({ relay: relayWith(sns), logger: new Logger({ logLevel: 'SILENT' }), metrics });
-    const records = [slotRecord({ id: 'a', sequenceNumber: '300' }), slotRecord({ id: 'b', sequenceNumber: '301' })];
-    const response = await handler({ Records: records }, { getRemainingTimeInMillis: () => 0 });
-    expect(response.batchItemFailures).toEqual([{ itemIdentifier: '300' }]);
-    expect(sns.requests).toEqual([]);
-    // A short invocation (a function timeout of a second or two) still gets half its time to publish.
-    expect((await handler({ Records: records }, { getRemainingTimeInMillis: () => 1_500 })).batchItemFailures).toEqual([]);
-    expect(sns.accepted).toHaveLength(2);
-    expect(written.map((emf) => emf[RELAY_METRICS.failedRecords])).toEqual([2, 0]);
   });
 });
 
