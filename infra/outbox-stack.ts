@@ -3,6 +3,7 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
+import { ORDER_VIEW_LEADING_KEYS } from '../functions/example-consumer/keys.js';
 import type { OutboxConfig } from '../shared/config.js';
 import { distinctIds } from './construct-ids.js';
 import { Outbox } from './outbox.js';
@@ -86,7 +87,14 @@ export class OutboxStack extends Stack {
     }).function;
     // Exactly the item actions of the consumer helper (inbox transaction, view updates); the stock
     // grantReadWriteData would add Scan, batch actions and, with a key, wildcard KMS actions.
-    consumer.addToRolePolicy(new PolicyStatement({ actions: EXAMPLE_CONSUMER_TABLE_ACTIONS, resources: [this.outbox.table.tableArn] }));
+    // Only on its own items: the table also holds the outbox slots, which the relay publishes.
+    consumer.addToRolePolicy(
+      new PolicyStatement({
+        actions: EXAMPLE_CONSUMER_TABLE_ACTIONS,
+        resources: [this.outbox.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...ORDER_VIEW_LEADING_KEYS] } },
+      }),
+    );
     encryptionKey?.grant(consumer, 'kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey');
     // Names that differ only in punctuation or case (orders.fifo, orders_fifo) would share ids.
     const suffixes = distinctIds(

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { OutboxError, TransactionFailedError, WriteValidationError } from '../../shared/errors.js';
 import type { WriteInput, WriteResult } from '../../shared/write.js';
-import { orderViewKey } from '../example-consumer/projection.js';
+import { orderViewKey } from '../example-consumer/keys.js';
 import { ApiError, type ApiRequest, type ApiResponse } from './api-types.js';
 import { amountField, objectBody, stringField } from './request-body.js';
 

@@ -3,6 +3,7 @@ import type { Consumer } from '../../shared/consumer/consumer.js';
 import { createConsumer } from '../../shared/consumer/consumer.js';
 import { eventHandler } from '../../shared/consumer/options.js';
 import type { ConsumerOptions } from '../../shared/consumer/types.js';
+import { ORDER_VIEW_CONSUMER, orderViewKey } from './keys.js';
 
 export interface OrderPlaced {
   readonly total: number;
@@ -31,8 +32,6 @@ function objectSchema<T>(fields: Record<keyof T & string, 'string' | 'number'>):
   };
 }
 
-export const orderViewKey = (orderId: string) => ({ pk: `VIEW#order#${orderId}`, sk: 'VIEW' });
-
 /**
  * The example app's read model: one view item per order, kept by `order.*` and `payment.captured`
  * events. Every write goes through the inbox transaction, so a redelivered event changes nothing,
@@ -42,7 +41,7 @@ export function orderProjection(options: Pick<ConsumerOptions, 'inbox'> & Partia
   const { tableName } = options.inbox;
   return createConsumer({
     ...options,
-    name: 'order-view',
+    name: ORDER_VIEW_CONSUMER,
     sequenceTracking: true,
     handlers: {
       'order.placed': eventHandler({

@@ -110,6 +110,12 @@ describe('OutboxStack: example consumer subscriptions', () => {
     expect(dynamo.flatMap(resourcesOf).map((r) => JSON.stringify(r))).toEqual(
       dynamo.map(() => JSON.stringify({ 'Fn::GetAtt': [ids.table, 'Arn'] })),
     );
+    // Its own items only: never an outbox slot, which the relay would publish.
+    for (const statement of dynamo) {
+      expect(statement.Condition).toEqual({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['VIEW#order#*', 'INBOX#order-view#*', 'SEQ#order-view#*'] },
+      });
+    }
     const services = new Set(statements.flatMap(actionsOf).map((a) => a.split(':')[0]));
     expect([...services].sort()).toEqual(['dynamodb', 'logs', 'sqs', 'xray']);
   });

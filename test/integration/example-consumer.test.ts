@@ -1,6 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orderProjection, orderViewKey } from '../../functions/example-consumer/projection.js';
+import { ORDER_VIEW_LEADING_KEYS, orderViewKey } from '../../functions/example-consumer/keys.js';
+import { orderProjection } from '../../functions/example-consumer/projection.js';
 import type { LocalClients } from '../../shared/local/clients.js';
 import { anEnvelope, anSqsEvent, anSqsRecord, snsNotification } from '../helpers/envelopes.js';
 import { freshTable, testClients } from '../helpers/local.js';
@@ -80,5 +81,18 @@ describe('example consumer', () => {
       new GetCommand({ TableName: tableName, Key: orderViewKey('ex-cancel'), ConsistentRead: true }),
     );
     expect(Item).toMatchObject({ status: 'CANCELLED', total: 5, paid: 0 });
+  });
+
+  // Runs last: the items of every test above are in the table.
+  it('writes only under the partition keys its deployed role is limited to (dynamodb:LeadingKeys)', async () => {
+    const { Items = [] } = await clients.document.send(new ScanCommand({ TableName: tableName, ConsistentRead: true }));
+    const patterns = ORDER_VIEW_LEADING_KEYS.map((p) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*')}$`));
+    const kinds = new Set(Items.map((item) => String(item.pk).split('#')[0]));
+    expect([...kinds].sort()).toEqual(['INBOX', 'SEQ', 'VIEW']);
+    for (const item of Items)
+      expect(
+        patterns.some((p) => p.test(String(item.pk))),
+        String(item.pk),
+      ).toBe(true);
   });
 });
