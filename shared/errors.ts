@@ -106,6 +106,27 @@ export class TransactionConflictError extends OutboxError {
   }
 }
 
+/**
+ * DynamoDB still reported an earlier attempt of the write running (`TransactionInProgressException`)
+ * when the helper stopped asking: that attempt may yet commit, or may not. Nothing more was sent.
+ */
+export class WriteOutcomeUnknownError extends OutboxError {
+  readonly attempts: number;
+
+  constructor(attempts: number, waitedMs: number, idempotencyKey: string | undefined, options?: ErrorOptions) {
+    super(
+      'WRITE_OUTCOME_UNKNOWN',
+      `DynamoDB was still running an earlier attempt of this write ${waitedMs} ms after it first answered TransactionInProgressException (${attempts} attempts); that attempt may yet commit, so nothing more was sent. ` +
+        (idempotencyKey === undefined
+          ? 'Read the written items to learn whether it did; a write with an idempotencyKey can be retried safely instead.'
+          : `Retry it with the same idempotencyKey (${JSON.stringify(idempotencyKey)}): that returns the committed result, or writes it once.`),
+      options,
+    );
+    this.name = 'WriteOutcomeUnknownError';
+    this.attempts = attempts;
+  }
+}
+
 /** The idempotency key already holds the committed result of a different write. */
 export class IdempotencyConflictError extends OutboxError {
   constructor(key: string, options?: ErrorOptions) {

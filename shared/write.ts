@@ -1,8 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { type BackoffOptions, backoffDelay, sleep } from './backoff.js';
 import type { OutboxConfig } from './config.js';
-import { TransactionConflictError, WriteValidationError } from './errors.js';
+import { TransactionConflictError, WriteOutcomeUnknownError, WriteValidationError } from './errors.js';
 import { type CancellationReason, cancellationOutcome } from './write-cancellation.js';
 import { derivedToken, idempotencyPut, replay } from './write-idempotency.js';
 import type { WriteInput } from './write-input.js';
@@ -46,12 +47,17 @@ const RACE_BACKOFF: BackoffOptions = { maxAttempts: Number.POSITIVE_INFINITY, ba
  * transactions, and throttling once the SDK's own few retries are spent. Nothing was written.
  */
 const RETRIED_ERRORS = new Set([
-  'TransactionInProgressException',
   'TransactionConflictException',
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
   'RequestLimitExceeded',
 ]);
+/**
+ * How long an attempt that DynamoDB reports still running (`TransactionInProgressException`)
+ * is asked about again under its token; DynamoDB settles such an attempt once 5 s have passed
+ * since it began.
+ */
+export const IN_PROGRESS_WINDOW_MS = 15_000;
 const OPTION_KEYS = ['config', 'tableName', 'client', 'retry', 'idempotencyTtlSeconds', 'clock'];
 const RETRY_KEYS = Object.keys(DEFAULT_RETRY);
 
@@ -164,7 +170,10 @@ export class Outbox {
 
   async #commit(input: WriteInput, plan: Plan): Promise<WriteResult> {
     const expected = new Map(plan.slots.map((slot) => [slot.pk, this.#sequences.get(slot.pk)]));
-    let token = input.idempotencyKey;
+    // Every attempt carries a token, the key or a random one, kept while the request is the same:
+    // an attempt DynamoDB may still be running is then asked about again instead of sent anew.
+    let token = input.idempotencyKey ?? randomUUID();
+    let inProgressSince: number | undefined;
     let conflicts = 0;
     let races = 0;
     let lastReason = '';
@@ -180,7 +189,7 @@ export class Outbox {
                 ? []
                 : [idempotencyPut(input.idempotencyKey, plan, result, this.#tableName, this.#idempotencyTtlSeconds)]),
             ],
-            ...(token === undefined ? {} : { ClientRequestToken: token }),
+            ClientRequestToken: token,
           }),
         );
         for (const slot of plan.slots) this.#sequences.remember(slot.pk, (expected.get(slot.pk) ?? 0) + slot.events.length);
@@ -195,13 +204,24 @@ export class Outbox {
           raced = outcome.status === 'raced';
           lastReason = outcome.reason;
           // A changed request must not reuse the token of the one DynamoDB just saw.
-          if (token !== undefined) token = derivedToken(token, attempt);
+          token = derivedToken(token, attempt);
+          inProgressSince = undefined;
         } else if (name === 'IdempotentParameterMismatchException' && input.idempotencyKey !== undefined) {
           const replayed = await replay(this.#client, this.#tableName, input.idempotencyKey, plan.fingerprint);
           if (replayed !== undefined) return replayed;
           // The earlier request under this token never committed (it would have left its record).
           token = derivedToken(input.idempotencyKey, attempt);
           lastReason = name;
+        } else if (name === 'TransactionInProgressException') {
+          // An earlier attempt under this token (sent again by the SDK after a timeout) is still
+          // running and may yet commit: only this token, sent again, learns how it ends. A new one
+          // could commit the write a second time.
+          const now = this.#clock().getTime();
+          inProgressSince ??= now;
+          if (now - inProgressSince >= IN_PROGRESS_WINDOW_MS)
+            throw new WriteOutcomeUnknownError(attempt, now - inProgressSince, input.idempotencyKey);
+          await sleep(backoffDelay(this.#retry, Math.min(attempt, 10)));
+          continue;
         } else if (RETRIED_ERRORS.has(name)) {
           lastReason = name;
         } else if (name === 'ValidationException' && /multiple operations on one item/i.test((error as Error).message)) {

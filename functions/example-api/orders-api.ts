@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { OutboxError, TransactionFailedError, WriteValidationError } from '../../shared/errors.js';
+import { OutboxError, TransactionFailedError, WriteOutcomeUnknownError, WriteValidationError } from '../../shared/errors.js';
 import type { WriteInput, WriteResult } from '../../shared/write.js';
 import { orderViewKey } from '../example-consumer/keys.js';
 import { ApiError, type ApiRequest, type ApiResponse } from './api-types.js';
@@ -67,6 +67,10 @@ export function errorResponse(error: unknown): ApiResponse {
   }
   if (error instanceof URIError) {
     return { status: 400, body: { error: { code: 'INVALID_PATH', message: `the path is not valid percent-encoding: ${error.message}` } } };
+  }
+  if (error instanceof WriteOutcomeUnknownError) {
+    // The write may yet commit: the client learns which by retrying with its Idempotency-Key.
+    return { status: 503, body: { error: { code: error.code, message: error.message } } };
   }
   if (error instanceof OutboxError) {
     // Conflicts, reused idempotency keys and cancelled transactions: the request met the state of the data.

@@ -1,5 +1,7 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
 import { Outbox, type WriteInput } from '../../shared/write.js';
 import { newId, orderEvent, testConfig } from '../helpers/factories.js';
 import { freshTable, testClients } from '../helpers/local.js';
@@ -88,5 +90,42 @@ describe('idempotency keys: what counts as the same write', () => {
     parent = '00f067aa0ba902b7';
 
     await expect(write()).resolves.toEqual({ events: first.events, replayed: true });
+  });
+});
+
+describe('an attempt DynamoDB reports still running', () => {
+  it('is asked about again under its token, so a write without a key is applied once', async () => {
+    // The first transaction is applied, but the helper is told it is still in progress, as after
+    // a client timeout whose SDK retries kept finding the original attempt running.
+    const client = new DynamoDBClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: inject('dynamodbEndpoint') });
+    let told = false;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (context.commandName === 'TransactWriteItemsCommand' && !told) {
+          told = true;
+          throw Object.assign(new Error('Transaction is in progress'), { name: 'TransactionInProgressException' });
+        }
+        return result;
+      },
+      { step: 'initialize', name: 'reportInProgress' },
+    );
+    const inProgress = new Outbox({ config: testConfig(), tableName, client, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+    const order = newId('order');
+
+    const { events } = await inProgress.write({
+      operations: [
+        {
+          Update: { Key: { pk: `ACCOUNT#${order}`, sk: 'A' }, UpdateExpression: 'ADD balance :d', ExpressionAttributeValues: { ':d': 10 } },
+        },
+      ],
+      events: [orderEvent(order)],
+    });
+
+    expect(told).toBe(true);
+    expect(events.map((e) => e.sequence)).toEqual([1]);
+    expect((await getItem(`ACCOUNT#${order}`, 'A'))?.balance).toBe(10);
+    expect(await getItem(`OUTBOX#order#${order}`, 'OUTBOX')).toMatchObject({ seq: 1 });
+    client.destroy();
   });
 });

@@ -1,6 +1,8 @@
 import { fc, it } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
+import { errorResponse } from '../../functions/example-api/orders-api.js';
 import { amountField, objectBody } from '../../functions/example-api/request-body.js';
+import { TransactionConflictError, WriteOutcomeUnknownError } from '../../shared/errors.js';
 
 describe('example API amounts', () => {
   it.prop([fc.integer({ min: 1, max: 100_000_000_000 })])('accepts every amount of whole cents up to one billion', (cents) => {
@@ -30,5 +32,18 @@ describe('example API bodies', () => {
 
   it('rejects a body that is not an object, naming the fields allowed', () => {
     expect(() => objectBody([], ['reason'])).toThrow('the body is []; allowed: a JSON object with reason');
+  });
+});
+
+describe('example API error answers', () => {
+  it('answers 503 when a write may yet commit, so the client retries with its key, and 409 when it met the data', () => {
+    expect(errorResponse(new WriteOutcomeUnknownError(16, 15_000, 'k-1'))).toMatchObject({
+      status: 503,
+      body: { error: { code: 'WRITE_OUTCOME_UNKNOWN', message: expect.stringContaining('Retry it with the same idempotencyKey ("k-1")') } },
+    });
+    expect(errorResponse(new TransactionConflictError(10, 'TransactionConflict'))).toMatchObject({
+      status: 409,
+      body: { error: { code: 'TRANSACTION_CONFLICT' } },
+    });
   });
 });

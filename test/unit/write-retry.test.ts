@@ -2,8 +2,8 @@ import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dy
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { TransactionConflictError, TransactionFailedError, WriteValidationError } from '../../shared/errors.js';
-import { Outbox, type OutboxOptions } from '../../shared/write.js';
+import { TransactionConflictError, TransactionFailedError, WriteOutcomeUnknownError, WriteValidationError } from '../../shared/errors.js';
+import { IN_PROGRESS_WINDOW_MS, Outbox, type OutboxOptions } from '../../shared/write.js';
 import { orderEvent, testConfig } from '../helpers/factories.js';
 
 /** A DocumentClient whose transactions are answered by `answer` (attempt number → error or success). */
@@ -125,6 +125,57 @@ describe('write helper retries', () => {
     const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client });
     await expect(outbox.write({ events: [orderEvent('o-1')] })).rejects.toBe(boom);
     expect(fake.attempts()).toBe(1);
+  });
+});
+
+describe('write helper: an attempt DynamoDB is still running', () => {
+  const inProgress = () => Object.assign(new Error('Transaction is in progress'), { name: 'TransactionInProgressException' });
+
+  it('asks again under the same token, with or without an idempotency key, so the write commits once at most', async () => {
+    for (const idempotencyKey of [undefined, 'k-in-progress']) {
+      const fake = fakeClient((n) => (n < 3 ? inProgress() : undefined));
+      const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+      const result = await outbox.write({ events: [orderEvent('o-1')], ...(idempotencyKey === undefined ? {} : { idempotencyKey }) });
+      expect(result.events[0]?.sequence).toBe(1);
+      expect(fake.attempts()).toBe(3);
+      expect(fake.tokens[0]).toEqual(idempotencyKey ?? expect.stringMatching(/^[0-9a-f-]{36}$/));
+      expect(new Set(fake.tokens)).toEqual(new Set([fake.tokens[0]]));
+    }
+  });
+
+  it('gives each write without a key a token of its own, and a changed request a new one', async () => {
+    const fake = fakeClient((n) => (n === 1 ? conflict() : undefined));
+    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+    await outbox.write({ events: [orderEvent('o-1')] });
+    await outbox.write({ events: [orderEvent('o-2')] });
+    expect(fake.tokens).toHaveLength(3);
+    expect(new Set(fake.tokens).size).toBe(3);
+  });
+
+  it('stops asking once the attempt has been running for the window, and says the outcome is unknown', async () => {
+    let now = Date.parse('2026-11-24T10:00:00Z');
+    // Each reading of the clock is a second later.
+    const clock = () => new Date((now += 1_000));
+    const fake = fakeClient(() => inProgress());
+    const outbox = new Outbox({
+      config: testConfig(),
+      tableName: 't',
+      client: fake.client,
+      clock,
+      retry: { baseDelayMs: 1, maxDelayMs: 2 },
+    });
+    const error = await outbox.write({ events: [orderEvent('o-1')] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WriteOutcomeUnknownError);
+    expect(error).toMatchObject({ code: 'WRITE_OUTCOME_UNKNOWN' });
+    expect((error as Error).message).toMatch(
+      /^DynamoDB was still running an earlier attempt of this write 15000 ms after it first answered TransactionInProgressException/,
+    );
+    expect((error as Error).message).toContain('a write with an idempotencyKey can be retried safely instead');
+    expect(fake.attempts()).toBe(IN_PROGRESS_WINDOW_MS / 1_000 + 1);
+    expect(new Set(fake.tokens).size).toBe(1);
+
+    const keyed = await outbox.write({ events: [orderEvent('o-2')], idempotencyKey: 'k-unknown' }).catch((e: unknown) => e);
+    expect((keyed as Error).message).toContain('Retry it with the same idempotencyKey ("k-unknown")');
   });
 });
 
