@@ -153,9 +153,9 @@ describe('write helper: an attempt DynamoDB is still running', () => {
   });
 
   it('stops asking once the attempt has been running for the window, and says the outcome is unknown', async () => {
-    let now = Date.parse('2026-11-24T10:00:00Z');
+    let readings = 0;
     // Each reading of the clock is a second later.
-    const clock = () => new Date((now += 1_000));
+    const clock = () => new Date(Date.parse('2026-11-24T10:00:00Z') + ++readings * 1_000);
     const fake = fakeClient(() => inProgress());
     const outbox = new Outbox({
       config: testConfig(),
