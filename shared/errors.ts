@@ -40,7 +40,8 @@ export type WriteValidationCode =
   | 'REQUEST_TOO_LARGE'
   | 'IDEMPOTENCY_RECORD_TOO_LARGE'
   | 'INVALID_IDEMPOTENCY_KEY'
-  | 'INVALID_TRACEPARENT';
+  | 'INVALID_TRACEPARENT'
+  | 'UNKNOWN_FIELD';
 
 /**
  * The write input is invalid; nothing was written. It is refused before any request is sent,

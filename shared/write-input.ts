@@ -70,6 +70,9 @@ const TRACEPARENT_PATTERN = new RegExp(`^(?:00-${TRACE_FIELDS}|(?!00|ff)[0-9a-f]
  */
 const EVENT_TYPE_FORBIDDEN = /[\p{Cc}\uFFFE\uFFFF]/u;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,36}$/;
+/** The fields of a write and of an event, as {@link WriteInput} and {@link EventInput} name them. */
+export const WRITE_FIELDS = ['operations', 'events', 'idempotencyKey'] as const;
+const EVENT_FIELDS = ['aggregate', 'type', 'data', 'traceparent'] as const;
 /** Envelopes are sized with the widest sequence a slot can reach, so publishing never exceeds the limit. */
 const WIDEST_SEQUENCE = Number.MAX_SAFE_INTEGER;
 
@@ -173,11 +176,26 @@ function bareTableName(table: string): string {
   return /^arn:[^:]+:dynamodb:[^:]*:[^:]*:table\/([^/]+)$/.exec(table)?.[1] ?? table;
 }
 
+/**
+ * Refuses keys the helper does not read: a misspelt one (`event` for `events`, `idempotencykey`)
+ * would otherwise be dropped in silence, and with it the events or the idempotency it meant.
+ */
+export function rejectUnknownFields(value: object, path: string, allowed: readonly string[]): void {
+  const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
+  if (unknown.length > 0) {
+    throw new WriteValidationError(
+      'UNKNOWN_FIELD',
+      `${path} has unknown ${unknown.length === 1 ? 'field' : 'fields'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; allowed: ${allowed.join(', ')}`,
+    );
+  }
+}
+
 function validateEvent(event: EventInput, index: number, config: OutboxConfig): void {
   const path = `events[${index}]`;
   if (typeof event !== 'object' || event === null) {
     throw new WriteValidationError('MISSING_AGGREGATE', `${path} is ${String(event)}; allowed: { aggregate, type, data }`);
   }
+  rejectUnknownFields(event, path, EVENT_FIELDS);
   const { aggregate, type } = event;
   if (typeof aggregate !== 'object' || aggregate === null || typeof aggregate.type !== 'string' || typeof aggregate.id !== 'string') {
     throw new WriteValidationError(
@@ -185,6 +203,7 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
       `${path}.aggregate is ${JSON.stringify(aggregate) ?? 'undefined'}; allowed: { type: string, id: string }`,
     );
   }
+  rejectUnknownFields(aggregate, `${path}.aggregate`, ['type', 'id']);
   if (!aggregate.id.isWellFormed()) {
     // A lone surrogate has no UTF-8 form: DynamoDB and the FIFO group id would merge it with other ids.
     throw new WriteValidationError(

@@ -15,10 +15,12 @@ import {
   MAX_REQUEST_BYTES,
   MAX_TRANSACTION_ACTIONS,
   planSlots,
+  rejectUnknownFields,
   resolveOperation,
   type SlotPlan,
   type TransactOperation,
   validateIdempotencyKey,
+  WRITE_FIELDS,
   type WriteInput,
 } from './write-input.js';
 import { marshalOperation } from './write-operation-size.js';
@@ -49,6 +51,7 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
   if (typeof input !== 'object' || input === null) {
     throw new WriteValidationError('EMPTY_WRITE', `write() got ${String(input)}; allowed: { operations?, events, idempotencyKey? }`);
   }
+  rejectUnknownFields(input, 'write()', WRITE_FIELDS);
   const operationsInput = input.operations ?? [];
   const eventsInput = input.events ?? [];
   for (const [name, value] of [

@@ -51,6 +51,33 @@ describe('write validation (examples)', () => {
     expect(error.message).toContain('well-formed Unicode without control characters');
   });
 
+  it.each([
+    [
+      'a misspelt events (its events would be lost)',
+      { operations: [], event: [event({})] },
+      'write() has unknown field "event"; allowed: operations, events, idempotencyKey',
+    ],
+    [
+      'a misspelt idempotencyKey (the write would not be idempotent)',
+      { events: [event({})], idempotencykey: 'k-1' },
+      'write() has unknown field "idempotencykey"',
+    ],
+    [
+      'a misspelt traceparent',
+      { events: [event({ traceParent: '00-x' } as never)] },
+      'events[0] has unknown field "traceParent"; allowed: aggregate, type, data, traceparent',
+    ],
+    [
+      'an extra aggregate field',
+      { events: [event({ aggregate: { type: 'order', id: 'o-1', version: 2 } as never })] },
+      'events[0].aggregate has unknown field "version"; allowed: type, id',
+    ],
+  ])('refuses %s, naming the field and the fields allowed', async (_name, input, message) => {
+    const error = await rejection(input as unknown as WriteInput);
+    expect(error.code).toBe('UNKNOWN_FIELD');
+    expect(error.message).toContain(message);
+  });
+
   it('refuses an aggregate id with a lone surrogate, which would share a slot with other ids', async () => {
     const error = await rejection({ events: [event({ aggregate: { type: 'order', id: 'o\uD800' } })] });
     expect(error.code).toBe('MISSING_AGGREGATE');
