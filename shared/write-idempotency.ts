@@ -59,7 +59,10 @@ function canonicalJson(value: unknown, sets: boolean, key?: string): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** The Put of the record, conditional on no record for the key, returning the stored one if there is. */
+/**
+ * The Put of the record, conditional on no record for the key in force (none, or one past its
+ * expiry that TTL has not deleted yet), returning the stored one if there is.
+ */
 export function idempotencyPut(
   key: string,
   plan: { now: Date; fingerprint: string },
@@ -79,19 +82,23 @@ export function idempotencyPut(
         createdAt: plan.now.toISOString(),
         [TABLE.timeToLiveAttribute]: expiresAt(plan.now, ttlSeconds),
       },
-      ConditionExpression: 'attribute_not_exists(#pk)',
-      ExpressionAttributeNames: { '#pk': TABLE.partitionKey },
+      ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :now',
+      ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#expiresAt': TABLE.timeToLiveAttribute },
+      ExpressionAttributeValues: { ':now': expiresAt(plan.now, 0) },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
 }
 
-/** The stored result of the key, read consistently; `undefined` when no write under it committed. */
+/**
+ * The stored result of the key, read consistently; `undefined` when no write under it committed,
+ * or its record is past its expiry at `now` (TTL deletes such a record only later).
+ */
 export async function replay(
   client: DynamoDBDocumentClient,
   tableName: string,
   key: string,
-  fingerprint: string,
+  plan: { now: Date; fingerprint: string },
 ): Promise<WriteResult | undefined> {
   const { Item } = await client.send(
     new GetCommand({
@@ -100,7 +107,8 @@ export async function replay(
       ConsistentRead: true,
     }),
   );
-  return Item === undefined ? undefined : storedResult(key, Item, fingerprint);
+  const expired = typeof Item?.[TABLE.timeToLiveAttribute] === 'number' && Item[TABLE.timeToLiveAttribute] <= expiresAt(plan.now, 0);
+  return Item === undefined || expired ? undefined : storedResult(key, Item, plan.fingerprint);
 }
 
 /** The result a record holds, if it was written by this same write; else an {@link IdempotencyConflictError}. */

@@ -207,7 +207,7 @@ export class Outbox {
           token = derivedToken(token, attempt);
           inProgressSince = undefined;
         } else if (name === 'IdempotentParameterMismatchException' && input.idempotencyKey !== undefined) {
-          const replayed = await replay(this.#client, this.#tableName, input.idempotencyKey, plan.fingerprint);
+          const replayed = await replay(this.#client, this.#tableName, input.idempotencyKey, plan);
           if (replayed !== undefined) return replayed;
           // The earlier request under this token never committed (it would have left its record).
           token = derivedToken(input.idempotencyKey, attempt);

@@ -129,3 +129,37 @@ describe('an attempt DynamoDB reports still running', () => {
     client.destroy();
   });
 });
+
+describe('an idempotency record past its expiry', () => {
+  it('no longer holds its key, even before TTL deletes it: the key writes anew, with the same input or another', async () => {
+    // Near the real time: DynamoDB Local's TTL deletes, from time to time, items past their expiry by its own clock.
+    let now = Date.now();
+    const expiring = new Outbox({
+      config: testConfig(),
+      tableName,
+      client: clients.dynamodb,
+      idempotencyTtlSeconds: 60,
+      clock: () => new Date(now),
+    });
+    const order = newId('order');
+    const idempotencyKey = `k-${order}`.slice(0, 36);
+    const first = await expiring.write({ events: [orderEvent(order, 'order.placed', { total: 1 })], idempotencyKey });
+
+    // Within its 60 s, the key holds: another input is refused, the same one replayed.
+    now += 59_000;
+    await expect(expiring.write({ events: [orderEvent(order, 'order.placed', { total: 2 })], idempotencyKey })).rejects.toMatchObject({
+      code: 'IDEMPOTENCY_KEY_REUSED',
+    });
+    expect(await expiring.write({ events: [orderEvent(order, 'order.placed', { total: 1 })], idempotencyKey })).toMatchObject({
+      replayed: true,
+      events: first.events,
+    });
+
+    // Past it, the record is still in the table (TTL deletes it later) but no longer counts.
+    now += 2_000;
+    expect(await getItem(`IDEMPOTENCY#${idempotencyKey}`, 'IDEMPOTENCY')).toBeDefined();
+    const other = await expiring.write({ events: [orderEvent(order, 'order.placed', { total: 2 })], idempotencyKey });
+    expect(other).toMatchObject({ replayed: false, events: [{ sequence: 2 }] });
+    expect(await getItem(`IDEMPOTENCY#${idempotencyKey}`, 'IDEMPOTENCY')).toMatchObject({ expiresAt: Math.floor(now / 1000) + 60 });
+  });
+});
