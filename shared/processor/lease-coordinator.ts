@@ -49,7 +49,6 @@ export class LeaseCoordinator {
   readonly held = new Map<string, HeldLease>();
   private readonly seen = new Map<string, { counter: number; at: number }>();
   private snapshot: readonly Lease[] = [];
-  private previousScanAt: number | undefined;
 
   constructor(
     private readonly store: LeaseStore,
@@ -66,25 +65,18 @@ export class LeaseCoordinator {
 
   /** Reads the lease table, notes counter movements, and takes or steals what the plan says. */
   async scan(): Promise<void> {
-    const startedAt = this.now();
-    // A counter change is dated to the previous scan only if that scan was the attempt just
-    // before this one: after failed reads, the last successful one may be long past, and the
-    // owner's write may have landed a moment ago.
-    const previousScanAt = this.previousScanAt;
-    this.previousScanAt = undefined;
     const leases = await this.store.list();
+    // A counter seen to move (or a lease seen for the first time) is dated to the end of the read:
+    // the owner issued its write before then, however long the read (or the one before) took, so
+    // the lease is never judged expired before the owner itself gives it up.
     const now = this.now();
     const keys = new Set<string>();
     for (const lease of leases) {
       keys.add(lease.leaseKey);
       const seen = this.seen.get(lease.leaseKey);
-      if (seen === undefined) {
-        this.seen.set(lease.leaseKey, { counter: lease.leaseCounter, at: startedAt });
-      } else if (seen.counter !== lease.leaseCounter) {
-        this.seen.set(lease.leaseKey, { counter: lease.leaseCounter, at: previousScanAt ?? startedAt });
-      }
+      if (seen === undefined || seen.counter !== lease.leaseCounter)
+        this.seen.set(lease.leaseKey, { counter: lease.leaseCounter, at: now });
     }
-    this.previousScanAt = startedAt;
     for (const key of this.seen.keys()) if (!keys.has(key)) this.seen.delete(key);
     this.snapshot = leases;
     for (const lease of leases) {
@@ -170,6 +162,6 @@ export class LeaseCoordinator {
     if (lease.leaseOwner === undefined) return true;
     if (lease.leaseOwner === this.workerId && this.held.has(lease.leaseKey)) return false;
     const seen = this.seen.get(lease.leaseKey);
-    return seen !== undefined && now - seen.at >= this.settings.failoverMs - this.settings.leaseScanIntervalMs;
+    return seen !== undefined && now - seen.at >= this.expiresAfterMs();
   }
 }
