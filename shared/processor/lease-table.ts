@@ -1,5 +1,6 @@
-import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { LeaseLostError } from './errors.js';
 import { type Lease, type LeaseStore, TRIM_HORIZON } from './lease.js';
 
@@ -28,6 +29,10 @@ function toLease(item: Record<string, unknown>): Lease {
     ownerSwitchesSinceCheckpoint: Number(item.ownerSwitchesSinceCheckpoint ?? 0),
   };
 }
+
+/** Whether `found` is `lease` as one more write of `owner` leaves it: held by `owner`, its counter one up. */
+const ownedAfter = (found: Lease, lease: Lease, owner: string): boolean =>
+  found.leaseOwner === owner && found.leaseCounter === lease.leaseCounter + 1;
 
 /**
  * The lease table on DynamoDB. Every write is a conditional update on `leaseCounter` (and the
@@ -80,7 +85,9 @@ export class DynamoDbLeaseTable implements LeaseStore {
   }
 
   async renew(lease: Lease, owner: string): Promise<Lease> {
-    const updated = await this.update(lease, owner, 'SET leaseCounter = leaseCounter + :one', {});
+    const updated = await this.update(lease, owner, 'SET leaseCounter = leaseCounter + :one', {}, (found) =>
+      ownedAfter(found, lease, owner),
+    );
     if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'renew', { owner, counter: lease.leaseCounter });
     return updated;
   }
@@ -92,6 +99,7 @@ export class DynamoDbLeaseTable implements LeaseStore {
       undefined,
       'SET leaseCounter = leaseCounter + :one, leaseOwner = :newOwner, ownerSwitchesSinceCheckpoint = ownerSwitchesSinceCheckpoint + :switched',
       { ':newOwner': owner, ':switched': switched },
+      (found) => ownedAfter(found, lease, owner),
     );
   }
 
@@ -101,13 +109,20 @@ export class DynamoDbLeaseTable implements LeaseStore {
       owner,
       'SET leaseCounter = leaseCounter + :one, checkpoint = :checkpoint, ownerSwitchesSinceCheckpoint = :zero',
       { ':checkpoint': checkpoint, ':zero': 0 },
+      (found) => ownedAfter(found, lease, owner) && found.checkpoint === checkpoint,
     );
     if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'checkpoint', { owner, counter: lease.leaseCounter });
     return updated;
   }
 
   async release(lease: Lease, owner: string): Promise<void> {
-    const updated = await this.update(lease, owner, 'SET leaseCounter = leaseCounter + :one REMOVE leaseOwner', {});
+    const updated = await this.update(
+      lease,
+      owner,
+      'SET leaseCounter = leaseCounter + :one REMOVE leaseOwner',
+      {},
+      (found) => found.leaseOwner === undefined && found.leaseCounter === lease.leaseCounter + 1,
+    );
     if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'release', { owner, counter: lease.leaseCounter });
   }
 
@@ -128,12 +143,18 @@ export class DynamoDbLeaseTable implements LeaseStore {
     }
   }
 
-  /** A conditional update on the counter (and owner when given); `undefined` when the condition failed. */
+  /**
+   * A conditional update on the counter (and owner when given); `undefined` when the condition
+   * failed. A failed condition that finds the lease as this very update leaves it (`applied`) is
+   * the SDK's retry of an update whose first attempt was applied but whose answer was lost (a
+   * timeout, a reset connection): that is the update's success, not a lease taken by another.
+   */
   private async update(
     lease: Lease,
     owner: string | undefined,
     expression: string,
     values: Record<string, unknown>,
+    applied: (found: Lease) => boolean,
   ): Promise<Lease | undefined> {
     try {
       const { Attributes } = await this.document.send(
@@ -149,12 +170,15 @@ export class DynamoDbLeaseTable implements LeaseStore {
             ...values,
           },
           ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return toLease(Attributes ?? {});
     } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      const item = (error as { Item?: Record<string, AttributeValue> }).Item;
+      const found = item === undefined ? undefined : toLease(unmarshall(item));
+      return found !== undefined && applied(found) ? found : undefined;
     }
   }
 }
