@@ -85,9 +85,10 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
   range('failoverMs', 200, 600_000);
   range('renewIntervalMs', 10, Math.floor(failoverMs / 2), ' (at most half the failover time, so one missed renewal is not fatal)');
   range('leaseScanIntervalMs', 10, Math.floor(failoverMs / 4), ' (at most a quarter of the failover time)');
-  // Another worker sees a live owner's writes up to two scan intervals late (the scan that saw the
-  // previous write vouches only for the start of the scan before it): a renewal interval plus two
-  // scan intervals must leave room for write latency and slow scans within the failover time.
+  // Another worker dates a live owner's write to the end of the read that saw it, up to a scan
+  // interval (and the scans' durations) after it was issued, and judges the lease expired
+  // failoverMs − 2 × leaseScanIntervalMs after that: a renewal interval plus two scan intervals
+  // must leave room for write latency and slow scans within the failover time.
   const livenessBudget = Math.floor(failoverMs * 0.7);
   if (settings.renewIntervalMs + 2 * settings.leaseScanIntervalMs > livenessBudget) {
     const field = input.renewIntervalMs === undefined ? 'leaseScanIntervalMs' : 'renewIntervalMs';
