@@ -28,6 +28,12 @@ export interface ProcessorSettings {
   readonly readLimit: number;
   /** Largest pause before retrying a failed publish or read. @default 2000 */
   readonly retryMaxDelayMs: number;
+  /**
+   * Once the worker is stopping, how long a page still publishing may go on before it is cut
+   * short (its records not yet sent are left to the next holder of the lease), so the checkpoint
+   * and the release fit in ECS's `stopTimeout` (120 s) whatever SNS does. @default 90000
+   */
+  readonly handOffTimeoutMs: number;
 }
 
 export const DEFAULT_FAILOVER_MS = 10_000;
@@ -60,6 +66,7 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
     'idleMaxDelayMs',
     'readLimit',
     'retryMaxDelayMs',
+    'handOffTimeoutMs',
   ];
   for (const key of Object.keys(input)) {
     if (!known.includes(key)) throw new ProcessorOptionsError(key, `unknown option; allowed: ${known.join(', ')}`);
@@ -75,6 +82,7 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
     idleMaxDelayMs: input.idleMaxDelayMs ?? 100,
     readLimit: input.readLimit ?? 1000,
     retryMaxDelayMs: input.retryMaxDelayMs ?? 2000,
+    handOffTimeoutMs: input.handOffTimeoutMs ?? 90_000,
   };
   const range = (field: keyof ProcessorSettings, min: number, max: number, why = ''): void => {
     const value = settings[field];
@@ -105,5 +113,6 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
   range('idleMaxDelayMs', settings.idleMinDelayMs, 60_000, ' (not below idleMinDelayMs)');
   range('readLimit', 1, 1000);
   range('retryMaxDelayMs', 1, 600_000);
+  range('handOffTimeoutMs', 1, 3_600_000);
   return Object.freeze(settings);
 }

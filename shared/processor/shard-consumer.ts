@@ -5,12 +5,14 @@ import type { StreamRecordInput } from '../relay/stream-record.js';
 import { LeaseLostError, RecordsTrimmedError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
 import { SHARD_END } from './lease.js';
+import { publishCutoff } from './publish-cutoff.js';
 import { leaseExpiresAfterMs, type ProcessorSettings } from './settings.js';
 import type { ReadResult, StreamSource } from './stream-source.js';
 
 /** The part of the relay core the processor calls; a `Relay` fits. */
 export interface RecordPublisher {
-  relay(records: readonly StreamRecordInput[]): Promise<RelayResult>;
+  /** `signal` ends the publishing at once: requests in flight are aborted, and every record not delivered fails. */
+  relay(records: readonly StreamRecordInput[], options?: { readonly signal?: AbortSignal }): Promise<RelayResult>;
 }
 
 /** What a consumer reports to its worker. */
@@ -191,7 +193,13 @@ export class ShardConsumer {
 
   /** Publishes a page and checkpoints; `false` when a record failed (checkpointed just before it). */
   private async publish(records: readonly _Record[]): Promise<boolean> {
-    const result = await this.context.publisher.relay(records);
+    const cutoff = publishCutoff(this.held, this.context.settings, () => this.context.stopping());
+    let result: RelayResult;
+    try {
+      result = await this.context.publisher.relay(records, { signal: cutoff.signal });
+    } finally {
+      cutoff.dispose();
+    }
     const failed = lowestFailedSequenceNumber(result);
     if (failed === undefined) {
       this.position = records.at(-1)!.dynamodb!.SequenceNumber!;

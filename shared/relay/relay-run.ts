@@ -56,8 +56,10 @@ export class RelayRun {
   async run(): Promise<RelayResult> {
     this.decodeAll();
     const concurrency = this.options.config.relay.publishConcurrency;
+    // An abort ends the run as the deadline does, at once: wake the loop to stop.
+    this.signal?.addEventListener('abort', () => this.wake(), { once: true });
     for (;;) {
-      if (Date.now() >= this.deadline) this.stopAtDeadline();
+      if (Date.now() >= this.deadline || this.signal?.aborted === true) this.stopAtDeadline();
       while (this.inFlight < concurrency) {
         const task = this.nextBatch();
         if (task === undefined) break;
@@ -88,7 +90,10 @@ export class RelayRun {
 
   /** Sends nothing more: every lane with events or dead letters still to send fails its records. */
   private stopAtDeadline(): void {
-    const detail = 'the invocation reached its deadline before these events were sent; the event source mapping retries the record';
+    const detail =
+      this.signal?.aborted === true && Date.now() < this.deadline
+        ? `publishing was cut short (${describeError(this.signal.reason)}) before these events were sent; the record is retried`
+        : 'the invocation reached its deadline before these events were sent; the event source mapping retries the record';
     for (const lane of this.lanes.waiting()) this.failLane(lane, 'DEADLINE_REACHED', detail);
   }
 

@@ -180,3 +180,33 @@ describe('relay handler deadline', () => {
     expect(written.map((emf) => emf[RELAY_METRICS.failedRecords])).toEqual([2, 0]);
   });
 });
+
+describe('relay signal', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('ends the run at once when the signal fires, with no deadline: nothing more is sent, and every record not delivered fails', async () => {
+    const sns = new FakeSns(() => 'transient');
+    const relay = new Relay({
+      config,
+      sns,
+      sqs: new FakeSqs(),
+      topicArns,
+      deadLetterQueueUrl,
+      backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
+    // Full jitter draws the longest wait: a minute before the retry, which only the abort cuts short.
+    vi.spyOn(Math, 'random').mockReturnValue(0.999);
+    const cut = new AbortController();
+    const running = relay.relay([slotRecord({ id: 'o-1', sequenceNumber: '9000' })], { signal: cut.signal });
+    await vi.waitFor(() => expect(sns.requests).toHaveLength(1));
+    cut.abort(new Error('the worker is handing its leases over'));
+
+    const result = await running;
+    expect(result.outcomes[0]).toMatchObject({
+      status: 'failed',
+      reason: 'DEADLINE_REACHED',
+      detail: expect.stringContaining('publishing was cut short (Error: the worker is handing its leases over)'),
+    });
+    expect(sns.requests).toHaveLength(1);
+  });
+});
