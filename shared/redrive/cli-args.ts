@@ -56,11 +56,18 @@ export type RedriveCommand =
 
 const KINDS: readonly RedriveKind[] = ['relay-dlq', 'queue-dlq', 'on-failure'];
 
+/** Decimal digits, with a fraction when not `integer`: `Number()` alone would take `0x10`, `1e2` or `0b101` too. */
+const DECIMAL = { integer: /^\d+$/, number: /^\d+(\.\d+)?$/ } as const;
+
 function positiveNumber(value: string | undefined, flag: string, integer: boolean): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) {
-    throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: a positive ${integer ? 'whole number' : 'number'}`);
+  const decimal = (integer ? DECIMAL.integer : DECIMAL.number).test(value);
+  if (!decimal || !Number.isFinite(n) || n <= 0 || (integer && !Number.isSafeInteger(n))) {
+    throw new RedriveOptionsError(
+      flag,
+      `got ${JSON.stringify(value)}; allowed: a positive ${integer ? 'whole number' : 'number'} in decimal digits${integer ? '' : ', e.g. 2.5'}`,
+    );
   }
   return n;
 }

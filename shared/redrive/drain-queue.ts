@@ -44,6 +44,24 @@ export function checkCommonOptions(options: RedriveCommonOptions): void {
   }
 }
 
+/**
+ * Checks the topic name → ARN map a republishing redrive takes, as the relay checks its own: a
+ * wrong value would otherwise fail every publish after the messages were received.
+ */
+export function checkTopicArns(topicArns: unknown): void {
+  if (typeof topicArns !== 'object' || topicArns === null || Object.keys(topicArns).length === 0) {
+    throw new RedriveOptionsError(
+      'topicArns',
+      `got ${JSON.stringify(topicArns) ?? String(topicArns)}; allowed: an object of topic name → topic ARN, e.g. the relay's OUTBOX_TOPIC_ARNS`,
+    );
+  }
+  for (const [name, arn] of Object.entries(topicArns)) {
+    if (typeof arn !== 'string' || !arn.startsWith('arn:')) {
+      throw new RedriveOptionsError(`topicArns.${name}`, `got ${JSON.stringify(arn)}; allowed: an "arn:…" topic ARN`);
+    }
+  }
+}
+
 /** Visibility timeouts in seconds: SQS takes 0 to 43,200, and 0 would hide nothing. */
 const VISIBILITY_RANGE = [1, 43_200] as const;
 

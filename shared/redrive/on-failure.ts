@@ -4,7 +4,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import type { PublishBatchClient } from '../relay/relay.js';
-import { checkCommonOptions } from './drain-queue.js';
+import { checkCommonOptions, checkTopicArns } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
 import type { ResolveOptions } from './on-failure-events.js';
 import { redriveFromS3 } from './on-failure-s3.js';
@@ -75,6 +75,7 @@ function checkRetry(retry: BackoffOptions): void {
  */
 export async function redriveOnFailure(options: OnFailureRedriveOptions): Promise<RedriveSummary> {
   checkCommonOptions(options);
+  checkTopicArns(options.topicArns);
   if (options.retry !== undefined) checkRetry(options.retry);
   const { source } = options;
   const resolveOptions: ResolveOptions = {

@@ -4,8 +4,7 @@ import { deadLetterEnvelope, isRelayDeadLetter } from '../dead-letter.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import type { PublishBatchClient } from '../relay/relay.js';
 import { type AggregatePosition, inAggregateOrder } from './aggregate-order.js';
-import { type DrainPlan, drainQueue } from './drain-queue.js';
-import { RedriveOptionsError } from './errors.js';
+import { checkTopicArns, type DrainPlan, drainQueue } from './drain-queue.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 
@@ -24,8 +23,6 @@ interface Planned {
   readonly event: Omit<RepublishEvent, 'key'>;
   readonly position: AggregatePosition;
 }
-
-const isArn = (value: unknown): boolean => typeof value === 'string' && value.startsWith('arn:');
 
 function planOf(message: Message, topicArns: Readonly<Record<string, string>>): DrainPlan<Planned> {
   let letter: unknown;
@@ -104,16 +101,7 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>): 
  * ```
  */
 export async function redriveRelayDlq(options: RelayDlqRedriveOptions): Promise<RedriveSummary> {
-  if (typeof options.topicArns !== 'object' || options.topicArns === null || Object.keys(options.topicArns).length === 0) {
-    throw new RedriveOptionsError(
-      'topicArns',
-      "is empty; allowed: an object of topic name → topic ARN, e.g. the relay's OUTBOX_TOPIC_ARNS",
-    );
-  }
-  for (const [name, arn] of Object.entries(options.topicArns)) {
-    // As the relay checks its own: a wrong value would otherwise fail every publish after the messages were received.
-    if (!isArn(arn)) throw new RedriveOptionsError(`topicArns.${name}`, `got ${JSON.stringify(arn)}; allowed: an "arn:…" topic ARN`);
-  }
+  checkTopicArns(options.topicArns);
   // One for the whole run: an aggregate whose event failed in one receive stays blocked in the next.
   const blocked: BlockedAggregates = new Map();
   /** Aggregate → the furthest position published in the run, to notice an event that comes after a later one of its aggregate. */

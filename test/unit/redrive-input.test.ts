@@ -1,8 +1,12 @@
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { QueueDoesNotExist } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { defineConfig } from '../../shared/config.js';
 import { awsErrorHint } from '../../shared/redrive/aws-error-hint.js';
 import { parseRedriveArgs, REDRIVE_USAGE } from '../../shared/redrive/cli-args.js';
 import { RedriveOptionsError } from '../../shared/redrive/errors.js';
+import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
 import { RateLimiter } from '../../shared/redrive/rate-limit.js';
 import { formatSummary } from '../../shared/redrive/summary.js';
 
@@ -43,6 +47,22 @@ describe('parseRedriveArgs refuses input that would fail only once the run began
     expect(refused(['relay-dlq', '--queue-url', DLQ, '--topic-arns', '{}'])).toMatch(/--topic-arns: got \{\}; allowed: at least one/);
   });
 
+  it('refuses numbers in other notations than decimal digits, which Number() alone would take', () => {
+    for (const max of ['0x10', '1e2', '0o7', ' 5', '9007199254740993']) {
+      expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--max', max])).toBe(
+        `Invalid redrive option --max: got ${JSON.stringify(max)}; allowed: a positive whole number in decimal digits`,
+      );
+    }
+    expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--rate', '0b101'])).toBe(
+      'Invalid redrive option --rate: got "0b101"; allowed: a positive number in decimal digits, e.g. 2.5',
+    );
+    expect(
+      parseRedriveArgs(['redrive', 'queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--rate', '2.5', '--max', '100'], {}),
+    ).toMatchObject({
+      kind: 'queue-dlq',
+    });
+  });
+
   it('refuses a flag given twice instead of running against its last value', () => {
     expect(refused(['relay-dlq', '--queue-url', DLQ, '--queue-url', SOURCE, '--topic-arns', ARNS])).toBe(
       `Invalid redrive option arguments: --queue-url is given twice (${JSON.stringify(DLQ)}, then ${JSON.stringify(SOURCE)}); allowed: each option once`,
@@ -67,6 +87,27 @@ describe('parseRedriveArgs refuses input that would fail only once the run began
   it('says in --help that the rate counts events, as the docs and the code do', () => {
     expect(REDRIVE_USAGE).toContain('--rate N           republish at most N events per second');
     expect(REDRIVE_USAGE).not.toContain('messages per second');
+  });
+});
+
+describe('redriveOnFailure options', () => {
+  it('refuses a topic ARN that is not one before reading anything, as every redrive does', async () => {
+    const reads: unknown[] = [];
+    const s3 = { send: async (command: unknown) => reads.push(command) } as unknown as S3Client;
+    const run = (topicArns: Record<string, string>) =>
+      redriveOnFailure({
+        source: { s3, bucket: 'relay-failures' },
+        sns: { send: async () => ({ $metadata: {} }) },
+        streams: {} as DynamoDBStreamsClient,
+        config: defineConfig({ source: 'urn:test', topics: [{ name: 'orders' }], routes: { order: 'orders' } }),
+        topicArns,
+      });
+    await expect(run({ orders: 'orders' })).rejects.toMatchObject({
+      name: 'RedriveOptionsError',
+      message: 'Invalid redrive option topicArns.orders: got "orders"; allowed: an "arn:…" topic ARN',
+    });
+    await expect(run({})).rejects.toThrow(/topicArns: got \{\}; allowed: an object of topic name → topic ARN/);
+    expect(reads).toEqual([]);
   });
 });
 
