@@ -96,6 +96,8 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   const { sqs, queueUrl, signal } = options;
   const dryRun = options.dryRun === true;
   const limiter = rateLimiter(options.ratePerSecond);
+  // A batch goes out at once: with a rate, no more messages than one second's share (and 10, SQS's most).
+  const batchSize = options.ratePerSecond === undefined ? 10 : Math.max(1, Math.min(10, Math.floor(options.ratePerSecond)));
   const counts = await queueCounts(sqs, queueUrl);
   const before = counts.visible + counts.inFlight + counts.delayed;
   const seen = new Set<string>();
@@ -117,7 +119,7 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
         interrupted = true;
         break;
       }
-      const room = options.maxMessages === undefined ? 10 : Math.min(10, options.maxMessages - processed);
+      const room = options.maxMessages === undefined ? batchSize : Math.min(batchSize, options.maxMessages - processed);
       if (room <= 0) break;
       // Taken before the receive: SQS's visibility deadline is never earlier than this plus the timeout.
       const receivedAt = Date.now();

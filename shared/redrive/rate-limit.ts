@@ -2,16 +2,17 @@ import { sleep } from '../backoff.js';
 import { RedriveOptionsError } from './errors.js';
 
 /**
- * The slowest rate allowed, in events per second. A batch waits for its whole share of the rate
- * before it is republished, while its messages stay received (the drain renews their visibility
- * through the wait); much slower, and one batch (10 messages, or an on-failure record's many
- * events) would hold its messages, and the run, for hours.
+ * The slowest rate allowed, in events per second. A batch goes out at once and the next one waits
+ * for the first one's share of the rate, while its messages stay received (the drain renews their
+ * visibility through the wait); much slower, and one batch (an on-failure record's many events)
+ * would hold its messages, and the run, for hours.
  */
 export const MIN_RATE_PER_SECOND = 1;
 
 /**
- * Spaces out work to at most `perSecond` units per second: `take(n)` resolves when `n` more units
- * fit. Reserving before waiting keeps concurrent callers in line.
+ * Spaces out work to `perSecond` units per second: `take(n)` resolves when the units taken before
+ * have had their share of time (`n` go at once, and push the next take back by `n / perSecond`
+ * seconds). Reserving before waiting keeps concurrent callers in line.
  *
  * @example
  * ```ts

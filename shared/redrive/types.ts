@@ -3,8 +3,10 @@ export interface RedriveCommonOptions {
   /** Read and classify, but republish and delete nothing. @default false */
   readonly dryRun?: boolean;
   /**
-   * Republished events per second, at most (one relay-DLQ or queue message is one event; an
-   * on-failure record may hold many); at least 1. @default unlimited
+   * Republished events per second, on average (one relay-DLQ or queue message is one event; an
+   * on-failure record may hold many); at least 1. A queue is then read in batches of at most this
+   * many messages (and 10), each sent at once, the next after the last one's share of the time.
+   * @default unlimited
    */
   readonly ratePerSecond?: number;
   /** Stop after this many messages (or records). @default unlimited — until the source is empty */

@@ -370,3 +370,27 @@ describe('draining a queue', () => {
     expect(server.inspectQueue('drain-no-visibility')?.messages.ready.map((m) => m.approximateReceiveCount)).toEqual([0]);
   });
 });
+
+describe('redrive rate', () => {
+  it('reads a queue no more messages at a time than one second of the rate holds, so no batch bursts past it', async () => {
+    const { topicArn } = server.createTopic('payments-rate');
+    const { queueUrl } = server.createQueue('relay-dlq-rate');
+    await sendAll(
+      queueUrl,
+      Array.from({ length: 5 }, () => aRelayDeadLetter({ topic: 'payments' }).body),
+    );
+    const batches: number[] = [];
+    const sns: PublishBatchClient = {
+      send: (command: PublishBatchCommand) => {
+        batches.push(command.input.PublishBatchRequestEntries?.length ?? 0);
+        return clients.sns.send(command);
+      },
+    };
+
+    const summary = await redriveRelayDlq({ sqs: clients.sqs, sns, queueUrl, topicArns: { payments: topicArn }, ratePerSecond: 2.5 });
+
+    expect(summary).toMatchObject({ moved: 5, republished: 5 });
+    expect(Math.max(...batches)).toBeLessThanOrEqual(2);
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(5);
+  });
+});

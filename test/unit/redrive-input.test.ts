@@ -85,7 +85,7 @@ describe('parseRedriveArgs refuses input that would fail only once the run began
   });
 
   it('says in --help that the rate counts events, as the docs and the code do', () => {
-    expect(REDRIVE_USAGE).toContain('--rate N           republish at most N events per second');
+    expect(REDRIVE_USAGE).toContain('--rate N           republish N events per second on average');
     expect(REDRIVE_USAGE).not.toContain('messages per second');
   });
 });
