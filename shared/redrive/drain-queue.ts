@@ -18,6 +18,8 @@ export interface RepublishResult {
   readonly skipped?: readonly RedriveProblem[];
   /** Anything the summary must tell beyond the counts (see {@link RedriveSummary.notes}). */
   readonly notes?: readonly string[];
+  /** Events published for failed messages (an on-failure record some of whose events went out): counted as republished. */
+  readonly publishedOfFailed?: number;
 }
 
 export interface DrainOptions<T> extends RedriveCommonOptions {
@@ -169,6 +171,7 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
         const result = await options.republish(planned.map((p) => ({ messageId: p.message.MessageId ?? '', item: p.item })));
         const ok = new Set(result.succeeded);
         failed.push(...result.failed);
+        republished += result.publishedOfFailed ?? 0;
         skipped.push(...(result.skipped ?? []));
         republishNotes.push(...(result.notes ?? []));
         // Those not republished stay held; the others are let go once their delete was answered.

@@ -127,14 +127,15 @@ function decodeEvents(records: StreamInvocationPayload['Records'], options: Reso
 }
 
 /**
- * Publishes a record's events by topic; `undefined` when all succeeded, else the first reason.
- * Every topic's events are tried, so each aggregate that fails is known and `blocked` for the run.
+ * Publishes a record's events by topic: how many were published, and when not all, the first
+ * reason. Every topic's events are tried, so each aggregate that fails is known and `blocked` for
+ * the run.
  */
 export async function publishAll(
   sns: PublishBatchClient,
   events: readonly TopicEvent[],
   blocked: BlockedAggregates,
-): Promise<string | undefined> {
+): Promise<{ readonly published: number; readonly problem?: string }> {
   const byTopic = new Map<string, TopicEvent[]>();
   for (const event of events) byTopic.set(event.topicArn, [...(byTopic.get(event.topicArn) ?? []), event]);
   let failures = 0;
@@ -145,5 +146,6 @@ export async function publishAll(
     const head = failed.entries().next();
     if (first === undefined && !head.done) first = `${head.value[0]}: ${head.value[1]}`;
   }
-  return first === undefined ? undefined : `${failures} of ${events.length} events failed, first ${first}`;
+  const published = events.length - failures;
+  return first === undefined ? { published } : { published, problem: `${failures} of ${events.length} events failed, first ${first}` };
 }

@@ -61,6 +61,7 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
       const succeeded: string[] = [];
       const failed: RedriveProblem[] = [];
       const skipped: RedriveProblem[] = [];
+      let publishedOfFailed = 0;
       const byId = new Map(items.map((i) => [i.messageId, i.item]));
       const ordered = streamOrder(
         items.map((i) => ({ id: i.messageId, info: i.item.info })),
@@ -73,11 +74,14 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
           skipped.push({ id, reason: held });
           continue;
         }
-        const problem = await publishAll(options.sns, byId.get(id)?.events ?? [], blocked);
+        const { published, problem } = await publishAll(options.sns, byId.get(id)?.events ?? [], blocked);
         if (problem === undefined) succeeded.push(id);
-        else failed.push({ id, reason: problem });
+        else {
+          failed.push({ id, reason: problem });
+          publishedOfFailed += published;
+        }
       }
-      return { succeeded, failed, skipped };
+      return { succeeded, failed, skipped, publishedOfFailed };
     },
   });
 }

@@ -303,3 +303,43 @@ describe('on-failure redrive', () => {
     expect(view.ids()).toEqual([]);
   });
 });
+
+describe('on-failure redrive of a record some of whose events fail', () => {
+  it('counts the events it did publish, from S3 and from SQS, though the record fails and stays', async () => {
+    /** SNS refusing every publish to the payments topic: the record's three order events go out, its payment not. */
+    const paymentsDown: PublishBatchClient = {
+      send: (command: PublishBatchCommand) =>
+        command.input.TopicArn === topicArns.payments
+          ? Promise.reject(
+              Object.assign(new Error('not allowed'), { name: 'AuthorizationErrorException', $metadata: { httpStatusCode: 403 } }),
+            )
+          : clients.sns.send(command),
+    };
+    views('partly-s3');
+    server.createBucket('partly');
+    await clients.s3.send(new PutObjectCommand({ Bucket: 'partly', Key: 'one.json', Body: JSON.stringify({ ...failure, payload }) }));
+    const fromS3 = await redriveOnFailure({
+      source: { s3: clients.s3, bucket: 'partly' },
+      sns: paymentsDown,
+      streams: clients.streams,
+      config,
+      topicArns,
+    });
+
+    views('partly-sqs');
+    const { queueUrl } = server.createQueue('relay-on-failure-partly');
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(failure) }));
+    const fromSqs = await redriveOnFailure({
+      source: { sqs: clients.sqs, queueUrl },
+      sns: paymentsDown,
+      streams: clients.streams,
+      config,
+      topicArns,
+    });
+
+    for (const summary of [fromS3, fromSqs]) {
+      expect(summary).toMatchObject({ moved: 0, republished: 3, after: 1 });
+      expect(summary.failed).toEqual([{ id: expect.any(String), reason: expect.stringMatching(/^1 of 4 events failed, first /) }]);
+    }
+  });
+});
