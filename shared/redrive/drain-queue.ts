@@ -29,6 +29,11 @@ export interface DrainOptions<T> extends RedriveCommonOptions {
   plan(message: Message): Promise<DrainPlan<T>> | DrainPlan<T>;
   republish(items: readonly { readonly messageId: string; readonly item: T }[]): Promise<RepublishResult>;
   /**
+   * In a dry run, the planned messages that `republish` would still keep back (e.g. held behind
+   * another of the same batch), counted skipped instead of moved. @default none
+   */
+  preview?(items: readonly { readonly messageId: string; readonly item: T }[]): readonly RedriveProblem[];
+  /**
    * How long a received message stays hidden from other readers while it is moved; the batch in
    * hand and the messages kept back (skipped, failed, or all in a dry run) are hidden again before
    * half of it has passed, for as long as the run lasts, whatever it waits on. @default 120
@@ -154,8 +159,12 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
         } else planned.push({ message, item: plan.item, units: plan.units });
       }
       if (dryRun) {
-        moved += planned.length;
-        republished += planned.reduce((sum, p) => sum + p.units, 0);
+        const keptBack = options.preview?.(planned.map((p) => ({ messageId: p.message.MessageId ?? '', item: p.item }))) ?? [];
+        const kept = new Set(keptBack.map((k) => k.id));
+        const going = planned.filter((p) => !kept.has(p.message.MessageId ?? ''));
+        skipped.push(...keptBack);
+        moved += going.length;
+        republished += going.reduce((sum, p) => sum + p.units, 0);
       } else if (planned.length > 0) {
         if (
           !(await limiter.take(

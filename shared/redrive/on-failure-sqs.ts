@@ -37,6 +37,12 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
   /** Why a record must wait behind one that was not republished, or `undefined`. */
   const heldBack = (info: StreamBatchInfo): string | undefined =>
     holds.size === 0 ? undefined : holds.reason(info, lineage.ancestry(info.streamArn, info.shardId));
+  /** A receive's records in stream order, each with why it must wait, if it must. */
+  const inOrder = (items: readonly { readonly messageId: string; readonly item: Planned }[]) =>
+    streamOrder(
+      items.map((i) => ({ id: i.messageId, info: i.item.info })),
+      (shardId) => lineage.parentOf(shardId),
+    ).map(({ id, info }) => ({ id, held: heldBack(info) }));
   return drainQueue<Planned>({
     ...options,
     plan: async (message) => {
@@ -63,13 +69,8 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
       const skipped: RedriveProblem[] = [];
       let publishedOfFailed = 0;
       const byId = new Map(items.map((i) => [i.messageId, i.item]));
-      const ordered = streamOrder(
-        items.map((i) => ({ id: i.messageId, info: i.item.info })),
-        (shardId) => lineage.parentOf(shardId),
-      );
-      for (const { id, info } of ordered) {
+      for (const { id, held } of inOrder(items)) {
         // A record of this receive planned before a hold was found later in it must wait as well.
-        const held = heldBack(info);
         if (held !== undefined) {
           skipped.push({ id, reason: held });
           continue;
@@ -83,5 +84,7 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
       }
       return { succeeded, failed, skipped, publishedOfFailed };
     },
+    // What republish would keep back, without publishing: a dry run counts it skipped, as the real run would.
+    preview: (items) => inOrder(items).flatMap(({ id, held }) => (held === undefined ? [] : [{ id, reason: held }])),
   });
 }

@@ -133,6 +133,31 @@ describe('on-failure redrive: a record skipped after decoding holds its shard', 
     expect(queueDepth(server, 'unrouted-sqs-failures')).toBe(2);
   });
 
+  it('SQS dry run: counts the later record held back as skipped, as the real run does, not as one that would move', async () => {
+    const view = fifoView(server, 'unrouted-dry');
+    const { streamArn, shardId, first, second } = await unroutedFirst('unrouted-dry');
+    const { queueUrl } = server.createQueue('unrouted-dry-failures');
+    for (const records of [second, first]) {
+      await clients.sqs.send(
+        new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(failedBatch(streamArn, shardId, records)) }),
+      );
+    }
+    const run = { source: { sqs: clients.sqs, queueUrl }, sns: clients.sns, streams: clients.streams, config, topicArns: view.topicArns };
+
+    const dry = await redriveOnFailure({ ...run, dryRun: true });
+    const real = await redriveOnFailure(run);
+
+    for (const summary of [dry, real]) {
+      expect(summary).toMatchObject({ moved: 0, republished: 0, failed: [] });
+      expect(summary.skipped.map((p) => p.reason.split(' (')[0]).sort()).toEqual([
+        'aggregate type "invoice" has no route',
+        `held back: an earlier record of shard ${shardId} was not republished`,
+      ]);
+    }
+    expect(dry.status).toBe('dry-run');
+    expect(queueDepth(server, 'unrouted-dry-failures')).toBe(2);
+  });
+
   it('SQS: a record past the stream retention holds nothing back, as it can never be read again', async () => {
     const view = fifoView(server, 'expired-sqs');
     const { streamArn, shardId, first, second, ids } = await unroutedFirst('expired-sqs');
