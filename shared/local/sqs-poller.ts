@@ -122,7 +122,8 @@ export class SqsPoller {
     let failedIds: Set<string> | undefined;
     try {
       const response = await handler({ Records: records });
-      const ids = (response ?? { batchItemFailures: [] }).batchItemFailures.map((f) => f.itemIdentifier);
+      // As Lambda reads it: no answer, no list or a null list is a batch that fully succeeded.
+      const ids = (response?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
       const known = new Set(records.map((r) => r.messageId));
       failedIds = ids.every((id) => typeof id === 'string' && known.has(id)) ? new Set(ids) : undefined;
       if (failedIds === undefined) {

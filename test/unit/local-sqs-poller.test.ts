@@ -48,6 +48,31 @@ describe('local SQS event source, deletes', () => {
   });
 });
 
+describe('local SQS event source, answers that mean success', () => {
+  it.each([
+    ['no answer', async () => undefined],
+    ['an answer without batchItemFailures', async () => ({})],
+    ['a null batchItemFailures', async () => ({ batchItemFailures: null })],
+  ])('deletes the whole batch for %s, as Lambda does', async (_, handler) => {
+    const messages = ['a', 'b'].map((id) => ({ MessageId: id, ReceiptHandle: `rh-${id}`, Body: id }));
+    const reports: SqsBatchReport[] = [];
+    const errors: unknown[] = [];
+    poller = new SqsPoller({
+      sqs: stubQueue(messages, { Successful: [{ Id: '0' }, { Id: '1' }] }),
+      queue: { url: 'http://127.0.0.1:1/000000000000/q', arn: 'arn:aws:sqs:us-east-1:000000000000:q' },
+      handler: handler as never,
+      onBatch: (report) => reports.push(report),
+      onError: (error) => errors.push(error),
+    });
+    poller.start();
+    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+
+    expect(reports[0]!.acknowledged.map((r) => r.body)).toEqual(['a', 'b']);
+    expect(reports[0]!.failed).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});
+
 describe('local SQS event source, handler failures', () => {
   const messages = ['a', 'b'].map((id) => ({ MessageId: id, ReceiptHandle: `rh-${id}`, Body: id }));
 
