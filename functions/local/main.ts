@@ -97,8 +97,16 @@ const shutdown = async (signal: string) => {
     );
     process.exit(1);
   }, STOP_DEADLINE_MS);
-  await load?.stop();
-  await stack.stop();
+  let failed: unknown;
+  try {
+    await load?.stop();
+    await stack.stop();
+  } catch (error) {
+    // A part that fails to stop (a checkpoint file that cannot be written, say) is reported in one
+    // line, and the run still ends in order, saying whether Java has gone.
+    failed = error;
+    process.stderr.write(`npm start: stopping failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
   clearTimeout(deadline);
   let javaGone = true;
   try {
@@ -112,7 +120,7 @@ const shutdown = async (signal: string) => {
       ? `stopped; DynamoDB Local (java pid ${stack.dynamoDb.pid}) has ended\n`
       : `stopped; java pid ${stack.dynamoDb.pid} is still ending\n`,
   );
-  process.exit(0);
+  process.exit(failed === undefined ? 0 : 1);
 };
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

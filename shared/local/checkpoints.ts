@@ -1,4 +1,4 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { LocalStackError } from './local-stack-error.js';
 
 /**
@@ -133,16 +133,17 @@ class FileCheckpointStore extends MemoryCheckpointStore {
   }
 
   private async drain(): Promise<void> {
+    const temporary = `${this.path}.${process.pid}.tmp`;
     try {
       while (this.dirty) {
         this.dirty = false;
         const file: CheckpointFile = { streamArn: this.streamArn, shards: Object.fromEntries(this.shards) };
-        const temporary = `${this.path}.${process.pid}.tmp`;
         await writeFile(temporary, `${JSON.stringify(file, null, 2)}\n`);
         await rename(temporary, this.path);
       }
     } catch (error) {
-      // Kept dirty: the next change, or flush(), tries again.
+      // No half-done write is left in the folder; kept dirty: the next change, or flush(), tries again.
+      await rm(temporary, { force: true }).catch(() => undefined);
       this.dirty = true;
       this.failure = error;
       this.onError?.(error);

@@ -1,6 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { RELAY_CHECKPOINT_FILE } from '../../shared/local/checkpoints.js';
 import { waitFor } from '../helpers/wait.js';
 
 const freePort = () =>
@@ -34,9 +38,12 @@ afterEach(() => {
 });
 
 /** `npm start` as a user runs it, in a process group of its own (as a terminal gives it), once it is up. */
-async function npmStart(): Promise<{ npm: ChildProcess; output: () => string; javaPid: number; exited: Promise<number | null> }> {
+async function npmStart(
+  args: readonly string[] = [],
+): Promise<{ npm: ChildProcess; output: () => string; javaPid: number; exited: Promise<number | null>; port: number }> {
   let output = '';
-  const npm = spawn('npm', ['start', '--', '--port', String(await freePort())], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await freePort();
+  const npm = spawn('npm', ['start', '--', '--port', String(port), ...args], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   groups.push(npm.pid as number);
   npm.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
@@ -50,7 +57,7 @@ async function npmStart(): Promise<{ npm: ChildProcess; output: () => string; ja
   await waitFor(() => output.includes('Try:'), { timeoutMs: 90_000, what: `the local stack to start; output so far:\n${output}` });
   const javaPid = Number(/java pid (\d+)/.exec(output)?.[1]);
   expect(alive(javaPid)).toBe(true);
-  return { npm, output: () => output, javaPid, exited };
+  return { npm, output: () => output, javaPid, exited, port };
 }
 
 describe('npm start, stopped by a signal', { timeout: 180_000 }, () => {
@@ -74,5 +81,34 @@ describe('npm start, stopped by a signal', { timeout: 180_000 }, () => {
 
     expect(output()).toContain('SIGTERM: stopping…');
     expect(output()).toContain(`stopped; DynamoDB Local (java pid ${javaPid}) has ended`);
+  });
+
+  it('a part that fails to stop is reported in one line, and the run still ends in order, Java included, with code 1', async () => {
+    const persist = mkdtempSync(join(tmpdir(), 'outbox-stop-fails-'));
+    try {
+      const { npm, output, javaPid, exited, port } = await npmStart(['--persist', persist]);
+      // The relay's checkpoints can no longer be written: a folder stands where their file goes.
+      mkdirSync(join(persist, RELAY_CHECKPOINT_FILE), { recursive: true });
+      const placed = await fetch(`http://127.0.0.1:${port}/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'stop-fails', total: 10, currency: 'EUR' }),
+      });
+      expect(placed.status).toBe(201);
+      await waitFor(() => output().includes(RELAY_CHECKPOINT_FILE), { timeoutMs: 30_000, what: 'the checkpoint write to fail' });
+
+      process.kill(-(npm.pid as number), 'SIGINT');
+      const code = await exited;
+
+      expect(output()).toMatch(/npm start: stopping failed: .*relay-checkpoints\.json/);
+      expect(output()).toContain(`stopped; DynamoDB Local (java pid ${javaPid}) has ended`);
+      expect(output()).not.toMatch(/^\s+at /m);
+      expect(code).toBe(1);
+      expect(alive(javaPid)).toBe(false);
+      // Nothing half-written is left behind.
+      expect(readdirSync(persist).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    } finally {
+      rmSync(persist, { recursive: true, force: true });
+    }
   });
 });
