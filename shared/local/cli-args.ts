@@ -81,8 +81,8 @@ function joinDashValues(argv: readonly string[]): string[] {
   return args;
 }
 
-/** A strictly decimal number (`12`, `12.5`): no sign, exponent, hex or blanks, which `Number()` would take. */
-const decimal = (value: string): number => (/^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN);
+/** A strictly decimal number (`12`, `12.5`, `.5`): no sign, exponent, hex or blanks, which `Number()` would take. */
+const decimal = (value: string): number => (/^(\d+(\.\d+)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN);
 
 /**
  * Parses `npm start`'s arguments strictly: an unknown flag, a missing value, a flag given twice,

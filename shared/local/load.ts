@@ -5,7 +5,7 @@ import type { LoadCounters } from './stats.js';
 export type LoadStep = () => Promise<number>;
 
 export interface LoadOptions {
-  /** Requests per second, above 0 and up to {@link MAX_LOAD_RATE}. */
+  /** Requests per second, from {@link MIN_LOAD_RATE} up to {@link MAX_LOAD_RATE}. */
   readonly rate: number;
   readonly step: LoadStep;
   readonly counters: LoadCounters;
@@ -20,14 +20,16 @@ export interface Load {
 }
 
 export const MAX_LOAD_RATE = 1000;
+/** The slowest load: one request every ten seconds (slower sends next to nothing, and the view would show it as 1e-10/s). */
+export const MIN_LOAD_RATE = 0.1;
 const TICK_MS = 10;
 
 /** Checks a load rate, failing with what was given and what is allowed. */
 export function checkLoadRate(rate: number, given: string = String(rate), label = 'load rate'): number {
-  if (!Number.isFinite(rate) || rate <= 0 || rate > MAX_LOAD_RATE) {
+  if (!Number.isFinite(rate) || rate < MIN_LOAD_RATE || rate > MAX_LOAD_RATE) {
     throw new LocalStackError(
       'INVALID_OPTION',
-      `${label} ${JSON.stringify(given)} is not a rate; allowed: a number of requests per second above 0 and up to ${MAX_LOAD_RATE}`,
+      `${label} ${JSON.stringify(given)} is not a rate; allowed: a number of requests per second from ${MIN_LOAD_RATE} up to ${MAX_LOAD_RATE}`,
     );
   }
   return rate;

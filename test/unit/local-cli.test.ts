@@ -29,6 +29,7 @@ describe('npm start arguments', () => {
       dynamoDbPort: 8000,
       emulatorPort: 4566,
     });
+    expect(parseLocalArgs(['--load', '.5'])).toMatchObject({ loadRate: 0.5 });
     expect(parseLocalArgs(['-h'])).toEqual({ kind: 'help' });
   });
 
@@ -41,8 +42,10 @@ describe('npm start arguments', () => {
   });
 
   it.each([
-    [['--load', 'abc'], /--load "abc" is not a rate; allowed: a number of requests per second above 0 and up to 1000/],
+    [['--load', 'abc'], /--load "abc" is not a rate; allowed: a number of requests per second from 0.1 up to 1000/],
     [['--load', '0'], /--load "0" is not a rate/],
+    [['--load', '0.0000000001'], /--load "0.0000000001" is not a rate; allowed: a number of requests per second from 0.1 up to 1000/],
+    [['--load', '1e2'], /--load "1e2" is not a rate/],
     [['--load', '5000'], /--load "5000" is not a rate.*up to 1000/],
     [['--load'], /--load <value>' argument missing/],
     [['--port', '70000'], /--port "70000" is not a port; allowed: a whole number from 0 .* to 65535/],

@@ -49,7 +49,7 @@ describe('load generator', () => {
     expect(counters.succeeded).toBe(counters.sent);
   });
 
-  it.each([0, -1, Number.NaN, 1001])('rejects the rate %s, naming what is allowed', (rate) => {
-    expect(() => checkLoadRate(rate)).toThrow(/allowed: a number of requests per second above 0 and up to 1000/);
+  it.each([0, 0.05, -1, Number.NaN, 1001])('rejects the rate %s, naming what is allowed', (rate) => {
+    expect(() => checkLoadRate(rate)).toThrow(/allowed: a number of requests per second from 0.1 up to 1000/);
   });
 });
