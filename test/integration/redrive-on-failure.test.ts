@@ -84,6 +84,11 @@ function throttledOnce(): PublishBatchClient & { requests: number } {
   };
 }
 
+/** The real SNS client, except that every `PublishBatch` to `topicArn` is refused with `error()`. */
+const refusing = (topicArn: string, error: () => Error): PublishBatchClient => ({
+  send: (command: PublishBatchCommand) => (command.input.TopicArn === topicArn ? Promise.reject(error()) : clients.sns.send(command)),
+});
+
 /** Fresh subscriber queues per test: a FIFO queue remembers dedup ids, so each test needs its own. */
 function views(name: string) {
   const orders = `order-view-${name}.fifo`;
@@ -237,12 +242,10 @@ describe('on-failure redrive', () => {
         }),
       );
     }
-    const ordersDown: PublishBatchClient = {
-      send: (command: PublishBatchCommand) =>
-        command.input.TopicArn === topicArns['orders.fifo']
-          ? Promise.reject(new ThrottledException({ message: 'Rate exceeded', $metadata: { httpStatusCode: 400 } }))
-          : clients.sns.send(command),
-    };
+    const ordersDown = refusing(
+      topicArns['orders.fifo']!,
+      () => new ThrottledException({ message: 'Rate exceeded', $metadata: { httpStatusCode: 400 } }),
+    );
 
     const summary = await redriveOnFailure({
       source: { s3: clients.s3, bucket: 'relay-failures-untried' },
@@ -307,14 +310,9 @@ describe('on-failure redrive', () => {
 describe('on-failure redrive of a record some of whose events fail', () => {
   it('counts the events it did publish, from S3 and from SQS, though the record fails and stays', async () => {
     /** SNS refusing every publish to the payments topic: the record's three order events go out, its payment not. */
-    const paymentsDown: PublishBatchClient = {
-      send: (command: PublishBatchCommand) =>
-        command.input.TopicArn === topicArns.payments
-          ? Promise.reject(
-              Object.assign(new Error('not allowed'), { name: 'AuthorizationErrorException', $metadata: { httpStatusCode: 403 } }),
-            )
-          : clients.sns.send(command),
-    };
+    const paymentsDown = refusing(topicArns.payments!, () =>
+      Object.assign(new Error('not allowed'), { name: 'AuthorizationErrorException', $metadata: { httpStatusCode: 403 } }),
+    );
     views('partly-s3');
     server.createBucket('partly');
     await clients.s3.send(new PutObjectCommand({ Bucket: 'partly', Key: 'one.json', Body: JSON.stringify({ ...failure, payload }) }));
