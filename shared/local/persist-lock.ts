@@ -39,9 +39,14 @@ function inUse(dir: string, holder: number | undefined): LocalStackError {
     holder === undefined
       ? `another local stack taking it over (${PERSIST_LOCK_FILE}${TAKEOVER_SUFFIX}: delete it if no other run is starting)`
       : `another local stack (pid ${holder}${holder === process.pid ? ', this process' : ''})`;
+  // A process id can outlive its run: after a reboot, another process may have been given it.
+  const stale =
+    holder === undefined || holder === process.pid
+      ? ''
+      : ` (if process ${holder} is no local stack, its id was reused after the run that held the folder ended: delete ${join(dir, PERSIST_LOCK_FILE)})`;
   return new LocalStackError(
     'PERSIST_DIR_IN_USE',
-    `--persist ${JSON.stringify(dir)} is in use by ${by}; allowed: a folder no other run uses — stop that run, or choose another folder`,
+    `--persist ${JSON.stringify(dir)} is in use by ${by}; allowed: a folder no other run uses — stop that run, or choose another folder${stale}`,
   );
 }
 

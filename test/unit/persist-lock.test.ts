@@ -41,6 +41,12 @@ describe('--persist folder lock', () => {
       code: 'PERSIST_DIR_IN_USE',
       message: expect.stringContaining(`in use by another local stack (pid ${process.ppid})`),
     });
+    // The process may be no local stack at all (its id reused after a reboot): the message says what to do then.
+    await expect(lockPersistDir(dir)).rejects.toMatchObject({
+      message: expect.stringContaining(
+        `(if process ${process.ppid} is no local stack, its id was reused after the run that held the folder ended: delete ${join(dir, PERSIST_LOCK_FILE)})`,
+      ),
+    });
     expect(readFileSync(join(dir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.ppid}\n`);
   });
 
