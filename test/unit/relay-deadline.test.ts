@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRelayHandler, relayDeadline } from '../../functions/relay/create-handler.js';
-import { lowestFailedSequenceNumber, RELAY_METRICS, Relay, type RelayResult, relayMetrics } from '../../shared/relay/index.js';
+import { lowestFailedSequenceNumber, RELAY_METRICS, Relay, relayMetrics } from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { captureEmf } from '../helpers/metrics.js';
 import { config, deadLetterQueueUrl, relayWith, topicArns } from '../helpers/relay-fixtures.js';
@@ -65,18 +65,23 @@ describe('relay deadline', () => {
         throw Object.assign(new Error('slow down'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } });
       },
     };
-    // Time stands still: the wait before the retry ends only if the abort ends it.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    try {
-      const relay = new Relay({ config, sns: new FakeSns(), sqs: throttled, topicArns, deadLetterQueueUrl });
-      let result: RelayResult | undefined;
-      void relay.relay([malformed], { signal: invocationEnd.signal }).then((r) => (result = r));
-      for (let tick = 0; tick < 100 && result === undefined; tick++) await new Promise((resolve) => setImmediate(resolve));
-      expect(result?.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEAD_LETTER_FAILED' });
-      expect(lowestFailedSequenceNumber(result!)).toBe('7100');
-    } finally {
-      vi.useRealTimers();
-    }
+    // Full jitter draws the longest wait: a minute before the retry, which only the abort can end
+    // within the test's timeout.
+    vi.spyOn(Math, 'random').mockReturnValue(0.999);
+    const relay = new Relay({
+      config,
+      sns: new FakeSns(),
+      sqs: throttled,
+      topicArns,
+      deadLetterQueueUrl,
+      backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
+
+    const result = await relay.relay([malformed], { signal: invocationEnd.signal });
+
+    expect(result.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEAD_LETTER_FAILED' });
+    expect(lowestFailedSequenceNumber(result)).toBe('7100');
+    expect(sends).toBe(1);
   });
 
   it('stops waiting for a lane in backoff at the deadline, and dead-letters nothing after it', async () => {
@@ -104,15 +109,24 @@ describe('relay deadline', () => {
 });
 
 describe('relay deadline: dead letters', () => {
-  afterEach(() => vi.restoreAllMocks());
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
 
   it('does not dead-letter an entry SNS rejects in an answer that comes after the deadline: the record fails for the retry', async () => {
     const sqs = new FakeSqs();
     const rejecting = new FakeSns(() => 'permanent');
-    // SNS answers 40 ms into a 10 ms deadline.
-    const late = { send: (command: PublishBatchCommand) => new Promise((r) => setTimeout(r, 40)).then(() => rejecting.send(command)) };
+    // SNS answers after the deadline: the clock passes it while the request is out.
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    const late = {
+      send: (command: PublishBatchCommand) => {
+        vi.setSystemTime(Date.now() + 10_000);
+        return rejecting.send(command);
+      },
+    };
     const relay = new Relay({ config, sns: late, sqs, topicArns, deadLetterQueueUrl });
-    const result = await relay.relay([slotRecord({ id: 'o-1', sequenceNumber: '8000' })], { deadline: Date.now() + 10 });
+    const result = await relay.relay([slotRecord({ id: 'o-1', sequenceNumber: '8000' })], { deadline: Date.now() + 5_000 });
     expect(result.outcomes[0]).toMatchObject({
       status: 'failed',
       reason: 'DEADLINE_REACHED',
