@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { repeatedOption } from '../cli-tokens.js';
+import { decimalNumber, repeatedOption } from '../cli-tokens.js';
 import { checkLoadRate } from './load.js';
 import { LocalStackError } from './local-stack-error.js';
 
@@ -34,8 +34,8 @@ Options:
 
 function port(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isInteger(n) || n > 65_535) {
+  const n = decimalNumber(value, true);
+  if (!Number.isInteger(n) || n > 65_535) {
     throw new LocalStackError(
       'INVALID_OPTION',
       `${flag} ${JSON.stringify(value)} is not a port; allowed: a whole number from 0 (a free port) to 65535`,
@@ -81,9 +81,6 @@ function joinDashValues(argv: readonly string[]): string[] {
   return args;
 }
 
-/** A strictly decimal number (`12`, `12.5`, `.5`): no sign, exponent, hex or blanks, which `Number()` would take. */
-const decimal = (value: string): number => (/^(\d+(\.\d+)?|\.\d+)$/.test(value) ? Number(value) : Number.NaN);
-
 /**
  * Parses `npm start`'s arguments strictly: an unknown flag, a missing value, a flag given twice,
  * a bad number or one port given to two flags is a {@link LocalStackError} `INVALID_OPTION`
@@ -119,7 +116,7 @@ export function parseLocalArgs(argv: readonly string[]): LocalCommand {
     dynamoDbPort: port(values['dynamodb-port'], '--dynamodb-port', 0),
     emulatorPort: port(values['emulator-port'], '--emulator-port', 0),
     ...(persist === undefined ? {} : { persistDir: persist }),
-    ...(load === undefined ? {} : { loadRate: checkLoadRate(decimal(load), load, '--load') }),
+    ...(load === undefined ? {} : { loadRate: checkLoadRate(decimalNumber(load), load, '--load') }),
   } as const;
   checkDistinctPorts([
     [values.port === undefined ? `the default --port ${command.apiPort} (the example API)` : `--port ${command.apiPort}`, command.apiPort],

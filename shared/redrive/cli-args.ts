@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { repeatedOption } from '../cli-tokens.js';
+import { decimalNumber, repeatedOption } from '../cli-tokens.js';
 import { RedriveOptionsError } from './errors.js';
 import { MIN_RATE_PER_SECOND } from './rate-limit.js';
 
@@ -57,14 +57,10 @@ export type RedriveCommand =
 
 const KINDS: readonly RedriveKind[] = ['relay-dlq', 'queue-dlq', 'on-failure'];
 
-/** Decimal digits, with a fraction when not `integer`: `Number()` alone would take `0x10`, `1e2` or `0b101` too. */
-const DECIMAL = { integer: /^\d+$/, number: /^\d+(\.\d+)?$/ } as const;
-
 function positiveNumber(value: string | undefined, flag: string, integer: boolean): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  const decimal = (integer ? DECIMAL.integer : DECIMAL.number).test(value);
-  if (!decimal || !Number.isFinite(n) || n <= 0 || (integer && !Number.isSafeInteger(n))) {
+  const n = decimalNumber(value, integer);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isSafeInteger(n))) {
     throw new RedriveOptionsError(
       flag,
       `got ${JSON.stringify(value)}; allowed: a positive ${integer ? 'whole number' : 'number'} in decimal digits${integer ? '' : ', e.g. 2.5'}`,
