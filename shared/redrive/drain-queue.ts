@@ -158,8 +158,9 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
           skipped.push({ id: message.MessageId ?? '', reason: plan.reason });
         } else planned.push({ message, item: plan.item, units: plan.units });
       }
+      const items = planned.map((p) => ({ messageId: p.message.MessageId ?? '', item: p.item }));
       if (dryRun) {
-        const keptBack = options.preview?.(planned.map((p) => ({ messageId: p.message.MessageId ?? '', item: p.item }))) ?? [];
+        const keptBack = options.preview?.(items) ?? [];
         const kept = new Set(keptBack.map((k) => k.id));
         const going = planned.filter((p) => !kept.has(p.message.MessageId ?? ''));
         skipped.push(...keptBack);
@@ -177,7 +178,7 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
           interrupted = true;
           break;
         }
-        const result = await options.republish(planned.map((p) => ({ messageId: p.message.MessageId ?? '', item: p.item })));
+        const result = await options.republish(items);
         const ok = new Set(result.succeeded);
         failed.push(...result.failed);
         republished += result.publishedOfFailed ?? 0;
