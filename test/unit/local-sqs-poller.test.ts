@@ -1,6 +1,6 @@
 import { DeleteMessageBatchCommand, type Message, type ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SqsBatchReport, SqsPoller, type SqsPollerClient } from '../../shared/local/sqs-poller.js';
+import { type SqsBatchReport, type SqsHandler, SqsPoller, type SqsPollerClient } from '../../shared/local/sqs-poller.js';
 
 let poller: SqsPoller | undefined;
 afterEach(async () => {
@@ -22,6 +22,22 @@ function stubQueue(messages: Message[], deleteOutput: object): SqsPollerClient {
   };
 }
 
+/** Starts a poller on `sqs` feeding `handler`, and resolves with what it reported once it handled one batch. */
+async function firstBatch(sqs: SqsPollerClient, handler: SqsHandler): Promise<{ report: SqsBatchReport; errors: unknown[] }> {
+  const reports: SqsBatchReport[] = [];
+  const errors: unknown[] = [];
+  poller = new SqsPoller({
+    sqs,
+    queue: { url: 'http://127.0.0.1:1/000000000000/q', arn: 'arn:aws:sqs:us-east-1:000000000000:q' },
+    handler,
+    onBatch: (report) => reports.push(report),
+    onError: (error) => errors.push(error),
+  });
+  poller.start();
+  await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+  return { report: reports[0]!, errors };
+}
+
 describe('local SQS event source, deletes', () => {
   it('counts as acknowledged only the messages DeleteMessageBatch lists as Successful, and reports the others', async () => {
     const messages = ['a', 'b', 'c'].map((id) => ({ MessageId: id, ReceiptHandle: `rh-${id}`, Body: id }));
@@ -29,21 +45,11 @@ describe('local SQS event source, deletes', () => {
       Successful: [{ Id: '0' }, { Id: '2' }],
       Failed: [{ Id: '1', Code: 'ReceiptHandleIsInvalid', SenderFault: true }],
     });
-    const reports: SqsBatchReport[] = [];
-    const errors: unknown[] = [];
-    poller = new SqsPoller({
-      sqs,
-      queue: { url: 'http://127.0.0.1:1/000000000000/q', arn: 'arn:aws:sqs:us-east-1:000000000000:q' },
-      handler: async () => ({ batchItemFailures: [] }),
-      onBatch: (report) => reports.push(report),
-      onError: (error) => errors.push(error),
-    });
-    poller.start();
-    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+    const { report, errors } = await firstBatch(sqs, async () => ({ batchItemFailures: [] }));
 
-    expect(reports[0]!.acknowledged.map((r) => r.body)).toEqual(['a', 'c']);
-    expect(reports[0]!.undeleted.map((r) => r.body)).toEqual(['b']);
-    expect(reports[0]!.failed).toEqual([]);
+    expect(report.acknowledged.map((r) => r.body)).toEqual(['a', 'c']);
+    expect(report.undeleted.map((r) => r.body)).toEqual(['b']);
+    expect(report.failed).toEqual([]);
     expect(String(errors[0])).toMatch(/deleted 2 of 3 handled messages \(ReceiptHandleIsInvalid\)/);
   });
 });
@@ -55,20 +61,10 @@ describe('local SQS event source, answers that mean success', () => {
     ['a null batchItemFailures', async () => ({ batchItemFailures: null })],
   ])('deletes the whole batch for %s, as Lambda does', async (_, handler) => {
     const messages = ['a', 'b'].map((id) => ({ MessageId: id, ReceiptHandle: `rh-${id}`, Body: id }));
-    const reports: SqsBatchReport[] = [];
-    const errors: unknown[] = [];
-    poller = new SqsPoller({
-      sqs: stubQueue(messages, { Successful: [{ Id: '0' }, { Id: '1' }] }),
-      queue: { url: 'http://127.0.0.1:1/000000000000/q', arn: 'arn:aws:sqs:us-east-1:000000000000:q' },
-      handler: handler as never,
-      onBatch: (report) => reports.push(report),
-      onError: (error) => errors.push(error),
-    });
-    poller.start();
-    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+    const { report, errors } = await firstBatch(stubQueue(messages, { Successful: [{ Id: '0' }, { Id: '1' }] }), handler as SqsHandler);
 
-    expect(reports[0]!.acknowledged.map((r) => r.body)).toEqual(['a', 'b']);
-    expect(reports[0]!.failed).toEqual([]);
+    expect(report.acknowledged.map((r) => r.body)).toEqual(['a', 'b']);
+    expect(report.failed).toEqual([]);
     expect(errors).toEqual([]);
   });
 });
@@ -84,20 +80,10 @@ describe('local SQS event source, handler failures', () => {
       /answered batchItemFailures with ids not in its batch \(\["zz"\]\); as Lambda does, the whole batch counts as failed/,
     ],
   ])('reports a handler that %s, and counts the whole batch as failed', async (_, handler, reported) => {
-    const reports: SqsBatchReport[] = [];
-    const errors: unknown[] = [];
-    poller = new SqsPoller({
-      sqs: stubQueue(messages, { Successful: [] }),
-      queue: { url: 'http://127.0.0.1:1/000000000000/q', arn: 'arn:aws:sqs:us-east-1:000000000000:q' },
-      handler,
-      onBatch: (report) => reports.push(report),
-      onError: (error) => errors.push(error),
-    });
-    poller.start();
-    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+    const { report, errors } = await firstBatch(stubQueue(messages, { Successful: [] }), handler);
 
-    expect(reports[0]!.failed.map((r) => r.body)).toEqual(['a', 'b']);
-    expect(reports[0]!.acknowledged).toEqual([]);
+    expect(report.failed.map((r) => r.body)).toEqual(['a', 'b']);
+    expect(report.acknowledged).toEqual([]);
     expect(errors.map(String)).toEqual([expect.stringMatching(reported)]);
   });
 });
