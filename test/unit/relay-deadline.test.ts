@@ -2,11 +2,50 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRelayHandler, relayDeadline } from '../../functions/relay/create-handler.js';
-import { lowestFailedSequenceNumber, RELAY_METRICS, Relay, relayMetrics } from '../../shared/relay/index.js';
+import {
+  type DeadLetterClient,
+  lowestFailedSequenceNumber,
+  type PublishBatchClient,
+  RELAY_METRICS,
+  Relay,
+  relayMetrics,
+} from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { captureEmf } from '../helpers/metrics.js';
 import { config, deadLetterQueueUrl, relayWith, topicArns } from '../helpers/relay-fixtures.js';
 import { slotRecord } from '../helpers/stream-records.js';
+
+/** A record whose slot is malformed (its `seq` is no number): the relay dead-letters it. */
+function malformedRecord(sequenceNumber: string) {
+  const record = slotRecord({ id: 'm', sequenceNumber });
+  record.dynamodb!.NewImage!.seq = { S: 'not-a-number' };
+  return record;
+}
+
+/** A relay DLQ that throttles every send, counting them; `afterFirst` runs once the first has been refused. */
+function throttledDlq(afterFirst?: () => void) {
+  const dlq = {
+    sends: 0,
+    send: async () => {
+      if (++dlq.sends === 1 && afterFirst !== undefined) queueMicrotask(afterFirst);
+      throw Object.assign(new Error('slow down'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } });
+    },
+  };
+  return dlq;
+}
+
+/** A relay whose every wait before a retry is exactly `waitMs`: full jitter draws its longest. */
+function relayWaiting(waitMs: number, clients: { sns?: PublishBatchClient; sqs?: DeadLetterClient } = {}): Relay {
+  vi.spyOn(Math, 'random').mockReturnValue(0.999);
+  return new Relay({
+    config,
+    sns: clients.sns ?? new FakeSns(),
+    sqs: clients.sqs ?? new FakeSqs(),
+    topicArns,
+    deadLetterQueueUrl,
+    backoff: { baseDelayMs: waitMs, maxDelayMs: waitMs },
+  });
+}
 
 describe('relay deadline', () => {
   afterEach(() => {
@@ -54,50 +93,25 @@ describe('relay deadline', () => {
   });
 
   it('ends a dead letter’s wait before its retry when the signal fires, and fails its record for the retry', async () => {
-    const malformed = slotRecord({ id: 'm', sequenceNumber: '7100' });
-    malformed.dynamodb!.NewImage!.seq = { S: 'not-a-number' };
+    const malformed = malformedRecord('7100');
     const invocationEnd = new AbortController();
-    let sends = 0;
     // A throttled DLQ; the invocation's end comes right after the first attempt, during the wait before the retry.
-    const throttled = {
-      send: async () => {
-        if (++sends === 1) queueMicrotask(() => invocationEnd.abort());
-        throw Object.assign(new Error('slow down'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } });
-      },
-    };
-    // Full jitter draws the longest wait: a minute before the retry, which only the abort can end
-    // within the test's timeout.
-    vi.spyOn(Math, 'random').mockReturnValue(0.999);
-    const relay = new Relay({
-      config,
-      sns: new FakeSns(),
-      sqs: throttled,
-      topicArns,
-      deadLetterQueueUrl,
-      backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
-    });
+    const dlq = throttledDlq(() => invocationEnd.abort());
+    // A minute before the retry, which only the abort can end within the test's timeout.
+    const relay = relayWaiting(60_000, { sqs: dlq });
 
     const result = await relay.relay([malformed], { signal: invocationEnd.signal });
 
     expect(result.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEAD_LETTER_FAILED' });
     expect(lowestFailedSequenceNumber(result)).toBe('7100');
-    expect(sends).toBe(1);
+    expect(dlq.sends).toBe(1);
   });
 
   it('stops waiting for a lane in backoff at the deadline, and dead-letters nothing after it', async () => {
     const sqs = new FakeSqs();
-    const malformed = slotRecord({ id: 'm', sequenceNumber: '7000' });
-    malformed.dynamodb!.NewImage!.seq = { S: 'not-a-number' };
-    const slow = new Relay({
-      config,
-      sns: new FakeSns(() => 'transient'),
-      sqs,
-      topicArns,
-      deadLetterQueueUrl,
-      backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
-    });
-    // Full jitter draws the longest wait: a minute before the retry, far past the deadline.
-    vi.spyOn(Math, 'random').mockReturnValue(0.999);
+    const malformed = malformedRecord('7000');
+    // A minute before the retry, far past the deadline.
+    const slow = relayWaiting(60_000, { sns: new FakeSns(() => 'transient'), sqs });
     const backedOff = await slow.relay([slotRecord({ id: 'o-1', sequenceNumber: '6000' })], { deadline: Date.now() + 50 });
     expect(backedOff.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEADLINE_REACHED' });
     expect(backedOff.retried).toBe(1);
@@ -142,32 +156,17 @@ describe('relay deadline: dead letters', () => {
   });
 
   it('makes no retry of a throttled dead letter that would be due after the deadline', async () => {
-    const malformed = slotRecord({ id: 'm', sequenceNumber: '8100' });
-    malformed.dynamodb!.NewImage!.seq = { S: 'not-a-number' };
-    let sends = 0;
-    const throttled = {
-      send: async () => {
-        sends++;
-        throw Object.assign(new Error('slow down'), { name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } });
-      },
-    };
-    // Full jitter draws the longest wait: a second, past the deadline 100 ms away.
-    vi.spyOn(Math, 'random').mockReturnValue(0.999);
-    const relay = new Relay({
-      config,
-      sns: new FakeSns(),
-      sqs: throttled,
-      topicArns,
-      deadLetterQueueUrl,
-      backoff: { baseDelayMs: 1_000, maxDelayMs: 1_000 },
-    });
+    const malformed = malformedRecord('8100');
+    const dlq = throttledDlq();
+    // A second before the retry, past the deadline 100 ms away.
+    const relay = relayWaiting(1_000, { sqs: dlq });
     const result = await relay.relay([malformed], { deadline: Date.now() + 100 });
     expect(result.outcomes[0]).toMatchObject({
       status: 'failed',
       reason: 'DEADLINE_REACHED',
       detail: expect.stringContaining('the retry of the dead letter was due after the deadline: ThrottlingException'),
     });
-    expect(sends).toBe(1);
+    expect(dlq.sends).toBe(1);
   });
 });
 
@@ -200,16 +199,8 @@ describe('relay signal', () => {
 
   it('ends the run at once when the signal fires, with no deadline: nothing more is sent, and every record not delivered fails', async () => {
     const sns = new FakeSns(() => 'transient');
-    const relay = new Relay({
-      config,
-      sns,
-      sqs: new FakeSqs(),
-      topicArns,
-      deadLetterQueueUrl,
-      backoff: { baseDelayMs: 60_000, maxDelayMs: 60_000 },
-    });
-    // Full jitter draws the longest wait: a minute before the retry, which only the abort cuts short.
-    vi.spyOn(Math, 'random').mockReturnValue(0.999);
+    // A minute before the retry, which only the abort cuts short.
+    const relay = relayWaiting(60_000, { sns });
     const cut = new AbortController();
     const running = relay.relay([slotRecord({ id: 'o-1', sequenceNumber: '9000' })], { signal: cut.signal });
     await vi.waitFor(() => expect(sns.requests).toHaveLength(1));
