@@ -1,8 +1,8 @@
 import type { AttributeValue, CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, type DynamoDBDocumentClient, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { LeaseLostError } from './errors.js';
-import { type Lease, type LeaseStore, TRIM_HORIZON } from './lease.js';
+import { hasStarted, type Lease, type LeaseStore, TRIM_HORIZON } from './lease.js';
 
 /** The lease table's definition, shared by the CDK construct and local set-ups. */
 export const LEASE_TABLE = Object.freeze({ partitionKey: 'leaseKey', keyType: 'S' } as const);
@@ -59,7 +59,27 @@ export class DynamoDbLeaseTable implements LeaseStore {
       for (const item of page.Items ?? []) leases.push(toLease(item));
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
-    return leases;
+    return [...leases, ...(await this.parentsMissedBy(leases))];
+  }
+
+  /**
+   * The parents of children not yet started that the scan did not return but that exist. A scan
+   * is not a snapshot: one over several pages (a lease table over 1 MB) can read a parent's
+   * page before a shard sync creates the parent and its child's page after, and a child whose
+   * parent is missing would start at once. A consistent read of each such parent closes that.
+   */
+  private async parentsMissedBy(leases: readonly Lease[]): Promise<Lease[]> {
+    const listed = new Set(leases.map((lease) => lease.leaseKey));
+    const missing = new Set(
+      leases.filter((lease) => !hasStarted(lease)).flatMap((lease) => lease.parentShardIds.filter((parent) => !listed.has(parent))),
+    );
+    const found = await Promise.all(
+      [...missing].map(async (leaseKey) => {
+        const { Item } = await this.document.send(new GetCommand({ TableName: this.tableName, Key: { leaseKey }, ConsistentRead: true }));
+        return Item === undefined ? undefined : toLease(Item);
+      }),
+    );
+    return found.filter((lease): lease is Lease => lease !== undefined);
   }
 
   async create(leaseKey: string, parentShardIds: readonly string[]): Promise<boolean> {

@@ -33,7 +33,10 @@ export const hasStarted = (lease: Pick<Lease, 'checkpoint'>): boolean => lease.c
  * `undefined` for the optimistic ones) when its counter has moved since.
  */
 export interface LeaseStore {
-  /** Every lease, read consistently. */
+  /**
+   * Every lease, read consistently; a parent named by a child not yet started is listed if it
+   * exists when the list ends, even if a scan over several pages missed it.
+   */
   list(): Promise<Lease[]>;
   /** Creates a free lease at {@link TRIM_HORIZON}; `false` when it exists already. */
   create(leaseKey: string, parentShardIds: readonly string[]): Promise<boolean>;

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, describe, expect, it } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
 import { createLeaseTable } from '../../shared/local/lease-table.js';
-import { DynamoDbLeaseTable, LeaseLostError } from '../../shared/processor/index.js';
+import { DynamoDbLeaseTable, LeaseLostError, parentsFinished } from '../../shared/processor/index.js';
 import { testClients } from '../helpers/local.js';
 import { losingFirstAnswerOf } from '../helpers/lost-response.js';
 
@@ -44,5 +47,55 @@ describe('lease table: a write whose first attempt was applied but whose answer 
     // B's own write one up from A's view is not A's: a take is not A's renewal.
     expect(stolen).toMatchObject({ leaseOwner: 'B', leaseCounter: held.leaseCounter + 1 });
     expect(await table.take(held, 'A')).toBeUndefined();
+  });
+});
+
+/**
+ * A DocumentClient on the run's DynamoDB Local whose scans leave out `leaseKey`, as a scan over
+ * several pages does when it read that lease's page before a shard sync created the lease.
+ */
+function scansMissing(leaseKey: string): DynamoDBDocumentClient {
+  const client = new DynamoDBClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: inject('dynamodbEndpoint') });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      // The DocumentClient's own middleware has unmarshalled the items by this step.
+      const output = result.output as { Items?: Record<string, unknown>[] };
+      if (context.commandName === 'ScanCommand') output.Items = output.Items?.filter((item) => item.leaseKey !== leaseKey);
+      return result;
+    },
+    { step: 'finalizeRequest', name: 'scanMissing' },
+  );
+  return DynamoDBDocumentClient.from(client);
+}
+
+describe('lease table: a parent the scan missed', () => {
+  it('is read on its own, so its child does not start while the parent is unfinished', async () => {
+    const tableName = `leases-${randomUUID().slice(0, 8)}`;
+    await createLeaseTable(clients.dynamodb, tableName);
+    const plain = new DynamoDbLeaseTable(clients.document, tableName);
+    await plain.create('parent', []);
+    await plain.create('child', ['parent']);
+
+    const leases = await new DynamoDbLeaseTable(scansMissing('parent'), tableName).list();
+
+    expect(leases.map((lease) => lease.leaseKey).sort()).toEqual(['child', 'parent']);
+    expect(parentsFinished(leases.find((lease) => lease.leaseKey === 'child')!, leases)).toBe(false);
+  });
+
+  it('is left out when it is really gone, and a started child reads nothing more', async () => {
+    const tableName = `leases-${randomUUID().slice(0, 8)}`;
+    await createLeaseTable(clients.dynamodb, tableName);
+    const plain = new DynamoDbLeaseTable(clients.document, tableName);
+    await plain.create('child', ['gone']);
+    await plain.create('parent', []);
+    await plain.create('started', ['parent']);
+    const started = (await plain.take((await plain.list()).find((lease) => lease.leaseKey === 'started')!, 'A'))!;
+    await plain.checkpoint(started, 'A', '000100');
+
+    const leases = await new DynamoDbLeaseTable(scansMissing('parent'), tableName).list();
+
+    expect(leases.map((lease) => lease.leaseKey).sort()).toEqual(['child', 'started']);
+    expect(parentsFinished(leases.find((lease) => lease.leaseKey === 'child')!, leases)).toBe(true);
   });
 });
