@@ -32,7 +32,9 @@ const worker = createProcessor({
   sqs: sqsClient(),
   observer,
 });
-let health: { readonly port: number; close(): Promise<void> } | undefined;
+// Up before the start, which retries throttled calls for as long as they last: ECS would
+// otherwise count a start longer than its grace period as unhealthy and replace the task.
+const health = await startHealthServer(() => worker.status(), worker.settings.failoverMs, env.healthPort);
 
 // ECS sends SIGTERM and waits stopTimeout before SIGKILL: finish the batch, checkpoint, release,
 // then write out the metrics gathered since the last periodic flush. Listened to before the start,
@@ -42,7 +44,7 @@ const shutdown = async (signal: string): Promise<void> => {
   logger.info('stopping: handing leases over', { signal });
   await worker.stop();
   observer.flush();
-  await health?.close();
+  await health.close();
   logger.info('stopped', { signal });
   process.exit(0);
 };
@@ -59,6 +61,5 @@ try {
 }
 // Stopped while starting: the shutdown exits once the hand-off is done.
 if (worker.status().state === 'running') {
-  health = await startHealthServer(() => worker.status(), worker.settings.failoverMs, env.healthPort);
   logger.info('processor started', { healthPort: health.port, leases: worker.status().leases });
 }

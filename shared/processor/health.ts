@@ -2,8 +2,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WorkerStatus } from './worker.js';
 
-/** Healthy while running and the lease table was read within the failover time. */
+/**
+ * Healthy while starting (a start retries transient failures and fails fast on any other, so it
+ * is never stuck), and while running with the lease table read within the failover time.
+ */
 export function isHealthy(status: WorkerStatus, failoverMs: number, now = Date.now()): boolean {
+  if (status.state === 'starting') return true;
   return status.state === 'running' && now - status.lastScanAt <= failoverMs;
 }
 

@@ -40,9 +40,14 @@ const logged = (p: ProcessorProcess, text: string): boolean => p.output.some((li
 describe('the ECS entry point (functions/processor/main.ts)', () => {
   it('stops gracefully on SIGTERM while its start-up is still retrying, exiting 0', async () => {
     // Nothing listens there: every call fails to connect, a transient failure the start retries.
-    const p = spawnMain(await environment('http://127.0.0.1:1'));
+    const env = await environment('http://127.0.0.1:1');
+    const p = spawnMain(env);
     spawned.push(p);
     await waitFor(() => logged(p, 'starting: the first shard sync'), { timeoutMs: 30_000, what: 'a retried start-up step' });
+    // A start that retries is healthy: ECS must not replace the task while it waits out throttling.
+    const health = await fetch(`http://127.0.0.1:${env[PROCESSOR_ENV.healthPort]}/health`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toMatchObject({ healthy: true, state: 'starting' });
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
     expect(logged(p, '"stopped"')).toBe(true);

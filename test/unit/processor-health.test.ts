@@ -31,6 +31,11 @@ describe('processor health', () => {
     expect(isHealthy(status({ state: 'stopping', lastScanAt: now }), 10_000, now)).toBe(false);
   });
 
+  it('is healthy while starting, however long the start retries', () => {
+    const now = 1_000_000;
+    expect(isHealthy(status({ state: 'starting', lastScanAt: 0 }), 10_000, now)).toBe(true);
+  });
+
   it('answers 200 with the status while healthy and 503 once not', async () => {
     let current = status();
     const server = await startHealthServer(() => current, 10_000, 0);
