@@ -1,4 +1,3 @@
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { config } from '../../outbox.config.js';
 import { OutboxError } from '../../shared/errors.js';
@@ -42,17 +41,8 @@ if (command.kind === 'help') {
   process.exit(0);
 }
 
+// Created, when missing, only once the ports are known to be free: a refused start leaves nothing.
 const persistDir = command.persistDir === undefined ? undefined : resolve(command.persistDir);
-if (persistDir !== undefined) {
-  try {
-    mkdirSync(persistDir, { recursive: true });
-  } catch (error) {
-    fail(
-      `--persist ${JSON.stringify(command.persistDir)} cannot be used as a folder (${(error as Error).message}); allowed: a writable folder path`,
-      2,
-    );
-  }
-}
 
 const reportError = (source: string, error: unknown) => process.stderr.write(`[${source}] ${(error as Error).message ?? String(error)}\n`);
 let stack: LocalStack;

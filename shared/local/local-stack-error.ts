@@ -8,7 +8,8 @@ export type LocalStackErrorCode =
   | 'LOW_LATENCY_PROCESSOR_MISSING'
   | 'TABLE_WITHOUT_STREAM'
   | 'INVALID_CHECKPOINT'
-  | 'PERSIST_DIR_IN_USE';
+  | 'PERSIST_DIR_IN_USE'
+  | 'PERSIST_DIR_UNUSABLE';
 
 /** The local stack could not start as asked; the message says what was given and what is allowed. */
 export class LocalStackError extends OutboxError {

@@ -1,4 +1,4 @@
-import { readFile, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { LocalStackError } from './local-stack-error.js';
 
@@ -77,18 +77,37 @@ async function takeOver(path: string, dir: string, stale: number): Promise<void>
   }
 }
 
+/** A `--persist` path that is no folder this process can write to: a file, say, or read-only. */
+const unusable = (dir: string, error: unknown): LocalStackError =>
+  new LocalStackError(
+    'PERSIST_DIR_UNUSABLE',
+    `--persist ${JSON.stringify(dir)} cannot be used as a folder (${(error as Error).message}); allowed: a writable folder path`,
+    { cause: error },
+  );
+
+/** Writes this process's lock into `dir`, creating the folder when missing; `false` when a lock is there. */
+async function writeLock(dir: string, path: string): Promise<boolean> {
+  try {
+    await mkdir(dir, { recursive: true });
+    await writeFile(path, `${process.pid}\n`, { flag: 'wx' });
+    return true;
+  } catch (error) {
+    // EEXIST from `writeFile` is a lock; from `mkdir`, a file where the folder should be.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (error as NodeJS.ErrnoException).path === path) return false;
+    throw unusable(dir, error);
+  }
+}
+
 /**
- * Takes the folder for this process. Two DynamoDB Locals on one data file both stop answering,
- * so a second local stack on a folder in use is refused before anything starts; a lock left
- * by a process that has ended (killed, say) is taken over.
+ * Takes the folder for this process, creating it when missing. Two DynamoDB Locals on one data
+ * file both stop answering, so a second local stack on a folder in use is refused before
+ * anything starts; a lock left by a process that has ended (killed, say) is taken over. A path
+ * that cannot be a writable folder is refused with `PERSIST_DIR_UNUSABLE`.
  */
 export async function lockPersistDir(dir: string): Promise<PersistLock> {
   const path = join(dir, PERSIST_LOCK_FILE);
   const key = resolve(dir);
-  try {
-    await writeFile(path, `${process.pid}\n`, { flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  if (!(await writeLock(dir, path))) {
     const holder = await holderOf(path);
     if (isLive(holder, key)) throw inUse(dir, holder);
     await takeOver(path, key, holder);

@@ -1,4 +1,7 @@
+import { existsSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localApp } from '../../functions/local/app.js';
 import { config } from '../../outbox.config.js';
@@ -188,7 +191,7 @@ describe('npm start stack, end to end', () => {
     }
   });
 
-  it('fails with PORT_IN_USE naming the emulator port when it is taken, before starting DynamoDB Local', async () => {
+  it('fails with PORT_IN_USE naming the emulator port when it is taken, before starting DynamoDB Local or creating the --persist folder', async () => {
     // DynamoDB Local's port is taken too: had its Java been started first, the error would name that port.
     const holders: Server[] = [createServer(), createServer()];
     const [dynamoDbPort, emulatorPort] = await Promise.all(
@@ -197,12 +200,16 @@ describe('npm start stack, end to end', () => {
           new Promise<number>((resolve) => holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port))),
       ),
     );
+    // A --persist folder that does not exist yet is created only once the ports are known to be free.
+    const persistDir = join(tmpdir(), `outbox-never-${process.pid}-${emulatorPort}`);
     try {
-      await expect(startLocalStack({ config, ...localApp(), apiPort: 0, dynamoDbPort, emulatorPort })).rejects.toMatchObject({
+      await expect(startLocalStack({ config, ...localApp(), apiPort: 0, dynamoDbPort, emulatorPort, persistDir })).rejects.toMatchObject({
         code: 'PORT_IN_USE',
         message: `port ${emulatorPort} for the SNS/SQS emulator is already in use; choose another port or stop what holds it`,
       });
+      expect(existsSync(persistDir)).toBe(false);
     } finally {
+      rmSync(persistDir, { recursive: true, force: true });
       await Promise.all(holders.map((holder) => new Promise<void>((resolve) => holder.close(() => resolve()))));
     }
   });

@@ -50,6 +50,25 @@ describe('--persist folder lock', () => {
     expect(readFileSync(join(dir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.ppid}\n`);
   });
 
+  it('creates a missing folder, parents included, and refuses a path that cannot be a folder', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'outbox-lock-'));
+    dirs.push(base);
+    const nested = join(base, 'a', 'b');
+    locks.push(await lockPersistDir(nested));
+    expect(readFileSync(join(nested, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
+
+    const file = join(base, 'a-file');
+    writeFileSync(file, 'not a folder');
+    for (const dir of [file, join(file, 'below')]) {
+      await expect(lockPersistDir(dir)).rejects.toMatchObject({
+        code: 'PERSIST_DIR_UNUSABLE',
+        message: expect.stringMatching(
+          new RegExp(`^--persist "${dir}" cannot be used as a folder \\(E[A-Z]+: .*\\); allowed: a writable folder path$`),
+        ),
+      });
+    }
+  });
+
   it('removes its lock on release, once', async () => {
     const dir = folderLockedBy(deadPid());
     const lock = await lockPersistDir(dir);
