@@ -182,6 +182,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           sqs: clients.sqs,
           queue,
           handler: subscriber.handler(consumerDeps),
+          visibilityTimeoutSeconds: resources.visibilityTimeoutSeconds,
           onBatch,
           onError: report(`consumer ${subscription.name}`),
         });

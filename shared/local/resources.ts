@@ -39,6 +39,8 @@ export interface LocalResources {
   /** Bucket of the relay's on-failure destination: full records of batches given up on. */
   readonly failedBatchBucket: string;
   readonly subscriptions: readonly CreatedSubscription[];
+  /** The subscriber queues' visibility timeout, in seconds. */
+  readonly visibilityTimeoutSeconds: number;
 }
 
 export interface LocalResourceOptions {
@@ -109,7 +111,8 @@ export function createLocalResources(server: FauxqsServer, options: LocalResourc
   }
   const relayDlq = server.createQueue(RELAY_DLQ_NAME, { attributes: { MessageRetentionPeriod: FOURTEEN_DAYS } });
   server.createBucket(FAILED_BATCH_BUCKET);
-  const visibility = String(options.visibilityTimeoutSeconds ?? 10);
+  const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 10;
+  const visibility = String(visibilityTimeoutSeconds);
 
   const created = subscriptions.map((subscription): CreatedSubscription => {
     const fifo = config.topics.find((t) => t.name === subscription.topic)?.fifo === true;
@@ -152,5 +155,6 @@ export function createLocalResources(server: FauxqsServer, options: LocalResourc
     relayDeadLetterQueue: { name: relayDlq.queueName, url: relayDlq.queueUrl, arn: relayDlq.queueArn },
     failedBatchBucket: FAILED_BATCH_BUCKET,
     subscriptions: created,
+    visibilityTimeoutSeconds,
   };
 }

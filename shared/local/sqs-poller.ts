@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import {
   DeleteMessageBatchCommand,
   type DeleteMessageBatchCommandOutput,
   ReceiveMessageCommand,
   type ReceiveMessageCommandOutput,
 } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sharedAbortController } from '../abort.js';
 import { SQS_RECORD_SYSTEM_ATTRIBUTES, toSqsRecord } from './sqs-event.js';
 
@@ -14,8 +15,14 @@ export interface SqsPollerClient {
   send(command: DeleteMessageBatchCommand): Promise<DeleteMessageBatchCommandOutput>;
 }
 
+/** The part of Lambda's context the local SQS event source passes. */
+export type SqsInvocationContext = Pick<Context, 'functionName' | 'awsRequestId' | 'getRemainingTimeInMillis'>;
+
 /** An SQS-triggered Lambda handler with `ReportBatchItemFailures`. */
-export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
+export type SqsHandler = (event: SQSEvent, context: SqsInvocationContext) => Promise<SQSBatchResponse | undefined>;
+
+/** How long before the messages come back the handler's context says its time is up. */
+const VISIBILITY_MARGIN_MS = 2_000;
 
 /** What became of one batch: acknowledged records were deleted, failed ones come back after the visibility timeout. */
 export interface SqsBatchReport {
@@ -37,6 +44,12 @@ export interface SqsPollerOptions {
   readonly handler: SqsHandler;
   /** Messages per invocation, 1–10. @default 10, as the deployed event source */
   readonly batchSize?: number;
+  /**
+   * The queue's visibility timeout, in seconds. The handler's context counts down to 2 s before
+   * a batch comes back, as a deployed consumer's timeout ends long before its queue's
+   * visibility timeout: claims the consumer helper takes lapse before SQS delivers again.
+   */
+  readonly visibilityTimeoutSeconds: number;
   /** Receive loops running at once, sharing the handler. @default 1 */
   readonly concurrency?: number;
   /** Long-poll wait per receive, in seconds. @default 5 */
@@ -121,7 +134,15 @@ export class SqsPoller {
     const records = Messages.map((message) => toSqsRecord(message, queue.arn));
     let failedIds: Set<string> | undefined;
     try {
-      const response = await handler({ Records: records });
+      const comesBackAt = receivedAt + this.options.visibilityTimeoutSeconds * 1000;
+      const response = await handler(
+        { Records: records },
+        {
+          functionName: `${queue.url.slice(queue.url.lastIndexOf('/') + 1)}-consumer-local`,
+          awsRequestId: randomUUID(),
+          getRemainingTimeInMillis: () => Math.max(0, comesBackAt - VISIBILITY_MARGIN_MS - Date.now()),
+        },
+      );
       // As Lambda reads it: no answer, no list or a null list is a batch that fully succeeded.
       const ids = (response?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
       const known = new Set(records.map((r) => r.messageId));

@@ -33,7 +33,14 @@ function poll(
   handler: (event: SQSEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>,
 ) {
   const reports: SqsBatchReport[] = [];
-  const poller = new SqsPoller({ sqs: clients.sqs, queue, handler, waitTimeSeconds: 1, onBatch: (r) => reports.push(r) });
+  const poller = new SqsPoller({
+    sqs: clients.sqs,
+    queue,
+    handler,
+    visibilityTimeoutSeconds: 1,
+    waitTimeSeconds: 1,
+    onBatch: (r) => reports.push(r),
+  });
   pollers.push(poller);
   poller.start();
   return { reports, poller };

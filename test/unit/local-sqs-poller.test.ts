@@ -23,13 +23,18 @@ function stubQueue(messages: Message[], deleteOutput: object): SqsPollerClient {
 }
 
 /** Starts a poller on `sqs` feeding `handler`, and resolves with what it reported once it handled one batch. */
-async function firstBatch(sqs: SqsPollerClient, handler: SqsHandler): Promise<{ report: SqsBatchReport; errors: unknown[] }> {
+async function firstBatch(
+  sqs: SqsPollerClient,
+  handler: SqsHandler,
+  visibilityTimeoutSeconds = 30,
+): Promise<{ report: SqsBatchReport; errors: unknown[] }> {
   const reports: SqsBatchReport[] = [];
   const errors: unknown[] = [];
   poller = new SqsPoller({
     sqs,
     queue: { url: 'http://127.0.0.1:1/000000000000/q', arn: 'arn:aws:sqs:us-east-1:000000000000:q' },
     handler,
+    visibilityTimeoutSeconds,
     onBatch: (report) => reports.push(report),
     onError: (error) => errors.push(error),
   });
@@ -52,6 +57,35 @@ describe('local SQS event source, deletes', () => {
     expect(report.failed).toEqual([]);
     expect(String(errors[0])).toMatch(/deleted 2 of 3 handled messages \(ReceiptHandleIsInvalid\)/);
   });
+});
+
+describe('local SQS event source, the invocation context', () => {
+  const messages = [{ MessageId: 'a', ReceiptHandle: 'rh-a', Body: 'a' }];
+
+  it.each([
+    [10, 10_000],
+    [undefined, 30_000],
+  ])(
+    'counts down to 2 s before a visibility timeout of %s s ends, so claims lapse before the batch comes back',
+    async (visibility, visibilityMs) => {
+      const contexts: { functionName: string; awsRequestId: string; remainingMs: number }[] = [];
+      const receivedBefore = Date.now();
+      await firstBatch(
+        stubQueue(messages, { Successful: [{ Id: '0' }] }),
+        async (_, context) => {
+          contexts.push({ ...context, remainingMs: context.getRemainingTimeInMillis() });
+          return { batchItemFailures: [] };
+        },
+        visibility,
+      );
+      const elapsed = Date.now() - receivedBefore;
+
+      expect(contexts).toHaveLength(1);
+      expect(contexts[0]).toMatchObject({ functionName: 'q-consumer-local', awsRequestId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      expect(contexts[0]!.remainingMs).toBeLessThanOrEqual(visibilityMs - 2_000);
+      expect(contexts[0]!.remainingMs).toBeGreaterThanOrEqual(visibilityMs - 2_000 - elapsed);
+    },
+  );
 });
 
 describe('local SQS event source, answers that mean success', () => {
