@@ -12,6 +12,14 @@ const SUPPORTED = 'exact values (string, number, boolean, null), { prefix }, { "
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * Whether a value is a leaf of the record. Like EventBridge's content filtering, the mapping's
+ * rules match leaves only: in DynamoDB JSON `{ "S": "order" }` is an intermediate node, so
+ * `{ exists: true }` on it never matches, `{ exists: false }` always does, and neither does
+ * `"anything-but"` match it.
+ */
+const isLeaf = (value: unknown): boolean => value === null || typeof value !== 'object';
+
 /** Whether one field's value matches; `present` says whether the field is there at all. */
 type FieldTest = (present: boolean, value: unknown) => boolean;
 
@@ -36,10 +44,10 @@ function compileRule(rule: unknown, path: string): FieldTest {
       if (excluded.some(isObject)) {
         throw new FilterPatternError(`"anything-but" at ${path} got ${JSON.stringify(operand)}; allowed: a value or a list of values`);
       }
-      return (present, value) => present && !excluded.includes(value);
+      return (present, value) => present && isLeaf(value) && !excluded.includes(value);
     }
     case 'exists':
-      return (present) => operand === present;
+      return (present, value) => operand === (present && isLeaf(value));
     default:
       throw new FilterPatternError(`Filter rule at ${path} uses ${JSON.stringify(operator)}; allowed: ${SUPPORTED}`);
   }

@@ -47,7 +47,16 @@ describe('filter-criteria matcher', () => {
     expect(compileFilters([{ dynamodb: { NewImage: { pk: { S: [{ 'anything-but': 'x' }] } } } }])(record)).toBe(true);
     expect(compileFilters([{ dynamodb: { NewImage: { missing: { S: [{ 'anything-but': 'x' }] } } } }])(record)).toBe(false);
     expect(compileFilters([{ dynamodb: { NewImage: { missing: [{ exists: false }] } } }])(record)).toBe(true);
-    expect(compileFilters([{ dynamodb: { NewImage: { n: [{ exists: true }] } } }])(record)).toBe(true);
+    expect(compileFilters([{ dynamodb: { NewImage: { n: { N: [{ exists: true }] } } } }])(record)).toBe(true);
+    expect(compileFilters([{ dynamodb: { NewImage: { n: { S: [{ exists: true }] } } } }])(record)).toBe(false);
+  });
+
+  it('matches leaves only, as the event source mapping does: a DynamoDB-JSON attribute is no leaf, its type key is', () => {
+    const record = { dynamodb: { NewImage: { kind: { S: 'slot' } } } };
+    expect(compileFilters([{ dynamodb: { NewImage: { kind: [{ exists: true }] } } }])(record)).toBe(false);
+    expect(compileFilters([{ dynamodb: { NewImage: { kind: [{ exists: false }] } } }])(record)).toBe(true);
+    expect(compileFilters([{ dynamodb: { NewImage: { kind: [{ 'anything-but': ['order'] }] } } }])(record)).toBe(false);
+    expect(compileFilters([{ dynamodb: { NewImage: { kind: { S: [{ 'anything-but': ['order'] }] } } } }])(record)).toBe(true);
     expect(compileFilters([])(record)).toBe(true);
   });
 
