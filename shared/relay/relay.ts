@@ -16,7 +16,12 @@ export interface PublishBatchClient {
 /** Which aggregate types a relay publishes; the two paths each take a disjoint share. */
 export type AggregateTypeSelection =
   | {
-      /** Aggregate types left to the other publishing path (the Lambda relay leaves the low-latency ones). @default [] */
+      /**
+       * Aggregate types left to the other publishing path: their records are `ignored`. The
+       * default leaves the low-latency ones to the stream processor, as the Lambda relay must, so
+       * a relay built without this option never publishes an event the processor publishes too.
+       * @default config.lowLatencyAggregateTypes
+       */
       readonly ignoreAggregateTypes?: readonly string[];
       readonly onlyAggregateTypes?: never;
     }

@@ -26,6 +26,21 @@ describe('relay restricted to a set of aggregate types (the stream processor’s
     expect(sns.requests.map((r) => r.topicArn)).toEqual([topicArns.payments]);
   });
 
+  it('leaves the low-latency aggregate types to the processor by default, so no event is published by both paths', async () => {
+    const sns = new FakeSns();
+    const relay = new Relay({ config, sns, sqs: new FakeSqs(), topicArns, deadLetterQueueUrl });
+    const result = await relay.relay([slotRecord({ type: 'order', id: 'o-1' }), slotRecord({ type: 'payment', id: 'p-1' })]);
+    expect(result.outcomes.map((o) => o.status)).toEqual(['delivered', 'ignored']);
+    expect(sns.requests.map((r) => r.topicArn)).toEqual([topicArns['orders.fifo']]);
+
+    // Said outright, an empty list publishes every type.
+    const everything = new FakeSns();
+    await new Relay({ config, sns: everything, sqs: new FakeSqs(), topicArns, deadLetterQueueUrl, ignoreAggregateTypes: [] }).relay([
+      slotRecord({ type: 'payment', id: 'p-2' }),
+    ]);
+    expect(everything.requests.map((r) => r.topicArn)).toEqual([topicArns.payments]);
+  });
+
   it('splits the stream exactly in two with ignoreAggregateTypes on the same list', async () => {
     const records = ['order', 'payment', 'order', 'payment'].map((type, i) => slotRecord({ type, id: `a-${i}` }));
     const only = new FakeSns();
