@@ -19,7 +19,11 @@ export interface CancellationReason {
 }
 
 /** A cancellation the write can go on from: replayed under its key, or retried after a race or a transient conflict. */
-export type CancellationOutcome = { status: 'replayed'; result: WriteResult } | { status: 'raced' | 'conflict'; reason: string };
+export type CancellationOutcome =
+  | { status: 'replayed'; result: WriteResult }
+  | { status: 'conflict'; reason: string }
+  /** `slots`: the keys of the slots whose condition failed, each with its sequence as found put in `expected`. */
+  | { status: 'raced'; reason: string; slots: readonly string[] };
 
 const TRANSIENT_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
@@ -54,11 +58,11 @@ export function cancellationOutcome(
     }
   });
   if (failures.length > 0) throw new TransactionFailedError(failures, { cause: error });
-  let raced = false;
+  const raced: string[] = [];
   plan.slots.forEach((slot, i) => {
     const reason = reasons[plan.operations.length + i];
     if (reason?.Code === 'ConditionalCheckFailed') {
-      raced = true;
+      raced.push(slot.pk);
       const current = reason.Item === undefined ? undefined : unmarshall(reason.Item).seq;
       const seq = typeof current === 'number' ? current : undefined;
       expected.set(slot.pk, seq);
@@ -86,7 +90,7 @@ export function cancellationOutcome(
     throw new TransactionFailedError([{ ...failure, ...(record.Message ? { message: record.Message } : {}) }], { cause: error });
   }
   const codes = reasons.map((r) => r.Code).filter((c) => c !== undefined && c !== 'None');
-  return raced
-    ? { status: 'raced', reason: 'a concurrent write to the same aggregate' }
+  return raced.length > 0
+    ? { status: 'raced', reason: 'a concurrent write to the same aggregate', slots: raced }
     : { status: 'conflict', reason: codes.join(', ') || 'TransactionCanceled' };
 }

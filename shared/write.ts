@@ -176,9 +176,12 @@ export class Outbox {
     let inProgressSince: number | undefined;
     let conflicts = 0;
     let races = 0;
+    // Slots whose sequence this write guessed (none known: assumed new) and found otherwise once.
+    const learned = new Set<string>();
     let lastReason = '';
     for (let attempt = 1; ; attempt++) {
       const result = writtenEvents(plan.slots, expected);
+      const guessed = new Set(plan.slots.filter((slot) => expected.get(slot.pk) === undefined).map((slot) => slot.pk));
       try {
         await this.#client.send(
           new TransactWriteCommand({
@@ -201,7 +204,18 @@ export class Outbox {
           const reasons = ((error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? []) as CancellationReason[];
           const outcome = cancellationOutcome(reasons, plan, expected, input.idempotencyKey, error, this.#sequences);
           if (outcome.status === 'replayed') return outcome.result;
-          raced = outcome.status === 'raced';
+          if (outcome.status === 'raced') {
+            // A slot assumed new that exists (the first write to it from this process) is no race:
+            // its sequence is now known, and the write goes on at once, once per slot.
+            const firstSight = outcome.slots.every((pk) => guessed.has(pk) && !learned.has(pk));
+            for (const pk of outcome.slots) learned.add(pk);
+            raced = !firstSight;
+            if (firstSight) {
+              token = derivedToken(token, attempt);
+              inProgressSince = undefined;
+              continue;
+            }
+          }
           lastReason = outcome.reason;
           // A changed request must not reuse the token of the one DynamoDB just saw.
           token = derivedToken(token, attempt);

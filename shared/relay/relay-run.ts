@@ -99,7 +99,10 @@ export class RelayRun {
 
   private decodeAll(): void {
     const { config, ignoreAggregateTypes, onlyAggregateTypes } = this.options;
-    const selection = onlyAggregateTypes === undefined ? { ignoreAggregateTypes: ignoreAggregateTypes ?? config.lowLatencyAggregateTypes } : { onlyAggregateTypes };
+    const selection =
+      onlyAggregateTypes === undefined
+        ? { ignoreAggregateTypes: ignoreAggregateTypes ?? config.lowLatencyAggregateTypes }
+        : { onlyAggregateTypes };
     this.records.forEach((record, index) => {
       const state = this.states[index]!;
       const decoded = decodeStreamRecord(record, config, selection);

@@ -69,8 +69,9 @@ describe('write helper against DynamoDB Local', () => {
   it('follows the slot counter across calls: each record holds only its own call’s events', async () => {
     const order = newId('order');
     const first = await outbox.write({ events: [orderEvent(order, 'a'), orderEvent(order, 'b')] });
-    // A fresh helper has no memory of the slot: its first guess is wrong and it must recover.
-    const other = new Outbox({ config, tableName, client: clients.dynamodb });
+    // A fresh helper has no memory of the slot: its first guess is wrong and it must recover,
+    // without counting that as a race with another writer (none is allowed here).
+    const other = new Outbox({ config, tableName, client: clients.dynamodb, retry: { maxSequenceRaces: 0 } });
     const second = await other.write({ events: [orderEvent(order, 'c')] });
     const third = await outbox.write({ events: [orderEvent(order, 'd'), orderEvent(order, 'e')] });
     expect([...first.events, ...second.events, ...third.events].map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5]);
