@@ -304,7 +304,12 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, variable = C
   } catch (error) {
     throw new EnvironmentError(variable, `is not valid JSON (${(error as Error).message})`, { cause: error });
   }
-  return defineConfig(parsed as OutboxConfigInput);
+  try {
+    return defineConfig(parsed as OutboxConfigInput);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new EnvironmentError(variable, `holds an invalid outbox config: ${error.message}`, { cause: error });
+  }
 }
 
 /** The topic an aggregate type routes to, or `undefined` when it has no route. */

@@ -10,31 +10,44 @@ import {
   startHealthServer,
 } from '../../shared/processor/index.js';
 
-// Read and validated once at start-up: a bad deployment fails here, naming the variable.
-const env = processorEnvironment();
-const logger = new Logger({ serviceName: PROCESSOR_METRICS.service, persistentKeys: { workerId: env.workerId } });
-const metrics = processorMetrics(env.leaseTableName);
-const observer = processorObserver(logger, metrics);
-// Lease writes time out well within a renewal interval: a hung write must not hold the others back.
-const { renewIntervalMs } = processorSettings(env.settings);
+const logger = new Logger({ serviceName: PROCESSOR_METRICS.service });
 
-const worker = createProcessor({
-  config: env.config,
-  topicArns: env.topicArns,
-  deadLetterQueueUrl: env.deadLetterQueueUrl,
-  streamArn: env.streamArn,
-  leaseTableName: env.leaseTableName,
-  workerId: env.workerId,
-  settings: env.settings,
-  streams: streamsClient(),
-  document: leaseTableClient(renewIntervalMs),
-  sns: snsClient(),
-  sqs: sqsClient(),
-  observer,
-});
-// Up before the start, which retries throttled calls for as long as they last: ECS would
-// otherwise count a start longer than its grace period as unhealthy and replace the task.
-const health = await startHealthServer(() => worker.status(), worker.settings.failoverMs, env.healthPort);
+/** The worker and its health endpoint, from the environment read and validated once. */
+async function setUp() {
+  const env = processorEnvironment();
+  logger.appendPersistentKeys({ workerId: env.workerId });
+  const observer = processorObserver(logger, processorMetrics(env.leaseTableName));
+  // Lease writes time out well within a renewal interval: a hung write must not hold the others back.
+  const { renewIntervalMs } = processorSettings(env.settings);
+  const worker = createProcessor({
+    config: env.config,
+    topicArns: env.topicArns,
+    deadLetterQueueUrl: env.deadLetterQueueUrl,
+    streamArn: env.streamArn,
+    leaseTableName: env.leaseTableName,
+    workerId: env.workerId,
+    settings: env.settings,
+    streams: streamsClient(),
+    document: leaseTableClient(renewIntervalMs),
+    sns: snsClient(),
+    sqs: sqsClient(),
+    observer,
+  });
+  // Up before the start, which retries throttled calls for as long as they last: ECS would
+  // otherwise count a start longer than its grace period as unhealthy and replace the task.
+  const health = await startHealthServer(() => worker.status(), worker.settings.failoverMs, env.healthPort);
+  return { observer, worker, health };
+}
+
+let parts: Awaited<ReturnType<typeof setUp>>;
+try {
+  parts = await setUp();
+} catch (error) {
+  // A bad deployment (a variable missing or malformed, the health port taken) fails here, named.
+  logger.error('start-up failed', { error });
+  process.exit(1);
+}
+const { observer, worker, health } = parts;
 
 // ECS sends SIGTERM and waits stopTimeout before SIGKILL: finish the batch, checkpoint, release,
 // then write out the metrics gathered since the last periodic flush. Listened to before the start,

@@ -40,5 +40,12 @@ export function relayEnvironment(env: NodeJS.ProcessEnv = process.env): RelayEnv
       );
     }
   }
-  return { config, topicArns: parsed as Record<string, string>, deadLetterQueueUrl: requireEnv(RELAY_ENV.deadLetterQueueUrl, env) };
+  const deadLetterQueueUrl = requireEnv(RELAY_ENV.deadLetterQueueUrl, env);
+  if (!/^https?:\/\/[^/\s]+\/\S+$/.test(deadLetterQueueUrl)) {
+    throw new EnvironmentError(
+      RELAY_ENV.deadLetterQueueUrl,
+      `got ${JSON.stringify(deadLetterQueueUrl.slice(0, 200))}; allowed: an SQS queue URL (https://sqs.<region>.amazonaws.com/<account>/<queue>)`,
+    );
+  }
+  return { config, topicArns: parsed as Record<string, string>, deadLetterQueueUrl };
 }

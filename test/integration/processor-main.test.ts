@@ -54,6 +54,14 @@ describe('the ECS entry point (functions/processor/main.ts)', () => {
     expect(logged(p, '"processor started"')).toBe(false);
   });
 
+  it('exits 1 at once, naming the variable, when the environment is malformed', async () => {
+    const p = spawnMain({ ...(await environment('http://127.0.0.1:1')), [RELAY_ENV.deadLetterQueueUrl]: 'relay-dlq' });
+    spawned.push(p);
+    expect(await p.exited).toBe(1);
+    expect(logged(p, 'start-up failed')).toBe(true);
+    expect(logged(p, 'OUTBOX_RELAY_DLQ_URL: got \\"relay-dlq\\"')).toBe(true);
+  });
+
   it('exits 1 at once, saying why, when the stream does not exist', async () => {
     const p = spawnMain(await environment(inject('dynamodbEndpoint')));
     spawned.push(p);

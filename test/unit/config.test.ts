@@ -149,4 +149,18 @@ describe('defineConfig', () => {
     expect(() => configFromEnv({})).toThrow(/OUTBOX_CONFIG/);
     expect(() => configFromEnv({ OUTBOX_CONFIG: '{nope' })).toThrow(/OUTBOX_CONFIG: is not valid JSON/);
   });
+
+  it('names the variable when it holds valid JSON that is no valid config, keeping the ConfigError as the cause', () => {
+    const read = () => configFromEnv({ OUTBOX_CONFIG: JSON.stringify({ ...base, topics: [] }) });
+    expect(read).toThrow(EnvironmentError);
+    expect(read).toThrow(/^Environment variable OUTBOX_CONFIG: holds an invalid outbox config: .*topics/);
+    const error = (() => {
+      try {
+        read();
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect((error as Error).cause).toBeInstanceOf(ConfigError);
+  });
 });

@@ -80,6 +80,15 @@ describe('processor environment', () => {
     expect(() => processorEnvironment(missing)).toThrow(/OUTBOX_LEASE_TABLE: is not set/);
   });
 
+  it.each(['not a url', 'relay-dlq', 'sqs.us-east-1.amazonaws.com/0/relay-dlq'])(
+    'rejects the relay DLQ URL %j at start-up, naming the variable, before any client is built',
+    (url) => {
+      const read = () => processorEnvironment({ ...env, [RELAY_ENV.deadLetterQueueUrl]: url });
+      expect(read).toThrow(EnvironmentError);
+      expect(read).toThrow(`OUTBOX_RELAY_DLQ_URL: got ${JSON.stringify(url)}; allowed: an SQS queue URL`);
+    },
+  );
+
   it.each(['0', '70000'])('rejects health port %s, naming the variable, the value and the allowed range', (port) => {
     expect(() => processorEnvironment({ ...env, [PROCESSOR_ENV.healthPort]: port })).toThrow(EnvironmentError);
     expect(() => processorEnvironment({ ...env, [PROCESSOR_ENV.healthPort]: port })).toThrow(
