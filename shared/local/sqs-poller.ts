@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
+  ChangeMessageVisibilityBatchCommand,
+  type ChangeMessageVisibilityBatchCommandOutput,
   DeleteMessageBatchCommand,
   type DeleteMessageBatchCommandOutput,
   ReceiveMessageCommand,
@@ -13,6 +15,7 @@ import { SQS_RECORD_SYSTEM_ATTRIBUTES, toSqsRecord } from './sqs-event.js';
 export interface SqsPollerClient {
   send(command: ReceiveMessageCommand, options?: { abortSignal?: AbortSignal }): Promise<ReceiveMessageCommandOutput>;
   send(command: DeleteMessageBatchCommand): Promise<DeleteMessageBatchCommandOutput>;
+  send(command: ChangeMessageVisibilityBatchCommand): Promise<ChangeMessageVisibilityBatchCommandOutput>;
 }
 
 /** The part of Lambda's context the local SQS event source passes. */
@@ -47,7 +50,10 @@ export interface SqsPollerOptions {
   /**
    * The queue's visibility timeout, in seconds. The handler's context counts down to 2 s before
    * a batch comes back, as a deployed consumer's timeout ends long before its queue's
-   * visibility timeout: claims the consumer helper takes lapse before SQS delivers again.
+   * visibility timeout: claims the consumer helper takes lapse before SQS delivers again. A
+   * handler that runs on has its batch kept hidden until it answers (its visibility extended
+   * every half timeout), so no other invocation gets the batch meanwhile: deployed, the
+   * function's timeout would have ended it first.
    */
   readonly visibilityTimeoutSeconds: number;
   /** Receive loops running at once, sharing the handler. @default 1 */
@@ -117,6 +123,35 @@ export class SqsPoller {
     }
   }
 
+  /**
+   * Extends the visibility of a batch in flight every half timeout, until the returned function
+   * is called (the batch may then come back as usual): the messages stay hidden while their invocation runs, however long. The first
+   * extension says, once, that the handler has run past what its context gave it.
+   */
+  private keepHidden(records: readonly SQSRecord[], receivedAt: number): () => void {
+    const { sqs, queue } = this.options;
+    const seconds = this.options.visibilityTimeoutSeconds;
+    let warned = false;
+    const timer = setInterval(
+      () => {
+        if (!warned && Date.now() - receivedAt > seconds * 1000 - VISIBILITY_MARGIN_MS) {
+          warned = true;
+          this.options.onError?.(
+            new Error(
+              `the handler of ${queue.url} has run ${((Date.now() - receivedAt) / 1000).toFixed(1)} s on a batch of ${records.length}, past the time its context gave it; its messages are kept hidden until it answers (deployed, the function's timeout ends an invocation long before its queue's visibility timeout)`,
+            ),
+          );
+        }
+        const entries = records.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle, VisibilityTimeout: seconds }));
+        sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queue.url, Entries: entries })).catch((error: unknown) => {
+          this.options.onError?.(error);
+        });
+      },
+      Math.max(100, (seconds * 1000) / 2),
+    );
+    return () => clearInterval(timer);
+  }
+
   private async pollOnce(): Promise<void> {
     const { sqs, queue, handler } = this.options;
     const { Messages = [] } = await sqs.send(
@@ -135,14 +170,20 @@ export class SqsPoller {
     let failedIds: Set<string> | undefined;
     try {
       const comesBackAt = receivedAt + this.options.visibilityTimeoutSeconds * 1000;
-      const response = await handler(
-        { Records: records },
-        {
-          functionName: `${queue.url.slice(queue.url.lastIndexOf('/') + 1)}-consumer-local`,
-          awsRequestId: randomUUID(),
-          getRemainingTimeInMillis: () => Math.max(0, comesBackAt - VISIBILITY_MARGIN_MS - Date.now()),
-        },
-      );
+      const shown = this.keepHidden(records, receivedAt);
+      let response: SQSBatchResponse | undefined;
+      try {
+        response = await handler(
+          { Records: records },
+          {
+            functionName: `${queue.url.slice(queue.url.lastIndexOf('/') + 1)}-consumer-local`,
+            awsRequestId: randomUUID(),
+            getRemainingTimeInMillis: () => Math.max(0, comesBackAt - VISIBILITY_MARGIN_MS - Date.now()),
+          },
+        );
+      } finally {
+        shown();
+      }
       // As Lambda reads it: no answer, no list or a null list is a batch that fully succeeded.
       const ids = (response?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
       const known = new Set(records.map((r) => r.messageId));

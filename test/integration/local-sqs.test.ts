@@ -3,7 +3,7 @@ import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalResources, type LocalResources } from '../../shared/local/resources.js';
-import { type SqsBatchReport, SqsPoller } from '../../shared/local/sqs-poller.js';
+import { type SqsBatchReport, SqsPoller, type SqsPollerClient } from '../../shared/local/sqs-poller.js';
 import { testConfig } from '../helpers/factories.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile } from '../helpers/local.js';
@@ -98,6 +98,56 @@ describe('local SQS event source', () => {
     expect(reports[0]).toMatchObject({ batchFailed: true, acknowledged: [] });
     await waitFor(() => queueDepth(server, 'poller-throws-dlq') === 1, { timeoutMs: 20_000, what: 'the message in the DLQ' });
     expect(reports.every((r) => r.batchFailed && r.acknowledged.length === 0)).toBe(true);
+  });
+});
+
+describe('local SQS event source, a handler that runs past the visibility timeout', () => {
+  it('keeps its batch hidden until it answers, so no other invocation runs the same messages meanwhile', async () => {
+    const { queueUrl, queueArn } = queueWithDlq('poller-slow', 2);
+    let extensions = 0;
+    const sqs = {
+      send: ((command: { constructor: { name: string } }, options?: object) => {
+        if (command.constructor.name === 'ChangeMessageVisibilityBatchCommand') extensions++;
+        return clients.sqs.send(command as never, options as never);
+      }) as SqsPollerClient['send'],
+    };
+    let release = (): void => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const runs: string[] = [];
+    const errors: unknown[] = [];
+    const reports: SqsBatchReport[] = [];
+    // Two receivers on the queue, as the local stack runs several: the second must not get the batch.
+    for (let i = 0; i < 2; i++) {
+      const poller = new SqsPoller({
+        sqs,
+        queue: { url: queueUrl, arn: queueArn },
+        visibilityTimeoutSeconds: 1,
+        waitTimeSeconds: 1,
+        handler: async (event) => {
+          runs.push(...event.Records.map((r) => r.body));
+          await released;
+          return { batchItemFailures: [] };
+        },
+        onBatch: (r) => reports.push(r),
+        onError: (error) => errors.push(error),
+      });
+      pollers.push(poller);
+      poller.start();
+    }
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: 'slow' }));
+
+    // Three extensions of a 1 s visibility, half a second apart: the message would have come back by then.
+    await waitFor(() => extensions >= 3, { timeoutMs: 10_000, what: 'the batch in flight kept hidden three times' });
+    release();
+    await waitFor(() => reports.length === 1, { timeoutMs: 10_000, what: 'the slow batch to be reported' });
+
+    expect(runs).toEqual(['slow']);
+    expect(reports[0]?.acknowledged.map((r) => r.body)).toEqual(['slow']);
+    expect(String(errors[0])).toMatch(/has run \d+\.\d s on a batch of 1, past the time its context gave it; its messages are kept hidden/);
+    expect(queueDepth(server, 'poller-slow')).toBe(0);
+    expect(queueDepth(server, 'poller-slow-dlq')).toBe(0);
   });
 });
 
