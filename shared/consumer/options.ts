@@ -94,12 +94,26 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
   }
 }
 
-/** Checks the options of one `process` call, before any message of the batch is handled. */
-export function validateProcessOptions(options: unknown): void {
+/** SQS's longest visibility timeout: no claim bound by one lasts longer. */
+const MAX_VISIBILITY_SECONDS = 43_200;
+
+/**
+ * Checks the options of one `process` call, before any message of the batch is handled.
+ * `claimExpiresAt` is epoch seconds within SQS's longest visibility timeout of `nowMs`: a value
+ * in milliseconds would otherwise make a claim left by a crash hold until its record expires.
+ */
+export function validateProcessOptions(options: unknown, nowMs: number): void {
   if (options === undefined) return;
   if (!isRecord(options)) throw new ConsumerOptionsError('process', `got ${show(options)}; allowed: an object { claimExpiresAt? }`);
   rejectUnknown(options, ['claimExpiresAt'], 'process');
   positiveInteger(options.claimExpiresAt, 'process.claimExpiresAt');
+  const latest = Math.ceil(nowMs / 1000) + MAX_VISIBILITY_SECONDS;
+  if (typeof options.claimExpiresAt === 'number' && options.claimExpiresAt > latest) {
+    throw new ConsumerOptionsError(
+      'process.claimExpiresAt',
+      `got ${options.claimExpiresAt}, more than 12 hours from now${options.claimExpiresAt > latest * 100 ? ' (epoch milliseconds?)' : ''}; allowed: epoch seconds up to ${latest} (SQS's longest visibility timeout from now), e.g. Math.floor(Date.now() / 1000) + 30`,
+    );
+  }
 }
 
 /** Checks `pollOnce`'s options, before anything is received. */

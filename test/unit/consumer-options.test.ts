@@ -124,7 +124,21 @@ describe('pollOnce and process options', () => {
     expect((await claiming.process([message], { claimUntil: 1 } as never).catch((e: unknown) => e)) as Error).toMatchObject({
       field: 'process.claimUntil',
     });
+    // Milliseconds, as Date.now() gives them, would make a claim left by a crash hold for ever.
+    const millis = Date.now() + 30_000;
+    expect(await claiming.process([message], { claimExpiresAt: millis }).catch((e: unknown) => e)).toMatchObject({
+      name: 'ConsumerOptionsError',
+      field: 'process.claimExpiresAt',
+      message: expect.stringMatching(
+        new RegExp(`got ${millis}, more than 12 hours from now \\(epoch milliseconds\\?\\); allowed: epoch seconds up to \\d+ `),
+      ),
+    });
     expect(handle).not.toHaveBeenCalled();
+    // Twelve hours is SQS's longest visibility timeout, so it is still accepted.
+    const twelveHours = Math.floor(Date.now() / 1000) + 43_200;
+    await expect(claiming.process([message], { claimExpiresAt: twelveHours })).resolves.toMatchObject({
+      outcomes: [{ status: 'rejected' }],
+    });
   });
 });
 
