@@ -114,10 +114,16 @@ export class TransactionConflictError extends OutboxError {
 export class WriteOutcomeUnknownError extends OutboxError {
   readonly attempts: number;
 
-  constructor(attempts: number, waitedMs: number, idempotencyKey: string | undefined, options?: ErrorOptions) {
+  /**
+   * `refusedWith`: the error that refused the attempts after the in-progress answer (throttling,
+   * say), when they ran out before DynamoDB said how the earlier attempt ended.
+   */
+  constructor(attempts: number, waitedMs: number, idempotencyKey: string | undefined, options?: ErrorOptions, refusedWith?: string) {
     super(
       'WRITE_OUTCOME_UNKNOWN',
-      `DynamoDB was still running an earlier attempt of this write ${waitedMs} ms after it first answered TransactionInProgressException (${attempts} attempts); that attempt may yet commit, so nothing more was sent. ` +
+      (refusedWith === undefined
+        ? `DynamoDB was still running an earlier attempt of this write ${waitedMs} ms after it first answered TransactionInProgressException (${attempts} attempts); that attempt may yet commit, so nothing more was sent. `
+        : `DynamoDB answered TransactionInProgressException to an earlier attempt of this write, and refused the attempts of the ${waitedMs} ms since (${refusedWith}, ${attempts} attempts) before saying how it ended; that attempt may have committed, so nothing more was sent. `) +
         (idempotencyKey === undefined
           ? 'Read the written items to learn whether it did; a write with an idempotencyKey can be retried safely instead.'
           : `Retry it with the same idempotencyKey (${JSON.stringify(idempotencyKey)}): that returns the committed result, or writes it once.`),

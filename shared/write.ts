@@ -252,7 +252,14 @@ export class Outbox {
           if (++races > this.#retry.maxSequenceRaces) throw new TransactionConflictError(attempt, lastReason, 'retry.maxSequenceRaces');
           await sleep(backoffDelay(RACE_BACKOFF, races));
         } else {
-          if (++conflicts >= this.#retry.maxAttempts) throw new TransactionConflictError(attempt, lastReason);
+          if (++conflicts >= this.#retry.maxAttempts) {
+            // An attempt DynamoDB called in progress, never settled since under this token: it may have committed.
+            if (inProgressSince !== undefined) {
+              const waited = this.#clock().getTime() - inProgressSince;
+              throw new WriteOutcomeUnknownError(attempt, waited, input.idempotencyKey, { cause: error }, lastReason);
+            }
+            throw new TransactionConflictError(attempt, lastReason);
+          }
           await sleep(backoffDelay(this.#retry, conflicts));
         }
       }

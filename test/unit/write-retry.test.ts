@@ -178,6 +178,34 @@ describe('write helper: an attempt DynamoDB is still running', () => {
     const keyed = await outbox.write({ events: [orderEvent('o-2')], idempotencyKey: 'k-unknown' }).catch((e: unknown) => e);
     expect((keyed as Error).message).toContain('Retry it with the same idempotencyKey ("k-unknown")');
   });
+
+  it('says the outcome is unknown, not that nothing was written, when throttling spends the attempts after an in-progress answer', async () => {
+    const throttled = () => Object.assign(new Error('Rate of requests exceeds the allowed throughput'), { name: 'ThrottlingException' });
+    const fake = fakeClient((n) => (n === 1 ? inProgress() : throttled()));
+    const outbox = new Outbox({
+      config: testConfig(),
+      tableName: 't',
+      client: fake.client,
+      retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+    });
+    const error = await outbox.write({ events: [orderEvent('o-1')] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WriteOutcomeUnknownError);
+    expect((error as Error).message).toMatch(
+      /^DynamoDB answered TransactionInProgressException to an earlier attempt of this write, and refused the attempts of the \d+ ms since \(ThrottlingException, 4 attempts\) before saying how it ended; that attempt may have committed/,
+    );
+    expect(fake.attempts()).toBe(4);
+    expect(new Set(fake.tokens).size).toBe(1);
+
+    // Throttling alone, no attempt ever called in progress: nothing was written, as the error says.
+    const plain = fakeClient(() => throttled());
+    const again = new Outbox({
+      config: testConfig(),
+      tableName: 't',
+      client: plain.client,
+      retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
+    });
+    expect(await again.write({ events: [orderEvent('o-1')] }).catch((e: unknown) => e)).toBeInstanceOf(TransactionConflictError);
+  });
 });
 
 describe('write helper options', () => {
