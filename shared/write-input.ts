@@ -259,7 +259,9 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
  */
 export function planSlots(events: readonly EventInput[], config: OutboxConfig, stamp: () => { id: string; time: string }): SlotPlan[] {
   const slots = new Map<string, SlotPlan>();
-  events.forEach((event, index) => {
+  // A plain loop, not forEach: a hole in the array is an undefined event, refused, never skipped.
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index] as EventInput;
     validateEvent(event, index, config);
     const pk = `${SLOT_PREFIX}${event.aggregate.type}#${event.aggregate.id}`;
     const { id, time } = stamp();
@@ -289,7 +291,7 @@ export function planSlots(events: readonly EventInput[], config: OutboxConfig, s
     }
     slot.events.push(stored);
     slot.inputIndexes.push(index);
-  });
+  }
   return [...slots.values()];
 }
 

@@ -71,8 +71,9 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
   const operations: TransactOperation[] = [];
   const kinds: string[] = [];
   const targets = new Map<string, number>();
-  operationsInput.forEach((op, index) => {
-    const resolved = resolveOperation(op, index, context.tableName);
+  // A plain loop, not forEach: a hole in the array is an undefined operation, refused, never skipped.
+  for (let index = 0; index < operationsInput.length; index++) {
+    const resolved = resolveOperation(operationsInput[index] as (typeof operationsInput)[number], index, context.tableName);
     if (resolved.itemId !== undefined) {
       const earlier = targets.get(resolved.itemId);
       if (earlier !== undefined) {
@@ -85,7 +86,7 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
     }
     operations.push(resolved.operation);
     kinds.push(resolved.kind);
-  });
+  }
   const slots = planSlots(eventsInput, context.config, () => ({ id: uuidv7(), time }));
   const actions = operations.length + slots.length + (input.idempotencyKey === undefined ? 0 : 1);
   if (actions > MAX_TRANSACTION_ACTIONS) {

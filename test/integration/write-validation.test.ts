@@ -94,6 +94,13 @@ const invalid: fc.Arbitrary<Case> = fc.oneof(
       code: 'MISSING_AGGREGATE' as const,
       input: { events: [{ ...event, aggregate } as unknown as EventInput] },
     })),
+  // A hole in the events array (`events[1] = e` on an empty array, `new Array(2)`) is an event that is not there.
+  fc.tuple(validEvent, fc.integer({ min: 1, max: 3 })).map(([event, at]) => {
+    const events: EventInput[] = [];
+    events[at] = event;
+    return { code: 'MISSING_AGGREGATE' as const, input: { events } };
+  }),
+  fc.integer({ min: 1, max: 3 }).map((length) => ({ code: 'MISSING_AGGREGATE' as const, input: { events: new Array(length) } })),
   fc.tuple(validEvent, poisoned).map(([event, data]) => ({
     code: 'DATA_NOT_SERIALIZABLE' as const,
     input: { events: [{ ...event, data }] },
@@ -163,6 +170,9 @@ const invalid: fc.Arbitrary<Case> = fc.oneof(
       [{ Put: { Item: { a: 1 } } }, { Put: { Item: { b: 2 } } }],
       [{ Delete: { Key: { pk: 'A' } } }],
       [{ Put: { Item: { pk: 'A', sk: 'B', at: new Date(0) } } }],
+      // Holes: an operation that is not there.
+      new Array(1),
+      Object.assign(new Array(2), { 1: { Put: { Item: { pk: 'A', sk: 'B' } } } }),
     )
     .map((operations) => ({
       code: 'INVALID_OPERATION' as const,
