@@ -107,7 +107,9 @@ export async function replay(
       ConsistentRead: true,
     }),
   );
-  const expired = typeof Item?.[TABLE.timeToLiveAttribute] === 'number' && Item[TABLE.timeToLiveAttribute] <= expiresAt(plan.now, 0);
+  // Number(): a DocumentClient that wraps numbers gives a NumberValue, whose text is the number.
+  const expiry = Item === undefined ? Number.NaN : Number(Item[TABLE.timeToLiveAttribute]);
+  const expired = Number.isFinite(expiry) && expiry <= expiresAt(plan.now, 0);
   return Item === undefined || expired ? undefined : storedResult(key, Item, plan.fingerprint);
 }
 

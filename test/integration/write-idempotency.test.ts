@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
 import { Outbox, type WriteInput } from '../../shared/write.js';
@@ -131,13 +131,25 @@ describe('an attempt DynamoDB reports still running', () => {
 });
 
 describe('an idempotency record past its expiry', () => {
-  it('no longer holds its key, even before TTL deletes it: the key writes anew, with the same input or another', async () => {
+  it.each([
+    ['a DynamoDBClient', () => clients.dynamodb],
+    // Its numbers come back as NumberValue objects, the record's expiry among them.
+    [
+      'a DocumentClient that wraps numbers',
+      // A client of its own: DocumentClient.from sets its translation on the client it wraps.
+      () =>
+        DynamoDBDocumentClient.from(
+          new DynamoDBClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: inject('dynamodbEndpoint') }),
+          { unmarshallOptions: { wrapNumbers: true } },
+        ),
+    ],
+  ])('no longer holds its key, even before TTL deletes it: the key writes anew, with the same input or another (%s)', async (_, client) => {
     // Near the real time: DynamoDB Local's TTL deletes, from time to time, items past their expiry by its own clock.
     let now = Date.now();
     const expiring = new Outbox({
       config: testConfig(),
       tableName,
-      client: clients.dynamodb,
+      client: client(),
       idempotencyTtlSeconds: 60,
       clock: () => new Date(now),
     });
