@@ -62,11 +62,13 @@ describe('processor image', { timeout: 120_000 }, () => {
       },
       timeout: 30_000,
     });
-    expect(run.status).not.toBe(0);
-    // The inspected EnvironmentError (single quotes), not the minified source that mentions the names.
-    expect(run.stderr).toContain("code: 'INVALID_ENVIRONMENT'");
-    expect(run.stderr).toContain("variable: 'OUTBOX_CONFIG'");
-    expect(run.stderr).toContain('functions/processor/main.ts');
+    expect(run.status).toBe(1);
+    // One structured log line with the EnvironmentError, its stack mapped back to the sources.
+    const line = run.stderr.split('\n').find((l) => l.includes('"start-up failed"'));
+    expect(line).toBeDefined();
+    const logged = JSON.parse(line as string) as { level: string; error: { code: string; variable: string; stack: string } };
+    expect(logged).toMatchObject({ level: 'ERROR', error: { code: 'INVALID_ENVIRONMENT', variable: 'OUTBOX_CONFIG' } });
+    expect(logged.error.stack).toContain('functions/processor/main.ts');
     expect(run.stderr).not.toMatch(/Cannot find (module|package)|Dynamic require|is not defined/);
   });
 
