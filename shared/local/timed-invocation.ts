@@ -3,25 +3,24 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { LOCAL_RELAY_FUNCTION_NAME } from './resources.js';
 import type { StreamHandler, StreamInvocationContext } from './stream-runner.js';
 
-/** What an invocation that outlived the function's timeout resolves to. */
-export const TIMED_OUT = Symbol('timed out');
+/** What an invocation came to: its answer, or a timeout (`settled` ends once the abandoned call does). */
+export type InvocationResult =
+  | { readonly timedOut: false; readonly response: DynamoDBBatchResponse | undefined }
+  | { readonly timedOut: true; readonly settled: Promise<void> };
 
 /**
  * Invokes the handler with a batch as Lambda does, its context counting down from `timeoutMs`:
- * resolves to the handler's response, or to `TIMED_OUT` when the handler has not answered by
- * then; rejects when the handler throws in time.
+ * resolves to the handler's response, or to a timeout when the handler has not answered by
+ * then; rejects when the handler throws in time. Lambda ends a timed-out invocation; here the
+ * call goes on, and `settled` says when it has ended, so a retry need not run alongside it.
  *
  * @example
  * ```ts
- * const response = await invokeWithTimeout(handler, batch, 30_000);
- * if (response === TIMED_OUT) console.error('Task timed out after 30.00 seconds');
+ * const result = await invokeWithTimeout(handler, batch, 30_000);
+ * if (result.timedOut) console.error('Task timed out after 30.00 seconds');
  * ```
  */
-export async function invokeWithTimeout(
-  handler: StreamHandler,
-  batch: DynamoDBRecord[],
-  timeoutMs: number,
-): Promise<DynamoDBBatchResponse | undefined | typeof TIMED_OUT> {
+export async function invokeWithTimeout(handler: StreamHandler, batch: DynamoDBRecord[], timeoutMs: number): Promise<InvocationResult> {
   const deadline = Date.now() + timeoutMs;
   const context: StreamInvocationContext = {
     functionName: LOCAL_RELAY_FUNCTION_NAME,
@@ -30,13 +29,19 @@ export async function invokeWithTimeout(
   };
   const invocation = Promise.resolve().then(() => handler({ Records: batch }, context));
   // Abandoned when it outlives the timeout: whatever it settles to then is ignored.
-  invocation.catch(() => {});
+  const settled = invocation.then(
+    () => {},
+    () => {},
+  );
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
+  const timedOut = new Promise<InvocationResult>((resolve) => {
+    timer = setTimeout(() => resolve({ timedOut: true, settled }), timeoutMs);
   });
   try {
-    return await Promise.race([invocation, timedOut]);
+    return await Promise.race([
+      invocation.then((response): InvocationResult => ({ timedOut: false, response: response ?? undefined })),
+      timedOut,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -17,6 +17,43 @@ afterEach(async () => {
 const idOf = (records: Parameters<StreamHandler>[0]['Records']) => records.map((r) => r.dynamodb?.NewImage?.aggregateId?.S);
 
 describe('stream runner function timeout', () => {
+  it('retries a timed-out batch only once the late invocation has ended, as Lambda ends it before the retry', async () => {
+    const stream = new SimulatedStream();
+    stream.commit({ type: 'order', id: 'o1' }, 1, 1);
+    const steps: string[] = [];
+    let release = (): void => {};
+    const late = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const handler: StreamHandler = async () => {
+      const call = steps.filter((step) => step.endsWith('began')).length + 1;
+      steps.push(`call ${call} began`);
+      if (call === 1) {
+        await late;
+        steps.push('call 1 ended');
+      }
+      return { batchItemFailures: [] };
+    };
+    const errors: unknown[] = [];
+    runner = new StreamRunner({
+      streams: stream,
+      streamArn: stream.streamArn,
+      settings: relayEventSourceSettings(config),
+      handler,
+      onError: (error) => errors.push(error),
+      pollIntervalMs: 10,
+      timeoutMs: 1_000,
+    });
+    runner.start();
+    await expect.poll(() => errors.length, { timeout: 10_000 }).toBe(1);
+    release();
+    await expect.poll(() => steps.length, { timeout: 10_000 }).toBe(3);
+
+    expect(steps).toEqual(['call 1 began', 'call 1 ended', 'call 2 began']);
+    expect(String(errors[0])).toMatch(/^Error: Task timed out after 1\.00 seconds/);
+    expect(errors).toHaveLength(1);
+  });
+
   it('passes a context whose remaining time counts down from the function timeout', async () => {
     const stream = new SimulatedStream();
     stream.commit({ type: 'order', id: 'o1' }, 1, 1);
@@ -77,10 +114,17 @@ describe('stream runner function timeout', () => {
       DDBStreamBatchInfo: { batchSize: 1 },
     });
     expect(runner.stats).toMatchObject({ invocations: 6, failedInvocations: 4, batchesSentToOnFailure: 1 });
-    expect(errors).toHaveLength(4);
-    expect(String(errors[0])).toMatch(
+    const timeouts = errors.filter((e) => String(e).includes('Task timed out'));
+    expect(timeouts).toHaveLength(4);
+    expect(String(timeouts[0])).toMatch(
       /^Error: Task timed out after 0\.20 seconds: the invocation with 4 records of shardId-\d+ is a function error$/,
     );
+    // Each hanging call was waited for one more timeout, then its retry went ahead, saying so.
+    expect(
+      errors.filter((e) =>
+        /is still running 0\.40 seconds after it began \(Lambda would have ended it\); its retry runs alongside it$/.test(String(e)),
+      ),
+    ).toHaveLength(4);
 
     // The abandoned invocations answer at last; their answers change nothing.
     for (const resolve of abandoned) resolve({ batchItemFailures: [{ itemIdentifier: 'bogus' }] });
