@@ -167,7 +167,15 @@ export class LowLatencyProcessor extends Construct {
       readonlyRootFilesystem: true,
     });
 
-    this.leaseTable.grant(task.taskRole, 'dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem');
+    // Every call DynamoDbLeaseTable makes (GetItem: a parent a paginated scan missed).
+    this.leaseTable.grant(
+      task.taskRole,
+      'dynamodb:Scan',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+    );
     // Named actions on the one key, as for the table's other readers and writers (grantReadWriteData would add wildcards).
     props.encryptionKey?.grant(task.taskRole, 'kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey');
     if (props.grantRelay === undefined) {

@@ -1,3 +1,4 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { App, Duration, Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
@@ -15,7 +16,7 @@ import { DEFAULT_PROCESSOR_LAG_SECONDS } from '../../infra/outbox-alarms.js';
 import { OutboxStack } from '../../infra/outbox-stack.js';
 import { defineConfig } from '../../shared/config.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
-import { LEASE_TABLE, PROCESSOR_ENV, PROCESSOR_METRICS, ProcessorOptionsError } from '../../shared/processor/index.js';
+import { DynamoDbLeaseTable, LEASE_TABLE, PROCESSOR_ENV, PROCESSOR_METRICS, ProcessorOptionsError } from '../../shared/processor/index.js';
 import { acknowledgements, appWithoutBundling, logicalId, resource } from '../helpers/cdk.js';
 
 const config = defineConfig({
@@ -54,6 +55,15 @@ const taskRoleStatements = (template: Template) => {
   return Object.values(template.findResources('AWS::IAM::Policy'))
     .filter((p) => JSON.stringify(p.Properties.Roles) === JSON.stringify([{ Ref: taskRole }]))
     .flatMap((p) => p.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+};
+
+/** The IAM action of each DocumentClient command the lease table sends. */
+const ITEM_ACTIONS: Record<string, string> = {
+  ScanCommand: 'Scan',
+  GetCommand: 'GetItem',
+  PutCommand: 'PutItem',
+  UpdateCommand: 'UpdateItem',
+  DeleteCommand: 'DeleteItem',
 };
 
 describe('LowLatencyProcessor', () => {
@@ -136,6 +146,40 @@ describe('LowLatencyProcessor', () => {
     });
   });
 
+  it('grants the task every call the lease table makes, each operation exercised against a recording client', async () => {
+    const called = new Set<string>();
+    const document = {
+      send: async (command: { constructor: { name: string }; input: { Key?: { leaseKey?: string } } }) => {
+        // A command not in the map shows as itself, which no grant names: a new call fails the test.
+        called.add(`dynamodb:${ITEM_ACTIONS[command.constructor.name] ?? command.constructor.name}`);
+        if (command.constructor.name === 'ScanCommand') {
+          // A child whose parent the scan missed: the listing reads the parent on its own.
+          return { Items: [{ leaseKey: 'child', leaseCounter: 0, checkpoint: 'TRIM_HORIZON', parentShardIds: ['parent'] }] };
+        }
+        if (command.constructor.name === 'GetCommand') return { Item: { leaseKey: command.input.Key?.leaseKey, leaseCounter: 0 } };
+        return { Attributes: { leaseKey: 'child', leaseOwner: 'w', leaseCounter: 1, checkpoint: 'TRIM_HORIZON' } };
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const leases = new DynamoDbLeaseTable(document, 'leases');
+    const [lease] = await leases.list();
+    await leases.create('shard-1', []);
+    await leases.take(lease!, 'w');
+    await leases.renew(lease!, 'w');
+    await leases.checkpoint(lease!, 'w', '000100');
+    await leases.release(lease!, 'w');
+    await leases.remove(lease!);
+
+    const granted = new Set(taskRoleStatements(built.template).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])));
+    expect([...called].sort()).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Scan',
+      'dynamodb:UpdateItem',
+    ]);
+    expect([...called].filter((action) => !granted.has(action))).toEqual([]);
+  });
+
   it('grants the task exactly stream reads, lease-table item writes, publishing and the relay DLQ', () => {
     const statements = taskRoleStatements(built.template);
     const actions = statements.flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])).sort();
@@ -144,6 +188,7 @@ describe('LowLatencyProcessor', () => {
         'dynamodb:DeleteItem',
         'dynamodb:DescribeStream',
         'dynamodb:GetRecords',
+        'dynamodb:GetItem',
         'dynamodb:GetShardIterator',
         'dynamodb:ListStreams',
         'dynamodb:PutItem',
