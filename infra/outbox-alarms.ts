@@ -76,6 +76,8 @@ export class OutboxAlarms extends Construct {
   readonly alarmTopic: ITopic;
   readonly dashboard: Dashboard;
   private readonly alarmList: Alarm[] = [];
+  /** The alarms of each alarm-status widget: CloudWatch takes at most 100 in one. */
+  private readonly statusChunks: Alarm[][] = [[]];
   private readonly action: SnsAction;
   private readonly dlqWidget: GraphWidget;
   private readonly queueAgeWidget = new GraphWidget({ title: 'Oldest message age in subscriber queues (s)', left: [], width: 12 });
@@ -178,7 +180,7 @@ export class OutboxAlarms extends Construct {
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
       widgets: [
-        [new AlarmStatusWidget({ title: 'Outbox alarms', alarms: this.alarmList, width: 24 })],
+        ...this.statusChunks.map((chunk, index) => [statusWidget(chunk, index)]),
         [
           new GraphWidget({ title: 'Relay iterator age (ms)', left: [iteratorAge], width: 12 }),
           new GraphWidget({ title: 'Relay invocations, errors, throttles', left: [fn.metricInvocations(), errors, throttles], width: 12 }),
@@ -312,6 +314,20 @@ export class OutboxAlarms extends Construct {
     alarm.addAlarmAction(this.action);
     alarm.addOkAction(this.action);
     this.alarmList.push(alarm);
+    let chunk = this.statusChunks.at(-1) as Alarm[];
+    if (chunk.length === MAX_ALARMS_PER_WIDGET) {
+      chunk = [];
+      this.statusChunks.push(chunk);
+      // Alarms added after the dashboard was built (subscribers): a widget of their own, below.
+      if (this.dashboard !== undefined) this.dashboard.addWidgets(statusWidget(chunk, this.statusChunks.length - 1));
+    }
+    chunk.push(alarm);
     return alarm;
   }
 }
+
+/** CloudWatch's limit on the alarms of one alarm-status widget; a dashboard with more is refused. */
+export const MAX_ALARMS_PER_WIDGET = 100;
+
+const statusWidget = (alarms: Alarm[], index: number): AlarmStatusWidget =>
+  new AlarmStatusWidget({ title: index === 0 ? 'Outbox alarms' : `Outbox alarms (continued, ${index + 1})`, alarms, width: 24 });

@@ -208,11 +208,12 @@ export class Outbox extends Construct {
    */
   addSubscriber(id: string, options: OutboxSubscriptionOptions): OutboxSubscriber {
     const { topic, queueAgeThreshold: ageThreshold, ...rest } = options;
+    // `??`, not a spread over the defaults: an option given as undefined keeps the outbox's.
     const subscriber = new OutboxSubscriber(this, id, {
-      encryptionKey: this.props.encryptionKey,
-      removalPolicy: this.removalPolicy,
-      logRetention: this.props.logRetention,
       ...rest,
+      encryptionKey: rest.encryptionKey ?? this.props.encryptionKey,
+      removalPolicy: rest.removalPolicy ?? this.removalPolicy,
+      logRetention: rest.logRetention ?? this.props.logRetention,
       topic: this.topics.topic(topic),
     });
     this.subscriberMap.set(id, subscriber);

@@ -1,5 +1,6 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Runtime, RuntimeFamily } from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Outbox } from '../../infra/outbox.js';
@@ -303,5 +304,49 @@ describe('OutboxStack: relay event source mapping', () => {
         Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
     });
+  });
+});
+
+describe('Outbox with many subscribers', () => {
+  it('spreads the alarm-status widgets at most 100 alarms each (CloudWatch refuses more), and shows every alarm', () => {
+    const many = new Stack(appWithoutBundling(), 'ManySubscribers');
+    const outbox = new Outbox(many, 'Outbox', { config });
+    // Two alarms each (DLQ, oldest message), beyond the relay's and the topics' own.
+    for (let i = 0; i < 48; i++) outbox.addSubscriber(`Sub${i}`, { topic: config.topics[0]!.name });
+    const manyTemplate = Template.fromStack(many);
+
+    const body = Object.values(manyTemplate.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody as {
+      'Fn::Join': [string, (string | Record<string, unknown>)[]];
+    };
+    // Tokens (alarm ARNs) stand inside JSON strings: each becomes a placeholder there.
+    const text = body['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : '<token>')).join('');
+    const widgets = (JSON.parse(text) as { widgets: { type: string; properties: { alarms?: string[] } }[] }).widgets;
+    const statusWidgets = widgets.filter((w) => w.type === 'alarm');
+    const alarmCount = Object.keys(manyTemplate.findResources('AWS::CloudWatch::Alarm')).length;
+
+    expect(alarmCount).toBeGreaterThan(100);
+    expect(statusWidgets.length).toBe(Math.ceil(alarmCount / 100));
+    for (const widget of statusWidgets) expect(widget.properties.alarms!.length).toBeLessThanOrEqual(100);
+    expect(statusWidgets.flatMap((w) => w.properties.alarms!)).toHaveLength(alarmCount);
+  });
+
+  it("keeps the outbox's removal policy and key for a subscriber option given as undefined", () => {
+    const keyed = new Stack(appWithoutBundling(), 'UndefinedOptions', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const key = new Key(keyed, 'Key');
+    const outbox = new Outbox(keyed, 'Outbox', { config, encryptionKey: key });
+    outbox.addSubscriber('Pay', {
+      topic: config.topics[0]!.name,
+      removalPolicy: undefined,
+      encryptionKey: undefined,
+      logRetention: undefined,
+    });
+    const keyedTemplate = Template.fromStack(keyed);
+
+    const queues = Object.entries(keyedTemplate.findResources('AWS::SQS::Queue')).filter(([id]) => id.includes('Pay'));
+    expect(queues).toHaveLength(2);
+    for (const [, queue] of queues) {
+      expect(queue.DeletionPolicy).toBe('Retain');
+      expect(queue.Properties.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [keyed.getLogicalId(key.node.defaultChild as never), 'Arn'] });
+    }
   });
 });
