@@ -66,11 +66,19 @@ async function run(command: Exclude<RedriveCommand, { kind: 'help' }>, signal: A
   try {
     switch (command.kind) {
       case 'relay-dlq':
-        return await redriveRelayDlq({ ...common, sqs, sns, queueUrl: command.queueUrl, topicArns: command.topicArns });
+        // The config routes a dead letter written without a topic (no route then) by its aggregate type.
+        return await redriveRelayDlq({
+          ...common,
+          sqs,
+          sns,
+          queueUrl: command.queueUrl,
+          topicArns: command.topicArns,
+          config: redriveConfig(),
+        });
       case 'queue-dlq':
         return await redriveQueueDlq({ ...common, sqs, queueUrl: command.queueUrl, targetQueueUrl: command.targetQueueUrl });
       case 'on-failure': {
-        const config = process.env[CONFIG_ENV] ? configFromEnv() : appConfig;
+        const config = redriveConfig();
         const streams = streamsClient(clientConfig);
         const source =
           'bucket' in command.source
@@ -83,6 +91,9 @@ async function run(command: Exclude<RedriveCommand, { kind: 'help' }>, signal: A
     bar.done();
   }
 }
+
+/** The config the deployed relay runs with (`OUTBOX_CONFIG`), else the app's `outbox.config.ts`. */
+const redriveConfig = () => (process.env[CONFIG_ENV] ? configFromEnv() : appConfig);
 
 async function main(argv: readonly string[]): Promise<number> {
   let command: RedriveCommand;

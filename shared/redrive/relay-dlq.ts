@@ -1,4 +1,5 @@
 import type { Message, SQSClient } from '@aws-sdk/client-sqs';
+import { type OutboxConfig, topicFor } from '../config.js';
 import { envelopeProblem } from '../consumer/parse.js';
 import { deadLetterEnvelope, isRelayDeadLetter } from '../dead-letter.js';
 import type { OutboxEnvelope } from '../envelope.js';
@@ -16,6 +17,12 @@ export interface RelayDlqRedriveOptions extends RedriveCommonOptions {
   readonly queueUrl: string;
   /** Topic name (as in the config) → topic ARN, as the relay has it in `OUTBOX_TOPIC_ARNS`. */
   readonly topicArns: Readonly<Record<string, string>>;
+  /**
+   * The outbox config, to route a dead letter the relay wrote without a topic (`UNKNOWN_ROUTE`:
+   * its aggregate type had no route then) by the envelope's aggregate type, once the route is
+   * there. @default none: such dead letters are skipped and stay
+   */
+  readonly config?: OutboxConfig;
 }
 
 interface Planned {
@@ -24,7 +31,7 @@ interface Planned {
   readonly position: AggregatePosition;
 }
 
-function planOf(message: Message, topicArns: Readonly<Record<string, string>>): DrainPlan<Planned> {
+function planOf(message: Message, topicArns: Readonly<Record<string, string>>, config: OutboxConfig | undefined): DrainPlan<Planned> {
   let letter: unknown;
   try {
     letter = JSON.parse(message.Body ?? '');
@@ -41,16 +48,7 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>): 
   if (text === undefined) {
     return {
       status: 'skip',
-      reason: `${letter.reason} without an envelope (${letter.detail}); fix the slot, then redrive the on-failure records`,
-    };
-  }
-  if (letter.topic === undefined)
-    return { status: 'skip', reason: `${letter.reason}: no topic recorded (${letter.detail}); add the route, then redrive` };
-  const topicArn = Object.hasOwn(topicArns, letter.topic) ? topicArns[letter.topic] : undefined;
-  if (topicArn === undefined) {
-    return {
-      status: 'skip',
-      reason: `topic ${JSON.stringify(letter.topic)} has no ARN; known: ${Object.keys(topicArns).join(', ') || '(none)'}`,
+      reason: `${letter.reason} without an envelope (${letter.detail}); the dead letter holds the slot's raw image: write the slot item again, corrected, and the stream takes its events to the relay`,
     };
   }
   let envelope: OutboxEnvelope;
@@ -61,6 +59,22 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>): 
   }
   const problem = envelopeProblem(envelope);
   if (problem !== undefined) return { status: 'skip', reason: `the envelope is malformed: ${problem}` };
+  // No topic recorded: the aggregate type had no route when the relay met it; the config may have one now.
+  const topic = letter.topic ?? (config === undefined ? undefined : topicFor(config, envelope.aggregatetype)?.name);
+  if (topic === undefined) {
+    const why =
+      config === undefined
+        ? 'give the redrive the config that routes it'
+        : `aggregate type ${JSON.stringify(envelope.aggregatetype)} has no route in the config either`;
+    return { status: 'skip', reason: `${letter.reason}: no topic recorded (${letter.detail}); ${why}: add the route, then redrive` };
+  }
+  const topicArn = Object.hasOwn(topicArns, topic) ? topicArns[topic] : undefined;
+  if (topicArn === undefined) {
+    return {
+      status: 'skip',
+      reason: `topic ${JSON.stringify(topic)} has no ARN; known: ${Object.keys(topicArns).join(', ') || '(none)'}`,
+    };
+  }
   return {
     status: 'republish',
     units: 1,
@@ -85,7 +99,9 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>): 
 /**
  * Republishes the original envelopes held in the relay DLQ to their topics, with the same event
  * ids (so consumer dedup holds and FIFO topics deduplicate), and deletes each dead letter only
- * after its publish succeeded. Dead letters without an envelope or topic are skipped and stay.
+ * after its publish succeeded. A dead letter without a topic (`UNKNOWN_ROUTE`) is routed by its
+ * envelope's aggregate type through `config`, when given and it has a route now. Dead letters
+ * without an envelope, or without a topic and a route, are skipped and stay.
  * Once an event of an aggregate fails, no later dead letter of that aggregate is republished in
  * the run (it fails too, and stays).
  *
@@ -109,7 +125,7 @@ export async function redriveRelayDlq(options: RelayDlqRedriveOptions): Promise<
   return drainQueue<Planned>({
     ...options,
     target: Object.values(options.topicArns).join(', '),
-    plan: (message) => planOf(message, options.topicArns),
+    plan: (message) => planOf(message, options.topicArns, options.config),
     republish: async (items) => {
       const byTopic = new Map<string, { messageId: string; item: Planned }[]>();
       for (const entry of items) {

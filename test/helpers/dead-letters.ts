@@ -8,7 +8,8 @@ import { anEnvelope } from './envelopes.js';
  * with `gzip`, the envelope is carried gzip'd, as in a letter too large for SQS in plain text.
  */
 export function aRelayDeadLetter(spec: {
-  topic: string;
+  /** Left out: an `UNKNOWN_ROUTE` letter, as the relay writes one for an aggregate type without a route. */
+  topic?: string;
   aggregateType?: string;
   aggregateId?: string;
   sequence?: number;
@@ -30,11 +31,11 @@ export function aRelayDeadLetter(spec: {
   const letter: RelayDeadLetter = {
     kind: RELAY_DEAD_LETTER_KIND,
     version: 1,
-    reason: 'PUBLISH_REJECTED',
-    detail: 'InvalidParameter: test rejection',
+    ...(spec.topic === undefined
+      ? { reason: 'UNKNOWN_ROUTE', detail: `aggregate type "${spec.aggregateType ?? 'payment'}" has no route` }
+      : { reason: 'PUBLISH_REJECTED', detail: 'InvalidParameter: test rejection', topic: spec.topic }),
     failedAt: new Date().toISOString(),
     record: { sequenceNumber: '100', eventId: 'stream-event-1' },
-    topic: spec.topic,
     ...(spec.gzip === true ? { envelopeGzip: gzipSync(envelope.body).toString('base64') } : { envelope: envelope.body }),
     eventId,
     eventType: spec.type ?? 'payment.captured',

@@ -11,6 +11,7 @@ import { messageGroupId } from '../../shared/relay/publish-entry.js';
 import type { PublishBatchClient } from '../../shared/relay/relay.js';
 import { aMalformedSlotDeadLetter, aRelayDeadLetter } from '../helpers/dead-letters.js';
 import { anEnvelope } from '../helpers/envelopes.js';
+import { testConfig } from '../helpers/factories.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile } from '../helpers/local.js';
 import { waitFor } from '../helpers/wait.js';
@@ -99,6 +100,36 @@ describe('relay DLQ redrive', () => {
     expect(messages.map((m) => parseEnvelope(m.body).sequence)).toEqual([1, 2, 3]);
     expect(messages.map((m) => m.messageGroupId)).toEqual(['order#A', 'order#A', 'order#A']);
     expect(queueDepth(server, 'relay-dlq-fifo')).toBe(0);
+  });
+
+  it('routes a dead letter written without a topic (no route then) by its aggregate type once the config has the route', async () => {
+    const { topicArn } = server.createTopic('orders-routed.fifo', { attributes: { FifoTopic: 'true' } });
+    server.createQueue('orders-routed-target.fifo', { attributes: { FifoQueue: 'true' } });
+    server.subscribe({ topic: 'orders-routed.fifo', queue: 'orders-routed-target.fifo', attributes: { RawMessageDelivery: 'true' } });
+    const { queueUrl } = server.createQueue('relay-dlq-unrouted');
+    const routed = aRelayDeadLetter({ aggregateType: 'order', aggregateId: 'R', sequence: 1 });
+    const unrouted = aRelayDeadLetter({ aggregateType: 'invoice', aggregateId: 'I', sequence: 1 });
+    await sendAll(queueUrl, [routed.body, unrouted.body]);
+    const topicArns = { 'orders.fifo': topicArn };
+
+    // Without the config, nothing says where either goes: both stay.
+    const blind = await redriveRelayDlq({ sqs: clients.sqs, sns: clients.sns, queueUrl, topicArns });
+    expect(blind.moved).toBe(0);
+    expect(blind.skipped.map((p) => p.reason)).toEqual([
+      expect.stringMatching(
+        /^UNKNOWN_ROUTE: no topic recorded \(.*\); give the redrive the config that routes it: add the route, then redrive$/,
+      ),
+      expect.stringMatching(/^UNKNOWN_ROUTE: no topic recorded/),
+    ]);
+
+    const summary = await redriveRelayDlq({ sqs: clients.sqs, sns: clients.sns, queueUrl, topicArns, config: testConfig() });
+
+    expect(summary.moved).toBe(1);
+    expect(summary.skipped).toHaveLength(1);
+    expect(summary.skipped[0]?.reason).toMatch(/aggregate type "invoice" has no route in the config either: add the route, then redrive$/);
+    const delivered = [...(server.inspectQueue('orders-routed-target.fifo')?.messages.ready ?? [])];
+    expect(delivered.map((m) => [parseEnvelope(m.body).id, m.messageGroupId])).toEqual([[routed.eventId, 'order#R']]);
+    expect(queueBodies(server, 'relay-dlq-unrouted')).toEqual([unrouted.body]);
   });
 
   it('republishes an envelope a dead letter carries gzip’d byte for byte, in the group the relay gives its aggregate', async () => {
