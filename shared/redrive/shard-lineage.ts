@@ -26,6 +26,8 @@ export type LineageListing =
  */
 export class ShardLineage {
   private readonly parents = new Map<string, string | undefined>();
+  /** Shards some listing named: only their parents are known. */
+  private readonly listed = new Set<string>();
   private readonly listings = new Map<string, LineageListing>();
 
   constructor(
@@ -43,7 +45,10 @@ export class ShardLineage {
     const listed = await retried(() => new StreamSource(this.streams, streamArn).listShards(), this.backoff);
     let listing: LineageListing;
     if (listed.ok) {
-      for (const shard of listed.value) this.parents.set(shard.shardId, shard.parentShardId);
+      for (const shard of listed.value) {
+        this.parents.set(shard.shardId, shard.parentShardId);
+        this.listed.add(shard.shardId);
+      }
       listing = { status: 'listed' };
     } else {
       const gone = (listed.error as { name?: unknown } | null)?.name === 'ResourceNotFoundException';
@@ -60,11 +65,16 @@ export class ShardLineage {
   }
 
   /**
-   * What a hold on another shard needs to know of `shardId`: its ancestors when the stream was
-   * listed, else nothing (not loaded, failed or gone), so that a hold covers the stream by arrival.
+   * What a hold on another shard needs to know of `shardId`: its ancestors when the listing names
+   * the whole chain, up to a shard without a parent; else nothing (not loaded, failed or gone, or
+   * a shard of the chain that has left the listing, 24 h after it closed, whose own parents are not
+   * known), so that a hold covers the stream by arrival.
    */
   ancestry(streamArn: string, shardId: string): Ancestry {
-    return this.listings.get(streamArn)?.status === 'listed' ? { known: true, ancestors: this.ancestors(shardId) } : { known: false };
+    if (this.listings.get(streamArn)?.status !== 'listed') return { known: false };
+    const ancestors = this.ancestors(shardId);
+    const complete = [shardId, ...ancestors].every((shard) => this.listed.has(shard));
+    return complete ? { known: true, ancestors } : { known: false };
   }
 
   /** The shard's known ancestors, nearest first. */

@@ -221,6 +221,53 @@ describe('on-failure redrive: a hold reaches every later shard of a stream whose
     expect(view.delivered()).toEqual([]);
   });
 
+  it('S3, a middle shard gone from the listing: a held grandparent batch still holds back the grandchild batch', async () => {
+    // G → P → C; G's batch cannot be republished, P has none, and G and P left the stream (24 h after closing).
+    const stream = new SimulatedStream();
+    const grandparent = stream.openShards[0]?.id ?? '';
+    stream.commit({ type: 'order', id: 'L' }, 1, 1);
+    stream.split(grandparent);
+    const middle = stream.shardOfEvent.get(stream.commit({ type: 'order', id: 'L' }, 2, 1)[0] ?? '') ?? '';
+    stream.split(middle);
+    const grandchild = stream.shardOfEvent.get(stream.commit({ type: 'order', id: 'L' }, 3, 1)[0] ?? '') ?? '';
+    stream.trim(grandparent);
+    stream.trim(middle);
+    const recordOf = (shardId: string) => stream.shards.find((sh) => sh.id === shardId)?.records.at(-1) as _Record;
+    const view = fifoView(server, 'lineage-gap');
+    server.createBucket('lineage-gap');
+    const held = {
+      ...failedBatch(stream.streamArn, grandparent, [recordOf(grandparent)], { arrival: '2026-05-04T10:00:00Z' }),
+      payload: 'not json',
+    };
+    const later = failedBatch(stream.streamArn, grandchild, [recordOf(grandchild)], {
+      payload: batchPayload([recordOf(grandchild)]),
+      arrival: '2026-05-04T10:00:09Z',
+    });
+    await clients.s3.send(new PutObjectCommand({ Bucket: 'lineage-gap', Key: 'g', Body: JSON.stringify(held) }));
+    await clients.s3.send(new PutObjectCommand({ Bucket: 'lineage-gap', Key: 'c', Body: JSON.stringify(later) }));
+
+    const summary = await redriveOnFailure({
+      source: { s3: clients.s3, bucket: 'lineage-gap' },
+      sns: clients.sns,
+      streams: stream as unknown as DynamoDBStreamsClient,
+      config,
+      topicArns: view.topicArns,
+      retry,
+    });
+
+    expect(summary).toMatchObject({ moved: 0, failed: [], after: 2 });
+    expect(summary.skipped).toEqual([
+      { id: 'g', reason: expect.stringMatching(/^payload is a string that is not JSON/) },
+      {
+        id: 'c',
+        reason: expect.stringMatching(
+          new RegExp(`^held back: a record of shard ${grandparent}, which arrived no later, was not republished`),
+        ),
+      },
+    ]);
+    expect(view.delivered()).toEqual([]);
+  });
+
   it('SQS, the stream gone: an unreadable parent range holds back the child record of the same receive', async () => {
     const view = fifoView(server, 'gone-sqs');
     const { stream, parent, child, recordOf } = splitStream();

@@ -198,9 +198,13 @@ describe('on-failure redrive: malformed records', () => {
       '0-bad-sequence',
       JSON.stringify({ ...badInfo, DDBStreamBatchInfo: { ...badInfo.DDBStreamBatchInfo, startSequenceNumber: 'abc' } }),
     );
-    // Shard 3: an object S3 will not give, and a good batch of another order that goes out.
+    // Shard 3: an object S3 will not give, and a good batch of another order that goes out. No listing
+    // names its shard, so its lineage is not known: it arrived before every held record, so none holds it.
     await put('4-denied', 'irrelevant');
-    await put('5-good', JSON.stringify(failedBatch(streamArn, 'shardId-good', [good], { payload: batchPayload([good]) })));
+    await put(
+      '5-good',
+      JSON.stringify(failedBatch(streamArn, 'shardId-good', [good], { payload: batchPayload([good]), arrival: '2020-01-01T00:00:00Z' })),
+    );
     const s3 = {
       send(command: GetObjectCommand) {
         if (command instanceof GetObjectCommand && command.input.Key === '4-denied') {
