@@ -31,8 +31,8 @@ export interface OnFailureRedriveOptions extends RedriveCommonOptions {
   readonly now?: () => number;
   /**
    * Retries of a read that failed for a transient reason (throttling, a server or network error):
-   * a stream range, a shard listing, an S3 object. A read that still fails holds back the rest
-   * of its shard for the run.
+   * a stream range, a shard listing, an S3 object; and of an event SNS failed to publish for such
+   * a reason. A read that still fails holds back the rest of its shard for the run.
    * @default { maxAttempts: 4, baseDelayMs: 200, maxDelayMs: 5000 }
    */
   readonly retry?: BackoffOptions;

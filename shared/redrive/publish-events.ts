@@ -1,7 +1,10 @@
-import { PublishBatchCommand, type PublishBatchRequestEntry } from '@aws-sdk/client-sns';
+import { PublishBatchCommand, type PublishBatchCommandOutput, type PublishBatchRequestEntry } from '@aws-sdk/client-sns';
+import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import { MAX_MESSAGE_BYTES, messageAttributes, messageSize } from '../envelope.js';
+import { entryFailureKind, requestErrorKind } from '../relay/failure-kind.js';
 import { messageGroupId } from '../relay/publish-entry.js';
 import type { PublishBatchClient } from '../relay/relay.js';
+import { REDRIVE_READ_RETRY } from './retry.js';
 
 /** One event to publish again exactly as the relay did: same body, attributes and ids. */
 export interface RepublishEvent {
@@ -43,8 +46,10 @@ function entryOf(event: RepublishEvent, entryId: string, fifo: boolean): Publish
 
 /**
  * Publishes events to one topic in `PublishBatch` calls of at most 10 entries and 256 KB, in
- * order. Once an event of an aggregate fails, the later events of that aggregate are not
- * published ahead of it and count as failed. `blocked` carries the failed aggregates from one
+ * order. An entry SNS fails for a passing reason (throttling, a server error), or a request that
+ * fails so, is sent again after a backoff, up to `retry.maxAttempts` in all, before the next
+ * request goes out. Once an event of an aggregate fails, the later events of that aggregate are
+ * not published ahead of it and count as failed. `blocked` carries the failed aggregates from one
  * call to the next: pass the same map to every call of a run, and it is updated in place.
  *
  * @example
@@ -58,6 +63,7 @@ export async function publishEvents(
   topicArn: string,
   events: readonly RepublishEvent[],
   blocked: BlockedAggregates = new Map(),
+  retry: BackoffOptions = REDRIVE_READ_RETRY,
 ): Promise<PublishEventsResult> {
   const fifo = isFifoTopicArn(topicArn);
   // The first event of an aggregate that failed is the one the later ones wait behind.
@@ -90,28 +96,49 @@ export async function publishEvents(
       bytes += size;
     }
     if (batch.length === 0) continue;
-    try {
-      const output = await sns.send(
-        new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: batch.map((e, i) => entryOf(e, String(i), fifo)) }),
-      );
+    // Entries still to send, by their index in `batch`; the entry ids stay those indexes.
+    let pending = batch.map((_, i) => i);
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      const last = attempt >= retry.maxAttempts;
+      const again: number[] = [];
+      let output: PublishBatchCommandOutput;
+      try {
+        output = await sns.send(
+          new PublishBatchCommand({
+            TopicArn: topicArn,
+            PublishBatchRequestEntries: pending.map((i) => entryOf(batch[i] as RepublishEvent, String(i), fifo)),
+          }),
+        );
+      } catch (error) {
+        if (!last && requestErrorKind(error) === 'transient') {
+          await sleep(backoffDelay(retry, attempt));
+          continue;
+        }
+        for (const i of pending) {
+          failed.set((batch[i] as RepublishEvent).key, `PublishBatch failed: ${(error as Error).message}`);
+          block(batch[i] as RepublishEvent);
+        }
+        break;
+      }
       for (const ok of output.Successful ?? []) succeeded.add((batch[Number(ok.Id)] as RepublishEvent).key);
       for (const bad of output.Failed ?? []) {
         const event = batch[Number(bad.Id)] as RepublishEvent;
+        if (!last && entryFailureKind(bad) === 'transient') {
+          again.push(Number(bad.Id));
+          continue;
+        }
         failed.set(event.key, `${bad.Code}: ${bad.Message ?? 'publish failed'}`);
         block(event);
       }
       // An entry SNS answered neither way is not known to be published: it fails, and blocks its aggregate.
       const answered = new Set([...(output.Successful ?? []), ...(output.Failed ?? [])].map((e) => e.Id));
-      batch.forEach((event, i) => {
-        if (answered.has(String(i))) return;
-        failed.set(event.key, 'SNS returned no result for the entry');
-        block(event);
-      });
-    } catch (error) {
-      for (const event of batch) {
-        failed.set(event.key, `PublishBatch failed: ${(error as Error).message}`);
-        block(event);
+      for (const i of pending) {
+        if (answered.has(String(i))) continue;
+        failed.set((batch[i] as RepublishEvent).key, 'SNS returned no result for the entry');
+        block(batch[i] as RepublishEvent);
       }
+      pending = again;
+      if (pending.length > 0) await sleep(backoffDelay(retry, attempt));
     }
   }
   return { succeeded, failed };

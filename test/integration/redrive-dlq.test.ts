@@ -1,4 +1,4 @@
-import { type PublishBatchCommand, ThrottledException } from '@aws-sdk/client-sns';
+import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { parseEnvelope } from '../../shared/envelope.js';
@@ -216,14 +216,17 @@ describe('relay DLQ redrive', () => {
       letters.map((l) => l.body),
     );
     let requests = 0;
-    const throttledOnce: PublishBatchClient = {
+    // Refused for a reason no retry fixes, once: a throttle would be sent again in the run.
+    const refusedOnce: PublishBatchClient = {
       send: (command: PublishBatchCommand) =>
         ++requests === 1
-          ? Promise.reject(new ThrottledException({ message: 'Rate exceeded', $metadata: { httpStatusCode: 400 } }))
+          ? Promise.reject(
+              Object.assign(new Error('Authorization error'), { name: 'AuthorizationErrorException', $metadata: { httpStatusCode: 403 } }),
+            )
           : clients.sns.send(command),
     };
 
-    const summary = await redriveRelayDlq({ sqs: clients.sqs, sns: throttledOnce, queueUrl, topicArns: { 'orders.fifo': topicArn } });
+    const summary = await redriveRelayDlq({ sqs: clients.sqs, sns: refusedOnce, queueUrl, topicArns: { 'orders.fifo': topicArn } });
 
     expect(summary).toMatchObject({ processed: 11, moved: 0, after: 11 });
     expect(summary.failed).toHaveLength(11);

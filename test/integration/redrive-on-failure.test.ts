@@ -208,6 +208,8 @@ describe('on-failure redrive', () => {
       streams: clients.streams,
       config,
       topicArns,
+      // No second attempt: the one throttle fails the first record's event.
+      retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 2 },
     });
 
     expect(summary).toMatchObject({ moved: 0, before: 2, after: 2 });

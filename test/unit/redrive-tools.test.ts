@@ -173,11 +173,56 @@ describe('publishEvents', () => {
       },
     };
 
-    const result = await publishEvents(sns, 'arn:aws:sns:us-east-1:0:orders', [event('a1', 'A'), event('b1', 'B'), event('a2', 'A')]);
+    const result = await publishEvents(
+      sns,
+      'arn:aws:sns:us-east-1:0:orders',
+      [event('a1', 'A'), event('b1', 'B'), event('a2', 'A')],
+      new Map(),
+      { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+    );
 
-    expect(requests).toEqual([['{"id":"a1"}', '{"id":"b1"}']]);
+    // a1 is sent again (a server error may pass) before anything else; refused again, a2 waits behind it.
+    expect(requests).toEqual([['{"id":"a1"}', '{"id":"b1"}'], ['{"id":"a1"}']]);
     expect([...result.succeeded]).toEqual(['b1']);
+    expect(result.failed.get('a1')).toBe('InternalError: publish failed');
     expect(result.failed.get('a2')).toBe('not published: earlier event id-a1 of aggregate order#A failed');
+  });
+
+  it('sends an entry SNS throttled again after a backoff, before the next request, and a refused one never again', async () => {
+    const requests: string[][] = [];
+    let throttled = false;
+    const sns = {
+      send: async (command: {
+        input: { PublishBatchRequestEntries?: { Id?: string; Message?: string }[] };
+      }): Promise<PublishBatchCommandOutput> => {
+        const entries = command.input.PublishBatchRequestEntries ?? [];
+        requests.push(entries.map((e) => e.Message ?? ''));
+        const failedOnce = (e: { Message?: string }) => e.Message === '{"id":"a1"}' && !throttled;
+        const refused = (e: { Message?: string }) => e.Message === '{"id":"b1"}';
+        const result = {
+          Successful: entries.filter((e) => !failedOnce(e) && !refused(e)).map((e) => ({ Id: e.Id, MessageId: 'm' })),
+          Failed: [
+            ...entries.filter(failedOnce).map((e) => ({ Id: e.Id, Code: 'Throttled', SenderFault: false })),
+            ...entries.filter(refused).map((e) => ({ Id: e.Id, Code: 'InvalidParameter', SenderFault: true })),
+          ],
+          $metadata: {},
+        };
+        if (entries.some(failedOnce)) throttled = true;
+        return result as PublishBatchCommandOutput;
+      },
+    };
+
+    const result = await publishEvents(
+      sns,
+      'arn:aws:sns:us-east-1:0:orders',
+      [event('a1', 'A'), event('b1', 'B'), event('a2', 'A')],
+      new Map(),
+      { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 2 },
+    );
+
+    expect(requests).toEqual([['{"id":"a1"}', '{"id":"b1"}'], ['{"id":"a1"}'], ['{"id":"a2"}']]);
+    expect([...result.succeeded].sort()).toEqual(['a1', 'a2']);
+    expect([...result.failed]).toEqual([['b1', 'InvalidParameter: publish failed']]);
   });
 });
 
