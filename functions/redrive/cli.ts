@@ -1,6 +1,6 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import { config as appConfig } from '../../outbox.config.js';
 import { snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
+import { s3Client } from '../../shared/aws/s3-client.js';
 import { CONFIG_ENV, configFromEnv } from '../../shared/config.js';
 import { OutboxError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
@@ -82,7 +82,7 @@ async function run(command: Exclude<RedriveCommand, { kind: 'help' }>, signal: A
         const streams = streamsClient(clientConfig);
         const source =
           'bucket' in command.source
-            ? { ...command.source, s3: new S3Client({ ...clientConfig, forcePathStyle: command.endpoint !== undefined }) }
+            ? { ...command.source, s3: s3Client({ ...clientConfig, forcePathStyle: command.endpoint !== undefined }) }
             : { ...command.source, sqs };
         return await redriveOnFailure({ ...common, source, sns, streams, config, topicArns: command.topicArns });
       }

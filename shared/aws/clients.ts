@@ -64,6 +64,8 @@ export const CLIENT_TIMEOUTS = {
   streams: { connectionTimeout: 2_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
   sns: { connectionTimeout: 3_000, requestTimeout: 5_000, throwOnRequestTimeout: true },
   sqs: { connectionTimeout: 3_000, requestTimeout: 25_000, throwOnRequestTimeout: true },
+  /** The redrive's reads and deletes of failed-batch objects (up to a 6 MB payload each). */
+  s3: { connectionTimeout: 3_000, requestTimeout: 30_000, throwOnRequestTimeout: true },
 } as const;
 
 /**

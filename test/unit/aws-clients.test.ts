@@ -1,9 +1,11 @@
 import { type AddressInfo, createServer, type Socket } from 'node:net';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { CLIENT_TIMEOUTS, leaseTableClient, leaseTableTimeouts, snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
+import { s3Client } from '../../shared/aws/s3-client.js';
 
 const logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const hasLoggerMiddleware = (client: { middlewareStack: { identify(): string[] } }): boolean =>
@@ -58,6 +60,24 @@ describe('SDK client factories', () => {
       );
       expect(error?.name).toBe('TimeoutError');
       expect(error?.message).toContain(String(CLIENT_TIMEOUTS.sns.requestTimeout));
+    } finally {
+      client.destroy();
+      await silent.close();
+    }
+  });
+
+  it('s3: gives up on a connection that stays silent, after its own timeout', { timeout: 60_000 }, async () => {
+    const silent = await silentServer();
+    const client = s3Client({ ...silent.config, forcePathStyle: true });
+    try {
+      const started = Date.now();
+      const error = await client.send(new GetObjectCommand({ Bucket: 'failed-batches', Key: 'k' })).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(error?.name).toBe('TimeoutError');
+      expect(error?.message).toContain(String(CLIENT_TIMEOUTS.s3.requestTimeout));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(CLIENT_TIMEOUTS.s3.requestTimeout - 100);
     } finally {
       client.destroy();
       await silent.close();
