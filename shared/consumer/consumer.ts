@@ -244,7 +244,7 @@ export function createConsumer(options: ConsumerOptions): Consumer {
   return {
     name: options.name,
     process: async (messages, processOptions) => {
-      validateProcessOptions(processOptions, now());
+      validateProcessOptions(processOptions);
       return process(messages, processOptions?.claimExpiresAt);
     },
     handler: async (event, context) => {

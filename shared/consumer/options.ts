@@ -94,24 +94,23 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
   }
 }
 
-/** SQS's longest visibility timeout: no claim bound by one lasts longer. */
-const MAX_VISIBILITY_SECONDS = 43_200;
+/** Epoch seconds stay below this until the year 5138; epoch milliseconds have been above it since 1973. */
+const EPOCH_SECONDS_LIMIT = 1e11;
 
 /**
  * Checks the options of one `process` call, before any message of the batch is handled.
- * `claimExpiresAt` is epoch seconds within SQS's longest visibility timeout of `nowMs`: a value
- * in milliseconds would otherwise make a claim left by a crash hold until its record expires.
+ * `claimExpiresAt` is epoch seconds: a value in milliseconds would otherwise make a claim left
+ * by a crash hold until its record expires. Checked by magnitude, whatever the consumer's clock.
  */
-export function validateProcessOptions(options: unknown, nowMs: number): void {
+export function validateProcessOptions(options: unknown): void {
   if (options === undefined) return;
   if (!isRecord(options)) throw new ConsumerOptionsError('process', `got ${show(options)}; allowed: an object { claimExpiresAt? }`);
   rejectUnknown(options, ['claimExpiresAt'], 'process');
   positiveInteger(options.claimExpiresAt, 'process.claimExpiresAt');
-  const latest = Math.ceil(nowMs / 1000) + MAX_VISIBILITY_SECONDS;
-  if (typeof options.claimExpiresAt === 'number' && options.claimExpiresAt > latest) {
+  if (typeof options.claimExpiresAt === 'number' && options.claimExpiresAt >= EPOCH_SECONDS_LIMIT) {
     throw new ConsumerOptionsError(
       'process.claimExpiresAt',
-      `got ${options.claimExpiresAt}, more than 12 hours from now${options.claimExpiresAt > latest * 100 ? ' (epoch milliseconds?)' : ''}; allowed: epoch seconds up to ${latest} (SQS's longest visibility timeout from now), e.g. Math.floor(Date.now() / 1000) + 30`,
+      `got ${options.claimExpiresAt}, which is epoch milliseconds; allowed: epoch seconds, e.g. Math.floor(Date.now() / 1000) + 30`,
     );
   }
 }

@@ -129,14 +129,12 @@ describe('pollOnce and process options', () => {
     expect(await claiming.process([message], { claimExpiresAt: millis }).catch((e: unknown) => e)).toMatchObject({
       name: 'ConsumerOptionsError',
       field: 'process.claimExpiresAt',
-      message: expect.stringMatching(
-        new RegExp(`got ${millis}, more than 12 hours from now \\(epoch milliseconds\\?\\); allowed: epoch seconds up to \\d+ `),
-      ),
+      message: expect.stringContaining(`got ${millis}, which is epoch milliseconds; allowed: epoch seconds`),
     });
     expect(handle).not.toHaveBeenCalled();
-    // Twelve hours is SQS's longest visibility timeout, so it is still accepted.
-    const twelveHours = Math.floor(Date.now() / 1000) + 43_200;
-    await expect(claiming.process([message], { claimExpiresAt: twelveHours })).resolves.toMatchObject({
+    // Seconds are accepted however far ahead, whatever the consumer's clock says.
+    const inAYear = Math.floor(Date.now() / 1000) + 365 * 86_400;
+    await expect(claiming.process([message], { claimExpiresAt: inAYear })).resolves.toMatchObject({
       outcomes: [{ status: 'rejected' }],
     });
   });
