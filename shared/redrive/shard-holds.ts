@@ -12,8 +12,19 @@ interface StreamHold {
   readonly why: string;
 }
 
-/** What the run knows of a shard's lineage: its ancestors, or nothing at all (the stream could not be listed). */
-export type Ancestry = { readonly known: true; readonly ancestors: readonly string[] } | { readonly known: false };
+/**
+ * What the run knows of a shard's lineage: its ancestors as far as the listing names them, whether
+ * that chain is `complete` (it ends at a shard without a parent, every shard of it listed) and
+ * which shards the listing names; or nothing at all (the stream could not be listed).
+ */
+export type Ancestry =
+  | {
+      readonly known: true;
+      readonly ancestors: readonly string[];
+      readonly complete: boolean;
+      readonly listed: (shardId: string) => boolean;
+    }
+  | { readonly known: false };
 
 /** Milliseconds of an ISO time; an unreadable one is `fallback`, so that it errs on the side of holding. */
 const millis = (time: string | undefined, fallback: number): number => {
@@ -90,11 +101,21 @@ export class ShardHolds {
           return `held back: a record of parent shard ${ancestor} was not republished (${held.why}); redrive that one first`;
         }
       }
-      return undefined;
+      if (ancestry.complete) return undefined;
+      // The chain reaches a shard that left the listing (24 h after it closed), whose parents are
+      // not known. A held shard still listed closed less than 24 h ago, so it cannot lie beyond
+      // that one; a held shard that left the listing too may: it holds by arrival.
+      return this.byArrival(info, (other) => !ancestry.listed(other));
     }
+    return this.byArrival(info, () => true);
+  }
+
+  /** Why `info` waits behind a held shard of its stream (one `among`) whose held record arrived no later. */
+  private byArrival(info: StreamBatchInfo, among: (shardId: string) => boolean): string | undefined {
+    const { shardId } = info;
     const last = millis(info.approximateArrivalOfLastRecord || info.approximateArrivalOfFirstRecord, Number.POSITIVE_INFINITY);
     for (const [other, held] of this.byStream.get(info.streamArn) ?? []) {
-      if (other !== shardId && held.arrival <= last) {
+      if (other !== shardId && among(other) && held.arrival <= last) {
         return `held back: a record of shard ${other}, which arrived no later, was not republished (${held.why}), and the lineage of the stream's shards is not known; redrive that one first`;
       }
     }

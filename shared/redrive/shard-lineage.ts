@@ -65,16 +65,17 @@ export class ShardLineage {
   }
 
   /**
-   * What a hold on another shard needs to know of `shardId`: its ancestors when the listing names
-   * the whole chain, up to a shard without a parent; else nothing (not loaded, failed or gone, or
-   * a shard of the chain that has left the listing, 24 h after it closed, whose own parents are not
-   * known), so that a hold covers the stream by arrival.
+   * What a hold on another shard needs to know of `shardId`: its ancestors as far as the listing
+   * names them, and whether that chain is complete (a shard of it that has left the listing, 24 h
+   * after it closed, has parents no one knows); nothing when the stream was not listed (not
+   * loaded, failed or gone), so that a hold covers the stream by arrival.
    */
   ancestry(streamArn: string, shardId: string): Ancestry {
     if (this.listings.get(streamArn)?.status !== 'listed') return { known: false };
     const ancestors = this.ancestors(shardId);
-    const complete = [shardId, ...ancestors].every((shard) => this.listed.has(shard));
-    return complete ? { known: true, ancestors } : { known: false };
+    const chain = [shardId, ...ancestors];
+    const complete = chain.every((shard) => this.listed.has(shard)) && this.parents.get(chain.at(-1) as string) === undefined;
+    return { known: true, ancestors, complete, listed: (shard) => this.listed.has(shard) };
   }
 
   /** The shard's known ancestors, nearest first. */

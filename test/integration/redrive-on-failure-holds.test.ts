@@ -268,6 +268,45 @@ describe('on-failure redrive: a hold reaches every later shard of a stream whose
     expect(view.delivered()).toEqual([]);
   });
 
+  it('S3, a day-old stream whose oldest listed shards name a trimmed parent: a held shard holds back no shard of another branch', async () => {
+    // R → A and B; R left the listing, so A and B name a parent no listing has. A's batch is held; B is not A's.
+    const stream = new SimulatedStream();
+    const root = stream.openShards[0]?.id ?? '';
+    stream.commit({ type: 'order', id: 'L' }, 1, 1);
+    stream.split(root);
+    stream.trim(root);
+    const [a, b] = stream.openShards.map((shard) => shard.id) as [string, string];
+    const commitIn = (shardId: string, seq: number): _Record => {
+      for (let i = 0; ; i++) {
+        const id = `k${seq}-${i}`;
+        const [event] = stream.commit({ type: 'order', id }, 1, 1);
+        if (stream.shardOfEvent.get(event ?? '') === shardId)
+          return stream.shards.find((sh) => sh.id === shardId)?.records.at(-1) as _Record;
+      }
+    };
+    const inA = commitIn(a, 1);
+    const inB = commitIn(b, 2);
+    const view = fifoView(server, 'branches');
+    server.createBucket('branches');
+    const held = { ...failedBatch(stream.streamArn, a, [inA], { arrival: '2026-05-04T10:00:00Z' }), payload: 'not json' };
+    const other = failedBatch(stream.streamArn, b, [inB], { payload: batchPayload([inB]), arrival: '2026-05-04T10:00:09Z' });
+    await clients.s3.send(new PutObjectCommand({ Bucket: 'branches', Key: 'a', Body: JSON.stringify(held) }));
+    await clients.s3.send(new PutObjectCommand({ Bucket: 'branches', Key: 'b', Body: JSON.stringify(other) }));
+
+    const summary = await redriveOnFailure({
+      source: { s3: clients.s3, bucket: 'branches' },
+      sns: clients.sns,
+      streams: stream as unknown as DynamoDBStreamsClient,
+      config,
+      topicArns: view.topicArns,
+      retry,
+    });
+
+    expect(summary).toMatchObject({ moved: 1, failed: [], after: 1 });
+    expect(summary.skipped).toEqual([{ id: 'a', reason: expect.stringMatching(/^payload is a string that is not JSON/) }]);
+    expect(view.delivered()).toHaveLength(1);
+  });
+
   it('SQS, the stream gone: an unreadable parent range holds back the child record of the same receive', async () => {
     const view = fifoView(server, 'gone-sqs');
     const { stream, parent, child, recordOf } = splitStream();
