@@ -3,17 +3,25 @@ import type { AddressInfo } from 'node:net';
 import type { WorkerStatus } from './worker.js';
 
 /**
- * Healthy while starting (a start retries transient failures and fails fast on any other, so it
- * is never stuck), and while running with the lease table read within the failover time.
+ * How long a start may retry and still be healthy. A start retries transient failures without end
+ * (throttling passes), but one that never gets through (no route to DynamoDB, say) must end in a
+ * replaced task, not one that looks alive and publishes nothing.
  */
-export function isHealthy(status: WorkerStatus, failoverMs: number, now = Date.now()): boolean {
-  if (status.state === 'starting') return true;
+export const STARTING_HEALTHY_MS = 300_000;
+
+/**
+ * Healthy while starting, for at most {@link STARTING_HEALTHY_MS} after `startingSince`, and
+ * while running with the lease table read within the failover time.
+ */
+export function isHealthy(status: WorkerStatus, failoverMs: number, now = Date.now(), startingSince = now): boolean {
+  if (status.state === 'starting') return now - startingSince <= STARTING_HEALTHY_MS;
   return status.state === 'running' && now - status.lastScanAt <= failoverMs;
 }
 
 /**
  * The container's health endpoint: `GET /health` answers 200 with the worker's status while it
- * is healthy, 503 otherwise (ECS then replaces the task).
+ * is healthy, 503 otherwise (ECS then replaces the task). Started before the worker's start, whose
+ * time counts from here.
  *
  * @example
  * ```ts
@@ -25,13 +33,14 @@ export async function startHealthServer(
   failoverMs: number,
   port: number,
 ): Promise<{ readonly port: number; close(): Promise<void> }> {
+  const startingSince = Date.now();
   const server: Server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url !== '/health') {
       response.writeHead(404).end();
       return;
     }
     const current = status();
-    const healthy = isHealthy(current, failoverMs);
+    const healthy = isHealthy(current, failoverMs, Date.now(), startingSince);
     response.writeHead(healthy ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ healthy, ...current }));
   });
   await new Promise<void>((resolve, reject) => {

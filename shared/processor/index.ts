@@ -5,7 +5,7 @@ export {
   RecordsTrimmedError,
   StreamCallTimeoutError,
 } from './errors.js';
-export { isHealthy, startHealthServer } from './health.js';
+export { isHealthy, STARTING_HEALTHY_MS, startHealthServer } from './health.js';
 export { HeldLease } from './held-lease.js';
 export type { Lease, LeaseStore } from './lease.js';
 export { hasStarted, isFinished, SHARD_END, TRIM_HORIZON } from './lease.js';

@@ -7,6 +7,7 @@ import {
   PROCESSOR_ENV,
   ProcessorOptionsError,
   processorEnvironment,
+  STARTING_HEALTHY_MS,
   startHealthServer,
   type WorkerStatus,
 } from '../../shared/processor/index.js';
@@ -31,9 +32,12 @@ describe('processor health', () => {
     expect(isHealthy(status({ state: 'stopping', lastScanAt: now }), 10_000, now)).toBe(false);
   });
 
-  it('is healthy while starting, however long the start retries', () => {
-    const now = 1_000_000;
-    expect(isHealthy(status({ state: 'starting', lastScanAt: 0 }), 10_000, now)).toBe(true);
+  it('is healthy while starting, for a while: a start that never gets through ends in a replaced task', () => {
+    const since = 1_000_000;
+    const starting = status({ state: 'starting', lastScanAt: 0 });
+    expect(isHealthy(starting, 10_000, since + 60_000, since)).toBe(true);
+    expect(isHealthy(starting, 10_000, since + STARTING_HEALTHY_MS, since)).toBe(true);
+    expect(isHealthy(starting, 10_000, since + STARTING_HEALTHY_MS + 1, since)).toBe(false);
   });
 
   it('answers 200 with the status while healthy and 503 once not', async () => {
