@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { createServer, type RequestListener } from 'node:http';
 import { join } from 'node:path';
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
@@ -7,7 +8,7 @@ import type { PublishBatchClient } from '../relay/index.js';
 import { Outbox } from '../write.js';
 import { fileCheckpointStore, RELAY_CHECKPOINT_FILE } from './checkpoints.js';
 import { localClients } from './clients.js';
-import { type DynamoDbLocal, portBindError, portRefusal, startDynamoDbLocal } from './dynamodb-local.js';
+import { type DynamoDbLocal, LocalStartError, portBindError, portRefusal, startDynamoDbLocal } from './dynamodb-local.js';
 import { listen } from './listen.js';
 import { LocalStackError } from './local-stack-error.js';
 import type {
@@ -82,6 +83,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (failure !== undefined) throw failure;
   };
   const report = (source: string) => (error: unknown) => options.onError?.(source, error);
+  let createdDir: string | undefined;
   try {
     let ready: RequestListener = (_req, res) => {
       res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
@@ -101,12 +103,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const emulatorBindError = emulatorPort === 0 ? undefined : await portBindError(emulatorPort);
     if (emulatorBindError !== undefined) throw new LocalStackError('PORT_IN_USE', portRefusal(emulatorBindError, emulatorPort, EMULATOR));
 
+    // DynamoDB Local's port too, before the --persist folder is created: a refused start leaves nothing.
+    const dynamoDbPort = options.dynamoDbPort ?? 0;
+    const dynamoDbBindError = dynamoDbPort === 0 ? undefined : await portBindError(dynamoDbPort);
+    if (dynamoDbBindError !== undefined) throw new LocalStartError(portRefusal(dynamoDbBindError, dynamoDbPort, 'DynamoDB Local'));
+
     if (options.persistDir !== undefined) {
       const lock = await lockPersistDir(options.persistDir);
+      createdDir = lock.createdDir;
       stops.push(() => lock.release());
     }
     const dynamoDb: DynamoDbLocal = await startDynamoDbLocal({
-      port: options.dynamoDbPort ?? 0,
+      port: dynamoDbPort,
       ...(options.persistDir === undefined ? {} : { dbPath: options.persistDir }),
     });
     stops.push(() => dynamoDb.stop());
@@ -233,6 +241,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await stopAll().catch((stopError: unknown) => {
       if (error instanceof Error && error.cause === undefined) error.cause = stopError;
     });
+    // A --persist folder this failed start created holds nothing of an earlier run.
+    if (createdDir !== undefined) await rm(createdDir, { recursive: true, force: true }).catch(() => {});
     throw error;
   }
 }

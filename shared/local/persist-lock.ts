@@ -10,6 +10,8 @@ const TAKEOVER_SUFFIX = '.takeover';
 /** A held lock on a data folder; `release()` gives it up (once, later calls do nothing). */
 export interface PersistLock {
   release(): Promise<void>;
+  /** The first folder this lock created (the data folder or a parent of it), if it created any. */
+  readonly createdDir: string | undefined;
 }
 
 /** The folders this process holds: a lock naming this process's id is stale unless listed here. */
@@ -85,15 +87,20 @@ const unusable = (dir: string, error: unknown): LocalStackError =>
     { cause: error },
   );
 
-/** Writes this process's lock into `dir`, creating the folder when missing; `false` when a lock is there. */
-async function writeLock(dir: string, path: string): Promise<boolean> {
+/**
+ * Writes this process's lock into `dir`, creating the folder when missing: `locked` is `false`
+ * when a lock is there; `createdDir` the first folder created.
+ */
+async function writeLock(dir: string, path: string): Promise<{ locked: boolean; createdDir: string | undefined }> {
+  let createdDir: string | undefined;
   try {
-    await mkdir(dir, { recursive: true });
+    createdDir = await mkdir(dir, { recursive: true });
     await writeFile(path, `${process.pid}\n`, { flag: 'wx' });
-    return true;
+    return { locked: true, createdDir };
   } catch (error) {
     // EEXIST from `writeFile` is a lock; from `mkdir`, a file where the folder should be.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (error as NodeJS.ErrnoException).path === path) return false;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (error as NodeJS.ErrnoException).path === path)
+      return { locked: false, createdDir };
     throw unusable(dir, error);
   }
 }
@@ -107,7 +114,8 @@ async function writeLock(dir: string, path: string): Promise<boolean> {
 export async function lockPersistDir(dir: string): Promise<PersistLock> {
   const path = join(dir, PERSIST_LOCK_FILE);
   const key = resolve(dir);
-  if (!(await writeLock(dir, path))) {
+  const { locked, createdDir } = await writeLock(dir, path);
+  if (!locked) {
     const holder = await holderOf(path);
     if (isLive(holder, key)) throw inUse(dir, holder);
     await takeOver(path, key, holder);
@@ -115,6 +123,7 @@ export async function lockPersistDir(dir: string): Promise<PersistLock> {
   heldHere.add(key);
   let released = false;
   return {
+    createdDir,
     release: async () => {
       if (released) return;
       released = true;

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -222,8 +222,10 @@ describe('npm start stack, end to end', () => {
     const port = await new Promise<number>((resolve) =>
       holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)),
     );
+    // A --persist folder that does not exist yet is not created for a start refused for its ports.
+    const persistDir = join(tmpdir(), `outbox-refused-${process.pid}-${port}`);
     try {
-      const error = await startLocalStack({ config, ...localApp(), apiPort: 0, [option]: port }).then(
+      const error = await startLocalStack({ config, ...localApp(), apiPort: 0, [option]: port, persistDir }).then(
         async (started) => {
           await started.stop();
           return new Error('the stack started on a taken port');
@@ -233,8 +235,33 @@ describe('npm start stack, end to end', () => {
       expect(error).toMatchObject({ code });
       expect(error.message).toMatch(new RegExp(`[Pp]ort ${port} for ${what} is already in use`));
       expect(error.message).not.toContain('\n');
+      expect(existsSync(persistDir)).toBe(false);
     } finally {
       holder.close();
+      rmSync(persistDir, { recursive: true, force: true });
+    }
+  });
+
+  it('removes a --persist folder its failed start created, and keeps one that was there before', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'outbox-failed-start-'));
+    const fresh = join(base, 'new', 'data');
+    const lowLatency = { ...config, lowLatencyAggregateTypes: ['payment'] } as typeof config;
+    const failing = async () => {
+      throw new Error('the processor would not start');
+    };
+    try {
+      // Fails after DynamoDB Local has started on the folder.
+      await expect(
+        startLocalStack({ config: lowLatency, ...localApp(), processor: failing, apiPort: 0, persistDir: fresh }),
+      ).rejects.toThrow('the processor would not start');
+      expect(existsSync(join(base, 'new'))).toBe(false);
+
+      await expect(
+        startLocalStack({ config: lowLatency, ...localApp(), processor: failing, apiPort: 0, persistDir: base }),
+      ).rejects.toThrow('the processor would not start');
+      expect(existsSync(base)).toBe(true);
+    } finally {
+      rmSync(base, { recursive: true, force: true });
     }
   });
 });
