@@ -136,13 +136,14 @@ export async function publishAll(
   events: readonly TopicEvent[],
   blocked: BlockedAggregates,
   retry: BackoffOptions,
+  signal: AbortSignal | undefined,
 ): Promise<{ readonly published: number; readonly problem?: string }> {
   const byTopic = new Map<string, TopicEvent[]>();
   for (const event of events) byTopic.set(event.topicArn, [...(byTopic.get(event.topicArn) ?? []), event]);
   let failures = 0;
   let first: string | undefined;
   for (const [topicArn, list] of byTopic) {
-    const { failed } = await publishEvents(sns, topicArn, list, blocked, retry);
+    const { failed } = await publishEvents(sns, topicArn, list, blocked, { retry, ...(signal === undefined ? {} : { signal }) });
     failures += failed.size;
     const head = failed.entries().next();
     if (first === undefined && !head.done) first = `${head.value[0]}: ${head.value[1]}`;

@@ -119,7 +119,7 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
     const events = resolved.events.length;
     if (options.dryRun) return { kind: 'moved', events };
     if (!(await limiter.take(events, options.signal))) return { kind: 'stopped' };
-    const { published, problem } = await publishAll(options.sns, resolved.events, blocked, options.retry);
+    const { published, problem } = await publishAll(options.sns, resolved.events, blocked, options.retry, options.signal);
     if (problem !== undefined) return { kind: 'failed', reason: problem, events: published };
     // Published but still there: a later run publishes it again, which the event ids make harmless.
     const deleted = await retried(() => s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })), options.retry);

@@ -75,7 +75,7 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
           skipped.push({ id, reason: held });
           continue;
         }
-        const { published, problem } = await publishAll(options.sns, byId.get(id)?.events ?? [], blocked, options.retry);
+        const { published, problem } = await publishAll(options.sns, byId.get(id)?.events ?? [], blocked, options.retry, options.signal);
         if (problem === undefined) succeeded.push(id);
         else {
           failed.push({ id, reason: problem });

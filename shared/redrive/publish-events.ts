@@ -29,6 +29,14 @@ export interface PublishEventsResult {
   readonly failed: ReadonlyMap<string, string>;
 }
 
+/** How {@link publishEvents} sends again what failed for a passing reason. */
+export interface PublishRetryOptions {
+  /** @default REDRIVE_READ_RETRY: 4 attempts in all, backing off from 200 ms to 5 s */
+  readonly retry?: BackoffOptions;
+  /** Ends the waits before a retry: what was still to be sent again fails (and stays). */
+  readonly signal?: AbortSignal;
+}
+
 /** A topic is FIFO when its name (the ARN's last part) ends in `.fifo`. */
 export const isFifoTopicArn = (topicArn: string): boolean => topicArn.endsWith('.fifo');
 
@@ -63,9 +71,10 @@ export async function publishEvents(
   topicArn: string,
   events: readonly RepublishEvent[],
   blocked: BlockedAggregates = new Map(),
-  retry: BackoffOptions = REDRIVE_READ_RETRY,
+  { retry = REDRIVE_READ_RETRY, signal }: PublishRetryOptions = {},
 ): Promise<PublishEventsResult> {
   const fifo = isFifoTopicArn(topicArn);
+  const stopped = (): boolean => signal?.aborted === true;
   // The first event of an aggregate that failed is the one the later ones wait behind.
   const block = (event: RepublishEvent) => {
     const aggregate = `${event.aggregateType}#${event.aggregateId}`;
@@ -110,9 +119,9 @@ export async function publishEvents(
           }),
         );
       } catch (error) {
-        if (!last && requestErrorKind(error) === 'transient') {
-          await sleep(backoffDelay(retry, attempt));
-          continue;
+        if (!last && requestErrorKind(error) === 'transient' && !stopped()) {
+          await sleep(backoffDelay(retry, attempt), signal);
+          if (!stopped()) continue;
         }
         for (const i of pending) {
           failed.set((batch[i] as RepublishEvent).key, `PublishBatch failed: ${(error as Error).message}`);
@@ -138,7 +147,15 @@ export async function publishEvents(
         block(batch[i] as RepublishEvent);
       }
       pending = again;
-      if (pending.length > 0) await sleep(backoffDelay(retry, attempt));
+      if (pending.length === 0) break;
+      await sleep(backoffDelay(retry, attempt), signal);
+      if (stopped()) {
+        for (const i of pending) {
+          failed.set((batch[i] as RepublishEvent).key, 'not sent again: the run was stopped while it waited to retry');
+          block(batch[i] as RepublishEvent);
+        }
+        break;
+      }
     }
   }
   return { succeeded, failed };

@@ -178,13 +178,44 @@ describe('publishEvents', () => {
       'arn:aws:sns:us-east-1:0:orders',
       [event('a1', 'A'), event('b1', 'B'), event('a2', 'A')],
       new Map(),
-      { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+      { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } },
     );
 
     // a1 is sent again (a server error may pass) before anything else; refused again, a2 waits behind it.
     expect(requests).toEqual([['{"id":"a1"}', '{"id":"b1"}'], ['{"id":"a1"}']]);
     expect([...result.succeeded]).toEqual(['b1']);
     expect(result.failed.get('a1')).toBe('InternalError: publish failed');
+    expect(result.failed.get('a2')).toBe('not published: earlier event id-a1 of aggregate order#A failed');
+  });
+
+  it('stops waiting to send a throttled entry again when the run is stopped: the entry fails, and nothing more goes out', async () => {
+    const stop = new AbortController();
+    const requests: string[][] = [];
+    const sns = {
+      send: async (command: {
+        input: { PublishBatchRequestEntries?: { Id?: string; Message?: string }[] };
+      }): Promise<PublishBatchCommandOutput> => {
+        const entries = command.input.PublishBatchRequestEntries ?? [];
+        requests.push(entries.map((e) => e.Message ?? ''));
+        // Ctrl-C while SNS throttles: the abort comes with the answer.
+        stop.abort();
+        return {
+          Successful: [],
+          Failed: entries.map((e) => ({ Id: e.Id, Code: 'Throttled', SenderFault: false })),
+          $metadata: {},
+        } as PublishBatchCommandOutput;
+      },
+    };
+
+    // A retry an hour away: only the abort can end the wait.
+    const result = await publishEvents(sns, 'arn:aws:sns:us-east-1:0:orders', [event('a1', 'A'), event('a2', 'A')], new Map(), {
+      retry: { maxAttempts: 4, baseDelayMs: 3_600_000, maxDelayMs: 3_600_000 },
+      signal: stop.signal,
+    });
+
+    expect(requests).toEqual([['{"id":"a1"}']]);
+    expect(result.succeeded.size).toBe(0);
+    expect(result.failed.get('a1')).toBe('not sent again: the run was stopped while it waited to retry');
     expect(result.failed.get('a2')).toBe('not published: earlier event id-a1 of aggregate order#A failed');
   });
 
@@ -217,7 +248,7 @@ describe('publishEvents', () => {
       'arn:aws:sns:us-east-1:0:orders',
       [event('a1', 'A'), event('b1', 'B'), event('a2', 'A')],
       new Map(),
-      { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 2 },
+      { retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 2 } },
     );
 
     expect(requests).toEqual([['{"id":"a1"}', '{"id":"b1"}'], ['{"id":"a1"}'], ['{"id":"a2"}']]);
