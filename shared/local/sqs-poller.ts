@@ -128,10 +128,11 @@ export class SqsPoller {
    * is called (the batch may then come back as usual): the messages stay hidden while their invocation runs, however long. The first
    * extension says, once, that the handler has run past what its context gave it.
    */
-  private keepHidden(records: readonly SQSRecord[], receivedAt: number): () => void {
+  private keepHidden(records: readonly SQSRecord[], receivedAt: number): () => Promise<void> {
     const { sqs, queue } = this.options;
     const seconds = this.options.visibilityTimeoutSeconds;
     let warned = false;
+    let extending: Promise<void> = Promise.resolve();
     const timer = setInterval(
       () => {
         if (!warned && Date.now() - receivedAt > seconds * 1000 - VISIBILITY_MARGIN_MS) {
@@ -143,13 +144,18 @@ export class SqsPoller {
           );
         }
         const entries = records.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle, VisibilityTimeout: seconds }));
-        sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queue.url, Entries: entries })).catch((error: unknown) => {
-          this.options.onError?.(error);
-        });
+        extending = sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queue.url, Entries: entries })).then(
+          () => {},
+          (error: unknown) => this.options.onError?.(error),
+        );
       },
       Math.max(100, (seconds * 1000) / 2),
     );
-    return () => clearInterval(timer);
+    // An extension still on its way ends before the batch is deleted, so it cannot come after.
+    return async () => {
+      clearInterval(timer);
+      await extending;
+    };
   }
 
   private async pollOnce(): Promise<void> {
@@ -182,7 +188,7 @@ export class SqsPoller {
           },
         );
       } finally {
-        shown();
+        await shown();
       }
       // As Lambda reads it: no answer, no list or a null list is a batch that fully succeeded.
       const ids = (response?.batchItemFailures ?? []).map((f) => f.itemIdentifier);

@@ -121,3 +121,60 @@ describe('local SQS event source, handler failures', () => {
     expect(errors.map(String)).toEqual([expect.stringMatching(reported)]);
   });
 });
+
+describe('local SQS event source, a visibility extension in flight when the handler answers', () => {
+  it('deletes the batch only once that extension has ended, so the extension cannot come after the delete', async () => {
+    const steps: string[] = [];
+    let endExtension = (): void => {};
+    let answer = (): void => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    let received = false;
+    const sqs = {
+      send: (async (command: { constructor: { name: string } }, options?: { abortSignal?: AbortSignal }) => {
+        const name = command.constructor.name;
+        if (name === 'DeleteMessageBatchCommand') {
+          steps.push('delete');
+          return { Successful: [{ Id: '0' }] };
+        }
+        if (name === 'ChangeMessageVisibilityBatchCommand') {
+          steps.push('extension sent');
+          return new Promise((resolve) => {
+            endExtension = () => {
+              steps.push('extension ended');
+              resolve({ Successful: [{ Id: '0' }] });
+            };
+          });
+        }
+        if (!received) {
+          received = true;
+          return { Messages: [{ MessageId: 'a', ReceiptHandle: 'rh-a', Body: 'a' }] };
+        }
+        return new Promise((resolve) => options?.abortSignal?.addEventListener('abort', () => resolve({ Messages: [] }), { once: true }));
+      }) as unknown as SqsPollerClient['send'],
+    };
+    const reports: SqsBatchReport[] = [];
+    // A 1 s visibility: the first extension goes out after half a second, while the handler still runs.
+    poller = new SqsPoller({
+      sqs,
+      queue: { url: 'http://127.0.0.1:1/000000000000/q', arn: 'arn:aws:sqs:us-east-1:000000000000:q' },
+      visibilityTimeoutSeconds: 1,
+      handler: async () => {
+        await answered;
+        return { batchItemFailures: [] };
+      },
+      onBatch: (report) => reports.push(report),
+    });
+    poller.start();
+    await expect.poll(() => steps.includes('extension sent'), { timeout: 10_000 }).toBe(true);
+
+    answer();
+    // Everything the answer sets off without waiting has run by the next turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    endExtension();
+    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+
+    expect(steps.slice(0, 3)).toEqual(['extension sent', 'extension ended', 'delete']);
+  });
+});
