@@ -42,3 +42,49 @@ export function repeatedOption(tokens: readonly OptionToken[]): string | undefin
 export function decimalNumber(text: string, integer = false): number {
   return (integer ? /^\d+$/ : /^(\d+(\.\d+)?|\.\d+)$/).test(text) ? Number(text) : Number.NaN;
 }
+
+/**
+ * Node's parser refuses a value that starts with a dash (`--port -1`) with a long hint; a negative
+ * number is joined to its flag (`--port=-1`), so it gets the flag's own message, and any other
+ * dash after a flag that takes a value is `refused` with a one-line message. `valueFlags` maps
+ * each such flag to what its value is (`{ '--port': 'N' }`).
+ *
+ * @example
+ * ```ts
+ * const args = joinDashValues(argv, { '--port': 'N' }, (message) => new UsageError(message));
+ * ```
+ */
+export function joinDashValues(
+  argv: readonly string[],
+  valueFlags: Readonly<Record<string, string>>,
+  refused: (message: string) => Error,
+): string[] {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    const placeholder = valueFlags[arg];
+    if (placeholder !== undefined && next?.startsWith('-')) {
+      if (!/^-[\d.]/.test(next)) {
+        throw refused(
+          `${arg} is followed by ${JSON.stringify(next)}, not by its value; allowed: ${arg} ${placeholder} (a value starting with "-" as ${arg}=${next})`,
+        );
+      }
+      args.push(`${arg}=${next}`);
+      i++;
+    } else {
+      args.push(arg);
+    }
+  }
+  return args;
+}
+
+/**
+ * `util.parseArgs`'s message in one line, without its hint about positional arguments (no
+ * command here takes one that starts with a dash), for a refusal that goes on with what is allowed.
+ */
+export const parseArgsProblem = (error: unknown): string =>
+  String((error as Error).message ?? error)
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\. To specify a positional argument.*$/, '')
+    .replace(/\.$/, '');

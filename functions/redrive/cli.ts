@@ -95,6 +95,24 @@ async function run(command: Exclude<RedriveCommand, { kind: 'help' }>, signal: A
 /** The config the deployed relay runs with (`OUTBOX_CONFIG`), else the app's `outbox.config.ts`. */
 const redriveConfig = () => (process.env[CONFIG_ENV] ? configFromEnv() : appConfig);
 
+/** The command-line flag of each option the redrive functions check. */
+const FLAGS: Readonly<Record<string, string>> = {
+  targetQueueUrl: '--to',
+  queueUrl: '--queue-url',
+  maxMessages: '--max',
+  ratePerSecond: '--rate',
+  topicArns: '--topic-arns',
+};
+
+/** A refusal of the redrive functions as the command line gave it: `topicArns.payments` is `--topic-arns` (payments). */
+function asFlag(error: RedriveOptionsError): string {
+  const [option, ...path] = error.field.split('.');
+  const flag = FLAGS[option as string];
+  if (flag === undefined) return error.message;
+  const named = path.length === 0 ? flag : `${flag} (${path.join('.')})`;
+  return error.message.replace(`Invalid redrive option ${error.field}:`, `Invalid redrive option ${named}:`);
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   let command: RedriveCommand;
   try {
@@ -114,13 +132,17 @@ async function main(argv: readonly string[]): Promise<number> {
     if (summary.status === 'interrupted') return INTERRUPTED_EXIT;
     return summary.failed.length > 0 ? 1 : 0;
   } catch (error) {
+    // Refused before anything was read: a usage error, named by the flag that was typed.
+    if (error instanceof RedriveOptionsError) {
+      process.stderr.write(`${asFlag(error)}\n`);
+      return 2;
+    }
     const code = error instanceof OutboxError ? ` [${error.code}]` : '';
     const hint = awsErrorHint(error, command);
     process.stderr.write(`Redrive stopped${code}: ${(error as Error).message}${hint === undefined ? '' : `; ${hint}`}\n`);
     // What was done before the error: a person must know what moved before running it again.
     if (error instanceof RedriveStoppedError) process.stdout.write(`${formatSummary(error.summary)}\n`);
-    // Invalid options are found before anything is read; anything else stopped a run part way.
-    return error instanceof RedriveOptionsError ? 2 : 1;
+    return 1;
   } finally {
     stop.dispose();
   }

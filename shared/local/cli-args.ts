@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { decimalNumber, repeatedOption } from '../cli-tokens.js';
+import { decimalNumber, joinDashValues, parseArgsProblem, repeatedOption } from '../cli-tokens.js';
 import { checkLoadRate } from './load.js';
 import { LocalStackError } from './local-stack-error.js';
 
@@ -55,33 +55,6 @@ const VALUE_FLAGS: Readonly<Record<string, string>> = {
 const ALLOWED = '--port N, --persist DIR, --load RATE, --dynamodb-port N, --emulator-port N, --help';
 
 /**
- * Node's parser refuses a value that starts with a dash (`--port -1`) with a long hint; a
- * negative number is joined to its flag here, so it gets the flag's own message, and anything
- * else gets a one-line message.
- */
-function joinDashValues(argv: readonly string[]): string[] {
-  const args: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const next = argv[i + 1];
-    const placeholder = VALUE_FLAGS[arg];
-    if (placeholder !== undefined && next?.startsWith('-')) {
-      if (!/^-[\d.]/.test(next)) {
-        throw new LocalStackError(
-          'INVALID_OPTION',
-          `${arg} is followed by ${JSON.stringify(next)}, not by its value; allowed: ${arg} ${placeholder} (a value starting with "-" as ${arg}=${next})`,
-        );
-      }
-      args.push(`${arg}=${next}`);
-      i++;
-    } else {
-      args.push(arg);
-    }
-  }
-  return args;
-}
-
-/**
  * Parses `npm start`'s arguments strictly: an unknown flag, a missing value, a flag given twice,
  * a bad number or one port given to two flags is a {@link LocalStackError} `INVALID_OPTION`
  * that names the flag, the value and what is allowed.
@@ -89,14 +62,10 @@ function joinDashValues(argv: readonly string[]): string[] {
 export function parseLocalArgs(argv: readonly string[]): LocalCommand {
   let parsed: ReturnType<typeof parseOptions>;
   try {
-    parsed = parseOptions(joinDashValues(argv));
+    parsed = parseOptions(joinDashValues(argv, VALUE_FLAGS, (message) => new LocalStackError('INVALID_OPTION', message)));
   } catch (error) {
     if (error instanceof LocalStackError) throw error;
-    const message = (error as Error).message
-      .replace(/\s*\n\s*/g, ' ')
-      .replace(/\. To specify a positional argument.*$/, '')
-      .replace(/\.$/, '');
-    throw new LocalStackError('INVALID_OPTION', `${message}; allowed: ${ALLOWED}`);
+    throw new LocalStackError('INVALID_OPTION', `${parseArgsProblem(error)}; allowed: ${ALLOWED}`);
   }
   const repeated = repeatedOption(parsed.tokens);
   if (repeated !== undefined) throw new LocalStackError('INVALID_OPTION', repeated);

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { decimalNumber, repeatedOption } from '../cli-tokens.js';
+import { decimalNumber, joinDashValues, parseArgsProblem, repeatedOption } from '../cli-tokens.js';
 import { RedriveOptionsError } from './errors.js';
 import { MIN_RATE_PER_SECOND } from './rate-limit.js';
 
@@ -26,7 +26,7 @@ Options:
   --max N            stop after N messages (or records)
   --endpoint URL     send every AWS call to this endpoint (a local emulator)
   --region REGION    AWS region (default: the SDK's)
-  --help             show this text
+  -h, --help         show this text
 
 Ctrl-C stops after the current batch: kept messages are released and a partial summary is
 printed (status interrupted); a second Ctrl-C exits at once.
@@ -56,6 +56,22 @@ export type RedriveCommand =
     });
 
 const KINDS: readonly RedriveKind[] = ['relay-dlq', 'queue-dlq', 'on-failure'];
+
+/** The flags that take a value, with what the value is. */
+const VALUE_FLAGS: Readonly<Record<string, string>> = {
+  '--queue-url': 'URL',
+  '--to': 'URL',
+  '--bucket': 'NAME',
+  '--prefix': 'P',
+  '--topic-arns': 'JSON',
+  '--rate': 'N',
+  '--max': 'N',
+  '--endpoint': 'URL',
+  '--region': 'REGION',
+};
+const ALLOWED = `${Object.entries(VALUE_FLAGS)
+  .map(([flag, value]) => `${flag} ${value}`)
+  .join(', ')}, --dry-run, --help`;
 
 function positiveNumber(value: string | undefined, flag: string, integer: boolean): number | undefined {
   if (value === undefined) return undefined;
@@ -174,14 +190,15 @@ export function parseRedriveArgs(
         max: { type: 'string' },
         endpoint: { type: 'string' },
         region: { type: 'string' },
-        help: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
       },
     });
   let parsed: ReturnType<typeof parse>;
   try {
-    parsed = parse([...argv]);
+    parsed = parse(joinDashValues(argv, VALUE_FLAGS, (message) => new RedriveOptionsError('arguments', message)));
   } catch (error) {
-    throw new RedriveOptionsError('arguments', `${(error as Error).message}; see --help`, { cause: error });
+    if (error instanceof RedriveOptionsError) throw error;
+    throw new RedriveOptionsError('arguments', `${parseArgsProblem(error)}; allowed: ${ALLOWED}`, { cause: error });
   }
   const repeated = repeatedOption(parsed.tokens);
   // The last value would win silently: a run against another queue than the one meant.

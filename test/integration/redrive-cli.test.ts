@@ -74,8 +74,22 @@ describe('redrive CLI', () => {
     const result = await cli(['redrive', 'queue-dlq', '--queue-url', dlq.queueUrl, '--too', 'x', '--endpoint', server.address]);
 
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("Unknown option '--too'");
+    expect(result.stderr).toContain(
+      "Invalid redrive option arguments: Unknown option '--too'; allowed: --queue-url URL, --to URL, --bucket NAME, --prefix P, --topic-arns JSON, --rate N, --max N, --endpoint URL, --region REGION, --dry-run, --help\n",
+    );
+    expect(result.stderr).not.toContain('positional argument');
     expect(queueDepth(server, 'cli-typo-dlq')).toBe(1);
+  }, 120_000);
+
+  it('names the flag typed, --to, when the target is the DLQ itself, as a usage error (exit 2) that read nothing', async () => {
+    const dlq = server.createQueue('cli-self-dlq');
+    await clients.sqs.send(new SendMessageBatchCommand({ QueueUrl: dlq.queueUrl, Entries: [{ Id: '0', MessageBody: 'x' }] }));
+
+    const result = await cli(['redrive', 'queue-dlq', '--queue-url', dlq.queueUrl, '--to', dlq.queueUrl, '--endpoint', server.address]);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^Invalid redrive option --to: is the DLQ itself \(.*\); allowed: the source queue the DLQ serves\n$/);
+    expect(server.inspectQueue('cli-self-dlq')?.messages.ready.map((m) => m.approximateReceiveCount)).toEqual([0]);
   }, 120_000);
 });
 

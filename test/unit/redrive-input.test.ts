@@ -63,6 +63,16 @@ describe('parseRedriveArgs refuses input that would fail only once the run began
     });
   });
 
+  it('gives a negative number its flag’s own message, and a flag followed by another flag one line saying so', () => {
+    expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--max', '-1'])).toBe(
+      'Invalid redrive option --max: got "-1"; allowed: a positive whole number in decimal digits',
+    );
+    expect(refused(['queue-dlq', '--queue-url', '--dry-run', '--to', SOURCE])).toBe(
+      'Invalid redrive option arguments: --queue-url is followed by "--dry-run", not by its value; allowed: --queue-url URL (a value starting with "-" as --queue-url=--dry-run)',
+    );
+    expect(parseRedriveArgs(['-h'], {})).toEqual({ kind: 'help' });
+  });
+
   it('refuses a flag given twice instead of running against its last value', () => {
     expect(refused(['relay-dlq', '--queue-url', DLQ, '--queue-url', SOURCE, '--topic-arns', ARNS])).toBe(
       `Invalid redrive option arguments: --queue-url is given twice (${JSON.stringify(DLQ)}, then ${JSON.stringify(SOURCE)}); allowed: each option once`,
