@@ -1,6 +1,11 @@
 import { ApiError } from './api-types.js';
 
-const show = (value: unknown): string => (value === undefined ? 'nothing' : (JSON.stringify(value) ?? String(value)).slice(0, 100));
+const show = (value: unknown): string => {
+  if (value === undefined) return 'nothing';
+  // JSON.parse reads 1e400 as Infinity, which JSON.stringify would print as null.
+  if (typeof value === 'number' && !Number.isFinite(value)) return `${value} (a number beyond what JSON numbers hold here)`;
+  return (JSON.stringify(value) ?? String(value)).slice(0, 100);
+};
 
 /** The body as an object with only the allowed fields; a missing body counts as `{}`. */
 export function objectBody(body: unknown, allowed: readonly string[]): Record<string, unknown> {

@@ -25,7 +25,8 @@ const fail = (message: string, code = 1): never => {
 function fix(error: unknown, command: Extract<LocalCommand, { kind: 'start' }>): string {
   const message = (error as Error).message;
   if (error instanceof OutboxError && error.code === 'PORT_IN_USE' && message.includes('example API')) {
-    return `${message} (e.g. npm start -- --port ${command.apiPort === 3000 ? 3001 : 3000})`;
+    const next = command.apiPort === 65_535 ? 65_534 : command.apiPort + 1;
+    return `${message} (e.g. npm start -- --port ${next}, or --port 0 for a free one)`;
   }
   return message;
 }

@@ -37,6 +37,8 @@ describe('npm start, refused before it starts anything', { timeout: 60_000 }, ()
 
       expect(code).toBe(1);
       expect(output).toContain(`npm start: port ${port} for the example API is already in use`);
+      // The hint names a port near the one asked for, not the default the user moved away from.
+      expect(output).toContain(`(e.g. npm start -- --port ${port + 1}, or --port 0 for a free one)`);
       expect(existsSync(persist)).toBe(false);
     } finally {
       await new Promise<void>((resolve) => holder.close(() => resolve()));

@@ -25,6 +25,14 @@ describe('example API amounts', () => {
   );
 });
 
+describe('example API amounts out of range', () => {
+  it('shows a number JSON.parse read as Infinity (1e400) as what it became, not as null', () => {
+    expect(() => amountField(JSON.parse('{"total":1e400}') as Record<string, unknown>, 'total')).toThrow(
+      'total is Infinity (a number beyond what JSON numbers hold here); allowed: a number above 0',
+    );
+  });
+});
+
 describe('example API bodies', () => {
   it('rejects a field on a route that takes no body, saying that no body is allowed', () => {
     expect(() => objectBody({ x: 1 }, [])).toThrow('field "x" is not accepted; allowed: no body, or an empty JSON object');
