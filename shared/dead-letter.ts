@@ -1,4 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { escapeNoncharacters } from './json-data.js';
 
 /**
  * What the relay sends to its dead-letter queue when a record can never be published:
@@ -67,14 +68,17 @@ const MAX_PLAIN_BODY_BYTES = 262_144 - 1_024;
  * {@link deadLetterRawImage}.
  */
 export function deadLetterBody(letter: RelayDeadLetter): string {
-  const plain = JSON.stringify(letter);
+  // SQS refuses U+FFFE and U+FFFF in a message: escaped, a letter holding one (a raw image, a detail) still goes.
+  const plain = escapeNoncharacters(JSON.stringify(letter));
   if (Buffer.byteLength(plain) <= MAX_PLAIN_BODY_BYTES) return plain;
   const { envelope, rawImage, ...rest } = letter;
-  return JSON.stringify({
-    ...rest,
-    ...(envelope === undefined ? {} : { envelopeGzip: gzip(envelope) }),
-    ...(rawImage === undefined ? {} : { rawImageGzip: gzip(JSON.stringify(rawImage)) }),
-  } satisfies RelayDeadLetter);
+  return escapeNoncharacters(
+    JSON.stringify({
+      ...rest,
+      ...(envelope === undefined ? {} : { envelopeGzip: gzip(envelope) }),
+      ...(rawImage === undefined ? {} : { rawImageGzip: gzip(JSON.stringify(rawImage)) }),
+    } satisfies RelayDeadLetter),
+  );
 }
 
 /** The envelope a dead letter holds, exactly as it would have been published, plain or gzip'd; `undefined` when it holds none. */

@@ -1,3 +1,4 @@
+import { escapeNoncharacters } from './json-data.js';
 import type { OutboxSlot, SlotEvent } from './slot.js';
 import { sequenceOf } from './slot.js';
 
@@ -43,11 +44,12 @@ export function envelopeJson(context: EnvelopeContext, event: SlotEvent, sequenc
   // Written field by field (the relay writes one for every event it publishes); the same text as
   // JSON.stringify of the envelope object with these fields, in this order, then data.
   const trace = event.traceparent === undefined ? '' : `,"traceparent":${JSON.stringify(event.traceparent)}`;
-  return (
+  // SQS refuses U+FFFE and U+FFFF (in the data or the aggregate id): escaped, the envelope reaches a queue.
+  return escapeNoncharacters(
     `{"specversion":"1.0","id":${JSON.stringify(event.id)},"source":${JSON.stringify(context.source)},` +
-    `"type":${JSON.stringify(event.type)},"subject":${JSON.stringify(context.aggregateId)},"time":${JSON.stringify(event.time)},` +
-    `"datacontenttype":"application/json","aggregatetype":${JSON.stringify(context.aggregateType)},` +
-    `"sequence":${JSON.stringify(sequence)},"sequenceepoch":${JSON.stringify(context.sequenceEpoch)}${trace},"data":${event.data}}`
+      `"type":${JSON.stringify(event.type)},"subject":${JSON.stringify(context.aggregateId)},"time":${JSON.stringify(event.time)},` +
+      `"datacontenttype":"application/json","aggregatetype":${JSON.stringify(context.aggregateType)},` +
+      `"sequence":${JSON.stringify(sequence)},"sequenceepoch":${JSON.stringify(context.sequenceEpoch)}${trace},"data":${event.data}}`,
   );
 }
 

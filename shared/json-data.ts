@@ -50,3 +50,21 @@ function walk(value: unknown, path: string, ancestors: object[]): string | undef
   }
   return undefined;
 }
+
+const NONCHARACTERS = /[\uFFFE\uFFFF]/g;
+
+/**
+ * JSON text with U+FFFE and U+FFFF written as `\ufffe` and `\uffff`. `JSON.stringify` escapes
+ * control characters and lone surrogates but leaves these two, which SQS refuses in a message
+ * (`InvalidMessageContents`): an envelope delivered to a queue, or a dead letter, holding one
+ * would never arrive. The escapes read back as the same string. Only for JSON text: outside
+ * strings neither character can occur.
+ *
+ * @example
+ * ```ts
+ * escapeNoncharacters(JSON.stringify({ note: 'x\uFFFF' })); // '{"note":"x\\uffff"}'
+ * ```
+ */
+export function escapeNoncharacters(json: string): string {
+  return json.replace(NONCHARACTERS, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}

@@ -121,6 +121,29 @@ describe('relay end to end (DynamoDB Local → runner → handler → fauxqs)', 
       .toEqual(expected);
   }, 300_000);
 
+  it('delivers and dead-letters events holding U+FFFE and U+FFFF, which SQS refuses raw, as escapes that read back the same', async () => {
+    const before = stack.bodies(RELAY_DLQ).length;
+    const note = 'x\uFFFFy\uFFFEz';
+    const delivered = await stack.write({ type: 'payment', id: 'p-nonchar' }, [{ type: 'payment.captured', data: { note } }]);
+    // No route for its type: its dead letter, small enough to go as plain JSON, holds the same characters.
+    const rejected = await commitRawSlot(stack.clients.document, stack.tableName, { type: 'invoice', id: 'i-nonchar' }, [
+      { type: 'invoice.raised', data: { note } },
+    ]);
+
+    await expect
+      .poll(() => stack.envelopes(subscriberQueue('payments')).find((e) => e.id === delivered[0]!.id)?.data, {
+        timeout: 120_000,
+        interval: 200,
+      })
+      .toEqual({ note });
+    await expect.poll(() => stack.bodies(RELAY_DLQ).length, { timeout: 120_000, interval: 200 }).toBe(before + 1);
+    const body = stack.bodies(RELAY_DLQ)[before]!;
+    expect(body).not.toMatch(/[\uFFFE\uFFFF]/);
+    const letter = JSON.parse(body) as RelayDeadLetter;
+    expect(letter).toMatchObject({ reason: 'UNKNOWN_ROUTE', eventId: rejected[0]!.id });
+    expect((JSON.parse(deadLetterEnvelope(letter)!) as { data: { note: string } }).data.note).toBe(note);
+  }, 300_000);
+
   it('dead-letters a malformed slot whose raw image is too large for SQS in plain JSON, gzip’d, and goes on', async () => {
     const before = stack.bodies(RELAY_DLQ).length;
     // 350,000 control characters: JSON escapes each as six, a 2 MB dead letter in plain text.
