@@ -24,6 +24,20 @@ export interface DecodeOptions {
   readonly onlyAggregateTypes?: readonly string[];
 }
 
+/**
+ * The image as Lambda delivers it: binary values (`B`, `BS`) as base64 text. Read through the
+ * SDK (the stream processor), they are bytes, which JSON would write as an object of one field
+ * per byte: a dead letter five times the size of the item, too large for the relay DLQ.
+ */
+function asLambdaJson(value: unknown): unknown {
+  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
+  if (Array.isArray(value)) return value.map(asLambdaJson);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, asLambdaJson(inner)]));
+  }
+  return value;
+}
+
 /** The attributes of a slot the relay reads; the others (the sort key, the TTL) it leaves alone. */
 const SLOT_ATTRIBUTES = [TABLE.partitionKey, 'kind', 'aggregateType', 'aggregateId', 'source', 'seq', 'createdAt', 'events'] as const;
 
@@ -102,10 +116,10 @@ export function decodeStreamRecord(record: StreamRecordInput, config: OutboxConf
   try {
     item = slotItem(image as Record<string, AttributeValue>);
   } catch (error) {
-    return { status: 'malformed', problem: `NewImage is not DynamoDB JSON (${(error as Error).message})`, rawImage: image };
+    return { status: 'malformed', problem: `NewImage is not DynamoDB JSON (${(error as Error).message})`, rawImage: asLambdaJson(image) };
   }
   const problem = slotProblem(item);
-  if (problem !== undefined) return { status: 'malformed', problem, rawImage: image };
+  if (problem !== undefined) return { status: 'malformed', problem, rawImage: asLambdaJson(image) };
   const slot = item as unknown as OutboxSlot;
   const messages = slotMessages(slot);
   const topic = topicFor(config, slot.aggregateType);

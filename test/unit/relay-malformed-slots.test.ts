@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
-import type { RelayDeadLetter } from '../../shared/dead-letter.js';
+import { deadLetterRawImage, MAX_DEAD_LETTER_MESSAGE_BYTES, type RelayDeadLetter } from '../../shared/dead-letter.js';
 import { decodeStreamRecord, Relay } from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { slotRecord } from '../helpers/stream-records.js';
@@ -62,5 +62,23 @@ describe('relay: a malformed slot when the low-latency path is deployed', () => 
     delete record.dynamodb!.NewImage!.aggregateType;
 
     expect(decodeStreamRecord(record, config, { onlyAggregateTypes: ['quick'] }).status).toBe('malformed');
+  });
+});
+
+describe('relay: a malformed slot with a binary attribute, as the stream processor reads it', () => {
+  it('dead-letters its raw image with the binary as base64, as Lambda delivers it, not as an object of one field per byte', async () => {
+    const bytes = new Uint8Array(Array.from({ length: 300_000 }, (_, i) => i % 256));
+    const record = slotRecord({ id: 'o-binary' }) as unknown as { dynamodb: { NewImage: Record<string, unknown> } };
+    // A `source` that is bytes: malformed, and read through the SDK as a Uint8Array.
+    record.dynamodb.NewImage.source = { B: bytes };
+    const sqs = new FakeSqs();
+    const relay = new Relay({ config, sns: new FakeSns(), sqs, topicArns, deadLetterQueueUrl, onlyAggregateTypes: ['order'] });
+
+    const result = await relay.relay([record as never]);
+
+    expect(result.outcomes).toMatchObject([{ status: 'delivered', published: 0, deadLettered: 1 }]);
+    const letter = JSON.parse(sqs.bodies[0]!) as RelayDeadLetter;
+    expect(deadLetterRawImage(letter)).toMatchObject({ source: { B: Buffer.from(bytes).toString('base64') } });
+    expect(Buffer.byteLength(sqs.bodies[0]!)).toBeLessThan(MAX_DEAD_LETTER_MESSAGE_BYTES);
   });
 });
