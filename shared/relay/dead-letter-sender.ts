@@ -46,7 +46,14 @@ export class DeadLetterSender {
         );
         return { status: 'sent' };
       } catch (error) {
-        if (requestErrorKind(error) === 'permanent' || attempt >= this.backoff.maxAttempts || signal?.aborted === true) {
+        if (signal?.aborted === true) {
+          // Cut short by the run (the invocation's end, a lost lease), not refused by the DLQ.
+          return {
+            status: 'deadline',
+            detail: `sending the dead letter was cut short (${describeError(signal.reason)}): ${describeError(error)}`,
+          };
+        }
+        if (requestErrorKind(error) === 'permanent' || attempt >= this.backoff.maxAttempts) {
           return { status: 'failed', detail: `relay DLQ rejected the dead letter: ${describeError(error)}` };
         }
         const delay = backoffDelay(this.backoff, attempt);

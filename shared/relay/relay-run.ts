@@ -162,6 +162,7 @@ export class RelayRun {
 
   private async publish(batch: readonly { lane: Lane; item: EventItem }[]): Promise<void> {
     const topic = batch[0]!.item.topic!;
+    for (const { item } of batch) if (item.attempts > 0) this.retried++;
     const entries = batch.map(({ item }, i) => publishEntry(item.message, topic, `e${i}`));
     let output: PublishBatchCommandOutput;
     try {
@@ -220,9 +221,18 @@ export class RelayRun {
   private retryOrFail(lane: Lane, item: EventItem, transient: boolean, detail: string): void {
     item.attempts++;
     lane.busy = false;
+    if (this.signal?.aborted === true) {
+      // The run was cut short (the invocation's end, a lost lease): that, not SNS, failed the request.
+      this.failLane(
+        lane,
+        'DEADLINE_REACHED',
+        `publishing event ${item.message.id} was cut short (${describeError(this.signal.reason)}): ${detail}`,
+      );
+      return;
+    }
     const backoff = retryBackoff(this.options.config.relay.maxPublishAttempts, this.options.backoff);
     if (transient && item.attempts < backoff.maxAttempts) {
-      this.retried++;
+      // Counted as retried when it is sent again (publish), not now: the deadline may come first.
       lane.readyAt = Date.now() + backoffDelay(backoff, item.attempts);
       return;
     }

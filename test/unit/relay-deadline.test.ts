@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createRelayHandler, relayDeadline } from '../../functions/relay/create-handler.js';
+import { defineConfig } from '../../shared/config.js';
 import {
   type DeadLetterClient,
   lowestFailedSequenceNumber,
@@ -102,7 +103,9 @@ describe('relay deadline', () => {
 
     const result = await relay.relay([malformed], { signal: invocationEnd.signal });
 
-    expect(result.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEAD_LETTER_FAILED' });
+    // The invocation's end cut it short, not a DLQ refusal: DEADLINE_REACHED, as docs/relay.md says.
+    expect(result.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEADLINE_REACHED' });
+    expect((result.outcomes[0] as { detail: string }).detail).toMatch(/^sending the dead letter was cut short/);
     expect(lowestFailedSequenceNumber(result)).toBe('7100');
     expect(dlq.sends).toBe(1);
   });
@@ -114,11 +117,40 @@ describe('relay deadline', () => {
     const slow = relayWaiting(60_000, { sns: new FakeSns(() => 'transient'), sqs });
     const backedOff = await slow.relay([slotRecord({ id: 'o-1', sequenceNumber: '6000' })], { deadline: Date.now() + 50 });
     expect(backedOff.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEADLINE_REACHED' });
-    expect(backedOff.retried).toBe(1);
+    // The retry was due after the deadline and never went out: no retry is counted.
+    expect(backedOff.retried).toBe(0);
 
     const late = await slow.relay([malformed], { deadline: Date.now() - 1 });
     expect(late.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEADLINE_REACHED' });
     expect(sqs.bodies).toEqual([]);
+  });
+});
+
+describe('relay deadline: a request cut short on its last attempt', () => {
+  it('fails its record with DEADLINE_REACHED, not as a publish that kept failing, and counts no retry', async () => {
+    const cut = new AbortController();
+    // SNS never answers; the signal ends the request, as the invocation's end does.
+    const sns: PublishBatchClient = {
+      send: (_command, options) =>
+        new Promise((_, reject) => {
+          options?.abortSignal?.addEventListener(
+            'abort',
+            () => reject(Object.assign(new Error('Request aborted'), { name: 'AbortError' })),
+            {
+              once: true,
+            },
+          );
+          queueMicrotask(() => cut.abort(new Error('the invocation is about to time out')));
+        }),
+    };
+    const oneAttempt = defineConfig({ ...config, relay: { ...config.relay, maxPublishAttempts: 1 } });
+    const relay = new Relay({ config: oneAttempt, sns, sqs: new FakeSqs(), topicArns, deadLetterQueueUrl });
+
+    const result = await relay.relay([slotRecord({ id: 'o-cut', sequenceNumber: '8100' })], { signal: cut.signal });
+
+    expect(result.outcomes[0]).toMatchObject({ status: 'failed', reason: 'DEADLINE_REACHED' });
+    expect((result.outcomes[0] as { detail: string }).detail).toMatch(/was cut short \(Error: the invocation is about to time out\)/);
+    expect(result.retried).toBe(0);
   });
 });
 
