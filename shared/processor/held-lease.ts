@@ -10,6 +10,13 @@ export class HeldLease {
   private chain: Promise<unknown> = Promise.resolve();
   private lostReason: string | undefined;
   private lastWrittenAt: number;
+  /**
+   * When the earliest write since the last one known to succeed was issued, if one failed without
+   * the lease being lost (a timeout, a throttle): it may have been applied, its answer lost. A
+   * later write that recognises its effect in the table may be seeing that one's, so it is dated
+   * no later than this.
+   */
+  private unconfirmedSince: number | undefined;
   private readonly dropping = new AbortController();
 
   /**
@@ -88,9 +95,12 @@ export class HeldLease {
       const issuedAt = this.now();
       try {
         this.current = await apply(this.current);
-        this.lastWrittenAt = Math.max(this.lastWrittenAt, issuedAt);
+        // The table may hold an earlier write's effect, applied when that one was issued.
+        this.lastWrittenAt = Math.max(this.lastWrittenAt, this.unconfirmedSince ?? issuedAt);
+        this.unconfirmedSince = undefined;
       } catch (error) {
         if (error instanceof LeaseLostError) this.drop(error.message);
+        else this.unconfirmedSince ??= issuedAt;
         throw error;
       }
     };

@@ -93,6 +93,40 @@ describe('held lease', () => {
     expect(store.rows.get('s1')).toMatchObject({ leaseOwner: 'w1', checkpoint: '300', leaseCounter: taken.leaseCounter + 4 });
   });
 
+  it('dates a write that follows one whose answer was lost no later than the lost one, which may be the write applied', async () => {
+    const store = new MemoryLeaseStore();
+    await store.create('s1', []);
+    const taken = (await store.take((await store.list())[0]!, 'w1'))!;
+    let clock = 1_000;
+    // The first renewal is applied, but its answer never comes: the caller sees a timeout. The
+    // next, at the old counter, finds the lease as that one left it and recognises it as its own,
+    // as DynamoDbLeaseTable does with ReturnValuesOnConditionCheckFailure.
+    let calls = 0;
+    const flaky: LeaseStore = Object.assign(Object.create(store) as LeaseStore, {
+      renew: async (l: Lease, owner: string) => {
+        calls++;
+        if (calls === 1) {
+          await store.renew(l, owner);
+          throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
+        }
+        if (calls === 2) return { ...store.rows.get('s1')! };
+        return store.renew(l, owner);
+      },
+    });
+    const held = new HeldLease(flaky, 'w1', taken, () => clock);
+
+    clock = 3_300;
+    await expect(held.renew()).rejects.toThrow('socket hang up');
+    // The table moved at 3.3 s; another worker dates the change from then, and so must this one.
+    clock = 6_000;
+    await expect(held.renew()).resolves.toBeUndefined();
+    expect(held.writtenAt).toBe(3_300);
+    // A write with nothing unconfirmed before it counts from its own issue.
+    clock = 8_000;
+    await held.renew();
+    expect(held.writtenAt).toBe(8_000);
+  });
+
   it('fails with LeaseLostError once another worker took the lease, and writes nothing after', async () => {
     const store = new MemoryLeaseStore();
     await store.create('s1', []);
