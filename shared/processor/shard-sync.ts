@@ -47,10 +47,14 @@ export async function syncShards(source: StreamSource, store: LeaseStore, bound:
   const descendantHasLease = (shardId: string): boolean =>
     (children.get(shardId) ?? []).some((child) => leases.has(child) || descendantHasLease(child));
 
+  // A parent named by a lease but without one of its own was finished and removed once its
+  // children started: never created again, even from a listing older than the lease read (a slow
+  // scan), which would not show the children yet.
+  const namedParents = new Set([...leases.values()].flatMap((lease) => lease.parentShardIds));
   let created = 0;
   const inStream = new Set(shards.map((shard) => shard.shardId));
   for (const shard of shards) {
-    if (leases.has(shard.shardId) || descendantHasLease(shard.shardId)) continue;
+    if (leases.has(shard.shardId) || descendantHasLease(shard.shardId) || namedParents.has(shard.shardId)) continue;
     // A parent already trimmed from the stream has nothing left to wait for.
     const parents = shard.parentShardId !== undefined && inStream.has(shard.parentShardId) ? [shard.parentShardId] : [];
     if (await store.create(shard.shardId, parents)) created++;

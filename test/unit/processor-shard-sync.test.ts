@@ -21,6 +21,26 @@ describe('shard sync', () => {
     expect(store.rows.get(a)).toMatchObject({ parentShardIds: [root], checkpoint: TRIM_HORIZON });
   });
 
+  it('never recreates a removed parent from a listing older than the lease read (a slow scan meanwhile)', async () => {
+    const stream = new SimulatedStream();
+    const root = stream.shards[0]!.id;
+    // The listing as a slow sync got it: the parent still open, no children yet.
+    const stale = await new StreamSource(stream, stream.streamArn).listShards();
+    stream.split(root);
+    const [, a, b] = stream.shards.map((s) => s.id) as [string, string, string];
+    const store = new MemoryLeaseStore();
+    await syncShards(new StreamSource(stream, stream.streamArn), store);
+    await setCheckpoint(store, root, SHARD_END);
+    await setCheckpoint(store, a, '100');
+    await setCheckpoint(store, b, '200');
+    await syncShards(new StreamSource(stream, stream.streamArn), store);
+    expect(store.rows.has(root)).toBe(false);
+
+    const slow = { streamArn: stream.streamArn, listShards: async () => stale } as unknown as StreamSource;
+    expect((await syncShards(slow, store)).created).toBe(0);
+    expect(store.rows.has(root)).toBe(false);
+  });
+
   it('removes a finished lease only once every child has started, and never recreates it', async () => {
     const stream = new SimulatedStream();
     stream.split(stream.shards[0]!.id);
