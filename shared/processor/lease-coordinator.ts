@@ -63,9 +63,14 @@ export class LeaseCoordinator {
     return this.snapshot;
   }
 
-  /** Reads the lease table, notes counter movements, and takes or steals what the plan says. */
-  async scan(): Promise<void> {
+  /**
+   * Reads the lease table, notes counter movements, and takes or steals what the plan says.
+   * `read` is called once the table was read. A take that fails (a throttled write) does not stop
+   * the others; the first such failure is thrown once all were tried.
+   */
+  async scan(read?: () => void): Promise<void> {
     const leases = await this.store.list();
+    read?.();
     // A counter seen to move (or a lease seen for the first time) is dated to the end of the read:
     // the owner issued its write before then, however long the read (or the one before) took, so
     // the lease is never judged expired before the owner itself gives it up.
@@ -91,15 +96,23 @@ export class LeaseCoordinator {
       isExpired: (lease) => this.isExpired(lease, now),
       maxSteal: this.settings.maxLeasesToStealAtOnce,
     });
+    let failure: { error: unknown } | undefined;
     for (const lease of [...plan.take, ...plan.steal]) {
       const issuedAt = this.now();
-      const taken = await this.store.take(lease, this.workerId);
+      let taken: Lease | undefined;
+      try {
+        taken = await this.store.take(lease, this.workerId);
+      } catch (error) {
+        failure ??= { error };
+        continue;
+      }
       if (taken === undefined) continue;
       this.seen.set(taken.leaseKey, { counter: taken.leaseCounter, at: this.now() });
       const held = new HeldLease(this.store, this.workerId, taken, this.now, issuedAt);
       this.held.set(taken.leaseKey, held);
       this.events.acquired(held);
     }
+    if (failure !== undefined) throw failure.error;
   }
 
   /**

@@ -205,8 +205,10 @@ export class ProcessorWorker {
 
   private async scan(): Promise<void> {
     if (this.halted) return;
-    await this.coordinator.scan();
-    this.lastScanAt = Date.now();
+    // Read is what health asks of a scan: a take that failed after it (throttled) is retried next scan.
+    await this.coordinator.scan(() => {
+      this.lastScanAt = Date.now();
+    });
     this.options.observer?.leaseScan?.({ held: this.coordinator.held.size, total: this.coordinator.leases.length });
   }
 

@@ -93,6 +93,26 @@ describe('held lease', () => {
     expect(store.rows.get('s1')).toMatchObject({ leaseOwner: 'w1', checkpoint: '300', leaseCounter: taken.leaseCounter + 4 });
   });
 
+  it('takes the other free leases when one take fails, reports the read before the failure, and throws the failure after', async () => {
+    const store = new MemoryLeaseStore();
+    await store.create('s1', []);
+    await store.create('s2', []);
+    const throttled = Object.assign(Object.create(store) as LeaseStore, {
+      take: async (l: Lease, owner: string) => {
+        if (l.leaseKey === 's1')
+          throw Object.assign(new Error('Rate of requests exceeds the allowed throughput'), { name: 'ThrottlingException' });
+        return store.take(l, owner);
+      },
+    });
+    const coordinator = new LeaseCoordinator(throttled, 'w1', processorSettings(), { acquired: () => {}, lost: () => {} });
+    let reads = 0;
+
+    await expect(coordinator.scan(() => reads++)).rejects.toThrow('Rate of requests exceeds the allowed throughput');
+
+    expect(reads).toBe(1);
+    expect([...coordinator.held.keys()]).toEqual(['s2']);
+  });
+
   it('dates a write that follows one whose answer was lost no later than the lost one, which may be the write applied', async () => {
     const store = new MemoryLeaseStore();
     await store.create('s1', []);
