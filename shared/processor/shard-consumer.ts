@@ -212,6 +212,8 @@ export class ShardConsumer {
       this.position = records[index - 1]!.dynamodb!.SequenceNumber!;
       this.checkpointSoon(this.position);
     }
+    // What went out counts: the records before the failed one are done, and SNS took the events published.
+    if (index > 0 || result.published > 0) this.context.processed(records.slice(0, Math.max(index, 0)), result);
     await this.settle();
     this.context.failed(new Error(`record ${failed} failed to publish; retrying from it`), { unpublished: records[Math.max(index, 0)]! });
     return false;

@@ -1,5 +1,7 @@
+import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Lease, StreamSource } from '../../shared/processor/index.js';
+import { coordinatesOf, type RecordOutcome, type RelayResult } from '../../shared/relay/index.js';
 import { CountingPublisher, openPublishers } from '../helpers/counting-publisher.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { haltWorkers, recorder, worker } from '../helpers/processor-worker.js';
@@ -93,5 +95,43 @@ describe('stop() during start()', () => {
     expect(w.status().leases).toEqual([]);
     expect(leases.rows.get(shard)!.leaseOwner).toBeUndefined();
     expect(seen.released).toEqual([shard]);
+  });
+});
+
+describe('processor worker: a page that fails part-way', () => {
+  it('counts the events SNS took before the failed record, as the retried page counts its own', async () => {
+    const stream = new SimulatedStream({ initialShards: 1 });
+    for (let i = 1; i <= 10; i++) stream.commit({ type: 'order', id: `o${i}` }, 1, 1);
+    const eighth = stream.shards[0]!.records[7]!.dynamodb!.SequenceNumber!;
+    let accepted = 0;
+    let failOnce = true;
+    // Publishes every record but the eighth, once: SNS took the other nine events of that page.
+    const publisher = {
+      async relay(records: readonly _Record[]): Promise<RelayResult> {
+        const outcomes = records.map((record): RecordOutcome => {
+          if (failOnce && record.dynamodb!.SequenceNumber === eighth) {
+            return { status: 'failed', record: coordinatesOf(record), reason: 'PUBLISH_FAILED', detail: 'throttled' };
+          }
+          accepted++;
+          return { status: 'delivered', record: coordinatesOf(record), published: 1, deadLettered: 0 };
+        });
+        const failed = outcomes.filter((o) => o.status === 'failed').length;
+        failOnce = false;
+        return { outcomes, published: records.length - failed, retried: 0, deadLettered: 0, ignored: 0, failed };
+      },
+    };
+    let reported = 0;
+    const w = worker({
+      source: new StreamSource(stream, stream.streamArn),
+      leases: new MemoryLeaseStore(),
+      publisher,
+      workerId: 'w1',
+      observer: { batch: (batch) => (reported += batch.published) },
+    });
+    await w.start();
+
+    await waitFor(() => w.status().recordsProcessed === 10, { timeoutMs: 10_000, what: 'every record processed once' });
+    expect(w.status().eventsPublished).toBe(accepted);
+    expect(reported).toBe(accepted);
   });
 });
