@@ -109,74 +109,88 @@ export class ShardConsumer {
     let fresh = false;
     /** The next page, read while the current one is published; pages are still published one after another. */
     let ahead: Promise<ReadResult> | undefined;
+    /** Ends the read ahead when its page is no longer wanted, so no call or timer outlives the consumer. */
+    let aheadAbort: AbortController | undefined;
+    const dropAhead = (): void => {
+      aheadAbort?.abort();
+      aheadAbort = undefined;
+      ahead = undefined;
+    };
     let idleDelay = settings.idleMinDelayMs;
-    while (this.active()) {
-      if (this.checkpointFailure !== undefined) throw this.checkpointFailure;
-      try {
-        if (iterator === undefined) {
-          const start = await source.iterator(this.held.leaseKey, this.position, bound);
-          if (start.status === 'gone') {
-            this.context.trimmed(new RecordsTrimmedError(this.held.leaseKey, this.position, true));
-            return await this.finish();
+    try {
+      while (this.active()) {
+        if (this.checkpointFailure !== undefined) throw this.checkpointFailure;
+        try {
+          if (iterator === undefined) {
+            const start = await source.iterator(this.held.leaseKey, this.position, bound);
+            if (start.status === 'gone') {
+              this.context.trimmed(new RecordsTrimmedError(this.held.leaseKey, this.position, true));
+              return await this.finish();
+            }
+            if (start.trimmed) this.context.trimmed(new RecordsTrimmedError(this.held.leaseKey, this.position, false));
+            if (start.iterator === undefined) return await this.finish();
+            iterator = start.iterator;
+            fresh = true;
           }
-          if (start.trimmed) this.context.trimmed(new RecordsTrimmedError(this.held.leaseKey, this.position, false));
-          if (start.iterator === undefined) return await this.finish();
-          iterator = start.iterator;
-          fresh = true;
-        }
-        const page = await (ahead ?? source.read(iterator, settings.readLimit, bound));
-        const wasFresh = fresh;
-        ahead = undefined;
-        fresh = false;
-        if (page.status === 'records') this.readAt = Date.now();
-        if (page.status === 'expired') {
-          iterator = undefined;
-          // An iterator just taken is good for 15 minutes: if the stream calls it expired too, a
-          // new one at once would only be refused again, as fast as the calls go.
-          if (wasFresh) throw new Error('GetRecords called a shard iterator expired that was just taken; retrying after a pause');
-          continue;
-        }
-        if (page.status === 'trimmed') {
-          // Past retention the iterator falls back to the oldest record; DynamoDB Local also says
-          // this once for an iterator taken on an empty shard before its first write.
-          iterator = undefined;
-          await this.context.sleep(settings.idleMinDelayMs);
-          continue;
-        }
-        if (page.records.length > 0) {
-          // Read while the previous page was published and checkpointed: if that checkpoint found
-          // the lease taken, or the worker began stopping, this page is left to the next holder.
-          if (!this.active() || this.checkpointFailure !== undefined) continue;
-          if (page.next !== undefined) {
-            ahead = source.read(page.next, settings.readLimit, bound);
-            // Its failure, if any, surfaces where it is awaited; a discarded read fails no one.
-            ahead.catch(() => undefined);
-          }
-          if (!(await this.publish(page.records))) {
-            ahead = undefined;
+          const page = await (ahead ?? source.read(iterator, settings.readLimit, bound));
+          const wasFresh = fresh;
+          ahead = undefined;
+          aheadAbort = undefined;
+          fresh = false;
+          if (page.status === 'records') this.readAt = Date.now();
+          if (page.status === 'expired') {
             iterator = undefined;
-            await this.pause();
+            // An iterator just taken is good for 15 minutes: if the stream calls it expired too, a
+            // new one at once would only be refused again, as fast as the calls go.
+            if (wasFresh) throw new Error('GetRecords called a shard iterator expired that was just taken; retrying after a pause');
             continue;
           }
+          if (page.status === 'trimmed') {
+            // Past retention the iterator falls back to the oldest record; DynamoDB Local also says
+            // this once for an iterator taken on an empty shard before its first write.
+            iterator = undefined;
+            await this.context.sleep(settings.idleMinDelayMs);
+            continue;
+          }
+          if (page.records.length > 0) {
+            // Read while the previous page was published and checkpointed: if that checkpoint found
+            // the lease taken, or the worker began stopping, this page is left to the next holder.
+            if (!this.active() || this.checkpointFailure !== undefined) continue;
+            if (page.next !== undefined) {
+              aheadAbort = new AbortController();
+              ahead = source.read(page.next, settings.readLimit, { ...bound, signal: aheadAbort.signal });
+              // Its failure, if any, surfaces where it is awaited; a discarded read fails no one.
+              ahead.catch(() => undefined);
+            }
+            if (!(await this.publish(page.records))) {
+              dropAhead();
+              iterator = undefined;
+              await this.pause();
+              continue;
+            }
+          }
+          this.failures = 0;
+          if (page.next === undefined) return await this.finish();
+          iterator = page.next;
+          if (page.records.length === 0) {
+            await this.context.sleep(idleDelay);
+            idleDelay = Math.min(settings.idleMaxDelayMs, Math.max(1, idleDelay * 2));
+          } else {
+            idleDelay = settings.idleMinDelayMs;
+          }
+        } catch (error) {
+          if (error instanceof LeaseLostError) throw error;
+          this.context.failed(error, { readAt: this.readAt });
+          dropAhead();
+          iterator = undefined;
+          await this.pause();
         }
-        this.failures = 0;
-        if (page.next === undefined) return await this.finish();
-        iterator = page.next;
-        if (page.records.length === 0) {
-          await this.context.sleep(idleDelay);
-          idleDelay = Math.min(settings.idleMaxDelayMs, Math.max(1, idleDelay * 2));
-        } else {
-          idleDelay = settings.idleMinDelayMs;
-        }
-      } catch (error) {
-        if (error instanceof LeaseLostError) throw error;
-        this.context.failed(error, { readAt: this.readAt });
-        ahead = undefined;
-        iterator = undefined;
-        await this.pause();
       }
+      return this.held.lost ? 'lease-lost' : 'stopped';
+    } finally {
+      // A page read ahead and not published is left to the next holder: its call ends here.
+      dropAhead();
     }
-    return this.held.lost ? 'lease-lost' : 'stopped';
   }
 
   /**

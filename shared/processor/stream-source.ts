@@ -33,6 +33,8 @@ export interface StreamCallBound {
    * @default no bound beyond the client's own timeouts
    */
   readonly timeoutMs?: number;
+  /** Abandons the call when it fires (a read ahead no longer wanted): its timer ends with it. */
+  readonly signal?: AbortSignal;
 }
 
 /** A shard as the processor needs it: its id, its parent and whether it is closed. */
@@ -185,9 +187,12 @@ function bounded<T>(
   bound: StreamCallBound,
   call: (options: StreamsCallOptions) => Promise<T>,
 ): Promise<T> {
-  const { timeoutMs } = bound;
-  if (timeoutMs === undefined) return call({});
+  const { timeoutMs, signal } = bound;
+  if (timeoutMs === undefined) return call(signal === undefined ? {} : { abortSignal: signal });
   const abort = new AbortController();
+  const abandon = () => abort.abort(signal?.reason);
+  signal?.addEventListener('abort', abandon, { once: true });
+  if (signal?.aborted === true) abandon();
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
       // Settled first, so the call's own answer to the abort (an `AbortError`) is not the one reported.
@@ -196,6 +201,9 @@ function bounded<T>(
     }, timeoutMs);
     call({ abortSignal: abort.signal })
       .then(resolve, reject)
-      .finally(() => clearTimeout(timer));
+      .finally(() => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', abandon);
+      });
   });
 }

@@ -1,4 +1,4 @@
-import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import { type _Record, GetRecordsCommand } from '@aws-sdk/client-dynamodb-streams';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Lease, StreamSource } from '../../shared/processor/index.js';
 import { coordinatesOf, type RecordOutcome, type RelayResult } from '../../shared/relay/index.js';
@@ -133,5 +133,45 @@ describe('processor worker: a page that fails part-way', () => {
     await waitFor(() => w.status().recordsProcessed === 10, { timeoutMs: 10_000, what: 'every record processed once' });
     expect(w.status().eventsPublished).toBe(accepted);
     expect(reported).toBe(accepted);
+  });
+});
+
+describe('processor worker: a page read ahead when the worker stops', () => {
+  it('ends the read ahead by the time stop() resolves, so no Streams call or timer outlives the worker', async () => {
+    const stream = new SimulatedStream({ initialShards: 1 });
+    for (let i = 1; i <= 3; i++) stream.commit({ type: 'order', id: `o${i}` }, 1, 1);
+    let reads = 0;
+    let aheadAborted = false;
+    // The second GetRecords is the read ahead: it answers only when aborted.
+    const streams = {
+      send(command: unknown, options?: { abortSignal?: AbortSignal }) {
+        if (command instanceof GetRecordsCommand && ++reads === 2) {
+          return new Promise((_, reject) => {
+            options?.abortSignal?.addEventListener('abort', () => {
+              aheadAborted = true;
+              reject(Object.assign(new Error('Request aborted'), { name: 'AbortError' }));
+            });
+          });
+        }
+        return stream.send(command as GetRecordsCommand);
+      },
+    };
+    const publisher = new CountingPublisher();
+    publisher.hold();
+    const w = worker({
+      source: new StreamSource(streams as never, stream.streamArn),
+      leases: new MemoryLeaseStore(),
+      publisher,
+      workerId: 'w1',
+      settings: { readLimit: 1, failoverMs: 60_000, renewIntervalMs: 500, leaseScanIntervalMs: 100 },
+    });
+    await w.start();
+    await waitFor(() => reads === 2, { timeoutMs: 10_000, what: 'the page read ahead' });
+
+    const stopping = w.stop();
+    publisher.open();
+    await stopping;
+
+    expect(aheadAborted).toBe(true);
   });
 });
