@@ -18,6 +18,7 @@ import { type BlockedAggregates, publishEvents, type RepublishEvent } from '../.
 import { redriveQueueDlq, sendBatches } from '../../shared/redrive/queue-dlq.js';
 import { RateLimiter } from '../../shared/redrive/rate-limit.js';
 import { formatSummary } from '../../shared/redrive/summary.js';
+import type { PublishBatchClient } from '../../shared/relay/relay.js';
 
 describe('RateLimiter', () => {
   it('spaces batches out to the rate', async () => {
@@ -132,6 +133,12 @@ describe('publishEvents', () => {
     aggregateId,
   });
 
+  /** Publishes a1, b1, a2 (a1 and a2 of one aggregate) with quick retries, `maxAttempts` in all. */
+  const publishA1B1A2 = (sns: PublishBatchClient, maxAttempts: number) =>
+    publishEvents(sns, 'arn:aws:sns:us-east-1:0:orders', [event('a1', 'A'), event('b1', 'B'), event('a2', 'A')], new Map(), {
+      retry: { maxAttempts, baseDelayMs: 1, maxDelayMs: 2 },
+    });
+
   it('fails an entry SNS gave no result for, and holds its aggregate back in later calls of the run', async () => {
     const requests: string[][] = [];
     const sns = {
@@ -173,13 +180,7 @@ describe('publishEvents', () => {
       },
     };
 
-    const result = await publishEvents(
-      sns,
-      'arn:aws:sns:us-east-1:0:orders',
-      [event('a1', 'A'), event('b1', 'B'), event('a2', 'A')],
-      new Map(),
-      { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } },
-    );
+    const result = await publishA1B1A2(sns, 2);
 
     // a1 is sent again (a server error may pass) before anything else; refused again, a2 waits behind it.
     expect(requests).toEqual([['{"id":"a1"}', '{"id":"b1"}'], ['{"id":"a1"}']]);
@@ -243,13 +244,7 @@ describe('publishEvents', () => {
       },
     };
 
-    const result = await publishEvents(
-      sns,
-      'arn:aws:sns:us-east-1:0:orders',
-      [event('a1', 'A'), event('b1', 'B'), event('a2', 'A')],
-      new Map(),
-      { retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 2 } },
-    );
+    const result = await publishA1B1A2(sns, 4);
 
     expect(requests).toEqual([['{"id":"a1"}', '{"id":"b1"}'], ['{"id":"a1"}'], ['{"id":"a2"}']]);
     expect([...result.succeeded].sort()).toEqual(['a1', 'a2']);
