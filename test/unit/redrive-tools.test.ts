@@ -1,4 +1,4 @@
-import type { PublishBatchCommandOutput } from '@aws-sdk/client-sns';
+import type { PublishBatchCommandOutput, PublishBatchRequestEntry } from '@aws-sdk/client-sns';
 import {
   ChangeMessageVisibilityBatchCommand,
   DeleteMessageBatchCommand,
@@ -133,6 +133,19 @@ describe('publishEvents', () => {
     aggregateId,
   });
 
+  /** An SNS that records each request's messages and answers it with `answer`. */
+  const recordingSns = (answer: (entries: PublishBatchRequestEntry[]) => Omit<PublishBatchCommandOutput, '$metadata'>) => {
+    const requests: string[][] = [];
+    const sns: PublishBatchClient = {
+      send: async (command) => {
+        const entries = command.input.PublishBatchRequestEntries ?? [];
+        requests.push(entries.map((e) => e.Message ?? ''));
+        return { ...answer(entries), $metadata: {} } as PublishBatchCommandOutput;
+      },
+    };
+    return { sns, requests };
+  };
+
   /** Publishes a1, b1, a2 (a1 and a2 of one aggregate) with quick retries, `maxAttempts` in all. */
   const publishA1B1A2 = (sns: PublishBatchClient, maxAttempts: number) =>
     publishEvents(sns, 'arn:aws:sns:us-east-1:0:orders', [event('a1', 'A'), event('b1', 'B'), event('a2', 'A')], new Map(), {
@@ -191,22 +204,11 @@ describe('publishEvents', () => {
 
   it('stops waiting to send a throttled entry again when the run is stopped: the entry fails, and nothing more goes out', async () => {
     const stop = new AbortController();
-    const requests: string[][] = [];
-    const sns = {
-      send: async (command: {
-        input: { PublishBatchRequestEntries?: { Id?: string; Message?: string }[] };
-      }): Promise<PublishBatchCommandOutput> => {
-        const entries = command.input.PublishBatchRequestEntries ?? [];
-        requests.push(entries.map((e) => e.Message ?? ''));
-        // Ctrl-C while SNS throttles: the abort comes with the answer.
-        stop.abort();
-        return {
-          Successful: [],
-          Failed: entries.map((e) => ({ Id: e.Id, Code: 'Throttled', SenderFault: false })),
-          $metadata: {},
-        } as PublishBatchCommandOutput;
-      },
-    };
+    const { sns, requests } = recordingSns((entries) => {
+      // Ctrl-C while SNS throttles: the abort comes with the answer.
+      stop.abort();
+      return { Successful: [], Failed: entries.map((e) => ({ Id: e.Id, Code: 'Throttled', SenderFault: false })) };
+    });
 
     // A retry an hour away: only the abort can end the wait.
     const result = await publishEvents(sns, 'arn:aws:sns:us-east-1:0:orders', [event('a1', 'A'), event('a2', 'A')], new Map(), {
@@ -221,28 +223,20 @@ describe('publishEvents', () => {
   });
 
   it('sends an entry SNS throttled again after a backoff, before the next request, and a refused one never again', async () => {
-    const requests: string[][] = [];
     let throttled = false;
-    const sns = {
-      send: async (command: {
-        input: { PublishBatchRequestEntries?: { Id?: string; Message?: string }[] };
-      }): Promise<PublishBatchCommandOutput> => {
-        const entries = command.input.PublishBatchRequestEntries ?? [];
-        requests.push(entries.map((e) => e.Message ?? ''));
-        const failedOnce = (e: { Message?: string }) => e.Message === '{"id":"a1"}' && !throttled;
-        const refused = (e: { Message?: string }) => e.Message === '{"id":"b1"}';
-        const result = {
-          Successful: entries.filter((e) => !failedOnce(e) && !refused(e)).map((e) => ({ Id: e.Id, MessageId: 'm' })),
-          Failed: [
-            ...entries.filter(failedOnce).map((e) => ({ Id: e.Id, Code: 'Throttled', SenderFault: false })),
-            ...entries.filter(refused).map((e) => ({ Id: e.Id, Code: 'InvalidParameter', SenderFault: true })),
-          ],
-          $metadata: {},
-        };
-        if (entries.some(failedOnce)) throttled = true;
-        return result as PublishBatchCommandOutput;
-      },
-    };
+    const { sns, requests } = recordingSns((entries) => {
+      const failedOnce = (e: { Message?: string }) => e.Message === '{"id":"a1"}' && !throttled;
+      const refused = (e: { Message?: string }) => e.Message === '{"id":"b1"}';
+      const answer = {
+        Successful: entries.filter((e) => !failedOnce(e) && !refused(e)).map((e) => ({ Id: e.Id, MessageId: 'm' })),
+        Failed: [
+          ...entries.filter(failedOnce).map((e) => ({ Id: e.Id, Code: 'Throttled', SenderFault: false })),
+          ...entries.filter(refused).map((e) => ({ Id: e.Id, Code: 'InvalidParameter', SenderFault: true })),
+        ],
+      };
+      if (entries.some(failedOnce)) throttled = true;
+      return answer;
+    });
 
     const result = await publishA1B1A2(sns, 4);
 
