@@ -10,7 +10,7 @@ import { LOCAL_RELAY_FUNCTION_NAME } from './resources.js';
 import { ShardCheckpoint } from './shard-checkpoint.js';
 import { toLambdaRecord } from './stream-event.js';
 import type { ReaderContext, ShardState, StreamRunnerOptions } from './stream-runner.js';
-import { invokeWithTimeout } from './timed-invocation.js';
+import { invokeWithTimeout, outlive } from './timed-invocation.js';
 
 /** The most records one GetRecords call returns. */
 const MAX_RECORDS_PER_READ = 1000;
@@ -243,7 +243,7 @@ export class ShardReader {
             `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds: the invocation with ${batch.length} records of ${this.shardId} is a function error`,
           ),
         );
-        await this.outlive(result.settled, timeoutMs, batch.length);
+        await outlive(result.settled, timeoutMs, this.context, `the timed-out invocation with ${batch.length} records of ${this.shardId}`);
       } else {
         failedAt = failedIndex(batch, result.response);
       }
@@ -276,23 +276,6 @@ export class ShardReader {
       this.settle(lane, remaining);
       lane.segments.shift();
       lane.retries = 0;
-    }
-  }
-
-  /**
-   * Waits, at most one more timeout, for a timed-out invocation to end before its batch is
-   * retried or bisected: Lambda ends the invocation at its timeout, so on AWS no retry runs
-   * alongside it. A call that runs on past that is reported, and the retry goes ahead.
-   */
-  private async outlive(settled: Promise<void>, timeoutMs: number, records: number): Promise<void> {
-    let ended = false;
-    await Promise.race([settled.then(() => (ended = true)), this.context.sleep(timeoutMs)]);
-    if (!ended && !this.context.stopped()) {
-      this.context.report(
-        new Error(
-          `the timed-out invocation with ${records} records of ${this.shardId} is still running ${((2 * timeoutMs) / 1000).toFixed(2)} seconds after it began (Lambda would have ended it); its retry runs alongside it`,
-        ),
-      );
     }
   }
 

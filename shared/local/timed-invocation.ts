@@ -46,3 +46,24 @@ export async function invokeWithTimeout(handler: StreamHandler, batch: DynamoDBR
     clearTimeout(timer);
   }
 }
+
+/**
+ * Waits, at most one more timeout, for a timed-out invocation to end before its batch is retried
+ * or bisected: Lambda ends the invocation at its timeout, so on AWS no retry runs alongside it.
+ * One that runs on past that is reported (as `what`), and the retry goes ahead.
+ */
+export async function outlive(
+  settled: Promise<void>,
+  timeoutMs: number,
+  runner: { sleep(ms: number): Promise<void>; stopped(): boolean; report(error: unknown): void },
+  what: string,
+): Promise<void> {
+  let ended = false;
+  await Promise.race([settled.then(() => (ended = true)), runner.sleep(timeoutMs)]);
+  if (ended || runner.stopped()) return;
+  runner.report(
+    new Error(
+      `${what} is still running ${((2 * timeoutMs) / 1000).toFixed(2)} seconds after it began (Lambda would have ended it); its retry runs alongside it`,
+    ),
+  );
+}
