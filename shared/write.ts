@@ -204,22 +204,18 @@ export class Outbox {
           const reasons = ((error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? []) as CancellationReason[];
           const outcome = cancellationOutcome(reasons, plan, expected, input.idempotencyKey, error, this.#sequences);
           if (outcome.status === 'replayed') return outcome.result;
+          lastReason = outcome.reason;
+          // A changed request must not reuse the token of the one DynamoDB just saw.
+          token = derivedToken(token, attempt);
+          inProgressSince = undefined;
           if (outcome.status === 'raced') {
             // A slot assumed new that exists (the first write to it from this process) is no race:
             // its sequence is now known, and the write goes on at once, once per slot.
             const firstSight = outcome.slots.every((pk) => guessed.has(pk) && !learned.has(pk));
             for (const pk of outcome.slots) learned.add(pk);
-            raced = !firstSight;
-            if (firstSight) {
-              token = derivedToken(token, attempt);
-              inProgressSince = undefined;
-              continue;
-            }
+            if (firstSight) continue;
+            raced = true;
           }
-          lastReason = outcome.reason;
-          // A changed request must not reuse the token of the one DynamoDB just saw.
-          token = derivedToken(token, attempt);
-          inProgressSince = undefined;
         } else if (name === 'IdempotentParameterMismatchException' && input.idempotencyKey !== undefined) {
           const replayed = await replay(this.#client, this.#tableName, input.idempotencyKey, plan);
           if (replayed !== undefined) return replayed;
