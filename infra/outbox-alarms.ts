@@ -75,8 +75,7 @@ export interface OutboxAlarmsProps {
 export class OutboxAlarms extends Construct {
   readonly alarmTopic: ITopic;
   readonly dashboard: Dashboard;
-  private readonly alarmList: Alarm[] = [];
-  /** The alarms of each alarm-status widget: CloudWatch takes at most 100 in one. */
+  /** Every alarm, in the alarm-status widgets that show them: CloudWatch takes at most 100 in one. */
   private readonly statusChunks: Alarm[][] = [[]];
   private readonly action: SnsAction;
   private readonly dlqWidget: GraphWidget;
@@ -207,7 +206,7 @@ export class OutboxAlarms extends Construct {
 
   /** Every alarm created so far. */
   get alarms(): readonly Alarm[] {
-    return this.alarmList;
+    return this.statusChunks.flat();
   }
 
   /**
@@ -313,7 +312,6 @@ export class OutboxAlarms extends Construct {
     });
     alarm.addAlarmAction(this.action);
     alarm.addOkAction(this.action);
-    this.alarmList.push(alarm);
     let chunk = this.statusChunks.at(-1) as Alarm[];
     if (chunk.length === MAX_ALARMS_PER_WIDGET) {
       chunk = [];
