@@ -143,7 +143,7 @@ export async function publishAll(
   let failures = 0;
   let first: string | undefined;
   for (const [topicArn, list] of byTopic) {
-    const { failed } = await publishEvents(sns, topicArn, list, blocked, { retry, ...(signal === undefined ? {} : { signal }) });
+    const { failed } = await publishEvents(sns, topicArn, list, blocked, { retry, signal });
     failures += failed.size;
     const head = failed.entries().next();
     if (first === undefined && !head.done) first = `${head.value[0]}: ${head.value[1]}`;

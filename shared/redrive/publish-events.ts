@@ -34,7 +34,7 @@ export interface PublishRetryOptions {
   /** @default REDRIVE_READ_RETRY: 4 attempts in all, backing off from 200 ms to 5 s */
   readonly retry?: BackoffOptions;
   /** Ends the waits before a retry: what was still to be sent again fails (and stays). */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** A topic is FIFO when its name (the ARN's last part) ends in `.fifo`. */
@@ -75,13 +75,14 @@ export async function publishEvents(
 ): Promise<PublishEventsResult> {
   const fifo = isFifoTopicArn(topicArn);
   const stopped = (): boolean => signal?.aborted === true;
+  const succeeded = new Set<string>();
+  const failed = new Map<string, string>();
   // The first event of an aggregate that failed is the one the later ones wait behind.
-  const block = (event: RepublishEvent) => {
+  const fail = (event: RepublishEvent, reason: string): void => {
+    failed.set(event.key, reason);
     const aggregate = `${event.aggregateType}#${event.aggregateId}`;
     if (!blocked.has(aggregate)) blocked.set(aggregate, event.eventId);
   };
-  const succeeded = new Set<string>();
-  const failed = new Map<string, string>();
   let index = 0;
   while (index < events.length) {
     const batch: RepublishEvent[] = [];
@@ -123,10 +124,7 @@ export async function publishEvents(
           await sleep(backoffDelay(retry, attempt), signal);
           if (!stopped()) continue;
         }
-        for (const i of pending) {
-          failed.set((batch[i] as RepublishEvent).key, `PublishBatch failed: ${(error as Error).message}`);
-          block(batch[i] as RepublishEvent);
-        }
+        for (const i of pending) fail(batch[i] as RepublishEvent, `PublishBatch failed: ${(error as Error).message}`);
         break;
       }
       for (const ok of output.Successful ?? []) succeeded.add((batch[Number(ok.Id)] as RepublishEvent).key);
@@ -136,24 +134,16 @@ export async function publishEvents(
           again.push(Number(bad.Id));
           continue;
         }
-        failed.set(event.key, `${bad.Code}: ${bad.Message ?? 'publish failed'}`);
-        block(event);
+        fail(event, `${bad.Code}: ${bad.Message ?? 'publish failed'}`);
       }
       // An entry SNS answered neither way is not known to be published: it fails, and blocks its aggregate.
       const answered = new Set([...(output.Successful ?? []), ...(output.Failed ?? [])].map((e) => e.Id));
-      for (const i of pending) {
-        if (answered.has(String(i))) continue;
-        failed.set((batch[i] as RepublishEvent).key, 'SNS returned no result for the entry');
-        block(batch[i] as RepublishEvent);
-      }
+      for (const i of pending) if (!answered.has(String(i))) fail(batch[i] as RepublishEvent, 'SNS returned no result for the entry');
       pending = again;
       if (pending.length === 0) break;
       await sleep(backoffDelay(retry, attempt), signal);
       if (stopped()) {
-        for (const i of pending) {
-          failed.set((batch[i] as RepublishEvent).key, 'not sent again: the run was stopped while it waited to retry');
-          block(batch[i] as RepublishEvent);
-        }
+        for (const i of pending) fail(batch[i] as RepublishEvent, 'not sent again: the run was stopped while it waited to retry');
         break;
       }
     }

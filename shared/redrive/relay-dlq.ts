@@ -139,13 +139,7 @@ export async function redriveRelayDlq(options: RelayDlqRedriveOptions): Promise<
       for (const [topicArn, entries] of byTopic) {
         const ordered = inAggregateOrder(entries, (e) => e.item.position);
         const events = ordered.map(({ messageId, item }) => ({ ...item.event, key: messageId }));
-        const result = await publishEvents(
-          options.sns,
-          topicArn,
-          events,
-          blocked,
-          options.signal === undefined ? {} : { signal: options.signal },
-        );
+        const result = await publishEvents(options.sns, topicArn, events, blocked, { signal: options.signal });
         succeeded.push(...result.succeeded);
         for (const [id, reason] of result.failed) failed.push({ id, reason });
         for (const { messageId, item } of ordered) {
