@@ -125,17 +125,18 @@ export class SqsPoller {
 
   /**
    * Extends the visibility of a batch in flight every half timeout, until the returned function
-   * is called (the batch may then come back as usual): the messages stay hidden while their invocation runs, however long. The first
-   * extension says, once, that the handler has run past what its context gave it.
+   * is called (the batch may then come back as usual): the messages stay hidden while their
+   * invocation runs, however long. An extension past `timeUp`, the end its context gave the
+   * handler, says so, once.
    */
-  private keepHidden(records: readonly SQSRecord[], receivedAt: number): () => Promise<void> {
+  private keepHidden(records: readonly SQSRecord[], receivedAt: number, timeUp: number): () => Promise<void> {
     const { sqs, queue } = this.options;
     const seconds = this.options.visibilityTimeoutSeconds;
     let warned = false;
     let extending: Promise<void> = Promise.resolve();
     const timer = setInterval(
       () => {
-        if (!warned && Date.now() - receivedAt > seconds * 1000 - VISIBILITY_MARGIN_MS) {
+        if (!warned && Date.now() > timeUp) {
           warned = true;
           this.options.onError?.(
             new Error(
@@ -175,8 +176,9 @@ export class SqsPoller {
     const records = Messages.map((message) => toSqsRecord(message, queue.arn));
     let failedIds: Set<string> | undefined;
     try {
-      const comesBackAt = receivedAt + this.options.visibilityTimeoutSeconds * 1000;
-      const shown = this.keepHidden(records, receivedAt);
+      // The handler's time ends a little before the batch would come back.
+      const timeUp = receivedAt + this.options.visibilityTimeoutSeconds * 1000 - VISIBILITY_MARGIN_MS;
+      const shown = this.keepHidden(records, receivedAt, timeUp);
       let response: SQSBatchResponse | undefined;
       try {
         response = await handler(
@@ -184,7 +186,7 @@ export class SqsPoller {
           {
             functionName: `${queue.url.slice(queue.url.lastIndexOf('/') + 1)}-consumer-local`,
             awsRequestId: randomUUID(),
-            getRemainingTimeInMillis: () => Math.max(0, comesBackAt - VISIBILITY_MARGIN_MS - Date.now()),
+            getRemainingTimeInMillis: () => Math.max(0, timeUp - Date.now()),
           },
         );
       } finally {
