@@ -4,8 +4,8 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
 import { streamsClient } from '../shared/aws/clients.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localClients } from '../shared/local/clients.js';
-import { startDynamoDbLocal } from '../shared/local/dynamodb-local.js';
-import { createOutboxTable } from '../shared/local/table.js';
+import { startDynamoDbLocal } from '../shared/local/stack/dynamodb-local.js';
+import { createOutboxTable } from '../shared/local/stack/table.js';
 import { SLOT_KIND, slotKey } from '../shared/slot.js';
 import { machine, percentile, recordSection } from './report.js';
 

@@ -3,17 +3,17 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startFauxqs } from 'fauxqs';
-import { createRelayHandler } from '../functions/relay/create-handler.js';
 import { defineConfig } from '../shared/config.js';
 import { relayEventSourceSettings } from '../shared/event-source.js';
 import { localClients } from '../shared/local/clients.js';
-import { startDynamoDbLocal } from '../shared/local/dynamodb-local.js';
-import { createLeaseTable } from '../shared/local/lease-table.js';
-import { StreamRunner } from '../shared/local/stream-runner.js';
-import { createOutboxTable } from '../shared/local/table.js';
+import { StreamRunner } from '../shared/local/event-source/stream-runner.js';
+import { startDynamoDbLocal } from '../shared/local/stack/dynamodb-local.js';
+import { createLeaseTable } from '../shared/local/stack/lease-table.js';
+import { createOutboxTable } from '../shared/local/stack/table.js';
 import { DEFAULT_FAILOVER_MS, DynamoDbLeaseTable, type ProcessorWorker, startProcessor } from '../shared/processor/index.js';
+import { createRelayHandler } from '../shared/relay/handler.js';
 import { Relay } from '../shared/relay/index.js';
-import { Outbox } from '../shared/write.js';
+import { Outbox } from '../shared/write/index.js';
 import { machine, percentile, recordSection } from './report.js';
 
 /*

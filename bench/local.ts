@@ -1,9 +1,9 @@
 import { loadavg } from 'node:os';
 import { PublishCommand } from '@aws-sdk/client-sns';
 import { v7 as uuidv7 } from 'uuid';
-import { localApp } from '../functions/local/app.js';
-import { config } from '../outbox.config.js';
-import { startLocalStack } from '../shared/local/local-stack.js';
+import { localApp } from '../examples/orders/local-app.js';
+import { config } from '../examples/orders/outbox.config.js';
+import { startLocalStack } from '../shared/local/stack/local-stack.js';
 import { machine, percentile, recordSection } from './report.js';
 
 /*

@@ -3,11 +3,11 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { PublishBatchCommand, type PublishBatchRequestEntry, PublishCommand } from '@aws-sdk/client-sns';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { FauxqsServer } from 'fauxqs';
-import { createRelayHandler } from '../functions/relay/create-handler.js';
 import type { OutboxConfig } from '../shared/config.js';
 import { messageAttributes, type SlotMessage } from '../shared/envelope.js';
 import type { LocalClients } from '../shared/local/clients.js';
-import type { StreamHandler } from '../shared/local/stream-runner.js';
+import type { StreamHandler } from '../shared/local/event-source/stream-runner.js';
+import { createRelayHandler } from '../shared/relay/handler.js';
 import { decodeStreamRecord, publishEntry, Relay } from '../shared/relay/index.js';
 
 /*

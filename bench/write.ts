@@ -1,9 +1,9 @@
 import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { defineConfig } from '../shared/config.js';
 import { localClients } from '../shared/local/clients.js';
-import { startDynamoDbLocal } from '../shared/local/dynamodb-local.js';
-import { createOutboxTable } from '../shared/local/table.js';
-import { Outbox } from '../shared/write.js';
+import { startDynamoDbLocal } from '../shared/local/stack/dynamodb-local.js';
+import { createOutboxTable } from '../shared/local/stack/table.js';
+import { Outbox } from '../shared/write/index.js';
 import { machine, percentile, recordSection } from './report.js';
 
 /*

@@ -26,8 +26,8 @@ import { LEASE_TABLE } from '../shared/processor/lease-table.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { PROCESSOR_ENV } from '../shared/processor/processor-env.js';
 import { DEFAULT_FAILOVER_MS } from '../shared/processor/settings.js';
-import { fargateTaskSizeProblem } from './fargate-task-size.js';
-import { tableKeyProblem } from './props-error.js';
+import { fargateTaskSizeProblem } from './private/fargate-task-size.js';
+import { tableKeyProblem } from './private/props-error.js';
 
 const REPOSITORY_ROOT = new URL('..', import.meta.url).pathname;
 const HEALTH_PORT = 8080;

@@ -19,9 +19,9 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RELAY_METRICS } from '../shared/relay/metrics.js';
 import { createAlarmTopic } from './alarm-topic.js';
-import { distinctIds } from './construct-ids.js';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
-import { checkSeconds, OutboxPropsError } from './props-error.js';
+import { distinctIds } from './private/construct-ids.js';
+import { checkSeconds, OutboxPropsError } from './private/props-error.js';
 import { relayMetric } from './relay-function.js';
 
 /** Processor lag that raises its alarm by default: well above a lease takeover (10 s), far below the Lambda path's scale. */

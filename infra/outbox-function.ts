@@ -5,7 +5,7 @@ import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-l
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { checkInteger, checkSeconds, OutboxPropsError } from './props-error.js';
+import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-error.js';
 
 /** Props of {@link OutboxFunction}. */
 export interface OutboxFunctionProps {

@@ -3,7 +3,7 @@ import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } fr
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { TABLE } from '../shared/table.js';
-import { OutboxPropsError, tableKeyProblem } from './props-error.js';
+import { OutboxPropsError, tableKeyProblem } from './private/props-error.js';
 
 /** DynamoDB's rule for table names. */
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;

@@ -3,7 +3,7 @@ import { Alias, type IKey } from 'aws-cdk-lib/aws-kms';
 import { FifoThroughputScope, type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { OutboxConfig } from '../shared/config.js';
-import { OutboxPropsError } from './props-error.js';
+import { OutboxPropsError } from './private/props-error.js';
 
 /** The actions of SNS's default topic policy other than `sns:Publish`. */
 const NON_PUBLISH_TOPIC_ACTIONS = [

@@ -13,7 +13,7 @@ import { OutboxAlarms } from './outbox-alarms.js';
 import { OutboxSubscriber, type OutboxSubscriberProps } from './outbox-subscriber.js';
 import { OutboxTable } from './outbox-table.js';
 import { OutboxTopics } from './outbox-topics.js';
-import { checkSeconds } from './props-error.js';
+import { checkSeconds } from './private/props-error.js';
 import { checkRelayTimeout, RelayFunction } from './relay-function.js';
 import { queueAgeThreshold } from './subscriber-props.js';
 

@@ -21,10 +21,10 @@ import { type OutboxConfig, serializeConfig } from '../shared/config.js';
 import { MAX_DEAD_LETTER_MESSAGE_BYTES } from '../shared/dead-letter.js';
 import { RELAY_ENV, relayEventSourceSettings } from '../shared/event-source.js';
 import { RELAY_METRICS, type RelayMetricName } from '../shared/relay/metrics.js';
-import { checkLambdaEnvironment, queueUrlStandIn, topicArnStandIn } from './lambda-environment.js';
 import { OutboxFunction } from './outbox-function.js';
 import type { OutboxTopics } from './outbox-topics.js';
-import { checkWholeDays, OutboxPropsError } from './props-error.js';
+import { checkLambdaEnvironment, queueUrlStandIn, topicArnStandIn } from './private/lambda-environment.js';
+import { checkWholeDays, OutboxPropsError } from './private/props-error.js';
 
 /** The relay handler of this repository, used when no `entry` is given. */
 export const DEFAULT_RELAY_ENTRY = fileURLToPath(new URL('../functions/relay/handler.ts', import.meta.url));

@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import type { OutboxSubscriber, OutboxSubscriberProps } from './outbox-subscriber.js';
-import { checkInteger, checkSeconds, OutboxPropsError } from './props-error.js';
+import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-error.js';
 
 /** How long a new subscriber queue keeps a message by default. */
 export const DEFAULT_QUEUE_RETENTION = Duration.days(4);

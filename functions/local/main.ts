@@ -1,14 +1,14 @@
 import { resolve } from 'node:path';
-import { config } from '../../outbox.config.js';
+import { ordersScenario } from '../../examples/orders/api/load-scenario.js';
+import { localApp } from '../../examples/orders/local-app.js';
+import { config } from '../../examples/orders/outbox.config.js';
 import { OutboxError } from '../../shared/errors.js';
-import { renderBanner } from '../../shared/local/banner.js';
-import { LOCAL_USAGE, type LocalCommand, parseLocalArgs } from '../../shared/local/cli-args.js';
-import { type LiveRefresher, startLiveRefresher } from '../../shared/local/live-refresher.js';
-import { type Load, startLoad } from '../../shared/local/load.js';
-import { type LocalStack, startLocalStack } from '../../shared/local/local-stack.js';
-import { liveSnapshot } from '../../shared/local/snapshot.js';
-import { ordersScenario } from '../example-api/load-scenario.js';
-import { localApp } from './app.js';
+import { renderBanner } from '../../shared/local/stack/banner.js';
+import { LOCAL_USAGE, type LocalCommand, parseLocalArgs } from '../../shared/local/stack/cli-args.js';
+import { type LiveRefresher, startLiveRefresher } from '../../shared/local/stack/live-refresher.js';
+import { type Load, startLoad } from '../../shared/local/stack/load.js';
+import { type LocalStack, startLocalStack } from '../../shared/local/stack/local-stack.js';
+import { liveSnapshot } from '../../shared/local/stack/snapshot.js';
 
 /*
  * `npm start`: the whole system on this machine, from the same config the CDK stack deploys.

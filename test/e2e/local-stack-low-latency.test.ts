@@ -1,9 +1,9 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localApp } from '../../functions/local/app.js';
-import { config as appConfig } from '../../outbox.config.js';
+import { localApp } from '../../examples/orders/local-app.js';
+import { config as appConfig } from '../../examples/orders/outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
-import { type LocalStack, startLocalStack } from '../../shared/local/local-stack.js';
+import { type LocalStack, startLocalStack } from '../../shared/local/stack/local-stack.js';
 import { PROCESSOR_METRICS } from '../../shared/processor/index.js';
 import { captureLogs, isMetricsLine } from '../helpers/logs.js';
 import { waitFor } from '../helpers/wait.js';

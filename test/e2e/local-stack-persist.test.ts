@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { localApp } from '../../functions/local/app.js';
-import { config as appConfig } from '../../outbox.config.js';
+import { localApp } from '../../examples/orders/local-app.js';
+import { config as appConfig } from '../../examples/orders/outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
-import { RELAY_CHECKPOINT_FILE } from '../../shared/local/checkpoints.js';
-import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../shared/local/local-stack.js';
-import { PERSIST_LOCK_FILE } from '../../shared/local/persist-lock.js';
+import { RELAY_CHECKPOINT_FILE } from '../../shared/local/event-source/checkpoints.js';
+import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../shared/local/stack/local-stack.js';
+import { PERSIST_LOCK_FILE } from '../../shared/local/stack/persist-lock.js';
 import { waitFor } from '../helpers/wait.js';
 
 // A batch the relay fails is given up on at once, so the test sees it in the failed-batch bucket.

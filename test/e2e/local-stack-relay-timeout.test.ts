@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localApp } from '../../functions/local/app.js';
-import { config as exampleConfig } from '../../outbox.config.js';
+import { localApp } from '../../examples/orders/local-app.js';
+import { config as exampleConfig } from '../../examples/orders/outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
-import { type LocalStack, startLocalStack } from '../../shared/local/local-stack.js';
+import { type LocalStack, startLocalStack } from '../../shared/local/stack/local-stack.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** A timeout no default has, so the runner can only have taken it from the config. */

@@ -3,9 +3,9 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localApp } from '../../functions/local/app.js';
-import { config } from '../../outbox.config.js';
-import { type LocalDelivery, type LocalStack, startLocalStack } from '../../shared/local/local-stack.js';
+import { localApp } from '../../examples/orders/local-app.js';
+import { config } from '../../examples/orders/outbox.config.js';
+import { type LocalDelivery, type LocalStack, startLocalStack } from '../../shared/local/stack/local-stack.js';
 import { waitFor } from '../helpers/wait.js';
 
 interface WrittenEvent {

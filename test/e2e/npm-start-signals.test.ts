@@ -4,7 +4,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RELAY_CHECKPOINT_FILE } from '../../shared/local/checkpoints.js';
+import { RELAY_CHECKPOINT_FILE } from '../../shared/local/event-source/checkpoints.js';
 import { waitFor } from '../helpers/wait.js';
 
 const freePort = () =>

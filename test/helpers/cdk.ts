@@ -3,10 +3,10 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { expect } from 'vitest';
-import { OutboxPropsError } from '../../infra/props-error.js';
+import { OutboxPropsError } from '../../infra/private/props-error.js';
 
 /** A real consumer handler (the example consumer), for subscribers that need one. */
-export { DEFAULT_CONSUMER_ENTRY as CONSUMER_ENTRY } from '../../infra/outbox-stack.js';
+export { DEFAULT_CONSUMER_ENTRY as CONSUMER_ENTRY } from '../../examples/orders/infra/orders-stack.js';
 
 /**
  * An app whose stacks skip asset bundling: for tests that check validation or the template's

@@ -1,5 +1,5 @@
 import { defineConfig, type OutboxConfig } from '../../shared/config.js';
-import type { EventInput } from '../../shared/write.js';
+import type { EventInput } from '../../shared/write/index.js';
 
 export const testConfig = (overrides: Partial<Parameters<typeof defineConfig>[0]> = {}): OutboxConfig =>
   defineConfig({

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../shared/local/dynamodb-local.js';
+import { type DynamoDbLocal, startDynamoDbLocal } from '../../shared/local/stack/dynamodb-local.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FauxqsServer } from 'fauxqs';
 import { afterAll, inject } from 'vitest';
 import { type LocalClients, localClients } from '../../shared/local/clients.js';
-import { createOutboxTable } from '../../shared/local/table.js';
+import { createOutboxTable } from '../../shared/local/stack/table.js';
 import { startEmulator } from './fauxqs.js';
 
 /** Clients for the run's DynamoDB Local (and an emulator endpoint when given). */

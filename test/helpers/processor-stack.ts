@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { OutboxConfig } from '../../shared/config.js';
-import { createLeaseTable } from '../../shared/local/lease-table.js';
+import { createLeaseTable } from '../../shared/local/stack/lease-table.js';
 import { type ProcessorSettings, type ProcessorWorker, startProcessor } from '../../shared/processor/index.js';
 import type { RelayTestStack } from './relay-stack.js';
 

@@ -1,10 +1,10 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
-import { createRelayHandler, type RelayHandler } from '../../functions/relay/create-handler.js';
 import type { OutboxConfig } from '../../shared/config.js';
 import { type OutboxEnvelope, parseEnvelope } from '../../shared/envelope.js';
 import type { LocalClients } from '../../shared/local/clients.js';
+import { createRelayHandler, type RelayHandler } from '../../shared/relay/handler.js';
 import { type PublishBatchClient, Relay } from '../../shared/relay/index.js';
 import { freshTable, testClients } from './local.js';
 import { type EventWriter, eventWriter } from './slot-writer.js';

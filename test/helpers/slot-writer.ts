@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { OutboxConfig } from '../../shared/config.js';
 import { SLOT_KIND, slotKey } from '../../shared/slot.js';
-import { Outbox } from '../../shared/write.js';
+import { Outbox } from '../../shared/write/index.js';
 
 export interface CommittedEvent {
   readonly id: string;

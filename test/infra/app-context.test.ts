@@ -1,6 +1,6 @@
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { appContext, ContextError } from '../../infra/app-context.js';
+import { appContext, ContextError } from '../../examples/orders/infra/app-context.js';
 
 const contextOf = (context: Record<string, unknown>) => appContext(new App({ context }).node);
 

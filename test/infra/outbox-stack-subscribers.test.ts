@@ -1,7 +1,7 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_CONSUMER_TABLE_ENV, OutboxStack } from '../../infra/outbox-stack.js';
-import { config } from '../../outbox.config.js';
+import { EXAMPLE_CONSUMER_TABLE_ENV, OutboxStack } from '../../examples/orders/infra/orders-stack.js';
+import { config } from '../../examples/orders/outbox.config.js';
 import { RELAY_METRICS } from '../../shared/relay/index.js';
 import { actionsOf, appWithoutBundling, logicalId, resource, resourcesOf, roleStatements, type Statement } from '../helpers/cdk.js';
 

@@ -1,9 +1,9 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { OutboxStack } from '../../infra/outbox-stack.js';
+import { OutboxStack } from '../../examples/orders/infra/orders-stack.js';
 import { defineConfig } from '../../shared/config.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
-import { compileFilters } from '../../shared/local/filter-pattern.js';
+import { compileFilters } from '../../shared/local/event-source/filter-pattern.js';
 import {
   actionsOf,
   appWithoutBundling,

@@ -6,12 +6,12 @@ import { Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
+import { config } from '../../examples/orders/outbox.config.js';
 import { Outbox, type OutboxProps, type OutboxSubscriptionOptions } from '../../infra/outbox.js';
 import { OutboxSubscriber, type OutboxSubscriberProps } from '../../infra/outbox-subscriber.js';
 import { OutboxTable } from '../../infra/outbox-table.js';
 import { OutboxTopics } from '../../infra/outbox-topics.js';
 import { DEFAULT_RELAY_ENTRY, RelayFunction } from '../../infra/relay-function.js';
-import { config } from '../../outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
 import {
   appWithoutBundling,

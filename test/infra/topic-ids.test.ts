@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { distinctIds } from '../../infra/construct-ids.js';
-import { OutboxStack } from '../../infra/outbox-stack.js';
+import { OutboxStack } from '../../examples/orders/infra/orders-stack.js';
+import { distinctIds } from '../../infra/private/construct-ids.js';
 import { defineConfig } from '../../shared/config.js';
 import { appWithoutBundling, CONSUMER_ENTRY } from '../helpers/cdk.js';
 

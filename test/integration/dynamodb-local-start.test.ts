@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DYNAMODB_LOCAL_DATA_FILE, LocalStartError, startDynamoDbLocal } from '../../shared/local/dynamodb-local.js';
+import { DYNAMODB_LOCAL_DATA_FILE, LocalStartError, startDynamoDbLocal } from '../../shared/local/stack/dynamodb-local.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'outbox-damaged-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

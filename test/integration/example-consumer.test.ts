@@ -1,7 +1,7 @@
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ORDER_VIEW_LEADING_KEYS, orderViewKey } from '../../functions/example-consumer/keys.js';
-import { orderProjection } from '../../functions/example-consumer/projection.js';
+import { ORDER_VIEW_LEADING_KEYS, orderViewKey } from '../../examples/orders/consumer/keys.js';
+import { orderProjection } from '../../examples/orders/consumer/projection.js';
 import type { LocalClients } from '../../shared/local/clients.js';
 import { anEnvelope, anSqsEvent, anSqsRecord, snsNotification } from '../helpers/envelopes.js';
 import { freshTable, testClients } from '../helpers/local.js';

@@ -3,7 +3,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
-import { createLeaseTable } from '../../shared/local/lease-table.js';
+import { createLeaseTable } from '../../shared/local/stack/lease-table.js';
 import { DynamoDbLeaseTable, LeaseLostError, parentsFinished } from '../../shared/processor/index.js';
 import { testClients } from '../helpers/local.js';
 import { losingFirstAnswerOf } from '../helpers/lost-response.js';

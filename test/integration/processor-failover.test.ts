@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { DynamoDbLeaseTable } from '../../shared/processor/index.js';
-import { Outbox, type WrittenEvent } from '../../shared/write.js';
+import { Outbox, type WrittenEvent } from '../../shared/write/index.js';
 import { deliveryReport } from '../helpers/delivery.js';
 import { type ProcessorProcess, spawnProcessor } from '../helpers/processor-process.js';
 import { freshLeaseTable } from '../helpers/processor-stack.js';

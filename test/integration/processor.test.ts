@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
-import { StreamRunner } from '../../shared/local/stream-runner.js';
+import { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
 import { DynamoDbLeaseTable, type ProcessorWorker, TRIM_HORIZON } from '../../shared/processor/index.js';
-import { Outbox } from '../../shared/write.js';
+import { Outbox } from '../../shared/write/index.js';
 import { freshLeaseTable, startTestProcessor } from '../helpers/processor-stack.js';
 import { type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
 

@@ -32,7 +32,7 @@ const cliEnv = (extra: Record<string, string> = {}) => ({
 async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = cliEnv();
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'functions/redrive/cli.ts', ...args], { cwd: root, env });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'functions/cli/main.ts', ...args], { cwd: root, env });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };
@@ -95,7 +95,7 @@ describe('redrive CLI', () => {
 
 /** The CLI started in the background, its output collected, to be signalled while it runs. */
 function startCli(args: string[], env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'functions/redrive/cli.ts', ...args], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'functions/cli/main.ts', ...args], {
     cwd: root,
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

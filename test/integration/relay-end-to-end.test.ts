@@ -9,7 +9,7 @@ import {
   type RelayDeadLetter,
 } from '../../shared/dead-letter.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
-import { StreamRunner } from '../../shared/local/stream-runner.js';
+import { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
 import { SLOT_KIND, slotKey } from '../../shared/slot.js';
 import { deliveryReport } from '../helpers/delivery.js';
 import { RELAY_DLQ, type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';

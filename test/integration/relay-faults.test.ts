@@ -1,10 +1,10 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RelayHandler } from '../../functions/relay/create-handler.js';
 import { defineConfig } from '../../shared/config.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
-import { sqsOnFailureDestination } from '../../shared/local/on-failure.js';
-import { StreamRunner } from '../../shared/local/stream-runner.js';
+import { sqsOnFailureDestination } from '../../shared/local/event-source/on-failure.js';
+import { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
+import type { RelayHandler } from '../../shared/relay/handler.js';
 import { deliveryReport } from '../helpers/delivery.js';
 import { FaultySns } from '../helpers/faulty-sns.js';
 import { ON_FAILURE_QUEUE, RELAY_DLQ, type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';

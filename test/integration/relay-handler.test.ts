@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { interceptLocalhostDns } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { config } from '../../outbox.config.js';
+import { config } from '../../examples/orders/outbox.config.js';
 import { serializeConfig } from '../../shared/config.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';

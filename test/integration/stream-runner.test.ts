@@ -11,12 +11,16 @@ import { startFauxqs } from 'fauxqs';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { type RelayEventSourceSettings, relayEventSourceSettings } from '../../shared/event-source.js';
-import { laneIndex } from '../../shared/local/batch-lanes.js';
 import { type LocalClients, localClients } from '../../shared/local/clients.js';
-import { compileFilters } from '../../shared/local/filter-pattern.js';
-import { type OnFailureDestination, type StreamBatchFailureRecord, s3OnFailureDestination } from '../../shared/local/on-failure.js';
-import { toLambdaRecord } from '../../shared/local/stream-event.js';
-import { type StreamHandler, StreamRunner, type StreamsClient } from '../../shared/local/stream-runner.js';
+import { laneIndex } from '../../shared/local/event-source/batch-lanes.js';
+import { compileFilters } from '../../shared/local/event-source/filter-pattern.js';
+import {
+  type OnFailureDestination,
+  type StreamBatchFailureRecord,
+  s3OnFailureDestination,
+} from '../../shared/local/event-source/on-failure.js';
+import { toLambdaRecord } from '../../shared/local/event-source/stream-event.js';
+import { type StreamHandler, StreamRunner, type StreamsClient } from '../../shared/local/event-source/stream-runner.js';
 import { onFailureRecordProblem } from '../../shared/redrive/on-failure-record.js';
 import { slotKey } from '../../shared/slot.js';
 import { freshTable, testClients } from '../helpers/local.js';

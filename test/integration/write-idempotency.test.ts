@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
-import { Outbox, type WriteInput } from '../../shared/write.js';
+import { Outbox, type WriteInput } from '../../shared/write/index.js';
 import { newId, orderEvent, testConfig } from '../helpers/factories.js';
 import { freshTable, testClients } from '../helpers/local.js';
 

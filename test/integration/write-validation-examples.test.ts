@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WriteValidationError } from '../../shared/errors.js';
-import { type EventInput, Outbox, type WriteInput } from '../../shared/write.js';
+import { type EventInput, Outbox, type WriteInput } from '../../shared/write/index.js';
 import { testConfig } from '../helpers/factories.js';
 import { freshTable, testClients } from '../helpers/local.js';
 

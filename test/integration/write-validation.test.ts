@@ -2,7 +2,7 @@ import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WriteValidationError } from '../../shared/errors.js';
-import { type EventInput, Outbox, type WriteInput } from '../../shared/write.js';
+import { type EventInput, Outbox, type WriteInput } from '../../shared/write/index.js';
 import { testConfig } from '../helpers/factories.js';
 import { freshTable, testClients } from '../helpers/local.js';
 

@@ -3,7 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionFailedError, WriteValidationError } from '../../shared/errors.js';
-import { Outbox } from '../../shared/write.js';
+import { Outbox } from '../../shared/write/index.js';
 import { newId, orderEvent, testConfig } from '../helpers/factories.js';
 import { freshTable, testClients } from '../helpers/local.js';
 import { readStream } from '../helpers/stream.js';

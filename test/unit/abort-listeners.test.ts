@@ -3,7 +3,7 @@ import { followSignal, sharedAbortController } from '../../shared/abort.js';
 import { sleep } from '../../shared/backoff.js';
 import { defineConfig } from '../../shared/config.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
-import { StreamRunner } from '../../shared/local/stream-runner.js';
+import { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
 import { WorkerClock } from '../../shared/processor/worker-clock.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 import { captureWarnings } from '../helpers/warnings.js';

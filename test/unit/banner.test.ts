@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { config } from '../../outbox.config.js';
-import { renderBanner } from '../../shared/local/banner.js';
-import type { LocalStack } from '../../shared/local/local-stack.js';
+import { config } from '../../examples/orders/outbox.config.js';
+import { renderBanner } from '../../shared/local/stack/banner.js';
+import type { LocalStack } from '../../shared/local/stack/local-stack.js';
 
 const stack = {
   apiUrl: 'http://127.0.0.1:3000',

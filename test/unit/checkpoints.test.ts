@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fileCheckpointStore, RELAY_CHECKPOINT_FILE } from '../../shared/local/checkpoints.js';
+import { fileCheckpointStore, RELAY_CHECKPOINT_FILE } from '../../shared/local/event-source/checkpoints.js';
 
 const STREAM = 'arn:aws:dynamodb:ddblocal:000000000000:table/outbox/stream/2026-01-01T00:00:00.000';
 let dir: string | undefined;

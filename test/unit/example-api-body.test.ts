@@ -1,7 +1,7 @@
 import { fc, it } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
-import { errorResponse } from '../../functions/example-api/orders-api.js';
-import { amountField, objectBody } from '../../functions/example-api/request-body.js';
+import { errorResponse } from '../../examples/orders/api/orders-api.js';
+import { amountField, objectBody } from '../../examples/orders/api/request-body.js';
 import { TransactionConflictError, WriteOutcomeUnknownError } from '../../shared/errors.js';
 
 describe('example API amounts', () => {

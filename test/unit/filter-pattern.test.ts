@@ -3,8 +3,8 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { relayEventSourceSettings, relayFilterPatterns } from '../../shared/event-source.js';
-import { compileFilters, FilterPatternError } from '../../shared/local/filter-pattern.js';
-import { StreamRunner } from '../../shared/local/stream-runner.js';
+import { compileFilters, FilterPatternError } from '../../shared/local/event-source/filter-pattern.js';
+import { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
 import { slotRecord } from '../helpers/stream-records.js';
 
 const config = defineConfig({

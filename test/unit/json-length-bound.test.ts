@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fc, test } from '@fast-check/vitest';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { jsonLengthBound } from '../../shared/local/payload-size.js';
+import { jsonLengthBound } from '../../shared/local/event-source/payload-size.js';
 import { slotRecord } from '../helpers/stream-records.js';
 
 const fixture = (name: string): DynamoDBStreamEvent =>

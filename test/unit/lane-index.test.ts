@@ -1,6 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { laneIndex } from '../../shared/local/batch-lanes.js';
+import { laneIndex } from '../../shared/local/event-source/batch-lanes.js';
 
 const record = (pk: string, sequence: string): DynamoDBRecord => ({
   eventName: 'MODIFY',

@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { startLiveRefresher } from '../../shared/local/live-refresher.js';
-import { type LiveSnapshot, renderLiveLine, renderLiveView } from '../../shared/local/live-view.js';
-import { LocalStats } from '../../shared/local/stats.js';
+import { startLiveRefresher } from '../../shared/local/stack/live-refresher.js';
+import { type LiveSnapshot, renderLiveLine, renderLiveView } from '../../shared/local/stack/live-view.js';
+import { LocalStats } from '../../shared/local/stack/stats.js';
 
 const snapshot = (overrides: Partial<LiveSnapshot> = {}): LiveSnapshot => ({
   at: Date.parse('2026-11-22T10:01:05Z'),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseLocalArgs } from '../../shared/local/cli-args.js';
-import { portRefusal } from '../../shared/local/dynamodb-local.js';
-import { LocalStackError } from '../../shared/local/local-stack-error.js';
+import { LocalStackError } from '../../shared/local/errors.js';
+import { parseLocalArgs } from '../../shared/local/stack/cli-args.js';
+import { portRefusal } from '../../shared/local/stack/dynamodb-local.js';
 
 const rejection = (argv: string[]): LocalStackError => {
   try {

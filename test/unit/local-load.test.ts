@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkLoadRate, startLoad } from '../../shared/local/load.js';
-import type { LoadCounters } from '../../shared/local/stats.js';
+import { checkLoadRate, startLoad } from '../../shared/local/stack/load.js';
+import type { LoadCounters } from '../../shared/local/stack/stats.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('load generator', () => {

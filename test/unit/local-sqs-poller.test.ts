@@ -1,6 +1,6 @@
 import { DeleteMessageBatchCommand, type Message, type ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SqsBatchReport, type SqsHandler, SqsPoller, type SqsPollerClient } from '../../shared/local/sqs-poller.js';
+import { type SqsBatchReport, type SqsHandler, SqsPoller, type SqsPollerClient } from '../../shared/local/event-source/sqs-event-source.js';
 
 let poller: SqsPoller | undefined;
 afterEach(async () => {

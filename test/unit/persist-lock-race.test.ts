@@ -57,7 +57,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
   };
 });
 
-const { lockPersistDir, PERSIST_LOCK_FILE } = await import('../../shared/local/persist-lock.js');
+const { lockPersistDir, PERSIST_LOCK_FILE } = await import('../../shared/local/stack/persist-lock.js');
 
 const dir = mkdtempSync(join(tmpdir(), 'outbox-lock-race-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lockPersistDir, PERSIST_LOCK_FILE, type PersistLock } from '../../shared/local/persist-lock.js';
+import { lockPersistDir, PERSIST_LOCK_FILE, type PersistLock } from '../../shared/local/stack/persist-lock.js';
 
 const dirs: string[] = [];
 const locks: PersistLock[] = [];

@@ -1,8 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createRelayHandler, relayDeadline } from '../../functions/relay/create-handler.js';
 import { defineConfig } from '../../shared/config.js';
+import { createRelayHandler, relayDeadline } from '../../shared/relay/handler.js';
 import {
   type DeadLetterClient,
   lowestFailedSequenceNumber,

@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { describe, expect, it } from 'vitest';
-import { createRelayHandler } from '../../functions/relay/create-handler.js';
 import { defineConfig } from '../../shared/config.js';
+import { createRelayHandler } from '../../shared/relay/handler.js';
 import { RELAY_METRICS, Relay, relayMetrics } from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { captureLogs } from '../helpers/logs.js';

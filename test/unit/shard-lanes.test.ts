@@ -3,8 +3,8 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
-import { laneIndex } from '../../shared/local/batch-lanes.js';
-import { type StreamHandler, StreamRunner } from '../../shared/local/stream-runner.js';
+import { laneIndex } from '../../shared/local/event-source/batch-lanes.js';
+import { type StreamHandler, StreamRunner } from '../../shared/local/event-source/stream-runner.js';
 import { slotKey } from '../../shared/slot.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 

@@ -3,10 +3,10 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { type RelayEventSourceSettings, relayEventSourceSettings } from '../../shared/event-source.js';
-import { laneIndex } from '../../shared/local/batch-lanes.js';
-import { MemoryCheckpointStore } from '../../shared/local/checkpoints.js';
-import { toLambdaRecord } from '../../shared/local/stream-event.js';
-import { type StreamHandler, StreamRunner } from '../../shared/local/stream-runner.js';
+import { laneIndex } from '../../shared/local/event-source/batch-lanes.js';
+import { MemoryCheckpointStore } from '../../shared/local/event-source/checkpoints.js';
+import { toLambdaRecord } from '../../shared/local/event-source/stream-event.js';
+import { type StreamHandler, StreamRunner } from '../../shared/local/event-source/stream-runner.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 
 const config = defineConfig({ source: 'urn:test:checkpoint', topics: [{ name: 'orders' }], routes: { order: 'orders' } });

@@ -2,8 +2,8 @@ import type { DynamoDBBatchResponse } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
-import type { StreamBatchFailureRecord } from '../../shared/local/on-failure.js';
-import { type StreamHandler, StreamRunner } from '../../shared/local/stream-runner.js';
+import type { StreamBatchFailureRecord } from '../../shared/local/event-source/on-failure.js';
+import { type StreamHandler, StreamRunner } from '../../shared/local/event-source/stream-runner.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 
 const config = defineConfig({ source: 'urn:test:timeout', topics: [{ name: 'orders' }], routes: { order: 'orders' } });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { WriteValidationError } from '../../shared/errors.js';
-import { planSlots } from '../../shared/write-input.js';
+import { planSlots } from '../../shared/write/input.js';
 
 const config = defineConfig({ source: 'urn:test:unit', topics: [{ name: 'orders' }], routes: { order: 'orders' } });
 const stamp = () => ({ id: '01890a5d-ac96-774b-bcce-b302099a8057', time: '2026-01-01T00:00:00.000Z' });

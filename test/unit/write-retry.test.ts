@@ -3,7 +3,8 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { TransactionConflictError, TransactionFailedError, WriteOutcomeUnknownError, WriteValidationError } from '../../shared/errors.js';
-import { IN_PROGRESS_WINDOW_MS, Outbox, type OutboxOptions } from '../../shared/write.js';
+import { Outbox, type OutboxOptions } from '../../shared/write/index.js';
+import { IN_PROGRESS_WINDOW_MS } from '../../shared/write/writer.js';
 import { orderEvent, testConfig } from '../helpers/factories.js';
 
 /** A DocumentClient whose transactions are answered by `answer` (attempt number → error or success). */

@@ -1,0 +1,103 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { Consumer } from '../../../shared/consumer/consumer.js';
+import { createConsumer } from '../../../shared/consumer/consumer.js';
+import { eventHandler } from '../../../shared/consumer/options.js';
+import type { ConsumerOptions } from '../../../shared/consumer/types.js';
+import { ORDER_VIEW_CONSUMER, orderViewKey } from './keys.js';
+
+export interface OrderPlaced {
+  readonly total: number;
+  readonly currency: string;
+}
+
+export interface PaymentCaptured {
+  readonly orderId: string;
+  readonly amount: number;
+}
+
+/** A hand-written Standard Schema: the consumer takes any library's, or none. */
+function objectSchema<T>(fields: Record<keyof T & string, 'string' | 'number'>): StandardSchemaV1<unknown, T> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'example-consumer',
+      validate: (value) => {
+        if (typeof value !== 'object' || value === null) return { issues: [{ message: 'expected an object' }] };
+        const issues = Object.entries(fields)
+          .filter(([key, type]) => typeof (value as Record<string, unknown>)[key] !== type)
+          .map(([key, type]) => ({ message: `expected a ${type}`, path: [key] }));
+        return issues.length > 0 ? { issues } : { value: value as T };
+      },
+    },
+  };
+}
+
+/**
+ * The example app's read model: one view item per order, kept by `order.*` and `payment.captured`
+ * events. Every write goes through the inbox transaction, so a redelivered event changes nothing,
+ * and the writes commute, so the view is the same whatever order the two topics deliver in.
+ */
+export function orderProjection(options: Pick<ConsumerOptions, 'inbox'> & Partial<Pick<ConsumerOptions, 'logger' | 'metrics'>>): Consumer {
+  const { tableName } = options.inbox;
+  return createConsumer({
+    ...options,
+    name: ORDER_VIEW_CONSUMER,
+    sequenceTracking: true,
+    handlers: {
+      'order.placed': eventHandler({
+        schema: objectSchema<OrderPlaced>({ total: 'number', currency: 'string' }),
+        handle: (event, ctx) =>
+          ctx.write({
+            Update: {
+              TableName: tableName,
+              Key: orderViewKey(event.subject),
+              // Orders and payments travel on different topics: a payment (or a cancellation)
+              // may arrive first, and its status must survive the later placement.
+              UpdateExpression:
+                'SET #status = if_not_exists(#status, :placed), #total = :total, #currency = :currency, #placedAt = :placedAt ADD #paid :zero',
+              ExpressionAttributeNames: {
+                '#status': 'status',
+                '#total': 'total',
+                '#currency': 'currency',
+                '#placedAt': 'placedAt',
+                '#paid': 'paid',
+              },
+              ExpressionAttributeValues: {
+                ':placed': 'PLACED',
+                ':total': event.data.total,
+                ':currency': event.data.currency,
+                ':placedAt': event.time,
+                ':zero': 0,
+              },
+            },
+          }),
+      }),
+      'order.cancelled': {
+        handle: (event, ctx) =>
+          ctx.write({
+            Update: {
+              TableName: tableName,
+              Key: orderViewKey(event.subject),
+              UpdateExpression: 'SET #status = :cancelled',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':cancelled': 'CANCELLED' },
+            },
+          }),
+      },
+      'payment.captured': eventHandler({
+        schema: objectSchema<PaymentCaptured>({ orderId: 'string', amount: 'number' }),
+        handle: (event, ctx) =>
+          ctx.write({
+            Update: {
+              TableName: tableName,
+              Key: orderViewKey(event.data.orderId),
+              // Only a placed, uncancelled order can be paid, so a captured payment means PAID.
+              UpdateExpression: 'SET #status = :paid ADD #paid :amount',
+              ExpressionAttributeNames: { '#status': 'status', '#paid': 'paid' },
+              ExpressionAttributeValues: { ':paid': 'PAID', ':amount': event.data.amount },
+            },
+          }),
+      }),
+    },
+  });
+}

@@ -1,0 +1,151 @@
+import { config as appConfig } from '../../examples/orders/outbox.config.js';
+import { snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
+import { s3Client } from '../../shared/aws/s3-client.js';
+import { CONFIG_ENV, configFromEnv } from '../../shared/config.js';
+import { OutboxError } from '../../shared/errors.js';
+import { RELAY_ENV } from '../../shared/event-source.js';
+import { awsErrorHint } from '../../shared/redrive/aws-error-hint.js';
+import { parseRedriveArgs, REDRIVE_USAGE, type RedriveCommand } from '../../shared/redrive/cli-args.js';
+import { RedriveOptionsError, RedriveStoppedError } from '../../shared/redrive/errors.js';
+import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
+import { progressBar } from '../../shared/redrive/progress.js';
+import { redriveQueueDlq } from '../../shared/redrive/queue-dlq.js';
+import { redriveRelayDlq } from '../../shared/redrive/relay-dlq.js';
+import { formatSummary } from '../../shared/redrive/summary.js';
+import type { RedriveSummary } from '../../shared/redrive/types.js';
+
+// The SDK's notice that its future releases need Node 22 would open every run's output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+/** Exit status of a run ended by Ctrl-C (SIGINT) or SIGTERM, as a shell reports 128 + SIGINT. */
+const INTERRUPTED_EXIT = 130;
+
+/**
+ * The first SIGINT or SIGTERM aborts the run after its current batch, so the kept messages are
+ * released and the partial summary printed; a second one exits at once (the kept messages then
+ * come back by themselves when their visibility timeout runs out).
+ */
+function stopOnSignals(): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  let first: NodeJS.Signals | undefined;
+  const onSignal = (name: NodeJS.Signals) => {
+    if (first !== undefined) {
+      process.stderr.write(`\n${name} after ${first}: exiting at once; messages kept back become visible when their timeout runs out\n`);
+      process.exit(INTERRUPTED_EXIT);
+    }
+    first = name;
+    process.stderr.write(`\n${name}: stopping after the current batch and releasing the messages kept back (again to exit at once)\n`);
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+async function run(command: Exclude<RedriveCommand, { kind: 'help' }>, signal: AbortSignal): Promise<RedriveSummary> {
+  const clientConfig = {
+    ...(command.region === undefined ? {} : { region: command.region }),
+    ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
+  };
+  const sqs = sqsClient(clientConfig);
+  const sns = snsClient(clientConfig);
+  const bar = progressBar(process.stderr);
+  const common = {
+    dryRun: command.dryRun,
+    onProgress: bar.update,
+    signal,
+    ...(command.ratePerSecond === undefined ? {} : { ratePerSecond: command.ratePerSecond }),
+    ...(command.maxMessages === undefined ? {} : { maxMessages: command.maxMessages }),
+  };
+  try {
+    switch (command.kind) {
+      case 'relay-dlq':
+        // The config routes a dead letter written without a topic (no route then) by its aggregate type.
+        return await redriveRelayDlq({
+          ...common,
+          sqs,
+          sns,
+          queueUrl: command.queueUrl,
+          topicArns: command.topicArns,
+          config: redriveConfig(),
+        });
+      case 'queue-dlq':
+        return await redriveQueueDlq({ ...common, sqs, queueUrl: command.queueUrl, targetQueueUrl: command.targetQueueUrl });
+      case 'on-failure': {
+        const config = redriveConfig();
+        const streams = streamsClient(clientConfig);
+        const source =
+          'bucket' in command.source
+            ? { ...command.source, s3: s3Client({ ...clientConfig, forcePathStyle: command.endpoint !== undefined }) }
+            : { ...command.source, sqs };
+        return await redriveOnFailure({ ...common, source, sns, streams, config, topicArns: command.topicArns });
+      }
+    }
+  } finally {
+    bar.done();
+  }
+}
+
+/** The config the deployed relay runs with (`OUTBOX_CONFIG`), else the app's `outbox.config.ts`. */
+const redriveConfig = () => (process.env[CONFIG_ENV] ? configFromEnv() : appConfig);
+
+/** The command-line flag of each option the redrive functions check. */
+const FLAGS: Readonly<Record<string, string>> = {
+  targetQueueUrl: '--to',
+  queueUrl: '--queue-url',
+  maxMessages: '--max',
+  ratePerSecond: '--rate',
+  topicArns: '--topic-arns',
+};
+
+/** A refusal of the redrive functions as the command line gave it: `topicArns.payments` is `--topic-arns` (payments). */
+function asFlag(error: RedriveOptionsError): string {
+  const [option, ...path] = error.field.split('.');
+  const flag = FLAGS[option as string];
+  if (flag === undefined) return error.message;
+  const named = path.length === 0 ? flag : `${flag} (${path.join('.')})`;
+  return error.message.replace(`Invalid redrive option ${error.field}:`, `Invalid redrive option ${named}:`);
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let command: RedriveCommand;
+  try {
+    command = parseRedriveArgs(argv, process.env, RELAY_ENV.topicArns);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${REDRIVE_USAGE}\n`);
+    return 2;
+  }
+  if (command.kind === 'help') {
+    process.stdout.write(`${REDRIVE_USAGE}\n`);
+    return 0;
+  }
+  const stop = stopOnSignals();
+  try {
+    const summary = await run(command, stop.signal);
+    process.stdout.write(`${formatSummary(summary)}\n`);
+    if (summary.status === 'interrupted') return INTERRUPTED_EXIT;
+    return summary.failed.length > 0 ? 1 : 0;
+  } catch (error) {
+    // Refused before anything was read: a usage error, named by the flag that was typed.
+    if (error instanceof RedriveOptionsError) {
+      process.stderr.write(`${asFlag(error)}\n`);
+      return 2;
+    }
+    const code = error instanceof OutboxError ? ` [${error.code}]` : '';
+    const hint = awsErrorHint(error, command);
+    process.stderr.write(`Redrive stopped${code}: ${(error as Error).message}${hint === undefined ? '' : `; ${hint}`}\n`);
+    // What was done before the error: a person must know what moved before running it again.
+    if (error instanceof RedriveStoppedError) process.stdout.write(`${formatSummary(error.summary)}\n`);
+    return 1;
+  } finally {
+    stop.dispose();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

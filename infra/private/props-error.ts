@@ -1,0 +1,90 @@
+import { type Duration, Stack, Token } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+import { OutboxError } from '../../shared/errors.js';
+
+/**
+ * A construct was given props it cannot deploy. Thrown from the constructor, before synthesis,
+ * with the construct's path, the prop, the value given and what is allowed.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   outbox.addSubscriber('Billing', { topic: 'invoices' });
+ * } catch (error) {
+ *   if (error instanceof OutboxPropsError) console.error(error.prop, error.message);
+ * }
+ * ```
+ */
+export class OutboxPropsError extends OutboxError {
+  readonly prop: string;
+
+  constructor(path: string, prop: string, message: string, options?: ErrorOptions) {
+    super('INVALID_CONSTRUCT_PROPS', `Invalid props for ${path}: ${prop} ${message}`, options);
+    this.name = 'OutboxPropsError';
+    this.prop = prop;
+  }
+}
+
+/**
+ * Checks an integer prop against AWS's range; unresolved tokens are left to CloudFormation.
+ *
+ * @example
+ * ```ts
+ * checkInteger(this.node.path, 'maxReceiveCount', props.maxReceiveCount, 1, 1_000);
+ * ```
+ */
+export function checkInteger(path: string, prop: string, value: number | undefined, min: number, max: number): void {
+  if (value === undefined || Token.isUnresolved(value)) return;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new OutboxPropsError(path, prop, `is ${value}; allowed: an integer from ${min} to ${max}`);
+  }
+}
+
+/**
+ * Checks a duration prop in whole seconds against AWS's range; unresolved tokens are skipped.
+ *
+ * @example
+ * ```ts
+ * checkSeconds(this.node.path, 'timeout', props.timeout, 1, 900);
+ * ```
+ */
+export function checkSeconds(path: string, prop: string, value: Duration | undefined, min: number, max: number): void {
+  if (value === undefined || value.isUnresolved()) return;
+  const seconds = value.toSeconds({ integral: false });
+  if (!Number.isInteger(seconds) || seconds < min || seconds > max) {
+    throw new OutboxPropsError(path, prop, `is ${value.toHumanString()}; allowed: whole seconds from ${min} to ${max}`);
+  }
+}
+
+/**
+ * Checks a duration prop that AWS takes in whole days (such as an S3 expiration), at least 1;
+ * unresolved tokens are skipped.
+ *
+ * @example
+ * ```ts
+ * checkWholeDays(this.node.path, 'failedBatchRetention', props.failedBatchRetention);
+ * ```
+ */
+export function checkWholeDays(path: string, prop: string, value: Duration | undefined): void {
+  if (value === undefined || value.isUnresolved()) return;
+  const days = value.toDays({ integral: false });
+  if (!Number.isInteger(days) || days < 1) {
+    throw new OutboxPropsError(path, prop, `is ${value.toHumanString()}; allowed: whole days, at least 1`);
+  }
+}
+
+/**
+ * Why a `TableV2` in `scope` cannot take a customer-managed key, or `undefined` when it can: the
+ * table names its key per replica region, so the stack needs an explicit region.
+ *
+ * @example
+ * ```ts
+ * const problem = props.encryptionKey && tableKeyProblem(this);
+ * if (problem) throw new OutboxPropsError(this.node.path, 'encryptionKey', problem);
+ * ```
+ */
+export function tableKeyProblem(scope: IConstruct): string | undefined {
+  const stack = Stack.of(scope);
+  if (!Token.isUnresolved(stack.region)) return undefined;
+  return `is set in the region-agnostic stack ${stack.stackName}; allowed: a customer-managed key only in a stack with an explicit env.region (TableV2 names the key per replica region)`;
+}

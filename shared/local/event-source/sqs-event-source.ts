@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  type ChangeMessageVisibilityBatchCommandOutput,
+  DeleteMessageBatchCommand,
+  type DeleteMessageBatchCommandOutput,
+  ReceiveMessageCommand,
+  type ReceiveMessageCommandOutput,
+} from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { sharedAbortController } from '../../abort.js';
+import { SQS_RECORD_SYSTEM_ATTRIBUTES, toSqsRecord } from './sqs-event.js';
+
+/** The SQS operations the poller uses; an `SQSClient` fits. */
+export interface SqsPollerClient {
+  send(command: ReceiveMessageCommand, options?: { abortSignal?: AbortSignal }): Promise<ReceiveMessageCommandOutput>;
+  send(command: DeleteMessageBatchCommand): Promise<DeleteMessageBatchCommandOutput>;
+  send(command: ChangeMessageVisibilityBatchCommand): Promise<ChangeMessageVisibilityBatchCommandOutput>;
+}
+
+/** The part of Lambda's context the local SQS event source passes. */
+export type SqsInvocationContext = Pick<Context, 'functionName' | 'awsRequestId' | 'getRemainingTimeInMillis'>;
+
+/** An SQS-triggered Lambda handler with `ReportBatchItemFailures`. */
+export type SqsHandler = (event: SQSEvent, context: SqsInvocationContext) => Promise<SQSBatchResponse | undefined>;
+
+/** How long before the messages come back the handler's context says its time is up. */
+const VISIBILITY_MARGIN_MS = 2_000;
+
+/** What became of one batch: acknowledged records were deleted, failed ones come back after the visibility timeout. */
+export interface SqsBatchReport {
+  readonly queueArn: string;
+  /** When the batch was received (epoch ms). */
+  readonly receivedAt: number;
+  /** Handled and deleted: only what `DeleteMessageBatch` lists as `Successful`. */
+  readonly acknowledged: readonly SQSRecord[];
+  readonly failed: readonly SQSRecord[];
+  /** Handled, but `DeleteMessageBatch` did not delete them: they come back after the visibility timeout. */
+  readonly undeleted: readonly SQSRecord[];
+  /** The handler threw (or reported an identifier not in the batch): the whole batch failed. */
+  readonly batchFailed: boolean;
+}
+
+export interface SqsPollerOptions {
+  readonly sqs: SqsPollerClient;
+  readonly queue: { readonly url: string; readonly arn: string };
+  readonly handler: SqsHandler;
+  /** Messages per invocation, 1–10. @default 10, as the deployed event source */
+  readonly batchSize?: number;
+  /**
+   * The queue's visibility timeout, in seconds. The handler's context counts down to 2 s before
+   * a batch comes back, as a deployed consumer's timeout ends long before its queue's
+   * visibility timeout: claims the consumer helper takes lapse before SQS delivers again. A
+   * handler that runs on has its batch kept hidden until it answers (its visibility extended
+   * every half timeout), so no other invocation gets the batch meanwhile: deployed, the
+   * function's timeout would have ended it first.
+   */
+  readonly visibilityTimeoutSeconds: number;
+  /** Receive loops running at once, sharing the handler. @default 1 */
+  readonly concurrency?: number;
+  /** Long-poll wait per receive, in seconds. @default 5 */
+  readonly waitTimeSeconds?: number;
+  readonly onBatch?: (report: SqsBatchReport) => void;
+  /** Errors of the poller itself (a failing receive or delete); it keeps going. @default ignored */
+  readonly onError?: (error: unknown) => void;
+}
+
+const RETRY_AFTER_ERROR_MS = 500;
+
+/**
+ * A local SQS event source mapping: long-polls a queue and invokes a real Lambda handler with
+ * the exact `SQSEvent` shape. With `ReportBatchItemFailures` semantics: only acknowledged
+ * messages are deleted; failed ones stay and return after the visibility timeout, and move to
+ * the queue's DLQ after `maxReceiveCount` receives. A handler that throws, or reports an empty
+ * or unknown identifier, fails the whole batch, as on AWS.
+ *
+ * @example
+ * ```ts
+ * const poller = new SqsPoller({ sqs, queue: { url, arn }, handler });
+ * poller.start();
+ * await poller.stop();
+ * ```
+ */
+export class SqsPoller {
+  /** Each receive loop's request and back-off listen to it. */
+  private readonly abort = sharedAbortController();
+  private loops: Promise<void>[] = [];
+
+  constructor(private readonly options: SqsPollerOptions) {}
+
+  /** Starts the receive loops; returns at once. */
+  start(): void {
+    if (this.loops.length > 0) return;
+    this.loops = Array.from({ length: this.options.concurrency ?? 1 }, () => this.loop());
+  }
+
+  /** Stops receiving and waits for the batches in flight to finish. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await Promise.all(this.loops);
+  }
+
+  private async loop(): Promise<void> {
+    const { signal } = this.abort;
+    while (!signal.aborted) {
+      try {
+        await this.pollOnce();
+      } catch (error) {
+        if (signal.aborted) return;
+        this.options.onError?.(error);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, RETRY_AFTER_ERROR_MS);
+          signal.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(timer);
+              resolve();
+            },
+            { once: true },
+          );
+        });
+      }
+    }
+  }
+
+  /**
+   * Extends the visibility of a batch in flight every half timeout, until the returned function
+   * is called (the batch may then come back as usual): the messages stay hidden while their
+   * invocation runs, however long. An extension past `timeUp`, the end its context gave the
+   * handler, says so, once.
+   */
+  private keepHidden(records: readonly SQSRecord[], receivedAt: number, timeUp: number): () => Promise<void> {
+    const { sqs, queue } = this.options;
+    const seconds = this.options.visibilityTimeoutSeconds;
+    let warned = false;
+    let extending: Promise<void> = Promise.resolve();
+    const timer = setInterval(
+      () => {
+        if (!warned && Date.now() > timeUp) {
+          warned = true;
+          this.options.onError?.(
+            new Error(
+              `the handler of ${queue.url} has run ${((Date.now() - receivedAt) / 1000).toFixed(1)} s on a batch of ${records.length}, past the time its context gave it; its messages are kept hidden until it answers (deployed, the function's timeout ends an invocation long before its queue's visibility timeout)`,
+            ),
+          );
+        }
+        const entries = records.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle, VisibilityTimeout: seconds }));
+        extending = sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queue.url, Entries: entries })).then(
+          () => {},
+          (error: unknown) => this.options.onError?.(error),
+        );
+      },
+      Math.max(100, (seconds * 1000) / 2),
+    );
+    // An extension still on its way ends before the batch is deleted, so it cannot come after.
+    return async () => {
+      clearInterval(timer);
+      await extending;
+    };
+  }
+
+  private async pollOnce(): Promise<void> {
+    const { sqs, queue, handler } = this.options;
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queue.url,
+        MaxNumberOfMessages: this.options.batchSize ?? 10,
+        WaitTimeSeconds: this.options.waitTimeSeconds ?? 5,
+        MessageSystemAttributeNames: [...SQS_RECORD_SYSTEM_ATTRIBUTES],
+        MessageAttributeNames: ['All'],
+      }),
+      { abortSignal: this.abort.signal },
+    );
+    if (Messages.length === 0) return;
+    const receivedAt = Date.now();
+    const records = Messages.map((message) => toSqsRecord(message, queue.arn));
+    let failedIds: Set<string> | undefined;
+    try {
+      // The handler's time ends a little before the batch would come back.
+      const timeUp = receivedAt + this.options.visibilityTimeoutSeconds * 1000 - VISIBILITY_MARGIN_MS;
+      const shown = this.keepHidden(records, receivedAt, timeUp);
+      let response: SQSBatchResponse | undefined;
+      try {
+        response = await handler(
+          { Records: records },
+          {
+            functionName: `${queue.url.slice(queue.url.lastIndexOf('/') + 1)}-consumer-local`,
+            awsRequestId: randomUUID(),
+            getRemainingTimeInMillis: () => Math.max(0, timeUp - Date.now()),
+          },
+        );
+      } finally {
+        await shown();
+      }
+      // As Lambda reads it: no answer, no list or a null list is a batch that fully succeeded.
+      const ids = (response?.batchItemFailures ?? []).map((f) => f.itemIdentifier);
+      const known = new Set(records.map((r) => r.messageId));
+      failedIds = ids.every((id) => typeof id === 'string' && known.has(id)) ? new Set(ids) : undefined;
+      if (failedIds === undefined) {
+        this.options.onError?.(
+          new Error(
+            `the handler of ${queue.url} answered batchItemFailures with ids not in its batch (${JSON.stringify(ids)}); as Lambda does, the whole batch counts as failed`,
+          ),
+        );
+      }
+    } catch (error) {
+      // As Lambda logs a function error: the whole batch failed, and the user must see why.
+      this.options.onError?.(error);
+      failedIds = undefined;
+    }
+    const handled = failedIds === undefined ? [] : records.filter((r) => !failedIds.has(r.messageId));
+    const failed = failedIds === undefined ? records : records.filter((r) => failedIds.has(r.messageId));
+    let acknowledged: SQSRecord[] = [];
+    let undeleted: SQSRecord[] = [];
+    if (handled.length > 0) {
+      const output = await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queue.url,
+          Entries: handled.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+        }),
+      );
+      // Only what SQS lists as deleted is gone; anything else is received again.
+      const deleted = new Set((output.Successful ?? []).map((entry) => entry.Id));
+      acknowledged = handled.filter((_, i) => deleted.has(String(i)));
+      undeleted = handled.filter((_, i) => !deleted.has(String(i)));
+      if (undeleted.length > 0) {
+        const codes = [...new Set((output.Failed ?? []).map((entry) => entry.Code ?? 'unknown'))].join(', ') || 'not listed';
+        this.options.onError?.(
+          new Error(
+            `DeleteMessageBatch on ${queue.url} deleted ${acknowledged.length} of ${handled.length} handled messages (${codes}); the others come back after the visibility timeout`,
+          ),
+        );
+      }
+    }
+    this.options.onBatch?.({ queueArn: queue.arn, receivedAt, acknowledged, failed, undeleted, batchFailed: failedIds === undefined });
+  }
+}

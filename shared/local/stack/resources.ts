@@ -1,0 +1,160 @@
+import type { FauxqsServer } from 'fauxqs';
+import type { OutboxConfig } from '../../config.js';
+import { LocalStackError } from '../errors.js';
+
+/** A queue subscribed to one of the config's topics, as the CDK stack's `OutboxSubscriber` deploys it. */
+export interface LocalSubscription {
+  /** Queue name without `.fifo` (added for FIFO topics); the DLQ is `<name>-dlq`. */
+  readonly name: string;
+  /** A topic name of the config. */
+  readonly topic: string;
+  /** Deliver only these CloudEvents `type`s (SNS filter policy on the `type` attribute). @default every type */
+  readonly eventTypes?: readonly string[];
+  /** Deliver only these aggregate types (filter policy on `aggregatetype`). @default every aggregate type */
+  readonly aggregateTypes?: readonly string[];
+  /** Receives before a message moves to the DLQ. @default 5, as deployed */
+  readonly maxReceiveCount?: number;
+}
+
+/** An SQS queue of the emulator. */
+export interface LocalQueue {
+  readonly name: string;
+  readonly url: string;
+  readonly arn: string;
+}
+
+/** A subscription as created: its queue, its DLQ and whether it is FIFO. */
+export interface CreatedSubscription {
+  readonly subscription: LocalSubscription;
+  readonly fifo: boolean;
+  readonly queue: LocalQueue;
+  readonly deadLetterQueue: LocalQueue;
+}
+
+/** What {@link createLocalResources} made: the names and addresses the relay and the pollers need. */
+export interface LocalResources {
+  /** Topic name → topic ARN, as the relay reads it from `OUTBOX_TOPIC_ARNS`. */
+  readonly topicArns: Readonly<Record<string, string>>;
+  readonly relayDeadLetterQueue: LocalQueue;
+  /** Bucket of the relay's on-failure destination: full records of batches given up on. */
+  readonly failedBatchBucket: string;
+  readonly subscriptions: readonly CreatedSubscription[];
+  /** The subscriber queues' visibility timeout, in seconds. */
+  readonly visibilityTimeoutSeconds: number;
+}
+
+export interface LocalResourceOptions {
+  readonly config: OutboxConfig;
+  readonly subscriptions: readonly LocalSubscription[];
+  /**
+   * Visibility timeout of the subscriber queues, in seconds. Deployed queues use 6 × the
+   * consumer's timeout (180 s); locally a failed message comes back sooner so retries and
+   * dead-lettering show within a minute. @default 10
+   */
+  readonly visibilityTimeoutSeconds?: number;
+}
+
+export const RELAY_DLQ_NAME = 'outbox-relay-dlq';
+/** The name the local relay goes by where a deployed one has its function's name: failed-batch records, metrics. */
+export const LOCAL_RELAY_FUNCTION_NAME = 'outbox-relay-local';
+export const FAILED_BATCH_BUCKET = 'outbox-failed-batches';
+const DEFAULT_MAX_RECEIVE_COUNT = 5;
+const FOUR_DAYS = String(4 * 24 * 3600);
+const FOURTEEN_DAYS = String(14 * 24 * 3600);
+
+function filterPolicy(subscription: LocalSubscription): string | undefined {
+  const policy: Record<string, string[]> = {};
+  if (subscription.eventTypes !== undefined) policy.type = [...subscription.eventTypes];
+  if (subscription.aggregateTypes !== undefined) policy.aggregatetype = [...subscription.aggregateTypes];
+  return Object.keys(policy).length > 0 ? JSON.stringify(policy) : undefined;
+}
+
+function checkSubscriptions(config: OutboxConfig, subscriptions: readonly LocalSubscription[]): void {
+  const topics = config.topics.map((t) => t.name);
+  const seen = new Set<string>();
+  subscriptions.forEach((subscription, i) => {
+    if (!topics.includes(subscription.topic)) {
+      throw new LocalStackError(
+        'INVALID_SUBSCRIPTION',
+        `subscriptions[${i}].topic is ${JSON.stringify(subscription.topic)}; allowed: a topic of the config (${topics.join(', ')})`,
+      );
+    }
+    if (!/^[A-Za-z0-9_-]{1,70}$/.test(subscription.name) || seen.has(subscription.name)) {
+      throw new LocalStackError(
+        'INVALID_SUBSCRIPTION',
+        `subscriptions[${i}].name is ${JSON.stringify(subscription.name)}; allowed: a unique name of 1–70 letters, digits, "-" or "_"`,
+      );
+    }
+    seen.add(subscription.name);
+  });
+}
+
+/**
+ * Creates on the emulator what the CDK stack deploys for a config: one topic per config topic
+ * (FIFO where configured, deduplicating by the relay's id, never by content), the relay DLQ,
+ * the failed-batch bucket, and for each subscription a queue (FIFO on a FIFO topic) with a DLQ
+ * after `maxReceiveCount` receives, subscribed with raw message delivery, its filter policy,
+ * and the DLQ as the subscription's own dead-letter target.
+ *
+ * @example
+ * ```ts
+ * const resources = createLocalResources(server, { config, subscriptions: [{ name: 'billing', topic: 'orders.fifo' }] });
+ * ```
+ */
+export function createLocalResources(server: FauxqsServer, options: LocalResourceOptions): LocalResources {
+  const { config, subscriptions } = options;
+  checkSubscriptions(config, subscriptions);
+  const topicArns: Record<string, string> = {};
+  for (const topic of config.topics) {
+    const attributes: Record<string, string> = topic.fifo ? { FifoTopic: 'true', ContentBasedDeduplication: 'false' } : {};
+    topicArns[topic.name] = server.createTopic(topic.name, { attributes }).topicArn;
+  }
+  const relayDlq = server.createQueue(RELAY_DLQ_NAME, { attributes: { MessageRetentionPeriod: FOURTEEN_DAYS } });
+  server.createBucket(FAILED_BATCH_BUCKET);
+  const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 10;
+  const visibility = String(visibilityTimeoutSeconds);
+
+  const created = subscriptions.map((subscription): CreatedSubscription => {
+    const fifo = config.topics.find((t) => t.name === subscription.topic)?.fifo === true;
+    const suffix = fifo ? '.fifo' : '';
+    const fifoAttributes: Record<string, string> = fifo ? { FifoQueue: 'true', ContentBasedDeduplication: 'false' } : {};
+    const dlq = server.createQueue(`${subscription.name}-dlq${suffix}`, {
+      attributes: { ...fifoAttributes, MessageRetentionPeriod: FOURTEEN_DAYS },
+    });
+    const queue = server.createQueue(`${subscription.name}${suffix}`, {
+      attributes: {
+        ...fifoAttributes,
+        MessageRetentionPeriod: FOUR_DAYS,
+        VisibilityTimeout: visibility,
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: dlq.queueArn,
+          maxReceiveCount: String(subscription.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT),
+        }),
+      },
+    });
+    const policy = filterPolicy(subscription);
+    server.subscribe({
+      topic: subscription.topic,
+      queue: queue.queueName,
+      attributes: {
+        RawMessageDelivery: 'true',
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn }),
+        ...(policy === undefined ? {} : { FilterPolicy: policy }),
+      },
+    });
+    return {
+      subscription,
+      fifo,
+      queue: { name: queue.queueName, url: queue.queueUrl, arn: queue.queueArn },
+      deadLetterQueue: { name: dlq.queueName, url: dlq.queueUrl, arn: dlq.queueArn },
+    };
+  });
+
+  return {
+    topicArns,
+    relayDeadLetterQueue: { name: relayDlq.queueName, url: relayDlq.queueUrl, arn: relayDlq.queueArn },
+    failedBatchBucket: FAILED_BATCH_BUCKET,
+    subscriptions: created,
+    visibilityTimeoutSeconds,
+  };
+}

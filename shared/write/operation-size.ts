@@ -1,0 +1,94 @@
+/**
+ * Marshalling and sizing of the caller's business operations before sending, which is also
+ * where a value the DocumentClient cannot marshal is caught and named by its path.
+ */
+
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall, type marshallOptions } from '@aws-sdk/util-dynamodb';
+import { WriteValidationError } from '../errors.js';
+import { itemSize } from '../item-size.js';
+import { MAX_ITEM_BYTES, type TransactOperation } from './input.js';
+
+/** One of the caller's operations as the DocumentClient will send it, and its size. */
+export interface MarshalledOperation {
+  /** `Put`, `Update`, `Delete` or `ConditionCheck`, with its attribute values as DynamoDB JSON. */
+  readonly marshalled: Record<string, Record<string, unknown>>;
+  /** What it adds to the transaction's size: its expressions and attribute values. */
+  readonly size: number;
+}
+
+/**
+ * The operation with its attribute values marshalled as the DocumentClient will send them (each
+ * top-level value on its own, functions and `undefined` left out, with the client's own
+ * options), and its size, so a value it cannot marshal and a `Put` item over DynamoDB's item
+ * limit are refused here, before anything is sent.
+ */
+export function marshalOperation(operation: TransactOperation, index: number, options: marshallOptions): MarshalledOperation {
+  const [kind, body] = Object.entries(operation)[0] as [string, Record<string, unknown>];
+  const sending = { ...options, convertTopLevelContainer: options.convertTopLevelContainer ?? true };
+  const marshalled: Record<string, unknown> = { ...body };
+  let size = ['UpdateExpression', 'ConditionExpression']
+    .map((k) => (typeof body[k] === 'string' ? Buffer.byteLength(body[k] as string) : 0))
+    .reduce((a, b) => a + b, 0);
+  for (const field of ['Item', 'Key', 'ExpressionAttributeValues']) {
+    const values = body[field];
+    if (typeof values !== 'object' || values === null) continue;
+    const attributes: Record<string, AttributeValue> = {};
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined || typeof value === 'function') continue;
+      const path = `operations[${index}].${kind}.${field}.${name}`;
+      try {
+        attributes[name] = marshall(value, sending) as AttributeValue;
+      } catch (error) {
+        const culprit = unmarshallable(value, path, sending);
+        throw new WriteValidationError(
+          'INVALID_OPERATION',
+          `${culprit.path} is ${describe(culprit.value)}, which the DynamoDB DocumentClient cannot marshal; allowed: strings, numbers (NumberValue beyond 2^53), booleans, null, binary, non-empty Sets of one type (strings, numbers or binary), arrays and plain objects — convert a Date to an ISO string or epoch number first`,
+          { cause: error },
+        );
+      }
+    }
+    const fieldSize = itemSize(attributes);
+    if (kind === 'Put' && field === 'Item' && fieldSize > MAX_ITEM_BYTES) {
+      throw new WriteValidationError(
+        'ITEM_TOO_LARGE',
+        `operations[${index}].Put.Item is ${fieldSize} bytes; allowed: at most ${MAX_ITEM_BYTES} bytes (the DynamoDB item limit, attribute names included) — store large values elsewhere, e.g. in S3, and keep a reference`,
+      );
+    }
+    size += fieldSize;
+    marshalled[field] = attributes;
+  }
+  return { marshalled: { [kind]: marshalled }, size };
+}
+
+/** The innermost part of `value` (known not to marshal) that does not marshal, with its path. */
+function unmarshallable(value: unknown, path: string, options: marshallOptions): { path: string; value: unknown } {
+  if (typeof value !== 'object' || value === null) return { path, value };
+  const prototype = Object.getPrototypeOf(value);
+  const children = Array.isArray(value)
+    ? value.map((child, i) => [`${path}[${i}]`, child] as const)
+    : prototype === Object.prototype || prototype === null
+      ? Object.entries(value).map(([key, child]) => [`${path}.${key}`, child] as const)
+      : [];
+  for (const [childPath, child] of children) {
+    if (typeof child === 'function') continue;
+    try {
+      marshall({ child }, options);
+    } catch {
+      return unmarshallable(child, childPath, options);
+    }
+  }
+  return { path, value };
+}
+
+function describe(value: unknown): string {
+  if (value instanceof Date) return 'a Date';
+  if (value instanceof Set) {
+    const types = new Set([...value].map((member) => (member instanceof Uint8Array ? 'binary' : typeof member)));
+    if (value.size === 0) return 'an empty Set';
+    return types.size > 1 ? `a Set of mixed types (${[...types].join(', ')})` : `a Set of ${[...types][0]} values`;
+  }
+  if (typeof value === 'object' && value !== null) return `a ${value.constructor?.name ?? 'prototype-less'} instance`;
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
+  return typeof value === 'number' || typeof value === 'bigint' ? `the number ${value}` : String(value);
+}

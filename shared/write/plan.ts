@@ -1,0 +1,143 @@
+/**
+ * Turning a write's input into a plan: everything is validated, resolved and sized here, so a
+ * write that cannot commit is refused before any request is sent.
+ */
+
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { v7 as uuidv7 } from 'uuid';
+import type { OutboxConfig } from '../config.js';
+import { WriteValidationError } from '../errors.js';
+import { itemSize } from '../item-size.js';
+import { idempotencyPut, writeFingerprint } from './idempotency.js';
+import {
+  MAX_ITEM_BYTES,
+  MAX_REQUEST_BYTES,
+  MAX_TRANSACTION_ACTIONS,
+  planSlots,
+  rejectUnknownFields,
+  resolveOperation,
+  type SlotPlan,
+  type TransactOperation,
+  validateIdempotencyKey,
+  WRITE_FIELDS,
+  type WriteInput,
+} from './input.js';
+import { marshalOperation } from './operation-size.js';
+import { writtenEvents } from './result.js';
+import { slotItem } from './slot-item.js';
+
+/** A write ready to send: the caller's operations resolved, its events grouped per slot. */
+export interface Plan {
+  readonly operations: TransactOperation[];
+  readonly kinds: string[];
+  readonly slots: SlotPlan[];
+  readonly now: Date;
+  readonly fingerprint: string;
+}
+
+/** What planning needs of the outbox it plans for. */
+export interface PlanContext {
+  readonly config: OutboxConfig;
+  readonly tableName: string;
+  // The client, not its options: they are read only once the input has passed the checks before.
+  readonly client: DynamoDBDocumentClient;
+  readonly idempotencyTtlSeconds: number;
+  readonly clock: () => Date;
+}
+
+/** Validates the input and plans its write; throws a {@link WriteValidationError} for input that cannot commit. */
+export function planWrite(input: WriteInput, context: PlanContext): Plan {
+  if (typeof input !== 'object' || input === null) {
+    throw new WriteValidationError('EMPTY_WRITE', `write() got ${String(input)}; allowed: { operations?, events, idempotencyKey? }`);
+  }
+  rejectUnknownFields(input, 'write()', WRITE_FIELDS);
+  const operationsInput = input.operations ?? [];
+  const eventsInput = input.events ?? [];
+  for (const [name, value] of [
+    ['operations', operationsInput],
+    ['events', eventsInput],
+  ] as const) {
+    if (!Array.isArray(value)) {
+      throw new WriteValidationError('EMPTY_WRITE', `write() got ${name} of type ${typeof value}; allowed: an array, or leave it out`);
+    }
+  }
+  if (operationsInput.length === 0 && eventsInput.length === 0) {
+    throw new WriteValidationError('EMPTY_WRITE', 'write() got no operations and no events; allowed: at least one of either');
+  }
+  validateIdempotencyKey(input.idempotencyKey);
+  const now = context.clock();
+  const time = now.toISOString();
+  const operations: TransactOperation[] = [];
+  const kinds: string[] = [];
+  const targets = new Map<string, number>();
+  // A plain loop, not forEach: a hole in the array is an undefined operation, refused, never skipped.
+  for (let index = 0; index < operationsInput.length; index++) {
+    const resolved = resolveOperation(operationsInput[index] as (typeof operationsInput)[number], index, context.tableName);
+    if (resolved.itemId !== undefined) {
+      const earlier = targets.get(resolved.itemId);
+      if (earlier !== undefined) {
+        throw new WriteValidationError(
+          'DUPLICATE_ITEM',
+          `operations[${earlier}] and operations[${index}] target the same item; allowed: one action per item in a transaction`,
+        );
+      }
+      targets.set(resolved.itemId, index);
+    }
+    operations.push(resolved.operation);
+    kinds.push(resolved.kind);
+  }
+  const slots = planSlots(eventsInput, context.config, () => ({ id: uuidv7(), time }));
+  const actions = operations.length + slots.length + (input.idempotencyKey === undefined ? 0 : 1);
+  if (actions > MAX_TRANSACTION_ACTIONS) {
+    throw new WriteValidationError(
+      'TOO_MANY_ACTIONS',
+      `This write needs ${actions} actions (${operations.length} operations, ${slots.length} aggregate slots${input.idempotencyKey === undefined ? '' : ', 1 idempotency record'}); allowed: at most ${MAX_TRANSACTION_ACTIONS} per transaction`,
+    );
+  }
+  const marshallOptions = context.client.config.translateConfig?.marshallOptions ?? {};
+  let requestBytes = 0;
+  const marshalled = operations.map((op, index) => {
+    const sent = marshalOperation(op, index, marshallOptions);
+    requestBytes += sent.size;
+    return sent.marshalled;
+  });
+  for (const slot of slots) {
+    const size = itemSize(marshall(slotItem(slot, Number.MAX_SAFE_INTEGER, now, context.config), { removeUndefinedValues: true }));
+    if (size > MAX_ITEM_BYTES) {
+      throw new WriteValidationError(
+        'SLOT_TOO_LARGE',
+        `The events of aggregate ${slot.aggregate.type}/${slot.aggregate.id} make a slot item of ${size} bytes; allowed: at most ${MAX_ITEM_BYTES} bytes (the DynamoDB item limit) — split them over several writes`,
+      );
+    }
+    requestBytes += size;
+  }
+  const fingerprint = writeFingerprint(marshalled, eventsInput);
+  if (input.idempotencyKey !== undefined) {
+    // The record repeats each event's aggregate in its result; sequences are only known at
+    // commit, so it is sized with the widest ones a slot can reach.
+    const widest = new Map(slots.map((slot) => [slot.pk, Number.MAX_SAFE_INTEGER - slot.events.length]));
+    const record = idempotencyPut(
+      input.idempotencyKey,
+      { now, fingerprint },
+      writtenEvents(slots, widest),
+      context.tableName,
+      context.idempotencyTtlSeconds,
+    ).Put?.Item;
+    const size = itemSize(marshall(record, { removeUndefinedValues: true }));
+    if (size > MAX_ITEM_BYTES) {
+      throw new WriteValidationError(
+        'IDEMPOTENCY_RECORD_TOO_LARGE',
+        `This write's idempotency record (its ${eventsInput.length} events' ids, types and aggregates) is about ${size} bytes; allowed: at most ${MAX_ITEM_BYTES} bytes (the DynamoDB item limit) — write fewer events per call with an idempotency key, or leave the key out`,
+      );
+    }
+    requestBytes += size;
+  }
+  if (requestBytes > MAX_REQUEST_BYTES) {
+    throw new WriteValidationError(
+      'REQUEST_TOO_LARGE',
+      `This write is about ${requestBytes} bytes; allowed: at most ${MAX_REQUEST_BYTES} bytes per transaction`,
+    );
+  }
+  return { operations, kinds, slots, now, fingerprint };
+}

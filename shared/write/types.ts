@@ -1,0 +1,97 @@
+/**
+ * The write helper's data: what a caller gives, what a write returns, and the limits and key
+ * prefixes every part of the helper shares. Types and constants only, at the bottom of the
+ * helper's imports.
+ */
+
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { AggregateRef, SlotEvent } from '../slot.js';
+
+/** One of the caller's business operations, DocumentClient-style (`@aws-sdk/lib-dynamodb`). */
+export type TransactOperation = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * A business operation whose `TableName` may be left out: it then targets the outbox table.
+ * Exactly one of `Put`, `Update`, `Delete`, `ConditionCheck`.
+ */
+export type WriteOperation =
+  | { Put: Omit<NonNullable<TransactOperation['Put']>, 'TableName'> & { TableName?: string } }
+  | { Update: Omit<NonNullable<TransactOperation['Update']>, 'TableName'> & { TableName?: string } }
+  | { Delete: Omit<NonNullable<TransactOperation['Delete']>, 'TableName'> & { TableName?: string } }
+  | { ConditionCheck: Omit<NonNullable<TransactOperation['ConditionCheck']>, 'TableName'> & { TableName?: string } };
+
+/** An event to publish once the transaction commits. */
+export interface EventInput<TData = unknown> {
+  /** The aggregate the event belongs to; its type must have a route in the config. */
+  readonly aggregate: AggregateRef;
+  /** The CloudEvents `type`, e.g. `order.placed`: 1–256 characters of well-formed Unicode, no control characters. */
+  readonly type: string;
+  /** Any JSON value; it is published byte for byte as `JSON.stringify` renders it. */
+  readonly data: TData;
+  /** W3C trace context of the caller, carried as the `traceparent` extension. */
+  readonly traceparent?: string;
+}
+
+export interface WriteInput {
+  /** Business operations committed together with the events. @default [] */
+  readonly operations?: readonly WriteOperation[];
+  readonly events: readonly EventInput[];
+  /**
+   * Makes the write idempotent: sent as `ClientRequestToken`, and recorded with the result so
+   * that a retried call (even after the 10-minute token window) returns the first result and
+   * writes nothing. 1–36 printable ASCII characters.
+   */
+  readonly idempotencyKey?: string;
+}
+
+/** The events of one aggregate in this write, in call order. */
+export interface SlotPlan {
+  readonly aggregate: AggregateRef;
+  readonly pk: string;
+  readonly events: SlotEvent[];
+  /** Indexes of these events in the caller's `events` array. */
+  readonly inputIndexes: number[];
+}
+
+export const MAX_TRANSACTION_ACTIONS = 100;
+export const MAX_ITEM_BYTES = 400 * 1024;
+export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Partition-key prefix of idempotency records: a write with key `k` records its result at
+ * `pk = IDEMPOTENCY#k`.
+ *
+ * @example
+ * ```ts
+ * const record = await documentClient.send(
+ *   new GetCommand({ TableName: 'shop', Key: { pk: `${IDEMPOTENCY_PREFIX}${requestId}`, sk: 'IDEMPOTENCY' } }),
+ * );
+ * ```
+ */
+export const IDEMPOTENCY_PREFIX = 'IDEMPOTENCY#';
+
+/** One event as committed. */
+export interface WrittenEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly aggregate: AggregateRef;
+  /** Per-aggregate sequence, gapless and increasing within the aggregate's slot. */
+  readonly sequence: number;
+  readonly time: string;
+}
+
+/**
+ * What `Outbox.write()` returns.
+ *
+ * @example
+ * ```ts
+ * const { events, replayed } = await outbox.write({ operations, events: [placed], idempotencyKey: requestId });
+ * if (!replayed) logger.info('order placed', { eventId: events[0].id, sequence: events[0].sequence });
+ * ```
+ */
+export interface WriteResult {
+  /** The events in the order they were given. */
+  readonly events: readonly WrittenEvent[];
+  /** `true` when an earlier call with the same idempotency key committed and this one wrote nothing. */
+  readonly replayed: boolean;
+}
