@@ -1,6 +1,80 @@
-import { Duration } from 'aws-cdk-lib';
-import type { OutboxSubscriber, OutboxSubscriberProps } from './outbox-subscriber.js';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-error.js';
+
+/** Props of {@link OutboxSubscriber}. */
+export interface OutboxSubscriberProps {
+  /** The outbox topic to subscribe to. */
+  readonly topic: ITopic;
+  /**
+   * Deliver only events whose CloudEvents `type` is one of these. SNS allows at most 150 value
+   * combinations in a filter policy: the number of event types times that of `aggregateTypes`.
+   * @default every type
+   */
+  readonly eventTypes?: readonly string[];
+  /** Deliver only events of these aggregate types (`aggregatetype`); see `eventTypes` for the limit. @default every aggregate type */
+  readonly aggregateTypes?: readonly string[];
+  /**
+   * An existing queue to subscribe instead of a new one; it must be FIFO exactly when the topic
+   * is, and its own redrive policy and visibility timeout are the caller's.
+   * @default a new queue, FIFO when the topic is, redriving to `deadLetterQueue`
+   */
+  readonly queue?: IQueue;
+  /** Receives before a message moves to the DLQ (AWS: 1–1,000). @default 5 */
+  readonly maxReceiveCount?: number;
+  /** How long the new queue keeps a message (AWS: 60 s–14 days). @default Duration.days(4) */
+  readonly retentionPeriod?: Duration;
+  /**
+   * Visibility timeout of the new queue (AWS: 0–43,200 s). With a consumer it must be at least
+   * 6 × the consumer's timeout plus the batching window, so a slow batch is not delivered twice.
+   * @default 6 × `consumerTimeout` + `maxBatchingWindow`
+   */
+  readonly visibilityTimeout?: Duration;
+  /** Handler file of a consumer Lambda to create and feed from the queue; it must report batch item failures. @default no consumer */
+  readonly consumerEntry?: string;
+  /**
+   * An existing consumer Lambda to feed from the queue instead (one function may consume several
+   * queues); it must report batch item failures. Not together with `consumerEntry`.
+   * @default no consumer
+   */
+  readonly consumer?: IFunction;
+  /**
+   * The consumer's timeout (AWS: 1–900 s), which sizes the queue's visibility timeout. For an
+   * existing `consumer` it is read from the function when it is a `Function` of this app (or an
+   * alias or version of one), and must be given otherwise (an imported function).
+   * @default Duration.seconds(30), or the existing consumer's own
+   */
+  readonly consumerTimeout?: Duration;
+  /** The consumer's memory in MB (AWS: 128–10,240). @default 256 */
+  readonly consumerMemorySize?: number;
+  /** Extra environment of the consumer. @default none */
+  readonly consumerEnvironment?: Readonly<Record<string, string>>;
+  /** Messages per consumer batch (AWS: 1–10 on FIFO, 1–10,000 on standard; above 10 needs a batching window). @default 10 */
+  readonly batchSize?: number;
+  /**
+   * How long the event source gathers a batch (AWS: 0–300 s). Standard topics only: Lambda takes
+   * no batching window from a FIFO queue, so a subscriber of a FIFO topic rejects it.
+   * @default no batching window
+   */
+  readonly maxBatchingWindow?: Duration;
+  /** Most concurrent consumer invocations for this queue (AWS: 2–1,000). @default no limit beyond the account's */
+  readonly maxConcurrency?: number;
+  /**
+   * Customer-managed key for the queues. The key policy gets a statement letting SNS use it for
+   * this topic, so SNS can put undeliverable messages into the DLQ (with an existing `queue` under
+   * another key too); an imported key's policy cannot be changed here, so grant that yourself.
+   * @default SQS-managed encryption (SSE-SQS)
+   */
+  readonly encryptionKey?: IKey;
+  /** What happens to the queues and logs when they leave the stack. @default RemovalPolicy.DESTROY */
+  readonly removalPolicy?: RemovalPolicy;
+  /** How long the consumer's logs are kept. @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+}
 
 /** How long a new subscriber queue keeps a message by default. */
 export const DEFAULT_QUEUE_RETENTION = Duration.days(4);

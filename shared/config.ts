@@ -1,5 +1,5 @@
 import { ConfigError, EnvironmentError } from './errors.js';
-import { DEFAULT_RELAY_TIMEOUT_SECONDS, MAX_FILTER_PATTERN_LENGTH, relayFilterPatterns } from './event-source.js';
+import { DEFAULT_RELAY_TIMEOUT_SECONDS, MAX_FILTER_PATTERN_LENGTH, relayFilterPatterns } from './relay-filter.js';
 import { AGGREGATE_TYPE_PATTERN } from './slot.js';
 
 export { AGGREGATE_TYPE_PATTERN };

@@ -3,7 +3,7 @@ import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { decodeStreamRecord } from '../relay/decode.js';
 import { describeError } from '../relay/failure-kind.js';
-import type { PublishBatchClient } from '../relay/relay.js';
+import type { PublishBatchClient } from '../relay/types.js';
 import { TABLE } from '../table.js';
 import { onFailureRecordProblem, payloadRecords, type StreamInvocationPayload, type StreamOnFailureRecord } from './on-failure-record.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';

@@ -1,6 +1,6 @@
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import type { BackoffOptions } from '../backoff.js';
-import type { PublishBatchClient } from '../relay/relay.js';
+import type { PublishBatchClient } from '../relay/types.js';
 import { parseRecord, publishAll, type ResolveOptions, resolveRecord } from './on-failure-events.js';
 import type { BlockedAggregates } from './publish-events.js';
 import { rateLimiter } from './rate-limit.js';

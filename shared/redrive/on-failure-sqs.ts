@@ -1,5 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { PublishBatchClient } from '../relay/relay.js';
+import type { PublishBatchClient } from '../relay/types.js';
 import { drainQueue } from './drain-queue.js';
 import { parseRecord, publishAll, type ResolveOptions, resolveRecord, type TopicEvent } from './on-failure-events.js';
 import type { StreamBatchInfo } from './on-failure-record.js';

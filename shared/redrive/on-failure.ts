@@ -3,7 +3,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
-import type { PublishBatchClient } from '../relay/relay.js';
+import type { PublishBatchClient } from '../relay/types.js';
 import { checkCommonOptions, checkTopicArns } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
 import type { ResolveOptions } from './on-failure-events.js';

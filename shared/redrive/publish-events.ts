@@ -3,7 +3,7 @@ import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import { MAX_MESSAGE_BYTES, messageAttributes, messageSize } from '../envelope.js';
 import { entryFailureKind, requestErrorKind } from '../relay/failure-kind.js';
 import { messageGroupId } from '../relay/publish-entry.js';
-import type { PublishBatchClient } from '../relay/relay.js';
+import type { PublishBatchClient } from '../relay/types.js';
 import { REDRIVE_READ_RETRY } from './retry.js';
 
 /** One event to publish again exactly as the relay did: same body, attributes and ids. */

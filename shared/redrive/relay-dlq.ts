@@ -3,7 +3,7 @@ import { type OutboxConfig, topicFor } from '../config.js';
 import { envelopeProblem } from '../consumer/parse.js';
 import { deadLetterEnvelope, isRelayDeadLetter } from '../dead-letter.js';
 import type { OutboxEnvelope } from '../envelope.js';
-import type { PublishBatchClient } from '../relay/relay.js';
+import type { PublishBatchClient } from '../relay/types.js';
 import { type AggregatePosition, inAggregateOrder } from './aggregate-order.js';
 import { checkTopicArns, type DrainPlan, drainQueue } from './drain-queue.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';

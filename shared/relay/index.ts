@@ -9,10 +9,10 @@ export { LAMBDA_FUNCTION_NAME_ENV, RELAY_METRICS, relayMetrics } from './metrics
 export type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.js';
 export { lowestFailedSequenceNumber } from './outcome.js';
 export { MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, messageGroupId, publishEntry } from './publish-entry.js';
-export type { AggregateTypeSelection, PublishBatchClient, RelayOptions, RelayRunOptions } from './relay.js';
 export { Relay } from './relay.js';
 export type { RelayEnvironment } from './relay-env.js';
 export { relayEnvironment } from './relay-env.js';
 export type { RetryDelays } from './retry-delays.js';
 export type { RecordCoordinates, StreamRecordInput } from './stream-record.js';
 export { coordinatesOf } from './stream-record.js';
+export type { AggregateTypeSelection, PublishBatchClient, RelayOptions, RelayRunOptions } from './types.js';

@@ -8,9 +8,9 @@ import { describeError, entryFailureKind, isDeploymentError, requestErrorKind } 
 import { type EventItem, type Lane, type LaneItem, Lanes } from './lanes.js';
 import type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.js';
 import { entrySize, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, publishEntry } from './publish-entry.js';
-import type { RelayOptions } from './relay.js';
 import { retryBackoff } from './retry-delays.js';
 import { coordinatesOf, type RecordCoordinates, type StreamRecordInput } from './stream-record.js';
+import type { RelayOptions } from './types.js';
 
 interface RecordState {
   outstanding: number;

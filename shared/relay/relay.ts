@@ -1,57 +1,11 @@
-import type { PublishBatchCommand, PublishBatchCommandOutput } from '@aws-sdk/client-sns';
 import { followSignal } from '../abort.js';
-import type { OutboxConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
-import { type DeadLetterClient, DeadLetterSender } from './dead-letter-sender.js';
+import { DeadLetterSender } from './dead-letter-sender.js';
 import type { RelayResult } from './outcome.js';
 import { RelayRun } from './relay-run.js';
-import { type RetryDelays, retryBackoff } from './retry-delays.js';
+import { retryBackoff } from './retry-delays.js';
 import type { StreamRecordInput } from './stream-record.js';
-
-/** The SNS operation the relay needs; an `SNSClient` fits, and so does a wrapper around one. */
-export interface PublishBatchClient {
-  send(command: PublishBatchCommand, options?: { abortSignal?: AbortSignal }): Promise<PublishBatchCommandOutput>;
-}
-
-/** Which aggregate types a relay publishes; the two paths each take a disjoint share. */
-export type AggregateTypeSelection =
-  | {
-      /**
-       * Aggregate types left to the other publishing path: their records are `ignored`. The
-       * default leaves the low-latency ones to the stream processor, as the Lambda relay must, so
-       * a relay built without this option never publishes an event the processor publishes too.
-       * @default config.lowLatencyAggregateTypes
-       */
-      readonly ignoreAggregateTypes?: readonly string[];
-      readonly onlyAggregateTypes?: never;
-    }
-  | {
-      /** The only aggregate types published; all others are left to the other path (the stream processor's choice). */
-      readonly onlyAggregateTypes: readonly string[];
-      readonly ignoreAggregateTypes?: never;
-    };
-
-export type RelayOptions = RelayBaseOptions & AggregateTypeSelection;
-
-/** Options of one {@link Relay.relay} call. */
-export interface RelayRunOptions {
-  /** Epoch ms after which nothing new is sent (the Lambda handler sets it from the invocation's remaining time). @default none */
-  readonly deadline?: number;
-  /** Aborts the requests still in flight (the Lambda handler: just before the function's timeout); their records fail. @default none */
-  readonly signal?: AbortSignal;
-}
-
-interface RelayBaseOptions {
-  readonly config: OutboxConfig;
-  readonly sns: PublishBatchClient;
-  readonly sqs: DeadLetterClient;
-  /** Topic name (as in the config) → topic ARN; every configured topic needs one. */
-  readonly topicArns: Readonly<Record<string, string>>;
-  /** URL of the relay dead-letter queue (SQS). */
-  readonly deadLetterQueueUrl: string;
-  /** Backoff between in-process retries (full jitter); attempts come from `config.relay.maxPublishAttempts`. @default 50 ms base, 2 s cap */
-  readonly backoff?: RetryDelays;
-}
+import type { RelayOptions, RelayRunOptions } from './types.js';
 
 /**
  * The relay core: decodes a batch of stream records into CloudEvents envelopes, routes each

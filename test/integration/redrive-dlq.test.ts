@@ -8,7 +8,7 @@ import { redriveQueueDlq } from '../../shared/redrive/queue-dlq.js';
 import { redriveRelayDlq } from '../../shared/redrive/relay-dlq.js';
 import type { RedriveProgress, RedriveSummary } from '../../shared/redrive/types.js';
 import { messageGroupId } from '../../shared/relay/publish-entry.js';
-import type { PublishBatchClient } from '../../shared/relay/relay.js';
+import type { PublishBatchClient } from '../../shared/relay/types.js';
 import { aMalformedSlotDeadLetter, aRelayDeadLetter } from '../helpers/dead-letters.js';
 import { anEnvelope } from '../helpers/envelopes.js';
 import { testConfig } from '../helpers/factories.js';

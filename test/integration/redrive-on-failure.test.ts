@@ -7,7 +7,7 @@ import { defineConfig } from '../../shared/config.js';
 import { parseEnvelope } from '../../shared/envelope.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
 import type { StreamOnFailureRecord } from '../../shared/redrive/on-failure-record.js';
-import type { PublishBatchClient } from '../../shared/relay/relay.js';
+import type { PublishBatchClient } from '../../shared/relay/types.js';
 import type { SlotEvent } from '../../shared/slot.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile, freshTable } from '../helpers/local.js';

@@ -5,7 +5,7 @@ import { parseEnvelope } from '../../shared/envelope.js';
 import { RedriveStoppedError } from '../../shared/redrive/errors.js';
 import { redriveQueueDlq } from '../../shared/redrive/queue-dlq.js';
 import { redriveRelayDlq } from '../../shared/redrive/relay-dlq.js';
-import type { PublishBatchClient } from '../../shared/relay/relay.js';
+import type { PublishBatchClient } from '../../shared/relay/types.js';
 import { aMalformedSlotDeadLetter, aRelayDeadLetter } from '../helpers/dead-letters.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile } from '../helpers/local.js';

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
-import { relayEventSourceSettings, relayFilterPatterns } from '../../shared/event-source.js';
+import { relayEventSourceSettings } from '../../shared/event-source.js';
 import { compileFilters, FilterPatternError } from '../../shared/local/event-source/filter-pattern.js';
 import { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
+import { relayFilterPatterns } from '../../shared/relay-filter.js';
 import { slotRecord } from '../helpers/stream-records.js';
 
 const config = defineConfig({

@@ -18,7 +18,7 @@ import { type BlockedAggregates, publishEvents, type RepublishEvent } from '../.
 import { redriveQueueDlq, sendBatches } from '../../shared/redrive/queue-dlq.js';
 import { RateLimiter } from '../../shared/redrive/rate-limit.js';
 import { formatSummary } from '../../shared/redrive/summary.js';
-import type { PublishBatchClient } from '../../shared/relay/relay.js';
+import type { PublishBatchClient } from '../../shared/relay/types.js';
 
 describe('RateLimiter', () => {
   it('spaces batches out to the rate', async () => {

@@ -1,7 +1,6 @@
 import { GetRecordsCommand, type GetRecordsCommandOutput, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { DEFAULT_RELAY_TIMEOUT_SECONDS } from '../../event-source.js';
-import { LOCAL_RELAY_FUNCTION_NAME } from '../stack/resources.js';
+import { DEFAULT_RELAY_TIMEOUT_SECONDS } from '../../relay-filter.js';
 import { expiredPrefix, failedIndex } from './batch-failures.js';
 import { type BatchLane, emptyLane, laneIndex } from './batch-lanes.js';
 import { cutByPayload, headBatch } from './head-batch.js';
@@ -9,8 +8,9 @@ import { batchFailureRecord, type OnFailureCondition } from './on-failure.js';
 import { ProgressSignal } from './progress-signal.js';
 import { ShardCheckpoint } from './shard-checkpoint.js';
 import { toLambdaRecord } from './stream-event.js';
-import type { ReaderContext, ShardState, StreamRunnerOptions } from './stream-runner.js';
 import { invokeWithTimeout, outlive } from './timed-invocation.js';
+import type { ReaderContext, ShardState, StreamRunnerOptions } from './types.js';
+import { LOCAL_RELAY_FUNCTION_NAME } from './types.js';
 
 /** The most records one GetRecords call returns. */
 const MAX_RECORDS_PER_READ = 1000;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
-import { LOCAL_RELAY_FUNCTION_NAME } from '../stack/resources.js';
-import type { StreamHandler, StreamInvocationContext } from './stream-runner.js';
+import type { StreamHandler, StreamInvocationContext } from './types.js';
+import { LOCAL_RELAY_FUNCTION_NAME } from './types.js';
 
 /** What an invocation came to: its answer, or a timeout (`settled` ends once the abandoned call does). */
 export type InvocationResult =

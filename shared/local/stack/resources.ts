@@ -56,7 +56,7 @@ export interface LocalResourceOptions {
 
 export const RELAY_DLQ_NAME = 'outbox-relay-dlq';
 /** The name the local relay goes by where a deployed one has its function's name: failed-batch records, metrics. */
-export const LOCAL_RELAY_FUNCTION_NAME = 'outbox-relay-local';
+export { LOCAL_RELAY_FUNCTION_NAME } from '../event-source/types.js';
 export const FAILED_BATCH_BUCKET = 'outbox-failed-batches';
 const DEFAULT_MAX_RECEIVE_COUNT = 5;
 const FOUR_DAYS = String(4 * 24 * 3600);

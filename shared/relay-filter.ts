@@ -1,0 +1,31 @@
+/**
+ * The relay's Lambda filter criteria and their limits: what `defineConfig` measures and the
+ * event source mapping applies. Data only, below the config.
+ */
+
+import { SLOT_KIND, SLOT_PREFIX } from './slot.js';
+import { TABLE } from './table.js';
+
+/**
+ * The default of the config's `relay.timeoutSeconds` (AWS: 1–900 s): the CDK stack deploys the
+ * config's timeout and the local event-source-mapping runner ends an invocation after it.
+ */
+export const DEFAULT_RELAY_TIMEOUT_SECONDS = 60;
+
+/** Lambda's limit on one filter's `Pattern`, in characters; `defineConfig` keeps the relay's patterns within it. */
+export const MAX_FILTER_PATTERN_LENGTH = 4096;
+
+/**
+ * Filter patterns that pass only outbox-slot inserts and modifies, never TTL removals or
+ * business items, and leave the low-latency aggregate types to the stream processor.
+ */
+export function relayFilterPatterns(config: { readonly lowLatencyAggregateTypes: readonly string[] }): Record<string, unknown>[] {
+  const newImage: Record<string, unknown> = {
+    [TABLE.partitionKey]: { S: [{ prefix: SLOT_PREFIX }] },
+    kind: { S: [SLOT_KIND] },
+  };
+  if (config.lowLatencyAggregateTypes.length > 0) {
+    newImage.aggregateType = { S: [{ 'anything-but': [...config.lowLatencyAggregateTypes] }] };
+  }
+  return [{ eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: newImage } }];
+}
