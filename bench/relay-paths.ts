@@ -7,8 +7,10 @@ import type { OutboxConfig } from '../shared/config.js';
 import { messageAttributes, type SlotMessage } from '../shared/envelope.js';
 import type { LocalClients } from '../shared/local/clients.js';
 import type { StreamHandler } from '../shared/local/event-source/stream-runner.js';
+import { decodeStreamRecord } from '../shared/relay/decode.js';
 import { createRelayHandler } from '../shared/relay/handler.js';
-import { decodeStreamRecord, publishEntry, Relay } from '../shared/relay/index.js';
+import { Relay } from '../shared/relay/index.js';
+import { publishEntry } from '../shared/relay/publish-entry.js';
 
 /*
  * The paths `bench/relay.ts` measures side by side, and the emulator plumbing they share: the

@@ -11,7 +11,7 @@ import { toLambdaRecord } from '../shared/local/event-source/stream-event.js';
 import { type StreamHandler, StreamRunner } from '../shared/local/event-source/stream-runner.js';
 import { startDynamoDbLocal } from '../shared/local/stack/dynamodb-local.js';
 import { createOutboxTable } from '../shared/local/stack/table.js';
-import { decodeStreamRecord } from '../shared/relay/index.js';
+import { decodeStreamRecord } from '../shared/relay/decode.js';
 import { SLOT_KIND, slotKey } from '../shared/slot.js';
 import { bareRelay, ceiling, handRolled, inParallel, pipe, queued, relayHandler, until } from './relay-paths.js';
 import { machine, percentile, recordSection } from './report.js';

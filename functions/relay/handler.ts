@@ -2,7 +2,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { snsClient, sqsClient } from '../../shared/aws/clients.js';
 import { requireEnv } from '../../shared/config.js';
 import { createRelayHandler } from '../../shared/relay/handler.js';
-import { LAMBDA_FUNCTION_NAME_ENV, RELAY_METRICS, Relay, relayEnvironment, relayMetrics } from '../../shared/relay/index.js';
+import { RELAY_METRICS, Relay, relayEnvironment, relayMetrics } from '../../shared/relay/index.js';
+import { LAMBDA_FUNCTION_NAME_ENV } from '../../shared/relay/metrics.js';
 
 // Read and validated once per cold start: a bad deployment fails loudly on the first invocation.
 const { config, topicArns, deadLetterQueueUrl } = relayEnvironment();

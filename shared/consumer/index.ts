@@ -1,16 +1,23 @@
-export { type Consumer, consumerMetrics, createConsumer, METRICS_NAMESPACE } from './consumer.js';
+/**
+ * `dynamodb-outbox/consumer`: idempotent SQS consumers of outbox events (Lambda handler or any
+ * poller), with the inbox, sequence tracking and the errors they throw.
+ */
+
+export { ConfigError, EnvironmentError, OutboxError } from '../errors.js';
+export { type Consumer, createConsumer, type LambdaContext, METRICS_NAMESPACE } from './consumer.js';
 export {
   ClaimDeadlinePassedError,
   ClaimHeldError,
   ConsumerOptionsError,
+  InboxConflictError,
   InboxWriteError,
   MessageRejectedError,
   type RejectionCode,
 } from './errors.js';
-export { INBOX_PREFIX, Inbox, type InboxRecord, inboxKey } from './inbox.js';
+export { INBOX_PREFIX, INBOX_SORT_KEY, type InboxRecord, inboxKey } from './inbox.js';
 export { fromSqsMessage, fromSqsRecord } from './messages.js';
 export { eventHandler } from './options.js';
-export { envelopeProblem, type ParseResult, parseMessage } from './parse.js';
-export { classify, type SequenceObservation, type SequencePosition, SequenceTracker, sequenceKey } from './sequence-tracker.js';
+export { type ParseResult, parseMessage } from './parse.js';
+export { SEQUENCE_PREFIX, SEQUENCE_SORT_KEY, type SequenceObservation, type SequencePosition } from './sequence-tracker.js';
 export { type PollOptions, type PollResult, pollOnce } from './sqs-poller.js';
 export type * from './types.js';

@@ -1,14 +1,12 @@
-export { type AggregatePosition, inAggregateOrder } from './aggregate-order.js';
-export { approximateCount, type DrainOptions, type DrainPlan, drainQueue } from './drain-queue.js';
+/**
+ * `dynamodb-outbox/redrive`: put back what the pipeline set aside (the relay DLQ, the relay's
+ * on-failure records, a subscriber's DLQ), keeping event ids so consumer dedup still holds.
+ */
+
+export { OutboxError } from '../errors.js';
 export { RedriveOptionsError, RedriveStoppedError, StreamRangeIncompleteError } from './errors.js';
 export { type OnFailureRedriveOptions, type OnFailureSource, redriveOnFailure } from './on-failure.js';
-export { onFailureRecordProblem, type StreamBatchInfo, type StreamOnFailureRecord } from './on-failure-record.js';
-export { progressBar, progressLine } from './progress.js';
-export { type BlockedAggregates, isFifoTopicArn, publishEvents, type RepublishEvent } from './publish-events.js';
-export { isFifoQueueUrl, type QueueCounts, queueCounts } from './queue-counts.js';
 export { type QueueDlqRedriveOptions, redriveQueueDlq } from './queue-dlq.js';
-export { MIN_RATE_PER_SECOND, RateLimiter } from './rate-limit.js';
 export { type RelayDlqRedriveOptions, redriveRelayDlq } from './relay-dlq.js';
-export { readStreamRange, STREAM_RETENTION_MS } from './stream-reader.js';
 export { formatSummary } from './summary.js';
 export type * from './types.js';

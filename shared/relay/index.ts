@@ -1,18 +1,18 @@
-export type { DeadLetterClient, DeadLetterFields, DeadLetterResult } from './dead-letter-sender.js';
-export { DeadLetterSender } from './dead-letter-sender.js';
-export type { DecodedRecord, DecodeOptions } from './decode.js';
-export { decodeStreamRecord } from './decode.js';
-export type { EntryFailureKind, FailureKind } from './failure-kind.js';
-export { entryFailureKind, requestErrorKind } from './failure-kind.js';
-export type { RelayMetricName } from './metrics.js';
-export { LAMBDA_FUNCTION_NAME_ENV, RELAY_METRICS, relayMetrics } from './metrics.js';
+/**
+ * `dynamodb-outbox/relay`: the relay core (stream records → CloudEvents envelopes → SNS), the
+ * Lambda handler factory the deployed relay and the local stack share, and the event source
+ * mapping's definition.
+ */
+
+export { ConfigError, EnvironmentError, OutboxError } from '../errors.js';
+export { RELAY_ENV, type RelayEventSourceSettings, relayEventSourceSettings } from '../event-source.js';
+export type { DeadLetterClient } from './dead-letter-sender.js';
+export { createRelayHandler, type RelayHandler, type RelayHandlerDependencies, type RelayInvocationContext } from './handler.js';
+export { RELAY_METRICS, type RelayMetricName, relayMetrics } from './metrics.js';
 export type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.js';
 export { lowestFailedSequenceNumber } from './outcome.js';
-export { MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, messageGroupId, publishEntry } from './publish-entry.js';
 export { Relay } from './relay.js';
-export type { RelayEnvironment } from './relay-env.js';
-export { relayEnvironment } from './relay-env.js';
+export { type RelayEnvironment, relayEnvironment } from './relay-env.js';
 export type { RetryDelays } from './retry-delays.js';
-export type { RecordCoordinates, StreamRecordInput } from './stream-record.js';
-export { coordinatesOf } from './stream-record.js';
+export type { StreamRecordInput } from './stream-record.js';
 export type { AggregateTypeSelection, PublishBatchClient, RelayOptions, RelayRunOptions } from './types.js';

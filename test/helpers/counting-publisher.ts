@@ -1,6 +1,7 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
-import type { RecordPublisher } from '../../shared/processor/index.js';
-import { coordinatesOf, type RelayResult } from '../../shared/relay/index.js';
+import type { RecordPublisher } from '../../shared/processor/shard-consumer.js';
+import type { RelayResult } from '../../shared/relay/index.js';
+import { coordinatesOf } from '../../shared/relay/stream-record.js';
 import { Gate } from './gate.js';
 
 /** The sequence number a publication is counted under. */

@@ -1,4 +1,4 @@
-import type { Lease } from '../../shared/processor/index.js';
+import type { Lease } from '../../shared/processor/lease.js';
 import { MemoryLeaseStore } from './memory-lease-store.js';
 
 const transient = (): Error =>

@@ -1,4 +1,4 @@
-import type { Lease, LeaseStore } from '../../shared/processor/index.js';
+import type { Lease, LeaseStore } from '../../shared/processor/lease.js';
 import { Gate } from './gate.js';
 
 /** Every hanging lease table of the test, so a test that fails while one hangs does not leave its worker waiting. */

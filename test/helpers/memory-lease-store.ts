@@ -1,4 +1,5 @@
-import { type Lease, LeaseLostError, type LeaseStore, TRIM_HORIZON } from '../../shared/processor/index.js';
+import { LeaseLostError } from '../../shared/processor/index.js';
+import { type Lease, type LeaseStore, TRIM_HORIZON } from '../../shared/processor/lease.js';
 
 /**
  * An in-memory lease table with the DynamoDB implementation's conditional semantics (every

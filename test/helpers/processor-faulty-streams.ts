@@ -4,7 +4,7 @@ import {
   type GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { StreamsApi } from '../../shared/processor/index.js';
+import type { StreamsApi } from '../../shared/processor/stream-source.js';
 import { Gate } from './gate.js';
 import type { SimulatedStream } from './simulated-stream.js';
 

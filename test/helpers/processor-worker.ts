@@ -1,4 +1,5 @@
-import { ProcessorWorker, type TrimReport } from '../../shared/processor/index.js';
+import type { TrimReport } from '../../shared/processor/index.js';
+import { ProcessorWorker } from '../../shared/processor/worker.js';
 
 /** Short timings; renewals and scans keep the production ratios' margin within the failover time. */
 export const SETTINGS = { failoverMs: 400, renewIntervalMs: 50, leaseScanIntervalMs: 20, shardSyncIntervalMs: 20, retryMaxDelayMs: 20 };

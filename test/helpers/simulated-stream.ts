@@ -10,7 +10,7 @@ import {
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { StreamsApi } from '../../shared/processor/index.js';
+import type { StreamsApi } from '../../shared/processor/stream-source.js';
 import { SLOT_KIND, slotKey } from '../../shared/slot.js';
 
 interface SimShard {

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_CONSUMER_TABLE_ENV, OutboxStack } from '../../examples/orders/infra/orders-stack.js';
 import { config } from '../../examples/orders/outbox.config.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
-import { LAMBDA_FUNCTION_NAME_ENV } from '../../shared/relay/index.js';
+import { LAMBDA_FUNCTION_NAME_ENV } from '../../shared/relay/metrics.js';
 import { logicalId, resource } from '../helpers/cdk.js';
 
 // One synthesis with real esbuild bundling of the repository's handlers.

@@ -16,7 +16,8 @@ import { DEFAULT_PROCESSOR_LAG_SECONDS } from '../../infra/outbox-alarms.js';
 import { fargateTaskSizeProblem } from '../../infra/private/fargate-task-size.js';
 import { defineConfig } from '../../shared/config.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
-import { DynamoDbLeaseTable, LEASE_TABLE, PROCESSOR_ENV, PROCESSOR_METRICS, ProcessorOptionsError } from '../../shared/processor/index.js';
+import { LEASE_TABLE, PROCESSOR_ENV, PROCESSOR_METRICS, ProcessorOptionsError } from '../../shared/processor/index.js';
+import { DynamoDbLeaseTable } from '../../shared/processor/lease-table.js';
 import { acknowledgements, appWithoutBundling, logicalId, resource } from '../helpers/cdk.js';
 
 const config = defineConfig({

@@ -4,7 +4,9 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
 import { createLeaseTable } from '../../shared/local/stack/lease-table.js';
-import { DynamoDbLeaseTable, LeaseLostError, parentsFinished } from '../../shared/processor/index.js';
+import { LeaseLostError } from '../../shared/processor/index.js';
+import { DynamoDbLeaseTable } from '../../shared/processor/lease-table.js';
+import { parentsFinished } from '../../shared/processor/shard-sync.js';
 import { testClients } from '../helpers/local.js';
 import { losingFirstAnswerOf } from '../helpers/lost-response.js';
 

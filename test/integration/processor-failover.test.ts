@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
-import { DynamoDbLeaseTable } from '../../shared/processor/index.js';
+import { DynamoDbLeaseTable } from '../../shared/processor/lease-table.js';
 import { Outbox, type WrittenEvent } from '../../shared/write/index.js';
 import { deliveryReport } from '../helpers/delivery.js';
 import { type ProcessorProcess, spawnProcessor } from '../helpers/processor-process.js';

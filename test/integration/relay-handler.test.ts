@@ -6,7 +6,7 @@ import { config } from '../../examples/orders/outbox.config.js';
 import { serializeConfig } from '../../shared/config.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
-import { LAMBDA_FUNCTION_NAME_ENV } from '../../shared/relay/index.js';
+import { LAMBDA_FUNCTION_NAME_ENV } from '../../shared/relay/metrics.js';
 import { RELAY_DLQ, type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
 
 const fixture = (name: string): DynamoDBStreamEvent =>

@@ -1,6 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
-import { consumerMetrics, METRICS_NAMESPACE } from '../../shared/consumer/index.js';
+import { consumerMetrics } from '../../shared/consumer/consumer.js';
+import { METRICS_NAMESPACE } from '../../shared/consumer/index.js';
 import { captureEmf } from '../helpers/metrics.js';
 
 const dimensionsOf = (env: NodeJS.ProcessEnv) => {

@@ -2,12 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { serializeConfig } from '../../shared/config.js';
 import { EnvironmentError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
+import { isHealthy, STARTING_HEALTHY_MS } from '../../shared/processor/health.js';
 import {
-  isHealthy,
   PROCESSOR_ENV,
   ProcessorOptionsError,
   processorEnvironment,
-  STARTING_HEALTHY_MS,
   startHealthServer,
   type WorkerStatus,
 } from '../../shared/processor/index.js';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LeaseCoordinator, processorSettings } from '../../shared/processor/index.js';
+import { processorSettings } from '../../shared/processor/index.js';
+import { LeaseCoordinator } from '../../shared/processor/lease-coordinator.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 
 afterEach(() => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type Lease, LeaseCoordinator, type LeaseStore, processorSettings } from '../../shared/processor/index.js';
+import { processorSettings } from '../../shared/processor/index.js';
+import type { Lease, LeaseStore } from '../../shared/processor/lease.js';
+import { LeaseCoordinator } from '../../shared/processor/lease-coordinator.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 
 /** One worker's view of a shared lease table whose `Scan` fails while `failing` (throttled, cut off). */

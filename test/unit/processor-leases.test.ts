@@ -1,19 +1,12 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import {
-  HeldLease,
-  type Lease,
-  LeaseCoordinator,
-  LeaseLostError,
-  type LeaseStore,
-  leaseExpiresAfterMs,
-  ProcessorOptionsError,
-  planLeases,
-  processorSettings,
-  SHARD_END,
-  StreamSource,
-  TRIM_HORIZON,
-} from '../../shared/processor/index.js';
+import { HeldLease } from '../../shared/processor/held-lease.js';
+import { LeaseLostError, ProcessorOptionsError, processorSettings } from '../../shared/processor/index.js';
+import { type Lease, type LeaseStore, SHARD_END, TRIM_HORIZON } from '../../shared/processor/lease.js';
+import { planLeases } from '../../shared/processor/lease-balance.js';
+import { LeaseCoordinator } from '../../shared/processor/lease-coordinator.js';
+import { leaseExpiresAfterMs } from '../../shared/processor/settings.js';
+import { StreamSource } from '../../shared/processor/stream-source.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 

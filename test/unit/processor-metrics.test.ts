@@ -2,15 +2,12 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { GetRecordsCommand } from '@aws-sdk/client-dynamodb-streams';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  PROCESSOR_METRICS,
-  ProcessorWorker,
-  processorMetrics,
-  processorObserver,
-  type RecordPublisher,
-  StreamSource,
-} from '../../shared/processor/index.js';
-import { coordinatesOf, type RelayResult } from '../../shared/relay/index.js';
+import { PROCESSOR_METRICS, processorMetrics, processorObserver } from '../../shared/processor/index.js';
+import type { RecordPublisher } from '../../shared/processor/shard-consumer.js';
+import { StreamSource } from '../../shared/processor/stream-source.js';
+import { ProcessorWorker } from '../../shared/processor/worker.js';
+import type { RelayResult } from '../../shared/relay/index.js';
+import { coordinatesOf } from '../../shared/relay/stream-record.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { captureEmf } from '../helpers/metrics.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';

@@ -1,6 +1,8 @@
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { afterEach, describe, expect, it } from 'vitest';
-import { leaseExpiresAfterMs, processorSettings, StreamSource } from '../../shared/processor/index.js';
+import { processorSettings } from '../../shared/processor/index.js';
+import { leaseExpiresAfterMs } from '../../shared/processor/settings.js';
+import { StreamSource } from '../../shared/processor/stream-source.js';
 import { Relay } from '../../shared/relay/index.js';
 import { CountingPublisher, openPublishers } from '../helpers/counting-publisher.js';
 import { FakeSqs } from '../helpers/fake-sns.js';

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SHARD_END, StreamSource, syncShards, TRIM_HORIZON } from '../../shared/processor/index.js';
+import { SHARD_END, TRIM_HORIZON } from '../../shared/processor/lease.js';
+import { syncShards } from '../../shared/processor/shard-sync.js';
+import { StreamSource } from '../../shared/processor/stream-source.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 

@@ -1,7 +1,11 @@
 import { type DescribeStreamCommand, GetRecordsCommand, type GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sleep } from '../../shared/backoff.js';
-import { HeldLease, type Lease, processorSettings, ShardConsumer, StreamSource, type StreamsApi } from '../../shared/processor/index.js';
+import { HeldLease } from '../../shared/processor/held-lease.js';
+import { processorSettings } from '../../shared/processor/index.js';
+import type { Lease } from '../../shared/processor/lease.js';
+import { ShardConsumer } from '../../shared/processor/shard-consumer.js';
+import { StreamSource, type StreamsApi } from '../../shared/processor/stream-source.js';
 import { CountingPublisher, openPublishers, sequenceOf } from '../helpers/counting-publisher.js';
 import { FlakyLeaseStore } from '../helpers/flaky-lease-store.js';
 import { HangingLeaseStore, openHangingStores } from '../helpers/hanging-lease-store.js';

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { IncompleteShardListingError, StreamCallTimeoutError } from '../../shared/processor/errors.js';
-import { type Lease, ProcessorStartError, StreamSource } from '../../shared/processor/index.js';
+import { ProcessorStartError } from '../../shared/processor/index.js';
+import type { Lease } from '../../shared/processor/lease.js';
+import { StreamSource } from '../../shared/processor/stream-source.js';
 import { isTransientStartFailure } from '../../shared/processor/worker-start.js';
 import { CountingPublisher, openPublishers } from '../helpers/counting-publisher.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';

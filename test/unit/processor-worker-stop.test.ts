@@ -1,7 +1,9 @@
 import { type _Record, GetRecordsCommand } from '@aws-sdk/client-dynamodb-streams';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Lease, StreamSource } from '../../shared/processor/index.js';
-import { coordinatesOf, type RecordOutcome, type RelayResult } from '../../shared/relay/index.js';
+import type { Lease } from '../../shared/processor/lease.js';
+import { StreamSource } from '../../shared/processor/stream-source.js';
+import type { RecordOutcome, RelayResult } from '../../shared/relay/index.js';
+import { coordinatesOf } from '../../shared/relay/stream-record.js';
 import { CountingPublisher, openPublishers } from '../helpers/counting-publisher.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { haltWorkers, recorder, worker } from '../helpers/processor-worker.js';

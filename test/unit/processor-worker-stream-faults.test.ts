@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isHealthy, type ReadFailureReport, StreamCallTimeoutError, StreamSource } from '../../shared/processor/index.js';
+import { isHealthy } from '../../shared/processor/health.js';
+import { type ReadFailureReport, StreamCallTimeoutError } from '../../shared/processor/index.js';
+import { StreamSource } from '../../shared/processor/stream-source.js';
 import { CountingPublisher, openPublishers } from '../helpers/counting-publisher.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { answerHungCalls, FaultyStreams } from '../helpers/processor-faulty-streams.js';

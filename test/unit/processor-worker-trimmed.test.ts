@@ -5,7 +5,9 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RecordsTrimmedError, StreamSource, type StreamsApi, syncShards } from '../../shared/processor/index.js';
+import { RecordsTrimmedError } from '../../shared/processor/index.js';
+import { syncShards } from '../../shared/processor/shard-sync.js';
+import { StreamSource, type StreamsApi } from '../../shared/processor/stream-source.js';
 import { CountingPublisher, openPublishers, sequenceOf } from '../helpers/counting-publisher.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { haltWorkers, recorder, worker } from '../helpers/processor-worker.js';

@@ -1,14 +1,9 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, EnvironmentError } from '../../shared/errors.js';
-import {
-  entryFailureKind,
-  lowestFailedSequenceNumber,
-  messageGroupId,
-  Relay,
-  type RelayResult,
-  relayEnvironment,
-} from '../../shared/relay/index.js';
+import { entryFailureKind } from '../../shared/relay/failure-kind.js';
+import { lowestFailedSequenceNumber, Relay, type RelayResult, relayEnvironment } from '../../shared/relay/index.js';
+import { messageGroupId } from '../../shared/relay/publish-entry.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { config, deadLetterQueueUrl, relayWith, topicArns } from '../helpers/relay-fixtures.js';
 import { slotRecord } from '../helpers/stream-records.js';

@@ -4,7 +4,7 @@ import type { AttributeValue, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-la
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { slotMessages } from '../../shared/envelope.js';
-import { decodeStreamRecord } from '../../shared/relay/index.js';
+import { decodeStreamRecord } from '../../shared/relay/decode.js';
 import { type OutboxSlot, slotProblem } from '../../shared/slot.js';
 import { slotRecord } from '../helpers/stream-records.js';
 

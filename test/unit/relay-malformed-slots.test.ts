@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { deadLetterRawImage, MAX_DEAD_LETTER_MESSAGE_BYTES, type RelayDeadLetter } from '../../shared/dead-letter.js';
-import { decodeStreamRecord, Relay } from '../../shared/relay/index.js';
+import { decodeStreamRecord } from '../../shared/relay/decode.js';
+import { Relay } from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { slotRecord } from '../helpers/stream-records.js';
 

@@ -1,0 +1,25 @@
+/**
+ * `dynamodb-outbox`: the write helper that commits business writes and their events in one
+ * transaction, the config both the CDK stack and the local stack read, the envelope consumers
+ * receive, and the errors these throw.
+ */
+
+export type { OutboxConfig, OutboxConfigInput, RelayTuning, TopicConfig } from './config.js';
+export { AGGREGATE_TYPE_PATTERN, CONFIG_ENV, configFromEnv, defineConfig, requireEnv, serializeConfig } from './config.js';
+export { MessageRejectedError, type RejectionCode } from './consumer/errors.js';
+export { type ParseResult, parseMessage } from './consumer/parse.js';
+export type { OutboxEnvelope } from './envelope.js';
+export {
+  ConfigError,
+  EnvironmentError,
+  IdempotencyConflictError,
+  type OperationFailure,
+  OutboxError,
+  type SpentRetryBound,
+  TransactionConflictError,
+  TransactionFailedError,
+  WriteOutcomeUnknownError,
+  type WriteValidationCode,
+  WriteValidationError,
+} from './errors.js';
+export * from './write/index.js';
