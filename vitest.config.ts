@@ -1,6 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+// The example app imports the package by its name; inside this repository the names resolve to
+// the sources, as tsconfig.json's `paths` say (tsc, tsx and esbuild read them there).
+const { paths } = JSON.parse(readFileSync(new URL('./tsconfig.json', import.meta.url), 'utf8')).compilerOptions as {
+  paths: Record<string, [string]>;
+};
+const alias = Object.entries(paths).map(([name, [target]]) => ({
+  find: new RegExp(`^${name.replace('/', '\\/')}$`),
+  replacement: fileURLToPath(new URL(target, import.meta.url)),
+}));
+
 export default defineConfig({
+  resolve: { alias },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],

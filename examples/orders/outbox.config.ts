@@ -1,4 +1,4 @@
-import { defineConfig } from '../../shared/config.js';
+import { defineConfig } from 'dynamodb-outbox';
 
 /**
  * The outbox configuration of this repository's app: the CDK stack deploys it and `npm start`

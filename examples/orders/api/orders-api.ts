@@ -1,7 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { OutboxError, TransactionFailedError, WriteOutcomeUnknownError, WriteValidationError } from '../../../shared/errors.js';
-import type { WriteInput, WriteResult } from '../../../shared/write/index.js';
+import {
+  OutboxError,
+  TransactionFailedError,
+  type WriteInput,
+  WriteOutcomeUnknownError,
+  type WriteResult,
+  WriteValidationError,
+} from 'dynamodb-outbox';
 import { orderViewKey } from '../consumer/keys.js';
 import { ApiError, type ApiRequest, type ApiResponse } from './api-types.js';
 import { amountField, objectBody, stringField } from './request-body.js';

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { requireEnv } from '../../../shared/config.js';
+import { requireEnv } from 'dynamodb-outbox';
 import { orderProjection } from './projection.js';
 
 /** Environment of the example consumer Lambda. */

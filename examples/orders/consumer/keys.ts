@@ -1,5 +1,4 @@
-import { INBOX_PREFIX } from '../../../shared/consumer/inbox.js';
-import { SEQUENCE_PREFIX } from '../../../shared/consumer/sequence-tracker.js';
+import { INBOX_PREFIX, SEQUENCE_PREFIX } from 'dynamodb-outbox/consumer';
 
 /** The example consumer's name: its inbox and sequence records are keyed by it. */
 export const ORDER_VIEW_CONSUMER = 'order-view';

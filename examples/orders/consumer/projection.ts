@@ -1,8 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { Consumer } from '../../../shared/consumer/consumer.js';
-import { createConsumer } from '../../../shared/consumer/consumer.js';
-import { eventHandler } from '../../../shared/consumer/options.js';
-import type { ConsumerOptions } from '../../../shared/consumer/types.js';
+import { type Consumer, type ConsumerOptions, createConsumer, eventHandler } from 'dynamodb-outbox/consumer';
 import { ORDER_VIEW_CONSUMER, orderViewKey } from './keys.js';
 
 export interface OrderPlaced {

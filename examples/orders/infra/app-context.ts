@@ -1,5 +1,5 @@
 import type { Node } from 'constructs';
-import { OutboxError } from '../../../shared/errors.js';
+import { OutboxError } from 'dynamodb-outbox';
 
 /**
  * A `cdk -c name=value` option (or `cdk.json` context entry) has a value the app cannot use.

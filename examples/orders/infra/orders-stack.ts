@@ -3,10 +3,9 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
-import { Outbox } from '../../../infra/outbox.js';
-import { OutboxFunction } from '../../../infra/outbox-function.js';
+import type { OutboxConfig } from 'dynamodb-outbox';
+import { Outbox, OutboxFunction } from 'dynamodb-outbox/cdk';
 import { distinctIds } from '../../../infra/private/construct-ids.js';
-import type { OutboxConfig } from '../../../shared/config.js';
 import { ORDER_VIEW_LEADING_KEYS } from '../consumer/keys.js';
 
 /** The example consumer of this repository, used when no `consumerEntry` is given. */
