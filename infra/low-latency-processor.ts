@@ -26,10 +26,10 @@ import { LEASE_TABLE } from '../shared/processor/lease-table.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { PROCESSOR_ENV } from '../shared/processor/processor-env.js';
 import { DEFAULT_FAILOVER_MS } from '../shared/processor/settings.js';
+import { prebuiltAssetDir } from './private/assets.js';
 import { fargateTaskSizeProblem } from './private/fargate-task-size.js';
 import { tableKeyProblem } from './private/props-error.js';
 
-const REPOSITORY_ROOT = new URL('..', import.meta.url).pathname;
 const HEALTH_PORT = 8080;
 
 /** Props of {@link LowLatencyProcessor}. */
@@ -50,7 +50,7 @@ export interface LowLatencyProcessorProps {
   readonly grantRelay?: (grantee: IGrantable) => void;
   /** @default a new VPC over two AZs with public subnets only (no NAT gateway), with flow logs */
   readonly vpc?: IVpc;
-  /** @default the image built from `functions/processor/Dockerfile` for arm64 */
+  /** @default an arm64 image of the processor this package ships prebuilt (its Dockerfile copies the bundles) */
   readonly image?: ContainerImage;
   /** Fewest running tasks; two keep a warm standby for a hand-off. @default 2 */
   readonly minTasks?: number;
@@ -136,11 +136,8 @@ export class LowLatencyProcessor extends Construct {
     task.addContainer('Processor', {
       image:
         props.image ??
-        ContainerImage.fromAsset(REPOSITORY_ROOT, {
-          file: 'functions/processor/Dockerfile',
-          platform: Platform.LINUX_ARM64,
-          exclude: ['node_modules', 'cdk.out', '.git', 'test', 'bench', 'docs'],
-        }),
+        // The processor ships prebuilt: the image copies its bundles, nothing is compiled in Docker.
+        ContainerImage.fromAsset(prebuiltAssetDir('processor'), { platform: Platform.LINUX_ARM64 }),
       logging: new AwsLogDriver({ logGroup: this.logGroup, streamPrefix: 'processor' }),
       environment: {
         [RELAY_ENV.config]: serializeConfig(props.config),

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { type IRole, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, type Code, Function as LambdaFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -9,8 +9,16 @@ import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-er
 
 /** Props of {@link OutboxFunction}. */
 export interface OutboxFunctionProps {
-  /** Path of the TypeScript handler file; it must export `handler`. */
-  readonly entry: string;
+  /**
+   * Path of the TypeScript handler file, bundled at synthesis by the locally installed esbuild;
+   * it must export `handler`. Exactly one of `entry` and `code`.
+   */
+  readonly entry?: string;
+  /**
+   * Code built ahead of synthesis (an ESM bundle `index.mjs` exporting `handler`), deployed as
+   * it is: nothing is bundled at synthesis. Exactly one of `entry` and `code`.
+   */
+  readonly code?: Code;
   /** @default no description */
   readonly description?: string;
   /** Memory in MB (AWS: 128–10,240); CPU grows with it. @default 256 */
@@ -53,7 +61,7 @@ export interface OutboxFunctionProps {
  * ```
  */
 export class OutboxFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly role: IRole;
   readonly logGroup: LogGroup;
   /** The environment the function was created with: the Powertools settings merged with `environment`. */
@@ -64,7 +72,14 @@ export class OutboxFunction extends Construct {
     const path = this.node.path;
     checkInteger(path, 'memorySize', props.memorySize, 128, 10_240);
     checkSeconds(path, 'timeout', props.timeout, 1, 900);
-    if (!existsSync(props.entry)) {
+    if ((props.entry === undefined) === (props.code === undefined)) {
+      throw new OutboxPropsError(
+        path,
+        'entry',
+        `and code are ${props.entry === undefined ? 'both missing' : 'both given'}; allowed: exactly one, a handler file to bundle (entry) or prebuilt code (code)`,
+      );
+    }
+    if (props.entry !== undefined && !existsSync(props.entry)) {
       throw new OutboxPropsError(
         path,
         'entry',
@@ -91,9 +106,7 @@ export class OutboxFunction extends Construct {
       NODE_OPTIONS: '--enable-source-maps',
       ...props.environment,
     };
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: props.entry,
-      handler: 'handler',
+    const common = {
       description: props.description,
       runtime: Runtime.NODEJS_LATEST,
       architecture: Architecture.ARM_64,
@@ -104,20 +117,29 @@ export class OutboxFunction extends Construct {
       loggingFormat: LoggingFormat.JSON,
       tracing,
       environment: { ...this.environment },
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        // Some CommonJS dependencies call require() at run time, which an ESM bundle lacks.
-        banner: "import { createRequire as outboxCreateRequire } from 'node:module'; const require = outboxCreateRequire(import.meta.url);",
-        // The bundle pins the SDK version the tests ran against instead of the runtime's copy.
-        bundleAwsSDK: true,
-        minify: true,
-        sourceMap: true,
-        sourceMapMode: SourceMapMode.EXTERNAL,
-        sourcesContent: false,
-      },
-    });
+    };
+    this.function =
+      props.code !== undefined
+        ? new LambdaFunction(this, 'Function', { ...common, code: props.code, handler: 'index.handler' })
+        : new NodejsFunction(this, 'Function', {
+            ...common,
+            entry: props.entry,
+            handler: 'handler',
+            bundling: {
+              forceDockerBundling: false,
+              format: OutputFormat.ESM,
+              mainFields: ['module', 'main'],
+              // Some CommonJS dependencies call require() at run time, which an ESM bundle lacks.
+              banner:
+                "import { createRequire as outboxCreateRequire } from 'node:module'; const require = outboxCreateRequire(import.meta.url);",
+              // The bundle pins the SDK version the tests ran against instead of the runtime's copy.
+              bundleAwsSDK: true,
+              minify: true,
+              sourceMap: true,
+              sourceMapMode: SourceMapMode.EXTERNAL,
+              sourcesContent: false,
+            },
+          });
 
     Validations.of(this.function).acknowledge({
       id: 'Serverless-LambdaDLQ',

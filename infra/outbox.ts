@@ -21,7 +21,10 @@ import { queueAgeThreshold } from './subscriber-props.js';
 export interface OutboxProps {
   /** The validated outbox config (`defineConfig`): topics, routes, low-latency types, relay tuning. */
   readonly config: OutboxConfig;
-  /** The relay's handler file. @default this repository's `functions/relay/handler.ts` */
+  /**
+   * A relay handler file of your own, bundled at synthesis by the locally installed esbuild.
+   * @default the relay this package ships prebuilt
+   */
   readonly relayEntry?: string;
   /** Physical table name. @default a name CloudFormation generates */
   readonly tableName?: string;

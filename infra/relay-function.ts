@@ -6,6 +6,7 @@ import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   CfnEventSourceMapping,
+  Code,
   type IEventSourceDlq,
   type IFunction,
   MetricType,
@@ -23,11 +24,12 @@ import { RELAY_ENV, relayEventSourceSettings } from '../shared/event-source.js';
 import { RELAY_METRICS, type RelayMetricName } from '../shared/relay/metrics.js';
 import { OutboxFunction } from './outbox-function.js';
 import type { OutboxTopics } from './outbox-topics.js';
+import { prebuiltAssetDir } from './private/assets.js';
 import { checkLambdaEnvironment, queueUrlStandIn, topicArnStandIn } from './private/lambda-environment.js';
 import { checkWholeDays, OutboxPropsError } from './private/props-error.js';
 
-/** The relay handler of this repository, used when no `entry` is given. */
-export const DEFAULT_RELAY_ENTRY = fileURLToPath(new URL('../functions/relay/handler.ts', import.meta.url));
+/** The sources of the prebuilt relay (`functions/relay/handler.ts`), for tests that bundle it at synthesis instead. */
+export const RELAY_HANDLER_SOURCE = fileURLToPath(new URL('../functions/relay/handler.ts', import.meta.url));
 
 /**
  * Refuses a relay timeout prop that differs from the config's `relay.timeoutSeconds`: the
@@ -94,7 +96,11 @@ export interface RelayFunctionProps {
   readonly table: ITable;
   /** The topics of `config`, which the relay may publish to and nothing else. */
   readonly topics: OutboxTopics;
-  /** Handler file exporting `handler`. @default this repository's `functions/relay/handler.ts` */
+  /**
+   * A relay handler file of your own, exporting `handler` (see `createRelayHandler` in
+   * `dynamodb-outbox/relay`), bundled at synthesis by the locally installed esbuild.
+   * @default the relay this package ships prebuilt: nothing is bundled at synthesis
+   */
   readonly entry?: string;
   /** Memory in MB (AWS: 128–10,240). @default 512 */
   readonly memorySize?: number;
@@ -202,7 +208,7 @@ export class RelayFunction extends Construct {
       [RELAY_ENV.deadLetterQueueUrl]: this.deadLetterQueue.queueUrl,
     };
     this.outboxFunction = new OutboxFunction(this, 'Relay', {
-      entry: props.entry ?? DEFAULT_RELAY_ENTRY,
+      ...(props.entry === undefined ? { code: Code.fromAsset(prebuiltAssetDir('relay')) } : { entry: props.entry }),
       description: 'Publishes outbox events from the table stream to SNS',
       serviceName: RELAY_METRICS.service,
       memorySize: props.memorySize ?? 512,

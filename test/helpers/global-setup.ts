@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../../shared/local/stack/dynamodb-local.js';
 
@@ -24,8 +26,17 @@ function useScratchTmpdir(): void {
   process.env.TMPDIR = dir;
 }
 
+/**
+ * The relay and processor bundles the constructs deploy, built from the sources as the package
+ * build makes them, so the infrastructure tests synthesise (and run) what a user would deploy.
+ */
+function buildPrebuiltAssets(): void {
+  execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/build.mjs', import.meta.url)), '--assets'], { stdio: 'inherit' });
+}
+
 /** One DynamoDB Local (in memory, free port) for the whole run; each test file makes its own tables. */
 export async function setup(project: TestProject): Promise<void> {
+  buildPrebuiltAssets();
   useScratchTmpdir();
   ddb = await startDynamoDbLocal();
   project.provide('dynamodbEndpoint', ddb.endpoint);

@@ -11,7 +11,7 @@ import { Outbox, type OutboxProps, type OutboxSubscriptionOptions } from '../../
 import { OutboxSubscriber, type OutboxSubscriberProps } from '../../infra/outbox-subscriber.js';
 import { OutboxTable } from '../../infra/outbox-table.js';
 import { OutboxTopics } from '../../infra/outbox-topics.js';
-import { DEFAULT_RELAY_ENTRY, RelayFunction } from '../../infra/relay-function.js';
+import { RelayFunction } from '../../infra/relay-function.js';
 import { defineConfig } from '../../shared/config.js';
 import {
   appWithoutBundling,
@@ -307,11 +307,7 @@ describe('RelayFunction props', () => {
     const stack = newStack();
     const table = new TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: AttributeType.STRING } });
     const topics = new OutboxTopics(stack, 'Topics', { config });
-    expectPropsError(
-      () => new RelayFunction(stack, 'Relay', { config, table, topics, entry: DEFAULT_RELAY_ENTRY }),
-      'table',
-      'has no stream',
-    );
+    expectPropsError(() => new RelayFunction(stack, 'Relay', { config, table, topics }), 'table', 'has no stream');
   });
 
   it('rejects a stream without new images', () => {
@@ -321,12 +317,7 @@ describe('RelayFunction props', () => {
       dynamoStream: StreamViewType.KEYS_ONLY,
     });
     const topics = new OutboxTopics(stack, 'Topics', { config });
-    expectPropsError(
-      () => new RelayFunction(stack, 'Relay', { config, table, topics, entry: DEFAULT_RELAY_ENTRY }),
-      'table',
-      'has a KEYS_ONLY stream',
-      'NEW_IMAGE',
-    );
+    expectPropsError(() => new RelayFunction(stack, 'Relay', { config, table, topics }), 'table', 'has a KEYS_ONLY stream', 'NEW_IMAGE');
   });
 
   it('builds a topic for every name the config accepts: the longest, and one named like the construct of the SNS key', () => {
@@ -348,11 +339,7 @@ describe('RelayFunction props', () => {
     const table = new OutboxTable(stack, 'Table').table;
     const other = defineConfig({ source: 'urn:test', topics: [{ name: 'other' }], routes: { thing: 'other' } });
     const topics = new OutboxTopics(stack, 'Topics', { config: other });
-    expectPropsError(
-      () => new RelayFunction(stack, 'Relay', { config, table, topics, entry: DEFAULT_RELAY_ENTRY }),
-      'topics',
-      'orders.fifo, payments',
-    );
+    expectPropsError(() => new RelayFunction(stack, 'Relay', { config, table, topics }), 'topics', 'orders.fifo, payments');
   });
 });
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { OutboxTable } from '../../infra/outbox-table.js';
 import { OutboxTopics } from '../../infra/outbox-topics.js';
 import { environmentSize, queueUrlStandIn, topicArnStandIn } from '../../infra/private/lambda-environment.js';
-import { DEFAULT_RELAY_ENTRY, RelayFunction } from '../../infra/relay-function.js';
+import { RelayFunction } from '../../infra/relay-function.js';
 import { defineConfig, type RelayTuning } from '../../shared/config.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
 import { appWithoutBundling, expectPropsError } from '../helpers/cdk.js';
@@ -16,7 +16,7 @@ function relayMapping(relay: Partial<RelayTuning>): Record<string, unknown> {
   const stack = new Stack(appWithoutBundling(), 'Test');
   const table = new OutboxTable(stack, 'Table').table;
   const topics = new OutboxTopics(stack, 'Topics', { config });
-  new RelayFunction(stack, 'Relay', { config, table, topics, entry: DEFAULT_RELAY_ENTRY });
+  new RelayFunction(stack, 'Relay', { config, table, topics });
   const mappings = Object.values(Template.fromStack(stack).findResources('AWS::Lambda::EventSourceMapping'));
   expect(mappings).toHaveLength(1);
   return mappings[0]!.Properties as Record<string, unknown>;
@@ -59,7 +59,7 @@ function buildRelay(config: ReturnType<typeof fifoTopics>, stackEnv?: typeof env
   const stack = new Stack(appWithoutBundling(), 'DynamoDbOutbox', { env: stackEnv });
   const table = new OutboxTable(stack, 'Table').table;
   const topics = new OutboxTopics(stack, 'Topics', { config });
-  return { topics, relay: new RelayFunction(stack, 'Relay', { config, table, topics, entry: DEFAULT_RELAY_ENTRY }) };
+  return { topics, relay: new RelayFunction(stack, 'Relay', { config, table, topics }) };
 }
 
 describe("RelayFunction: Lambda's 4 KB environment", () => {

@@ -1,6 +1,5 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
-import { DEFAULT_RELAY_ENTRY } from '../../../infra/relay-function.js';
 import { config } from '../outbox.config.js';
 import { appContext } from './app-context.js';
 import { DEFAULT_CONSUMER_ENTRY, OutboxStack } from './orders-stack.js';
@@ -12,8 +11,6 @@ new OutboxStack(app, options.stackName, {
   retainData: options.retainData,
   alarmEmail: options.alarmEmail,
   customerManagedKey: options.customerManagedKey,
-  // functions/relay/handler.ts and functions/example-consumer/handler.ts
-  relayEntry: DEFAULT_RELAY_ENTRY,
   consumerEntry: DEFAULT_CONSUMER_ENTRY,
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
   description: 'dynamodb-outbox: transactional outbox table, stream relay, SNS topics, SQS subscribers and alarms',
