@@ -2,8 +2,9 @@ import type { OutboxConfig } from './config.js';
 import { relayFilterPatterns } from './relay-filter.js';
 
 /**
- * The relay's event source mapping, defined once: the CDK stack deploys exactly these settings
- * and the local event-source-mapping runner applies exactly these, so local runs mirror AWS.
+ * The relay's event source mapping and its function's timeout, defined once: the CDK stack
+ * deploys exactly these settings and the local event-source-mapping runner applies exactly
+ * these, so local runs mirror AWS.
  */
 export interface RelayEventSourceSettings {
   readonly startingPosition: 'TRIM_HORIZON';
@@ -16,8 +17,23 @@ export interface RelayEventSourceSettings {
   readonly reportBatchItemFailures: true;
   /** Lambda filter-criteria patterns (each a JSON object); a record passes when any matches. */
   readonly filterPatterns: readonly Record<string, unknown>[];
+  /**
+   * The relay function's timeout (the config's `relay.timeoutSeconds`): an invocation not
+   * answered by then is a function error, retried or bisected like a thrown one. The local
+   * runner ends its invocations after it and counts the handler's context down from it.
+   */
+  readonly functionTimeoutSeconds: number;
 }
 
+/**
+ * The relay's event source mapping and function timeout, from the config: what the CDK stack
+ * deploys and what the local runner applies.
+ *
+ * @example
+ * ```ts
+ * const runner = new StreamRunner({ streams, streamArn, settings: relayEventSourceSettings(config), handler });
+ * ```
+ */
 export function relayEventSourceSettings(config: OutboxConfig): RelayEventSourceSettings {
   const { relay } = config;
   return {
@@ -30,6 +46,7 @@ export function relayEventSourceSettings(config: OutboxConfig): RelayEventSource
     maxRecordAgeSeconds: relay.maxRecordAgeSeconds,
     reportBatchItemFailures: true,
     filterPatterns: relayFilterPatterns(config),
+    functionTimeoutSeconds: relay.timeoutSeconds,
   };
 }
 

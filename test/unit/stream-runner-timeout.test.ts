@@ -1,12 +1,14 @@
 import type { DynamoDBBatchResponse } from 'aws-lambda';
+import { defineConfig } from 'dynamodb-outbox';
+import { type RelayEventSourceSettings, relayEventSourceSettings } from 'dynamodb-outbox/relay';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defineConfig } from '../../shared/config.js';
-import { relayEventSourceSettings } from '../../shared/event-source.js';
+import { StreamRunnerOptionsError } from '../../shared/local/event-source/errors.js';
 import type { StreamBatchFailureRecord } from '../../shared/local/event-source/on-failure.js';
 import { type StreamHandler, StreamRunner } from '../../shared/local/event-source/stream-runner.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 
-const config = defineConfig({ source: 'urn:test:timeout', topics: [{ name: 'orders' }], routes: { order: 'orders' } });
+const outbox = { source: 'urn:test:timeout', topics: [{ name: 'orders' }], routes: { order: 'orders' } };
+const config = defineConfig(outbox);
 
 let runner: StreamRunner | undefined;
 afterEach(async () => {
@@ -38,11 +40,10 @@ describe('stream runner function timeout', () => {
     runner = new StreamRunner({
       streams: stream,
       streamArn: stream.streamArn,
-      settings: relayEventSourceSettings(config),
+      settings: { ...relayEventSourceSettings(config), functionTimeoutSeconds: 1 },
       handler,
       onError: (error) => errors.push(error),
       pollIntervalMs: 10,
-      timeoutMs: 1_000,
     });
     runner.start();
     await expect.poll(() => errors.length, { timeout: 10_000 }).toBe(1);
@@ -68,7 +69,6 @@ describe('stream runner function timeout', () => {
       settings: relayEventSourceSettings(config),
       handler,
       pollIntervalMs: 10,
-      timeoutMs: 60_000,
     });
     runner.start();
     await expect.poll(() => remaining.length, { timeout: 10_000 }).toBe(1);
@@ -93,14 +93,13 @@ describe('stream runner function timeout', () => {
     runner = new StreamRunner({
       streams: stream,
       streamArn: stream.streamArn,
-      settings: { ...relayEventSourceSettings(config), bisectBatchOnError: true, maxRetryAttempts: 1 },
+      settings: { ...relayEventSourceSettings(config), bisectBatchOnError: true, maxRetryAttempts: 1, functionTimeoutSeconds: 0.2 },
       handler,
       onFailure: (record) => {
         failures.push(record);
       },
       onError: (error) => errors.push(error),
       pollIntervalMs: 10,
-      timeoutMs: 200,
     });
     runner.start();
     await expect.poll(() => failures.length, { timeout: 20_000 }).toBe(1);
@@ -133,5 +132,95 @@ describe('stream runner function timeout', () => {
     await runner.idle();
     expect(invocations.at(-1)).toEqual(['o5']);
     expect(runner.stats).toMatchObject({ invocations: 7, failedInvocations: 4, batchesSentToOnFailure: 1 });
+  });
+});
+
+describe('stream runner function timeout, defined once in the settings', () => {
+  it("times an invocation out after the config's relay.timeoutSeconds when given only relayEventSourceSettings(config)", async () => {
+    const stream = new SimulatedStream();
+    stream.commit({ type: 'order', id: 'o1' }, 1, 1);
+    const remaining: number[] = [];
+    let release = (): void => {};
+    const late = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const handler: StreamHandler = async (_event, context) => {
+      remaining.push(context.getRemainingTimeInMillis());
+      // The first call answers only once the test has seen it time out.
+      if (remaining.length === 1) await late;
+      return { batchItemFailures: [] };
+    };
+    const errors: unknown[] = [];
+    runner = new StreamRunner({
+      streams: stream,
+      streamArn: stream.streamArn,
+      settings: relayEventSourceSettings(defineConfig({ ...outbox, relay: { timeoutSeconds: 1 } })),
+      handler,
+      onError: (error) => errors.push(error),
+      pollIntervalMs: 10,
+    });
+    runner.start();
+    try {
+      await expect.poll(() => errors.length, { timeout: 10_000 }).toBeGreaterThan(0);
+    } finally {
+      // Answered either way, so stopping the runner never waits on the call.
+      release();
+    }
+    await expect.poll(() => remaining.length, { timeout: 10_000 }).toBe(2);
+
+    expect(String(errors[0])).toMatch(/^Error: Task timed out after 1\.00 seconds/);
+    expect(remaining[0]).toBeGreaterThan(0);
+    expect(remaining[0]).toBeLessThanOrEqual(1_000);
+  });
+
+  it("accepts a timeoutMs equal to the settings' function timeout", () => {
+    const stream = new SimulatedStream();
+    const handler: StreamHandler = async () => ({ batchItemFailures: [] });
+    const settings = relayEventSourceSettings(config);
+    expect(
+      () =>
+        new StreamRunner({
+          streams: stream,
+          streamArn: stream.streamArn,
+          settings,
+          handler,
+          timeoutMs: config.relay.timeoutSeconds * 1000,
+        }),
+    ).not.toThrow();
+  });
+
+  it("rejects a timeoutMs that differs from the settings' function timeout, naming both", () => {
+    const stream = new SimulatedStream();
+    const handler: StreamHandler = async () => ({ batchItemFailures: [] });
+    const create = () =>
+      new StreamRunner({
+        streams: stream,
+        streamArn: stream.streamArn,
+        settings: relayEventSourceSettings(config),
+        handler,
+        timeoutMs: 30_000,
+      });
+
+    expect(create).toThrow(StreamRunnerOptionsError);
+    expect(create).toThrow(
+      'Invalid stream runner option timeoutMs: got 30000, but settings.functionTimeoutSeconds is 60 (60000 ms); allowed: leave timeoutMs out',
+    );
+    expect(create).toThrow(expect.objectContaining({ code: 'INVALID_STREAM_RUNNER_OPTIONS', field: 'timeoutMs' }));
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['zero', 0],
+    ['negative', -1],
+    ['not a number', '60'],
+    ['infinite', Number.POSITIVE_INFINITY],
+  ])('rejects settings whose function timeout is %s', (_what, functionTimeoutSeconds) => {
+    const stream = new SimulatedStream();
+    const handler: StreamHandler = async () => ({ batchItemFailures: [] });
+    const settings = { ...relayEventSourceSettings(config), functionTimeoutSeconds } as unknown as RelayEventSourceSettings;
+
+    expect(() => new StreamRunner({ streams: stream, streamArn: stream.streamArn, settings, handler })).toThrow(
+      expect.objectContaining({ name: 'StreamRunnerOptionsError', field: 'settings.functionTimeoutSeconds' }),
+    );
   });
 });

@@ -1,6 +1,5 @@
 import { GetRecordsCommand, type GetRecordsCommandOutput, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { DEFAULT_RELAY_TIMEOUT_SECONDS } from '../../relay-filter.js';
 import { expiredPrefix, failedIndex } from './batch-failures.js';
 import { type BatchLane, emptyLane, laneIndex } from './batch-lanes.js';
 import { cutByPayload, headBatch } from './head-batch.js';
@@ -232,7 +231,7 @@ export class ShardReader {
     this.context.stats.invocations++;
     let failedAt: number | undefined;
     let threw = false;
-    const timeoutMs = this.options.timeoutMs ?? DEFAULT_RELAY_TIMEOUT_SECONDS * 1000;
+    const timeoutMs = settings.functionTimeoutSeconds * 1000;
     try {
       const result = await invokeWithTimeout(handler, batch, timeoutMs);
       if (result.timedOut) {

@@ -1,5 +1,6 @@
 import { sharedAbortController } from '../../abort.js';
 import { StreamSource } from '../../processor/stream-source.js';
+import { StreamRunnerOptionsError } from './errors.js';
 import { compileFilters, type RecordTest } from './filter-pattern.js';
 import { ShardReader } from './shard-reader.js';
 import type { ReaderContext, ShardState, StreamRunnerOptions, StreamRunnerStats } from './types.js';
@@ -13,8 +14,8 @@ const SHARD_REFRESH_MS = 1000;
  * parents before children, and invokes a real Lambda handler with the exact
  * `DynamoDBStreamEvent` shape, applying the deployed mapping's settings from one definition:
  * filter criteria, batch size, batching window, parallelization factor, ReportBatchItemFailures checkpointing,
- * bisect on error, maximum retry attempts, maximum record age and the on-failure destination; with
- * the function's timeout, and with checkpoints kept across runs when given a store.
+ * bisect on error, maximum retry attempts, maximum record age, the function's timeout and the
+ * on-failure destination; with checkpoints kept across runs when given a store.
  *
  * @example
  * ```ts
@@ -41,8 +42,12 @@ export class StreamRunner {
   private readonly source: StreamSource;
   private readonly passesFilters: RecordTest;
 
-  /** @throws FilterPatternError when the settings' filter criteria use an operator the runner does not implement */
+  /**
+   * @throws FilterPatternError when the settings' filter criteria use an operator the runner does not implement
+   * @throws StreamRunnerOptionsError when the settings' function timeout is not a positive number of seconds, or `timeoutMs` differs from it
+   */
   constructor(private readonly options: StreamRunnerOptions) {
+    checkFunctionTimeout(options);
     this.source = new StreamSource(options.streams, options.streamArn);
     this.passesFilters = compileFilters(options.settings.filterPatterns);
   }
@@ -149,5 +154,22 @@ export class StreamRunner {
         });
       this.workers.add(worker);
     }
+  }
+}
+
+/** The runner applies the settings' timeout alone: a second value that disagrees with it would make local runs differ from AWS. */
+function checkFunctionTimeout({ settings, timeoutMs }: StreamRunnerOptions): void {
+  const seconds: unknown = settings.functionTimeoutSeconds;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) {
+    throw new StreamRunnerOptionsError(
+      'settings.functionTimeoutSeconds',
+      `got ${JSON.stringify(seconds)}; allowed: a positive number of seconds, as relayEventSourceSettings(config) sets from relay.timeoutSeconds`,
+    );
+  }
+  if (timeoutMs !== undefined && timeoutMs !== seconds * 1000) {
+    throw new StreamRunnerOptionsError(
+      'timeoutMs',
+      `got ${JSON.stringify(timeoutMs)}, but settings.functionTimeoutSeconds is ${seconds} (${seconds * 1000} ms); allowed: leave timeoutMs out (the settings' timeout applies) or give the same value`,
+    );
   }
 }

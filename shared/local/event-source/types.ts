@@ -22,7 +22,13 @@ export type StreamHandler = (event: DynamoDBStreamEvent, context: StreamInvocati
 export interface StreamRunnerOptions {
   readonly streams: StreamsClient;
   readonly streamArn: string;
-  /** The event source mapping's settings, from `relayEventSourceSettings(config)`. */
+  /**
+   * The event source mapping's settings and the function's timeout, from
+   * `relayEventSourceSettings(config)`: the handler's context counts down from
+   * `functionTimeoutSeconds`, and an invocation not answered by then is a function error (`Task
+   * timed out after N seconds`), retried or bisected as on AWS; the abandoned call's result is
+   * ignored.
+   */
   readonly settings: RelayEventSourceSettings;
   readonly handler: StreamHandler;
   /**
@@ -36,10 +42,12 @@ export interface StreamRunnerOptions {
   /** Reported in on-failure records. @default a local placeholder ARN */
   readonly functionArn?: string;
   /**
-   * The function's timeout, in ms: the handler's context counts down from it, and an invocation
-   * not answered by then is a function error (`Task timed out after N seconds`), retried or
-   * bisected as on AWS; the abandoned call's result is ignored.
-   * @default `DEFAULT_RELAY_TIMEOUT_SECONDS`, the default of the config's `relay.timeoutSeconds` (the local stack passes the config's)
+   * The function's timeout, in ms, as a check only: the runner takes the timeout from
+   * `settings.functionTimeoutSeconds`, so that the deployed function and local runs share one
+   * definition.
+   * @deprecated leave it out; a value that differs from `settings.functionTimeoutSeconds` × 1,000 is
+   * refused with a `StreamRunnerOptionsError`
+   * @default the settings' timeout
    */
   readonly timeoutMs?: number;
   /**
