@@ -67,7 +67,7 @@ const direct = async (): Promise<string> => {
     time: now,
     datacontenttype: 'application/json',
     aggregatetype: 'order',
-    sequence: 1,
+    aggregatesequence: 1,
     sequenceepoch: now,
     data: { total: 42, currency: 'EUR' },
   };

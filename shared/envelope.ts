@@ -7,9 +7,18 @@ export const MAX_MESSAGE_BYTES = 262_144;
 
 /**
  * The CloudEvents 1.0 structured-mode envelope every outbox event is published as.
- * `sequence` is the per-aggregate sequence; `sequenceepoch` is when the aggregate's outbox
- * slot was created, so (`sequenceepoch`, `sequence`) increases strictly per aggregate even
- * after a quiet slot was removed by TTL and its counter started again.
+ * `aggregatesequence` is the event's position in its aggregate (1, 2, 3, … with no gap), an
+ * extension of this package's own: the spec's `sequence` extension is a String that orders the
+ * events of a whole `source`, an order this system does not have (DynamoDB Streams orders each
+ * item apart), so envelopes carry no `sequence`. `sequenceepoch` is when the aggregate's outbox
+ * slot was created, so (`sequenceepoch`, `aggregatesequence`) increases strictly per aggregate
+ * even after a quiet slot was removed by TTL and its counter started again.
+ *
+ * @example
+ * ```ts
+ * const handle = (event: OutboxEnvelope<{ total: number }>) =>
+ *   console.log(event.subject, event.aggregatesequence, event.data.total);
+ * ```
  */
 export interface OutboxEnvelope<TData = unknown> {
   readonly specversion: '1.0';
@@ -21,11 +30,57 @@ export interface OutboxEnvelope<TData = unknown> {
   readonly time: string;
   readonly datacontenttype: 'application/json';
   readonly aggregatetype: string;
-  readonly sequence: number;
+  /**
+   * The event's position in its aggregate, per slot epoch: a CloudEvents Integer (a JSON number),
+   * within the spec's range up to {@link CLOUDEVENTS_INTEGER_MAX}.
+   */
+  readonly aggregatesequence: number;
   readonly sequenceepoch: string;
   /** W3C trace context of the write, when the caller passed one. */
   readonly traceparent?: string;
   readonly data: TData;
+}
+
+/**
+ * An envelope as relays published it before `aggregatesequence`: the position in `sequence`, a
+ * JSON number. Such envelopes may still wait in queues, DLQs and dead letters after an upgrade;
+ * the consumer helper reads them, and {@link normalizeEnvelope} turns one into the current form.
+ */
+export type LegacyOutboxEnvelope<TData = unknown> = Omit<OutboxEnvelope<TData>, 'aggregatesequence'> & { readonly sequence: number };
+
+/** The largest CloudEvents `Integer` (a signed 32-bit number); a slot epoch's events stay within it up to this count. */
+export const CLOUDEVENTS_INTEGER_MAX = 2_147_483_647;
+
+/** Where an envelope of either form keeps the event's position in its aggregate. */
+export type AggregateSequenceFields =
+  | { readonly aggregatesequence: number }
+  | { readonly sequence: number; readonly aggregatesequence?: undefined };
+
+/**
+ * The event's position in its aggregate, from an envelope of either form: `aggregatesequence`,
+ * or `sequence` in an envelope published before it.
+ *
+ * @example
+ * ```ts
+ * aggregateSequenceOf(JSON.parse(body)); // 4, whether the body says "aggregatesequence":4 or "sequence":4
+ * ```
+ */
+export const aggregateSequenceOf = (envelope: AggregateSequenceFields): number =>
+  envelope.aggregatesequence === undefined ? (envelope as { readonly sequence: number }).sequence : envelope.aggregatesequence;
+
+/**
+ * An envelope in the current form: one published before `aggregatesequence` has its numeric
+ * `sequence` moved there, so handlers see one shape; a current one is returned as it is.
+ *
+ * @example
+ * ```ts
+ * normalizeEnvelope(legacy).aggregatesequence; // legacy.sequence
+ * ```
+ */
+export function normalizeEnvelope<TData>(envelope: OutboxEnvelope<TData> | LegacyOutboxEnvelope<TData>): OutboxEnvelope<TData> {
+  if ('aggregatesequence' in envelope && envelope.aggregatesequence !== undefined) return envelope;
+  const { sequence, ...rest } = envelope as LegacyOutboxEnvelope<TData>;
+  return { ...rest, aggregatesequence: sequence };
 }
 
 /** Everything of an envelope that comes from the slot rather than the event. */
@@ -49,7 +104,7 @@ export function envelopeJson(context: EnvelopeContext, event: SlotEvent, sequenc
     `{"specversion":"1.0","id":${JSON.stringify(event.id)},"source":${JSON.stringify(context.source)},` +
       `"type":${JSON.stringify(event.type)},"subject":${JSON.stringify(context.aggregateId)},"time":${JSON.stringify(event.time)},` +
       `"datacontenttype":"application/json","aggregatetype":${JSON.stringify(context.aggregateType)},` +
-      `"sequence":${JSON.stringify(sequence)},"sequenceepoch":${JSON.stringify(context.sequenceEpoch)}${trace},"data":${event.data}}`,
+      `"aggregatesequence":${JSON.stringify(sequence)},"sequenceepoch":${JSON.stringify(context.sequenceEpoch)}${trace},"data":${event.data}}`,
   );
 }
 
@@ -104,5 +159,8 @@ export function messageSize(body: string, type: string, aggregateType: string): 
   return Buffer.byteLength(body) + attributes;
 }
 
-/** Parses a published envelope back (consumers, tests, redrive). */
+/**
+ * Parses an envelope this relay published back, as it is (tests read the published shape with it);
+ * {@link normalizeEnvelope} reads one of an earlier relay.
+ */
 export const parseEnvelope = <TData = unknown>(text: string): OutboxEnvelope<TData> => JSON.parse(text) as OutboxEnvelope<TData>;

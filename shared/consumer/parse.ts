@@ -1,4 +1,4 @@
-import type { OutboxEnvelope } from '../envelope.js';
+import { type LegacyOutboxEnvelope, normalizeEnvelope, type OutboxEnvelope } from '../envelope.js';
 import { MessageRejectedError } from './errors.js';
 
 export type ParseResult =
@@ -24,6 +24,8 @@ function parseJson(text: string, what: string): { ok: true; value: unknown } | {
   }
 }
 
+const isPosition = (value: unknown): boolean => typeof value === 'number' && Number.isSafeInteger(value) && value >= 1;
+
 const STRING_FIELDS = ['id', 'source', 'type', 'subject', 'time', 'aggregatetype', 'sequenceepoch'] as const;
 
 /** Why a parsed value is not an outbox envelope, or `undefined` when it is one. */
@@ -34,8 +36,14 @@ export function envelopeProblem(value: unknown): string | undefined {
     if (typeof value[field] !== 'string' || value[field] === '')
       return `${field} is ${JSON.stringify(value[field])}; allowed: a non-empty string`;
   }
-  if (typeof value.sequence !== 'number' || !Number.isInteger(value.sequence) || value.sequence < 1) {
-    return `sequence is ${JSON.stringify(value.sequence)}; allowed: a positive integer`;
+  // Envelopes of relays before `aggregatesequence` carry the position in `sequence`, a number; they
+  // may still wait in queues and DLQs. A `sequence` beside `aggregatesequence` is not ours and is left alone.
+  if ('aggregatesequence' in value || typeof value.sequence !== 'number') {
+    if (!isPosition(value.aggregatesequence)) {
+      return `aggregatesequence is ${JSON.stringify(value.aggregatesequence)}; allowed: a positive integer (or, in an envelope of an earlier relay, sequence as one)`;
+    }
+  } else if (!isPosition(value.sequence)) {
+    return `sequence is ${JSON.stringify(value.sequence)}; allowed: a positive integer (in an envelope without aggregatesequence)`;
   }
   if (!('data' in value)) return 'data is missing; allowed: any JSON value';
   return undefined;
@@ -45,11 +53,13 @@ export function envelopeProblem(value: unknown): string | undefined {
  * Parses an SQS message body into an outbox envelope. Accepts raw delivery (the body is the
  * envelope) and SNS-enveloped delivery (`{"Type":"Notification","Message":"<envelope>",…}`).
  * Never throws: a message that can never be handled comes back `rejected` with the reason.
+ * An envelope of a relay before `aggregatesequence` (the position in a numeric `sequence`) comes
+ * back in the current form, so handlers see one shape.
  *
  * @example
  * ```ts
  * const parsed = parseMessage(record.body);
- * if (parsed.status === 'parsed') console.log(parsed.envelope.type, parsed.envelope.sequence);
+ * if (parsed.status === 'parsed') console.log(parsed.envelope.type, parsed.envelope.aggregatesequence);
  * ```
  */
 export function parseMessage(body: string): ParseResult {
@@ -79,5 +89,5 @@ export function parseMessage(body: string): ParseResult {
       ),
     };
   }
-  return { status: 'parsed', envelope: value as unknown as OutboxEnvelope, delivery };
+  return { status: 'parsed', envelope: normalizeEnvelope(value as unknown as OutboxEnvelope | LegacyOutboxEnvelope), delivery };
 }

@@ -1,14 +1,14 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { OutboxEnvelope } from '../envelope.js';
+import { type AggregateSequenceFields, aggregateSequenceOf, type OutboxEnvelope } from '../envelope.js';
 import { TABLE } from '../table.js';
 import type { InboxOptions } from './types.js';
 
 export const SEQUENCE_PREFIX = 'SEQ#';
 export const SEQUENCE_SORT_KEY = 'SEQ';
 
-/** A position in an aggregate's event history: (slot creation time, sequence) increases strictly. */
+/** A position in an aggregate's event history: (slot creation time, `aggregatesequence`) increases strictly. */
 export interface SequencePosition {
   readonly epoch: string;
   readonly sequence: number;
@@ -44,8 +44,10 @@ export function classify(last: SequencePosition | undefined, received: SequenceP
 }
 
 /**
- * Keeps the highest (sequenceepoch, sequence) handled per aggregate in one item per aggregate, moved
- * forward only by a conditional update, so concurrent workers cannot move it back.
+ * Keeps the highest (`sequenceepoch`, `aggregatesequence`) handled per aggregate in one item per
+ * aggregate, moved forward only by a conditional update, so concurrent workers cannot move it back.
+ * An envelope of a relay before `aggregatesequence` is read by its numeric `sequence`, the same
+ * count, kept in the same item: tracking goes on across the switch without a false gap.
  *
  * @example
  * ```ts
@@ -67,8 +69,10 @@ export class SequenceTracker {
     this.#now = now;
   }
 
-  async observe(event: Pick<OutboxEnvelope, 'aggregatetype' | 'subject' | 'sequence' | 'sequenceepoch'>): Promise<SequenceObservation> {
-    const received: SequencePosition = { epoch: event.sequenceepoch, sequence: event.sequence };
+  async observe(
+    event: Pick<OutboxEnvelope, 'aggregatetype' | 'subject' | 'sequenceepoch'> & AggregateSequenceFields,
+  ): Promise<SequenceObservation> {
+    const received: SequencePosition = { epoch: event.sequenceepoch, sequence: aggregateSequenceOf(event) };
     try {
       const { Attributes } = await this.#options.document.send(
         new UpdateCommand({

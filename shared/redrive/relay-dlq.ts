@@ -2,7 +2,7 @@ import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import { type OutboxConfig, topicFor } from '../config.js';
 import { envelopeProblem } from '../consumer/parse.js';
 import { deadLetterEnvelope, isRelayDeadLetter } from '../dead-letter.js';
-import type { OutboxEnvelope } from '../envelope.js';
+import { aggregateSequenceOf, type LegacyOutboxEnvelope, type OutboxEnvelope } from '../envelope.js';
 import type { PublishBatchClient } from '../relay/types.js';
 import { type AggregatePosition, inAggregateOrder } from './aggregate-order.js';
 import { checkTopicArns, type DrainPlan, drainQueue } from './drain-queue.js';
@@ -51,9 +51,10 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>, c
       reason: `${letter.reason} without an envelope (${letter.detail}); the dead letter holds the slot's raw image: write the slot item again, corrected, and the stream takes its events to the relay`,
     };
   }
-  let envelope: OutboxEnvelope;
+  // Republished as it was stored: an envelope of an earlier relay keeps its `sequence`.
+  let envelope: OutboxEnvelope | LegacyOutboxEnvelope;
   try {
-    envelope = JSON.parse(text) as OutboxEnvelope;
+    envelope = JSON.parse(text) as OutboxEnvelope | LegacyOutboxEnvelope;
   } catch {
     return { status: 'skip', reason: 'the envelope is not JSON' };
   }
@@ -90,7 +91,7 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>, c
       position: {
         aggregate: `${envelope.aggregatetype}#${envelope.subject}`,
         sequenceEpoch: envelope.sequenceepoch,
-        sequence: envelope.sequence,
+        sequence: aggregateSequenceOf(envelope),
       },
     },
   };

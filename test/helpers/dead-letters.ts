@@ -15,6 +15,8 @@ export function aRelayDeadLetter(spec: {
   sequence?: number;
   type?: string;
   gzip?: boolean;
+  /** The envelope as relays wrote it before `aggregatesequence`. */
+  legacy?: boolean;
 }): {
   eventId: string;
   envelope: string;
@@ -27,6 +29,7 @@ export function aRelayDeadLetter(spec: {
     aggregateType: spec.aggregateType ?? 'payment',
     aggregateId: spec.aggregateId ?? `p-${eventId.slice(-6)}`,
     sequence: spec.sequence ?? 1,
+    legacy: spec.legacy,
   });
   const letter: RelayDeadLetter = {
     kind: RELAY_DEAD_LETTER_KIND,

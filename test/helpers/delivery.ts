@@ -23,8 +23,8 @@ export function deliveryReport(committed: readonly CommittedEvent[], received: r
     seen.add(envelope.id);
     const key = `${envelope.aggregatetype}#${envelope.subject}`;
     const last = lastSequence.get(key) ?? 0;
-    if (envelope.sequence <= last) outOfOrder.add(key);
-    lastSequence.set(key, envelope.sequence);
+    if (envelope.aggregatesequence <= last) outOfOrder.add(key);
+    lastSequence.set(key, envelope.aggregatesequence);
   }
   const committedIds = new Set(committed.map((e) => e.id));
   return {

@@ -10,6 +10,8 @@ export interface EnvelopeSpec {
   readonly sequence?: number;
   readonly sequenceEpoch?: string;
   readonly data?: unknown;
+  /** As relays published it before `aggregatesequence`: the position in `sequence`, a number. */
+  readonly legacy?: boolean;
 }
 
 export const TEST_SOURCE = 'urn:dynamodb-outbox:test';
@@ -28,8 +30,12 @@ export function anEnvelope(spec: EnvelopeSpec = {}): { id: string; body: string 
     { id, type: spec.type ?? 'order.placed', time: new Date().toISOString(), data: JSON.stringify(spec.data ?? { total: 10 }) },
     spec.sequence ?? 1,
   );
-  return { id, body };
+  return { id, body: spec.legacy === true ? legacyForm(body) : body };
 }
+
+/** The same envelope as relays wrote it before `aggregatesequence`: that field named `sequence`, in its place. */
+const legacyForm = (body: string): string =>
+  JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(body)).map(([k, v]) => [k === 'aggregatesequence' ? 'sequence' : k, v])));
 
 /** The SNS-enveloped form of a body (a subscription without raw message delivery). */
 export const snsNotification = (body: string, topicArn = 'arn:aws:sns:us-east-1:000000000000:orders'): string =>

@@ -42,7 +42,7 @@ describe('FIFO batch semantics (Lambda handler)', () => {
     const { consumer } = consumerWith('fifo-batch', {
       'order.placed': {
         handle: (event, ctx) => {
-          const key = `${event.subject}${event.sequence}`;
+          const key = `${event.subject}${event.aggregatesequence}`;
           if (key === 'A2') throw new Error('A2 cannot be handled yet');
           handled.push(key);
           noteWrite(key, ctx);
@@ -113,7 +113,7 @@ describe('sequence tracking', () => {
   it('reports a gap and a late arrival as a log line and a metric', async () => {
     const { consumer, logs, counts } = consumerWith(
       'tracked',
-      { 'order.placed': { handle: (event, ctx) => noteWrite(`${event.subject}-${event.sequence}`, ctx) } },
+      { 'order.placed': { handle: (event, ctx) => noteWrite(`${event.subject}-${event.aggregatesequence}`, ctx) } },
       { sequenceTracking: true },
     );
     const deliver = (sequence: number) =>
@@ -136,7 +136,7 @@ describe('sequence tracking', () => {
 
   it('catches up on a redelivered event whose position was never recorded, instead of reporting a false gap after it', async () => {
     const handlers: ConsumerOptions['handlers'] = {
-      'order.placed': { handle: (event, ctx) => noteWrite(`${event.subject}-${event.sequence}`, ctx) },
+      'order.placed': { handle: (event, ctx) => noteWrite(`${event.subject}-${event.aggregatesequence}`, ctx) },
     };
     const { consumer, counts } = consumerWith('tracked-crash', handlers, { sequenceTracking: true });
     // The same consumer without tracking: its commit of event 2 stands for a worker that crashed after the commit, before the tracking write.
@@ -159,7 +159,7 @@ describe('sequence tracking', () => {
 
   it('reports the gap a redelivered event shows, which its first delivery would have reported', async () => {
     const handlers: ConsumerOptions['handlers'] = {
-      'order.placed': { handle: (event, ctx) => noteWrite(`${event.subject}-${event.sequence}`, ctx) },
+      'order.placed': { handle: (event, ctx) => noteWrite(`${event.subject}-${event.aggregatesequence}`, ctx) },
     };
     const { consumer, counts, logs } = consumerWith('tracked-crash-gap', handlers, { sequenceTracking: true });
     const { consumer: crashed } = consumerWith('tracked-crash-gap', handlers);
@@ -179,7 +179,7 @@ describe('sequence tracking', () => {
   it('treats a new slot epoch starting at 1 as in order, and one starting later as a gap', async () => {
     const { consumer, counts } = consumerWith(
       'tracked-epochs',
-      { 'order.placed': { handle: (event, ctx) => noteWrite(`${event.sequenceepoch}-${event.sequence}`, ctx) } },
+      { 'order.placed': { handle: (event, ctx) => noteWrite(`${event.sequenceepoch}-${event.aggregatesequence}`, ctx) } },
       { sequenceTracking: true },
     );
     const deliver = (sequenceEpoch: string, sequence: number) =>

@@ -366,8 +366,8 @@ describe('FIFO', () => {
     const { consumer } = consumerWith('fifo-e2e', {
       'order.placed': {
         handle: (event, ctx) => {
-          if (event.subject === 'A' && event.sequence === 2 && failures++ === 0) throw new Error('transient');
-          order.push(`${event.subject}${event.sequence}`);
+          if (event.subject === 'A' && event.aggregatesequence === 2 && failures++ === 0) throw new Error('transient');
+          order.push(`${event.subject}${event.aggregatesequence}`);
           project(event.subject, event.id, ctx);
         },
       },

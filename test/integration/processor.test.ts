@@ -58,7 +58,7 @@ describe('stream processor against DynamoDB Local and fauxqs', () => {
     const payments = stack.envelopes(PAYMENTS);
     expect(payments.map((e) => e.id).sort()).toEqual([...written.payment].sort());
     for (const id of ['payment-0', 'payment-1', 'payment-2']) {
-      const sequences = payments.filter((e) => e.subject === id).map((e) => e.sequence);
+      const sequences = payments.filter((e) => e.subject === id).map((e) => e.aggregatesequence);
       expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
     }
     // Once the processor has read every record, the order records were seen and left alone.

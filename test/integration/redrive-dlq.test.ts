@@ -97,7 +97,7 @@ describe('relay DLQ redrive', () => {
     expect(summary.moved).toBe(4);
     const state = server.inspectQueue('orders-redrive-target.fifo');
     const messages = [...(state?.messages.ready ?? [])];
-    expect(messages.map((m) => parseEnvelope(m.body).sequence)).toEqual([1, 2, 3]);
+    expect(messages.map((m) => parseEnvelope(m.body).aggregatesequence)).toEqual([1, 2, 3]);
     expect(messages.map((m) => m.messageGroupId)).toEqual(['order#A', 'order#A', 'order#A']);
     expect(queueDepth(server, 'relay-dlq-fifo')).toBe(0);
   });
@@ -275,7 +275,7 @@ describe('subscriber DLQ redrive', () => {
 
     expect(summary.moved).toBe(3);
     const ready = server.inspectQueue('shipping.fifo')?.messages.ready ?? [];
-    expect(ready.map((m) => parseEnvelope(m.body).sequence)).toEqual([1, 2, 3]);
+    expect(ready.map((m) => parseEnvelope(m.body).aggregatesequence)).toEqual([1, 2, 3]);
     expect(ready.map((m) => m.messageGroupId)).toEqual(['order#S', 'order#S', 'order#S']);
   });
 

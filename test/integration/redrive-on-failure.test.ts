@@ -120,7 +120,7 @@ describe('on-failure redrive', () => {
 
     expect(summary).toMatchObject({ status: 'completed', before: 1, after: 0, moved: 1, republished: 4 });
     expect(view.ids().sort()).toEqual(allEventIds().sort());
-    expect(view.orders().map((e) => [e.type, e.sequence])).toEqual([
+    expect(view.orders().map((e) => [e.type, e.aggregatesequence])).toEqual([
       ['order.placed', 1],
       ['order.paid', 2],
       ['order.shipped', 3],

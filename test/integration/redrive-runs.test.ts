@@ -48,10 +48,25 @@ describe('relay DLQ order', () => {
     const sequencesOf = (id: string) =>
       delivered()
         .filter((e) => e.subject === id)
-        .map((e) => e.sequence);
+        .map((e) => e.aggregatesequence);
     expect(sequencesOf('A')).toEqual([1, 2, 3]);
     expect(sequencesOf('B')).toEqual([1, 2]);
     expect(summary.notes).toBeUndefined();
+  });
+
+  it('republishes envelopes of an earlier relay (numeric sequence) and of this one unchanged, in their aggregate’s order', async () => {
+    const { topicArn, queueUrl } = fifoTopic('orders-forms');
+    const letter = (sequence: number, legacy: boolean) =>
+      aRelayDeadLetter({ topic: 'orders.fifo', aggregateType: 'order', aggregateId: 'F', sequence, legacy });
+    const [first, second, third] = [letter(1, true), letter(2, true), letter(3, false)];
+    await sendAll(queueUrl, [third!.body, first!.body, second!.body]);
+
+    const summary = await redriveRelayDlq({ sqs: clients.sqs, sns: clients.sns, queueUrl, topicArns: { 'orders.fifo': topicArn } });
+
+    expect(summary).toMatchObject({ moved: 3, failed: [], skipped: [] });
+    expect(queueBodies(server, 'orders-forms-view.fifo')).toEqual([first!.envelope, second!.envelope, third!.envelope]);
+    expect(JSON.parse(first!.envelope)).toMatchObject({ sequence: 1 });
+    expect(JSON.parse(third!.envelope)).toMatchObject({ aggregatesequence: 3 });
   });
 
   it('notes an event that came in a later receive than a later event of its aggregate', async () => {

@@ -61,12 +61,17 @@ describe('the deployed relay handler on AWS-documented stream events', () => {
         time: '2025-01-01T00:00:00.000Z',
         datacontenttype: 'application/json',
         aggregatetype: 'order',
-        sequence: 4,
+        aggregatesequence: 4,
         sequenceepoch: '2025-01-01T00:00:00.000Z',
         traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
         data: { amount: 42 },
       },
-      expect.objectContaining({ id: '01942a3c-5a00-7000-8000-000000000005', type: 'order.shipped', sequence: 5, data: { carrier: 'dhl' } }),
+      expect.objectContaining({
+        id: '01942a3c-5a00-7000-8000-000000000005',
+        type: 'order.shipped',
+        aggregatesequence: 5,
+        data: { carrier: 'dhl' },
+      }),
     ]);
     const letters = stack.bodies(RELAY_DLQ).map((body) => JSON.parse(body));
     expect(letters).toHaveLength(1);

@@ -7,7 +7,27 @@ describe('parseMessage', () => {
   it('parses a raw envelope', () => {
     const event = anEnvelope({ type: 'order.placed', sequence: 3, data: { total: 5 } });
     const parsed = parseMessage(event.body);
-    expect(parsed).toMatchObject({ status: 'parsed', delivery: 'raw', envelope: { id: event.id, sequence: 3, data: { total: 5 } } });
+    expect(parsed).toMatchObject({
+      status: 'parsed',
+      delivery: 'raw',
+      envelope: { id: event.id, aggregatesequence: 3, data: { total: 5 } },
+    });
+  });
+
+  it('parses an envelope of an earlier relay (a numeric sequence) into the current form, raw or SNS-enveloped', () => {
+    const event = anEnvelope({ sequence: 3, legacy: true });
+    expect(JSON.parse(event.body)).toMatchObject({ sequence: 3 });
+    for (const body of [event.body, snsNotification(event.body)]) {
+      const parsed = parseMessage(body);
+      expect(parsed).toMatchObject({ status: 'parsed', envelope: { id: event.id, aggregatesequence: 3 } });
+      expect(parsed.status === 'parsed' && parsed.envelope).not.toHaveProperty('sequence');
+    }
+  });
+
+  it('takes aggregatesequence and leaves a sequence beside it alone (the spec’s String extension is not ours)', () => {
+    const body = { ...JSON.parse(anEnvelope({ sequence: 4 }).body), sequence: '0000000009' };
+    const parsed = parseMessage(JSON.stringify(body));
+    expect(parsed).toMatchObject({ status: 'parsed', envelope: { aggregatesequence: 4, sequence: '0000000009' } });
   });
 
   it('parses the SNS-enveloped form', () => {
@@ -32,9 +52,34 @@ describe('parseMessage', () => {
 
   it('rejects JSON that is not an envelope, naming the field', () => {
     const body = JSON.parse(anEnvelope().body);
-    body.sequence = 0;
+    body.aggregatesequence = 0;
     const parsed = parseMessage(JSON.stringify(body));
-    expect(parsed.status === 'rejected' && parsed.error.message).toContain('sequence is 0; allowed: a positive integer');
+    expect(parsed.status === 'rejected' && parsed.error.message).toContain('aggregatesequence is 0; allowed: a positive integer');
+  });
+
+  it('rejects an envelope without a position, or with a malformed one of either form', () => {
+    const current = JSON.parse(anEnvelope().body);
+    const legacy = JSON.parse(anEnvelope({ legacy: true }).body);
+    const { aggregatesequence: _, ...none } = current;
+    const reasons = [
+      none,
+      { ...none, sequence: '1' },
+      { ...current, aggregatesequence: '1' },
+      { ...current, aggregatesequence: 1.5 },
+      { ...legacy, sequence: 0 },
+      { ...legacy, sequence: 2 ** 53 },
+    ].map((value) => {
+      const parsed = parseMessage(JSON.stringify(value));
+      return parsed.status === 'rejected' ? `${parsed.error.code}: ${parsed.error.message.split(';')[0]}` : parsed.status;
+    });
+    expect(reasons).toEqual([
+      'INVALID_ENVELOPE: The message is not an outbox CloudEvents envelope: aggregatesequence is undefined',
+      'INVALID_ENVELOPE: The message is not an outbox CloudEvents envelope: aggregatesequence is undefined',
+      'INVALID_ENVELOPE: The message is not an outbox CloudEvents envelope: aggregatesequence is "1"',
+      'INVALID_ENVELOPE: The message is not an outbox CloudEvents envelope: aggregatesequence is 1.5',
+      'INVALID_ENVELOPE: The message is not an outbox CloudEvents envelope: sequence is 0',
+      'INVALID_ENVELOPE: The message is not an outbox CloudEvents envelope: sequence is 9007199254740992',
+    ]);
   });
 
   test.prop([fc.string()])('never throws on any text', (text) => {
@@ -48,10 +93,13 @@ describe('parseMessage', () => {
     expect(parseMessage(snsNotification(body)).status).toBe('rejected');
   });
 
-  test.prop([fc.integer({ min: 1, max: 1_000_000 }), fc.jsonValue()])('round-trips any sequence and data', (sequence, data) => {
-    const event = anEnvelope({ sequence, data });
-    const parsed = parseMessage(event.body);
-    expect(parsed.status === 'parsed' && parsed.envelope.sequence).toBe(sequence);
-    expect(parsed.status === 'parsed' && parsed.envelope.data).toEqual(JSON.parse(JSON.stringify(data ?? { total: 10 })));
-  });
+  test.prop([fc.integer({ min: 1, max: 1_000_000 }), fc.jsonValue(), fc.boolean()])(
+    'round-trips any sequence and data, in either form',
+    (sequence, data, legacy) => {
+      const event = anEnvelope({ sequence, data, legacy });
+      const parsed = parseMessage(event.body);
+      expect(parsed.status === 'parsed' && parsed.envelope.aggregatesequence).toBe(sequence);
+      expect(parsed.status === 'parsed' && parsed.envelope.data).toEqual(JSON.parse(JSON.stringify(data ?? { total: 10 })));
+    },
+  );
 });

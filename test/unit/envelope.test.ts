@@ -1,6 +1,14 @@
 import { CloudEvent, HTTP, ValidationError } from 'cloudevents';
 import { describe, expect, it } from 'vitest';
-import { messageSize, slotMessages } from '../../shared/envelope.js';
+import {
+  aggregateSequenceOf,
+  CLOUDEVENTS_INTEGER_MAX,
+  type LegacyOutboxEnvelope,
+  messageSize,
+  normalizeEnvelope,
+  type OutboxEnvelope,
+  slotMessages,
+} from '../../shared/envelope.js';
 import type { OutboxSlot } from '../../shared/slot.js';
 import { slotProblem } from '../../shared/slot.js';
 
@@ -46,7 +54,7 @@ describe('CloudEvents envelope', () => {
       time: '2026-01-02T00:00:00.000Z',
       datacontenttype: 'application/json',
       aggregatetype: 'order',
-      sequence: 6,
+      aggregatesequence: 6,
       sequenceepoch: '2026-01-01T00:00:00.000Z',
       data: { total: 42 },
     });
@@ -57,9 +65,35 @@ describe('CloudEvents envelope', () => {
   it('keeps the extensions valid for the SDK (lower-case names, typed values)', () => {
     const body = JSON.parse(slotMessages(slot)[1]?.body as string);
     const event = new CloudEvent(body, true);
-    expect(event.sequence).toBe(7);
+    expect(event.aggregatesequence).toBe(7);
     expect(event.aggregatetype).toBe('order');
     expect(() => new CloudEvent({ ...body, source: undefined }, true)).toThrow(ValidationError);
+  });
+
+  it('carries the position as aggregatesequence, a CloudEvents Integer, and no sequence, which the spec keeps for a String ordering the whole source', () => {
+    const counted: OutboxSlot = { ...slot, seq: CLOUDEVENTS_INTEGER_MAX, events: [slot.events[0]!] };
+    for (const message of [...slotMessages(slot), ...slotMessages(counted)]) {
+      const event = new CloudEvent<unknown>(JSON.parse(message.body), true);
+      // The spec's Integer: a JSON number, whole, within a signed 32-bit range.
+      expect(Number.isInteger(event.aggregatesequence)).toBe(true);
+      expect(event.aggregatesequence).toBeGreaterThanOrEqual(1);
+      expect(event.aggregatesequence).toBeLessThanOrEqual(CLOUDEVENTS_INTEGER_MAX);
+      expect(event.aggregatesequence).toBe(message.sequence);
+      expect(event).not.toHaveProperty('sequence');
+      expect(message.body).not.toMatch(/"sequence":/);
+    }
+    expect(slotMessages(counted)[0]?.body).toContain(`"aggregatesequence":${CLOUDEVENTS_INTEGER_MAX},`);
+  });
+
+  it('reads the position of an envelope of either form, and turns one of an earlier relay into the current form', () => {
+    const current = JSON.parse(slotMessages(slot)[0]?.body as string) as OutboxEnvelope;
+    const { aggregatesequence, ...rest } = current;
+    const legacy: LegacyOutboxEnvelope = { ...rest, sequence: aggregatesequence };
+    expect(aggregateSequenceOf(current)).toBe(6);
+    expect(aggregateSequenceOf(legacy)).toBe(6);
+    expect(normalizeEnvelope(legacy)).toEqual(current);
+    expect(normalizeEnvelope(legacy)).not.toHaveProperty('sequence');
+    expect(normalizeEnvelope(current)).toBe(current);
   });
 
   it('writes the envelope as exactly the JSON of its fields, in order, with data spliced in as written', () => {
@@ -82,7 +116,7 @@ describe('CloudEvents envelope', () => {
             time: event.time,
             datacontenttype: 'application/json',
             aggregatetype: s.aggregateType,
-            sequence: message.sequence,
+            aggregatesequence: message.sequence,
             sequenceepoch: s.createdAt,
             ...(event.traceparent === undefined ? {} : { traceparent: event.traceparent }),
             data: JSON.parse(event.data),
