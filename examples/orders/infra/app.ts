@@ -1,7 +1,7 @@
 import { App, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { config } from '../outbox.config.js';
 import { appContext } from './app-context.js';
+import { nagChecks } from './nag-checks.js';
 import { DEFAULT_CONSUMER_ENTRY, OutboxStack } from './orders-stack.js';
 
 const app = new App();
@@ -17,4 +17,11 @@ new OutboxStack(app, options.stackName, {
 });
 
 // A finding nobody acknowledged (with a reason) fails the synthesis.
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }), new ServerlessChecks(app, { verbose: true }));
+const nag = nagChecks(app);
+Validations.of(app).addPlugins(...nag.packs);
+try {
+  app.synth();
+} finally {
+  // On stderr: `cdk synth` prints the template on stdout.
+  process.stderr.write(`${nag.summary()}\n`);
+}
