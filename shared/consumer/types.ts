@@ -91,7 +91,7 @@ export interface ConsumerOptions {
   // biome-ignore lint/suspicious/noExplicitAny: each handler narrows its own data type
   readonly handlers: Readonly<Record<string, EventHandler<any>>>;
   readonly inbox: InboxOptions;
-  /** Track (sequenceepoch, sequence) per aggregate and report gaps and out-of-order arrivals. @default false */
+  /** Track (`sequenceepoch`, `aggregatesequence`) per aggregate and report gaps and out-of-order arrivals. @default false */
   readonly sequenceTracking?: boolean;
   /** Message groups (FIFO) or messages (standard) handled at once; a group's messages always run in order. @default 1 */
   readonly concurrency?: number;

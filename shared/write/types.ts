@@ -75,7 +75,7 @@ export interface WrittenEvent {
   readonly id: string;
   readonly type: string;
   readonly aggregate: AggregateRef;
-  /** Per-aggregate sequence, gapless and increasing within the aggregate's slot. */
+  /** Per-aggregate sequence, gapless and increasing within the aggregate's slot: the envelope's `aggregatesequence`. */
   readonly sequence: number;
   readonly time: string;
 }
