@@ -1,11 +1,12 @@
-import { config as appConfig } from '../../examples/orders/outbox.config.js';
+#!/usr/bin/env node
 import { snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
 import { s3Client } from '../../shared/aws/s3-client.js';
-import { CONFIG_ENV, configFromEnv } from '../../shared/config.js';
-import { OutboxError } from '../../shared/errors.js';
+import { EnvironmentError, OutboxError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
 import { awsErrorHint } from '../../shared/redrive/aws-error-hint.js';
-import { parseRedriveArgs, REDRIVE_USAGE, type RedriveCommand } from '../../shared/redrive/cli-args.js';
+import { REDRIVE_USAGE } from '../../shared/redrive/cli-args.js';
+import { CLI_USAGE, type CliCommand, parseCommandLine, usageFor } from '../../shared/redrive/cli-command.js';
+import { type ConfiguredRedrive, withRedriveConfig } from '../../shared/redrive/cli-config.js';
 import { RedriveOptionsError, RedriveStoppedError } from '../../shared/redrive/errors.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
 import { progressBar } from '../../shared/redrive/progress.js';
@@ -48,7 +49,7 @@ function stopOnSignals(): { signal: AbortSignal; dispose: () => void } {
   };
 }
 
-async function run(command: Exclude<RedriveCommand, { kind: 'help' }>, signal: AbortSignal): Promise<RedriveSummary> {
+async function run(command: ConfiguredRedrive, signal: AbortSignal): Promise<RedriveSummary> {
   const clientConfig = {
     ...(command.region === undefined ? {} : { region: command.region }),
     ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
@@ -73,27 +74,23 @@ async function run(command: Exclude<RedriveCommand, { kind: 'help' }>, signal: A
           sns,
           queueUrl: command.queueUrl,
           topicArns: command.topicArns,
-          config: redriveConfig(),
+          ...(command.config === undefined ? {} : { config: command.config }),
         });
       case 'queue-dlq':
         return await redriveQueueDlq({ ...common, sqs, queueUrl: command.queueUrl, targetQueueUrl: command.targetQueueUrl });
       case 'on-failure': {
-        const config = redriveConfig();
         const streams = streamsClient(clientConfig);
         const source =
           'bucket' in command.source
             ? { ...command.source, s3: s3Client({ ...clientConfig, forcePathStyle: command.endpoint !== undefined }) }
             : { ...command.source, sqs };
-        return await redriveOnFailure({ ...common, source, sns, streams, config, topicArns: command.topicArns });
+        return await redriveOnFailure({ ...common, source, sns, streams, config: command.config, topicArns: command.topicArns });
       }
     }
   } finally {
     bar.done();
   }
 }
-
-/** The config the deployed relay runs with (`OUTBOX_CONFIG`), else the app's `outbox.config.ts`. */
-const redriveConfig = () => (process.env[CONFIG_ENV] ? configFromEnv() : appConfig);
 
 /** The command-line flag of each option the redrive functions check. */
 const FLAGS: Readonly<Record<string, string>> = {
@@ -114,20 +111,29 @@ function asFlag(error: RedriveOptionsError): string {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  let command: RedriveCommand;
+  let command: CliCommand;
   try {
-    command = parseRedriveArgs(argv, process.env, RELAY_ENV.topicArns);
+    command = parseCommandLine(argv, process.env, RELAY_ENV.topicArns);
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${REDRIVE_USAGE}\n`);
+    process.stderr.write(`${(error as Error).message}\n\n${usageFor(error)}\n`);
     return 2;
   }
-  if (command.kind === 'help') {
-    process.stdout.write(`${REDRIVE_USAGE}\n`);
+  if (command.kind === 'usage' || command.kind === 'help') {
+    process.stdout.write(`${command.kind === 'usage' ? CLI_USAGE : REDRIVE_USAGE}\n`);
     return 0;
+  }
+  let configured: ConfiguredRedrive;
+  try {
+    configured = await withRedriveConfig(command, process.env);
+  } catch (error) {
+    // A config missing or refused, from --config or $OUTBOX_CONFIG: a usage error, before anything was read.
+    if (!(error instanceof RedriveOptionsError || error instanceof EnvironmentError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 2;
   }
   const stop = stopOnSignals();
   try {
-    const summary = await run(command, stop.signal);
+    const summary = await run(configured, stop.signal);
     process.stdout.write(`${formatSummary(summary)}\n`);
     if (summary.status === 'interrupted') return INTERRUPTED_EXIT;
     return summary.failed.length > 0 ? 1 : 0;

@@ -3,12 +3,18 @@ import { decimalNumber, joinDashValues, parseArgsProblem, repeatedOption } from 
 import { RedriveOptionsError } from './errors.js';
 import { MIN_RATE_PER_SECOND } from './rate-limit.js';
 
-export const REDRIVE_USAGE = `Usage: outbox redrive <kind> [options]
+/** What `--config FILE` may be, for the usage and for refusals. */
+export const CONFIG_FILE_FORMS =
+  'a .json file holding the outbox config as JSON (as $OUTBOX_CONFIG holds it), or a module exporting `config` (.js, .mjs; .ts, .mts under a TypeScript loader such as tsx)';
+
+export const REDRIVE_USAGE = `Usage: dynamodb-outbox redrive <kind> [options]
 
 Kinds:
   relay-dlq    Republish the envelopes held in the relay DLQ to their topics (same event ids).
                --queue-url URL       the relay DLQ
                --topic-arns JSON     topic name → ARN (default: $OUTBOX_TOPIC_ARNS)
+               --config FILE         routes dead letters written without a topic (default: $OUTBOX_CONFIG;
+                                     without either, those are skipped and stay)
   queue-dlq    Move a subscriber DLQ's messages back to the queue they came from.
                --queue-url URL       the subscriber DLQ
                --to URL              the source queue
@@ -16,7 +22,11 @@ Kinds:
                --queue-url URL       records in an SQS destination (re-read from the stream, < 24 h), or
                --bucket NAME         records in an S3 destination (payload kept), with --prefix P
                --topic-arns JSON     topic name → ARN (default: $OUTBOX_TOPIC_ARNS)
-               routes come from $OUTBOX_CONFIG, else the repository's outbox.config.ts
+               --config FILE         the outbox config, which routes the events (default: $OUTBOX_CONFIG;
+                                     one of the two is required)
+
+  FILE is a .json file holding the config as JSON (as $OUTBOX_CONFIG holds it), or a module
+  exporting \`config\` (.js, .mjs; .ts, .mts when node runs with a TypeScript loader such as tsx).
 
 Options:
   --dry-run          read and report, republish and delete nothing
@@ -47,23 +57,31 @@ interface CommonArgs {
 /** A parsed command line, ready to run. */
 export type RedriveCommand =
   | { readonly kind: 'help' }
-  | (CommonArgs & { readonly kind: 'relay-dlq'; readonly queueUrl: string; readonly topicArns: Record<string, string> })
+  | (CommonArgs & {
+      readonly kind: 'relay-dlq';
+      readonly queueUrl: string;
+      readonly topicArns: Record<string, string>;
+      /** `--config FILE`, as typed; the config is loaded only after the whole command line was checked. */
+      readonly configFile?: string;
+    })
   | (CommonArgs & { readonly kind: 'queue-dlq'; readonly queueUrl: string; readonly targetQueueUrl: string })
   | (CommonArgs & {
       readonly kind: 'on-failure';
       readonly source: { readonly queueUrl: string } | { readonly bucket: string; readonly prefix?: string };
       readonly topicArns: Record<string, string>;
+      readonly configFile?: string;
     });
 
 const KINDS: readonly RedriveKind[] = ['relay-dlq', 'queue-dlq', 'on-failure'];
 
 /** The flags that take a value, with what the value is. */
-const VALUE_FLAGS: Readonly<Record<string, string>> = {
+export const VALUE_FLAGS: Readonly<Record<string, string>> = {
   '--queue-url': 'URL',
   '--to': 'URL',
   '--bucket': 'NAME',
   '--prefix': 'P',
   '--topic-arns': 'JSON',
+  '--config': 'FILE',
   '--rate': 'N',
   '--max': 'N',
   '--endpoint': 'URL',
@@ -159,6 +177,13 @@ function topicArnsOf(value: string | undefined, env: NodeJS.ProcessEnv, envName:
   return parsed as Record<string, string>;
 }
 
+/** `--config FILE` as a spread: nothing when not given, so a command without it has no such key. */
+function configFileOf(value: string | undefined): { configFile?: string } {
+  if (value === undefined) return {};
+  if (value === '') throw new RedriveOptionsError('--config', `got ""; allowed: ${CONFIG_FILE_FORMS}`);
+  return { configFile: value };
+}
+
 /**
  * Parses `redrive <kind> [options]`. Unknown flags, missing values and impossible combinations
  * throw a {@link RedriveOptionsError} naming the flag, before any AWS call.
@@ -185,6 +210,7 @@ export function parseRedriveArgs(
         bucket: { type: 'string' },
         prefix: { type: 'string' },
         'topic-arns': { type: 'string' },
+        config: { type: 'string' },
         'dry-run': { type: 'boolean', default: false },
         rate: { type: 'string' },
         max: { type: 'string' },
@@ -226,18 +252,19 @@ export function parseRedriveArgs(
     ...(values.region === undefined ? {} : { region: values.region }),
   };
   const allow = (flags: readonly string[]) => {
-    for (const flag of ['queue-url', 'to', 'bucket', 'prefix', 'topic-arns'] as const) {
+    for (const flag of ['queue-url', 'to', 'bucket', 'prefix', 'topic-arns', 'config'] as const) {
       if (values[flag] !== undefined && !flags.includes(flag))
         throw new RedriveOptionsError(`--${flag}`, `does not apply to ${kind}; allowed: ${flags.map((f) => `--${f}`).join(', ')}`);
     }
   };
   if (kind === 'relay-dlq') {
-    allow(['queue-url', 'topic-arns']);
+    allow(['queue-url', 'topic-arns', 'config']);
     return {
       ...common,
       kind,
       queueUrl: queueUrlOf(values['queue-url'], '--queue-url', kind),
       topicArns: topicArnsOf(values['topic-arns'], env, topicArnsEnv),
+      ...configFileOf(values.config),
     };
   }
   if (kind === 'queue-dlq') {
@@ -249,7 +276,7 @@ export function parseRedriveArgs(
       targetQueueUrl: queueUrlOf(values.to, '--to', kind),
     };
   }
-  allow(['queue-url', 'bucket', 'prefix', 'topic-arns']);
+  allow(['queue-url', 'bucket', 'prefix', 'topic-arns', 'config']);
   if ((values['queue-url'] === undefined) === (values.bucket === undefined)) {
     throw new RedriveOptionsError(
       '--queue-url/--bucket',
@@ -261,5 +288,11 @@ export function parseRedriveArgs(
     values.bucket !== undefined
       ? { bucket: bucketOf(values.bucket), ...(values.prefix === undefined ? {} : { prefix: values.prefix }) }
       : { queueUrl: queueUrlOf(values['queue-url'], '--queue-url', 'on-failure') };
-  return { ...common, kind: 'on-failure', source, topicArns: topicArnsOf(values['topic-arns'], env, topicArnsEnv) };
+  return {
+    ...common,
+    kind: 'on-failure',
+    source,
+    topicArns: topicArnsOf(values['topic-arns'], env, topicArnsEnv),
+    ...configFileOf(values.config),
+  };
 }

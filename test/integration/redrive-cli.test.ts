@@ -1,12 +1,18 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { config as exampleConfig } from '../../examples/orders/outbox.config.js';
+import { serializeConfig } from '../../shared/config.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
+import { CLI_USAGE } from '../../shared/redrive/cli-command.js';
 import { aRelayDeadLetter } from '../helpers/dead-letters.js';
 import { anEnvelope } from '../helpers/envelopes.js';
 import { queueDepth } from '../helpers/fauxqs.js';
@@ -19,8 +25,11 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 const { server, clients } = await emulatorForFile();
 
+// A config in the environment the tests run in would stand in for the one each test gives, or leaves out.
+const { OUTBOX_CONFIG: _, ...inherited } = process.env;
+
 const cliEnv = (extra: Record<string, string> = {}) => ({
-  ...process.env,
+  ...inherited,
   AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
   AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
   AWS_REGION: LOCAL_REGION,
@@ -29,8 +38,8 @@ const cliEnv = (extra: Record<string, string> = {}) => ({
 });
 
 /** Runs the CLI as a person would; asynchronously, so the in-process emulator keeps answering. */
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = cliEnv();
+async function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = cliEnv(extraEnv);
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'functions/cli/main.ts', ...args], { cwd: root, env });
     return { code: 0, stdout, stderr };
@@ -75,7 +84,7 @@ describe('redrive CLI', () => {
 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      "Invalid redrive option arguments: Unknown option '--too'; allowed: --queue-url URL, --to URL, --bucket NAME, --prefix P, --topic-arns JSON, --rate N, --max N, --endpoint URL, --region REGION, --dry-run, --help\n",
+      "Invalid redrive option arguments: Unknown option '--too'; allowed: --queue-url URL, --to URL, --bucket NAME, --prefix P, --topic-arns JSON, --config FILE, --rate N, --max N, --endpoint URL, --region REGION, --dry-run, --help\n",
     );
     expect(result.stderr).not.toContain('positional argument');
     expect(queueDepth(server, 'cli-typo-dlq')).toBe(1);
@@ -221,5 +230,178 @@ describe('redrive CLI input', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--topic-arns: topic "payments" has "nope"; allowed: an "arn:…" topic ARN');
     expect(server.inspectQueue('cli-bad-arn-dlq')?.messages.ready.map((m) => m.approximateReceiveCount)).toEqual([0]);
+  }, 120_000);
+});
+
+describe('dynamodb-outbox usage', () => {
+  it('prints the commands on --help and exits 0', async () => {
+    const result = await cli(['--help']);
+
+    expect(result).toEqual({ code: 0, stdout: `${CLI_USAGE}\n`, stderr: '' });
+    expect(result.stdout).toContain('\n  redrive <kind>   ');
+  }, 120_000);
+
+  it('rejects no command and an unknown one with exit status 2 and the commands', async () => {
+    expect(await cli([])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `Invalid redrive option command: no command given; allowed: redrive\n\n${CLI_USAGE}\n`,
+    });
+    expect(await cli(['teleport', '--queue-url', 'https://sqs.eu-west-1.amazonaws.com/123456789012/q'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `Invalid redrive option command: got "teleport"; allowed: redrive\n\n${CLI_USAGE}\n`,
+    });
+  }, 120_000);
+
+  it('prints the redrive usage, as dynamodb-outbox redrive, on redrive --help', async () => {
+    const result = await cli(['redrive', '--help']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: dynamodb-outbox redrive <kind> \[options\]\n/);
+    expect(result.stdout).toContain('--config FILE');
+  }, 120_000);
+});
+
+describe('redrive CLI config', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'redrive-cli-config-'));
+  const file = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+  const { topicArn } = server.createTopic('cli-config-payments');
+  server.createQueue('cli-config-view');
+  server.subscribe({ topic: 'cli-config-payments', queue: 'cli-config-view', attributes: { RawMessageDelivery: 'true' } });
+  const topicArns = JSON.stringify({ payments: topicArn });
+
+  it('routes a dead letter written without a topic by the config from --config or $OUTBOX_CONFIG, and skips it without one', async () => {
+    const dlq = server.createQueue('cli-config-dlq');
+    const send = () =>
+      clients.sqs.send(
+        new SendMessageBatchCommand({ QueueUrl: dlq.queueUrl, Entries: [{ Id: '0', MessageBody: aRelayDeadLetter({}).body }] }),
+      );
+    const args = ['redrive', 'relay-dlq', '--queue-url', dlq.queueUrl, '--topic-arns', topicArns, '--endpoint', server.address];
+    await send();
+
+    const without = await cli(args);
+    expect(without.code).toBe(0);
+    expect(without.stdout).toMatch(/skipped:\s+1/);
+    expect(without.stdout).toContain('UNKNOWN_ROUTE');
+
+    const fromEnv = await cli(args, { OUTBOX_CONFIG: serializeConfig(exampleConfig) });
+    expect(fromEnv.code).toBe(0);
+    expect(fromEnv.stdout).toMatch(/moved\s+1 \(1 events\)/);
+    expect(queueDepth(server, 'cli-config-view')).toBe(1);
+
+    await send();
+    const fromModule = await cli([...args, '--config', 'examples/orders/outbox.config.ts']);
+    expect(fromModule.code).toBe(0);
+    expect(fromModule.stdout).toMatch(/moved\s+1 \(1 events\)/);
+
+    await send();
+    // --config wins over $OUTBOX_CONFIG, which here routes nothing.
+    const empty = serializeConfig({ ...exampleConfig, routes: {} });
+    const fromJson = await cli([...args, '--config', file('outbox.config.json', serializeConfig(exampleConfig))], { OUTBOX_CONFIG: empty });
+    expect(fromJson.code).toBe(0);
+    expect(fromJson.stdout).toMatch(/moved\s+1 \(1 events\)/);
+    expect(queueDepth(server, 'cli-config-view')).toBe(3);
+    expect(queueDepth(server, 'cli-config-dlq')).toBe(0);
+  }, 120_000);
+
+  const refusals: readonly {
+    what: string;
+    config?: (dir: string) => string;
+    env?: Record<string, string>;
+    stderr: (file: string) => string;
+  }[] = [
+    {
+      what: 'no config at all',
+      stderr: () =>
+        'Invalid redrive option --config: is required for on-failure, whose events the outbox config routes; allowed: --config FILE (a .json file of the config, or a module exporting `config`) or the config as JSON in OUTBOX_CONFIG, as the relay holds it\n',
+    },
+    {
+      what: 'a file that does not exist',
+      config: () => join(dir, 'missing.json'),
+      stderr: (path) => `Invalid redrive option --config: "${path}" does not exist\n`,
+    },
+    {
+      what: 'a .json file that is not JSON',
+      config: () => file('broken.json', '{"source":'),
+      stderr: (path) => `Invalid redrive option --config: "${path}" is not JSON (`,
+    },
+    {
+      what: 'a module without a config export',
+      config: () => file('default.mjs', `export default ${serializeConfig(exampleConfig)};`),
+      stderr: (path) =>
+        `Invalid redrive option --config: "${path}" has no \`config\` export (it exports default); allowed: a module with \`export const config = defineConfig({ … })\`\n`,
+    },
+    {
+      what: 'a file holding an invalid config',
+      config: () =>
+        file('unrouted.json', JSON.stringify({ source: 'urn:a', topics: [{ name: 'payments' }], routes: { payment: 'nowhere' } })),
+      stderr: (path) =>
+        `Invalid redrive option --config: "${path}" holds an invalid outbox config: Invalid outbox config at routes.payment: routes to unknown topic "nowhere"; allowed: "payments"\n`,
+    },
+    {
+      what: 'an invalid $OUTBOX_CONFIG',
+      env: { OUTBOX_CONFIG: '{"source":"urn:a"}' },
+      stderr: () => 'Environment variable OUTBOX_CONFIG: holds an invalid outbox config: Invalid outbox config at topics: ',
+    },
+  ];
+
+  let refused = 0;
+  it.each(refusals)(
+    'rejects on-failure with $what with exit status 2, before reading anything',
+    async ({ config, env, stderr }) => {
+      const name = `cli-refused-${refused++}`;
+      const queue = server.createQueue(name);
+      await clients.sqs.send(new SendMessageBatchCommand({ QueueUrl: queue.queueUrl, Entries: [{ Id: '0', MessageBody: 'x' }] }));
+      const path = config?.(dir);
+
+      const result = await cli(
+        [
+          'redrive',
+          'on-failure',
+          '--queue-url',
+          queue.queueUrl,
+          '--topic-arns',
+          topicArns,
+          '--endpoint',
+          server.address,
+          ...(path === undefined ? [] : ['--config', path]),
+        ],
+        env,
+      );
+
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      const expected = stderr(path ?? '');
+      expect(result.stderr.slice(0, expected.length)).toBe(expected);
+      expect(server.inspectQueue(name)?.messages.ready.map((m) => m.approximateReceiveCount)).toEqual([0]);
+    },
+    120_000,
+  );
+
+  it('runs on-failure with a valid --config, reading the queue it would refuse to read without one', async () => {
+    const queue = server.createQueue('cli-config-on-failure');
+    await clients.sqs.send(new SendMessageBatchCommand({ QueueUrl: queue.queueUrl, Entries: [{ Id: '0', MessageBody: 'not a record' }] }));
+
+    const result = await cli([
+      'redrive',
+      'on-failure',
+      '--queue-url',
+      queue.queueUrl,
+      '--topic-arns',
+      topicArns,
+      '--endpoint',
+      server.address,
+      '--config',
+      file('valid.json', serializeConfig(exampleConfig)),
+    ]);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/processed:\s+1/);
+    expect(result.stdout).toMatch(/skipped:\s+1/);
   }, 120_000);
 });

@@ -1,0 +1,58 @@
+import { parseRedriveArgs, REDRIVE_USAGE, type RedriveCommand, VALUE_FLAGS } from './cli-args.js';
+import { RedriveOptionsError } from './errors.js';
+
+/** The commands of the `dynamodb-outbox` command line. */
+const COMMANDS = ['redrive'] as const;
+
+export const CLI_USAGE = `Usage: dynamodb-outbox <command> [options]
+
+Commands:
+  redrive <kind>   put back what the pipeline set aside, with the same event ids: the relay DLQ
+                   (relay-dlq), a subscriber DLQ (queue-dlq), the relay's on-failure records
+                   (on-failure); dynamodb-outbox redrive --help lists its options
+
+Options:
+  -h, --help       show this text
+
+Exit status: 0 for --help, 2 on a usage error (no command or an unknown one); each command
+documents its own.`;
+
+/** What the command line asks for: the list of commands (`usage`), or a redrive. */
+export type CliCommand = { readonly kind: 'usage' } | RedriveCommand;
+
+/**
+ * The command named: the first argument that is neither a flag nor the value of one
+ * (`--endpoint URL redrive …` names `redrive`), as `util.parseArgs` counts positionals.
+ */
+function commandOf(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (VALUE_FLAGS[arg] !== undefined) i++;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
+}
+
+/**
+ * Parses a `dynamodb-outbox` command line: `--help` without a command, or no command, or an
+ * unknown one, is about the commands; `redrive …` is parsed by {@link parseRedriveArgs}. Throws a
+ * {@link RedriveOptionsError} (field `command` when the command is missing or unknown) before any
+ * AWS call.
+ *
+ * @example
+ * ```ts
+ * const command = parseCommandLine(process.argv.slice(2));
+ * if (command.kind === 'usage') console.log(CLI_USAGE);
+ * ```
+ */
+export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, topicArnsEnv?: string): CliCommand {
+  const command = commandOf(argv);
+  if (command === 'redrive') return parseRedriveArgs(argv, env, topicArnsEnv);
+  if (argv.includes('--help') || argv.includes('-h')) return { kind: 'usage' };
+  const given = command === undefined ? 'no command given' : `got ${JSON.stringify(command)}`;
+  throw new RedriveOptionsError('command', `${given}; allowed: ${COMMANDS.join(', ')}`);
+}
+
+/** The usage to print below a refusal: the list of commands when the command was wrong, else the redrive's. */
+export const usageFor = (error: unknown): string =>
+  error instanceof RedriveOptionsError && error.field === 'command' ? CLI_USAGE : REDRIVE_USAGE;

@@ -1,0 +1,186 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defineConfig, serializeConfig } from '../../shared/config.js';
+import { EnvironmentError } from '../../shared/errors.js';
+import { parseRedriveArgs, REDRIVE_USAGE } from '../../shared/redrive/cli-args.js';
+import { CLI_USAGE, parseCommandLine, usageFor } from '../../shared/redrive/cli-command.js';
+import { loadConfigFile, withRedriveConfig } from '../../shared/redrive/cli-config.js';
+import { RedriveOptionsError } from '../../shared/redrive/errors.js';
+
+const DLQ = 'https://sqs.eu-west-1.amazonaws.com/123456789012/relay-dlq';
+const ARNS = '{"payments":"arn:aws:sns:eu-west-1:123456789012:payments"}';
+const config = defineConfig({ source: 'urn:test:cli', topics: [{ name: 'payments' }], routes: { payment: 'payments' } });
+const other = defineConfig({ source: 'urn:test:other', topics: [{ name: 'payments' }], routes: { refund: 'payments' } });
+
+const dir = mkdtempSync(join(tmpdir(), 'redrive-config-'));
+const file = (name: string, text: string) => {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+};
+
+/** The message of what `promise` was refused with, which must be a RedriveOptionsError. */
+async function refusal(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RedriveOptionsError);
+  return (error as Error).message;
+}
+
+const run = (args: string[]) => {
+  const command = parseRedriveArgs(['redrive', ...args, '--topic-arns', ARNS], {});
+  if (command.kind === 'help') throw new Error('not a run');
+  return command;
+};
+
+describe('loadConfigFile', () => {
+  it('reads the config as JSON, as the relay holds it, and as a module exporting config', async () => {
+    expect(await loadConfigFile(file('relay.json', serializeConfig(config)))).toEqual(config);
+    expect(await loadConfigFile(file('input.json', '{"source":"urn:a","topics":[{"name":"t"}],"routes":{"a":"t"}}'))).toMatchObject({
+      routes: { a: 't' },
+      relay: { batchSize: 100 },
+    });
+    expect(await loadConfigFile(file('outbox.config.mjs', `export const config = ${serializeConfig(config)};`))).toEqual(config);
+    expect(await loadConfigFile('examples/orders/outbox.config.ts')).toMatchObject({
+      routes: { order: 'orders.fifo', payment: 'payments' },
+    });
+  });
+
+  it('rejects a file that does not exist, naming it and where it was looked for', async () => {
+    expect(await refusal(loadConfigFile('no-such-config.json', dir))).toBe(
+      `Invalid redrive option --config: "no-such-config.json" does not exist (looked for ${join(dir, 'no-such-config.json')})`,
+    );
+  });
+
+  it('rejects a .json file that is not JSON', async () => {
+    const path = file('broken.json', '{"source":');
+    expect(await refusal(loadConfigFile(path))).toMatch(
+      new RegExp(
+        `^Invalid redrive option --config: "${path}" is not JSON \\(.+\\); allowed: the outbox config as JSON, as serializeConfig writes it$`,
+      ),
+    );
+  });
+
+  it('rejects a module without a config export, naming what it exports', async () => {
+    const path = file('default.mjs', `export default ${serializeConfig(config)}; export const routes = {};`);
+    expect(await refusal(loadConfigFile(path))).toBe(
+      `Invalid redrive option --config: "${path}" has no \`config\` export (it exports default, routes); allowed: a module with \`export const config = defineConfig({ … })\``,
+    );
+  });
+
+  it('rejects an invalid config with the field the config check names', async () => {
+    const json = file('unrouted.json', '{"source":"urn:a","topics":[{"name":"payments"}],"routes":{"payment":"nowhere"}}');
+    expect(await refusal(loadConfigFile(json))).toBe(
+      `Invalid redrive option --config: "${json}" holds an invalid outbox config: Invalid outbox config at routes.payment: routes to unknown topic "nowhere"; allowed: "payments"`,
+    );
+    const module = file('unknown-key.mjs', 'export const config = { source: "urn:a", topics: [{ name: "t" }], routes: {}, route: {} };');
+    expect(await refusal(loadConfigFile(module))).toMatch(
+      /holds an invalid outbox config: Invalid outbox config at config\.route: unknown setting "route"/,
+    );
+  });
+
+  it('rejects a module that fails to load, and a file of another kind, saying what is allowed', async () => {
+    const broken = file('broken.mjs', 'export const config = ;');
+    expect(await refusal(loadConfigFile(broken))).toMatch(
+      new RegExp(`^Invalid redrive option --config: "${broken}" could not be loaded: `),
+    );
+    const yaml = file('outbox.yaml', 'source: urn:a');
+    expect(await refusal(loadConfigFile(yaml))).toBe(
+      `Invalid redrive option --config: "${yaml}" has the extension ".yaml"; allowed: a .json file holding the outbox config as JSON (as $OUTBOX_CONFIG holds it), or a module exporting \`config\` (.js, .mjs; .ts, .mts under a TypeScript loader such as tsx)`,
+    );
+    const folder = join(dir, 'folder.json');
+    mkdirSync(folder);
+    expect(await refusal(loadConfigFile(folder))).toBe(`Invalid redrive option --config: "${folder}" is not a file`);
+  });
+});
+
+describe('withRedriveConfig', () => {
+  const env = { OUTBOX_CONFIG: serializeConfig(other) };
+
+  it('takes --config over $OUTBOX_CONFIG, and $OUTBOX_CONFIG when --config is not given', async () => {
+    const json = file('chosen.json', serializeConfig(config));
+    expect(await withRedriveConfig(run(['on-failure', '--bucket', 'failures', '--config', json]), env)).toMatchObject({ config });
+    expect(await withRedriveConfig(run(['on-failure', '--bucket', 'failures']), env)).toMatchObject({ config: other });
+    expect(await withRedriveConfig(run(['relay-dlq', '--queue-url', DLQ]), env)).toMatchObject({ config: other });
+  });
+
+  it('runs relay-dlq without a config, and queue-dlq never reads one', async () => {
+    expect(await withRedriveConfig(run(['relay-dlq', '--queue-url', DLQ]), {})).not.toHaveProperty('config');
+    const queueDlq = parseRedriveArgs(['redrive', 'queue-dlq', '--queue-url', DLQ, '--to', `${DLQ}-source`], {});
+    if (queueDlq.kind === 'help') throw new Error('not a run');
+    expect(await withRedriveConfig(queueDlq, { OUTBOX_CONFIG: '{' })).toEqual(queueDlq);
+  });
+
+  it('rejects on-failure without a config, naming both ways to give one', async () => {
+    expect(await refusal(withRedriveConfig(run(['on-failure', '--bucket', 'failures']), { OUTBOX_CONFIG: '' }))).toBe(
+      'Invalid redrive option --config: is required for on-failure, whose events the outbox config routes; allowed: --config FILE (a .json file of the config, or a module exporting `config`) or the config as JSON in OUTBOX_CONFIG, as the relay holds it',
+    );
+  });
+
+  it('rejects an invalid $OUTBOX_CONFIG for relay-dlq too, though only dead letters without a topic need it', async () => {
+    const error = await withRedriveConfig(run(['relay-dlq', '--queue-url', DLQ]), { OUTBOX_CONFIG: '{"source":"urn:a"}' }).catch((e) => e);
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect(error.message).toMatch(/^Environment variable OUTBOX_CONFIG: holds an invalid outbox config: Invalid outbox config at topics: /);
+  });
+
+  it('rejects --config where no config is used, and an empty one', () => {
+    expect(() => parseRedriveArgs(['redrive', 'queue-dlq', '--queue-url', DLQ, '--to', DLQ, '--config', 'c.json'], {})).toThrow(
+      'Invalid redrive option --config: does not apply to queue-dlq; allowed: --queue-url, --to',
+    );
+    expect(() => run(['relay-dlq', '--queue-url', DLQ, '--config', ''])).toThrow(
+      /^Invalid redrive option --config: got ""; allowed: a \.json file/,
+    );
+  });
+});
+
+describe('parseCommandLine', () => {
+  it('answers --help without a command with the list of commands, and redrive --help with the redrive usage', () => {
+    expect(parseCommandLine(['--help'], {})).toEqual({ kind: 'usage' });
+    expect(parseCommandLine(['-h'], {})).toEqual({ kind: 'usage' });
+    expect(parseCommandLine(['redrive', '--help'], {})).toEqual({ kind: 'help' });
+    expect(parseCommandLine(['redrive', 'relay-dlq', '-h'], {})).toEqual({ kind: 'help' });
+    expect(CLI_USAGE).toMatch(/^Usage: dynamodb-outbox <command> \[options\]\n\nCommands:\n {2}redrive <kind> /);
+    expect(REDRIVE_USAGE).toMatch(/^Usage: dynamodb-outbox redrive <kind> \[options\]/);
+  });
+
+  it('rejects no command and an unknown one, with the list of commands as the usage to show', () => {
+    for (const [argv, given] of [
+      [[], 'no command given'],
+      [['teleport'], 'got "teleport"'],
+      [['--region', 'eu-west-1', 'teleport', 'relay-dlq'], 'got "teleport"'],
+    ] as const) {
+      const error = (() => {
+        try {
+          parseCommandLine(argv, {});
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(error).toBeInstanceOf(RedriveOptionsError);
+      expect((error as Error).message).toBe(`Invalid redrive option command: ${given}; allowed: redrive`);
+      expect(usageFor(error)).toBe(CLI_USAGE);
+    }
+  });
+
+  it('finds the command behind flags and their values, and shows the redrive usage for its refusals', () => {
+    expect(parseCommandLine(['--region', 'eu-west-1', 'redrive', 'relay-dlq', '--queue-url', DLQ, '--topic-arns', ARNS], {})).toMatchObject(
+      {
+        kind: 'relay-dlq',
+        region: 'eu-west-1',
+      },
+    );
+    const error = (() => {
+      try {
+        parseCommandLine(['redrive', 'relay-dlq'], {});
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect((error as Error).message).toBe('Invalid redrive option --queue-url: is required for relay-dlq');
+    expect(usageFor(error)).toBe(REDRIVE_USAGE);
+  });
+});
