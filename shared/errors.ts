@@ -107,30 +107,96 @@ export class TransactionConflictError extends OutboxError {
   }
 }
 
+/** Why a {@link WriteOutcomeUnknownError} cannot say whether the write committed. */
+export type UnknownOutcomeReason =
+  /** DynamoDB still reported an earlier attempt running (`TransactionInProgressException`) when the helper stopped asking. */
+  | 'IN_PROGRESS'
+  /** An attempt got no answer that says how it ended: a network error, a timeout, an aborted request, an HTTP 5xx. */
+  | 'NO_ANSWER'
+  /** DynamoDB had seen the key on a request with other parameters, and reading the key's record to learn how that one ended failed. */
+  | 'RECORD_UNREADABLE';
+
+/** What the write helper knows of a write whose outcome is unknown; {@link WriteOutcomeUnknownError} words it. */
+export type UnknownOutcome =
+  | { readonly reason: 'IN_PROGRESS'; readonly attempts: number; readonly waitedMs: number; readonly refusedWith?: string }
+  /** `lost`: what the unanswered attempt got; `refusedWith`: what refused the attempts after it, when they ran out. */
+  | { readonly reason: 'NO_ANSWER'; readonly attempts: number; readonly lost: string; readonly refusedWith?: string }
+  | { readonly reason: 'RECORD_UNREADABLE'; readonly attempts: number; readonly lost: string };
+
+/** What happened to a write whose outcome is unknown, in words. */
+function unknownOutcomeText(outcome: UnknownOutcome): string {
+  const attempts = `${outcome.attempts} ${outcome.attempts === 1 ? 'attempt' : 'attempts'}`;
+  switch (outcome.reason) {
+    case 'IN_PROGRESS':
+      return outcome.refusedWith === undefined
+        ? `DynamoDB was still running an earlier attempt of this write ${outcome.waitedMs} ms after it first answered TransactionInProgressException (${attempts}); that attempt may yet commit, so nothing more was sent.`
+        : `DynamoDB answered TransactionInProgressException to an earlier attempt of this write, and refused the attempts of the ${outcome.waitedMs} ms since (${outcome.refusedWith}, ${attempts}) before saying how it ended; that attempt may have committed, so nothing more was sent.`;
+    case 'NO_ANSWER':
+      return outcome.refusedWith === undefined
+        ? `DynamoDB gave no answer that says whether this write committed (${outcome.lost}): the request may have reached DynamoDB and committed, or not, and nothing more was sent.`
+        : `An attempt of this write got no answer from DynamoDB (${outcome.lost}), and the attempts since were refused (${outcome.refusedWith}, ${attempts}) before DynamoDB said how it ended; that attempt may have committed, so nothing more was sent.`;
+    case 'RECORD_UNREADABLE':
+      return `DynamoDB had seen this idempotencyKey on a request with other parameters (an earlier call of this write, say), and reading the key's idempotency record to learn whether that request committed failed (${outcome.lost}); the write may have committed.`;
+  }
+}
+
+/** What the caller can do about a write whose outcome is unknown. */
+const unknownOutcomeRemedy = (idempotencyKey: string | undefined): string =>
+  idempotencyKey === undefined
+    ? 'Without an idempotencyKey a retry may write it twice: read the written items to learn whether it did; a write with an idempotencyKey can be retried safely instead.'
+    : `Retry it with the same idempotencyKey (${JSON.stringify(idempotencyKey)}): that returns the committed result, or writes it once.`;
+
 /**
- * DynamoDB still reported an earlier attempt of the write running (`TransactionInProgressException`)
- * when the helper stopped asking: that attempt may yet commit, or may not. Nothing more was sent.
+ * The write may or may not have committed, and the helper cannot tell: DynamoDB still reported
+ * an earlier attempt running when it stopped asking, or an attempt got no answer (a network
+ * error, a timeout, an HTTP 5xx once the SDK's retries were spent). Nothing more was sent. A
+ * write with an `idempotencyKey` is retried safely with the same key; one without may be written
+ * twice by a retry. `cause` holds the error that ended the write.
  */
 export class WriteOutcomeUnknownError extends OutboxError {
   readonly attempts: number;
+  readonly reason: UnknownOutcomeReason;
+  readonly idempotencyKey: string | undefined;
 
   /**
    * `refusedWith`: the error that refused the attempts after the in-progress answer (throttling,
    * say), when they ran out before DynamoDB said how the earlier attempt ended.
    */
-  constructor(attempts: number, waitedMs: number, idempotencyKey: string | undefined, options?: ErrorOptions, refusedWith?: string) {
-    super(
-      'WRITE_OUTCOME_UNKNOWN',
-      (refusedWith === undefined
-        ? `DynamoDB was still running an earlier attempt of this write ${waitedMs} ms after it first answered TransactionInProgressException (${attempts} attempts); that attempt may yet commit, so nothing more was sent. `
-        : `DynamoDB answered TransactionInProgressException to an earlier attempt of this write, and refused the attempts of the ${waitedMs} ms since (${refusedWith}, ${attempts} attempts) before saying how it ended; that attempt may have committed, so nothing more was sent. `) +
-        (idempotencyKey === undefined
-          ? 'Read the written items to learn whether it did; a write with an idempotencyKey can be retried safely instead.'
-          : `Retry it with the same idempotencyKey (${JSON.stringify(idempotencyKey)}): that returns the committed result, or writes it once.`),
-      options,
-    );
+  constructor(attempts: number, waitedMs: number, idempotencyKey: string | undefined, options?: ErrorOptions, refusedWith?: string);
+  constructor(outcome: UnknownOutcome, idempotencyKey: string | undefined, options?: ErrorOptions);
+  constructor(
+    first: number | UnknownOutcome,
+    second: number | string | undefined,
+    third?: string | ErrorOptions,
+    fourth?: ErrorOptions,
+    refusedWith?: string,
+  ) {
+    const positional = typeof first === 'number';
+    const outcome: UnknownOutcome = positional
+      ? { reason: 'IN_PROGRESS', attempts: first, waitedMs: second as number, ...(refusedWith === undefined ? {} : { refusedWith }) }
+      : first;
+    const idempotencyKey = (positional ? third : second) as string | undefined;
+    const message = `${unknownOutcomeText(outcome)} ${unknownOutcomeRemedy(idempotencyKey)}`;
+    super('WRITE_OUTCOME_UNKNOWN', message, (positional ? fourth : third) as ErrorOptions | undefined);
     this.name = 'WriteOutcomeUnknownError';
-    this.attempts = attempts;
+    this.attempts = outcome.attempts;
+    this.reason = outcome.reason;
+    this.idempotencyKey = idempotencyKey;
+  }
+}
+
+/**
+ * DynamoDB refused the write for a reason retrying does not cure (permissions, credentials, a
+ * table that does not exist), or the request failed before it was sent; nothing was written.
+ * `reason` is the refusal's name (`AccessDeniedException`, say), `cause` the SDK's error.
+ */
+export class WriteRejectedError extends OutboxError {
+  readonly reason: string;
+
+  constructor(reason: string, message: string, options?: ErrorOptions) {
+    super('WRITE_REJECTED', message, options);
+    this.name = 'WriteRejectedError';
+    this.reason = reason;
   }
 }
 

@@ -18,7 +18,10 @@ export {
   type SpentRetryBound,
   TransactionConflictError,
   TransactionFailedError,
+  type UnknownOutcome,
+  type UnknownOutcomeReason,
   WriteOutcomeUnknownError,
+  WriteRejectedError,
   type WriteValidationCode,
   WriteValidationError,
 } from './errors.js';

@@ -3,8 +3,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
-import { TransactionConflictError, WriteOutcomeUnknownError, WriteValidationError } from '../errors.js';
+import { OutboxError, TransactionConflictError, WriteOutcomeUnknownError, WriteValidationError } from '../errors.js';
+import { type AttemptWatch, describeError, errorName, lostAttempt, notApplied, watchAttempts } from './attempts.js';
 import { type CancellationReason, cancellationOutcome } from './cancellation.js';
+import { refusalError, unknownOutcome } from './failure.js';
 import { derivedToken, idempotencyPut, replay } from './idempotency.js';
 import { type Plan, planWrite } from './plan.js';
 import { writtenEvents } from './result.js';
@@ -175,26 +177,31 @@ export class Outbox {
     // Slots whose sequence this write guessed (none known: assumed new) and found otherwise once.
     const learned = new Set<string>();
     let lastReason = '';
+    // What an attempt under the current token got that leaves open whether it committed (a lost
+    // answer); DynamoDB's next answer under the token that says how the request ended clears it.
+    let lost: string | undefined;
     for (let attempt = 1; ; attempt++) {
       const result = writtenEvents(plan.slots, expected);
       const guessed = new Set(plan.slots.filter((slot) => expected.get(slot.pk) === undefined).map((slot) => slot.pk));
+      let watch: AttemptWatch = { observed: false, unanswered: [] };
       try {
-        await this.#client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              ...plan.operations,
-              ...plan.slots.map((slot) => slotUpdate(slot, expected.get(slot.pk), plan.now, this.#tableName, this.#config)),
-              ...(input.idempotencyKey === undefined
-                ? []
-                : [idempotencyPut(input.idempotencyKey, plan, result, this.#tableName, this.#idempotencyTtlSeconds)]),
-            ],
-            ClientRequestToken: token,
-          }),
-        );
+        const command = new TransactWriteCommand({
+          TransactItems: [
+            ...plan.operations,
+            ...plan.slots.map((slot) => slotUpdate(slot, expected.get(slot.pk), plan.now, this.#tableName, this.#config)),
+            ...(input.idempotencyKey === undefined
+              ? []
+              : [idempotencyPut(input.idempotencyKey, plan, result, this.#tableName, this.#idempotencyTtlSeconds)]),
+          ],
+          ClientRequestToken: token,
+        });
+        watch = watchAttempts(command);
+        await this.#client.send(command);
         for (const slot of plan.slots) this.#sequences.remember(slot.pk, (expected.get(slot.pk) ?? 0) + slot.events.length);
         return { events: result, replayed: false };
       } catch (error) {
-        const name = (error as Error).name;
+        const name = errorName(error);
+        lost ??= lostAttempt(watch, error);
         let raced = false;
         if (name === 'TransactionCanceledException') {
           const reasons = ((error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? []) as CancellationReason[];
@@ -203,6 +210,8 @@ export class Outbox {
           lastReason = outcome.reason;
           // A changed request must not reuse the token of the one DynamoDB just saw.
           token = derivedToken(token, attempt);
+          // DynamoDB answers a token that committed with success, so none of its attempts did.
+          lost = undefined;
           inProgressSince = undefined;
           if (outcome.status === 'raced') {
             // A slot assumed new that exists (the first write to it from this process) is no race:
@@ -213,10 +222,11 @@ export class Outbox {
             raced = true;
           }
         } else if (name === 'IdempotentParameterMismatchException' && input.idempotencyKey !== undefined) {
-          const replayed = await replay(this.#client, this.#tableName, input.idempotencyKey, plan);
+          const replayed = await this.#replay(input.idempotencyKey, plan, attempt);
           if (replayed !== undefined) return replayed;
           // The earlier request under this token never committed (it would have left its record).
           token = derivedToken(input.idempotencyKey, attempt);
+          lost = undefined;
           lastReason = name;
         } else if (name === 'TransactionInProgressException') {
           // An earlier attempt under this token (sent again by the SDK after a timeout) is still
@@ -225,36 +235,59 @@ export class Outbox {
           const now = this.#clock().getTime();
           inProgressSince ??= now;
           if (now - inProgressSince >= IN_PROGRESS_WINDOW_MS)
-            throw new WriteOutcomeUnknownError(attempt, now - inProgressSince, input.idempotencyKey);
+            throw new WriteOutcomeUnknownError(attempt, now - inProgressSince, input.idempotencyKey, { cause: error });
           await sleep(backoffDelay(this.#retry, Math.min(attempt, 10)));
           continue;
         } else if (RETRIED_ERRORS.has(name)) {
           lastReason = name;
-        } else if (name === 'ValidationException' && /multiple operations on one item/i.test((error as Error).message)) {
-          throw new WriteValidationError(
-            'DUPLICATE_ITEM',
-            `Two actions of this write target the same item (${(error as Error).message}); allowed: one action per item`,
-            { cause: error },
-          );
         } else {
-          throw error;
+          // Refused, or no answer once the SDK's retries were spent.
+          const failure = this.#failure(error, attempt, input.idempotencyKey, inProgressSince, lost);
+          throw unknownOutcome(failure, notApplied(error) ? name : undefined) ?? refusalError(error, this.#tables(plan));
         }
         if (raced) {
           // Losing a race means another writer committed: progress, so a short retry is fair.
-          if (++races > this.#retry.maxSequenceRaces) throw new TransactionConflictError(attempt, lastReason, 'retry.maxSequenceRaces');
+          if (++races > this.#retry.maxSequenceRaces)
+            throw new TransactionConflictError(attempt, lastReason, 'retry.maxSequenceRaces', { cause: error });
           await sleep(backoffDelay(RACE_BACKOFF, races));
         } else {
           if (++conflicts >= this.#retry.maxAttempts) {
-            // An attempt DynamoDB called in progress, never settled since under this token: it may have committed.
-            if (inProgressSince !== undefined) {
-              const waited = this.#clock().getTime() - inProgressSince;
-              throw new WriteOutcomeUnknownError(attempt, waited, input.idempotencyKey, { cause: error }, lastReason);
-            }
-            throw new TransactionConflictError(attempt, lastReason);
+            // An attempt DynamoDB called in progress, or one whose answer was lost, never settled
+            // since under this token: it may have committed.
+            const failure = this.#failure(error, attempt, input.idempotencyKey, inProgressSince, lost);
+            const unknown = unknownOutcome(failure, lastReason);
+            if (unknown !== undefined) throw unknown;
+            throw new TransactionConflictError(attempt, lastReason, 'retry.maxAttempts', { cause: error });
           }
           await sleep(backoffDelay(this.#retry, conflicts));
         }
       }
     }
+  }
+
+  /**
+   * The stored result of a keyed write whose token DynamoDB has seen with other parameters, or
+   * `undefined` when no write under the key committed. A failed read leaves the outcome unknown.
+   */
+  async #replay(key: string, plan: Plan, attempt: number): Promise<WriteResult | undefined> {
+    try {
+      return await replay(this.#client, this.#tableName, key, plan);
+    } catch (error) {
+      if (error instanceof OutboxError) throw error;
+      const outcome = { reason: 'RECORD_UNREADABLE', attempts: attempt, lost: describeError(error) } as const;
+      throw new WriteOutcomeUnknownError(outcome, key, { cause: error });
+    }
+  }
+
+  /** What is known of the write when it gives up on it; see {@link unknownOutcome}. */
+  #failure(error: unknown, attempts: number, key: string | undefined, inProgressSince: number | undefined, lost: string | undefined) {
+    const inProgressForMs = inProgressSince === undefined ? undefined : this.#clock().getTime() - inProgressSince;
+    return { error, attempts, idempotencyKey: key, inProgressForMs, lost };
+  }
+
+  /** The tables a write names, the outbox table first, for a message. */
+  #tables(plan: Plan): string[] {
+    const named = plan.operations.map((op) => (op.Put ?? op.Update ?? op.Delete ?? op.ConditionCheck)?.TableName ?? this.#tableName);
+    return [...new Set([this.#tableName, ...named])];
   }
 }

@@ -2,7 +2,13 @@ import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dy
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { TransactionConflictError, TransactionFailedError, WriteOutcomeUnknownError, WriteValidationError } from '../../shared/errors.js';
+import {
+  TransactionConflictError,
+  TransactionFailedError,
+  WriteOutcomeUnknownError,
+  WriteRejectedError,
+  WriteValidationError,
+} from '../../shared/errors.js';
 import { Outbox, type OutboxOptions } from '../../shared/write/index.js';
 import { IN_PROGRESS_WINDOW_MS } from '../../shared/write/writer.js';
 import { orderEvent, testConfig } from '../helpers/factories.js';
@@ -121,11 +127,24 @@ describe('write helper retries', () => {
     expect(fake.attempts()).toBe(4);
   });
 
-  it('passes unknown SDK errors through unchanged', async () => {
+  it('rejects a refusal retrying cannot cure at once, as a WriteRejectedError that says nothing was written', async () => {
     const boom = Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
     const fake = fakeClient(() => boom);
     const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client });
-    await expect(outbox.write({ events: [orderEvent('o-1')] })).rejects.toBe(boom);
+    const error = await outbox.write({ events: [orderEvent('o-1')] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WriteRejectedError);
+    expect(error).toMatchObject({ code: 'WRITE_REJECTED', reason: 'ResourceNotFoundException', cause: boom });
+    expect((error as Error).message).toContain('nothing was written');
+    expect(fake.attempts()).toBe(1);
+  });
+
+  it('fails with WriteOutcomeUnknownError on an error it cannot read, from a client that runs no middleware', async () => {
+    const odd = new Error('something odd');
+    const fake = fakeClient(() => odd);
+    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client });
+    const error = await outbox.write({ events: [orderEvent('o-1')] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WriteOutcomeUnknownError);
+    expect(error).toMatchObject({ reason: 'NO_ANSWER', cause: odd });
     expect(fake.attempts()).toBe(1);
   });
 });

@@ -1,0 +1,139 @@
+/**
+ * What the SDK's attempts of one request say about whether DynamoDB applied it. The SDK retries
+ * network errors, timeouts, 5xx answers and throttling under the same request, and its final
+ * error names only the last attempt: a throttled last attempt says nothing of a first one whose
+ * answer was lost. So the helper watches each attempt as it leaves for DynamoDB.
+ */
+
+import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+
+/** DynamoDB's refusals (HTTP 400): the request was not applied. */
+const REFUSALS = new Set([
+  'AccessDeniedException',
+  'ConditionalCheckFailedException',
+  'IdempotentParameterMismatchException',
+  'IncompleteSignatureException',
+  'InvalidEndpointException',
+  'InvalidSignatureException',
+  'LimitExceededException',
+  'MissingAuthenticationTokenException',
+  'ProvisionedThroughputExceededException',
+  'ReplicatedWriteConflictException',
+  'RequestLimitExceeded',
+  'ResourceNotFoundException',
+  'SerializationException',
+  'ThrottlingException',
+  'TransactionCanceledException',
+  'TransactionConflictException',
+  'TransactionInProgressException',
+  'UnknownOperationException',
+  'UnrecognizedClientException',
+  'ValidationException',
+  'ExpiredTokenException',
+]);
+/** Failures of the client before a request leaves: nothing was sent. */
+const NOT_SENT = new Set(['CredentialsProviderError', 'TokenProviderError']);
+
+/** Marks an attempt DynamoDB answered with success, in {@link AttemptWatch.unanswered}. */
+const SUCCEEDED: unique symbol = Symbol('succeeded');
+
+interface ErrorShape {
+  readonly name?: unknown;
+  readonly code?: unknown;
+  readonly message?: unknown;
+  readonly $fault?: unknown;
+  readonly $metadata?: { readonly httpStatusCode?: unknown; readonly attempts?: unknown };
+}
+
+const shape = (error: unknown): ErrorShape => (typeof error === 'object' && error !== null ? (error as ErrorShape) : {});
+
+/** The error's name as the SDK gives it (`ThrottlingException`), or `Error`. */
+export const errorName = (error: unknown): string => {
+  const { name } = shape(error);
+  return typeof name === 'string' && name !== '' ? name : 'Error';
+};
+
+/**
+ * Whether the error is an answer of DynamoDB that says the request was not applied: an HTTP 4xx
+ * (a refusal, throttling, a cancelled transaction), or a failure of the client before sending.
+ * Anything else (a network error, a timeout, an aborted request, an HTTP 5xx, an error of unknown
+ * shape) leaves open whether the request reached DynamoDB and was applied.
+ */
+export function notApplied(error: unknown): boolean {
+  const { $fault, $metadata } = shape(error);
+  const name = errorName(error);
+  if (REFUSALS.has(name) || NOT_SENT.has(name)) return true;
+  const status = $metadata?.httpStatusCode;
+  if (typeof status === 'number') return status >= 400 && status < 500;
+  return $fault === 'client';
+}
+
+/** Whether DynamoDB answered at all (with an HTTP status, or a refusal by name), as against the request never leaving. */
+export function answered(error: unknown): boolean {
+  return typeof shape(error).$metadata?.httpStatusCode === 'number' || REFUSALS.has(errorName(error));
+}
+
+/** `ECONNRESET (socket hang up; 3 SDK attempts)`, `InternalServerError, HTTP 500 (…)`: what an error says, for a message. */
+export function describeError(error: unknown): string {
+  const { code, message, $metadata } = shape(error);
+  const name = errorName(error);
+  const label = typeof code === 'string' && name === 'Error' ? code : name;
+  const status =
+    typeof $metadata?.httpStatusCode === 'number' && $metadata.httpStatusCode >= 500 ? `, HTTP ${$metadata.httpStatusCode}` : '';
+  const sdkAttempts = typeof $metadata?.attempts === 'number' && $metadata.attempts > 1 ? `; ${$metadata.attempts} SDK attempts` : '';
+  const text = typeof message === 'string' && message !== '' ? message : String(error);
+  return `${label}${status} (${text}${sdkAttempts})`;
+}
+
+/** What the attempts of one request showed. */
+export interface AttemptWatch {
+  /** The request went through the SDK's middleware: `unanswered` is then complete. */
+  readonly observed: boolean;
+  /** Attempts that may have been applied: answered with success (then lost), or with no answer that says. */
+  readonly unanswered: unknown[];
+}
+
+/**
+ * Watches each attempt of `command` as the SDK sends it: inside the SDK's retry loop, around the
+ * transport. An attempt that fails there with no answer that says it was not applied, or that
+ * succeeds although the request then fails, is noted in `unanswered`. A client whose `send` does
+ * not run the middleware (a test double) leaves `observed` false.
+ */
+export function watchAttempts(command: TransactWriteCommand): AttemptWatch {
+  const watch = { observed: false, unanswered: [] as unknown[] };
+  // The DocumentClient's commands run their own middleware twice (it joins the inner command's
+  // stack to it); an attempt is known by its error, so it is noted once.
+  command.middlewareStack.add(
+    (next) => (args) => {
+      watch.observed = true;
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
+  command.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        const output = await next(args);
+        watch.unanswered.push(SUCCEEDED);
+        return output;
+      } catch (error) {
+        if (!notApplied(error) && !watch.unanswered.includes(error)) watch.unanswered.push(error);
+        throw error;
+      }
+    },
+    { step: 'deserialize', priority: 'high' },
+  );
+  return watch;
+}
+
+/**
+ * What the attempt that may have been applied got, for a message; `undefined` when every attempt
+ * was refused (or none was sent), so the request was not applied. Without a watch (a client that
+ * does not run the middleware) the final error alone decides.
+ */
+export function lostAttempt(watch: AttemptWatch, error: unknown): string | undefined {
+  const unanswered = watch.observed ? watch.unanswered : notApplied(error) ? [] : [error];
+  const [first] = unanswered;
+  if (first === undefined) return undefined;
+  return first === SUCCEEDED ? `an attempt DynamoDB answered whose answer was then lost: ${describeError(error)}` : describeError(first);
+}
