@@ -1,0 +1,173 @@
+/** The files of the projects the adopter test creates: what docs/adopt.md shows a service writing. */
+
+const config = `defineConfig({
+  source: 'urn:adopter:shop',
+  topics: [{ name: 'orders.fifo', fifo: true }],
+  routes: { order: 'orders.fifo' },
+})`;
+
+/** Every entry point, used with its types, as a service's TypeScript would. */
+const entryPoints = `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { App, Stack } from 'aws-cdk-lib';
+import { defineConfig, Outbox, OutboxError, type OutboxEnvelope, parseMessage, WriteValidationError, type WriteResult } from 'dynamodb-outbox';
+import { Outbox as OutboxConstruct, OutboxPropsError } from 'dynamodb-outbox/cdk';
+import { type Consumer, ConsumerOptionsError, createConsumer, eventHandler } from 'dynamodb-outbox/consumer';
+import { LEASE_TABLE, ProcessorOptionsError, type StartProcessorOptions } from 'dynamodb-outbox/processor';
+import { type RedriveSummary, RedriveOptionsError, redriveQueueDlq } from 'dynamodb-outbox/redrive';
+import { createRelayHandler, type RelayHandler, relayEventSourceSettings } from 'dynamodb-outbox/relay';
+import { LocalStackError, type OutboxTestStack, startOutboxTestStack } from 'dynamodb-outbox/testing';
+
+export const config = ${config};
+
+const outbox = new Outbox({ config, tableName: 'orders', client: new DynamoDBClient({}) });
+export const place = (id: string): Promise<WriteResult> =>
+  outbox.write({ events: [{ aggregate: { type: 'order', id }, type: 'order.placed', data: { total: 42 } }] });
+
+export const consumer: Consumer = createConsumer({
+  name: 'billing',
+  inbox: { document: {} as never, tableName: 'orders' },
+  handlers: {
+    'order.placed': eventHandler<{ total: number }>({ handle: (event: OutboxEnvelope<{ total: number }>) => void event.data.total }),
+  },
+});
+
+// docs/adopt.md, step 5.
+const document = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+export const billing = createConsumer({
+  name: 'billing',
+  inbox: { document, tableName: 'orders' },
+  handlers: {
+    'order.placed': eventHandler<{ total: number }>({
+      handle: (event, tx) =>
+        tx.write({ Put: { TableName: 'orders', Item: { pk: \`INVOICE#\${event.subject}\`, sk: 'INVOICE', total: event.data.total } } }),
+    }),
+  },
+}).handler;
+
+export const relay: RelayHandler = createRelayHandler({ relay: {} as never });
+export const batchSize: number = relayEventSourceSettings(config).batchSize;
+export const leaseKey: string = LEASE_TABLE.partitionKey;
+export type ProcessorOptions = StartProcessorOptions;
+export const redrive: (queueUrl: string) => Promise<RedriveSummary> = (queueUrl) =>
+  redriveQueueDlq({ queueUrl, targetQueueUrl: queueUrl, sqs: {} as never });
+export const start = (): Promise<OutboxTestStack> => startOutboxTestStack({ config });
+export const parsed = parseMessage('{}').status;
+
+const stack = new Stack(new App(), 'Service');
+export const construct: OutboxConstruct = new OutboxConstruct(stack, 'Outbox', { config });
+export const errors: (abstract new (...args: never[]) => OutboxError)[] = [
+  WriteValidationError,
+  OutboxPropsError,
+  ConsumerOptionsError,
+  ProcessorOptionsError,
+  RedriveOptionsError,
+  LocalStackError,
+];
+`;
+
+const tsconfig = JSON.stringify(
+  {
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      noEmit: true,
+      types: ['node'],
+    },
+    include: ['entry-points.ts'],
+  },
+  null,
+  2,
+);
+
+/** The pipeline on one machine: write, relay, a queue drained, a consumer handling the event. */
+const pipeline = `import { defineConfig } from 'dynamodb-outbox';
+import { createConsumer, eventHandler } from 'dynamodb-outbox/consumer';
+import { startOutboxTestStack } from 'dynamodb-outbox/testing';
+
+const config = ${config};
+const handled = [];
+const billing = ({ document, tableName }) =>
+  createConsumer({
+    name: 'billing',
+    inbox: { document, tableName },
+    handlers: { 'order.placed': eventHandler({ handle: (event) => void handled.push(event.id) }) },
+  }).handler;
+
+const stack = await startOutboxTestStack({
+  config,
+  subscribers: [
+    { name: 'audit', topic: 'orders.fifo' },
+    { name: 'billing', topic: 'orders.fifo', handler: billing },
+  ],
+});
+try {
+  const { events: [written] } = await stack.outbox.write({
+    events: [{ aggregate: { type: 'order', id: 'o-1' }, type: 'order.placed', data: { total: 42 } }],
+  });
+  const [message] = await stack.receive('audit', { count: 1, timeoutMs: 60_000 });
+  for (const deadline = Date.now() + 60_000; handled.length === 0 && Date.now() < deadline; ) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  console.log(JSON.stringify({ written: { id: written.id }, received: { id: message?.envelope?.id, type: message?.envelope?.type }, handled }));
+} finally {
+  await stack.stop();
+}
+`;
+
+/** A service's CDK app: the outbox from the package, a consumer of its own, cdk-nag. */
+const app = `import { App, Stack, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { defineConfig } from 'dynamodb-outbox';
+import { Outbox } from 'dynamodb-outbox/cdk';
+
+const config = ${config};
+const app = new App();
+const stack = new Stack(app, 'Service', { env: { region: 'eu-west-1' } });
+const outbox = new Outbox(stack, 'Outbox', { config });
+outbox.addSubscriber('BillingConsumer', { topic: 'orders.fifo', eventTypes: ['order.placed'], consumerEntry: 'consumer.mjs' });
+
+const packs = [new AwsSolutionsChecks(), new ServerlessChecks()];
+const unacknowledged = packs.flatMap((pack) =>
+  pack.validateScope(app).violations.flatMap((v) => v.violatingResources.map((r) => v.ruleName + ' @ ' + r.constructPath)),
+);
+app.synth();
+console.log(JSON.stringify({ unacknowledged }));
+`;
+
+const consumer = `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createConsumer, eventHandler } from 'dynamodb-outbox/consumer';
+
+const document = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+export const handler = createConsumer({
+  name: 'billing',
+  inbox: { document, tableName: process.env.TABLE_NAME ?? 'orders' },
+  handlers: { 'order.placed': eventHandler({ handle: () => undefined }) },
+}).handler;
+`;
+
+/** /testing without its optional peers installed. */
+const missingPeer = `import { defineConfig } from 'dynamodb-outbox';
+import { startOutboxTestStack } from 'dynamodb-outbox/testing';
+
+try {
+  await startOutboxTestStack({ config: ${config} });
+  console.log(JSON.stringify({ started: true }));
+} catch (error) {
+  console.log(JSON.stringify({ name: error.name, code: error.code, message: error.message }));
+}
+`;
+
+export const ADOPTER_FILES = {
+  service: {
+    'tsconfig.json': tsconfig,
+    'entry-points.ts': entryPoints,
+    'pipeline.mjs': pipeline,
+    'app.mjs': app,
+    'consumer.mjs': consumer,
+  },
+  missingPeer,
+} as const;

