@@ -1,26 +1,12 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { snsClient, sqsClient } from '../../shared/aws/clients.js';
 import { requireEnv } from '../../shared/config.js';
-import { createRelayHandler } from '../../shared/relay/handler.js';
-import { RELAY_METRICS, Relay, relayEnvironment, relayMetrics } from '../../shared/relay/index.js';
+import { createRelayHandler, relayEnvironment } from '../../shared/relay/index.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../../shared/relay/metrics.js';
 
 // Read and validated once per cold start: a bad deployment fails loudly on the first invocation.
-const { config, topicArns, deadLetterQueueUrl } = relayEnvironment();
-const functionName = requireEnv(LAMBDA_FUNCTION_NAME_ENV);
-
-const relay = new Relay({
-  config,
-  sns: snsClient(),
-  sqs: sqsClient(),
-  topicArns,
-  deadLetterQueueUrl,
-  ignoreAggregateTypes: config.lowLatencyAggregateTypes,
-});
+const environment = relayEnvironment();
+// The default metrics carry the function's name when Lambda sets it, and the construct's dashboard
+// and alarms look for it there: a deployed relay without it would write metrics nobody reads.
+requireEnv(LAMBDA_FUNCTION_NAME_ENV);
 
 /** The Lambda relay: DynamoDB stream batch in, `batchItemFailures` out. */
-export const handler = createRelayHandler({
-  relay,
-  logger: new Logger({ serviceName: RELAY_METRICS.service }),
-  metrics: relayMetrics(functionName),
-});
+export const handler = createRelayHandler(environment);

@@ -1,20 +1,22 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { lowestFailedSequenceNumber, RELAY_METRICS, type Relay } from './index.js';
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { Context } from 'aws-lambda';
+import { snsClient, sqsClient } from '../aws/clients.js';
+import { ConfigError } from '../errors.js';
+import { summarizeBatch } from './batch-summary.js';
+import type { RelayHandler, RelayHandlerOptions, RelayLogger, RelayMetrics } from './handler-types.js';
+import { RELAY_METRICS, relayMetrics } from './metrics.js';
+import { Relay } from './relay.js';
 
-export interface RelayHandlerDependencies {
-  readonly relay: Relay;
-  readonly logger: Logger;
-  readonly metrics: Metrics;
-  /** @default Date.now */
-  readonly now?: () => number;
-}
-
-/** Lambda's context as the relay reads it: how long the invocation has left; the rest (request id, function) for the logs when Lambda passes it. */
-export type RelayInvocationContext = Pick<Context, 'getRemainingTimeInMillis'> & Partial<Context>;
-
-export type RelayHandler = (event: DynamoDBStreamEvent, context?: RelayInvocationContext) => Promise<DynamoDBBatchResponse>;
+export type {
+  RelayHandler,
+  RelayHandlerDependencies,
+  RelayHandlerFromParts,
+  RelayHandlerOptions,
+  RelayHandlerWithRelay,
+  RelayInvocationContext,
+  RelayLogger,
+  RelayMetrics,
+} from './handler-types.js';
 
 /**
  * The share of an invocation's remaining time kept back from publishing: at least
@@ -32,22 +34,63 @@ export const ANSWER_MARGIN_MS = 250;
 export const relayDeadline = (now: number, remainingMs: number): number =>
   now + remainingMs - Math.min(Math.max(MIN_RESERVE_MS, remainingMs * DEADLINE_RESERVE_SHARE), remainingMs / 2);
 
+/** The caller's relay, or one built from the parts, with the SDK clients the deployed relay uses where none is given. */
+function relayOf(options: RelayHandlerOptions): Relay {
+  if (options.relay === undefined) {
+    const { logger: _logger, metrics: _metrics, onOutcome: _onOutcome, now: _now, relay: _relay, sns, sqs, ...parts } = options;
+    return new Relay({ ...parts, sns: sns ?? snsClient(), sqs: sqs ?? sqsClient() });
+  }
+  // The types keep the two forms apart; a caller without them would see its parts ignored.
+  const { logger: _logger, metrics: _metrics, onOutcome: _onOutcome, now: _now, relay, ...parts } = options;
+  const given = Object.entries(parts)
+    .filter(([, value]) => value !== undefined)
+    .map(([name]) => name);
+  if (given.length > 0) {
+    throw new ConfigError(
+      'relay',
+      `got a relay and also ${given.join(', ')}; allowed: a relay, or the parts to build one (config, topicArns, deadLetterQueueUrl, sns, sqs, backoff, ignoreAggregateTypes or onlyAggregateTypes), not both`,
+    );
+  }
+  return relay;
+}
+
 /**
- * The Lambda relay as a function of its dependencies, so the deployed handler and local runs
- * share it. Returns the lowest failed record's `SequenceNumber` in `batchItemFailures`
- * (ReportBatchItemFailures): the event source mapping retries from there. Given Lambda's
- * context, it stops sending at {@link relayDeadline} and reports what is left as failed.
+ * The Lambda relay: DynamoDB stream batch in, `batchItemFailures` out; the deployed handler and
+ * local runs share it. Give it a {@link Relay}, or the relay's parts (`config`, `topicArns`,
+ * `deadLetterQueueUrl`, and optionally the `sns` and `sqs` clients, wrapped as you like);
+ * logger and metrics default to Powertools'. It returns the lowest failed record's
+ * `SequenceNumber` in `batchItemFailures` (ReportBatchItemFailures): the event source mapping
+ * retries from there. Given Lambda's context, it stops sending at {@link relayDeadline} and
+ * reports what is left as failed. Each batch's counts go to the metrics, to one log line and,
+ * when given, to `onOutcome`.
+ *
+ * @throws ConfigError when a configured topic has no ARN, the DLQ URL is not a queue URL, or a `relay` comes with parts of another
  *
  * @example
  * ```ts
- * export const handler = createRelayHandler({ relay, logger, metrics });
+ * // The deployed relay: everything from the environment, SDK clients and Powertools by default.
+ * export const handler = createRelayHandler(relayEnvironment());
+ *
+ * // A traced SNS client, and the counts of each batch.
+ * export const traced = createRelayHandler({
+ *   ...relayEnvironment(),
+ *   sns: tracer.captureAWSv3Client(new SNSClient({})),
+ *   onOutcome: (summary) => console.log(summary.published, summary.failedByReason),
+ * });
+ *
+ * // A relay assembled by hand.
+ * export const assembled = createRelayHandler({ relay, logger, metrics });
  * ```
  */
-export function createRelayHandler({ relay, logger, metrics, now = Date.now }: RelayHandlerDependencies): RelayHandler {
+export function createRelayHandler(options: RelayHandlerOptions): RelayHandler {
+  const relay = relayOf(options);
+  const logger: RelayLogger = options.logger ?? new Logger({ serviceName: RELAY_METRICS.service });
+  const metrics: RelayMetrics = options.metrics ?? relayMetrics();
+  const { onOutcome, now = Date.now } = options;
   return async (event, context) => {
     const records = event.Records ?? [];
     // Every log line of the invocation names its request, as Powertools' injectLambdaContext does.
-    if (typeof context?.awsRequestId === 'string') logger.addContext(context as Context);
+    if (typeof context?.awsRequestId === 'string') logger.addContext?.(context as Context);
     // Lambda (and the local event source mapping) always passes its context; a caller without one (a test) sets no deadline.
     const remainingMs = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
     const result = await relay.relay(
@@ -56,31 +99,28 @@ export function createRelayHandler({ relay, logger, metrics, now = Date.now }: R
         ? {}
         : { deadline: relayDeadline(Date.now(), remainingMs), signal: AbortSignal.timeout(Math.max(0, remainingMs - ANSWER_MARGIN_MS)) },
     );
-    const at = now();
-    let lagMs = 0;
-    result.outcomes.forEach((outcome, i) => {
-      if (outcome.status === 'ignored') return;
-      const created = records[i]?.dynamodb?.ApproximateCreationDateTime;
-      if (created !== undefined) lagMs = Math.max(lagMs, at - created * 1000);
+    for (const outcome of result.outcomes) {
       if (outcome.status === 'failed') logger.warn('record failed; it will be retried', { ...outcome });
-      else if (outcome.deadLettered > 0) logger.error('events sent to the relay DLQ', { ...outcome });
-    });
-    metrics.addMetric(RELAY_METRICS.published, MetricUnit.Count, result.published);
-    metrics.addMetric(RELAY_METRICS.retried, MetricUnit.Count, result.retried);
-    metrics.addMetric(RELAY_METRICS.deadLettered, MetricUnit.Count, result.deadLettered);
-    metrics.addMetric(RELAY_METRICS.failedRecords, MetricUnit.Count, result.failed);
-    if (records.length > result.ignored) metrics.addMetric(RELAY_METRICS.lag, MetricUnit.Milliseconds, Math.max(0, lagMs));
-    metrics.publishStoredMetrics();
-    const failed = lowestFailedSequenceNumber(result);
+      else if (outcome.status === 'delivered' && outcome.deadLettered > 0) logger.error('events sent to the relay DLQ', { ...outcome });
+    }
+    const summary = summarizeBatch(records, result, now());
+    metrics.addMetric(RELAY_METRICS.published, 'Count', summary.published);
+    metrics.addMetric(RELAY_METRICS.retried, 'Count', summary.retried);
+    metrics.addMetric(RELAY_METRICS.deadLettered, 'Count', summary.deadLettered);
+    metrics.addMetric(RELAY_METRICS.failedRecords, 'Count', summary.failed);
+    if (summary.lagMs !== undefined) metrics.addMetric(RELAY_METRICS.lag, 'Milliseconds', summary.lagMs);
+    metrics.publishStoredMetrics?.();
+    const { records: count, published, retried, deadLettered, ignored, failed, retryFrom } = summary;
     logger.info('batch relayed', {
-      records: records.length,
-      published: result.published,
-      retried: result.retried,
-      deadLettered: result.deadLettered,
-      ignored: result.ignored,
-      failed: result.failed,
-      ...(failed === undefined ? {} : { retryFrom: failed }),
+      records: count,
+      published,
+      retried,
+      deadLettered,
+      ignored,
+      failed,
+      ...(retryFrom === undefined ? {} : { retryFrom }),
     });
-    return { batchItemFailures: failed === undefined ? [] : [{ itemIdentifier: failed }] };
+    await onOutcome?.(summary);
+    return { batchItemFailures: retryFrom === undefined ? [] : [{ itemIdentifier: retryFrom }] };
   };
 }

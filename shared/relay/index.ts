@@ -6,8 +6,17 @@
 
 export { ConfigError, EnvironmentError, OutboxError } from '../errors.js';
 export { RELAY_ENV, type RelayEventSourceSettings, relayEventSourceSettings } from '../event-source.js';
+export type { RelayBatchSummary } from './batch-summary.js';
 export type { DeadLetterClient } from './dead-letter-sender.js';
-export { createRelayHandler, type RelayHandler, type RelayHandlerDependencies, type RelayInvocationContext } from './handler.js';
+export { createRelayHandler } from './handler.js';
+export type {
+  RelayHandler,
+  RelayHandlerDependencies,
+  RelayHandlerOptions,
+  RelayInvocationContext,
+  RelayLogger,
+  RelayMetrics,
+} from './handler-types.js';
 export { RELAY_METRICS, type RelayMetricName, relayMetrics } from './metrics.js';
 export type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.js';
 export { lowestFailedSequenceNumber } from './outcome.js';

@@ -31,16 +31,21 @@ export type RelayMetricName = (typeof RELAY_METRICS)['published' | 'retried' | '
 /**
  * The relay's metrics: namespace and `service` from {@link RELAY_METRICS}, and the function's name
  * as a dimension of every metric, which is where the construct's metric helpers look for them.
+ * The name defaults to `AWS_LAMBDA_FUNCTION_NAME`, which Lambda sets; without one (outside
+ * Lambda) the metrics carry the `service` dimension only.
  *
  * @example
  * ```ts
- * const metrics = relayMetrics(requireEnv(LAMBDA_FUNCTION_NAME_ENV));
+ * const metrics = relayMetrics(); // in Lambda: the function's own name
+ * const named = relayMetrics('orders-relay');
  * ```
  */
-export function relayMetrics(functionName: string): Metrics {
+export function relayMetrics(functionName: string | undefined = process.env[LAMBDA_FUNCTION_NAME_ENV]): Metrics {
   return new Metrics({
     namespace: RELAY_METRICS.namespace,
     serviceName: RELAY_METRICS.service,
-    defaultDimensions: { [RELAY_METRICS.functionDimension]: functionName },
+    ...(functionName === undefined || functionName === ''
+      ? {}
+      : { defaultDimensions: { [RELAY_METRICS.functionDimension]: functionName } }),
   });
 }

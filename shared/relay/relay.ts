@@ -25,6 +25,9 @@ export class Relay {
   private readonly deadLetters: DeadLetterSender;
 
   constructor(private readonly options: RelayOptions) {
+    if (typeof options.topicArns !== 'object' || options.topicArns === null) {
+      throw new ConfigError('topicArns', `got ${JSON.stringify(options.topicArns)}; allowed: an object of topic name → topic ARN`);
+    }
     for (const topic of options.config.topics) {
       const arn = options.topicArns[topic.name];
       if (typeof arn !== 'string' || !arn.startsWith('arn:')) {

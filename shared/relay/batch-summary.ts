@@ -1,0 +1,69 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { lowestFailedSequenceNumber, type RecordFailureReason, type RelayResult } from './outcome.js';
+
+/**
+ * What the relay handler did with one batch: the counts its metrics and log line carry, for a
+ * caller (`onOutcome`).
+ *
+ * @example
+ * ```ts
+ * createRelayHandler({ ...relayEnvironment(), onOutcome: ({ failed, failedByReason }) => failed > 0 && alert(failedByReason) });
+ * ```
+ */
+export interface RelayBatchSummary {
+  /** Records in the event. */
+  readonly records: number;
+  /** Events accepted by SNS. */
+  readonly published: number;
+  /** Publish attempts repeated in process after a transient failure. */
+  readonly retried: number;
+  /** Events (or, for a malformed slot, records) written to the relay DLQ. */
+  readonly deadLettered: number;
+  /** Records left alone: not outbox slots, removals, or aggregate types of the other path. */
+  readonly ignored: number;
+  /** Records reported failed; the event source mapping retries them. */
+  readonly failed: number;
+  /** Failed records per reason; every reason is present, 0 when none failed for it. */
+  readonly failedByReason: Readonly<Record<RecordFailureReason, number>>;
+  /** The lowest failed record's sequence number, returned in `batchItemFailures`: the mapping retries from it. Absent when none failed. */
+  readonly retryFrom?: string;
+  /** Now − the oldest relayed record's `ApproximateCreationDateTime`, in ms (the `lag` metric). Absent when every record was ignored. */
+  readonly lagMs?: number;
+}
+
+/**
+ * The summary of a batch the relay handled: `records` as the handler got them, `result` as
+ * `Relay.relay` returned it, `at` the time the lag is measured to (epoch ms).
+ *
+ * @example
+ * ```ts
+ * const summary = summarizeBatch(event.Records, await relay.relay(event.Records), Date.now());
+ * ```
+ */
+export function summarizeBatch(records: readonly DynamoDBRecord[], result: RelayResult, at: number): RelayBatchSummary {
+  const failedByReason: Record<RecordFailureReason, number> = {
+    PUBLISH_FAILED: 0,
+    BLOCKED_BY_EARLIER_FAILURE: 0,
+    DEAD_LETTER_FAILED: 0,
+    DEADLINE_REACHED: 0,
+  };
+  let lagMs = 0;
+  result.outcomes.forEach((outcome, i) => {
+    if (outcome.status === 'ignored') return;
+    if (outcome.status === 'failed') failedByReason[outcome.reason]++;
+    const created = records[i]?.dynamodb?.ApproximateCreationDateTime;
+    if (created !== undefined) lagMs = Math.max(lagMs, at - created * 1000);
+  });
+  const retryFrom = lowestFailedSequenceNumber(result);
+  return {
+    records: records.length,
+    published: result.published,
+    retried: result.retried,
+    deadLettered: result.deadLettered,
+    ignored: result.ignored,
+    failed: result.failed,
+    failedByReason,
+    ...(retryFrom === undefined ? {} : { retryFrom }),
+    ...(records.length > result.ignored ? { lagMs: Math.max(0, lagMs) } : {}),
+  };
+}
