@@ -1,13 +1,10 @@
+import type { RequestListener } from 'node:http';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { createLeaseTable } from '../../shared/local/stack/lease-table.js';
-import type { LocalStackOptions, LocalSubscriber } from '../../shared/local/stack/local-stack.js';
-import { LOCAL_RELAY_FUNCTION_NAME } from '../../shared/local/stack/resources.js';
-import { processorMetrics, processorObserver, startProcessor } from '../../shared/processor/index.js';
-import { createRelayHandler } from '../../shared/relay/handler.js';
-import { RELAY_METRICS, Relay, relayMetrics } from '../../shared/relay/index.js';
+import { processorMetrics, processorObserver, type StartProcessorOptions, startProcessor } from 'dynamodb-outbox/processor';
+import type { OutboxTestSubscriber } from 'dynamodb-outbox/testing';
 import { httpListener } from './api/http-adapter.js';
-import { ordersApi } from './api/orders-api.js';
+import { type OrdersApiDeps, ordersApi } from './api/orders-api.js';
 import { orderProjection } from './consumer/projection.js';
 
 /**
@@ -20,51 +17,45 @@ export const EXAMPLE_SUBSCRIBERS = [
   { name: 'order-view-payments', topic: 'payments', eventTypes: ['payment.captured'] },
 ] as const;
 
-/** The low-latency processor's lease table in DynamoDB Local. */
-export const LOCAL_LEASE_TABLE = 'outbox-leases';
+/** Concurrent invocations of each example consumer, as several Lambda execution environments would run. */
+const CONSUMER_CONCURRENCY = 4;
 
 /** How loud the handlers are locally: warnings and errors only, so the live view stays readable. */
 export const LOCAL_LOG_LEVEL = 'WARN';
 
+/** The parts of this example `npm start` runs around the outbox's own (the relay is the real one by default). */
+export interface LocalApp {
+  /** The example consumers, each behind a local SQS event source. */
+  readonly subscribers: readonly OutboxTestSubscriber[];
+  /** The low-latency stream processor with its logs and EMF metrics, as the ECS task runs it; started when the config names low-latency types. */
+  readonly processor: (options: StartProcessorOptions) => Promise<{ stop(): Promise<void> }>;
+  /** The example API on the write helper. */
+  readonly api: (deps: Omit<OrdersApiDeps, 'onUnexpectedError'>) => RequestListener;
+}
+
 /**
- * The real parts `npm start` runs: the relay Lambda handler, the low-latency stream processor
- * (started only when the config names low-latency aggregate types), the example consumer
- * handlers and the example API. Metrics are off locally (set `POWERTOOLS_METRICS_DISABLED=true` before
- * calling), as their EMF lines would flood the terminal.
+ * The example's parts `npm start` runs: its consumer handlers, the low-latency stream processor
+ * with its telemetry, and its API. Metrics are off locally (set `POWERTOOLS_METRICS_DISABLED=true`
+ * before calling), as their EMF lines would flood the terminal.
+ *
+ * @example
+ * ```ts
+ * const stack = await startLocalStack({ config, ...localApp(), apiPort: 3000 });
+ * ```
  */
-export function localApp(
-  onUnexpectedError?: (error: unknown) => void,
-): Pick<LocalStackOptions, 'relay' | 'processor' | 'subscribers' | 'api'> {
+export function localApp(onUnexpectedError?: (error: unknown) => void): LocalApp {
   const metrics = (serviceName: string) => new Metrics({ namespace: 'Outbox', serviceName });
   const logger = (serviceName: string) => new Logger({ serviceName, logLevel: LOCAL_LOG_LEVEL });
-  const subscribers: LocalSubscriber[] = EXAMPLE_SUBSCRIBERS.map((subscriber) => ({
-    ...subscriber,
-    handler: ({ document, tableName }) =>
-      orderProjection({ inbox: { document, tableName }, logger: logger(subscriber.name), metrics: metrics(subscriber.name) }).handler,
-  }));
   return {
-    relay: ({ config, sns, sqs, topicArns, deadLetterQueueUrl }) =>
-      createRelayHandler({
-        relay: new Relay({ config, sns, sqs, topicArns, deadLetterQueueUrl, ignoreAggregateTypes: config.lowLatencyAggregateTypes }),
-        logger: logger(RELAY_METRICS.service),
-        metrics: relayMetrics(LOCAL_RELAY_FUNCTION_NAME),
-      }),
-    processor: async ({ config, clients, streamArn, sns, sqs, topicArns, deadLetterQueueUrl }) => {
-      await createLeaseTable(clients.dynamodb, LOCAL_LEASE_TABLE);
-      const observer = processorObserver(logger('outbox-processor'), processorMetrics(LOCAL_LEASE_TABLE));
-      const worker = await startProcessor({
-        config,
-        streams: clients.streams,
-        streamArn,
-        document: clients.document,
-        leaseTableName: LOCAL_LEASE_TABLE,
-        workerId: `local-${process.pid}`,
-        sns,
-        sqs,
-        topicArns,
-        deadLetterQueueUrl,
-        observer,
-      });
+    subscribers: EXAMPLE_SUBSCRIBERS.map((subscriber) => ({
+      ...subscriber,
+      concurrency: CONSUMER_CONCURRENCY,
+      handler: ({ document, tableName }) =>
+        orderProjection({ inbox: { document, tableName }, logger: logger(subscriber.name), metrics: metrics(subscriber.name) }).handler,
+    })),
+    processor: async (options) => {
+      const observer = processorObserver(logger('outbox-processor'), processorMetrics(options.leaseTableName));
+      const worker = await startProcessor({ ...options, workerId: `local-${process.pid}`, observer });
       // As the ECS entry point does: what was gathered since the last periodic flush is written out at stop.
       return {
         stop: async () => {
@@ -73,8 +64,6 @@ export function localApp(
         },
       };
     },
-    subscribers,
-    api: ({ outbox, document, tableName }) =>
-      httpListener(ordersApi({ outbox, document, tableName, ...(onUnexpectedError === undefined ? {} : { onUnexpectedError }) })),
+    api: (deps) => httpListener(ordersApi({ ...deps, ...(onUnexpectedError === undefined ? {} : { onUnexpectedError }) })),
   };
 }

@@ -119,7 +119,9 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.stdout.write(`${renderBanner(stack, config)}\n`);
 const startedAt = Date.now();
 const loadRate = command.loadRate;
+// The stack serves the example API, so it has its address.
+const apiUrl = stack.apiUrl as string;
 if (loadRate !== undefined) {
-  load = startLoad({ rate: loadRate, step: ordersScenario(stack.apiUrl), counters: stack.stats.load });
+  load = startLoad({ rate: loadRate, step: ordersScenario(apiUrl), counters: stack.stats.load });
 }
 view = startLiveRefresher({ snapshot: () => liveSnapshot(stack, startedAt, loadRate) });

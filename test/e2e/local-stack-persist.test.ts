@@ -10,6 +10,7 @@ import { defineConfig } from '../../shared/config.js';
 import { RELAY_CHECKPOINT_FILE } from '../../shared/local/event-source/checkpoints.js';
 import { type LocalStack, type LocalStackOptions, startLocalStack } from '../../shared/local/stack/local-stack.js';
 import { PERSIST_LOCK_FILE } from '../../shared/local/stack/persist-lock.js';
+import { localRelayHandler } from '../../shared/local/stack/relay.js';
 import { waitFor } from '../helpers/wait.js';
 
 // A batch the relay fails is given up on at once, so the test sees it in the failed-batch bucket.
@@ -27,7 +28,7 @@ async function start(relayed: string[], delivered: Set<string>): Promise<LocalSt
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   const app = localApp();
   const relay: LocalStackOptions['relay'] = (deps) => {
-    const handler = app.relay(deps);
+    const handler = localRelayHandler(deps);
     return async (event, context) => {
       const ids = event.Records.map((r) => r.dynamodb?.NewImage?.aggregateId?.S ?? '?');
       relayed.push(...ids);

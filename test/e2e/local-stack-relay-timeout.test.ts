@@ -3,6 +3,7 @@ import { localApp } from '../../examples/orders/local-app.js';
 import { config as exampleConfig } from '../../examples/orders/outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
 import { type LocalStack, startLocalStack } from '../../shared/local/stack/local-stack.js';
+import { localRelayHandler } from '../../shared/local/stack/relay.js';
 import { waitFor } from '../helpers/wait.js';
 
 /** A timeout no default has, so the runner can only have taken it from the config. */
@@ -20,7 +21,7 @@ beforeAll(async () => {
     config,
     ...app,
     relay: (deps) => {
-      const handler = app.relay(deps);
+      const handler = localRelayHandler(deps);
       return (event, context) => {
         remaining.push(context.getRemainingTimeInMillis());
         return handler(event, context);

@@ -173,7 +173,7 @@ describe('npm start stack, end to end', () => {
   });
 
   it('fails with PORT_IN_USE naming the port when the API port is taken, before starting anything else', async () => {
-    const port = Number(new URL(stack.apiUrl).port);
+    const port = Number(new URL(String(stack.apiUrl)).port);
     // DynamoDB Local's and the emulator's ports are taken too: had either started first, the error would name its port.
     const holder: Server = createServer();
     const taken = await new Promise<number>((resolve) =>

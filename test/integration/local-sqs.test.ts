@@ -199,7 +199,7 @@ describe('local resources', () => {
 
   it('rejects a subscription to a topic the config does not have, naming the allowed topics', () => {
     expect(() => createLocalResources(server, { config: testConfig(), subscriptions: [{ name: 'x', topic: 'refunds' }] })).toThrow(
-      /subscriptions\[0\]\.topic is "refunds"; allowed: a topic of the config \(orders\.fifo, payments\)/,
+      /subscribers\[0\]\.topic is "refunds"; allowed: a topic of the config \(orders\.fifo, payments\)/,
     );
   });
 });

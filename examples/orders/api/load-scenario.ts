@@ -1,4 +1,5 @@
-import type { LoadStep } from '../../../shared/local/stack/load.js';
+/** One request of the scenario; resolves with the HTTP status it got (what `npm start -- --load` counts). */
+export type ScenarioStep = () => Promise<number>;
 
 const CURRENCIES = ['EUR', 'USD', 'GBP'] as const;
 const MAX_OPEN_ORDERS = 1000;
@@ -14,7 +15,7 @@ const MAX_OPEN_ORDERS = 1000;
  * startLoad({ rate: 20, step: ordersScenario('http://127.0.0.1:3000'), counters });
  * ```
  */
-export function ordersScenario(apiUrl: string, random: () => number = Math.random): LoadStep {
+export function ordersScenario(apiUrl: string, random: () => number = Math.random): ScenarioStep {
   const open: string[] = [];
   const post = async (path: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
     const response = await fetch(`${apiUrl}${path}`, {

@@ -20,6 +20,17 @@ export function renderBanner(stack: LocalStack, config: OutboxConfig): string {
       ? 'none configured: every aggregate type goes through the relay'
       : `stream processor running for ${config.lowLatencyAggregateTypes.join(', ')}`;
   const api = stack.apiUrl;
+  const tryLines =
+    api === undefined
+      ? []
+      : [
+          'Try:',
+          `  curl -s -X POST ${api}/orders -H 'content-type: application/json' -d '{"total":42.5,"currency":"EUR"}'`,
+          `  curl -s -X POST ${api}/orders/ORDER_ID/pay`,
+          `  curl -s -X POST ${api}/orders/ORDER_ID/cancel -H 'content-type: application/json' -d '{"reason":"changed my mind"}'`,
+          `  curl -s ${api}/orders/ORDER_ID`,
+          '',
+        ];
   return [
     'dynamodb-outbox local stack',
     `  DynamoDB Local   ${stack.dynamoDb.endpoint}   ${storage} · java pid ${stack.dynamoDb.pid}`,
@@ -29,15 +40,10 @@ export function renderBanner(stack: LocalStack, config: OutboxConfig): string {
     `  queues (+ DLQ)   ${queues}`,
     `  relay DLQ        ${resources.relayDeadLetterQueue.name} · failed batches in s3://${resources.failedBatchBucket}`,
     `  low latency      ${lowLatency}`,
-    `  example API      ${api}`,
+    `  example API      ${api ?? 'none'}`,
     // Neither can be bound to loopback: DynamoDB Local has no host option, the emulator binds 0.0.0.0.
     '  network          DynamoDB Local and SNS/SQS/S3 listen on all interfaces, without authentication: run this on a trusted network',
     '',
-    'Try:',
-    `  curl -s -X POST ${api}/orders -H 'content-type: application/json' -d '{"total":42.5,"currency":"EUR"}'`,
-    `  curl -s -X POST ${api}/orders/ORDER_ID/pay`,
-    `  curl -s -X POST ${api}/orders/ORDER_ID/cancel -H 'content-type: application/json' -d '{"reason":"changed my mind"}'`,
-    `  curl -s ${api}/orders/ORDER_ID`,
-    '',
+    ...tryLines,
   ].join('\n');
 }

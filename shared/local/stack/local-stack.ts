@@ -1,70 +1,65 @@
 import { rm } from 'node:fs/promises';
-import { createServer, type RequestListener } from 'node:http';
 import { join } from 'node:path';
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
-import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { relayEventSourceSettings } from '../../event-source.js';
 import type { PublishBatchClient } from '../../relay/index.js';
 import { Outbox } from '../../write/index.js';
 import { localClients } from '../clients.js';
-import { LocalStackError } from '../errors.js';
 import { fileCheckpointStore, RELAY_CHECKPOINT_FILE } from '../event-source/checkpoints.js';
 import { s3OnFailureDestination } from '../event-source/on-failure.js';
-import { type SqsBatchReport, SqsPoller } from '../event-source/sqs-event-source.js';
 import { StreamRunner } from '../event-source/stream-runner.js';
-import { checkDynamoDbPort, type DynamoDbLocal, portBindError, portRefusal, startDynamoDbLocal } from './dynamodb-local.js';
-import { listen } from './listen.js';
+import { type ApiServer, bindApiServer } from './api-server.js';
+import { startLocalConsumers } from './consumers.js';
+import { checkDynamoDbPort, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
+import { checkEmulatorPort, queueDepth, startEmulator } from './emulator.js';
+import { checkInteger, checkPort, checkSubscriptions, checkTableName } from './options.js';
+import { loadPeers } from './peers.js';
 import { lockPersistDir } from './persist-lock.js';
+import { createLocalLeaseTable, startLocalProcessor } from './processor.js';
+import { localRelayHandler } from './relay.js';
 import { createLocalResources } from './resources.js';
 import { LocalStats } from './stats.js';
 import { ensureOutboxTable } from './table.js';
-import type { LocalConsumerDeps, LocalRelayDeps, LocalStack, LocalStackOptions, LocalSubscriber, OutboxWriter } from './types.js';
+import type { LocalConsumerDeps, LocalRelayDeps, LocalStack, LocalStackOptions, OutboxWriter } from './types.js';
 
 export type * from './types.js';
 
-const queueDepth = (server: FauxqsServer, name: string): number => {
-  const state = server.inspectQueue(name);
-  return state === undefined ? 0 : state.messages.ready.length + state.messages.delayed.length + state.messages.inflight.length;
-};
-
-const EMULATOR = 'the SNS/SQS emulator';
-
-async function startEmulator(port: number): Promise<FauxqsServer> {
-  try {
-    return await startFauxqs({ port, logger: false });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES')
-      throw new LocalStackError('PORT_IN_USE', portRefusal(code, port, EMULATOR), { cause: error });
-    throw error;
-  }
+/** Every option that can be checked without starting anything, so a typo fails in milliseconds. */
+function checkOptions(options: LocalStackOptions): void {
+  checkSubscriptions(options.config, options.subscribers ?? []);
+  checkTableName(options.tableName);
+  checkPort('apiPort', options.apiPort);
+  checkPort('dynamoDbPort', options.dynamoDbPort);
+  checkPort('emulatorPort', options.emulatorPort);
+  checkInteger('visibilityTimeoutSeconds', options.visibilityTimeoutSeconds, 0, 43_200);
 }
 
 /**
  * Starts the whole system on this machine from one config: DynamoDB Local and the SNS/SQS
  * emulator, the table, topics, queues and subscriptions the CDK stack deploys, the real relay
- * handler behind the local event-source-mapping runner (and the low-latency processor when
- * configured), the real consumer handlers behind SQS pollers, and the example API on the write
- * helper. Whatever fails to start is stopped again before the error is thrown.
+ * handler behind the local event-source-mapping runner (and the real low-latency processor when
+ * the config names low-latency types), the subscribers' handlers behind local SQS event
+ * sources, and an API on the write helper when one is given. Whatever fails to start is stopped
+ * again before the error is thrown. `npm start` and the test stack are built on it.
  *
  * @example
  * ```ts
- * const stack = await startLocalStack({ config, relay, subscribers, api, apiPort: 0 });
+ * const stack = await startLocalStack({ config, subscribers, api, apiPort: 0 });
  * await fetch(`${stack.apiUrl}/orders`, { method: 'POST', body: '{"total":42,"currency":"EUR"}' });
  * await stack.stop();
  * ```
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const { config } = options;
-  if (config.lowLatencyAggregateTypes.length > 0 && options.processor === undefined) {
-    throw new LocalStackError(
-      'LOW_LATENCY_PROCESSOR_MISSING',
-      `the config routes ${config.lowLatencyAggregateTypes.join(', ')} through the low-latency processor, and none was given; allowed: pass a processor, or set lowLatencyAggregateTypes to []`,
-    );
-  }
+  const subscribers = options.subscribers ?? [];
+  checkOptions(options);
+  // Before anything starts: a missing optional peer leaves nothing behind.
+  await loadPeers(options.peers);
   const stops: (() => Promise<void>)[] = [];
+  let stopped = false;
   /** Every part is stopped even when one fails to, so DynamoDB Local's Java always ends; the first failure is rethrown. */
   const stopAll = async () => {
+    stopped = true;
     let failure: unknown;
     for (const stop of stops.splice(0).reverse()) {
       try {
@@ -76,26 +71,27 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (failure !== undefined) throw failure;
   };
   const report = (source: string) => (error: unknown) => options.onError?.(source, error);
+  const reportRelay = report('relay');
+  /*
+   * DynamoDB Local answers the first read of a TRIM_HORIZON iterator on an empty shard with
+   * TrimmedDataAccessException; the runner takes a fresh iterator at its next poll. Records trimmed
+   * after those it read it reports itself as it resumes (naming the shard and the sequence
+   * number), so this answer on its own says nothing worth a line.
+   */
+  const onRelayError = (error: unknown) => {
+    if ((error as { name?: string })?.name !== 'TrimmedDataAccessException') reportRelay(error);
+  };
   let createdDir: string | undefined;
   try {
-    let ready: RequestListener = (_req, res) => {
-      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
-      res.end(JSON.stringify({ error: { code: 'STARTING', message: 'the local stack is still starting' } }));
-    };
-    const http = createServer((req, res) => ready(req, res));
-    const apiHost = options.apiHost ?? '127.0.0.1';
     // The API port is bound first: a taken port fails in milliseconds, before Java starts.
-    const apiPort = await listen(http, options.apiPort ?? 3000, apiHost, 'the example API');
-    const closeApi = async () => {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    };
-    stops.push(closeApi);
+    let api: ApiServer | undefined;
+    if (options.api !== undefined) {
+      api = await bindApiServer(options.apiPort ?? 0, options.apiHost ?? '127.0.0.1');
+      stops.push(api.close);
+    }
     // So is the emulator's, which would otherwise show only once DynamoDB Local's Java has started.
     const emulatorPort = options.emulatorPort ?? 0;
-    const emulatorBindError = emulatorPort === 0 ? undefined : await portBindError(emulatorPort);
-    if (emulatorBindError !== undefined) throw new LocalStackError('PORT_IN_USE', portRefusal(emulatorBindError, emulatorPort, EMULATOR));
-
+    await checkEmulatorPort(emulatorPort);
     // DynamoDB Local's port too, before the --persist folder is created: a refused start leaves nothing.
     const dynamoDbPort = options.dynamoDbPort ?? 0;
     await checkDynamoDbPort(dynamoDbPort);
@@ -110,16 +106,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.persistDir === undefined ? {} : { dbPath: options.persistDir }),
     });
     stops.push(() => dynamoDb.stop());
-    const server = await startEmulator(emulatorPort);
-    stops.push(() => server.stop());
-    const clients = localClients({ dynamodb: dynamoDb.endpoint, aws: server.address });
+    const emulator = await startEmulator(emulatorPort, options.peers?.fauxqs);
+    stops.push(() => emulator.stop());
+    const clients = localClients({ dynamodb: dynamoDb.endpoint, aws: emulator.address });
     stops.push(async () => clients.destroy());
 
     const tableName = options.tableName ?? 'outbox';
     const { streamArn, created } = await ensureOutboxTable(clients.dynamodb, tableName);
-    const resources = createLocalResources(server, {
+    const resources = createLocalResources(emulator, {
       config,
-      subscriptions: options.subscribers,
+      subscriptions: subscribers,
       ...(options.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
     });
     const stats = new LocalStats();
@@ -142,88 +138,84 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const checkpoints =
       options.persistDir === undefined
         ? undefined
-        : await fileCheckpointStore(join(options.persistDir, RELAY_CHECKPOINT_FILE), streamArn, report('relay'));
+        : await fileCheckpointStore(join(options.persistDir, RELAY_CHECKPOINT_FILE), streamArn, reportRelay);
     const runner = new StreamRunner({
       streams: clients.streams,
       streamArn,
+      // The mapping's settings and the function's timeout (the config's relay.timeoutSeconds), as deployed.
       settings: relayEventSourceSettings(config),
-      handler: options.relay(relayDeps),
+      handler: (options.relay ?? localRelayHandler)(relayDeps),
       // As deployed: an S3 destination keeps the invocation record with the batch's records as `payload`.
       onFailure: s3OnFailureDestination(clients.s3, resources.failedBatchBucket),
-      timeoutMs: config.relay.timeoutSeconds * 1000,
       ...(checkpoints === undefined ? {} : { checkpoints }),
-      onError: report('relay'),
+      onError: onRelayError,
     });
     runner.start();
     stops.push(() => runner.stop());
 
     let processorRunning = false;
-    if (config.lowLatencyAggregateTypes.length > 0 && options.processor !== undefined) {
-      const worker = await options.processor({ ...relayDeps, clients, tableName, streamArn });
+    if (config.lowLatencyAggregateTypes.length > 0) {
+      const leaseTableName = await createLocalLeaseTable(clients);
+      const deps = { ...relayDeps, streams: clients.streams, streamArn, document: clients.document, leaseTableName };
+      const worker = await (
+        options.processor ?? ((d) => startLocalProcessor(d, (what, error) => options.onError?.(`processor: ${what}`, error)))
+      )(deps);
       processorRunning = true;
       stops.push(() => worker.stop());
     }
 
     const consumerDeps: LocalConsumerDeps = { config, document: clients.document, tableName };
-    for (const { subscription, queue } of resources.subscriptions) {
-      const subscriber = options.subscribers.find((s) => s.name === subscription.name) as LocalSubscriber;
-      const counters = stats.consumer(subscription.name);
-      const onBatch = (batch: SqsBatchReport) => {
-        const at = Date.now();
-        counters.delivered += batch.acknowledged.length;
-        counters.failed += batch.failed.length;
-        for (const record of batch.acknowledged) {
-          const lagMs = stats.recordLag(record.body, at);
-          options.onDelivery?.({ subscriber: subscription.name, body: record.body, ...(lagMs === undefined ? {} : { lagMs }) });
-        }
-      };
-      for (let i = 0; i < (options.consumerConcurrency ?? 4); i++) {
-        const poller = new SqsPoller({
-          sqs: clients.sqs,
-          queue,
-          handler: subscriber.handler(consumerDeps),
-          visibilityTimeoutSeconds: resources.visibilityTimeoutSeconds,
-          onBatch,
-          onError: report(`consumer ${subscription.name}`),
-        });
-        poller.start();
-        stops.push(() => poller.stop());
-      }
+    for (const poller of startLocalConsumers({
+      sqs: clients.sqs,
+      resources,
+      subscribers,
+      deps: consumerDeps,
+      stats,
+      ...(options.onDelivery === undefined ? {} : { onDelivery: options.onDelivery }),
+      onError: (source, error) => options.onError?.(source, error),
+    })) {
+      stops.push(() => poller.stop());
     }
 
     const outbox = new Outbox({ config, tableName, client: clients.document });
-    const writer: OutboxWriter = {
-      write: async (input) => {
-        const result = await outbox.write(input);
-        if (!result.replayed) stats.written += result.events.length;
-        return result;
-      },
-    };
-    ready = options.api({ ...consumerDeps, outbox: writer });
-    // Moved last, so it runs first on stop: no request reaches a half-stopped stack.
-    stops.splice(stops.indexOf(closeApi), 1);
-    stops.push(closeApi);
+    if (api !== undefined && options.api !== undefined) {
+      const writer: OutboxWriter = {
+        write: async (input) => {
+          const result = await outbox.write(input);
+          if (!result.replayed) stats.written += result.events.length;
+          return result;
+        },
+      };
+      api.serve(options.api({ ...consumerDeps, outbox: writer }));
+      // Moved last, so it runs first on stop: no request reaches a half-stopped stack.
+      stops.splice(stops.indexOf(api.close), 1);
+      stops.push(api.close);
+    }
 
     return {
-      apiUrl: `http://${apiHost.includes(':') ? `[${apiHost}]` : apiHost}:${apiPort}`,
+      apiUrl: api?.url,
       dynamoDb: {
         endpoint: dynamoDb.endpoint,
         pid: dynamoDb.pid,
         ...(options.persistDir === undefined ? {} : { persistDir: options.persistDir }),
       },
-      emulatorEndpoint: server.address,
+      emulatorEndpoint: emulator.address,
       tableName,
       streamArn,
       tableCreated: created,
       resources,
       clients,
+      outbox,
       stats,
       relayStats: runner.stats,
       processorRunning,
+      get stopped() {
+        return stopped;
+      },
       deadLetterDepths: () => ({
-        relay: queueDepth(server, resources.relayDeadLetterQueue.name),
+        relay: queueDepth(emulator, resources.relayDeadLetterQueue.name),
         subscribers: Object.fromEntries(
-          resources.subscriptions.map((s) => [s.subscription.name, queueDepth(server, s.deadLetterQueue.name)]),
+          resources.subscriptions.map((s) => [s.subscription.name, queueDepth(emulator, s.deadLetterQueue.name)]),
         ),
       }),
       stop: stopAll,

@@ -1,20 +1,10 @@
-import type { FauxqsServer } from 'fauxqs';
 import type { OutboxConfig } from '../../config.js';
-import { LocalStackError } from '../errors.js';
+import type { Emulator } from './emulator.js';
+import { checkSubscriptions, RELAY_DLQ_NAME } from './options.js';
+import type { OutboxTestSubscriber } from './test-stack-types.js';
 
 /** A queue subscribed to one of the config's topics, as the CDK stack's `OutboxSubscriber` deploys it. */
-export interface LocalSubscription {
-  /** Queue name without `.fifo` (added for FIFO topics); the DLQ is `<name>-dlq`. */
-  readonly name: string;
-  /** A topic name of the config. */
-  readonly topic: string;
-  /** Deliver only these CloudEvents `type`s (SNS filter policy on the `type` attribute). @default every type */
-  readonly eventTypes?: readonly string[];
-  /** Deliver only these aggregate types (filter policy on `aggregatetype`). @default every aggregate type */
-  readonly aggregateTypes?: readonly string[];
-  /** Receives before a message moves to the DLQ. @default 5, as deployed */
-  readonly maxReceiveCount?: number;
-}
+export type LocalSubscription = Pick<OutboxTestSubscriber, 'name' | 'topic' | 'eventTypes' | 'aggregateTypes' | 'maxReceiveCount'>;
 
 /** An SQS queue of the emulator. */
 export interface LocalQueue {
@@ -54,10 +44,11 @@ export interface LocalResourceOptions {
   readonly visibilityTimeoutSeconds?: number;
 }
 
-export const RELAY_DLQ_NAME = 'outbox-relay-dlq';
+export const FAILED_BATCH_BUCKET = 'outbox-failed-batches';
 /** The name the local relay goes by where a deployed one has its function's name: failed-batch records, metrics. */
 export { LOCAL_RELAY_FUNCTION_NAME } from '../event-source/types.js';
-export const FAILED_BATCH_BUCKET = 'outbox-failed-batches';
+export { RELAY_DLQ_NAME };
+
 const DEFAULT_MAX_RECEIVE_COUNT = 5;
 const FOUR_DAYS = String(4 * 24 * 3600);
 const FOURTEEN_DAYS = String(14 * 24 * 3600);
@@ -67,26 +58,6 @@ function filterPolicy(subscription: LocalSubscription): string | undefined {
   if (subscription.eventTypes !== undefined) policy.type = [...subscription.eventTypes];
   if (subscription.aggregateTypes !== undefined) policy.aggregatetype = [...subscription.aggregateTypes];
   return Object.keys(policy).length > 0 ? JSON.stringify(policy) : undefined;
-}
-
-function checkSubscriptions(config: OutboxConfig, subscriptions: readonly LocalSubscription[]): void {
-  const topics = config.topics.map((t) => t.name);
-  const seen = new Set<string>();
-  subscriptions.forEach((subscription, i) => {
-    if (!topics.includes(subscription.topic)) {
-      throw new LocalStackError(
-        'INVALID_SUBSCRIPTION',
-        `subscriptions[${i}].topic is ${JSON.stringify(subscription.topic)}; allowed: a topic of the config (${topics.join(', ')})`,
-      );
-    }
-    if (!/^[A-Za-z0-9_-]{1,70}$/.test(subscription.name) || seen.has(subscription.name)) {
-      throw new LocalStackError(
-        'INVALID_SUBSCRIPTION',
-        `subscriptions[${i}].name is ${JSON.stringify(subscription.name)}; allowed: a unique name of 1–70 letters, digits, "-" or "_"`,
-      );
-    }
-    seen.add(subscription.name);
-  });
 }
 
 /**
@@ -101,7 +72,7 @@ function checkSubscriptions(config: OutboxConfig, subscriptions: readonly LocalS
  * const resources = createLocalResources(server, { config, subscriptions: [{ name: 'billing', topic: 'orders.fifo' }] });
  * ```
  */
-export function createLocalResources(server: FauxqsServer, options: LocalResourceOptions): LocalResources {
+export function createLocalResources(server: Emulator, options: LocalResourceOptions): LocalResources {
   const { config, subscriptions } = options;
   checkSubscriptions(config, subscriptions);
   const topicArns: Record<string, string> = {};

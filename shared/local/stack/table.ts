@@ -6,6 +6,7 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { createTableInput, timeToLiveInput } from '../../table.js';
+import { LocalStackError } from '../errors.js';
 
 /** Creates the outbox table from the shared definition (the one the CDK stack deploys) and turns TTL on. */
 export async function createOutboxTable(client: DynamoDBClient, tableName: string): Promise<{ streamArn: string }> {
@@ -30,7 +31,10 @@ export async function ensureOutboxTable(client: DynamoDBClient, tableName: strin
   const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
   const streamArn = Table?.LatestStreamArn;
   if (streamArn === undefined || Table?.StreamSpecification?.StreamEnabled !== true) {
-    throw new Error(`Table ${tableName} exists without a stream; delete the persisted data folder or use another one`);
+    throw new LocalStackError(
+      'TABLE_WITHOUT_STREAM',
+      `Table ${tableName} exists without a stream; allowed: an outbox table with its stream (NEW_IMAGE): delete the persisted data folder or use another one`,
+    );
   }
   return { streamArn, created: false };
 }

@@ -1,14 +1,16 @@
 import type { RequestListener } from 'node:http';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { OutboxConfig } from '../../config.js';
 import type { PublishBatchClient } from '../../relay/index.js';
-import type { WriteInput, WriteResult } from '../../write/index.js';
+import type { Outbox, WriteInput, WriteResult } from '../../write/index.js';
 import type { LocalClients } from '../clients.js';
-import type { SqsHandler } from '../event-source/sqs-event-source.js';
 import type { StreamHandler, StreamRunnerStats } from '../event-source/stream-runner.js';
-import type { LocalResources, LocalSubscription } from './resources.js';
+import type { PeerImporters } from './peers.js';
+import type { LocalResources } from './resources.js';
 import type { LocalStats } from './stats.js';
+import type { OutboxTestHandlerDeps, OutboxTestSubscriber } from './test-stack-types.js';
 
 /** The write helper as the example API sees it. */
 export type OutboxWriter = { write(input: WriteInput): Promise<WriteResult> };
@@ -24,12 +26,7 @@ export interface LocalRelayDeps {
 }
 
 /** What a consumer handler is built from. */
-export interface LocalConsumerDeps {
-  readonly config: OutboxConfig;
-  readonly document: DynamoDBDocumentClient;
-  /** The outbox table; the example consumers keep their views and inbox records in it. */
-  readonly tableName: string;
-}
+export type LocalConsumerDeps = OutboxTestHandlerDeps;
 
 /** What the example API is built from. */
 export interface LocalApiDeps extends LocalConsumerDeps {
@@ -37,11 +34,16 @@ export interface LocalApiDeps extends LocalConsumerDeps {
   readonly outbox: OutboxWriter;
 }
 
-/** What the low-latency stream processor is started with. */
+/**
+ * What the low-latency stream processor is started with: the options `startProcessor` takes
+ * (from `dynamodb-outbox/processor`), on the local parts, with its lease table created.
+ */
 export interface LocalProcessorDeps extends LocalRelayDeps {
-  readonly clients: LocalClients;
-  readonly tableName: string;
+  readonly streams: DynamoDBStreamsClient;
   readonly streamArn: string;
+  /** A DocumentClient on DynamoDB Local, which holds the lease table. */
+  readonly document: DynamoDBDocumentClient;
+  readonly leaseTableName: string;
 }
 
 /** A running in-process worker, such as the low-latency stream processor. */
@@ -49,10 +51,8 @@ export interface LocalWorker {
   stop(): Promise<void>;
 }
 
-/** A subscriber queue and the Lambda handler that consumes it. */
-export interface LocalSubscriber extends LocalSubscription {
-  readonly handler: (deps: LocalConsumerDeps) => SqsHandler;
-}
+/** A subscriber queue, and the Lambda handler that consumes it when it has one. */
+export type LocalSubscriber = OutboxTestSubscriber;
 
 /** One message a consumer acknowledged. */
 export interface LocalDelivery {
@@ -64,17 +64,21 @@ export interface LocalDelivery {
 
 export interface LocalStackOptions {
   readonly config: OutboxConfig;
-  /** Builds the relay's Lambda handler, run through the local event-source-mapping runner. */
-  readonly relay: (deps: LocalRelayDeps) => StreamHandler;
-  readonly subscribers: readonly LocalSubscriber[];
-  /** Builds the example API's request listener. */
-  readonly api: (deps: LocalApiDeps) => RequestListener;
+  /** @default none */
+  readonly subscribers?: readonly LocalSubscriber[];
   /**
-   * Starts the low-latency stream processor in process; required when the config names
-   * low-latency aggregate types. @default none
+   * Builds the relay's Lambda handler, run through the local event-source-mapping runner.
+   * @default the real relay (`localRelayHandler`: `createRelayHandler` on a `Relay`)
+   */
+  readonly relay?: (deps: LocalRelayDeps) => StreamHandler;
+  /**
+   * Starts the low-latency stream processor in process, when the config names low-latency
+   * aggregate types. @default the real processor (`startProcessor`), its errors to `onError`
    */
   readonly processor?: (deps: LocalProcessorDeps) => Promise<LocalWorker>;
-  /** Port of the example API; 0 for a free one. @default 3000 */
+  /** Builds a request listener (the example API) served over HTTP on `apiPort`. @default none: no HTTP server */
+  readonly api?: (deps: LocalApiDeps) => RequestListener;
+  /** Port of the API, bound before anything starts; 0 for a free one. @default 0 */
   readonly apiPort?: number;
   /** @default '127.0.0.1' */
   readonly apiHost?: string;
@@ -82,25 +86,23 @@ export interface LocalStackOptions {
   readonly dynamoDbPort?: number;
   /** Port of the SNS/SQS/S3 emulator. @default 0 — a free port */
   readonly emulatorPort?: number;
-  /** Folder DynamoDB Local keeps its data in. @default undefined — in memory */
+  /** Folder DynamoDB Local keeps its data (and the relay its checkpoints) in. @default undefined — in memory */
   readonly persistDir?: string;
   /** @default 'outbox' */
   readonly tableName?: string;
-  /**
-   * Concurrent consumer invocations per queue. Each has its own handler instance, as each
-   * concurrent Lambda invocation has its own execution environment. @default 4
-   */
-  readonly consumerConcurrency?: number;
   /** Visibility timeout of the subscriber queues in seconds. @default 10 */
   readonly visibilityTimeoutSeconds?: number;
   readonly onDelivery?: (delivery: LocalDelivery) => void;
   /** Errors of the runners and pollers, which keep going. @default ignored */
   readonly onError?: (source: string, error: unknown) => void;
+  /** Loaders of the optional peers in place of `import()`, for tests. @default `import()` of each */
+  readonly peers?: PeerImporters;
 }
 
 /** The running local stack. */
 export interface LocalStack {
-  readonly apiUrl: string;
+  /** Where the API listens; `undefined` without one. */
+  readonly apiUrl: string | undefined;
   readonly dynamoDb: { readonly endpoint: string; readonly pid: number; readonly persistDir?: string };
   readonly emulatorEndpoint: string;
   readonly tableName: string;
@@ -108,10 +110,14 @@ export interface LocalStack {
   readonly tableCreated: boolean;
   readonly resources: LocalResources;
   readonly clients: LocalClients;
+  /** The write helper on the local table (writes through it are not counted in `stats`). */
+  readonly outbox: Outbox;
   readonly stats: LocalStats;
   readonly relayStats: StreamRunnerStats;
   /** Whether the low-latency processor runs. */
   readonly processorRunning: boolean;
+  /** Whether `stop()` has been called. */
+  readonly stopped: boolean;
   /** Messages now in each DLQ: the relay's and each subscriber's, by queue name. */
   deadLetterDepths(): { readonly relay: number; readonly subscribers: Readonly<Record<string, number>> };
   /** Stops everything, newest part first, and waits for DynamoDB Local's Java process to end. */

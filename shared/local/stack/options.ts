@@ -1,0 +1,104 @@
+import type { OutboxConfig } from '../../config.js';
+import { LocalStackError } from '../errors.js';
+import type { OutboxTestSubscriber } from './test-stack-types.js';
+
+/** The relay DLQ's name, which no subscriber queue may take. */
+export const RELAY_DLQ_NAME = 'outbox-relay-dlq';
+
+const SUBSCRIBER_NAME = /^[A-Za-z0-9_-]{1,70}$/;
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
+
+const invalid = (what: string, value: unknown, allowed: string): LocalStackError =>
+  new LocalStackError('INVALID_OPTION', `${what} is ${show(value)}; allowed: ${allowed}`);
+
+/** Fails with `INVALID_OPTION` unless `value` is `undefined` or a whole number from `min` to `max`. */
+export function checkInteger(what: string, value: number | undefined, min: number, max: number, allowed?: string): void {
+  if (value === undefined) return;
+  if (!Number.isInteger(value) || value < min || value > max) throw invalid(what, value, allowed ?? `a whole number from ${min} to ${max}`);
+}
+
+/** Fails with `INVALID_OPTION` unless `value` is `undefined` or a port: 0 (a free one) to 65535. */
+export const checkPort = (what: string, value: number | undefined): void =>
+  checkInteger(what, value, 0, 65_535, 'a whole number from 0 (a free port) to 65535');
+
+/** Fails with `INVALID_OPTION` unless `value` is `undefined` or a DynamoDB table name. */
+export function checkTableName(value: string | undefined): void {
+  if (value !== undefined && (typeof value !== 'string' || !TABLE_NAME.test(value)))
+    throw invalid('tableName', value, 'a DynamoDB table name of 3–255 letters, digits, "_", "-" or "."');
+}
+
+function checkNames(what: string, values: readonly string[] | undefined, allowed: readonly string[] | undefined, means: string): void {
+  if (values === undefined) return;
+  if (!Array.isArray(values) || values.length === 0) throw invalid(what, JSON.stringify(values), `a non-empty list of ${means}`);
+  values.forEach((value, j) => {
+    if (typeof value !== 'string' || value === '') throw invalid(`${what}[${j}]`, value, `a non-empty string: ${means}`);
+    if (allowed !== undefined && !allowed.includes(value))
+      throw invalid(`${what}[${j}]`, value, `${means} (${allowed.length === 0 ? 'the config routes none there' : allowed.join(', ')})`);
+  });
+}
+
+/** The queue names a subscriber takes on the emulator: its queue and its DLQ. */
+function queueNames(config: OutboxConfig, subscriber: OutboxTestSubscriber): string[] {
+  const suffix = config.topics.find((t) => t.name === subscriber.topic)?.fifo === true ? '.fifo' : '';
+  return [`${subscriber.name}${suffix}`, `${subscriber.name}-dlq${suffix}`];
+}
+
+/**
+ * Checks the subscribers against the config before anything starts, so a typo fails in
+ * milliseconds with `INVALID_SUBSCRIPTION` (a topic, name or filter that cannot be) or
+ * `INVALID_OPTION` (a bad number or handler), naming the subscriber's field and the value.
+ */
+export function checkSubscriptions(config: OutboxConfig, subscribers: readonly OutboxTestSubscriber[]): void {
+  const topics = config.topics.map((t) => t.name);
+  const taken = new Map<string, string>([[RELAY_DLQ_NAME, 'the relay DLQ']]);
+  const names = new Set<string>();
+  subscribers.forEach((subscriber, i) => {
+    const at = `subscribers[${i}]`;
+    if (!topics.includes(subscriber.topic)) {
+      throw new LocalStackError(
+        'INVALID_SUBSCRIPTION',
+        `${at}.topic is ${show(subscriber.topic)}; allowed: a topic of the config (${topics.join(', ')})`,
+      );
+    }
+    if (typeof subscriber.name !== 'string' || !SUBSCRIBER_NAME.test(subscriber.name)) {
+      throw new LocalStackError(
+        'INVALID_SUBSCRIPTION',
+        `${at}.name is ${show(subscriber.name)}; allowed: a name of 1–70 letters, digits, "-" or "_"`,
+      );
+    }
+    if (names.has(subscriber.name)) {
+      throw new LocalStackError(
+        'INVALID_SUBSCRIPTION',
+        `${at}.name is ${show(subscriber.name)}, which an earlier subscriber has; allowed: a name of its own (receive() and the counters go by it)`,
+      );
+    }
+    names.add(subscriber.name);
+    for (const queue of queueNames(config, subscriber)) {
+      const owner = taken.get(queue);
+      if (owner !== undefined) {
+        throw new LocalStackError(
+          'INVALID_SUBSCRIPTION',
+          `${at}.name is ${show(subscriber.name)}, whose queue ${queue} is already ${owner}'s; allowed: a name whose queue and DLQ (<name>-dlq) no other queue has`,
+        );
+      }
+      taken.set(queue, `${at} (${subscriber.name})`);
+    }
+    const routed = Object.entries(config.routes)
+      .filter(([, topic]) => topic === subscriber.topic)
+      .map(([type]) => type);
+    try {
+      checkNames(`${at}.eventTypes`, subscriber.eventTypes, undefined, 'CloudEvents types');
+      checkNames(`${at}.aggregateTypes`, subscriber.aggregateTypes, routed, `aggregate types the config routes to ${subscriber.topic}`);
+    } catch (error) {
+      throw new LocalStackError('INVALID_SUBSCRIPTION', (error as Error).message);
+    }
+    checkInteger(`${at}.maxReceiveCount`, subscriber.maxReceiveCount, 1, 1000);
+    checkInteger(`${at}.concurrency`, subscriber.concurrency, 1, 10);
+    if (subscriber.handler !== undefined && typeof subscriber.handler !== 'function')
+      throw new LocalStackError(
+        'INVALID_OPTION',
+        `${at}.handler is a ${typeof subscriber.handler}; allowed: a function that builds an SQS Lambda handler (deps) => handler, or none`,
+      );
+  });
+}

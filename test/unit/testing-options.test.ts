@@ -1,0 +1,92 @@
+import { defineConfig } from 'dynamodb-outbox';
+import { LocalStackError, startOutboxTestStack } from 'dynamodb-outbox/testing';
+import { describe, expect, it } from 'vitest';
+
+/* Options that cannot be fail before anything starts (no Java, no emulator), naming the field and the value. */
+
+const config = defineConfig({
+  source: 'urn:test:options',
+  topics: [{ name: 'orders.fifo', fifo: true }, { name: 'payments' }],
+  routes: { order: 'orders.fifo', payment: 'payments' },
+});
+
+async function startError(options: Omit<Parameters<typeof startOutboxTestStack>[0], 'config'>): Promise<LocalStackError> {
+  const error = await startOutboxTestStack({ config, ...options }).then(
+    async (stack) => {
+      await stack.stop();
+      throw new Error('the stack started');
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(LocalStackError);
+  return error as LocalStackError;
+}
+
+describe('startOutboxTestStack options', () => {
+  it('rejects a subscriber on a topic the config does not have, naming it and the topics allowed', async () => {
+    const error = await startError({ subscribers: [{ name: 'billing', topic: 'order.fifo' }] });
+
+    expect(error).toMatchObject({
+      code: 'INVALID_SUBSCRIPTION',
+      message: 'subscribers[0].topic is "order.fifo"; allowed: a topic of the config (orders.fifo, payments)',
+    });
+  });
+
+  it('rejects filtering on an aggregate type the config does not route to the subscribed topic', async () => {
+    const error = await startError({ subscribers: [{ name: 'billing', topic: 'orders.fifo', aggregateTypes: ['payment'] }] });
+
+    expect(error).toMatchObject({
+      code: 'INVALID_SUBSCRIPTION',
+      message: 'subscribers[0].aggregateTypes[0] is "payment"; allowed: aggregate types the config routes to orders.fifo (order)',
+    });
+  });
+
+  it('rejects an empty event type filter, which would deliver nothing', async () => {
+    const error = await startError({ subscribers: [{ name: 'billing', topic: 'payments', eventTypes: [] }] });
+
+    expect(error).toMatchObject({ code: 'INVALID_SUBSCRIPTION', message: expect.stringContaining('subscribers[0].eventTypes is "[]"') });
+  });
+
+  it.each([
+    [
+      [
+        { name: 'billing', topic: 'payments' },
+        { name: 'billing', topic: 'orders.fifo' },
+      ],
+      'subscribers[1].name is "billing"',
+    ],
+    [
+      [
+        { name: 'billing', topic: 'payments' },
+        { name: 'billing-dlq', topic: 'payments' },
+      ],
+      'subscribers[1].name is "billing-dlq"',
+    ],
+    [[{ name: 'outbox-relay', topic: 'payments' }], "queue outbox-relay-dlq is already the relay DLQ's"],
+    [[{ name: 'bill ing', topic: 'payments' }], 'subscribers[0].name is "bill ing"; allowed: a name of 1–70 letters, digits, "-" or "_"'],
+  ])('rejects subscriber names whose queues cannot be or clash (%#)', async (subscribers, message) => {
+    const error = await startError({ subscribers });
+
+    expect(error.code).toBe('INVALID_SUBSCRIPTION');
+    expect(error.message).toContain(message);
+  });
+
+  it.each([
+    [{ dynamoDbPort: 70_000 }, 'dynamoDbPort is 70000; allowed: a whole number from 0 (a free port) to 65535'],
+    [{ emulatorPort: -1 }, 'emulatorPort is -1; allowed: a whole number from 0 (a free port) to 65535'],
+    [{ tableName: 'x' }, 'tableName is "x"; allowed: a DynamoDB table name of 3–255 letters, digits, "_", "-" or "."'],
+    [{ visibilityTimeoutSeconds: 1.5 }, 'visibilityTimeoutSeconds is 1.5; allowed: a whole number from 0 to 43200'],
+    [
+      { subscribers: [{ name: 'b', topic: 'payments', concurrency: 0 }] },
+      'subscribers[0].concurrency is 0; allowed: a whole number from 1 to 10',
+    ],
+    [
+      { subscribers: [{ name: 'b', topic: 'payments', maxReceiveCount: 0 }] },
+      'subscribers[0].maxReceiveCount is 0; allowed: a whole number from 1 to 1000',
+    ],
+  ])('rejects %j with INVALID_OPTION naming it', async (options, message) => {
+    const error = await startError(options);
+
+    expect(error).toMatchObject({ code: 'INVALID_OPTION', message });
+  });
+});
