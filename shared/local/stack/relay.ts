@@ -1,6 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { createRelayHandler, RELAY_METRICS, Relay, relayMetrics } from '../../relay/index.js';
+import { createRelayHandler, RELAY_METRICS, Relay, type RelayMetrics, relayMetrics } from '../../relay/index.js';
 import type { StreamHandler } from '../event-source/stream-runner.js';
 import { LOCAL_RELAY_FUNCTION_NAME } from '../event-source/types.js';
 import type { LocalRelayDeps } from './types.js';
@@ -8,13 +7,8 @@ import type { LocalRelayDeps } from './types.js';
 /** How loud the local relay is: warnings and errors (a record that failed, a dead letter), so a run's output stays readable. */
 export const LOCAL_LOG_LEVEL = 'WARN';
 
-/** Powertools Metrics that keep nothing: a test run has no CloudWatch to read its EMF lines. */
-class DiscardedMetrics extends Metrics {
-  override publishStoredMetrics(): this {
-    this.clearMetrics();
-    return this;
-  }
-}
+/** Metrics that keep nothing: a test run has no CloudWatch to read the relay's EMF lines. */
+const DISCARDED_METRICS: RelayMetrics = { addMetric: () => {} };
 
 export interface LocalRelayTelemetry {
   /** @default the relay's Powertools metrics (`relayMetrics`), written as EMF lines unless `POWERTOOLS_METRICS_DISABLED=true` */
@@ -35,6 +29,6 @@ export function localRelayHandler(deps: LocalRelayDeps, { metrics = 'emf' }: Loc
   return createRelayHandler({
     relay: new Relay({ config, sns, sqs, topicArns, deadLetterQueueUrl, ignoreAggregateTypes: config.lowLatencyAggregateTypes }),
     logger: new Logger({ serviceName: RELAY_METRICS.service, logLevel: LOCAL_LOG_LEVEL }),
-    metrics: metrics === 'emf' ? relayMetrics(LOCAL_RELAY_FUNCTION_NAME) : new DiscardedMetrics({ namespace: RELAY_METRICS.namespace }),
+    metrics: metrics === 'emf' ? relayMetrics(LOCAL_RELAY_FUNCTION_NAME) : DISCARDED_METRICS,
   });
 }
