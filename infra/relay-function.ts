@@ -43,7 +43,7 @@ export const RELAY_HANDLER_SOURCE = fileURLToPath(new URL('../functions/relay/ha
  */
 export function checkRelayTimeout(path: string, prop: string, value: Duration | undefined, config: OutboxConfig): void {
   if (value === undefined || value.isUnresolved()) return;
-  const configured = config.relay.timeoutSeconds;
+  const configured = relayEventSourceSettings(config).functionTimeoutSeconds;
   if (value.toSeconds({ integral: false }) !== configured) {
     throw new OutboxPropsError(
       path,
@@ -160,6 +160,7 @@ export class RelayFunction extends Construct {
     super(scope, id);
     const { config, table, topics } = props;
     checkRelayTimeout(this.node.path, 'timeout', props.timeout, config);
+    const settings = relayEventSourceSettings(config);
     const viewType = streamViewType(table);
     if (!table.tableStreamArn || viewType === null || (viewType !== undefined && !viewType.startsWith('NEW_'))) {
       throw new OutboxPropsError(
@@ -212,7 +213,8 @@ export class RelayFunction extends Construct {
       description: 'Publishes outbox events from the table stream to SNS',
       serviceName: RELAY_METRICS.service,
       memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(config.relay.timeoutSeconds),
+      // From the one definition the local runner applies too.
+      timeout: props.timeout ?? Duration.seconds(settings.functionTimeoutSeconds),
       logRetention: props.logRetention,
       removalPolicy,
       tracing: props.tracing,
@@ -232,7 +234,6 @@ export class RelayFunction extends Construct {
     topics.grantPublish(this.function);
     this.grantSendDeadLetters(this.function);
 
-    const settings = relayEventSourceSettings(config);
     this.eventSource = new DynamoEventSource(table, {
       startingPosition: StartingPosition[settings.startingPosition],
       batchSize: settings.batchSize,
