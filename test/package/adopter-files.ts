@@ -8,14 +8,17 @@ const config = `defineConfig({
 
 /** Every entry point, used with its types, as a service's TypeScript would. */
 const entryPoints = `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
 import { defineConfig, Outbox, OutboxError, type OutboxEnvelope, parseMessage, WriteValidationError, type WriteResult } from 'dynamodb-outbox';
 import { Outbox as OutboxConstruct, OutboxPropsError } from 'dynamodb-outbox/cdk';
 import { type Consumer, ConsumerOptionsError, createConsumer, eventHandler } from 'dynamodb-outbox/consumer';
-import { LEASE_TABLE, ProcessorOptionsError, type StartProcessorOptions } from 'dynamodb-outbox/processor';
+import { LEASE_TABLE, ProcessorOptionsError, processorEnvironment, type StartProcessorOptions, startProcessor } from 'dynamodb-outbox/processor';
 import { type RedriveSummary, RedriveOptionsError, redriveQueueDlq } from 'dynamodb-outbox/redrive';
-import { createRelayHandler, type RelayHandler, relayEventSourceSettings } from 'dynamodb-outbox/relay';
+import { createRelayHandler, type RelayHandler, relayEnvironment, relayEventSourceSettings } from 'dynamodb-outbox/relay';
 import { LocalStackError, type OutboxTestStack, startOutboxTestStack } from 'dynamodb-outbox/testing';
 
 export const config = ${config};
@@ -46,6 +49,30 @@ export const billing = createConsumer({
 }).handler;
 
 export const relay: RelayHandler = createRelayHandler({ relay: {} as never });
+
+// README, "The relay".
+const sns = new SNSClient({});
+export const ownRelay = createRelayHandler({
+  ...relayEnvironment(),
+  sns: { send: (command, options) => sns.send(command, options) },
+  onOutcome: (summary) => console.log(summary.published, summary.failedByReason),
+});
+
+// README, "Low-latency path".
+export async function runProcessor(): Promise<void> {
+  const env = processorEnvironment();
+  const worker = await startProcessor({
+    config: env.config, topicArns: env.topicArns, deadLetterQueueUrl: env.deadLetterQueueUrl,
+    streamArn: env.streamArn, leaseTableName: env.leaseTableName, workerId: env.workerId, settings: env.settings,
+    streams: new DynamoDBStreamsClient({}), document: DynamoDBDocumentClient.from(new DynamoDBClient({})),
+    sns: new SNSClient({}), sqs: new SQSClient({}),
+  });
+  process.once('SIGTERM', () => void worker.stop());
+}
+
+// README, "Redrive".
+export const redriven = (dlqUrl: string, queueUrl: string): Promise<RedriveSummary> =>
+  redriveQueueDlq({ sqs: new SQSClient({}), queueUrl: dlqUrl, targetQueueUrl: queueUrl, ratePerSecond: 50 });
 export const batchSize: number = relayEventSourceSettings(config).batchSize;
 export const leaseKey: string = LEASE_TABLE.partitionKey;
 export type ProcessorOptions = StartProcessorOptions;
