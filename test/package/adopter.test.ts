@@ -111,6 +111,9 @@ describe('the packed package', { timeout: 600_000 }, () => {
         tarball,
         ...[
           '@aws-sdk/client-dynamodb',
+          '@aws-sdk/client-dynamodb-streams',
+          '@aws-sdk/client-sns',
+          '@aws-sdk/client-sqs',
           '@aws-sdk/lib-dynamodb',
           'aws-cdk-lib',
           'constructs',
