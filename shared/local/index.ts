@@ -22,6 +22,7 @@ export {
   type OutboxTestClients,
   type OutboxTestHandlerDeps,
   type OutboxTestQueue,
+  type OutboxTestSqsHandler,
   type OutboxTestStack,
   type OutboxTestStackOptions,
   type OutboxTestSubscriber,

@@ -21,6 +21,8 @@ const billKey = (orderId: string) => ({ pk: `BILL#${orderId}`, sk: 'BILL' });
 
 let stack: OutboxTestStack;
 const backgroundErrors: string[] = [];
+/** Event ids a plain SQS handler (no consumer helper, answering nothing) was given. */
+const shippedIds: string[] = [];
 
 beforeAll(async () => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
@@ -29,6 +31,14 @@ beforeAll(async () => {
     subscribers: [
       { name: 'audit', topic: 'orders.fifo', eventTypes: ['order.placed', 'order.cancelled'] },
       { name: 'payments-audit', topic: 'payments' },
+      {
+        name: 'shipping',
+        topic: 'orders.fifo',
+        eventTypes: ['order.shipped'],
+        handler: () => async (event) => {
+          for (const record of event.Records) shippedIds.push((JSON.parse(record.body) as { id: string }).id);
+        },
+      },
       {
         name: 'billing',
         topic: 'orders.fifo',
@@ -110,6 +120,20 @@ describe('dynamodb-outbox/testing, from a service’s own config', () => {
     expect(await stack.receive('billing', { deadLetters: true, timeoutMs: 0 })).toEqual([]);
   });
 
+  it('runs a plain SQS handler that answers nothing, which acknowledges its batch', async () => {
+    const { events } = await stack.outbox.write({ events: [{ aggregate: { type: 'order', id: 'o-3' }, type: 'order.shipped', data: {} }] });
+    const eventId = events[0]?.id as string;
+
+    await vi.waitFor(
+      () => {
+        if (!shippedIds.includes(eventId)) throw new Error('the shipping handler has not been given the event yet');
+      },
+      { timeout: 30_000, interval: 50 },
+    );
+
+    expect(await stack.receive('shipping', { deadLetters: true, timeoutMs: 0 })).toEqual([]);
+  });
+
   it('publishes low-latency aggregate types through the real stream processor', async () => {
     const { events } = await stack.outbox.write({
       events: [{ aggregate: { type: 'payment', id: 'p-1' }, type: 'payment.captured', data: { amount: 42 } }],
@@ -125,7 +149,7 @@ describe('dynamodb-outbox/testing, from a service’s own config', () => {
     await expect(stack.receive('audti')).rejects.toThrow(
       new LocalStackError(
         'INVALID_OPTION',
-        'receive() subscriber is "audti"; allowed: a subscriber of this stack (audit, payments-audit, billing)',
+        'receive() subscriber is "audti"; allowed: a subscriber of this stack (audit, payments-audit, shipping, billing)',
       ),
     );
     await expect(stack.receive('billing')).rejects.toMatchObject({

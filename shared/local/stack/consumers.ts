@@ -1,8 +1,16 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { type SqsBatchReport, SqsPoller } from '../event-source/sqs-event-source.js';
+import type { SQSBatchResponse } from 'aws-lambda';
+import { type SqsBatchReport, type SqsHandler, SqsPoller } from '../event-source/sqs-event-source.js';
 import type { LocalResources } from './resources.js';
 import type { LocalStats } from './stats.js';
+import type { OutboxTestSqsHandler } from './test-stack-types.js';
 import type { LocalConsumerDeps, LocalDelivery, LocalSubscriber, LocalWorker } from './types.js';
+
+/** A handler that answers nothing (the whole batch acknowledged) as the event source takes it: answering `undefined`. */
+const asSqsHandler =
+  (handler: OutboxTestSqsHandler): SqsHandler =>
+  async (event, context) =>
+    (await handler(event, context)) as SQSBatchResponse | undefined;
 
 export interface LocalConsumersOptions {
   readonly sqs: SQSClient;
@@ -46,7 +54,7 @@ export function startLocalConsumers(options: LocalConsumersOptions): LocalWorker
       name: subscription.name,
       queue,
       onBatch,
-      handler: build(options.deps),
+      handler: asSqsHandler(build(options.deps)),
     }));
   });
   return planned.map(({ name, queue, onBatch, handler }) => {

@@ -6,11 +6,11 @@
  */
 
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { OutboxConfig } from '../../config.js';
 import type { OutboxEnvelope } from '../../envelope.js';
 import type { Outbox } from '../../write/index.js';
 import type { LocalClients } from '../clients.js';
-import type { SqsHandler } from '../event-source/sqs-event-source.js';
 
 /** What a subscriber's handler is built from: the local table and a client for it. */
 export interface OutboxTestHandlerDeps {
@@ -20,6 +20,19 @@ export interface OutboxTestHandlerDeps {
   /** The outbox table; a consumer may keep its inbox records in it. */
   readonly tableName: string;
 }
+
+/** The part of Lambda's context the local SQS event source passes: the function's name, the request id and the time left. */
+export type OutboxTestHandlerContext = Pick<Context, 'functionName' | 'awsRequestId' | 'getRemainingTimeInMillis'>;
+
+/**
+ * An SQS-triggered Lambda handler, such as `createConsumer(…).handler`. With
+ * `ReportBatchItemFailures` it returns the messages that failed; one that returns nothing
+ * acknowledges the whole batch, one that throws fails it.
+ */
+export type OutboxTestSqsHandler = (
+  event: SQSEvent,
+  context: OutboxTestHandlerContext,
+) => Promise<SQSBatchResponse | undefined> | Promise<void>;
 
 /** A queue subscribed to one of the config's topics, as the CDK construct `OutboxSubscriber` deploys it. */
 export interface OutboxTestSubscriber {
@@ -40,7 +53,7 @@ export interface OutboxTestSubscriber {
    * move to the DLQ after `maxReceiveCount` receives. Called once per concurrent invocation.
    * @default none: the queue keeps its messages for `receive()`
    */
-  readonly handler?: (deps: OutboxTestHandlerDeps) => SqsHandler;
+  readonly handler?: (deps: OutboxTestHandlerDeps) => OutboxTestSqsHandler;
   /** Invocations of `handler` at once, each with its own handler, as each Lambda execution environment has its own. 1–10. @default 1 */
   readonly concurrency?: number;
 }
