@@ -18,6 +18,8 @@ export { INBOX_PREFIX, INBOX_SORT_KEY, type InboxRecord, inboxKey } from './inbo
 export { fromSqsMessage, fromSqsRecord } from './messages.js';
 export { eventHandler } from './options.js';
 export { type ParseResult, parseMessage } from './parse.js';
+export { PollError, PollerStoppedError, type PollPhase } from './poll-errors.js';
+export { createPoller, type Poller, type PollerOptions, type PollerStopResult } from './poller.js';
 export { SEQUENCE_PREFIX, SEQUENCE_SORT_KEY, type SequenceObservation, type SequencePosition } from './sequence-tracker.js';
 export { type PollOptions, type PollResult, pollOnce } from './sqs-poller.js';
 export type * from './types.js';

@@ -7,7 +7,11 @@ export const CONSUMER_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 const OPTION_KEYS = ['name', 'handlers', 'inbox', 'sequenceTracking', 'concurrency', 'logger', 'metrics', 'now'];
 const INBOX_KEYS = ['document', 'tableName', 'retentionSeconds', 'claimTimeoutSeconds'];
 const HANDLER_KEYS = ['idempotency', 'schema', 'handle'];
-const POLL_KEYS = ['sqs', 'queueUrl', 'consumer', 'maxMessages', 'waitTimeSeconds', 'visibilityTimeoutSeconds', 'retryDelaySeconds'];
+export const POLL_KEYS = ['sqs', 'queueUrl', 'consumer', 'maxMessages', 'waitTimeSeconds', 'visibilityTimeoutSeconds', 'retryDelaySeconds'];
+const POLLER_KEYS = ['concurrency', 'backoff', 'onBatch', 'onError'];
+const BACKOFF_KEYS = ['baseDelayMs', 'maxDelayMs'];
+/** How long a poller waits after a failed poll: up to 500 ms after the first, doubling up to 30 s. */
+export const DEFAULT_POLLER_BACKOFF = { baseDelayMs: 500, maxDelayMs: 30_000 } as const;
 /** SQS's longest visibility timeout: 12 hours. */
 const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 
@@ -115,24 +119,68 @@ export function validateProcessOptions(options: unknown): void {
   }
 }
 
+/** The options `pollOnce` and `createPoller` share, checked under `where`. */
+function checkPollFields(options: Record<string, unknown>, where: string): void {
+  if (!isRecord(options.sqs) || typeof options.sqs.send !== 'function') {
+    throw new ConsumerOptionsError(`${where}.sqs`, `got ${shapeOf(options.sqs)}; allowed: an SQSClient`);
+  }
+  if (typeof options.queueUrl !== 'string' || options.queueUrl === '') {
+    throw new ConsumerOptionsError(`${where}.queueUrl`, `got ${show(options.queueUrl)}; allowed: a queue URL`);
+  }
+  if (!isRecord(options.consumer) || typeof options.consumer.process !== 'function') {
+    throw new ConsumerOptionsError(`${where}.consumer`, `got ${shapeOf(options.consumer)}; allowed: a consumer from createConsumer`);
+  }
+  wholeNumberIn(options.maxMessages, `${where}.maxMessages`, 1, 10);
+  wholeNumberIn(options.visibilityTimeoutSeconds, `${where}.visibilityTimeoutSeconds`, 0, MAX_VISIBILITY_TIMEOUT_SECONDS);
+  wholeNumberIn(options.retryDelaySeconds, `${where}.retryDelaySeconds`, 0, MAX_VISIBILITY_TIMEOUT_SECONDS);
+}
+
 /** Checks `pollOnce`'s options, before anything is received. */
 export function validatePollOptions(options: unknown): void {
   if (!isRecord(options))
     throw new ConsumerOptionsError('pollOnce', `got ${show(options)}; allowed: an object { sqs, queueUrl, consumer, … }`);
   rejectUnknown(options, POLL_KEYS, 'pollOnce');
-  if (!isRecord(options.sqs) || typeof options.sqs.send !== 'function') {
-    throw new ConsumerOptionsError('pollOnce.sqs', `got ${shapeOf(options.sqs)}; allowed: an SQSClient`);
-  }
-  if (typeof options.queueUrl !== 'string' || options.queueUrl === '') {
-    throw new ConsumerOptionsError('pollOnce.queueUrl', `got ${show(options.queueUrl)}; allowed: a queue URL`);
-  }
-  if (!isRecord(options.consumer) || typeof options.consumer.process !== 'function') {
-    throw new ConsumerOptionsError('pollOnce.consumer', `got ${shapeOf(options.consumer)}; allowed: a consumer from createConsumer`);
-  }
-  wholeNumberIn(options.maxMessages, 'pollOnce.maxMessages', 1, 10);
+  checkPollFields(options, 'pollOnce');
   wholeNumberIn(options.waitTimeSeconds, 'pollOnce.waitTimeSeconds', 0, 20);
-  wholeNumberIn(options.visibilityTimeoutSeconds, 'pollOnce.visibilityTimeoutSeconds', 0, MAX_VISIBILITY_TIMEOUT_SECONDS);
-  wholeNumberIn(options.retryDelaySeconds, 'pollOnce.retryDelaySeconds', 0, MAX_VISIBILITY_TIMEOUT_SECONDS);
+}
+
+/** Checks `createPoller`'s options, before anything is received. */
+export function validatePollerOptions(options: unknown): void {
+  const where = 'createPoller';
+  if (!isRecord(options)) throw new ConsumerOptionsError(where, `got ${show(options)}; allowed: an object { sqs, queueUrl, consumer, … }`);
+  rejectUnknown(options, [...POLL_KEYS, ...POLLER_KEYS], where);
+  checkPollFields(options, where);
+  // Short polls in a loop would call SQS without pause while the queue is empty.
+  wholeNumberIn(options.waitTimeSeconds, `${where}.waitTimeSeconds`, 1, 20);
+  positiveInteger(options.concurrency, `${where}.concurrency`);
+  for (const callback of ['onBatch', 'onError']) {
+    if (options[callback] !== undefined && typeof options[callback] !== 'function') {
+      throw new ConsumerOptionsError(`${where}.${callback}`, `got ${show(options[callback])}; allowed: a function`);
+    }
+  }
+  const { backoff } = options;
+  if (backoff === undefined) return;
+  if (!isRecord(backoff))
+    throw new ConsumerOptionsError(`${where}.backoff`, `got ${show(backoff)}; allowed: an object { baseDelayMs?, maxDelayMs? }`);
+  rejectUnknown(backoff, BACKOFF_KEYS, `${where}.backoff`);
+  positiveInteger(backoff.baseDelayMs, `${where}.backoff.baseDelayMs`);
+  positiveInteger(backoff.maxDelayMs, `${where}.backoff.maxDelayMs`);
+  const base = backoff.baseDelayMs ?? DEFAULT_POLLER_BACKOFF.baseDelayMs;
+  const max = backoff.maxDelayMs ?? DEFAULT_POLLER_BACKOFF.maxDelayMs;
+  if ((max as number) < (base as number)) {
+    throw new ConsumerOptionsError(
+      `${where}.backoff.maxDelayMs`,
+      `got ${max}, below baseDelayMs (${base}); allowed: a whole number of ms ≥ baseDelayMs`,
+    );
+  }
+}
+
+/** Checks `stop`'s options: how long it waits for the batches in flight. */
+export function validateStopOptions(options: unknown): void {
+  if (options === undefined) return;
+  if (!isRecord(options)) throw new ConsumerOptionsError('stop', `got ${show(options)}; allowed: an object { timeoutMs? }`);
+  rejectUnknown(options, ['timeoutMs'], 'stop');
+  positiveInteger(options.timeoutMs, 'stop.timeoutMs');
 }
 
 /**

@@ -9,7 +9,9 @@ import {
 import type { Consumer } from './consumer.js';
 import { fromSqsMessage } from './messages.js';
 import { validatePollOptions } from './options.js';
-import type { BatchResult } from './types.js';
+import { describeCause, PollError, type PollPhase, type PollResult } from './poll-errors.js';
+
+export type { PollResult } from './poll-errors.js';
 
 export interface PollOptions {
   readonly sqs: SQSClient;
@@ -34,78 +36,129 @@ export interface PollOptions {
   readonly retryDelaySeconds?: number;
 }
 
-export interface PollResult {
-  readonly received: number;
-  /** Handled (or duplicates) and deleted from the queue. */
-  readonly acknowledged: number;
-  readonly failed: number;
-  readonly result: BatchResult;
-}
-
 /** How long a queue's visibility timeout, once read, is used before it is read again. */
 const VISIBILITY_TIMEOUT_TTL_MS = 5 * 60_000;
 const visibilityTimeouts = new WeakMap<SQSClient, Map<string, { readonly seconds: number; readonly readAt: number }>>();
 
 /** The queue's own visibility timeout, read with GetQueueAttributes and kept per client and queue for a while. */
-async function queueVisibilityTimeout(sqs: SQSClient, queueUrl: string): Promise<number> {
+async function queueVisibilityTimeout(sqs: SQSClient, queueUrl: string, signal: AbortSignal | undefined): Promise<number> {
   const byQueue = visibilityTimeouts.get(sqs) ?? new Map();
   visibilityTimeouts.set(sqs, byQueue);
   const known = byQueue.get(queueUrl);
   if (known !== undefined && Date.now() - known.readAt < VISIBILITY_TIMEOUT_TTL_MS) return known.seconds;
-  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout'] }));
+  const { Attributes } = await step(
+    'queue-attributes',
+    queueUrl,
+    'nothing was received (pass visibilityTimeoutSeconds to poll without reading it)',
+    () => sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['VisibilityTimeout'] }), { abortSignal: signal }),
+  );
   const seconds = Number(Attributes?.VisibilityTimeout);
   if (Attributes?.VisibilityTimeout === undefined || !Number.isInteger(seconds) || seconds < 0) {
-    throw new Error(
-      `GetQueueAttributes of ${queueUrl} gave no usable VisibilityTimeout (got ${JSON.stringify(Attributes?.VisibilityTimeout)}); pass pollOnce the visibilityTimeoutSeconds to use`,
+    throw new PollError(
+      'queue-attributes',
+      queueUrl,
+      `GetQueueAttributes gave no usable VisibilityTimeout (got ${JSON.stringify(Attributes?.VisibilityTimeout)}); nothing was received; pass visibilityTimeoutSeconds to poll without reading it`,
     );
   }
   byQueue.set(queueUrl, { seconds, readAt: Date.now() });
   return seconds;
 }
 
+/** Runs one phase of a poll, turning its failure into a {@link PollError} that says what became of the messages. */
+async function step<T>(phase: PollPhase, queueUrl: string, consequence: string, run: () => Promise<T>, batch?: PollResult): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new PollError(phase, queueUrl, `${describeCause(error)}; ${consequence}`, {
+      cause: error,
+      ...(batch === undefined ? {} : { batch }),
+    });
+  }
+}
+
 /**
  * One receive → process → acknowledge round on an SQS queue, with the same semantics as an
  * SQS-triggered Lambda with `ReportBatchItemFailures`: acknowledged messages are deleted, the
  * others stay on the queue and come back (to the DLQ after `maxReceiveCount`). Claims taken for
- * the batch lapse when its visibility timeout ends.
+ * the batch lapse when its visibility timeout ends. A failure is a {@link PollError} naming its
+ * phase, with the batch's outcomes when the consumer had processed it. To poll for as long as a
+ * process runs, with backoff and concurrency, use {@link createPoller}.
  *
  * @example
  * ```ts
- * while (!stopped) await pollOnce({ sqs, queueUrl, consumer, waitTimeSeconds: 20 });
+ * const { received, acknowledged, result } = await pollOnce({ sqs, queueUrl, consumer, waitTimeSeconds: 20 });
  * ```
  */
 export async function pollOnce(options: PollOptions): Promise<PollResult> {
   validatePollOptions(options);
+  return pollQueue(options);
+}
+
+/**
+ * {@link pollOnce} on options already checked. `signal` aborts the receive (and the read of the
+ * queue's visibility timeout) only: a batch once received is processed and acknowledged.
+ */
+export async function pollQueue(options: PollOptions, signal?: AbortSignal): Promise<PollResult> {
   const { sqs, queueUrl } = options;
-  const visibilityTimeout = options.visibilityTimeoutSeconds ?? (await queueVisibilityTimeout(sqs, queueUrl));
-  const { Messages = [] } = await sqs.send(
-    new ReceiveMessageCommand({
-      QueueUrl: queueUrl,
-      MaxNumberOfMessages: options.maxMessages ?? 10,
-      WaitTimeSeconds: options.waitTimeSeconds ?? 0,
-      VisibilityTimeout: visibilityTimeout,
-      MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'],
-    }),
+  const visibilityTimeout = options.visibilityTimeoutSeconds ?? (await queueVisibilityTimeout(sqs, queueUrl, signal));
+  const { Messages = [] } = await step(
+    'receive',
+    queueUrl,
+    'no message reached the consumer (any SQS handed out to this receive come back after their visibility timeout)',
+    () =>
+      sqs.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: options.maxMessages ?? 10,
+          WaitTimeSeconds: options.waitTimeSeconds ?? 0,
+          VisibilityTimeout: visibilityTimeout,
+          MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'],
+        }),
+        { abortSignal: signal },
+      ),
   );
   // SQS starts the visibility timeout when it answers, just before this.
   const claimExpiresAt = Math.floor(Date.now() / 1000) + visibilityTimeout;
-  const result = await options.consumer.process(Messages.map(fromSqsMessage), { claimExpiresAt });
+  const result = await step(
+    'process',
+    queueUrl,
+    `the consumer threw on the batch of ${Messages.length}, so none was deleted: they come back after their visibility timeout, and any it had handled are acknowledged then as duplicates`,
+    () => options.consumer.process(Messages.map(fromSqsMessage), { claimExpiresAt }),
+  );
   const failedIds = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
   const entries = (messages: Message[]) => messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' }));
   const done = Messages.filter((m) => !failedIds.has(m.MessageId ?? ''));
   const failed = Messages.filter((m) => failedIds.has(m.MessageId ?? ''));
+  const batch = { received: Messages.length, acknowledged: 0, failed: failed.length, result };
   // A message SQS failed to delete comes back, and the inbox acknowledges it then as a duplicate.
   const notDeleted =
     done.length === 0
       ? 0
-      : ((await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries(done) }))).Failed?.length ?? 0);
+      : ((
+          await step(
+            'delete',
+            queueUrl,
+            `the batch was processed (its outcomes are in batch), but its ${done.length} acknowledged messages were not deleted: they come back after their visibility timeout and are acknowledged then as duplicates`,
+            () => sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries(done) })),
+            batch,
+          )
+        ).Failed?.length ?? 0);
+  const polled = { ...batch, acknowledged: done.length - notDeleted };
   if (failed.length > 0 && options.retryDelaySeconds !== undefined) {
-    await sqs.send(
-      new ChangeMessageVisibilityBatchCommand({
-        QueueUrl: queueUrl,
-        Entries: entries(failed).map((e) => ({ ...e, VisibilityTimeout: options.retryDelaySeconds })),
-      }),
+    const retryDelaySeconds = options.retryDelaySeconds;
+    await step(
+      'change-visibility',
+      queueUrl,
+      `the batch was processed and acknowledged (its outcomes are in batch), but its ${failed.length} failed messages come back at the end of their visibility timeout instead of after retryDelaySeconds`,
+      () =>
+        sqs.send(
+          new ChangeMessageVisibilityBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: entries(failed).map((e) => ({ ...e, VisibilityTimeout: retryDelaySeconds })),
+          }),
+        ),
+      polled,
     );
   }
-  return { received: Messages.length, acknowledged: done.length - notDeleted, failed: failed.length, result };
+  return polled;
 }

@@ -4,6 +4,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { createConsumer } from '../../shared/consumer/consumer.js';
 import { ConsumerOptionsError } from '../../shared/consumer/errors.js';
+import { PollError } from '../../shared/consumer/poll-errors.js';
 import { classify } from '../../shared/consumer/sequence-tracker.js';
 import { pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { ConsumerOptions } from '../../shared/consumer/types.js';
@@ -108,8 +109,10 @@ describe('pollOnce and process options', () => {
       },
     } as unknown as SQSClient;
     const error = await pollOnce({ sqs: silent, queueUrl, consumer }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PollError);
+    expect(error).toMatchObject({ code: 'POLL_FAILED', phase: 'queue-attributes', queueUrl });
     expect((error as Error).message).toBe(
-      `GetQueueAttributes of ${queueUrl} gave no usable VisibilityTimeout (got undefined); pass pollOnce the visibilityTimeoutSeconds to use`,
+      `Polling ${queueUrl} failed at queue-attributes: GetQueueAttributes gave no usable VisibilityTimeout (got undefined); nothing was received; pass visibilityTimeoutSeconds to poll without reading it`,
     );
     expect(commands).toEqual(['GetQueueAttributesCommand']);
   });
