@@ -70,6 +70,18 @@ export async function runProcessor(): Promise<void> {
   process.once('SIGTERM', () => void worker.stop());
 }
 
+// README, "Testing your service".
+export async function readme(): Promise<void> {
+  const stack = await startOutboxTestStack({ config, subscribers: [{ name: 'billing', topic: 'orders.fifo', eventTypes: ['order.placed'] }] });
+  try {
+    await stack.outbox.write({ events: [{ aggregate: { type: 'order', id: 'o-1' }, type: 'order.placed', data: { total: 42 } }] });
+    const [message] = await stack.receive('billing', { count: 1, timeoutMs: 10_000 });
+    console.log(message?.envelope?.type, message?.envelope?.aggregatesequence);
+  } finally {
+    await stack.stop();
+  }
+}
+
 // README, "Redrive".
 export const redriven = (dlqUrl: string, queueUrl: string): Promise<RedriveSummary> =>
   redriveQueueDlq({ sqs: new SQSClient({}), queueUrl: dlqUrl, targetQueueUrl: queueUrl, ratePerSecond: 50 });
