@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { OutboxConfig } from '../config.js';
-import { type DeadLetterClient, type PublishBatchClient, Relay, type RetryDelays } from '../relay/index.js';
+import { Relay } from '../relay/index.js';
+import type { RelayBaseOptions } from '../relay/types.js';
 import { ProcessorOptionsError } from './errors.js';
 import { DynamoDbLeaseTable } from './lease-table.js';
 import type { ProcessorSettings } from './settings.js';
@@ -8,15 +9,8 @@ import { StreamSource, type StreamsApi } from './stream-source.js';
 import { ProcessorWorker } from './worker.js';
 import type { WorkerObserver } from './worker-observer.js';
 
-/** What the relay core needs to publish the processor's share. */
-export interface ProcessorRelayOptions {
-  readonly config: OutboxConfig;
-  readonly sns: PublishBatchClient;
-  readonly sqs: DeadLetterClient;
-  readonly topicArns: Readonly<Record<string, string>>;
-  readonly deadLetterQueueUrl: string;
-  readonly backoff?: RetryDelays;
-}
+/** What the relay core needs to publish the processor's share: the relay's own options, without the aggregate-type selection (the processor takes the low-latency types). */
+export type ProcessorRelayOptions = RelayBaseOptions;
 
 /**
  * The relay core restricted to the config's low-latency aggregate types: the Lambda path's

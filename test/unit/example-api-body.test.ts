@@ -2,7 +2,7 @@ import { fc, it } from '@fast-check/vitest';
 import { describe, expect } from 'vitest';
 import { errorResponse } from '../../examples/orders/api/orders-api.js';
 import { amountField, objectBody } from '../../examples/orders/api/request-body.js';
-import { TransactionConflictError, WriteOutcomeUnknownError } from '../../shared/errors.js';
+import { TransactionConflictError, WriteOutcomeUnknownError, WriteRejectedError } from '../../shared/errors.js';
 
 describe('example API amounts', () => {
   it.prop([fc.integer({ min: 1, max: 100_000_000_000 })])('accepts every amount of whole cents up to one billion', (cents) => {
@@ -53,5 +53,11 @@ describe('example API error answers', () => {
       status: 409,
       body: { error: { code: 'TRANSACTION_CONFLICT' } },
     });
+  });
+
+  it("answers 500 when DynamoDB refused the write for the service's own setup, which the client cannot change", () => {
+    const refused = new WriteRejectedError('AccessDeniedException', 'nothing was written: the role may not write the table');
+    expect(errorResponse(refused)).toMatchObject({ status: 500, body: { error: { code: 'WRITE_REJECTED' } } });
+    expect(JSON.stringify(errorResponse(refused).body)).not.toContain('role');
   });
 });

@@ -5,6 +5,7 @@ import {
   TransactionFailedError,
   type WriteInput,
   WriteOutcomeUnknownError,
+  WriteRejectedError,
   type WriteResult,
   WriteValidationError,
 } from 'dynamodb-outbox';
@@ -77,6 +78,10 @@ export function errorResponse(error: unknown): ApiResponse {
   if (error instanceof WriteOutcomeUnknownError) {
     // The write may yet commit: the client learns which by retrying with its Idempotency-Key.
     return { status: 503, body: { error: { code: error.code, message: error.message } } };
+  }
+  if (error instanceof WriteRejectedError) {
+    // The service's own setup (permissions, credentials, a missing table): nothing the client can change.
+    return { status: 500, body: { error: { code: error.code, message: 'the request failed on the server; see the service logs' } } };
   }
   if (error instanceof OutboxError) {
     // Conflicts, reused idempotency keys and cancelled transactions: the request met the state of the data.
