@@ -15,7 +15,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
 import { defineConfig, Outbox, OutboxError, type OutboxEnvelope, parseMessage, WriteValidationError, type WriteResult } from 'dynamodb-outbox';
 import { Outbox as OutboxConstruct, OutboxPropsError } from 'dynamodb-outbox/cdk';
-import { type Consumer, ConsumerOptionsError, createConsumer, eventHandler } from 'dynamodb-outbox/consumer';
+import { type Consumer, ConsumerOptionsError, createConsumer, createPoller, eventHandler } from 'dynamodb-outbox/consumer';
 import { LEASE_TABLE, ProcessorOptionsError, processorEnvironment, type StartProcessorOptions, startProcessor } from 'dynamodb-outbox/processor';
 import { type RedriveSummary, RedriveOptionsError, redriveQueueDlq } from 'dynamodb-outbox/redrive';
 import { createRelayHandler, type RelayHandler, relayEnvironment, relayEventSourceSettings } from 'dynamodb-outbox/relay';
@@ -47,6 +47,15 @@ export const billing = createConsumer({
     }),
   },
 }).handler;
+
+export const poller = createPoller({
+  sqs: new SQSClient({}),
+  queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/billing',
+  consumer,
+  concurrency: 2,
+  onBatch: (result) => void result,
+  onError: (error) => console.error(error.phase, error.message),
+});
 
 export const relay: RelayHandler = createRelayHandler({ relay: {} as never });
 
