@@ -137,11 +137,22 @@ import { startOutboxTestStack } from 'dynamodb-outbox/testing';
 
 const config = ${config};
 const handled = [];
+let markHandled;
+const handledOnce = new Promise((resolve) => {
+  markHandled = resolve;
+});
 const billing = ({ document, tableName }) =>
   createConsumer({
     name: 'billing',
     inbox: { document, tableName },
-    handlers: { 'order.placed': eventHandler({ handle: (event) => void handled.push(event.id) }) },
+    handlers: {
+      'order.placed': eventHandler({
+        handle: (event) => {
+          handled.push(event.id);
+          markHandled();
+        },
+      }),
+    },
   }).handler;
 
 const stack = await startOutboxTestStack({
@@ -156,9 +167,8 @@ try {
     events: [{ aggregate: { type: 'order', id: 'o-1' }, type: 'order.placed', data: { total: 42 } }],
   });
   const [message] = await stack.receive('audit', { count: 1, timeoutMs: 60_000 });
-  for (const deadline = Date.now() + 60_000; handled.length === 0 && Date.now() < deadline; ) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const timeout = new Promise((resolve) => setTimeout(resolve, 60_000).unref());
+  await Promise.race([handledOnce, timeout]);
   console.log(JSON.stringify({ written: { id: written.id }, received: { id: message?.envelope?.id, type: message?.envelope?.type }, handled }));
 } finally {
   await stack.stop();
