@@ -18,4 +18,11 @@ export { createProcessor, type ProcessorRelayOptions, type StartProcessorOptions
 export { PROCESSOR_ENV, type ProcessorEnvironment, processorEnvironment } from './processor-env.js';
 export { DEFAULT_FAILOVER_MS, type ProcessorSettings, processorSettings } from './settings.js';
 export type { ProcessorWorker, WorkerStatus } from './worker.js';
-export type { BatchReport, PublishFailureReport, ReadFailureReport, TrimReport, WorkerObserver } from './worker-observer.js';
+export type {
+  BatchReport,
+  PublishCutOffReport,
+  PublishFailureReport,
+  ReadFailureReport,
+  TrimReport,
+  WorkerObserver,
+} from './worker-observer.js';

@@ -44,8 +44,8 @@ export interface ProcessorObserver extends WorkerObserver {
 
 /**
  * Structured logs and EMF metrics for a worker: `records`, `published` and `lag` per batch (`lag`
- * also per failed publish and per failed read, so it keeps rising while a shard cannot publish or
- * cannot be read); `trimmed`, the times
+ * also per failed or cut-off publish and per failed read, so it keeps rising while a shard cannot
+ * publish or cannot be read); a warning per page whose publishing was cut off; `trimmed`, the times
  * records were found trimmed from the stream before they were read; `leasesHeld` and
  * `leasesTotal` per lease scan. Metrics are flushed at most every `flushIntervalMs`, so a busy
  * shard does not write one EMF line per page, and by `flush()`, which the entry point calls
@@ -90,6 +90,10 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
     },
     publishFailed(report) {
       if (report.lagMs !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, report.lagMs);
+    },
+    publishCutOff(report) {
+      if (report.lagMs !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, report.lagMs);
+      logger.warn('publishing cut off; the records not published are left to the next holder', { ...report });
     },
     readFailed(report) {
       maxLagMs = Math.max(maxLagMs ?? 0, report.lagMs);

@@ -1,5 +1,4 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { OutboxConfig } from '../config.js';
 import { Relay } from '../relay/index.js';
 import type { RelayBaseOptions } from '../relay/types.js';
 import { ProcessorOptionsError } from './errors.js';

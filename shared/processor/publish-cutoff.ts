@@ -3,42 +3,78 @@ import { leaseExpiresAfterMs, type ProcessorSettings } from './settings.js';
 
 /** Ends one page's publishing; `dispose()` once the page is done. */
 export interface PublishCutoff {
+  /** Aborted at the cut-off, with an `Error` saying why: ends the requests in flight. */
   readonly signal: AbortSignal;
+  /**
+   * Whether a request may still be sent, judged by the clock now: the timer that aborts `signal`
+   * may run late (after a blocked event loop, answers already waiting are handled first). Aborts
+   * `signal` when it finds the cut-off reached.
+   */
+  mayPublish(): boolean;
+  /** Why publishing was cut off, once it was. */
+  readonly reason: string | undefined;
   dispose(): void;
 }
 
 /**
- * Aborts a page's publishing once its lease may have expired in another worker's eyes
+ * Ends a page's publishing once its lease may have expired in another worker's eyes
  * (`leaseExpiresAfterMs` after its last successful write, which renewals during the page push
  * back; or once the lease is lost), or once the worker has been stopping for `handOffTimeoutMs`.
- * Before that, a page runs as long as SNS makes it: the lease is renewed meanwhile.
+ * Before that, a page runs as long as SNS makes it: the lease is renewed meanwhile. The relay asks
+ * `mayPublish()` before every request, and a timer aborts `signal` for the requests in flight.
  *
  * @example
  * ```ts
  * const cutoff = publishCutoff(held, settings, () => context.stopping());
- * try { await relay.relay(records, { signal: cutoff.signal }); } finally { cutoff.dispose(); }
+ * try {
+ *   await relay.relay(records, { signal: cutoff.signal, mayPublish: () => cutoff.mayPublish() });
+ * } finally {
+ *   cutoff.dispose();
+ * }
  * ```
  */
 export function publishCutoff(held: HeldLease, settings: ProcessorSettings, stopping: () => boolean): PublishCutoff {
   const controller = new AbortController();
   let stoppingSince: number | undefined;
   let timer: NodeJS.Timeout | undefined;
-  const check = (): void => {
+  /** Aborts `signal` once the cut-off is reached; until then, the ms left before it may be. */
+  const check = (): number | undefined => {
+    if (controller.signal.aborted) return undefined;
     const now = held.now();
     const leaseLeft = held.writtenAt + leaseExpiresAfterMs(settings) - now;
-    if (held.lost || leaseLeft <= 0) {
-      controller.abort(new Error(`the lease of ${held.leaseKey} may have expired: not written for ${now - held.writtenAt} ms`));
-      return;
+    if (held.lost) {
+      controller.abort(new Error(`the lease of ${held.leaseKey} is no longer held: ${held.lostBecause ?? 'lost'}`));
+      return undefined;
+    }
+    if (leaseLeft <= 0) {
+      controller.abort(new Error(`the lease of ${held.leaseKey} may have expired: not written for ${Math.round(now - held.writtenAt)} ms`));
+      return undefined;
     }
     if (stoppingSince === undefined && stopping()) stoppingSince = now;
     const handOffLeft = stoppingSince === undefined ? Number.POSITIVE_INFINITY : stoppingSince + settings.handOffTimeoutMs - now;
     if (handOffLeft <= 0) {
-      controller.abort(new Error(`the worker has been stopping for ${now - stoppingSince!} ms (handOffTimeoutMs)`));
-      return;
+      controller.abort(new Error(`the worker has been stopping for ${Math.round(now - stoppingSince!)} ms (handOffTimeoutMs)`));
+      return undefined;
     }
-    // Looked at again when the lease would expire, and meanwhile as often as leases are scanned, to notice a stop.
-    timer = setTimeout(check, Math.max(1, Math.min(leaseLeft, handOffLeft, settings.leaseScanIntervalMs)));
+    return Math.min(leaseLeft, handOffLeft);
   };
-  check();
-  return { signal: controller.signal, dispose: () => clearTimeout(timer) };
+  const watch = (): void => {
+    const left = check();
+    // Looked at again when the lease would expire, and meanwhile as often as leases are scanned, to notice a stop.
+    if (left !== undefined) timer = setTimeout(watch, Math.max(1, Math.min(left, settings.leaseScanIntervalMs)));
+  };
+  watch();
+  return {
+    signal: controller.signal,
+    mayPublish: () => {
+      if (check() !== undefined) return true;
+      clearTimeout(timer);
+      return false;
+    },
+    get reason() {
+      const { reason } = controller.signal;
+      return !controller.signal.aborted ? undefined : reason instanceof Error ? reason.message : String(reason);
+    },
+    dispose: () => clearTimeout(timer),
+  };
 }

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
-import { lowestFailedSequenceNumber, type RelayResult } from '../relay/index.js';
+import { lowestFailedSequenceNumber, type RelayResult, type RelayRunOptions } from '../relay/index.js';
 import type { StreamRecordInput } from '../relay/stream-record.js';
 import { LeaseLostError, RecordsTrimmedError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
@@ -11,8 +11,12 @@ import type { ReadResult, StreamSource } from './stream-source.js';
 
 /** The part of the relay core the processor calls; a `Relay` fits. */
 export interface RecordPublisher {
-  /** `signal` ends the publishing at once: requests in flight are aborted, and every record not delivered fails. */
-  relay(records: readonly StreamRecordInput[], options?: { readonly signal?: AbortSignal }): Promise<RelayResult>;
+  /**
+   * `signal` ends the publishing at once: requests in flight are aborted, and every record not
+   * delivered fails; `mayPublish` is asked before every request, and ends the publishing as well
+   * once it returns `false`.
+   */
+  relay(records: readonly StreamRecordInput[], options?: Pick<RelayRunOptions, 'signal' | 'mayPublish'>): Promise<RelayResult>;
 }
 
 /** What a consumer reports to its worker. */
@@ -35,6 +39,13 @@ export interface ConsumerContext {
    * written since may have waited that long.
    */
   failed(error: unknown, stalled: { readonly unpublished: _Record } | { readonly readAt: number }): void;
+  /**
+   * A page's publishing was cut off (`reason`: the lease may have expired, or the worker had been
+   * stopping for `handOffTimeoutMs`): `unpublished`, from the oldest record not published on, is
+   * left to the next holder. Reported before the checkpoint of what went out is awaited, which may
+   * find the lease taken.
+   */
+  cutOff(reason: string, unpublished: readonly _Record[]): void;
   /** A checkpoint write failed for another reason than a lost lease; it is retried while the lease is held, unless stopping. */
   checkpointFailed(error: unknown): void;
   /** Records were trimmed from the stream before they were read: they are skipped. */
@@ -201,7 +212,9 @@ export class ShardConsumer {
   private expired(): boolean {
     const unwrittenMs = this.held.now() - this.held.writtenAt;
     if (unwrittenMs < leaseExpiresAfterMs(this.context.settings)) return false;
-    this.held.drop(`not written for ${unwrittenMs} ms, so another worker may take it; the page read is left to the next holder`);
+    this.held.drop(
+      `not written for ${Math.round(unwrittenMs)} ms, so another worker may take it; the page read is left to the next holder`,
+    );
     return true;
   }
 
@@ -210,7 +223,7 @@ export class ShardConsumer {
     const cutoff = publishCutoff(this.held, this.context.settings, () => this.context.stopping());
     let result: RelayResult;
     try {
-      result = await this.context.publisher.relay(records, { signal: cutoff.signal });
+      result = await this.context.publisher.relay(records, { signal: cutoff.signal, mayPublish: () => cutoff.mayPublish() });
     } finally {
       cutoff.dispose();
     }
@@ -228,6 +241,13 @@ export class ShardConsumer {
     }
     // What went out counts: the records before the failed one are done, and SNS took the events published.
     if (index > 0 || result.published > 0) this.context.processed(records.slice(0, Math.max(index, 0)), result);
+    if (cutoff.reason !== undefined) {
+      // Not retried here: the lease goes to the next holder. Said before the checkpoint settles,
+      // which ends the consumer at once if it finds the lease taken.
+      this.context.cutOff(cutoff.reason, records.slice(Math.max(index, 0)));
+      await this.settle();
+      return false;
+    }
     await this.settle();
     this.context.failed(new Error(`record ${failed} failed to publish; retrying from it`), { unpublished: records[Math.max(index, 0)]! });
     return false;

@@ -15,6 +15,23 @@ export interface PublishFailureReport {
   readonly lagMs: number | undefined;
 }
 
+/**
+ * A page whose publishing the publish cut-off ended: its lease may have expired in another
+ * worker's eyes, or the worker had been stopping for `handOffTimeoutMs`. No request was sent
+ * after that moment; the records from `sequenceNumber` on are left to the next holder of the shard.
+ */
+export interface PublishCutOffReport {
+  readonly shardId: string;
+  /** Why, e.g. `the lease of <shard> may have expired: not written for 412 ms`. */
+  readonly reason: string;
+  /** The oldest record of the page not published: where the next holder resumes. */
+  readonly sequenceNumber: string | undefined;
+  /** Records of the page from that one on. */
+  readonly records: number;
+  /** Now minus the approximate creation time of that record. */
+  readonly lagMs: number | undefined;
+}
+
 /** A shard whose records could not be read (`GetShardIterator` or `GetRecords` failed); the shard retries. */
 export interface ReadFailureReport {
   readonly shardId: string;
@@ -38,6 +55,8 @@ export interface TrimReport {
 export interface WorkerObserver {
   batch?(report: BatchReport): void;
   publishFailed?(report: PublishFailureReport): void;
+  /** Instead of `publishFailed` (and `error`) when the page failed because publishing was cut off. */
+  publishCutOff?(report: PublishCutOffReport): void;
   readFailed?(report: ReadFailureReport): void;
   /** Also reported through `error`, with a `RecordsTrimmedError`. */
   trimmed?(report: TrimReport): void;

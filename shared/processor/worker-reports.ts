@@ -30,6 +30,18 @@ export function reportFailure(
   else observer?.readFailed?.({ shardId, lagMs: Math.max(0, Date.now() - stalled.readAt) });
 }
 
+/** A page whose publishing was cut off; `unpublished` is left to the next holder. */
+export function reportCutOff(observer: WorkerObserver | undefined, shardId: string, reason: string, unpublished: readonly _Record[]): void {
+  const oldest = unpublished[0];
+  observer?.publishCutOff?.({
+    shardId,
+    reason,
+    sequenceNumber: oldest?.dynamodb?.SequenceNumber,
+    records: unpublished.length,
+    lagMs: lagOf(oldest),
+  });
+}
+
 /** Records trimmed from the stream before they were read. */
 export function reportTrimmed(observer: WorkerObserver | undefined, error: RecordsTrimmedError): void {
   observer?.error?.(`shard ${error.shardId}: records were trimmed from the stream before they were read`, error);

@@ -9,7 +9,7 @@ import { parentsFinished, syncShards } from './shard-sync.js';
 import type { StreamSource } from './stream-source.js';
 import { WorkerClock } from './worker-clock.js';
 import type { WorkerObserver } from './worker-observer.js';
-import { reportBatch, reportFailure, reportTrimmed } from './worker-reports.js';
+import { reportBatch, reportCutOff, reportFailure, reportTrimmed } from './worker-reports.js';
 import { retryStartStep } from './worker-start.js';
 
 export interface ProcessorWorkerOptions {
@@ -270,6 +270,7 @@ export class ProcessorWorker {
       sleep: (ms) => this.clock.sleep(ms),
       processed: (records, result) => this.processed(held.leaseKey, records, result),
       failed: (error, stalled) => reportFailure(this.options.observer, held.leaseKey, error, stalled),
+      cutOff: (reason, unpublished) => reportCutOff(this.options.observer, held.leaseKey, reason, unpublished),
       checkpointFailed: (error) =>
         this.options.observer?.error?.(`shard ${held.leaseKey}: checkpoint failed; retrying while the lease is held`, error),
       trimmed: (error) => reportTrimmed(this.options.observer, error),

@@ -13,7 +13,7 @@ export type DeadLetterFields = Omit<RelayDeadLetter, 'kind' | 'version' | 'faile
 export type DeadLetterResult =
   | { readonly status: 'sent' }
   | { readonly status: 'failed'; readonly detail: string }
-  /** A retry was due at or after the deadline, so it was not made. */
+  /** Not sent, and not refused by the DLQ: a retry was due at or after the deadline, `mayPublish()` refused an attempt, or `signal` cut one short. */
   | { readonly status: 'deadline'; readonly detail: string };
 
 /** Writes relay dead letters to the DLQ, retrying transient SQS failures a bounded number of times. */
@@ -26,15 +26,27 @@ export class DeadLetterSender {
 
   /**
    * Sends the dead letter, stamped `now`; `signal` aborts the request in flight or the wait before
-   * a retry, and ends the retries; no retry is made at or after `deadline` (epoch ms).
+   * a retry, and ends the retries; no retry is made at or after `deadline` (epoch ms); `mayPublish`
+   * is asked just before every attempt, and one it refuses is not made.
    */
   async send(
     fields: DeadLetterFields,
-    { now = new Date(), signal, deadline = Number.POSITIVE_INFINITY }: { now?: Date; signal?: AbortSignal; deadline?: number } = {},
+    {
+      now = new Date(),
+      signal,
+      deadline = Number.POSITIVE_INFINITY,
+      mayPublish,
+    }: { now?: Date; signal?: AbortSignal; deadline?: number; mayPublish?: () => boolean } = {},
   ): Promise<DeadLetterResult> {
     const letter: RelayDeadLetter = { kind: RELAY_DEAD_LETTER_KIND, version: 1, failedAt: now.toISOString(), ...fields };
     const body = deadLetterBody(letter);
+    let lastError: unknown;
     for (let attempt = 1; ; attempt++) {
+      if (mayPublish?.() === false) {
+        const why = signal?.aborted === true ? `cut short (${describeError(signal.reason)})` : 'refused (mayPublish() returned false)';
+        const after = lastError === undefined ? '' : ` after ${describeError(lastError)}`;
+        return { status: 'deadline', detail: `sending the dead letter was ${why}${after}` };
+      }
       try {
         await this.sqs.send(
           new SendMessageCommand({
@@ -46,6 +58,7 @@ export class DeadLetterSender {
         );
         return { status: 'sent' };
       } catch (error) {
+        lastError = error;
         if (signal?.aborted === true) {
           // Cut short by the run (the invocation's end, a lost lease), not refused by the DLQ.
           return {

@@ -10,7 +10,7 @@ import type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.
 import { entrySize, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, publishEntry } from './publish-entry.js';
 import { retryBackoff } from './retry-delays.js';
 import { coordinatesOf, type RecordCoordinates, type StreamRecordInput } from './stream-record.js';
-import type { RelayOptions } from './types.js';
+import type { RelayOptions, RelayRunOptions } from './types.js';
 
 interface RecordState {
   outstanding: number;
@@ -38,17 +38,22 @@ export class RelayRun {
   private inFlight = 0;
   private retried = 0;
   private deadLettered = 0;
+  /** Set once `mayPublish()` refused a request: nothing more is sent. */
+  private refused = false;
   private wake: () => void = () => {};
+  /** Epoch ms after which nothing new is sent. */
+  private readonly deadline: number;
+  /** Aborts the requests still in flight. */
+  private readonly signal: AbortSignal | undefined;
 
   constructor(
     private readonly options: RelayOptions,
     private readonly deadLetters: DeadLetterSender,
     private readonly records: readonly StreamRecordInput[],
-    /** Epoch ms after which nothing new is sent. */
-    private readonly deadline = Number.POSITIVE_INFINITY,
-    /** Aborts the requests still in flight. */
-    private readonly signal?: AbortSignal,
+    private readonly limits: RelayRunOptions = {},
   ) {
+    this.deadline = limits.deadline ?? Number.POSITIVE_INFINITY;
+    this.signal = limits.signal;
     this.states = records.map(() => ({ outstanding: 0, published: 0, deadLettered: 0 }));
     this.coordinates = records.map(coordinatesOf);
   }
@@ -59,7 +64,9 @@ export class RelayRun {
     // An abort ends the run as the deadline does, at once: wake the loop to stop.
     this.signal?.addEventListener('abort', () => this.wake(), { once: true });
     for (;;) {
-      if (Date.now() >= this.deadline || this.signal?.aborted === true) this.stopAtDeadline();
+      // Asked here, and nothing awaited between here and the requests it lets go: an answer handled
+      // late (the event loop was blocked) sends nothing the deadline or `mayPublish()` forbids now.
+      if (this.sendingEnded()) this.stopAtDeadline();
       while (this.inFlight < concurrency) {
         const task = this.nextBatch();
         if (task === undefined) break;
@@ -88,12 +95,22 @@ export class RelayRun {
     return this.result();
   }
 
+  /** Whether nothing more may be sent: the deadline passed, the signal aborted, or `mayPublish()` refuses, asked now. */
+  private sendingEnded(): boolean {
+    if (Date.now() >= this.deadline || this.signal?.aborted === true) return true;
+    this.refused ||= this.limits.mayPublish?.() === false;
+    return this.refused;
+  }
+
   /** Sends nothing more: every lane with events or dead letters still to send fails its records. */
   private stopAtDeadline(): void {
+    const beforeDeadline = Date.now() < this.deadline;
     const detail =
-      this.signal?.aborted === true && Date.now() < this.deadline
+      this.signal?.aborted === true && beforeDeadline
         ? `publishing was cut short (${describeError(this.signal.reason)}) before these events were sent; the record is retried`
-        : 'the invocation reached its deadline before these events were sent; the event source mapping retries the record';
+        : this.refused && beforeDeadline
+          ? 'publishing was refused (mayPublish() returned false) before these events were sent; the record is retried'
+          : 'the invocation reached its deadline before these events were sent; the event source mapping retries the record';
     for (const lane of this.lanes.waiting()) this.failLane(lane, 'DEADLINE_REACHED', detail);
   }
 
@@ -257,9 +274,11 @@ export class RelayRun {
 
   /** Sends the lane head's dead letter; the lane moves on once it is in the DLQ, and fails if the DLQ refuses it. */
   private async deadLetter(lane: Lane, item: LaneItem, letter: DeadLetterFields): Promise<void> {
+    const { mayPublish } = this.limits;
     const sent = await this.deadLetters.send(letter, {
       deadline: this.deadline,
       ...(this.signal === undefined ? {} : { signal: this.signal }),
+      ...(mayPublish === undefined ? {} : { mayPublish }),
     });
     if (sent.status === 'sent') {
       this.deadLettered++;

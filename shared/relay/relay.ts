@@ -57,14 +57,23 @@ export class Relay {
    * Relays the records (in stream order) and says what happened to each. With a `deadline`
    * (epoch ms), nothing new is sent from then on: the requests in flight finish, and every
    * record not yet delivered is reported failed (`DEADLINE_REACHED`), so the caller retries
-   * it instead of losing the whole batch's progress to a timeout.
+   * it instead of losing the whole batch's progress to a timeout. `signal` aborts the requests in
+   * flight as well; `mayPublish` is asked before every request, and ends the sending as the
+   * deadline does once it returns `false`.
+   *
+   * @example
+   * ```ts
+   * // Sends nothing once the lease this worker publishes under may have expired.
+   * const result = await relay.relay(records, { signal: cutoff.signal, mayPublish: () => Date.now() < leaseExpiresAt });
+   * ```
    */
-  async relay(records: readonly StreamRecordInput[], { deadline, signal }: RelayRunOptions = {}): Promise<RelayResult> {
-    if (signal === undefined) return new RelayRun(this.options, this.deadLetters, records, deadline).run();
+  async relay(records: readonly StreamRecordInput[], options: RelayRunOptions = {}): Promise<RelayResult> {
+    const { signal } = options;
+    if (signal === undefined) return new RelayRun(this.options, this.deadLetters, records, options).run();
     // Every request in flight, and every wait before a dead letter's retry, listens to the signal.
     const followed = followSignal(signal);
     try {
-      return await new RelayRun(this.options, this.deadLetters, records, deadline, followed.signal).run();
+      return await new RelayRun(this.options, this.deadLetters, records, { ...options, signal: followed.signal }).run();
     } finally {
       followed.detach();
     }

@@ -36,6 +36,16 @@ export interface RelayRunOptions {
   readonly deadline?: number;
   /** Aborts the requests still in flight (the Lambda handler: just before the function's timeout); their records fail. @default none */
   readonly signal?: AbortSignal;
+  /**
+   * Asked synchronously just before every request the run would send (each `PublishBatch`, each
+   * dead letter and each retry of one): once it returns `false`, nothing more is sent, as after the
+   * deadline, and every record not yet delivered fails (`DEADLINE_REACHED`). Unlike an abort, which
+   * a timer usually fires, it is asked at the moment of sending, so an answer handled before that
+   * timer (after the event loop was blocked, say) sends nothing it no longer may. The stream
+   * processor asks whether its lease still allows publishing; the Lambda handler does not use it.
+   * @default every request may be sent
+   */
+  readonly mayPublish?: () => boolean;
 }
 
 export interface RelayBaseOptions {

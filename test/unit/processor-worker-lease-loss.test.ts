@@ -163,6 +163,7 @@ describe('checkpoints that keep failing', () => {
         sleep,
         processed: () => {},
         failed: () => {},
+        cutOff: () => {},
         // The worker halts while the consumer waits to retry its first failed checkpoint.
         checkpointFailed: () => void Promise.resolve().then(() => held.drop('halted')),
         trimmed: () => {},
@@ -221,6 +222,7 @@ describe('a stolen lease', () => {
       sleep,
       processed: () => {},
       failed: () => {},
+      cutOff: () => {},
       checkpointFailed: () => {},
       trimmed: () => {},
     });
