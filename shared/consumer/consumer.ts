@@ -168,14 +168,16 @@ export function consumerMetrics(name: string, env: NodeJS.ProcessEnv = process.e
 }
 
 /**
- * Creates an idempotent SQS consumer: parses raw and SNS-enveloped outbox messages, dispatches
- * by event type, validates `data` with the handler's Standard Schema, and records every handled
- * event in an inbox so duplicates are acknowledged and skipped.
+ * Creates an idempotent SQS consumer: parses raw and SNS-enveloped outbox messages, accepts only
+ * events of its `sources` (and SNS notifications of its `topicArns`), dispatches by event type,
+ * validates `data` with the handler's Standard Schema, and records every handled event in an
+ * inbox, keyed by source and id, so duplicates are acknowledged and skipped.
  *
  * @example
  * ```ts
  * export const { handler } = createConsumer({
  *   name: 'order-projection',
+ *   sources: [config.source],
  *   inbox: { document, tableName },
  *   handlers: {
  *     'order.placed': {
@@ -192,7 +194,8 @@ export function createConsumer(options: ConsumerOptions): Consumer {
   const logger = options.logger ?? new Logger({ serviceName: options.name });
   const metrics = options.metrics ?? consumerMetrics(options.name);
   const tracker = options.sequenceTracking ? new SequenceTracker(options.name, options.inbox, inbox.retentionSeconds, now) : undefined;
-  const deps: MessageHandlingDeps = { consumer: options.name, handlers: options.handlers, inbox, logger };
+  const trust = { sources: new Set(options.sources), topicArns: new Set(options.topicArns ?? []) };
+  const deps: MessageHandlingDeps = { consumer: options.name, handlers: options.handlers, inbox, logger, trust };
   const concurrency = options.concurrency ?? 1;
 
   /** `claimsLapseAt`: epoch seconds at which the batch's claims lapse, unless the claim timeout is set. */

@@ -9,7 +9,15 @@ export type RejectionCode =
   /** No handler is registered for the event's type. */
   | 'UNKNOWN_EVENT_TYPE'
   /** The event's `data` failed the handler's schema. */
-  | 'SCHEMA_VALIDATION_FAILED';
+  | 'SCHEMA_VALIDATION_FAILED'
+  /** A field is longer, or `data` nests deeper, than the consumer takes (the reason names the limit). */
+  | 'LIMIT_EXCEEDED'
+  /** The event's `source` is not one the consumer is configured for (`sources`). */
+  | 'UNTRUSTED_SOURCE'
+  /** An SNS notification (non-raw delivery) from a topic the consumer is not configured for (`topicArns`), or with none. */
+  | 'UNTRUSTED_TOPIC'
+  /** A `type` or `aggregatetype` message attribute (the ones subscriptions filter on) differs from the envelope's. */
+  | 'ATTRIBUTE_MISMATCH';
 
 /** A message was rejected before any handler ran; `code` says why, the message says what was given. */
 export class MessageRejectedError extends OutboxError {

@@ -2,7 +2,9 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { OutboxEnvelope } from '../envelope.js';
 import { ClaimDeadlinePassedError, ClaimHeldError, InboxWriteError, MessageRejectedError } from './errors.js';
 import type { Inbox } from './inbox.js';
+import { excerpt, jsonExcerpt } from './limits.js';
 import { parseMessage } from './parse.js';
+import { type Trust, trustProblem } from './trust.js';
 import type { ConsumerLogger, ConsumerMessage, EventHandler, MessageOutcome, TransactItem } from './types.js';
 
 /** What handling one message needs; built once per consumer. */
@@ -12,6 +14,7 @@ export interface MessageHandlingDeps {
   readonly handlers: Readonly<Record<string, EventHandler<any>>>;
   readonly inbox: Inbox;
   readonly logger: ConsumerLogger;
+  readonly trust: Trust;
 }
 
 const rejected = (messageId: string, error: MessageRejectedError): MessageOutcome => ({ status: 'rejected', messageId, error });
@@ -23,14 +26,20 @@ const logFields = (deps: MessageHandlingDeps, envelope: OutboxEnvelope) => ({
   type: envelope.type,
 });
 
+/** The schema's issues as text; never throws (issues come from the schema, and may hold anything), so a rejection stays one. */
 function describeIssues(issues: readonly StandardSchemaV1.Issue[]): string {
-  return issues
-    .slice(0, 5)
-    .map((issue) => {
-      const path = (issue.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.');
-      return path === '' ? issue.message : `${path}: ${issue.message}`;
-    })
-    .join('; ');
+  try {
+    return issues
+      .slice(0, 5)
+      .map((issue) => {
+        const path = (issue.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.');
+        const text = path === '' ? String(issue.message) : `${path}: ${String(issue.message)}`;
+        return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+      })
+      .join('; ');
+  } catch (error) {
+    return `(the issues cannot be shown: ${error instanceof Error ? error.message : 'unknown error'})`;
+  }
 }
 
 async function validate(
@@ -52,7 +61,7 @@ async function validate(
   if (result.issues !== undefined) {
     const error = new MessageRejectedError(
       'SCHEMA_VALIDATION_FAILED',
-      `The data of event ${envelope.id} (${envelope.type}) failed its schema: ${describeIssues(result.issues)}; got ${JSON.stringify(envelope.data)?.slice(0, 200)}`,
+      `The data of event ${envelope.id} (${envelope.type}) failed its schema: ${describeIssues(result.issues)}; got ${jsonExcerpt(envelope.data)}`,
     );
     return { ok: false, outcome: rejected(messageId, error) };
   }
@@ -67,8 +76,10 @@ async function runWithTransaction(
 ): Promise<'processed' | 'duplicate'> {
   // Cheap skip for redeliveries; the conditional inbox Put below is what actually guarantees once.
   // A claim (IN_PROGRESS, left by the event's handler in claim mode) is not a done event: the commit decides.
-  const existing = await deps.inbox.find(envelope.id);
+  const [existing, legacy] = await Promise.all([deps.inbox.find(envelope), deps.inbox.legacyState(envelope)]);
   if (existing !== undefined && existing.status !== 'IN_PROGRESS') return 'duplicate';
+  if (legacy.status === 'duplicate') return 'duplicate';
+  if (legacy.status === 'held') throw new ClaimHeldError(envelope.id, legacy.expiresAt);
   const writes: TransactItem[] = [];
   let open = true;
   try {
@@ -105,6 +116,10 @@ async function runWithClaim(
   message: ConsumerMessage,
   claimUntil: number | undefined,
 ): Promise<'processed' | 'duplicate'> {
+  // A record under the key of an earlier release: that release handled the event, or is handling it.
+  const legacy = await deps.inbox.legacyState(envelope);
+  if (legacy.status === 'duplicate') return 'duplicate';
+  if (legacy.status === 'held') throw new ClaimHeldError(envelope.id, legacy.expiresAt);
   const claim = await deps.inbox.claim(envelope, claimUntil);
   if (claim.status === 'duplicate') return 'duplicate';
   if (claim.status === 'held') throw new ClaimHeldError(envelope.id, claim.expiresAt);
@@ -120,14 +135,14 @@ async function runWithClaim(
   } catch (error) {
     // The handler's error is the message's; a release that fails too only delays the retry until the claim expires.
     await deps.inbox
-      .release(envelope.id, claim.token)
+      .release(envelope, claim.token)
       .catch((releaseError: unknown) =>
         deps.logger.error('Releasing the claim failed; the retry waits until the claim expires', { ...event, error: releaseError }),
       );
     throw error;
   }
   // The side effect has happened: failing the message now would run it again once the claim expires.
-  const completed = await deps.inbox.complete(envelope.id, claim.token).catch((error: unknown) => {
+  const completed = await deps.inbox.complete(envelope, claim.token).catch((error: unknown) => {
     deps.logger.error(
       'The event was handled but recording it failed; a redelivery after the claim expires would run the side effect again',
       {
@@ -153,12 +168,15 @@ export async function handleMessage(
 ): Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }> {
   const parsed = parseMessage(message.body);
   if (parsed.status === 'rejected') return { outcome: rejected(message.messageId, parsed.error) };
+  // Before the inbox is read: a forged event must not even find out whether its id was handled.
+  const untrusted = trustProblem(deps.trust, parsed, message);
+  if (untrusted !== undefined) return { outcome: rejected(message.messageId, untrusted) };
   const handler = Object.hasOwn(deps.handlers, parsed.envelope.type) ? deps.handlers[parsed.envelope.type] : undefined;
   if (handler === undefined) {
     const known = Object.keys(deps.handlers).map((t) => JSON.stringify(t));
     const error = new MessageRejectedError(
       'UNKNOWN_EVENT_TYPE',
-      `Event ${parsed.envelope.id} has type ${JSON.stringify(parsed.envelope.type)}, which consumer ${deps.consumer} has no handler for; allowed: ${known.join(', ')}`,
+      `Event ${parsed.envelope.id} has type ${excerpt(parsed.envelope.type)}, which consumer ${deps.consumer} has no handler for; allowed: ${known.join(', ')}`,
     );
     return { outcome: rejected(message.messageId, error) };
   }

@@ -4,10 +4,10 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { TransactionFailedError } from '../errors.js';
 import { TABLE } from '../table.js';
 import { InboxConflictError, InboxWriteError } from './errors.js';
+import { type InboxEventKey, inboxKey, legacyInboxKey } from './inbox-keys.js';
 import type { InboxOptions, TransactItem } from './types.js';
 
-export const INBOX_PREFIX = 'INBOX#';
-export const INBOX_SORT_KEY = 'INBOX';
+export { INBOX_PREFIX, INBOX_SORT_KEY, type InboxEventKey, inboxKey } from './inbox-keys.js';
 export const INBOX_KIND = 'inbox';
 export const DEFAULT_INBOX_RETENTION_SECONDS = 14 * 24 * 3600;
 export const DEFAULT_CLAIM_TIMEOUT_SECONDS = 300;
@@ -23,6 +23,8 @@ export interface InboxRecord {
   readonly kind: typeof INBOX_KIND;
   readonly consumer: string;
   readonly eventId: string;
+  /** The event's source; records written before the source was part of the key have none. */
+  readonly eventSource?: string;
   readonly eventType: string;
   readonly status: InboxStatus;
   readonly processedAt?: string;
@@ -45,10 +47,12 @@ export type ClaimResult =
   /** `until` had already passed: a claim would lapse as it was taken, so nothing was written. */
   | { readonly status: 'late'; readonly until: number };
 
-export const inboxKey = (consumer: string, eventId: string) => ({
-  [TABLE.partitionKey]: `${INBOX_PREFIX}${consumer}#${eventId}`,
-  [TABLE.sortKey]: INBOX_SORT_KEY,
-});
+export type LegacyState = { readonly status: 'none' | 'duplicate' } | { readonly status: 'held'; readonly expiresAt: number };
+
+/** What the inbox records of an event. */
+export interface InboxEvent extends InboxEventKey {
+  readonly type: string;
+}
 
 /**
  * The condition of a Put that takes an event's inbox record, a claim's or a transaction's: no
@@ -85,13 +89,13 @@ function validationRefusal(error: unknown): string | undefined {
 const kindOf = (item: TransactItem): string => Object.keys(item).find((k) => item[k as keyof TransactItem] !== undefined) ?? 'unknown';
 
 /**
- * The consumer's record of handled events, keyed by consumer name + event id. Records expire by
- * TTL (`expiresAt`) after `retentionSeconds`.
+ * The consumer's record of handled events, keyed by consumer name, event id and source. Records
+ * expire by TTL (`expiresAt`) after `retentionSeconds`.
  *
  * @example
  * ```ts
  * const inbox = new Inbox('billing', { document, tableName });
- * const result = await inbox.commit({ id, type }, [{ Put: { TableName, Item } }]);
+ * const result = await inbox.commit({ id, source, type }, [{ Put: { TableName, Item } }]);
  * if (result.status === 'duplicate') return; // handled before: nothing was written
  * ```
  */
@@ -119,9 +123,28 @@ export class Inbox {
   }
 
   /** The record of an event, read consistently, or `undefined`. */
-  async find(eventId: string): Promise<InboxRecord | undefined> {
+  async find(event: InboxEventKey): Promise<InboxRecord | undefined> {
+    return this.#get(inboxKey(this.#consumer, event));
+  }
+
+  /**
+   * What a record of the event's id under the key of releases before the source was part of it
+   * says: `duplicate` (handled then), `held` (an unexpired claim of a worker of that release), or
+   * `none` (no record, an expired claim, or `legacyKeyCheck` off). Such a record stands for the
+   * event whatever its source: only events of the configured sources reach the inbox now.
+   */
+  async legacyState(event: InboxEventKey): Promise<LegacyState> {
+    if (this.#options.legacyKeyCheck === false) return { status: 'none' };
+    const record = await this.#get(legacyInboxKey(this.#consumer, event.id));
+    if (record === undefined) return { status: 'none' };
+    if (record.status !== 'IN_PROGRESS') return { status: 'duplicate' };
+    const expiresAt = record.claimExpiresAt ?? 0;
+    return expiresAt > Math.floor(this.#now() / 1000) ? { status: 'held', expiresAt } : { status: 'none' };
+  }
+
+  async #get(key: Record<string, string>): Promise<InboxRecord | undefined> {
     const { Item } = await this.#options.document.send(
-      new GetCommand({ TableName: this.#options.tableName, Key: inboxKey(this.#consumer, eventId), ConsistentRead: true }),
+      new GetCommand({ TableName: this.#options.tableName, Key: key, ConsistentRead: true }),
     );
     return Item as InboxRecord | undefined;
   }
@@ -134,17 +157,18 @@ export class Inbox {
    * `transaction`), which the commit takes over. An unexpired claim writes nothing and comes back
    * `held`: the event is not done, so it must not be taken for a duplicate.
    */
-  async commit(event: { readonly id: string; readonly type: string }, writes: readonly TransactItem[]): Promise<CommitResult> {
+  async commit(event: InboxEvent, writes: readonly TransactItem[]): Promise<CommitResult> {
     if (writes.length > MAX_HANDLER_WRITES) {
       throw new InboxWriteError(
         `The handler of event ${event.id} (${event.type}) added ${writes.length} writes; allowed: at most ${MAX_HANDLER_WRITES}, since the inbox record takes the 100th action of the transaction. Nothing was written.`,
       );
     }
     const record: InboxRecord = {
-      ...(inboxKey(this.#consumer, event.id) as { pk: string; sk: string }),
+      ...inboxKey(this.#consumer, event),
       kind: INBOX_KIND,
       consumer: this.#consumer,
       eventId: event.id,
+      eventSource: event.source,
       eventType: event.type,
       status: 'COMPLETED',
       processedAt: new Date(this.#now()).toISOString(),
@@ -204,7 +228,7 @@ export class Inbox {
    * lapses at `until` (epoch seconds) when given, else after the claim timeout; an `until` that
    * has passed already writes nothing and comes back `late`.
    */
-  async claim(event: { readonly id: string; readonly type: string }, until?: number): Promise<ClaimResult> {
+  async claim(event: InboxEvent, until?: number): Promise<ClaimResult> {
     const now = this.#now();
     const nowSeconds = Math.floor(now / 1000);
     if (until !== undefined && until <= nowSeconds) return { status: 'late', until };
@@ -212,10 +236,11 @@ export class Inbox {
     const expiresAt = until ?? Math.ceil(now / 1000) + this.claimTimeoutSeconds;
     const token = crypto.randomUUID();
     const record: InboxRecord = {
-      ...(inboxKey(this.#consumer, event.id) as { pk: string; sk: string }),
+      ...inboxKey(this.#consumer, event),
       kind: INBOX_KIND,
       consumer: this.#consumer,
       eventId: event.id,
+      eventSource: event.source,
       eventType: event.type,
       status: 'IN_PROGRESS',
       claimExpiresAt: expiresAt,
@@ -247,11 +272,11 @@ export class Inbox {
    * whose first attempt was applied is recognised); `false` when the claim was lost (expired and
    * taken over).
    */
-  async complete(eventId: string, token: string): Promise<boolean> {
+  async complete(event: InboxEventKey, token: string): Promise<boolean> {
     return this.#ifClaimHeld(
       new UpdateCommand({
         TableName: this.#options.tableName,
-        Key: inboxKey(this.#consumer, eventId),
+        Key: inboxKey(this.#consumer, event),
         UpdateExpression: 'SET #status = :completed, processedAt = :at REMOVE claimExpiresAt',
         ConditionExpression: 'claimToken = :token AND #status = :inProgress',
         ExpressionAttributeNames: { '#status': 'status' },
@@ -268,11 +293,11 @@ export class Inbox {
   }
 
   /** Deletes a claim after the handler failed, so the next delivery runs it at once; `false` when the claim was lost. */
-  async release(eventId: string, token: string): Promise<boolean> {
+  async release(event: InboxEventKey, token: string): Promise<boolean> {
     return this.#ifClaimHeld(
       new DeleteCommand({
         TableName: this.#options.tableName,
-        Key: inboxKey(this.#consumer, eventId),
+        Key: inboxKey(this.#consumer, event),
         ConditionExpression: 'claimToken = :token AND #status = :inProgress',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':token': token, ':inProgress': 'IN_PROGRESS' },

@@ -1,11 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ConsumerOptionsError } from './errors.js';
+import { CONSUMER_LIMITS } from './limits.js';
 import type { ClaimHandler, ConsumerOptions, EventHandler, TransactionHandler } from './types.js';
 
 export const CONSUMER_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
-const OPTION_KEYS = ['name', 'handlers', 'inbox', 'sequenceTracking', 'concurrency', 'logger', 'metrics', 'now'];
-const INBOX_KEYS = ['document', 'tableName', 'retentionSeconds', 'claimTimeoutSeconds'];
+const OPTION_KEYS = ['name', 'sources', 'topicArns', 'handlers', 'inbox', 'sequenceTracking', 'concurrency', 'logger', 'metrics', 'now'];
+const INBOX_KEYS = ['document', 'tableName', 'retentionSeconds', 'claimTimeoutSeconds', 'legacyKeyCheck'];
 const HANDLER_KEYS = ['idempotency', 'schema', 'handle'];
 export const POLL_KEYS = ['sqs', 'queueUrl', 'consumer', 'maxMessages', 'waitTimeSeconds', 'visibilityTimeoutSeconds', 'retryDelaySeconds'];
 const POLLER_KEYS = ['concurrency', 'backoff', 'onBatch', 'onError'];
@@ -66,6 +67,26 @@ function validateHandler(type: string, handler: unknown): void {
   }
 }
 
+/** Checks a list of strings option: `sources` (required, not empty) or `topicArns`. */
+function stringList(value: unknown, field: string, allowed: string, check: (item: string) => string | undefined, required: boolean): void {
+  if (value === undefined && !required) return;
+  if (!Array.isArray(value) || (required && value.length === 0)) {
+    throw new ConsumerOptionsError(field, `got ${show(value)}; allowed: ${allowed}`);
+  }
+  value.forEach((item: unknown, index) => {
+    const problem = typeof item === 'string' ? check(item) : `got ${show(item)}, which is not a string`;
+    if (problem !== undefined) throw new ConsumerOptionsError(`${field}[${index}]`, `${problem}; allowed: ${allowed}`);
+  });
+}
+
+const sourceProblem = (source: string): string | undefined => {
+  const bytes = Buffer.byteLength(source);
+  if (bytes > 0 && bytes <= CONSUMER_LIMITS.sourceBytes) return undefined;
+  return `got ${show(source.length > 120 ? `${source.slice(0, 120)}…` : source)} (${bytes} bytes)`;
+};
+const SNS_TOPIC_ARN = /^arn:[a-z-]+:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
+const topicArnProblem = (arn: string): string | undefined => (SNS_TOPIC_ARN.test(arn) ? undefined : `got ${show(arn)}`);
+
 /** Checks the options so that a typo fails loudly, at cold start, naming the field. */
 export function validateConsumerOptions(options: ConsumerOptions): void {
   const raw: unknown = options;
@@ -74,6 +95,20 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
   if (typeof raw.name !== 'string' || !CONSUMER_NAME_PATTERN.test(raw.name)) {
     throw new ConsumerOptionsError('name', `got ${show(raw.name)}; allowed: 1–64 letters, digits, ".", "_" or "-"`);
   }
+  stringList(
+    raw.sources,
+    'sources',
+    `a non-empty list of the CloudEvents sources to accept, each 1–${CONSUMER_LIMITS.sourceBytes} bytes, e.g. [config.source] or ["urn:example:shop"]`,
+    sourceProblem,
+    true,
+  );
+  stringList(
+    raw.topicArns,
+    'topicArns',
+    'a list of SNS topic ARNs, e.g. ["arn:aws:sns:eu-west-1:123456789012:orders.fifo"]',
+    topicArnProblem,
+    false,
+  );
   if (!isRecord(raw.handlers) || Object.keys(raw.handlers).length === 0) {
     throw new ConsumerOptionsError('handlers', `got ${show(raw.handlers)}; allowed: an object mapping event type to handler`);
   }
@@ -93,6 +128,9 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
   positiveInteger(raw.inbox.retentionSeconds, 'inbox.retentionSeconds');
   positiveInteger(raw.inbox.claimTimeoutSeconds, 'inbox.claimTimeoutSeconds');
   positiveInteger(raw.concurrency, 'concurrency');
+  if (raw.inbox.legacyKeyCheck !== undefined && typeof raw.inbox.legacyKeyCheck !== 'boolean') {
+    throw new ConsumerOptionsError('inbox.legacyKeyCheck', `got ${show(raw.inbox.legacyKeyCheck)}; allowed: true or false`);
+  }
   if (raw.sequenceTracking !== undefined && typeof raw.sequenceTracking !== 'boolean') {
     throw new ConsumerOptionsError('sequenceTracking', `got ${show(raw.sequenceTracking)}; allowed: true or false`);
   }

@@ -10,6 +10,7 @@ import type { Consumer } from './consumer.js';
 import { fromSqsMessage } from './messages.js';
 import { validatePollOptions } from './options.js';
 import { describeCause, PollError, type PollPhase, type PollResult } from './poll-errors.js';
+import { CHECKED_ATTRIBUTES } from './trust.js';
 
 export type { PollResult } from './poll-errors.js';
 
@@ -113,6 +114,8 @@ export async function pollQueue(options: PollOptions, signal?: AbortSignal): Pro
           WaitTimeSeconds: options.waitTimeSeconds ?? 0,
           VisibilityTimeout: visibilityTimeout,
           MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'],
+          // Checked against the envelope: subscription filters decided on them.
+          MessageAttributeNames: [...CHECKED_ATTRIBUTES],
         }),
         { abortSignal: signal },
       ),

@@ -67,6 +67,13 @@ export interface InboxOptions {
    * with `process`, its `claimExpiresAt` when given, else 300
    */
   readonly claimTimeoutSeconds?: number;
+  /**
+   * Also look an event up under the inbox key of releases before the source was part of it
+   * (`pk = INBOX#<consumer>#<event id>`, `sk = INBOX`), so an event handled before the upgrade is
+   * still a duplicate. Costs one consistent read per event; turn it off once `retentionSeconds`
+   * have passed since the upgrade, when every such record has expired. @default true
+   */
+  readonly legacyKeyCheck?: boolean;
 }
 
 /** The subset of a logger the consumer writes to; Powertools `Logger` fits. */
@@ -87,6 +94,20 @@ export interface ConsumerMetrics {
 export interface ConsumerOptions {
   /** Names the consumer in inbox keys: two consumers of one event each handle it once. Letters, digits, `.`, `_`, `-`. */
   readonly name: string;
+  /**
+   * The CloudEvents `source`s this consumer accepts: the `source` of the producers' outbox
+   * configs (`[config.source]` when the consumer shares the producer's config). An event of any
+   * other source is rejected (`UNTRUSTED_SOURCE`) and goes to the DLQ. Required: there is no
+   * default a consumer could know, and accepting any source would let whoever can send to the
+   * queue forge events.
+   */
+  readonly sources: readonly string[];
+  /**
+   * The topic ARNs whose SNS notifications (subscriptions without raw message delivery) this
+   * consumer accepts, by the notification's `TopicArn`; others are rejected (`UNTRUSTED_TOPIC`).
+   * Raw delivery, which `OutboxSubscriber` sets up, needs none. @default no SNS notification is accepted
+   */
+  readonly topicArns?: readonly string[];
   /** Event type → handler. A type without a handler is rejected (and goes to the DLQ). */
   // biome-ignore lint/suspicious/noExplicitAny: each handler narrows its own data type
   readonly handlers: Readonly<Record<string, EventHandler<any>>>;
@@ -114,12 +135,24 @@ export interface ProcessOptions {
   readonly claimExpiresAt?: number;
 }
 
+/** One SQS message attribute, as a Lambda SQS record carries it (binary values are not needed). */
+export interface MessageAttribute {
+  readonly dataType: string;
+  readonly stringValue?: string;
+}
+
 /** A message as any SQS poller sees it. `messageGroupId` is set on FIFO queues. */
 export interface ConsumerMessage {
   readonly messageId: string;
   readonly body: string;
   readonly messageGroupId?: string;
   readonly receiveCount?: number;
+  /**
+   * The message's SQS attributes: with raw delivery, the SNS attributes the relay set (`type`,
+   * `aggregatetype`). Each of those present must equal the envelope's field (`ATTRIBUTE_MISMATCH`
+   * otherwise), since subscription filter policies decided on them. @default none, nothing to check
+   */
+  readonly messageAttributes?: Readonly<Record<string, MessageAttribute>>;
 }
 
 /** What happened to one message; only `processed` and `duplicate` are acknowledged. */

@@ -4,6 +4,8 @@ import { envelopeJson } from '../../shared/envelope.js';
 
 export interface EnvelopeSpec {
   readonly id?: string;
+  /** @default {@link TEST_SOURCE} */
+  readonly source?: string;
   readonly type?: string;
   readonly aggregateType?: string;
   readonly aggregateId?: string;
@@ -22,7 +24,7 @@ export function anEnvelope(spec: EnvelopeSpec = {}): { id: string; body: string 
   const id = spec.id ?? uuidv7();
   const body = envelopeJson(
     {
-      source: TEST_SOURCE,
+      source: spec.source ?? TEST_SOURCE,
       aggregateType: spec.aggregateType ?? 'order',
       aggregateId: spec.aggregateId ?? 'o-1',
       sequenceEpoch: spec.sequenceEpoch ?? TEST_EPOCH,
@@ -37,9 +39,25 @@ export function anEnvelope(spec: EnvelopeSpec = {}): { id: string; body: string 
 const legacyForm = (body: string): string =>
   JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(body)).map(([k, v]) => [k === 'aggregatesequence' ? 'sequence' : k, v])));
 
-/** The SNS-enveloped form of a body (a subscription without raw message delivery). */
-export const snsNotification = (body: string, topicArn = 'arn:aws:sns:us-east-1:000000000000:orders'): string =>
-  JSON.stringify({ Type: 'Notification', MessageId: uuidv7(), TopicArn: topicArn, Message: body, Timestamp: new Date().toISOString() });
+/** The topic {@link snsNotification} names by default. */
+export const TEST_TOPIC_ARN = 'arn:aws:sns:us-east-1:000000000000:orders';
+
+/** The SNS-enveloped form of a body (a subscription without raw message delivery), with SNS's `MessageAttributes` when given. */
+export const snsNotification = (body: string, topicArn = TEST_TOPIC_ARN, attributes?: Record<string, string>): string =>
+  JSON.stringify({
+    Type: 'Notification',
+    MessageId: uuidv7(),
+    TopicArn: topicArn,
+    Message: body,
+    Timestamp: new Date().toISOString(),
+    ...(attributes === undefined
+      ? {}
+      : {
+          MessageAttributes: Object.fromEntries(
+            Object.entries(attributes).map(([name, value]) => [name, { Type: 'String', Value: value }]),
+          ),
+        }),
+  });
 
 /** A Lambda SQS record; `groupId` makes it a FIFO record. */
 export function anSqsRecord(body: string, groupId?: string, messageId: string = uuidv7()): SQSRecord {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsumer } from '../../shared/consumer/consumer.js';
 import { pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { ConsumerOptions, TransactionContext } from '../../shared/consumer/types.js';
-import { anEnvelope, anSqsEvent, anSqsRecord } from '../helpers/envelopes.js';
+import { anEnvelope, anSqsEvent, anSqsRecord, TEST_SOURCE } from '../helpers/envelopes.js';
 import { freshTable, testClients } from '../helpers/local.js';
 import { captureLogs } from '../helpers/logs.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
@@ -24,6 +24,7 @@ function consumerWith(name: string, handlers: ConsumerOptions['handlers'], extra
   const telemetry = recordingTelemetry();
   const consumer = createConsumer({
     name,
+    sources: [TEST_SOURCE],
     handlers,
     inbox: { document: clients.document, tableName },
     logger: telemetry.logger,
@@ -326,6 +327,7 @@ describe('failures around the handler', () => {
   it("logs, by default, with the invocation's request id and function from Lambda's context", async () => {
     const consumer = createConsumer({
       name: 'logs-lambda-context',
+      sources: [TEST_SOURCE],
       handlers: {
         'order.placed': {
           handle: () => {

@@ -75,6 +75,7 @@ describe('write → stream → relay → SNS/SQS → consumer, with an outage re
     const handler = { handle: (event: { id: string }) => void handled.push(event.id) };
     const consumer = createConsumer({
       name: 'e2e',
+      sources: [config.source],
       inbox: { document: stack.clients.document, tableName: stack.tableName },
       sequenceTracking: true,
       logger,

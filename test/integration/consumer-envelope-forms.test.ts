@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsumer } from '../../shared/consumer/consumer.js';
 import { sequenceKey } from '../../shared/consumer/sequence-tracker.js';
-import { anEnvelope } from '../helpers/envelopes.js';
+import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
 import { freshTable, testClients } from '../helpers/local.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
 
@@ -20,6 +20,7 @@ function trackingConsumer(name: string) {
   const telemetry = recordingTelemetry();
   const seen: number[] = [];
   const consumer = createConsumer({
+    sources: [TEST_SOURCE],
     name,
     inbox: { document: clients.document, tableName },
     sequenceTracking: true,

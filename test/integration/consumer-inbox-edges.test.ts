@@ -4,7 +4,7 @@ import { createConsumer } from '../../shared/consumer/consumer.js';
 import { InboxWriteError } from '../../shared/consumer/errors.js';
 import { inboxKey } from '../../shared/consumer/inbox.js';
 import type { ConsumerOptions, InboxOptions } from '../../shared/consumer/types.js';
-import { anEnvelope } from '../helpers/envelopes.js';
+import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
 import { freshTable, testClients } from '../helpers/local.js';
 import { losingFirstAnswerOf } from '../helpers/lost-response.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
@@ -27,6 +27,7 @@ function consumerWith(
   const telemetry = recordingTelemetry();
   const consumer = createConsumer({
     name,
+    sources: [TEST_SOURCE],
     handlers,
     inbox: { document, tableName, ...inbox },
     logger: telemetry.logger,
@@ -37,7 +38,11 @@ function consumerWith(
 }
 
 const inboxRecord = async (consumer: string, eventId: string) =>
-  (await clients.document.send(new GetCommand({ TableName: tableName, Key: inboxKey(consumer, eventId), ConsistentRead: true }))).Item;
+  (
+    await clients.document.send(
+      new GetCommand({ TableName: tableName, Key: inboxKey(consumer, { source: TEST_SOURCE, id: eventId }), ConsistentRead: true }),
+    )
+  ).Item;
 
 describe('claim: an inbox write whose answer was lost and that the SDK sent again', () => {
   it('recognises its own claim in the retried Put, and runs the handler', async () => {

@@ -6,7 +6,7 @@ import { ClaimDeadlinePassedError } from '../../shared/consumer/errors.js';
 import { inboxKey } from '../../shared/consumer/inbox.js';
 import { type PollResult, pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { ConsumerOptions, InboxOptions } from '../../shared/consumer/types.js';
-import { anEnvelope } from '../helpers/envelopes.js';
+import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
 import { queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile, freshTable, testClients } from '../helpers/local.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
@@ -21,6 +21,7 @@ beforeAll(async () => {
 function consumerWith(name: string, handlers: ConsumerOptions['handlers'], inbox: Partial<InboxOptions> = {}) {
   const telemetry = recordingTelemetry();
   const consumer = createConsumer({
+    sources: [TEST_SOURCE],
     name,
     handlers,
     inbox: { document: clients.document, tableName, ...inbox },
@@ -31,7 +32,11 @@ function consumerWith(name: string, handlers: ConsumerOptions['handlers'], inbox
 }
 
 const inboxRecord = async (consumer: string, eventId: string) =>
-  (await clients.document.send(new GetCommand({ TableName: tableName, Key: inboxKey(consumer, eventId), ConsistentRead: true }))).Item;
+  (
+    await clients.document.send(
+      new GetCommand({ TableName: tableName, Key: inboxKey(consumer, { source: TEST_SOURCE, id: eventId }), ConsistentRead: true }),
+    )
+  ).Item;
 
 /** A queue whose DLQ takes a message at its third receive, holding one event. */
 async function queueWithEvent(name: string, visibilityTimeout: string) {

@@ -9,7 +9,7 @@ import {
   type PollResult,
 } from 'dynamodb-outbox/consumer';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { anEnvelope } from '../helpers/envelopes.js';
+import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
 import { queueDepth } from '../helpers/fauxqs.js';
 import { flakySqs, gapsBetween } from '../helpers/flaky-sqs.js';
 import { Gate } from '../helpers/gate.js';
@@ -31,7 +31,7 @@ afterEach(async () => {
 
 function consumerWith(name: string, handlers: ConsumerOptions['handlers']) {
   const { logger, metrics } = recordingTelemetry();
-  return createConsumer({ name, handlers, inbox: { document: clients.document, tableName }, logger, metrics });
+  return createConsumer({ name, sources: [TEST_SOURCE], handlers, inbox: { document: clients.document, tableName }, logger, metrics });
 }
 
 /** A queue (visibility timeout 1 s, so what is not deleted comes back soon) holding `count` events. */

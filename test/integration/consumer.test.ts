@@ -11,7 +11,7 @@ import { eventHandler } from '../../shared/consumer/options.js';
 import { pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { ConsumerOptions, MessageOutcome, TransactionContext } from '../../shared/consumer/types.js';
 import { messageAttributes, parseEnvelope } from '../../shared/envelope.js';
-import { anEnvelope } from '../helpers/envelopes.js';
+import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
 import { queueDepth, queueWithDlq } from '../helpers/fauxqs.js';
 import { emulatorForFile, freshTable } from '../helpers/local.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
@@ -45,6 +45,7 @@ function consumerWith(name: string, handlers: ConsumerOptions['handlers'], extra
   const telemetry = recordingTelemetry();
   const consumer = createConsumer({
     name,
+    sources: [TEST_SOURCE],
     handlers,
     inbox: { document: clients.document, tableName },
     logger: telemetry.logger,
@@ -56,7 +57,7 @@ function consumerWith(name: string, handlers: ConsumerOptions['handlers'], extra
 
 /** An unexpired (for 30 s at `clock`) claim of the event by another worker, as `idempotency: 'claim'` writes it. */
 const claimOf = (consumer: string, eventId: string, clock: number, claimToken: string) => ({
-  ...inboxKey(consumer, eventId),
+  ...inboxKey(consumer, { source: TEST_SOURCE, id: eventId }),
   kind: 'inbox',
   status: 'IN_PROGRESS',
   claimToken,
@@ -138,7 +139,9 @@ describe('consumer with inbox by transaction', () => {
     expect(await applied('crash-1')).toBe(1);
     expect(handle).toHaveBeenCalledTimes(1);
     const event = parseEnvelope(Messages[0]?.Body ?? '');
-    const { Item } = await clients.document.send(new GetCommand({ TableName: tableName, Key: inboxKey('crash-projection', event.id) }));
+    const { Item } = await clients.document.send(
+      new GetCommand({ TableName: tableName, Key: inboxKey('crash-projection', { source: TEST_SOURCE, id: event.id }) }),
+    );
     const fourteenDays = Math.floor(Date.now() / 1000) + 14 * 24 * 3600;
     expect(Item).toMatchObject({ status: 'COMPLETED', eventType: 'order.placed' });
     expect(Item?.expiresAt).toBeGreaterThan(fourteenDays - 120);
@@ -150,14 +153,18 @@ describe('consumer with inbox by transaction', () => {
     const { queueUrl } = queueWithDlq(server, 'enveloped-queue', 5);
     rawSubscription('enveloped-orders', 'enveloped-queue', false);
     const seen: string[] = [];
-    const { consumer } = consumerWith('enveloped-projection', {
-      'order.placed': {
-        handle: (event, ctx) => {
-          seen.push(event.id);
-          project(event.subject, event.id, ctx);
+    const { consumer } = consumerWith(
+      'enveloped-projection',
+      {
+        'order.placed': {
+          handle: (event, ctx) => {
+            seen.push(event.id);
+            project(event.subject, event.id, ctx);
+          },
         },
       },
-    });
+      { topicArns: [topicArn] },
+    );
     const event = anEnvelope({ aggregateId: 'env-1' });
     await clients.sns.send(new PublishCommand({ TopicArn: topicArn, Message: event.body }));
     await server.spy.waitForMessage({ service: 'sqs', queueName: 'enveloped-queue' }, 'published', 5000);
@@ -187,7 +194,7 @@ describe('consumer with inbox by transaction', () => {
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
     expect(await applied('cond-1')).toBeUndefined();
     const { Item } = await clients.document.send(
-      new GetCommand({ TableName: tableName, Key: inboxKey('conditional-projection', event.id) }),
+      new GetCommand({ TableName: tableName, Key: inboxKey('conditional-projection', { source: TEST_SOURCE, id: event.id }) }),
     );
     expect(Item).toBeUndefined();
   });
@@ -215,7 +222,7 @@ describe('consumer with inbox by claim', () => {
     const first = await consumer.process([message]);
     expect(first.outcomes[0]).toMatchObject({ status: 'failed', error: { message: 'mail server unavailable' } });
     const released = await clients.document.send(
-      new GetCommand({ TableName: tableName, Key: inboxKey('mailer', event.id), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName, Key: inboxKey('mailer', { source: TEST_SOURCE, id: event.id }), ConsistentRead: true }),
     );
     expect(released.Item).toBeUndefined();
 
@@ -225,7 +232,7 @@ describe('consumer with inbox by claim', () => {
     expect(statuses).toEqual(['processed', 'duplicate', 'duplicate']);
     expect(sent).toEqual([event.id]);
     const done = await clients.document.send(
-      new GetCommand({ TableName: tableName, Key: inboxKey('mailer', event.id), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName, Key: inboxKey('mailer', { source: TEST_SOURCE, id: event.id }), ConsistentRead: true }),
     );
     expect(done.Item?.status).toBe('COMPLETED');
   });
@@ -273,7 +280,7 @@ describe('consumer with inbox by claim', () => {
       expect.objectContaining({ consumer: 'switched', eventId: event.id }),
     ]);
     const { Item } = await clients.document.send(
-      new GetCommand({ TableName: tableName, Key: inboxKey('switched', event.id), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName, Key: inboxKey('switched', { source: TEST_SOURCE, id: event.id }), ConsistentRead: true }),
     );
     expect(Item).toMatchObject({ status: 'COMPLETED', eventId: event.id });
     expect(Item?.claimExpiresAt).toBeUndefined();

@@ -2,8 +2,9 @@ import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORDER_VIEW_LEADING_KEYS, orderViewKey } from '../../examples/orders/consumer/keys.js';
 import { orderProjection } from '../../examples/orders/consumer/projection.js';
+import { config } from '../../examples/orders/outbox.config.js';
 import type { LocalClients } from '../../shared/local/clients.js';
-import { anEnvelope, anSqsEvent, anSqsRecord, snsNotification } from '../helpers/envelopes.js';
+import { anSqsEvent, anSqsRecord, anEnvelope as anyEnvelope, type EnvelopeSpec, snsNotification } from '../helpers/envelopes.js';
 import { freshTable, testClients } from '../helpers/local.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
 
@@ -16,6 +17,9 @@ beforeAll(async () => {
 });
 
 afterAll(() => clients.destroy());
+
+/** An envelope of the example app: the source of its config, which the example consumer accepts. */
+const anEnvelope = (spec: EnvelopeSpec = {}) => anyEnvelope({ source: config.source, ...spec });
 
 describe('example consumer', () => {
   it('projects orders and payments once each, and rejects a payment without an order id', async () => {
@@ -33,7 +37,7 @@ describe('example consumer', () => {
     const first = await handler(
       anSqsEvent([
         anSqsRecord(placed.body, undefined, 'm1'),
-        anSqsRecord(snsNotification(paid.body), undefined, 'm2'),
+        anSqsRecord(paid.body, undefined, 'm2'),
         anSqsRecord(broken.body, undefined, 'm3'),
       ]),
     );
@@ -81,6 +85,26 @@ describe('example consumer', () => {
       new GetCommand({ TableName: tableName, Key: orderViewKey('ex-cancel'), ConsistentRead: true }),
     );
     expect(Item).toMatchObject({ status: 'CANCELLED', total: 5, paid: 0 });
+  });
+
+  it('rejects an event of another source, and an SNS notification: its subscriptions deliver raw', async () => {
+    const { logger, metrics, logs } = recordingTelemetry();
+    const { handler } = orderProjection({ inbox: { document: clients.document, tableName }, logger, metrics });
+    const forged = anEnvelope({ source: 'urn:attacker', type: 'order.cancelled', aggregateId: 'ex-forged' });
+    const placed = anEnvelope({ type: 'order.placed', aggregateId: 'ex-forged', data: { total: 7, currency: 'EUR' } });
+    const result = await handler(
+      anSqsEvent([
+        anSqsRecord(forged.body, undefined, 'f1'),
+        anSqsRecord(snsNotification(placed.body), undefined, 'f2'),
+        anSqsRecord(placed.body, undefined, 'f3'),
+      ]),
+    );
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'f1' }, { itemIdentifier: 'f2' }]);
+    expect(logs.map((l) => l.attributes.code).filter(Boolean)).toEqual(['UNTRUSTED_SOURCE', 'UNTRUSTED_TOPIC']);
+    const { Item } = await clients.document.send(
+      new GetCommand({ TableName: tableName, Key: orderViewKey('ex-forged'), ConsistentRead: true }),
+    );
+    expect(Item).toMatchObject({ status: 'PLACED', total: 7 });
   });
 
   // Runs last: the items of every test above are in the table.

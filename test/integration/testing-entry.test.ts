@@ -46,6 +46,7 @@ beforeAll(async () => {
         handler: ({ document, tableName }) =>
           createConsumer({
             name: 'billing',
+            sources: [config.source],
             inbox: { document, tableName },
             handlers: {
               'order.placed': {
@@ -116,7 +117,7 @@ describe('dynamodb-outbox/testing, from a service’s own config', () => {
     );
 
     expect((await get(billKey('o-2'))).Item).toMatchObject({ eventId });
-    expect((await get(inboxKey('billing', eventId))).Item).toBeDefined();
+    expect((await get(inboxKey('billing', { source: config.source, id: eventId }))).Item).toBeDefined();
     expect(await stack.receive('billing', { deadLetters: true, timeoutMs: 0 })).toEqual([]);
   });
 

@@ -10,7 +10,12 @@ import { pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { ConsumerOptions } from '../../shared/consumer/types.js';
 
 const document = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1' }));
-const valid: ConsumerOptions = { name: 'view', handlers: { 'order.placed': { handle: () => {} } }, inbox: { document, tableName: 't' } };
+const valid: ConsumerOptions = {
+  name: 'view',
+  sources: ['urn:test:shop'],
+  handlers: { 'order.placed': { handle: () => {} } },
+  inbox: { document, tableName: 't' },
+};
 
 const rejection = (options: unknown): ConsumerOptionsError => {
   try {
@@ -30,7 +35,7 @@ describe('consumer options', () => {
   it('rejects a misspelt option, naming it and the allowed ones', () => {
     const error = rejection({ ...valid, sequenceTraking: true });
     expect(error.field).toBe('options.sequenceTraking');
-    expect(error.message).toContain('allowed: name, handlers');
+    expect(error.message).toContain('allowed: name, sources, topicArns, handlers');
   });
 
   it('rejects a consumer name that cannot be part of a key', () => {
@@ -57,6 +62,36 @@ describe('consumer options', () => {
       ),
     });
     expect(rejection({ ...valid, inbox: { document: 'client', tableName: 't' } }).message).toContain('got "client"');
+  });
+
+  it('rejects a consumer without sources: there is no default it could know, and accepting any would accept forged events', () => {
+    const { sources: _, ...withoutSources } = valid;
+    expect(rejection(withoutSources)).toMatchObject({
+      field: 'sources',
+      message: expect.stringContaining('got undefined; allowed: a non-empty list of the CloudEvents sources to accept'),
+    });
+    expect(rejection({ ...valid, sources: [] }).field).toBe('sources');
+    expect(rejection({ ...valid, sources: 'urn:test:shop' }).message).toContain('got "urn:test:shop"; allowed: a non-empty list');
+    expect(rejection({ ...valid, sources: ['urn:a', ''] })).toMatchObject({
+      field: 'sources[1]',
+      message: expect.stringContaining('(0 bytes)'),
+    });
+    // The inbox record's sort key is INBOX#<source>, and DynamoDB takes sort keys of 1,024 bytes.
+    expect(createConsumer({ ...valid, sources: ['s'.repeat(1018)] }).name).toBe('view');
+    expect(rejection({ ...valid, sources: ['s'.repeat(1019)] })).toMatchObject({
+      field: 'sources[0]',
+      message: expect.stringContaining('(1019 bytes); allowed: a non-empty list of the CloudEvents sources to accept, each 1–1018 bytes'),
+    });
+  });
+
+  it('rejects topic ARNs that are not SNS topic ARNs, and an inbox legacyKeyCheck that is not a boolean', () => {
+    expect(createConsumer({ ...valid, topicArns: ['arn:aws:sns:eu-west-1:123456789012:orders.fifo'] }).name).toBe('view');
+    expect(rejection({ ...valid, topicArns: ['orders.fifo'] })).toMatchObject({
+      field: 'topicArns[0]',
+      message: expect.stringContaining('got "orders.fifo"; allowed: a list of SNS topic ARNs'),
+    });
+    expect(rejection({ ...valid, topicArns: 'arn:aws:sns:eu-west-1:123456789012:orders' }).field).toBe('topicArns');
+    expect(rejection({ ...valid, inbox: { document, tableName: 't', legacyKeyCheck: 'no' } }).field).toBe('inbox.legacyKeyCheck');
   });
 
   it('rejects empty handlers, a missing table and a zero concurrency', () => {

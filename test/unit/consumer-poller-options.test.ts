@@ -5,7 +5,12 @@ import { ConsumerOptionsError, createConsumer, createPoller, type PollerOptions,
 import { describe, expect, it, vi } from 'vitest';
 
 const document = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1' }));
-const consumer = createConsumer({ name: 'view', handlers: { 'order.placed': { handle: () => {} } }, inbox: { document, tableName: 't' } });
+const consumer = createConsumer({
+  name: 'view',
+  sources: ['urn:test:shop'],
+  handlers: { 'order.placed': { handle: () => {} } },
+  inbox: { document, tableName: 't' },
+});
 const queueUrl = 'https://sqs.us-east-1.amazonaws.com/000000000000/q';
 const send = vi.fn(async () => ({}));
 const sqs = { send } as unknown as SQSClient;

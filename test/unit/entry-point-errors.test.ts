@@ -40,7 +40,7 @@ describe('errors by entry point', () => {
   });
 
   it('dynamodb-outbox/consumer: bad options are a ConsumerOptionsError and an OutboxError of that entry point', async () => {
-    const error = await failure(() => consumer.createConsumer({ name: 'bad name!', handlers: {}, inbox: {} as never }));
+    const error = await failure(() => consumer.createConsumer({ name: 'bad name!', sources: [], handlers: {}, inbox: {} as never }));
     expect(error).toBeInstanceOf(consumer.ConsumerOptionsError);
     expect(error).toBeInstanceOf(consumer.OutboxError);
   });

@@ -1,5 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { type Consumer, type ConsumerOptions, createConsumer, eventHandler } from 'dynamodb-outbox/consumer';
+import { config } from '../outbox.config.js';
 import { ORDER_VIEW_CONSUMER, orderViewKey } from './keys.js';
 
 export interface OrderPlaced {
@@ -33,10 +34,14 @@ function objectSchema<T>(fields: Record<keyof T & string, 'string' | 'number'>):
  * The example app's read model: one view item per order, kept by `order.*` and `payment.captured`
  * events. Every write goes through the inbox transaction, so a redelivered event changes nothing,
  * and the writes commute, so the view is the same whatever order the two topics deliver in.
+ * It lives in the app that writes the events, so it accepts the source of the app's own config.
  */
-export function orderProjection(options: Pick<ConsumerOptions, 'inbox'> & Partial<Pick<ConsumerOptions, 'logger' | 'metrics'>>): Consumer {
+export function orderProjection(
+  options: Pick<ConsumerOptions, 'inbox'> & Partial<Pick<ConsumerOptions, 'logger' | 'metrics' | 'sources'>>,
+): Consumer {
   const { tableName } = options.inbox;
   return createConsumer({
+    sources: [config.source],
     ...options,
     name: ORDER_VIEW_CONSUMER,
     sequenceTracking: true,
