@@ -41,7 +41,9 @@ export type WriteValidationCode =
   | 'IDEMPOTENCY_RECORD_TOO_LARGE'
   | 'INVALID_IDEMPOTENCY_KEY'
   | 'INVALID_TRACEPARENT'
-  | 'UNKNOWN_FIELD';
+  | 'UNKNOWN_FIELD'
+  /** Event data, or an attribute value of an operation, nested deeper than DynamoDB's 32 levels. */
+  | 'NESTED_TOO_DEEP';
 
 /**
  * The write input is invalid; nothing was written. It is refused before any request is sent,

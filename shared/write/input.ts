@@ -4,6 +4,8 @@ import { WriteValidationError } from '../errors.js';
 import { jsonProblem } from '../json-data.js';
 import { SLOT_PREFIX, type SlotEvent } from '../slot.js';
 import { TABLE } from '../table.js';
+import { checkOutboxKey, otherTableItemId } from './keys.js';
+import { checkDataNesting } from './nesting.js';
 import {
   type EventInput,
   IDEMPOTENCY_PREFIX,
@@ -115,6 +117,7 @@ export function resolveOperation(
     }
     const pk = key[TABLE.partitionKey] as string;
     const sk = key[TABLE.sortKey] as string;
+    checkOutboxKey(pk, sk, `operations[${index}].${kind}.${keyField}`);
     const reserved = [SLOT_PREFIX, IDEMPOTENCY_PREFIX].find((prefix) => pk.startsWith(prefix));
     if (reserved !== undefined) {
       throw new WriteValidationError(
@@ -124,12 +127,7 @@ export function resolveOperation(
     }
     itemId = `${table}\u0000${JSON.stringify([pk, sk])}`;
   } else if (kind !== 'Put') {
-    const key = keySource as Record<string, unknown>;
-    itemId = `${table}\u0000${JSON.stringify(
-      Object.keys(key)
-        .sort()
-        .map((name) => [name, key[name]]),
-    )}`;
+    itemId = otherTableItemId(table, keySource as Record<string, unknown>, `operations[${index}].${kind}.Key`);
   }
   return { kind, operation: { [kind]: { ...body, TableName: table } } as TransactOperation, itemId };
 }
@@ -201,6 +199,7 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
       `${path}.type is ${JSON.stringify(type) ?? 'undefined'}; allowed: a non-empty string of at most ${MAX_EVENT_TYPE_LENGTH} characters of well-formed Unicode without control characters or U+FFFE/U+FFFF, e.g. "order.placed"`,
     );
   }
+  if ('data' in event) checkDataNesting(event.data, `${path}.data`);
   const problem = 'data' in event ? jsonProblem(event.data, `${path}.data`) : `${path}.data is missing (use null for no data)`;
   if (problem !== undefined) {
     throw new WriteValidationError(

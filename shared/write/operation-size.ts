@@ -7,6 +7,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall, type marshallOptions } from '@aws-sdk/util-dynamodb';
 import { WriteValidationError } from '../errors.js';
 import { itemSize } from '../item-size.js';
+import { checkAttributeValues } from './attribute-values.js';
 import { MAX_ITEM_BYTES, type TransactOperation } from './input.js';
 
 /** One of the caller's operations as the DocumentClient will send it, and its size. */
@@ -24,6 +25,8 @@ export interface MarshalledOperation {
  * limit are refused here, before anything is sent.
  */
 export function marshalOperation(operation: TransactOperation, index: number, options: marshallOptions): MarshalledOperation {
+  // First, in one linear pass: marshalling recurses, and a value too deep would overflow the stack.
+  checkAttributeValues(operation, index, options);
   const [kind, body] = Object.entries(operation)[0] as [string, Record<string, unknown>];
   const sending = { ...options, convertTopLevelContainer: options.convertTopLevelContainer ?? true };
   const marshalled: Record<string, unknown> = { ...body };
@@ -61,7 +64,11 @@ export function marshalOperation(operation: TransactOperation, index: number, op
   return { marshalled: { [kind]: marshalled }, size };
 }
 
-/** The innermost part of `value` (known not to marshal) that does not marshal, with its path. */
+/**
+ * The innermost part of `value` (known not to marshal) that does not marshal, with its path.
+ * Each level marshals its members again: at most 32 times the value's size, as values were
+ * checked to nest at most 32 levels.
+ */
 function unmarshallable(value: unknown, path: string, options: marshallOptions): { path: string; value: unknown } {
   if (typeof value !== 'object' || value === null) return { path, value };
   const prototype = Object.getPrototypeOf(value);

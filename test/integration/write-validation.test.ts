@@ -208,6 +208,18 @@ const invalid: fc.Arbitrary<Case> = fc.oneof(
       idempotencyKey: 'record',
     },
   })),
+  // Deeper than DynamoDB's 32 levels, in event data or in an attribute of an operation.
+  fc
+    .tuple(fc.integer({ min: 32, max: 5000 }), fc.constantFrom('data', 'attribute'), fc.constantFrom('object', 'array'))
+    .map(([depth, where, container]) => {
+      let value: unknown = 1;
+      for (let i = 0; i < depth; i++) value = container === 'object' ? { n: value } : [value];
+      const input: WriteInput =
+        where === 'data'
+          ? { events: [{ aggregate: { type: 'order', id: 'deep' }, type: 'order.placed', data: value }] }
+          : { operations: [{ Put: { Item: { pk: 'DEEP#1', sk: 'A', value } } }], events: [] };
+      return { code: 'NESTED_TOO_DEEP' as const, input };
+    }),
   fc.constantFrom('', 'x'.repeat(37), 'has space', 'tab\there').map((key) => ({
     code: 'INVALID_IDEMPOTENCY_KEY' as const,
     input: { events: [{ aggregate: { type: 'order', id: 'k' }, type: 'order.placed', data: null }], idempotencyKey: key },
@@ -245,6 +257,7 @@ describe('write validation (property-based)', () => {
         'ITEM_TOO_LARGE',
         'MISSING_AGGREGATE',
         'MISSING_EVENT_TYPE',
+        'NESTED_TOO_DEEP',
         'REQUEST_TOO_LARGE',
         'SLOT_TOO_LARGE',
         'TOO_MANY_ACTIONS',

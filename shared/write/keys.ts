@@ -1,0 +1,69 @@
+/**
+ * The keys of the caller's operations: what DynamoDB refuses in a key of the outbox table, and
+ * the identity of the item a key addresses, so two operations on one item are found before
+ * sending. A key string must be well-formed Unicode: DynamoDB keeps strings as UTF-8, where each
+ * lone surrogate becomes the same replacement, so two different such keys would address one
+ * item (`"k\uD800"` and `"k\uDC00"` do).
+ */
+
+import { NumberValueImpl as NumberValue } from '@aws-sdk/util-dynamodb';
+import { WriteValidationError } from '../errors.js';
+import { TABLE } from '../table.js';
+import { canonicalNumber } from './attribute-values.js';
+
+/** DynamoDB's limits for the values of a table's keys. */
+export const MAX_PARTITION_KEY_BYTES = 2048;
+export const MAX_SORT_KEY_BYTES = 1024;
+
+const KEY_WELL_FORMED =
+  'which is not well-formed Unicode (it holds a lone surrogate): DynamoDB keeps keys as UTF-8, where every lone surrogate becomes the same replacement, so two different such keys would address one item; allowed: well-formed Unicode text';
+
+/** Refuses what DynamoDB would refuse, or confuse, in `pk` and `sk` of the outbox table (both known to be non-empty strings). */
+export function checkOutboxKey(pk: string, sk: string, where: string): void {
+  for (const [name, value, limit] of [
+    [TABLE.partitionKey, pk, MAX_PARTITION_KEY_BYTES],
+    [TABLE.sortKey, sk, MAX_SORT_KEY_BYTES],
+  ] as const) {
+    if (!value.isWellFormed()) {
+      throw new WriteValidationError('INVALID_OPERATION', `${where}.${name} is ${JSON.stringify(value.slice(0, 40))}, ${KEY_WELL_FORMED}`);
+    }
+    const bytes = Buffer.byteLength(value);
+    if (bytes > limit) {
+      throw new WriteValidationError(
+        'INVALID_OPERATION',
+        `${where}.${name} is ${bytes} bytes (${JSON.stringify(value.slice(0, 40))}…); allowed: at most ${limit} bytes (DynamoDB's limit for a ${name === TABLE.partitionKey ? 'partition' : 'sort'} key value)`,
+      );
+    }
+  }
+}
+
+/**
+ * One spelling of a key attribute's value per value DynamoDB tells apart (the numbers `1`, `1n`
+ * and `NumberValue('1.0')` alike), or `undefined` for a value no key holds (a map, say), which
+ * DynamoDB refuses itself.
+ */
+function keyValueId(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') {
+    if (!value.isWellFormed())
+      throw new WriteValidationError('INVALID_OPERATION', `${path} is ${JSON.stringify(value.slice(0, 40))}, ${KEY_WELL_FORMED}`);
+    return `S${value}`;
+  }
+  if (typeof value === 'number' || typeof value === 'bigint' || value instanceof NumberValue) return `N${canonicalNumber(String(value))}`;
+  if (ArrayBuffer.isView(value)) return `B${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')}`;
+  return undefined;
+}
+
+/**
+ * The identity of the item `key` addresses in `table` (another table than the outbox's, whose
+ * key schema the helper does not know: every attribute of `key` counts), or `undefined` when a
+ * value is of no key type. `where` is the key's path, for messages.
+ */
+export function otherTableItemId(table: string, key: Record<string, unknown>, where: string): string | undefined {
+  const parts: string[] = [];
+  for (const name of Object.keys(key).sort()) {
+    const id = keyValueId(key[name], `${where}.${name}`);
+    if (id === undefined) return undefined;
+    parts.push(JSON.stringify([name, id]));
+  }
+  return `${table}\u0000${parts.join(',')}`;
+}
