@@ -26,6 +26,7 @@ import { LEASE_TABLE } from '../shared/processor/lease-table.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { PROCESSOR_ENV } from '../shared/processor/processor-env.js';
 import { DEFAULT_FAILOVER_MS } from '../shared/processor/settings.js';
+import { grantPublishOn } from './outbox-topics.js';
 import { prebuiltAssetDir } from './private/assets.js';
 import { fargateTaskSizeProblem } from './private/fargate-task-size.js';
 import { tableKeyProblem } from './private/props-error.js';
@@ -185,7 +186,8 @@ export class LowLatencyProcessor extends Construct {
         'dynamodb:GetShardIterator',
       );
       props.table.encryptionKey?.grant(task.taskRole, 'kms:Decrypt', 'kms:DescribeKey');
-      for (const topic of props.topics.values()) topic.grantPublish(task.taskRole);
+      // Topics of an OutboxTopics deny publishers it has not granted: grant through it.
+      grantPublishOn(props.topics.values(), task.taskRole);
       props.deadLetterQueue.grantSendMessages(task.taskRole);
     } else {
       props.grantRelay(task.taskRole);

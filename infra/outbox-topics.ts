@@ -1,4 +1,5 @@
-import { AnyPrincipal, Effect, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Lazy } from 'aws-cdk-lib';
+import { AnyPrincipal, ArnPrincipal, Effect, type IGrantable, type IPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Alias, type IKey } from 'aws-cdk-lib/aws-kms';
 import { FifoThroughputScope, type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
@@ -27,10 +28,24 @@ export interface OutboxTopicsProps {
 }
 
 /**
+ * The ARN IAM gives a principal's requests as `aws:PrincipalArn`: a role's (also for its
+ * sessions) or a user's; `undefined` for principals that have none a topic policy could name.
+ */
+function principalArnOf(principal: IPrincipal): string | undefined {
+  const named = principal as Partial<{ roleArn: string; userArn: string }>;
+  if (typeof named.roleArn === 'string') return named.roleArn;
+  if (typeof named.userArn === 'string') return named.userArn;
+  return principal instanceof ArnPrincipal ? principal.arn : undefined;
+}
+
+/**
  * The outbox's SNS topics, one per topic in the config: encrypted at rest, reachable only over
  * TLS (the topic policy denies `aws:SecureTransport = false`), FIFO where the config says so.
  * A FIFO topic deduplicates by the `MessageDeduplicationId` the relay sets (the event id), never
  * by content, and scopes throughput and deduplication to the message group (one per aggregate).
+ * Once a principal is granted with {@link OutboxTopics.grantPublish}, each topic's policy denies
+ * `sns:Publish` to every principal not granted so, whatever its IAM policies allow: only the
+ * relays (and whom the app grants, such as a redrive role) can put events on the topics.
  *
  * @example
  * ```ts
@@ -44,6 +59,8 @@ export class OutboxTopics extends Construct {
   readonly topics: ReadonlyMap<string, Topic>;
   readonly encryptionKey: IKey;
   private readonly customerKey?: IKey;
+  /** `aws:PrincipalArn`s that may publish; read when the template is written, so later grants count too. */
+  private readonly publisherArns = new Set<string>();
 
   constructor(scope: Construct, id: string, props: OutboxTopicsProps) {
     super(scope, id);
@@ -103,17 +120,65 @@ export class OutboxTopics extends Construct {
   /**
    * Lets a principal publish to every outbox topic and nothing else: `sns:Publish` (which also
    * authorises `PublishBatch`) on exactly these topic ARNs, plus the two KMS actions SNS needs
-   * from a publisher when the topics use a customer-managed key.
+   * from a publisher when the topics use a customer-managed key. The principal (a role, or a
+   * user) joins the topics' publishers: their policies deny every other one. A topic's own
+   * `grantPublish` does not, so a principal granted only that is denied.
    *
    * @example
    * ```ts
    * topics.grantPublish(processorTaskRole);
+   * topics.grantPublish(redriveRole); // an operator's role for `dynamodb-outbox redrive`
    * ```
    */
   grantPublish(grantee: IGrantable): void {
+    this.allowPublisher(grantee);
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['sns:Publish'], resources: [...this.topics.values()].map((t) => t.topicArn) }),
     );
     this.customerKey?.grant(grantee, 'kms:GenerateDataKey', 'kms:Decrypt');
   }
+
+  /** Adds the grantee to the principals the topic policies let publish; the first one turns the denial of all others on. */
+  private allowPublisher(grantee: IGrantable): void {
+    const arn = principalArnOf(grantee.grantPrincipal);
+    if (arn === undefined) {
+      throw new OutboxPropsError(
+        this.node.path,
+        'grantPublish',
+        `${grantee.grantPrincipal.toString()} has no role or user ARN the topic policies could name; allowed: a role (a function's or a task's) or a user`,
+      );
+    }
+    if (this.publisherArns.size === 0) {
+      const publishers = Lazy.list({ produce: () => [...this.publisherArns] });
+      for (const topic of this.topics.values()) {
+        topic.addToResourcePolicy(
+          new PolicyStatement({
+            sid: 'DenyPublishByOthers',
+            effect: Effect.DENY,
+            principals: [new AnyPrincipal()],
+            actions: ['sns:Publish'],
+            resources: [topic.topicArn],
+            // A request without a principal ARN (an AWS service's) matches too: only the publishers are let through.
+            conditions: { ArnNotEquals: { 'aws:PrincipalArn': publishers } },
+          }),
+        );
+      }
+    }
+    this.publisherArns.add(arn);
+  }
+}
+
+/**
+ * Grants `sns:Publish` on topics: through their {@link OutboxTopics} for topics of one (all of its
+ * topics, and the grantee is let through their topic policies), through each topic's own
+ * `grantPublish` for any other.
+ */
+export function grantPublishOn(topics: Iterable<ITopic>, grantee: IGrantable): void {
+  const owners = new Set<OutboxTopics>();
+  for (const topic of topics) {
+    const owner = topic.node.scope;
+    if (owner instanceof OutboxTopics && owner.topics.get(topic.node.id) === topic) owners.add(owner);
+    else topic.grantPublish(grantee);
+  }
+  for (const owner of owners) owner.grantPublish(grantee);
 }
