@@ -29,6 +29,7 @@ export const place = (id: string): Promise<WriteResult> =>
 
 export const consumer: Consumer = createConsumer({
   name: 'billing',
+  sources: [config.source],
   inbox: { document: {} as never, tableName: 'orders' },
   handlers: {
     'order.placed': eventHandler<{ total: number }>({ handle: (event: OutboxEnvelope<{ total: number }>) => void event.data.total }),
@@ -39,6 +40,7 @@ export const consumer: Consumer = createConsumer({
 const document = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 export const billing = createConsumer({
   name: 'billing',
+  sources: [config.source],
   inbox: { document, tableName: 'orders' },
   handlers: {
     'order.placed': eventHandler<{ total: number }>({
@@ -144,6 +146,7 @@ const handledOnce = new Promise((resolve) => {
 const billing = ({ document, tableName }) =>
   createConsumer({
     name: 'billing',
+    sources: [config.source],
     inbox: { document, tableName },
     handlers: {
       'order.placed': eventHandler({
@@ -202,6 +205,7 @@ import { createConsumer, eventHandler } from 'dynamodb-outbox/consumer';
 const document = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 export const handler = createConsumer({
   name: 'billing',
+  sources: ['urn:adopter:shop'],
   inbox: { document, tableName: process.env.TABLE_NAME ?? 'orders' },
   handlers: { 'order.placed': eventHandler({ handle: () => undefined }) },
 }).handler;
