@@ -23,8 +23,9 @@ export const CONSUMER_LIMITS = Object.freeze({
    */
   sourceBytes: 1018,
   /**
-   * How deep `data` may nest arrays and objects: twice the 32 levels DynamoDB allows a document,
-   * so any data a handler can store passes, with room for other producers; far below the
+   * How deep `data` may nest arrays and objects: twice the 32 levels DynamoDB allows a document
+   * (the write helper refuses data nested deeper than 31), so any data a handler can store
+   * passes, with room for other producers; far below the
    * thousands of levels at which recursive code (`JSON.stringify`, schema validators, the SDK's
    * marshalling) runs out of stack and fails the message on every delivery.
    */
