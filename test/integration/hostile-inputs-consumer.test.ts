@@ -178,9 +178,7 @@ describe('consumer: hostile inputs, each rejected with its reason (to the DLQ, n
           },
         },
       });
-      const started = performance.now();
       const { outcomes, batchItemFailures } = await consumer.process([row.message()]);
-      const elapsedMs = performance.now() - started;
       const [outcome] = outcomes;
       const items = await itemsOf(name);
       if (row.outcome === 'processed') {
@@ -195,9 +193,8 @@ describe('consumer: hostile inputs, each rejected with its reason (to the DLQ, n
       // The reason quotes what was given, cut short: a log line, not the message again.
       expect(error.message.length).toBeLessThan(1000);
       expect(batchItemFailures).toEqual([{ itemIdentifier: 'm' }]);
+      // Linear work is shown by counting (test/unit/consumer-limits.test.ts), never by timing a test.
       expect(items).toEqual([]);
-      // Found in one pass over the message, not by running out of stack.
-      expect(elapsedMs).toBeLessThan(2000);
     });
   });
 });
