@@ -154,8 +154,8 @@ describe('local SQS event source, a handler that runs past the visibility timeou
 describe('local resources', () => {
   let resources: LocalResources;
 
-  beforeAll(() => {
-    resources = createLocalResources(server, {
+  beforeAll(async () => {
+    resources = await createLocalResources(clients, {
       config: testConfig(),
       subscriptions: [
         { name: 'res-orders', topic: 'orders.fifo' },
@@ -197,8 +197,8 @@ describe('local resources', () => {
     expect(queueBodies(server, 'res-payments')).toEqual([JSON.stringify({ type: 'payment.captured' })]);
   });
 
-  it('rejects a subscription to a topic the config does not have, naming the allowed topics', () => {
-    expect(() => createLocalResources(server, { config: testConfig(), subscriptions: [{ name: 'x', topic: 'refunds' }] })).toThrow(
+  it('rejects a subscription to a topic the config does not have, naming the allowed topics', async () => {
+    await expect(createLocalResources(clients, { config: testConfig(), subscriptions: [{ name: 'x', topic: 'refunds' }] })).rejects.toThrow(
       /subscribers\[0\]\.topic is "refunds"; allowed: a topic of the config \(orders\.fifo, payments\)/,
     );
   });

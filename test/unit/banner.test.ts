@@ -18,11 +18,11 @@ const stack = {
 } as unknown as LocalStack;
 
 describe('banner', () => {
-  it('says that DynamoDB Local and the emulator are open to the network, without authentication', () => {
+  it('says that the emulator listens on loopback only, and DynamoDB Local on every interface, without authentication', () => {
     const lines = renderBanner(stack, config).split('\n');
 
     expect(lines).toContain(
-      '  network          DynamoDB Local and SNS/SQS/S3 listen on all interfaces, without authentication: run this on a trusted network',
+      '  network          SNS/SQS/S3 listens on 127.0.0.1 only; DynamoDB Local listens on all interfaces, without authentication: run this on a trusted network',
     );
     expect(lines.find((l) => l.startsWith('  example API'))).toBe('  example API      http://127.0.0.1:3000');
   });

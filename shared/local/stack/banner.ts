@@ -41,8 +41,8 @@ export function renderBanner(stack: LocalStack, config: OutboxConfig): string {
     `  relay DLQ        ${resources.relayDeadLetterQueue.name} · failed batches in s3://${resources.failedBatchBucket}`,
     `  low latency      ${lowLatency}`,
     `  example API      ${api ?? 'none'}`,
-    // Neither can be bound to loopback: DynamoDB Local has no host option, the emulator binds 0.0.0.0.
-    '  network          DynamoDB Local and SNS/SQS/S3 listen on all interfaces, without authentication: run this on a trusted network',
+    // DynamoDB Local has no host option: it cannot be bound to loopback as the emulator is.
+    '  network          SNS/SQS/S3 listens on 127.0.0.1 only; DynamoDB Local listens on all interfaces, without authentication: run this on a trusted network',
     '',
     ...tryLines,
   ].join('\n');

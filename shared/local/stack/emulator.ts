@@ -1,39 +1,22 @@
+import type { AddressInfo } from 'node:net';
 import { LocalStackError } from '../errors.js';
 import { portBindError, portRefusal } from './dynamodb-local.js';
 import { loadPeer, type PeerImporter } from './peers.js';
 
-/** A queue as the emulator creates it. */
-export interface EmulatorQueue {
-  readonly queueName: string;
-  readonly queueUrl: string;
-  readonly queueArn: string;
-}
-
-type Attributes = { readonly attributes?: Record<string, string> };
-
 /**
- * What the local stack uses of the in-process SNS/SQS/S3 emulator (fauxqs), in its own words,
- * so no declaration of this package names the optional peer's types.
+ * The in-process SNS/SQS/S3 emulator (fauxqs) as the local stack runs it: listening on the
+ * loopback interface only, as it has no authentication. Its queues, topics and buckets are made
+ * through the AWS APIs at `address`, as a deployment's are.
  */
 export interface Emulator {
-  /** Its endpoint, for SNS, SQS and S3 clients alike. */
+  /** Its endpoint, `http://127.0.0.1:<port>`, for SNS, SQS and S3 clients alike. */
   readonly address: string;
-  createTopic(name: string, options?: Attributes): { readonly topicArn: string };
-  createQueue(name: string, options?: Attributes): EmulatorQueue;
-  createBucket(name: string): unknown;
-  subscribe(options: { readonly topic: string; readonly queue: string } & Attributes): void;
-  /** The queue's messages without touching them; `undefined` for a queue that does not exist. */
-  inspectQueue(name: string):
-    | {
-        readonly messages: {
-          readonly ready: readonly unknown[];
-          readonly delayed: readonly unknown[];
-          readonly inflight: readonly unknown[];
-        };
-      }
-    | undefined;
+  readonly port: number;
   stop(): Promise<void>;
 }
+
+/** The only interface the emulator listens on: anyone who reaches it may read and send every message. */
+export const EMULATOR_HOST = '127.0.0.1';
 
 export const EMULATOR = 'the SNS/SQS emulator';
 
@@ -44,8 +27,9 @@ export async function checkEmulatorPort(port: number): Promise<void> {
 }
 
 /**
- * Starts fauxqs in this process, loaded only now: a missing package is a `LocalStackError`
- * `MISSING_PEER_DEPENDENCY`, a taken port `PORT_IN_USE`.
+ * Starts fauxqs in this process on {@link EMULATOR_HOST}, loaded only now: a missing package is
+ * a `LocalStackError` `MISSING_PEER_DEPENDENCY`, a taken port `PORT_IN_USE`. fauxqs's own
+ * `startFauxqs` listens on every interface (`0.0.0.0`); its app builder is listened here instead.
  *
  * @example
  * ```ts
@@ -54,19 +38,17 @@ export async function checkEmulatorPort(port: number): Promise<void> {
  * ```
  */
 export async function startEmulator(port: number, importer?: PeerImporter): Promise<Emulator> {
-  const { startFauxqs } = (await loadPeer('fauxqs', importer)) as typeof import('fauxqs');
+  const { buildApp } = (await loadPeer('fauxqs', importer)) as typeof import('fauxqs');
+  const app = buildApp({ logger: false });
   try {
-    return await startFauxqs({ port, logger: false });
+    await app.listen({ port, host: EMULATOR_HOST });
   } catch (error) {
+    await app.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES')
       throw new LocalStackError('PORT_IN_USE', portRefusal(code, port, EMULATOR), { cause: error });
     throw error;
   }
-}
-
-/** Messages ready, delayed and in flight on a queue of the emulator; 0 for one it does not have. */
-export function queueDepth(emulator: Emulator, name: string): number {
-  const state = emulator.inspectQueue(name);
-  return state === undefined ? 0 : state.messages.ready.length + state.messages.delayed.length + state.messages.inflight.length;
+  const bound = (app.server.address() as AddressInfo).port;
+  return { address: `http://${EMULATOR_HOST}:${bound}`, port: bound, stop: () => app.close() };
 }

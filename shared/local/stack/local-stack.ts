@@ -10,8 +10,9 @@ import { s3OnFailureDestination } from '../event-source/on-failure.js';
 import { StreamRunner } from '../event-source/stream-runner.js';
 import { type ApiServer, bindApiServer } from './api-server.js';
 import { startLocalConsumers } from './consumers.js';
+import { watchDeadLetterDepths } from './dead-letter-depths.js';
 import { checkDynamoDbPort, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
-import { checkEmulatorPort, queueDepth, startEmulator } from './emulator.js';
+import { checkEmulatorPort, startEmulator } from './emulator.js';
 import { checkInteger, checkPort, checkSubscriptions, checkTableName } from './options.js';
 import { loadPeers } from './peers.js';
 import { lockPersistDir } from './persist-lock.js';
@@ -113,11 +114,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const tableName = options.tableName ?? 'outbox';
     const { streamArn, created } = await ensureOutboxTable(clients.dynamodb, tableName);
-    const resources = createLocalResources(emulator, {
+    const resources = await createLocalResources(clients, {
       config,
       subscriptions: subscribers,
       ...(options.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
     });
+    const deadLetters = await watchDeadLetterDepths(clients.sqs, {
+      relay: resources.relayDeadLetterQueue.url,
+      subscribers: resources.subscriptions.map((s) => [s.subscription.name, s.deadLetterQueue.url] as const),
+    });
+    stops.push(async () => deadLetters.stop());
     const stats = new LocalStats();
     const sns: PublishBatchClient = {
       send: async (command: PublishBatchCommand) => {
@@ -212,12 +218,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       get stopped() {
         return stopped;
       },
-      deadLetterDepths: () => ({
-        relay: queueDepth(emulator, resources.relayDeadLetterQueue.name),
-        subscribers: Object.fromEntries(
-          resources.subscriptions.map((s) => [s.subscription.name, queueDepth(emulator, s.deadLetterQueue.name)]),
-        ),
-      }),
+      deadLetterDepths: deadLetters.current,
       stop: stopAll,
     };
   } catch (error) {

@@ -1,5 +1,7 @@
+import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateTopicCommand, type SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { OutboxConfig } from '../../config.js';
-import type { Emulator } from './emulator.js';
 import { checkSubscriptions, RELAY_DLQ_NAME } from './options.js';
 import type { OutboxTestSubscriber } from './test-stack-types.js';
 
@@ -60,72 +62,80 @@ function filterPolicy(subscription: LocalSubscription): string | undefined {
   return Object.keys(policy).length > 0 ? JSON.stringify(policy) : undefined;
 }
 
+/** The clients the resources are made with: the emulator's APIs, as a deployment's are. */
+export interface ResourceClients {
+  readonly sns: Pick<SNSClient, 'send'>;
+  readonly sqs: Pick<SQSClient, 'send'>;
+  readonly s3: Pick<S3Client, 'send'>;
+}
+
+/** Creates a queue and reads back its URL and ARN. */
+async function createQueue(sqs: ResourceClients['sqs'], name: string, attributes: Record<string, string>): Promise<LocalQueue> {
+  const { QueueUrl: url } = await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attributes }));
+  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }));
+  return { name, url: url as string, arn: Attributes?.QueueArn as string };
+}
+
 /**
  * Creates on the emulator what the CDK stack deploys for a config: one topic per config topic
  * (FIFO where configured, deduplicating by the relay's id, never by content), the relay DLQ,
  * the failed-batch bucket, and for each subscription a queue (FIFO on a FIFO topic) with a DLQ
  * after `maxReceiveCount` receives, subscribed with raw message delivery, its filter policy,
- * and the DLQ as the subscription's own dead-letter target.
+ * and the DLQ as the subscription's own dead-letter target. Everything is made through the SNS,
+ * SQS and S3 APIs the clients reach.
  *
  * @example
  * ```ts
- * const resources = createLocalResources(server, { config, subscriptions: [{ name: 'billing', topic: 'orders.fifo' }] });
+ * const resources = await createLocalResources(clients, { config, subscriptions: [{ name: 'billing', topic: 'orders.fifo' }] });
  * ```
  */
-export function createLocalResources(server: Emulator, options: LocalResourceOptions): LocalResources {
+export async function createLocalResources(clients: ResourceClients, options: LocalResourceOptions): Promise<LocalResources> {
   const { config, subscriptions } = options;
   checkSubscriptions(config, subscriptions);
   const topicArns: Record<string, string> = {};
   for (const topic of config.topics) {
     const attributes: Record<string, string> = topic.fifo ? { FifoTopic: 'true', ContentBasedDeduplication: 'false' } : {};
-    topicArns[topic.name] = server.createTopic(topic.name, { attributes }).topicArn;
+    const { TopicArn } = await clients.sns.send(new CreateTopicCommand({ Name: topic.name, Attributes: attributes }));
+    topicArns[topic.name] = TopicArn as string;
   }
-  const relayDlq = server.createQueue(RELAY_DLQ_NAME, { attributes: { MessageRetentionPeriod: FOURTEEN_DAYS } });
-  server.createBucket(FAILED_BATCH_BUCKET);
+  const relayDeadLetterQueue = await createQueue(clients.sqs, RELAY_DLQ_NAME, { MessageRetentionPeriod: FOURTEEN_DAYS });
+  await clients.s3.send(new CreateBucketCommand({ Bucket: FAILED_BATCH_BUCKET }));
   const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 10;
   const visibility = String(visibilityTimeoutSeconds);
 
-  const created = subscriptions.map((subscription): CreatedSubscription => {
+  const created: CreatedSubscription[] = [];
+  for (const subscription of subscriptions) {
     const fifo = config.topics.find((t) => t.name === subscription.topic)?.fifo === true;
     const suffix = fifo ? '.fifo' : '';
     const fifoAttributes: Record<string, string> = fifo ? { FifoQueue: 'true', ContentBasedDeduplication: 'false' } : {};
-    const dlq = server.createQueue(`${subscription.name}-dlq${suffix}`, {
-      attributes: { ...fifoAttributes, MessageRetentionPeriod: FOURTEEN_DAYS },
+    const deadLetterQueue = await createQueue(clients.sqs, `${subscription.name}-dlq${suffix}`, {
+      ...fifoAttributes,
+      MessageRetentionPeriod: FOURTEEN_DAYS,
     });
-    const queue = server.createQueue(`${subscription.name}${suffix}`, {
-      attributes: {
-        ...fifoAttributes,
-        MessageRetentionPeriod: FOUR_DAYS,
-        VisibilityTimeout: visibility,
-        RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: dlq.queueArn,
-          maxReceiveCount: String(subscription.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT),
-        }),
-      },
+    const queue = await createQueue(clients.sqs, `${subscription.name}${suffix}`, {
+      ...fifoAttributes,
+      MessageRetentionPeriod: FOUR_DAYS,
+      VisibilityTimeout: visibility,
+      RedrivePolicy: JSON.stringify({
+        deadLetterTargetArn: deadLetterQueue.arn,
+        maxReceiveCount: String(subscription.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT),
+      }),
     });
     const policy = filterPolicy(subscription);
-    server.subscribe({
-      topic: subscription.topic,
-      queue: queue.queueName,
-      attributes: {
-        RawMessageDelivery: 'true',
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn }),
-        ...(policy === undefined ? {} : { FilterPolicy: policy }),
-      },
-    });
-    return {
-      subscription,
-      fifo,
-      queue: { name: queue.queueName, url: queue.queueUrl, arn: queue.queueArn },
-      deadLetterQueue: { name: dlq.queueName, url: dlq.queueUrl, arn: dlq.queueArn },
-    };
-  });
+    await clients.sns.send(
+      new SubscribeCommand({
+        TopicArn: topicArns[subscription.topic],
+        Protocol: 'sqs',
+        Endpoint: queue.arn,
+        Attributes: {
+          RawMessageDelivery: 'true',
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterQueue.arn }),
+          ...(policy === undefined ? {} : { FilterPolicy: policy }),
+        },
+      }),
+    );
+    created.push({ subscription, fifo, queue, deadLetterQueue });
+  }
 
-  return {
-    topicArns,
-    relayDeadLetterQueue: { name: relayDlq.queueName, url: relayDlq.queueUrl, arn: relayDlq.queueArn },
-    failedBatchBucket: FAILED_BATCH_BUCKET,
-    subscriptions: created,
-    visibilityTimeoutSeconds,
-  };
+  return { topicArns, relayDeadLetterQueue, failedBatchBucket: FAILED_BATCH_BUCKET, subscriptions: created, visibilityTimeoutSeconds };
 }

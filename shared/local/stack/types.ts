@@ -118,7 +118,10 @@ export interface LocalStack {
   readonly processorRunning: boolean;
   /** Whether `stop()` has been called. */
   readonly stopped: boolean;
-  /** Messages now in each DLQ: the relay's and each subscriber's, by queue name. */
+  /**
+   * Messages in each DLQ, the relay's and each subscriber's by subscription name, as last counted:
+   * the stack counts them every second (and once before it starts).
+   */
   deadLetterDepths(): { readonly relay: number; readonly subscribers: Readonly<Record<string, number>> };
   /** Stops everything, newest part first, and waits for DynamoDB Local's Java process to end. */
   stop(): Promise<void>;
