@@ -1,8 +1,9 @@
 import { PublishCommand } from '@aws-sdk/client-sns';
-import { SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SqsBatchReport, SqsPoller, type SqsPollerClient } from '../../shared/local/event-source/sqs-event-source.js';
+import { watchDeadLetterDepths } from '../../shared/local/stack/dead-letter-depths.js';
 import { createLocalResources, type LocalResources } from '../../shared/local/stack/resources.js';
 import { testConfig } from '../helpers/factories.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
@@ -201,5 +202,23 @@ describe('local resources', () => {
     await expect(createLocalResources(clients, { config: testConfig(), subscriptions: [{ name: 'x', topic: 'refunds' }] })).rejects.toThrow(
       /subscribers\[0\]\.topic is "refunds"; allowed: a topic of the config \(orders\.fifo, payments\)/,
     );
+  });
+});
+
+describe('dead-letter depths', () => {
+  it('counts messages ready, in flight and delayed on each DLQ, and keeps counting in the background', async () => {
+    const relay = server.createQueue('depth-relay-dlq');
+    const billing = server.createQueue('depth-billing-dlq');
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: relay.queueUrl, MessageBody: 'ready' }));
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: relay.queueUrl, MessageBody: 'delayed', DelaySeconds: 60 }));
+    const watch = await watchDeadLetterDepths(clients.sqs, { relay: relay.queueUrl, subscribers: [['billing', billing.queueUrl]] }, 50);
+    try {
+      expect(watch.current()).toEqual({ relay: 2, subscribers: { billing: 0 } });
+      await clients.sqs.send(new SendMessageCommand({ QueueUrl: billing.queueUrl, MessageBody: 'poison' }));
+      await clients.sqs.send(new ReceiveMessageCommand({ QueueUrl: billing.queueUrl, VisibilityTimeout: 60 }));
+      await waitFor(() => watch.current().subscribers.billing === 1, { timeoutMs: 5000, what: 'the in-flight message counted' });
+    } finally {
+      watch.stop();
+    }
   });
 });
