@@ -1,9 +1,8 @@
-import { ArnFormat, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import { type IGrantable, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Alias, type IFunction, Function as LambdaFunction, Version } from 'aws-cdk-lib/aws-lambda';
+import { Alias, type CfnFunction, type IFunction, Function as LambdaFunction, Version } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, type Subscription, SubscriptionFilter, Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { DeduplicationScope, FifoThroughputLimit, type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -14,6 +13,8 @@ import { DEFAULT_QUEUE_RETENTION, type OutboxSubscriberProps, validateSubscriber
 export type { OutboxSubscriberProps } from './subscriber-props.js';
 
 const DEFAULT_CONSUMER_TIMEOUT = Duration.seconds(30);
+/** The most an SQS event source's maxConcurrency can be. */
+const MAX_EVENT_SOURCE_CONCURRENCY = 1_000;
 
 /**
  * The timeout of an existing consumer when this app defines it: a `Function`'s (`undefined` when
@@ -104,11 +105,19 @@ export class OutboxSubscriber extends Construct {
             logRetention: props.logRetention,
             removalPolicy,
           }).function;
+    const reserved = props.reservedConcurrency;
+    if (reserved !== undefined && this.consumer instanceof LambdaFunction) {
+      // The function is this construct's own (consumerEntry); OutboxFunction takes no reservation.
+      (this.consumer.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reserved;
+    }
     if (this.consumer) {
       const eventSource = new SqsEventSource(this.queue, {
         batchSize: props.batchSize ?? 10,
         maxBatchingWindow: props.maxBatchingWindow,
-        maxConcurrency: props.maxConcurrency,
+        // Bounded by the reservation, which the event source does not count: beyond it, Lambda throttles.
+        maxConcurrency:
+          props.maxConcurrency ??
+          (reserved === undefined || Token.isUnresolved(reserved) ? undefined : Math.min(reserved, MAX_EVENT_SOURCE_CONCURRENCY)),
         reportBatchItemFailures: true,
       });
       this.consumer.addEventSource(eventSource);

@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Token } from 'aws-cdk-lib';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -61,8 +61,26 @@ export interface OutboxSubscriberProps {
    * @default no batching window
    */
   readonly maxBatchingWindow?: Duration;
-  /** Most concurrent consumer invocations for this queue (AWS: 2–1,000). @default no limit beyond the account's */
+  /**
+   * Most concurrent consumer invocations the queue's event source makes (AWS: 2–1,000). A
+   * consumer that writes to a table the API writes to too should be bounded: unbounded, it scales
+   * with the queue's backlog (up to 1,000 for a standard queue) and can take the table's capacity
+   * and the account's concurrency the API needs. At most `reservedConcurrency` when both are set.
+   * @default `reservedConcurrency` (at most 1,000) when that is set, else no limit beyond the account's
+   */
   readonly maxConcurrency?: number;
+  /**
+   * Concurrent executions reserved for the consumer created from `consumerEntry` (AWS: 0 or more,
+   * and the account must keep 100 unreserved: Lambda checks that at deploy). Lambda keeps them
+   * for the consumer and never runs more of it at once, so the consumer cannot take the account's
+   * concurrency from other functions, and they cannot take its share. At least 2 here: the event
+   * source does not count the reservation (it would take batches the function is throttled on,
+   * counting a receive each time towards `maxReceiveCount`), so `maxConcurrency` is bounded by it,
+   * and that is 2 at least. Not with an existing `consumer`: set its reservation on the function,
+   * which may consume other queues too.
+   * @default no reservation
+   */
+  readonly reservedConcurrency?: number;
   /**
    * Customer-managed key for the queues. The key policy gets a statement letting SNS use it for
    * this topic, so SNS can put undeliverable messages into the DLQ (with an existing `queue` under
@@ -91,9 +109,16 @@ function rejectUnused(path: string, props: OutboxSubscriberProps): void {
   if (props.consumerEntry !== undefined && props.consumer !== undefined) {
     throw new OutboxPropsError(path, 'consumer', 'is set together with consumerEntry; allowed: one of them');
   }
+  if (props.consumer !== undefined && props.reservedConcurrency !== undefined) {
+    throw new OutboxPropsError(
+      path,
+      'reservedConcurrency',
+      `is set with the existing consumer ${props.consumer.node.path}, whose reservation is its own (it may consume other queues too); allowed: set reservedConcurrentExecutions on that function, and maxConcurrency here to at most that, or leave reservedConcurrency out`,
+    );
+  }
   if (props.consumerEntry === undefined) {
     unused(
-      ['consumerMemorySize', 'consumerEnvironment'],
+      ['consumerMemorySize', 'consumerEnvironment', 'reservedConcurrency'],
       'configure a consumer Lambda to create, and no consumerEntry is given; allowed: set consumerEntry, or leave them out',
     );
   }
@@ -107,6 +132,31 @@ function rejectUnused(path: string, props: OutboxSubscriberProps): void {
     unused(
       ['retentionPeriod', 'visibilityTimeout', 'maxReceiveCount'],
       'configure a new queue, and an existing queue is given; allowed: set them on that queue, or leave out queue',
+    );
+  }
+}
+
+/**
+ * A reservation of at least 2, and an event source that never invokes more consumers than are
+ * reserved: Lambda would throttle the surplus, and each throttled batch goes back to the queue
+ * with a receive counted towards the DLQ.
+ */
+function checkConcurrency(path: string, props: OutboxSubscriberProps): void {
+  const reserved = props.reservedConcurrency;
+  if (reserved === undefined || Token.isUnresolved(reserved)) return;
+  if (!Number.isInteger(reserved) || reserved < 2) {
+    throw new OutboxPropsError(
+      path,
+      'reservedConcurrency',
+      `is ${reserved}; allowed: an integer of at least 2 (the event source invokes up to maxConcurrency consumers, 2 at least, and would be throttled past the reservation), within what the account can reserve (its concurrency limit less 100, checked by Lambda at deploy), or leave it out`,
+    );
+  }
+  const max = props.maxConcurrency;
+  if (max !== undefined && !Token.isUnresolved(max) && max > reserved) {
+    throw new OutboxPropsError(
+      path,
+      'maxConcurrency',
+      `is ${max} with a reservedConcurrency of ${reserved}; allowed: at most ${reserved}, or leave it out (it then follows reservedConcurrency): the event source does not count the reservation, and Lambda would throttle the batches beyond it, each going back to the queue with a receive counted towards the DLQ`,
     );
   }
 }
@@ -189,6 +239,7 @@ export function validateSubscriberProps(
   checkSeconds(path, 'maxBatchingWindow', window, 0, 300);
   checkInteger(path, 'batchSize', props.batchSize, 1, fifo ? 10 : 10_000);
   checkInteger(path, 'maxConcurrency', props.maxConcurrency, 2, 1_000);
+  checkConcurrency(path, props);
   if ((props.batchSize ?? 10) > 10 && window.toSeconds() < 1) {
     throw new OutboxPropsError(
       path,
