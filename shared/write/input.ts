@@ -9,9 +9,6 @@ import { checkDataNesting } from './nesting.js';
 import {
   type EventInput,
   IDEMPOTENCY_PREFIX,
-  MAX_ITEM_BYTES,
-  MAX_REQUEST_BYTES,
-  MAX_TRANSACTION_ACTIONS,
   type SlotPlan,
   type TransactOperation,
   type WriteInput,
