@@ -35,7 +35,7 @@ function publishers(template: Template, topicId: string): unknown {
   const byPrincipal = denials.filter((s) => JSON.stringify(s.Condition).includes('aws:PrincipalArn'));
   expect(byPrincipal).toHaveLength(1);
   expect(byPrincipal[0]).toMatchObject({ Principal: { AWS: '*' }, Resource: { Ref: topicId } });
-  return (byPrincipal[0]?.Condition as { ArnNotEquals: Record<string, unknown> }).ArnNotEquals['aws:PrincipalArn'];
+  return (byPrincipal[0]!.Condition as { ArnNotEquals: Record<string, unknown> }).ArnNotEquals['aws:PrincipalArn'];
 }
 
 describe('topic policies: only the relays publish', () => {
