@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { Context } from 'aws-lambda';
 import type { OutboxEnvelope } from '../envelope.js';
+import type { HandlerLogger } from '../logger.js';
 import type { MessageRejectedError } from './errors.js';
 
 /** One DocumentClient-style transaction action (`Put`, `Update`, `Delete` or `ConditionCheck`). */
@@ -77,13 +77,7 @@ export interface InboxOptions {
 }
 
 /** The subset of a logger the consumer writes to; Powertools `Logger` fits. */
-export interface ConsumerLogger {
-  info(message: string, attributes: Record<string, unknown>): void;
-  warn(message: string, attributes: Record<string, unknown>): void;
-  error(message: string, attributes: Record<string, unknown>): void;
-  /** Called by the Lambda handler with each invocation's context, as Powertools `Logger.addContext` takes it (request id, function, cold start on every line). */
-  addContext?(context: Context): void;
-}
+export type ConsumerLogger = HandlerLogger;
 
 /** The subset of a metrics sink the consumer writes to; Powertools `Metrics` fits. */
 export interface ConsumerMetrics {

@@ -2,6 +2,7 @@
 
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { OutboxConfig } from '../config.js';
+import type { HandlerLogger } from '../logger.js';
 import type { RelayBatchSummary } from './batch-summary.js';
 import type { DeadLetterClient } from './dead-letter-sender.js';
 import type { RelayMetricName } from './metrics.js';
@@ -18,13 +19,7 @@ import type { AggregateTypeSelection, PublishBatchClient } from './types.js';
  * const logger: RelayLogger = { info: console.info, warn: console.warn, error: console.error };
  * ```
  */
-export interface RelayLogger {
-  info(message: string, attributes: Record<string, unknown>): void;
-  warn(message: string, attributes: Record<string, unknown>): void;
-  error(message: string, attributes: Record<string, unknown>): void;
-  /** Called with each invocation's Lambda context, as Powertools `Logger.addContext` takes it (request id, function, cold start on every line). */
-  addContext?(context: Context): void;
-}
+export type RelayLogger = HandlerLogger;
 
 /**
  * The metrics sink the relay handler writes one value of each metric to per batch
