@@ -25,7 +25,11 @@ export interface RelayBatchSummary {
   readonly failed: number;
   /** Failed records per reason; every reason is present, 0 when none failed for it. */
   readonly failedByReason: Readonly<Record<RecordFailureReason, number>>;
-  /** The lowest failed record's sequence number, returned in `batchItemFailures`: the mapping retries from it. Absent when none failed. */
+  /**
+   * The lowest failed record's sequence number, returned in `batchItemFailures`: the mapping retries
+   * from it. `''` when a failed record has no sequence number, which fails the whole batch. Absent
+   * when none failed.
+   */
   readonly retryFrom?: string;
   /** Now − the oldest relayed record's `ApproximateCreationDateTime`, in ms (the `lag` metric). Absent when every record was ignored. */
   readonly lagMs?: number;

@@ -37,10 +37,9 @@ export function isDeploymentError(error: unknown): boolean {
 }
 
 /**
- * Classifies an error thrown by a whole `PublishBatch` request. Only throttling, server
- * errors and network failures are worth retrying in process; anything else (an unknown
- * topic, missing permission) is a deployment problem, so the record is reported failed and
- * the event source mapping keeps it, rather than dead-lettering good events.
+ * Whether an error thrown by a whole request is worth retrying in process: throttling, server
+ * errors and network failures are; anything else is `permanent`. What a refused `PublishBatch`
+ * calls for beyond that (dead-letter the message, or fail the record) is {@link requestFailureKind}'s.
  */
 export function requestErrorKind(error: unknown): FailureKind {
   if (typeof error !== 'object' || error === null) return 'transient';
@@ -51,6 +50,27 @@ export function requestErrorKind(error: unknown): FailureKind {
   if (status >= 500 || status === 429) return 'transient';
   if (THROTTLING.test(e.name ?? '') || THROTTLING.test(e.code ?? '')) return 'transient';
   return 'permanent';
+}
+
+/**
+ * Classifies an error thrown by a whole `PublishBatch` request with the table the entries' failures
+ * go by ({@link entryFailureKind}), so a message SNS refuses as a request fares as one it refuses
+ * as an entry: throttling, server and network errors are `transient`; KMS, permission and
+ * not-found codes are the `deployment`'s; any other refusal of the sender (a 4xx such as
+ * `InvalidParameter`) is `rejected`.
+ *
+ * @example
+ * ```ts
+ * requestFailureKind(new InvalidParameterException({ message: 'Invalid parameter', $metadata: { httpStatusCode: 400 } })); // 'rejected'
+ * ```
+ */
+export function requestFailureKind(error: unknown): EntryFailureKind {
+  if (requestErrorKind(error) === 'transient') return 'transient';
+  if (isDeploymentError(error)) return 'deployment';
+  const { name, code } = error as { name?: unknown; code?: unknown };
+  const text = [name, code].filter((value): value is string => typeof value === 'string').join(' ');
+  // A request refused with a status below 500 that is neither throttling nor the deployment's: the sender's fault.
+  return entryFailureKind({ Code: text, SenderFault: true });
 }
 
 /** A short description of an error for logs and dead letters. */

@@ -39,14 +39,31 @@ export interface RelayResult {
 }
 
 /**
+ * Returned by {@link lowestFailedSequenceNumber} when a failed record has no sequence number: an
+ * empty item identifier makes Lambda treat the whole batch as failed (ReportBatchItemFailures),
+ * and the stream processor retries its whole page.
+ */
+export const WHOLE_BATCH_FAILED = '';
+
+/**
  * The smallest sequence number among failed records: the event source mapping's checkpoint
- * goes to just before it and the batch is retried from there. `undefined` when none failed.
+ * goes to just before it and the batch is retried from there. `undefined` when none failed;
+ * {@link WHOLE_BATCH_FAILED} (`''`) when a failed record has no `SequenceNumber`: where it sits is
+ * not known, so no checkpoint may pass any record of the batch.
+ *
+ * @example
+ * ```ts
+ * const retryFrom = lowestFailedSequenceNumber(result);
+ * return { batchItemFailures: retryFrom === undefined ? [] : [{ itemIdentifier: retryFrom }] };
+ * ```
  */
 export function lowestFailedSequenceNumber(result: Pick<RelayResult, 'outcomes'>): string | undefined {
   let lowest: string | undefined;
   for (const outcome of result.outcomes) {
-    const sequence = outcome.status === 'failed' ? outcome.record.sequenceNumber : undefined;
-    if (sequence !== undefined && (lowest === undefined || BigInt(sequence) < BigInt(lowest))) lowest = sequence;
+    if (outcome.status !== 'failed') continue;
+    const sequence = outcome.record.sequenceNumber;
+    if (sequence === undefined || sequence === '') return WHOLE_BATCH_FAILED;
+    if (lowest === undefined || BigInt(sequence) < BigInt(lowest)) lowest = sequence;
   }
   return lowest;
 }

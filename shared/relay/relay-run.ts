@@ -4,7 +4,7 @@ import { SLOT_PREFIX } from '../slot.js';
 import { TABLE } from '../table.js';
 import type { DeadLetterFields, DeadLetterSender } from './dead-letter-sender.js';
 import { decodeStreamRecord } from './decode.js';
-import { describeError, entryFailureKind, isDeploymentError, requestErrorKind } from './failure-kind.js';
+import { describeError, entryFailureKind, requestFailureKind } from './failure-kind.js';
 import { type EventItem, type Lane, type LaneItem, Lanes } from './lanes.js';
 import type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.js';
 import { entrySize, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, publishEntry } from './publish-entry.js';
@@ -188,14 +188,20 @@ export class RelayRun {
         this.signal === undefined ? undefined : { abortSignal: this.signal },
       );
     } catch (error) {
-      const kind = requestErrorKind(error);
-      if (kind === 'permanent' && batch.length > 1 && !isDeploymentError(error)) {
+      // Classified as an entry's failure would be: SNS may refuse a message as the whole request.
+      const kind = requestFailureKind(error);
+      if (kind === 'rejected' && batch.length > 1) {
         // One entry may have spoiled the request for all (an invalid parameter): each is sent alone
-        // next, so only its own aggregate fails. Not an attempt: nothing was tried on its own yet.
+        // next, so only its own event is refused. Not an attempt: nothing was tried on its own yet.
         for (const { lane, item } of batch) {
           item.alone = true;
           lane.busy = false;
         }
+        return;
+      }
+      if (kind === 'rejected') {
+        const { lane, item } = batch[0]!;
+        await this.rejected(lane, item, `SNS refused the request: ${describeError(error)}`);
         return;
       }
       for (const { lane, item } of batch) this.retryOrFail(lane, item, kind === 'transient', describeError(error));
@@ -210,17 +216,8 @@ export class RelayRun {
       const kind = failure === undefined ? 'transient' : entryFailureKind(failure);
       if (succeeded.has(id) && failure === undefined) {
         this.advance(lane, item, 'published');
-      } else if (failure !== undefined && kind === 'rejected' && Date.now() >= this.deadline) {
-        // Nothing new goes out after the deadline, a dead letter neither: the retry meets the same refusal.
-        this.failLane(
-          lane,
-          'DEADLINE_REACHED',
-          `SNS rejected event ${item.message.id} after the deadline; it is dead-lettered on the retry`,
-        );
       } else if (failure !== undefined && kind === 'rejected') {
-        deadLetterings.push(
-          this.deadLetterItem(lane, item, 'PUBLISH_REJECTED', `SNS rejected the message: ${failure.Code}: ${failure.Message ?? ''}`),
-        );
+        deadLetterings.push(this.rejected(lane, item, `SNS rejected the message: ${failure.Code}: ${failure.Message ?? ''}`));
       } else if (failure !== undefined && kind === 'deployment') {
         this.failLane(
           lane,
@@ -233,6 +230,16 @@ export class RelayRun {
       }
     });
     await Promise.all(deadLetterings);
+  }
+
+  /** An event SNS refuses for good: to the relay DLQ, unless the deadline has passed. */
+  private async rejected(lane: Lane, item: EventItem, detail: string): Promise<void> {
+    if (Date.now() >= this.deadline) {
+      // Nothing new goes out after the deadline, a dead letter neither: the retry meets the same refusal.
+      this.failLane(lane, 'DEADLINE_REACHED', `SNS rejected event ${item.message.id} after the deadline; it is dead-lettered on the retry`);
+      return;
+    }
+    await this.deadLetterItem(lane, item, 'PUBLISH_REJECTED', detail);
   }
 
   private retryOrFail(lane: Lane, item: EventItem, transient: boolean, detail: string): void {

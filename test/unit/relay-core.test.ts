@@ -112,13 +112,21 @@ describe('relay core', () => {
     expect(lowestFailedSequenceNumber(result)).toBe('900');
   });
 
-  it('sends each entry alone when SNS refuses a whole request as invalid, so only the aggregate at fault fails', async () => {
+  it('sends each entry alone when SNS refuses a whole request as invalid, so only the event at fault goes to the relay DLQ', async () => {
     const spoils = (entries: readonly { Message?: string }[]) => entries.some((e) => JSON.parse(e.Message!).subject === 'bad');
     const sns = new FakeSns(undefined, (entries) => (spoils(entries) ? 'invalid' : 'ok'));
+    const sqs = new FakeSqs();
     const records = ['a', 'bad', 'c'].map((id, i) => slotRecord({ id, sequenceNumber: String(400 + i) }));
-    const result = await relayWith(sns).relay(records);
-    expect(result.outcomes.map((o) => (o.status === 'failed' ? o.reason : o.status))).toEqual(['delivered', 'PUBLISH_FAILED', 'delivered']);
-    expect(result.outcomes[1]).toMatchObject({ detail: expect.stringContaining('InvalidParameterException') });
+    const result = await relayWith(sns, sqs).relay(records);
+    expect(result.outcomes).toMatchObject([
+      { status: 'delivered', published: 1, deadLettered: 0 },
+      { status: 'delivered', published: 0, deadLettered: 1 },
+      { status: 'delivered', published: 1, deadLettered: 0 },
+    ]);
+    expect(JSON.parse(sqs.bodies[0]!)).toMatchObject({
+      reason: 'PUBLISH_REJECTED',
+      detail: expect.stringContaining('InvalidParameterException'),
+    });
     expect(sns.requests.map((r) => r.entries.length)).toEqual([3, 1, 1, 1]);
     expect(result.retried).toBe(0);
   });
