@@ -1,3 +1,11 @@
+import {
+  catalogWithoutSchemas,
+  type EventTypeCatalog,
+  type EventTypeInput,
+  type UndeclaredEventTypes,
+  validateEventTypes,
+  validateUndeclared,
+} from './catalog/event-types.js';
 import { ConfigError, EnvironmentError } from './errors.js';
 import { DEFAULT_RELAY_TIMEOUT_SECONDS, MAX_FILTER_PATTERN_LENGTH, relayFilterPatterns } from './relay-filter.js';
 import { AGGREGATE_TYPE_PATTERN } from './slot.js';
@@ -57,6 +65,10 @@ export interface OutboxConfig {
   /** How long a quiet outbox slot is kept before TTL removes it, in seconds. */
   readonly outboxRetentionSeconds: number;
   readonly relay: RelayTuning;
+  /** The declared event types, each with its versions ordered oldest first; absent when the config declares none. */
+  readonly eventTypes?: EventTypeCatalog;
+  /** What the write helper does with an event type `eventTypes` does not declare; set exactly when `eventTypes` is. */
+  readonly undeclaredEventTypes?: UndeclaredEventTypes;
 }
 
 /** What a user writes: everything but `source`, `topics` and `routes` has a default. */
@@ -69,6 +81,16 @@ export interface OutboxConfigInput {
   /** 1 s to 10 years. @default 604800 (7 days) */
   readonly outboxRetentionSeconds?: number;
   readonly relay?: Partial<RelayTuning>;
+  /**
+   * The event catalog: event type → its declaration `{ version, schema?, aggregateType?, description? }`,
+   * or a list of its versions. The write helper checks each event's `data` against the schema of
+   * the type's newest version and the envelope names that version in `dataschema`; the consumer
+   * helper and `dynamodb-outbox catalog` read the same declarations. See docs/catalog.md.
+   * @default no catalog: events of any type, data unchecked, no `dataschema`
+   */
+  readonly eventTypes?: Readonly<Record<string, EventTypeInput>>;
+  /** With `eventTypes`: `'reject'` refuses to write an event type it does not declare, `'allow'` writes it unchecked. @default 'reject' */
+  readonly undeclaredEventTypes?: UndeclaredEventTypes;
 }
 
 export const DEFAULT_RELAY_TUNING: RelayTuning = Object.freeze({
@@ -230,7 +252,11 @@ function validateRelay(raw: unknown): RelayTuning {
 export function defineConfig(input: OutboxConfigInput): OutboxConfig {
   const raw: unknown = input;
   if (!isRecord(raw)) throw new ConfigError('(root)', `got ${show(raw)}; allowed: an object`);
-  rejectUnknownKeys(raw, ['source', 'topics', 'routes', 'lowLatencyAggregateTypes', 'outboxRetentionSeconds', 'relay'], 'config');
+  rejectUnknownKeys(
+    raw,
+    ['source', 'topics', 'routes', 'lowLatencyAggregateTypes', 'outboxRetentionSeconds', 'relay', 'eventTypes', 'undeclaredEventTypes'],
+    'config',
+  );
   // Destructuring defaults apply to settings given as `undefined` too, as in validateRelay.
   const { source, lowLatencyAggregateTypes = [], outboxRetentionSeconds = DEFAULT_OUTBOX_RETENTION_SECONDS } = raw;
   if (typeof source !== 'string' || source === '' || !URI_REFERENCE_PATTERN.test(source)) {
@@ -275,21 +301,31 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
       `got ${show(outboxRetentionSeconds)}; allowed: a positive whole number of seconds, at most ${MAX_OUTBOX_RETENTION_SECONDS} (10 years)`,
     );
   }
+  const relay = validateRelay(raw.relay);
+  // Absent unless declared: a config without a catalog stays as it was, down to its JSON.
+  const eventTypes = raw.eventTypes === undefined ? undefined : validateEventTypes(raw.eventTypes, source, routes);
+  const undeclaredEventTypes = validateUndeclared(raw.undeclaredEventTypes, eventTypes !== undefined);
   return Object.freeze({
     source,
     topics: Object.freeze(topics),
     routes: Object.freeze(routes),
     lowLatencyAggregateTypes: Object.freeze([...(lowLatencyAggregateTypes as string[])]),
     outboxRetentionSeconds,
-    relay: validateRelay(raw.relay),
+    relay,
+    ...(eventTypes === undefined ? {} : { eventTypes, undeclaredEventTypes }),
   });
 }
 
 /** Name of the environment variable that carries the config to deployed functions as JSON. */
 export const CONFIG_ENV = 'OUTBOX_CONFIG';
 
-/** Serialises a config for {@link CONFIG_ENV}; {@link configFromEnv} reads it back. */
-export const serializeConfig = (config: OutboxConfig): string => JSON.stringify(config);
+/**
+ * Serialises a config for {@link CONFIG_ENV}; {@link configFromEnv} reads it back. The event
+ * catalog's schemas are code and stay behind: the config read back declares the same types and
+ * versions, without schemas.
+ */
+export const serializeConfig = (config: OutboxConfig): string =>
+  JSON.stringify(config.eventTypes === undefined ? config : { ...config, eventTypes: catalogWithoutSchemas(config.eventTypes) });
 
 /**
  * Reads and validates the config from the environment, once, at cold start.

@@ -38,6 +38,12 @@ export interface OutboxEnvelope<TData = unknown> {
   readonly sequenceepoch: string;
   /** W3C trace context of the write, when the caller passed one. */
   readonly traceparent?: string;
+  /**
+   * The declared (type, version) the data was checked against when written, as a URI: the
+   * config's `source` with the fragment `#<type>:<version>`. Only events of a type the config's
+   * `eventTypes` declares carry it.
+   */
+  readonly dataschema?: string;
   readonly data: TData;
 }
 
@@ -99,11 +105,12 @@ export function envelopeJson(context: EnvelopeContext, event: SlotEvent, sequenc
   // Written field by field (the relay writes one for every event it publishes); the same text as
   // JSON.stringify of the envelope object with these fields, in this order, then data.
   const trace = event.traceparent === undefined ? '' : `,"traceparent":${JSON.stringify(event.traceparent)}`;
+  const schema = event.dataschema === undefined ? '' : `,"dataschema":${JSON.stringify(event.dataschema)}`;
   // SQS refuses U+FFFE and U+FFFF (in the data or the aggregate id): escaped, the envelope reaches a queue.
   return escapeNoncharacters(
     `{"specversion":"1.0","id":${JSON.stringify(event.id)},"source":${JSON.stringify(context.source)},` +
       `"type":${JSON.stringify(event.type)},"subject":${JSON.stringify(context.aggregateId)},"time":${JSON.stringify(event.time)},` +
-      `"datacontenttype":"application/json","aggregatetype":${JSON.stringify(context.aggregateType)},` +
+      `"datacontenttype":"application/json"${schema},"aggregatetype":${JSON.stringify(context.aggregateType)},` +
       `"aggregatesequence":${JSON.stringify(sequence)},"sequenceepoch":${JSON.stringify(context.sequenceEpoch)}${trace},"data":${event.data}}`,
   );
 }

@@ -4,6 +4,12 @@
  * receive, and the errors these throw.
  */
 
+export {
+  type EventSchemaCode,
+  EventSchemaError,
+  type EventSchemaIssue,
+} from './catalog/errors.js';
+export type { EventTypeCatalog, EventTypeDeclaration, EventTypeInput, UndeclaredEventTypes } from './catalog/event-types.js';
 export type { OutboxConfig, OutboxConfigInput, RelayTuning, TopicConfig } from './config.js';
 export { AGGREGATE_TYPE_PATTERN, CONFIG_ENV, configFromEnv, defineConfig, requireEnv, serializeConfig } from './config.js';
 export { MessageRejectedError, type RejectionCode } from './consumer/errors.js';

@@ -4,6 +4,7 @@ import { WriteValidationError } from '../errors.js';
 import { jsonProblem } from '../json-data.js';
 import { SLOT_PREFIX, type SlotEvent } from '../slot.js';
 import { TABLE } from '../table.js';
+import { catalogFields } from './catalog-check.js';
 import { checkOutboxKey, otherTableItemId } from './keys.js';
 import { checkDataNesting } from './nesting.js';
 import {
@@ -230,6 +231,7 @@ export function planSlots(events: readonly EventInput[], config: OutboxConfig, s
       time,
       data: JSON.stringify(event.data),
       ...(event.traceparent === undefined ? {} : { traceparent: event.traceparent }),
+      ...(config.eventTypes === undefined ? undefined : catalogFields(config, event.type)),
     };
     const body = envelopeJson(
       { source: config.source, aggregateType: event.aggregate.type, aggregateId: event.aggregate.id, sequenceEpoch: time },

@@ -6,6 +6,7 @@ import type { OutboxConfig } from '../config.js';
 import { OutboxError, TransactionConflictError, WriteOutcomeUnknownError, WriteValidationError } from '../errors.js';
 import { type AttemptWatch, describeError, errorName, lostAttempt, notApplied, watchAttempts } from './attempts.js';
 import { type CancellationReason, cancellationOutcome } from './cancellation.js';
+import { checkEventCatalog } from './catalog-check.js';
 import { refusalError, unknownOutcome } from './failure.js';
 import { derivedToken, idempotencyPut, replay } from './idempotency.js';
 import { type Plan, planWrite } from './plan.js';
@@ -138,6 +139,7 @@ export class Outbox {
       idempotencyTtlSeconds: this.#idempotencyTtlSeconds,
       clock: this.#clock,
     });
+    if (this.#config.eventTypes !== undefined) await checkEventCatalog(input.events, this.#config);
     return this.#exclusive(
       plan.slots.map((slot) => slot.pk),
       () => this.#commit(input, plan),

@@ -39,6 +39,31 @@ describe('errors by entry point', () => {
     expect(badWrite).toBeInstanceOf(root.OutboxError);
   });
 
+  it('dynamodb-outbox: data its declared schema refuses is an EventSchemaError, an OutboxError of the root', async () => {
+    const catalog = root.defineConfig({
+      source: 'urn:test:errors',
+      topics: [{ name: 'orders' }],
+      routes: { order: 'orders' },
+      eventTypes: {
+        'order.placed': {
+          version: 1,
+          schema: { '~standard': { version: 1, vendor: 'test', validate: () => ({ issues: [{ message: 'no' }] }) } },
+        },
+      },
+    });
+    const outbox = new root.Outbox({
+      config: catalog,
+      tableName: 'outbox',
+      client: { config: {}, send: () => Promise.reject(new Error('not called')) } as never,
+    });
+    const error = await failure(() =>
+      outbox.write({ events: [{ aggregate: { type: 'order', id: 'o-1' }, type: 'order.placed', data: {} }] }),
+    );
+    expect(error).toBeInstanceOf(root.EventSchemaError);
+    expect(error).toBeInstanceOf(root.OutboxError);
+    expect(error).toMatchObject({ code: 'EVENT_DATA_INVALID' });
+  });
+
   it('dynamodb-outbox/consumer: bad options are a ConsumerOptionsError and an OutboxError of that entry point', async () => {
     const error = await failure(() => consumer.createConsumer({ name: 'bad name!', sources: [], handlers: {}, inbox: {} as never }));
     expect(error).toBeInstanceOf(consumer.ConsumerOptionsError);
