@@ -63,11 +63,11 @@ export function cancellationOutcome(
     const reason = reasons[plan.operations.length + i];
     if (reason?.Code === 'ConditionalCheckFailed') {
       raced.push(slot.pk);
-      const current = reason.Item === undefined ? undefined : unmarshall(reason.Item).seq;
-      const seq = typeof current === 'number' ? current : undefined;
+      const current = reason.Item === undefined ? undefined : unmarshall(reason.Item);
+      const seq = typeof current?.seq === 'number' ? current.seq : undefined;
       expected.set(slot.pk, seq);
       if (seq === undefined) sequences.forget(slot.pk);
-      else sequences.remember(slot.pk, seq);
+      else sequences.remember(slot.pk, seq, typeof current?.createdAt === 'string' ? current.createdAt : undefined);
     } else if (reason?.Code !== undefined && reason.Code !== 'None' && !TRANSIENT_REASONS.has(reason.Code)) {
       throw new TransactionFailedError(
         [

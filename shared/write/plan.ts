@@ -25,7 +25,7 @@ import {
 } from './input.js';
 import { marshalOperation } from './operation-size.js';
 import { writtenEvents } from './result.js';
-import { slotItem } from './slot-item.js';
+import { slotItemSize } from './slot-item.js';
 
 /** A write ready to send: the caller's operations resolved, its events grouped per slot. */
 export interface Plan {
@@ -33,6 +33,7 @@ export interface Plan {
   readonly kinds: string[];
   readonly slots: SlotPlan[];
   readonly now: Date;
+  /** What a keyed write asked for ({@link writeFingerprint}); empty for a write without a key, which nothing compares. */
   readonly fingerprint: string;
 }
 
@@ -103,7 +104,7 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
     return sent.marshalled;
   });
   for (const slot of slots) {
-    const size = itemSize(marshall(slotItem(slot, Number.MAX_SAFE_INTEGER, now, context.config), { removeUndefinedValues: true }));
+    const size = slotItemSize(slot, now, context.config);
     if (size > MAX_ITEM_BYTES) {
       throw new WriteValidationError(
         'SLOT_TOO_LARGE',
@@ -112,7 +113,8 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
     }
     requestBytes += size;
   }
-  const fingerprint = writeFingerprint(marshalled, eventsInput);
+  // Only a keyed write is ever compared with another: hashing every write would cost each a canonical copy of its input.
+  const fingerprint = input.idempotencyKey === undefined ? '' : writeFingerprint(marshalled, eventsInput);
   if (input.idempotencyKey !== undefined) {
     // The record repeats each event's aggregate in its result; sequences are only known at
     // commit, so it is sized with the widest ones a slot can reach.

@@ -1,14 +1,44 @@
 /**
- * How a write changes an aggregate's outbox slot: the conditional update it sends, and the item
- * that update leaves, which is what gets sized against the item limit before sending.
+ * How a write changes an aggregate's outbox slot: the conditional write it sends, and the item
+ * that write leaves, which is what gets sized against the item limit before sending.
  */
 
 import type { OutboxConfig } from '../config.js';
+import { valueSize } from '../item-size.js';
 import { SLOT_KIND, SLOT_SORT_KEY } from '../slot.js';
 import { expiresAt, TABLE } from '../table.js';
 import type { SlotPlan, TransactOperation } from './input.js';
 
-/** The slot item as the update below leaves it, with sequence `seq`. */
+/**
+ * The size of {@link slotItem} with the widest sequence a slot can reach, as `itemSize` counts
+ * it once marshalled, counted without marshalling it: every write sizes each of its slots.
+ */
+export function slotItemSize(slot: SlotPlan, now: Date, config: OutboxConfig): number {
+  const bytes = Buffer.byteLength;
+  const text = (name: string, value: string) => bytes(name) + bytes(value);
+  const number = (name: string, value: number) => bytes(name) + valueSize({ N: String(value) });
+  // A list or map counts 3 bytes, and 1 more per member (and a map, its member's name).
+  let events = 3;
+  for (const event of slot.events) {
+    events += 1 + 3 + 4 * 1 + text('id', event.id) + text('type', event.type) + text('time', event.time) + text('data', event.data);
+    if (event.traceparent !== undefined) events += 1 + text('traceparent', event.traceparent);
+  }
+  return (
+    text(TABLE.partitionKey, slot.pk) +
+    text(TABLE.sortKey, SLOT_SORT_KEY) +
+    text('kind', SLOT_KIND) +
+    text('aggregateType', slot.aggregate.type) +
+    text('aggregateId', slot.aggregate.id) +
+    text('source', config.source) +
+    number('seq', Number.MAX_SAFE_INTEGER) +
+    text('createdAt', now.toISOString()) +
+    bytes('events') +
+    events +
+    number(TABLE.timeToLiveAttribute, expiresAt(now, config.outboxRetentionSeconds))
+  );
+}
+
+/** The slot item as the write below leaves it, with sequence `seq`. */
 export function slotItem(slot: SlotPlan, seq: number, now: Date, config: OutboxConfig) {
   return {
     [TABLE.partitionKey]: slot.pk,
@@ -21,6 +51,35 @@ export function slotItem(slot: SlotPlan, seq: number, now: Date, config: OutboxC
     createdAt: now.toISOString(),
     events: slot.events,
     [TABLE.timeToLiveAttribute]: expiresAt(now, config.outboxRetentionSeconds),
+  };
+}
+
+/**
+ * The slot write of decision 1, conditional on the slot as last seen. Where the write knows the
+ * whole item it leaves (a slot it assumes new, or one whose sequence and creation time it saw),
+ * it puts that item under the same condition, the creation time included: DynamoDB then has no
+ * update expression to evaluate (DynamoDB Local takes about a tenth longer over one), and the
+ * item and its stream record are the update's. Otherwise (a slot whose creation time it never
+ * saw, as slots written before creation times were kept) it sends the update.
+ */
+export function slotWrite(
+  slot: SlotPlan,
+  expected: { readonly seq: number; readonly createdAt: string | undefined } | undefined,
+  now: Date,
+  tableName: string,
+  config: OutboxConfig,
+): TransactOperation {
+  if (expected !== undefined && expected.createdAt === undefined) return slotUpdate(slot, expected.seq, now, tableName, config);
+  const item = slotItem(slot, (expected?.seq ?? 0) + slot.events.length, now, config);
+  return {
+    Put: {
+      TableName: tableName,
+      Item: expected === undefined ? item : { ...item, createdAt: expected.createdAt },
+      ConditionExpression: expected === undefined ? 'attribute_not_exists(#seq)' : '#seq = :expected AND #createdAt = :createdAt',
+      ExpressionAttributeNames: expected === undefined ? { '#seq': 'seq' } : { '#seq': 'seq', '#createdAt': 'createdAt' },
+      ...(expected === undefined ? {} : { ExpressionAttributeValues: { ':expected': expected.seq, ':createdAt': expected.createdAt } }),
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
   };
 }
 

@@ -11,8 +11,8 @@ import { refusalError, unknownOutcome } from './failure.js';
 import { derivedToken, idempotencyPut, replay } from './idempotency.js';
 import { type Plan, planWrite } from './plan.js';
 import { writtenEvents } from './result.js';
-import { SequenceMemory } from './sequences.js';
-import { slotUpdate } from './slot-item.js';
+import { SequenceMemory, type SlotState } from './sequences.js';
+import { slotWrite } from './slot-item.js';
 import type { WriteInput, WriteResult } from './types.js';
 
 export interface OutboxOptions {
@@ -190,7 +190,7 @@ export class Outbox {
         const command = new TransactWriteCommand({
           TransactItems: [
             ...plan.operations,
-            ...plan.slots.map((slot) => slotUpdate(slot, expected.get(slot.pk), plan.now, this.#tableName, this.#config)),
+            ...plan.slots.map((slot) => slotWrite(slot, this.#known(slot.pk, expected), plan.now, this.#tableName, this.#config)),
             ...(input.idempotencyKey === undefined
               ? []
               : [idempotencyPut(input.idempotencyKey, plan, result, this.#tableName, this.#idempotencyTtlSeconds)]),
@@ -199,7 +199,11 @@ export class Outbox {
         });
         watch = watchAttempts(command);
         await this.#client.send(command);
-        for (const slot of plan.slots) this.#sequences.remember(slot.pk, (expected.get(slot.pk) ?? 0) + slot.events.length);
+        for (const slot of plan.slots) {
+          const known = this.#known(slot.pk, expected);
+          const createdAt = known === undefined ? plan.now.toISOString() : known.createdAt;
+          this.#sequences.remember(slot.pk, (known?.seq ?? 0) + slot.events.length, createdAt);
+        }
         return { events: result, replayed: false };
       } catch (error) {
         const name = errorName(error);
@@ -279,6 +283,17 @@ export class Outbox {
       const outcome = { reason: 'RECORD_UNREADABLE', attempts: attempt, lost: describeError(error) } as const;
       throw new WriteOutcomeUnknownError(outcome, key, { cause: error });
     }
+  }
+
+  /**
+   * The slot as this write expects it: `undefined` when assumed new; its creation time only
+   * where the memory holds it for that same sequence.
+   */
+  #known(pk: string, expected: ReadonlyMap<string, number | undefined>): SlotState | undefined {
+    const seq = expected.get(pk);
+    if (seq === undefined) return undefined;
+    const remembered = this.#sequences.state(pk);
+    return { seq, createdAt: remembered?.seq === seq ? remembered.createdAt : undefined };
   }
 
   /** What is known of the write when it gives up on it; see {@link unknownOutcome}. */
