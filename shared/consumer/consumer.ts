@@ -3,8 +3,9 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { OutboxEnvelope } from '../envelope.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
-import { handleMessage, type MessageHandlingDeps } from './handle-message.js';
+import { type MessageHandlingDeps, type PreparedMessage, prepareMessage, runMessage } from './handle-message.js';
 import { Inbox } from './inbox.js';
+import { readInboxSnapshot } from './inbox-snapshot.js';
 import { fromSqsRecord } from './messages.js';
 import { validateConsumerOptions, validateProcessOptions } from './options.js';
 import { type SequenceObservation, SequenceTracker } from './sequence-tracker.js';
@@ -152,6 +153,14 @@ class Reporter {
   }
 }
 
+/** The inbox keys of the events ready to run: their own and, unless turned off, those of earlier releases. */
+const inboxKeys = (inbox: Inbox, prepared: readonly PreparedMessage[]) =>
+  prepared.flatMap((p) => {
+    if (p.status === 'done') return [];
+    const { own, legacy } = inbox.keysOf(p.envelope);
+    return legacy === undefined ? [own] : [own, legacy];
+  });
+
 /**
  * A consumer's default metrics: namespace {@link METRICS_NAMESPACE}, the consumer's name as
  * `service`, and in Lambda the function's name as `functionName` (from
@@ -203,6 +212,11 @@ export function createConsumer(options: ConsumerOptions): Consumer {
     const claimUntil = options.inbox.claimTimeoutSeconds === undefined ? claimsLapseAt : undefined;
     const reporter = new Reporter(options.name, logger, metrics);
     const outcomes: MessageOutcome[] = new Array(messages.length);
+    const prepared = messages.map((message) => prepareMessage(deps, message));
+    // One read of every inbox record the batch's events may have, instead of one or two per event.
+    const snapshot = await readInboxSnapshot(options.inbox.document, options.inbox.tableName, inboxKeys(inbox, prepared), (error) =>
+      logger.warn("Reading the batch's inbox records at once failed; each event reads its own", { consumer: options.name, error }),
+    );
     await runPool(groupsOf(messages), concurrency, async (group) => {
       let failedMessageId: string | undefined;
       for (const index of group) {
@@ -212,7 +226,11 @@ export function createConsumer(options: ConsumerOptions): Consumer {
           reporter.outcome(outcomes[index]);
           continue;
         }
-        const { outcome, envelope } = await handleMessage(deps, message, claimUntil);
+        const ready = prepared[index] as PreparedMessage;
+        const { outcome, envelope } =
+          ready.status === 'done'
+            ? { outcome: ready.outcome, envelope: undefined }
+            : await runMessage(deps, message, ready, claimUntil, snapshot);
         outcomes[index] = outcome;
         reporter.outcome(outcome);
         if ((outcome.status === 'failed' || outcome.status === 'rejected') && message.messageGroupId !== undefined) {

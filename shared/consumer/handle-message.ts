@@ -1,7 +1,8 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { OutboxEnvelope } from '../envelope.js';
 import { ClaimDeadlinePassedError, ClaimHeldError, InboxWriteError, MessageRejectedError } from './errors.js';
-import type { Inbox } from './inbox.js';
+import type { Inbox, LegacyState } from './inbox.js';
+import { InboxSnapshot } from './inbox-snapshot.js';
 import { excerpt, jsonExcerpt } from './limits.js';
 import { parseMessage } from './parse.js';
 import { type Trust, trustProblem } from './trust.js';
@@ -68,15 +69,29 @@ async function validate(
   return { ok: true, envelope: { ...envelope, data: result.value } };
 }
 
+/**
+ * What the record of an event under the key of earlier releases says, from the batch's snapshot
+ * when it read the key; a claim found there is read again, as it may have completed or lapsed since.
+ */
+async function legacyState(deps: MessageHandlingDeps, envelope: OutboxEnvelope, snapshot: InboxSnapshot): Promise<LegacyState> {
+  const { legacy } = deps.inbox.keysOf(envelope);
+  const seen = legacy === undefined ? undefined : snapshot.lookup(legacy);
+  if (seen?.read === true && seen.record?.status !== 'IN_PROGRESS') return deps.inbox.legacyStateOf(seen.record);
+  return deps.inbox.legacyState(envelope);
+}
+
 async function runWithTransaction(
   deps: MessageHandlingDeps,
   handler: Extract<EventHandler, { idempotency?: 'transaction' }>,
   envelope: OutboxEnvelope,
   message: ConsumerMessage,
+  snapshot: InboxSnapshot,
 ): Promise<'processed' | 'duplicate'> {
   // Cheap skip for redeliveries; the conditional inbox Put below is what actually guarantees once.
   // A claim (IN_PROGRESS, left by the event's handler in claim mode) is not a done event: the commit decides.
-  const [existing, legacy] = await Promise.all([deps.inbox.find(envelope), deps.inbox.legacyState(envelope)]);
+  const keys = deps.inbox.keysOf(envelope);
+  const own = snapshot.lookup(keys.own);
+  const [existing, legacy] = await Promise.all([own.read ? own.record : deps.inbox.find(envelope), legacyState(deps, envelope, snapshot)]);
   if (existing !== undefined && existing.status !== 'IN_PROGRESS') return 'duplicate';
   if (legacy.status === 'duplicate') return 'duplicate';
   if (legacy.status === 'held') throw new ClaimHeldError(envelope.id, legacy.expiresAt);
@@ -115,9 +130,13 @@ async function runWithClaim(
   envelope: OutboxEnvelope,
   message: ConsumerMessage,
   claimUntil: number | undefined,
+  snapshot: InboxSnapshot,
 ): Promise<'processed' | 'duplicate'> {
+  // Done, as the batch's read found it: no claim to write (a COMPLETED record never changes back).
+  const own = snapshot.lookup(deps.inbox.keysOf(envelope).own);
+  if (own.read && own.record !== undefined && own.record.status !== 'IN_PROGRESS') return 'duplicate';
   // A record under the key of an earlier release: that release handled the event, or is handling it.
-  const legacy = await deps.inbox.legacyState(envelope);
+  const legacy = await legacyState(deps, envelope, snapshot);
   if (legacy.status === 'duplicate') return 'duplicate';
   if (legacy.status === 'held') throw new ClaimHeldError(envelope.id, legacy.expiresAt);
   const claim = await deps.inbox.claim(envelope, claimUntil);
@@ -156,21 +175,18 @@ async function runWithClaim(
   return 'processed';
 }
 
-/**
- * Handles one message: parse, dispatch by type, validate, run the handler under the inbox.
- * Never throws: every failure becomes an outcome that names its reason. `claimUntil` (epoch
- * seconds) is when a claim taken now lapses, instead of the inbox's claim timeout.
- */
-export async function handleMessage(
-  deps: MessageHandlingDeps,
-  message: ConsumerMessage,
-  claimUntil?: number,
-): Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }> {
+/** A message parsed, trusted and dispatched, ready to run; or its outcome already (rejected). */
+export type PreparedMessage =
+  | { readonly status: 'done'; readonly outcome: MessageOutcome }
+  | { readonly status: 'ready'; readonly envelope: OutboxEnvelope; readonly handler: EventHandler };
+
+/** Parses a message, checks whom it comes from and finds its handler; reads nothing. */
+export function prepareMessage(deps: MessageHandlingDeps, message: ConsumerMessage): PreparedMessage {
   const parsed = parseMessage(message.body);
-  if (parsed.status === 'rejected') return { outcome: rejected(message.messageId, parsed.error) };
+  if (parsed.status === 'rejected') return { status: 'done', outcome: rejected(message.messageId, parsed.error) };
   // Before the inbox is read: a forged event must not even find out whether its id was handled.
   const untrusted = trustProblem(deps.trust, parsed, message);
-  if (untrusted !== undefined) return { outcome: rejected(message.messageId, untrusted) };
+  if (untrusted !== undefined) return { status: 'done', outcome: rejected(message.messageId, untrusted) };
   const handler = Object.hasOwn(deps.handlers, parsed.envelope.type) ? deps.handlers[parsed.envelope.type] : undefined;
   if (handler === undefined) {
     const known = Object.keys(deps.handlers).map((t) => JSON.stringify(t));
@@ -178,23 +194,54 @@ export async function handleMessage(
       'UNKNOWN_EVENT_TYPE',
       `Event ${parsed.envelope.id} has type ${excerpt(parsed.envelope.type)}, which consumer ${deps.consumer} has no handler for; allowed: ${known.join(', ')}`,
     );
-    return { outcome: rejected(message.messageId, error) };
+    return { status: 'done', outcome: rejected(message.messageId, error) };
   }
-  const base = { messageId: message.messageId, eventId: parsed.envelope.id, type: parsed.envelope.type };
+  return { status: 'ready', envelope: parsed.envelope, handler };
+}
+
+/**
+ * Runs a prepared message: validate, run the handler under the inbox. Never throws: every
+ * failure becomes an outcome that names its reason. `claimUntil` (epoch seconds) is when a claim
+ * taken now lapses, instead of the inbox's claim timeout; `snapshot` holds the inbox records the
+ * batch's read found, so the message reads only what it did not.
+ */
+export async function runMessage(
+  deps: MessageHandlingDeps,
+  message: ConsumerMessage,
+  prepared: Extract<PreparedMessage, { status: 'ready' }>,
+  claimUntil?: number,
+  snapshot: InboxSnapshot = InboxSnapshot.EMPTY,
+): Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }> {
+  const { handler } = prepared;
+  const base = { messageId: message.messageId, eventId: prepared.envelope.id, type: prepared.envelope.type };
   try {
     // A schema may throw instead of reporting issues (a transform or refinement that fails): that fails this message only.
-    const validated = await validate(handler, parsed.envelope, message.messageId);
+    const validated = await validate(handler, prepared.envelope, message.messageId);
     if (!validated.ok) return { outcome: validated.outcome };
     const { envelope } = validated;
     const status =
       handler.idempotency === 'claim'
-        ? await runWithClaim(deps, handler, envelope, message, claimUntil)
-        : await runWithTransaction(deps, handler, envelope, message);
+        ? await runWithClaim(deps, handler, envelope, message, claimUntil, snapshot)
+        : await runWithTransaction(deps, handler, envelope, message, snapshot);
     return { outcome: { status, ...base }, envelope };
   } catch (error) {
     return {
       outcome: { status: 'failed', ...base, error: error instanceof Error ? error : new Error(String(error)) },
-      envelope: parsed.envelope,
+      envelope: prepared.envelope,
     };
+  } finally {
+    const { own, legacy } = deps.inbox.keysOf(prepared.envelope);
+    snapshot.forget(own);
+    if (legacy !== undefined) snapshot.forget(legacy);
   }
+}
+
+/** Handles one message on its own: {@link prepareMessage}, then {@link runMessage} with reads of its own. */
+export async function handleMessage(
+  deps: MessageHandlingDeps,
+  message: ConsumerMessage,
+  claimUntil?: number,
+): Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }> {
+  const prepared = prepareMessage(deps, message);
+  return prepared.status === 'done' ? { outcome: prepared.outcome } : runMessage(deps, message, prepared, claimUntil);
 }

@@ -127,6 +127,20 @@ export class Inbox {
     return this.#get(inboxKey(this.#consumer, event));
   }
 
+  /** The keys an event's records may be under: its own and, unless `legacyKeyCheck` is off, the key of earlier releases. */
+  keysOf(event: InboxEventKey): { readonly own: { pk: string; sk: string }; readonly legacy?: { pk: string; sk: string } } {
+    const own = inboxKey(this.#consumer, event);
+    return this.#options.legacyKeyCheck === false ? { own } : { own, legacy: legacyInboxKey(this.#consumer, event.id) };
+  }
+
+  /** What a record under the key of earlier releases, as read, says (see {@link legacyState}). */
+  legacyStateOf(record: InboxRecord | undefined): LegacyState {
+    if (record === undefined) return { status: 'none' };
+    if (record.status !== 'IN_PROGRESS') return { status: 'duplicate' };
+    const expiresAt = record.claimExpiresAt ?? 0;
+    return expiresAt > Math.floor(this.#now() / 1000) ? { status: 'held', expiresAt } : { status: 'none' };
+  }
+
   /**
    * What a record of the event's id under the key of releases before the source was part of it
    * says: `duplicate` (handled then), `held` (an unexpired claim of a worker of that release), or
@@ -135,11 +149,7 @@ export class Inbox {
    */
   async legacyState(event: InboxEventKey): Promise<LegacyState> {
     if (this.#options.legacyKeyCheck === false) return { status: 'none' };
-    const record = await this.#get(legacyInboxKey(this.#consumer, event.id));
-    if (record === undefined) return { status: 'none' };
-    if (record.status !== 'IN_PROGRESS') return { status: 'duplicate' };
-    const expiresAt = record.claimExpiresAt ?? 0;
-    return expiresAt > Math.floor(this.#now() / 1000) ? { status: 'held', expiresAt } : { status: 'none' };
+    return this.legacyStateOf(await this.#get(legacyInboxKey(this.#consumer, event.id)));
   }
 
   async #get(key: Record<string, string>): Promise<InboxRecord | undefined> {

@@ -1,0 +1,145 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createConsumer } from '../../shared/consumer/consumer.js';
+import { legacyInboxKey } from '../../shared/consumer/inbox-keys.js';
+import type { ConsumerMessage, ConsumerOptions } from '../../shared/consumer/types.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
+import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
+import { freshTable, testClients } from '../helpers/local.js';
+import { recordingTelemetry } from '../helpers/recording-telemetry.js';
+
+const clients = testClients();
+let tableName: string;
+
+beforeAll(async () => {
+  ({ tableName } = await freshTable(clients, 'consumer-batch-read'));
+});
+
+afterAll(() => clients.destroy());
+
+/** A DocumentClient on the run's DynamoDB Local that counts its commands, and fails those named in `failing`. */
+function countingDocument(failing: readonly string[] = []): { document: DynamoDBDocumentClient; sent: string[] } {
+  const client = new DynamoDBClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: inject('dynamodbEndpoint') });
+  const sent: string[] = [];
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      sent.push(context.commandName ?? 'unknown');
+      if (failing.includes(context.commandName ?? '')) {
+        throw Object.assign(new Error('Transaction cancelled: a conflicting operation is in progress'), {
+          name: 'TransactionCanceledException',
+        });
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'countCommands' },
+  );
+  return { document: DynamoDBDocumentClient.from(client), sent };
+}
+
+function consumerWith(name: string, document: DynamoDBDocumentClient, extra: Partial<ConsumerOptions> = {}) {
+  const telemetry = recordingTelemetry();
+  const consumer = createConsumer({
+    name,
+    sources: [TEST_SOURCE],
+    inbox: { document, tableName },
+    handlers: {
+      'order.placed': {
+        handle: (event, ctx) =>
+          ctx.write({
+            Update: {
+              TableName: tableName,
+              Key: { pk: `COUNT#${name}#${event.subject}`, sk: 'COUNT' },
+              UpdateExpression: 'ADD applied :one',
+              ExpressionAttributeValues: { ':one': 1 },
+            },
+          }),
+      },
+    },
+    logger: telemetry.logger,
+    metrics: telemetry.metrics,
+    ...extra,
+  });
+  return { consumer, ...telemetry };
+}
+
+const batchOf = (bodies: readonly string[]): ConsumerMessage[] => bodies.map((body, i) => ({ messageId: `m${i}`, body }));
+const countOf = (sent: readonly string[], name: string) => sent.filter((n) => n === name).length;
+
+describe('consumer: one read of the inbox per batch', () => {
+  it('reads the inbox records of a batch of 10 events in one request, then commits each event in its own transaction', async () => {
+    const { document, sent } = countingDocument();
+    const { consumer } = consumerWith('one-read', document);
+    const events = Array.from({ length: 10 }, (_, i) => anEnvelope({ aggregateId: `one-read-${i}` }));
+
+    const { outcomes } = await consumer.process(batchOf(events.map((e) => e.body)));
+
+    expect(outcomes.map((o) => o.status)).toEqual(Array(10).fill('processed'));
+    expect(countOf(sent, 'TransactGetItemsCommand')).toBe(1);
+    expect(countOf(sent, 'GetItemCommand')).toBe(0);
+    expect(countOf(sent, 'TransactWriteItemsCommand')).toBe(10);
+  });
+
+  it('skips redelivered events on what the batch read found, writing nothing and without running the handler', async () => {
+    const { document, sent } = countingDocument();
+    const { consumer } = consumerWith('redelivered', document);
+    const events = Array.from({ length: 4 }, (_, i) => anEnvelope({ aggregateId: `redelivered-${i}` }));
+    await consumer.process(batchOf(events.map((e) => e.body)));
+    sent.length = 0;
+
+    const { outcomes } = await consumer.process(batchOf(events.map((e) => e.body)));
+
+    expect(outcomes.map((o) => o.status)).toEqual(Array(4).fill('duplicate'));
+    expect(sent).toEqual(['TransactGetItemsCommand']);
+  });
+
+  it('reads again for a second delivery of an event in the same batch, so it is a duplicate without running the handler twice', async () => {
+    const { document } = countingDocument();
+    let runs = 0;
+    const consumer = createConsumer({
+      name: 'twice-in-batch',
+      sources: [TEST_SOURCE],
+      inbox: { document, tableName },
+      handlers: { 'order.placed': { handle: () => void runs++ } },
+      logger: recordingTelemetry().logger,
+      metrics: recordingTelemetry().metrics,
+    });
+    const event = anEnvelope({ aggregateId: 'twice-in-batch' });
+
+    const { outcomes } = await consumer.process(batchOf([event.body, event.body]));
+
+    expect(outcomes.map((o) => o.status)).toEqual(['processed', 'duplicate']);
+    expect(runs).toBe(1);
+  });
+
+  it('finds an event handled under the key of earlier releases in the batch read', async () => {
+    const event = anEnvelope({ aggregateId: 'legacy-in-batch' });
+    await clients.document.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...legacyInboxKey('legacy-batch', event.id), status: 'COMPLETED', eventId: event.id },
+      }),
+    );
+    const { document, sent } = countingDocument();
+    const { consumer } = consumerWith('legacy-batch', document);
+
+    const { outcomes } = await consumer.process(batchOf([event.body]));
+
+    expect(outcomes.map((o) => o.status)).toEqual(['duplicate']);
+    expect(sent).toEqual(['TransactGetItemsCommand']);
+  });
+
+  it('fails over to a read per event when the batch read fails, logging why, and still handles every event once', async () => {
+    const { document, sent } = countingDocument(['TransactGetItemsCommand']);
+    const { consumer, logs } = consumerWith('read-fails', document);
+    const events = Array.from({ length: 3 }, (_, i) => anEnvelope({ aggregateId: `read-fails-${i}` }));
+
+    const first = await consumer.process(batchOf(events.map((e) => e.body)));
+    const again = await consumer.process(batchOf(events.map((e) => e.body)));
+
+    expect(first.outcomes.map((o) => o.status)).toEqual(Array(3).fill('processed'));
+    expect(again.outcomes.map((o) => o.status)).toEqual(Array(3).fill('duplicate'));
+    expect(countOf(sent, 'GetItemCommand')).toBe(12);
+    expect(logs.filter((l) => l.level === 'warn' && /inbox records at once failed/.test(l.message))).toHaveLength(2);
+  });
+});
