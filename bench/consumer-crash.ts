@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  benchEnvelope,
+  type CountedClients,
+  countedClients,
+  counterKey,
+  createPathTables,
+  lambdaContext,
+  type PathName,
+  pathHandler,
+  sqsRecord,
+} from './consumer-paths.js';
+
+/*
+ * A crash between the business write and the dedup record's completion, then SQS's redeliveries.
+ *
+ * The first invocation's process dies as soon as the request that makes the business effect
+ * durable has been answered: Powertools' and the claim's UpdateItem of the business item, the
+ * inbox transaction's TransactWriteItems (which holds the effect and the inbox record together).
+ * Dying means nothing it would still send reaches DynamoDB: every later request of that process
+ * fails. The message is not acknowledged, so SQS delivers it again to a new process once the
+ * visibility timeout has passed, which is after the crashed invocation's timeout (a subscriber
+ * queue's visibility timeout is longer than its function's); deliveries go on until one is
+ * acknowledged. The count of the business item says how often the effect was applied.
+ */
+
+/** How long the crashed invocation had left: its timeout, after which every redelivery comes. */
+export const CRASHED_INVOCATION_MS = 300;
+/** At most this many deliveries (SQS's maxReceiveCount would move the message to a DLQ). */
+const MAX_DELIVERIES = 50;
+
+export interface CrashResult {
+  readonly path: PathName;
+  /** How many times the business effect was applied to the one event. */
+  readonly applied: number;
+  /** Deliveries until one was acknowledged, the crashed one included. */
+  readonly deliveries: number;
+}
+
+/** The request after whose answer the process dies, by path. */
+const EFFECT_REQUEST: Partial<Record<PathName, string>> = {
+  powertools: 'UpdateItemCommand',
+  claim: 'UpdateItemCommand',
+  transaction: 'TransactWriteItemsCommand',
+};
+
+class ProcessCrashed extends Error {
+  override readonly name = 'ProcessCrashed';
+}
+
+/** Clients of a process that dies right after `crashAfter` is answered. */
+function crashingClients(endpoint: string, crashAfter: string): CountedClients {
+  let dead = false;
+  const clients = countedClients(endpoint, (commandName) => {
+    if (dead) throw new ProcessCrashed(`the process had died; ${commandName} was never sent`);
+    if (commandName === crashAfter) {
+      dead = true;
+      throw new ProcessCrashed(`the process died after ${commandName} was answered`);
+    }
+  });
+  // Requests after the death fail before they are sent.
+  clients.dynamodb.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (dead) throw new ProcessCrashed(`the process had died; ${context.commandName} was never sent`);
+      return next(args);
+    },
+    { step: 'initialize', name: 'deadProcess', priority: 'high' },
+  );
+  return clients;
+}
+
+/** Runs the crash and the redeliveries for one path, on its own fresh tables. */
+export async function crashAndRedeliver(
+  path: 'powertools' | 'transaction' | 'claim',
+  endpoint: string,
+  admin: DynamoDBClient,
+): Promise<CrashResult> {
+  const crashAfter = EFFECT_REQUEST[path] as string;
+  const tables = await createPathTables(admin, `crash-${path}-${randomUUID().slice(0, 8)}`);
+  const eventId = randomUUID();
+  const aggregateId = `crash-${path}`;
+  const body = benchEnvelope(eventId, aggregateId, 1);
+
+  const crashed = crashingClients(endpoint, crashAfter);
+  const context = lambdaContext(CRASHED_INVOCATION_MS, 'crashed');
+  const deadline = Date.now() + CRASHED_INVOCATION_MS;
+  let acknowledged = false;
+  try {
+    const response = await pathHandler(path, crashed, tables)({ Records: [sqsRecord(body, 'm-1', 1)] }, context);
+    acknowledged = response.batchItemFailures.length === 0;
+  } catch {
+    // The process died: no answer reached Lambda, so the message was not acknowledged.
+  } finally {
+    crashed.destroy();
+  }
+  if (acknowledged) throw new Error(`${path}: the crashed invocation acknowledged the message, so the crash was not injected`);
+
+  let deliveries = 1;
+  const fresh = countedClients(endpoint);
+  try {
+    while (!acknowledged) {
+      if (deliveries >= MAX_DELIVERIES) throw new Error(`${path}: no delivery of ${MAX_DELIVERIES} was acknowledged`);
+      // SQS delivers again only once the visibility timeout is over, after the crashed invocation's timeout.
+      const wait = Math.max(0, deadline - Date.now()) + 50 * Math.min(deliveries, 20);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      deliveries++;
+      // Each redelivery reaches a new process: a new handler, as after a cold start.
+      const handler = pathHandler(path, fresh, tables);
+      const response = await handler({ Records: [sqsRecord(body, 'm-1', deliveries)] }, lambdaContext(30_000, `redelivery-${deliveries}`));
+      acknowledged = response.batchItemFailures.length === 0;
+    }
+    const { Item } = await fresh.document.send(
+      new GetCommand({ TableName: tables.business, Key: counterKey(aggregateId), ConsistentRead: true }),
+    );
+    return { path, applied: Number(Item?.applied ?? 0), deliveries };
+  } finally {
+    fresh.destroy();
+  }
+}
