@@ -7,10 +7,10 @@ import { DEFAULT_RELAY_TUNING, defineConfig, type OutboxConfig } from '../shared
 import type { SlotMessage } from '../shared/envelope.js';
 import { relayEventSourceSettings } from '../shared/event-source.js';
 import { type LocalClients, localClients } from '../shared/local/clients.js';
-import { toLambdaRecord } from '../shared/local/event-source/stream-event.js';
 import { type StreamHandler, StreamRunner } from '../shared/local/event-source/stream-runner.js';
 import { startDynamoDbLocal } from '../shared/local/stack/dynamodb-local.js';
 import { createOutboxTable } from '../shared/local/stack/table.js';
+import { toLambdaRecord } from '../shared/on-failure/lambda-record.js';
 import { decodeStreamRecord } from '../shared/relay/decode.js';
 import { SLOT_KIND, slotKey } from '../shared/slot.js';
 import { bareRelay, ceiling, handRolled, inParallel, pipe, queued, relayHandler, until } from './relay-paths.js';

@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { leaseTableClient, snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
+import { s3Client } from '../../shared/aws/s3-client.js';
 import {
   createProcessor,
   PROCESSOR_METRICS,
@@ -32,6 +33,7 @@ async function setUp() {
     sns: snsClient(),
     sqs: sqsClient(),
     observer,
+    onFailure: { s3: s3Client(), bucket: env.failedBatchBucket },
   });
   // Up before the start, which retries throttled calls for as long as they last: ECS would
   // otherwise count a start longer than its grace period as unhealthy and replace the task.

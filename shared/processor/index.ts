@@ -14,12 +14,14 @@ export {
 export { startHealthServer } from './health.js';
 export { createLeaseTableInput, LEASE_TABLE } from './lease-table.js';
 export { PROCESSOR_METRICS, type ProcessorObserver, processorMetrics, processorObserver } from './observability.js';
+export type { ProcessorOnFailureDestination } from './on-failure-writer.js';
 export { createProcessor, type ProcessorRelayOptions, type StartProcessorOptions, startProcessor } from './processor.js';
 export { PROCESSOR_ENV, type ProcessorEnvironment, processorEnvironment } from './processor-env.js';
 export { DEFAULT_FAILOVER_MS, type ProcessorSettings, processorSettings } from './settings.js';
 export type { ProcessorWorker, WorkerStatus } from './worker.js';
 export type {
   BatchReport,
+  OnFailureReport,
   PublishCutOffReport,
   PublishFailureReport,
   ReadFailureReport,

@@ -17,6 +17,10 @@ export const PROCESSOR_METRICS = {
    * and while a shard cannot be read, now − when it was last read, each time a read fails.
    */
   lag: 'lag',
+  /** Records given up on after their bounds were spent and written to the on-failure destination (the alarm's metric). */
+  onFailureRecords: 'onFailureRecords',
+  /** Failed writes to the on-failure destination: while they fail, the shard waits. */
+  onFailureWriteFailures: 'onFailureWriteFailures',
 } as const;
 
 /**
@@ -38,7 +42,7 @@ export function processorMetrics(leaseTableName: string): Metrics {
 
 /** A worker observer whose buffered metrics can be written out at once, e.g. at shutdown. */
 export interface ProcessorObserver extends WorkerObserver {
-  /** Publishes the metrics gathered since the last flush (`records`, `published`, `lag`, `trimmed`). */
+  /** Publishes the metrics gathered since the last flush (`records`, `published`, `lag`, `trimmed`, `onFailureRecords`, `onFailureWriteFailures`). */
   flush(): void;
 }
 
@@ -46,7 +50,9 @@ export interface ProcessorObserver extends WorkerObserver {
  * Structured logs and EMF metrics for a worker: `records`, `published` and `lag` per batch (`lag`
  * also per failed or cut-off publish and per failed read, so it keeps rising while a shard cannot
  * publish or cannot be read); a warning per page whose publishing was cut off; `trimmed`, the times
- * records were found trimmed from the stream before they were read; `leasesHeld` and
+ * records were found trimmed from the stream before they were read; `onFailureRecords`, records
+ * given up on and written to the on-failure destination (each object logged as an error with its
+ * key), and `onFailureWriteFailures`, failed writes there (each logged as an error); `leasesHeld` and
  * `leasesTotal` per lease scan. Metrics are flushed at most every `flushIntervalMs`, so a busy
  * shard does not write one EMF line per page, and by `flush()`, which the entry point calls
  * once the worker has stopped.
@@ -63,11 +69,15 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
   let records = 0;
   let published = 0;
   let trimmed = 0;
+  let onFailureRecords = 0;
+  let onFailureWriteFailures = 0;
   let maxLagMs: number | undefined;
   const flush = (leases?: { readonly held: number; readonly total: number }): void => {
     metrics.addMetric('records', MetricUnit.Count, records);
     metrics.addMetric('published', MetricUnit.Count, published);
     metrics.addMetric('trimmed', MetricUnit.Count, trimmed);
+    metrics.addMetric(PROCESSOR_METRICS.onFailureRecords, MetricUnit.Count, onFailureRecords);
+    metrics.addMetric(PROCESSOR_METRICS.onFailureWriteFailures, MetricUnit.Count, onFailureWriteFailures);
     if (maxLagMs !== undefined) metrics.addMetric(PROCESSOR_METRICS.lag, MetricUnit.Milliseconds, maxLagMs);
     if (leases !== undefined) {
       metrics.addMetric('leasesHeld', MetricUnit.Count, leases.held);
@@ -77,6 +87,8 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
     records = 0;
     published = 0;
     trimmed = 0;
+    onFailureRecords = 0;
+    onFailureWriteFailures = 0;
     maxLagMs = undefined;
     flushedAt = Date.now();
   };
@@ -100,6 +112,19 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
     },
     trimmed() {
       trimmed++;
+    },
+    sentToOnFailure(report) {
+      onFailureRecords += report.records;
+      if (report.lagMs !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, report.lagMs);
+      logger.error('records given up on were written to the on-failure destination; redrive them once the cause is fixed', { ...report });
+    },
+    onFailureWriteFailed({ error, ...report }) {
+      onFailureWriteFailures++;
+      if (report.lagMs !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, report.lagMs);
+      logger.error('writing records given up on to the on-failure destination failed; the shard waits and retries the write', {
+        ...report,
+        error: error as Error,
+      });
     },
     leaseScan(leases) {
       if (Date.now() - flushedAt >= flushIntervalMs) flush(leases);

@@ -9,6 +9,8 @@ import { type ProcessorSettings, processorSettings } from './settings.js';
 export const PROCESSOR_ENV = Object.freeze({
   streamArn: 'OUTBOX_STREAM_ARN',
   leaseTable: 'OUTBOX_LEASE_TABLE',
+  /** The bucket records given up on are written to (the processor's on-failure destination). */
+  failedBatchBucket: 'OUTBOX_FAILED_BATCH_BUCKET',
   /** @default the host name, the process id and a random suffix */
   workerId: 'OUTBOX_PROCESSOR_WORKER_ID',
   /** @default 10000 */
@@ -24,6 +26,8 @@ export const PROCESSOR_ENV = Object.freeze({
 export interface ProcessorEnvironment extends RelayEnvironment {
   readonly streamArn: string;
   readonly leaseTableName: string;
+  /** Where records given up on go: pass it to `createProcessor` as `onFailure.bucket`. */
+  readonly failedBatchBucket: string;
   readonly workerId: string;
   readonly healthPort: number;
   readonly settings: Partial<ProcessorSettings>;
@@ -87,6 +91,8 @@ export function processorEnvironment(env: NodeJS.ProcessEnv = process.env): Proc
     ...relayEnvironment(env),
     streamArn: requireEnv(PROCESSOR_ENV.streamArn, env),
     leaseTableName: requireEnv(PROCESSOR_ENV.leaseTable, env),
+    // Required: a deployed processor without an on-failure destination would block a shard on a failing record.
+    failedBatchBucket: requireEnv(PROCESSOR_ENV.failedBatchBucket, env),
     workerId: env[PROCESSOR_ENV.workerId] || `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     healthPort,
     settings: checkedSettings(settings),

@@ -3,6 +3,7 @@ import { Relay } from '../relay/index.js';
 import type { RelayBaseOptions } from '../relay/types.js';
 import { ProcessorOptionsError } from './errors.js';
 import { DynamoDbLeaseTable } from './lease-table.js';
+import { onFailureWriter, type ProcessorOnFailureDestination } from './on-failure-writer.js';
 import type { ProcessorSettings } from './settings.js';
 import { StreamSource, type StreamsApi } from './stream-source.js';
 import { ProcessorWorker } from './worker.js';
@@ -42,6 +43,14 @@ export interface StartProcessorOptions extends ProcessorRelayOptions {
   readonly workerId?: string;
   readonly settings?: Partial<ProcessorSettings>;
   readonly observer?: WorkerObserver;
+  /**
+   * Where a failing record goes, with every later record of its page not delivered, once the
+   * config's `relay.maxRetryAttempts` or `relay.maxRecordAgeSeconds` is spent: an S3 bucket,
+   * written in the shape of Lambda's S3 on-failure destination, so `redrive on-failure` brings the
+   * records back. The deployed processor always has one (`OUTBOX_FAILED_BATCH_BUCKET`).
+   * @default none: a failing record is retried until it is delivered, blocking its shard, and reported at every attempt
+   */
+  readonly onFailure?: ProcessorOnFailureDestination;
 }
 
 /**
@@ -50,13 +59,16 @@ export interface StartProcessorOptions extends ProcessorRelayOptions {
  *
  * @example
  * ```ts
- * const worker = createProcessor({ config, streams, streamArn, document, leaseTableName, sns, sqs, topicArns, deadLetterQueueUrl });
+ * const worker = createProcessor({
+ *   config, streams, streamArn, document, leaseTableName, sns, sqs, topicArns, deadLetterQueueUrl,
+ *   onFailure: { s3, bucket: 'outbox-failed-batches' },
+ * });
  * process.once('SIGTERM', () => void worker.stop());
  * await worker.start();
  * ```
  */
 export function createProcessor(options: StartProcessorOptions): ProcessorWorker {
-  const { streams, streamArn, document, leaseTableName, workerId, settings, observer, ...relay } = options;
+  const { streams, streamArn, document, leaseTableName, workerId, settings, observer, onFailure, ...relay } = options;
   return new ProcessorWorker({
     source: new StreamSource(streams, streamArn),
     leases: new DynamoDbLeaseTable(document, leaseTableName),
@@ -64,6 +76,8 @@ export function createProcessor(options: StartProcessorOptions): ProcessorWorker
     workerId: workerId ?? `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     ...(settings === undefined ? {} : { settings }),
     ...(observer === undefined ? {} : { observer }),
+    retryBounds: relay.config.relay,
+    ...(onFailure === undefined ? {} : { onFailure: onFailureWriter(onFailure, streamArn) }),
   });
 }
 

@@ -5,7 +5,9 @@ import type { StreamRecordInput } from '../relay/stream-record.js';
 import { LeaseLostError, RecordsTrimmedError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
 import { SHARD_END } from './lease.js';
+import type { GivenUpRecords, OnFailureWriter } from './on-failure-writer.js';
 import { publishCutoff } from './publish-cutoff.js';
+import { type RetryBounds, RetryBudget } from './retry-budget.js';
 import { leaseExpiresAfterMs, type ProcessorSettings } from './settings.js';
 import type { ReadResult, StreamSource } from './stream-source.js';
 
@@ -17,6 +19,18 @@ export interface RecordPublisher {
    * once it returns `false`.
    */
   relay(records: readonly StreamRecordInput[], options?: Pick<RelayRunOptions, 'signal' | 'mayPublish'>): Promise<RelayResult>;
+}
+
+/** How a consumer bounds a failing record: the same bounds and destination as the Lambda path's. */
+export interface FailurePolicy {
+  /** The config's `relay.maxRetryAttempts` and `relay.maxRecordAgeSeconds` (-1: no limit). */
+  readonly bounds: RetryBounds;
+  /** Writes the records given up on. Without it, a record whose bounds are spent is retried on, reported at every attempt. */
+  readonly write?: OnFailureWriter;
+  /** The records were written to the on-failure destination under `key`; the shard goes on past them. */
+  gaveUp(given: GivenUpRecords, key: string): void;
+  /** Writing them failed; the write is retried, and the shard waits for it (nothing is skipped unwritten). */
+  writeFailed(error: unknown, given: GivenUpRecords): void;
 }
 
 /** What a consumer reports to its worker. */
@@ -50,6 +64,8 @@ export interface ConsumerContext {
   checkpointFailed(error: unknown): void;
   /** Records were trimmed from the stream before they were read: they are skipped. */
   trimmed(error: RecordsTrimmedError): void;
+  /** @default none: a failing record is retried until it is delivered */
+  readonly failures?: FailurePolicy;
 }
 
 /** How a consumer's run ended. */
@@ -62,7 +78,9 @@ export type ConsumerExit = 'shard-end' | 'stopped' | 'lease-lost';
  * (in the background, never ahead of what was published), so a crash repeats records but never
  * skips one; stopping waits for the last checkpoint. An expired iterator is renewed from the
  * checkpoint at once (a renewed one found expired too is a failed read); a failed record is
- * retried from just before it; a failed checkpoint write is retried until it succeeds or the
+ * retried from just before it until its bounds are spent (`failures`: attempts or age, as for the
+ * Lambda path), then the records of the page not delivered are written to the on-failure
+ * destination, and only then checkpointed past; a failed checkpoint write is retried until it succeeds or the
  * lease is lost, or, once the worker is stopping, given up with the lease (dropped, to expire
  * for the next worker). A page read ahead is published only while the lease is still held as
  * far as this worker knows, and not once it went unwritten until another worker may take it
@@ -85,12 +103,15 @@ export class ShardConsumer {
   private position: string;
   /** When a read last succeeded (or reading began): while reads fail, records written since wait unread. */
   private readAt = Date.now();
+  /** Failed attempts at the record the shard retries from. */
+  private readonly budget: RetryBudget;
 
   constructor(
     private readonly held: HeldLease,
     private readonly context: ConsumerContext,
   ) {
     this.position = held.lease.checkpoint;
+    this.budget = new RetryBudget(context.failures?.bounds ?? { maxRetryAttempts: -1, maxRecordAgeSeconds: -1 });
   }
 
   async run(): Promise<ConsumerExit> {
@@ -229,11 +250,13 @@ export class ShardConsumer {
     }
     const failed = lowestFailedSequenceNumber(result);
     if (failed === undefined) {
+      this.budget.reset();
       this.position = records.at(-1)!.dynamodb!.SequenceNumber!;
       this.checkpointSoon(this.position);
       this.context.processed(records, result);
       return true;
     }
+    // Not found (a failed record without a sequence number: WHOLE_BATCH_FAILED): the whole page is retried.
     const index = records.findIndex((record) => record.dynamodb?.SequenceNumber === failed);
     if (index > 0) {
       this.position = records[index - 1]!.dynamodb!.SequenceNumber!;
@@ -249,8 +272,41 @@ export class ShardConsumer {
       return false;
     }
     await this.settle();
-    this.context.failed(new Error(`record ${failed} failed to publish; retrying from it`), { unpublished: records[Math.max(index, 0)]! });
+    const from = records[Math.max(index, 0)]!;
+    const { attempts, spent } = this.budget.failed(from);
+    const policy = this.context.failures;
+    if (spent !== undefined && policy?.write !== undefined) {
+      // Every record of the page not delivered: the failed one and those held back behind it, in stream order.
+      const undelivered = records.filter((_, i) => result.outcomes[i]?.status === 'failed');
+      const given = { shardId: this.held.leaseKey, records: undelivered, condition: spent, attempts };
+      if (!(await this.giveUp(policy, given))) return false;
+      this.budget.reset();
+      this.position = records.at(-1)!.dynamodb!.SequenceNumber!;
+      this.checkpointSoon(this.position);
+      return true;
+    }
+    const bound = spent === undefined ? '' : ` (${spent} after ${attempts} attempts, but the processor has no on-failure destination)`;
+    this.context.failed(new Error(`record ${failed} failed to publish${bound}; retrying from it`), { unpublished: from });
     return false;
+  }
+
+  /**
+   * Writes records given up on to the on-failure destination, retrying a failed write for as long
+   * as this worker may publish the shard: the one wait a failing record may cause beyond its
+   * bounds, as nothing is checkpointed past unwritten. `false` when the consumer must stop first.
+   */
+  private async giveUp(policy: FailurePolicy, given: GivenUpRecords): Promise<boolean> {
+    for (let failures = 1; ; failures++) {
+      if (!this.active()) return false;
+      try {
+        const key = await policy.write!(given);
+        policy.gaveUp(given, key);
+        return true;
+      } catch (error) {
+        policy.writeFailed(error, given);
+        await this.context.sleep(this.backoff(failures));
+      }
+    }
   }
 
   private async finish(): Promise<ConsumerExit> {

@@ -48,6 +48,21 @@ export interface TrimReport {
   readonly shardGone: boolean;
 }
 
+/** Records of a shard given up on after their bounds (`relay.maxRetryAttempts`, `relay.maxRecordAgeSeconds`) were spent. */
+export interface OnFailureReport {
+  readonly shardId: string;
+  /** `RetryAttemptsExhausted` or `RecordAgeExceeded`. */
+  readonly condition: string;
+  /** Attempts made at the first of them. */
+  readonly attempts: number;
+  /** Records given up on: the failing one and every later record of its page not delivered. */
+  readonly records: number;
+  readonly firstSequenceNumber: string | undefined;
+  readonly lastSequenceNumber: string | undefined;
+  /** Now minus the approximate creation time of the first of them. */
+  readonly lagMs: number | undefined;
+}
+
 /**
  * What a worker reports as it runs; `processorObserver` turns it into structured logs and EMF
  * metrics, tests may listen directly. Every callback is optional and must not throw.
@@ -58,6 +73,10 @@ export interface WorkerObserver {
   /** Instead of `publishFailed` (and `error`) when the page failed because publishing was cut off. */
   publishCutOff?(report: PublishCutOffReport): void;
   readFailed?(report: ReadFailureReport): void;
+  /** Records given up on were written to the on-failure destination, as the object `key`; the shard went on past them. */
+  sentToOnFailure?(report: OnFailureReport & { readonly key: string }): void;
+  /** Writing records given up on to the on-failure destination failed: the shard waits, retrying the write. */
+  onFailureWriteFailed?(report: OnFailureReport & { readonly error: unknown }): void;
   /** Also reported through `error`, with a `RecordsTrimmedError`. */
   trimmed?(report: TrimReport): void;
   leaseScan?(counts: { readonly held: number; readonly total: number }): void;

@@ -1,7 +1,8 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { RelayResult } from '../relay/index.js';
 import type { RecordsTrimmedError } from './errors.js';
-import type { WorkerObserver } from './worker-observer.js';
+import type { GivenUpRecords } from './on-failure-writer.js';
+import type { OnFailureReport, WorkerObserver } from './worker-observer.js';
 
 /** Now − the record's `ApproximateCreationDateTime`, in ms. */
 function lagOf(record: _Record | undefined): number | undefined {
@@ -46,4 +47,26 @@ export function reportCutOff(observer: WorkerObserver | undefined, shardId: stri
 export function reportTrimmed(observer: WorkerObserver | undefined, error: RecordsTrimmedError): void {
   observer?.error?.(`shard ${error.shardId}: records were trimmed from the stream before they were read`, error);
   observer?.trimmed?.({ shardId: error.shardId, checkpoint: error.checkpoint, shardGone: error.shardGone });
+}
+
+function onFailureReport(given: GivenUpRecords): OnFailureReport {
+  return {
+    shardId: given.shardId,
+    condition: given.condition,
+    attempts: given.attempts,
+    records: given.records.length,
+    firstSequenceNumber: given.records[0]?.dynamodb?.SequenceNumber,
+    lastSequenceNumber: given.records.at(-1)?.dynamodb?.SequenceNumber,
+    lagMs: lagOf(given.records[0]),
+  };
+}
+
+/** Records given up on, written to the on-failure destination under `key`. */
+export function reportGivenUp(observer: WorkerObserver | undefined, given: GivenUpRecords, key: string): void {
+  observer?.sentToOnFailure?.({ ...onFailureReport(given), key });
+}
+
+/** Writing records given up on failed; the shard retries the write and waits for it. */
+export function reportOnFailureWriteFailed(observer: WorkerObserver | undefined, given: GivenUpRecords, error: unknown): void {
+  observer?.onFailureWriteFailed?.({ ...onFailureReport(given), error });
 }

@@ -3,13 +3,15 @@ import type { RelayResult } from '../relay/index.js';
 import type { HeldLease } from './held-lease.js';
 import type { LeaseStore } from './lease.js';
 import { LeaseCoordinator } from './lease-coordinator.js';
+import type { OnFailureWriter } from './on-failure-writer.js';
+import type { RetryBounds } from './retry-budget.js';
 import { type ProcessorSettings, processorSettings } from './settings.js';
 import { type RecordPublisher, ShardConsumer } from './shard-consumer.js';
 import { parentsFinished, syncShards } from './shard-sync.js';
 import type { StreamSource } from './stream-source.js';
 import { WorkerClock } from './worker-clock.js';
 import type { WorkerObserver } from './worker-observer.js';
-import { reportBatch, reportCutOff, reportFailure, reportTrimmed } from './worker-reports.js';
+import { reportBatch, reportCutOff, reportFailure, reportGivenUp, reportOnFailureWriteFailed, reportTrimmed } from './worker-reports.js';
 import { retryStartStep } from './worker-start.js';
 
 export interface ProcessorWorkerOptions {
@@ -22,6 +24,14 @@ export interface ProcessorWorkerOptions {
   readonly settings?: Partial<ProcessorSettings>;
   /** Logs and metrics; every callback is optional. */
   readonly observer?: WorkerObserver;
+  /**
+   * How long a failing record is retried before its page's undelivered records go to `onFailure`
+   * (`createProcessor` takes the config's `relay.maxRetryAttempts` and `relay.maxRecordAgeSeconds`).
+   * @default no limit: a failing record is retried until it is delivered
+   */
+  readonly retryBounds?: RetryBounds;
+  /** Writes the records given up on. @default none: a record whose bounds are spent is retried on, reported at every attempt */
+  readonly onFailure?: OnFailureWriter;
 }
 
 /** A worker's state for the health endpoint and tests. */
@@ -274,6 +284,16 @@ export class ProcessorWorker {
       checkpointFailed: (error) =>
         this.options.observer?.error?.(`shard ${held.leaseKey}: checkpoint failed; retrying while the lease is held`, error),
       trimmed: (error) => reportTrimmed(this.options.observer, error),
+      ...(this.options.retryBounds === undefined
+        ? {}
+        : {
+            failures: {
+              bounds: this.options.retryBounds,
+              ...(this.options.onFailure === undefined ? {} : { write: this.options.onFailure }),
+              gaveUp: (given, key) => reportGivenUp(this.options.observer, given, key),
+              writeFailed: (error, given) => reportOnFailureWriteFailed(this.options.observer, given, error),
+            },
+          }),
     });
     const key = held.leaseKey;
     // A lease lost and taken back while its previous consumer still publishes: never two at once.

@@ -1,6 +1,7 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
+import { PROCESSOR_ORIGIN } from '../on-failure/batch-record.js';
 import { decodeStreamRecord } from '../relay/decode.js';
 import { describeError } from '../relay/failure-kind.js';
 import type { PublishBatchClient } from '../relay/types.js';
@@ -88,16 +89,20 @@ async function batchRecords(
 export async function resolveRecord(record: StreamOnFailureRecord, options: ResolveOptions): Promise<ResolvedRecord> {
   try {
     const read = await batchRecords(record, options);
-    return read.status === 'records' ? decodeEvents(read.records, options) : read;
+    // Only a payload the processor kept is its own records alone; a stream range holds the other path's too.
+    const processorPayload = record.origin === PROCESSOR_ORIGIN && payloadRecords(record).status === 'records';
+    return read.status === 'records' ? decodeEvents(read.records, options, processorPayload) : read;
   } catch (error) {
     return { status: 'unknown', reason: `could not read the record: ${describeError(error)}` };
   }
 }
 
-function decodeEvents(records: StreamInvocationPayload['Records'], options: ResolveOptions): ResolvedRecord {
+function decodeEvents(records: StreamInvocationPayload['Records'], options: ResolveOptions, fromProcessor: boolean): ResolvedRecord {
   // The relay's own selection: the low-latency aggregate types are the stream processor's to
-  // publish (it may still be retrying them), and the relay's mapping never hands them over.
-  const selection = { ignoreAggregateTypes: options.config.lowLatencyAggregateTypes };
+  // publish (it may still be retrying them), and the relay's mapping never hands them over. The
+  // processor's records hold only the records it gave up on, of its own types (as they were when
+  // it wrote them): all are republished.
+  const selection = { ignoreAggregateTypes: fromProcessor ? [] : options.config.lowLatencyAggregateTypes };
   const events: TopicEvent[] = [];
   for (const streamRecord of records) {
     const decoded = decodeStreamRecord(streamRecord, options.config, selection);

@@ -17,6 +17,11 @@ export interface StreamOnFailureRecord {
   readonly timestamp: string;
   readonly DDBStreamBatchInfo: StreamBatchInfo;
   readonly payload?: StreamInvocationPayload | string;
+  /**
+   * `outbox-stream-processor` on the records the stream processor writes (Lambda's have none): their
+   * payload holds only records of the processor's aggregate types, which are republished.
+   */
+  readonly origin?: string;
 }
 
 export interface StreamBatchInfo {

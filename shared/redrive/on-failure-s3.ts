@@ -18,8 +18,11 @@ export interface S3RedriveOptions extends RedriveCommonOptions, ResolveOptions {
   readonly target: string;
 }
 
-/** The key Lambda gives an on-failure object names its shard: `[prefix]aws/lambda/<mapping id>/<shard id>/YYYY/MM/DD/<time>-<uuid>`. */
-const AWS_KEY = /(?:^|\/)aws\/lambda\/[^/]+\/([^/]+)\/\d{4}\/\d{2}\/\d{2}\/[^/]+$/;
+/**
+ * The key of an on-failure object names its shard: Lambda's `[prefix]aws/lambda/<mapping id>/<shard id>/YYYY/MM/DD/<time>-<uuid>`,
+ * the stream processor's `[prefix]outbox-processor/<shard id>/YYYY/MM/DD/<time>-<uuid>`.
+ */
+const AWS_KEY = /(?:^|\/)(?:aws\/lambda\/[^/]+|outbox-processor)\/([^/]+)\/\d{4}\/\d{2}\/\d{2}\/[^/]+$/;
 
 async function listKeys(s3: S3Client, bucket: string, prefix: string | undefined): Promise<string[]> {
   const keys: string[] = [];

@@ -29,6 +29,7 @@ async function environment(endpoint: string): Promise<NodeJS.ProcessEnv> {
     [RELAY_ENV.deadLetterQueueUrl]: `${endpoint}/000000000000/relay-dlq`,
     [PROCESSOR_ENV.streamArn]: 'arn:aws:dynamodb:ddblocal:000000000000:table/missing/stream/2025-01-01T00:00:00.000',
     [PROCESSOR_ENV.leaseTable]: 'missing-leases',
+    [PROCESSOR_ENV.failedBatchBucket]: 'outbox-failed-batches',
     [PROCESSOR_ENV.workerId]: 'main-test',
     [PROCESSOR_ENV.failoverMs]: '2000',
     [PROCESSOR_ENV.healthPort]: String(await freePort()),

@@ -7,7 +7,7 @@ import {
 import { defineConfig } from 'dynamodb-outbox';
 import { createRelayHandler, type RelayBatchSummary, type RelayLogger, type RelayMetrics } from 'dynamodb-outbox/relay';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toLambdaRecord } from '../../shared/local/event-source/stream-event.js';
+import { toLambdaRecord } from '../../shared/on-failure/lambda-record.js';
 import { RELAY_DLQ, type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
 import { readStream } from '../helpers/stream.js';
 

@@ -14,13 +14,10 @@ import { type RelayEventSourceSettings, relayEventSourceSettings } from '../../s
 import { type LocalClients, localClients } from '../../shared/local/clients.js';
 import { laneIndex } from '../../shared/local/event-source/batch-lanes.js';
 import { compileFilters } from '../../shared/local/event-source/filter-pattern.js';
-import {
-  type OnFailureDestination,
-  type StreamBatchFailureRecord,
-  s3OnFailureDestination,
-} from '../../shared/local/event-source/on-failure.js';
-import { toLambdaRecord } from '../../shared/local/event-source/stream-event.js';
+import { type OnFailureDestination, s3OnFailureDestination } from '../../shared/local/event-source/on-failure.js';
 import { type StreamHandler, StreamRunner, type StreamsClient } from '../../shared/local/event-source/stream-runner.js';
+import type { StreamBatchFailureRecord } from '../../shared/on-failure/batch-record.js';
+import { toLambdaRecord } from '../../shared/on-failure/lambda-record.js';
 import { onFailureRecordProblem } from '../../shared/redrive/on-failure-record.js';
 import { slotKey } from '../../shared/slot.js';
 import { freshTable, testClients } from '../helpers/local.js';

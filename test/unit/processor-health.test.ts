@@ -65,13 +65,15 @@ describe('processor environment', () => {
     [RELAY_ENV.deadLetterQueueUrl]: 'http://localhost/0/relay-dlq',
     [PROCESSOR_ENV.streamArn]: 'arn:aws:dynamodb:us-east-1:0:table/outbox/stream/x',
     [PROCESSOR_ENV.leaseTable]: 'outbox-leases',
+    [PROCESSOR_ENV.failedBatchBucket]: 'outbox-failed-batches',
     [PROCESSOR_ENV.failoverMs]: '6000',
   };
 
-  it('reads the stream, the lease table and the settings', () => {
+  it('reads the stream, the lease table, the failed-batch bucket and the settings', () => {
     expect(processorEnvironment(env)).toMatchObject({
       streamArn: env[PROCESSOR_ENV.streamArn],
       leaseTableName: 'outbox-leases',
+      failedBatchBucket: 'outbox-failed-batches',
       healthPort: 8080,
       settings: { failoverMs: 6000 },
     });
@@ -81,6 +83,12 @@ describe('processor environment', () => {
     const { [PROCESSOR_ENV.leaseTable]: _, ...missing } = env;
     expect(() => processorEnvironment(missing)).toThrow(EnvironmentError);
     expect(() => processorEnvironment(missing)).toThrow(/OUTBOX_LEASE_TABLE: is not set/);
+  });
+
+  it('rejects a missing failed-batch bucket by name: a deployed processor never runs without an on-failure destination', () => {
+    const { [PROCESSOR_ENV.failedBatchBucket]: _, ...missing } = env;
+    expect(() => processorEnvironment(missing)).toThrow(EnvironmentError);
+    expect(() => processorEnvironment(missing)).toThrow(/OUTBOX_FAILED_BATCH_BUCKET: is not set/);
   });
 
   it.each(['not a url', 'relay-dlq', 'sqs.us-east-1.amazonaws.com/0/relay-dlq'])(

@@ -5,8 +5,8 @@ import { defineConfig } from '../../shared/config.js';
 import { type RelayEventSourceSettings, relayEventSourceSettings } from '../../shared/event-source.js';
 import { laneIndex } from '../../shared/local/event-source/batch-lanes.js';
 import { MemoryCheckpointStore } from '../../shared/local/event-source/checkpoints.js';
-import { toLambdaRecord } from '../../shared/local/event-source/stream-event.js';
 import { type StreamHandler, StreamRunner } from '../../shared/local/event-source/stream-runner.js';
+import { toLambdaRecord } from '../../shared/on-failure/lambda-record.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 
 const config = defineConfig({ source: 'urn:test:checkpoint', topics: [{ name: 'orders' }], routes: { order: 'orders' } });

@@ -2,8 +2,8 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
-import { toLambdaRecord } from '../../shared/local/event-source/stream-event.js';
 import { type StreamHandler, StreamRunner } from '../../shared/local/event-source/stream-runner.js';
+import { toLambdaRecord } from '../../shared/on-failure/lambda-record.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 
 const config = defineConfig({ source: 'urn:test:payload', topics: [{ name: 'orders' }], routes: { order: 'orders' } });

@@ -2,8 +2,8 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_RELAY_TUNING, defineConfig } from '../../shared/config.js';
 import { type RelayEventSourceSettings, relayEventSourceSettings } from '../../shared/event-source.js';
-import type { StreamBatchFailureRecord } from '../../shared/local/event-source/on-failure.js';
 import { type StreamHandler, StreamRunner } from '../../shared/local/event-source/stream-runner.js';
+import type { StreamBatchFailureRecord } from '../../shared/on-failure/batch-record.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 
 const config = defineConfig({ source: 'urn:test:record-age', topics: [{ name: 'orders' }], routes: { order: 'orders' } });

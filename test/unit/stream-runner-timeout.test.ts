@@ -3,8 +3,8 @@ import { defineConfig } from 'dynamodb-outbox';
 import { type RelayEventSourceSettings, relayEventSourceSettings } from 'dynamodb-outbox/relay';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StreamRunnerOptionsError } from '../../shared/local/event-source/errors.js';
-import type { StreamBatchFailureRecord } from '../../shared/local/event-source/on-failure.js';
 import { type StreamHandler, StreamRunner } from '../../shared/local/event-source/stream-runner.js';
+import type { StreamBatchFailureRecord } from '../../shared/on-failure/batch-record.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 
 const outbox = { source: 'urn:test:timeout', topics: [{ name: 'orders' }], routes: { order: 'orders' } };

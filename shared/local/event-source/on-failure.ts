@@ -1,67 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { PutObjectCommand, type PutObjectCommandOutput } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type SendMessageCommandOutput } from '@aws-sdk/client-sqs';
-import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import type { StreamBatchInfo } from '../../redrive/on-failure-record.js';
-
-/** Why the event source mapping gave up on a batch. */
-export type OnFailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
-
-/** AWS's invocation record for a DynamoDB stream batch sent to an on-failure destination. */
-export interface StreamBatchFailureRecord {
-  readonly requestContext: {
-    readonly requestId: string;
-    readonly functionArn: string;
-    readonly condition: OnFailureCondition;
-    readonly approximateInvokeCount: number;
-  };
-  readonly responseContext: { readonly statusCode: number; readonly executedVersion: string; readonly functionError?: string };
-  readonly version: '1.0';
-  readonly timestamp: string;
-  readonly DDBStreamBatchInfo: StreamBatchInfo;
-}
-
-const arrival = (record: DynamoDBRecord | undefined): string => {
-  const seconds = record?.dynamodb?.ApproximateCreationDateTime ?? 0;
-  return `${new Date(seconds * 1000).toISOString().slice(0, 19)}Z`;
-};
-
-export interface FailedBatch {
-  readonly records: readonly DynamoDBRecord[];
-  readonly shardId: string;
-  readonly streamArn: string;
-  readonly functionArn: string;
-  readonly condition: OnFailureCondition;
-  readonly invokeCount: number;
-  /** Set when the last invocation threw rather than reporting failed items. */
-  readonly functionError: boolean;
-}
-
-/** Builds the `DDBStreamBatchInfo` invocation record the way Lambda writes it: coordinates only, not the records. */
-export function batchFailureRecord(batch: FailedBatch, now: Date = new Date()): StreamBatchFailureRecord {
-  const first = batch.records[0];
-  const last = batch.records.at(-1);
-  return {
-    requestContext: {
-      requestId: randomUUID(),
-      functionArn: batch.functionArn,
-      condition: batch.condition,
-      approximateInvokeCount: batch.invokeCount,
-    },
-    responseContext: { statusCode: 200, executedVersion: '$LATEST', ...(batch.functionError ? { functionError: 'Unhandled' } : {}) },
-    version: '1.0',
-    timestamp: now.toISOString(),
-    DDBStreamBatchInfo: {
-      shardId: batch.shardId,
-      startSequenceNumber: first?.dynamodb?.SequenceNumber ?? '',
-      endSequenceNumber: last?.dynamodb?.SequenceNumber ?? '',
-      approximateArrivalOfFirstRecord: arrival(first),
-      approximateArrivalOfLastRecord: arrival(last),
-      batchSize: batch.records.length,
-      streamArn: batch.streamArn,
-    },
-  };
-}
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import type { StreamBatchFailureRecord } from '../../on-failure/batch-record.js';
+import { type OnFailureBucketClient, onFailureKey, putOnFailureObject } from '../../on-failure/s3-object.js';
 
 /** Where the runner sends a batch it gave up on: the invocation record, and the batch itself. */
 export type OnFailureDestination = (record: StreamBatchFailureRecord, payload: DynamoDBStreamEvent) => Promise<void> | void;
@@ -86,11 +26,6 @@ export const sqsOnFailureDestination =
     await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(record) }));
   };
 
-/** The S3 operation an S3 on-failure destination needs; an `S3Client` fits. */
-export interface OnFailureBucketClient {
-  send(command: PutObjectCommand): Promise<PutObjectCommandOutput>;
-}
-
 /**
  * An on-failure destination that writes the invocation record with the whole batch as
  * `payload` to S3, under AWS's key layout
@@ -105,11 +40,5 @@ export interface OnFailureBucketClient {
 export const s3OnFailureDestination =
   (s3: OnFailureBucketClient, bucket: string, prefix = '', mappingId = 'local-relay-mapping'): OnFailureDestination =>
   async (record, payload) => {
-    const at = new Date(record.timestamp);
-    const day = at.toISOString().slice(0, 10).replaceAll('-', '/');
-    const stamp = at.toISOString().slice(0, 19).replaceAll(':', '.');
-    const key = `${prefix}aws/lambda/${mappingId}/${record.DDBStreamBatchInfo.shardId}/${day}/${stamp}-${randomUUID()}`;
-    await s3.send(
-      new PutObjectCommand({ Bucket: bucket, Key: key, Body: JSON.stringify({ ...record, payload }), ContentType: 'application/json' }),
-    );
+    await putOnFailureObject(s3, bucket, onFailureKey(prefix, `aws/lambda/${mappingId}`, record), record, payload);
   };

@@ -1,12 +1,12 @@
 import { GetRecordsCommand, type GetRecordsCommandOutput, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { batchFailureRecord, type OnFailureCondition } from '../../on-failure/batch-record.js';
+import { toLambdaRecord } from '../../on-failure/lambda-record.js';
 import { expiredPrefix, failedIndex } from './batch-failures.js';
 import { type BatchLane, emptyLane, laneIndex } from './batch-lanes.js';
 import { cutByPayload, headBatch } from './head-batch.js';
-import { batchFailureRecord, type OnFailureCondition } from './on-failure.js';
 import { ProgressSignal } from './progress-signal.js';
 import { ShardCheckpoint } from './shard-checkpoint.js';
-import { toLambdaRecord } from './stream-event.js';
 import { invokeWithTimeout, outlive } from './timed-invocation.js';
 import type { ReaderContext, ShardState, StreamRunnerOptions } from './types.js';
 import { LOCAL_RELAY_FUNCTION_NAME } from './types.js';

@@ -162,7 +162,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     let processorRunning = false;
     if (config.lowLatencyAggregateTypes.length > 0) {
       const leaseTableName = await createLocalLeaseTable(clients);
-      const deps = { ...relayDeps, streams: clients.streams, streamArn, document: clients.document, leaseTableName };
+      const onFailure = { s3: clients.s3, bucket: resources.failedBatchBucket };
+      const deps = { ...relayDeps, streams: clients.streams, streamArn, document: clients.document, leaseTableName, onFailure };
       const worker = await (
         options.processor ?? ((d) => startLocalProcessor(d, (what, error) => options.onError?.(`processor: ${what}`, error)))
       )(deps);

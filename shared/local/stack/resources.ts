@@ -28,7 +28,7 @@ export interface LocalResources {
   /** Topic name → topic ARN, as the relay reads it from `OUTBOX_TOPIC_ARNS`. */
   readonly topicArns: Readonly<Record<string, string>>;
   readonly relayDeadLetterQueue: LocalQueue;
-  /** Bucket of the relay's on-failure destination: full records of batches given up on. */
+  /** Bucket of the relay's and the stream processor's on-failure destination: full records of batches given up on. */
   readonly failedBatchBucket: string;
   readonly subscriptions: readonly CreatedSubscription[];
   /** The subscriber queues' visibility timeout, in seconds. */

@@ -3,6 +3,7 @@ import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { OutboxConfig } from '../../config.js';
+import type { ProcessorOnFailureDestination } from '../../processor/on-failure-writer.js';
 import type { PublishBatchClient } from '../../relay/index.js';
 import type { Outbox, WriteInput, WriteResult } from '../../write/index.js';
 import type { LocalClients } from '../clients.js';
@@ -44,6 +45,8 @@ export interface LocalProcessorDeps extends LocalRelayDeps {
   /** A DocumentClient on DynamoDB Local, which holds the lease table. */
   readonly document: DynamoDBDocumentClient;
   readonly leaseTableName: string;
+  /** The failed-batch bucket on the emulator's S3, which the relay's on-failure destination writes to as well. */
+  readonly onFailure: ProcessorOnFailureDestination;
 }
 
 /** A running in-process worker, such as the low-latency stream processor. */

@@ -1,6 +1,6 @@
 import type { _Record, AttributeValue } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord, AttributeValue as LambdaAttributeValue } from 'aws-lambda';
-import type { Mutable } from '../../mutable.js';
+import type { Mutable } from '../mutable.js';
 
 const base64 = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64');
 

@@ -1,0 +1,226 @@
+import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sleep } from '../../shared/backoff.js';
+import { HeldLease } from '../../shared/processor/held-lease.js';
+import { processorSettings } from '../../shared/processor/index.js';
+import { TRIM_HORIZON } from '../../shared/processor/lease.js';
+import type { GivenUpRecords } from '../../shared/processor/on-failure-writer.js';
+import { RetryBudget } from '../../shared/processor/retry-budget.js';
+import { type FailurePolicy, type RecordPublisher, ShardConsumer } from '../../shared/processor/shard-consumer.js';
+import { StreamSource } from '../../shared/processor/stream-source.js';
+import type { RecordOutcome, RelayResult } from '../../shared/relay/index.js';
+import { coordinatesOf } from '../../shared/relay/stream-record.js';
+import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
+import { SimulatedStream } from '../helpers/simulated-stream.js';
+import { waitFor } from '../helpers/wait.js';
+
+const aggregateOf = (record: _Record): string => record.dynamodb?.NewImage?.aggregateId?.S ?? '';
+const sequenceOf = (record: _Record): string => record.dynamodb!.SequenceNumber!;
+
+/**
+ * Relays as the relay core does for one failing aggregate: its records fail (the first
+ * `PUBLISH_FAILED`, later ones held back behind it), every other record is delivered.
+ */
+class FailingPublisher implements RecordPublisher {
+  readonly attempts = new Map<string, number>();
+  readonly delivered: string[] = [];
+
+  constructor(private readonly failing: (record: _Record) => boolean) {}
+
+  async relay(records: readonly _Record[]): Promise<RelayResult> {
+    await Promise.resolve();
+    const stuck = new Set<string>();
+    const outcomes = records.map((record): RecordOutcome => {
+      this.attempts.set(sequenceOf(record), (this.attempts.get(sequenceOf(record)) ?? 0) + 1);
+      const aggregate = aggregateOf(record);
+      if (stuck.has(aggregate))
+        return { status: 'failed', record: coordinatesOf(record), reason: 'BLOCKED_BY_EARLIER_FAILURE', detail: '' };
+      if (this.failing(record)) {
+        stuck.add(aggregate);
+        return { status: 'failed', record: coordinatesOf(record), reason: 'DEAD_LETTER_FAILED', detail: 'the relay DLQ is down' };
+      }
+      this.delivered.push(sequenceOf(record));
+      return { status: 'delivered', record: coordinatesOf(record), published: 1, deadLettered: 0 };
+    });
+    const failed = outcomes.filter((o) => o.status === 'failed').length;
+    return { outcomes, published: records.length - failed, retried: 0, deadLettered: 0, ignored: 0, failed };
+  }
+}
+
+/** The on-failure destination as a list; it refuses every write while `state.down`. */
+function destination(bounds: FailurePolicy['bounds'], state = { down: false }) {
+  const written: { given: GivenUpRecords; key: string }[] = [];
+  const writeFailures: GivenUpRecords[] = [];
+  const policy: FailurePolicy = {
+    bounds,
+    write: async (given) => {
+      await Promise.resolve();
+      if (state.down) throw Object.assign(new Error('Service Unavailable'), { name: 'ServiceUnavailable' });
+      return `outbox-processor/${given.shardId}/object-${written.length + 1}`;
+    },
+    gaveUp: (given, key) => written.push({ given, key }),
+    writeFailed: (_error, given) => writeFailures.push(given),
+  };
+  return { policy, written, writeFailures };
+}
+
+let stops: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  await Promise.all(stops.map((stop) => stop()));
+  stops = [];
+});
+
+/** A consumer of the stream's one shard, holding its lease, with retries a few ms apart. */
+async function consume(stream: SimulatedStream, publisher: RecordPublisher, failures?: FailurePolicy) {
+  const shard = stream.shards[0]!.id;
+  const leases = new MemoryLeaseStore();
+  await leases.create(shard, []);
+  const held = new HeldLease(leases, 'A', (await leases.take(leases.rows.get(shard)!, 'A'))!);
+  let stopping = false;
+  const failed: unknown[] = [];
+  const consumer = new ShardConsumer(held, {
+    source: new StreamSource(stream, stream.streamArn),
+    publisher,
+    settings: processorSettings({ retryMaxDelayMs: 5, idleMinDelayMs: 1, idleMaxDelayMs: 5 }),
+    parentsFinished: () => true,
+    stopping: () => stopping,
+    sleep,
+    processed: () => {},
+    failed: (error) => failed.push(error),
+    cutOff: () => {},
+    checkpointFailed: () => {},
+    trimmed: () => {},
+    ...(failures === undefined ? {} : { failures }),
+  });
+  const run = consumer.run();
+  const stop = () => {
+    stopping = true;
+    return run;
+  };
+  stops.push(stop);
+  return { checkpoint: () => leases.rows.get(shard)!.checkpoint, failed, stop };
+}
+
+/** bad#1, good#1, bad#2, good#2: one page, in that order. */
+function streamWithFailingAggregate() {
+  const stream = new SimulatedStream();
+  stream.commit({ type: 'order', id: 'bad' }, 1, 1);
+  stream.commit({ type: 'order', id: 'good' }, 1, 1);
+  stream.commit({ type: 'order', id: 'bad' }, 2, 1);
+  stream.commit({ type: 'order', id: 'good' }, 2, 1);
+  const records = stream.shards[0]!.records;
+  return { stream, records, sequences: records.map(sequenceOf) };
+}
+
+describe('the stream processor’s bounds on a failing record', () => {
+  it('writes the failing record and those held back behind it to the on-failure destination once the retries are spent, then goes on', async () => {
+    const { stream, sequences } = streamWithFailingAggregate();
+    const publisher = new FailingPublisher((record) => aggregateOf(record) === 'bad');
+    const { policy, written } = destination({ maxRetryAttempts: 2, maxRecordAgeSeconds: -1 });
+    const { checkpoint } = await consume(stream, publisher, policy);
+    await waitFor(() => written.length === 1, { what: 'the on-failure object' });
+    expect(written[0]!.given).toMatchObject({ condition: 'RetryAttemptsExhausted', attempts: 3 });
+    expect(written[0]!.given.records.map(sequenceOf)).toEqual([sequences[0], sequences[2]]);
+    expect(publisher.attempts.get(sequences[0]!)).toBe(3);
+    await waitFor(() => checkpoint() === sequences[3], { what: 'the checkpoint past the page' });
+    const later = stream.commit({ type: 'order', id: 'good' }, 3, 1);
+    await waitFor(() => publisher.delivered.includes(sequenceOf(stream.shards[0]!.records.at(-1)!)), { what: `${later} published` });
+    expect(written).toHaveLength(1);
+  });
+
+  it('gives a failing record up at its first failure once it is older than maxRecordAgeSeconds', async () => {
+    const { stream, records, sequences } = streamWithFailingAggregate();
+    records[0]!.dynamodb!.ApproximateCreationDateTime = new Date(Date.now() - 120_000);
+    const publisher = new FailingPublisher((record) => aggregateOf(record) === 'bad');
+    const { policy, written } = destination({ maxRetryAttempts: -1, maxRecordAgeSeconds: 60 });
+    const { checkpoint } = await consume(stream, publisher, policy);
+    await waitFor(() => written.length === 1, { what: 'the on-failure object' });
+    expect(written[0]!.given).toMatchObject({ condition: 'RecordAgeExceeded', attempts: 1 });
+    await waitFor(() => checkpoint() === sequences[3], { what: 'the checkpoint past the page' });
+  });
+
+  it('retries a failing record without end when both bounds are -1, and never checkpoints past it', async () => {
+    const { stream, sequences } = streamWithFailingAggregate();
+    const publisher = new FailingPublisher((record) => aggregateOf(record) === 'bad');
+    const { policy, written } = destination({ maxRetryAttempts: -1, maxRecordAgeSeconds: -1 });
+    const { checkpoint, failed } = await consume(stream, publisher, policy);
+    await waitFor(() => (publisher.attempts.get(sequences[0]!) ?? 0) >= 15, { what: 'fifteen attempts' });
+    expect(written).toEqual([]);
+    expect(checkpoint()).toBe(TRIM_HORIZON);
+    expect(String(failed[0])).toContain(`record ${sequences[0]} failed to publish; retrying from it`);
+  });
+
+  it('keeps the checkpoint before the failing record while the on-failure destination refuses the write, and retries the write alone', async () => {
+    const { stream, sequences } = streamWithFailingAggregate();
+    const publisher = new FailingPublisher((record) => aggregateOf(record) === 'bad');
+    const bucket = { down: true };
+    const { policy, written, writeFailures } = destination({ maxRetryAttempts: 0, maxRecordAgeSeconds: -1 }, bucket);
+    const { checkpoint } = await consume(stream, publisher, policy);
+    await waitFor(() => writeFailures.length >= 3, { what: 'three refused writes' });
+    expect(written).toEqual([]);
+    expect(checkpoint()).toBe(TRIM_HORIZON);
+    bucket.down = false;
+    await waitFor(() => written.length === 1, { what: 'the write that gets through' });
+    expect(publisher.attempts.get(sequences[0]!)).toBe(1);
+    await waitFor(() => checkpoint() === sequences[3], { what: 'the checkpoint past the page' });
+  });
+
+  it('names the spent bounds but retries on when it has no on-failure destination', async () => {
+    const { stream, sequences } = streamWithFailingAggregate();
+    const publisher = new FailingPublisher((record) => aggregateOf(record) === 'bad');
+    const { policy } = destination({ maxRetryAttempts: 1, maxRecordAgeSeconds: -1 });
+    const { checkpoint, failed } = await consume(stream, publisher, { ...policy, write: undefined });
+    await waitFor(() => failed.length >= 3, { what: 'three failed attempts' });
+    expect(String(failed[2])).toContain('RetryAttemptsExhausted after 3 attempts, but the processor has no on-failure destination');
+    expect(checkpoint()).toBe(TRIM_HORIZON);
+    expect(sequences).toHaveLength(4);
+  });
+
+  it('fails the whole page, checkpointing none of it, when a failed record has no sequence number', async () => {
+    const { stream, sequences } = streamWithFailingAggregate();
+    const publisher = new FailingPublisher(() => false);
+    const relay = publisher.relay.bind(publisher);
+    publisher.relay = async (records) => {
+      const result = await relay(records);
+      // The last record's outcome fails without its coordinates.
+      const outcomes = [...result.outcomes.slice(0, -1), { status: 'failed', record: {}, reason: 'PUBLISH_FAILED', detail: '' } as const];
+      return { ...result, outcomes, failed: 1 };
+    };
+    const { checkpoint } = await consume(stream, publisher);
+    await waitFor(() => (publisher.attempts.get(sequences[0]!) ?? 0) >= 3, { what: 'the page retried from its first record' });
+    expect(checkpoint()).toBe(TRIM_HORIZON);
+  });
+});
+
+describe('RetryBudget', () => {
+  const record = (sequenceNumber: string, ageMs = 0): _Record => ({
+    dynamodb: { SequenceNumber: sequenceNumber, ApproximateCreationDateTime: new Date(Date.now() - ageMs) },
+  });
+
+  it('spends maxRetryAttempts retries, so maxRetryAttempts + 1 attempts, and counts a later record from one', () => {
+    const budget = new RetryBudget({ maxRetryAttempts: 2, maxRecordAgeSeconds: -1 });
+    expect([1, 2, 3].map(() => budget.failed(record('10')))).toEqual([
+      { attempts: 1 },
+      { attempts: 2 },
+      { attempts: 3, spent: 'RetryAttemptsExhausted' },
+    ]);
+    expect(budget.failed(record('20'))).toEqual({ attempts: 1 });
+  });
+
+  it('gives up at the first failure with maxRetryAttempts 0, and never with -1', () => {
+    expect(new RetryBudget({ maxRetryAttempts: 0, maxRecordAgeSeconds: -1 }).failed(record('10'))).toEqual({
+      attempts: 1,
+      spent: 'RetryAttemptsExhausted',
+    });
+    const unlimited = new RetryBudget({ maxRetryAttempts: -1, maxRecordAgeSeconds: -1 });
+    for (let i = 0; i < 100; i++) expect(unlimited.failed(record('10', 10 * 86_400_000)).spent).toBeUndefined();
+  });
+
+  it('gives a record up on age before attempts, and starts over after reset()', () => {
+    const budget = new RetryBudget({ maxRetryAttempts: 5, maxRecordAgeSeconds: 60 });
+    expect(budget.failed(record('10', 59_000))).toEqual({ attempts: 1 });
+    expect(budget.failed(record('10', 61_000))).toEqual({ attempts: 2, spent: 'RecordAgeExceeded' });
+    budget.reset();
+    expect(budget.failed(record('10'))).toEqual({ attempts: 1 });
+  });
+});
