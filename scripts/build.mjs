@@ -11,19 +11,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { assetBuildOptions } from './bundle-settings.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const at = (path) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 const assetsOnly = process.argv.includes('--assets');
-
-// The bundles target the Node.js major the constructs deploy (Runtime.NODEJS_LATEST of this aws-cdk-lib).
-const { Runtime } = createRequire(import.meta.url)('aws-cdk-lib/aws-lambda');
-const major = /^nodejs(\d+)\.x$/.exec(Runtime.NODEJS_LATEST.name)?.[1];
-if (major === undefined) throw new Error(`unexpected Runtime.NODEJS_LATEST: ${Runtime.NODEJS_LATEST.name}`);
 
 /**
  * Writes the files of one asset folder, each by an atomic rename and only where its content
@@ -44,26 +39,7 @@ function writeAsset(dir, files) {
 
 /** One ESM file per entry, with everything it imports (the AWS SDK too: the bundle pins the version the tests ran against). */
 async function bundle(entryPoints, outdir, extra = {}) {
-  const { outputFiles } = await build({
-    entryPoints,
-    outdir,
-    bundle: true,
-    platform: 'node',
-    target: `node${major}`,
-    format: 'esm',
-    mainFields: ['module', 'main'],
-    outExtension: { '.js': '.mjs' },
-    // Some CommonJS dependencies call require() at run time, which an ESM bundle lacks.
-    banner: {
-      js: "import { createRequire as outboxCreateRequire } from 'node:module'; const require = outboxCreateRequire(import.meta.url);",
-    },
-    minify: true,
-    sourcemap: 'linked',
-    sourcesContent: false,
-    legalComments: 'none',
-    logLevel: 'warning',
-    write: false,
-  });
+  const { outputFiles } = await build({ ...assetBuildOptions(), entryPoints, outdir, write: false });
   const files = new Map(outputFiles.map((file) => [basename(file.path), Buffer.from(file.contents)]));
   for (const [name, path] of Object.entries(extra)) files.set(name, readFileSync(path));
   writeAsset(outdir, files);

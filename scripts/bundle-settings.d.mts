@@ -1,0 +1,6 @@
+import type { BuildOptions } from 'esbuild';
+
+/** The Node.js major the constructs deploy (Runtime.NODEJS_LATEST of this aws-cdk-lib). */
+export function deployedNodeMajor(): string;
+/** The esbuild settings of the prebuilt assets. */
+export function assetBuildOptions(major?: string): BuildOptions;
