@@ -15,6 +15,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
 import { defineConfig, Outbox, OutboxError, type OutboxEnvelope, parseMessage, WriteValidationError, type WriteResult } from 'dynamodb-outbox';
 import { Outbox as OutboxConstruct, OutboxPropsError } from 'dynamodb-outbox/cdk';
+import { type CatalogCheckResult, catalogDocument, checkCatalog } from 'dynamodb-outbox/catalog';
 import { type Consumer, ConsumerOptionsError, createConsumer, createPoller, eventHandler } from 'dynamodb-outbox/consumer';
 import { LEASE_TABLE, ProcessorOptionsError, processorEnvironment, type StartProcessorOptions, startProcessor } from 'dynamodb-outbox/processor';
 import { type RedriveSummary, RedriveOptionsError, redriveQueueDlq } from 'dynamodb-outbox/redrive';
@@ -24,6 +25,9 @@ import { LocalStackError, type OutboxTestStack, startOutboxTestStack } from 'dyn
 export const config = ${config};
 
 const outbox = new Outbox({ config, tableName: 'orders', client: new DynamoDBClient({}) });
+
+// docs/catalog.md: the AsyncAPI document, and the check of the catalog against it.
+export const catalogCheck: CatalogCheckResult = checkCatalog(catalogDocument(config).document, config);
 export const place = (id: string): Promise<WriteResult> =>
   outbox.write({ events: [{ aggregate: { type: 'order', id }, type: 'order.placed', data: { total: 42 } }] });
 

@@ -77,6 +77,7 @@ describe('the packed package', { timeout: 600_000 }, () => {
       'shared/redrive/index',
       'infra/index',
       'shared/local/index',
+      'shared/catalog/index',
     ]) {
       expect(paths).toContain(`dist/${entry}.js`);
       expect(paths).toContain(`dist/${entry}.d.ts`);

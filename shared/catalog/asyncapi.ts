@@ -1,0 +1,228 @@
+/**
+ * The AsyncAPI 3.0 document of an outbox config: its topics as channels, one `send` operation
+ * per topic, and each declared (event type, version) as a message whose payload is the
+ * structured CloudEvents envelope, its `data` the declared schema as JSON Schema.
+ */
+
+import type { OutboxConfig } from '../config.js';
+import { dataschemaOf, type EventTypeDeclaration } from './event-types.js';
+import { pointerSegment, toJsonSchema } from './json-schema.js';
+
+/** An AsyncAPI 3.0 document, as JSON. */
+export type AsyncApiDocument = Record<string, unknown> & { readonly asyncapi: '3.0.0' };
+
+/** Where a message's (type, version) is recorded in the document, for `checkCatalog` to find it again. */
+export const EVENT_EXTENSION = 'x-outbox-event';
+
+/** What {@link EVENT_EXTENSION} holds on each message. */
+export interface CatalogEventEntry {
+  readonly type: string;
+  readonly version: number;
+  readonly dataschema: string;
+  readonly aggregateType?: string;
+  /** JSON pointer of the data's JSON Schema in the document; absent when the schema has none. */
+  readonly schema?: string;
+}
+
+export interface CatalogDocumentOptions {
+  /** `info.title`. @default `Events of <source>` */
+  readonly title?: string;
+  /** `info.version`, the version of the document itself. @default '1.0.0' */
+  readonly version?: string;
+}
+
+/** The document, and what it leaves out (a schema with no JSON Schema), one sentence each. */
+export interface CatalogDocument {
+  readonly document: AsyncApiDocument;
+  readonly warnings: readonly string[];
+}
+
+/** An id AsyncAPI takes as a component name (`[\w.-]+`), unique among `taken`. */
+function componentId(wanted: string, taken: Set<string>): string {
+  const safe = wanted.replace(/[^\w.-]/g, '_');
+  let id = safe;
+  for (let n = 2; taken.has(id); n++) id = `${safe}_${n}`;
+  taken.add(id);
+  return id;
+}
+
+/** The SNS message attributes the relay sets, which subscription filter policies read. */
+function headersOf(type: string, aggregateTypes: readonly string[]) {
+  return {
+    type: 'object',
+    description: 'SNS message attributes (SQS message attributes under raw delivery); subscription filter policies match on them.',
+    properties: {
+      type: { type: 'string', const: type },
+      aggregatetype: aggregateTypes.length === 1 ? { type: 'string', const: aggregateTypes[0] } : { type: 'string', enum: aggregateTypes },
+    },
+    required: ['type', 'aggregatetype'],
+  };
+}
+
+/** The structured CloudEvents envelope of one (type, version): the SNS message body. */
+function envelopeOf(source: string, type: string, dataschema: string, aggregateTypes: readonly string[], data: Record<string, unknown>) {
+  return {
+    type: 'object',
+    description: 'A CloudEvents 1.0 envelope in structured mode: the whole message body.',
+    properties: {
+      specversion: { type: 'string', const: '1.0' },
+      id: { type: 'string', description: 'The event id (UUIDv7), unique per event; a FIFO topic deduplicates on it.' },
+      source: { type: 'string', const: source },
+      type: { type: 'string', const: type },
+      subject: { type: 'string', description: 'The aggregate id.' },
+      time: { type: 'string', format: 'date-time', description: 'When the event was written.' },
+      datacontenttype: { type: 'string', const: 'application/json' },
+      dataschema: {
+        type: 'string',
+        format: 'uri',
+        const: dataschema,
+        description: 'The declared event type and version data was checked against.',
+      },
+      aggregatetype: aggregateTypes.length === 1 ? { type: 'string', const: aggregateTypes[0] } : { type: 'string', enum: aggregateTypes },
+      aggregatesequence: {
+        type: 'integer',
+        minimum: 1,
+        description: 'The event’s position in its aggregate, per sequenceepoch: 1, 2, 3 … without gaps.',
+      },
+      sequenceepoch: { type: 'string', format: 'date-time', description: 'When the aggregate’s outbox slot was created.' },
+      traceparent: { type: 'string', description: 'W3C trace context of the write, when it had one.' },
+      data,
+    },
+    required: [
+      'specversion',
+      'id',
+      'source',
+      'type',
+      'subject',
+      'time',
+      'datacontenttype',
+      'dataschema',
+      'aggregatetype',
+      'aggregatesequence',
+      'sequenceepoch',
+      'data',
+    ],
+  };
+}
+
+/** The topics a declaration's events reach: its aggregate type's, or every routed topic. */
+function topicsOf(config: OutboxConfig, declaration: EventTypeDeclaration): string[] {
+  const aggregateTypes = declaration.aggregateType === undefined ? Object.keys(config.routes) : [declaration.aggregateType];
+  return [...new Set(aggregateTypes.map((t) => config.routes[t] as string))];
+}
+
+function channelOf(config: OutboxConfig, topic: { readonly name: string; readonly fifo: boolean }) {
+  const aggregateTypes = Object.keys(config.routes).filter((t) => config.routes[t] === topic.name);
+  const low = aggregateTypes.filter((t) => config.lowLatencyAggregateTypes.includes(t));
+  const fifo =
+    'FIFO topic: each aggregate’s events arrive in order. MessageGroupId = "<aggregatetype>#<subject>" (one group per aggregate; an id SNS would refuse as a group id becomes "sha256:" and the base64url SHA-256 of that text), MessageDeduplicationId = the event id.';
+  return {
+    address: topic.name,
+    title: topic.name,
+    description: [
+      `SNS ${topic.fifo ? 'FIFO' : 'standard'} topic of aggregate types ${aggregateTypes.map((t) => JSON.stringify(t)).join(', ') || '(none routed)'}.`,
+      topic.fifo ? fifo : 'Standard topic: no order between events.',
+      low.length > 0 ? `Published by the low-latency stream processor: ${low.join(', ')}; the others by the Lambda relay.` : '',
+    ]
+      .filter((line) => line !== '')
+      .join(' '),
+    messages: {} as Record<string, { $ref: string }>,
+    bindings: {
+      sns: {
+        name: topic.name,
+        ...(topic.fifo ? { ordering: { type: 'FIFO', contentBasedDeduplication: false } } : {}),
+        bindingVersion: '0.1.0',
+      },
+    },
+    'x-outbox-aggregate-types': aggregateTypes,
+    ...(topic.fifo ? { 'x-outbox-fifo': { messageGroupId: '<aggregatetype>#<subject>', messageDeduplicationId: '<id>' } } : {}),
+  };
+}
+
+/**
+ * The AsyncAPI 3.0 document of `config`: a channel per topic (address = topic name; FIFO
+ * ordering, message group and deduplication id noted), a `send` operation per channel, a message
+ * per declared (event type, version) with the CloudEvents envelope as payload and the declared
+ * schema's JSON Schema as its `data` (in `components.schemas`). A schema without Standard JSON
+ * Schema support leaves `data` unconstrained and adds a warning.
+ *
+ * @example
+ * ```ts
+ * const { document, warnings } = catalogDocument(config, { version: '2.1.0' });
+ * await writeFile('asyncapi.json', `${JSON.stringify(document, null, 2)}\n`);
+ * ```
+ */
+export function catalogDocument(config: OutboxConfig, options: CatalogDocumentOptions = {}): CatalogDocument {
+  const warnings: string[] = [];
+  const channels: Record<string, ReturnType<typeof channelOf>> = {};
+  const channelIds = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const topic of config.topics) {
+    const id = componentId(topic.name, taken);
+    channelIds.set(topic.name, id);
+    channels[id] = channelOf(config, topic);
+  }
+  const messages: Record<string, unknown> = {};
+  const schemas: Record<string, unknown> = {};
+  const messageIds = new Set<string>();
+  if (config.eventTypes === undefined) warnings.push('The config declares no eventTypes: the document lists the topics and no messages.');
+  for (const [type, versions] of Object.entries(config.eventTypes ?? {})) {
+    for (const declaration of versions) {
+      const id = componentId(`${type}.v${declaration.version}`, messageIds);
+      const dataschema = dataschemaOf(config.source, type, declaration.version);
+      const pointer = `/components/schemas/${pointerSegment(id)}`;
+      const converted = toJsonSchema(declaration.schema, pointer);
+      if (converted.status === 'converted') schemas[id] = converted.schema;
+      else warnings.push(`${type} version ${declaration.version}: ${converted.reason}; its message has no schema for data.`);
+      const aggregateTypes = declaration.aggregateType === undefined ? Object.keys(config.routes) : [declaration.aggregateType];
+      const entry: CatalogEventEntry = {
+        type,
+        version: declaration.version,
+        dataschema,
+        ...(declaration.aggregateType === undefined ? {} : { aggregateType: declaration.aggregateType }),
+        ...(converted.status === 'converted' ? { schema: `#${pointer}` } : {}),
+      };
+      messages[id] = {
+        name: type,
+        title: `${type} v${declaration.version}`,
+        ...(declaration.description === undefined ? {} : { summary: declaration.description }),
+        contentType: 'application/cloudevents+json',
+        headers: headersOf(type, aggregateTypes),
+        payload: envelopeOf(
+          config.source,
+          type,
+          dataschema,
+          aggregateTypes,
+          converted.status === 'converted' ? { $ref: `#${pointer}` } : {},
+        ),
+        [EVENT_EXTENSION]: entry,
+      };
+      for (const topic of topicsOf(config, declaration)) {
+        const channel = channels[channelIds.get(topic) as string];
+        if (channel !== undefined) channel.messages[id] = { $ref: `#/components/messages/${pointerSegment(id)}` };
+      }
+    }
+  }
+  const operations: Record<string, unknown> = {};
+  for (const [id, channel] of Object.entries(channels)) {
+    operations[componentId(`send.${id}`, taken)] = {
+      action: 'send',
+      channel: { $ref: `#/channels/${pointerSegment(id)}` },
+      summary: `The outbox publishes to ${channel.address} each event committed on its aggregate types, once the transaction commits.`,
+      messages: Object.keys(channel.messages).map((m) => ({ $ref: `#/channels/${pointerSegment(id)}/messages/${pointerSegment(m)}` })),
+    };
+  }
+  const document: AsyncApiDocument = {
+    asyncapi: '3.0.0',
+    info: {
+      title: options.title ?? `Events of ${config.source}`,
+      version: options.version ?? '1.0.0',
+      description: `The events ${config.source} publishes through its transactional outbox: each is written with its business change in one DynamoDB transaction and relayed from the table's stream to SNS, at least once.`,
+    },
+    defaultContentType: 'application/cloudevents+json',
+    channels,
+    operations,
+    components: { messages, schemas },
+  };
+  return { document, warnings };
+}

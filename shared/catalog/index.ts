@@ -1,0 +1,19 @@
+/**
+ * `dynamodb-outbox/catalog`: the config's event catalog as an AsyncAPI 3.0 document, and the
+ * check of the current catalog against the last published one, which `npx dynamodb-outbox
+ * catalog` and `catalog check` run.
+ */
+
+export { OutboxError } from '../errors.js';
+export {
+  type AsyncApiDocument,
+  type CatalogDocument,
+  type CatalogDocumentOptions,
+  type CatalogEventEntry,
+  catalogDocument,
+  EVENT_EXTENSION,
+} from './asyncapi.js';
+export { type CatalogCheckResult, checkCatalog } from './check.js';
+export { CatalogError, type CatalogErrorCode, EventSchemaError } from './errors.js';
+export { dataschemaOf, type EventTypeDeclaration, type EventTypeInput } from './event-types.js';
+export type { BreakingChange, BreakingKind } from './schema-diff.js';
