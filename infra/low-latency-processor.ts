@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, Billing, type ITable, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { FlowLogDestination, type IVpc, SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
@@ -13,14 +13,16 @@ import {
   FargateTaskDefinition,
   OperatingSystemFamily,
 } from 'aws-cdk-lib/aws-ecs';
-import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { type IGrantable, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type OutboxConfig, serializeConfig } from '../shared/config.js';
 import { RELAY_ENV } from '../shared/event-source.js';
+import { PROCESSOR_KEY_WRITER } from '../shared/on-failure/s3-object.js';
 import { ProcessorOptionsError } from '../shared/processor/errors.js';
 import { LEASE_TABLE } from '../shared/processor/lease-table.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
@@ -28,6 +30,7 @@ import { PROCESSOR_ENV } from '../shared/processor/processor-env.js';
 import { DEFAULT_FAILOVER_MS } from '../shared/processor/settings.js';
 import { grantPublishOn } from './outbox-topics.js';
 import { prebuiltAssetDir } from './private/assets.js';
+import { failedBatchBucket } from './private/failed-batch-bucket.js';
 import { fargateTaskSizeProblem } from './private/fargate-task-size.js';
 import { tableKeyProblem } from './private/props-error.js';
 
@@ -49,6 +52,15 @@ export interface LowLatencyProcessorProps {
    * @default stream reads on the table's stream ARN, and the resources' own `grantPublish` and `grantSendMessages`
    */
   readonly grantRelay?: (grantee: IGrantable) => void;
+  /**
+   * Where the processor writes records it gave up on (after the config's `relay.maxRetryAttempts`
+   * or `relay.maxRecordAgeSeconds`), under `outbox-processor/`, in the shape of Lambda's S3
+   * on-failure destination. The `Outbox` construct passes its relay's failed-batch bucket, so one
+   * bucket (and one `redrive on-failure`) serves both paths. The task may put objects under that
+   * prefix only (and use the bucket's key to encrypt them).
+   * @default a bucket of its own, encrypted with `encryptionKey` (else S3-managed), objects expired after 90 days
+   */
+  readonly failedBatchBucket?: IBucket;
   /** @default a new VPC over two AZs with public subnets only (no NAT gateway), with flow logs */
   readonly vpc?: IVpc;
   /** @default an arm64 image of the processor this package ships prebuilt (its Dockerfile copies the bundles) */
@@ -83,7 +95,8 @@ export interface LowLatencyProcessorProps {
  * The low-latency path: a lease table (keys from `shared/processor/lease-table.ts`) and an arm64
  * Fargate service running the stream processor, scaled on CPU between `minTasks` and
  * `maxTasks`, with its own log group and a task role allowed exactly: read the table's stream,
- * read and write the lease table, publish to the topics, send to the relay DLQ.
+ * read and write the lease table, publish to the topics, send to the relay DLQ, and put the
+ * records it gives up on into the failed-batch bucket (`outbox-processor/` keys only).
  *
  * @example
  * ```ts
@@ -99,6 +112,8 @@ export class LowLatencyProcessor extends Construct {
   }
 
   readonly leaseTable: TableV2;
+  /** Where records given up on go (`OUTBOX_FAILED_BATCH_BUCKET`): the one given, or the processor's own. */
+  readonly failedBatchBucket: IBucket;
   readonly service: FargateService;
   readonly logGroup: LogGroup;
 
@@ -124,6 +139,14 @@ export class LowLatencyProcessor extends Construct {
       encryption: props.encryptionKey ? TableEncryptionV2.customerManagedKey(props.encryptionKey) : TableEncryptionV2.dynamoOwnedKey(),
     });
 
+    this.failedBatchBucket =
+      props.failedBatchBucket ??
+      failedBatchBucket(this, 'FailedBatches', {
+        encryptionKey: props.encryptionKey,
+        removalPolicy,
+        writer: 'the processor task role',
+      });
+
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const vpc = props.vpc ?? this.defaultVpc(logRetention, removalPolicy);
     const cluster = new Cluster(this, 'Cluster', { vpc, containerInsightsV2: ContainerInsights.ENABLED });
@@ -146,6 +169,7 @@ export class LowLatencyProcessor extends Construct {
         [RELAY_ENV.deadLetterQueueUrl]: props.deadLetterQueue.queueUrl,
         [PROCESSOR_ENV.streamArn]: streamArn,
         [PROCESSOR_ENV.leaseTable]: this.leaseTable.tableName,
+        [PROCESSOR_ENV.failedBatchBucket]: this.failedBatchBucket.bucketName,
         [PROCESSOR_ENV.failoverMs]: String(failoverMs),
         [PROCESSOR_ENV.healthPort]: String(HEALTH_PORT),
         POWERTOOLS_SERVICE_NAME: PROCESSOR_METRICS.service,
@@ -176,6 +200,7 @@ export class LowLatencyProcessor extends Construct {
     );
     // Named actions on the one key, as for the table's other readers and writers (grantReadWriteData would add wildcards).
     props.encryptionKey?.grant(task.taskRole, 'kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey');
+    this.grantFailedBatchWrites(task.taskRole);
     if (props.grantRelay === undefined) {
       // On the stream ARN, as TableV2's grantStreamRead does; Table's would allow ListStreams on "*".
       props.table.grantStream(
@@ -242,6 +267,65 @@ export class LowLatencyProcessor extends Construct {
       period: Duration.minutes(1),
       ...props,
     });
+  }
+
+  /**
+   * Records the processor gave up on and wrote to the failed-batch bucket (sum per period, 5
+   * minutes by default): any is an alarm, as they were not published (`OutboxAlarms.addProcessor`
+   * raises one). EMF, flushed every 10 s per task, for this deployment's lease table.
+   *
+   * @example
+   * ```ts
+   * new Alarm(this, 'GivenUp', { metric: processor.metricOnFailureRecords(), threshold: 1, evaluationPeriods: 1 });
+   * ```
+   */
+  metricOnFailureRecords(props: MetricOptions = {}): Metric {
+    return this.processorMetric(PROCESSOR_METRICS.onFailureRecords, props);
+  }
+
+  /**
+   * Failed writes to the failed-batch bucket (sum per period, 5 minutes by default): while they
+   * fail, the shard of the records given up on waits, so any is an alarm.
+   *
+   * @example
+   * ```ts
+   * new Alarm(this, 'BucketDown', { metric: processor.metricOnFailureWriteFailures(), threshold: 1, evaluationPeriods: 1 });
+   * ```
+   */
+  metricOnFailureWriteFailures(props: MetricOptions = {}): Metric {
+    return this.processorMetric(PROCESSOR_METRICS.onFailureWriteFailures, props);
+  }
+
+  private processorMetric(metricName: string, props: MetricOptions): Metric {
+    return new Metric({
+      namespace: PROCESSOR_METRICS.namespace,
+      metricName,
+      dimensionsMap: { service: PROCESSOR_METRICS.service, [PROCESSOR_METRICS.leaseTableDimension]: this.leaseTable.tableName },
+      statistic: 'Sum',
+      period: Duration.minutes(5),
+      ...props,
+    });
+  }
+
+  /**
+   * `s3:PutObject` on the processor's keys of the failed-batch bucket only (not Lambda's, not
+   * reads), plus the key use S3 needs to encrypt them with the bucket's customer-managed key.
+   */
+  private grantFailedBatchWrites(role: IRole): void {
+    const bucket = this.failedBatchBucket;
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['s3:PutObject'], resources: [bucket.arnForObjects(`${PROCESSOR_KEY_WRITER}/*`)] }),
+    );
+    bucket.encryptionKey?.grant(role, 'kms:GenerateDataKey');
+    const cfnBucket = bucket.node.defaultChild as CfnElement | undefined;
+    if (cfnBucket !== undefined) {
+      const bucketId = Stack.of(cfnBucket).getLogicalId(cfnBucket);
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${PROCESSOR_KEY_WRITER}/*]`,
+        reason:
+          'The processor names each failed-batch object itself (per shard, time and a random id, as Lambda does), so s3:PutObject covers every key under its own prefix of this one bucket.',
+      });
+    }
   }
 
   /**

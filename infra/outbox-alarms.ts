@@ -256,8 +256,10 @@ export class OutboxAlarms extends Construct {
 
   /**
    * Watches the low-latency processor: its lag staying at or above `lagThreshold` for three
-   * minutes, and no task running for three minutes (then the low-latency aggregate types are not
-   * published at all: the relay's filter leaves them to the processor). Both go on the dashboard.
+   * minutes, no task running for three minutes (then the low-latency aggregate types are not
+   * published at all: the relay's filter leaves them to the processor), any record it gave up on
+   * and wrote to the failed-batch bucket, and any failed write there (its shard then waits). All go
+   * on the dashboard.
    *
    * @example
    * ```ts
@@ -268,6 +270,8 @@ export class OutboxAlarms extends Construct {
     checkSeconds(this.node.path, 'lagThreshold', options.lagThreshold, 1, 86_400);
     const lag = processor.metricLag();
     const running = processor.metricRunningTaskCount();
+    const givenUp = processor.metricOnFailureRecords();
+    const writeFailures = processor.metricOnFailureWriteFailures();
     const threshold = options.lagThreshold ?? Duration.seconds(DEFAULT_PROCESSOR_LAG_SECONDS);
     const alarms = [
       this.addAlarm(
@@ -285,10 +289,25 @@ export class OutboxAlarms extends Construct {
         'No low-latency processor task is running: events of the low-latency aggregate types are not being published (the Lambda relay leaves them to the processor).',
         { comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD, treatMissingData: TreatMissingData.BREACHING },
       ),
+      this.addAlarm(
+        'ProcessorOnFailureRecords',
+        givenUp,
+        1,
+        1,
+        'The low-latency processor gave records up after their retries or their maximum age: they are in the failed-batch bucket under outbox-processor/, not published. Fix the cause, then redrive them (redrive on-failure).',
+      ),
+      this.addAlarm(
+        'ProcessorOnFailureWriteFailures',
+        writeFailures,
+        1,
+        1,
+        'The low-latency processor cannot write records it gave up on to the failed-batch bucket: their shard waits until it can. Check the bucket, its key and the task role.',
+      ),
     ];
     this.dashboard.addWidgets(
       new GraphWidget({ title: 'Processor lag (ms)', left: [lag], width: 12 }),
       new GraphWidget({ title: 'Processor running tasks', left: [running], width: 12 }),
+      new GraphWidget({ title: 'Processor records given up on, failed writes of them', left: [givenUp, writeFailures], width: 12 }),
     );
     return alarms;
   }

@@ -180,6 +180,8 @@ export class Outbox extends Construct {
         table: this.table,
         topics: this.topics.topics,
         deadLetterQueue: this.relay.deadLetterQueue,
+        // One failed-batch bucket for both paths: one place to look, one redrive.
+        failedBatchBucket: this.relay.failedBatchBucket,
         grantRelay: (grantee) => this.grantRelay(grantee),
         encryptionKey: props.encryptionKey,
         removalPolicy,

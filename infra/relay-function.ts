@@ -15,7 +15,7 @@ import {
 } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type OutboxConfig, serializeConfig } from '../shared/config.js';
@@ -25,6 +25,10 @@ import { RELAY_METRICS, type RelayMetricName } from '../shared/relay/metrics.js'
 import { OutboxFunction } from './outbox-function.js';
 import type { OutboxTopics } from './outbox-topics.js';
 import { prebuiltAssetDir } from './private/assets.js';
+import { DEFAULT_FAILED_BATCH_RETENTION_DAYS, failedBatchBucket } from './private/failed-batch-bucket.js';
+
+export { DEFAULT_FAILED_BATCH_RETENTION_DAYS } from './private/failed-batch-bucket.js';
+
 import { checkLambdaEnvironment, queueUrlStandIn, topicArnStandIn } from './private/lambda-environment.js';
 import { checkWholeDays, OutboxPropsError } from './private/props-error.js';
 
@@ -52,9 +56,6 @@ export function checkRelayTimeout(path: string, prop: string, value: Duration | 
     );
   }
 }
-
-/** How long failed batches are kept by default: long enough to find the cause and redrive. */
-export const DEFAULT_FAILED_BATCH_RETENTION_DAYS = 90;
 
 /**
  * The stream view type of a table defined in this app: `null` when it has no stream,
@@ -191,16 +192,12 @@ export class RelayFunction extends Construct {
       enforceSSL: true,
       removalPolicy,
     });
-    this.failedBatchBucket = new Bucket(this, 'FailedBatches', {
-      encryption: props.encryptionKey ? BucketEncryption.KMS : BucketEncryption.S3_MANAGED,
+    this.failedBatchBucket = failedBatchBucket(this, 'FailedBatches', {
       encryptionKey: props.encryptionKey,
-      bucketKeyEnabled: props.encryptionKey ? true : undefined,
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      enforceSSL: true,
-      serverAccessLogsBucket: props.accessLogsBucket,
-      lifecycleRules: [{ id: 'ExpireFailedBatches', expiration: failedBatchRetention }],
+      accessLogsBucket: props.accessLogsBucket,
+      retention: failedBatchRetention,
       removalPolicy,
+      writer: 'the relay role (and a stream processor of the same outbox)',
     });
 
     this.environment = {
@@ -255,7 +252,7 @@ export class RelayFunction extends Construct {
       this.eventSourceMapping().addPropertyOverride('MaximumRecordAgeInSeconds', -1);
     }
 
-    this.acknowledgeFindings(props.accessLogsBucket === undefined);
+    this.acknowledgeFindings();
   }
 
   /** The CloudFormation resource of the relay's event source mapping (the function has no other). */
@@ -311,7 +308,7 @@ export class RelayFunction extends Construct {
     };
   }
 
-  private acknowledgeFindings(noAccessLogs: boolean): void {
+  private acknowledgeFindings(): void {
     const dlqReason =
       'This queue is itself the relay dead-letter queue: messages land here after the relay gave up, so a further DLQ would only hide them.';
     Validations.of(this.deadLetterQueue).acknowledge(
@@ -324,12 +321,5 @@ export class RelayFunction extends Construct {
       reason:
         'Lambda names the failed-batch objects itself (per mapping, shard and time), so s3:PutObject must cover every key of this one bucket.',
     });
-    if (noAccessLogs) {
-      Validations.of(this.failedBatchBucket).acknowledge({
-        id: 'AwsSolutions-S1',
-        reason:
-          'Only the relay role can write here and nothing reads it but operators; pass accessLogsBucket to log access where policy requires it.',
-      });
-    }
   }
 }
