@@ -54,6 +54,34 @@ describe('processor metrics', () => {
     expect(published[1]).toMatchObject({ records: 0, published: 0, trimmed: 0 });
     expect(published[1]).not.toHaveProperty(PROCESSOR_METRICS.lag);
   });
+
+  it('count every record given up on and every failed write of them, and log the object key', () => {
+    const metrics = processorMetrics('orders-leases');
+    const published = captureEmf(metrics);
+    const logger = new Logger({ logLevel: 'SILENT' });
+    const errors = vi.spyOn(logger, 'error');
+    const observer = processorObserver(logger, metrics);
+    const report = {
+      shardId: 's1',
+      condition: 'RetryAttemptsExhausted',
+      attempts: 11,
+      records: 3,
+      firstSequenceNumber: '100',
+      lastSequenceNumber: '300',
+      lagMs: 5000,
+    };
+    observer.onFailureWriteFailed?.({ ...report, error: new Error('Service Unavailable') });
+    observer.sentToOnFailure?.({ ...report, key: 'outbox-processor/s1/2025/01/01/2025-01-01T00.00.00-id' });
+    observer.flush();
+    expect(published[0]).toMatchObject({ [PROCESSOR_METRICS.onFailureRecords]: 3, [PROCESSOR_METRICS.onFailureWriteFailures]: 1 });
+    expect(errors.mock.calls.map(([message]) => message)).toEqual([
+      'writing records given up on to the on-failure destination failed; the shard waits and retries the write',
+      'records given up on were written to the on-failure destination; redrive them once the cause is fixed',
+    ]);
+    expect(errors.mock.calls[1]![1]).toMatchObject({ key: 'outbox-processor/s1/2025/01/01/2025-01-01T00.00.00-id', records: 3 });
+    observer.flush();
+    expect(published[1]).toMatchObject({ [PROCESSOR_METRICS.onFailureRecords]: 0, [PROCESSOR_METRICS.onFailureWriteFailures]: 0 });
+  });
 });
 
 describe('processor lag, as the worker reports it', () => {
