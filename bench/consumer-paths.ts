@@ -16,7 +16,7 @@ import { createOutboxTable } from '../shared/local/stack/table.js';
  *  - transaction / claim: `createConsumer`, the inbox by transaction (the write goes into the
  *    inbox's TransactWriteItems) and by claim (the handler writes itself between claim and completion);
  *  - bare: the same write per record, no dedup at all;
- * *  - floor: the inbox's transaction without the helper: one TransactWriteItems of the write and a
+ *  - floor: the inbox's transaction without the helper: one TransactWriteItems of the write and a
  *    conditional Put of a dedup item, no read, no parsing beyond JSON.parse.
  */
 
