@@ -3,11 +3,11 @@ import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { lowestFailedSequenceNumber, type RelayResult, type RelayRunOptions } from '../relay/index.js';
 import type { StreamRecordInput } from '../relay/stream-record.js';
 import { LeaseLostError, RecordsTrimmedError } from './errors.js';
+import { type FailurePolicy, writeGivenUp } from './failure-policy.js';
 import type { HeldLease } from './held-lease.js';
 import { SHARD_END } from './lease.js';
-import type { GivenUpRecords, OnFailureWriter } from './on-failure-writer.js';
 import { publishCutoff } from './publish-cutoff.js';
-import { type RetryBounds, RetryBudget } from './retry-budget.js';
+import { RetryBudget } from './retry-budget.js';
 import { leaseExpiresAfterMs, type ProcessorSettings } from './settings.js';
 import type { ReadResult, StreamSource } from './stream-source.js';
 
@@ -19,18 +19,6 @@ export interface RecordPublisher {
    * once it returns `false`.
    */
   relay(records: readonly StreamRecordInput[], options?: Pick<RelayRunOptions, 'signal' | 'mayPublish'>): Promise<RelayResult>;
-}
-
-/** How a consumer bounds a failing record: the same bounds and destination as the Lambda path's. */
-export interface FailurePolicy {
-  /** The config's `relay.maxRetryAttempts` and `relay.maxRecordAgeSeconds` (-1: no limit). */
-  readonly bounds: RetryBounds;
-  /** Writes the records given up on. Without it, a record whose bounds are spent is retried on, reported at every attempt. */
-  readonly write?: OnFailureWriter;
-  /** The records were written to the on-failure destination under `key`; the shard goes on past them. */
-  gaveUp(given: GivenUpRecords, key: string): void;
-  /** Writing them failed; the write is retried, and the shard waits for it (nothing is skipped unwritten). */
-  writeFailed(error: unknown, given: GivenUpRecords): void;
 }
 
 /** What a consumer reports to its worker. */
@@ -275,11 +263,16 @@ export class ShardConsumer {
     const from = records[Math.max(index, 0)]!;
     const { attempts, spent } = this.budget.failed(from);
     const policy = this.context.failures;
-    if (spent !== undefined && policy?.write !== undefined) {
+    const write = policy?.write;
+    if (spent !== undefined && policy !== undefined && write !== undefined) {
       // Every record of the page not delivered: the failed one and those held back behind it, in stream order.
       const undelivered = records.filter((_, i) => result.outcomes[i]?.status === 'failed');
       const given = { shardId: this.held.leaseKey, records: undelivered, condition: spent, attempts };
-      if (!(await this.giveUp(policy, given))) return false;
+      const written = await writeGivenUp(write, policy, given, {
+        active: () => this.active(),
+        pause: (failures) => this.context.sleep(this.backoff(failures)),
+      });
+      if (!written) return false;
       this.budget.reset();
       this.position = records.at(-1)!.dynamodb!.SequenceNumber!;
       this.checkpointSoon(this.position);
@@ -288,25 +281,6 @@ export class ShardConsumer {
     const bound = spent === undefined ? '' : ` (${spent} after ${attempts} attempts, but the processor has no on-failure destination)`;
     this.context.failed(new Error(`record ${failed} failed to publish${bound}; retrying from it`), { unpublished: from });
     return false;
-  }
-
-  /**
-   * Writes records given up on to the on-failure destination, retrying a failed write for as long
-   * as this worker may publish the shard: the one wait a failing record may cause beyond its
-   * bounds, as nothing is checkpointed past unwritten. `false` when the consumer must stop first.
-   */
-  private async giveUp(policy: FailurePolicy, given: GivenUpRecords): Promise<boolean> {
-    for (let failures = 1; ; failures++) {
-      if (!this.active()) return false;
-      try {
-        const key = await policy.write!(given);
-        policy.gaveUp(given, key);
-        return true;
-      } catch (error) {
-        policy.writeFailed(error, given);
-        await this.context.sleep(this.backoff(failures));
-      }
-    }
   }
 
   private async finish(): Promise<ConsumerExit> {
