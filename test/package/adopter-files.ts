@@ -9,6 +9,7 @@ const config = `defineConfig({
 /** Every entry point, used with its types, as a service's TypeScript would. */
 const entryPoints = `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -81,6 +82,7 @@ export async function runProcessor(): Promise<void> {
     streamArn: env.streamArn, leaseTableName: env.leaseTableName, workerId: env.workerId, settings: env.settings,
     streams: new DynamoDBStreamsClient({}), document: DynamoDBDocumentClient.from(new DynamoDBClient({})),
     sns: new SNSClient({}), sqs: new SQSClient({}),
+    onFailure: { s3: new S3Client({}), bucket: env.failedBatchBucket },
   });
   process.once('SIGTERM', () => void worker.stop());
 }

@@ -113,6 +113,7 @@ describe('the packed package', { timeout: 600_000 }, () => {
         ...[
           '@aws-sdk/client-dynamodb',
           '@aws-sdk/client-dynamodb-streams',
+          '@aws-sdk/client-s3',
           '@aws-sdk/client-sns',
           '@aws-sdk/client-sqs',
           '@aws-sdk/lib-dynamodb',
