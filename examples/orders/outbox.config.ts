@@ -1,4 +1,12 @@
 import { defineConfig } from 'dynamodb-outbox';
+import { z } from 'zod';
+
+/** The data of each event type the app writes: the write helper checks it, the consumer too. */
+export const eventSchemas = {
+  orderPlaced: z.object({ total: z.number().nonnegative(), currency: z.string().regex(/^[A-Z]{3}$/) }),
+  orderCancelled: z.object({ reason: z.string().min(1).max(200) }),
+  paymentCaptured: z.object({ orderId: z.string().min(1), amount: z.number().nonnegative() }),
+};
 
 /**
  * The outbox configuration of this repository's app: the CDK stack deploys it and `npm start`
@@ -13,4 +21,15 @@ export const config = defineConfig({
   },
   lowLatencyAggregateTypes: [],
   outboxRetentionSeconds: 7 * 24 * 3600,
+  // `npx dynamodb-outbox catalog --config examples/orders/outbox.config.ts` (under tsx) documents them.
+  eventTypes: {
+    'order.placed': { version: 1, schema: eventSchemas.orderPlaced, aggregateType: 'order', description: 'An order was placed.' },
+    'order.cancelled': { version: 1, schema: eventSchemas.orderCancelled, aggregateType: 'order', description: 'An order was cancelled.' },
+    'payment.captured': {
+      version: 1,
+      schema: eventSchemas.paymentCaptured,
+      aggregateType: 'payment',
+      description: 'The payment of an order was captured.',
+    },
+  },
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
 import { s3Client } from '../../shared/aws/s3-client.js';
+import { runCatalogCommand } from '../../shared/catalog/cli.js';
 import { EnvironmentError, OutboxError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
 import { awsErrorHint } from '../../shared/redrive/aws-error-hint.js';
@@ -122,6 +123,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${command.kind === 'usage' ? CLI_USAGE : REDRIVE_USAGE}\n`);
     return 0;
   }
+  if (command.kind === 'catalog' || command.kind === 'catalog-check' || command.kind === 'catalog-help') return runCatalogCommand(command);
   let configured: ConfiguredRedrive;
   try {
     configured = await withRedriveConfig(command, process.env);

@@ -116,12 +116,15 @@ function validateDeclaration(raw: unknown, field: string, routes: Readonly<Recor
   if (description !== undefined && (typeof description !== 'string' || description.trim() === '')) {
     throw new ConfigError(`${field}.description`, `got ${show(description)}; allowed: a non-empty string, or leave it out`);
   }
-  return Object.freeze({
+  const declaration = {
     version,
-    ...(schema === undefined ? {} : { schema: schema as StandardSchemaV1 }),
     ...(aggregateType === undefined ? {} : { aggregateType: aggregateType as string }),
     ...(description === undefined ? {} : { description: description as string }),
-  });
+  };
+  // The schema is code: JSON of the config (serializeConfig, or JSON.stringify of it) leaves it out.
+  const json = { ...declaration };
+  Object.defineProperty(declaration, 'toJSON', { value: () => json, enumerable: false });
+  return Object.freeze(schema === undefined ? declaration : Object.assign(declaration, { schema: schema as StandardSchemaV1 }));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { catalogSchemas } from '../catalog/consumer-schemas.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
 import { type MessageHandlingDeps, type PreparedMessage, prepareMessage, runMessage } from './handle-message.js';
@@ -204,7 +205,8 @@ export function createConsumer(options: ConsumerOptions): Consumer {
   const metrics = options.metrics ?? consumerMetrics(options.name);
   const tracker = options.sequenceTracking ? new SequenceTracker(options.name, options.inbox, inbox.retentionSeconds, now) : undefined;
   const trust = { sources: new Set(options.sources), topicArns: new Set(options.topicArns ?? []) };
-  const deps: MessageHandlingDeps = { consumer: options.name, handlers: options.handlers, inbox, logger, trust };
+  const catalog = options.catalog === undefined ? {} : { catalog: catalogSchemas(options.catalog) };
+  const deps: MessageHandlingDeps = { consumer: options.name, handlers: options.handlers, inbox, logger, trust, ...catalog };
   const concurrency = options.concurrency ?? 1;
 
   /** `claimsLapseAt`: epoch seconds at which the batch's claims lapse, unless the claim timeout is set. */

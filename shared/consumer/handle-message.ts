@@ -1,4 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { CatalogSchemaLookup } from '../catalog/consumer-schemas.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { ClaimDeadlinePassedError, ClaimHeldError, InboxWriteError, MessageRejectedError } from './errors.js';
 import type { Inbox, LegacyState } from './inbox.js';
@@ -16,6 +17,8 @@ export interface MessageHandlingDeps {
   readonly inbox: Inbox;
   readonly logger: ConsumerLogger;
   readonly trust: Trust;
+  /** The schemas of the `catalog` option, by the envelope's declared version. */
+  readonly catalog?: CatalogSchemaLookup;
 }
 
 const rejected = (messageId: string, error: MessageRejectedError): MessageOutcome => ({ status: 'rejected', messageId, error });
@@ -44,14 +47,14 @@ function describeIssues(issues: readonly StandardSchemaV1.Issue[]): string {
 }
 
 async function validate(
-  handler: EventHandler,
+  schema: StandardSchemaV1 | undefined,
   envelope: OutboxEnvelope,
   messageId: string,
 ): Promise<{ ok: true; envelope: OutboxEnvelope } | { ok: false; outcome: MessageOutcome }> {
-  if (handler.schema === undefined) return { ok: true, envelope };
+  if (schema === undefined) return { ok: true, envelope };
   let result: StandardSchemaV1.Result<unknown>;
   try {
-    result = await handler.schema['~standard'].validate(envelope.data);
+    result = await schema['~standard'].validate(envelope.data);
   } catch (error) {
     // A transform or refinement that throws instead of reporting an issue: the message fails and is retried.
     const reason = error instanceof Error ? error.message : String(error);
@@ -216,7 +219,10 @@ export async function runMessage(
   const base = { messageId: message.messageId, eventId: prepared.envelope.id, type: prepared.envelope.type };
   try {
     // A schema may throw instead of reporting issues (a transform or refinement that fails): that fails this message only.
-    const validated = await validate(handler, prepared.envelope, message.messageId);
+    // The handler's own schema, else the one the consumer's catalog declares for the envelope's version.
+    const schema = handler.schema ?? deps.catalog?.(prepared.envelope);
+    if (schema instanceof MessageRejectedError) return { outcome: rejected(message.messageId, schema) };
+    const validated = await validate(schema, prepared.envelope, message.messageId);
     if (!validated.ok) return { outcome: validated.outcome };
     const { envelope } = validated;
     const status =

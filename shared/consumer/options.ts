@@ -1,11 +1,24 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { validateCatalogOption } from '../catalog/consumer-schemas.js';
 import { ConsumerOptionsError } from './errors.js';
 import { CONSUMER_LIMITS } from './limits.js';
 import type { ClaimHandler, ConsumerOptions, EventHandler, TransactionHandler } from './types.js';
 
 export const CONSUMER_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
-const OPTION_KEYS = ['name', 'sources', 'topicArns', 'handlers', 'inbox', 'sequenceTracking', 'concurrency', 'logger', 'metrics', 'now'];
+const OPTION_KEYS = [
+  'name',
+  'sources',
+  'topicArns',
+  'handlers',
+  'catalog',
+  'inbox',
+  'sequenceTracking',
+  'concurrency',
+  'logger',
+  'metrics',
+  'now',
+];
 const INBOX_KEYS = ['document', 'tableName', 'retentionSeconds', 'claimTimeoutSeconds', 'legacyKeyCheck'];
 const HANDLER_KEYS = ['idempotency', 'schema', 'handle'];
 export const POLL_KEYS = ['sqs', 'queueUrl', 'consumer', 'maxMessages', 'waitTimeSeconds', 'visibilityTimeoutSeconds', 'retryDelaySeconds'];
@@ -113,6 +126,7 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
     throw new ConsumerOptionsError('handlers', `got ${show(raw.handlers)}; allowed: an object mapping event type to handler`);
   }
   for (const [type, handler] of Object.entries(raw.handlers)) validateHandler(type, handler);
+  if (raw.catalog !== undefined) validateCatalogOption(raw.catalog, raw.sources);
   if (!isRecord(raw.inbox)) throw new ConsumerOptionsError('inbox', `got ${show(raw.inbox)}; allowed: { document, tableName, … }`);
   rejectUnknown(raw.inbox, INBOX_KEYS, 'inbox');
   // A plain DynamoDBClient has send() too, but would be handed DocumentClient-style values it cannot marshal.

@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { CatalogSource } from '../catalog/consumer-schemas.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import type { HandlerLogger } from '../logger.js';
 import type { MessageRejectedError } from './errors.js';
@@ -105,6 +106,13 @@ export interface ConsumerOptions {
   /** Event type → handler. A type without a handler is rejected (and goes to the DLQ). */
   // biome-ignore lint/suspicious/noExplicitAny: each handler narrows its own data type
   readonly handlers: Readonly<Record<string, EventHandler<any>>>;
+  /**
+   * The producers' config, whose `eventTypes` declare the schemas: a handler without its own
+   * `schema` gets its event's data checked against the version the envelope's `dataschema` names
+   * (the oldest declared one when it names none), so producer and consumer check against one
+   * definition. Applies to events of the config's `source`. See docs/catalog.md. @default no catalog
+   */
+  readonly catalog?: CatalogSource;
   readonly inbox: InboxOptions;
   /** Track (`sequenceepoch`, `aggregatesequence`) per aggregate and report gaps and out-of-order arrivals. @default false */
   readonly sequenceTracking?: boolean;

@@ -1,8 +1,10 @@
+import { CATALOG_USAGE, CATALOG_VALUE_FLAGS, type CatalogCommand, parseCatalogArgs } from '../catalog/cli.js';
+import { CatalogError } from '../catalog/errors.js';
 import { parseRedriveArgs, REDRIVE_USAGE, type RedriveCommand, VALUE_FLAGS } from './cli-args.js';
 import { RedriveOptionsError } from './errors.js';
 
 /** The commands of the `dynamodb-outbox` command line. */
-const COMMANDS = ['redrive'] as const;
+const COMMANDS = ['redrive', 'catalog'] as const;
 
 export const CLI_USAGE = `Usage: dynamodb-outbox <command> [options]
 
@@ -10,6 +12,9 @@ Commands:
   redrive <kind>   put back what the pipeline set aside, with the same event ids: the relay DLQ
                    (relay-dlq), a subscriber DLQ (queue-dlq), the relay's on-failure records
                    (on-failure); dynamodb-outbox redrive --help lists its options
+  catalog          write the AsyncAPI 3.0 document of the config's topics and event types;
+  catalog check    fail on a breaking change against a published one (CI);
+                   dynamodb-outbox catalog --help lists their options
 
 Options:
   -h, --help       show this text
@@ -17,8 +22,8 @@ Options:
 Exit status: 0 for --help, 2 on a usage error (no command or an unknown one); each command
 documents its own.`;
 
-/** What the command line asks for: the list of commands (`usage`), or a redrive. */
-export type CliCommand = { readonly kind: 'usage' } | RedriveCommand;
+/** What the command line asks for: the list of commands (`usage`), a redrive or a catalog command. */
+export type CliCommand = { readonly kind: 'usage' } | RedriveCommand | CatalogCommand;
 
 /**
  * The command named: the first argument that is neither a flag nor the value of one
@@ -27,7 +32,7 @@ export type CliCommand = { readonly kind: 'usage' } | RedriveCommand;
 function commandOf(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (VALUE_FLAGS[arg] !== undefined) i++;
+    if (VALUE_FLAGS[arg] !== undefined || CATALOG_VALUE_FLAGS[arg] !== undefined) i++;
     else if (!arg.startsWith('-')) return arg;
   }
   return undefined;
@@ -48,11 +53,14 @@ function commandOf(argv: readonly string[]): string | undefined {
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, topicArnsEnv?: string): CliCommand {
   const command = commandOf(argv);
   if (command === 'redrive') return parseRedriveArgs(argv, env, topicArnsEnv);
+  if (command === 'catalog') return parseCatalogArgs(argv);
   if (argv.includes('--help') || argv.includes('-h')) return { kind: 'usage' };
   const given = command === undefined ? 'no command given' : `got ${JSON.stringify(command)}`;
   throw new RedriveOptionsError('command', `${given}; allowed: ${COMMANDS.join(', ')}`);
 }
 
-/** The usage to print below a refusal: the list of commands when the command was wrong, else the redrive's. */
-export const usageFor = (error: unknown): string =>
-  error instanceof RedriveOptionsError && error.field === 'command' ? CLI_USAGE : REDRIVE_USAGE;
+/** The usage to print below a refusal: the list of commands when the command was wrong, else the command's own. */
+export const usageFor = (error: unknown): string => {
+  if (error instanceof CatalogError) return CATALOG_USAGE;
+  return error instanceof RedriveOptionsError && error.field === 'command' ? CLI_USAGE : REDRIVE_USAGE;
+};

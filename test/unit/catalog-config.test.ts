@@ -62,6 +62,7 @@ describe('config: event types', () => {
     });
     const text = serializeConfig(config);
     expect(JSON.parse(text).eventTypes).toEqual({ 'order.placed': [{ version: 1 }, { version: 2 }] });
+    expect(JSON.stringify(config)).toBe(text);
     const read = configFromEnv({ [CONFIG_ENV]: text });
     expect(read.eventTypes?.['order.placed']).toEqual([{ version: 1 }, { version: 2 }]);
     expect(read.undeclaredEventTypes).toBe('reject');

@@ -1,4 +1,3 @@
-import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { type Consumer, type ConsumerOptions, createConsumer, eventHandler } from 'dynamodb-outbox/consumer';
 import { config } from '../outbox.config.js';
 import { ORDER_VIEW_CONSUMER, orderViewKey } from './keys.js';
@@ -11,23 +10,6 @@ export interface OrderPlaced {
 export interface PaymentCaptured {
   readonly orderId: string;
   readonly amount: number;
-}
-
-/** A hand-written Standard Schema: the consumer takes any library's, or none. */
-function objectSchema<T>(fields: Record<keyof T & string, 'string' | 'number'>): StandardSchemaV1<unknown, T> {
-  return {
-    '~standard': {
-      version: 1,
-      vendor: 'example-consumer',
-      validate: (value) => {
-        if (typeof value !== 'object' || value === null) return { issues: [{ message: 'expected an object' }] };
-        const issues = Object.entries(fields)
-          .filter(([key, type]) => typeof (value as Record<string, unknown>)[key] !== type)
-          .map(([key, type]) => ({ message: `expected a ${type}`, path: [key] }));
-        return issues.length > 0 ? { issues } : { value: value as T };
-      },
-    },
-  };
 }
 
 /**
@@ -44,10 +26,11 @@ export function orderProjection(
     sources: [config.source],
     ...options,
     name: ORDER_VIEW_CONSUMER,
+    // The schemas the write helper checked the events against, by the version each names.
+    catalog: config,
     sequenceTracking: true,
     handlers: {
-      'order.placed': eventHandler({
-        schema: objectSchema<OrderPlaced>({ total: 'number', currency: 'string' }),
+      'order.placed': eventHandler<OrderPlaced>({
         handle: (event, ctx) =>
           ctx.write({
             Update: {
@@ -86,8 +69,7 @@ export function orderProjection(
             },
           }),
       },
-      'payment.captured': eventHandler({
-        schema: objectSchema<PaymentCaptured>({ orderId: 'string', amount: 'number' }),
+      'payment.captured': eventHandler<PaymentCaptured>({
         handle: (event, ctx) =>
           ctx.write({
             Update: {
