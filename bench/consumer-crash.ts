@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import {
   benchEnvelope,
   type CountedClients,
@@ -102,9 +103,10 @@ export async function crashAndRedeliver(
   try {
     while (!acknowledged) {
       if (deliveries >= MAX_DELIVERIES) throw new Error(`${path}: no delivery of ${MAX_DELIVERIES} was acknowledged`);
-      // SQS delivers again only once the visibility timeout is over, after the crashed invocation's timeout.
-      const wait = Math.max(0, deadline - Date.now()) + 50 * Math.min(deliveries, 20);
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      // SQS delivers again once the visibility timeout is over: after the crashed invocation's
+      // timeout and after what it left in progress lapsed (a subscriber queue's visibility timeout
+      // is longer than its function's and than the claims it takes).
+      await untilPast(Math.max(deadline, await inProgressUntil(fresh, tables)), path);
       deliveries++;
       // Each redelivery reaches a new process: a new handler, as after a cold start.
       const handler = pathHandler(path, fresh, tables);
@@ -117,5 +119,31 @@ export async function crashAndRedeliver(
     return { path, applied: Number(Item?.applied ?? 0), deliveries };
   } finally {
     fresh.destroy();
+  }
+}
+
+/**
+ * The epoch ms until which a dedup record the crashed invocation left is in progress: Powertools'
+ * `in_progress_expiration` (ms), the inbox claim's `claimExpiresAt` (s); 0 when none is.
+ */
+async function inProgressUntil(clients: CountedClients, tables: { business: string; idempotency: string }): Promise<number> {
+  let until = 0;
+  for (const TableName of [tables.business, tables.idempotency]) {
+    const { Items = [] } = await clients.document.send(new ScanCommand({ TableName, ConsistentRead: true }));
+    for (const item of Items) {
+      if (item.status !== 'INPROGRESS' && item.status !== 'IN_PROGRESS') continue;
+      if (typeof item.in_progress_expiration === 'number') until = Math.max(until, item.in_progress_expiration);
+      if (typeof item.claimExpiresAt === 'number') until = Math.max(until, item.claimExpiresAt * 1000);
+    }
+  }
+  return until;
+}
+
+/** Resolves once the clock is past `epochMs`, checking every 20 ms; rejects after a minute. */
+async function untilPast(epochMs: number, path: PathName): Promise<void> {
+  const giveUpAt = Date.now() + 60_000;
+  while (Date.now() <= epochMs) {
+    if (Date.now() > giveUpAt) throw new Error(`${path}: the crashed invocation's records were still in progress after a minute`);
+    await sleep(20);
   }
 }

@@ -20,13 +20,12 @@ describe('a crash between the business write and the dedup record, then redelive
   it('applies the effect twice with Powertools idempotency: its record stays in progress and expires with the crashed invocation', async () => {
     const result = await crashAndRedeliver('powertools', inject('dynamodbEndpoint'), clients.dynamodb);
 
-    expect(result.applied).toBe(2);
+    expect(result).toMatchObject({ applied: 2, deliveries: 2 });
   });
 
   it('applies the effect twice with the inbox by claim, as documented: the claim lapses and the next delivery runs the handler again', async () => {
     const result = await crashAndRedeliver('claim', inject('dynamodbEndpoint'), clients.dynamodb);
 
-    expect(result.applied).toBe(2);
-    expect(result.deliveries).toBeGreaterThan(2);
+    expect(result).toMatchObject({ applied: 2, deliveries: 2 });
   });
 });
