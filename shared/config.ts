@@ -18,7 +18,28 @@ export interface TopicConfig {
   readonly name: string;
   /** @default false */
   readonly fifo?: boolean;
+  /**
+   * Publish a run of consecutive events of one aggregate as one SNS message, a CloudEvents batch
+   * (`application/cloudevents-batch+json`), so a hot aggregate drains many events per SNS round
+   * trip with its order still exact. Only events with identical message attributes (same type)
+   * share a message, so filter policies decide alike. Consumers must unpack batches (the consumer
+   * helper does). See docs/relay.md.
+   * @default off: one event per message
+   */
+  readonly batching?: TopicBatching;
 }
+
+/** How many events of one aggregate one SNS message may carry on a batching topic. */
+export interface TopicBatching {
+  /** Events per message (2–100), within the message-size limit. */
+  readonly maxEvents: number;
+}
+
+/** A validated topic: `fifo` filled in, `batching` present only when the topic batches. */
+export type TopicSettings = Required<Pick<TopicConfig, 'name' | 'fifo'>> & Pick<TopicConfig, 'batching'>;
+
+/** The range of {@link TopicBatching.maxEvents}. */
+export const BATCHING_MAX_EVENTS_RANGE: readonly [number, number] = [2, 100];
 
 /** Tuning of the relay: the event source mapping's settings and the in-process publish loop. */
 export interface RelayTuning {
@@ -57,7 +78,7 @@ export interface RelayTuning {
 export interface OutboxConfig {
   /** CloudEvents `source` of every event written through this outbox (a URI reference). */
   readonly source: string;
-  readonly topics: readonly Required<TopicConfig>[];
+  readonly topics: readonly TopicSettings[];
   /** Aggregate type → topic name. Every aggregate type written must have a route. */
   readonly routes: Readonly<Record<string, string>>;
   /** Aggregate types published by the low-latency stream processor instead of the Lambda relay. */
@@ -163,15 +184,15 @@ function integerIn(value: unknown, [min, max]: readonly [number, number], field:
   return value;
 }
 
-function validateTopics(raw: unknown): Required<TopicConfig>[] {
+function validateTopics(raw: unknown): TopicSettings[] {
   if (!Array.isArray(raw) || raw.length === 0) {
-    throw new ConfigError('topics', `got ${show(raw)}; allowed: a non-empty array of { name, fifo? }`);
+    throw new ConfigError('topics', `got ${show(raw)}; allowed: a non-empty array of { name, fifo?, batching? }`);
   }
   const seen = new Set<string>();
   return raw.map((topic: unknown, i) => {
     const field = `topics[${i}]`;
-    if (!isRecord(topic)) throw new ConfigError(field, `got ${show(topic)}; allowed: an object { name, fifo? }`);
-    rejectUnknownKeys(topic, ['name', 'fifo'], field);
+    if (!isRecord(topic)) throw new ConfigError(field, `got ${show(topic)}; allowed: an object { name, fifo?, batching? }`);
+    rejectUnknownKeys(topic, ['name', 'fifo', 'batching'], field);
     const { name, fifo = false } = topic;
     if (typeof fifo !== 'boolean') throw new ConfigError(`${field}.fifo`, `got ${show(fifo)}; allowed: true or false`);
     if (typeof name !== 'string') throw new ConfigError(`${field}.name`, `got ${show(name)}; allowed: a string`);
@@ -189,8 +210,17 @@ function validateTopics(raw: unknown): Required<TopicConfig>[] {
     }
     if (seen.has(name)) throw new ConfigError(`${field}.name`, `duplicate topic name ${show(name)}; topic names must be unique`);
     seen.add(name);
-    return { name, fifo };
+    const batching = validateBatching(topic.batching, `${field}.batching`);
+    // Absent unless the topic batches: a config without batching stays as it was, down to its JSON.
+    return batching === undefined ? { name, fifo } : { name, fifo, batching };
   });
+}
+
+function validateBatching(raw: unknown, field: string): TopicBatching | undefined {
+  if (raw === undefined) return undefined;
+  if (!isRecord(raw)) throw new ConfigError(field, `got ${show(raw)}; allowed: { maxEvents } (leave it out for one event per message)`);
+  rejectUnknownKeys(raw, ['maxEvents'], field);
+  return Object.freeze({ maxEvents: integerIn(raw.maxEvents, BATCHING_MAX_EVENTS_RANGE, `${field}.maxEvents`) });
 }
 
 function validateAggregateType(type: string, field: string): void {
@@ -202,7 +232,7 @@ function validateAggregateType(type: string, field: string): void {
   }
 }
 
-function validateRoutes(raw: unknown, topics: readonly Required<TopicConfig>[]): Record<string, string> {
+function validateRoutes(raw: unknown, topics: readonly TopicSettings[]): Record<string, string> {
   if (!isRecord(raw) || Object.keys(raw).length === 0) {
     throw new ConfigError('routes', `got ${show(raw)}; allowed: a non-empty object mapping aggregate type to topic name`);
   }
@@ -349,7 +379,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, variable = C
 }
 
 /** The topic an aggregate type routes to, or `undefined` when it has no route. */
-export function topicFor(config: OutboxConfig, aggregateType: string): Required<TopicConfig> | undefined {
+export function topicFor(config: OutboxConfig, aggregateType: string): TopicSettings | undefined {
   const name = Object.hasOwn(config.routes, aggregateType) ? config.routes[aggregateType] : undefined;
   return name === undefined ? undefined : config.topics.find((t) => t.name === name);
 }

@@ -154,6 +154,39 @@ export function messageAttributes(type: string, aggregateType: string) {
   } as const;
 }
 
+/**
+ * The content type of a message that carries several events of one aggregate: a CloudEvents
+ * JSON batch (a JSON array of structured-mode envelopes, in sequence order). The relay marks such
+ * a message with the message attribute {@link CONTENT_TYPE_ATTRIBUTE}; a message without it
+ * carries one envelope.
+ */
+export const BATCH_CONTENT_TYPE = 'application/cloudevents-batch+json';
+
+/** The message attribute that marks a batch message: `content-type` = {@link BATCH_CONTENT_TYPE}. */
+export const CONTENT_TYPE_ATTRIBUTE = 'content-type';
+
+/**
+ * The body of a batch message: the envelopes' JSON texts, as published one by one, in an array.
+ *
+ * @example
+ * ```ts
+ * const events = JSON.parse(batchBody(messages.map((m) => m.body))) as OutboxEnvelope[];
+ * ```
+ */
+export const batchBody = (bodies: readonly string[]): string => `[${bodies.join(',')}]`;
+
+/** SNS message attributes of a batch message: its events' (all alike) and the batch's content type. */
+export function batchMessageAttributes(type: string, aggregateType: string) {
+  return {
+    ...messageAttributes(type, aggregateType),
+    [CONTENT_TYPE_ATTRIBUTE]: { DataType: 'String', StringValue: BATCH_CONTENT_TYPE },
+  } as const;
+}
+
+/** Bytes of the `content-type` attribute SNS counts for a batch message. */
+export const BATCH_ATTRIBUTE_BYTES =
+  Buffer.byteLength(CONTENT_TYPE_ATTRIBUTE) + Buffer.byteLength('String') + Buffer.byteLength(BATCH_CONTENT_TYPE);
+
 /** Bytes SNS counts against {@link MAX_MESSAGE_BYTES}: the body plus each attribute's name, type and value. */
 export function messageSize(body: string, type: string, aggregateType: string): number {
   const attributes =

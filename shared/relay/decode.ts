@@ -1,6 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { convertToNative } from '@aws-sdk/util-dynamodb';
-import type { OutboxConfig, TopicConfig } from '../config.js';
+import type { OutboxConfig, TopicSettings } from '../config.js';
 import { topicFor } from '../config.js';
 import { type SlotMessage, slotMessages } from '../envelope.js';
 import { type OutboxSlot, SLOT_KIND, SLOT_PREFIX, slotProblem } from '../slot.js';
@@ -15,7 +15,7 @@ export type DecodedRecord =
   | { readonly status: 'malformed'; readonly problem: string; readonly rawImage: unknown }
   /** The aggregate type has no route in the config. */
   | { readonly status: 'unrouted'; readonly aggregateType: string; readonly messages: readonly SlotMessage[] }
-  | { readonly status: 'decoded'; readonly topic: Required<TopicConfig>; readonly messages: readonly SlotMessage[] };
+  | { readonly status: 'decoded'; readonly topic: TopicSettings; readonly messages: readonly SlotMessage[] };
 
 export interface DecodeOptions {
   /** Aggregate types this relay leaves alone (the other publishing path takes them). */

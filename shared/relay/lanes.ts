@@ -1,6 +1,7 @@
-import type { TopicConfig } from '../config.js';
+import type { TopicSettings } from '../config.js';
 import type { SlotMessage } from '../envelope.js';
 import type { DeadLetterFields } from './dead-letter-sender.js';
+import { batchSize } from './publish-entry.js';
 
 /** One event waiting in its aggregate's lane. */
 export interface EventItem {
@@ -8,10 +9,12 @@ export interface EventItem {
   readonly recordIndex: number;
   readonly message: SlotMessage;
   /** The topic, or `undefined` when the aggregate type has no route (the item goes to the DLQ). */
-  readonly topic: Required<TopicConfig> | undefined;
+  readonly topic: TopicSettings | undefined;
   attempts: number;
   /** Sent in a request of its own, after a request it was in failed as a whole for a reason no retry fixes. */
   alone: boolean;
+  /** Sent as a message of its own, after SNS refused a batch message it was in for good: only the event at fault is dead-lettered. */
+  single: boolean;
 }
 
 /** A record that is not a well-formed slot, waiting in its aggregate's lane for its dead letter. */
@@ -24,7 +27,8 @@ export interface MalformedItem {
 export type LaneItem = EventItem | MalformedItem;
 
 /**
- * An aggregate's events of one batch, in stream order. Only the head is ever in flight, so a
+ * An aggregate's events of one batch, in stream order. Only the head is ever in flight — one
+ * event, or on a batching topic the head run that one message carries ({@link headRun}) — so a
  * later event of the aggregate can never overtake an earlier one, whatever fails.
  */
 export interface Lane {
@@ -48,9 +52,9 @@ export class Lanes {
   /** Every lane before this index is finished (emptied or failed) for good, so scans start here. */
   private first = 0;
 
-  add(recordIndex: number, messages: readonly SlotMessage[], topic: Required<TopicConfig> | undefined): void {
+  add(recordIndex: number, messages: readonly SlotMessage[], topic: TopicSettings | undefined): void {
     for (const message of messages)
-      this.lane(laneKey(message)).items.push({ kind: 'event', recordIndex, message, topic, attempts: 0, alone: false });
+      this.lane(laneKey(message)).items.push({ kind: 'event', recordIndex, message, topic, attempts: 0, alone: false, single: false });
   }
 
   /** Queues a malformed record's dead letter in the lane of `key` (its aggregate's, when its key names one). */
@@ -98,4 +102,28 @@ export class Lanes {
     for (const lane of this.waiting()) if (next === undefined || lane.readyAt < next) next = lane.readyAt;
     return next;
   }
+}
+
+/**
+ * The events one message of the lane carries next: the head alone, or on a batching topic the run
+ * of consecutive events from the head that share its type (so every subscription's filter policy
+ * decides alike on the whole message), none sent single after a refusal, up to the topic's
+ * `maxEvents` and while `size` of the run stays within `maxBytes`. The same lane always gives the
+ * same run, so a retried message carries exactly the events it carried before.
+ */
+export function headRun(lane: Lane, maxBytes: number): EventItem[] {
+  const head = lane.items[0] as EventItem;
+  const maxEvents = head.topic?.batching?.maxEvents ?? 1;
+  const run = [head];
+  if (head.single || maxEvents === 1) return run;
+  // As batchSize() counts: the envelopes, brackets and commas, the attributes once with content-type.
+  let bytes = batchSize([head.message]);
+  for (let i = 1; i < lane.items.length && run.length < maxEvents; i++) {
+    const item = lane.items[i]!;
+    if (item.kind !== 'event' || item.single || item.topic !== head.topic || item.message.type !== head.message.type) break;
+    bytes += Buffer.byteLength(item.message.body) + 1;
+    if (bytes > maxBytes) break;
+    run.push(item);
+  }
+  return run;
 }

@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { PublishBatchRequestEntry } from '@aws-sdk/client-sns';
-import type { TopicConfig } from '../config.js';
-import { MAX_MESSAGE_BYTES, messageAttributes, messageSize, type SlotMessage } from '../envelope.js';
+import type { TopicSettings } from '../config.js';
+import {
+  BATCH_ATTRIBUTE_BYTES,
+  batchBody,
+  batchMessageAttributes,
+  MAX_MESSAGE_BYTES,
+  messageAttributes,
+  messageSize,
+  type SlotMessage,
+} from '../envelope.js';
 
 /** SNS PublishBatch limits. */
 export const MAX_BATCH_ENTRIES = 10;
@@ -26,11 +34,47 @@ export function messageGroupId(message: Pick<SlotMessage, 'aggregateType' | 'agg
 export const entrySize = (message: SlotMessage): number => messageSize(message.body, message.type, message.aggregateType);
 
 /** One `PublishBatch` entry; on FIFO topics the event id deduplicates republished events. */
-export function publishEntry(message: SlotMessage, topic: Required<TopicConfig>, entryId: string): PublishBatchRequestEntry {
+export function publishEntry(message: SlotMessage, topic: TopicSettings, entryId: string): PublishBatchRequestEntry {
   return {
     Id: entryId,
     Message: message.body,
     MessageAttributes: messageAttributes(message.type, message.aggregateType),
     ...(topic.fifo ? { MessageGroupId: messageGroupId(message), MessageDeduplicationId: message.id } : {}),
+  };
+}
+
+/**
+ * Bytes a batch message of these events (alike in type and aggregate) counts against the limit:
+ * the envelopes, the array's brackets and commas, and the attributes with `content-type`.
+ */
+export function batchSize(messages: readonly SlotMessage[]): number {
+  let bytes = BATCH_ATTRIBUTE_BYTES + messages.length + 1;
+  for (const message of messages) bytes += entrySize(message);
+  // Each event's own attributes were counted with it; the message has them once.
+  return bytes - (messages.length - 1) * (entrySize(messages[0]!) - Buffer.byteLength(messages[0]!.body));
+}
+
+/**
+ * The deduplication id of a batch message: the SHA-256 of its events' ids in order, so the same
+ * events always make the same id (a retry of the message is deduplicated by SNS), and a message
+ * of other events (a split, a longer run) never shares it.
+ */
+export const batchDeduplicationId = (messages: readonly SlotMessage[]): string =>
+  `batch:${createHash('sha256')
+    .update(messages.map((m) => m.id).join('\n'))
+    .digest('base64url')}`;
+
+/**
+ * One `PublishBatch` entry carrying several consecutive events of one aggregate, as one CloudEvents
+ * batch message; one event makes a plain entry ({@link publishEntry}), exactly as without batching.
+ */
+export function batchEntry(messages: readonly SlotMessage[], topic: TopicSettings, entryId: string): PublishBatchRequestEntry {
+  const first = messages[0]!;
+  if (messages.length === 1) return publishEntry(first, topic, entryId);
+  return {
+    Id: entryId,
+    Message: batchBody(messages.map((m) => m.body)),
+    MessageAttributes: batchMessageAttributes(first.type, first.aggregateType),
+    ...(topic.fifo ? { MessageGroupId: messageGroupId(first), MessageDeduplicationId: batchDeduplicationId(messages) } : {}),
   };
 }

@@ -5,9 +5,9 @@ import { TABLE } from '../table.js';
 import type { DeadLetterFields, DeadLetterSender } from './dead-letter-sender.js';
 import { decodeStreamRecord } from './decode.js';
 import { describeError, entryFailureKind, requestFailureKind } from './failure-kind.js';
-import { type EventItem, type Lane, type LaneItem, Lanes } from './lanes.js';
+import { type EventItem, headRun, type Lane, type LaneItem, Lanes } from './lanes.js';
 import type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.js';
-import { entrySize, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES, publishEntry } from './publish-entry.js';
+import { batchEntry, batchSize, entrySize, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES } from './publish-entry.js';
 import { retryBackoff } from './retry-delays.js';
 import { coordinatesOf, type RecordCoordinates, type StreamRecordInput } from './stream-record.js';
 import type { RelayOptions, RelayRunOptions } from './types.js';
@@ -19,6 +19,18 @@ interface RecordState {
   failure?: { reason: RecordFailureReason; detail: string };
   outcome?: RecordOutcome;
 }
+
+/** One entry of a `PublishBatch` request: a lane's head run, one message of one or several events. */
+interface Entry {
+  readonly lane: Lane;
+  readonly items: readonly EventItem[];
+}
+
+/** The events of an entry, as details name them. */
+const eventsOf = (items: readonly EventItem[]): string =>
+  items.length === 1
+    ? `event ${items[0]!.message.id}`
+    : `the ${items.length} events ${items[0]!.message.id} … ${items[items.length - 1]!.message.id} (one batch message)`;
 
 /**
  * The lane of a malformed record: its aggregate's (`<type>#<id>`, as events' lanes are keyed)
@@ -142,11 +154,11 @@ export class RelayRun {
     });
   }
 
-  /** Takes the heads of up to ten ready lanes of one topic that fit in one request. */
+  /** Takes the head runs of up to ten ready lanes of one topic that fit in one request. */
   private nextBatch(): (() => Promise<void>) | undefined {
     const now = Date.now();
     let topicName: string | undefined;
-    const batch: { lane: Lane; item: EventItem }[] = [];
+    const batch: Entry[] = [];
     let bytes = 0;
     for (const lane of this.lanes.ready(now)) {
       const item = lane.items[0]!;
@@ -165,11 +177,14 @@ export class RelayRun {
           this.deadLetterItem(lane, item, 'PUBLISH_REJECTED', `message is ${size} bytes; allowed: at most ${MAX_BATCH_BYTES} bytes`);
       }
       if (topicName !== undefined && item.topic.name !== topicName) continue;
-      if (bytes + size > MAX_BATCH_BYTES) continue;
       if (item.alone && batch.length > 0) continue;
+      // The run does not depend on the room left in the request: a retried message carries the same events.
+      const items = headRun(lane, MAX_BATCH_BYTES);
+      const entryBytes = items.length === 1 ? size : batchSize(items.map((i) => i.message));
+      if (bytes + entryBytes > MAX_BATCH_BYTES) continue;
       topicName = item.topic.name;
-      bytes += size;
-      batch.push({ lane, item });
+      bytes += entryBytes;
+      batch.push({ lane, items });
       if (item.alone || batch.length === MAX_BATCH_ENTRIES) break;
     }
     if (batch.length === 0) return undefined;
@@ -177,10 +192,16 @@ export class RelayRun {
     return () => this.publish(batch);
   }
 
-  private async publish(batch: readonly { lane: Lane; item: EventItem }[]): Promise<void> {
-    const topic = batch[0]!.item.topic!;
-    for (const { item } of batch) if (item.attempts > 0) this.retried++;
-    const entries = batch.map(({ item }, i) => publishEntry(item.message, topic, `e${i}`));
+  private async publish(batch: readonly Entry[]): Promise<void> {
+    const topic = batch[0]!.items[0]!.topic!;
+    for (const { items } of batch) if (items[0]!.attempts > 0) this.retried++;
+    const entries = batch.map(({ items }, i) =>
+      batchEntry(
+        items.map((item) => item.message),
+        topic,
+        `e${i}`,
+      ),
+    );
     let output: PublishBatchCommandOutput;
     try {
       output = await this.options.sns.send(
@@ -193,47 +214,56 @@ export class RelayRun {
       if (kind === 'rejected' && batch.length > 1) {
         // One entry may have spoiled the request for all (an invalid parameter): each is sent alone
         // next, so only its own event is refused. Not an attempt: nothing was tried on its own yet.
-        for (const { lane, item } of batch) {
-          item.alone = true;
+        for (const { lane, items } of batch) {
+          for (const item of items) item.alone = true;
           lane.busy = false;
         }
         return;
       }
       if (kind === 'rejected') {
-        const { lane, item } = batch[0]!;
-        await this.rejected(lane, item, `SNS refused the request: ${describeError(error)}`);
+        await this.rejected(batch[0]!, `SNS refused the request: ${describeError(error)}`);
         return;
       }
-      for (const { lane, item } of batch) this.retryOrFail(lane, item, kind === 'transient', describeError(error));
+      for (const entry of batch) this.retryOrFail(entry, kind === 'transient', describeError(error));
       return;
     }
     const succeeded = new Set((output.Successful ?? []).map((s) => s.Id));
     const failed = new Map((output.Failed ?? []).map((f) => [f.Id, f]));
     const deadLetterings: Promise<void>[] = [];
-    batch.forEach(({ lane, item }, i) => {
+    batch.forEach((entry, i) => {
       const id = `e${i}`;
       const failure = failed.get(id);
       const kind = failure === undefined ? 'transient' : entryFailureKind(failure);
       if (succeeded.has(id) && failure === undefined) {
-        this.advance(lane, item, 'published');
+        this.advance(entry.lane, entry.items, 'published');
       } else if (failure !== undefined && kind === 'rejected') {
-        deadLetterings.push(this.rejected(lane, item, `SNS rejected the message: ${failure.Code}: ${failure.Message ?? ''}`));
+        deadLetterings.push(this.rejected(entry, `SNS rejected the message: ${failure.Code}: ${failure.Message ?? ''}`));
       } else if (failure !== undefined && kind === 'deployment') {
         this.failLane(
-          lane,
+          entry.lane,
           'PUBLISH_FAILED',
-          `publishing event ${item.message.id} failed for a reason of the deployment, not of the message (not retried, not dead-lettered): ${failure.Code}: ${failure.Message ?? ''}`,
+          `publishing ${eventsOf(entry.items)} failed for a reason of the deployment, not of the message (not retried, not dead-lettered): ${failure.Code}: ${failure.Message ?? ''}`,
         );
       } else {
         const detail = failure === undefined ? 'SNS returned no result for the entry' : `${failure.Code}: ${failure.Message ?? ''}`;
-        this.retryOrFail(lane, item, true, detail);
+        this.retryOrFail(entry, true, detail);
       }
     });
     await Promise.all(deadLetterings);
   }
 
-  /** An event SNS refuses for good: to the relay DLQ, unless the deadline has passed. */
-  private async rejected(lane: Lane, item: EventItem, detail: string): Promise<void> {
+  /**
+   * A message SNS refuses for good. A batch message is split: its events go out as messages of
+   * their own next (not an attempt: none was tried on its own), so only the event at fault is
+   * dead-lettered. A single event goes to the relay DLQ, unless the deadline has passed.
+   */
+  private async rejected({ lane, items }: Entry, detail: string): Promise<void> {
+    if (items.length > 1) {
+      for (const item of items) item.single = true;
+      lane.busy = false;
+      return;
+    }
+    const item = items[0]!;
     if (Date.now() >= this.deadline) {
       // Nothing new goes out after the deadline, a dead letter neither: the retry meets the same refusal.
       this.failLane(lane, 'DEADLINE_REACHED', `SNS rejected event ${item.message.id} after the deadline; it is dead-lettered on the retry`);
@@ -242,15 +272,17 @@ export class RelayRun {
     await this.deadLetterItem(lane, item, 'PUBLISH_REJECTED', detail);
   }
 
-  private retryOrFail(lane: Lane, item: EventItem, transient: boolean, detail: string): void {
-    item.attempts++;
+  /** A failed entry: its message is retried whole (the same events, so the same deduplication id) after a backoff, or its lane fails. */
+  private retryOrFail({ lane, items }: Entry, transient: boolean, detail: string): void {
+    for (const item of items) item.attempts++;
+    const item = items[0]!;
     lane.busy = false;
     if (this.signal?.aborted === true) {
       // The run was cut short (the invocation's end, a lost lease): that, not SNS, failed the request.
       this.failLane(
         lane,
         'DEADLINE_REACHED',
-        `publishing event ${item.message.id} was cut short (${describeError(this.signal.reason)}): ${detail}`,
+        `publishing ${eventsOf(items)} was cut short (${describeError(this.signal.reason)}): ${detail}`,
       );
       return;
     }
@@ -261,7 +293,7 @@ export class RelayRun {
       return;
     }
     const why = transient ? `still failing after ${item.attempts} attempts` : 'not retryable';
-    this.failLane(lane, 'PUBLISH_FAILED', `publishing event ${item.message.id} failed (${why}): ${detail}`);
+    this.failLane(lane, 'PUBLISH_FAILED', `publishing ${eventsOf(items)} failed (${why}): ${detail}`);
   }
 
   private deadLetterItem(lane: Lane, item: EventItem, reason: DeadLetterFields['reason'], detail: string): Promise<void> {
@@ -289,19 +321,22 @@ export class RelayRun {
     });
     if (sent.status === 'sent') {
       this.deadLettered++;
-      this.advance(lane, item, 'deadLettered');
+      this.advance(lane, [item], 'deadLettered');
     } else {
       this.failLane(lane, sent.status === 'deadline' ? 'DEADLINE_REACHED' : 'DEAD_LETTER_FAILED', sent.detail);
     }
   }
 
-  private advance(lane: Lane, item: LaneItem, how: 'published' | 'deadLettered'): void {
-    lane.items.shift();
+  /** The lane's head items are done: they leave the lane, and their records count them. */
+  private advance(lane: Lane, items: readonly LaneItem[], how: 'published' | 'deadLettered'): void {
+    lane.items.splice(0, items.length);
     lane.busy = false;
     lane.readyAt = 0;
-    const state = this.states[item.recordIndex]!;
-    state[how]++;
-    state.outstanding--;
+    for (const item of items) {
+      const state = this.states[item.recordIndex]!;
+      state[how]++;
+      state.outstanding--;
+    }
   }
 
   /** Stops the lane: its head's record failed, and every later record of the aggregate waits for the retry. */
