@@ -4,11 +4,12 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { catalogSchemas } from '../catalog/consumer-schemas.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
-import { type MessageHandlingDeps, type PreparedMessage, prepareMessage, runMessage } from './handle-message.js';
+import { type MessageHandlingDeps, type PreparedMessage, prepareMessage } from './handle-message.js';
 import { Inbox } from './inbox.js';
 import { readInboxSnapshot } from './inbox-snapshot.js';
 import { fromSqsRecord } from './messages.js';
 import { validateConsumerOptions, validateProcessOptions } from './options.js';
+import { runEvents } from './run-events.js';
 import { type SequenceObservation, SequenceTracker } from './sequence-tracker.js';
 import type {
   BatchResult,
@@ -158,8 +159,10 @@ class Reporter {
 const inboxKeys = (inbox: Inbox, prepared: readonly PreparedMessage[]) =>
   prepared.flatMap((p) => {
     if (p.status === 'done') return [];
-    const { own, legacy } = inbox.keysOf(p.envelope);
-    return legacy === undefined ? [own] : [own, legacy];
+    return p.events.flatMap(({ envelope }) => {
+      const { own, legacy } = inbox.keysOf(envelope);
+      return legacy === undefined ? [own] : [own, legacy];
+    });
   });
 
 /**
@@ -229,24 +232,13 @@ export function createConsumer(options: ConsumerOptions): Consumer {
           continue;
         }
         const ready = prepared[index] as PreparedMessage;
-        const { outcome, envelope } =
-          ready.status === 'done'
-            ? { outcome: ready.outcome, envelope: undefined }
-            : await runMessage(deps, message, ready, claimUntil, snapshot);
+        if (ready.status === 'done') reporter.outcome(ready.outcome);
+        // Each event is reported as it runs; a batch message's events run in order, and its first failure ends it.
+        const outcome =
+          ready.status === 'done' ? ready.outcome : await runEvents(deps, message, ready, { claimUntil, snapshot, tracker, reporter });
         outcomes[index] = outcome;
-        reporter.outcome(outcome);
         if ((outcome.status === 'failed' || outcome.status === 'rejected') && message.messageGroupId !== undefined) {
           failedMessageId = message.messageId;
-        }
-        if (tracker !== undefined && envelope !== undefined && (outcome.status === 'processed' || outcome.status === 'duplicate')) {
-          // A duplicate's first delivery may have been handled without its position recorded (a crash
-          // between the two): the position catches up, and only the gap that delivery would have
-          // reported is reported, never the duplicate itself as out of order.
-          const duplicate = outcome.status === 'duplicate';
-          await tracker.observe(envelope).then(
-            (observation) => (duplicate && observation.status !== 'gap' ? undefined : reporter.sequence(envelope, observation)),
-            (error: unknown) => reporter.trackingFailed(envelope, error),
-          );
         }
       }
     });

@@ -178,32 +178,48 @@ async function runWithClaim(
   return 'processed';
 }
 
-/** A message parsed, trusted and dispatched, ready to run; or its outcome already (rejected). */
+/** One event of a message with the handler that takes it. */
+export interface PreparedEvent {
+  readonly envelope: OutboxEnvelope;
+  readonly handler: EventHandler;
+}
+
+/**
+ * A message parsed, trusted and dispatched, ready to run: its events in order (several in a
+ * CloudEvents batch), the first also as `envelope` and `handler`; or its outcome already (rejected).
+ */
 export type PreparedMessage =
   | { readonly status: 'done'; readonly outcome: MessageOutcome }
-  | { readonly status: 'ready'; readonly envelope: OutboxEnvelope; readonly handler: EventHandler };
+  | ({ readonly status: 'ready'; readonly events: readonly PreparedEvent[] } & PreparedEvent);
 
-/** Parses a message, checks whom it comes from and finds its handler; reads nothing. */
+/**
+ * Parses a message, checks whom it comes from and finds each event's handler; reads nothing. A
+ * batch with an event no handler takes is rejected whole, before any of its events runs.
+ */
 export function prepareMessage(deps: MessageHandlingDeps, message: ConsumerMessage): PreparedMessage {
   const parsed = parseMessage(message.body);
   if (parsed.status === 'rejected') return { status: 'done', outcome: rejected(message.messageId, parsed.error) };
   // Before the inbox is read: a forged event must not even find out whether its id was handled.
   const untrusted = trustProblem(deps.trust, parsed, message);
   if (untrusted !== undefined) return { status: 'done', outcome: rejected(message.messageId, untrusted) };
-  const handler = Object.hasOwn(deps.handlers, parsed.envelope.type) ? deps.handlers[parsed.envelope.type] : undefined;
-  if (handler === undefined) {
-    const known = Object.keys(deps.handlers).map((t) => JSON.stringify(t));
-    const error = new MessageRejectedError(
-      'UNKNOWN_EVENT_TYPE',
-      `Event ${parsed.envelope.id} has type ${excerpt(parsed.envelope.type)}, which consumer ${deps.consumer} has no handler for; allowed: ${known.join(', ')}`,
-    );
-    return { status: 'done', outcome: rejected(message.messageId, error) };
+  const events: PreparedEvent[] = [];
+  for (const envelope of parsed.envelopes) {
+    const handler = Object.hasOwn(deps.handlers, envelope.type) ? deps.handlers[envelope.type] : undefined;
+    if (handler === undefined) {
+      const known = Object.keys(deps.handlers).map((t) => JSON.stringify(t));
+      const error = new MessageRejectedError(
+        'UNKNOWN_EVENT_TYPE',
+        `Event ${envelope.id} has type ${excerpt(envelope.type)}, which consumer ${deps.consumer} has no handler for; allowed: ${known.join(', ')}`,
+      );
+      return { status: 'done', outcome: rejected(message.messageId, error) };
+    }
+    events.push({ envelope, handler });
   }
-  return { status: 'ready', envelope: parsed.envelope, handler };
+  return { status: 'ready', events, ...events[0]! };
 }
 
 /**
- * Runs a prepared message: validate, run the handler under the inbox. Never throws: every
+ * Runs one prepared event of a message: validate, run the handler under the inbox. Never throws: every
  * failure becomes an outcome that names its reason. `claimUntil` (epoch seconds) is when a claim
  * taken now lapses, instead of the inbox's claim timeout; `snapshot` holds the inbox records the
  * batch's read found, so the message reads only what it did not.
@@ -211,7 +227,7 @@ export function prepareMessage(deps: MessageHandlingDeps, message: ConsumerMessa
 export async function runMessage(
   deps: MessageHandlingDeps,
   message: ConsumerMessage,
-  prepared: Extract<PreparedMessage, { status: 'ready' }>,
+  prepared: PreparedEvent,
   claimUntil?: number,
   snapshot: InboxSnapshot = InboxSnapshot.EMPTY,
 ): Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }> {
@@ -240,14 +256,4 @@ export async function runMessage(
     snapshot.forget(own);
     if (legacy !== undefined) snapshot.forget(legacy);
   }
-}
-
-/** Handles one message on its own: {@link prepareMessage}, then {@link runMessage} with reads of its own. */
-export async function handleMessage(
-  deps: MessageHandlingDeps,
-  message: ConsumerMessage,
-  claimUntil?: number,
-): Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }> {
-  const prepared = prepareMessage(deps, message);
-  return prepared.status === 'done' ? { outcome: prepared.outcome } : runMessage(deps, message, prepared, claimUntil);
 }

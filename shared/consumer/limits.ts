@@ -68,11 +68,12 @@ export function nestingDepth(text: string): number {
   return deepest;
 }
 
-/** Why JSON text nests too deep for a message, or `undefined`; `what` names the text. */
-export function depthProblem(text: string, what: string): string | undefined {
+/** Why JSON text nests too deep for a message, or `undefined`; `what` names the text, `around` the levels above its envelopes (a batch's array). */
+export function depthProblem(text: string, what: string, around = 0): string | undefined {
   const depth = nestingDepth(text);
-  if (depth <= MAX_MESSAGE_DEPTH) return undefined;
-  return `${what} nests arrays and objects ${depth} levels deep; allowed: at most ${MAX_MESSAGE_DEPTH} (the envelope, and its data at most ${CONSUMER_LIMITS.dataDepth} levels below it)`;
+  if (depth <= MAX_MESSAGE_DEPTH + around) return undefined;
+  const batch = around > 0 ? ' in a batch array' : '';
+  return `${what} nests arrays and objects ${depth} levels deep; allowed: at most ${MAX_MESSAGE_DEPTH + around} (the envelope${batch}, and its data at most ${CONSUMER_LIMITS.dataDepth} levels below it)`;
 }
 
 const FIELD_LIMITS = [

@@ -6,6 +6,7 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { CONTENT_TYPE_ATTRIBUTE } from '../envelope.js';
 import type { Consumer } from './consumer.js';
 import { fromSqsMessage } from './messages.js';
 import { validatePollOptions } from './options.js';
@@ -115,7 +116,7 @@ export async function pollQueue(options: PollOptions, signal?: AbortSignal): Pro
           VisibilityTimeout: visibilityTimeout,
           MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'],
           // Checked against the envelope: subscription filters decided on them.
-          MessageAttributeNames: [...CHECKED_ATTRIBUTES],
+          MessageAttributeNames: [...CHECKED_ATTRIBUTES, CONTENT_TYPE_ATTRIBUTE],
         }),
         { abortSignal: signal },
       ),

@@ -1,4 +1,4 @@
-import type { OutboxEnvelope } from '../envelope.js';
+import { BATCH_CONTENT_TYPE, CONTENT_TYPE_ATTRIBUTE, type OutboxEnvelope } from '../envelope.js';
 import { MessageRejectedError } from './errors.js';
 import { excerpt } from './limits.js';
 import type { ParseResult } from './parse.js';
@@ -46,6 +46,25 @@ function attributeProblem(
 }
 
 /**
+ * Why the message's `content-type` attribute says otherwise than its body, or `undefined`: a
+ * batch is marked {@link BATCH_CONTENT_TYPE}, so a subscription may tell it without parsing.
+ */
+function contentTypeProblem(
+  batch: boolean,
+  attributes: Readonly<Record<string, MessageAttribute>> | undefined,
+  where: string,
+): MessageRejectedError | undefined {
+  if (attributes === undefined || !Object.hasOwn(attributes, CONTENT_TYPE_ATTRIBUTE)) return undefined;
+  const value = attributes[CONTENT_TYPE_ATTRIBUTE]?.stringValue;
+  if ((value === BATCH_CONTENT_TYPE) === batch) return undefined;
+  const body = batch ? 'a CloudEvents batch (a JSON array)' : 'one envelope';
+  return new MessageRejectedError(
+    'ATTRIBUTE_MISMATCH',
+    `The ${where} attribute ${CONTENT_TYPE_ATTRIBUTE} is ${value === undefined ? 'not a string' : excerpt(value)}, but the body is ${body}; allowed: ${JSON.stringify(BATCH_CONTENT_TYPE)} exactly on a batch`,
+  );
+}
+
+/**
  * Why a parsed message must not be trusted, or `undefined`: an SNS notification of a topic not
  * configured, an event of a source not configured, or an attribute that says otherwise than the
  * envelope (a filter policy let it through for what it is not).
@@ -55,19 +74,26 @@ export function trustProblem(
   parsed: Extract<ParseResult, { status: 'parsed' }>,
   message: ConsumerMessage,
 ): MessageRejectedError | undefined {
-  const { envelope } = parsed;
   if (parsed.delivery === 'sns-notification') {
     const problem = topicProblem(trust, parsed.topicArn);
     if (problem !== undefined) return problem;
   }
-  if (!trust.sources.has(envelope.source)) {
-    return new MessageRejectedError(
-      'UNTRUSTED_SOURCE',
-      `Event ${excerpt(envelope.id)} has source ${excerpt(envelope.source)}, which this consumer does not accept; allowed: ${listed(trust.sources)} (the consumer option sources)`,
-    );
+  const notified = parsed.delivery === 'sns-notification' ? parsed.messageAttributes : undefined;
+  const { batch } = parsed;
+  const marked = contentTypeProblem(batch, message.messageAttributes, 'message') ?? contentTypeProblem(batch, notified, 'SNS notification');
+  if (marked !== undefined) return marked;
+  // Every event of a batch: the attributes, once for the message, must hold for each.
+  for (const envelope of parsed.envelopes) {
+    if (!trust.sources.has(envelope.source)) {
+      return new MessageRejectedError(
+        'UNTRUSTED_SOURCE',
+        `Event ${excerpt(envelope.id)} has source ${excerpt(envelope.source)}, which this consumer does not accept; allowed: ${listed(trust.sources)} (the consumer option sources)`,
+      );
+    }
+    const problem =
+      attributeProblem(envelope, message.messageAttributes, 'message') ??
+      (notified === undefined ? undefined : attributeProblem(envelope, notified, 'SNS notification'));
+    if (problem !== undefined) return problem;
   }
-  return (
-    attributeProblem(envelope, message.messageAttributes, 'message') ??
-    (parsed.delivery === 'sns-notification' ? attributeProblem(envelope, parsed.messageAttributes, 'SNS notification') : undefined)
-  );
+  return undefined;
 }

@@ -157,12 +157,28 @@ export interface ConsumerMessage {
   readonly messageAttributes?: Readonly<Record<string, MessageAttribute>>;
 }
 
-/** What happened to one message; only `processed` and `duplicate` are acknowledged. */
+/** Set on the outcome of a message that carried a CloudEvents batch. */
+interface BatchOutcome {
+  /**
+   * Each event's outcome, in the batch's order, up to the first that failed or was rejected (the
+   * message's own outcome then); the message is `processed` when all were acknowledged and one
+   * was processed, `duplicate` when all were duplicates. @default absent: one event per message
+   */
+  readonly events?: readonly MessageOutcome[];
+}
+
+/** What happened to one message (with a batch, to its events: see `events`); only `processed` and `duplicate` are acknowledged. */
 export type MessageOutcome =
-  | { readonly status: 'processed'; readonly messageId: string; readonly eventId: string; readonly type: string }
-  | { readonly status: 'duplicate'; readonly messageId: string; readonly eventId: string; readonly type: string }
-  | { readonly status: 'rejected'; readonly messageId: string; readonly error: MessageRejectedError }
-  | { readonly status: 'failed'; readonly messageId: string; readonly eventId: string; readonly type: string; readonly error: Error }
+  | ({ readonly status: 'processed'; readonly messageId: string; readonly eventId: string; readonly type: string } & BatchOutcome)
+  | ({ readonly status: 'duplicate'; readonly messageId: string; readonly eventId: string; readonly type: string } & BatchOutcome)
+  | ({ readonly status: 'rejected'; readonly messageId: string; readonly error: MessageRejectedError } & BatchOutcome)
+  | ({
+      readonly status: 'failed';
+      readonly messageId: string;
+      readonly eventId: string;
+      readonly type: string;
+      readonly error: Error;
+    } & BatchOutcome)
   | {
       readonly status: 'skipped';
       readonly messageId: string;

@@ -1,0 +1,57 @@
+import type { OutboxEnvelope } from '../envelope.js';
+import { type MessageHandlingDeps, type PreparedMessage, runMessage } from './handle-message.js';
+import type { InboxSnapshot } from './inbox-snapshot.js';
+import type { SequenceObservation, SequenceTracker } from './sequence-tracker.js';
+import type { ConsumerMessage, MessageOutcome } from './types.js';
+
+/** What hears of each event's outcome and position: the consumer's logs and metrics. */
+export interface EventReporter {
+  outcome(outcome: MessageOutcome): void;
+  sequence(envelope: OutboxEnvelope, observation: SequenceObservation): void;
+  trackingFailed(envelope: OutboxEnvelope, error: unknown): void;
+}
+
+export interface RunEventsOptions {
+  readonly claimUntil: number | undefined;
+  readonly snapshot: InboxSnapshot;
+  readonly tracker: SequenceTracker | undefined;
+  readonly reporter: EventReporter;
+}
+
+const acknowledged = (outcome: MessageOutcome): boolean => outcome.status === 'processed' || outcome.status === 'duplicate';
+
+/**
+ * Runs a message's events in order, each under the inbox and tracked, and says what became of
+ * the message. The first event that fails or is rejected ends the message: the events after it
+ * are not run, and the message is that event's outcome (retried whole: the events before it are
+ * duplicates in the inbox by then). A batch's outcome lists its events' in `events`.
+ */
+export async function runEvents(
+  deps: MessageHandlingDeps,
+  message: ConsumerMessage,
+  ready: Extract<PreparedMessage, { status: 'ready' }>,
+  { claimUntil, snapshot, tracker, reporter }: RunEventsOptions,
+): Promise<MessageOutcome> {
+  const outcomes: MessageOutcome[] = [];
+  for (const event of ready.events) {
+    const { outcome, envelope } = await runMessage(deps, message, event, claimUntil, snapshot);
+    outcomes.push(outcome);
+    reporter.outcome(outcome);
+    if (tracker !== undefined && envelope !== undefined && acknowledged(outcome)) {
+      // A duplicate's first delivery may have been handled without its position recorded (a crash
+      // between the two): the position catches up, and only the gap that delivery would have
+      // reported is reported, never the duplicate itself as out of order.
+      const duplicate = outcome.status === 'duplicate';
+      await tracker.observe(envelope).then(
+        (observation) => (duplicate && observation.status !== 'gap' ? undefined : reporter.sequence(envelope, observation)),
+        (error: unknown) => reporter.trackingFailed(envelope, error),
+      );
+    }
+    if (!acknowledged(outcome)) break;
+  }
+  const last = outcomes[outcomes.length - 1]!;
+  if (ready.events.length === 1) return last;
+  if (!acknowledged(last)) return { ...last, events: outcomes } as MessageOutcome;
+  const status = outcomes.some((o) => o.status === 'processed') ? 'processed' : 'duplicate';
+  return { ...(last as Extract<MessageOutcome, { status: 'processed' | 'duplicate' }>), status, events: outcomes };
+}
