@@ -8,6 +8,9 @@ import { awsErrorHint } from '../../shared/redrive/aws-error-hint.js';
 import { REDRIVE_USAGE } from '../../shared/redrive/cli-args.js';
 import { CLI_USAGE, type CliCommand, parseCommandLine, usageFor } from '../../shared/redrive/cli-command.js';
 import { type ConfiguredRedrive, withRedriveConfig } from '../../shared/redrive/cli-config.js';
+import { DLQ_USAGE, type DlqCommand } from '../../shared/redrive/dlq-cli.js';
+import { summarizeDlq } from '../../shared/redrive/dlq-summary.js';
+import { formatDlqSummary } from '../../shared/redrive/dlq-summary-format.js';
 import { RedriveOptionsError, RedriveStoppedError } from '../../shared/redrive/errors.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
 import { progressBar } from '../../shared/redrive/progress.js';
@@ -76,9 +79,16 @@ async function run(command: ConfiguredRedrive, signal: AbortSignal): Promise<Red
           queueUrl: command.queueUrl,
           topicArns: command.topicArns,
           ...(command.config === undefined ? {} : { config: command.config }),
+          ...(command.filter === undefined ? {} : { filter: command.filter }),
         });
       case 'queue-dlq':
-        return await redriveQueueDlq({ ...common, sqs, queueUrl: command.queueUrl, targetQueueUrl: command.targetQueueUrl });
+        return await redriveQueueDlq({
+          ...common,
+          sqs,
+          queueUrl: command.queueUrl,
+          targetQueueUrl: command.targetQueueUrl,
+          ...(command.filter === undefined ? {} : { filter: command.filter }),
+        });
       case 'on-failure': {
         const streams = streamsClient(clientConfig);
         const source =
@@ -111,18 +121,50 @@ function asFlag(error: RedriveOptionsError): string {
   return error.message.replace(`Invalid redrive option ${error.field}:`, `Invalid redrive option ${named}:`);
 }
 
+/** `dlq summarize`: the table (or JSON) on stdout; every message read is visible again when it returns. */
+async function summarize(command: Extract<DlqCommand, { kind: 'dlq-summarize' }>): Promise<number> {
+  const sqs = sqsClient({
+    ...(command.region === undefined ? {} : { region: command.region }),
+    ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
+  });
+  const stop = stopOnSignals();
+  try {
+    const summary = await summarizeDlq({
+      sqs,
+      queueUrl: command.queueUrl,
+      signal: stop.signal,
+      ...(command.maxMessages === undefined ? {} : { maxMessages: command.maxMessages }),
+      ...(command.filter === undefined ? {} : { filter: command.filter }),
+    });
+    process.stdout.write(`${command.json ? JSON.stringify(summary, null, 2) : formatDlqSummary(summary)}\n`);
+    return summary.status === 'interrupted' ? INTERRUPTED_EXIT : 0;
+  } catch (error) {
+    const code = error instanceof OutboxError ? ` [${error.code}]` : '';
+    const hint = awsErrorHint(error, command);
+    process.stderr.write(`dlq summarize stopped${code}: ${(error as Error).message}${hint === undefined ? '' : `; ${hint}`}\n`);
+    return 1;
+  } finally {
+    stop.dispose();
+  }
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   let command: CliCommand;
   try {
     command = parseCommandLine(argv, process.env, RELAY_ENV.topicArns);
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${usageFor(error)}\n`);
+    process.stderr.write(`${(error as Error).message}\n\n${usageFor(error, argv)}\n`);
     return 2;
   }
   if (command.kind === 'usage' || command.kind === 'help') {
     process.stdout.write(`${command.kind === 'usage' ? CLI_USAGE : REDRIVE_USAGE}\n`);
     return 0;
   }
+  if (command.kind === 'dlq-help') {
+    process.stdout.write(`${DLQ_USAGE}\n`);
+    return 0;
+  }
+  if (command.kind === 'dlq-summarize') return summarize(command);
   if (command.kind === 'catalog' || command.kind === 'catalog-check' || command.kind === 'catalog-help') return runCatalogCommand(command);
   let configured: ConfiguredRedrive;
   try {

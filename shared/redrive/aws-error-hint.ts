@@ -1,11 +1,13 @@
 import type { RedriveCommand } from './cli-args.js';
+import type { DlqCommand } from './dlq-cli.js';
 
-type RunCommand = Exclude<RedriveCommand, { kind: 'help' }>;
+type RunCommand = Exclude<RedriveCommand, { kind: 'help' }> | Exclude<DlqCommand, { kind: 'dlq-help' }>;
 
 /** The queues and bucket the command names, as the flags that named them. */
 function sources(command: RunCommand): string {
   switch (command.kind) {
     case 'relay-dlq':
+    case 'dlq-summarize':
       return `--queue-url ${command.queueUrl}`;
     case 'queue-dlq':
       return `--queue-url ${command.queueUrl}, --to ${command.targetQueueUrl}`;

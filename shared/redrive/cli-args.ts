@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { decimalNumber, joinDashValues, parseArgsProblem, repeatedOption } from '../cli-tokens.js';
+import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { RedriveOptionsError } from './errors.js';
+import { FILTER_OPTIONS, FILTER_USAGE, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
 import { MIN_RATE_PER_SECOND } from './rate-limit.js';
 
 /** What `--config FILE` may be, for the usage and for refusals. */
@@ -24,6 +26,13 @@ Kinds:
                --topic-arns JSON     topic name → ARN (default: $OUTBOX_TOPIC_ARNS)
                --config FILE         the outbox config, which routes the events (default: $OUTBOX_CONFIG;
                                      one of the two is required)
+
+  relay-dlq and queue-dlq move only the dead letters that match the filters below; the others are
+  made visible again, untouched. In a FIFO DLQ a message that does not match holds back the later
+  messages of its group (they stay), so no group is moved out of order. Find the groups first
+  with: dynamodb-outbox dlq summarize --queue-url URL
+
+${FILTER_USAGE}
 
   FILE is a .json file holding the config as JSON (as $OUTBOX_CONFIG holds it), or a module
   exporting \`config\` (.js, .mjs; .ts, .mts when node runs with a TypeScript loader such as tsx).
@@ -60,11 +69,17 @@ export type RedriveCommand =
   | (CommonArgs & {
       readonly kind: 'relay-dlq';
       readonly queueUrl: string;
+      readonly filter?: DeadLetterFilter;
       readonly topicArns: Record<string, string>;
       /** `--config FILE`, as typed; the config is loaded only after the whole command line was checked. */
       readonly configFile?: string;
     })
-  | (CommonArgs & { readonly kind: 'queue-dlq'; readonly queueUrl: string; readonly targetQueueUrl: string })
+  | (CommonArgs & {
+      readonly kind: 'queue-dlq';
+      readonly queueUrl: string;
+      readonly targetQueueUrl: string;
+      readonly filter?: DeadLetterFilter;
+    })
   | (CommonArgs & {
       readonly kind: 'on-failure';
       readonly source: { readonly queueUrl: string } | { readonly bucket: string; readonly prefix?: string };
@@ -86,12 +101,13 @@ export const VALUE_FLAGS: Readonly<Record<string, string>> = {
   '--max': 'N',
   '--endpoint': 'URL',
   '--region': 'REGION',
+  ...FILTER_VALUE_FLAGS,
 };
 const ALLOWED = `${Object.entries(VALUE_FLAGS)
   .map(([flag, value]) => `${flag} ${value}`)
   .join(', ')}, --dry-run, --help`;
 
-function positiveNumber(value: string | undefined, flag: string, integer: boolean): number | undefined {
+export function positiveNumber(value: string | undefined, flag: string, integer: boolean): number | undefined {
   if (value === undefined) return undefined;
   const n = decimalNumber(value, integer);
   if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isSafeInteger(n))) {
@@ -120,7 +136,7 @@ function required(value: string | undefined, flag: string, kind: string): string
 }
 
 /** An http(s) URL, as SQS queue URLs and endpoints are; anything else fails only after the run began, or sends nowhere. */
-function httpUrl(value: string, flag: string, allowed: string): string {
+export function httpUrl(value: string, flag: string, allowed: string): string {
   let url: URL | undefined;
   try {
     url = new URL(value);
@@ -133,7 +149,7 @@ function httpUrl(value: string, flag: string, allowed: string): string {
   return value;
 }
 
-const QUEUE_URL = 'an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/my-dlq';
+export const QUEUE_URL = 'an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/my-dlq';
 const queueUrlOf = (value: string | undefined, flag: string, kind: string): string => httpUrl(required(value, flag, kind), flag, QUEUE_URL);
 
 /** S3's rules for bucket names (general purpose buckets). */
@@ -217,6 +233,7 @@ export function parseRedriveArgs(
         endpoint: { type: 'string' },
         region: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
+        ...FILTER_OPTIONS,
       },
     });
   let parsed: ReturnType<typeof parse>;
@@ -226,7 +243,8 @@ export function parseRedriveArgs(
     if (error instanceof RedriveOptionsError) throw error;
     throw new RedriveOptionsError('arguments', `${parseArgsProblem(error)}; allowed: ${ALLOWED}`, { cause: error });
   }
-  const repeated = repeatedOption(parsed.tokens);
+  // --type is the one flag meant to be given more than once.
+  const repeated = repeatedOption(parsed.tokens.filter((t) => !(t.kind === 'option' && t.name === 'type')));
   // The last value would win silently: a run against another queue than the one meant.
   if (repeated !== undefined) throw new RedriveOptionsError('arguments', repeated);
   const { values, positionals } = parsed;
@@ -251,6 +269,8 @@ export function parseRedriveArgs(
     ...(values.endpoint === undefined ? {} : { endpoint: values.endpoint }),
     ...(values.region === undefined ? {} : { region: values.region }),
   };
+  const filter = filterFromArgs(values);
+  const filterSpread = filter === undefined ? {} : { filter };
   const allow = (flags: readonly string[]) => {
     for (const flag of ['queue-url', 'to', 'bucket', 'prefix', 'topic-arns', 'config'] as const) {
       if (values[flag] !== undefined && !flags.includes(flag))
@@ -265,6 +285,7 @@ export function parseRedriveArgs(
       queueUrl: queueUrlOf(values['queue-url'], '--queue-url', kind),
       topicArns: topicArnsOf(values['topic-arns'], env, topicArnsEnv),
       ...configFileOf(values.config),
+      ...filterSpread,
     };
   }
   if (kind === 'queue-dlq') {
@@ -274,9 +295,17 @@ export function parseRedriveArgs(
       kind,
       queueUrl: queueUrlOf(values['queue-url'], '--queue-url', kind),
       targetQueueUrl: queueUrlOf(values.to, '--to', kind),
+      ...filterSpread,
     };
   }
   allow(['queue-url', 'bucket', 'prefix', 'topic-arns', 'config']);
+  if (filter !== undefined) {
+    const given = Object.keys(FILTER_OPTIONS).filter((name) => values[name as keyof typeof FILTER_OPTIONS] !== undefined);
+    throw new RedriveOptionsError(
+      `--${given[0]}`,
+      'does not apply to on-failure (a record holds a batch of events); allowed: the filters with relay-dlq and queue-dlq',
+    );
+  }
   if ((values['queue-url'] === undefined) === (values.bucket === undefined)) {
     throw new RedriveOptionsError(
       '--queue-url/--bucket',

@@ -1,10 +1,11 @@
 import { CATALOG_USAGE, CATALOG_VALUE_FLAGS, type CatalogCommand, parseCatalogArgs } from '../catalog/cli.js';
 import { CatalogError } from '../catalog/errors.js';
 import { parseRedriveArgs, REDRIVE_USAGE, type RedriveCommand, VALUE_FLAGS } from './cli-args.js';
+import { DLQ_USAGE, type DlqCommand, parseDlqArgs } from './dlq-cli.js';
 import { RedriveOptionsError } from './errors.js';
 
 /** The commands of the `dynamodb-outbox` command line. */
-const COMMANDS = ['redrive', 'catalog'] as const;
+const COMMANDS = ['redrive', 'dlq', 'catalog'] as const;
 
 export const CLI_USAGE = `Usage: dynamodb-outbox <command> [options]
 
@@ -12,6 +13,9 @@ Commands:
   redrive <kind>   put back what the pipeline set aside, with the same event ids: the relay DLQ
                    (relay-dlq), a subscriber DLQ (queue-dlq), the relay's on-failure records
                    (on-failure); dynamodb-outbox redrive --help lists its options
+  dlq summarize    group a DLQ's dead letters by reason, event type and aggregate type, with
+                   counts and first/last time, leaving every one in the queue;
+                   dynamodb-outbox dlq --help lists its options
   catalog          write the AsyncAPI 3.0 document of the config's topics and event types;
   catalog check    fail on a breaking change against a published one (CI);
                    dynamodb-outbox catalog --help lists their options
@@ -23,7 +27,7 @@ Exit status: 0 for --help, 2 on a usage error (no command or an unknown one); ea
 documents its own.`;
 
 /** What the command line asks for: the list of commands (`usage`), a redrive or a catalog command. */
-export type CliCommand = { readonly kind: 'usage' } | RedriveCommand | CatalogCommand;
+export type CliCommand = { readonly kind: 'usage' } | RedriveCommand | DlqCommand | CatalogCommand;
 
 /**
  * The command named: the first argument that is neither a flag nor the value of one
@@ -40,7 +44,8 @@ function commandOf(argv: readonly string[]): string | undefined {
 
 /**
  * Parses a `dynamodb-outbox` command line: `--help` without a command, or no command, or an
- * unknown one, is about the commands; `redrive …` is parsed by {@link parseRedriveArgs}. Throws a
+ * unknown one, is about the commands; `redrive …` is parsed by {@link parseRedriveArgs}, `dlq …`
+ * by {@link parseDlqArgs}. Throws a
  * {@link RedriveOptionsError} (field `command` when the command is missing or unknown) before any
  * AWS call.
  *
@@ -53,6 +58,7 @@ function commandOf(argv: readonly string[]): string | undefined {
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, topicArnsEnv?: string): CliCommand {
   const command = commandOf(argv);
   if (command === 'redrive') return parseRedriveArgs(argv, env, topicArnsEnv);
+  if (command === 'dlq') return parseDlqArgs(argv);
   if (command === 'catalog') return parseCatalogArgs(argv);
   if (argv.includes('--help') || argv.includes('-h')) return { kind: 'usage' };
   const given = command === undefined ? 'no command given' : `got ${JSON.stringify(command)}`;
@@ -60,7 +66,8 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
 }
 
 /** The usage to print below a refusal: the list of commands when the command was wrong, else the command's own. */
-export const usageFor = (error: unknown): string => {
+export const usageFor = (error: unknown, argv: readonly string[] = []): string => {
   if (error instanceof CatalogError) return CATALOG_USAGE;
+  if (error instanceof RedriveOptionsError && error.field !== 'command' && commandOf(argv) === 'dlq') return DLQ_USAGE;
   return error instanceof RedriveOptionsError && error.field === 'command' ? CLI_USAGE : REDRIVE_USAGE;
 };

@@ -8,7 +8,9 @@ import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './typ
 /** What to do with one source message. `units` counts the events it republishes (for the rate limit). */
 export type DrainPlan<T> =
   | { readonly status: 'republish'; readonly item: T; readonly units: number }
-  | { readonly status: 'skip'; readonly reason: string };
+  | { readonly status: 'skip'; readonly reason: string }
+  /** Not asked for (it does not match the run's filter): kept and released untouched, counted in `unmatched` only. */
+  | { readonly status: 'leave' };
 
 /** How a batch of planned messages was republished, by message id. */
 export interface RepublishResult {
@@ -41,6 +43,8 @@ export interface DrainOptions<T> extends RedriveCommonOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** Long-poll wait per receive; the run ends at the first empty receive. @default 1 */
   readonly waitTimeSeconds?: number;
+  /** The run's filter in words, for the summary. @default none */
+  readonly filterText?: string;
 }
 
 export { approximateCount } from './queue-counts.js';
@@ -113,6 +117,7 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   const skipped: RedriveProblem[] = [];
   const republishNotes: string[] = [];
   let processed = 0;
+  let unmatched = 0;
   let moved = 0;
   let republished = 0;
   let interrupted = false;
@@ -154,7 +159,8 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
       const planned: { message: Message; item: T; units: number }[] = [];
       for (const message of fresh) {
         const plan = await options.plan(message);
-        if (plan.status === 'skip') {
+        if (plan.status === 'leave') unmatched += 1;
+        else if (plan.status === 'skip') {
           skipped.push({ id: message.MessageId ?? '', reason: plan.reason });
         } else planned.push({ message, item: plan.item, units: plan.units });
       }
@@ -237,6 +243,7 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
     republished,
     failed,
     skipped,
+    ...(options.filterText === undefined ? {} : { filter: options.filterText, unmatched }),
     ...(notes.length > 0 ? { notes } : {}),
   };
   if (stoppedBy !== undefined) throw new RedriveStoppedError(summary, stoppedBy.error);

@@ -4,6 +4,17 @@
  */
 
 export { OutboxError } from '../errors.js';
+export { checkDeadLetterFilter, type DeadLetterFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
+export {
+  DEAD_LETTER_REASONS,
+  type DeadLetterInfo,
+  describeDeadLetter,
+  MALFORMED,
+  MAX_RECEIVE_COUNT_EXCEEDED,
+  RELAY_REASONS,
+} from './dead-letter-info.js';
+export { type DeadLetterGroup, type DlqSummarizeOptions, type DlqSummary, IN_FLIGHT_LIMIT, summarizeDlq } from './dlq-summary.js';
+export { formatDlqSummary } from './dlq-summary-format.js';
 export { RedriveOptionsError, RedriveStoppedError, StreamRangeIncompleteError } from './errors.js';
 export { type OnFailureRedriveOptions, type OnFailureSource, redriveOnFailure } from './on-failure.js';
 export { type QueueDlqRedriveOptions, redriveQueueDlq } from './queue-dlq.js';

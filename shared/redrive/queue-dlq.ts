@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type Message, type MessageAttributeValue, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { drainQueue } from './drain-queue.js';
+import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
+import { describeDeadLetter } from './dead-letter-info.js';
+import { type DrainPlan, drainQueue } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
 import { isFifoQueueUrl } from './queue-counts.js';
 import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
@@ -11,6 +13,13 @@ export interface QueueDlqRedriveOptions extends RedriveCommonOptions {
   readonly queueUrl: string;
   /** URL of the queue the messages came from. */
   readonly targetQueueUrl: string;
+  /**
+   * Only messages that match are moved; the others are released untouched (visible again, one
+   * receive more) and counted in the summary's `unmatched`. In a FIFO DLQ a message that does not
+   * match holds back the later messages of its group: they stay (skipped, with the reason), so a
+   * group is never moved out of order. @default every message
+   */
+  readonly filter?: DeadLetterFilter;
 }
 
 /** A message to send again: body, attributes and (FIFO) group as it came. */
@@ -86,9 +95,13 @@ export function sendBatches<T extends { readonly item: Planned }>(items: readonl
  * five-minute window, where SQS would accept the message and silently drop it. A crash between
  * send and delete can therefore deliver a message twice, which the consumer's inbox absorbs.
  *
+ * With a `filter`, only the matching messages move; in a FIFO DLQ, not past a message of their
+ * group that does not match.
+ *
  * @example
  * ```ts
  * await redriveQueueDlq({ sqs, queueUrl: dlqUrl, targetQueueUrl: sourceUrl, dryRun: true });
+ * await redriveQueueDlq({ sqs, queueUrl: dlqUrl, targetQueueUrl: sourceUrl, filter: { types: ['order.placed'] } });
  * ```
  */
 export async function redriveQueueDlq(options: QueueDlqRedriveOptions): Promise<RedriveSummary> {
@@ -101,15 +114,34 @@ export async function redriveQueueDlq(options: QueueDlqRedriveOptions): Promise<
       `${options.targetQueueUrl} and ${options.queueUrl} differ in kind; allowed: FIFO to FIFO or standard to standard`,
     );
   }
+  checkDeadLetterFilter(options.filter);
+  const { filter } = options;
   const fifo = isFifoQueueUrl(options.targetQueueUrl);
+  /** FIFO message group → the message of it left in the DLQ for not matching the filter. */
+  const leftGroups = new Map<string, string>();
   /** FIFO message group → the message of it that failed in this run. */
   const blockedGroups = new Map<string, string>();
   return drainQueue<Planned>({
     ...options,
     target: options.targetQueueUrl,
-    plan: (message: Message) => {
+    ...(filter === undefined ? {} : { filterText: describeFilter(filter) ?? 'none' }),
+    plan: (message: Message): DrainPlan<Planned> => {
       const groupId = message.Attributes?.MessageGroupId;
       if (fifo && groupId === undefined) return { status: 'skip', reason: 'FIFO message without a MessageGroupId' };
+      if (filter !== undefined) {
+        // Messages come in group order: one left behind keeps the later ones of its group behind it.
+        const leftBehind = groupId === undefined ? undefined : leftGroups.get(groupId);
+        if (leftBehind !== undefined) {
+          return {
+            status: 'skip',
+            reason: `matches, but earlier message ${leftBehind} of group ${groupId} does not and stays: moving this one would put it ahead of that one`,
+          };
+        }
+        if (!matchesDeadLetterFilter(describeDeadLetter(message), filter)) {
+          if (fifo && groupId !== undefined) leftGroups.set(groupId, message.MessageId ?? '');
+          return { status: 'leave' };
+        }
+      }
       return {
         status: 'republish',
         units: 1,

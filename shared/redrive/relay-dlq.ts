@@ -5,6 +5,8 @@ import { deadLetterEnvelope, isRelayDeadLetter } from '../dead-letter.js';
 import { aggregateSequenceOf, type LegacyOutboxEnvelope, type OutboxEnvelope } from '../envelope.js';
 import type { PublishBatchClient } from '../relay/types.js';
 import { type AggregatePosition, inAggregateOrder } from './aggregate-order.js';
+import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
+import { describeDeadLetter } from './dead-letter-info.js';
 import { checkTopicArns, type DrainPlan, drainQueue } from './drain-queue.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
@@ -23,6 +25,11 @@ export interface RelayDlqRedriveOptions extends RedriveCommonOptions {
    * there. @default none: such dead letters are skipped and stay
    */
   readonly config?: OutboxConfig;
+  /**
+   * Only dead letters that match are republished; the others are released untouched (visible
+   * again, one receive more) and counted in the summary's `unmatched`. @default every dead letter
+   */
+  readonly filter?: DeadLetterFilter;
 }
 
 interface Planned {
@@ -111,14 +118,19 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>, c
  * later event of its aggregate is still published (holding it back would not undo the other), and
  * the summary notes it.
  *
+ * With a `filter`, only the matching dead letters are republished: one cause at a time.
+ *
  * @example
  * ```ts
- * const summary = await redriveRelayDlq({ sqs, sns, queueUrl, topicArns: { 'orders.fifo': arn }, ratePerSecond: 100 });
+ * const summary = await redriveRelayDlq({ sqs, sns, queueUrl, topicArns: { 'orders.fifo': arn }, ratePerSecond: 100,
+ *   filter: { reason: 'PUBLISH_REJECTED', since: new Date('2026-05-01T10:00:00Z') } });
  * console.log(formatSummary(summary));
  * ```
  */
 export async function redriveRelayDlq(options: RelayDlqRedriveOptions): Promise<RedriveSummary> {
   checkTopicArns(options.topicArns);
+  checkDeadLetterFilter(options.filter);
+  const { filter } = options;
   // One for the whole run: an aggregate whose event failed in one receive stays blocked in the next.
   const blocked: BlockedAggregates = new Map();
   /** Aggregate → the furthest position published in the run, to notice an event that comes after a later one of its aggregate. */
@@ -126,7 +138,11 @@ export async function redriveRelayDlq(options: RelayDlqRedriveOptions): Promise<
   return drainQueue<Planned>({
     ...options,
     target: Object.values(options.topicArns).join(', '),
-    plan: (message) => planOf(message, options.topicArns, options.config),
+    ...(filter === undefined ? {} : { filterText: describeFilter(filter) ?? 'none' }),
+    plan: (message) =>
+      filter === undefined || matchesDeadLetterFilter(describeDeadLetter(message), filter)
+        ? planOf(message, options.topicArns, options.config)
+        : { status: 'leave' },
     republish: async (items) => {
       const byTopic = new Map<string, { messageId: string; item: Planned }[]>();
       for (const entry of items) {

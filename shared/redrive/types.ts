@@ -59,6 +59,10 @@ export interface RedriveSummary {
   readonly republished: number;
   readonly failed: readonly RedriveProblem[];
   readonly skipped: readonly RedriveProblem[];
+  /** The run's filter in words, when it had one. */
+  readonly filter?: string;
+  /** With a filter: messages read that do not match it, released untouched (counted in `processed`, not in `skipped`). */
+  readonly unmatched?: number;
   /** What a reader must know to trust the counts, e.g. that a FIFO dry run could not see every message. */
   readonly notes?: readonly string[];
 }

@@ -1,0 +1,121 @@
+import { parseArgs } from 'node:util';
+import { joinDashValues, parseArgsProblem, repeatedOption } from '../cli-tokens.js';
+import { httpUrl, positiveNumber, QUEUE_URL } from './cli-args.js';
+import type { DeadLetterFilter } from './dead-letter-filter.js';
+import { RedriveOptionsError } from './errors.js';
+import { FILTER_OPTIONS, FILTER_USAGE, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
+
+export const DLQ_USAGE = `Usage: dynamodb-outbox dlq summarize --queue-url URL [options]
+
+Reads every message of a dead-letter queue (the relay DLQ or a subscriber's; each message's shape
+tells which) without consuming it, and prints its dead letters grouped by reason, event type and
+aggregate type, with counts and first/last time. Every message is made visible again at the end
+(its receive count grows by one); nothing is deleted.
+
+Reasons: the relay's PUBLISH_REJECTED, MALFORMED_SLOT, UNKNOWN_ROUTE; MAX_RECEIVE_COUNT_EXCEEDED
+for an outbox envelope in a subscriber DLQ (SQS keeps no other cause); MALFORMED for a message
+that is neither.
+
+Options:
+  --queue-url URL    the dead-letter queue
+  --json             print the summary as JSON
+  --max N            stop after reading N messages
+  --endpoint URL     send every AWS call to this endpoint (a local emulator)
+  --region REGION    AWS region (default: the SDK's)
+  -h, --help         show this text
+
+${FILTER_USAGE}
+  With filters, every message is still read; the groups count the matching ones.
+
+Limits: SQS lets a standard queue have 120,000 messages in flight and a FIFO queue 20,000; past
+that the summary is partial (status partial, with a note). A FIFO queue hands out no message of a
+group while an earlier one is in flight, so only the first messages of each group are read.
+
+Exit status: 0 when read, 1 when a call failed, 2 on a usage error, 130 when interrupted.`;
+
+/** The flags of `dlq summarize` that take a value. */
+export const DLQ_VALUE_FLAGS: Readonly<Record<string, string>> = {
+  '--queue-url': 'URL',
+  '--max': 'N',
+  '--endpoint': 'URL',
+  '--region': 'REGION',
+  ...FILTER_VALUE_FLAGS,
+};
+
+/** A parsed `dlq` command line. */
+export type DlqCommand =
+  | { readonly kind: 'dlq-help' }
+  | {
+      readonly kind: 'dlq-summarize';
+      readonly queueUrl: string;
+      readonly json: boolean;
+      readonly maxMessages?: number;
+      readonly endpoint?: string;
+      readonly region?: string;
+      readonly filter?: DeadLetterFilter;
+    };
+
+const ALLOWED = `${Object.entries(DLQ_VALUE_FLAGS)
+  .map(([flag, value]) => `${flag} ${value}`)
+  .join(', ')}, --json, --help`;
+
+/**
+ * Parses `dlq summarize [options]`; a bad flag or value throws a {@link RedriveOptionsError}
+ * naming it, before any AWS call.
+ *
+ * @example
+ * ```ts
+ * const command = parseDlqArgs(['dlq', 'summarize', '--queue-url', dlqUrl, '--json']);
+ * ```
+ */
+export function parseDlqArgs(argv: readonly string[]): DlqCommand {
+  const parse = (args: string[]) =>
+    parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+      options: {
+        'queue-url': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        max: { type: 'string' },
+        endpoint: { type: 'string' },
+        region: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+        ...FILTER_OPTIONS,
+      },
+    });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(joinDashValues(argv, DLQ_VALUE_FLAGS, (message) => new RedriveOptionsError('arguments', message)));
+  } catch (error) {
+    if (error instanceof RedriveOptionsError) throw error;
+    throw new RedriveOptionsError('arguments', `${parseArgsProblem(error)}; allowed: ${ALLOWED}`, { cause: error });
+  }
+  const repeated = repeatedOption(parsed.tokens.filter((t) => !(t.kind === 'option' && t.name === 'type')));
+  if (repeated !== undefined) throw new RedriveOptionsError('arguments', repeated);
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: 'dlq-help' };
+  const [, action, ...rest] = positionals;
+  if (action !== 'summarize') throw new RedriveOptionsError('dlq', `got ${JSON.stringify(action ?? '')}; allowed: summarize`);
+  if (rest.length > 0) throw new RedriveOptionsError('arguments', `unexpected ${JSON.stringify(rest.join(' '))}; see --help`);
+  if (values['queue-url'] === undefined) throw new RedriveOptionsError('--queue-url', 'is required for dlq summarize');
+  const queueUrl = httpUrl(values['queue-url'], '--queue-url', QUEUE_URL);
+  if (values.endpoint !== undefined) {
+    httpUrl(values.endpoint, '--endpoint', 'an http:// or https:// URL with a host, e.g. http://localhost:4566');
+  }
+  if (values.region !== undefined && !/^[a-z0-9-]+$/.test(values.region)) {
+    throw new RedriveOptionsError('--region', `got ${JSON.stringify(values.region)}; allowed: an AWS region name, e.g. eu-west-1`);
+  }
+  const max = positiveNumber(values.max, '--max', true);
+  const filter = filterFromArgs(values);
+  return {
+    kind: 'dlq-summarize',
+    queueUrl,
+    json: values.json === true,
+    ...(max === undefined ? {} : { maxMessages: max }),
+    ...(values.endpoint === undefined ? {} : { endpoint: values.endpoint }),
+    ...(values.region === undefined ? {} : { region: values.region }),
+    ...(filter === undefined ? {} : { filter }),
+  };
+}

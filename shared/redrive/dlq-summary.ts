@@ -1,0 +1,228 @@
+import { type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
+import { type DeadLetterInfo, describeDeadLetter } from './dead-letter-info.js';
+import { RedriveOptionsError } from './errors.js';
+import { HeldMessages } from './held-messages.js';
+import { isFifoQueueUrl, queueCounts } from './queue-counts.js';
+
+export interface DlqSummarizeOptions {
+  readonly sqs: SQSClient;
+  /** URL of a relay DLQ or a subscriber's DLQ; which one is told by each message's shape. */
+  readonly queueUrl: string;
+  /** Count only the dead letters that match (all are read, and all stay). @default every one */
+  readonly filter?: DeadLetterFilter;
+  /** Stop after reading this many messages. @default until a receive comes back empty */
+  readonly maxMessages?: number;
+  /** How long each message read stays hidden; renewed while the run lasts, released at its end. @default 120 */
+  readonly visibilityTimeoutSeconds?: number;
+  /** Long-poll wait per receive; the run ends at the first empty receive. @default 1 */
+  readonly waitTimeSeconds?: number;
+  /** Aborting it ends the read after the receive in hand; the summary (status `interrupted`) covers what was read. */
+  readonly signal?: AbortSignal;
+  /** Called after every receive with the messages read so far and the approximate count before the run. */
+  readonly onProgress?: (read: number, total: number) => void;
+}
+
+/** Dead letters of one reason, event type and aggregate type. */
+export interface DeadLetterGroup {
+  readonly reason: string;
+  /** Absent when the messages carry none (a malformed message, a relay letter of an undecodable slot). */
+  readonly eventType?: string;
+  readonly aggregateType?: string;
+  readonly count: number;
+  /** Earliest and latest time (ISO 8601) of the group's dead letters, see `timeSource`. */
+  readonly firstTime?: string;
+  readonly lastTime?: string;
+  /** `envelope`: the events' `time`; `sent`: the messages' `SentTimestamp` (no readable envelope); `both`: some of each. */
+  readonly timeSource: 'envelope' | 'sent' | 'both';
+}
+
+/** What a dead-letter queue holds, grouped; nothing was deleted or moved. */
+export interface DlqSummary {
+  /** `partial`: SQS would hide no more messages (its in-flight limit) or `maxMessages` was reached; `interrupted`: aborted. */
+  readonly status: 'completed' | 'partial' | 'interrupted';
+  readonly queueUrl: string;
+  /** Approximate messages in the queue before the run (visible, in flight, delayed). */
+  readonly before: number;
+  /** Messages read (each once). */
+  readonly read: number;
+  /** Messages read that match the filter (all of them without one); the groups count these. */
+  readonly matched: number;
+  /** The filter in words, when there was one. */
+  readonly filter?: string;
+  /** Messages read by shape: relay dead letters, subscriber envelopes, malformed ones. */
+  readonly kinds: { readonly relay: number; readonly subscriber: number; readonly malformed: number };
+  /** Largest group first. */
+  readonly groups: readonly DeadLetterGroup[];
+  /** The first malformed messages read (at most 10): id and why. */
+  readonly malformed: readonly { readonly id: string; readonly problem: string }[];
+  readonly notes: readonly string[];
+}
+
+const MALFORMED_SAMPLES = 10;
+
+/** SQS's in-flight limits: beyond these a standard queue refuses a receive (OverLimit) and a FIFO queue returns nothing. */
+export const IN_FLIGHT_LIMIT = { standard: 120_000, fifo: 20_000 } as const;
+
+interface GroupState {
+  reason: string;
+  eventType: string | undefined;
+  aggregateType: string | undefined;
+  count: number;
+  first: number | undefined;
+  last: number | undefined;
+  sources: Set<'envelope' | 'sent'>;
+}
+
+function addTo(groups: Map<string, GroupState>, info: DeadLetterInfo): void {
+  const key = JSON.stringify([info.reason, info.eventType ?? null, info.aggregateType ?? null]);
+  const group = groups.get(key) ?? {
+    reason: info.reason,
+    eventType: info.eventType,
+    aggregateType: info.aggregateType,
+    count: 0,
+    first: undefined,
+    last: undefined,
+    sources: new Set(),
+  };
+  group.count += 1;
+  if (info.time !== undefined) {
+    group.first = group.first === undefined ? info.time : Math.min(group.first, info.time);
+    group.last = group.last === undefined ? info.time : Math.max(group.last, info.time);
+    group.sources.add(info.timeSource);
+  }
+  groups.set(key, group);
+}
+
+const groupOf = (g: GroupState): DeadLetterGroup => ({
+  reason: g.reason,
+  ...(g.eventType === undefined ? {} : { eventType: g.eventType }),
+  ...(g.aggregateType === undefined ? {} : { aggregateType: g.aggregateType }),
+  count: g.count,
+  ...(g.first === undefined ? {} : { firstTime: new Date(g.first).toISOString() }),
+  ...(g.last === undefined ? {} : { lastTime: new Date(g.last).toISOString() }),
+  timeSource: g.sources.size === 2 ? 'both' : g.sources.has('sent') ? 'sent' : 'envelope',
+});
+
+const isOverLimit = (error: unknown): boolean => (error as { name?: string })?.name === 'OverLimit';
+
+/**
+ * Reads every message of a dead-letter queue without consuming it and groups them by reason,
+ * event type and aggregate type, with counts and first/last time. Each message is received with a
+ * visibility timeout, kept hidden (renewed) while the run lasts so it is counted once, and made
+ * visible again at the end, also after an abort or an error; nothing is deleted. Each message's
+ * receive count grows by one.
+ *
+ * Bounded by what SQS lets one reader hold in flight: at 120,000 messages (standard) a receive is
+ * refused and the summary is `partial`; a FIFO queue hands out at most 20,000 and, while a message
+ * of a group is held, none behind it, so on FIFO only the first messages of each group are read (a note says so).
+ *
+ * @example
+ * ```ts
+ * const summary = await summarizeDlq({ sqs, queueUrl: relayDlqUrl });
+ * console.log(formatDlqSummary(summary));
+ * ```
+ */
+export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSummary> {
+  checkDeadLetterFilter(options.filter);
+  const { sqs, queueUrl, filter, signal } = options;
+  if (options.maxMessages !== undefined && (!Number.isSafeInteger(options.maxMessages) || options.maxMessages < 1)) {
+    throw new RedriveOptionsError('maxMessages', `got ${options.maxMessages}; allowed: a positive whole number`);
+  }
+  const visibility = options.visibilityTimeoutSeconds ?? 120;
+  if (!Number.isInteger(visibility) || visibility < 1 || visibility > 43_200) {
+    throw new RedriveOptionsError('visibilityTimeoutSeconds', `got ${visibility}; allowed: a whole number of seconds from 1 to 43200`);
+  }
+  const counts = await queueCounts(sqs, queueUrl);
+  const before = counts.visible + counts.inFlight + counts.delayed;
+  const held = new HeldMessages(sqs, queueUrl, visibility);
+  const seen = new Set<string>();
+  const groups = new Map<string, GroupState>();
+  const kinds = { relay: 0, subscriber: 0, malformed: 0 };
+  const malformed: { id: string; problem: string }[] = [];
+  const notes: string[] = [];
+  let matched = 0;
+  let status: DlqSummary['status'] = 'completed';
+  const count = (message: Message) => {
+    const info = describeDeadLetter(message);
+    kinds[info.kind] += 1;
+    if (info.kind === 'malformed' && malformed.length < MALFORMED_SAMPLES) {
+      malformed.push({ id: message.MessageId ?? '', problem: info.detail ?? 'malformed' });
+    }
+    if (!matchesDeadLetterFilter(info, filter)) return;
+    matched += 1;
+    addTo(groups, info);
+  };
+  try {
+    for (;;) {
+      if (signal?.aborted) {
+        status = 'interrupted';
+        break;
+      }
+      const room = options.maxMessages === undefined ? 10 : Math.min(10, options.maxMessages - seen.size);
+      if (room <= 0) {
+        status = 'partial';
+        notes.push(`stopped at maxMessages (${options.maxMessages}); the queue may hold more`);
+        break;
+      }
+      const receivedAt = Date.now();
+      let messages: Message[];
+      try {
+        ({ Messages: messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: queueUrl,
+            MaxNumberOfMessages: room,
+            WaitTimeSeconds: options.waitTimeSeconds ?? 1,
+            VisibilityTimeout: visibility,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+        ));
+      } catch (error) {
+        if (!isOverLimit(error)) throw error;
+        status = 'partial';
+        notes.push(
+          `SQS refused to hide more messages (OverLimit: at most ${IN_FLIGHT_LIMIT.standard.toLocaleString('en')} in flight on a standard queue, counting other readers'); the groups cover the first ${seen.size} read`,
+        );
+        break;
+      }
+      if (messages.length === 0) break;
+      held.track(messages, receivedAt);
+      for (const message of messages) {
+        if (seen.has(message.MessageId ?? '')) continue;
+        seen.add(message.MessageId ?? '');
+        count(message);
+      }
+      options.onProgress?.(seen.size, before);
+    }
+  } finally {
+    const unreleased = await held.releaseAll();
+    if (unreleased > 0) notes.push(`${unreleased} message(s) could not be made visible again; they will be within ${visibility} s`);
+  }
+  if (held.lapsed > 0) {
+    notes.push(
+      `${held.lapsed} message(s) became visible during the run (renewal failed: ${held.lastRenewalFailure ?? 'no answer'}); another reader may have received them`,
+    );
+  }
+  if (isFifoQueueUrl(queueUrl) && status !== 'interrupted') {
+    notes.push(
+      `FIFO queue: only the first message(s) of each message group were read (${seen.size} of about ${before}): SQS hands out no further message of a group while one is in flight, and every message read stays in flight until the end; at most ${IN_FLIGHT_LIMIT.fifo.toLocaleString('en')} are handed out at once`,
+    );
+  } else if (status === 'completed' && seen.size < before) {
+    notes.push(`read ${seen.size} of about ${before}: the rest were in flight with another reader or delayed`);
+  }
+  const sorted = [...groups.values()].sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+  const filterText = describeFilter(filter);
+  return {
+    status,
+    queueUrl,
+    before,
+    read: seen.size,
+    matched,
+    ...(filterText === undefined ? {} : { filter: filterText }),
+    kinds,
+    groups: sorted.map(groupOf),
+    malformed,
+    notes,
+  };
+}

@@ -1,0 +1,213 @@
+import type { Message } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
+import { parseRedriveArgs } from '../../shared/redrive/cli-args.js';
+import { parseCommandLine, usageFor } from '../../shared/redrive/cli-command.js';
+import { checkDeadLetterFilter, matchesDeadLetterFilter } from '../../shared/redrive/dead-letter-filter.js';
+import { describeDeadLetter } from '../../shared/redrive/dead-letter-info.js';
+import { DLQ_USAGE, parseDlqArgs } from '../../shared/redrive/dlq-cli.js';
+import { RedriveOptionsError } from '../../shared/redrive/errors.js';
+import { filterFromArgs } from '../../shared/redrive/filter-args.js';
+import { aMalformedSlotDeadLetter, aRelayDeadLetter } from '../helpers/dead-letters.js';
+import { anEnvelope, snsNotification } from '../helpers/envelopes.js';
+
+const DLQ = 'https://sqs.eu-west-1.amazonaws.com/123456789012/dlq';
+const SENT = Date.parse('2026-03-01T12:00:00.000Z');
+const message = (body: string): Message => ({
+  MessageId: 'm-1',
+  Body: body,
+  Attributes: { SentTimestamp: String(SENT), ApproximateReceiveCount: '4' },
+});
+const withTime = (envelope: string, time: string) => JSON.stringify({ ...JSON.parse(envelope), time });
+
+/** The refusal a call throws, for its field and message. */
+function refusal(call: () => unknown): RedriveOptionsError {
+  try {
+    call();
+  } catch (error) {
+    if (error instanceof RedriveOptionsError) return error;
+    throw error;
+  }
+  throw new Error('expected a RedriveOptionsError');
+}
+
+describe('describeDeadLetter', () => {
+  it("reads a relay dead letter's reason, event type, aggregate and the envelope's time", () => {
+    const letter = aRelayDeadLetter({ topic: 'orders', type: 'order.placed', aggregateType: 'order', aggregateId: 'o-7' });
+    const body = JSON.parse(letter.body);
+    body.envelope = withTime(body.envelope, '2026-02-01T00:00:00.000Z');
+    expect(describeDeadLetter(message(JSON.stringify(body)))).toMatchObject({
+      kind: 'relay',
+      reason: 'PUBLISH_REJECTED',
+      eventType: 'order.placed',
+      aggregateType: 'order',
+      aggregateId: 'o-7',
+      time: Date.parse('2026-02-01T00:00:00.000Z'),
+      timeSource: 'envelope',
+      receiveCount: 4,
+    });
+  });
+
+  it("times a relay dead letter without an envelope by the message's SentTimestamp", () => {
+    expect(describeDeadLetter(message(aMalformedSlotDeadLetter()))).toMatchObject({
+      kind: 'relay',
+      reason: 'MALFORMED_SLOT',
+      time: SENT,
+      timeSource: 'sent',
+    });
+  });
+
+  it('reads a subscriber envelope, raw or in an SNS notification, as MAX_RECEIVE_COUNT_EXCEEDED', () => {
+    const envelope = withTime(
+      anEnvelope({ type: 'order.shipped', aggregateType: 'order', aggregateId: 'o-9' }).body,
+      '2026-02-02T00:00:00Z',
+    );
+    for (const body of [envelope, snsNotification(envelope)]) {
+      expect(describeDeadLetter(message(body))).toMatchObject({
+        kind: 'subscriber',
+        reason: 'MAX_RECEIVE_COUNT_EXCEEDED',
+        eventType: 'order.shipped',
+        aggregateType: 'order',
+        aggregateId: 'o-9',
+        time: Date.parse('2026-02-02T00:00:00Z'),
+      });
+    }
+  });
+
+  it('classifies anything else as MALFORMED with the reason, and never throws', () => {
+    for (const body of [
+      'not json',
+      '{"kind":"outbox-relay-dead-letter","reason":"BOGUS"}',
+      '[]',
+      '{"Type":"Notification","Message":7}',
+      '',
+    ]) {
+      const info = describeDeadLetter(message(body));
+      expect(info.kind).toBe('malformed');
+      expect(info.reason).toBe('MALFORMED');
+      expect(info.detail).toBeTruthy();
+      expect(info.time).toBe(SENT);
+    }
+    expect(describeDeadLetter({}).reason).toBe('MALFORMED');
+  });
+});
+
+describe('dead-letter filter', () => {
+  const info = describeDeadLetter(
+    message(withTime(anEnvelope({ type: 'order.placed', aggregateType: 'order', aggregateId: 'o-1' }).body, '2026-02-01T10:00:00Z')),
+  );
+
+  it('matches when every field given matches, since inclusive and until exclusive', () => {
+    expect(matchesDeadLetterFilter(info, undefined)).toBe(true);
+    expect(matchesDeadLetterFilter(info, { reason: 'MAX_RECEIVE_COUNT_EXCEEDED', types: ['x', 'order.placed'] })).toBe(true);
+    expect(matchesDeadLetterFilter(info, { aggregate: { type: 'order', id: 'o-1' }, aggregateType: 'order' })).toBe(true);
+    expect(matchesDeadLetterFilter(info, { since: new Date('2026-02-01T10:00:00Z') })).toBe(true);
+    expect(matchesDeadLetterFilter(info, { until: new Date('2026-02-01T10:00:00Z') })).toBe(false);
+    expect(matchesDeadLetterFilter(info, { reason: 'PUBLISH_REJECTED' })).toBe(false);
+    expect(matchesDeadLetterFilter(info, { types: ['order.shipped'] })).toBe(false);
+    expect(matchesDeadLetterFilter(info, { aggregate: { type: 'order', id: 'o-2' } })).toBe(false);
+    expect(matchesDeadLetterFilter(describeDeadLetter(message('junk')), { types: ['order.placed'] })).toBe(false);
+  });
+
+  it('rejects a filter that could only match by mistake, naming the field', () => {
+    expect(refusal(() => checkDeadLetterFilter({ reason: 'TIMEOUT' })).field).toBe('filter.reason');
+    expect(refusal(() => checkDeadLetterFilter({ types: [] })).field).toBe('filter.types');
+    expect(refusal(() => checkDeadLetterFilter({ aggregateType: '' })).field).toBe('filter.aggregateType');
+    expect(refusal(() => checkDeadLetterFilter({ aggregate: { type: 'order', id: '' } })).field).toBe('filter.aggregate');
+    expect(refusal(() => checkDeadLetterFilter({ aggregate: { type: 'order', id: '1' }, aggregateType: 'cart' })).field).toBe(
+      'filter.aggregate',
+    );
+    expect(refusal(() => checkDeadLetterFilter({ since: new Date('nope') })).field).toBe('filter.since');
+    expect(refusal(() => checkDeadLetterFilter({ since: new Date('2026-02-02'), until: new Date('2026-02-01') })).field).toBe(
+      'filter.until',
+    );
+  });
+});
+
+describe('filter flags', () => {
+  it('parses every filter flag, --type repeated, into the redrive commands', () => {
+    const argv = ['redrive', 'queue-dlq', '--queue-url', DLQ, '--to', `${DLQ}-src`, '--type', 'a.b', '--type', 'c.d'];
+    const command = parseRedriveArgs([
+      ...argv,
+      '--reason',
+      'MAX_RECEIVE_COUNT_EXCEEDED',
+      '--aggregate',
+      'order:o:1',
+      '--since',
+      '2026-05-01',
+      '--until',
+      '2026-05-01T10:00:00+02:00',
+    ]);
+    expect(command).toMatchObject({
+      kind: 'queue-dlq',
+      filter: {
+        reason: 'MAX_RECEIVE_COUNT_EXCEEDED',
+        types: ['a.b', 'c.d'],
+        aggregate: { type: 'order', id: 'o:1' },
+        since: new Date('2026-05-01T00:00:00Z'),
+        until: new Date('2026-05-01T08:00:00Z'),
+      },
+    });
+    expect(parseRedriveArgs(['redrive', 'relay-dlq', '--queue-url', DLQ, '--topic-arns', '{"t":"arn:aws:sns:x"}'])).not.toHaveProperty(
+      'filter',
+    );
+  });
+
+  it('rejects bad filter values with the flag, the value and what is allowed', () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [
+        { reason: 'publish_rejected' },
+        '--reason',
+        'allowed: PUBLISH_REJECTED, MALFORMED_SLOT, UNKNOWN_ROUTE, MAX_RECEIVE_COUNT_EXCEEDED, MALFORMED',
+      ],
+      [{ type: [' '] }, '--type', 'allowed: an event type'],
+      [{ 'aggregate-type': '' }, '--aggregate-type', 'allowed: an aggregate type'],
+      [{ aggregate: 'order' }, '--aggregate', 'allowed: TYPE:ID'],
+      [{ aggregate: 'order:' }, '--aggregate', 'allowed: TYPE:ID'],
+      [{ aggregate: 'order:1', 'aggregate-type': 'cart' }, '--aggregate', 'the same type in both'],
+      [{ since: 'yesterday' }, '--since', 'allowed: an ISO 8601 date'],
+      [{ since: '2026-02-30' }, '--since', 'got "2026-02-30"'],
+      [{ until: '2026-05-01T10:00:00' }, '--until', 'with Z or an offset'],
+      [{ since: '2026-05-02', until: '2026-05-01' }, '--until', 'not after --since "2026-05-02"'],
+    ];
+    for (const [values, flag, text] of cases) {
+      const error = refusal(() => filterFromArgs(values));
+      expect(error.field).toBe(flag);
+      expect(error.message).toContain(text);
+    }
+  });
+
+  it('rejects filters on on-failure, and any other repeated flag', () => {
+    const onFailure = ['redrive', 'on-failure', '--queue-url', DLQ, '--topic-arns', '{"t":"arn:aws:sns:x"}', '--reason', 'MALFORMED'];
+    expect(refusal(() => parseRedriveArgs(onFailure)).message).toContain('--reason: does not apply to on-failure');
+    expect(refusal(() => parseRedriveArgs([...onFailure.slice(0, 6), '--reason', 'MALFORMED', '--reason', 'MALFORMED'])).message).toContain(
+      '--reason is given twice',
+    );
+  });
+});
+
+describe('dlq command line', () => {
+  it('parses dlq summarize, with --json, --max and filters', () => {
+    expect(parseCommandLine(['dlq', 'summarize', '--queue-url', DLQ, '--json', '--max', '5', '--reason', 'UNKNOWN_ROUTE'])).toEqual({
+      kind: 'dlq-summarize',
+      queueUrl: DLQ,
+      json: true,
+      maxMessages: 5,
+      filter: { reason: 'UNKNOWN_ROUTE' },
+    });
+    expect(parseCommandLine(['dlq', '--help'])).toEqual({ kind: 'dlq-help' });
+  });
+
+  it('rejects a missing or unknown action and a missing queue URL, with the dlq usage to show', () => {
+    for (const [argv, field] of [
+      [['dlq'], 'dlq'],
+      [['dlq', 'purge', '--queue-url', DLQ], 'dlq'],
+      [['dlq', 'summarize'], '--queue-url'],
+      [['dlq', 'summarize', '--queue-url', 'sqs://x'], '--queue-url'],
+      [['dlq', 'summarize', '--queue-url', DLQ, '--to', DLQ], 'arguments'],
+    ] as const) {
+      const error = refusal(() => parseDlqArgs(argv));
+      expect(error.field).toBe(field);
+      expect(usageFor(error, argv)).toBe(DLQ_USAGE);
+    }
+  });
+});
