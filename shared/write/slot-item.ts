@@ -3,8 +3,9 @@
  * that write leaves, which is what gets sized against the item limit before sending.
  */
 
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { OutboxConfig } from '../config.js';
-import { valueSize } from '../item-size.js';
+import { itemSize, valueSize } from '../item-size.js';
 import { SLOT_KIND, SLOT_SORT_KEY } from '../slot.js';
 import { expiresAt, TABLE } from '../table.js';
 import type { SlotPlan, TransactOperation } from './input.js';
@@ -20,8 +21,14 @@ export function slotItemSize(slot: SlotPlan, now: Date, config: OutboxConfig): n
   // A list or map counts 3 bytes, and 1 more per member (and a map, its member's name).
   let events = 3;
   for (const event of slot.events) {
-    events += 1 + 3 + 4 * 1 + text('id', event.id) + text('type', event.type) + text('time', event.time) + text('data', event.data);
-    if (event.traceparent !== undefined) events += 1 + text('traceparent', event.traceparent);
+    events += 1 + 3;
+    // Every field the event has (`traceparent`, `dataschema` or any later one), as marshalling would count it.
+    for (const [name, value] of Object.entries(event)) {
+      if (value === undefined) continue;
+      if (typeof value !== 'string')
+        return itemSize(marshall(slotItem(slot, Number.MAX_SAFE_INTEGER, now, config), { removeUndefinedValues: true }));
+      events += 1 + text(name, value);
+    }
   }
   return (
     text(TABLE.partitionKey, slot.pk) +

@@ -81,18 +81,23 @@ describe('the slot size', () => {
     type: fc.constantFrom('order', 'payment'),
     id: text,
     events: fc.array(
-      fc
-        .record({ id: fc.uuid(), type: text, time: fc.constant(at.toISOString()), data: fc.json() })
-        .chain((event) =>
-          fc
-            .option(fc.constant('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'), { nil: undefined })
-            .map((traceparent) => (traceparent === undefined ? event : { ...event, traceparent })),
-        ),
+      fc.record({ id: fc.uuid(), type: text, time: fc.constant(at.toISOString()), data: fc.json() }).chain((event) =>
+        fc
+          .record({
+            traceparent: fc.option(fc.constant('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'), { nil: undefined }),
+            dataschema: fc.option(text, { nil: undefined }),
+          })
+          .map(({ traceparent, dataschema }) => ({
+            ...event,
+            ...(traceparent === undefined ? {} : { traceparent }),
+            ...(dataschema === undefined ? {} : { dataschema }),
+          })),
+      ),
       { minLength: 1, maxLength: 5 },
     ),
   });
 
-  it('counts what the marshalled slot item counts, for any events', () => {
+  it('counts what the marshalled slot item counts, for any events, whatever fields they carry', () => {
     fc.assert(
       fc.property(plan, fc.integer({ min: 1, max: 315_360_000 }), ({ type, id, events }, retention) => {
         const config = testConfig({ outboxRetentionSeconds: retention });
