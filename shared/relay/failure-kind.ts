@@ -15,7 +15,9 @@ export type EntryFailureKind = 'transient' | 'rejected' | 'deployment';
 
 const THROTTLING = /throttl|toomanyrequests|requestlimitexceeded|slowdown|kmsthrottling/i;
 const SERVER_SIDE = /internal|serviceunavailable|unavailable|timeout/i;
-const DEPLOYMENT = /^kms|authoriz|accessdenied|notfound|invalidsecurity|forbidden|expiredtoken|invalidclienttokenid|optinrequired/i;
+// Credentials, signing and clock errors are the deployment's too: every event would be refused alike.
+const DEPLOYMENT =
+  /^kms|authoriz|accessdenied|notfound|invalidsecurity|forbidden|expiredtoken|invalidclienttokenid|optinrequired|signature|requestexpired|unrecognizedclient|missingauthentication|invalidaccesskey/i;
 
 /**
  * Classifies one failed entry of a `PublishBatch` result. SNS marks the sender's faults with

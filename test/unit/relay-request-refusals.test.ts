@@ -18,6 +18,11 @@ describe('request-level SNS refusals', () => {
     ['AuthorizationErrorException', 403, 'deployment'],
     ['NotFoundException', 404, 'deployment'],
     ['KMSDisabledException', 400, 'deployment'],
+    ['SignatureDoesNotMatch', 403, 'deployment'],
+    ['RequestExpired', 400, 'deployment'],
+    ['IncompleteSignature', 400, 'deployment'],
+    ['UnrecognizedClientException', 400, 'deployment'],
+    ['MissingAuthenticationToken', 403, 'deployment'],
     ['ECONNRESET', undefined, 'transient'],
   ] as const)('classifies a request refused with %s (%s) as an entry failure of that code: %s', (name, status, kind) => {
     expect(requestFailureKind(refusal(name, status))).toBe(kind);
