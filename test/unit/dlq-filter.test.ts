@@ -211,3 +211,69 @@ describe('dlq command line', () => {
     }
   });
 });
+
+describe('filtered FIFO redrive', () => {
+  /** A FIFO DLQ that hands out all its messages in one receive, several of a group, as SQS may. */
+  function fakeFifoDlq(messages: Message[]) {
+    const sent: { body: string; group: string | undefined }[] = [];
+    const deleted: string[] = [];
+    let handedOut = false;
+    const sqs = {
+      send: async (command: { constructor: { name: string }; input: Record<string, unknown> }): Promise<unknown> => {
+        switch (command.constructor.name) {
+          case 'GetQueueAttributesCommand':
+            return { Attributes: { ApproximateNumberOfMessages: String(messages.length - deleted.length) } };
+          case 'ReceiveMessageCommand':
+            if (handedOut) return { Messages: [] };
+            handedOut = true;
+            return { Messages: messages };
+          case 'SendMessageBatchCommand': {
+            const entries = command.input.Entries as { Id: string; MessageBody: string; MessageGroupId?: string }[];
+            sent.push(...entries.map((e) => ({ body: e.MessageBody, group: e.MessageGroupId })));
+            return { Successful: entries.map((e) => ({ Id: e.Id })) };
+          }
+          case 'DeleteMessageBatchCommand': {
+            const entries = command.input.Entries as { Id: string; ReceiptHandle: string }[];
+            deleted.push(...entries.map((e) => e.ReceiptHandle));
+            return { Successful: entries.map((e) => ({ Id: e.Id })) };
+          }
+          default:
+            return {};
+        }
+      },
+    };
+    return { sqs: sqs as unknown as import('@aws-sdk/client-sqs').SQSClient, sent, deleted };
+  }
+
+  it('keeps a matching message behind an earlier one of its group that does not match, and moves other groups', async () => {
+    const { redriveQueueDlq } = await import('../../shared/redrive/queue-dlq.js');
+    const fifoMessage = (id: string, group: string, type: string): Message => ({
+      MessageId: id,
+      ReceiptHandle: `rh-${id}`,
+      Body: anEnvelope({ type, aggregateId: group }).body,
+      Attributes: { MessageGroupId: group, SentTimestamp: String(SENT) },
+    });
+    const { sqs, sent, deleted } = fakeFifoDlq([
+      fifoMessage('m1', 'g1', 'order.cancelled'),
+      fifoMessage('m2', 'g1', 'order.placed'),
+      fifoMessage('m3', 'g2', 'order.placed'),
+    ]);
+
+    const summary = await redriveQueueDlq({
+      sqs,
+      queueUrl: `${DLQ}.fifo`,
+      targetQueueUrl: `${DLQ}-source.fifo`,
+      filter: { types: ['order.placed'] },
+    });
+
+    expect(sent.map((s) => s.group)).toEqual(['g2']);
+    expect(deleted).toEqual(['rh-m3']);
+    expect(summary).toMatchObject({ processed: 3, moved: 1, unmatched: 1 });
+    expect(summary.skipped).toEqual([
+      {
+        id: 'm2',
+        reason: 'matches, but earlier message m1 of group g1 does not and stays: moving this one would put it ahead of that one',
+      },
+    ]);
+  });
+});
