@@ -277,3 +277,33 @@ describe('filtered FIFO redrive', () => {
     ]);
   });
 });
+
+describe('summarizeDlq bounds', () => {
+  it('stops with status partial when SQS refuses to hide more (OverLimit), and releases what it read', async () => {
+    const { summarizeDlq } = await import('../../shared/redrive/dlq-summary.js');
+    const released: string[] = [];
+    let receives = 0;
+    const sqs = {
+      send: async (command: { constructor: { name: string }; input: Record<string, unknown> }): Promise<unknown> => {
+        if (command.constructor.name === 'GetQueueAttributesCommand') return { Attributes: { ApproximateNumberOfMessages: '200000' } };
+        if (command.constructor.name === 'ReceiveMessageCommand') {
+          receives += 1;
+          if (receives > 1) throw Object.assign(new Error('Too many messages in flight'), { name: 'OverLimit' });
+          return { Messages: [{ ...message(anEnvelope().body), MessageId: 'm-1', ReceiptHandle: 'rh-1' }] };
+        }
+        if (command.constructor.name === 'ChangeMessageVisibilityBatchCommand') {
+          const entries = command.input.Entries as { ReceiptHandle: string; VisibilityTimeout: number }[];
+          released.push(...entries.filter((e) => e.VisibilityTimeout === 0).map((e) => e.ReceiptHandle));
+          return {};
+        }
+        throw new Error(`unexpected ${command.constructor.name}`);
+      },
+    } as unknown as import('@aws-sdk/client-sqs').SQSClient;
+
+    const summary = await summarizeDlq({ sqs, queueUrl: DLQ });
+
+    expect(summary).toMatchObject({ status: 'partial', read: 1, before: 200_000 });
+    expect(summary.notes[0]).toContain('OverLimit: at most 120,000 in flight');
+    expect(released).toEqual(['rh-1']);
+  });
+});
