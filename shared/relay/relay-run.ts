@@ -6,19 +6,12 @@ import type { DeadLetterFields, DeadLetterSender } from './dead-letter-sender.js
 import { decodeStreamRecord } from './decode.js';
 import { describeError, entryFailureKind, requestFailureKind } from './failure-kind.js';
 import { type EventItem, headRun, type Lane, type LaneItem, Lanes } from './lanes.js';
-import type { RecordFailureReason, RecordOutcome, RelayResult } from './outcome.js';
+import type { RecordFailureReason, RelayResult } from './outcome.js';
 import { batchEntry, batchSize, entrySize, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES } from './publish-entry.js';
 import { retryBackoff } from './retry-delays.js';
+import { type RecordState, runResult } from './run-result.js';
 import { coordinatesOf, type RecordCoordinates, type StreamRecordInput } from './stream-record.js';
 import type { RelayOptions, RelayRunOptions } from './types.js';
-
-interface RecordState {
-  outstanding: number;
-  published: number;
-  deadLettered: number;
-  failure?: { reason: RecordFailureReason; detail: string };
-  outcome?: RecordOutcome;
-}
 
 /** One entry of a `PublishBatch` request: a lane's head run, one message of one or several events. */
 interface Entry {
@@ -355,22 +348,6 @@ export class RelayRun {
   }
 
   private result(): RelayResult {
-    let published = 0;
-    let ignored = 0;
-    let failed = 0;
-    const outcomes = this.states.map((state, index): RecordOutcome => {
-      const record = this.coordinates[index]!;
-      published += state.published;
-      if (state.outcome !== undefined) {
-        ignored++;
-        return state.outcome;
-      }
-      if (state.failure !== undefined) {
-        failed++;
-        return { status: 'failed', record, ...state.failure };
-      }
-      return { status: 'delivered', record, published: state.published, deadLettered: state.deadLettered };
-    });
-    return { outcomes, published, retried: this.retried, deadLettered: this.deadLettered, ignored, failed };
+    return runResult(this.states, this.coordinates, { retried: this.retried, deadLettered: this.deadLettered });
   }
 }
