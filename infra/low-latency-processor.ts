@@ -20,7 +20,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type OutboxConfig, serializeConfig } from '../shared/config.js';
+import { type OutboxConfig, serializeRuntimeConfig } from '../shared/config.js';
 import { RELAY_ENV } from '../shared/event-source.js';
 import { PROCESSOR_KEY_WRITER } from '../shared/on-failure/s3-object.js';
 import { ProcessorOptionsError } from '../shared/processor/errors.js';
@@ -164,7 +164,7 @@ export class LowLatencyProcessor extends Construct {
         ContainerImage.fromAsset(prebuiltAssetDir('processor'), { platform: Platform.LINUX_ARM64 }),
       logging: new AwsLogDriver({ logGroup: this.logGroup, streamPrefix: 'processor' }),
       environment: {
-        [RELAY_ENV.config]: serializeConfig(props.config),
+        [RELAY_ENV.config]: serializeRuntimeConfig(props.config),
         [RELAY_ENV.topicArns]: Stack.of(this).toJsonString(topicArns),
         [RELAY_ENV.deadLetterQueueUrl]: props.deadLetterQueue.queueUrl,
         [PROCESSOR_ENV.streamArn]: streamArn,

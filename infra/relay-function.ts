@@ -18,7 +18,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type OutboxConfig, serializeConfig } from '../shared/config.js';
+import { type OutboxConfig, serializeRuntimeConfig } from '../shared/config.js';
 import { MAX_DEAD_LETTER_MESSAGE_BYTES } from '../shared/dead-letter.js';
 import { RELAY_ENV, relayEventSourceSettings } from '../shared/event-source.js';
 import { RELAY_METRICS, type RelayMetricName } from '../shared/relay/metrics.js';
@@ -201,7 +201,7 @@ export class RelayFunction extends Construct {
     });
 
     this.environment = {
-      [RELAY_ENV.config]: serializeConfig(config),
+      [RELAY_ENV.config]: serializeRuntimeConfig(config),
       [RELAY_ENV.topicArns]: Stack.of(this).toJsonString(topics.topicArns()),
       [RELAY_ENV.deadLetterQueueUrl]: this.deadLetterQueue.queueUrl,
     };

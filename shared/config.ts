@@ -358,6 +358,16 @@ export const serializeConfig = (config: OutboxConfig): string =>
   JSON.stringify(config.eventTypes === undefined ? config : { ...config, eventTypes: catalogWithoutSchemas(config.eventTypes) });
 
 /**
+ * The config as the deployed relay and processor get it in `OUTBOX_CONFIG`: without the event
+ * catalog (`eventTypes`, `undeclaredEventTypes`), which they never read. It would count against
+ * Lambda's 4 KB of environment variables, and a catalog of a few dozen described types fills it.
+ */
+export function serializeRuntimeConfig(config: OutboxConfig): string {
+  const { eventTypes: _catalog, undeclaredEventTypes: _undeclared, ...runtime } = config;
+  return JSON.stringify(runtime);
+}
+
+/**
  * Reads and validates the config from the environment, once, at cold start.
  * A missing or malformed variable fails with its name.
  */

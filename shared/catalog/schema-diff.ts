@@ -90,6 +90,13 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
 const show = (value: unknown): string => JSON.stringify(value) ?? 'undefined';
 const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** An enum of several values as one `const` variant per value, the rest of the schema kept; any other schema as it is. */
+function eachValue(variant: Located): Located[] {
+  const { enum: values, ...rest } = variant.schema;
+  if (!Array.isArray(values) || values.length < 2 || 'const' in rest) return [variant];
+  return values.map((value) => ({ ...variant, schema: { ...rest, const: value } }));
+}
+
 /** The value at a `#/…` pointer of `document`. */
 export function atPointer(document: unknown, ref: string): unknown {
   if (!ref.startsWith('#')) return undefined;
@@ -331,13 +338,16 @@ export class SchemaDiff {
     const nk = keywordOf(n.schema);
     const oldVariants = ok === undefined ? [o] : (o.schema[ok] as unknown[]).map((v, i) => this.#child(this.#old, o, v, ok, i));
     const newVariants = nk === undefined ? [n] : (n.schema[nk] as unknown[]).map((v, i) => this.#child(this.#new, n, v, nk, i));
-    oldVariants.forEach((variant, i) => {
-      const matched = newVariants.some((candidate) => {
+    const matchedBy = (variant: Located) =>
+      newVariants.some((candidate) => {
         const trial = new SchemaDiff(this.#old, this.#new);
         const scratch: Found[] = [];
         trial.#diff(variant, candidate, scratch);
         return scratch.length === 0;
       });
+    oldVariants.forEach((variant, i) => {
+      // An old enum may be accepted by several new variants together (`z.enum` rewritten as a union of literals): each value by one.
+      const matched = eachValue(variant).every(matchedBy);
       if (!matched) {
         found.push({
           pointer: ok === undefined ? o.pointer : `${o.pointer}/${ok}/${i}`,

@@ -139,7 +139,7 @@ export class Outbox {
       idempotencyTtlSeconds: this.#idempotencyTtlSeconds,
       clock: this.#clock,
     });
-    if (this.#config.eventTypes !== undefined) await checkEventCatalog(input.events, this.#config);
+    if (this.#config.eventTypes !== undefined) await checkEventCatalog(input.events ?? [], this.#config);
     return this.#exclusive(
       plan.slots.map((slot) => slot.pk),
       () => this.#commit(input, plan),

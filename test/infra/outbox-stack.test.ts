@@ -7,7 +7,7 @@ import { OutboxStack } from '../../examples/orders/infra/orders-stack.js';
 import { config } from '../../examples/orders/outbox.config.js';
 import { Outbox } from '../../infra/outbox.js';
 import { DEFAULT_FAILED_BATCH_RETENTION_DAYS } from '../../infra/relay-function.js';
-import { serializeConfig } from '../../shared/config.js';
+import { serializeRuntimeConfig } from '../../shared/config.js';
 import { RELAY_ENV, relayEventSourceSettings } from '../../shared/event-source.js';
 import { TABLE } from '../../shared/table.js';
 import {
@@ -166,7 +166,7 @@ describe('OutboxStack: relay Lambda', () => {
   it('passes the config, topic ARNs, DLQ URL and Powertools settings through the environment', () => {
     const env = (resource(template, 'AWS::Lambda::Function', ids.relayFn).Properties.Environment as { Variables: Record<string, unknown> })
       .Variables;
-    expect(env[RELAY_ENV.config]).toBe(serializeConfig(config));
+    expect(env[RELAY_ENV.config]).toBe(serializeRuntimeConfig(config));
     expect(env[RELAY_ENV.deadLetterQueueUrl]).toEqual({ Ref: ids.relayDlq });
     // A JSON object built by Fn::Join: each topic's ARN reference follows the text `"<name>":"`.
     const parts = (env[RELAY_ENV.topicArns] as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
