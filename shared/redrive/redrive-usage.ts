@@ -1,0 +1,47 @@
+import { FILTER_USAGE } from './filter-args.js';
+import { MIN_RATE_PER_SECOND } from './rate-limit.js';
+
+/** The text of `dynamodb-outbox redrive --help`. */
+export const REDRIVE_USAGE = `Usage: dynamodb-outbox redrive <kind> [options]
+
+Kinds:
+  relay-dlq    Republish the envelopes held in the relay DLQ to their topics (same event ids).
+               --queue-url URL       the relay DLQ
+               --topic-arns JSON     topic name → ARN (default: $OUTBOX_TOPIC_ARNS)
+               --config FILE         routes dead letters written without a topic (default: $OUTBOX_CONFIG;
+                                     without either, those are skipped and stay)
+  queue-dlq    Move a subscriber DLQ's messages back to the queue they came from.
+               --queue-url URL       the subscriber DLQ
+               --to URL              the source queue
+  on-failure   Republish the events of the relay's on-failure records.
+               --queue-url URL       records in an SQS destination (re-read from the stream, < 24 h), or
+               --bucket NAME         records in an S3 destination (payload kept), with --prefix P
+               --topic-arns JSON     topic name → ARN (default: $OUTBOX_TOPIC_ARNS)
+               --config FILE         the outbox config, which routes the events (default: $OUTBOX_CONFIG;
+                                     one of the two is required)
+
+  FILE is a .json file holding the config as JSON (as $OUTBOX_CONFIG holds it), or a module
+  exporting \`config\` (.js, .mjs; .ts, .mts when node runs with a TypeScript loader such as tsx).
+
+Options:
+  --dry-run          read and report, republish and delete nothing
+  --rate N           republish N events per second on average (at least ${MIN_RATE_PER_SECOND}; a relay-dlq or
+                     queue-dlq message is one event, an on-failure record may hold many),
+                     reading N messages at a time (at most 10)
+  --max N            stop after N messages (or records) read, matching a filter or not
+  --endpoint URL     send every AWS call to this endpoint (a local emulator)
+  --region REGION    AWS region (default: the SDK's)
+  -h, --help         show this text
+
+  relay-dlq and queue-dlq move only the dead letters that match the filters below; the others are
+  made visible again, untouched. In a FIFO DLQ a message that does not match holds back the later
+  messages of its group (they stay), so no group is moved out of order. Find the groups first
+  with: dynamodb-outbox dlq summarize --queue-url URL
+
+${FILTER_USAGE}
+
+Ctrl-C stops after the current batch: kept messages are released and a partial summary is
+printed (status interrupted); a second Ctrl-C exits at once.
+
+Exit status: 0 when nothing failed, 1 when some messages failed and were kept (or a call failed
+mid-run), 2 on a usage error (nothing was read), 130 when interrupted.`;
