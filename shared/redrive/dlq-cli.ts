@@ -27,9 +27,10 @@ Options:
 ${FILTER_USAGE}
   With filters, every message is still read; the groups count the matching ones.
 
-Limits: SQS lets a standard queue have 120,000 messages in flight and a FIFO queue 20,000; past
-that the summary is partial (status partial, with a note). A FIFO queue hands out no message of a
-group while an earlier one is in flight, so only the first messages of each group are read.
+Limits: SQS lets a standard queue have about 120,000 messages in flight; past that the summary
+stops with status partial and a note (--max N reads a sample). A FIFO queue hands out at most
+20,000, and no message of a group while an earlier one is in flight, so only the first messages
+of each group are read; a note says how many of about how many.
 
 Exit status: 0 when read, 1 when a call failed, 2 on a usage error, 130 when interrupted.`;
 
