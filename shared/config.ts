@@ -29,7 +29,15 @@ export interface TopicConfig {
   readonly batching?: TopicBatching;
 }
 
-/** How many events of one aggregate one SNS message may carry on a batching topic. */
+/**
+ * How many events of one aggregate one SNS message may carry on a batching topic.
+ *
+ * @example
+ * ```ts
+ * const batching: TopicBatching = { maxEvents: 10 };
+ * defineConfig({ source, topics: [{ name: 'orders.fifo', fifo: true, batching }], routes: { order: 'orders.fifo' } });
+ * ```
+ */
 export interface TopicBatching {
   /** Events per message (2–100), within the message-size limit. */
   readonly maxEvents: number;

@@ -159,6 +159,13 @@ export function messageAttributes(type: string, aggregateType: string) {
  * JSON batch (a JSON array of structured-mode envelopes, in sequence order). The relay marks such
  * a message with the message attribute {@link CONTENT_TYPE_ATTRIBUTE}; a message without it
  * carries one envelope.
+ *
+ * @example
+ * ```ts
+ * const events = message.MessageAttributes?.['content-type']?.StringValue === BATCH_CONTENT_TYPE
+ *   ? (JSON.parse(message.Body!) as OutboxEnvelope[])
+ *   : [JSON.parse(message.Body!) as OutboxEnvelope];
+ * ```
  */
 export const BATCH_CONTENT_TYPE = 'application/cloudevents-batch+json';
 

@@ -10,11 +10,11 @@ export {
   type EventSchemaIssue,
 } from './catalog/errors.js';
 export type { EventTypeCatalog, EventTypeDeclaration, EventTypeInput, UndeclaredEventTypes } from './catalog/event-types.js';
-export type { OutboxConfig, OutboxConfigInput, RelayTuning, TopicConfig } from './config.js';
+export type { OutboxConfig, OutboxConfigInput, RelayTuning, TopicBatching, TopicConfig } from './config.js';
 export { AGGREGATE_TYPE_PATTERN, CONFIG_ENV, configFromEnv, defineConfig, requireEnv, serializeConfig } from './config.js';
 export { MessageRejectedError, type RejectionCode } from './consumer/errors.js';
 export { type ParseResult, parseMessage } from './consumer/parse.js';
-export type { OutboxEnvelope } from './envelope.js';
+export { BATCH_CONTENT_TYPE, type OutboxEnvelope } from './envelope.js';
 export {
   ConfigError,
   EnvironmentError,
