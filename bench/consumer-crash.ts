@@ -22,9 +22,9 @@ import {
  * inbox transaction's TransactWriteItems (which holds the effect and the inbox record together).
  * Dying means nothing it would still send reaches DynamoDB: every later request of that process
  * fails. The message is not acknowledged, so SQS delivers it again to a new process once the
- * visibility timeout has passed, which is after the crashed invocation's timeout (a subscriber
- * queue's visibility timeout is longer than its function's); deliveries go on until one is
- * acknowledged. The count of the business item says how often the effect was applied.
+ * visibility timeout has passed, which is after the crashed invocation's timeout and after the
+ * claims it took lapsed (a subscriber queue's visibility timeout is longer than its function's
+ * and than its claims); deliveries go on until one is acknowledged. The count of the business item says how often the effect was applied.
  */
 
 /** How long the crashed invocation had left: its timeout, after which every redelivery comes. */

@@ -236,12 +236,13 @@ ${verdict}
 **A crash between the business write and the dedup record.** The process dies as soon as the request that makes the
 business effect durable is answered (Powertools' and the claim's \`UpdateItem\` of the business item; the inbox
 transaction's \`TransactWriteItems\`, which holds the effect and the inbox record together): nothing it would still send
-reaches DynamoDB. The message is not acknowledged; SQS delivers it again to a new process after the crashed
-invocation's timeout (${CRASHED_INVOCATION_MS} ms here; a subscriber queue's visibility timeout is longer than its function's), and again
-until a delivery is acknowledged. Powertools' record is left \`INPROGRESS\` with the invocation's end as its in-progress
-expiry, so the first redelivery after it runs the handler again. The claim is left \`IN_PROGRESS\` until it lapses (the
-invocation's end + 1 s, to the second): deliveries before that fail with \`CLAIM_HELD\`, the next one runs the handler
-again, as docs/consumers.md says a claim must. The inbox by transaction has no moment between the two: the redelivery
+reaches DynamoDB. The message is not acknowledged; SQS delivers it again to a new process once its visibility timeout is
+over: after the crashed invocation's timeout (${CRASHED_INVOCATION_MS} ms here) and after what the invocation left in progress
+lapsed (a subscriber queue's visibility timeout is longer than its function's and than the claims it takes; the
+benchmark reads the lapse from the tables). Powertools' record is left \`INPROGRESS\` with the invocation's end as its
+in-progress expiry, so the redelivery runs the handler again. The claim is left \`IN_PROGRESS\` until it lapses (the
+invocation's end + 1 s, to the second), then the redelivery runs the handler again, as docs/consumers.md says a claim
+must. The inbox by transaction has no moment between the two: the redelivery
 finds the inbox record and skips the event. The same comparison runs in \`test/integration/consumer-crash-comparison.test.ts\`.
 
 ${crashTable}
