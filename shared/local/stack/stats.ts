@@ -51,11 +51,15 @@ export class LocalStats {
     return counters;
   }
 
-  /** Records one delivery's commit→delivery lag; a body without a readable `time` is not counted. */
+  /**
+   * Records one delivery's commit→delivery lag; a body without a readable `time` is not counted.
+   * A batch message (a topic with `batching`) counts from its first event, the earliest committed.
+   */
   recordLag(body: string, deliveredAt: number): number | undefined {
     let time: unknown;
     try {
-      time = (JSON.parse(body) as { time?: unknown }).time;
+      const value = JSON.parse(body) as { time?: unknown } | { time?: unknown }[] | null;
+      time = (Array.isArray(value) ? value[0] : value)?.time;
     } catch {
       return undefined;
     }
