@@ -17,7 +17,9 @@ function toReceived<TData>(message: Message): ReceivedMessage<TData> {
   }
   const system = message.Attributes ?? {};
   return {
-    ...(parsed.status === 'parsed' ? { envelope: parsed.envelope as OutboxEnvelope<TData> } : { problem: parsed.error.message }),
+    ...(parsed.status === 'parsed'
+      ? { envelope: parsed.envelope as OutboxEnvelope<TData>, envelopes: parsed.envelopes as readonly OutboxEnvelope<TData>[] }
+      : { problem: parsed.error.message }),
     body,
     attributes,
     messageId: message.MessageId ?? '',

@@ -105,8 +105,10 @@ export interface ReceiveOptions {
 
 /** One message taken off a queue (and deleted from it). */
 export interface ReceivedMessage<TData = unknown> {
-  /** The outbox envelope the body holds, `data` not validated; `undefined` when the body holds none (`problem` says why). */
+  /** The outbox envelope the body holds (a batch message's first), `data` not validated; `undefined` when the body holds none (`problem` says why). */
   readonly envelope?: OutboxEnvelope<TData>;
+  /** Every event the body holds, in order: the one envelope, or a batch message's events (a topic with `batching`); `undefined` when it holds none. */
+  readonly envelopes?: readonly OutboxEnvelope<TData>[];
   /** Why the body is not an outbox envelope, when it is not. */
   readonly problem?: string;
   /** The body as SQS delivered it. */
