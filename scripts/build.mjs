@@ -14,7 +14,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { assetBuildOptions } from './bundle-settings.mjs';
+import { assetBuildOptions, ownCodeSourceMap } from './bundle-settings.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const at = (path) => fileURLToPath(new URL(`../${path}`, import.meta.url));
@@ -40,7 +40,12 @@ function writeAsset(dir, files) {
 /** One ESM file per entry, with everything it imports (the AWS SDK too: the bundle pins the version the tests ran against). */
 async function bundle(entryPoints, outdir, extra = {}) {
   const { outputFiles } = await build({ ...assetBuildOptions(), entryPoints, outdir, write: false });
-  const files = new Map(outputFiles.map((file) => [basename(file.path), Buffer.from(file.contents)]));
+  const files = new Map(
+    outputFiles.map((file) => [
+      basename(file.path),
+      file.path.endsWith('.map') ? Buffer.from(ownCodeSourceMap(file.text)) : Buffer.from(file.contents),
+    ]),
+  );
   for (const [name, path] of Object.entries(extra)) files.set(name, readFileSync(path));
   writeAsset(outdir, files);
 }

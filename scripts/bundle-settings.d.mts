@@ -4,3 +4,5 @@ import type { BuildOptions } from 'esbuild';
 export function deployedNodeMajor(): string;
 /** The esbuild settings of the prebuilt assets. */
 export function assetBuildOptions(major?: string): BuildOptions;
+/** A bundle's source map reduced to the package's own code (segments into node_modules dropped). */
+export function ownCodeSourceMap(text: string): string;

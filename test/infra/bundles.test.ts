@@ -1,11 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { decode } from '@jridgewell/sourcemap-codec';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_CONSUMER_TABLE_ENV, OutboxStack } from '../../examples/orders/infra/orders-stack.js';
 import { config } from '../../examples/orders/outbox.config.js';
+import { prebuiltAssetDir } from '../../infra/private/assets.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../../shared/relay/metrics.js';
 import { logicalId, resource } from '../helpers/cdk.js';
@@ -69,6 +71,18 @@ describe('Lambda bundles', { timeout: 120_000 }, () => {
 
   it('fails to load the relay bundle without its configuration, naming the variable', () => {
     expect(relayLoadFailure({})).toContain(`Environment variable ${RELAY_ENV.config}: is not set`);
+  });
+
+  it('maps a stack trace of the relay bundle to the package’s own source files, and nothing into node_modules', () => {
+    // As deployed: OutboxFunction sets NODE_OPTIONS=--enable-source-maps.
+    expect(relayLoadFailure({ NODE_OPTIONS: '--enable-source-maps' })).toMatch(/at configFromEnv \(.*shared\/config\.ts:\d+:\d+\)/);
+    const map = JSON.parse(readFileSync(join(prebuiltAssetDir('relay'), 'index.mjs.map'), 'utf8')) as {
+      sources: string[];
+      mappings: string;
+    };
+    const mapped = new Set(decode(map.mappings).flatMap((line) => line.filter((s) => s.length > 1).map((s) => map.sources[s[1]!]!)));
+    expect([...mapped].filter((source) => source.includes('node_modules/'))).toEqual([]);
+    expect([...mapped].some((source) => source.endsWith('shared/relay/relay-run.ts'))).toBe(true);
   });
 
   it('fails to load the relay bundle outside Lambda, naming the function-name variable its metrics need', () => {
