@@ -47,7 +47,9 @@ describe('example consumer', () => {
     expect(again.batchItemFailures).toEqual([]);
     const { Item } = await clients.document.send(new GetCommand({ TableName: tableName, Key: orderViewKey('ex-1'), ConsistentRead: true }));
     expect(Item).toMatchObject({ status: 'PAID', total: 30, currency: 'EUR', paid: 30 });
-    expect(logs.find((l) => l.attributes.code === 'SCHEMA_VALIDATION_FAILED')?.attributes.reason).toContain('orderId: Invalid input: expected string');
+    expect(logs.find((l) => l.attributes.code === 'SCHEMA_VALIDATION_FAILED')?.attributes.reason).toContain(
+      'orderId: Invalid input: expected string',
+    );
   });
 
   it('builds the same view whichever topic delivers first', async () => {
