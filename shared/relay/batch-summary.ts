@@ -33,7 +33,19 @@ export interface RelayBatchSummary {
   readonly retryFrom?: string;
   /** Now − the oldest relayed record's `ApproximateCreationDateTime`, in ms (the `lag` metric). Absent when every record was ignored. */
   readonly lagMs?: number;
+  /**
+   * Per aggregate type with events published in the batch: now − its oldest such record's
+   * `ApproximateCreationDateTime`, in ms (the `lagByAggregateType` metric). Only published
+   * records count, so every key has a route: the set is bounded by the config's routes.
+   */
+  readonly lagByAggregateType: Readonly<Record<string, number>>;
 }
+
+/** The slot's aggregate type as the stream record carries it, read without decoding the slot. */
+const aggregateTypeOf = (record: DynamoDBRecord | undefined): string | undefined => {
+  const value = record?.dynamodb?.NewImage?.aggregateType?.S;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+};
 
 /**
  * The summary of a batch the relay handled: `records` as the handler got them, `result` as
@@ -52,11 +64,17 @@ export function summarizeBatch(records: readonly DynamoDBRecord[], result: Relay
     DEADLINE_REACHED: 0,
   };
   let lagMs = 0;
+  const lagByAggregateType: Record<string, number> = {};
   result.outcomes.forEach((outcome, i) => {
     if (outcome.status === 'ignored') return;
     if (outcome.status === 'failed') failedByReason[outcome.reason]++;
     const created = records[i]?.dynamodb?.ApproximateCreationDateTime;
-    if (created !== undefined) lagMs = Math.max(lagMs, at - created * 1000);
+    if (created === undefined) return;
+    const lag = Math.max(0, at - created * 1000);
+    lagMs = Math.max(lagMs, lag);
+    // An unrouted aggregate type's events go to the DLQ, never published: it never becomes a dimension value.
+    const aggregateType = outcome.status === 'delivered' && outcome.published > 0 ? aggregateTypeOf(records[i]) : undefined;
+    if (aggregateType !== undefined) lagByAggregateType[aggregateType] = Math.max(lagByAggregateType[aggregateType] ?? 0, lag);
   });
   const retryFrom = lowestFailedSequenceNumber(result);
   return {
@@ -69,5 +87,6 @@ export function summarizeBatch(records: readonly DynamoDBRecord[], result: Relay
     failedByReason,
     ...(retryFrom === undefined ? {} : { retryFrom }),
     ...(records.length > result.ignored ? { lagMs: Math.max(0, lagMs) } : {}),
+    lagByAggregateType,
   };
 }

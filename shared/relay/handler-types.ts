@@ -32,7 +32,13 @@ export type RelayLogger = HandlerLogger;
  */
 export interface RelayMetrics {
   addMetric(name: RelayMetricName, unit: 'Count' | 'Milliseconds', value: number): void;
-  /** Called once per batch, after the batch's metrics were added (Powertools writes its EMF line then). */
+  /**
+   * Adds a dimension to the metrics stored until the next `publishStoredMetrics`, which clears it,
+   * as Powertools does. Without it (or without `publishStoredMetrics`), the relay emits no
+   * `lagByAggregateType`: its values would mix with the batch's metrics of the default dimensions.
+   */
+  addDimension?(name: string, value: string): void;
+  /** Called once per batch, after the batch's metrics were added (Powertools writes its EMF line then), and once per aggregate type's lag. */
   publishStoredMetrics?(): void;
 }
 

@@ -110,6 +110,14 @@ export function createRelayHandler(options: RelayHandlerOptions): RelayHandler {
     metrics.addMetric(RELAY_METRICS.failedRecords, 'Count', summary.failed);
     if (summary.lagMs !== undefined) metrics.addMetric(RELAY_METRICS.lag, 'Milliseconds', summary.lagMs);
     metrics.publishStoredMetrics?.();
+    if (metrics.addDimension !== undefined && metrics.publishStoredMetrics !== undefined) {
+      // One EMF line per aggregate type: the dimension set differs from the batch's line above.
+      for (const [aggregateType, lagMs] of Object.entries(summary.lagByAggregateType)) {
+        metrics.addDimension(RELAY_METRICS.aggregateTypeDimension, aggregateType);
+        metrics.addMetric(RELAY_METRICS.lagByAggregateType, 'Milliseconds', lagMs);
+        metrics.publishStoredMetrics();
+      }
+    }
     const { records: count, published, retried, deadLettered, ignored, failed, retryFrom } = summary;
     logger.info('batch relayed', {
       records: count,

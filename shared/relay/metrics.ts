@@ -20,13 +20,27 @@ export const RELAY_METRICS = {
   failedRecords: 'failedRecords',
   /** Now − the oldest relayed record's `ApproximateCreationDateTime`, in ms, per batch. */
   lag: 'lag',
+  /**
+   * Now − `ApproximateCreationDateTime` of the oldest record of an aggregate type with events
+   * published in the batch, in ms: one value per aggregate type per batch, in an EMF line of its
+   * own under the extra {@link RELAY_METRICS.aggregateTypeDimension} dimension.
+   */
+  lagByAggregateType: 'lagByAggregateType',
+  /** The dimension of `lagByAggregateType`: an aggregate type with a route, which bounds its values. */
+  aggregateTypeDimension: 'aggregateType',
 } as const;
 
 /** Set by Lambda in every function's environment: the relay's metrics carry it as a dimension. */
 export const LAMBDA_FUNCTION_NAME_ENV = 'AWS_LAMBDA_FUNCTION_NAME';
 
 /** The name of one of the relay's metrics. */
-export type RelayMetricName = (typeof RELAY_METRICS)['published' | 'retried' | 'deadLettered' | 'failedRecords' | 'lag'];
+export type RelayMetricName = (typeof RELAY_METRICS)[
+  | 'published'
+  | 'retried'
+  | 'deadLettered'
+  | 'failedRecords'
+  | 'lag'
+  | 'lagByAggregateType'];
 
 /**
  * The relay's metrics: namespace and `service` from {@link RELAY_METRICS}, and the function's name

@@ -5,7 +5,9 @@ export function captureEmf(metrics: Metrics): ReturnType<Metrics['serializeMetri
   const written: ReturnType<Metrics['serializeMetrics']>[] = [];
   metrics.publishStoredMetrics = () => {
     written.push(metrics.serializeMetrics());
+    // As Powertools' own flush does: a dimension added for one line never carries over to the next.
     metrics.clearMetrics();
+    metrics.clearDimensions();
     return metrics;
   };
   return written;

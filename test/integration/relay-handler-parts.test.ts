@@ -119,6 +119,7 @@ describe('the relay handler built from its parts', () => {
         failedByReason: { PUBLISH_FAILED: 1, BLOCKED_BY_EARLIER_FAILURE: 1, DEAD_LETTER_FAILED: 0, DEADLINE_REACHED: 0 },
         retryFrom: p2First,
         lagMs: expect.any(Number),
+        lagByAggregateType: { order: expect.any(Number), payment: expect.any(Number) },
       },
     ]);
     expect(sns.forwarded).toBe(3);

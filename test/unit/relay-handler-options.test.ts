@@ -67,8 +67,14 @@ describe('createRelayHandler options', () => {
 
     expect(logs.lines).toContainEqual(expect.objectContaining({ message: 'batch relayed', service: RELAY_METRICS.service }));
     const emf = logs.lines.filter(isMetricsLine);
-    expect(emf).toHaveLength(1);
+    // The batch's line, then the lag of its one aggregate type under a dimension of its own.
+    expect(emf).toHaveLength(2);
     expect(emf[0]).toMatchObject({ service: RELAY_METRICS.service, [RELAY_METRICS.published]: 1 });
+    expect(emf[0]).not.toHaveProperty(RELAY_METRICS.aggregateTypeDimension);
+    expect(emf[1]).toMatchObject({
+      [RELAY_METRICS.aggregateTypeDimension]: 'order',
+      _aws: { CloudWatchMetrics: [{ Dimensions: [['service', RELAY_METRICS.aggregateTypeDimension]] }] },
+    });
     expect(emf[0]).not.toHaveProperty(RELAY_METRICS.functionDimension);
     expect(emf[0]).toMatchObject({ _aws: { CloudWatchMetrics: [{ Namespace: RELAY_METRICS.namespace, Dimensions: [['service']] }] } });
   });
@@ -87,6 +93,12 @@ describe('createRelayHandler options', () => {
       expect.objectContaining({
         [RELAY_METRICS.functionDimension]: 'orders-relay',
         _aws: expect.objectContaining({ CloudWatchMetrics: [expect.objectContaining({ Dimensions: [['service', 'functionName']] })] }),
+      }),
+      expect.objectContaining({
+        [RELAY_METRICS.functionDimension]: 'orders-relay',
+        _aws: expect.objectContaining({
+          CloudWatchMetrics: [expect.objectContaining({ Dimensions: [['service', 'functionName', 'aggregateType']] })],
+        }),
       }),
     ]);
   });

@@ -39,7 +39,9 @@ describe('relay metrics', () => {
     const response = await handler({ Records: records });
 
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[2]!.dynamodb!.SequenceNumber }]);
-    expect(written).toHaveLength(1);
+    // The batch's line, then o-1's aggregate type's lag (the only one with events published) on a line of its own.
+    expect(written).toHaveLength(2);
+    expect(written[1]).toMatchObject({ [RELAY_METRICS.aggregateTypeDimension]: 'order', [RELAY_METRICS.lagByAggregateType]: 2_500 });
     const names = [RELAY_METRICS.published, RELAY_METRICS.retried, RELAY_METRICS.deadLettered, RELAY_METRICS.failedRecords];
     expect(written[0]!._aws.CloudWatchMetrics).toEqual([
       {
