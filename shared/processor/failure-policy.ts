@@ -17,7 +17,8 @@ export interface FailurePolicy {
  * Writes records given up on with `write`, retrying a failed write (each one
  * reported through `writeFailed`, with `pause(failures)` between) for as long as `active()` holds:
  * the one wait a failing record may cause beyond its bounds, as nothing is checkpointed past
- * unwritten. `false` when the consumer must stop first; the records then stay for the next holder.
+ * unwritten. `false` when the consumer must stop first, or `signal` aborts (the write in flight
+ * with it); the records then stay for the next holder.
  *
  * @example
  * ```ts
@@ -28,12 +29,16 @@ export async function writeGivenUp(
   write: OnFailureWriter,
   policy: Pick<FailurePolicy, 'gaveUp' | 'writeFailed'>,
   given: GivenUpRecords,
-  { active, pause }: { readonly active: () => boolean; readonly pause: (failures: number) => Promise<void> },
+  {
+    active,
+    pause,
+    signal,
+  }: { readonly active: () => boolean; readonly pause: (failures: number) => Promise<void>; readonly signal?: AbortSignal },
 ): Promise<boolean> {
   for (let failures = 1; ; failures++) {
-    if (!active()) return false;
+    if (!active() || signal?.aborted === true) return false;
     try {
-      const key = await write(given);
+      const key = await write(given, signal);
       policy.gaveUp(given, key);
       return true;
     } catch (error) {

@@ -268,10 +268,18 @@ export class ShardConsumer {
       // Every record of the page not delivered: the failed one and those held back behind it, in stream order.
       const undelivered = records.filter((_, i) => result.outcomes[i]?.status === 'failed');
       const given = { shardId: this.held.leaseKey, records: undelivered, condition: spent, attempts };
-      const written = await writeGivenUp(write, policy, given, {
-        active: () => this.active(),
-        pause: (failures) => this.context.sleep(this.backoff(failures)),
-      });
+      // Cut off as a publish is: a stop during an S3 outage must not wait out the SDK's retries.
+      const cutoff = publishCutoff(this.held, this.context.settings, () => this.context.stopping());
+      let written: boolean;
+      try {
+        written = await writeGivenUp(write, policy, given, {
+          active: () => this.active(),
+          pause: (failures) => this.context.sleep(this.backoff(failures)),
+          signal: cutoff.signal,
+        });
+      } finally {
+        cutoff.dispose();
+      }
       if (!written) return false;
       this.budget.reset();
       this.position = records.at(-1)!.dynamodb!.SequenceNumber!;

@@ -72,7 +72,7 @@ afterEach(async () => {
 });
 
 /** A consumer of the stream's one shard, holding its lease, with retries a few ms apart. */
-async function consume(stream: SimulatedStream, publisher: RecordPublisher, failures?: FailurePolicy) {
+async function consume(stream: SimulatedStream, publisher: RecordPublisher, failures?: FailurePolicy, handOffTimeoutMs?: number) {
   const shard = stream.shards[0]!.id;
   const leases = new MemoryLeaseStore();
   await leases.create(shard, []);
@@ -82,7 +82,12 @@ async function consume(stream: SimulatedStream, publisher: RecordPublisher, fail
   const consumer = new ShardConsumer(held, {
     source: new StreamSource(stream, stream.streamArn),
     publisher,
-    settings: processorSettings({ retryMaxDelayMs: 5, idleMinDelayMs: 1, idleMaxDelayMs: 5 }),
+    settings: processorSettings({
+      retryMaxDelayMs: 5,
+      idleMinDelayMs: 1,
+      idleMaxDelayMs: 5,
+      ...(handOffTimeoutMs === undefined ? {} : { handOffTimeoutMs }),
+    }),
     parentsFinished: () => true,
     stopping: () => stopping,
     sleep,
@@ -164,6 +169,34 @@ describe('the stream processor’s bounds on a failing record', () => {
     await waitFor(() => written.length === 1, { what: 'the write that gets through' });
     expect(publisher.attempts.get(sequences[0]!)).toBe(1);
     await waitFor(() => checkpoint() === sequences[3], { what: 'the checkpoint past the page' });
+  });
+
+  it('aborts an on-failure write that hangs once the stop has waited handOffTimeoutMs, and leaves the records to the next holder', async () => {
+    const { stream } = streamWithFailingAggregate();
+    const publisher = new FailingPublisher((record) => aggregateOf(record) === 'bad');
+    const aborted: unknown[] = [];
+    let writes = 0;
+    const policy: FailurePolicy = {
+      bounds: { maxRetryAttempts: 0, maxRecordAgeSeconds: -1 },
+      // An S3 that never answers: the write ends only when its signal aborts.
+      write: (_given, signal) => {
+        writes++;
+        return new Promise<string>((_resolve, reject) => {
+          signal?.addEventListener('abort', () => {
+            aborted.push(signal.reason);
+            reject(signal.reason);
+          });
+        });
+      },
+      gaveUp: () => {},
+      writeFailed: () => {},
+    };
+    const { checkpoint, stop } = await consume(stream, publisher, policy, 50);
+    await waitFor(() => writes === 1, { what: 'the on-failure write in flight' });
+    await stop();
+    expect(aborted).toHaveLength(1);
+    expect(String(aborted[0])).toContain('handOffTimeoutMs');
+    expect(checkpoint()).toBe(TRIM_HORIZON);
   });
 
   it('names the spent bounds but retries on when it has no on-failure destination', async () => {
