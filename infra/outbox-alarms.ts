@@ -17,6 +17,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { OutboxConfig } from '../shared/config.js';
 import { RELAY_METRICS } from '../shared/relay/metrics.js';
 import { createAlarmTopic } from './alarm-topic.js';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
@@ -51,6 +52,13 @@ export interface OutboxAlarmsProps {
   readonly removalPolicy?: RemovalPolicy;
   /** CloudWatch dashboard name. @default a name CloudFormation generates */
   readonly dashboardName?: string;
+  /**
+   * The outbox config: the dashboard charts the relay's `lagByAggregateType` of each aggregate
+   * type the relay publishes (its routes less the low-latency ones), and each entry of
+   * `config.lagAlarmSeconds` gets an alarm `RelayLag<aggregate type>`.
+   * @default no per-type lag chart or alarm
+   */
+  readonly config?: OutboxConfig;
 }
 
 /**
@@ -202,6 +210,43 @@ export class OutboxAlarms extends Construct {
         [this.queueAgeWidget],
       ],
     });
+    if (props.config !== undefined) this.addRelayLagByAggregateType(fn.functionName, props.config);
+  }
+
+  /** The chart of the relay's lag per aggregate type, and an alarm per configured threshold. */
+  private addRelayLagByAggregateType(functionName: string, config: OutboxConfig): void {
+    const relayed = Object.keys(config.routes).filter((type) => !config.lowLatencyAggregateTypes.includes(type));
+    const lagOf = (aggregateType: string) =>
+      relayMetric(functionName, RELAY_METRICS.lagByAggregateType, {
+        dimensionsMap: {
+          service: RELAY_METRICS.service,
+          [RELAY_METRICS.functionDimension]: functionName,
+          [RELAY_METRICS.aggregateTypeDimension]: aggregateType,
+        },
+        statistic: Stats.MAXIMUM,
+      });
+    const alarms = config.lagAlarmSeconds ?? {};
+    // Aggregate types that differ only in punctuation (order.v2, order_v2) would share an alarm id.
+    const types = Object.keys(alarms);
+    const ids = distinctIds(types, (type) => `RelayLag${type.replace(/[^A-Za-z0-9]/g, '')}`);
+    for (const [i, type] of types.entries()) {
+      const seconds = alarms[type] as number;
+      this.addAlarm(
+        ids[i]!,
+        lagOf(type),
+        seconds * 1000,
+        3,
+        `Events of aggregate type ${type} are published ${seconds} s or more after their commit (lagAlarmSeconds): the relay is falling behind or retrying them.`,
+      );
+    }
+    if (relayed.length === 0) return;
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Relay lag per aggregate type, commit to published (ms)',
+        left: relayed.map((type) => lagOf(type).with({ label: type })),
+        width: 24,
+      }),
+    );
   }
 
   /** Every alarm created so far. */

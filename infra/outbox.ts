@@ -171,6 +171,7 @@ export class Outbox extends Construct {
       alarmEmail: props.alarmEmail,
       iteratorAgeThreshold: props.iteratorAgeThreshold,
       removalPolicy,
+      config: props.config,
     });
     this.alarms.addDeadLetterQueue('RelayDeadLetterQueue', this.relay.deadLetterQueue);
     if (LowLatencyProcessor.isEnabled(props.config)) {

@@ -7,6 +7,7 @@ import {
   validateUndeclared,
 } from './catalog/event-types.js';
 import { ConfigError, EnvironmentError } from './errors.js';
+import { validateLagAlarms } from './lag-alarms.js';
 import { DEFAULT_RELAY_TIMEOUT_SECONDS, MAX_FILTER_PATTERN_LENGTH, relayFilterPatterns } from './relay-filter.js';
 import { AGGREGATE_TYPE_PATTERN } from './slot.js';
 
@@ -98,6 +99,8 @@ export interface OutboxConfig {
   readonly eventTypes?: EventTypeCatalog;
   /** What the write helper does with an event type `eventTypes` does not declare; set exactly when `eventTypes` is. */
   readonly undeclaredEventTypes?: UndeclaredEventTypes;
+  /** Aggregate type → relay lag (commit to published) in seconds that raises its alarm; absent when none is set. */
+  readonly lagAlarmSeconds?: Readonly<Record<string, number>>;
 }
 
 /** What a user writes: everything but `source`, `topics` and `routes` has a default. */
@@ -120,6 +123,15 @@ export interface OutboxConfigInput {
   readonly eventTypes?: Readonly<Record<string, EventTypeInput>>;
   /** With `eventTypes`: `'reject'` refuses to write an event type it does not declare, `'allow'` writes it unchecked. @default 'reject' */
   readonly undeclaredEventTypes?: UndeclaredEventTypes;
+  /**
+   * An alarm per aggregate type the Lambda relay publishes: aggregate type → the lag from commit
+   * to published, in whole seconds (1–86,400), that raises it when the type's
+   * `lagByAggregateType` maximum reaches it three minutes in a row. `Outbox` (or `OutboxAlarms`
+   * given the config) creates the alarms. Low-latency types are refused: `processorLagThreshold`
+   * watches them.
+   * @default no per-type lag alarm
+   */
+  readonly lagAlarmSeconds?: Readonly<Record<string, number>>;
 }
 
 export const DEFAULT_RELAY_TUNING: RelayTuning = Object.freeze({
@@ -292,7 +304,17 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
   if (!isRecord(raw)) throw new ConfigError('(root)', `got ${show(raw)}; allowed: an object`);
   rejectUnknownKeys(
     raw,
-    ['source', 'topics', 'routes', 'lowLatencyAggregateTypes', 'outboxRetentionSeconds', 'relay', 'eventTypes', 'undeclaredEventTypes'],
+    [
+      'source',
+      'topics',
+      'routes',
+      'lowLatencyAggregateTypes',
+      'outboxRetentionSeconds',
+      'relay',
+      'eventTypes',
+      'undeclaredEventTypes',
+      'lagAlarmSeconds',
+    ],
     'config',
   );
   // Destructuring defaults apply to settings given as `undefined` too, as in validateRelay.
@@ -343,6 +365,8 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
   // Absent unless declared: a config without a catalog stays as it was, down to its JSON.
   const eventTypes = raw.eventTypes === undefined ? undefined : validateEventTypes(raw.eventTypes, source, routes);
   const undeclaredEventTypes = validateUndeclared(raw.undeclaredEventTypes, eventTypes !== undefined);
+  const lagAlarmSeconds =
+    raw.lagAlarmSeconds === undefined ? undefined : validateLagAlarms(raw.lagAlarmSeconds, routes, lowLatencyAggregateTypes as string[]);
   return Object.freeze({
     source,
     topics: Object.freeze(topics),
@@ -351,6 +375,7 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
     outboxRetentionSeconds,
     relay,
     ...(eventTypes === undefined ? {} : { eventTypes, undeclaredEventTypes }),
+    ...(lagAlarmSeconds === undefined ? {} : { lagAlarmSeconds: Object.freeze(lagAlarmSeconds) }),
   });
 }
 
@@ -367,11 +392,12 @@ export const serializeConfig = (config: OutboxConfig): string =>
 
 /**
  * The config as the deployed relay and processor get it in `OUTBOX_CONFIG`: without the event
- * catalog (`eventTypes`, `undeclaredEventTypes`), which they never read. It would count against
+ * catalog (`eventTypes`, `undeclaredEventTypes`) and the lag alarms (`lagAlarmSeconds`), which they never read. It would count against
  * Lambda's 4 KB of environment variables, and a catalog of a few dozen described types fills it.
  */
 export function serializeRuntimeConfig(config: OutboxConfig): string {
-  const { eventTypes: _catalog, undeclaredEventTypes: _undeclared, ...runtime } = config;
+  // The lag alarms are the stack's business: the functions never read them.
+  const { eventTypes: _catalog, undeclaredEventTypes: _undeclared, lagAlarmSeconds: _alarms, ...runtime } = config;
   return JSON.stringify(runtime);
 }
 
