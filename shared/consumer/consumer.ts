@@ -38,6 +38,17 @@ export type LambdaContext = Pick<Context, 'getRemainingTimeInMillis'> & Partial<
 
 export const METRICS_NAMESPACE = 'DynamoDbOutbox';
 
+/**
+ * The consumer's lag metric: now − the envelope's `time` (set by the write helper at commit), in
+ * ms, when its handler has run; per batch, the maximum of each event type, each on an EMF line
+ * of its own with the extra {@link CONSUMER_LAG_DIMENSION} dimension.
+ */
+export const CONSUMER_LAG_METRIC = 'HandledLag';
+/** The dimension of {@link CONSUMER_LAG_METRIC}: an event type the consumer has a handler for (its handlers bound the set). */
+export const CONSUMER_LAG_DIMENSION = 'eventType';
+/** The value of {@link CONSUMER_LAG_DIMENSION} for a type outside the consumer's handlers; none is handled today, it only bounds the set. */
+export const OTHER_EVENT_TYPE = 'other';
+
 /** Message indices by FIFO group, in first-seen order; a message of a standard queue is a group of its own. */
 function groupsOf(messages: readonly ConsumerMessage[]): number[][] {
   const groups = new Map<string, number[]>();
@@ -65,12 +76,25 @@ class Reporter {
   readonly #consumer: string;
   readonly #logger: ConsumerLogger;
   readonly #metrics: ConsumerMetrics;
+  readonly #types: ReadonlySet<string>;
+  readonly #now: () => number;
+  readonly #lagByType = new Map<string, number>();
   #pending = 0;
 
-  constructor(consumer: string, logger: ConsumerLogger, metrics: ConsumerMetrics) {
+  constructor(consumer: string, logger: ConsumerLogger, metrics: ConsumerMetrics, types: ReadonlySet<string>, now: () => number) {
     this.#consumer = consumer;
     this.#logger = logger;
     this.#metrics = metrics;
+    this.#types = types;
+    this.#now = now;
+  }
+
+  handled(envelope: OutboxEnvelope): void {
+    const committed = Date.parse(envelope.time);
+    if (Number.isNaN(committed)) return;
+    const type = this.#types.has(envelope.type) ? envelope.type : OTHER_EVENT_TYPE;
+    const lag = Math.max(0, this.#now() - committed);
+    this.#lagByType.set(type, Math.max(this.#lagByType.get(type) ?? 0, lag));
   }
 
   #count(name: string): void {
@@ -152,6 +176,16 @@ class Reporter {
   flush(): void {
     if (this.#pending > 0) this.#metrics.publishStoredMetrics?.();
     this.#pending = 0;
+    const metrics = this.#metrics;
+    if (metrics.addDimension !== undefined && metrics.publishStoredMetrics !== undefined) {
+      // A line per type: the dimension set differs from the counts' line above.
+      for (const [type, lag] of this.#lagByType) {
+        metrics.addDimension(CONSUMER_LAG_DIMENSION, type);
+        metrics.addMetric(CONSUMER_LAG_METRIC, 'Milliseconds', lag);
+        metrics.publishStoredMetrics();
+      }
+    }
+    this.#lagByType.clear();
   }
 }
 
@@ -211,11 +245,12 @@ export function createConsumer(options: ConsumerOptions): Consumer {
   const catalog = options.catalog === undefined ? {} : { catalog: catalogSchemas(options.catalog) };
   const deps: MessageHandlingDeps = { consumer: options.name, handlers: options.handlers, inbox, logger, trust, ...catalog };
   const concurrency = options.concurrency ?? 1;
+  const handledTypes: ReadonlySet<string> = new Set(Object.keys(options.handlers));
 
   /** `claimsLapseAt`: epoch seconds at which the batch's claims lapse, unless the claim timeout is set. */
   const process = async (messages: readonly ConsumerMessage[], claimsLapseAt?: number): Promise<BatchResult> => {
     const claimUntil = options.inbox.claimTimeoutSeconds === undefined ? claimsLapseAt : undefined;
-    const reporter = new Reporter(options.name, logger, metrics);
+    const reporter = new Reporter(options.name, logger, metrics, handledTypes, now);
     const outcomes: MessageOutcome[] = new Array(messages.length);
     const prepared = messages.map((message) => prepareMessage(deps, message));
     // One read of every inbox record the batch's events may have, instead of one or two per event.

@@ -4,7 +4,15 @@
  */
 
 export { ConfigError, EnvironmentError, OutboxError } from '../errors.js';
-export { type Consumer, createConsumer, type LambdaContext, METRICS_NAMESPACE } from './consumer.js';
+export {
+  CONSUMER_LAG_DIMENSION,
+  CONSUMER_LAG_METRIC,
+  type Consumer,
+  createConsumer,
+  type LambdaContext,
+  METRICS_NAMESPACE,
+  OTHER_EVENT_TYPE,
+} from './consumer.js';
 export {
   ClaimDeadlinePassedError,
   ClaimHeldError,

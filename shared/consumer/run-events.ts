@@ -7,6 +7,8 @@ import type { ConsumerMessage, MessageOutcome } from './types.js';
 /** What hears of each event's outcome and position: the consumer's logs and metrics. */
 export interface EventReporter {
   outcome(outcome: MessageOutcome): void;
+  /** An event this consumer's handler has just handled (not a duplicate): its commit-to-handled lag. */
+  handled?(envelope: OutboxEnvelope): void;
   sequence(envelope: OutboxEnvelope, observation: SequenceObservation): void;
   trackingFailed(envelope: OutboxEnvelope, error: unknown): void;
 }
@@ -37,6 +39,7 @@ export async function runEvents(
     const { outcome, envelope } = await runMessage(deps, message, event, claimUntil, snapshot);
     outcomes.push(outcome);
     reporter.outcome(outcome);
+    if (outcome.status === 'processed' && envelope !== undefined) reporter.handled?.(envelope);
     if (tracker !== undefined && envelope !== undefined && acknowledged(outcome)) {
       // A duplicate's first delivery may have been handled without its position recorded (a crash
       // between the two): the position catches up, and only the gap that delivery would have

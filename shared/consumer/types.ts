@@ -82,7 +82,13 @@ export type ConsumerLogger = HandlerLogger;
 
 /** The subset of a metrics sink the consumer writes to; Powertools `Metrics` fits. */
 export interface ConsumerMetrics {
-  addMetric(name: string, unit: 'Count', value: number): void;
+  addMetric(name: string, unit: 'Count' | 'Milliseconds', value: number): void;
+  /**
+   * Adds a dimension to the metrics stored until the next `publishStoredMetrics`, which clears it,
+   * as Powertools does. Without it (or without `publishStoredMetrics`), the consumer writes no
+   * `HandledLag`: its per-type values would mix with the batch's counts.
+   */
+  addDimension?(name: string, value: string): void;
   publishStoredMetrics?(): void;
 }
 
