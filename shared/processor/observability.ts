@@ -17,6 +17,14 @@ export const PROCESSOR_METRICS = {
    * and while a shard cannot be read, now − when it was last read, each time a read fails.
    */
   lag: 'lag',
+  /**
+   * Largest now − `ApproximateCreationDateTime` of a flush interval's published records of one
+   * aggregate type, in ms: a line per aggregate type per flush, with the extra
+   * {@link PROCESSOR_METRICS.aggregateTypeDimension} dimension.
+   */
+  lagByAggregateType: 'lagByAggregateType',
+  /** The dimension of `lagByAggregateType`: a routed (low-latency) aggregate type, which bounds its values. */
+  aggregateTypeDimension: 'aggregateType',
   /** Records given up on after their bounds were spent and written to the on-failure destination (the alarm's metric). */
   onFailureRecords: 'onFailureRecords',
   /** Failed writes to the on-failure destination: while they fail, the shard waits. */
@@ -72,6 +80,7 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
   let onFailureRecords = 0;
   let onFailureWriteFailures = 0;
   let maxLagMs: number | undefined;
+  const lagByAggregateType = new Map<string, number>();
   const flush = (leases?: { readonly held: number; readonly total: number }): void => {
     metrics.addMetric('records', MetricUnit.Count, records);
     metrics.addMetric('published', MetricUnit.Count, published);
@@ -84,6 +93,13 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
       metrics.addMetric('leasesTotal', MetricUnit.Count, leases.total);
     }
     metrics.publishStoredMetrics();
+    // A line per aggregate type: the dimension set differs from the line above.
+    for (const [aggregateType, lag] of lagByAggregateType) {
+      metrics.addDimension(PROCESSOR_METRICS.aggregateTypeDimension, aggregateType);
+      metrics.addMetric(PROCESSOR_METRICS.lagByAggregateType, MetricUnit.Milliseconds, lag);
+      metrics.publishStoredMetrics();
+    }
+    lagByAggregateType.clear();
     records = 0;
     published = 0;
     trimmed = 0;
@@ -98,6 +114,9 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
       records += report.records;
       published += report.published;
       if (report.lagMs !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, report.lagMs);
+      for (const [type, lag] of Object.entries(report.lagByAggregateType ?? {})) {
+        lagByAggregateType.set(type, Math.max(lagByAggregateType.get(type) ?? 0, lag));
+      }
       logger.debug('batch published', { ...report });
     },
     publishFailed(report) {

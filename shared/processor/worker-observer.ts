@@ -6,6 +6,8 @@ export interface BatchReport {
   readonly ignored: number;
   /** Now minus the page's first (oldest) record's approximate creation time (1-second resolution on AWS). */
   readonly lagMs: number | undefined;
+  /** Per aggregate type with events published from the page: now minus its oldest such record's approximate creation time. */
+  readonly lagByAggregateType?: Readonly<Record<string, number>>;
 }
 
 /** A page of a shard that failed to publish; the shard retries it. */

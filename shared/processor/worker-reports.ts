@@ -14,7 +14,16 @@ function lagOf(record: _Record | undefined): number | undefined {
 export function reportBatch(observer: WorkerObserver | undefined, shardId: string, records: readonly _Record[], result: RelayResult): void {
   // The page's oldest record: how long the backlog's head waited, not its tail.
   const lagMs = lagOf(records[0]);
-  observer?.batch?.({ shardId, records: records.length, published: result.published, ignored: result.ignored, lagMs });
+  const lagByAggregateType: Record<string, number> = {};
+  result.outcomes.forEach((outcome, i) => {
+    // Only published records: an unrouted aggregate type is dead-lettered, so the routes bound the keys.
+    if (outcome.status !== 'delivered' || outcome.published === 0) return;
+    const type = records[i]?.dynamodb?.NewImage?.aggregateType?.S;
+    const lag = lagOf(records[i]);
+    if (type === undefined || type === '' || lag === undefined) return;
+    lagByAggregateType[type] = Math.max(lagByAggregateType[type] ?? 0, lag);
+  });
+  observer?.batch?.({ shardId, records: records.length, published: result.published, ignored: result.ignored, lagMs, lagByAggregateType });
 }
 
 /** A failed read or publish, which the shard retries. */

@@ -1,11 +1,14 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { GetRecordsCommand } from '@aws-sdk/client-dynamodb-streams';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PROCESSOR_METRICS, processorMetrics, processorObserver } from '../../shared/processor/index.js';
 import type { RecordPublisher } from '../../shared/processor/shard-consumer.js';
 import { StreamSource } from '../../shared/processor/stream-source.js';
 import { ProcessorWorker } from '../../shared/processor/worker.js';
+import type { BatchReport } from '../../shared/processor/worker-observer.js';
+import { reportBatch } from '../../shared/processor/worker-reports.js';
 import type { RelayResult } from '../../shared/relay/index.js';
 import { coordinatesOf } from '../../shared/relay/stream-record.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
@@ -165,5 +168,73 @@ describe('processor lag, as the worker reports it', () => {
     // Rising with the time the reads keep failing, never more than it (the records' own ages are unknown: none was read).
     expect(reported).toEqual([...reported].sort((a, b) => a - b));
     expect(Math.max(...reported)).toBeLessThanOrEqual(Date.now() - startedAt);
+  });
+});
+
+describe('processor lag per aggregate type', () => {
+  it("writes the largest lagByAggregateType of a flush interval's batches per aggregate type, each on a line of its own", () => {
+    const metrics = processorMetrics('orders-leases');
+    const published = captureEmf(metrics);
+    const observer = processorObserver(new Logger({ logLevel: 'SILENT' }), metrics, 0);
+    observer.batch?.({ shardId: 's1', records: 3, published: 3, ignored: 0, lagMs: 900, lagByAggregateType: { order: 900, stock: 40 } });
+    observer.batch?.({ shardId: 's2', records: 1, published: 1, ignored: 0, lagMs: 70, lagByAggregateType: { stock: 70 } });
+    observer.leaseScan?.({ held: 2, total: 2 });
+
+    expect(published).toHaveLength(3);
+    expect(published[0]).not.toHaveProperty(PROCESSOR_METRICS.aggregateTypeDimension);
+    for (const line of published.slice(1)) {
+      expect(line._aws.CloudWatchMetrics).toEqual([
+        {
+          Namespace: PROCESSOR_METRICS.namespace,
+          Dimensions: [['service', PROCESSOR_METRICS.leaseTableDimension, PROCESSOR_METRICS.aggregateTypeDimension]],
+          Metrics: [{ Name: PROCESSOR_METRICS.lagByAggregateType, Unit: MetricUnit.Milliseconds }],
+        },
+      ]);
+    }
+    expect(
+      published.slice(1).map((line) => [line[PROCESSOR_METRICS.aggregateTypeDimension], line[PROCESSOR_METRICS.lagByAggregateType]]),
+    ).toEqual([
+      ['order', 900],
+      ['stock', 70],
+    ]);
+
+    // The next interval starts empty: no aggregate type's lag carries over.
+    observer.batch?.({ shardId: 's1', records: 1, published: 0, ignored: 1, lagMs: 10, lagByAggregateType: {} });
+    observer.leaseScan?.({ held: 2, total: 2 });
+    expect(published).toHaveLength(4);
+  });
+});
+
+describe('processor batch report', () => {
+  it('gives the lag per aggregate type of the published records only, the oldest of each', () => {
+    const now = Date.now();
+    const record = (aggregateType: string, agoMs: number): _Record => ({
+      dynamodb: { ApproximateCreationDateTime: new Date(now - agoMs), NewImage: { aggregateType: { S: aggregateType } } },
+    });
+    const reports: BatchReport[] = [];
+    const at = (i: number) => ({ sequenceNumber: String(i) });
+    reportBatch(
+      { batch: (report) => reports.push(report) },
+      's1',
+      [record('stock', 5_000), record('stock', 2_000), record('invoice', 9_000), record('order', 1_000)],
+      {
+        outcomes: [
+          { status: 'delivered', record: at(1), published: 1, deadLettered: 0 },
+          { status: 'delivered', record: at(2), published: 1, deadLettered: 0 },
+          // Unrouted: dead-lettered, never published.
+          { status: 'delivered', record: at(3), published: 0, deadLettered: 1 },
+          { status: 'failed', record: at(4), reason: 'PUBLISH_FAILED', detail: 'x' },
+        ],
+        published: 2,
+        retried: 0,
+        deadLettered: 1,
+        ignored: 0,
+        failed: 1,
+      },
+    );
+
+    expect(Object.keys(reports[0]!.lagByAggregateType!)).toEqual(['stock']);
+    expect(reports[0]!.lagByAggregateType!.stock).toBeGreaterThanOrEqual(5_000);
+    expect(reports[0]!.lagByAggregateType!.stock).toBeLessThan(6_000);
   });
 });
