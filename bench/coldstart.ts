@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { build } from 'esbuild';
 import { startFauxqs } from 'fauxqs';
 import { v7 as uuidv7 } from 'uuid';
-import { assetBuildOptions } from '../scripts/bundle-settings.mjs';
+import { assetBuildOptions, ownCodeSourceMap } from '../scripts/bundle-settings.mjs';
 import { defineConfig, serializeConfig } from '../shared/config.js';
 import { RELAY_ENV } from '../shared/event-source.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localClients } from '../shared/local/clients.js';
@@ -55,6 +55,10 @@ const server = await startFauxqs({ port: 0, logger: false });
 const clients = localClients({ dynamodb: ddb.endpoint, aws: server.address });
 try {
   await build({ ...assetBuildOptions(), entryPoints: ENTRIES, outdir });
+  // As scripts/build.mjs ships them: the maps keep only the mappings into the package's own code.
+  for (const name of readdirSync(outdir).filter((n) => n.endsWith('.map'))) {
+    writeFileSync(join(outdir, name), ownCodeSourceMap(readFileSync(join(outdir, name), 'utf8')));
+  }
   const topic = server.createTopic('coldstart');
   const { queueUrl: dlqUrl } = server.createQueue('coldstart-relay-dlq');
   const tableName = 'coldstart-consumer';
