@@ -18,6 +18,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { OutboxConfig } from '../shared/config.js';
+import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { RELAY_METRICS } from '../shared/relay/metrics.js';
 import { createAlarmTopic } from './alarm-topic.js';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
@@ -86,6 +87,7 @@ export class OutboxAlarms extends Construct {
   /** Every alarm, in the alarm-status widgets that show them: CloudWatch takes at most 100 in one. */
   private readonly statusChunks: Alarm[][] = [[]];
   private readonly action: SnsAction;
+  private readonly config: OutboxConfig | undefined;
   private readonly dlqWidget: GraphWidget;
   private readonly queueAgeWidget = new GraphWidget({ title: 'Oldest message age in subscriber queues (s)', left: [], width: 12 });
 
@@ -102,6 +104,7 @@ export class OutboxAlarms extends Construct {
     }
     this.alarmTopic = props.alarmTopic ?? createAlarmTopic(this, props.removalPolicy ?? RemovalPolicy.RETAIN);
     this.action = new SnsAction(this.alarmTopic);
+    this.config = props.config;
     if (props.alarmEmail !== undefined) {
       const subscription = this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
       Validations.of(subscription).acknowledge({
@@ -354,6 +357,21 @@ export class OutboxAlarms extends Construct {
       new GraphWidget({ title: 'Processor running tasks', left: [running], width: 12 }),
       new GraphWidget({ title: 'Processor records given up on, failed writes of them', left: [givenUp, writeFailures], width: 12 }),
     );
+    const lowLatency = this.config?.lowLatencyAggregateTypes ?? [];
+    if (lowLatency.length > 0) {
+      const lagOf = (aggregateType: string) =>
+        new Metric({
+          namespace: PROCESSOR_METRICS.namespace,
+          metricName: PROCESSOR_METRICS.lagByAggregateType,
+          dimensionsMap: { ...lag.dimensions, [PROCESSOR_METRICS.aggregateTypeDimension]: aggregateType },
+          statistic: Stats.MAXIMUM,
+          period: Duration.minutes(1),
+          label: aggregateType,
+        });
+      this.dashboard.addWidgets(
+        new GraphWidget({ title: 'Processor lag per aggregate type, commit to published (ms)', left: lowLatency.map(lagOf), width: 24 }),
+      );
+    }
     return alarms;
   }
 

@@ -2,9 +2,12 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { Outbox } from '../../infra/outbox.js';
 import { OutboxAlarms } from '../../infra/outbox-alarms.js';
 import { defineConfig, type OutboxConfig } from '../../shared/config.js';
+import { PROCESSOR_METRICS } from '../../shared/processor/observability.js';
 import { RELAY_METRICS } from '../../shared/relay/index.js';
+import { appWithoutBundling } from '../helpers/cdk.js';
 
 const baseConfig = {
   source: 'urn:test:infra',
@@ -77,5 +80,21 @@ describe('OutboxAlarms: relay lag per aggregate type', () => {
 
   it('adds no per-type chart without a config', () => {
     expect(dashboardBody(synth())).not.toContain(RELAY_METRICS.lagByAggregateType);
+  });
+});
+
+describe('Outbox: lag per aggregate type', () => {
+  it("passes its config to the alarms: the relay's per-type alarms and chart, and the processor's lag of each low-latency type", () => {
+    const stack = new Stack(appWithoutBundling(), 'OutboxLag');
+    new Outbox(stack, 'Outbox', { config: defineConfig({ ...baseConfig, lagAlarmSeconds: { payment: 45 } }) });
+    const template = Template.fromStack(stack);
+
+    expect(lagAlarms(template)).toEqual([expect.objectContaining({ Threshold: 45_000 })]);
+    const body = dashboardBody(template);
+    expect(body).toContain('Relay lag per aggregate type, commit to published (ms)');
+    expect(body).toContain('Processor lag per aggregate type, commit to published (ms)');
+    expect(body).toContain(
+      `\\"${PROCESSOR_METRICS.lagByAggregateType}\\",\\"${PROCESSOR_METRICS.aggregateTypeDimension}\\",\\"stock\\",\\"${PROCESSOR_METRICS.leaseTableDimension}\\"`,
+    );
   });
 });
