@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { startLiveRefresher } from '../../shared/local/stack/live-refresher.js';
 import { type LiveSnapshot, renderLiveLine, renderLiveView } from '../../shared/local/stack/live-view.js';
-import { LocalStats } from '../../shared/local/stack/stats.js';
+import { LocalStats, MAX_LAG_TYPES, OTHER_TYPES } from '../../shared/local/stack/stats.js';
 
 const snapshot = (overrides: Partial<LiveSnapshot> = {}): LiveSnapshot => ({
   at: Date.parse('2026-11-22T10:01:05Z'),
@@ -101,5 +101,59 @@ describe('live view on a terminal', () => {
     view.stop();
 
     expect(written.join('')).toContain('dynamodb-outbox local stack · up 0:01:05');
+  });
+});
+
+describe('live view lag per event type', () => {
+  it('shows a p50/p99 row per event type under the overall lag', () => {
+    const lines = renderLiveView(
+      snapshot({
+        lagByType: [
+          { type: 'order.placed', lag: { samples: 600, p50: 40.2, p99: 180 } },
+          { type: 'order.paid', lag: { samples: 12, p50: 1_250, p99: 3_400 } },
+        ],
+      }),
+    );
+    const at = lines.findIndex((l) => l.startsWith('commit→delivery lag'));
+
+    expect(lines.slice(at + 1, at + 3)).toEqual([
+      '  order.placed         p50 40 ms · p99 180 ms   (last 600)',
+      '  order.paid           p50 1,250 ms · p99 3,400 ms   (last 12)',
+    ]);
+  });
+
+  it('shows no per-type row before the first delivery', () => {
+    const lines = renderLiveView(snapshot({ lagByType: [] }));
+    const at = lines.findIndex((l) => l.startsWith('commit→delivery lag'));
+
+    expect(lines[at + 1]).toMatch(/^relay invocations/);
+  });
+});
+
+describe('local stats lag per event type', () => {
+  const committed = Date.parse('2026-11-22T10:00:00.000Z');
+  const envelope = (type: string, offsetMs = 0) => ({ type, time: new Date(committed + offsetMs).toISOString() });
+
+  it('measures each event type apart, each event of a batch message from its own commit time', () => {
+    const stats = new LocalStats();
+    stats.recordLag(JSON.stringify(envelope('order.placed')), committed + 100);
+    stats.recordLag(JSON.stringify([envelope('order.paid'), envelope('order.placed', 50)]), committed + 300);
+
+    expect(stats.lagByType()).toEqual([
+      { type: 'order.placed', lag: { samples: 2, p50: 100, p99: 250 } },
+      { type: 'order.paid', lag: { samples: 1, p50: 300, p99: 300 } },
+    ]);
+    // The overall lag still counts a batch message once, from its first event.
+    expect(stats.lag()).toMatchObject({ samples: 2, p50: 100, p99: 300 });
+  });
+
+  it(`keeps ${MAX_LAG_TYPES} types in rows of their own and buckets later ones as "${OTHER_TYPES}", last`, () => {
+    const stats = new LocalStats();
+    for (let i = 0; i < MAX_LAG_TYPES + 3; i++) stats.recordLag(JSON.stringify(envelope(`t${i}`)), committed + i);
+
+    const rows = stats.lagByType();
+    expect(rows).toHaveLength(MAX_LAG_TYPES + 1);
+    expect(rows.slice(0, MAX_LAG_TYPES).map((r) => r.type)).toEqual(Array.from({ length: MAX_LAG_TYPES }, (_, i) => `t${i}`));
+    expect(rows.at(-1)).toEqual({ type: OTHER_TYPES, lag: expect.objectContaining({ samples: 3 }) });
   });
 });

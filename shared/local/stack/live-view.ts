@@ -1,4 +1,4 @@
-import type { LagSummary, LoadCounters } from './stats.js';
+import type { LagSummary, LoadCounters, TypeLag } from './stats.js';
 
 /** The figures the live view shows at one moment. */
 export interface LiveSnapshot {
@@ -9,6 +9,8 @@ export interface LiveSnapshot {
   readonly published: number;
   readonly delivered: number;
   readonly lag: LagSummary;
+  /** Commit→delivery lag per event type; absent or empty before the first delivery. */
+  readonly lagByType?: readonly TypeLag[];
   readonly relay: { readonly invocations: number; readonly failedInvocations: number; readonly batchesSentToOnFailure: number };
   readonly relayDeadLetters: number;
   readonly consumers: readonly {
@@ -36,7 +38,7 @@ const deadLetters = (s: LiveSnapshot): number => s.relayDeadLetters + s.consumer
 
 /**
  * The live view as lines of text: totals and rates of events written, published, delivered
- * and dead-lettered, commit→delivery lag p50/p99, and one row per consumer. Rates come from
+ * and dead-lettered, commit→delivery lag p50/p99 overall and per event type, and one row per consumer. Rates come from
  * the previous snapshot; without one they are left blank.
  */
 export function renderLiveView(now: LiveSnapshot, previous?: LiveSnapshot): string[] {
@@ -59,6 +61,9 @@ export function renderLiveView(now: LiveSnapshot, previous?: LiveSnapshot): stri
     row('delivered', now.delivered, previous?.delivered),
     row('dead-lettered', deadLetters(now), undefined, `now in DLQs (relay DLQ ${number(now.relayDeadLetters)})`),
     `commit→delivery lag   p50 ${ms(now.lag.p50)} · p99 ${ms(now.lag.p99)}   (last ${number(now.lag.samples)} deliveries)`,
+    ...(now.lagByType ?? []).map(
+      ({ type, lag }) => `  ${type.padEnd(20)} p50 ${ms(lag.p50)} · p99 ${ms(lag.p99)}   (last ${number(lag.samples)})`,
+    ),
     `relay invocations ${number(now.relay.invocations)} · failed ${number(now.relay.failedInvocations)} · batches to on-failure ${number(now.relay.batchesSentToOnFailure)}`,
     '',
     `${'consumer'.padEnd(22)}${'delivered'.padStart(10)}${'failed'.padStart(9)}${'in DLQ'.padStart(9)}`,

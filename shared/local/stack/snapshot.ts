@@ -19,6 +19,7 @@ export function liveSnapshot(stack: LocalStack, startedAt: number, loadRate?: nu
     published: stats.published,
     delivered: stats.delivered,
     lag: stats.lag(),
+    lagByType: stats.lagByType(),
     relay: {
       invocations: relayStats.invocations,
       failedInvocations: relayStats.failedInvocations,

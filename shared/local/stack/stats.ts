@@ -29,6 +29,48 @@ export interface LagSummary {
 
 const LAG_WINDOW = 1000;
 
+/** Event types the live view gives a lag row of their own, in first-delivered order; later ones share {@link OTHER_TYPES}. */
+export const MAX_LAG_TYPES = 12;
+/** The row of the event types past {@link MAX_LAG_TYPES}. */
+export const OTHER_TYPES = 'other';
+
+/** The last {@link LAG_WINDOW} lags of one kind, overwritten in a ring. */
+class LagWindow {
+  private readonly lags: number[] = [];
+  private next = 0;
+
+  add(lag: number): void {
+    if (this.lags.length < LAG_WINDOW) this.lags.push(lag);
+    else this.lags[this.next] = lag;
+    this.next = (this.next + 1) % LAG_WINDOW;
+  }
+
+  summary(): LagSummary {
+    const sorted = [...this.lags].sort((a, b) => a - b);
+    return { samples: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+  }
+}
+
+/** One event type's commit→delivery lag, for the live view. */
+export interface TypeLag {
+  readonly type: string;
+  readonly lag: LagSummary;
+}
+
+/** The commit time and type of each event of a body (an envelope, or a batch message's array of them). */
+function eventsOf(body: string): { readonly time: unknown; readonly type: unknown }[] | undefined {
+  try {
+    const value = JSON.parse(body) as unknown;
+    const events = Array.isArray(value) ? value : [value];
+    return events.map((event: unknown) => {
+      const { time, type } = typeof event === 'object' && event !== null ? (event as { time?: unknown; type?: unknown }) : {};
+      return { time, type };
+    });
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * What the local stack counts as events flow: events committed by the write helper, entries
  * SNS accepted from the relay, deliveries per consumer, and commit→delivery lag (delivery time
@@ -39,8 +81,8 @@ export class LocalStats {
   published = 0;
   readonly consumers = new Map<string, ConsumerCounters>();
   readonly load: LoadCounters = { sent: 0, succeeded: 0, rejected: 0, errors: 0, skipped: 0 };
-  private readonly lags: number[] = [];
-  private next = 0;
+  private readonly lags = new LagWindow();
+  private readonly lagsByType = new Map<string, LagWindow>();
 
   consumer(name: string): ConsumerCounters {
     let counters = this.consumers.get(name);
@@ -56,25 +98,44 @@ export class LocalStats {
    * A batch message (a topic with `batching`) counts from its first event, the earliest committed.
    */
   recordLag(body: string, deliveredAt: number): number | undefined {
-    let time: unknown;
-    try {
-      const value = JSON.parse(body) as { time?: unknown } | { time?: unknown }[] | null;
-      time = (Array.isArray(value) ? value[0] : value)?.time;
-    } catch {
-      return undefined;
+    const events = eventsOf(body);
+    const lagOf = (time: unknown): number | undefined => {
+      const committedAt = typeof time === 'string' ? Date.parse(time) : Number.NaN;
+      return Number.isFinite(committedAt) ? Math.max(0, deliveredAt - committedAt) : undefined;
+    };
+    const lag = lagOf(events?.[0]?.time);
+    if (lag === undefined) return undefined;
+    this.lags.add(lag);
+    // Per type, each event of a batch message counts with its own commit time.
+    for (const event of events ?? []) {
+      const eventLag = lagOf(event.time);
+      if (eventLag !== undefined && typeof event.type === 'string') this.typeWindow(event.type).add(eventLag);
     }
-    const committedAt = typeof time === 'string' ? Date.parse(time) : Number.NaN;
-    if (!Number.isFinite(committedAt)) return undefined;
-    const lag = Math.max(0, deliveredAt - committedAt);
-    if (this.lags.length < LAG_WINDOW) this.lags.push(lag);
-    else this.lags[this.next] = lag;
-    this.next = (this.next + 1) % LAG_WINDOW;
     return lag;
   }
 
+  /** The window of `type`; past {@link MAX_LAG_TYPES} types, the shared one of {@link OTHER_TYPES}, so the view stays bounded. */
+  private typeWindow(type: string): LagWindow {
+    const own = this.lagsByType.get(type);
+    if (own !== undefined) return own;
+    const ownTypes = [...this.lagsByType.keys()].filter((t) => t !== OTHER_TYPES).length;
+    const key = ownTypes < MAX_LAG_TYPES ? type : OTHER_TYPES;
+    let window = this.lagsByType.get(key);
+    if (window === undefined) {
+      window = new LagWindow();
+      this.lagsByType.set(key, window);
+    }
+    return window;
+  }
+
   lag(): LagSummary {
-    const sorted = [...this.lags].sort((a, b) => a - b);
-    return { samples: sorted.length, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+    return this.lags.summary();
+  }
+
+  /** Commit→delivery lag per event type over its last deliveries, in first-delivered order ({@link OTHER_TYPES} last). */
+  lagByType(): TypeLag[] {
+    const rows = [...this.lagsByType].map(([type, window]) => ({ type, lag: window.summary() }));
+    return [...rows.filter((r) => r.type !== OTHER_TYPES), ...rows.filter((r) => r.type === OTHER_TYPES)];
   }
 
   get delivered(): number {
