@@ -7,6 +7,7 @@
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ConfigError } from '../errors.js';
+import { showValue as show } from '../show-value.js';
 
 /**
  * One version of an event type, as a config declares it.
@@ -53,14 +54,6 @@ const EVENT_TYPE_FORBIDDEN = /[\p{Cc}\uFFFE\uFFFF]/u;
 const ABSOLUTE_URI_WITHOUT_FRAGMENT = /^[a-z][a-z0-9+\-.]*:[^#]*$/i;
 const DECLARATION_KEYS = ['version', 'schema', 'aggregateType', 'description'];
 
-const show = (value: unknown): string => {
-  if (typeof value === 'function') return 'a function';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-};
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Characters (code points), as the write helper counts an event type's length. */

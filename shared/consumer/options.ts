@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { validateCatalogOption } from '../catalog/consumer-schemas.js';
+import { showValue as show } from '../show-value.js';
 import { ConsumerOptionsError } from './errors.js';
 import { CONSUMER_LIMITS } from './limits.js';
 import type { ClaimHandler, ConsumerOptions, EventHandler, TransactionHandler } from './types.js';
@@ -29,14 +30,6 @@ export const DEFAULT_POLLER_BACKOFF = { baseDelayMs: 500, maxDelayMs: 30_000 } a
 /** SQS's longest visibility timeout: 12 hours. */
 const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 
-const show = (value: unknown): string => {
-  if (typeof value === 'function') return 'a function';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-};
 /** What a value is, for values that do not print well (clients, schemas): its class, else {@link show}. */
 const shapeOf = (value: unknown): string =>
   typeof value === 'object' && value !== null ? `an instance of ${value.constructor?.name || 'Object'}` : show(value);
