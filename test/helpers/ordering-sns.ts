@@ -15,7 +15,8 @@ export function eventIdsOf(entry: PublishBatchRequestEntry): string[] {
  * later entry of a message group arrives while an earlier one of that group is still unanswered
  * (in the same request or another one in flight), the later one is accepted and the earlier one
  * fails — exactly what would reorder an aggregate whose events a relay sent ahead of each other.
- * Otherwise `fate` decides each entry (after the `latencyMs` of the request).
+ * Otherwise `fate` decides each entry. A request is answered on a later turn of the event loop,
+ * so requests the relay sends together are all in flight before the first is answered.
  */
 export class OrderingSns implements PublishBatchClient {
   /** Every entry sent, in order: its group and the events it carries. */
@@ -27,10 +28,7 @@ export class OrderingSns implements PublishBatchClient {
   requests = 0;
   private readonly unanswered = new Map<string, { doomed: boolean }>();
 
-  constructor(
-    private readonly fate: (ids: readonly string[], entry: PublishBatchRequestEntry) => OrderingFate = () => 'ok',
-    private readonly latencyMs = 0,
-  ) {}
+  constructor(private readonly fate: (ids: readonly string[], entry: PublishBatchRequestEntry) => OrderingFate = () => 'ok') {}
 
   async send(command: PublishBatchCommand): Promise<PublishBatchCommandOutput> {
     this.requests++;
@@ -47,7 +45,7 @@ export class OrderingSns implements PublishBatchClient {
       this.unanswered.set(group, state);
       return { entry, ids, group, state };
     });
-    await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+    await new Promise((resolve) => setImmediate(resolve));
     const output: PublishBatchCommandOutput = { Successful: [], Failed: [], $metadata: {} };
     for (const { entry, ids, group, state } of entries) {
       if (this.unanswered.get(group) === state) this.unanswered.delete(group);

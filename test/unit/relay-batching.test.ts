@@ -163,7 +163,7 @@ describe('the hidden-order hazard', () => {
       if (failedOnce.has(ids[0]!) || ++n % 3 !== 0) return 'ok';
       failedOnce.add(ids[0]!);
       return 'transient';
-    }, 1);
+    });
     const result = await relayOn(sns, batching).relay(busy);
     expect(sns.overlaps).toBe(0);
     expect(result.failed).toBe(0);
