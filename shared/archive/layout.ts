@@ -1,0 +1,189 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { OutboxError } from '../errors.js';
+
+/**
+ * Where the archive keeps published events, and in what form. One object holds events of one
+ * partition (aggregate type, event type, UTC hour of the event's `time`), one envelope per line,
+ * gzip-compressed:
+ *
+ * ```
+ * events/v1/aggregatetype=<aggregate type>/type=<event type>/date=YYYY-MM-DD/hour=HH/<name>.ndjson.gz
+ * ```
+ *
+ * Type first, then time: a replay of one type or aggregate type over a time range lists exactly
+ * the prefixes it needs, and the Hive-style `name=value` segments let Athena or Glue read the
+ * same objects as a partitioned table. Names are URI-encoded so any type name is one segment.
+ * The event's own `time` places it, not when it reached the archive: an event redriven days
+ * later lands in the hour it was written in.
+ */
+export const ARCHIVE_ROOT = 'events/v1/';
+
+/** The file name ending of every archive object. */
+export const ARCHIVE_OBJECT_SUFFIX = '.ndjson.gz';
+
+/** One partition of the archive. */
+export interface ArchivePartition {
+  readonly aggregateType: string;
+  readonly type: string;
+  /** The UTC hour of the events' `time`, as `YYYY-MM-DDTHH`. */
+  readonly hour: string;
+}
+
+/** Why an archive object or key could not be read. */
+export type ArchiveObjectErrorCode = 'NOT_AN_ARCHIVE_KEY' | 'CORRUPT_ARCHIVE_OBJECT';
+
+/** An archive object (or its key) is not in the archive's form; `key` names it. */
+export class ArchiveObjectError extends OutboxError {
+  declare readonly code: ArchiveObjectErrorCode;
+  readonly key: string;
+
+  constructor(code: ArchiveObjectErrorCode, key: string, message: string, options?: ErrorOptions) {
+    super(code, message, options);
+    this.name = 'ArchiveObjectError';
+    this.key = key;
+  }
+}
+
+const HOUR_PATTERN = /^(\d{4}-\d{2}-\d{2})T(\d{2})$/;
+
+/** The partition hour (`YYYY-MM-DDTHH`, UTC) of an instant. */
+export const archiveHourOf = (instant: Date): string => instant.toISOString().slice(0, 13);
+
+/**
+ * The partition an event belongs to: its aggregate type, its type and the UTC hour of its `time`.
+ * Returns `undefined` when `time` is not a date, which the caller must handle (the archiver
+ * places such an event by when it was published).
+ *
+ * @example
+ * ```ts
+ * archivePartitionOf({ aggregatetype: 'order', type: 'order.placed', time: '2026-03-01T10:15:00.000Z' });
+ * // { aggregateType: 'order', type: 'order.placed', hour: '2026-03-01T10' }
+ * ```
+ */
+export function archivePartitionOf(event: {
+  readonly aggregatetype: string;
+  readonly type: string;
+  readonly time: string;
+}): ArchivePartition | undefined {
+  const instant = Date.parse(event.time);
+  if (Number.isNaN(instant)) return undefined;
+  return { aggregateType: event.aggregatetype, type: event.type, hour: archiveHourOf(new Date(instant)) };
+}
+
+/** The key prefix of a partition, ending in `/`. */
+export function archivePartitionPrefix(partition: ArchivePartition): string {
+  const match = HOUR_PATTERN.exec(partition.hour);
+  if (match === null) throw new RangeError(`partition hour ${JSON.stringify(partition.hour)} is not YYYY-MM-DDTHH`);
+  return `${archiveTypePrefix(partition.aggregateType, partition.type)}date=${match[1]}/hour=${match[2]}/`;
+}
+
+/** The prefix of every object of one aggregate type, or of one of its event types; ends in `/`. */
+export function archiveTypePrefix(aggregateType: string, type?: string): string {
+  const aggregate = `${ARCHIVE_ROOT}aggregatetype=${encodeURIComponent(aggregateType)}/`;
+  return type === undefined ? aggregate : `${aggregate}type=${encodeURIComponent(type)}/`;
+}
+
+/** The key of an object named `name` (letters, digits, `-`, `_`, `.`) in a partition. */
+export function archiveObjectKey(partition: ArchivePartition, name: string): string {
+  if (!/^[A-Za-z0-9._-]+$/.test(name))
+    throw new RangeError(`archive object name ${JSON.stringify(name)} must be letters, digits, '-', '_' or '.'`);
+  return `${archivePartitionPrefix(partition)}${name}${ARCHIVE_OBJECT_SUFFIX}`;
+}
+
+const KEY_PATTERN = /^events\/v1\/aggregatetype=([^/]+)\/type=([^/]+)\/date=(\d{4}-\d{2}-\d{2})\/hour=(\d{2})\/([^/]+)\.ndjson\.gz$/;
+
+/**
+ * The partition and name of an archive object's key.
+ *
+ * @throws {ArchiveObjectError} `NOT_AN_ARCHIVE_KEY` when the key is not in the archive's layout.
+ */
+export function parseArchiveObjectKey(key: string): { readonly partition: ArchivePartition; readonly name: string } {
+  const match = KEY_PATTERN.exec(key);
+  if (match === null) {
+    throw new ArchiveObjectError(
+      'NOT_AN_ARCHIVE_KEY',
+      key,
+      `archive object key ${JSON.stringify(key)} is not in the archive's layout; allowed: ${ARCHIVE_ROOT}aggregatetype=<a>/type=<t>/date=YYYY-MM-DD/hour=HH/<name>${ARCHIVE_OBJECT_SUFFIX}`,
+    );
+  }
+  const [, aggregateType, type, date, hour, name] = match as unknown as [string, string, string, string, string, string];
+  try {
+    return {
+      partition: { aggregateType: decodeURIComponent(aggregateType), type: decodeURIComponent(type), hour: `${date}T${hour}` },
+      name,
+    };
+  } catch (error) {
+    throw new ArchiveObjectError(
+      'NOT_AN_ARCHIVE_KEY',
+      key,
+      `archive object key ${JSON.stringify(key)} has a segment that is not URI-encoded`,
+      {
+        cause: error,
+      },
+    );
+  }
+}
+
+/**
+ * An archive object's body: the envelopes' JSON texts, one per line, gzip-compressed. Each text
+ * must be one line (JSON.stringify output and the relay's envelopes are).
+ *
+ * @example
+ * ```ts
+ * const body = encodeArchiveObject([envelopeText1, envelopeText2]);
+ * ```
+ */
+export function encodeArchiveObject(envelopeTexts: readonly string[]): Uint8Array {
+  for (const text of envelopeTexts) {
+    if (text.includes('\n')) throw new RangeError('an archived envelope must be one line of JSON');
+  }
+  return gzipSync(`${envelopeTexts.join('\n')}\n`);
+}
+
+/** One line of an archive object that is not an envelope's JSON. */
+export interface MalformedArchiveLine {
+  /** 1-based. */
+  readonly line: number;
+  readonly reason: string;
+}
+
+/** What an archive object holds. */
+export interface DecodedArchiveObject {
+  /** The parsed JSON of each line that parsed, in the object's order. */
+  readonly records: readonly unknown[];
+  readonly malformed: readonly MalformedArchiveLine[];
+}
+
+/**
+ * The lines of an archive object, parsed. A body that does not gunzip is refused whole; a line
+ * that is not JSON is reported in `malformed` and the others are kept. Checking that each
+ * record is an envelope is the reader's business.
+ *
+ * @throws {ArchiveObjectError} `CORRUPT_ARCHIVE_OBJECT` when the body is not gzip.
+ */
+export function decodeArchiveObject(key: string, body: Uint8Array): DecodedArchiveObject {
+  let text: string;
+  try {
+    text = gunzipSync(body).toString('utf8');
+  } catch (error) {
+    throw new ArchiveObjectError(
+      'CORRUPT_ARCHIVE_OBJECT',
+      key,
+      `archive object ${JSON.stringify(key)} is not gzip (${(error as Error).message}); allowed: gzip of one envelope JSON per line`,
+      { cause: error },
+    );
+  }
+  const records: unknown[] = [];
+  const malformed: MalformedArchiveLine[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (line === '') continue;
+    try {
+      records.push(JSON.parse(line));
+    } catch (error) {
+      malformed.push({ line: i + 1, reason: (error as Error).message });
+    }
+  }
+  return { records, malformed };
+}
