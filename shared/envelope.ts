@@ -173,6 +173,14 @@ export const BATCH_CONTENT_TYPE = 'application/cloudevents-batch+json';
 export const CONTENT_TYPE_ATTRIBUTE = 'content-type';
 
 /**
+ * The message attribute that marks a message sent by `replay` from the archive rather than
+ * published by the relay: its value is the replay's id. The body is the envelope as it was
+ * published (same id, sequence and time); the consumer helper dedups it in its inbox like any
+ * other, and its sequence tracking expects a replay's gaps and late positions.
+ */
+export const REPLAY_ATTRIBUTE = 'outbox-replay';
+
+/**
  * The body of a batch message: the envelopes' JSON texts, as published one by one, in an array.
  *
  * @example
