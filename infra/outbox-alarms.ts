@@ -375,7 +375,18 @@ export class OutboxAlarms extends Construct {
     return alarms;
   }
 
-  private addAlarm(
+  /**
+   * Raises an alarm when `metric` reaches `threshold` (or, with `comparisonOperator`, compares so)
+   * in `periods` periods in a row, notifying the alarm topic on ALARM and OK and showing it in the
+   * dashboard's alarm status, like the outbox's own alarms. Missing data does not breach unless
+   * `treatMissingData` says so.
+   *
+   * @example
+   * ```ts
+   * alarms.addAlarm('BillingErrors', billing.metricErrors({ period: Duration.minutes(5) }), 1, 1, 'The billing consumer failed.');
+   * ```
+   */
+  addAlarm(
     id: string,
     metric: IMetric,
     threshold: number,

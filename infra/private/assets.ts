@@ -3,10 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { OutboxError } from '../../shared/errors.js';
 
 /** The code the constructs deploy, built ahead of synthesis by `scripts/build.mjs`. */
-export type PrebuiltAsset = 'relay' | 'processor';
+export type PrebuiltAsset = 'relay' | 'processor' | 'archiver';
 
 /** The file each asset must hold to be complete. */
-const MARKER: Readonly<Record<PrebuiltAsset, string>> = { relay: 'index.mjs', processor: 'Dockerfile' };
+const MARKER: Readonly<Record<PrebuiltAsset, string>> = { relay: 'index.mjs', processor: 'Dockerfile', archiver: 'index.mjs' };
 
 /** A prebuilt asset the constructs deploy is missing: the package is incomplete, or this checkout was not built. */
 export class PrebuiltAssetMissingError extends OutboxError {
