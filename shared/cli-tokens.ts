@@ -1,3 +1,5 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
 /** An option token of `util.parseArgs` with `tokens: true`. */
 interface OptionToken {
   readonly kind: string;
@@ -88,3 +90,47 @@ export const parseArgsProblem = (error: unknown): string =>
     .replace(/\s*\n\s*/g, ' ')
     .replace(/\. To specify a positional argument.*$/, '')
     .replace(/\.$/, '');
+
+/** How {@link parseStrictArgs} refuses: the command's own typed error, and what the command allows. */
+export interface StrictArgsSettings {
+  /** Each flag that takes a value, mapped to what the value is (`{ '--port': 'N' }`), for {@link joinDashValues}. */
+  readonly valueFlags?: Readonly<Record<string, string>>;
+  /** Options meant to be given more than once (`['type']`); any other given twice is refused. */
+  readonly repeatable?: readonly string[];
+  /** The options the command allows, in words, for the refusal of an unknown one. */
+  readonly allowed: string;
+  /** The command's typed error for a message. */
+  readonly refuse: (message: string, options?: ErrorOptions) => Error;
+}
+
+/**
+ * `util.parseArgs` as every command of this package uses it: strict, positionals allowed, a
+ * negative number joined to its flag, and each refusal (an unknown option, a missing value, an
+ * option given twice) thrown as the command's own typed error with what is allowed.
+ *
+ * @example
+ * ```ts
+ * const { values, positionals } = parseStrictArgs(argv, { json: { type: 'boolean' } }, {
+ *   allowed: '--json', refuse: (message) => new RedriveOptionsError('arguments', message),
+ * });
+ * ```
+ */
+export function parseStrictArgs<const O extends NonNullable<ParseArgsConfig['options']>>(
+  argv: readonly string[],
+  options: O,
+  settings: StrictArgsSettings,
+) {
+  const args = joinDashValues(argv, settings.valueFlags ?? {}, (message) => settings.refuse(message));
+  const parse = () => parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse();
+  } catch (error) {
+    throw settings.refuse(`${parseArgsProblem(error)}; allowed: ${settings.allowed}`, { cause: error });
+  }
+  const repeatable = settings.repeatable ?? [];
+  const repeated = repeatedOption(parsed.tokens.filter((t) => !(t.kind === 'option' && repeatable.includes(t.name))));
+  // parseArgs keeps the last value: a run against another queue than the one meant, silently.
+  if (repeated !== undefined) throw settings.refuse(repeated);
+  return { values: parsed.values, positionals: parsed.positionals };
+}

@@ -5,8 +5,7 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { parseArgsProblem, repeatedOption } from '../cli-tokens.js';
+import { parseStrictArgs } from '../cli-tokens.js';
 import { CONFIG_ENV, configFromEnv, type OutboxConfig } from '../config.js';
 import { EnvironmentError } from '../errors.js';
 import { loadConfigFile } from '../redrive/cli-config.js';
@@ -58,30 +57,18 @@ const refuse = (field: string, message: string, options?: ErrorOptions) =>
  * ```
  */
 export function parseCatalogArgs(argv: readonly string[]): CatalogCommand {
-  const parse = (args: string[]) =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-      options: {
-        config: { type: 'string' },
-        out: { type: 'string' },
-        published: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse([...argv]);
-  } catch (error) {
-    throw refuse('arguments', `${parseArgsProblem(error)}; allowed: --config FILE, --out FILE, --published FILE, --help`, { cause: error });
-  }
-  const repeated = repeatedOption(parsed.tokens);
-  if (repeated !== undefined) throw refuse('arguments', repeated);
-  const { values } = parsed;
+  const { values, positionals } = parseStrictArgs(
+    argv,
+    {
+      config: { type: 'string' },
+      out: { type: 'string' },
+      published: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    { allowed: '--config FILE, --out FILE, --published FILE, --help', refuse: (message, options) => refuse('arguments', message, options) },
+  );
   if (values.help === true) return { kind: 'catalog-help' };
-  const [, sub, ...rest] = parsed.positionals;
+  const [, sub, ...rest] = positionals;
   if (rest.length > 0 || (sub !== undefined && sub !== 'check')) {
     throw refuse('command', `unexpected ${JSON.stringify([sub, ...rest].join(' '))}; allowed: catalog, or catalog check`);
   }

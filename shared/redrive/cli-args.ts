@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { decimalNumber, joinDashValues, parseArgsProblem, repeatedOption } from '../cli-tokens.js';
+import { decimalNumber, parseStrictArgs } from '../cli-tokens.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
@@ -172,40 +171,31 @@ export function parseRedriveArgs(
   env: NodeJS.ProcessEnv = process.env,
   topicArnsEnv = 'OUTBOX_TOPIC_ARNS',
 ): RedriveCommand {
-  const parse = (args: string[]) =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-      options: {
-        'queue-url': { type: 'string' },
-        to: { type: 'string' },
-        bucket: { type: 'string' },
-        prefix: { type: 'string' },
-        'topic-arns': { type: 'string' },
-        config: { type: 'string' },
-        'dry-run': { type: 'boolean', default: false },
-        rate: { type: 'string' },
-        max: { type: 'string' },
-        endpoint: { type: 'string' },
-        region: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-        ...FILTER_OPTIONS,
-      },
-    });
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(joinDashValues(argv, VALUE_FLAGS, (message) => new RedriveOptionsError('arguments', message)));
-  } catch (error) {
-    if (error instanceof RedriveOptionsError) throw error;
-    throw new RedriveOptionsError('arguments', `${parseArgsProblem(error)}; allowed: ${ALLOWED}`, { cause: error });
-  }
   // --type is the one flag meant to be given more than once.
-  const repeated = repeatedOption(parsed.tokens.filter((t) => !(t.kind === 'option' && t.name === 'type')));
-  // The last value would win silently: a run against another queue than the one meant.
-  if (repeated !== undefined) throw new RedriveOptionsError('arguments', repeated);
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseStrictArgs(
+    argv,
+    {
+      'queue-url': { type: 'string' },
+      to: { type: 'string' },
+      bucket: { type: 'string' },
+      prefix: { type: 'string' },
+      'topic-arns': { type: 'string' },
+      config: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      rate: { type: 'string' },
+      max: { type: 'string' },
+      endpoint: { type: 'string' },
+      region: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+      ...FILTER_OPTIONS,
+    },
+    {
+      valueFlags: VALUE_FLAGS,
+      repeatable: ['type'],
+      allowed: ALLOWED,
+      refuse: (message, options) => new RedriveOptionsError('arguments', message, options),
+    },
+  );
   if (values.help) return { kind: 'help' };
   const [command, kind, ...rest] = positionals;
   if (command !== 'redrive') throw new RedriveOptionsError('command', `got ${JSON.stringify(command ?? '')}; allowed: redrive`);

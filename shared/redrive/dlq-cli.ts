@@ -1,5 +1,4 @@
-import { parseArgs } from 'node:util';
-import { joinDashValues, parseArgsProblem, repeatedOption } from '../cli-tokens.js';
+import { parseStrictArgs } from '../cli-tokens.js';
 import { httpUrl, positiveNumber, QUEUE_URL } from './cli-args.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { RedriveOptionsError } from './errors.js';
@@ -70,32 +69,24 @@ const ALLOWED = `${Object.entries(DLQ_VALUE_FLAGS)
  * ```
  */
 export function parseDlqArgs(argv: readonly string[]): DlqCommand {
-  const parse = (args: string[]) =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-      options: {
-        'queue-url': { type: 'string' },
-        json: { type: 'boolean', default: false },
-        max: { type: 'string' },
-        endpoint: { type: 'string' },
-        region: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-        ...FILTER_OPTIONS,
-      },
-    });
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(joinDashValues(argv, DLQ_VALUE_FLAGS, (message) => new RedriveOptionsError('arguments', message)));
-  } catch (error) {
-    if (error instanceof RedriveOptionsError) throw error;
-    throw new RedriveOptionsError('arguments', `${parseArgsProblem(error)}; allowed: ${ALLOWED}`, { cause: error });
-  }
-  const repeated = repeatedOption(parsed.tokens.filter((t) => !(t.kind === 'option' && t.name === 'type')));
-  if (repeated !== undefined) throw new RedriveOptionsError('arguments', repeated);
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseStrictArgs(
+    argv,
+    {
+      'queue-url': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      max: { type: 'string' },
+      endpoint: { type: 'string' },
+      region: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+      ...FILTER_OPTIONS,
+    },
+    {
+      valueFlags: DLQ_VALUE_FLAGS,
+      repeatable: ['type'],
+      allowed: ALLOWED,
+      refuse: (message, options) => new RedriveOptionsError('arguments', message, options),
+    },
+  );
   if (values.help) return { kind: 'dlq-help' };
   const [, action, ...rest] = positionals;
   if (action !== 'summarize') throw new RedriveOptionsError('dlq', `got ${JSON.stringify(action ?? '')}; allowed: summarize`);
