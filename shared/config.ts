@@ -101,7 +101,18 @@ export interface OutboxConfig {
   readonly undeclaredEventTypes?: UndeclaredEventTypes;
   /** Aggregate type → relay lag (commit to published) in seconds that raises its alarm; absent when none is set. */
   readonly lagAlarmSeconds?: Readonly<Record<string, number>>;
+  /** The event archive (every published envelope kept in S3, for `replay`); absent when the config has none. */
+  readonly archive?: ArchiveConfig;
 }
+
+/** The event archive: an archive queue subscribed to every topic, and an archiver writing its envelopes to S3. */
+export interface ArchiveConfig {
+  /** Days an archive object is kept before the bucket's lifecycle rule deletes it, 1 to {@link MAX_ARCHIVE_RETENTION_DAYS}. */
+  readonly retentionDays: number;
+}
+
+/** Ten years, as for the outbox's retention. */
+export const MAX_ARCHIVE_RETENTION_DAYS = 3650;
 
 /** What a user writes: everything but `source`, `topics` and `routes` has a default. */
 export interface OutboxConfigInput {
@@ -132,6 +143,14 @@ export interface OutboxConfigInput {
    * @default no per-type lag alarm
    */
   readonly lagAlarmSeconds?: Readonly<Record<string, number>>;
+  /**
+   * Keep every published envelope in an S3 archive for `retentionDays` (1–3650), so `replay` can
+   * send past events to a queue long after the stream's 24 hours: `Outbox` deploys the archive
+   * queue, the archiver function and the bucket, and `npm start` / the test stack run them
+   * locally. See docs/replay.md.
+   * @default no archive
+   */
+  readonly archive?: ArchiveConfig;
 }
 
 export const DEFAULT_RELAY_TUNING: RelayTuning = Object.freeze({
@@ -314,6 +333,7 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
       'eventTypes',
       'undeclaredEventTypes',
       'lagAlarmSeconds',
+      'archive',
     ],
     'config',
   );
@@ -367,6 +387,7 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
   const undeclaredEventTypes = validateUndeclared(raw.undeclaredEventTypes, eventTypes !== undefined);
   const lagAlarmSeconds =
     raw.lagAlarmSeconds === undefined ? undefined : validateLagAlarms(raw.lagAlarmSeconds, routes, lowLatencyAggregateTypes as string[]);
+  const archive = raw.archive === undefined ? undefined : validateArchive(raw.archive);
   return Object.freeze({
     source,
     topics: Object.freeze(topics),
@@ -376,7 +397,14 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
     relay,
     ...(eventTypes === undefined ? {} : { eventTypes, undeclaredEventTypes }),
     ...(lagAlarmSeconds === undefined ? {} : { lagAlarmSeconds: Object.freeze(lagAlarmSeconds) }),
+    ...(archive === undefined ? {} : { archive }),
   });
+}
+
+function validateArchive(raw: unknown): ArchiveConfig {
+  if (!isRecord(raw)) throw new ConfigError('archive', `got ${show(raw)}; allowed: an object { retentionDays }, or no archive setting`);
+  rejectUnknownKeys(raw, ['retentionDays'], 'archive');
+  return Object.freeze({ retentionDays: integerIn(raw.retentionDays, [1, MAX_ARCHIVE_RETENTION_DAYS], 'archive.retentionDays') });
 }
 
 /** Name of the environment variable that carries the config to deployed functions as JSON. */
@@ -396,8 +424,8 @@ export const serializeConfig = (config: OutboxConfig): string =>
  * Lambda's 4 KB of environment variables, and a catalog of a few dozen described types fills it.
  */
 export function serializeRuntimeConfig(config: OutboxConfig): string {
-  // The lag alarms are the stack's business: the functions never read them.
-  const { eventTypes: _catalog, undeclaredEventTypes: _undeclared, lagAlarmSeconds: _alarms, ...runtime } = config;
+  // The lag alarms and the archive's retention are the stack's business: the functions never read them.
+  const { eventTypes: _catalog, undeclaredEventTypes: _undeclared, lagAlarmSeconds: _alarms, archive: _archive, ...runtime } = config;
   return JSON.stringify(runtime);
 }
 

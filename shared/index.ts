@@ -10,7 +10,7 @@ export {
   type EventSchemaIssue,
 } from './catalog/errors.js';
 export type { EventTypeCatalog, EventTypeDeclaration, EventTypeInput, UndeclaredEventTypes } from './catalog/event-types.js';
-export type { OutboxConfig, OutboxConfigInput, RelayTuning, TopicBatching, TopicConfig } from './config.js';
+export type { ArchiveConfig, OutboxConfig, OutboxConfigInput, RelayTuning, TopicBatching, TopicConfig } from './config.js';
 export { AGGREGATE_TYPE_PATTERN, CONFIG_ENV, configFromEnv, defineConfig, requireEnv, serializeConfig } from './config.js';
 export { MessageRejectedError, type RejectionCode } from './consumer/errors.js';
 export { type ParseResult, parseMessage } from './consumer/parse.js';
