@@ -1,4 +1,4 @@
-import { type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { type DeadLetterInfo, describeDeadLetter } from './dead-letter-info.js';
 import { RedriveOptionsError } from './errors.js';
@@ -165,19 +165,9 @@ export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSum
         notes.push(`stopped at maxMessages (${options.maxMessages}); the queue may hold more`);
         break;
       }
-      const receivedAt = Date.now();
       let messages: Message[];
       try {
-        ({ Messages: messages = [] } = await sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: room,
-            WaitTimeSeconds: options.waitTimeSeconds ?? 1,
-            VisibilityTimeout: visibility,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-        ));
+        messages = await held.receive(room, options.waitTimeSeconds ?? 1);
       } catch (error) {
         if (!isOverLimit(error)) throw error;
         status = 'partial';
@@ -187,7 +177,6 @@ export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSum
         break;
       }
       if (messages.length === 0) break;
-      held.track(messages, receivedAt);
       for (const message of messages) {
         if (seen.has(message.MessageId ?? '')) continue;
         seen.add(message.MessageId ?? '');

@@ -1,4 +1,4 @@
-import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { RedriveOptionsError, RedriveStoppedError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
 import { approximateCount, fifoNotes, isFifoQueueUrl, queueCounts } from './queue-counts.js';
@@ -133,24 +133,12 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
       }
       const room = options.maxMessages === undefined ? batchSize : Math.min(batchSize, options.maxMessages - processed);
       if (room <= 0) break;
-      // Taken before the receive: SQS's visibility deadline is never earlier than this plus the timeout.
-      const receivedAt = Date.now();
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({
-          QueueUrl: queueUrl,
-          MaxNumberOfMessages: room,
-          WaitTimeSeconds: options.waitTimeSeconds ?? 1,
-          VisibilityTimeout: visibility,
-          MessageSystemAttributeNames: ['All'],
-          MessageAttributeNames: ['All'],
-        }),
-      );
+      // Every message received is held (kept hidden, renewed) until it is deleted or the run ends: the
+      // batch in hand as much as the kept ones, which an abort or an error releases with the rest.
+      const Messages = await held.receive(room, options.waitTimeSeconds ?? 1);
       // Only an empty receive ends the run: one of only kept messages says nothing of the messages behind them.
       if (Messages.length === 0) break;
       // A message seen again came back after its visibility timeout: it is already counted, and is kept hidden.
-      // Every message received is held (kept hidden, renewed) until it is deleted or the run ends: the
-      // batch in hand as much as the kept ones, which an abort or an error releases with the rest.
-      held.track(Messages, receivedAt);
       const fresh = Messages.filter((m) => !seen.has(m.MessageId ?? ''));
       if (fresh.length === 0) continue;
       for (const message of fresh) seen.add(message.MessageId ?? '');

@@ -1,4 +1,4 @@
-import { ChangeMessageVisibilityBatchCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 
 const chunks = <T>(items: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, i * size + size));
@@ -24,9 +24,7 @@ interface Held {
  * @example
  * ```ts
  * const held = new HeldMessages(sqs, queueUrl, 120);
- * const receivedAt = Date.now();
- * const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, VisibilityTimeout: 120 }));
- * held.track(Messages, receivedAt); // hidden, and renewed, from now on
+ * const messages = await held.receive(10, 1); // hidden, and renewed, from now on
  * held.forget(deletedIds); // deleted: nothing left to hide
  * await held.releaseAll(); // at the end, also after an error or an abort
  * ```
@@ -67,6 +65,27 @@ export class HeldMessages {
   /** The last reason a renewal failed (`CODE: message`), if one did. */
   get lastRenewalFailure(): string | undefined {
     return this.#lastFailure;
+  }
+
+  /**
+   * Receives up to `maxMessages` messages (all their attributes) hidden for the timeout, and holds
+   * them: the one receive every reader of a drain makes.
+   */
+  async receive(maxMessages: number, waitTimeSeconds: number): Promise<Message[]> {
+    // Taken before the receive: SQS's visibility deadline is never earlier than this plus the timeout.
+    const receivedAt = Date.now();
+    const { Messages = [] } = await this.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: this.queueUrl,
+        MaxNumberOfMessages: maxMessages,
+        WaitTimeSeconds: waitTimeSeconds,
+        VisibilityTimeout: this.#timeoutMs / 1000,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    this.track(Messages, receivedAt);
+    return Messages;
   }
 
   /**
