@@ -1,0 +1,89 @@
+import { gunzipSync } from 'node:zlib';
+import { ArchiveObjectError } from './layout.js';
+import type { CorruptArchiveEntry } from './replay-types.js';
+
+/** One archived envelope, with what a replay orders, filters and sends it by. */
+export interface ArchivedEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly aggregateType: string;
+  readonly aggregateId: string;
+  readonly epoch: string;
+  readonly sequence: number;
+  readonly timeMs: number;
+  /** The line as archived: the envelope's JSON exactly as published. */
+  readonly body: string;
+}
+
+/** What one archive object holds: its envelopes, and each line that is not one. */
+export interface ArchiveObjectEvents {
+  readonly events: readonly ArchivedEvent[];
+  readonly problems: readonly CorruptArchiveEntry[];
+}
+
+const isText = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+/** The envelope of a parsed line, or why it is not an outbox envelope. */
+export function archivedEventOf(record: unknown, body: string): ArchivedEvent | string {
+  if (typeof record !== 'object' || record === null || Array.isArray(record)) return 'not a JSON object';
+  const r = record as Record<string, unknown>;
+  for (const field of ['id', 'type', 'subject', 'aggregatetype', 'time', 'sequenceepoch'] as const) {
+    if (!isText(r[field])) return `not an outbox envelope: ${field} is ${JSON.stringify(r[field]) ?? 'missing'}, not a non-empty string`;
+  }
+  // An envelope of a relay before `aggregatesequence` keeps its position in `sequence`.
+  const sequence = r.aggregatesequence ?? r.sequence;
+  if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 1) {
+    return `not an outbox envelope: aggregatesequence is ${JSON.stringify(sequence) ?? 'missing'}, not a whole number from 1`;
+  }
+  const timeMs = Date.parse(r.time as string);
+  if (Number.isNaN(timeMs)) return `not an outbox envelope: time ${JSON.stringify(r.time)} is not a date`;
+  return {
+    id: r.id as string,
+    type: r.type as string,
+    aggregateType: r.aggregatetype as string,
+    aggregateId: r.subject as string,
+    epoch: r.sequenceepoch as string,
+    sequence,
+    timeMs,
+    body,
+  };
+}
+
+/**
+ * The envelopes of an archive object, each with its line's text as archived (sent unchanged: a
+ * parse and re-serialisation would undo the escapes SQS needs). A line that is not JSON or not an
+ * envelope is a problem naming the key and line; the others are kept.
+ *
+ * @throws {ArchiveObjectError} `CORRUPT_ARCHIVE_OBJECT` when the body is not gzip.
+ */
+export function archiveObjectEvents(key: string, body: Uint8Array): ArchiveObjectEvents {
+  let text: string;
+  try {
+    text = gunzipSync(body).toString('utf8');
+  } catch (error) {
+    throw new ArchiveObjectError(
+      'CORRUPT_ARCHIVE_OBJECT',
+      key,
+      `archive object ${JSON.stringify(key)} is not gzip (${(error as Error).message}); allowed: gzip of one envelope JSON per line`,
+      { cause: error },
+    );
+  }
+  const events: ArchivedEvent[] = [];
+  const problems: CorruptArchiveEntry[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as string;
+    if (line === '') continue;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch (error) {
+      problems.push({ key, line: i + 1, reason: `not JSON: ${(error as Error).message}` });
+      continue;
+    }
+    const event = archivedEventOf(record, line);
+    if (typeof event === 'string') problems.push({ key, line: i + 1, reason: event });
+    else events.push(event);
+  }
+  return { events, problems };
+}

@@ -1,0 +1,130 @@
+import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { ARCHIVE_ROOT, ArchiveObjectError, archiveTypePrefix, parseArchiveObjectKey } from './layout.js';
+import type { ReplayParameters } from './replay-options.js';
+import type { CorruptArchiveEntry } from './replay-types.js';
+
+/** An (aggregate type, event type) pair the archive has objects of. */
+export interface TypePartition {
+  readonly aggregateType: string;
+  readonly type: string;
+}
+
+/** Runs `work` on every item, at most `limit` at once; results in the items' order. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** Every page of a listing: the keys, or with `/` as delimiter the next segment's prefixes. */
+async function listAll(s3: Pick<S3Client, 'send'>, bucket: string, prefix: string, delimited: boolean): Promise<string[]> {
+  const found: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await s3.send(
+      new ListObjectsV2Command({
+        Bucket: bucket,
+        Prefix: prefix,
+        ContinuationToken: token,
+        ...(delimited ? { Delimiter: '/' } : {}),
+      }),
+    );
+    if (delimited) for (const p of page.CommonPrefixes ?? []) p.Prefix !== undefined && found.push(p.Prefix);
+    else for (const object of page.Contents ?? []) object.Key !== undefined && found.push(object.Key);
+    token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+  } while (token !== undefined);
+  return found;
+}
+
+/** The decoded values of `<name>=<value>/` segments right under `prefix`. */
+async function segmentValues(s3: Pick<S3Client, 'send'>, bucket: string, prefix: string, name: string): Promise<string[]> {
+  const values: string[] = [];
+  for (const found of await listAll(s3, bucket, prefix, true)) {
+    const segment = found.slice(prefix.length, -1);
+    if (!segment.startsWith(`${name}=`)) continue;
+    try {
+      values.push(decodeURIComponent(segment.slice(name.length + 1)));
+    } catch {
+      // Not written by the archiver (its names are URI-encoded): no partition of ours.
+    }
+  }
+  return values;
+}
+
+/**
+ * The (aggregate type, event type) partitions a replay reads: the given aggregate type, or every
+ * one the archive has (one delimited listing), and under each the event types it has, kept when
+ * the selection names them. Only partitions that exist are listed further.
+ */
+export async function typePartitions(
+  s3: Pick<S3Client, 'send'>,
+  parameters: Pick<ReplayParameters, 'bucket' | 'types' | 'aggregateType'>,
+  concurrency: number,
+): Promise<TypePartition[]> {
+  const aggregateTypes =
+    parameters.aggregateType !== undefined
+      ? [parameters.aggregateType]
+      : await segmentValues(s3, parameters.bucket, ARCHIVE_ROOT, 'aggregatetype');
+  const wanted = parameters.types === undefined ? undefined : new Set(parameters.types);
+  const perAggregate = await mapLimit(aggregateTypes, concurrency, async (aggregateType) => {
+    const types = await segmentValues(s3, parameters.bucket, archiveTypePrefix(aggregateType), 'type');
+    return types.filter((type) => wanted === undefined || wanted.has(type)).map((type) => ({ aggregateType, type }));
+  });
+  return perAggregate.flat();
+}
+
+/** The keys of one UTC day, per partition hour (`YYYY-MM-DDTHH`), and the keys not in the layout. */
+export interface DayListing {
+  readonly byHour: ReadonlyMap<string, readonly string[]>;
+  readonly problems: readonly CorruptArchiveEntry[];
+}
+
+/**
+ * Lists one UTC day (`YYYY-MM-DD`) of every partition, one paginated listing per partition, and
+ * keeps the keys of the hours wanted. A day, not an hour, per listing: 24 times fewer requests for
+ * a range of days; a day's keys are small beside its objects.
+ */
+export async function listDay(
+  s3: Pick<S3Client, 'send'>,
+  bucket: string,
+  partitions: readonly TypePartition[],
+  day: string,
+  hours: ReadonlySet<string>,
+  concurrency: number,
+): Promise<DayListing> {
+  const byHour = new Map<string, string[]>();
+  const problems: CorruptArchiveEntry[] = [];
+  const listed = await mapLimit(partitions, concurrency, (p) =>
+    listAll(s3, bucket, `${archiveTypePrefix(p.aggregateType, p.type)}date=${day}/`, false),
+  );
+  for (const key of listed.flat()) {
+    let hour: string;
+    try {
+      hour = parseArchiveObjectKey(key).partition.hour;
+    } catch (error) {
+      if (!(error instanceof ArchiveObjectError)) throw error;
+      problems.push({ key, reason: error.message });
+      continue;
+    }
+    if (!hours.has(hour)) continue;
+    const keys = byHour.get(hour);
+    if (keys === undefined) byHour.set(hour, [key]);
+    else keys.push(key);
+  }
+  return { byHour, problems };
+}
+
+/** The UTC hours (`YYYY-MM-DDTHH`) that events of [fromMs, toMs) can sit in, in order. */
+export function hoursOf(fromMs: number, toMs: number): string[] {
+  const hours: string[] = [];
+  const hourMs = 3_600_000;
+  for (let at = Math.floor(fromMs / hourMs) * hourMs; at < toMs; at += hourMs) hours.push(new Date(at).toISOString().slice(0, 13));
+  return hours;
+}

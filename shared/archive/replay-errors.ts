@@ -1,0 +1,56 @@
+import { OutboxError } from '../errors.js';
+import type { ReplaySummary } from './replay-types.js';
+
+/** A replay was asked for something impossible; nothing was read or sent. */
+export class ReplayOptionsError extends OutboxError {
+  /** The option (or command-line flag) at fault. */
+  readonly field: string;
+
+  constructor(field: string, message: string, options?: ErrorOptions) {
+    super('INVALID_REPLAY_OPTIONS', `Invalid replay option ${field}: ${message}`, options);
+    this.name = 'ReplayOptionsError';
+    this.field = field;
+  }
+}
+
+/** Why a checkpoint was not used. */
+export type ReplayCheckpointErrorCode = 'REPLAY_CHECKPOINT_MISMATCH' | 'REPLAY_CHECKPOINT_UNREADABLE';
+
+/**
+ * The checkpoint file belongs to another replay (its selection differs: `differences` names each
+ * parameter, as recorded and as given) or cannot be read; nothing was sent.
+ */
+export class ReplayCheckpointError extends OutboxError {
+  declare readonly code: ReplayCheckpointErrorCode;
+  readonly path: string;
+  readonly differences: readonly string[];
+
+  constructor(code: ReplayCheckpointErrorCode, path: string, message: string, differences: readonly string[] = [], options?: ErrorOptions) {
+    super(code, message, options);
+    this.name = 'ReplayCheckpointError';
+    this.path = path;
+    this.differences = differences;
+  }
+}
+
+/**
+ * A replay stopped part way because a call failed for good (the cause), or the queue failed an
+ * entry for a passing reason more often than the retries allow. `summary` counts what was sent
+ * before; the checkpoint holds where it stopped, so the same command goes on from there.
+ *
+ * @example
+ * ```ts
+ * try { await replayArchive(options); } catch (error) {
+ *   if (error instanceof ReplayStoppedError) console.log(formatReplaySummary(error.summary));
+ * }
+ * ```
+ */
+export class ReplayStoppedError extends OutboxError {
+  readonly summary: ReplaySummary;
+
+  constructor(summary: ReplaySummary, cause: unknown) {
+    super('REPLAY_STOPPED', `replay stopped after ${summary.sent} events sent: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'ReplayStoppedError';
+    this.summary = summary;
+  }
+}

@@ -1,0 +1,173 @@
+import { MIN_RATE_PER_SECOND } from '../redrive/rate-limit.js';
+import { ReplayOptionsError } from './replay-errors.js';
+import type { AggregateRef, ReplayArchiveOptions } from './replay-types.js';
+
+/** Five minutes: far longer than a write takes (its time is taken when it starts; a transaction lasts seconds at most). */
+export const DEFAULT_HOLD_BACK_MS = 300_000;
+export const DEFAULT_CONCURRENCY = 8;
+export const MAX_CONCURRENCY = 100;
+export const DEFAULT_READ_CONCURRENCY = 16;
+
+/** The selection of a replay, checked and in one canonical form (what a checkpoint records). */
+export interface ReplayParameters {
+  readonly bucket: string;
+  /** ISO instants. */
+  readonly from: string;
+  /** As given; `undefined` means "until the first run started", which the checkpoint records apart. */
+  readonly to: string | undefined;
+  /** Sorted, without repeats. */
+  readonly types: readonly string[] | undefined;
+  readonly aggregateType: string | undefined;
+  readonly aggregate: AggregateRef | undefined;
+  readonly queueUrl: string;
+}
+
+/** The checked options a run goes by. */
+export interface ReplayPlan {
+  readonly parameters: ReplayParameters;
+  readonly fromMs: number;
+  /** `undefined` until the run resolves it (now, or the checkpoint's end). */
+  readonly toMs: number | undefined;
+  readonly fifo: boolean;
+  readonly concurrency: number;
+  readonly readConcurrency: number;
+  readonly holdBackMs: number;
+  readonly ratePerSecond: number | undefined;
+}
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+export const DATE_FORMS = 'a UTC date (2026-03-01, its midnight) or an ISO 8601 time with Z or an offset (2026-03-01T10:30:00Z)';
+
+/**
+ * An instant from a `Date` or from text: `YYYY-MM-DD` is that day's UTC midnight; a time must say
+ * its zone (`Z` or an offset), since a local time would depend on the operator's machine.
+ *
+ * @example
+ * ```ts
+ * parseReplayInstant('2026-03-01', '--from'); // 2026-03-01T00:00:00.000Z
+ * ```
+ */
+export function parseReplayInstant(value: Date | string, field: string): number {
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw new ReplayOptionsError(field, `got an invalid Date; allowed: ${DATE_FORMS}`);
+    return value.getTime();
+  }
+  const text = value.trim();
+  const ms = DATE_ONLY.test(text) ? Date.parse(`${text}T00:00:00Z`) : DATE_TIME.test(text) ? Date.parse(text) : Number.NaN;
+  // Date.parse rolls 2026-02-30 over to March; the date must be the one written.
+  const dayOk = Number.isFinite(ms) && (!DATE_ONLY.test(text) || new Date(ms).toISOString().startsWith(text));
+  if (!dayOk) throw new ReplayOptionsError(field, `got ${JSON.stringify(value)}; allowed: ${DATE_FORMS}`);
+  return ms;
+}
+
+/** S3's rules for general purpose bucket names. */
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+function nonEmpty(value: string | undefined, field: string, what: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw new ReplayOptionsError(field, `got ${JSON.stringify(value)}; allowed: ${what}`);
+  return value;
+}
+
+function wholeNumber(value: number | undefined, field: string, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ReplayOptionsError(field, `got ${JSON.stringify(value)}; allowed: a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function queueUrlOf(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.pathname.length <= 1) {
+    throw new ReplayOptionsError(
+      'queueUrl',
+      `got ${JSON.stringify(value)}; allowed: an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/orders-replay.fifo`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Checks a replay's options before anything is read: every problem is a {@link ReplayOptionsError}
+ * naming the option, what was given and what is allowed.
+ */
+export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
+  if (typeof options.bucket !== 'string' || !BUCKET_NAME.test(options.bucket)) {
+    throw new ReplayOptionsError(
+      'bucket',
+      `got ${JSON.stringify(options.bucket)}; allowed: an S3 bucket name, 3 to 63 lowercase letters, digits, dots and hyphens`,
+    );
+  }
+  const fromMs = parseReplayInstant(options.from, 'from');
+  const toMs = options.to === undefined ? undefined : parseReplayInstant(options.to, 'to');
+  if (toMs !== undefined && toMs <= fromMs) {
+    throw new ReplayOptionsError(
+      'to',
+      `got ${new Date(toMs).toISOString()}, not after from (${new Date(fromMs).toISOString()}); allowed: an instant after from (to is exclusive)`,
+    );
+  }
+  let types: string[] | undefined;
+  if (options.types !== undefined) {
+    if (!Array.isArray(options.types) || options.types.length === 0 || options.types.some((t) => typeof t !== 'string' || t === '')) {
+      throw new ReplayOptionsError('types', `got ${JSON.stringify(options.types)}; allowed: one or more event type names`);
+    }
+    types = [...new Set(options.types)].sort();
+  }
+  const aggregateType = nonEmpty(options.aggregateType, 'aggregateType', 'an aggregate type name');
+  const aggregate = options.aggregate;
+  if (aggregate !== undefined) {
+    if (typeof aggregate?.type !== 'string' || aggregate.type === '' || typeof aggregate.id !== 'string' || aggregate.id === '') {
+      throw new ReplayOptionsError('aggregate', `got ${JSON.stringify(aggregate)}; allowed: { type, id }, both non-empty`);
+    }
+    if (aggregateType !== undefined && aggregateType !== aggregate.type) {
+      throw new ReplayOptionsError(
+        'aggregate',
+        `is of type ${JSON.stringify(aggregate.type)} but aggregateType is ${JSON.stringify(aggregateType)}; allowed: the same aggregate type, or only one of the two`,
+      );
+    }
+  }
+  const rate = options.ratePerSecond;
+  if (rate !== undefined && (!Number.isFinite(rate) || rate < MIN_RATE_PER_SECOND)) {
+    throw new ReplayOptionsError('ratePerSecond', `got ${JSON.stringify(rate)}; allowed: at least ${MIN_RATE_PER_SECOND} event per second`);
+  }
+  const queueUrl = queueUrlOf(options.queueUrl);
+  const holdBackMs = wholeNumber(options.holdBackMs, 'holdBackMs', 0, 3_600_000, DEFAULT_HOLD_BACK_MS);
+  return {
+    parameters: {
+      bucket: options.bucket,
+      from: new Date(fromMs).toISOString(),
+      to: toMs === undefined ? undefined : new Date(toMs).toISOString(),
+      types,
+      aggregateType: aggregateType ?? aggregate?.type,
+      aggregate: aggregate === undefined ? undefined : { type: aggregate.type, id: aggregate.id },
+      queueUrl,
+    },
+    fromMs,
+    toMs,
+    fifo: new URL(queueUrl).pathname.endsWith('.fifo'),
+    concurrency: wholeNumber(options.concurrency, 'concurrency', 1, MAX_CONCURRENCY, DEFAULT_CONCURRENCY),
+    readConcurrency: wholeNumber(options.readConcurrency, 'readConcurrency', 1, MAX_CONCURRENCY, DEFAULT_READ_CONCURRENCY),
+    holdBackMs,
+    ratePerSecond: rate,
+  };
+}
+
+/** The selection in words, for the summary. */
+export function describeSelection(parameters: ReplayParameters): string {
+  const parts = [
+    ...(parameters.types === undefined ? [] : [`type ${parameters.types.join(', ')}`]),
+    ...(parameters.aggregate !== undefined
+      ? [`aggregate ${parameters.aggregate.type}:${parameters.aggregate.id}`]
+      : parameters.aggregateType !== undefined
+        ? [`aggregate type ${parameters.aggregateType}`]
+        : []),
+  ];
+  return parts.length === 0 ? 'every event' : parts.join('; ');
+}
