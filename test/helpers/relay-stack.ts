@@ -3,7 +3,9 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import type { OutboxConfig } from '../../shared/config.js';
 import { type OutboxEnvelope, parseEnvelope } from '../../shared/envelope.js';
+import { relayEventSourceSettings } from '../../shared/event-source.js';
 import type { LocalClients } from '../../shared/local/clients.js';
+import { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
 import { createRelayHandler, type RelayHandler } from '../../shared/relay/handler.js';
 import { type PublishBatchClient, Relay } from '../../shared/relay/index.js';
 import { freshTable, testClients } from './local.js';
@@ -93,4 +95,17 @@ export async function startRelayStack(config: OutboxConfig): Promise<RelayTestSt
       await server.stop();
     },
   };
+}
+
+/** The local event source mapping running the stack's relay handler over its table's stream, started; stop it after the tests. */
+export function startRelayRunner(stack: RelayTestStack, config: OutboxConfig): StreamRunner {
+  const runner = new StreamRunner({
+    streams: stack.clients.streams,
+    streamArn: stack.streamArn,
+    settings: relayEventSourceSettings(config),
+    handler: stack.handler(),
+    onError: (error) => console.error('stream runner error', (error as Error).name),
+  });
+  runner.start();
+  return runner;
 }

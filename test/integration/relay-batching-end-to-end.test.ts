@@ -4,11 +4,10 @@ import { createConsumer } from '../../shared/consumer/consumer.js';
 import { pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { MessageOutcome } from '../../shared/consumer/types.js';
 import { BATCH_CONTENT_TYPE } from '../../shared/envelope.js';
-import { relayEventSourceSettings } from '../../shared/event-source.js';
-import { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
+import type { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
 import { queueDepth } from '../helpers/fauxqs.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
-import { type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
+import { type RelayTestStack, startRelayRunner, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
 import { type CommittedEvent, inParallel } from '../helpers/slot-writer.js';
 
 const config = defineConfig({
@@ -23,14 +22,7 @@ let runner: StreamRunner;
 
 beforeAll(async () => {
   stack = await startRelayStack(config);
-  runner = new StreamRunner({
-    streams: stack.clients.streams,
-    streamArn: stack.streamArn,
-    settings: relayEventSourceSettings(config),
-    handler: stack.handler(),
-    onError: (error) => console.error('stream runner error', (error as Error).name),
-  });
-  runner.start();
+  runner = startRelayRunner(stack, config);
 });
 
 afterAll(async () => {

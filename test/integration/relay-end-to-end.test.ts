@@ -8,11 +8,10 @@ import {
   MAX_DEAD_LETTER_MESSAGE_BYTES,
   type RelayDeadLetter,
 } from '../../shared/dead-letter.js';
-import { relayEventSourceSettings } from '../../shared/event-source.js';
-import { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
+import type { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
 import { SLOT_KIND, slotKey } from '../../shared/slot.js';
 import { deliveryReport } from '../helpers/delivery.js';
-import { RELAY_DLQ, type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
+import { RELAY_DLQ, type RelayTestStack, startRelayRunner, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
 import { type CommittedEvent, commitRawSlot, inParallel } from '../helpers/slot-writer.js';
 import { slotRecord } from '../helpers/stream-records.js';
 import { captureWarnings } from '../helpers/warnings.js';
@@ -29,14 +28,7 @@ let runner: StreamRunner;
 
 beforeAll(async () => {
   stack = await startRelayStack(config);
-  runner = new StreamRunner({
-    streams: stack.clients.streams,
-    streamArn: stack.streamArn,
-    settings: relayEventSourceSettings(config),
-    handler: stack.handler(),
-    onError: (error) => console.error('stream runner error', (error as Error).name),
-  });
-  runner.start();
+  runner = startRelayRunner(stack, config);
 });
 
 afterAll(async () => {
