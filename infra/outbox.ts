@@ -6,14 +6,17 @@ import type { Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { OutboxConfig } from '../shared/config.js';
+import { type ArchiveAlarmsOptions, addArchiveAlarms } from './archive-alarms.js';
 import { LowLatencyProcessor, type LowLatencyProcessorProps } from './low-latency-processor.js';
 import { OutboxAlarms } from './outbox-alarms.js';
+import { OutboxArchive, type OutboxArchiveProps } from './outbox-archive.js';
 import { OutboxSubscriber, type OutboxSubscriberProps } from './outbox-subscriber.js';
 import { OutboxTable } from './outbox-table.js';
 import { OutboxTopics } from './outbox-topics.js';
-import { checkSeconds } from './private/props-error.js';
+import { checkSeconds, OutboxPropsError } from './private/props-error.js';
 import { checkRelayTimeout, RelayFunction } from './relay-function.js';
 import { queueAgeThreshold } from './subscriber-props.js';
 
@@ -71,6 +74,13 @@ export interface OutboxProps {
    * is not empty. @default the processor's own defaults (image built from functions/processor/Dockerfile, 2–4 tasks, 10 s failover)
    */
   readonly processor?: Pick<LowLatencyProcessorProps, 'image' | 'vpc' | 'minTasks' | 'maxTasks' | 'failover' | 'cpu' | 'memoryLimitMiB'>;
+  /**
+   * Settings of the event archive, created when the config has `archive` (its retention comes
+   * from there). @default the archive's own defaults (the archiver shipped prebuilt, batches of
+   * up to 10,000 messages gathered for up to 60 s, at most 2 at once, `ArchiveQueueAge` at 15 minutes)
+   */
+  readonly archive?: Pick<OutboxArchiveProps, 'entry' | 'batchSize' | 'maxBatchingWindow' | 'maxConcurrency' | 'memorySize' | 'timeout'> &
+    ArchiveAlarmsOptions;
 }
 
 /** Props of {@link Outbox.addSubscriber}: a subscriber's props, with the topic named as in the config. */
@@ -110,6 +120,8 @@ export class Outbox extends Construct {
   readonly alarms: OutboxAlarms;
   /** The low-latency stream processor; only when the config names low-latency aggregate types. */
   readonly processor?: LowLatencyProcessor;
+  /** The event archive (bucket, archive queue, archiver); only when the config has `archive`. */
+  readonly archive?: OutboxArchive;
   private readonly subscriberMap = new Map<string, OutboxSubscriber>();
   private readonly props: OutboxProps;
   private readonly removalPolicy: RemovalPolicy;
@@ -190,6 +202,46 @@ export class Outbox extends Construct {
       });
       this.alarms.addProcessor(this.processor, { lagThreshold: props.processorLagThreshold });
     }
+    if (props.config.archive !== undefined) {
+      const { queueAgeThreshold, ...archiveProps } = props.archive ?? {};
+      this.archive = new OutboxArchive(this, 'Archive', {
+        ...archiveProps,
+        config: props.config,
+        topics: this.topics.topics,
+        encryptionKey: props.encryptionKey,
+        removalPolicy,
+        logRetention: props.logRetention,
+        tracing: props.relayTracing,
+        accessLogsBucket: props.accessLogsBucket,
+      });
+      addArchiveAlarms(this.alarms, this.archive, { queueAgeThreshold });
+    }
+  }
+
+  /** The archive bucket `dynamodb-outbox replay` reads; only when the config has `archive`. */
+  get archiveBucket(): IBucket | undefined {
+    return this.archive?.bucket;
+  }
+
+  /**
+   * Lets a principal run `dynamodb-outbox replay` from this outbox's archive (list and read the
+   * archive's objects, and decrypt them), and, given a target queue, send to it. Throws when the
+   * config has no `archive`.
+   *
+   * @example
+   * ```ts
+   * outbox.grantReplay(operatorRole, shipping.queue);
+   * ```
+   */
+  grantReplay(grantee: IGrantable, target?: IQueue): void {
+    if (this.archive === undefined) {
+      throw new OutboxPropsError(
+        this.node.path,
+        'config',
+        'has no archive setting, so there is nothing to replay; allowed: a config with archive: { retentionDays }',
+      );
+    }
+    this.archive.grantReplay(grantee, target);
   }
 
   /** The environment any relay of this outbox runs with (config, topic ARNs, DLQ URL). */

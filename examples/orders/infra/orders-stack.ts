@@ -131,6 +131,13 @@ export class OutboxStack extends Stack {
       value: this.outbox.relay.failedBatchBucket.bucketName,
       description: 'Full stream records of batches that exhausted their retries',
     });
+    const archiveBucket = this.outbox.archiveBucket;
+    if (archiveBucket !== undefined) {
+      new CfnOutput(this, 'ArchiveBucketName', {
+        value: archiveBucket.bucketName,
+        description: 'Every published event, for dynamodb-outbox replay (--bucket)',
+      });
+    }
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.outbox.alarms.alarmTopic.topicArn,
       description: 'Subscribe here to receive outbox alarms',
