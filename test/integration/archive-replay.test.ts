@@ -1,12 +1,18 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { archiveObjectKey, encodeArchiveObject } from '../../shared/archive/layout.js';
 import { replayArchive } from '../../shared/archive/replay.js';
+import { ReplayCheckpointError } from '../../shared/archive/replay-errors.js';
 import { REPLAY_ATTRIBUTE } from '../../shared/envelope.js';
 import { messageGroupId } from '../../shared/relay/publish-entry.js';
 import { aHistory, type HistoryEvent, putArchive } from '../helpers/archive-fixtures.js';
 import { emulatorForFile } from '../helpers/local.js';
+import { waitFor } from '../helpers/wait.js';
 
 const { server, clients } = await emulatorForFile();
 
@@ -133,5 +139,98 @@ describe('replayArchive', () => {
 
     expect(summary).toMatchObject({ status: 'dry-run', sent: 100 });
     expect(messagesOn('replay-dry')).toHaveLength(0);
+  });
+
+  it('goes on from its checkpoint after a stop half-way: every event sent, none twice', async () => {
+    const history = aHistory({ events: 1_500, aggregates: 30, types: TYPES, startMs: START, spanMs: 2 * DAY, skewMs: 20_000 });
+    const bucket = await archiveOf(history, { duplicateRatio: 0.05 });
+    const queue = server.createQueue('replay-stop.fifo', { attributes: { FifoQueue: 'true' } });
+    const checkpointPath = join(mkdtempSync(join(tmpdir(), 'replay-')), 'stop.checkpoint');
+    const options = {
+      s3: clients.s3,
+      sqs: clients.sqs,
+      bucket,
+      from: '2026-03-01',
+      to: '2026-03-03',
+      queueUrl: queue.queueUrl,
+      checkpointPath,
+    };
+    const stop = new AbortController();
+
+    const first = await replayArchive({ ...options, signal: stop.signal, onProgress: (p) => p.sent >= 600 && stop.abort() });
+    expect(first.status).toBe('interrupted');
+    expect(first.sent).toBeGreaterThanOrEqual(600);
+    expect(first.sent).toBeLessThan(1_500);
+    const second = await replayArchive(options);
+
+    expect(second).toMatchObject({ status: 'completed', replayId: first.replayId, sent: 1_500 - first.sent });
+    expect(second.resumedFrom).toMatch(/^2026-03-0[12]T\d\d$/);
+    const ids = messagesOn('replay-stop.fifo').map((m) => (JSON.parse(m.body) as { id: string }).id);
+    expect(ids).toHaveLength(1_500);
+    expect(new Set(ids)).toEqual(new Set(history.map((e) => e.id)));
+    for (const [aggregate, sequences] of sequencesByAggregate(messagesOn('replay-stop.fifo').map((m) => m.body))) {
+      expect(inOrder(sequences), `${aggregate}: ${sequences.join(',')}`).toBe(true);
+    }
+    const again = await replayArchive(options);
+    expect(again).toMatchObject({ status: 'completed', sent: 0, notes: [expect.stringContaining('completed')] });
+  }, 120_000);
+
+  it('after a crash, sends again only what was in flight when it stopped, and misses nothing', async () => {
+    const history = aHistory({ events: 800, aggregates: 40, types: TYPES, startMs: START, spanMs: DAY, skewMs: 20_000 });
+    const bucket = await archiveOf(history);
+    const queue = server.createQueue('replay-crash');
+    const checkpointPath = join(mkdtempSync(join(tmpdir(), 'replay-')), 'crash.checkpoint');
+    const options = {
+      s3: clients.s3,
+      sqs: clients.sqs,
+      bucket,
+      from: '2026-03-01',
+      to: '2026-03-02',
+      queueUrl: queue.queueUrl,
+      checkpointPath,
+    };
+    // From the 30th request on, the queue takes the messages but the answers never come back: the run
+    // hangs as a killed process would, with whatever its checkpoint file held then.
+    let requests = 0;
+    const dying = {
+      send: async (command: Parameters<SQSClient['send']>[0]) => {
+        const output = await clients.sqs.send(command as never);
+        if (++requests >= 30) await new Promise(() => {});
+        return output;
+      },
+    } as unknown as SQSClient;
+    void replayArchive({ ...options, sqs: dying, concurrency: 4 });
+    await waitFor(() => requests >= 30, { what: "the run's 30th request" });
+
+    const resumed = await replayArchive(options);
+
+    expect(resumed.status).toBe('completed');
+    const ids = messagesOn('replay-crash').map((m) => (JSON.parse(m.body) as { id: string }).id);
+    expect(new Set(ids)).toEqual(new Set(history.map((e) => e.id)));
+    // At most the 4 requests in flight (10 events each) came twice.
+    expect(ids.length - 800).toBeGreaterThan(0);
+    expect(ids.length - 800).toBeLessThanOrEqual(40);
+  }, 120_000);
+
+  it('rejects going on from a checkpoint of another selection, naming what differs, and sends nothing', async () => {
+    const history = aHistory({ events: 50, aggregates: 5, types: TYPES, startMs: START, spanMs: DAY });
+    const bucket = await archiveOf(history);
+    const queue = server.createQueue('replay-mismatch');
+    const checkpointPath = join(mkdtempSync(join(tmpdir(), 'replay-')), 'mismatch.checkpoint');
+    const options = { s3: clients.s3, sqs: clients.sqs, bucket, from: '2026-03-01', queueUrl: queue.queueUrl, checkpointPath };
+    const stop = new AbortController();
+    stop.abort();
+    await replayArchive({ ...options, to: '2026-03-02', signal: stop.signal });
+
+    const refused = replayArchive({ ...options, to: '2026-03-02', types: ['order.paid'] });
+
+    await expect(refused).rejects.toThrow(ReplayCheckpointError);
+    await expect(refused).rejects.toMatchObject({
+      code: 'REPLAY_CHECKPOINT_MISMATCH',
+      differences: ['types: none in the checkpoint, ["order.paid"] given'],
+    });
+    expect(messagesOn('replay-mismatch')).toHaveLength(0);
+    const restarted = await replayArchive({ ...options, to: '2026-03-02', types: ['order.paid'], restart: true });
+    expect(restarted.sent).toBe(history.filter((e) => e.type === 'order.paid').length);
   });
 });
