@@ -36,8 +36,10 @@ export interface OutboxEnvelope<TData = unknown> {
    */
   readonly aggregatesequence: number;
   readonly sequenceepoch: string;
-  /** W3C trace context of the write, when the caller passed one. */
+  /** W3C trace context of the write: the caller's own, else the one active when it wrote (docs/write-helper.md, "Tracing"). */
   readonly traceparent?: string;
+  /** W3C trace state that goes with `traceparent`, when there is one. */
+  readonly tracestate?: string;
   /**
    * The declared (type, version) the data was checked against when written, as a URI: the
    * config's `source` with the fragment `#<type>:<version>`. Only events of a type the config's
@@ -104,7 +106,9 @@ export interface EnvelopeContext {
 export function envelopeJson(context: EnvelopeContext, event: SlotEvent, sequence: number): string {
   // Written field by field (the relay writes one for every event it publishes); the same text as
   // JSON.stringify of the envelope object with these fields, in this order, then data.
-  const trace = event.traceparent === undefined ? '' : `,"traceparent":${JSON.stringify(event.traceparent)}`;
+  const trace =
+    (event.traceparent === undefined ? '' : `,"traceparent":${JSON.stringify(event.traceparent)}`) +
+    (event.tracestate === undefined ? '' : `,"tracestate":${JSON.stringify(event.tracestate)}`);
   const schema = event.dataschema === undefined ? '' : `,"dataschema":${JSON.stringify(event.dataschema)}`;
   // SQS refuses U+FFFE and U+FFFF (in the data or the aggregate id): escaped, the envelope reaches a queue.
   return escapeNoncharacters(
@@ -123,6 +127,9 @@ export interface SlotMessage {
   readonly aggregateId: string;
   readonly sequence: number;
   readonly body: string;
+  /** The write's trace context, also in the body: published as message attributes too. */
+  readonly traceparent?: string;
+  readonly tracestate?: string;
 }
 
 /** The slot's events, in order, as publishable messages with their per-aggregate sequences. */
@@ -142,16 +149,48 @@ export function slotMessages(slot: OutboxSlot): SlotMessage[] {
       aggregateId: slot.aggregateId,
       sequence,
       body: envelopeJson(context, event, sequence),
+      ...(event.traceparent === undefined ? {} : { traceparent: event.traceparent }),
+      ...(event.tracestate === undefined ? {} : { tracestate: event.tracestate }),
     };
   });
 }
 
-/** SNS message attributes of an event; subscriptions filter on them. Raw delivery keeps at most 10. */
-export function messageAttributes(type: string, aggregateType: string) {
-  return {
+/**
+ * The message attributes that carry an event's trace context, named as the W3C propagator of
+ * OpenTelemetry's AWS SDK instrumentation names them, so its SQS receive side finds them too.
+ */
+export const TRACEPARENT_ATTRIBUTE = 'traceparent';
+export const TRACESTATE_ATTRIBUTE = 'tracestate';
+
+/** The trace context an event's message carries, as its slot event holds it. */
+export interface MessageTrace {
+  readonly traceparent?: string | undefined;
+  readonly tracestate?: string | undefined;
+}
+
+type StringAttribute = { readonly DataType: 'String'; readonly StringValue: string };
+
+/**
+ * SNS message attributes of an event; subscriptions filter on `type` and `aggregatetype`. With
+ * `trace`, its `traceparent` and `tracestate` too (an empty one is left out: SNS refuses an empty
+ * value). Raw delivery keeps at most 10; an event has at most 4.
+ */
+export function messageAttributes(type: string, aggregateType: string, trace?: MessageTrace) {
+  const attributes: { type: StringAttribute; aggregatetype: StringAttribute; [name: string]: StringAttribute } = {
     type: { DataType: 'String', StringValue: type },
     aggregatetype: { DataType: 'String', StringValue: aggregateType },
-  } as const;
+  };
+  if (trace?.traceparent) attributes[TRACEPARENT_ATTRIBUTE] = { DataType: 'String', StringValue: trace.traceparent };
+  if (trace?.traceparent && trace.tracestate) attributes[TRACESTATE_ATTRIBUTE] = { DataType: 'String', StringValue: trace.tracestate };
+  return attributes;
+}
+
+/** Bytes SNS counts for the trace attributes {@link messageAttributes} adds with `trace`. */
+export function traceAttributeBytes(trace: MessageTrace | undefined): number {
+  if (!trace?.traceparent) return 0;
+  const string = Buffer.byteLength('String');
+  const parent = Buffer.byteLength(TRACEPARENT_ATTRIBUTE) + string + Buffer.byteLength(trace.traceparent);
+  return trace.tracestate ? parent + Buffer.byteLength(TRACESTATE_ATTRIBUTE) + string + Buffer.byteLength(trace.tracestate) : parent;
 }
 
 /**
@@ -202,8 +241,11 @@ export function batchMessageAttributes(type: string, aggregateType: string) {
 export const BATCH_ATTRIBUTE_BYTES =
   Buffer.byteLength(CONTENT_TYPE_ATTRIBUTE) + Buffer.byteLength('String') + Buffer.byteLength(BATCH_CONTENT_TYPE);
 
-/** Bytes SNS counts against {@link MAX_MESSAGE_BYTES}: the body plus each attribute's name, type and value. */
-export function messageSize(body: string, type: string, aggregateType: string): number {
+/**
+ * Bytes SNS counts against {@link MAX_MESSAGE_BYTES}: the body plus each attribute's name, type
+ * and value, the trace attributes included when `trace` is given.
+ */
+export function messageSize(body: string, type: string, aggregateType: string, trace?: MessageTrace): number {
   const attributes =
     Buffer.byteLength('type') +
     Buffer.byteLength('String') +
@@ -211,7 +253,7 @@ export function messageSize(body: string, type: string, aggregateType: string): 
     Buffer.byteLength('aggregatetype') +
     Buffer.byteLength('String') +
     Buffer.byteLength(aggregateType);
-  return Buffer.byteLength(body) + attributes;
+  return Buffer.byteLength(body) + attributes + traceAttributeBytes(trace);
 }
 
 /**

@@ -41,6 +41,7 @@ export type WriteValidationCode =
   | 'IDEMPOTENCY_RECORD_TOO_LARGE'
   | 'INVALID_IDEMPOTENCY_KEY'
   | 'INVALID_TRACEPARENT'
+  | 'INVALID_TRACESTATE'
   | 'UNKNOWN_FIELD'
   /** Event data, or an attribute value of an operation, nested deeper than DynamoDB's 32 levels. */
   | 'NESTED_TOO_DEEP';

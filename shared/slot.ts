@@ -16,7 +16,7 @@ export const AGGREGATE_TYPE_PATTERN = /^[A-Za-z][A-Za-z0-9._-]{0,63}$/;
  * aggregateType, aggregateId, source
  * seq           per-aggregate counter after this commit
  * createdAt     when the slot was created (kept across commits; restarts after a TTL removal)
- * events        [{ id, type, time, data (JSON text), traceparent?, dataschema? }] – this commit's events, in order
+ * events        [{ id, type, time, data (JSON text), traceparent?, tracestate?, dataschema? }] – this commit's events, in order
  * expiresAt     epoch seconds; TTL removes the slot after a quiet retention period
  * ```
  */
@@ -31,6 +31,8 @@ export interface SlotEvent {
   readonly time: string;
   readonly data: string;
   readonly traceparent?: string;
+  /** W3C trace state that goes with `traceparent`. */
+  readonly tracestate?: string;
   /** The declared schema version the data was checked against (the config's `eventTypes`), published as the envelope's `dataschema`. */
   readonly dataschema?: string;
 }
@@ -93,6 +95,7 @@ export function slotProblem(item: Record<string, unknown>): string | undefined {
       if (typeof e[field] !== 'string' || e[field] === '') return `events[${i}].${field} is missing`;
     }
     if (e.traceparent !== undefined && typeof e.traceparent !== 'string') return `events[${i}].traceparent is not a string`;
+    if (e.tracestate !== undefined && typeof e.tracestate !== 'string') return `events[${i}].tracestate is not a string`;
     if (e.dataschema !== undefined && typeof e.dataschema !== 'string') return `events[${i}].dataschema is not a string`;
     // The envelope splices data in as it is: anything but one JSON value would break the message,
     // or add fields to it that overrule the envelope's own (its id, its subject).

@@ -86,6 +86,7 @@ function envelopeOf(source: string, type: string, dataschema: string, aggregateT
       },
       sequenceepoch: { type: 'string', format: 'date-time', description: 'When the aggregate’s outbox slot was created.' },
       traceparent: { type: 'string', description: 'W3C trace context of the write, when it had one.' },
+      tracestate: { type: 'string', description: 'W3C trace state that goes with traceparent, when there is one.' },
       data,
     },
     required: [

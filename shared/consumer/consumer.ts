@@ -11,6 +11,7 @@ import { fromSqsRecord } from './messages.js';
 import { validateConsumerOptions, validateProcessOptions } from './options.js';
 import { runEvents } from './run-events.js';
 import { type SequenceObservation, SequenceTracker } from './sequence-tracker.js';
+import { traceMessage } from './tracing.js';
 import type {
   BatchResult,
   ConsumerLogger,
@@ -269,8 +270,9 @@ export function createConsumer(options: ConsumerOptions): Consumer {
         const ready = prepared[index] as PreparedMessage;
         if (ready.status === 'done') reporter.outcome(ready.outcome);
         // Each event is reported as it runs; a batch message's events run in order, and its first failure ends it.
-        const outcome =
-          ready.status === 'done' ? ready.outcome : await runEvents(deps, message, ready, { claimUntil, snapshot, tracker, reporter });
+        const outcome = await traceMessage(options.tracing, message, ready, async () =>
+          ready.status === 'done' ? ready.outcome : runEvents(deps, message, ready, { claimUntil, snapshot, tracker, reporter }),
+        );
         outcomes[index] = outcome;
         if ((outcome.status === 'failed' || outcome.status === 'rejected') && message.messageGroupId !== undefined) {
           failedMessageId = message.messageId;

@@ -20,16 +20,24 @@ function attributesOf(
   return result;
 }
 
+/** The last part of a queue's ARN or URL: its name. */
+export const queueNameOf = (arnOrUrl: string | undefined): string | undefined => {
+  const name = arnOrUrl?.split(/[:/]/).pop();
+  return name === undefined || name === '' ? undefined : name;
+};
+
 /** A record of an SQS-triggered Lambda's event as a {@link ConsumerMessage}. */
 export function fromSqsRecord(record: SQSRecord): ConsumerMessage {
   const receiveCount = Number(record.attributes.ApproximateReceiveCount);
   const messageAttributes = attributesOf(record.messageAttributes);
+  const queueName = queueNameOf(record.eventSourceARN);
   return {
     messageId: record.messageId,
     body: record.body,
     ...(record.attributes.MessageGroupId === undefined ? {} : { messageGroupId: record.attributes.MessageGroupId }),
     ...(Number.isInteger(receiveCount) ? { receiveCount } : {}),
     ...(messageAttributes === undefined ? {} : { messageAttributes }),
+    ...(queueName === undefined ? {} : { queueName }),
   };
 }
 

@@ -19,6 +19,7 @@ const OPTION_KEYS = [
   'logger',
   'metrics',
   'now',
+  'tracing',
 ];
 const INBOX_KEYS = ['document', 'tableName', 'retentionSeconds', 'claimTimeoutSeconds', 'legacyKeyCheck'];
 const HANDLER_KEYS = ['idempotency', 'schema', 'handle'];
@@ -140,6 +141,16 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
   }
   if (raw.sequenceTracking !== undefined && typeof raw.sequenceTracking !== 'boolean') {
     throw new ConsumerOptionsError('sequenceTracking', `got ${show(raw.sequenceTracking)}; allowed: true or false`);
+  }
+  validateTracing(raw.tracing);
+}
+
+function validateTracing(tracing: unknown): void {
+  if (tracing === undefined) return;
+  if (!isRecord(tracing)) throw new ConsumerOptionsError('tracing', `got ${show(tracing)}; allowed: an object { producer? }`);
+  rejectUnknown(tracing, ['producer'], 'tracing');
+  if (tracing.producer !== undefined && tracing.producer !== 'link' && tracing.producer !== 'parent') {
+    throw new ConsumerOptionsError('tracing.producer', `got ${show(tracing.producer)}; allowed: "link" or "parent"`);
   }
 }
 

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { CONTENT_TYPE_ATTRIBUTE } from '../envelope.js';
 import type { Consumer } from './consumer.js';
-import { fromSqsMessage } from './messages.js';
+import { fromSqsMessage, queueNameOf } from './messages.js';
 import { validatePollOptions } from './options.js';
 import { describeCause, PollError, type PollPhase, type PollResult } from './poll-errors.js';
 import { CHECKED_ATTRIBUTES } from './trust.js';
@@ -123,11 +123,18 @@ export async function pollQueue(options: PollOptions, signal?: AbortSignal): Pro
   );
   // SQS starts the visibility timeout when it answers, just before this.
   const claimExpiresAt = Math.floor(Date.now() / 1000) + visibilityTimeout;
+  // The messages' spans name the queue they come from.
+  const queueName = queueNameOf(queueUrl);
+  const named = queueName === undefined ? {} : { queueName };
   const result = await step(
     'process',
     queueUrl,
     `the consumer threw on the batch of ${Messages.length}, so none was deleted: they come back after their visibility timeout, and any it had handled are acknowledged then as duplicates`,
-    () => options.consumer.process(Messages.map(fromSqsMessage), { claimExpiresAt }),
+    () =>
+      options.consumer.process(
+        Messages.map((message) => ({ ...fromSqsMessage(message), ...named })),
+        { claimExpiresAt },
+      ),
   );
   const failedIds = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
   const entries = (messages: Message[]) => messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' }));

@@ -130,6 +130,30 @@ export interface ConsumerOptions {
   readonly metrics?: ConsumerMetrics;
   /** Clock in epoch milliseconds. @default Date.now */
   readonly now?: () => number;
+  /**
+   * How each message's span (made only when `@opentelemetry/api` is installed and a tracer
+   * provider registered) relates to the producer's trace context. See docs/consumers.md, "Tracing".
+   * @default { producer: 'link' }
+   */
+  readonly tracing?: ConsumerTracingOptions;
+}
+
+/**
+ * How a consumer's spans continue the producers' traces.
+ *
+ * @example
+ * ```ts
+ * createConsumer({ ...options, tracing: { producer: 'parent' } }); // one trace from the request to the handler
+ * ```
+ */
+export interface ConsumerTracingOptions {
+  /**
+   * `'link'`: the message's span is linked to the context of each event's write (it stays in the
+   * trace it runs in, such as the Lambda invocation's). `'parent'`: it is the child of the write's
+   * context, so the request that wrote the event and its handling form one trace; a message of
+   * several events with different contexts is linked all the same. @default 'link'
+   */
+  readonly producer?: 'link' | 'parent';
 }
 
 /** How `process` handles one batch. */
@@ -161,6 +185,8 @@ export interface ConsumerMessage {
    * otherwise), since subscription filter policies decided on them. @default none, nothing to check
    */
   readonly messageAttributes?: Readonly<Record<string, MessageAttribute>>;
+  /** The queue's name, the message's span's `messaging.destination.name`. @default unknown, the span is named `process` alone */
+  readonly queueName?: string;
 }
 
 /** Set on the outcome of a message that carried a CloudEvents batch. */

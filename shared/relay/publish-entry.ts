@@ -30,28 +30,30 @@ export function messageGroupId(message: Pick<SlotMessage, 'aggregateType' | 'agg
   return VALID_GROUP_ID.test(readable) ? readable : `sha256:${createHash('sha256').update(readable).digest('base64url')}`;
 }
 
-/** Bytes the message counts against the message and batch limits. */
-export const entrySize = (message: SlotMessage): number => messageSize(message.body, message.type, message.aggregateType);
+/** Bytes the message counts against the message and batch limits, its trace attributes included. */
+export const entrySize = (message: SlotMessage): number => messageSize(message.body, message.type, message.aggregateType, message);
 
 /** One `PublishBatch` entry; on FIFO topics the event id deduplicates republished events. */
 export function publishEntry(message: SlotMessage, topic: TopicSettings, entryId: string): PublishBatchRequestEntry {
   return {
     Id: entryId,
     Message: message.body,
-    MessageAttributes: messageAttributes(message.type, message.aggregateType),
+    MessageAttributes: messageAttributes(message.type, message.aggregateType, message),
     ...(topic.fifo ? { MessageGroupId: messageGroupId(message), MessageDeduplicationId: message.id } : {}),
   };
 }
 
 /**
  * Bytes a batch message of these events (alike in type and aggregate) counts against the limit:
- * the envelopes, the array's brackets and commas, and the attributes with `content-type`.
+ * the envelopes, the array's brackets and commas, and the attributes with `content-type`. A
+ * batch message carries no trace attributes: its events come from different writes, and each
+ * envelope holds its own trace context.
  */
 export function batchSize(messages: readonly SlotMessage[]): number {
-  let bytes = BATCH_ATTRIBUTE_BYTES + messages.length + 1;
-  for (const message of messages) bytes += entrySize(message);
-  // Each event's own attributes were counted with it; the message has them once.
-  return bytes - (messages.length - 1) * (entrySize(messages[0]!) - Buffer.byteLength(messages[0]!.body));
+  const first = messages[0]!;
+  let bytes = BATCH_ATTRIBUTE_BYTES + messages.length + 1 + messageSize('', first.type, first.aggregateType);
+  for (const message of messages) bytes += Buffer.byteLength(message.body);
+  return bytes;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { PublishBatchCommand, type PublishBatchCommandOutput } from '@aws-sdk/client-sns';
 import { backoffDelay } from '../backoff.js';
+import type { SlotMessage } from '../envelope.js';
 import { SLOT_PREFIX } from '../slot.js';
 import { TABLE } from '../table.js';
 import type { DeadLetterFields, DeadLetterSender } from './dead-letter-sender.js';
@@ -8,6 +9,7 @@ import { describeError, entryFailureKind, requestFailureKind } from './failure-k
 import { type EventItem, headRun, type Lane, type LaneItem, Lanes } from './lanes.js';
 import type { RecordFailureReason, RelayResult } from './outcome.js';
 import { batchEntry, batchSize, entrySize, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES } from './publish-entry.js';
+import { traceRelayBatch } from './relay-tracing.js';
 import { retryBackoff } from './retry-delays.js';
 import { type RecordState, runResult } from './run-result.js';
 import { coordinatesOf, type RecordCoordinates, type StreamRecordInput } from './stream-record.js';
@@ -64,7 +66,12 @@ export class RelayRun {
   }
 
   async run(): Promise<RelayResult> {
-    this.decodeAll();
+    const messages = this.decodeAll();
+    const topics = [...new Set(messages.map(({ topic }) => this.options.topicArns[topic]?.split(':').pop() ?? topic))];
+    return traceRelayBatch({ messages: messages.map(({ message }) => message), topics }, () => this.publishAll());
+  }
+
+  private async publishAll(): Promise<RelayResult> {
     const concurrency = this.options.config.relay.publishConcurrency;
     // An abort ends the run as the deadline does, at once: wake the loop to stop.
     this.signal?.addEventListener('abort', () => this.wake(), { once: true });
@@ -119,7 +126,9 @@ export class RelayRun {
     for (const lane of this.lanes.waiting()) this.failLane(lane, 'DEADLINE_REACHED', detail);
   }
 
-  private decodeAll(): void {
+  /** Puts the records' events in their lanes; returns those routed to a topic, with its name, for the batch's span. */
+  private decodeAll(): { message: SlotMessage; topic: string }[] {
+    const routed: { message: SlotMessage; topic: string }[] = [];
     const { config, ignoreAggregateTypes, onlyAggregateTypes } = this.options;
     const selection =
       onlyAggregateTypes === undefined
@@ -143,8 +152,10 @@ export class RelayRun {
       } else {
         state.outstanding = decoded.messages.length;
         this.lanes.add(index, decoded.messages, decoded.status === 'decoded' ? decoded.topic : undefined);
+        if (decoded.status === 'decoded') for (const message of decoded.messages) routed.push({ message, topic: decoded.topic.name });
       }
     });
+    return routed;
   }
 
   /** Takes the head runs of up to ten ready lanes of one topic that fit in one request. */

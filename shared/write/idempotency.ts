@@ -15,7 +15,7 @@ import { type EventInput, IDEMPOTENCY_PREFIX, type TransactOperation, type Write
  * write from a different write: its operations as DynamoDB receives them (table names filled
  * in, attribute values marshalled, so a `Map` counts by its entries) and its events' aggregates,
  * types and data, in a canonical form where the order of object keys and of set members does
- * not count. An event's `traceparent` does not count either: a retried request carries a new one.
+ * not count. An event's `traceparent` and `tracestate` do not count either: a retried request carries new ones.
  */
 export function writeFingerprint(operations: readonly Record<string, unknown>[], events: readonly EventInput[]): string {
   // Set members are unordered only in the marshalled operations: in event data, an array is a list.

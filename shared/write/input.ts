@@ -4,6 +4,7 @@ import { WriteValidationError } from '../errors.js';
 import { jsonProblem } from '../json-data.js';
 import { SLOT_PREFIX, type SlotEvent } from '../slot.js';
 import { TABLE } from '../table.js';
+import { MAX_TRACESTATE_LENGTH, TRACEPARENT_PATTERN, type TraceContext, tracestateProblem } from '../tracing/trace-context.js';
 import { catalogFields } from './catalog-check.js';
 import { checkOutboxKey, otherTableItemId } from './keys.js';
 import { checkDataNesting } from './nesting.js';
@@ -22,12 +23,6 @@ export { MAX_ITEM_BYTES, MAX_REQUEST_BYTES, MAX_TRANSACTION_ACTIONS } from './ty
 const MAX_EVENT_TYPE_LENGTH = 256;
 const MAX_AGGREGATE_ID_BYTES = 1024;
 /**
- * W3C trace context: version `ff` is invalid, an all-zero trace id or parent id is invalid, and
- * only versions after 00 may append fields after the flags.
- */
-const TRACE_FIELDS = '(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}';
-const TRACEPARENT_PATTERN = new RegExp(`^(?:00-${TRACE_FIELDS}|(?!00|ff)[0-9a-f]{2}-${TRACE_FIELDS}(?:-.*)?)$`);
-/**
  * What an event type must not contain: control characters, and the noncharacters U+FFFE and
  * U+FFFF, none of which SNS takes in a message attribute.
  */
@@ -35,7 +30,7 @@ const EVENT_TYPE_FORBIDDEN = /[\p{Cc}\uFFFE\uFFFF]/u;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,36}$/;
 /** The fields of a write and of an event, as {@link WriteInput} and {@link EventInput} name them. */
 export const WRITE_FIELDS = ['operations', 'events', 'idempotencyKey'] as const;
-const EVENT_FIELDS = ['aggregate', 'type', 'data', 'traceparent'] as const;
+const EVENT_FIELDS = ['aggregate', 'type', 'data', 'traceparent', 'tracestate'] as const;
 /** Envelopes are sized with the widest sequence a slot can reach, so publishing never exceeds the limit. */
 const WIDEST_SEQUENCE = Number.MAX_SAFE_INTEGER;
 
@@ -211,13 +206,45 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
       `${path}.traceparent is ${JSON.stringify(event.traceparent)}; allowed: a W3C traceparent such as "00-<32 hex>-<16 hex>-01" (lower-case hex, version not ff, trace id and parent id not all zeros, nothing after the flags for version 00)`,
     );
   }
+  if (event.tracestate !== undefined) checkTracestate(event, path);
+}
+
+/** A `tracestate` belongs to its `traceparent`: alone, or malformed, it is refused. */
+function checkTracestate(event: EventInput, path: string): void {
+  const { tracestate } = event;
+  const problem =
+    typeof tracestate !== 'string'
+      ? 'it is not a string'
+      : event.traceparent === undefined
+        ? 'the event has no traceparent, and a tracestate only means something with the traceparent it came with'
+        : tracestateProblem(tracestate);
+  if (problem !== undefined) {
+    throw new WriteValidationError(
+      'INVALID_TRACESTATE',
+      `${path}.tracestate is ${JSON.stringify(typeof tracestate === 'string' ? tracestate.slice(0, 80) : tracestate) ?? 'undefined'} (${problem}); allowed: W3C tracestate given with the event's traceparent, up to ${MAX_TRACESTATE_LENGTH} characters of at most 32 comma-separated key=value members with distinct keys, e.g. "vendor=opaque-value"`,
+    );
+  }
+}
+
+/** The event's own trace context, else the caller's ambient one; the two are never mixed. */
+function traceFields(event: EventInput, ambient: TraceContext | undefined): Partial<TraceContext> {
+  if (event.traceparent !== undefined) {
+    return { traceparent: event.traceparent, ...(event.tracestate === undefined ? {} : { tracestate: event.tracestate }) };
+  }
+  return ambient ?? {};
 }
 
 /**
  * Validates the events and groups them into one slot plan per aggregate (call order kept),
- * assigning ids and times, and checks each envelope against the SNS size limit.
+ * assigning ids, times and trace context (the event's own, else `ambient`), and checks each
+ * envelope against the SNS size limit.
  */
-export function planSlots(events: readonly EventInput[], config: OutboxConfig, stamp: () => { id: string; time: string }): SlotPlan[] {
+export function planSlots(
+  events: readonly EventInput[],
+  config: OutboxConfig,
+  stamp: () => { id: string; time: string },
+  ambient?: TraceContext,
+): SlotPlan[] {
   const slots = new Map<string, SlotPlan>();
   // A plain loop, not forEach: a hole in the array is an undefined event, refused, never skipped.
   for (let index = 0; index < events.length; index++) {
@@ -230,7 +257,7 @@ export function planSlots(events: readonly EventInput[], config: OutboxConfig, s
       type: event.type,
       time,
       data: JSON.stringify(event.data),
-      ...(event.traceparent === undefined ? {} : { traceparent: event.traceparent }),
+      ...traceFields(event, ambient),
       ...(config.eventTypes === undefined ? undefined : catalogFields(config, event.type)),
     };
     const body = envelopeJson(
@@ -238,7 +265,7 @@ export function planSlots(events: readonly EventInput[], config: OutboxConfig, s
       stored,
       WIDEST_SEQUENCE,
     );
-    const size = messageSize(body, event.type, event.aggregate.type);
+    const size = messageSize(body, event.type, event.aggregate.type, stored);
     if (size > MAX_MESSAGE_BYTES) {
       throw new WriteValidationError(
         'ENVELOPE_TOO_LARGE',

@@ -9,6 +9,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
 import { itemSize } from '../item-size.js';
+import type { TraceContext } from '../tracing/trace-context.js';
 import { idempotencyPut, writeFingerprint } from './idempotency.js';
 import {
   MAX_ITEM_BYTES,
@@ -45,6 +46,8 @@ export interface PlanContext {
   readonly client: DynamoDBDocumentClient;
   readonly idempotencyTtlSeconds: number;
   readonly clock: () => Date;
+  /** The caller's trace context, for events without their own. @default none */
+  readonly trace?: TraceContext;
 }
 
 /** Validates the input and plans its write; throws a {@link WriteValidationError} for input that cannot commit. */
@@ -88,7 +91,7 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
     operations.push(resolved.operation);
     kinds.push(resolved.kind);
   }
-  const slots = planSlots(eventsInput, context.config, () => ({ id: uuidv7(), time }));
+  const slots = planSlots(eventsInput, context.config, () => ({ id: uuidv7(), time }), context.trace);
   const actions = operations.length + slots.length + (input.idempotencyKey === undefined ? 0 : 1);
   if (actions > MAX_TRANSACTION_ACTIONS) {
     throw new WriteValidationError(

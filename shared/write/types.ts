@@ -28,8 +28,17 @@ export interface EventInput<TData = unknown> {
   readonly type: string;
   /** Any JSON value; it is published byte for byte as `JSON.stringify` renders it. */
   readonly data: TData;
-  /** W3C trace context of the caller, carried as the `traceparent` extension. */
+  /**
+   * W3C trace context of the caller, carried as the `traceparent` extension. @default the active
+   * OpenTelemetry span's (when `@opentelemetry/api` is installed and a context manager registered),
+   * else the Lambda X-Ray header's (`_X_AMZN_TRACE_ID`), else none
+   */
   readonly traceparent?: string;
+  /**
+   * W3C trace state that goes with `traceparent` (only with it), carried as the `tracestate`
+   * extension. @default with the OpenTelemetry span's context, that span's trace state; else none
+   */
+  readonly tracestate?: string;
 }
 
 export interface WriteInput {

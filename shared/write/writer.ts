@@ -4,6 +4,7 @@ import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { OutboxError, TransactionConflictError, WriteOutcomeUnknownError, WriteValidationError } from '../errors.js';
+import { ambientTraceContext } from '../tracing/trace-context.js';
 import { type AttemptWatch, describeError, errorName, lostAttempt, notApplied, watchAttempts } from './attempts.js';
 import { type CancellationReason, cancellationOutcome } from './cancellation.js';
 import { checkEventCatalog } from './catalog-check.js';
@@ -130,14 +131,22 @@ export class Outbox {
     }
   }
 
-  /** Commits the operations and events atomically; see {@link WriteInput}. */
+  /**
+   * Commits the operations and events atomically; see {@link WriteInput}. An event without its
+   * own `traceparent` carries the caller's trace context: the active OpenTelemetry span's, else
+   * the Lambda X-Ray header's (docs/write-helper.md, "Tracing").
+   */
   async write(input: WriteInput): Promise<WriteResult> {
+    // Read before anything is awaited; at once unless this is the first write that loads the OpenTelemetry API.
+    const ambient = ambientTraceContext();
+    const trace = ambient instanceof Promise ? await ambient : ambient;
     const plan = planWrite(input, {
       config: this.#config,
       tableName: this.#tableName,
       client: this.#client,
       idempotencyTtlSeconds: this.#idempotencyTtlSeconds,
       clock: this.#clock,
+      ...(trace === undefined ? {} : { trace }),
     });
     if (this.#config.eventTypes !== undefined) await checkEventCatalog(input.events ?? [], this.#config);
     return this.#exclusive(

@@ -1,0 +1,101 @@
+/**
+ * W3C trace context as the outbox carries it (`traceparent`, `tracestate`), and where the write
+ * helper finds the caller's when the caller passes none: the active OpenTelemetry span, else the
+ * Lambda X-Ray trace header.
+ */
+
+import { type OtelApi, otelApi } from './otel-api.js';
+
+/** A W3C trace context: the `traceparent` header and, when there is one, the `tracestate` header. */
+export interface TraceContext {
+  readonly traceparent: string;
+  readonly tracestate?: string;
+}
+
+/**
+ * W3C trace context: version `ff` is invalid, an all-zero trace id or parent id is invalid, and
+ * only versions after 00 may append fields after the flags.
+ */
+const TRACE_FIELDS = '(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}';
+export const TRACEPARENT_PATTERN = new RegExp(`^(?:00-${TRACE_FIELDS}|(?!00|ff)[0-9a-f]{2}-${TRACE_FIELDS}(?:-.*)?)$`);
+
+/** The longest `tracestate` carried: W3C's floor for what every system propagates, and OpenTelemetry's own limit. */
+export const MAX_TRACESTATE_LENGTH = 512;
+/** W3C's limit of list members in a `tracestate`. */
+const MAX_TRACESTATE_MEMBERS = 32;
+const TRACESTATE_KEY = '(?:[a-z][_0-9a-z\\-*/]{0,255}|[a-z0-9][_0-9a-z\\-*/]{0,240}@[a-z][_0-9a-z\\-*/]{0,13})';
+const TRACESTATE_VALUE = '[\\x20-\\x2b\\x2d-\\x3c\\x3e-\\x7e]{0,255}[\\x21-\\x2b\\x2d-\\x3c\\x3e-\\x7e]';
+const TRACESTATE_MEMBER = new RegExp(`^${TRACESTATE_KEY}=${TRACESTATE_VALUE}$`);
+
+/** Why a `tracestate` is not W3C trace state the outbox carries, or `undefined` when it is. */
+export function tracestateProblem(tracestate: string): string | undefined {
+  if (tracestate.length > MAX_TRACESTATE_LENGTH) return `it is ${tracestate.length} characters long`;
+  // Empty members (",,", spaces only) are allowed and skipped, as W3C says.
+  const members = tracestate.split(',').filter((member) => member.trim() !== '');
+  if (members.length === 0) return 'it has no list member';
+  if (members.length > MAX_TRACESTATE_MEMBERS) return `it has ${members.length} list members`;
+  const malformed = members.find((member) => !TRACESTATE_MEMBER.test(member.replace(/^[ \t]+|[ \t]+$/g, '')));
+  if (malformed !== undefined) return `its member ${JSON.stringify(malformed.slice(0, 60))} is not key=value`;
+  const keys = members.map((member) => member.trim().split('=')[0]);
+  const repeated = keys.find((key, i) => keys.indexOf(key) !== i);
+  return repeated === undefined ? undefined : `its key ${JSON.stringify(repeated)} appears twice`;
+}
+
+/** The Lambda runtime's X-Ray trace header of the current invocation. */
+export const XRAY_TRACE_ENV = '_X_AMZN_TRACE_ID';
+
+const XRAY_ROOT = /^1-([0-9a-f]{8})-([0-9a-f]{24})$/;
+const XRAY_PARENT = /^[0-9a-f]{16}$/;
+
+/**
+ * The X-Ray trace header (`Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1`,
+ * fields in any order, `Lineage=` and others ignored) as a W3C `traceparent`: the root's time and
+ * id make the 32-hex trace id, `Parent` the parent id, `Sampled=1` the flag `01` (anything else,
+ * `?` included, `00`). A header without a well-formed root or parent gives `undefined`.
+ *
+ * @example
+ * ```ts
+ * xrayTraceparent('Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1');
+ * // '00-5759e988bd862e3fe1be46a994272793-53995c3f42cd8ad8-01'
+ * ```
+ */
+export function xrayTraceparent(header: string | undefined): string | undefined {
+  if (header === undefined || header === '') return undefined;
+  const fields = new Map<string, string>();
+  for (const part of header.split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0) fields.set(part.slice(0, at).trim(), part.slice(at + 1).trim());
+  }
+  const root = XRAY_ROOT.exec(fields.get('Root') ?? '');
+  const parent = fields.get('Parent') ?? '';
+  if (root === null || !XRAY_PARENT.test(parent)) return undefined;
+  const traceparent = `00-${root[1]}${root[2]}-${parent}-${fields.get('Sampled') === '1' ? '01' : '00'}`;
+  // An all-zero id is no trace context.
+  return TRACEPARENT_PATTERN.test(traceparent) ? traceparent : undefined;
+}
+
+/** The active span's context, when a context manager is registered and the span context is valid. */
+function otelContext(api: OtelApi | undefined): TraceContext | undefined {
+  const span = api?.trace.getSpanContext(api.context.active());
+  if (api === undefined || span === undefined || !api.isSpanContextValid(span)) return undefined;
+  const flags = (span.traceFlags & api.TraceFlags.SAMPLED) === api.TraceFlags.SAMPLED ? '01' : '00';
+  const state = span.traceState?.serialize();
+  return { traceparent: `00-${span.traceId}-${span.spanId}-${flags}`, ...(state ? { tracestate: state } : {}) };
+}
+
+function xrayContext(env: NodeJS.ProcessEnv): TraceContext | undefined {
+  const traceparent = xrayTraceparent(env[XRAY_TRACE_ENV]);
+  return traceparent === undefined ? undefined : { traceparent };
+}
+
+/**
+ * The caller's trace context, for events that carry none of their own: the active OpenTelemetry
+ * span's when `@opentelemetry/api` is installed, a context manager is registered and a valid span
+ * is active; else the X-Ray header's; else none. At once, except on the first call that loads the
+ * API (a promise then).
+ */
+export function ambientTraceContext(env: NodeJS.ProcessEnv = process.env): TraceContext | undefined | Promise<TraceContext | undefined> {
+  const api = otelApi('context');
+  if (api instanceof Promise) return api.then((loaded) => otelContext(loaded) ?? xrayContext(env));
+  return otelContext(api) ?? xrayContext(env);
+}

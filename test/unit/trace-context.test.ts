@@ -1,0 +1,213 @@
+import { context, ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { defineConfig } from '../../shared/config.js';
+import { messageSize } from '../../shared/envelope.js';
+import { WriteValidationError } from '../../shared/errors.js';
+import { otelApi, otelImport, resetOtelApi } from '../../shared/tracing/otel-api.js';
+import { ambientTraceContext, tracestateProblem, XRAY_TRACE_ENV, xrayTraceparent } from '../../shared/tracing/trace-context.js';
+import { type EventInput, planSlots } from '../../shared/write/input.js';
+
+const XRAY = 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1';
+const FROM_XRAY = '00-5759e988bd862e3fe1be46a994272793-53995c3f42cd8ad8-01';
+const EXPLICIT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+const OTEL_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const OTEL_SPAN = '00f067aa0ba902b7';
+
+const config = defineConfig({ source: 'urn:test:unit', topics: [{ name: 'orders' }], routes: { order: 'orders' } });
+const stamp = () => ({ id: '01890a5d-ac96-774b-bcce-b302099a8057', time: '2026-01-01T00:00:00.000Z' });
+const event = (fields: Partial<EventInput> = {}): EventInput => ({
+  aggregate: { type: 'order', id: 'o-1' },
+  type: 'order.placed',
+  data: null,
+  ...fields,
+});
+const stored = (input: EventInput, ambient?: Parameters<typeof planSlots>[3]) => planSlots([input], config, stamp, ambient)[0]!.events[0]!;
+
+/** Runs `fn` with a span of `traceState` active, under an AsyncLocalStorage context manager registered for the call only. */
+async function withActiveSpan<T>(fn: () => T | Promise<T>, traceState?: string): Promise<T> {
+  const manager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(manager);
+  try {
+    const { createTraceState } = await import('@opentelemetry/api');
+    const span = trace.wrapSpanContext({
+      traceId: OTEL_TRACE,
+      spanId: OTEL_SPAN,
+      traceFlags: TraceFlags.SAMPLED,
+      ...(traceState === undefined ? {} : { traceState: createTraceState(traceState) }),
+    });
+    return await context.with(trace.setSpan(ROOT_CONTEXT, span), fn);
+  } finally {
+    context.disable();
+    resetOtelApi();
+  }
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  resetOtelApi();
+});
+
+describe('X-Ray trace header to W3C traceparent', () => {
+  it('turns the root and parent into trace id and parent id, Sampled=1 into flags 01', () => {
+    expect(xrayTraceparent(XRAY)).toBe(FROM_XRAY);
+  });
+
+  it('reads the fields in any order and ignores Lineage and others', () => {
+    expect(
+      xrayTraceparent('Lineage=a87bd80c:1|68fd508a:5;Sampled=1;Parent=53995c3f42cd8ad8;Root=1-5759e988-bd862e3fe1be46a994272793'),
+    ).toBe(FROM_XRAY);
+  });
+
+  it.each([
+    ['Sampled=0', 'Sampled=0'],
+    ['Sampled=? (decision deferred)', 'Sampled=?'],
+    ['no Sampled field', ''],
+  ])('gives flags 00 for %s', (_, sampled) => {
+    const header = `Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8${sampled === '' ? '' : `;${sampled}`}`;
+    expect(xrayTraceparent(header)).toBe('00-5759e988bd862e3fe1be46a994272793-53995c3f42cd8ad8-00');
+  });
+
+  it.each([
+    ['no Parent (the function is the segment root)', 'Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=1'],
+    ['no Root', 'Parent=53995c3f42cd8ad8;Sampled=1'],
+    ['a root of another version', 'Root=2-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8'],
+    ['a short root id', 'Root=1-5759e988-bd862e3fe1be46a99427279;Parent=53995c3f42cd8ad8'],
+    ['upper-case hex', 'Root=1-5759E988-BD862E3FE1BE46A994272793;Parent=53995c3f42cd8ad8'],
+    ['a parent of 15 hex digits', 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad'],
+    ['an all-zero root', 'Root=1-00000000-000000000000000000000000;Parent=53995c3f42cd8ad8'],
+    ['an all-zero parent', 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=0000000000000000'],
+    ['an empty header', ''],
+    ['no header', undefined],
+    ['text that is no header', 'not a trace header'],
+  ])('ignores a header with %s', (_, header) => {
+    expect(xrayTraceparent(header)).toBeUndefined();
+  });
+});
+
+describe('tracestate validation', () => {
+  it.each([
+    ['one member', 'congo=t61rcWkgMzE'],
+    ['two members with spaces and an empty member', 'rojo=00f067aa0ba902b7 , ,congo=t61rcWkgMzE'],
+    ['a multi-tenant key', 'tenant1@vendor=value'],
+    ['32 members', Array.from({ length: 32 }, (_, i) => `k${i}=v`).join(',')],
+  ])('takes %s', (_, state) => {
+    expect(tracestateProblem(state)).toBeUndefined();
+  });
+
+  it.each([
+    ['over 512 characters', `a=${'b'.repeat(511)}`, '513 characters'],
+    ['33 members', Array.from({ length: 33 }, (_, i) => `k${i}=v`).join(','), '33 list members'],
+    ['a member without =', 'congo', 'is not key=value'],
+    ['an upper-case key', 'Congo=1', 'is not key=value'],
+    ['a value with a comma-free = sign', 'a=b=c', 'is not key=value'],
+    ['a repeated key', 'a=1,a=2', 'appears twice'],
+    ['nothing but commas', ',,', 'no list member'],
+  ])('rejects %s', (_, state, problem) => {
+    expect(tracestateProblem(state)).toContain(problem);
+  });
+
+  it('rejects a tracestate without a traceparent, saying why', () => {
+    expect(() => stored(event({ tracestate: 'congo=1' }))).toThrow(WriteValidationError);
+    expect(() => stored(event({ tracestate: 'congo=1' }))).toThrow(
+      /INVALID_TRACESTATE|events\[0\]\.tracestate is "congo=1" \(the event has no traceparent/,
+    );
+  });
+
+  it('rejects a malformed tracestate with the code INVALID_TRACESTATE and what is allowed', () => {
+    const attempt = () => stored(event({ traceparent: EXPLICIT, tracestate: 'a=1,a=2' }));
+    expect(attempt).toThrow(expect.objectContaining({ code: 'INVALID_TRACESTATE' }));
+    expect(attempt).toThrow(/its key "a" appears twice\); allowed: W3C tracestate/);
+  });
+
+  it('rejects a tracestate that is not a string', () => {
+    expect(() => stored(event({ traceparent: EXPLICIT, tracestate: 42 as unknown as string }))).toThrow(
+      /tracestate is 42 \(it is not a string\)/,
+    );
+  });
+});
+
+describe('which trace context an event carries', () => {
+  it('keeps the explicit traceparent and tracestate over the ambient context, never mixing them', () => {
+    const ambient = { traceparent: FROM_XRAY, tracestate: 'other=1' };
+    expect(stored(event({ traceparent: EXPLICIT, tracestate: 'congo=1' }), ambient)).toMatchObject({
+      traceparent: EXPLICIT,
+      tracestate: 'congo=1',
+    });
+    const alone = stored(event({ traceparent: EXPLICIT }), ambient);
+    expect(alone.traceparent).toBe(EXPLICIT);
+    expect(alone).not.toHaveProperty('tracestate');
+  });
+
+  it('takes the ambient context for an event without its own', () => {
+    expect(stored(event(), { traceparent: FROM_XRAY })).toMatchObject({ traceparent: FROM_XRAY });
+    expect(stored(event())).not.toHaveProperty('traceparent');
+  });
+
+  it('takes the X-Ray header when no OpenTelemetry context manager is registered, and nothing without it', () => {
+    expect(ambientTraceContext({ [XRAY_TRACE_ENV]: XRAY })).toEqual({ traceparent: FROM_XRAY });
+    expect(ambientTraceContext({})).toBeUndefined();
+  });
+
+  it('takes the active OpenTelemetry span over the X-Ray header, with its trace state', async () => {
+    const picked = await withActiveSpan(() => ambientTraceContext({ [XRAY_TRACE_ENV]: XRAY }), 'vendor=abc');
+    expect(picked).toEqual({ traceparent: `00-${OTEL_TRACE}-${OTEL_SPAN}-01`, tracestate: 'vendor=abc' });
+  });
+
+  it('answers at once once the API is loaded, and falls back to X-Ray outside any span', async () => {
+    const manager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(manager);
+    try {
+      await otelApi('context');
+      const now = ambientTraceContext({ [XRAY_TRACE_ENV]: XRAY });
+      expect(now).not.toBeInstanceOf(Promise);
+      expect(now).toEqual({ traceparent: FROM_XRAY });
+    } finally {
+      context.disable();
+    }
+  });
+
+  it('imports nothing while no OpenTelemetry global is registered', () => {
+    const load = vi.spyOn(otelImport, 'load');
+    expect(otelApi('context')).toBeUndefined();
+    expect(otelApi('trace')).toBeUndefined();
+    expect(load).not.toHaveBeenCalled();
+  });
+
+  it('falls back to X-Ray without an error when a context manager is registered but the package cannot be loaded', async () => {
+    const load = vi
+      .spyOn(otelImport, 'load')
+      .mockImplementation(() => import('@opentelemetry/api-not-installed' as string).catch(() => undefined));
+    const picked = await withActiveSpan(() => ambientTraceContext({ [XRAY_TRACE_ENV]: XRAY }));
+    expect(load).toHaveBeenCalledOnce();
+    expect(picked).toEqual({ traceparent: FROM_XRAY });
+  });
+});
+
+describe('size of an event message with trace attributes', () => {
+  it('counts each trace attribute’s name, type and value', () => {
+    const body = '{}';
+    const base = messageSize(body, 'order.placed', 'order');
+    expect(messageSize(body, 'order.placed', 'order', { traceparent: EXPLICIT })).toBe(base + 'traceparent'.length + 'String'.length + 55);
+    expect(messageSize(body, 'order.placed', 'order', { traceparent: EXPLICIT, tracestate: 'a=1' })).toBe(
+      base + 'traceparent'.length + 'String'.length + 55 + 'tracestate'.length + 'String'.length + 3,
+    );
+  });
+
+  it('refuses an event whose envelope and trace attributes together pass the SNS limit', () => {
+    const state = Array.from({ length: 5 }, (_, i) => `k${i}=${'b'.repeat(95)}`).join(',');
+    // Data that fits alone, and no longer with the trace context in the envelope and the attributes.
+    const fits = (data: string, fields: Partial<EventInput>) => {
+      try {
+        stored(event({ data, ...fields }));
+        return true;
+      } catch (error) {
+        expect(error).toMatchObject({ code: 'ENVELOPE_TOO_LARGE' });
+        return false;
+      }
+    };
+    let size = 262_000;
+    while (!fits('x'.repeat(size), {})) size -= 10;
+    expect(fits('x'.repeat(size), { traceparent: EXPLICIT, tracestate: state })).toBe(false);
+  });
+});
