@@ -4,9 +4,11 @@
  */
 
 export { OutboxError } from '../shared/errors.js';
+export { type ArchiveAlarmsOptions, addArchiveAlarms } from './archive-alarms.js';
 export { LowLatencyProcessor, type LowLatencyProcessorProps } from './low-latency-processor.js';
 export { Outbox, type OutboxProps, type OutboxSubscriptionOptions } from './outbox.js';
 export { DEFAULT_PROCESSOR_LAG_SECONDS, OutboxAlarms, type OutboxAlarmsProps } from './outbox-alarms.js';
+export { OutboxArchive, type OutboxArchiveProps } from './outbox-archive.js';
 export { OutboxFunction, type OutboxFunctionProps } from './outbox-function.js';
 export { OutboxSubscriber } from './outbox-subscriber.js';
 export { OutboxTable, type OutboxTableProps } from './outbox-table.js';
