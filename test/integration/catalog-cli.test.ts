@@ -1,36 +1,21 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import specs from '@asyncapi/specs';
 import { Ajv } from 'ajv';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
 
 /**
  * `dynamodb-outbox catalog` and `catalog check` as a CI job runs them: the command line in a child
  * process, on the example app's config (a TypeScript module, under tsx), files on disk.
  */
 
-const run = promisify(execFile);
-const root = new URL('../..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'catalog-cli-'));
 const CONFIG = 'examples/orders/outbox.config.ts';
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the CLI; answers its exit status and output, whatever the status. */
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'functions/cli/main.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, OUTBOX_CONFIG: '' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const { code, stdout, stderr } = error as { code: number; stdout: string; stderr: string };
-    return { code, stdout, stderr };
-  }
-}
+const cli = (...args: string[]) => runCli(args, { OUTBOX_CONFIG: '' });
 
 describe('dynamodb-outbox catalog', { timeout: 120_000 }, () => {
   const published = join(dir, 'asyncapi.json');

@@ -1,36 +1,14 @@
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
 import type { DlqSummary } from '../../shared/redrive/dlq-summary.js';
+import { runCli } from '../helpers/cli.js';
 import { anEnvelope } from '../helpers/envelopes.js';
 import { queueBodies } from '../helpers/fauxqs.js';
 import { emulatorForFile } from '../helpers/local.js';
 
-const run = promisify(execFile);
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
 const { server, clients } = await emulatorForFile();
 
-/** Runs the CLI as a person would; asynchronously, so the in-process emulator keeps answering. */
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    ...process.env,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_REGION: LOCAL_REGION,
-    NODE_NO_WARNINGS: '1',
-  };
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'functions/cli/main.ts', ...args], { cwd: root, env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failure = error as { code: number; stdout: string; stderr: string };
-    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
-  }
-}
+const cli = (args: string[]) => runCli(args);
 
 describe('dlq CLI', () => {
   it('summarizes a subscriber DLQ as JSON, then redrives one event type of it, leaving the others', async () => {

@@ -1,18 +1,16 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { config as exampleConfig } from '../../examples/orders/outbox.config.js';
 import { serializeConfig } from '../../shared/config.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
 import { CLI_USAGE } from '../../shared/redrive/cli-command.js';
+import { CLI_ARGS, cliEnv, REPOSITORY_ROOT, runCli } from '../helpers/cli.js';
 import { aRelayDeadLetter } from '../helpers/dead-letters.js';
 import { anEnvelope } from '../helpers/envelopes.js';
 import { queueDepth } from '../helpers/fauxqs.js';
@@ -20,34 +18,11 @@ import { Gate } from '../helpers/gate.js';
 import { emulatorForFile } from '../helpers/local.js';
 import { waitFor } from '../helpers/wait.js';
 
-const run = promisify(execFile);
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
 const { server, clients } = await emulatorForFile();
 
 // A config in the environment the tests run in would stand in for the one each test gives, or leaves out.
-const { OUTBOX_CONFIG: _, ...inherited } = process.env;
 
-const cliEnv = (extra: Record<string, string> = {}) => ({
-  ...inherited,
-  AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-  AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-  AWS_REGION: LOCAL_REGION,
-  NODE_NO_WARNINGS: '1',
-  ...extra,
-});
-
-/** Runs the CLI as a person would; asynchronously, so the in-process emulator keeps answering. */
-async function cli(args: string[], extraEnv: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = cliEnv(extraEnv);
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'functions/cli/main.ts', ...args], { cwd: root, env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failure = error as { code: number; stdout: string; stderr: string };
-    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
-  }
-}
+const cli = runCli;
 
 describe('redrive CLI', () => {
   it('reports a dry run, then moves a subscriber DLQ back with counts before and after', async () => {
@@ -104,8 +79,8 @@ describe('redrive CLI', () => {
 
 /** The CLI started in the background, its output collected, to be signalled while it runs. */
 function startCli(args: string[], env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'functions/cli/main.ts', ...args], {
-    cwd: root,
+  const child: ChildProcess = spawn(process.execPath, [...CLI_ARGS, ...args], {
+    cwd: REPOSITORY_ROOT,
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

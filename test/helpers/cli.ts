@@ -1,0 +1,39 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
+
+const run = promisify(execFile);
+
+/** The repository's root, where the CLI runs. */
+export const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The package's bin from its source, as `npx dynamodb-outbox` would run it. */
+export const CLI_ARGS = ['--import', 'tsx', 'functions/cli/main.ts'] as const;
+
+// A config in the caller's environment would change what the commands read.
+const { OUTBOX_CONFIG: _, ...inherited } = process.env;
+
+/** The CLI's environment: the emulator's credentials and region, no OUTBOX_CONFIG, plus `extra`. */
+export const cliEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...inherited,
+  AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+  AWS_REGION: LOCAL_REGION,
+  NODE_NO_WARNINGS: '1',
+  ...extra,
+});
+
+/** Runs the CLI as a person would, asynchronously (so an in-process emulator keeps answering); its exit status and output, whatever the status. */
+export async function runCli(
+  args: readonly string[],
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [...CLI_ARGS, ...args], { cwd: REPOSITORY_ROOT, env: cliEnv(extraEnv) });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
+  }
+}
