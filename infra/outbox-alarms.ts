@@ -250,6 +250,19 @@ export class OutboxAlarms extends Construct {
         width: 24,
       }),
     );
+    if (config.eventTypes === undefined) return;
+    this.dashboard.addWidgets(
+      new GraphWidget({
+        title: 'Relay lag per event type, commit to published (ms)',
+        left: [
+          lagByEventTypeSearch(RELAY_METRICS, {
+            service: RELAY_METRICS.service,
+            [RELAY_METRICS.functionDimension]: functionName,
+          }),
+        ],
+        width: 24,
+      }),
+    );
   }
 
   /** Every alarm created so far. */
@@ -371,6 +384,15 @@ export class OutboxAlarms extends Construct {
       this.dashboard.addWidgets(
         new GraphWidget({ title: 'Processor lag per aggregate type, commit to published (ms)', left: lowLatency.map(lagOf), width: 24 }),
       );
+      if (this.config?.eventTypes !== undefined) {
+        this.dashboard.addWidgets(
+          new GraphWidget({
+            title: 'Processor lag per event type, commit to published (ms)',
+            left: [lagByEventTypeSearch(PROCESSOR_METRICS, lag.dimensions ?? {})],
+            width: 24,
+          }),
+        );
+      }
     }
     return alarms;
   }
@@ -415,6 +437,31 @@ export class OutboxAlarms extends Construct {
     chunk.push(alarm);
     return alarm;
   }
+}
+
+/**
+ * Every `lagByEventType` series of one publisher (its `dimensions`: service and function or lease
+ * table), one line per (aggregate type, event type), by a SEARCH: the publisher writes only the
+ * declared event types and the undeclared bucket, so the lines are bounded by the config, and a
+ * pair shows as soon as it has data, without a metric per declared type and aggregate type here.
+ */
+function lagByEventTypeSearch(
+  names: Pick<
+    typeof RELAY_METRICS | typeof PROCESSOR_METRICS,
+    'namespace' | 'lagByEventType' | 'aggregateTypeDimension' | 'eventTypeDimension'
+  >,
+  dimensions: Readonly<Record<string, unknown>>,
+): MathExpression {
+  const schema = [names.aggregateTypeDimension, names.eventTypeDimension, ...Object.keys(dimensions)].sort();
+  const filters = Object.entries(dimensions)
+    .map(([name, value]) => `${name}="${String(value)}"`)
+    .join(' ');
+  return new MathExpression({
+    expression: `SEARCH('{${names.namespace},${schema.join(',')}} MetricName="${names.lagByEventType}" ${filters}', 'Maximum', 60)`,
+    usingMetrics: {},
+    label: '',
+    period: Duration.minutes(1),
+  });
 }
 
 /** CloudWatch's limit on the alarms of one alarm-status widget; a dashboard with more is refused. */

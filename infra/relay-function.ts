@@ -225,7 +225,7 @@ export class RelayFunction extends Construct {
       'config',
       this.outboxFunction.environment,
       { [RELAY_ENV.topicArns]: JSON.stringify(topicArns), [RELAY_ENV.deadLetterQueueUrl]: queueUrlStandIn(this.deadLetterQueue) },
-      `the relay's environment holds the config and every topic's ARN (${config.topics.length} topics here), so use fewer topics or shorter topic names, aggregate types and source, or a shorter stack name`,
+      `the relay's environment holds the config, the declared event types' names (${Object.keys(config.eventTypes ?? {}).length} here) and every topic's ARN (${config.topics.length} topics here), so use fewer topics or shorter topic names, aggregate types and source, declare fewer or shorter event type names, or use a shorter stack name`,
     );
 
     topics.grantPublish(this.function);

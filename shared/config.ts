@@ -8,6 +8,7 @@ import {
 } from './catalog/event-types.js';
 import { ConfigError, EnvironmentError } from './errors.js';
 import { validateLagAlarms } from './lag-alarms.js';
+import { UNDECLARED_EVENT_TYPE } from './lag-by-event-type.js';
 import { DEFAULT_RELAY_TIMEOUT_SECONDS, MAX_FILTER_PATTERN_LENGTH, relayFilterPatterns } from './relay-filter.js';
 import { AGGREGATE_TYPE_PATTERN } from './slot.js';
 
@@ -384,6 +385,12 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
   const relay = validateRelay(raw.relay);
   // Absent unless declared: a config without a catalog stays as it was, down to its JSON.
   const eventTypes = raw.eventTypes === undefined ? undefined : validateEventTypes(raw.eventTypes, source, routes);
+  if (eventTypes !== undefined && Object.hasOwn(eventTypes, UNDECLARED_EVENT_TYPE)) {
+    throw new ConfigError(
+      `eventTypes[${show(UNDECLARED_EVENT_TYPE)}]`,
+      `event type ${show(UNDECLARED_EVENT_TYPE)} is reserved: the relay's and the processor's lagByEventType metric count every undeclared type under it; allowed: any other name`,
+    );
+  }
   const undeclaredEventTypes = validateUndeclared(raw.undeclaredEventTypes, eventTypes !== undefined);
   const lagAlarmSeconds =
     raw.lagAlarmSeconds === undefined ? undefined : validateLagAlarms(raw.lagAlarmSeconds, routes, lowLatencyAggregateTypes as string[]);
@@ -419,14 +426,19 @@ export const serializeConfig = (config: OutboxConfig): string =>
   JSON.stringify(config.eventTypes === undefined ? config : { ...config, eventTypes: catalogWithoutSchemas(config.eventTypes) });
 
 /**
- * The config as the deployed relay and processor get it in `OUTBOX_CONFIG`: without the event
- * catalog (`eventTypes`, `undeclaredEventTypes`) and the lag alarms (`lagAlarmSeconds`), which they never read. It would count against
- * Lambda's 4 KB of environment variables, and a catalog of a few dozen described types fills it.
+ * The config as the deployed relay and processor get it in `OUTBOX_CONFIG`: of the event catalog
+ * only the declared types' names, each with its newest version (`{ "order.placed": { "version": 2 } }`,
+ * about 17 bytes besides the name), which bound their `lagByEventType` metric; no schemas,
+ * descriptions, `aggregateType`s or `undeclaredEventTypes`, and no lag alarms (`lagAlarmSeconds`),
+ * which they never read. All of it counts against Lambda's 4 KB of environment variables, which
+ * `RelayFunction` checks at synth.
  */
 export function serializeRuntimeConfig(config: OutboxConfig): string {
   // The lag alarms and the archive's retention are the stack's business: the functions never read them.
-  const { eventTypes: _catalog, undeclaredEventTypes: _undeclared, lagAlarmSeconds: _alarms, archive: _archive, ...runtime } = config;
-  return JSON.stringify(runtime);
+  const { eventTypes: catalog, undeclaredEventTypes: _undeclared, lagAlarmSeconds: _alarms, archive: _archive, ...runtime } = config;
+  if (catalog === undefined) return JSON.stringify(runtime);
+  const names = Object.fromEntries(Object.entries(catalog).map(([type, versions]) => [type, { version: versions.at(-1)?.version ?? 1 }]));
+  return JSON.stringify({ ...runtime, eventTypes: names });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { UNDECLARED_EVENT_TYPE } from '../lag-by-event-type.js';
 import type { WorkerObserver } from './worker-observer.js';
 
 /**
@@ -25,6 +26,17 @@ export const PROCESSOR_METRICS = {
   lagByAggregateType: 'lagByAggregateType',
   /** The dimension of `lagByAggregateType`: a routed (low-latency) aggregate type, which bounds its values. */
   aggregateTypeDimension: 'aggregateType',
+  /**
+   * Largest now − `ApproximateCreationDateTime` of a flush interval's published records of one
+   * (aggregate type, event type), in ms: a line per pair per flush, with the extra
+   * {@link PROCESSOR_METRICS.aggregateTypeDimension} and {@link PROCESSOR_METRICS.eventTypeDimension}
+   * dimensions. Written only when the config declares `eventTypes`.
+   */
+  lagByEventType: 'lagByEventType',
+  /** The event-type dimension of `lagByEventType`: a type the config declares, or {@link PROCESSOR_METRICS.undeclaredEventType}. */
+  eventTypeDimension: 'eventType',
+  /** The `eventType` value of every type the config does not declare (a config may not declare this name). */
+  undeclaredEventType: UNDECLARED_EVENT_TYPE,
   /** Records given up on after their bounds were spent and written to the on-failure destination (the alarm's metric). */
   onFailureRecords: 'onFailureRecords',
   /** Failed writes to the on-failure destination: while they fail, the shard waits. */
@@ -55,7 +67,9 @@ export interface ProcessorObserver extends WorkerObserver {
 }
 
 /**
- * Structured logs and EMF metrics for a worker: `records`, `published` and `lag` per batch (`lag`
+ * Structured logs and EMF metrics for a worker: `records`, `published` and `lag` per batch,
+ * `lagByAggregateType` per aggregate type and, when the config declares `eventTypes`,
+ * `lagByEventType` per (aggregate type, event type) with records published (`lag`
  * also per failed or cut-off publish and per failed read, so it keeps rising while a shard cannot
  * publish or cannot be read); a warning per page whose publishing was cut off; `trimmed`, the times
  * records were found trimmed from the stream before they were read; `onFailureRecords`, records
@@ -81,6 +95,8 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
   let onFailureWriteFailures = 0;
   let maxLagMs: number | undefined;
   const lagByAggregateType = new Map<string, number>();
+  // Aggregate type → event type → lag; the reports bucket undeclared types, so the keys stay bounded.
+  const lagByEventType = new Map<string, Map<string, number>>();
   const flush = (leases?: { readonly held: number; readonly total: number }): void => {
     metrics.addMetric('records', MetricUnit.Count, records);
     metrics.addMetric('published', MetricUnit.Count, published);
@@ -99,7 +115,16 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
       metrics.addMetric(PROCESSOR_METRICS.lagByAggregateType, MetricUnit.Milliseconds, lag);
       metrics.publishStoredMetrics();
     }
+    for (const [aggregateType, byEventType] of lagByEventType) {
+      for (const [eventType, lag] of byEventType) {
+        metrics.addDimension(PROCESSOR_METRICS.aggregateTypeDimension, aggregateType);
+        metrics.addDimension(PROCESSOR_METRICS.eventTypeDimension, eventType);
+        metrics.addMetric(PROCESSOR_METRICS.lagByEventType, MetricUnit.Milliseconds, lag);
+        metrics.publishStoredMetrics();
+      }
+    }
     lagByAggregateType.clear();
+    lagByEventType.clear();
     records = 0;
     published = 0;
     trimmed = 0;
@@ -116,6 +141,11 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
       if (report.lagMs !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, report.lagMs);
       for (const [type, lag] of Object.entries(report.lagByAggregateType ?? {})) {
         lagByAggregateType.set(type, Math.max(lagByAggregateType.get(type) ?? 0, lag));
+      }
+      for (const [aggregateType, byEventType] of Object.entries(report.lagByEventType ?? {})) {
+        const lags = lagByEventType.get(aggregateType) ?? new Map<string, number>();
+        lagByEventType.set(aggregateType, lags);
+        for (const [eventType, lag] of Object.entries(byEventType)) lags.set(eventType, Math.max(lags.get(eventType) ?? 0, lag));
       }
       logger.debug('batch published', { ...report });
     },

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { declaredEventTypes } from '../lag-by-event-type.js';
 import { Relay } from '../relay/index.js';
 import type { RelayBaseOptions } from '../relay/types.js';
 import { ProcessorOptionsError } from './errors.js';
@@ -69,6 +70,7 @@ export interface StartProcessorOptions extends ProcessorRelayOptions {
  */
 export function createProcessor(options: StartProcessorOptions): ProcessorWorker {
   const { streams, streamArn, document, leaseTableName, workerId, settings, observer, onFailure, ...relay } = options;
+  const declared = declaredEventTypes(relay.config);
   return new ProcessorWorker({
     source: new StreamSource(streams, streamArn),
     leases: new DynamoDbLeaseTable(document, leaseTableName),
@@ -77,6 +79,7 @@ export function createProcessor(options: StartProcessorOptions): ProcessorWorker
     ...(settings === undefined ? {} : { settings }),
     ...(observer === undefined ? {} : { observer }),
     retryBounds: relay.config.relay,
+    ...(declared === undefined ? {} : { declaredEventTypes: declared }),
     ...(onFailure === undefined ? {} : { onFailure: onFailureWriter(onFailure, streamArn) }),
   });
 }

@@ -1,3 +1,5 @@
+import type { LagByEventType } from '../lag-by-event-type.js';
+
 /** One published page of a shard, for logs and metrics. */
 export interface BatchReport {
   readonly shardId: string;
@@ -8,6 +10,12 @@ export interface BatchReport {
   readonly lagMs: number | undefined;
   /** Per aggregate type with events published from the page: now minus its oldest such record's approximate creation time. */
   readonly lagByAggregateType?: Readonly<Record<string, number>>;
+  /**
+   * Per aggregate type, per event type of its records with events published from the page (a
+   * declared type, or `UNDECLARED_EVENT_TYPE` for any other): now minus the oldest such record's
+   * approximate creation time. Absent when the config declares no `eventTypes`.
+   */
+  readonly lagByEventType?: LagByEventType;
 }
 
 /** A page of a shard that failed to publish; the shard retries it. */

@@ -1,4 +1,5 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import { addEventTypeLags } from '../lag-by-event-type.js';
 import type { RelayResult } from '../relay/index.js';
 import type { RecordsTrimmedError } from './errors.js';
 import type { GivenUpRecords } from './on-failure-writer.js';
@@ -10,11 +11,18 @@ function lagOf(record: _Record | undefined): number | undefined {
   return created === undefined ? undefined : Math.max(0, Date.now() - new Date(created).getTime());
 }
 
-/** A page published and checkpointed. */
-export function reportBatch(observer: WorkerObserver | undefined, shardId: string, records: readonly _Record[], result: RelayResult): void {
+/** A page published and checkpointed; `declared` (the config's event types) bounds its lag per event type, measured only with them. */
+export function reportBatch(
+  observer: WorkerObserver | undefined,
+  shardId: string,
+  records: readonly _Record[],
+  result: RelayResult,
+  declared?: ReadonlySet<string>,
+): void {
   // The page's oldest record: how long the backlog's head waited, not its tail.
   const lagMs = lagOf(records[0]);
   const lagByAggregateType: Record<string, number> = {};
+  const lagByEventType: Record<string, Record<string, number>> = {};
   result.outcomes.forEach((outcome, i) => {
     // Only published records: an unrouted aggregate type is dead-lettered, so the routes bound the keys.
     if (outcome.status !== 'delivered' || outcome.published === 0) return;
@@ -22,8 +30,17 @@ export function reportBatch(observer: WorkerObserver | undefined, shardId: strin
     const lag = lagOf(records[i]);
     if (type === undefined || type === '' || lag === undefined) return;
     lagByAggregateType[type] = Math.max(lagByAggregateType[type] ?? 0, lag);
+    if (declared !== undefined) addEventTypeLags(lagByEventType, type, records[i]?.dynamodb?.NewImage, lag, declared);
   });
-  observer?.batch?.({ shardId, records: records.length, published: result.published, ignored: result.ignored, lagMs, lagByAggregateType });
+  observer?.batch?.({
+    shardId,
+    records: records.length,
+    published: result.published,
+    ignored: result.ignored,
+    lagMs,
+    lagByAggregateType,
+    ...(declared === undefined ? {} : { lagByEventType }),
+  });
 }
 
 /** A failed read or publish, which the shard retries. */

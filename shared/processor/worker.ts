@@ -32,6 +32,11 @@ export interface ProcessorWorkerOptions {
   readonly retryBounds?: RetryBounds;
   /** Writes the records given up on. @default none: a record whose bounds are spent is retried on, reported at every attempt */
   readonly onFailure?: OnFailureWriter;
+  /**
+   * The config's declared event types (`declaredEventTypes(config)`), which bound the lag per event
+   * type of its batch reports. @default none: batch reports carry no lag per event type
+   */
+  readonly declaredEventTypes?: ReadonlySet<string>;
 }
 
 /** A worker's state for the health endpoint and tests. */
@@ -329,6 +334,6 @@ export class ProcessorWorker {
   private processed(shardId: string, records: readonly _Record[], result: RelayResult): void {
     this.recordsProcessed += records.length;
     this.eventsPublished += result.published;
-    reportBatch(this.options.observer, shardId, records, result);
+    reportBatch(this.options.observer, shardId, records, result, this.options.declaredEventTypes);
   }
 }

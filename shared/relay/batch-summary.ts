@@ -1,4 +1,5 @@
 import type { DynamoDBRecord } from 'aws-lambda';
+import { addEventTypeLags, type LagByEventType } from '../lag-by-event-type.js';
 import { lowestFailedSequenceNumber, type RecordFailureReason, type RelayResult } from './outcome.js';
 
 /**
@@ -39,6 +40,13 @@ export interface RelayBatchSummary {
    * records count, so every key has a route: the set is bounded by the config's routes.
    */
   readonly lagByAggregateType: Readonly<Record<string, number>>;
+  /**
+   * Per aggregate type with events published in the batch, per event type of those records: the
+   * oldest such record's lag, in ms (the `lagByEventType` metric). Event types the config does not
+   * declare count as one, `UNDECLARED_EVENT_TYPE`, so the keys are bounded by the routes and the
+   * catalog. Absent when the config declares no `eventTypes`.
+   */
+  readonly lagByEventType?: LagByEventType;
 }
 
 /** The slot's aggregate type as the stream record carries it, read without decoding the slot. */
@@ -49,14 +57,20 @@ const aggregateTypeOf = (record: DynamoDBRecord | undefined): string | undefined
 
 /**
  * The summary of a batch the relay handled: `records` as the handler got them, `result` as
- * `Relay.relay` returned it, `at` the time the lag is measured to (epoch ms).
+ * `Relay.relay` returned it, `at` the time the lag is measured to (epoch ms), `declared` the
+ * config's event types (`declaredEventTypes(config)`): without them, no lag per event type.
  *
  * @example
  * ```ts
- * const summary = summarizeBatch(event.Records, await relay.relay(event.Records), Date.now());
+ * const summary = summarizeBatch(event.Records, await relay.relay(event.Records), Date.now(), declaredEventTypes(config));
  * ```
  */
-export function summarizeBatch(records: readonly DynamoDBRecord[], result: RelayResult, at: number): RelayBatchSummary {
+export function summarizeBatch(
+  records: readonly DynamoDBRecord[],
+  result: RelayResult,
+  at: number,
+  declared?: ReadonlySet<string>,
+): RelayBatchSummary {
   const failedByReason: Record<RecordFailureReason, number> = {
     PUBLISH_FAILED: 0,
     BLOCKED_BY_EARLIER_FAILURE: 0,
@@ -65,6 +79,7 @@ export function summarizeBatch(records: readonly DynamoDBRecord[], result: Relay
   };
   let lagMs = 0;
   const lagByAggregateType: Record<string, number> = {};
+  const lagByEventType: Record<string, Record<string, number>> = {};
   result.outcomes.forEach((outcome, i) => {
     if (outcome.status === 'ignored') return;
     if (outcome.status === 'failed') failedByReason[outcome.reason]++;
@@ -74,7 +89,10 @@ export function summarizeBatch(records: readonly DynamoDBRecord[], result: Relay
     lagMs = Math.max(lagMs, lag);
     // An unrouted aggregate type's events go to the DLQ, never published: it never becomes a dimension value.
     const aggregateType = outcome.status === 'delivered' && outcome.published > 0 ? aggregateTypeOf(records[i]) : undefined;
-    if (aggregateType !== undefined) lagByAggregateType[aggregateType] = Math.max(lagByAggregateType[aggregateType] ?? 0, lag);
+    if (aggregateType === undefined) return;
+    lagByAggregateType[aggregateType] = Math.max(lagByAggregateType[aggregateType] ?? 0, lag);
+    // Every event of the record counts, including one of its events the relay DLQ took: the record's commit time is theirs.
+    if (declared !== undefined) addEventTypeLags(lagByEventType, aggregateType, records[i]?.dynamodb?.NewImage, lag, declared);
   });
   const retryFrom = lowestFailedSequenceNumber(result);
   return {
@@ -88,5 +106,6 @@ export function summarizeBatch(records: readonly DynamoDBRecord[], result: Relay
     ...(retryFrom === undefined ? {} : { retryFrom }),
     ...(records.length > result.ignored ? { lagMs: Math.max(0, lagMs) } : {}),
     lagByAggregateType,
+    ...(declared === undefined ? {} : { lagByEventType }),
   };
 }

@@ -35,10 +35,10 @@ export interface RelayMetrics {
   /**
    * Adds a dimension to the metrics stored until the next `publishStoredMetrics`, which clears it,
    * as Powertools does. Without it (or without `publishStoredMetrics`), the relay emits no
-   * `lagByAggregateType`: its values would mix with the batch's metrics of the default dimensions.
+   * `lagByAggregateType` or `lagByEventType`: their values would mix with the batch's metrics of the default dimensions.
    */
   addDimension?(name: string, value: string): void;
-  /** Called once per batch, after the batch's metrics were added (Powertools writes its EMF line then), and once per aggregate type's lag. */
+  /** Called once per batch, after the batch's metrics were added (Powertools writes its EMF line then), and once per aggregate type's and per (aggregate type, event type)'s lag. */
   publishStoredMetrics?(): void;
 }
 

@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import { snsClient, sqsClient } from '../aws/clients.js';
 import { ConfigError } from '../errors.js';
+import { declaredEventTypes } from '../lag-by-event-type.js';
 import { summarizeBatch } from './batch-summary.js';
 import type { RelayHandler, RelayHandlerOptions, RelayLogger, RelayMetrics } from './handler-types.js';
 import { RELAY_METRICS, relayMetrics } from './metrics.js';
@@ -87,6 +88,8 @@ export function createRelayHandler(options: RelayHandlerOptions): RelayHandler {
   const logger: RelayLogger = options.logger ?? new Logger({ serviceName: RELAY_METRICS.service });
   const metrics: RelayMetrics = options.metrics ?? relayMetrics();
   const { onOutcome, now = Date.now } = options;
+  // Read once: the declared event types bound the lagByEventType dimension; without a catalog there is none.
+  const declared = declaredEventTypes(relay.config);
   return async (event, context) => {
     const records = event.Records ?? [];
     // Every log line of the invocation names its request, as Powertools' injectLambdaContext does.
@@ -103,7 +106,7 @@ export function createRelayHandler(options: RelayHandlerOptions): RelayHandler {
       if (outcome.status === 'failed') logger.warn('record failed; it will be retried', { ...outcome });
       else if (outcome.status === 'delivered' && outcome.deadLettered > 0) logger.error('events sent to the relay DLQ', { ...outcome });
     }
-    const summary = summarizeBatch(records, result, now());
+    const summary = summarizeBatch(records, result, now(), declared);
     metrics.addMetric(RELAY_METRICS.published, 'Count', summary.published);
     metrics.addMetric(RELAY_METRICS.retried, 'Count', summary.retried);
     metrics.addMetric(RELAY_METRICS.deadLettered, 'Count', summary.deadLettered);
@@ -116,6 +119,15 @@ export function createRelayHandler(options: RelayHandlerOptions): RelayHandler {
         metrics.addDimension(RELAY_METRICS.aggregateTypeDimension, aggregateType);
         metrics.addMetric(RELAY_METRICS.lagByAggregateType, 'Milliseconds', lagMs);
         metrics.publishStoredMetrics();
+      }
+      // One line per (aggregate type, event type): at most (declared types + 1) × aggregate types in the batch.
+      for (const [aggregateType, byEventType] of Object.entries(summary.lagByEventType ?? {})) {
+        for (const [eventType, lagMs] of Object.entries(byEventType)) {
+          metrics.addDimension(RELAY_METRICS.aggregateTypeDimension, aggregateType);
+          metrics.addDimension(RELAY_METRICS.eventTypeDimension, eventType);
+          metrics.addMetric(RELAY_METRICS.lagByEventType, 'Milliseconds', lagMs);
+          metrics.publishStoredMetrics();
+        }
       }
     }
     const { records: count, published, retried, deadLettered, ignored, failed, retryFrom } = summary;

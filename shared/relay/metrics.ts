@@ -1,4 +1,5 @@
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { UNDECLARED_EVENT_TYPE } from '../lag-by-event-type.js';
 
 /**
  * Where the relay's EMF metrics land: the namespace, the `service` dimension Powertools adds, the
@@ -28,6 +29,18 @@ export const RELAY_METRICS = {
   lagByAggregateType: 'lagByAggregateType',
   /** The dimension of `lagByAggregateType`: an aggregate type with a route, which bounds its values. */
   aggregateTypeDimension: 'aggregateType',
+  /**
+   * Now − `ApproximateCreationDateTime` of the oldest record of an (aggregate type, event type)
+   * with events published in the batch, in ms: one value per pair per batch, each in an EMF line of
+   * its own under the {@link RELAY_METRICS.aggregateTypeDimension} and
+   * {@link RELAY_METRICS.eventTypeDimension} dimensions. Written only when the config declares
+   * `eventTypes`.
+   */
+  lagByEventType: 'lagByEventType',
+  /** The event-type dimension of `lagByEventType`: a type the config declares, or {@link RELAY_METRICS.undeclaredEventType}. */
+  eventTypeDimension: 'eventType',
+  /** The `eventType` value of every type the config does not declare (a config may not declare this name). */
+  undeclaredEventType: UNDECLARED_EVENT_TYPE,
 } as const;
 
 /** Set by Lambda in every function's environment: the relay's metrics carry it as a dimension. */
@@ -40,7 +53,8 @@ export type RelayMetricName = (typeof RELAY_METRICS)[
   | 'deadLettered'
   | 'failedRecords'
   | 'lag'
-  | 'lagByAggregateType'];
+  | 'lagByAggregateType'
+  | 'lagByEventType'];
 
 /**
  * The relay's metrics: namespace and `service` from {@link RELAY_METRICS}, and the function's name

@@ -1,4 +1,5 @@
 import { followSignal } from '../abort.js';
+import type { OutboxConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { DeadLetterSender } from './dead-letter-sender.js';
 import type { RelayResult } from './outcome.js';
@@ -51,6 +52,11 @@ export class Relay {
       options.deadLetterQueueUrl,
       retryBackoff(options.config.relay.maxPublishAttempts, options.backoff),
     );
+  }
+
+  /** The config this relay routes and publishes by. */
+  get config(): OutboxConfig {
+    return this.options.config;
   }
 
   /**
