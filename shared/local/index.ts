@@ -19,6 +19,7 @@ export { OutboxError } from '../errors.js';
 export { LocalStackError, type LocalStackErrorCode } from './errors.js';
 export { type DynamoDbLocal, type DynamoDbLocalOptions, LocalStartError, startDynamoDbLocal } from './stack/dynamodb-local.js';
 export {
+  type OutboxTestArchive,
   type OutboxTestClients,
   type OutboxTestHandlerDeps,
   type OutboxTestQueue,
@@ -29,4 +30,5 @@ export {
   type ReceivedMessage,
   type ReceiveOptions,
   startOutboxTestStack,
+  type WaitForArchivedOptions,
 } from './stack/test-stack.js';

@@ -26,4 +26,13 @@ describe('banner', () => {
     );
     expect(lines.find((l) => l.startsWith('  example API'))).toBe('  example API      http://127.0.0.1:3000');
   });
+
+  it('says where the archive is when the config has one, and nothing of it otherwise', () => {
+    const archive = { bucket: 'outbox-archive', queue: { name: 'outbox-archive', url: '', arn: '' } };
+    const withArchive = { ...stack, resources: { ...stack.resources, archive } } as unknown as LocalStack;
+    expect(renderBanner(withArchive, config).split('\n')).toContain(
+      '  archive          s3://outbox-archive/events/v1/ ← archiver handler ← queue outbox-archive (+ DLQ) ← every topic',
+    );
+    expect(renderBanner(stack, config)).not.toMatch(/^ {2}archive/m);
+  });
 });

@@ -40,6 +40,11 @@ export function renderBanner(stack: LocalStack, config: OutboxConfig): string {
     `  queues (+ DLQ)   ${queues}`,
     `  relay DLQ        ${resources.relayDeadLetterQueue.name} · failed batches in s3://${resources.failedBatchBucket}`,
     `  low latency      ${lowLatency}`,
+    ...(resources.archive === undefined
+      ? []
+      : [
+          `  archive          s3://${resources.archive.bucket}/events/v1/ ← archiver handler ← queue ${resources.archive.queue.name} (+ DLQ) ← every topic`,
+        ]),
     `  example API      ${api ?? 'none'}`,
     // DynamoDB Local has no host option: it cannot be bound to loopback as the emulator is.
     '  network          SNS/SQS/S3 listens on 127.0.0.1 only; DynamoDB Local listens on all interfaces, without authentication: run this on a trusted network',

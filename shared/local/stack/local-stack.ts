@@ -13,6 +13,7 @@ import { startLocalConsumers } from './consumers.js';
 import { watchDeadLetterDepths } from './dead-letter-depths.js';
 import { checkDynamoDbPort, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
 import { checkEmulatorPort, startEmulator } from './emulator.js';
+import { startLocalArchiver } from './local-archiver.js';
 import { checkInteger, checkPort, checkSubscriptions, checkTableName } from './options.js';
 import { loadPeers } from './peers.js';
 import { lockPersistDir } from './persist-lock.js';
@@ -184,6 +185,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stops.push(() => poller.stop());
     }
 
+    // Started after the consumers, so it stops before them; the queue keeps what it has not archived yet.
+    const archive = resources.archive;
+    const archiver =
+      archive === undefined
+        ? undefined
+        : startLocalArchiver({
+            sqs: clients.sqs,
+            s3: clients.s3,
+            archive,
+            visibilityTimeoutSeconds: resources.visibilityTimeoutSeconds,
+            ...(options.archiverMetrics === undefined ? {} : { metrics: options.archiverMetrics }),
+            onError: (error) => options.onError?.('archiver', error),
+          });
+    if (archiver !== undefined) stops.push(() => archiver.stop());
+
     const outbox = new Outbox({ config, tableName, client: clients.document });
     if (api !== undefined && options.api !== undefined) {
       const writer: OutboxWriter = {
@@ -220,6 +236,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         return stopped;
       },
       deadLetterDepths: deadLetters.current,
+      ...(archive === undefined || archiver === undefined
+        ? {}
+        : { archive: { ...archive, counts: archiver.counts, waitForArchived: archiver.waitForArchived } }),
       stop: stopAll,
     };
   } catch (error) {

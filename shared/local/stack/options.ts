@@ -4,6 +4,9 @@ import type { OutboxTestSubscriber } from './test-stack-types.js';
 
 /** The relay DLQ's name, which no subscriber queue may take. */
 export const RELAY_DLQ_NAME = 'outbox-relay-dlq';
+/** The archive queue and its DLQ, when the config has an archive. */
+export const ARCHIVE_QUEUE_NAME = 'outbox-archive';
+export const ARCHIVE_DLQ_NAME = 'outbox-archive-dlq';
 
 const SUBSCRIBER_NAME = /^[A-Za-z0-9_-]{1,70}$/;
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
@@ -52,6 +55,10 @@ function queueNames(config: OutboxConfig, subscriber: OutboxTestSubscriber): str
 export function checkSubscriptions(config: OutboxConfig, subscribers: readonly OutboxTestSubscriber[]): void {
   const topics = config.topics.map((t) => t.name);
   const taken = new Map<string, string>([[RELAY_DLQ_NAME, 'the relay DLQ']]);
+  if (config.archive !== undefined) {
+    taken.set(ARCHIVE_QUEUE_NAME, 'the archive queue');
+    taken.set(ARCHIVE_DLQ_NAME, "the archive queue's DLQ");
+  }
   const names = new Set<string>();
   subscribers.forEach((subscriber, i) => {
     const at = `subscribers[${i}]`;

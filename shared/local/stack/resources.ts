@@ -2,7 +2,7 @@ import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateTopicCommand, type SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { OutboxConfig } from '../../config.js';
-import { checkSubscriptions, RELAY_DLQ_NAME } from './options.js';
+import { ARCHIVE_DLQ_NAME, ARCHIVE_QUEUE_NAME, checkSubscriptions, RELAY_DLQ_NAME } from './options.js';
 import type { OutboxTestSubscriber } from './test-stack-types.js';
 
 /** A queue subscribed to one of the config's topics, as the CDK stack's `OutboxSubscriber` deploys it. */
@@ -23,6 +23,13 @@ export interface CreatedSubscription {
   readonly deadLetterQueue: LocalQueue;
 }
 
+/** The archive, when the config has one: the bucket, and the queue (with its DLQ) subscribed to every topic that the archiver reads. */
+export interface LocalArchiveResources {
+  readonly bucket: string;
+  readonly queue: LocalQueue;
+  readonly deadLetterQueue: LocalQueue;
+}
+
 /** What {@link createLocalResources} made: the names and addresses the relay and the pollers need. */
 export interface LocalResources {
   /** Topic name → topic ARN, as the relay reads it from `OUTBOX_TOPIC_ARNS`. */
@@ -33,6 +40,8 @@ export interface LocalResources {
   readonly subscriptions: readonly CreatedSubscription[];
   /** The subscriber queues' visibility timeout, in seconds. */
   readonly visibilityTimeoutSeconds: number;
+  /** The archive, when the config has one. */
+  readonly archive?: LocalArchiveResources;
 }
 
 export interface LocalResourceOptions {
@@ -47,9 +56,11 @@ export interface LocalResourceOptions {
 }
 
 export const FAILED_BATCH_BUCKET = 'outbox-failed-batches';
+/** The archive bucket, when the config has an archive. */
+export const ARCHIVE_BUCKET = 'outbox-archive';
 /** The name the local relay goes by where a deployed one has its function's name: failed-batch records, metrics. */
 export { LOCAL_RELAY_FUNCTION_NAME } from '../event-source/types.js';
-export { RELAY_DLQ_NAME };
+export { ARCHIVE_DLQ_NAME, ARCHIVE_QUEUE_NAME, RELAY_DLQ_NAME };
 
 const DEFAULT_MAX_RECEIVE_COUNT = 5;
 const FOUR_DAYS = String(4 * 24 * 3600);
@@ -137,5 +148,39 @@ export async function createLocalResources(clients: ResourceClients, options: Lo
     created.push({ subscription, fifo, queue, deadLetterQueue });
   }
 
-  return { topicArns, relayDeadLetterQueue, failedBatchBucket: FAILED_BATCH_BUCKET, subscriptions: created, visibilityTimeoutSeconds };
+  const archive = options.config.archive === undefined ? undefined : await createArchive(clients, topicArns, visibility);
+  return {
+    topicArns,
+    relayDeadLetterQueue,
+    failedBatchBucket: FAILED_BATCH_BUCKET,
+    subscriptions: created,
+    visibilityTimeoutSeconds,
+    ...(archive === undefined ? {} : { archive }),
+  };
+}
+
+/**
+ * The archive as the CDK stack deploys it: a bucket, and a standard queue (with a DLQ after
+ * {@link DEFAULT_MAX_RECEIVE_COUNT} receives) subscribed to every topic, FIFO ones too, with raw
+ * message delivery and no filter, so it gets every message the relay and the processor publish.
+ */
+async function createArchive(clients: ResourceClients, topicArns: Readonly<Record<string, string>>, visibility: string) {
+  await clients.s3.send(new CreateBucketCommand({ Bucket: ARCHIVE_BUCKET }));
+  const deadLetterQueue = await createQueue(clients.sqs, ARCHIVE_DLQ_NAME, { MessageRetentionPeriod: FOURTEEN_DAYS });
+  const queue = await createQueue(clients.sqs, ARCHIVE_QUEUE_NAME, {
+    MessageRetentionPeriod: FOURTEEN_DAYS,
+    VisibilityTimeout: visibility,
+    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterQueue.arn, maxReceiveCount: String(DEFAULT_MAX_RECEIVE_COUNT) }),
+  });
+  for (const topicArn of Object.values(topicArns)) {
+    await clients.sns.send(
+      new SubscribeCommand({
+        TopicArn: topicArn,
+        Protocol: 'sqs',
+        Endpoint: queue.arn,
+        Attributes: { RawMessageDelivery: 'true', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterQueue.arn }) },
+      }),
+    );
+  }
+  return { bucket: ARCHIVE_BUCKET, queue, deadLetterQueue };
 }

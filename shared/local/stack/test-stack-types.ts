@@ -124,6 +124,34 @@ export interface ReceivedMessage<TData = unknown> {
   readonly receiveCount: number;
 }
 
+export interface WaitForArchivedOptions {
+  /** How long to wait, in ms (0–900000); then `waitForArchived` resolves with the count reached. @default 10000 */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * The event archive of a config with `archive`: a bucket on the emulator's S3 that the real
+ * archiver fills from an archive queue subscribed to every topic, as deployed. Objects are
+ * `events/v1/aggregatetype=<a>/type=<t>/date=YYYY-MM-DD/hour=HH/<name>.ndjson.gz`, gzip of one
+ * envelope JSON per line (see docs/replay.md).
+ */
+export interface OutboxTestArchive {
+  /** The archive bucket; read it with `stack.clients.s3` (or an S3 client of your own on `stack.endpoints.aws`, with `forcePathStyle: true`). */
+  readonly bucket: string;
+  /** The archive queue, subscribed to every topic with raw delivery, which the archiver reads. */
+  readonly queueUrl: string;
+  /** Where the archive queue moves a message the archiver failed on five times. */
+  readonly deadLetterQueueUrl: string;
+  /** Events written to the archive so far; at-least-once, so an event archived again after a failed write counts twice. */
+  archivedEvents(): number;
+  /**
+   * Resolves once `count` events in all (since the stack started) have been archived, with the
+   * number archived; at the timeout, with the number reached (fewer), as `receive` does.
+   * @throws LocalStackError `INVALID_OPTION` for a count or timeout out of range
+   */
+  waitForArchived(count: number, options?: WaitForArchivedOptions): Promise<number>;
+}
+
 /** A running test stack; `stop()` ends it, DynamoDB Local's Java process included. */
 export interface OutboxTestStack {
   readonly config: OutboxConfig;
@@ -145,6 +173,17 @@ export interface OutboxTestStack {
   readonly queues: Readonly<Record<string, OutboxTestQueue>>;
   /** Where the relay sends events it can never publish. */
   readonly relayDeadLetterQueueUrl: string;
+  /**
+   * The event archive, when the config has `archive`: its bucket, and a wait for events to land in it.
+   *
+   * @example
+   * ```ts
+   * await stack.outbox.write({ events: [{ aggregate: { type: 'order', id: 'o-1' }, type: 'order.placed', data: {} }] });
+   * expect(await stack.archive!.waitForArchived(1)).toBe(1);
+   * const { Contents = [] } = await stack.clients.s3.send(new ListObjectsV2Command({ Bucket: stack.archive!.bucket }));
+   * ```
+   */
+  readonly archive?: OutboxTestArchive;
   /**
    * Takes messages off a subscriber's queue (or its DLQ) and deletes them: resolves once
    * `count` have arrived, or at the timeout with those that did. A subscriber with a `handler`

@@ -4,7 +4,7 @@ import { startLocalStack } from './local-stack.js';
 import { checkInteger } from './options.js';
 import { receiveMessages } from './receive.js';
 import { localRelayHandler } from './relay.js';
-import type { OutboxTestQueue, OutboxTestStack, OutboxTestStackOptions, ReceiveOptions } from './test-stack-types.js';
+import type { OutboxTestArchive, OutboxTestQueue, OutboxTestStack, OutboxTestStackOptions, ReceiveOptions } from './test-stack-types.js';
 import type { LocalStack, LocalStackOptions } from './types.js';
 
 export type * from './test-stack-types.js';
@@ -23,13 +23,32 @@ function queuesOf(stack: LocalStack): Record<string, OutboxTestQueue> {
   );
 }
 
+function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
+  const { archive } = stack;
+  if (archive === undefined) return undefined;
+  return {
+    bucket: archive.bucket,
+    queueUrl: archive.queue.url,
+    deadLetterQueueUrl: archive.deadLetterQueue.url,
+    archivedEvents: () => archive.counts().archivedEvents,
+    waitForArchived: async (count, { timeoutMs = DEFAULT_RECEIVE_TIMEOUT_MS } = {}) => {
+      if (stack.stopped)
+        throw new LocalStackError('STACK_STOPPED', 'archive.waitForArchived() was called after stop(); allowed: before stop()');
+      checkInteger('archive.waitForArchived() count', count, 1, Number.MAX_SAFE_INTEGER);
+      checkInteger('archive.waitForArchived() timeoutMs', timeoutMs, 0, MAX_RECEIVE_TIMEOUT_MS);
+      return archive.waitForArchived(count, timeoutMs);
+    },
+  };
+}
+
 /**
  * Starts the outbox's whole pipeline on this machine, for a service's own tests, from its own
  * config: DynamoDB Local (in memory, on a free port) with the outbox table (stream, TTL); the
  * SNS/SQS emulator in process with the config's topics, the relay DLQ and a queue with a DLQ
  * and filter policy per subscriber, as the CDK constructs deploy them; the real relay Lambda
  * handler behind a local event source mapping with the deployed settings, and the real
- * low-latency processor when the config names low-latency aggregate types. A subscriber's
+ * low-latency processor when the config names low-latency aggregate types, and with the config's
+ * `archive` the archive bucket, its queue and the real archiver (`stack.archive`). A subscriber's
  * `handler` (such as `createConsumer(…).handler`) runs behind a local SQS event source; a
  * subscriber without one keeps its messages for `receive()`.
  *
@@ -71,6 +90,7 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
     config: options.config,
     // The relay's EMF metrics have no CloudWatch to go to in a test, and would crowd its output.
     relay: (deps) => localRelayHandler(deps, { metrics: 'discard' }),
+    archiverMetrics: 'discard',
     onError,
     ...(options.subscribers === undefined ? {} : { subscribers: options.subscribers }),
     ...(options.tableName === undefined ? {} : { tableName: options.tableName }),
@@ -106,6 +126,7 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
     return receiveMessages(stack.clients.sqs, deadLetters ? queue.deadLetterQueue.url : queue.url, { count, timeoutMs });
   };
 
+  const archive = archiveOf(stack);
   return {
     config: options.config,
     tableName: stack.tableName,
@@ -119,6 +140,7 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
     topicArns: stack.resources.topicArns,
     queues,
     relayDeadLetterQueueUrl: stack.resources.relayDeadLetterQueue.url,
+    ...(archive === undefined ? {} : { archive }),
     receive,
     stop: () => stack.stop(),
   };

@@ -8,8 +8,9 @@ import type { PublishBatchClient } from '../../relay/index.js';
 import type { Outbox, WriteInput, WriteResult } from '../../write/index.js';
 import type { LocalClients } from '../clients.js';
 import type { StreamHandler, StreamRunnerStats } from '../event-source/stream-runner.js';
+import type { LocalArchiver } from './local-archiver.js';
 import type { PeerImporters } from './peers.js';
-import type { LocalResources } from './resources.js';
+import type { LocalArchiveResources, LocalResources } from './resources.js';
 import type { LocalStats } from './stats.js';
 import type { OutboxTestHandlerDeps, OutboxTestSubscriber } from './test-stack-types.js';
 
@@ -96,6 +97,12 @@ export interface LocalStackOptions {
   /** Visibility timeout of the subscriber queues in seconds. @default 10 */
   readonly visibilityTimeoutSeconds?: number;
   readonly onDelivery?: (delivery: LocalDelivery) => void;
+  /**
+   * What the archiver (run when the config has `archive`) does with its metrics: `'emf'` writes
+   * them as EMF lines (unless `POWERTOOLS_METRICS_DISABLED=true`), as the deployed archiver does.
+   * @default 'emf'
+   */
+  readonly archiverMetrics?: 'emf' | 'discard';
   /** Errors of the runners and pollers, which keep going. @default ignored */
   readonly onError?: (source: string, error: unknown) => void;
   /** Loaders of the optional peers in place of `import()`, for tests. @default `import()` of each */
@@ -126,6 +133,8 @@ export interface LocalStack {
    * the stack counts them every second (and once before it starts).
    */
   deadLetterDepths(): { readonly relay: number; readonly subscribers: Readonly<Record<string, number>> };
+  /** The archive and its archiver, when the config has `archive`. */
+  readonly archive?: LocalArchiveResources & Pick<LocalArchiver, 'counts' | 'waitForArchived'>;
   /** Stops everything, newest part first, and waits for DynamoDB Local's Java process to end. */
   stop(): Promise<void>;
 }

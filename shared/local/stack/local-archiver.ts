@@ -1,0 +1,101 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { createArchiverHandler } from '../../archive/archiver.js';
+import { ARCHIVER_METRICS, archiverMetrics } from '../../archive/archiver-metrics.js';
+import type { ArchiverMetrics } from '../../archive/archiver-types.js';
+import { SqsPoller } from '../event-source/sqs-event-source.js';
+import { LOCAL_LOG_LEVEL } from './relay.js';
+import type { LocalArchiveResources } from './resources.js';
+
+/** The name the local archiver goes by where a deployed one has its function's name: its metrics. */
+export const LOCAL_ARCHIVER_FUNCTION_NAME = 'outbox-archiver-local';
+
+/** What the local archiver has written so far. */
+export interface LocalArchiveCounts {
+  /** Envelopes written to archive objects (at-least-once: an envelope written again after a failed write counts again). */
+  readonly archivedEvents: number;
+  readonly objectsWritten: number;
+  readonly failedWrites: number;
+  /** Messages that held no outbox envelope, kept under `malformed/v1/`. */
+  readonly malformedRecords: number;
+}
+
+/** The archiver running on the archive queue. */
+export interface LocalArchiver {
+  counts(): LocalArchiveCounts;
+  /** Resolves once `count` events in all have been archived, or after `timeoutMs` with the count then. */
+  waitForArchived(count: number, timeoutMs: number): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export interface LocalArchiverOptions {
+  readonly sqs: SQSClient;
+  readonly s3: S3Client;
+  readonly archive: LocalArchiveResources;
+  /** The archive queue's visibility timeout, in seconds. */
+  readonly visibilityTimeoutSeconds: number;
+  /** @default 'emf': the archiver's Powertools metrics, written as EMF lines unless `POWERTOOLS_METRICS_DISABLED=true` */
+  readonly metrics?: 'emf' | 'discard';
+  readonly onError: (error: unknown) => void;
+}
+
+const DISCARDED_METRICS: ArchiverMetrics = { addMetric: () => {} };
+
+/**
+ * The real archiver handler (`createArchiverHandler`, as the deployed Lambda runs it) behind a
+ * local SQS event source on the archive queue, writing to the archive bucket on the emulator's
+ * S3: what the relay publishes lands in the archive as it does deployed. Batches are of up to
+ * 10 messages, the local event source's limit, so objects are smaller and more numerous than a
+ * deployed archiver's (large batches with a batching window); their layout and contents are the same.
+ *
+ * @example
+ * ```ts
+ * const archiver = startLocalArchiver({ sqs, s3, archive: resources.archive, visibilityTimeoutSeconds: 10, onError });
+ * await archiver.waitForArchived(3, 10_000);
+ * await archiver.stop();
+ * ```
+ */
+export function startLocalArchiver(options: LocalArchiverOptions): LocalArchiver {
+  const counts = { archivedEvents: 0, objectsWritten: 0, failedWrites: 0, malformedRecords: 0 };
+  const waiters = new Set<() => void>();
+  const handler = createArchiverHandler({
+    bucket: options.archive.bucket,
+    s3: options.s3,
+    logger: new Logger({ serviceName: ARCHIVER_METRICS.service, logLevel: LOCAL_LOG_LEVEL }),
+    metrics: options.metrics === 'discard' ? DISCARDED_METRICS : archiverMetrics(LOCAL_ARCHIVER_FUNCTION_NAME),
+    onOutcome: (summary) => {
+      counts.archivedEvents += summary.archivedEvents;
+      counts.objectsWritten += summary.objectsWritten;
+      counts.failedWrites += summary.failedWrites;
+      counts.malformedRecords += summary.malformedRecords;
+      for (const wake of waiters) wake();
+    },
+  });
+  const poller = new SqsPoller({
+    sqs: options.sqs,
+    queue: options.archive.queue,
+    handler,
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
+    onError: options.onError,
+  });
+  poller.start();
+  return {
+    counts: () => ({ ...counts }),
+    waitForArchived: (count, timeoutMs) =>
+      new Promise<number>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(counts.archivedEvents);
+        };
+        const check = () => {
+          if (counts.archivedEvents >= count) done();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        waiters.add(check);
+        check();
+      }),
+    stop: () => poller.stop(),
+  };
+}
