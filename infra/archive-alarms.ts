@@ -6,16 +6,16 @@ import type { OutboxArchive } from './outbox-archive.js';
 
 /**
  * Age of the archive queue's oldest message that raises `ArchiveQueueAge` by default: the archive
- * normally trails the topics by one batching window (60 s), and a batch that failed comes back
- * after the queue's visibility timeout (7 minutes by default).
+ * normally trails the topics by one batching window (5 minutes by default), and a batch that
+ * failed comes back after the queue's visibility timeout (11 minutes by default).
  */
-export const DEFAULT_ARCHIVE_QUEUE_AGE = Duration.minutes(15);
+export const DEFAULT_ARCHIVE_QUEUE_AGE = Duration.minutes(30);
 
 /** Options of {@link addArchiveAlarms}. */
 export interface ArchiveAlarmsOptions {
   /**
    * Age of the archive queue's oldest message that raises `ArchiveQueueAge` when held for three
-   * minutes (60 s to 14 days, the queue's retention). @default 15 minutes
+   * minutes (60 s to 14 days, the queue's retention). @default 30 minutes
    */
   readonly queueAgeThreshold?: Duration;
 }

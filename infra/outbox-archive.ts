@@ -24,8 +24,11 @@ import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-er
 export const ARCHIVER_DEFAULTS = Object.freeze({
   /** Records per invocation at most; Lambda's 6 MB invocation payload usually cuts a batch first. */
   batchSize: 10_000,
-  /** Seconds the event source gathers records before it invokes: the archive trails the topics by about this much. */
-  maxBatchingWindowSeconds: 60,
+  /**
+   * Seconds the event source gathers records before it invokes: the archive trails the topics by
+   * about this much, and a quiet outbox writes one object per partition per window.
+   */
+  maxBatchingWindowSeconds: 300,
   /** Concurrent archiver invocations at most (2 is the least an SQS event source takes). */
   maxConcurrency: 2,
   timeoutSeconds: 60,
@@ -57,7 +60,7 @@ export interface OutboxArchiveProps {
   readonly accessLogsBucket?: IBucket;
   /** Records per archiver invocation at most (AWS: 10–10,000 with a batching window). @default 10,000 */
   readonly batchSize?: number;
-  /** How long the event source gathers records before it invokes the archiver (1–300 s). @default 60 s */
+  /** How long the event source gathers records before it invokes the archiver (1–300 s). @default 300 s */
   readonly maxBatchingWindow?: Duration;
   /** Concurrent archiver invocations at most (AWS: 2–1,000). @default 2 */
   readonly maxConcurrency?: number;

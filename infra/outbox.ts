@@ -77,7 +77,7 @@ export interface OutboxProps {
   /**
    * Settings of the event archive, created when the config has `archive` (its retention comes
    * from there). @default the archive's own defaults (the archiver shipped prebuilt, batches of
-   * up to 10,000 messages gathered for up to 60 s, at most 2 at once, `ArchiveQueueAge` at 15 minutes)
+   * up to 10,000 messages gathered for up to 5 minutes, at most 2 at once, `ArchiveQueueAge` at 30 minutes)
    */
   readonly archive?: Pick<OutboxArchiveProps, 'entry' | 'batchSize' | 'maxBatchingWindow' | 'maxConcurrency' | 'memorySize' | 'timeout'> &
     ArchiveAlarmsOptions;

@@ -124,7 +124,7 @@ describe('Outbox with config.archive', () => {
     expect(props(template, 'AWS::SQS::Queue', 'OutboxArchiveQueue')).toMatchObject({
       MessageRetentionPeriod: 1_209_600,
       SqsManagedSseEnabled: true,
-      VisibilityTimeout: 6 * 60 + 60,
+      VisibilityTimeout: 6 * 60 + 300,
       RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [ids.dlq, 'Arn'] }, maxReceiveCount: 5 },
     });
     for (const dlq of [ids.dlq, ids.fifoDlq]) {
@@ -135,7 +135,7 @@ describe('Outbox with config.archive', () => {
     }
   });
 
-  it('runs the prebuilt archiver on large batches gathered for 60 s, at most two at once, reporting failed items', () => {
+  it('runs the prebuilt archiver on large batches gathered for 5 minutes, at most two at once, reporting failed items', () => {
     expect(resource(template, 'AWS::Lambda::Function', ids.fn).Properties).toMatchObject({
       Handler: 'index.handler',
       Timeout: 60,
@@ -147,7 +147,7 @@ describe('Outbox with config.archive', () => {
       FunctionName: { Ref: ids.fn },
       EventSourceArn: { 'Fn::GetAtt': [ids.queue, 'Arn'] },
       BatchSize: 10_000,
-      MaximumBatchingWindowInSeconds: 60,
+      MaximumBatchingWindowInSeconds: 300,
       ScalingConfig: { MaximumConcurrency: 2 },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
@@ -222,7 +222,7 @@ describe('Outbox with config.archive', () => {
     expect(alarm('OutboxAlarmsArchiveQueueAge')).toMatchObject({
       MetricName: 'ApproximateAgeOfOldestMessage',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [ids.queue, 'QueueName'] } }],
-      Threshold: 900,
+      Threshold: 1800,
       EvaluationPeriods: 3,
     });
     expect(alarm('OutboxAlarmsArchiveFifoDeadLetterQueueMessages')).toMatchObject({
