@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { REPLAY_USAGE } from '../../shared/archive/replay-cli.js';
+import { runReplayCommand } from '../../shared/archive/replay-command.js';
 import { snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
 import { s3Client } from '../../shared/aws/s3-client.js';
 import { runCatalogCommand } from '../../shared/catalog/cli.js';
@@ -30,16 +32,19 @@ const INTERRUPTED_EXIT = 130;
  * released and the partial summary printed; a second one exits at once (the kept messages then
  * come back by themselves when their visibility timeout runs out).
  */
-function stopOnSignals(): { signal: AbortSignal; dispose: () => void } {
+function stopOnSignals(
+  stopping = 'stopping after the current batch and releasing the messages kept back',
+  leftBehind = 'messages kept back become visible when their timeout runs out',
+): { signal: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
   let first: NodeJS.Signals | undefined;
   const onSignal = (name: NodeJS.Signals) => {
     if (first !== undefined) {
-      process.stderr.write(`\n${name} after ${first}: exiting at once; messages kept back become visible when their timeout runs out\n`);
+      process.stderr.write(`\n${name} after ${first}: exiting at once; ${leftBehind}\n`);
       process.exit(INTERRUPTED_EXIT);
     }
     first = name;
-    process.stderr.write(`\n${name}: stopping after the current batch and releasing the messages kept back (again to exit at once)\n`);
+    process.stderr.write(`\n${name}: ${stopping} (again to exit at once)\n`);
     controller.abort();
   };
   process.on('SIGINT', onSignal);
@@ -165,6 +170,21 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (command.kind === 'dlq-summarize') return summarize(command);
+  if (command.kind === 'replay-help') {
+    process.stdout.write(`${REPLAY_USAGE}\n`);
+    return 0;
+  }
+  if (command.kind === 'replay') {
+    const stop = stopOnSignals(
+      'stopping after the batches in flight; the checkpoint keeps the position',
+      'the checkpoint has every batch acknowledged',
+    );
+    try {
+      return await runReplayCommand(command, stop.signal);
+    } finally {
+      stop.dispose();
+    }
+  }
   if (command.kind === 'catalog' || command.kind === 'catalog-check' || command.kind === 'catalog-help') return runCatalogCommand(command);
   let configured: ConfiguredRedrive;
   try {

@@ -5,11 +5,14 @@ import type { ReplaySummary } from './replay-types.js';
 export class ReplayOptionsError extends OutboxError {
   /** The option (or command-line flag) at fault. */
   readonly field: string;
+  /** What is wrong, without the option's name: what was given and what is allowed. */
+  readonly detail: string;
 
-  constructor(field: string, message: string, options?: ErrorOptions) {
-    super('INVALID_REPLAY_OPTIONS', `Invalid replay option ${field}: ${message}`, options);
+  constructor(field: string, detail: string, options?: ErrorOptions) {
+    super('INVALID_REPLAY_OPTIONS', `Invalid replay option ${field}: ${detail}`, options);
     this.name = 'ReplayOptionsError';
     this.field = field;
+    this.detail = detail;
   }
 }
 

@@ -1,3 +1,5 @@
+import { parseReplayArgs, REPLAY_USAGE, REPLAY_VALUE_FLAGS, type ReplayCommand } from '../archive/replay-cli.js';
+import { ReplayOptionsError } from '../archive/replay-errors.js';
 import { CATALOG_USAGE, CATALOG_VALUE_FLAGS, type CatalogCommand, parseCatalogArgs } from '../catalog/cli.js';
 import { CatalogError } from '../catalog/errors.js';
 import { parseRedriveArgs, REDRIVE_USAGE, type RedriveCommand, VALUE_FLAGS } from './cli-args.js';
@@ -5,7 +7,7 @@ import { DLQ_USAGE, type DlqCommand, parseDlqArgs } from './dlq-cli.js';
 import { RedriveOptionsError } from './errors.js';
 
 /** The commands of the `dynamodb-outbox` command line. */
-const COMMANDS = ['redrive', 'dlq', 'catalog'] as const;
+const COMMANDS = ['redrive', 'replay', 'dlq', 'catalog'] as const;
 
 export const CLI_USAGE = `Usage: dynamodb-outbox <command> [options]
 
@@ -13,6 +15,9 @@ Commands:
   redrive <kind>   put back what the pipeline set aside, with the same event ids: the relay DLQ
                    (relay-dlq), a subscriber DLQ (queue-dlq), the relay's on-failure records
                    (on-failure); dynamodb-outbox redrive --help lists its options
+  replay           send archived events of a time range (by type, aggregate type or
+                   aggregate) to one SQS queue, in per-aggregate order, resumable;
+                   dynamodb-outbox replay --help lists its options
   dlq summarize    group a DLQ's dead letters by reason, event type and aggregate type, with
                    counts and first/last time, leaving every one in the queue;
                    dynamodb-outbox dlq --help lists its options
@@ -27,7 +32,7 @@ Exit status: 0 for --help, 2 on a usage error (no command or an unknown one); ea
 documents its own.`;
 
 /** What the command line asks for: the list of commands (`usage`), a redrive or a catalog command. */
-export type CliCommand = { readonly kind: 'usage' } | RedriveCommand | DlqCommand | CatalogCommand;
+export type CliCommand = { readonly kind: 'usage' } | RedriveCommand | ReplayCommand | DlqCommand | CatalogCommand;
 
 /**
  * The command named: the first argument that is neither a flag nor the value of one
@@ -36,7 +41,7 @@ export type CliCommand = { readonly kind: 'usage' } | RedriveCommand | DlqComman
 function commandOf(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (VALUE_FLAGS[arg] !== undefined || CATALOG_VALUE_FLAGS[arg] !== undefined) i++;
+    if (VALUE_FLAGS[arg] !== undefined || CATALOG_VALUE_FLAGS[arg] !== undefined || REPLAY_VALUE_FLAGS[arg] !== undefined) i++;
     else if (!arg.startsWith('-')) return arg;
   }
   return undefined;
@@ -58,6 +63,7 @@ function commandOf(argv: readonly string[]): string | undefined {
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, topicArnsEnv?: string): CliCommand {
   const command = commandOf(argv);
   if (command === 'redrive') return parseRedriveArgs(argv, env, topicArnsEnv);
+  if (command === 'replay') return parseReplayArgs(argv);
   if (command === 'dlq') return parseDlqArgs(argv);
   if (command === 'catalog') return parseCatalogArgs(argv);
   if (argv.includes('--help') || argv.includes('-h')) return { kind: 'usage' };
@@ -68,6 +74,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
 /** The usage to print below a refusal: the list of commands when the command was wrong, else the command's own. */
 export const usageFor = (error: unknown, argv: readonly string[] = []): string => {
   if (error instanceof CatalogError) return CATALOG_USAGE;
+  if (error instanceof ReplayOptionsError) return REPLAY_USAGE;
   if (error instanceof RedriveOptionsError && error.field !== 'command' && commandOf(argv) === 'dlq') return DLQ_USAGE;
   return error instanceof RedriveOptionsError && error.field === 'command' ? CLI_USAGE : REDRIVE_USAGE;
 };

@@ -161,7 +161,7 @@ describe('parseCommandLine', () => {
         }
       })();
       expect(error).toBeInstanceOf(RedriveOptionsError);
-      expect((error as Error).message).toBe(`Invalid redrive option command: ${given}; allowed: redrive, dlq, catalog`);
+      expect((error as Error).message).toBe(`Invalid redrive option command: ${given}; allowed: redrive, replay, dlq, catalog`);
       expect(usageFor(error)).toBe(CLI_USAGE);
     }
   });
