@@ -148,6 +148,11 @@ class Reporter {
     }
   }
 
+  /** A replayed event acknowledged: counted apart, and kept out of `HandledLag` and the sequence metrics. */
+  replayed(): void {
+    this.#count('ReplayedEvents');
+  }
+
   sequence(envelope: OutboxEnvelope, observation: SequenceObservation): void {
     if (observation.status !== 'gap' && observation.status !== 'out-of-order') return;
     const detail = {

@@ -6,6 +6,7 @@ import type { Inbox, LegacyState } from './inbox.js';
 import { InboxSnapshot } from './inbox-snapshot.js';
 import { excerpt, jsonExcerpt } from './limits.js';
 import { parseMessage } from './parse.js';
+import { replayOf } from './replay-marker.js';
 import { type Trust, trustProblem } from './trust.js';
 import type { ConsumerLogger, ConsumerMessage, EventHandler, MessageOutcome, TransactItem } from './types.js';
 
@@ -89,6 +90,7 @@ async function runWithTransaction(
   envelope: OutboxEnvelope,
   message: ConsumerMessage,
   snapshot: InboxSnapshot,
+  replayId: string | undefined,
 ): Promise<'processed' | 'duplicate'> {
   // Cheap skip for redeliveries; the conditional inbox Put below is what actually guarantees once.
   // A claim (IN_PROGRESS, left by the event's handler in claim mode) is not a done event: the commit decides.
@@ -104,6 +106,7 @@ async function runWithTransaction(
     await handler.handle(envelope, {
       consumer: deps.consumer,
       ...(message.receiveCount === undefined ? {} : { receiveCount: message.receiveCount }),
+      ...(replayId === undefined ? {} : { replayId }),
       write: (item) => {
         // A write added once the handler has returned (a promise not awaited) would miss the commit and be lost.
         if (!open) {
@@ -134,6 +137,7 @@ async function runWithClaim(
   message: ConsumerMessage,
   claimUntil: number | undefined,
   snapshot: InboxSnapshot,
+  replayId: string | undefined,
 ): Promise<'processed' | 'duplicate'> {
   // Done, as the batch's read found it: no claim to write (a COMPLETED record never changes back).
   const own = snapshot.lookup(deps.inbox.keysOf(envelope).own);
@@ -152,6 +156,7 @@ async function runWithClaim(
     await handler.handle(envelope, {
       consumer: deps.consumer,
       ...(message.receiveCount === undefined ? {} : { receiveCount: message.receiveCount }),
+      ...(replayId === undefined ? {} : { replayId }),
       claimExpiresAt: claim.expiresAt * 1000,
     });
   } catch (error) {
@@ -182,6 +187,8 @@ async function runWithClaim(
 export interface PreparedEvent {
   readonly envelope: OutboxEnvelope;
   readonly handler: EventHandler;
+  /** The replay that sent the event again (its `outbox-replay` message attribute); absent for a live event. */
+  readonly replayId?: string;
 }
 
 /**
@@ -202,6 +209,9 @@ export function prepareMessage(deps: MessageHandlingDeps, message: ConsumerMessa
   // Before the inbox is read: a forged event must not even find out whether its id was handled.
   const untrusted = trustProblem(deps.trust, parsed, message);
   if (untrusted !== undefined) return { status: 'done', outcome: rejected(message.messageId, untrusted) };
+  const replay = replayOf(message);
+  if (!replay.ok) return { status: 'done', outcome: rejected(message.messageId, replay.error) };
+  const { replayId } = replay;
   const events: PreparedEvent[] = [];
   for (const envelope of parsed.envelopes) {
     const handler = Object.hasOwn(deps.handlers, envelope.type) ? deps.handlers[envelope.type] : undefined;
@@ -213,7 +223,7 @@ export function prepareMessage(deps: MessageHandlingDeps, message: ConsumerMessa
       );
       return { status: 'done', outcome: rejected(message.messageId, error) };
     }
-    events.push({ envelope, handler });
+    events.push(replayId === undefined ? { envelope, handler } : { envelope, handler, replayId });
   }
   return { status: 'ready', events, ...events[0]! };
 }
@@ -243,8 +253,8 @@ export async function runMessage(
     const { envelope } = validated;
     const status =
       handler.idempotency === 'claim'
-        ? await runWithClaim(deps, handler, envelope, message, claimUntil, snapshot)
-        : await runWithTransaction(deps, handler, envelope, message, snapshot);
+        ? await runWithClaim(deps, handler, envelope, message, claimUntil, snapshot, prepared.replayId)
+        : await runWithTransaction(deps, handler, envelope, message, snapshot, prepared.replayId);
     return { outcome: { status, ...base }, envelope };
   } catch (error) {
     return {

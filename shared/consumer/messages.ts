@@ -44,7 +44,8 @@ export function fromSqsRecord(record: SQSRecord): ConsumerMessage {
 /**
  * A message from `ReceiveMessage` as a {@link ConsumerMessage}. Ask for
  * `MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount']` so FIFO groups are
- * kept, and `MessageAttributeNames: ['type', 'aggregatetype', 'content-type']` so they are checked against the envelope.
+ * kept, and `MessageAttributeNames: ['type', 'aggregatetype', 'content-type', 'outbox-replay']` so they are checked against the envelope
+ * and a replayed message is told apart.
  */
 export function fromSqsMessage(message: Message): ConsumerMessage {
   const attributes = message.Attributes ?? {};

@@ -7,8 +7,10 @@ import type { ConsumerMessage, MessageOutcome } from './types.js';
 /** What hears of each event's outcome and position: the consumer's logs and metrics. */
 export interface EventReporter {
   outcome(outcome: MessageOutcome): void;
-  /** An event this consumer's handler has just handled (not a duplicate): its commit-to-handled lag. */
+  /** An event this consumer's handler has just handled (not a duplicate), live: its commit-to-handled lag. */
   handled?(envelope: OutboxEnvelope): void;
+  /** A replayed event acknowledged (handled, or skipped as a duplicate): counted apart from live ones' lag and gaps. */
+  replayed?(envelope: OutboxEnvelope, replayId: string): void;
   sequence(envelope: OutboxEnvelope, observation: SequenceObservation): void;
   trackingFailed(envelope: OutboxEnvelope, error: unknown): void;
 }
@@ -37,15 +39,18 @@ export async function runEvents(
   const outcomes: MessageOutcome[] = [];
   for (const event of ready.events) {
     const { outcome, envelope } = await runMessage(deps, message, event, claimUntil, snapshot);
+    const { replayId } = event;
     outcomes.push(outcome);
     reporter.outcome(outcome);
-    if (outcome.status === 'processed' && envelope !== undefined) reporter.handled?.(envelope);
+    // A replayed event's commit was long ago: its lag would say nothing of how the consumer keeps up.
+    if (replayId !== undefined && envelope !== undefined && acknowledged(outcome)) reporter.replayed?.(envelope, replayId);
+    else if (outcome.status === 'processed' && envelope !== undefined) reporter.handled?.(envelope);
     if (tracker !== undefined && envelope !== undefined && acknowledged(outcome)) {
       // A duplicate's first delivery may have been handled without its position recorded (a crash
       // between the two): the position catches up, and only the gap that delivery would have
       // reported is reported, never the duplicate itself as out of order.
       const duplicate = outcome.status === 'duplicate';
-      await tracker.observe(envelope).then(
+      await tracker.observe(envelope, { replayed: replayId !== undefined }).then(
         (observation) => (duplicate && observation.status !== 'gap' ? undefined : reporter.sequence(envelope, observation)),
         (error: unknown) => reporter.trackingFailed(envelope, error),
       );

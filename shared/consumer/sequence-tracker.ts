@@ -21,7 +21,13 @@ export type SequenceObservation =
   /** Events between the last handled one and this one have not been handled (yet). */
   | { readonly status: 'gap'; readonly last: SequencePosition; readonly received: SequencePosition; readonly missing: number | 'unknown' }
   /** This event is not after the last handled one: it arrived late. */
-  | { readonly status: 'out-of-order'; readonly last: SequencePosition; readonly received: SequencePosition };
+  | { readonly status: 'out-of-order'; readonly last: SequencePosition; readonly received: SequencePosition }
+  /**
+   * A replayed event (`outbox-replay`): a replay of some of an aggregate's types has gaps by design
+   * and may arrive after live events, so neither is reported. `advanced` says whether it moved the
+   * position forward (it never moves it back).
+   */
+  | { readonly status: 'replayed'; readonly advanced: boolean };
 
 export const sequenceKey = (consumer: string, aggregateType: string, aggregateId: string) => ({
   [TABLE.partitionKey]: `${SEQUENCE_PREFIX}${consumer}#${aggregateType}#${aggregateId}`,
@@ -52,7 +58,7 @@ export function classify(last: SequencePosition | undefined, received: SequenceP
  * @example
  * ```ts
  * const tracker = new SequenceTracker('billing', { document, tableName });
- * const seen = await tracker.observe(envelope);
+ * const seen = await tracker.observe(envelope, { replayed: replayId !== undefined });
  * if (seen.status === 'gap') logger.warn('gap', seen);
  * ```
  */
@@ -69,8 +75,13 @@ export class SequenceTracker {
     this.#now = now;
   }
 
+  /**
+   * Records the event's position when it is after the one recorded, and says how it relates to it.
+   * A `replayed` event moves the position the same way, forward only, and is always `replayed`.
+   */
   async observe(
     event: Pick<OutboxEnvelope, 'aggregatetype' | 'subject' | 'sequenceepoch'> & AggregateSequenceFields,
+    options: { readonly replayed?: boolean } = {},
   ): Promise<SequenceObservation> {
     const received: SequencePosition = { epoch: event.sequenceepoch, sequence: aggregateSequenceOf(event) };
     try {
@@ -92,10 +103,10 @@ export class SequenceTracker {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return classify(positionOf(Attributes), received);
+      return options.replayed === true ? { status: 'replayed', advanced: true } : classify(positionOf(Attributes), received);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException) || error.Item === undefined) throw error;
-      return classify(positionOf(unmarshall(error.Item)), received);
+      return options.replayed === true ? { status: 'replayed', advanced: false } : classify(positionOf(unmarshall(error.Item)), received);
     }
   }
 }

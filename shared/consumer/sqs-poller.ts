@@ -6,7 +6,7 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { CONTENT_TYPE_ATTRIBUTE } from '../envelope.js';
+import { CONTENT_TYPE_ATTRIBUTE, REPLAY_ATTRIBUTE } from '../envelope.js';
 import type { Consumer } from './consumer.js';
 import { fromSqsMessage, queueNameOf } from './messages.js';
 import { validatePollOptions } from './options.js';
@@ -115,8 +115,8 @@ export async function pollQueue(options: PollOptions, signal?: AbortSignal): Pro
           WaitTimeSeconds: options.waitTimeSeconds ?? 0,
           VisibilityTimeout: visibilityTimeout,
           MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'],
-          // Checked against the envelope: subscription filters decided on them.
-          MessageAttributeNames: [...CHECKED_ATTRIBUTES, CONTENT_TYPE_ATTRIBUTE],
+          // Checked against the envelope: subscription filters decided on them; and the replay marker.
+          MessageAttributeNames: [...CHECKED_ATTRIBUTES, CONTENT_TYPE_ATTRIBUTE, REPLAY_ATTRIBUTE],
         }),
         { abortSignal: signal },
       ),

@@ -15,6 +15,13 @@ export interface TransactionContext {
   /** How many times SQS has delivered this message, when known. */
   readonly receiveCount?: number;
   /**
+   * The id of the replay that sent this event again (its `outbox-replay` message attribute), absent
+   * for a live event. A replayed event is the original (same id, sequence and time): the inbox skips
+   * it when it was handled before, and sequence tracking reports no gap or out-of-order for it. The
+   * attribute is not proof of a replay (a publisher to the topic can set it): trust nothing else on it.
+   */
+  readonly replayId?: string;
+  /**
    * Adds a write that commits in one `TransactWriteItems` with the inbox record of this event:
    * all of them apply, exactly once, or none does.
    */
@@ -25,6 +32,8 @@ export interface TransactionContext {
 export interface ClaimContext {
   readonly consumer: string;
   readonly receiveCount?: number;
+  /** The id of the replay that sent this event again, absent for a live event: see {@link TransactionContext.replayId}. */
+  readonly replayId?: string;
   /** When this worker's claim lapses (epoch ms): finish the side effect before then. */
   readonly claimExpiresAt: number;
 }
