@@ -21,6 +21,8 @@ export const config = defineConfig({
   },
   lowLatencyAggregateTypes: [],
   outboxRetentionSeconds: 7 * 24 * 3600,
+  // Every published event kept a year in S3, so `npx dynamodb-outbox replay` can send it again (docs/replay.md).
+  archive: { retentionDays: 365 },
   // `npx dynamodb-outbox catalog --config examples/orders/outbox.config.ts` (under tsx) documents them.
   eventTypes: {
     'order.placed': { version: 1, schema: eventSchemas.orderPlaced, aggregateType: 'order', description: 'An order was placed.' },
