@@ -1,7 +1,16 @@
 import { OutboxError } from '../errors.js';
 import type { ReplaySummary } from './replay-types.js';
 
-/** A replay was asked for something impossible; nothing was read or sent. */
+/**
+ * A replay was asked for something impossible; nothing was read or sent.
+ *
+ * @example
+ * ```ts
+ * try { await replayArchive({ ...options, from: 'yesterday' }); } catch (error) {
+ *   if (error instanceof ReplayOptionsError) console.error(error.field, error.detail); // from, got "yesterday"; allowed: …
+ * }
+ * ```
+ */
 export class ReplayOptionsError extends OutboxError {
   /** The option (or command-line flag) at fault. */
   readonly field: string;
@@ -22,6 +31,13 @@ export type ReplayCheckpointErrorCode = 'REPLAY_CHECKPOINT_MISMATCH' | 'REPLAY_C
 /**
  * The checkpoint file belongs to another replay (its selection differs: `differences` names each
  * parameter, as recorded and as given) or cannot be read; nothing was sent.
+ *
+ * @example
+ * ```ts
+ * try { await replayArchive(options); } catch (error) {
+ *   if (error instanceof ReplayCheckpointError) console.error(error.differences); // ['types: none in the checkpoint, ["order.paid"] given']
+ * }
+ * ```
  */
 export class ReplayCheckpointError extends OutboxError {
   declare readonly code: ReplayCheckpointErrorCode;

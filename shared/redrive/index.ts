@@ -1,8 +1,13 @@
 /**
  * `dynamodb-outbox/redrive`: put back what the pipeline set aside (the relay DLQ, the relay's
- * on-failure records, a subscriber's DLQ), keeping event ids so consumer dedup still holds.
+ * on-failure records, a subscriber's DLQ), keeping event ids so consumer dedup still holds; and
+ * replay the event archive to one queue.
  */
 
+export { replayArchive } from '../archive/replay.js';
+export { ReplayCheckpointError, ReplayOptionsError, ReplayStoppedError } from '../archive/replay-errors.js';
+export { formatReplaySummary } from '../archive/replay-summary-format.js';
+export type * from '../archive/replay-types.js';
 export { OutboxError } from '../errors.js';
 export { checkDeadLetterFilter, type DeadLetterFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 export {
