@@ -38,6 +38,26 @@ describe('consumer options', () => {
     expect(error.message).toContain('allowed: name, sources, topicArns, handlers');
   });
 
+  it('accepts tracing with the producer linked or parented', () => {
+    expect(createConsumer({ ...valid, tracing: { producer: 'parent' } }).name).toBe('view');
+    expect(createConsumer({ ...valid, tracing: {} }).name).toBe('view');
+  });
+
+  it('rejects tracing that is not an object, a misspelt tracing option and an unknown producer relation', () => {
+    expect(rejection({ ...valid, tracing: true })).toMatchObject({
+      field: 'tracing',
+      message: expect.stringContaining('got true; allowed: an object { producer? }'),
+    });
+    expect(rejection({ ...valid, tracing: { producers: 'link' } })).toMatchObject({
+      field: 'tracing.producers',
+      message: expect.stringContaining('allowed: producer'),
+    });
+    expect(rejection({ ...valid, tracing: { producer: 'child' } })).toMatchObject({
+      field: 'tracing.producer',
+      message: expect.stringContaining('got "child"; allowed: "link" or "parent"'),
+    });
+  });
+
   it('rejects a consumer name that cannot be part of a key', () => {
     expect(rejection({ ...valid, name: 'a#b' }).message).toContain('got "a#b"; allowed: 1–64 letters');
   });
