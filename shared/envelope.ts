@@ -216,6 +216,12 @@ export const CONTENT_TYPE_ATTRIBUTE = 'content-type';
  * published by the relay: its value is the replay's id. The body is the envelope as it was
  * published (same id, sequence and time); the consumer helper dedups it in its inbox like any
  * other, and its sequence tracking expects a replay's gaps and late positions.
+ *
+ * @example
+ * ```ts
+ * // A poller of your own: ask SQS for the marker, so the consumer helper can tell a replayed message.
+ * new ReceiveMessageCommand({ QueueUrl, MessageAttributeNames: ['type', 'aggregatetype', 'content-type', REPLAY_ATTRIBUTE] });
+ * ```
  */
 export const REPLAY_ATTRIBUTE = 'outbox-replay';
 

@@ -3,6 +3,7 @@
  * poller), with the inbox, sequence tracking and the errors they throw.
  */
 
+export { REPLAY_ATTRIBUTE } from '../envelope.js';
 export { ConfigError, EnvironmentError, OutboxError } from '../errors.js';
 export {
   CONSUMER_LAG_DIMENSION,
