@@ -2,15 +2,19 @@ import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
+import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { OutboxStack } from '../../examples/orders/infra/orders-stack.js';
 import { Outbox, type OutboxProps } from '../../infra/outbox.js';
+import { OutboxArchive } from '../../infra/outbox-archive.js';
 import { ARCHIVE_ENV } from '../../shared/archive/archiver-env.js';
 import { ARCHIVER_METRICS } from '../../shared/archive/archiver-metrics.js';
 import { defineConfig, type OutboxConfigInput } from '../../shared/config.js';
 import {
   actionsOf,
   appWithoutBundling,
+  CONSUMER_ENTRY,
   expectPropsError,
   logicalId,
   resource,
@@ -324,5 +328,27 @@ describe('Outbox without config.archive', () => {
       'config',
       'no archive',
     );
+  });
+});
+
+describe('OutboxArchive on its own', () => {
+  it('rejects a config without archive, and topics that miss one of the config', () => {
+    const stack = new Stack(appWithoutBundling(), 'Alone');
+    const topics = new Map([['payments', new Topic(stack, 'Payments')]]);
+    const { archive: _archive, ...withoutArchive } = input;
+    expectPropsError(
+      () => new OutboxArchive(stack, 'NoArchive', { config: defineConfig(withoutArchive), topics }),
+      'config',
+      'no archive setting',
+    );
+    expectPropsError(() => new OutboxArchive(stack, 'Missing', { config, topics }), 'topics', 'orders.fifo, audit', 'every topic');
+  });
+});
+
+describe('the example app', () => {
+  it('outputs the archive bucket’s name for replay', () => {
+    const stack = new OutboxStack(appWithoutBundling(), 'ExampleArchive', { config, consumerEntry: CONSUMER_ENTRY });
+    const template = Template.fromStack(stack);
+    template.hasOutput('ArchiveBucketName', { Value: { Ref: logicalId(template, 'AWS::S3::Bucket', 'OutboxArchiveBucket') } });
   });
 });
