@@ -21,6 +21,8 @@ export interface LiveSnapshot {
   }[];
   /** Present while `--load` runs. */
   readonly load?: LoadCounters & { readonly rate: number };
+  /** Present when the config has an archive: events written to it, and objects. */
+  readonly archive?: { readonly archivedEvents: number; readonly objectsWritten: number };
 }
 
 const number = (n: number): string => n.toLocaleString('en-US');
@@ -59,6 +61,16 @@ export function renderLiveView(now: LiveSnapshot, previous?: LiveSnapshot): stri
     row('written', now.written, previous?.written),
     row('published', now.published, previous?.published),
     row('delivered', now.delivered, previous?.delivered),
+    ...(now.archive === undefined
+      ? []
+      : [
+          row(
+            'archived',
+            now.archive.archivedEvents,
+            previous?.archive?.archivedEvents,
+            `in ${number(now.archive.objectsWritten)} objects`,
+          ),
+        ]),
     row('dead-lettered', deadLetters(now), undefined, `now in DLQs (relay DLQ ${number(now.relayDeadLetters)})`),
     `commit→delivery lag   p50 ${ms(now.lag.p50)} · p99 ${ms(now.lag.p99)}   (last ${number(now.lag.samples)} deliveries)`,
     ...(now.lagByType ?? []).map(

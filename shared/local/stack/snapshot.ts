@@ -28,5 +28,6 @@ export function liveSnapshot(stack: LocalStack, startedAt: number, loadRate?: nu
     relayDeadLetters: depths.relay,
     consumers: [...stats.consumers].map(([name, counters]) => ({ name, ...counters, deadLetters: depths.subscribers[name] ?? 0 })),
     ...(loadRate === undefined ? {} : { load: { ...stats.load, rate: loadRate } }),
+    ...(stack.archive === undefined ? {} : { archive: stack.archive.counts() }),
   };
 }
