@@ -1,50 +1,16 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
-import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { OutboxStack } from '../../examples/orders/infra/orders-stack.js';
-import { Outbox, type OutboxProps } from '../../infra/outbox.js';
-import { OutboxArchive } from '../../infra/outbox-archive.js';
+import type { Outbox } from '../../infra/outbox.js';
 import { ARCHIVE_ENV } from '../../shared/archive/archiver-env.js';
 import { ARCHIVER_METRICS } from '../../shared/archive/archiver-metrics.js';
-import { defineConfig, type OutboxConfigInput } from '../../shared/config.js';
-import {
-  actionsOf,
-  appWithoutBundling,
-  CONSUMER_ENTRY,
-  expectPropsError,
-  logicalId,
-  resource,
-  resourcesOf,
-  roleStatements,
-  type Statement,
-  unacknowledgedFindings,
-} from '../helpers/cdk.js';
+import { defineConfig } from '../../shared/config.js';
+import { archiveInput, buildArchiveOutbox, propertiesOf } from '../helpers/archive-outbox.js';
+import { actionsOf, logicalId, resource, resourcesOf, roleStatements, type Statement, unacknowledgedFindings } from '../helpers/cdk.js';
 
-const input: OutboxConfigInput = {
-  source: 'urn:test:archive',
-  topics: [{ name: 'orders.fifo', fifo: true }, { name: 'payments' }, { name: 'audit' }],
-  routes: { order: 'orders.fifo', payment: 'payments', ledger: 'audit' },
-  archive: { retentionDays: 400 },
-};
-const config = defineConfig(input);
-
-/** An Outbox alone in a stack, with an operator role granted replay into a queue of the stack. */
-function build(props: Partial<OutboxProps> & { withKey?: boolean } = {}, configInput: OutboxConfigInput = input) {
-  const stack = new Stack(appWithoutBundling(), 'Archive', { env: { account: '123456789012', region: 'eu-west-1' } });
-  const { withKey, ...rest } = props;
-  const outbox = new Outbox(stack, 'Outbox', {
-    config: defineConfig(configInput),
-    ...(withKey ? { encryptionKey: new Key(stack, 'Key', { enableKeyRotation: true }) } : {}),
-    ...rest,
-  });
-  return { stack, outbox };
-}
-
-const props = (template: Template, type: string, prefix: string) => resource(template, type, logicalId(template, type, prefix)).Properties;
+const config = defineConfig(archiveInput);
 
 describe('Outbox with config.archive', () => {
   let stack: Stack;
@@ -53,7 +19,7 @@ describe('Outbox with config.archive', () => {
   let ids: { bucket: string; queue: string; dlq: string; fifoDlq: string; fn: string; role: string };
 
   beforeAll(() => {
-    ({ stack, outbox } = build());
+    ({ stack, outbox } = buildArchiveOutbox());
     outbox.grantReplay(new Role(stack, 'Operator', { assumedBy: new ServicePrincipal('ec2.amazonaws.com') }), new Queue(stack, 'Target'));
     template = Template.fromStack(stack);
     ids = {
@@ -105,8 +71,8 @@ describe('Outbox with config.archive', () => {
         RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [topic.fifo ? ids.fifoDlq : ids.dlq, 'Arn'] } },
       });
     }
-    expect(props(template, 'AWS::SQS::Queue', 'OutboxArchiveQueue').FifoQueue).toBeUndefined();
-    expect(props(template, 'AWS::SQS::Queue', 'OutboxArchiveFifoDeadLetterQueue').FifoQueue).toBe(true);
+    expect(propertiesOf(template, 'AWS::SQS::Queue', 'OutboxArchiveQueue').FifoQueue).toBeUndefined();
+    expect(propertiesOf(template, 'AWS::SQS::Queue', 'OutboxArchiveFifoDeadLetterQueue').FifoQueue).toBe(true);
   });
 
   it('lets only the outbox topics send to the archive queue, each named by aws:SourceArn, and only over TLS', () => {
@@ -125,7 +91,7 @@ describe('Outbox with config.archive', () => {
   });
 
   it('keeps messages 14 days, encrypted, with a visibility timeout of 6× the archiver’s timeout plus the batching window and a DLQ after 5 receives', () => {
-    expect(props(template, 'AWS::SQS::Queue', 'OutboxArchiveQueue')).toMatchObject({
+    expect(propertiesOf(template, 'AWS::SQS::Queue', 'OutboxArchiveQueue')).toMatchObject({
       MessageRetentionPeriod: 1_209_600,
       SqsManagedSseEnabled: true,
       VisibilityTimeout: 6 * 60 + 300,
@@ -193,7 +159,7 @@ describe('Outbox with config.archive', () => {
 
   it('alarms on archiver errors, failed object writes, malformed records, either DLQ and the archive queue’s age, notifying the alarm topic', () => {
     const alarmTopic = { Ref: logicalId(template, 'AWS::SNS::Topic', 'OutboxAlarmsAlarmTopic') };
-    const alarm = (prefix: string) => props(template, 'AWS::CloudWatch::Alarm', prefix);
+    const alarm = (prefix: string) => propertiesOf(template, 'AWS::CloudWatch::Alarm', prefix);
     for (const id of [
       'ArchiverErrors',
       'ArchiveFailedWrites',
@@ -237,118 +203,5 @@ describe('Outbox with config.archive', () => {
 
   it('leaves no AwsSolutions or Serverless finding unacknowledged, in the outbox or in the role granted replay', () => {
     expect([...unacknowledgedFindings(outbox), ...unacknowledgedFindings(stack.node.findChild('Operator'))]).toEqual([]);
-  });
-});
-
-describe('Outbox with config.archive and options', () => {
-  it('encrypts bucket and queues with the outbox key and grants the archiver and the operator only what that key needs', () => {
-    const { stack, outbox } = build({ withKey: true });
-    outbox.grantReplay(new Role(stack, 'Operator', { assumedBy: new ServicePrincipal('ec2.amazonaws.com') }));
-    const template = Template.fromStack(stack);
-    const key = { 'Fn::GetAtt': [logicalId(template, 'AWS::KMS::Key', 'Key'), 'Arn'] };
-    expect(props(template, 'AWS::S3::Bucket', 'OutboxArchiveBucket')).toMatchObject({
-      BucketEncryption: {
-        ServerSideEncryptionConfiguration: [
-          { BucketKeyEnabled: true, ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: key } },
-        ],
-      },
-    });
-    for (const queue of ['OutboxArchiveQueue', 'OutboxArchiveDeadLetterQueue', 'OutboxArchiveFifoDeadLetterQueue']) {
-      expect(props(template, 'AWS::SQS::Queue', queue).KmsMasterKeyId).toEqual(key);
-    }
-    const onKey = (roleId: string) =>
-      roleStatements(template, roleId)
-        .filter((s) => JSON.stringify(s.Resource) === JSON.stringify(key))
-        .flatMap(actionsOf);
-    expect(onKey(logicalId(template, 'AWS::IAM::Role', 'OutboxArchiveArchiverRole')).sort()).toEqual([
-      'kms:Decrypt',
-      'kms:GenerateDataKey',
-    ]);
-    expect(onKey(logicalId(template, 'AWS::IAM::Role', 'Operator'))).toEqual(['kms:Decrypt']);
-    expect(unacknowledgedFindings(stack)).toEqual([]);
-  });
-
-  it('takes batching, concurrency, timeout, queue age threshold and removal policy from the Outbox props', () => {
-    const { stack } = build({
-      removalPolicy: RemovalPolicy.DESTROY,
-      archive: {
-        batchSize: 500,
-        maxBatchingWindow: Duration.seconds(120),
-        maxConcurrency: 10,
-        timeout: Duration.seconds(30),
-        queueAgeThreshold: Duration.hours(1),
-      },
-    });
-    const template = Template.fromStack(stack);
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-      BatchSize: 500,
-      MaximumBatchingWindowInSeconds: 120,
-      ScalingConfig: { MaximumConcurrency: 10 },
-    });
-    expect(props(template, 'AWS::SQS::Queue', 'OutboxArchiveQueue').VisibilityTimeout).toBe(6 * 30 + 120);
-    expect(props(template, 'AWS::CloudWatch::Alarm', 'OutboxAlarmsArchiveQueueAge').Threshold).toBe(3600);
-    const bucket = resource(template, 'AWS::S3::Bucket', logicalId(template, 'AWS::S3::Bucket', 'OutboxArchiveBucket'));
-    expect(bucket.DeletionPolicy).toBe('Delete');
-  });
-
-  it('needs no FIFO DLQ when every topic is standard', () => {
-    const { stack } = build({}, { ...input, topics: [{ name: 'payments' }], routes: { payment: 'payments' } });
-    const queues = Object.keys(Template.fromStack(stack).findResources('AWS::SQS::Queue'));
-    expect(queues.filter((id) => id.startsWith('OutboxArchive'))).toHaveLength(2);
-    expect(queues.some((id) => id.startsWith('OutboxArchiveFifo'))).toBe(false);
-  });
-
-  it('rejects archive settings AWS would refuse, naming the prop and what is allowed', () => {
-    expectPropsError(() => build({ archive: { batchSize: 5 } }), 'batchSize', 'is 5', 'from 10 to 10000');
-    expectPropsError(() => build({ archive: { maxBatchingWindow: Duration.minutes(6) } }), 'maxBatchingWindow', 'from 1 to 300');
-    expectPropsError(() => build({ archive: { maxConcurrency: 1 } }), 'maxConcurrency', 'from 2 to 1000');
-    expectPropsError(() => build({ archive: { timeout: Duration.minutes(16) } }), 'timeout', 'from 1 to 900');
-  });
-});
-
-describe('Outbox without config.archive', () => {
-  it('creates no archive bucket, queue, function or alarm, and refuses grantReplay', () => {
-    const { archive: _archive, ...withoutArchive } = input;
-    const { stack, outbox } = build({}, withoutArchive);
-    const template = Template.fromStack(stack);
-    const archiveIds = (type: string) => Object.keys(template.findResources(type)).filter((id) => /Archiv/.test(id));
-    for (const type of [
-      'AWS::S3::Bucket',
-      'AWS::SQS::Queue',
-      'AWS::Lambda::Function',
-      'AWS::CloudWatch::Alarm',
-      'AWS::SNS::Subscription',
-    ]) {
-      expect(archiveIds(type)).toEqual([]);
-    }
-    expect(outbox.archive).toBeUndefined();
-    expect(outbox.archiveBucket).toBeUndefined();
-    expectPropsError(
-      () => outbox.grantReplay(new Role(stack, 'Operator', { assumedBy: new ServicePrincipal('ec2.amazonaws.com') })),
-      'config',
-      'no archive',
-    );
-  });
-});
-
-describe('OutboxArchive on its own', () => {
-  it('rejects a config without archive, and topics that miss one of the config', () => {
-    const stack = new Stack(appWithoutBundling(), 'Alone');
-    const topics = new Map([['payments', new Topic(stack, 'Payments')]]);
-    const { archive: _archive, ...withoutArchive } = input;
-    expectPropsError(
-      () => new OutboxArchive(stack, 'NoArchive', { config: defineConfig(withoutArchive), topics }),
-      'config',
-      'no archive setting',
-    );
-    expectPropsError(() => new OutboxArchive(stack, 'Missing', { config, topics }), 'topics', 'orders.fifo, audit', 'every topic');
-  });
-});
-
-describe('the example app', () => {
-  it('outputs the archive bucket’s name for replay', () => {
-    const stack = new OutboxStack(appWithoutBundling(), 'ExampleArchive', { config, consumerEntry: CONSUMER_ENTRY });
-    const template = Template.fromStack(stack);
-    template.hasOutput('ArchiveBucketName', { Value: { Ref: logicalId(template, 'AWS::S3::Bucket', 'OutboxArchiveBucket') } });
   });
 });
