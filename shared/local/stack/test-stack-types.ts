@@ -7,6 +7,7 @@
 
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { ReplayArchiveOptions, ReplaySummary } from '../../archive/replay-types.js';
 import type { OutboxConfig } from '../../config.js';
 import type { OutboxEnvelope } from '../../envelope.js';
 import type { Outbox } from '../../write/index.js';
@@ -150,6 +151,16 @@ export interface OutboxTestArchive {
    * @throws LocalStackError `INVALID_OPTION` for a count or timeout out of range
    */
   waitForArchived(count: number, options?: WaitForArchivedOptions): Promise<number>;
+  /**
+   * Replays archived events to one queue with `replayArchive` (from `dynamodb-outbox/redrive`) on
+   * this stack's bucket and clients: a queue of the stack, or one you create on the emulator.
+   *
+   * @example
+   * ```ts
+   * const summary = await stack.archive!.replay({ from: '2026-03-01', types: ['order.placed'], queueUrl: stack.queues.audit!.url });
+   * ```
+   */
+  replay(options: Omit<ReplayArchiveOptions, 's3' | 'sqs' | 'bucket'>): Promise<ReplaySummary>;
 }
 
 /** A running test stack; `stop()` ends it, DynamoDB Local's Java process included. */

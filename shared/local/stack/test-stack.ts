@@ -1,3 +1,4 @@
+import { replayArchive } from '../../archive/replay.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
 import { LocalStackError } from '../errors.js';
 import { startLocalStack } from './local-stack.js';
@@ -38,6 +39,7 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
       checkInteger('archive.waitForArchived() timeoutMs', timeoutMs, 0, MAX_RECEIVE_TIMEOUT_MS);
       return archive.waitForArchived(count, timeoutMs);
     },
+    replay: (options) => replayArchive({ ...options, s3: stack.clients.s3, sqs: stack.clients.sqs, bucket: archive.bucket }),
   };
 }
 
