@@ -129,7 +129,7 @@ export class OutboxArchive extends Construct {
       expirationRuleId: 'ExpireArchivedEvents',
       accessLogsBucket: props.accessLogsBucket,
       accessLogsReason:
-        'Only the archiver role can write here and only operators granted replay read it; pass accessLogsBucket to log access where policy requires it.',
+        'Of the outbox, only the archiver role is granted writes here, and only roles granted replay read it; pass accessLogsBucket to log access where policy requires it.',
     });
 
     const encryption = {
