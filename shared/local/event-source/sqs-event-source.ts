@@ -4,6 +4,7 @@ import {
   type ChangeMessageVisibilityBatchCommandOutput,
   DeleteMessageBatchCommand,
   type DeleteMessageBatchCommandOutput,
+  type Message,
   ReceiveMessageCommand,
   type ReceiveMessageCommandOutput,
 } from '@aws-sdk/client-sqs';
@@ -45,8 +46,17 @@ export interface SqsPollerOptions {
   readonly sqs: SqsPollerClient;
   readonly queue: { readonly url: string; readonly arn: string };
   readonly handler: SqsHandler;
-  /** Messages per invocation, 1–10. @default 10, as the deployed event source */
+  /**
+   * Messages per invocation: 1–10, or up to 10,000 with a `maxBatchingWindowMs`, as a deployed
+   * event source on a standard queue takes them. @default 10
+   */
   readonly batchSize?: number;
+  /**
+   * How long to go on receiving after the first message of a batch, until `batchSize` messages
+   * are gathered, in ms; as the deployed `MaximumBatchingWindowInSeconds`, which a batch of more
+   * than 10 needs. Receives are 10 messages at most each. @default 0: one receive per batch
+   */
+  readonly maxBatchingWindowMs?: number;
   /**
    * The queue's visibility timeout, in seconds. The handler's context counts down to 2 s before
    * a batch comes back, as a deployed consumer's timeout ends long before its queue's
@@ -66,6 +76,16 @@ export interface SqsPollerOptions {
 }
 
 const RETRY_AFTER_ERROR_MS = 500;
+
+/** SQS's most entries per batch request (receive, delete, change visibility). */
+const SQS_BATCH_ENTRIES = 10;
+
+/** `items` in runs of at most {@link SQS_BATCH_ENTRIES}, each with the index of its first item. */
+const inChunks = <T>(items: readonly T[]): { readonly start: number; readonly chunk: readonly T[] }[] =>
+  Array.from({ length: Math.ceil(items.length / SQS_BATCH_ENTRIES) }, (_, i) => ({
+    start: i * SQS_BATCH_ENTRIES,
+    chunk: items.slice(i * SQS_BATCH_ENTRIES, (i + 1) * SQS_BATCH_ENTRIES),
+  }));
 
 /**
  * A local SQS event source mapping: long-polls a queue and invokes a real Lambda handler with
@@ -144,8 +164,16 @@ export class SqsPoller {
             ),
           );
         }
-        const entries = records.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle, VisibilityTimeout: seconds }));
-        extending = sqs.send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queue.url, Entries: entries })).then(
+        extending = Promise.all(
+          inChunks(records).map(({ chunk }) =>
+            sqs.send(
+              new ChangeMessageVisibilityBatchCommand({
+                QueueUrl: queue.url,
+                Entries: chunk.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle, VisibilityTimeout: seconds })),
+              }),
+            ),
+          ),
+        ).then(
           () => {},
           (error: unknown) => this.options.onError?.(error),
         );
@@ -159,18 +187,50 @@ export class SqsPoller {
     };
   }
 
-  private async pollOnce(): Promise<void> {
-    const { sqs, queue, handler } = this.options;
-    const { Messages = [] } = await sqs.send(
+  private receive(count: number, waitTimeSeconds: number): Promise<ReceiveMessageCommandOutput> {
+    return this.options.sqs.send(
       new ReceiveMessageCommand({
-        QueueUrl: queue.url,
-        MaxNumberOfMessages: this.options.batchSize ?? 10,
-        WaitTimeSeconds: this.options.waitTimeSeconds ?? 5,
+        QueueUrl: this.options.queue.url,
+        MaxNumberOfMessages: Math.min(count, SQS_BATCH_ENTRIES),
+        WaitTimeSeconds: waitTimeSeconds,
         MessageSystemAttributeNames: [...SQS_RECORD_SYSTEM_ATTRIBUTES],
         MessageAttributeNames: ['All'],
       }),
       { abortSignal: this.abort.signal },
     );
+  }
+
+  /**
+   * Receives one batch: what the first receive brings, and then, within the batching window,
+   * more until `batchSize`. Long polls within the window are whole seconds; a quiet queue with
+   * less than a second of the window left ends the batch. A stop ends it with what it has.
+   */
+  private async receiveBatch(): Promise<Message[]> {
+    const batchSize = this.options.batchSize ?? SQS_BATCH_ENTRIES;
+    const { Messages = [] } = await this.receive(batchSize, this.options.waitTimeSeconds ?? 5);
+    const windowEnd = Date.now() + (this.options.maxBatchingWindowMs ?? 0);
+    const messages = [...Messages];
+    while (messages.length > 0 && messages.length < batchSize && !this.abort.signal.aborted) {
+      const left = windowEnd - Date.now();
+      if (left <= 0) break;
+      const wait = Math.floor(left / 1000);
+      let more: Message[];
+      try {
+        more = (await this.receive(batchSize - messages.length, wait)).Messages ?? [];
+      } catch (error) {
+        // What was received is handled: it would otherwise wait out its visibility timeout.
+        if (this.abort.signal.aborted) break;
+        throw error;
+      }
+      messages.push(...more);
+      if (more.length === 0 && wait === 0) break;
+    }
+    return messages;
+  }
+
+  private async pollOnce(): Promise<void> {
+    const { sqs, queue, handler } = this.options;
+    const Messages = await this.receiveBatch();
     if (Messages.length === 0) return;
     const receivedAt = Date.now();
     const records = Messages.map((message) => toSqsRecord(message, queue.arn));
@@ -213,18 +273,24 @@ export class SqsPoller {
     let acknowledged: SQSRecord[] = [];
     let undeleted: SQSRecord[] = [];
     if (handled.length > 0) {
-      const output = await sqs.send(
-        new DeleteMessageBatchCommand({
-          QueueUrl: queue.url,
-          Entries: handled.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+      const outputs = await Promise.all(
+        inChunks(handled).map(async ({ start, chunk }) => {
+          const output = await sqs.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl: queue.url,
+              Entries: chunk.map((r, i) => ({ Id: String(start + i), ReceiptHandle: r.receiptHandle })),
+            }),
+          );
+          return output;
         }),
       );
       // Only what SQS lists as deleted is gone; anything else is received again.
-      const deleted = new Set((output.Successful ?? []).map((entry) => entry.Id));
+      const deleted = new Set(outputs.flatMap((output) => (output.Successful ?? []).map((entry) => entry.Id)));
       acknowledged = handled.filter((_, i) => deleted.has(String(i)));
       undeleted = handled.filter((_, i) => !deleted.has(String(i)));
       if (undeleted.length > 0) {
-        const codes = [...new Set((output.Failed ?? []).map((entry) => entry.Code ?? 'unknown'))].join(', ') || 'not listed';
+        const failures = outputs.flatMap((output) => output.Failed ?? []);
+        const codes = [...new Set(failures.map((entry) => entry.Code ?? 'unknown'))].join(', ') || 'not listed';
         this.options.onError?.(
           new Error(
             `DeleteMessageBatch on ${queue.url} deleted ${acknowledged.length} of ${handled.length} handled messages (${codes}); the others come back after the visibility timeout`,

@@ -8,6 +8,15 @@ import { SqsPoller } from '../event-source/sqs-event-source.js';
 import { LOCAL_LOG_LEVEL } from './relay.js';
 import type { LocalArchiveResources } from './resources.js';
 
+/**
+ * The local archiver's batches: up to this many messages, gathered for at most
+ * {@link LOCAL_ARCHIVER_BATCHING_WINDOW_MS} after the first. Deployed, the window is minutes
+ * (fewer, bigger objects); locally a second keeps the archive as fresh as a test wants it while
+ * a burst still lands in one object per partition.
+ */
+export const LOCAL_ARCHIVER_BATCH_SIZE = 1_000;
+export const LOCAL_ARCHIVER_BATCHING_WINDOW_MS = 1_000;
+
 /** The name the local archiver goes by where a deployed one has its function's name: its metrics. */
 export const LOCAL_ARCHIVER_FUNCTION_NAME = 'outbox-archiver-local';
 
@@ -45,9 +54,9 @@ const DISCARDED_METRICS: ArchiverMetrics = { addMetric: () => {} };
 /**
  * The real archiver handler (`createArchiverHandler`, as the deployed Lambda runs it) behind a
  * local SQS event source on the archive queue, writing to the archive bucket on the emulator's
- * S3: what the relay publishes lands in the archive as it does deployed. Batches are of up to
- * 10 messages, the local event source's limit, so objects are smaller and more numerous than a
- * deployed archiver's (large batches with a batching window); their layout and contents are the same.
+ * S3: what the relay publishes lands in the archive as it does deployed, in batches of up to
+ * {@link LOCAL_ARCHIVER_BATCH_SIZE} messages gathered for at most a second (deployed: minutes,
+ * so fewer and bigger objects; their layout and contents are the same).
  *
  * @example
  * ```ts
@@ -76,6 +85,8 @@ export function startLocalArchiver(options: LocalArchiverOptions): LocalArchiver
     sqs: options.sqs,
     queue: options.archive.queue,
     handler,
+    batchSize: LOCAL_ARCHIVER_BATCH_SIZE,
+    maxBatchingWindowMs: LOCAL_ARCHIVER_BATCHING_WINDOW_MS,
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
     onError: options.onError,
   });

@@ -1,0 +1,122 @@
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  type DeleteMessageBatchCommandInput,
+  type Message,
+  type ReceiveMessageCommand,
+} from '@aws-sdk/client-sqs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type SqsBatchReport, SqsPoller, type SqsPollerClient } from '../../shared/local/event-source/sqs-event-source.js';
+
+let poller: SqsPoller | undefined;
+afterEach(async () => {
+  await poller?.stop();
+});
+
+/** A queue stub holding `count` messages, handing out at most what each receive asks for; it records every request. */
+function stubQueue(count: number) {
+  const waiting: Message[] = Array.from({ length: count }, (_, i) => ({ MessageId: `m${i}`, ReceiptHandle: `rh-${i}`, Body: `b${i}` }));
+  const receives: { max: number; wait: number }[] = [];
+  const deletes: DeleteMessageBatchCommandInput[] = [];
+  const visibilityChanges: number[] = [];
+  const sqs = {
+    send: (async (command: unknown, options?: { abortSignal?: AbortSignal }) => {
+      if (command instanceof DeleteMessageBatchCommand) {
+        deletes.push(command.input);
+        return { Successful: (command.input.Entries ?? []).map((e) => ({ Id: e.Id })) };
+      }
+      if (command instanceof ChangeMessageVisibilityBatchCommand) {
+        visibilityChanges.push(command.input.Entries?.length ?? 0);
+        return { Successful: [] };
+      }
+      const { MaxNumberOfMessages = 1, WaitTimeSeconds = 0 } = (command as ReceiveMessageCommand).input;
+      receives.push({ max: MaxNumberOfMessages, wait: WaitTimeSeconds });
+      if (waiting.length > 0) return { Messages: waiting.splice(0, MaxNumberOfMessages) };
+      if (WaitTimeSeconds === 0) return { Messages: [] };
+      // A long poll on an empty queue: answered when its wait ends, or at once when the poller stops.
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => resolve({ Messages: [] }), WaitTimeSeconds * 1000);
+        const stop = () => {
+          clearTimeout(timer);
+          resolve({ Messages: [] });
+        };
+        options?.abortSignal?.addEventListener('abort', stop, { once: true });
+      });
+    }) as unknown as SqsPollerClient['send'],
+  };
+  return { sqs, receives, deletes, visibilityChanges };
+}
+
+const queue = { url: 'http://127.0.0.1:1/000000000000/q', arn: 'arn:aws:sqs:us-east-1:000000000000:q' };
+
+describe('local SQS event source, batching window', () => {
+  it('gathers more than 10 messages into one invocation within the window, and deletes them 10 at a time', async () => {
+    const stub = stubQueue(25);
+    const batches: number[] = [];
+    const reports: SqsBatchReport[] = [];
+    poller = new SqsPoller({
+      sqs: stub.sqs,
+      queue,
+      batchSize: 1_000,
+      maxBatchingWindowMs: 1_000,
+      visibilityTimeoutSeconds: 30,
+      handler: async (event) => {
+        batches.push(event.Records.length);
+        return { batchItemFailures: [{ itemIdentifier: 'm3' }] };
+      },
+      onBatch: (report) => reports.push(report),
+    });
+    poller.start();
+    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+
+    expect(batches).toEqual([25]);
+    expect(stub.receives.slice(0, 3).map((r) => r.max)).toEqual([10, 10, 10]);
+    expect(stub.deletes.map((d) => d.Entries?.length)).toEqual([10, 10, 4]);
+    expect(reports[0]!.acknowledged).toHaveLength(24);
+    expect(reports[0]!.failed.map((r) => r.messageId)).toEqual(['m3']);
+  });
+
+  it('hands over what it has when the window ends before the batch is full', async () => {
+    const stub = stubQueue(3);
+    const batches: number[] = [];
+    const startedAt = Date.now();
+    let handedAt = 0;
+    poller = new SqsPoller({
+      sqs: stub.sqs,
+      queue,
+      batchSize: 100,
+      maxBatchingWindowMs: 1_500,
+      visibilityTimeoutSeconds: 30,
+      handler: async (event) => {
+        handedAt = Date.now();
+        batches.push(event.Records.length);
+        return { batchItemFailures: [] };
+      },
+    });
+    poller.start();
+    await expect.poll(() => batches.length, { timeout: 10_000 }).toBe(1);
+
+    expect(batches).toEqual([3]);
+    // One long poll of the window's whole second, then a short one for the rest of it.
+    expect(stub.receives.slice(1, 3).map((r) => r.wait)).toEqual([1, 0]);
+    expect(handedAt - startedAt).toBeLessThan(3_000);
+  });
+
+  it('receives once per batch without a window, as before', async () => {
+    const stub = stubQueue(15);
+    const batches: number[] = [];
+    poller = new SqsPoller({
+      sqs: stub.sqs,
+      queue,
+      visibilityTimeoutSeconds: 30,
+      handler: async (event) => {
+        batches.push(event.Records.length);
+        return { batchItemFailures: [] };
+      },
+    });
+    poller.start();
+    await expect.poll(() => batches.length, { timeout: 10_000 }).toBe(2);
+
+    expect(batches).toEqual([10, 5]);
+  });
+});
