@@ -6,13 +6,10 @@
 
 import type { Attributes, Link, SpanContext } from '@opentelemetry/api';
 import { TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE } from '../envelope.js';
-import { type OtelApi, otelApi } from '../tracing/otel-api.js';
+import { type OtelApi, otelApi, TRACER_NAME } from '../tracing/otel-api.js';
 import { spanLinks } from '../tracing/span-context.js';
 import type { PreparedMessage } from './handle-message.js';
 import type { ConsumerMessage, ConsumerTracingOptions, MessageOutcome } from './types.js';
-
-/** The instrumentation scope of every span this package makes. */
-const TRACER_NAME = 'dynamodb-outbox';
 
 /** The producer contexts of a message: each event's envelope's; for a message not parsed, its trace attributes. */
 function producerContexts(message: ConsumerMessage, ready: PreparedMessage) {

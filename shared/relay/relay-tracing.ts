@@ -6,12 +6,9 @@
  */
 
 import type { SlotMessage } from '../envelope.js';
-import { otelApi } from '../tracing/otel-api.js';
+import { otelApi, TRACER_NAME } from '../tracing/otel-api.js';
 import { spanLinks } from '../tracing/span-context.js';
 import type { RelayResult } from './outcome.js';
-
-/** The instrumentation scope of every span this package makes. */
-export const TRACER_NAME = 'dynamodb-outbox';
 
 /** What the span of a batch describes: the events decoded for publishing, and the topics they go to. */
 export interface RelayBatchTrace {

@@ -9,6 +9,9 @@ import type * as OtelApiModule from '@opentelemetry/api';
 
 export type OtelApi = typeof OtelApiModule;
 
+/** The instrumentation scope of every span this package makes. */
+export const TRACER_NAME = 'dynamodb-outbox';
+
 /** Where every copy of `@opentelemetry/api` 1.x registers its globals (its `internal/global-utils`). */
 const GLOBAL_KEY = Symbol.for('opentelemetry.js.api.1');
 
