@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LiveSnapshot, renderLiveView } from '../../shared/local/stack/live-view.js';
+import { type LiveSnapshot, renderLiveLine, renderLiveView } from '../../shared/local/stack/live-view.js';
 
 const snapshot = (overrides: Partial<LiveSnapshot> = {}): LiveSnapshot => ({
   at: Date.parse('2026-11-22T10:01:05Z'),
@@ -23,5 +23,12 @@ describe('live view, archive', () => {
 
   it('shows no archive row without an archive', () => {
     expect(renderLiveView(snapshot()).some((l) => l.startsWith('archived'))).toBe(false);
+    expect(renderLiveLine(snapshot())).not.toContain('archived');
+  });
+
+  it('shows the events archived in the one-line view too', () => {
+    expect(renderLiveLine(snapshot({ archive: { archivedEvents: 117, objectsWritten: 9 } }))).toContain(
+      'delivered 118 · archived 117 · dead-lettered 0',
+    );
   });
 });

@@ -92,5 +92,6 @@ export function renderLiveLine(now: LiveSnapshot): string {
   const skipped = now.load === undefined || now.load.skipped === 0 ? '' : `, skipped ${now.load.skipped} (API behind)`;
   const load =
     now.load === undefined ? '' : ` · load sent ${now.load.sent} (4xx ${now.load.rejected}, 5xx/failed ${now.load.errors}${skipped})`;
-  return `${time} written ${now.written} · published ${now.published} · delivered ${now.delivered} · dead-lettered ${deadLetters(now)} · lag p50 ${ms(now.lag.p50)} p99 ${ms(now.lag.p99)}${load}`;
+  const archived = now.archive === undefined ? '' : ` · archived ${now.archive.archivedEvents}`;
+  return `${time} written ${now.written} · published ${now.published} · delivered ${now.delivered}${archived} · dead-lettered ${deadLetters(now)} · lag p50 ${ms(now.lag.p50)} p99 ${ms(now.lag.p99)}${load}`;
 }
