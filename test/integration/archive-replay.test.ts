@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { archiveObjectKey, encodeArchiveObject } from '../../shared/archive/layout.js';
 import { replayArchive } from '../../shared/archive/replay.js';
 import { ReplayCheckpointError } from '../../shared/archive/replay-errors.js';
-import { REPLAY_ATTRIBUTE } from '../../shared/envelope.js';
+import { envelopeJson, REPLAY_ATTRIBUTE } from '../../shared/envelope.js';
 import { messageGroupId } from '../../shared/relay/publish-entry.js';
 import { aHistory, type HistoryEvent, putArchive } from '../helpers/archive-fixtures.js';
 import { emulatorForFile } from '../helpers/local.js';
@@ -232,5 +232,44 @@ describe('replayArchive', () => {
     expect(messagesOn('replay-mismatch')).toHaveLength(0);
     const restarted = await replayArchive({ ...options, to: '2026-03-02', types: ['order.paid'], restart: true });
     expect(restarted.sent).toBe(history.filter((e) => e.type === 'order.paid').length);
+  });
+
+  it('sends an aggregate in sequence order when a write that committed first has a time in the next hour', async () => {
+    // Event 1's write started last but committed first: its time is after the hour boundary, event 2's before it.
+    const at = (time: string, sequence: number) =>
+      envelopeJson(
+        { source: 'urn:test', aggregateType: 'order', aggregateId: 'o-skew', sequenceEpoch: '2026-01-01T00:00:00.000Z' },
+        { id: `skew-${sequence}`, type: 'order.placed', time, data: '{}' },
+        sequence,
+      );
+    const bucket = `archive-${++buckets}`;
+    server.createBucket(bucket);
+    const put = (hour: string, text: string) =>
+      clients.s3.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: archiveObjectKey({ aggregateType: 'order', type: 'order.placed', hour }, 'a'),
+          Body: encodeArchiveObject([text]),
+        }),
+      );
+    await put('2026-03-01T10', at('2026-03-01T10:59:59.400Z', 2));
+    await put('2026-03-01T11', at('2026-03-01T11:00:00.900Z', 1));
+    const order = async (name: string, holdBackMs?: number) => {
+      const queue = server.createQueue(name, { attributes: { FifoQueue: 'true' } });
+      await replayArchive({
+        s3: clients.s3,
+        sqs: clients.sqs,
+        bucket,
+        from: '2026-03-01',
+        to: '2026-03-02',
+        queueUrl: queue.queueUrl,
+        ...(holdBackMs === undefined ? {} : { holdBackMs }),
+      });
+      return messagesOn(name).map((m) => (JSON.parse(m.body) as { aggregatesequence: number }).aggregatesequence);
+    };
+
+    expect(await order('skew-held.fifo')).toEqual([1, 2]);
+    // Without the hold-back, the hour boundary splits them the wrong way round.
+    expect(await order('skew-unheld.fifo', 0)).toEqual([2, 1]);
   });
 });
