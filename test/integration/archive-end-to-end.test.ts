@@ -1,6 +1,6 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { defineConfig, Outbox } from 'dynamodb-outbox';
-import { type OutboxTestStack, startOutboxTestStack } from 'dynamodb-outbox/testing';
+import { LocalStackError, type OutboxTestStack, startOutboxTestStack } from 'dynamodb-outbox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeArchiveObject, parseArchiveObjectKey } from '../../shared/archive/layout.js';
 import type { OutboxEnvelope } from '../../shared/envelope.js';
@@ -107,5 +107,18 @@ describe('the archive on the test stack', () => {
     const archivedById = new Map(found.map((f) => [f.envelope.id, f.envelope]));
     for (const envelope of messages.flatMap((m) => m.envelopes ?? [])) expect(archivedById.get(envelope.id)).toEqual(envelope);
     expect(backgroundErrors).toEqual([]);
+  });
+
+  it('rejects a wait for no events or with a timeout out of range, naming the option', async () => {
+    await expect(stack.archive!.waitForArchived(0)).rejects.toThrow(LocalStackError);
+    await expect(stack.archive!.waitForArchived(0)).rejects.toThrow(
+      /archive\.waitForArchived\(\) count is 0; allowed: a whole number from 1/,
+    );
+    await expect(stack.archive!.waitForArchived(1, { timeoutMs: -1 })).rejects.toThrow(/archive\.waitForArchived\(\) timeoutMs is -1/);
+  });
+
+  it('resolves a wait at its timeout with the count reached, when fewer events were archived', async () => {
+    const archivedSoFar = stack.archive!.archivedEvents();
+    expect(await stack.archive!.waitForArchived(archivedSoFar + 1, { timeoutMs: 200 })).toBe(archivedSoFar);
   });
 });
