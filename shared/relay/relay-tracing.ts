@@ -18,11 +18,13 @@ export interface RelayBatchTrace {
 }
 
 /**
- * Runs the batch inside its span when a tracer provider is registered and `@opentelemetry/api`
- * loads; else just runs it. The span (kind PRODUCER, `send <topic>`, or `send` for several topics)
+ * Runs the batch inside its span when it has events to publish, a tracer provider is registered
+ * and `@opentelemetry/api` loads; else just runs it. The span (kind PRODUCER, `send <topic>`, or `send` for several topics)
  * is active while the batch publishes, so an instrumented SNS client's spans are its children.
  */
 export async function traceRelayBatch(batch: RelayBatchTrace, run: () => Promise<RelayResult>): Promise<RelayResult> {
+  // Nothing to publish (every record left to the other path, as most are for the processor): no span to show.
+  if (batch.messages.length === 0) return run();
   const loaded = otelApi('trace');
   const api = loaded instanceof Promise ? await loaded : loaded;
   if (api === undefined) return run();

@@ -113,6 +113,11 @@ describe('with a tracer provider', () => {
     expect(span?.status).toMatchObject({ code: SpanStatusCode.ERROR });
   });
 
+  it('makes no relay span for a batch with no event to publish', async () => {
+    await traceRelayBatch({ messages: [], topics: [] }, async () => result());
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
   it('makes the relay batch span active while it publishes, so an instrumented client nests under it', async () => {
     let active: string | undefined;
     await traceRelayBatch({ messages: [message(1)], topics: ['orders'] }, async () => {
