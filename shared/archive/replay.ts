@@ -235,16 +235,27 @@ export async function replayArchive(options: ReplayArchiveOptions): Promise<Repl
         corrupt: run.tally.corrupt.length,
         refused: run.tally.refused.length,
       });
+    // The next hour is read while this one is sent: two hours in memory, the queue never waits for S3.
+    const readHour = async (hour: string) => {
+      const keys = await lister.keys(hour, hours);
+      return { keys, read: await readObjects(options.s3, plan.parameters.bucket, keys, run.filter, new Set(), plan.readConcurrency) };
+    };
+    let reading: ReturnType<typeof readHour> | undefined = readHour(hours[start] as string);
     for (let i = start; i < hours.length; i++) {
+      const { keys, read } = await (reading as ReturnType<typeof readHour>);
+      reading = i + 1 < hours.length ? readHour(hours[i + 1] as string) : undefined;
+      // A run that stops here leaves the next hour unread: its failure is no one's to report.
+      reading?.catch(() => {});
       if (options.signal?.aborted === true) return summaryOf(run, dryRun ? 'dry-run' : 'interrupted');
       const hour = hours[i] as string;
-      const keys = await lister.keys(hour, hours);
-      const seen = new Set(carried.map((event) => event.id));
-      const read = await readObjects(options.s3, plan.parameters.bucket, keys, run.filter, seen, plan.readConcurrency);
       run.tally.objectsRead += keys.length;
       run.tally.duplicates += read.duplicates;
       run.tally.corrupt.push(...read.problems);
-      let events = carried.concat(read.events);
+      // An event carried from the hour before is in that hour's objects, not this one's; an id seen twice is counted all the same.
+      const carriedIds = new Set(carried.map((event) => event.id));
+      const fresh = read.events.filter((event) => !carriedIds.has(event.id));
+      run.tally.duplicates += read.events.length - fresh.length;
+      let events = carried.concat(fresh);
       if (i === start && loaded !== undefined) events = afterPositions(events, loaded.sent);
       const last = i === hours.length - 1;
       const split = splitWindow(events, last ? undefined : Date.parse(`${hour}:00:00.000Z`) + HOUR_MS - plan.holdBackMs);
