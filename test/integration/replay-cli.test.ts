@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,9 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { archiveObjectKey } from '../../shared/archive/layout.js';
 import type { ReplaySummary } from '../../shared/archive/replay-types.js';
 import { aHistory, putArchive } from '../helpers/archive-fixtures.js';
-import { runCli } from '../helpers/cli.js';
-import { queueDepth } from '../helpers/fauxqs.js';
+import { CLI_ARGS, cliEnv, REPOSITORY_ROOT, runCli } from '../helpers/cli.js';
+import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile } from '../helpers/local.js';
+import { waitFor } from '../helpers/wait.js';
 
 const { server, clients } = await emulatorForFile();
 
@@ -60,4 +63,40 @@ describe('dynamodb-outbox replay', () => {
     expect(result.stderr).toContain('Invalid replay option --from: got "last week"');
     expect(result.stderr).toContain('Usage: dynamodb-outbox replay');
   });
+
+  it('stops on Ctrl-C after the requests in flight, exits 130, and the same command then sends the rest, none twice', async () => {
+    const history = aHistory({
+      events: 400,
+      aggregates: 40,
+      types: ['order.placed'],
+      startMs: Date.parse('2026-03-01T00:00:00Z'),
+      spanMs: 86_400_000,
+    });
+    server.createBucket('cli-sigint');
+    await putArchive(clients.s3, 'cli-sigint', history);
+    const queue = server.createQueue('cli-sigint');
+    const checkpoint = join(mkdtempSync(join(tmpdir(), 'replay-cli-')), 'sigint.checkpoint');
+    const args = ['replay', '--archive-bucket', 'cli-sigint', '--from', '2026-03-01', '--to', '2026-03-02', '--to-queue', queue.queueUrl];
+    const local = ['--endpoint', server.address, '--checkpoint', checkpoint];
+
+    const child = spawn(process.execPath, [...CLI_ARGS, ...args, ...local, '--rate', '50'], { cwd: REPOSITORY_ROOT, env: cliEnv() });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    await waitFor(() => queueDepth(server, 'cli-sigint') >= 50, { timeoutMs: 60_000, what: 'the first 50 events sent' });
+    child.kill('SIGINT');
+    const [code] = (await once(child, 'exit')) as [number];
+
+    expect(code).toBe(130);
+    expect(stdout).toContain('Replay interrupted');
+    const sentFirst = queueDepth(server, 'cli-sigint');
+    expect(sentFirst).toBeLessThan(400);
+    const rest = await runCli([...args, ...local]);
+    expect(rest.code).toBe(0);
+    expect(rest.stdout).toMatch(new RegExp(`sent\\s+${400 - sentFirst}\\b`));
+    const ids = queueBodies(server, 'cli-sigint').map((body) => (JSON.parse(body) as { id: string }).id);
+    expect(ids).toHaveLength(400);
+    expect(new Set(ids)).toEqual(new Set(history.map((e) => e.id)));
+  }, 120_000);
 });
