@@ -25,6 +25,22 @@ export function sentAt(record: SQSRecord, now: number): Date {
   return new Date(Number.isFinite(sent) && sent > 0 ? sent : now);
 }
 
+/**
+ * Why an envelope's type or aggregate type cannot name its partition: the key segments are
+ * URI-encoded, which a string with a lone UTF-16 surrogate is not (the write helper refuses
+ * one; another publisher may not).
+ */
+function unencodableName(envelope: { readonly type: string; readonly aggregatetype: string }): string | undefined {
+  for (const field of ['aggregatetype', 'type'] as const) {
+    try {
+      encodeURIComponent(envelope[field]);
+    } catch {
+      return `${field} ${JSON.stringify(envelope[field])} is not well-formed Unicode (a lone surrogate); allowed: well-formed Unicode, which names an archive partition`;
+    }
+  }
+  return undefined;
+}
+
 /** The message's value: the body's JSON, or the `Message` of an SNS notification (a subscription without raw delivery). */
 function messageValue(body: string): { ok: true; value: unknown } | { ok: false; reason: string } {
   let value: unknown;
@@ -48,7 +64,7 @@ function messageValue(body: string): { ok: true; value: unknown } | { ok: false;
  * one envelope, or each event of a CloudEvents batch (a JSON array), raw or inside an SNS
  * notification. An envelope is what the consumer helper takes for one (`envelopeProblem`);
  * envelopes of earlier relays are kept as they were published. An envelope whose `time` is not a
- * date is placed in the hour SQS received the message. A message that holds no envelope, or a
+ * date (or one outside the years 0000–9999) is placed in the hour SQS received the message. A message that holds no envelope, or a
  * batch with one item that is not, comes back `malformed` with the reason: a batch is archived
  * whole or not at all.
  */
@@ -64,6 +80,8 @@ export function readArchiveRecord(record: SQSRecord, now: number): ReadArchiveRe
     const problem = envelopeProblem(value);
     if (problem !== undefined) return { status: 'malformed', reason: `not an outbox envelope: ${at}${problem}` };
     const envelope = value as { id: string; type: string; aggregatetype: string; time: string };
+    const unnamed = unencodableName(envelope);
+    if (unnamed !== undefined) return { status: 'malformed', reason: `${at}${unnamed}` };
     let text: string;
     try {
       text = JSON.stringify(value);

@@ -51,8 +51,9 @@ export const archiveHourOf = (instant: Date): string => instant.toISOString().sl
 
 /**
  * The partition an event belongs to: its aggregate type, its type and the UTC hour of its `time`.
- * Returns `undefined` when `time` is not a date, which the caller must handle (the archiver
- * places such an event by when it was published).
+ * Returns `undefined` when `time` is not a date, or one outside the years 0000–9999 (which have
+ * no `date=YYYY-MM-DD` segment), which the caller must handle (the archiver places such an event
+ * by when it was published).
  *
  * @example
  * ```ts
@@ -67,7 +68,9 @@ export function archivePartitionOf(event: {
 }): ArchivePartition | undefined {
   const instant = Date.parse(event.time);
   if (Number.isNaN(instant)) return undefined;
-  return { aggregateType: event.aggregatetype, type: event.type, hour: archiveHourOf(new Date(instant)) };
+  const hour = archiveHourOf(new Date(instant));
+  // A year before 0000 or after 9999 is a date, yet it has no `date=YYYY-MM-DD` segment.
+  return HOUR_PATTERN.test(hour) ? { aggregateType: event.aggregatetype, type: event.type, hour } : undefined;
 }
 
 /** The key prefix of a partition, ending in `/`. */

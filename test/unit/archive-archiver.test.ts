@@ -116,6 +116,44 @@ describe('the archiver handler', () => {
     expect(summaries).toEqual([1]);
   });
 
+  it('places an envelope whose time is a date outside the years 0000–9999 by when SQS received it, and archives the rest of the batch', async () => {
+    const sent = Date.parse('2026-04-02T07:30:00.000Z');
+    for (const time of ['+010000-01-01T00:00:00.000Z', '-000001-01-01T00:00:00.000Z', '20000']) {
+      const s3 = fakeS3();
+      const odd = anSqsRecord(envelopeAt(time).body);
+      const good = anSqsRecord(envelopeAt('2026-03-01T10:00:00.000Z', { aggregateId: 'o-2' }).body);
+      const result = await createArchiverHandler({ bucket: 'archive', s3, logger: quiet, metrics: noMetrics })(
+        anSqsEvent([{ ...odd, attributes: { ...odd.attributes, SentTimestamp: String(sent) } }, good]),
+      );
+      expect(result.batchItemFailures).toEqual([]);
+      const hours = [...s3.objects.keys()].map((key) => parseArchiveObjectKey(key).partition.hour).sort();
+      expect(hours).toEqual(['2026-03-01T10', '2026-04-02T07']);
+    }
+  });
+
+  it('keeps an envelope whose type or aggregate type is not well-formed Unicode under malformed/, and archives the rest of the batch', async () => {
+    const s3 = fakeS3();
+    const badType = anSqsRecord(JSON.stringify({ ...JSON.parse(anEnvelope().body), type: 'order.\ud800placed' }));
+    const badAggregate = anSqsRecord(
+      JSON.stringify({ ...JSON.parse(anEnvelope({ aggregateId: 'o-3' }).body), aggregatetype: 'ord\udc00er' }),
+    );
+    const good = anSqsRecord(anEnvelope({ aggregateId: 'o-2' }).body);
+    const result = await createArchiverHandler({ bucket: 'archive', s3, logger: quiet, metrics: noMetrics })(
+      anSqsEvent([badType, badAggregate, good]),
+    );
+    expect(result.batchItemFailures).toEqual([]);
+    const [malformedKey, ...others] = [...s3.objects.keys()].sort((a, b) =>
+      a.startsWith('malformed/') ? -1 : b.startsWith('malformed/') ? 1 : 0,
+    );
+    expect(malformedKey).toMatch(/^malformed\/v1\//);
+    const lines = decodeArchiveObject(malformedKey!, s3.objects.get(malformedKey!)!.body).records as Record<string, unknown>[];
+    expect(lines.map((l) => [l.messageId, l.reason])).toEqual([
+      [badType.messageId, expect.stringMatching(/^type .* is not well-formed Unicode/)],
+      [badAggregate.messageId, expect.stringMatching(/^aggregatetype .* is not well-formed Unicode/)],
+    ]);
+    expect(others).toHaveLength(1);
+  });
+
   it('reports exactly the messages with an envelope in a partition whose write failed', async () => {
     const s3 = fakeS3((key) => key.includes('type=order.cancelled/'));
     const placed = anSqsRecord(envelopeAt('2026-03-01T10:00:00.000Z', { type: 'order.placed' }).body);
