@@ -146,7 +146,7 @@ const positionOf = (event: ArchivedEvent): RecordedPosition => [event.aggregateT
  *
  * @throws {ReplayOptionsError} an option is invalid (nothing read)
  * @throws {ReplayCheckpointError} the checkpoint is of another selection, or unreadable (nothing sent)
- * @throws {ReplayStoppedError} the queue failed for good mid-run; its `summary` counts what went
+ * @throws {ReplayStoppedError} the queue or the archive failed for good mid-run; its `summary` counts what went
  *
  * @example
  * ```ts
@@ -290,6 +290,10 @@ export async function replayArchive(options: ReplayArchiveOptions): Promise<Repl
       progress(hour, i - start + 1);
     }
     return summaryOf(run, dryRun ? 'dry-run' : 'completed');
+  } catch (error) {
+    // A listing or read that failed for good: what was sent before is counted, and the checkpoint keeps the position.
+    if (error instanceof ReplayStoppedError) throw error;
+    throw new ReplayStoppedError(summaryOf(run, 'interrupted'), error);
   } finally {
     writer?.close();
   }

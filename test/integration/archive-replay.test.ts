@@ -2,12 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { archiveObjectKey, encodeArchiveObject } from '../../shared/archive/layout.js';
 import { replayArchive } from '../../shared/archive/replay.js';
-import { ReplayCheckpointError } from '../../shared/archive/replay-errors.js';
+import { ReplayCheckpointError, ReplayStoppedError } from '../../shared/archive/replay-errors.js';
 import { envelopeJson, REPLAY_ATTRIBUTE } from '../../shared/envelope.js';
 import { messageGroupId } from '../../shared/relay/publish-entry.js';
 import { aHistory, type HistoryEvent, putArchive } from '../helpers/archive-fixtures.js';
@@ -271,5 +271,43 @@ describe('replayArchive', () => {
     expect(await order('skew-held.fifo')).toEqual([1, 2]);
     // Without the hold-back, the hour boundary splits them the wrong way round.
     expect(await order('skew-unheld.fifo', 0)).toEqual([2, 1]);
+  });
+
+  it('fails with the summary so far when an object cannot be read for good, and the same call goes on after it is fixed', async () => {
+    const history = aHistory({ events: 200, aggregates: 10, types: ['order.placed'], startMs: START, spanMs: DAY });
+    const bucket = await archiveOf(history);
+    const queue = server.createQueue('replay-denied');
+    const checkpointPath = join(mkdtempSync(join(tmpdir(), 'replay-')), 'denied.checkpoint');
+    const options = {
+      s3: clients.s3,
+      sqs: clients.sqs,
+      bucket,
+      from: '2026-03-01',
+      to: '2026-03-02',
+      queueUrl: queue.queueUrl,
+      checkpointPath,
+    };
+    // Objects of the afternoon are not readable by this role.
+    const denying = {
+      send: (command: { input: { Key?: string } }) => {
+        if (/hour=1[2-9]/.test(command.input.Key ?? '')) {
+          return Promise.reject(Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } }));
+        }
+        return clients.s3.send(command as never);
+      },
+    } as unknown as S3Client;
+
+    const failed = replayArchive({ ...options, s3: denying });
+
+    await expect(failed).rejects.toThrow(ReplayStoppedError);
+    const error = (await failed.catch((e: unknown) => e)) as ReplayStoppedError;
+    expect(error.message).toContain('AccessDenied');
+    expect(error.summary.status).toBe('interrupted');
+    expect(error.summary.sent).toBe(messagesOn('replay-denied').length);
+    expect(error.summary.sent).toBeGreaterThan(0);
+    const rest = await replayArchive(options);
+    expect(rest.sent + error.summary.sent).toBe(200);
+    expect(messagesOn('replay-denied')).toHaveLength(200);
+    expect(new Set(messagesOn('replay-denied').map((m) => (JSON.parse(m.body) as { id: string }).id)).size).toBe(200);
   });
 });
