@@ -7,6 +7,8 @@ import type { CorruptArchiveEntry } from './replay-types.js';
 export interface TypePartition {
   readonly aggregateType: string;
   readonly type: string;
+  /** The UTC days (`YYYY-MM-DD`) it has objects of; absent: any day may have some. */
+  readonly days?: ReadonlySet<string>;
 }
 
 /** Runs `work` on every item, at most `limit` at once; results in the items' order. */
@@ -60,8 +62,10 @@ async function segmentValues(s3: Pick<S3Client, 'send'>, bucket: string, prefix:
 
 /**
  * The (aggregate type, event type) partitions a replay reads: the given aggregate type, or every
- * one the archive has (one delimited listing), and under each the event types it has, kept when
- * the selection names them. Only partitions that exist are listed further.
+ * one the archive has (one delimited listing), under each the event types it has, kept when the
+ * selection names them, and under each of those the days it has objects of. Only the days that
+ * exist are listed further: a range of years over a sparse archive costs a listing per partition,
+ * not one per partition and day.
  */
 export async function typePartitions(
   s3: Pick<S3Client, 'send'>,
@@ -77,7 +81,10 @@ export async function typePartitions(
     const types = await segmentValues(s3, parameters.bucket, archiveTypePrefix(aggregateType), 'type');
     return types.filter((type) => wanted === undefined || wanted.has(type)).map((type) => ({ aggregateType, type }));
   });
-  return perAggregate.flat();
+  return mapLimit(perAggregate.flat(), concurrency, async (partition) => ({
+    ...partition,
+    days: new Set(await segmentValues(s3, parameters.bucket, archiveTypePrefix(partition.aggregateType, partition.type), 'date')),
+  }));
 }
 
 /** The keys of one UTC day, per partition hour (`YYYY-MM-DDTHH`), and the keys not in the layout. */
@@ -101,7 +108,8 @@ export async function listDay(
 ): Promise<DayListing> {
   const byHour = new Map<string, string[]>();
   const problems: CorruptArchiveEntry[] = [];
-  const listed = await mapLimit(partitions, concurrency, (p) =>
+  const present = partitions.filter((p) => p.days === undefined || p.days.has(day));
+  const listed = await mapLimit(present, concurrency, (p) =>
     listAll(s3, bucket, `${archiveTypePrefix(p.aggregateType, p.type)}date=${day}/`, false),
   );
   for (const key of listed.flat()) {

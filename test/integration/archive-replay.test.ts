@@ -310,4 +310,30 @@ describe('replayArchive', () => {
     expect(messagesOn('replay-denied')).toHaveLength(200);
     expect(new Set(messagesOn('replay-denied').map((m) => (JSON.parse(m.body) as { id: string }).id)).size).toBe(200);
   });
+
+  it('lists only the days the archive has, over a range of more than a year', async () => {
+    const history = aHistory({ events: 100, aggregates: 5, types: TYPES, startMs: START, spanMs: 2 * DAY });
+    const bucket = await archiveOf(history);
+    const queue = server.createQueue('replay-sparse');
+    const listings: string[] = [];
+    const counting = {
+      send: (command: { constructor: { name: string }; input: { Prefix?: string } }) => {
+        if (command.constructor.name === 'ListObjectsV2Command') listings.push(command.input.Prefix ?? '');
+        return clients.s3.send(command as never);
+      },
+    } as unknown as S3Client;
+
+    const summary = await replayArchive({
+      s3: counting,
+      sqs: clients.sqs,
+      bucket,
+      from: '2025-01-01',
+      to: '2026-03-05',
+      queueUrl: queue.queueUrl,
+    });
+
+    expect(summary.sent).toBe(100);
+    // The aggregate types, their event types, each type's days, then each (type, day) with objects: 1 + 1 + 3 + 3 × 2.
+    expect(listings).toHaveLength(11);
+  });
 });
