@@ -7,7 +7,8 @@ import type { ArchiverMetricName } from './archiver-metrics.js';
 
 /** The S3 operation the archiver uses; an `S3Client` fits. */
 export interface ArchiverS3Client {
-  send(command: PutObjectCommand): Promise<PutObjectCommandOutput>;
+  /** `abortSignal` fires shortly before the invocation's timeout: a write still running then fails, and only its messages are retried. */
+  send(command: PutObjectCommand, options?: { abortSignal?: AbortSignal }): Promise<PutObjectCommandOutput>;
 }
 
 /** Metrics sink of the archiver: one value of each metric per batch. Powertools `Metrics` fits. */
@@ -55,7 +56,7 @@ export interface ArchiverOptions {
   readonly now?: () => number;
 }
 
-/** Lambda's context as the archiver reads it: the request id, for the logs. */
+/** Lambda's context as the archiver reads it: the request id, for the logs, and the time left, which bounds its writes. */
 export type ArchiverInvocationContext = Partial<Context>;
 
 export type ArchiverHandler = (event: SQSEvent, context?: ArchiverInvocationContext) => Promise<SQSBatchResponse>;

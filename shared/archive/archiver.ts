@@ -20,12 +20,19 @@ export const ARCHIVE_CONTENT_TYPE = 'application/gzip';
 
 /**
  * The deployed archiver's S3 client: a silent connection is given up (the SDK's retries then try
- * again), as the package's other clients do, so a stuck write cannot hold a batch until the
- * function's timeout. Made here rather than by `s3Client()`, whose module also holds the
+ * again), as the package's other clients do. Its attempts may still outlast a short function
+ * timeout; the handler's deadline ({@link ARCHIVER_ANSWER_MARGIN_MS}) bounds them. Made here rather than by `s3Client()`, whose module also holds the
  * DynamoDB clients, which the archiver's bundle has no use for.
  */
 const archiveS3Client = (): S3Client =>
   new S3Client({ requestHandler: { connectionTimeout: 3_000, requestTimeout: 30_000, throwOnRequestTimeout: true } });
+
+/**
+ * How long before the invocation's timeout the archiver stops waiting for writes and answers:
+ * a write that has not finished by then fails its messages alone (they are retried), where a
+ * timeout would fail the whole batch, written objects included.
+ */
+export const ARCHIVER_ANSWER_MARGIN_MS = 500;
 
 /** One object to write: its lines and the messages they came from. */
 interface PlannedObject {
@@ -98,6 +105,8 @@ export async function archiveBatch(
   options: Required<Pick<ArchiverOptions, 'bucket' | 'objectName' | 'now' | 'writeConcurrency'>> & {
     readonly s3: ArchiverS3Client;
     readonly logger: HandlerLogger;
+    /** Aborts the writes still running (and fails those not started): their messages are reported failed. */
+    readonly signal?: AbortSignal;
   },
 ): Promise<ArchiveBatchSummary> {
   const { bucket, s3, logger } = options;
@@ -109,8 +118,10 @@ export async function archiveBatch(
   await eachLimited(plan.objects, options.writeConcurrency, async (object) => {
     const key = object.key(options.objectName());
     try {
+      options.signal?.throwIfAborted();
       await s3.send(
         new PutObjectCommand({ Bucket: bucket, Key: key, Body: encodeArchiveObject(object.lines), ContentType: ARCHIVE_CONTENT_TYPE }),
+        options.signal === undefined ? undefined : { abortSignal: options.signal },
       );
       keys.push(key);
       archivedEvents += object.events;
@@ -140,7 +151,9 @@ export async function archiveBatch(
  * The archiver Lambda: a batch of the archive queue's messages in (an SQS event source with
  * `ReportBatchItemFailures`), `batchItemFailures` out, naming exactly the messages with an
  * envelope in an object whose write failed; they come back after the visibility timeout, and
- * reach the archive queue's DLQ after its `maxReceiveCount`. The deployed function and the local
+ * reach the archive queue's DLQ after its `maxReceiveCount`. A write still running
+ * {@link ARCHIVER_ANSWER_MARGIN_MS} before the invocation's timeout is given up and fails its
+ * messages alone, so a stuck write never fails the whole batch. The deployed function and the local
  * stack share it. Each batch's counts go to the metrics ({@link ARCHIVER_METRICS}), one log line
  * and, when given, `onOutcome`.
  *
@@ -163,7 +176,10 @@ export function createArchiverHandler(options: ArchiverOptions): ArchiverHandler
   };
   return async (event, context) => {
     if (typeof context?.awsRequestId === 'string') logger.addContext?.(context as Context);
-    const summary = await archiveBatch(event.Records ?? [], settings);
+    // Lambda always passes its context; a caller without one (a test) sets no deadline.
+    const remainingMs = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+    const signal = remainingMs === undefined ? undefined : AbortSignal.timeout(Math.max(0, remainingMs - ARCHIVER_ANSWER_MARGIN_MS));
+    const summary = await archiveBatch(event.Records ?? [], signal === undefined ? settings : { ...settings, signal });
     metrics.addMetric(ARCHIVER_METRICS.archivedEvents, 'Count', summary.archivedEvents);
     metrics.addMetric(ARCHIVER_METRICS.objectsWritten, 'Count', summary.objectsWritten);
     metrics.addMetric(ARCHIVER_METRICS.failedWrites, 'Count', summary.failedWrites);

@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import type { PutObjectCommand, PutObjectCommandOutput } from '@aws-sdk/client-s3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createArchiverHandler } from '../../shared/archive/archiver.js';
+import { ARCHIVER_ANSWER_MARGIN_MS, createArchiverHandler } from '../../shared/archive/archiver.js';
 import { decodeArchiveObject, parseArchiveObjectKey } from '../../shared/archive/layout.js';
 import { batchBody } from '../../shared/envelope.js';
 import { anEnvelope, anSqsEvent, anSqsRecord, snsNotification } from '../helpers/envelopes.js';
@@ -171,6 +171,29 @@ describe('the archiver handler', () => {
     // The placed events were written; the failed messages' other envelopes too (at-least-once: a retry writes them again).
     expect(Object.keys(contents(s3.objects)).every((key) => key.includes('type=order.placed/'))).toBe(true);
     expect(Object.values(contents(s3.objects)).flat()).toHaveLength(2);
+  });
+
+  it('gives up a write still running shortly before the invocation times out, failing only its messages', async () => {
+    const stuck: string[] = [];
+    const written: string[] = [];
+    const s3 = {
+      send: (command: PutObjectCommand, options?: { abortSignal?: AbortSignal }): Promise<PutObjectCommandOutput> => {
+        const key = command.input.Key as string;
+        if (!key.includes('type=order.cancelled/')) {
+          written.push(key);
+          return Promise.resolve({ $metadata: {} });
+        }
+        stuck.push(key);
+        // S3 never answers; only the abort ends the write.
+        return new Promise((_, reject) => options?.abortSignal?.addEventListener('abort', () => reject(options.abortSignal?.reason)));
+      },
+    };
+    const placed = anSqsRecord(anEnvelope({ type: 'order.placed' }).body);
+    const cancelled = anSqsRecord(anEnvelope({ type: 'order.cancelled', aggregateId: 'o-2' }).body);
+    const handler = createArchiverHandler({ bucket: 'archive', s3, logger: quiet, metrics: noMetrics });
+    const result = await handler(anSqsEvent([placed, cancelled]), { getRemainingTimeInMillis: () => ARCHIVER_ANSWER_MARGIN_MS + 200 });
+    expect(result.batchItemFailures).toEqual([{ itemIdentifier: cancelled.messageId }]);
+    expect([stuck.length, written.length]).toEqual([1, 1]);
   });
 
   it('fails no message when every write succeeds, and every message when the bucket refuses all writes', async () => {
