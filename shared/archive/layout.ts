@@ -150,10 +150,19 @@ export interface MalformedArchiveLine {
   readonly reason: string;
 }
 
+/** One line of an archive object that parsed as JSON. */
+export interface ArchiveLine {
+  /** 1-based. */
+  readonly line: number;
+  /** The line as archived: the envelope's JSON exactly as published. */
+  readonly text: string;
+  readonly record: unknown;
+}
+
 /** What an archive object holds. */
 export interface DecodedArchiveObject {
-  /** The parsed JSON of each line that parsed, in the object's order. */
-  readonly records: readonly unknown[];
+  /** Each line that parsed, in the object's order. */
+  readonly lines: readonly ArchiveLine[];
   readonly malformed: readonly MalformedArchiveLine[];
 }
 
@@ -176,17 +185,17 @@ export function decodeArchiveObject(key: string, body: Uint8Array): DecodedArchi
       { cause: error },
     );
   }
-  const records: unknown[] = [];
+  const parsed: ArchiveLine[] = [];
   const malformed: MalformedArchiveLine[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
     if (line === '') continue;
     try {
-      records.push(JSON.parse(line));
+      parsed.push({ line: i + 1, text: line, record: JSON.parse(line) });
     } catch (error) {
       malformed.push({ line: i + 1, reason: (error as Error).message });
     }
   }
-  return { records, malformed };
+  return { lines: parsed, malformed };
 }

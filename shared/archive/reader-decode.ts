@@ -1,5 +1,4 @@
-import { gunzipSync } from 'node:zlib';
-import { ArchiveObjectError } from './layout.js';
+import { decodeArchiveObject } from './layout.js';
 import type { CorruptArchiveEntry } from './replay-types.js';
 
 /** One archived envelope, with what a replay orders, filters and sends it by. */
@@ -57,33 +56,15 @@ export function archivedEventOf(record: unknown, body: string): ArchivedEvent | 
  * @throws {ArchiveObjectError} `CORRUPT_ARCHIVE_OBJECT` when the body is not gzip.
  */
 export function archiveObjectEvents(key: string, body: Uint8Array): ArchiveObjectEvents {
-  let text: string;
-  try {
-    text = gunzipSync(body).toString('utf8');
-  } catch (error) {
-    throw new ArchiveObjectError(
-      'CORRUPT_ARCHIVE_OBJECT',
-      key,
-      `archive object ${JSON.stringify(key)} is not gzip (${(error as Error).message}); allowed: gzip of one envelope JSON per line`,
-      { cause: error },
-    );
-  }
+  const { lines, malformed } = decodeArchiveObject(key, body);
   const events: ArchivedEvent[] = [];
-  const problems: CorruptArchiveEntry[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i] as string;
-    if (line === '') continue;
-    let record: unknown;
-    try {
-      record = JSON.parse(line);
-    } catch (error) {
-      problems.push({ key, line: i + 1, reason: `not JSON: ${(error as Error).message}` });
-      continue;
-    }
-    const event = archivedEventOf(record, line);
-    if (typeof event === 'string') problems.push({ key, line: i + 1, reason: event });
+  const problems: CorruptArchiveEntry[] = malformed.map(({ line, reason }) => ({ key, line, reason: `not JSON: ${reason}` }));
+  for (const { line, text, record } of lines) {
+    const event = archivedEventOf(record, text);
+    if (typeof event === 'string') problems.push({ key, line, reason: event });
     else events.push(event);
   }
+  // In the object's order, as they would be read.
+  problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   return { events, problems };
 }

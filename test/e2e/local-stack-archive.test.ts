@@ -44,8 +44,8 @@ describe('npm start stack, archive', () => {
     const archived: { id: string; type: string }[] = [];
     for (const { Key } of Contents) {
       const object = await stack.clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key }));
-      const { records } = decodeArchiveObject(Key!, await object.Body!.transformToByteArray());
-      for (const record of records as { id: string; type: string }[]) {
+      const { lines } = decodeArchiveObject(Key!, await object.Body!.transformToByteArray());
+      for (const record of lines.map((l) => l.record) as { id: string; type: string }[]) {
         expect(parseArchiveObjectKey(Key!).partition.type).toBe(record.type);
         archived.push({ id: record.id, type: record.type });
       }

@@ -51,7 +51,7 @@ async function archived(): Promise<{ key: string; envelope: OutboxEnvelope }[]> 
       const object = await stack.clients.s3.send(new GetObjectCommand({ Bucket: stack.archive!.bucket, Key }));
       const decoded = decodeArchiveObject(Key!, await object.Body!.transformToByteArray());
       expect(decoded.malformed).toEqual([]);
-      for (const record of decoded.records) found.push({ key: Key!, envelope: record as OutboxEnvelope });
+      for (const { record } of decoded.lines) found.push({ key: Key!, envelope: record as OutboxEnvelope });
     }
     token = page.NextContinuationToken;
   } while (token !== undefined);

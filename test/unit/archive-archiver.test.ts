@@ -40,7 +40,9 @@ function envelopeAt(time: string, spec: Parameters<typeof anEnvelope>[0] = {}): 
 
 /** Every object's lines, by key. */
 const contents = (objects: Map<string, { body: Uint8Array }>) =>
-  Object.fromEntries([...objects].map(([key, { body }]) => [key, decodeArchiveObject(key, body).records as { id: string }[]]));
+  Object.fromEntries(
+    [...objects].map(([key, { body }]) => [key, decodeArchiveObject(key, body).lines.map((l) => l.record) as { id: string }[]]),
+  );
 
 describe('the archiver handler', () => {
   it('writes one gzip NDJSON object per partition, each envelope in the hour of its own time', async () => {
@@ -146,7 +148,10 @@ describe('the archiver handler', () => {
       a.startsWith('malformed/') ? -1 : b.startsWith('malformed/') ? 1 : 0,
     );
     expect(malformedKey).toMatch(/^malformed\/v1\//);
-    const lines = decodeArchiveObject(malformedKey!, s3.objects.get(malformedKey!)!.body).records as Record<string, unknown>[];
+    const lines = decodeArchiveObject(malformedKey!, s3.objects.get(malformedKey!)!.body).lines.map((l) => l.record) as Record<
+      string,
+      unknown
+    >[];
     expect(lines.map((l) => [l.messageId, l.reason])).toEqual([
       [badType.messageId, expect.stringMatching(/^type .* is not well-formed Unicode/)],
       [badAggregate.messageId, expect.stringMatching(/^aggregatetype .* is not well-formed Unicode/)],
@@ -223,7 +228,10 @@ describe('the archiver handler', () => {
     const malformedKeys = [...s3.objects.keys()].filter((key) => key.startsWith('malformed/v1/'));
     expect(malformedKeys).toHaveLength(1);
     expect(malformedKeys[0]).toMatch(/^malformed\/v1\/date=\d{4}-\d{2}-\d{2}\/hour=\d{2}\/[0-9a-f-]+\.ndjson\.gz$/);
-    const lines = decodeArchiveObject(malformedKeys[0]!, s3.objects.get(malformedKeys[0]!)!.body).records as Record<string, unknown>[];
+    const lines = decodeArchiveObject(malformedKeys[0]!, s3.objects.get(malformedKeys[0]!)!.body).lines.map((l) => l.record) as Record<
+      string,
+      unknown
+    >[];
     expect(lines.map((l) => [l.messageId, l.body])).toEqual([
       [notJson.messageId, notJson.body],
       [notEnvelope.messageId, notEnvelope.body],

@@ -41,9 +41,15 @@ describe('archive layout', () => {
 
   it('round-trips envelopes and reports lines that are not JSON', () => {
     const body = encodeArchiveObject(['{"id":"1"}', '{"id":"2"}']);
-    expect(decodeArchiveObject('k', body)).toEqual({ records: [{ id: '1' }, { id: '2' }], malformed: [] });
+    expect(decodeArchiveObject('k', body)).toEqual({
+      lines: [
+        { line: 1, text: '{"id":"1"}', record: { id: '1' } },
+        { line: 2, text: '{"id":"2"}', record: { id: '2' } },
+      ],
+      malformed: [],
+    });
     const mixed = decodeArchiveObject('k', gzipSync('{"id":"1"}\nnot json\n'));
-    expect(mixed.records).toEqual([{ id: '1' }]);
+    expect(mixed.lines.map((l) => l.record)).toEqual([{ id: '1' }]);
     expect(mixed.malformed).toEqual([{ line: 2, reason: expect.any(String) }]);
   });
 
