@@ -103,6 +103,11 @@ export interface StrictArgsSettings {
   readonly refuse: (message: string, options?: ErrorOptions) => Error;
 }
 
+type ArgsOptions = NonNullable<ParseArgsConfig['options']>;
+type StrictParse<O extends ArgsOptions> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true; tokens: true }>
+>;
+
 /**
  * `util.parseArgs` as every command of this package uses it: strict, positionals allowed, a
  * negative number joined to its flag, and each refusal (an unknown option, a missing value, an
@@ -115,14 +120,14 @@ export interface StrictArgsSettings {
  * });
  * ```
  */
-export function parseStrictArgs<const O extends NonNullable<ParseArgsConfig['options']>>(
+export function parseStrictArgs<const O extends ArgsOptions>(
   argv: readonly string[],
   options: O,
   settings: StrictArgsSettings,
-) {
+): Pick<StrictParse<O>, 'values' | 'positionals'> {
   const args = joinDashValues(argv, settings.valueFlags ?? {}, (message) => settings.refuse(message));
-  const parse = () => parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
-  let parsed: ReturnType<typeof parse>;
+  const parse = (): StrictParse<O> => parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
+  let parsed: StrictParse<O>;
   try {
     parsed = parse();
   } catch (error) {
