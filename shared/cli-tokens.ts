@@ -139,3 +139,22 @@ export function parseStrictArgs<const O extends ArgsOptions>(
   if (repeated !== undefined) throw settings.refuse(repeated);
   return { values: parsed.values, positionals: parsed.positionals };
 }
+
+/**
+ * Whether a value is an http(s) URL with a host, as SQS queue URLs and endpoints are: anything
+ * else would fail only after a run began, or send nowhere.
+ *
+ * @example
+ * ```ts
+ * isHttpUrl('http://localhost:4566'); // true
+ * isHttpUrl('localhost:4566'); // false
+ * ```
+ */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}

@@ -1,4 +1,4 @@
-import { decimalNumber, parseStrictArgs } from '../cli-tokens.js';
+import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
 import { MIN_RATE_PER_SECOND } from '../redrive/rate-limit.js';
 import { ReplayOptionsError } from './replay-errors.js';
 import { DATE_FORMS, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, planReplay } from './replay-options.js';
@@ -127,13 +127,7 @@ function numberOf(value: string | undefined, flag: string, integer: boolean): nu
 }
 
 function httpUrl(value: string, flag: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.hostname === '') {
+  if (!isHttpUrl(value)) {
     throw new ReplayOptionsError(
       flag,
       `got ${JSON.stringify(value)}; allowed: an http:// or https:// URL with a host, e.g. http://localhost:4566`,

@@ -1,4 +1,4 @@
-import { decimalNumber, parseStrictArgs } from '../cli-tokens.js';
+import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
@@ -94,15 +94,7 @@ function required(value: string | undefined, flag: string, kind: string): string
 
 /** An http(s) URL, as SQS queue URLs and endpoints are; anything else fails only after the run began, or sends nowhere. */
 export function httpUrl(value: string, flag: string, allowed: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.hostname === '') {
-    throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: ${allowed}`);
-  }
+  if (!isHttpUrl(value)) throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: ${allowed}`);
   return value;
 }
 
