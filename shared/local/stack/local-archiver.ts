@@ -5,7 +5,7 @@ import { createArchiverHandler } from '../../archive/archiver.js';
 import { ARCHIVER_METRICS, archiverMetrics } from '../../archive/archiver-metrics.js';
 import type { ArchiverMetrics } from '../../archive/archiver-types.js';
 import { SqsPoller } from '../event-source/sqs-event-source.js';
-import { LOCAL_LOG_LEVEL } from './relay.js';
+import { LOCAL_LOG_LEVEL } from './options.js';
 import type { LocalArchiveResources } from './resources.js';
 
 /**

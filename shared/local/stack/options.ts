@@ -2,6 +2,9 @@ import type { OutboxConfig } from '../../config.js';
 import { LocalStackError } from '../errors.js';
 import type { OutboxTestSubscriber } from './test-stack-types.js';
 
+/** How loud the local relay and archiver are: warnings and errors (a record that failed, a dead letter), so a run's output stays readable. */
+export const LOCAL_LOG_LEVEL = 'WARN';
+
 /** The relay DLQ's name, which no subscriber queue may take. */
 export const RELAY_DLQ_NAME = 'outbox-relay-dlq';
 /** The archive queue and its DLQ, when the config has an archive. */

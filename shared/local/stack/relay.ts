@@ -2,10 +2,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { createRelayHandler, RELAY_METRICS, Relay, type RelayMetrics, relayMetrics } from '../../relay/index.js';
 import type { StreamHandler } from '../event-source/stream-runner.js';
 import { LOCAL_RELAY_FUNCTION_NAME } from '../event-source/types.js';
+import { LOCAL_LOG_LEVEL } from './options.js';
 import type { LocalRelayDeps } from './types.js';
-
-/** How loud the local relay is: warnings and errors (a record that failed, a dead letter), so a run's output stays readable. */
-export const LOCAL_LOG_LEVEL = 'WARN';
 
 /** Metrics that keep nothing: a test run has no CloudWatch to read the relay's EMF lines. */
 const DISCARDED_METRICS: RelayMetrics = { addMetric: () => {} };
