@@ -3,10 +3,14 @@ import {
   DeleteMessageBatchCommand,
   type DeleteMessageBatchCommandInput,
   type Message,
-  type ReceiveMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
 } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type SqsBatchReport, SqsPoller, type SqsPollerClient } from '../../shared/local/event-source/sqs-event-source.js';
+import { emulatorForFile } from '../helpers/local.js';
+
+const { server, clients } = await emulatorForFile();
 
 let poller: SqsPoller | undefined;
 afterEach(async () => {
@@ -33,14 +37,9 @@ function stubQueue(count: number) {
       receives.push({ max: MaxNumberOfMessages, wait: WaitTimeSeconds });
       if (waiting.length > 0) return { Messages: waiting.splice(0, MaxNumberOfMessages) };
       if (WaitTimeSeconds === 0) return { Messages: [] };
-      // A long poll on an empty queue: answered when its wait ends, or at once when the poller stops.
+      // A long poll on an empty queue that nothing will fill: answered when the poller stops.
       return new Promise((resolve) => {
-        const timer = setTimeout(() => resolve({ Messages: [] }), WaitTimeSeconds * 1000);
-        const stop = () => {
-          clearTimeout(timer);
-          resolve({ Messages: [] });
-        };
-        options?.abortSignal?.addEventListener('abort', stop, { once: true });
+        options?.abortSignal?.addEventListener('abort', () => resolve({ Messages: [] }), { once: true });
       });
     }) as unknown as SqsPollerClient['send'],
   };
@@ -77,13 +76,27 @@ describe('local SQS event source, batching window', () => {
   });
 
   it('hands over what it has when the window ends before the batch is full', async () => {
-    const stub = stubQueue(3);
+    // The emulator's own long polling (a receive on an empty queue waits its WaitTimeSeconds), with every receive recorded.
+    const { queueUrl } = server.createQueue('poller-window');
+    await clients.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: ['a', 'b', 'c'].map((body, i) => ({ Id: String(i), MessageBody: body })),
+      }),
+    );
+    const waits: number[] = [];
+    const sqs = {
+      send: ((command: ReceiveMessageCommand, options?: { abortSignal?: AbortSignal }) => {
+        if (command instanceof ReceiveMessageCommand) waits.push(command.input.WaitTimeSeconds ?? 0);
+        return clients.sqs.send(command, options);
+      }) as SqsPollerClient['send'],
+    };
     const batches: number[] = [];
     const startedAt = Date.now();
     let handedAt = 0;
     poller = new SqsPoller({
-      sqs: stub.sqs,
-      queue,
+      sqs,
+      queue: { url: queueUrl, arn: 'arn:aws:sqs:us-east-1:000000000000:poller-window' },
       batchSize: 100,
       maxBatchingWindowMs: 1_500,
       visibilityTimeoutSeconds: 30,
@@ -98,7 +111,7 @@ describe('local SQS event source, batching window', () => {
 
     expect(batches).toEqual([3]);
     // One long poll of the window's whole second, then a short one for the rest of it.
-    expect(stub.receives.slice(1, 3).map((r) => r.wait)).toEqual([1, 0]);
+    expect(waits.slice(1, 3)).toEqual([1, 0]);
     expect(handedAt - startedAt).toBeLessThan(3_000);
   });
 
