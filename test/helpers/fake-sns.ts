@@ -1,6 +1,7 @@
 import type { PublishBatchCommand, PublishBatchCommandOutput, PublishBatchRequestEntry } from '@aws-sdk/client-sns';
 import type { SendMessageCommand, SendMessageCommandOutput } from '@aws-sdk/client-sqs';
-import type { DeadLetterClient, PublishBatchClient } from '../../shared/relay/index.js';
+import type { OutboxConfig } from '../../shared/config.js';
+import { type DeadLetterClient, type PublishBatchClient, Relay } from '../../shared/relay/index.js';
 
 /** What happens to one entry or request, decided by the test. */
 export type EntryFate = 'ok' | 'transient' | 'permanent' | 'kms';
@@ -60,4 +61,16 @@ export class FakeSqs implements DeadLetterClient {
     this.bodies.push(command.input.MessageBody ?? '');
     return { $metadata: {} };
   }
+}
+
+/** A relay over fakes: `sns` for the topics (one ARN per config topic), a FakeSqs for the relay DLQ, millisecond back-off. */
+export function fakeRelay(config: OutboxConfig, sns: FakeSns): Relay {
+  return new Relay({
+    config,
+    sns,
+    sqs: new FakeSqs(),
+    topicArns: Object.fromEntries(config.topics.map((t) => [t.name, `arn:aws:sns:us-east-1:000000000000:${t.name}`])),
+    deadLetterQueueUrl: 'http://localhost/000000000000/relay-dlq',
+    backoff: { baseDelayMs: 1, maxDelayMs: 2 },
+  });
 }

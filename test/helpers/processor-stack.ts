@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { OutboxConfig } from '../../shared/config.js';
 import { createLeaseTable } from '../../shared/local/stack/lease-table.js';
-import { type ProcessorSettings, type ProcessorWorker, startProcessor } from '../../shared/processor/index.js';
+import { type ProcessorWorker, type StartProcessorOptions, startProcessor } from '../../shared/processor/index.js';
 import type { RelayTestStack } from './relay-stack.js';
 
 /** A fresh lease table in the run's DynamoDB Local, created from the processor's own definition. */
@@ -16,7 +16,7 @@ export function startTestProcessor(
   stack: RelayTestStack,
   config: OutboxConfig,
   leaseTableName: string,
-  options: { workerId?: string; settings?: Partial<ProcessorSettings> } = {},
+  options: Partial<Pick<StartProcessorOptions, 'workerId' | 'settings' | 'observer'>> = {},
 ): Promise<ProcessorWorker> {
   return startProcessor({
     config,

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { UNDECLARED_EVENT_TYPE } from '../../shared/lag-by-event-type.js';
-import { type ProcessorWorker, startProcessor } from '../../shared/processor/index.js';
+import type { ProcessorWorker } from '../../shared/processor/index.js';
 import type { BatchReport } from '../../shared/processor/worker-observer.js';
 import { Outbox } from '../../shared/write/index.js';
-import { freshLeaseTable } from '../helpers/processor-stack.js';
+import { freshLeaseTable, startTestProcessor } from '../helpers/processor-stack.js';
 import { type RelayTestStack, startRelayStack } from '../helpers/relay-stack.js';
 
 const config = defineConfig({
@@ -40,16 +40,7 @@ describe('the stream processor and its config’s event catalog', () => {
         { aggregate: { type: 'payment', id: 'P1' }, type: 'payment.audited', data: { n: 2 } },
       ],
     });
-    worker = await startProcessor({
-      config,
-      streams: stack.clients.streams,
-      streamArn: stack.streamArn,
-      document: stack.clients.document,
-      leaseTableName,
-      sns: stack.clients.sns,
-      sqs: stack.clients.sqs,
-      topicArns: stack.topicArns,
-      deadLetterQueueUrl: stack.deadLetterQueueUrl,
+    worker = await startTestProcessor(stack, config, leaseTableName, {
       workerId: 'lag-by-event-type-worker',
       settings: { failoverMs: 3000 },
       observer: { batch: (report) => reports.push(report) },

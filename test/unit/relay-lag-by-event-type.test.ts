@@ -2,12 +2,12 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { defineConfig, type OutboxConfig, type OutboxConfigInput } from '../../shared/config.js';
+import { defineConfig, type OutboxConfigInput } from '../../shared/config.js';
 import { declaredEventTypes, UNDECLARED_EVENT_TYPE } from '../../shared/lag-by-event-type.js';
 import { summarizeBatch } from '../../shared/relay/batch-summary.js';
 import { createRelayHandler } from '../../shared/relay/handler.js';
-import { RELAY_METRICS, Relay, type RelayBatchSummary, relayMetrics } from '../../shared/relay/index.js';
-import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
+import { RELAY_METRICS, type RelayBatchSummary, relayMetrics } from '../../shared/relay/index.js';
+import { FakeSns, fakeRelay } from '../helpers/fake-sns.js';
 import { captureEmf } from '../helpers/metrics.js';
 import { slotRecord } from '../helpers/stream-records.js';
 
@@ -36,17 +36,6 @@ function commit(aggregateType: string, id: string, eventTypes: readonly string[]
     ...record,
     dynamodb: { ...record.dynamodb, ApproximateCreationDateTime: CREATED_S + offsetS, NewImage: { ...image, events: { L: events } } },
   };
-}
-
-function relayWith(config: OutboxConfig, sns: FakeSns): Relay {
-  return new Relay({
-    config,
-    sns,
-    sqs: new FakeSqs(),
-    topicArns: { 'orders.fifo': 'arn:aws:sns:us-east-1:000000000000:orders.fifo', payments: 'arn:aws:sns:us-east-1:000000000000:payments' },
-    deadLetterQueueUrl: 'http://localhost/000000000000/relay-dlq',
-    backoff: { baseDelayMs: 1, maxDelayMs: 2 },
-  });
 }
 
 describe('relay lag per event type: the summary', () => {
@@ -102,7 +91,7 @@ describe('relay lag per event type: the EMF lines', () => {
     const written = captureEmf(metrics);
     const summaries: RelayBatchSummary[] = [];
     const handler = createRelayHandler({
-      relay: relayWith(withCatalog, new FakeSns(() => 'ok')),
+      relay: fakeRelay(withCatalog, new FakeSns(() => 'ok')),
       logger: new Logger({ logLevel: 'SILENT' }),
       metrics,
       now: () => CREATED_S * 1000 + 4_000,
@@ -158,7 +147,7 @@ describe('relay lag per event type: the EMF lines', () => {
     const metrics = relayMetrics('orders-relay');
     const written = captureEmf(metrics);
     const handler = createRelayHandler({
-      relay: relayWith(defineConfig(base), new FakeSns(() => 'ok')),
+      relay: fakeRelay(defineConfig(base), new FakeSns(() => 'ok')),
       logger: new Logger({ logLevel: 'SILENT' }),
       metrics,
       now: () => CREATED_S * 1000 + 4_000,
@@ -175,7 +164,7 @@ describe('relay lag per event type: the EMF lines', () => {
     const written = captureEmf(metrics);
     const sns = new FakeSns((entry) => (JSON.parse(entry.Message ?? '{}').subject === 'p-1' ? 'transient' : 'ok'));
     const handler = createRelayHandler({
-      relay: relayWith(withCatalog, sns),
+      relay: fakeRelay(withCatalog, sns),
       logger: new Logger({ logLevel: 'SILENT' }),
       metrics,
       now: () => CREATED_S * 1000 + 4_000,

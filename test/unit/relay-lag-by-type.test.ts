@@ -3,8 +3,8 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { createRelayHandler } from '../../shared/relay/handler.js';
-import { RELAY_METRICS, Relay, type RelayBatchSummary, relayMetrics } from '../../shared/relay/index.js';
-import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
+import { RELAY_METRICS, type RelayBatchSummary, relayMetrics } from '../../shared/relay/index.js';
+import { FakeSns, fakeRelay } from '../helpers/fake-sns.js';
 import { captureEmf } from '../helpers/metrics.js';
 import { slotRecord } from '../helpers/stream-records.js';
 
@@ -21,17 +21,6 @@ const created = (record: DynamoDBRecord, seconds: number): DynamoDBRecord => ({
   dynamodb: { ...record.dynamodb, ApproximateCreationDateTime: seconds },
 });
 
-function relayWith(sns: FakeSns): Relay {
-  return new Relay({
-    config,
-    sns,
-    sqs: new FakeSqs(),
-    topicArns: { 'orders.fifo': 'arn:aws:sns:us-east-1:000000000000:orders.fifo', payments: 'arn:aws:sns:us-east-1:000000000000:payments' },
-    deadLetterQueueUrl: 'http://localhost/000000000000/relay-dlq',
-    backoff: { baseDelayMs: 1, maxDelayMs: 2 },
-  });
-}
-
 describe('relay lag per aggregate type', () => {
   it('writes one lagByAggregateType line per published aggregate type, the oldest record of each, apart from the batch line', async () => {
     const metrics = relayMetrics('orders-relay');
@@ -43,7 +32,7 @@ describe('relay lag per aggregate type', () => {
     ];
     const summaries: RelayBatchSummary[] = [];
     const handler = createRelayHandler({
-      relay: relayWith(new FakeSns(() => 'ok')),
+      relay: fakeRelay(config, new FakeSns(() => 'ok')),
       logger: new Logger({ logLevel: 'SILENT' }),
       metrics,
       now: () => CREATED_S * 1000 + 5_000,
@@ -85,7 +74,7 @@ describe('relay lag per aggregate type', () => {
     ];
     const sns = new FakeSns((entry) => (JSON.parse(entry.Message ?? '{}').subject === 'p-1' ? 'transient' : 'ok'));
     const handler = createRelayHandler({
-      relay: relayWith(sns),
+      relay: fakeRelay(config, sns),
       logger: new Logger({ logLevel: 'SILENT' }),
       metrics,
       now: () => CREATED_S * 1000 + 3_000,
@@ -102,7 +91,7 @@ describe('relay lag per aggregate type', () => {
   it('emits no lagByAggregateType to a metrics sink that cannot add a dimension', async () => {
     const added: string[] = [];
     const handler = createRelayHandler({
-      relay: relayWith(new FakeSns(() => 'ok')),
+      relay: fakeRelay(config, new FakeSns(() => 'ok')),
       logger: new Logger({ logLevel: 'SILENT' }),
       metrics: { addMetric: (name) => added.push(name), publishStoredMetrics: () => {} },
     });
