@@ -1,7 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Context, SQSRecord } from 'aws-lambda';
 import { v7 as uuidv7 } from 'uuid';
+import { s3Client } from '../aws/s3-client.js';
 import type { HandlerLogger } from '../logger.js';
 import { malformedLine, malformedObjectKey } from './archiver-malformed.js';
 import { ARCHIVER_METRICS, archiverMetrics } from './archiver-metrics.js';
@@ -17,15 +18,6 @@ export type * from './archiver-types.js';
  * bytes `decodeArchiveObject` reads.
  */
 export const ARCHIVE_CONTENT_TYPE = 'application/gzip';
-
-/**
- * The deployed archiver's S3 client: a silent connection is given up (the SDK's retries then try
- * again), as the package's other clients do. Its attempts may still outlast a short function
- * timeout; the handler's deadline ({@link ARCHIVER_ANSWER_MARGIN_MS}) bounds them. Made here rather than by `s3Client()`, whose module also holds the
- * DynamoDB clients, which the archiver's bundle has no use for.
- */
-const archiveS3Client = (): S3Client =>
-  new S3Client({ requestHandler: { connectionTimeout: 3_000, requestTimeout: 30_000, throwOnRequestTimeout: true } });
 
 /**
  * How long before the invocation's timeout the archiver stops waiting for writes and answers:
@@ -163,7 +155,9 @@ export async function archiveBatch(
  * ```
  */
 export function createArchiverHandler(options: ArchiverOptions): ArchiverHandler {
-  const s3 = options.s3 ?? archiveS3Client();
+  // A silent connection is given up, as the package's other clients do; the handler's deadline
+  // (ARCHIVER_ANSWER_MARGIN_MS) bounds attempts that would outlast a short function timeout.
+  const s3 = options.s3 ?? s3Client();
   const logger = options.logger ?? new Logger({ serviceName: ARCHIVER_METRICS.service });
   const metrics = options.metrics ?? archiverMetrics();
   const settings = {
