@@ -176,6 +176,12 @@ export const MAX_OUTBOX_RETENTION_SECONDS = 10 * 365 * 24 * 3600;
  */
 const URI_REFERENCE_PATTERN =
   /^(?:[a-z][a-z0-9+\-.]*:)?(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\?(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i;
+/**
+ * The longest `source`: every consumer's inbox record has it in its sort key (`INBOX#<source>`),
+ * which DynamoDB caps at 1,024 bytes, so a longer one would make every consumer's commit fail.
+ * A URI reference is ASCII, so its length is its size in bytes.
+ */
+export const MAX_SOURCE_LENGTH = 1018;
 const TOPIC_NAME_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
 const FIFO_TOPIC_NAME_PATTERN = /^[A-Za-z0-9_-]{1,251}\.fifo$/;
 
@@ -344,6 +350,12 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
     throw new ConfigError(
       'source',
       `got ${show(source)}; allowed: a non-empty RFC 3986 URI reference, e.g. "urn:example:shop" (ASCII only, "%" only before two hex digits; percent-encode spaces, non-ASCII characters and | " < > \\ ^ \` { })`,
+    );
+  }
+  if (source.length > MAX_SOURCE_LENGTH) {
+    throw new ConfigError(
+      'source',
+      `is ${source.length} characters long ("${source.slice(0, 40)}…"); allowed: at most ${MAX_SOURCE_LENGTH}, since consumers keep it in their inbox records' sort key, which DynamoDB caps at 1,024 bytes`,
     );
   }
   const topics = validateTopics(raw.topics);

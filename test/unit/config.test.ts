@@ -1,6 +1,15 @@
 import { CloudEvent } from 'cloudevents';
 import { describe, expect, it } from 'vitest';
-import { configFromEnv, DEFAULT_RELAY_TUNING, defineConfig, type OutboxConfigInput, serializeConfig } from '../../shared/config.js';
+import {
+  configFromEnv,
+  DEFAULT_RELAY_TUNING,
+  defineConfig,
+  MAX_SOURCE_LENGTH,
+  type OutboxConfigInput,
+  serializeConfig,
+} from '../../shared/config.js';
+import { inboxKey } from '../../shared/consumer/inbox-keys.js';
+import { CONSUMER_LIMITS } from '../../shared/consumer/limits.js';
 import { ConfigError, EnvironmentError } from '../../shared/errors.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
 
@@ -123,6 +132,18 @@ describe('defineConfig', () => {
   ])('accepts the URI reference %s, as the cloudevents SDK does', (source) => {
     expect(defineConfig({ ...base, source }).source).toBe(source);
     expect(new CloudEvent({ id: '1', source, type: 't' }, true).validate()).toBe(true);
+  });
+
+  it("rejects a source longer than a consumer's inbox sort key can hold, and accepts one of the longest length", () => {
+    const longest = `urn:shop:${'a'.repeat(MAX_SOURCE_LENGTH - 9)}`;
+    expect(defineConfig({ ...base, source: longest }).source).toBe(longest);
+    const error = rejection({ ...base, source: `${longest}a` });
+    expect(error.field).toBe('source');
+    expect(error.message).toContain(`is ${MAX_SOURCE_LENGTH + 1} characters long ("urn:shop:aaaa`);
+    expect(error.message).toContain(`allowed: at most ${MAX_SOURCE_LENGTH}`);
+    // Every source a config takes is one a consumer accepts: the sort key `INBOX#<source>` fits in 1,024 bytes.
+    expect(CONSUMER_LIMITS.sourceBytes).toBe(MAX_SOURCE_LENGTH);
+    expect(Buffer.byteLength(inboxKey('c', { source: longest, id: 'e' }).sk)).toBe(1024);
   });
 
   it("rejects low-latency aggregate types that make the relay's filter pattern longer than Lambda takes", () => {
