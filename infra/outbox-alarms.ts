@@ -6,8 +6,7 @@ import {
   Dashboard,
   GraphWidget,
   type IMetric,
-  MathExpression,
-  Metric,
+  type Metric,
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
@@ -18,10 +17,11 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { OutboxConfig } from '../shared/config.js';
-import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { RELAY_METRICS } from '../shared/relay/metrics.js';
 import { createAlarmTopic } from './alarm-topic.js';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
+import { type AlarmSpec, processorAlarmSpecs, relayAlarmSpecs } from './outbox-alarm-specs.js';
+import { processorLagCharts, relayLagCharts, relayLagOf } from './outbox-lag-charts.js';
 import { distinctIds } from './private/construct-ids.js';
 import { checkSeconds, OutboxPropsError } from './private/props-error.js';
 import { relayMetric } from './relay-function.js';
@@ -115,57 +115,9 @@ export class OutboxAlarms extends Construct {
     }
 
     const fn = props.relayFunction;
-    const iteratorAge = fn.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: Duration.minutes(1) });
-    const threshold = props.iteratorAgeThreshold ?? Duration.minutes(1);
-    this.addAlarm(
-      'RelayIteratorAge',
-      iteratorAge,
-      threshold.toMilliseconds(),
-      3,
-      'The relay is falling behind the table stream: the oldest unrelayed record is older than the threshold.',
-    );
-    const errors = fn.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM });
-    this.addAlarm(
-      'RelayErrors',
-      errors,
-      1,
-      1,
-      'The relay failed whole batches (function errors); they are retried, then go to the failed-batch bucket.',
-    );
-    const throttles = fn.metricThrottles({ period: Duration.minutes(5), statistic: Stats.SUM });
-    this.addAlarm(
-      'RelayThrottles',
-      throttles,
-      1,
-      1,
-      'Relay invocations were throttled: check account concurrency and reserved concurrency.',
-    );
-    // Records that fail to publish come back as a partial batch response, not a function error, so
-    // RelayErrors never sees them; what the mapping finally gives up on shows only in its own metrics:
-    // delivered to the failed-batch bucket, or dropped when even that delivery failed.
-    const mappingMetric = (metricName: string) =>
-      new Metric({
-        namespace: 'AWS/Lambda',
-        metricName,
-        dimensionsMap: { EventSourceMappingUUID: props.relayEventSourceMappingId },
-        statistic: Stats.SUM,
-        period: Duration.minutes(5),
-      });
-    this.addAlarm(
-      'RelayFailedBatches',
-      new MathExpression({
-        expression: 'FILL(delivered, 0) + FILL(dropped, 0)',
-        usingMetrics: {
-          delivered: mappingMetric('OnFailureDestinationDeliveredEventCount'),
-          dropped: mappingMetric('DroppedEventCount'),
-        },
-        label: 'Records given up',
-        period: Duration.minutes(5),
-      }),
-      1,
-      1,
-      'The relay gave records up after its retries or their maximum age: they are in the failed-batch bucket (or, if writing there failed too, dropped), not published. Fix the cause, then redrive them.',
-    );
+    const relay = relayAlarmSpecs(fn, props.relayEventSourceMappingId, props.iteratorAgeThreshold ?? Duration.minutes(1));
+    for (const spec of relay.specs) this.raise(spec);
+    const { iteratorAge, errors, throttles } = relay.metrics;
 
     const failures: IMetric[] = [];
     const topics = props.topics ?? [];
@@ -216,18 +168,8 @@ export class OutboxAlarms extends Construct {
     if (props.config !== undefined) this.addRelayLagByAggregateType(fn.functionName, props.config);
   }
 
-  /** The chart of the relay's lag per aggregate type, and an alarm per configured threshold. */
+  /** The relay's lag charts per aggregate type and event type, and an alarm per configured threshold. */
   private addRelayLagByAggregateType(functionName: string, config: OutboxConfig): void {
-    const relayed = Object.keys(config.routes).filter((type) => !config.lowLatencyAggregateTypes.includes(type));
-    const lagOf = (aggregateType: string) =>
-      relayMetric(functionName, RELAY_METRICS.lagByAggregateType, {
-        dimensionsMap: {
-          service: RELAY_METRICS.service,
-          [RELAY_METRICS.functionDimension]: functionName,
-          [RELAY_METRICS.aggregateTypeDimension]: aggregateType,
-        },
-        statistic: Stats.MAXIMUM,
-      });
     const alarms = config.lagAlarmSeconds ?? {};
     // Aggregate types that differ only in punctuation (order.v2, order_v2) would share an alarm id.
     const types = Object.keys(alarms);
@@ -236,33 +178,13 @@ export class OutboxAlarms extends Construct {
       const seconds = alarms[type] as number;
       this.addAlarm(
         ids[i]!,
-        lagOf(type),
+        relayLagOf(functionName, type),
         seconds * 1000,
         3,
         `Events of aggregate type ${type} are published ${seconds} s or more after their commit (lagAlarmSeconds): the relay is falling behind or retrying them.`,
       );
     }
-    if (relayed.length === 0) return;
-    this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Relay lag per aggregate type, commit to published (ms)',
-        left: relayed.map((type) => lagOf(type).with({ label: type })),
-        width: 24,
-      }),
-    );
-    if (config.eventTypes === undefined) return;
-    this.dashboard.addWidgets(
-      new GraphWidget({
-        title: 'Relay lag per event type, commit to published (ms)',
-        left: [
-          lagByEventTypeSearch(RELAY_METRICS, {
-            service: RELAY_METRICS.service,
-            [RELAY_METRICS.functionDimension]: functionName,
-          }),
-        ],
-        width: 24,
-      }),
-    );
+    for (const chart of relayLagCharts(functionName, config)) this.dashboard.addWidgets(chart);
   }
 
   /** Every alarm created so far. */
@@ -329,72 +251,21 @@ export class OutboxAlarms extends Construct {
    */
   addProcessor(processor: LowLatencyProcessor, options: { lagThreshold?: Duration } = {}): Alarm[] {
     checkSeconds(this.node.path, 'lagThreshold', options.lagThreshold, 1, 86_400);
-    const lag = processor.metricLag();
-    const running = processor.metricRunningTaskCount();
-    const givenUp = processor.metricOnFailureRecords();
-    const writeFailures = processor.metricOnFailureWriteFailures();
     const threshold = options.lagThreshold ?? Duration.seconds(DEFAULT_PROCESSOR_LAG_SECONDS);
-    const alarms = [
-      this.addAlarm(
-        'ProcessorLag',
-        lag,
-        threshold.toMilliseconds(),
-        3,
-        'The low-latency processor is falling behind the table stream: its records are published later than the threshold after their commit.',
-      ),
-      this.addAlarm(
-        'ProcessorNotRunning',
-        running,
-        1,
-        3,
-        'No low-latency processor task is running: events of the low-latency aggregate types are not being published (the Lambda relay leaves them to the processor).',
-        { comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD, treatMissingData: TreatMissingData.BREACHING },
-      ),
-      this.addAlarm(
-        'ProcessorOnFailureRecords',
-        givenUp,
-        1,
-        1,
-        'The low-latency processor gave records up after their retries or their maximum age: they are in the failed-batch bucket under outbox-processor/, not published. Fix the cause, then redrive them (redrive on-failure).',
-      ),
-      this.addAlarm(
-        'ProcessorOnFailureWriteFailures',
-        writeFailures,
-        1,
-        1,
-        'The low-latency processor cannot write records it gave up on to the failed-batch bucket: their shard waits until it can. Check the bucket, its key and the task role.',
-      ),
-    ];
+    const specs = processorAlarmSpecs(processor, threshold);
+    const alarms = specs.map((spec) => this.raise(spec));
+    const [lag, running, givenUp, writeFailures] = specs.map((spec) => spec.metric) as [Metric, IMetric, IMetric, IMetric];
     this.dashboard.addWidgets(
       new GraphWidget({ title: 'Processor lag (ms)', left: [lag], width: 12 }),
       new GraphWidget({ title: 'Processor running tasks', left: [running], width: 12 }),
       new GraphWidget({ title: 'Processor records given up on, failed writes of them', left: [givenUp, writeFailures], width: 12 }),
     );
-    const lowLatency = this.config?.lowLatencyAggregateTypes ?? [];
-    if (lowLatency.length > 0) {
-      const lagOf = (aggregateType: string) =>
-        new Metric({
-          namespace: PROCESSOR_METRICS.namespace,
-          metricName: PROCESSOR_METRICS.lagByAggregateType,
-          dimensionsMap: { ...lag.dimensions, [PROCESSOR_METRICS.aggregateTypeDimension]: aggregateType },
-          statistic: Stats.MAXIMUM,
-          period: Duration.minutes(1),
-          label: aggregateType,
-        });
-      this.dashboard.addWidgets(
-        new GraphWidget({ title: 'Processor lag per aggregate type, commit to published (ms)', left: lowLatency.map(lagOf), width: 24 }),
-      );
-      if (this.config?.eventTypes !== undefined) {
-        this.dashboard.addWidgets(
-          new GraphWidget({
-            title: 'Processor lag per event type, commit to published (ms)',
-            left: [lagByEventTypeSearch(PROCESSOR_METRICS, lag.dimensions ?? {})],
-            width: 24,
-          }),
-        );
-      }
-    }
+    for (const chart of processorLagCharts(lag, this.config)) this.dashboard.addWidgets(chart);
     return alarms;
+  }
+
+  private raise(spec: AlarmSpec): Alarm {
+    return this.addAlarm(spec.id, spec.metric, spec.threshold, spec.periods, spec.description, spec.options);
   }
 
   /**
@@ -437,31 +308,6 @@ export class OutboxAlarms extends Construct {
     chunk.push(alarm);
     return alarm;
   }
-}
-
-/**
- * Every `lagByEventType` series of one publisher (its `dimensions`: service and function or lease
- * table), one line per (aggregate type, event type), by a SEARCH: the publisher writes only the
- * declared event types and the undeclared bucket, so the lines are bounded by the config, and a
- * pair shows as soon as it has data, without a metric per declared type and aggregate type here.
- */
-function lagByEventTypeSearch(
-  names: Pick<
-    typeof RELAY_METRICS | typeof PROCESSOR_METRICS,
-    'namespace' | 'lagByEventType' | 'aggregateTypeDimension' | 'eventTypeDimension'
-  >,
-  dimensions: Readonly<Record<string, unknown>>,
-): MathExpression {
-  const schema = [names.aggregateTypeDimension, names.eventTypeDimension, ...Object.keys(dimensions)].sort();
-  const filters = Object.entries(dimensions)
-    .map(([name, value]) => `${name}="${String(value)}"`)
-    .join(' ');
-  return new MathExpression({
-    expression: `SEARCH('{${names.namespace},${schema.join(',')}} MetricName="${names.lagByEventType}" ${filters}', 'Maximum', 60)`,
-    usingMetrics: {},
-    label: '',
-    period: Duration.minutes(1),
-  });
 }
 
 /** CloudWatch's limit on the alarms of one alarm-status widget; a dashboard with more is refused. */

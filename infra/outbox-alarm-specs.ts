@@ -1,0 +1,128 @@
+/**
+ * The alarms `OutboxAlarms` raises on the relay and on the low-latency processor, as data: each
+ * one's id, metric, threshold, periods and what it tells the person it wakes.
+ */
+
+import { Duration } from 'aws-cdk-lib';
+import { ComparisonOperator, type IMetric, MathExpression, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { LowLatencyProcessor } from './low-latency-processor.js';
+
+/** One alarm to raise: `OutboxAlarms.addAlarm`'s arguments. */
+export interface AlarmSpec {
+  readonly id: string;
+  readonly metric: IMetric;
+  readonly threshold: number;
+  readonly periods: number;
+  readonly description: string;
+  readonly options?: { comparisonOperator?: ComparisonOperator; treatMissingData?: TreatMissingData };
+}
+
+/** The relay's metrics its alarms watch, which the dashboard charts too. */
+export interface RelayAlarmMetrics {
+  readonly iteratorAge: IMetric;
+  readonly errors: IMetric;
+  readonly throttles: IMetric;
+}
+
+/** The relay falling behind, failing whole batches, being throttled, and its mapping giving records up. */
+export function relayAlarmSpecs(
+  fn: IFunction,
+  eventSourceMappingId: string,
+  iteratorAgeThreshold: Duration,
+): { readonly specs: AlarmSpec[]; readonly metrics: RelayAlarmMetrics } {
+  const iteratorAge = fn.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: Duration.minutes(1) });
+  const errors = fn.metricErrors({ period: Duration.minutes(5), statistic: Stats.SUM });
+  const throttles = fn.metricThrottles({ period: Duration.minutes(5), statistic: Stats.SUM });
+  // Records that fail to publish come back as a partial batch response, not a function error, so
+  // RelayErrors never sees them; what the mapping finally gives up on shows only in its own metrics:
+  // delivered to the failed-batch bucket, or dropped when even that delivery failed.
+  const mappingMetric = (metricName: string) =>
+    new Metric({
+      namespace: 'AWS/Lambda',
+      metricName,
+      dimensionsMap: { EventSourceMappingUUID: eventSourceMappingId },
+      statistic: Stats.SUM,
+      period: Duration.minutes(5),
+    });
+  const givenUp = new MathExpression({
+    expression: 'FILL(delivered, 0) + FILL(dropped, 0)',
+    usingMetrics: {
+      delivered: mappingMetric('OnFailureDestinationDeliveredEventCount'),
+      dropped: mappingMetric('DroppedEventCount'),
+    },
+    label: 'Records given up',
+    period: Duration.minutes(5),
+  });
+  const specs: AlarmSpec[] = [
+    {
+      id: 'RelayIteratorAge',
+      metric: iteratorAge,
+      threshold: iteratorAgeThreshold.toMilliseconds(),
+      periods: 3,
+      description: 'The relay is falling behind the table stream: the oldest unrelayed record is older than the threshold.',
+    },
+    {
+      id: 'RelayErrors',
+      metric: errors,
+      threshold: 1,
+      periods: 1,
+      description: 'The relay failed whole batches (function errors); they are retried, then go to the failed-batch bucket.',
+    },
+    {
+      id: 'RelayThrottles',
+      metric: throttles,
+      threshold: 1,
+      periods: 1,
+      description: 'Relay invocations were throttled: check account concurrency and reserved concurrency.',
+    },
+    {
+      id: 'RelayFailedBatches',
+      metric: givenUp,
+      threshold: 1,
+      periods: 1,
+      description:
+        'The relay gave records up after its retries or their maximum age: they are in the failed-batch bucket (or, if writing there failed too, dropped), not published. Fix the cause, then redrive them.',
+    },
+  ];
+  return { specs, metrics: { iteratorAge, errors, throttles } };
+}
+
+/** The processor lagging, not running, giving records up, and failing to write them to the failed-batch bucket. */
+export function processorAlarmSpecs(processor: LowLatencyProcessor, lagThreshold: Duration): AlarmSpec[] {
+  return [
+    {
+      id: 'ProcessorLag',
+      metric: processor.metricLag(),
+      threshold: lagThreshold.toMilliseconds(),
+      periods: 3,
+      description:
+        'The low-latency processor is falling behind the table stream: its records are published later than the threshold after their commit.',
+    },
+    {
+      id: 'ProcessorNotRunning',
+      metric: processor.metricRunningTaskCount(),
+      threshold: 1,
+      periods: 3,
+      description:
+        'No low-latency processor task is running: events of the low-latency aggregate types are not being published (the Lambda relay leaves them to the processor).',
+      options: { comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD, treatMissingData: TreatMissingData.BREACHING },
+    },
+    {
+      id: 'ProcessorOnFailureRecords',
+      metric: processor.metricOnFailureRecords(),
+      threshold: 1,
+      periods: 1,
+      description:
+        'The low-latency processor gave records up after their retries or their maximum age: they are in the failed-batch bucket under outbox-processor/, not published. Fix the cause, then redrive them (redrive on-failure).',
+    },
+    {
+      id: 'ProcessorOnFailureWriteFailures',
+      metric: processor.metricOnFailureWriteFailures(),
+      threshold: 1,
+      periods: 1,
+      description:
+        'The low-latency processor cannot write records it gave up on to the failed-batch bucket: their shard waits until it can. Check the bucket, its key and the task role.',
+    },
+  ];
+}
