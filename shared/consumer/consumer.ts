@@ -4,11 +4,13 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { catalogSchemas } from '../catalog/consumer-schemas.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
+import { BatchWorker } from './batch-worker.js';
 import { type MessageHandlingDeps, type PreparedMessage, prepareMessage } from './handle-message.js';
 import { Inbox } from './inbox.js';
 import { readInboxSnapshot } from './inbox-snapshot.js';
 import { fromSqsRecord } from './messages.js';
 import { validateConsumerOptions, validateProcessOptions } from './options.js';
+import { groupsOf, runPool } from './pool.js';
 import { runEvents } from './run-events.js';
 import { type SequenceObservation, SequenceTracker } from './sequence-tracker.js';
 import { traceMessage } from './tracing.js';
@@ -49,29 +51,6 @@ export const CONSUMER_LAG_METRIC = 'HandledLag';
 export const CONSUMER_LAG_DIMENSION = 'eventType';
 /** The value of {@link CONSUMER_LAG_DIMENSION} for a type outside the consumer's handlers; none is handled today, it only bounds the set. */
 export const OTHER_EVENT_TYPE = 'other';
-
-/** Message indices by FIFO group, in first-seen order; a message of a standard queue is a group of its own. */
-function groupsOf(messages: readonly ConsumerMessage[]): number[][] {
-  const groups = new Map<string, number[]>();
-  messages.forEach((message, index) => {
-    const key = message.messageGroupId === undefined ? `\u0000${index}` : `g${message.messageGroupId}`;
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, [index]);
-    else group.push(index);
-  });
-  return [...groups.values()];
-}
-
-async function runPool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-}
 
 class Reporter {
   readonly #consumer: string;
@@ -263,7 +242,19 @@ export function createConsumer(options: ConsumerOptions): Consumer {
     const snapshot = await readInboxSnapshot(options.inbox.document, options.inbox.tableName, inboxKeys(inbox, prepared), (error) =>
       logger.warn("Reading the batch's inbox records at once failed; each event reads its own", { consumer: options.name, error }),
     );
-    await runPool(groupsOf(messages), concurrency, async (group) => {
+    const context = {
+      deps,
+      inbox: options.inbox,
+      tracing: options.tracing,
+      messages,
+      prepared,
+      outcomes,
+      claimUntil,
+      snapshot,
+      tracker,
+      reporter,
+    };
+    const runGroup = async (group: readonly number[]) => {
       let failedMessageId: string | undefined;
       for (const index of group) {
         const message = messages[index] as ConsumerMessage;
@@ -283,7 +274,8 @@ export function createConsumer(options: ConsumerOptions): Consumer {
           failedMessageId = message.messageId;
         }
       }
-    });
+    };
+    await runPool(groupsOf(messages), concurrency, () => (options.commit === 'batch' ? new BatchWorker(context) : { run: runGroup }));
     reporter.flush();
     const batchItemFailures = outcomes
       .filter((o) => o.status !== 'processed' && o.status !== 'duplicate')

@@ -6,6 +6,7 @@ import type { Inbox, LegacyState } from './inbox.js';
 import { InboxSnapshot } from './inbox-snapshot.js';
 import { excerpt, jsonExcerpt } from './limits.js';
 import { parseMessage } from './parse.js';
+import { type PendingCommit, settleCommit } from './pending-commit.js';
 import { replayOf } from './replay-marker.js';
 import { type Trust, trustProblem } from './trust.js';
 import type { ConsumerLogger, ConsumerMessage, EventHandler, MessageOutcome, TransactItem } from './types.js';
@@ -91,7 +92,8 @@ async function runWithTransaction(
   message: ConsumerMessage,
   snapshot: InboxSnapshot,
   replayId: string | undefined,
-): Promise<'processed' | 'duplicate'> {
+  defer: boolean,
+): Promise<'processed' | 'duplicate' | Deferred> {
   // Cheap skip for redeliveries; the conditional inbox Put below is what actually guarantees once.
   // A claim (IN_PROGRESS, left by the event's handler in claim mode) is not a done event: the commit decides.
   const keys = deps.inbox.keysOf(envelope);
@@ -122,13 +124,12 @@ async function runWithTransaction(
   } finally {
     open = false;
   }
-  const result = await deps.inbox.commit(envelope, writes);
-  if (result.status === 'held') throw new ClaimHeldError(envelope.id, result.expiresAt);
-  if (result.status === 'duplicate') return 'duplicate';
-  // The commit replaced the claim the check found, which had expired (or was released meanwhile).
-  if (existing?.status === 'IN_PROGRESS') deps.logger.warn('Took over an expired claim', logFields(deps, envelope));
-  return 'processed';
+  const takesOver = existing?.status === 'IN_PROGRESS';
+  if (defer) return { writes, takesOver };
+  return settleCommit(deps, envelope, await deps.inbox.commit(envelope, writes), takesOver);
 }
+
+type Deferred = Pick<PendingCommit, 'writes' | 'takesOver'>;
 
 async function runWithClaim(
   deps: MessageHandlingDeps,
@@ -241,6 +242,21 @@ export async function runMessage(
   claimUntil?: number,
   snapshot: InboxSnapshot = InboxSnapshot.EMPTY,
 ): Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }> {
+  return runEvent(deps, message, prepared, claimUntil, snapshot, false) as Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }>;
+}
+
+/** What running an event came to: its outcome, or (deferred) a commit still to make. */
+export type EventRun = { readonly outcome: MessageOutcome; readonly envelope?: OutboxEnvelope } | { readonly pending: PendingCommit };
+
+/** {@link runMessage}; with `defer`, a `transaction` handler's writes and inbox record are returned to commit later instead of committed. */
+export async function runEvent(
+  deps: MessageHandlingDeps,
+  message: ConsumerMessage,
+  prepared: PreparedEvent,
+  claimUntil: number | undefined,
+  snapshot: InboxSnapshot,
+  defer: boolean,
+): Promise<EventRun> {
   const { handler } = prepared;
   const base = { messageId: message.messageId, eventId: prepared.envelope.id, type: prepared.envelope.type };
   try {
@@ -254,7 +270,8 @@ export async function runMessage(
     const status =
       handler.idempotency === 'claim'
         ? await runWithClaim(deps, handler, envelope, message, claimUntil, snapshot, prepared.replayId)
-        : await runWithTransaction(deps, handler, envelope, message, snapshot, prepared.replayId);
+        : await runWithTransaction(deps, handler, envelope, message, snapshot, prepared.replayId, defer);
+    if (typeof status === 'object') return { pending: { envelope, messageId: message.messageId, ...status } };
     return { outcome: { status, ...base }, envelope };
   } catch (error) {
     return {

@@ -159,6 +159,22 @@ export class Inbox {
     return Item as InboxRecord | undefined;
   }
 
+  /** The conditional Put of an event's `COMPLETED` record that closes its transaction (see {@link commit}). */
+  completedPut(event: InboxEvent): TransactItem {
+    const record: InboxRecord = {
+      ...inboxKey(this.#consumer, event),
+      kind: INBOX_KIND,
+      consumer: this.#consumer,
+      eventId: event.id,
+      eventSource: event.source,
+      eventType: event.type,
+      status: 'COMPLETED',
+      processedAt: new Date(this.#now()).toISOString(),
+      expiresAt: this.#expiresAt(),
+    };
+    return { Put: { TableName: this.#options.tableName, Item: record, ...takesRecord(Math.floor(this.#now() / 1000)) } };
+  }
+
   /**
    * Commits the handler's writes and a `COMPLETED` inbox record in one transaction. The inbox Put
    * is conditional on no record existing, so a second commit of the same event writes nothing
@@ -173,24 +189,7 @@ export class Inbox {
         `The handler of event ${event.id} (${event.type}) added ${writes.length} writes; allowed: at most ${MAX_HANDLER_WRITES}, since the inbox record takes the 100th action of the transaction. Nothing was written.`,
       );
     }
-    const record: InboxRecord = {
-      ...inboxKey(this.#consumer, event),
-      kind: INBOX_KIND,
-      consumer: this.#consumer,
-      eventId: event.id,
-      eventSource: event.source,
-      eventType: event.type,
-      status: 'COMPLETED',
-      processedAt: new Date(this.#now()).toISOString(),
-      expiresAt: this.#expiresAt(),
-    };
-    const inboxPut: TransactItem = {
-      Put: {
-        TableName: this.#options.tableName,
-        Item: record,
-        ...takesRecord(Math.floor(this.#now() / 1000)),
-      },
-    };
+    const inboxPut = this.completedPut(event);
     try {
       await this.#options.document.send(new TransactWriteCommand({ TransactItems: [...writes, inboxPut] }));
       return { status: 'committed' };

@@ -16,6 +16,7 @@ const OPTION_KEYS = [
   'inbox',
   'sequenceTracking',
   'concurrency',
+  'commit',
   'logger',
   'metrics',
   'now',
@@ -141,6 +142,9 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
   }
   if (raw.sequenceTracking !== undefined && typeof raw.sequenceTracking !== 'boolean') {
     throw new ConsumerOptionsError('sequenceTracking', `got ${show(raw.sequenceTracking)}; allowed: true or false`);
+  }
+  if (raw.commit !== undefined && raw.commit !== 'event' && raw.commit !== 'batch') {
+    throw new ConsumerOptionsError('commit', `got ${show(raw.commit)}; allowed: "event" (each event in its own transaction) or "batch"`);
   }
   validateTracing(raw.tracing);
 }

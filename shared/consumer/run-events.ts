@@ -1,5 +1,5 @@
 import type { OutboxEnvelope } from '../envelope.js';
-import { type MessageHandlingDeps, type PreparedMessage, runMessage } from './handle-message.js';
+import { type MessageHandlingDeps, type PreparedEvent, type PreparedMessage, runMessage } from './handle-message.js';
 import type { InboxSnapshot } from './inbox-snapshot.js';
 import type { SequenceObservation, SequenceTracker } from './sequence-tracker.js';
 import type { ConsumerMessage, MessageOutcome } from './types.js';
@@ -22,7 +22,40 @@ export interface RunEventsOptions {
   readonly reporter: EventReporter;
 }
 
-const acknowledged = (outcome: MessageOutcome): boolean => outcome.status === 'processed' || outcome.status === 'duplicate';
+export const acknowledged = (outcome: MessageOutcome): boolean => outcome.status === 'processed' || outcome.status === 'duplicate';
+
+/** Reports one event's outcome: its count, its lag (live) or replay, and its position when tracked. */
+export async function reportEvent(
+  event: PreparedEvent,
+  outcome: MessageOutcome,
+  envelope: OutboxEnvelope | undefined,
+  { tracker, reporter }: Pick<RunEventsOptions, 'tracker' | 'reporter'>,
+): Promise<void> {
+  const { replayId } = event;
+  reporter.outcome(outcome);
+  // A replayed event's commit was long ago: its lag would say nothing of how the consumer keeps up.
+  if (replayId !== undefined && envelope !== undefined && acknowledged(outcome)) reporter.replayed?.(envelope, replayId);
+  else if (outcome.status === 'processed' && envelope !== undefined) reporter.handled?.(envelope);
+  if (tracker !== undefined && envelope !== undefined && acknowledged(outcome)) {
+    // A duplicate's first delivery may have been handled without its position recorded (a crash
+    // between the two): the position catches up, and only the gap that delivery would have
+    // reported is reported, never the duplicate itself as out of order.
+    const duplicate = outcome.status === 'duplicate';
+    await tracker.observe(envelope, { replayed: replayId !== undefined }).then(
+      (observation) => (duplicate && observation.status !== 'gap' ? undefined : reporter.sequence(envelope, observation)),
+      (error: unknown) => reporter.trackingFailed(envelope, error),
+    );
+  }
+}
+
+/** A message's outcome from its events' (up to the first not acknowledged), `eventCount` the events it carries. */
+export function messageOutcome(eventCount: number, outcomes: readonly MessageOutcome[]): MessageOutcome {
+  const last = outcomes[outcomes.length - 1]!;
+  if (eventCount === 1) return last;
+  if (!acknowledged(last)) return { ...last, events: outcomes } as MessageOutcome;
+  const status = outcomes.some((o) => o.status === 'processed') ? 'processed' : 'duplicate';
+  return { ...(last as Extract<MessageOutcome, { status: 'processed' | 'duplicate' }>), status, events: outcomes };
+}
 
 /**
  * Runs a message's events in order, each under the inbox and tracked, and says what became of
@@ -39,27 +72,9 @@ export async function runEvents(
   const outcomes: MessageOutcome[] = [];
   for (const event of ready.events) {
     const { outcome, envelope } = await runMessage(deps, message, event, claimUntil, snapshot);
-    const { replayId } = event;
     outcomes.push(outcome);
-    reporter.outcome(outcome);
-    // A replayed event's commit was long ago: its lag would say nothing of how the consumer keeps up.
-    if (replayId !== undefined && envelope !== undefined && acknowledged(outcome)) reporter.replayed?.(envelope, replayId);
-    else if (outcome.status === 'processed' && envelope !== undefined) reporter.handled?.(envelope);
-    if (tracker !== undefined && envelope !== undefined && acknowledged(outcome)) {
-      // A duplicate's first delivery may have been handled without its position recorded (a crash
-      // between the two): the position catches up, and only the gap that delivery would have
-      // reported is reported, never the duplicate itself as out of order.
-      const duplicate = outcome.status === 'duplicate';
-      await tracker.observe(envelope, { replayed: replayId !== undefined }).then(
-        (observation) => (duplicate && observation.status !== 'gap' ? undefined : reporter.sequence(envelope, observation)),
-        (error: unknown) => reporter.trackingFailed(envelope, error),
-      );
-    }
+    await reportEvent(event, outcome, envelope, { tracker, reporter });
     if (!acknowledged(outcome)) break;
   }
-  const last = outcomes[outcomes.length - 1]!;
-  if (ready.events.length === 1) return last;
-  if (!acknowledged(last)) return { ...last, events: outcomes } as MessageOutcome;
-  const status = outcomes.some((o) => o.status === 'processed') ? 'processed' : 'duplicate';
-  return { ...(last as Extract<MessageOutcome, { status: 'processed' | 'duplicate' }>), status, events: outcomes };
+  return messageOutcome(ready.events.length, outcomes);
 }

@@ -133,6 +133,22 @@ export interface ConsumerOptions {
   readonly sequenceTracking?: boolean;
   /** Message groups (FIFO) or messages (standard) handled at once; a group's messages always run in order. @default 1 */
   readonly concurrency?: number;
+  /**
+   * When the `transaction` handlers' writes commit. `'event'`: each event's writes and inbox
+   * record in a `TransactWriteItems` of their own, before the next event runs. `'batch'`: the
+   * handlers still run in turn, but each worker's events commit together in one
+   * `TransactWriteItems` (up to 100 actions), before an event of an aggregate already waiting,
+   * before a `claim` handler and at the end; when it fails, each event commits on its own. A
+   * handler then does not see the writes of other aggregates' events still waiting: for handlers
+   * that read only their own aggregate's state. See docs/consumers.md, "Batch commit".
+   *
+   * @example
+   * ```ts
+   * createConsumer({ ...options, commit: 'batch' }); // a batch of 10 events of 10 orders: one read, one transaction
+   * ```
+   * @default 'event'
+   */
+  readonly commit?: 'event' | 'batch';
   /** @default a Powertools Logger with the consumer's name as service */
   readonly logger?: ConsumerLogger;
   /** @default {@link consumerMetrics}: Powertools Metrics, namespace `DynamoDbOutbox`, the consumer's name as service, the Lambda function's name as `functionName` */

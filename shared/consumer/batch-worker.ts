@@ -1,0 +1,183 @@
+import type { OutboxEnvelope } from '../envelope.js';
+import { CommitGroup, type GroupOutcomes } from './commit-group.js';
+import { type MessageHandlingDeps, type PreparedEvent, type PreparedMessage, runEvent } from './handle-message.js';
+import type { PendingCommit } from './pending-commit.js';
+import { acknowledged, messageOutcome, type RunEventsOptions, reportEvent } from './run-events.js';
+import { traceMessage } from './tracing.js';
+import type { ConsumerMessage, ConsumerTracingOptions, InboxOptions, MessageOutcome } from './types.js';
+
+/** What a worker of a batch under `commit: 'batch'` shares with the others. */
+export interface BatchWorkerContext extends RunEventsOptions {
+  readonly deps: MessageHandlingDeps;
+  readonly inbox: InboxOptions;
+  readonly tracing: ConsumerTracingOptions | undefined;
+  readonly messages: readonly ConsumerMessage[];
+  readonly prepared: readonly PreparedMessage[];
+  /** Filled in as messages settle. */
+  readonly outcomes: MessageOutcome[];
+}
+
+/** An event that has run: its outcome, or its commit still pending in the group. */
+type Slot = { readonly event: PreparedEvent } & (
+  | { readonly outcome: MessageOutcome; readonly envelope?: OutboxEnvelope }
+  | { readonly pending: PendingCommit }
+);
+
+/** A message of the worker not settled yet: its events that have run, and how far they are reported. */
+interface MessageRecord {
+  readonly index: number;
+  readonly message: ConsumerMessage;
+  readonly ready: PreparedMessage;
+  readonly slots: Slot[];
+  readonly outcomes: MessageOutcome[];
+  /** Every event that will run has run. */
+  complete: boolean;
+  /** Its outcome is final: the message ran to its end or one of its events failed; no more of it runs. */
+  closed: boolean;
+  settle(outcome: MessageOutcome): void;
+}
+
+/**
+ * One pool worker of a batch under `commit: 'batch'`. Handlers run in turn as with `commit:
+ * 'event'`, but a `transaction` event's writes and inbox record join the worker's open group,
+ * which commits in one transaction before an event of an aggregate already in it, before a
+ * `claim` handler, before passing 100 actions or touching an item twice, and at the end. Each
+ * message's outcome, metrics and span are settled once its events' group has committed, in order.
+ */
+export class BatchWorker {
+  readonly #context: BatchWorkerContext;
+  readonly #group: CommitGroup;
+  #records: MessageRecord[] = [];
+  /** FIFO group → the message that failed in it: later messages of the group are skipped. */
+  readonly #failed = new Map<string, string>();
+  /** FIFO groups whose failed message is settled (an earlier failure settled later takes precedence over a handler's). */
+  readonly #settledFailures = new Set<string>();
+  readonly #spans: Promise<MessageOutcome>[] = [];
+
+  constructor(context: BatchWorkerContext) {
+    this.#context = context;
+    this.#group = new CommitGroup(context.deps, context.inbox.document, context.inbox.tableName);
+  }
+
+  /** Runs the handlers of a FIFO group's messages (or one message of a standard queue); their commits may wait in the group. */
+  async run(indices: readonly number[]): Promise<void> {
+    for (const index of indices) {
+      const message = this.#context.messages[index] as ConsumerMessage;
+      const ready = this.#context.prepared[index] as PreparedMessage;
+      let settle: (outcome: MessageOutcome) => void = () => {};
+      const settled = new Promise<MessageOutcome>((resolve) => {
+        settle = resolve;
+      });
+      const record: MessageRecord = { index, message, ready, slots: [], outcomes: [], complete: false, closed: false, settle };
+      this.#records.push(record);
+      const fifo = message.messageGroupId;
+      if (fifo !== undefined && this.#failed.has(fifo)) {
+        record.complete = true;
+        continue;
+      }
+      if (ready.status === 'done') {
+        if (fifo !== undefined && !this.#failed.has(fifo)) this.#failed.set(fifo, message.messageId);
+        record.complete = true;
+      }
+      let ran: () => void = () => {};
+      const handlersRan = new Promise<void>((resolve) => {
+        ran = resolve;
+      });
+      const span = traceMessage(this.#context.tracing, message, ready, async () => {
+        try {
+          if (ready.status === 'ready') await this.#runEvents(record, ready.events);
+        } finally {
+          record.complete = true;
+          ran();
+        }
+        return settled;
+      });
+      this.#spans.push(span);
+      // The span stays open until the message settles; the next message runs as soon as this one's handlers have.
+      await Promise.race([handlersRan, span]);
+    }
+  }
+
+  /** Commits what is left in the group and settles every message; then the messages' spans end. */
+  async end(): Promise<void> {
+    await this.#flush();
+    await Promise.all(this.#spans);
+  }
+
+  async #runEvents(record: MessageRecord, events: readonly PreparedEvent[]): Promise<void> {
+    const { deps, claimUntil, snapshot } = this.#context;
+    for (const event of events) {
+      // A claim's side effect runs after what precedes it is committed; a handler sees its aggregate's earlier writes.
+      if (event.handler.idempotency === 'claim' || this.#group.hasAggregate(event.envelope)) await this.#flush();
+      if (record.closed) return;
+      const run = await runEvent(deps, record.message, event, claimUntil, snapshot, true);
+      if ('outcome' in run) {
+        record.slots.push({ event, ...run });
+        if (acknowledged(run.outcome)) continue;
+        const fifo = record.message.messageGroupId;
+        if (fifo !== undefined && !this.#failed.has(fifo)) this.#failed.set(fifo, record.message.messageId);
+        return;
+      }
+      if (!this.#group.accepts(run.pending)) await this.#flush();
+      // An earlier event of the message (or of its FIFO group) failed to commit: this one is not committed either.
+      if (record.closed) return;
+      this.#group.add(run.pending);
+      record.slots.push({ event, pending: run.pending });
+      // Too many writes for any transaction: committed alone (the group before it is committed), it is refused as with `commit: 'event'`.
+      if (!CommitGroup.fitsAlone(run.pending)) await this.#flush();
+      if (record.closed) return;
+    }
+  }
+
+  /** Commits the open group, then settles, in order, every message whose events are all committed or decided. */
+  async #flush(): Promise<void> {
+    const outcomes = await this.#group.commit();
+    try {
+      await this.#settle(outcomes);
+    } catch (error) {
+      // A bug, not an outcome: the messages still waiting must not hang their spans.
+      for (const record of this.#records) record.settle(Promise.reject(error) as never);
+      this.#records = [];
+      throw error;
+    }
+  }
+
+  async #settle(outcomeOf: GroupOutcomes): Promise<void> {
+    const { tracker, reporter, outcomes } = this.#context;
+    const open: MessageRecord[] = [];
+    for (const record of this.#records) {
+      const { message, ready } = record;
+      const fifo = message.messageGroupId;
+      const failedMessageId = fifo === undefined ? undefined : this.#failed.get(fifo);
+      let outcome: MessageOutcome | undefined;
+      if (failedMessageId !== undefined && failedMessageId !== message.messageId && record.outcomes.length === 0) {
+        outcome = { status: 'skipped', messageId: message.messageId, reason: 'EARLIER_MESSAGE_OF_GROUP_FAILED', failedMessageId };
+        reporter.outcome(outcome);
+      } else if (ready.status === 'done') {
+        outcome = ready.outcome;
+        reporter.outcome(outcome);
+      } else {
+        while (record.outcomes.length < record.slots.length && !record.closed) {
+          const slot = record.slots[record.outcomes.length] as Slot;
+          const eventOutcome = 'outcome' in slot ? slot.outcome : await outcomeOf(slot.pending);
+          record.outcomes.push(eventOutcome);
+          await reportEvent(slot.event, eventOutcome, 'outcome' in slot ? slot.envelope : slot.pending.envelope, { tracker, reporter });
+          if (!acknowledged(eventOutcome)) record.closed = true;
+        }
+        if (record.closed || record.complete) outcome = messageOutcome(ready.events.length, record.outcomes);
+      }
+      if (outcome === undefined) {
+        open.push(record);
+        continue;
+      }
+      record.closed = true;
+      outcomes[record.index] = outcome;
+      if (fifo !== undefined && (outcome.status === 'failed' || outcome.status === 'rejected') && !this.#settledFailures.has(fifo)) {
+        this.#failed.set(fifo, message.messageId);
+        this.#settledFailures.add(fifo);
+      }
+      record.settle(outcome);
+    }
+    this.#records = open;
+  }
+}

@@ -1,0 +1,127 @@
+import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { OutboxEnvelope } from '../envelope.js';
+import { TABLE } from '../table.js';
+import { MAX_HANDLER_WRITES } from './inbox.js';
+import { type CommitDeps, commitPending, committedOutcome, type PendingCommit } from './pending-commit.js';
+import type { MessageOutcome, TransactItem } from './types.js';
+
+/** TransactWriteItems takes 100 actions. */
+export const MAX_GROUP_ACTIONS = MAX_HANDLER_WRITES + 1;
+
+/** What a group's commit came to: each of its events' outcome, asked in the group's order. */
+export type GroupOutcomes = (pending: PendingCommit) => Promise<MessageOutcome>;
+
+const aggregateOf = (envelope: OutboxEnvelope): string => `${envelope.aggregatetype}\u0000${envelope.subject}`;
+
+const keyText = (tableName: string | undefined, key: Record<string, unknown>): string =>
+  `${tableName}\u0000${JSON.stringify(
+    Object.keys(key)
+      .sort()
+      .map((name) => [name, key[name]]),
+  )}`;
+
+/**
+ * The items a write names, where its keys are known: `Update`, `Delete` and `ConditionCheck` name
+ * their `Key`; a `Put` into the inbox's table has its `pk`/`sk` in the item. A `Put` elsewhere is
+ * not known: DynamoDB refuses a transaction with two actions on one item, and the fallback commits
+ * each event on its own then.
+ */
+function itemsOf(writes: readonly TransactItem[], inboxTable: string): string[] {
+  const items: string[] = [];
+  for (const write of writes) {
+    const keyed = write.Update ?? write.Delete ?? write.ConditionCheck;
+    if (keyed?.Key !== undefined) items.push(keyText(keyed.TableName, keyed.Key));
+    else if (write.Put !== undefined && write.Put.TableName === inboxTable) {
+      const item = write.Put.Item ?? {};
+      const pk = item[TABLE.partitionKey];
+      const sk = item[TABLE.sortKey];
+      if (pk !== undefined && sk !== undefined) items.push(keyText(inboxTable, { [TABLE.partitionKey]: pk, [TABLE.sortKey]: sk }));
+    }
+  }
+  return items;
+}
+
+/**
+ * The open group of a worker under `commit: 'batch'`: the `transaction` events whose handlers have
+ * run, whose writes and `COMPLETED` inbox records commit together in one `TransactWriteItems`.
+ */
+export class CommitGroup {
+  readonly #deps: CommitDeps;
+  readonly #document: DynamoDBDocumentClient;
+  readonly #tableName: string;
+  #entries: PendingCommit[] = [];
+  #aggregates = new Set<string>();
+  #items = new Set<string>();
+  #actions = 0;
+
+  constructor(deps: CommitDeps, document: DynamoDBDocumentClient, tableName: string) {
+    this.#deps = deps;
+    this.#document = document;
+    this.#tableName = tableName;
+  }
+
+  get size(): number {
+    return this.#entries.length;
+  }
+
+  /** An event of the envelope's aggregate waits in the group: a handler of it must see that event's writes committed. */
+  hasAggregate(envelope: OutboxEnvelope): boolean {
+    return this.#aggregates.has(aggregateOf(envelope));
+  }
+
+  #itemsOf(pending: PendingCommit): string[] {
+    const { pk, sk } = this.#deps.inbox.keysOf(pending.envelope).own;
+    return [...itemsOf(pending.writes, this.#tableName), keyText(this.#tableName, { pk, sk })];
+  }
+
+  /** The event may join: the group stays within 100 actions, and none of its known items is in the group already. */
+  accepts(pending: PendingCommit): boolean {
+    if (this.#actions + pending.writes.length + 1 > MAX_GROUP_ACTIONS) return false;
+    return !this.#itemsOf(pending).some((item) => this.#items.has(item));
+  }
+
+  /** Whether the event fits a transaction at all; one that does not fails on its own commit, as with `commit: 'event'`. */
+  static fitsAlone(pending: PendingCommit): boolean {
+    return pending.writes.length <= MAX_HANDLER_WRITES;
+  }
+
+  add(pending: PendingCommit): void {
+    this.#entries.push(pending);
+    this.#aggregates.add(aggregateOf(pending.envelope));
+    for (const item of this.#itemsOf(pending)) this.#items.add(item);
+    this.#actions += pending.writes.length + 1;
+  }
+
+  /**
+   * Commits the group and empties it. A group of one sends the request `Inbox.commit` sends. A
+   * larger one goes in one transaction; when that fails in any way nothing of it was written, and
+   * each event commits on its own, in order, when its outcome is asked for (so an event after one
+   * that ends its message or FIFO group is never committed).
+   */
+  async commit(): Promise<GroupOutcomes> {
+    const entries = this.#entries;
+    this.#entries = [];
+    this.#aggregates = new Set();
+    this.#items = new Set();
+    this.#actions = 0;
+    if (entries.length === 0) return () => Promise.reject(new Error('No event of this group was pending'));
+    if (entries.length === 1) {
+      const outcome = await commitPending(this.#deps, entries[0] as PendingCommit);
+      return async () => outcome;
+    }
+    const { inbox } = this.#deps;
+    try {
+      await this.#document.send(
+        new TransactWriteCommand({ TransactItems: entries.flatMap((p) => [...p.writes, inbox.completedPut(p.envelope)]) }),
+      );
+      return async (pending) => committedOutcome(this.#deps, pending);
+    } catch (error) {
+      this.#deps.logger.info("The batch's group transaction failed, so nothing of it was written; each of its events commits on its own", {
+        consumer: this.#deps.consumer,
+        events: entries.length,
+        error,
+      });
+      return (pending) => commitPending(this.#deps, pending);
+    }
+  }
+}
