@@ -5,7 +5,13 @@
  * answer was lost. So the helper watches each attempt as it leaves for DynamoDB.
  */
 
-import type { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type {
+  TransactWriteItemsCommand,
+  TransactWriteItemsCommandInput,
+  TransactWriteItemsCommandOutput,
+  TransactWriteItemsInput,
+} from '@aws-sdk/client-dynamodb';
+import type { SerializeMiddleware } from '@smithy/types';
 
 /** DynamoDB's refusals (HTTP 400): the request was not applied. */
 const REFUSALS = new Set([
@@ -98,11 +104,14 @@ export interface AttemptWatch {
  * transport. An attempt that fails there with no answer that says it was not applied, or that
  * succeeds although the request then fails, is noted in `unanswered`. A client whose `send` does
  * not run the middleware (a test double) leaves `observed` false.
+ *
+ * The command's `input` is the request as a DocumentClient command holds it (native values), and
+ * `wire` the same request with its attribute values already marshalled: it takes the input's place
+ * just before the serializer, where a DocumentClient command marshals its input, so middleware
+ * that reads the input sees what it saw of a DocumentClient command.
  */
-export function watchAttempts(command: TransactWriteCommand): AttemptWatch {
+export function watchAttempts(command: TransactWriteItemsCommand, wire: TransactWriteItemsInput): AttemptWatch {
   const watch = { observed: false, unanswered: [] as unknown[] };
-  // The DocumentClient's commands run their own middleware twice (it joins the inner command's
-  // stack to it); an attempt is known by its error, so it is noted once.
   command.middlewareStack.add(
     (next) => (args) => {
       watch.observed = true;
@@ -110,6 +119,13 @@ export function watchAttempts(command: TransactWriteCommand): AttemptWatch {
     },
     { step: 'initialize' },
   );
+  const marshalled: SerializeMiddleware<TransactWriteItemsCommandInput, TransactWriteItemsCommandOutput> = (next) => (args) =>
+    next({ ...args, input: wire });
+  command.middlewareStack.addRelativeTo(marshalled, {
+    relation: 'before',
+    toMiddleware: 'serializerMiddleware',
+    name: 'outboxMarshalledInput',
+  });
   command.middlewareStack.add(
     (next) => async (args) => {
       try {
@@ -117,6 +133,7 @@ export function watchAttempts(command: TransactWriteCommand): AttemptWatch {
         watch.unanswered.push(SUCCEEDED);
         return output;
       } catch (error) {
+        // An attempt is known by its error: one that passes twice is noted once.
         if (!notApplied(error) && !watch.unanswered.includes(error)) watch.unanswered.push(error);
         throw error;
       }

@@ -14,6 +14,8 @@ import { MAX_ITEM_BYTES, type TransactOperation } from './input.js';
 export interface MarshalledOperation {
   /** `Put`, `Update`, `Delete` or `ConditionCheck`, with its attribute values as DynamoDB JSON. */
   readonly marshalled: Record<string, Record<string, unknown>>;
+  /** {@link marshalled} as it is sent: without the fields the DocumentClient drops (functions). */
+  readonly wire: Record<string, Record<string, unknown>>;
   /** What it adds to the transaction's size: its expressions and attribute values. */
   readonly size: number;
 }
@@ -28,7 +30,7 @@ export function marshalOperation(operation: TransactOperation, index: number, op
   // First, in one linear pass: marshalling recurses, and a value too deep would overflow the stack.
   checkAttributeValues(operation, index, options);
   const [kind, body] = Object.entries(operation)[0] as [string, Record<string, unknown>];
-  const sending = { ...options, convertTopLevelContainer: options.convertTopLevelContainer ?? true };
+  const sending = sendingOptions(options);
   const marshalled: Record<string, unknown> = { ...body };
   let size = ['UpdateExpression', 'ConditionExpression']
     .map((k) => (typeof body[k] === 'string' ? Buffer.byteLength(body[k] as string) : 0))
@@ -61,7 +63,36 @@ export function marshalOperation(operation: TransactOperation, index: number, op
     size += fieldSize;
     marshalled[field] = attributes;
   }
-  return { marshalled: { [kind]: marshalled }, size };
+  const dropped = Object.keys(marshalled).filter((field) => typeof marshalled[field] === 'function');
+  const sent = dropped.length === 0 ? marshalled : Object.fromEntries(Object.entries(marshalled).filter(([f]) => !dropped.includes(f)));
+  return { marshalled: { [kind]: marshalled }, wire: { [kind]: sent }, size };
+}
+
+/** The options the DocumentClient marshals each top-level value with: the client's, each value as a whole. */
+export const sendingOptions = (options: marshallOptions): marshallOptions =>
+  options.convertTopLevelContainer === undefined ? { ...options, convertTopLevelContainer: true } : options;
+
+const VALUE_FIELDS = ['Item', 'Key', 'ExpressionAttributeValues'] as const;
+
+/**
+ * One of the helper's own actions (a slot write, an idempotency record) with its attribute values
+ * marshalled as the DocumentClient would send them with `options` ({@link sendingOptions}): each
+ * top-level value on its own, functions and `undefined` left out.
+ */
+export function marshalAction(action: TransactOperation, options: marshallOptions): Record<string, Record<string, unknown>> {
+  const [kind, body] = Object.entries(action)[0] as [string, Record<string, unknown>];
+  const sent: Record<string, unknown> = { ...body };
+  for (const field of VALUE_FIELDS) {
+    const values = body[field] as Record<string, unknown> | undefined;
+    if (values === undefined) continue;
+    const attributes: Record<string, AttributeValue> = {};
+    for (const name in values) {
+      const value = values[name];
+      if (value !== undefined && typeof value !== 'function') attributes[name] = marshall(value, options) as AttributeValue;
+    }
+    sent[field] = attributes;
+  }
+  return { [kind]: sent };
 }
 
 /**

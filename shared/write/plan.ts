@@ -4,7 +4,7 @@
  */
 
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
+import { marshall, type marshallOptions } from '@aws-sdk/util-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
@@ -24,7 +24,7 @@ import {
   WRITE_FIELDS,
   type WriteInput,
 } from './input.js';
-import { marshalOperation } from './operation-size.js';
+import { marshalOperation, sendingOptions } from './operation-size.js';
 import { writtenEvents } from './result.js';
 import { slotItemSize } from './slot-item.js';
 
@@ -36,6 +36,10 @@ export interface Plan {
   readonly now: Date;
   /** What a keyed write asked for ({@link writeFingerprint}); empty for a write without a key, which nothing compares. */
   readonly fingerprint: string;
+  /** {@link operations} as they are sent, attribute values marshalled once here with the client's options. */
+  readonly wire: Record<string, unknown>[];
+  /** The client's marshalling options, as the DocumentClient applies them to each top-level value. */
+  readonly sending: marshallOptions;
 }
 
 /** What planning needs of the outbox it plans for. */
@@ -101,10 +105,13 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
   }
   const marshallOptions = context.client.config.translateConfig?.marshallOptions ?? {};
   let requestBytes = 0;
-  const marshalled = operations.map((op, index) => {
+  const marshalled: Record<string, unknown>[] = [];
+  const wire: Record<string, unknown>[] = [];
+  operations.forEach((op, index) => {
     const sent = marshalOperation(op, index, marshallOptions);
     requestBytes += sent.size;
-    return sent.marshalled;
+    marshalled.push(sent.marshalled);
+    wire.push(sent.wire);
   });
   for (const slot of slots) {
     const size = slotItemSize(slot, now, context.config);
@@ -144,5 +151,5 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
       `This write is about ${requestBytes} bytes; allowed: at most ${MAX_REQUEST_BYTES} bytes per transaction`,
     );
   }
-  return { operations, kinds, slots, now, fingerprint };
+  return { operations, kinds, slots, now, fingerprint, wire, sending: sendingOptions(marshallOptions) };
 }

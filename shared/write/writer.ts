@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient, TransactWriteItemsCommand, type TransactWriteItemsInput } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { OutboxError, TransactionConflictError, WriteOutcomeUnknownError, WriteValidationError } from '../errors.js';
@@ -10,6 +10,7 @@ import { type CancellationReason, cancellationOutcome } from './cancellation.js'
 import { checkEventCatalog } from './catalog-check.js';
 import { refusalError, unknownOutcome } from './failure.js';
 import { derivedToken, idempotencyPut, replay } from './idempotency.js';
+import { marshalAction } from './operation-size.js';
 import { type Plan, planWrite } from './plan.js';
 import { writtenEvents } from './result.js';
 import { SequenceMemory, type SlotState } from './sequences.js';
@@ -196,17 +197,15 @@ export class Outbox {
       const guessed = new Set(plan.slots.filter((slot) => expected.get(slot.pk) === undefined).map((slot) => slot.pk));
       let watch: AttemptWatch = { observed: false, unanswered: [] };
       try {
-        const command = new TransactWriteCommand({
-          TransactItems: [
-            ...plan.operations,
-            ...plan.slots.map((slot) => slotWrite(slot, this.#known(slot.pk, expected), plan.now, this.#tableName, this.#config)),
-            ...(input.idempotencyKey === undefined
-              ? []
-              : [idempotencyPut(input.idempotencyKey, plan, result, this.#tableName, this.#idempotencyTtlSeconds)]),
-          ],
-          ClientRequestToken: token,
-        });
-        watch = watchAttempts(command);
+        const own = plan.slots.map((slot) => slotWrite(slot, this.#known(slot.pk, expected), plan.now, this.#tableName, this.#config));
+        if (input.idempotencyKey !== undefined)
+          own.push(idempotencyPut(input.idempotencyKey, plan, result, this.#tableName, this.#idempotencyTtlSeconds));
+        // Sent as a low-level command through the same client: the caller's operations were
+        // marshalled while planned, with the client's options, so only the helper's own actions are.
+        const wire = { TransactItems: [...plan.wire, ...own.map((op) => marshalAction(op, plan.sending))], ClientRequestToken: token };
+        const request = { TransactItems: [...plan.operations, ...own], ClientRequestToken: token };
+        const command = new TransactWriteItemsCommand(request as TransactWriteItemsInput);
+        watch = watchAttempts(command, wire as TransactWriteItemsInput);
         await this.#client.send(command);
         for (const slot of plan.slots) {
           const known = this.#known(slot.pk, expected);
