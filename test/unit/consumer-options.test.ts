@@ -58,6 +58,17 @@ describe('consumer options', () => {
     });
   });
 
+  it('accepts commit "event" and "batch", and rejects any other commit mode, saying what is allowed', () => {
+    expect(createConsumer({ ...valid, commit: 'event' }).name).toBe('view');
+    expect(createConsumer({ ...valid, commit: 'batch' }).name).toBe('view');
+    expect(rejection({ ...valid, commit: 'batched' })).toMatchObject({
+      code: 'INVALID_CONSUMER_OPTIONS',
+      field: 'commit',
+      message: expect.stringContaining('got "batched"; allowed: "event" (each event in its own transaction) or "batch"'),
+    });
+    expect(rejection({ ...valid, commit: true }).message).toContain('got true; allowed: "event"');
+  });
+
   it('rejects a consumer name that cannot be part of a key', () => {
     expect(rejection({ ...valid, name: 'a#b' }).message).toContain('got "a#b"; allowed: 1–64 letters');
   });
