@@ -19,7 +19,8 @@ import {
  *
  * The first invocation's process dies as soon as the request that makes the business effect
  * durable has been answered: Powertools' and the claim's UpdateItem of the business item, the
- * inbox transaction's TransactWriteItems (which holds the effect and the inbox record together).
+ * inbox transaction's TransactWriteItems (which holds the effect and the inbox record together;
+ * with `commit: 'batch'`, the group's, which holds them for every event of the group).
  * Dying means nothing it would still send reaches DynamoDB: every later request of that process
  * fails. The message is not acknowledged, so SQS delivers it again to a new process once the
  * visibility timeout has passed, which is after the crashed invocation's timeout and after the
@@ -45,6 +46,7 @@ const EFFECT_REQUEST: Partial<Record<PathName, string>> = {
   powertools: 'UpdateItemCommand',
   claim: 'UpdateItemCommand',
   transaction: 'TransactWriteItemsCommand',
+  batch: 'TransactWriteItemsCommand',
 };
 
 class ProcessCrashed extends Error {
@@ -74,7 +76,7 @@ function crashingClients(endpoint: string, crashAfter: string): CountedClients {
 
 /** Runs the crash and the redeliveries for one path, on its own fresh tables. */
 export async function crashAndRedeliver(
-  path: 'powertools' | 'transaction' | 'claim',
+  path: 'powertools' | 'transaction' | 'batch' | 'claim',
   endpoint: string,
   admin: DynamoDBClient,
 ): Promise<CrashResult> {

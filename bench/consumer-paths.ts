@@ -15,6 +15,8 @@ import { createOutboxTable } from '../shared/local/stack/table.js';
  *    a record handler, the records handled in turn with a partial batch response;
  *  - transaction / claim: `createConsumer`, the inbox by transaction (the write goes into the
  *    inbox's TransactWriteItems) and by claim (the handler writes itself between claim and completion);
+ *  - batch: `createConsumer`, the inbox by transaction with `commit: 'batch'` (the batch's writes
+ *    and inbox records in one TransactWriteItems, split where an aggregate repeats);
  *  - bare: the same write per record, no dedup at all;
  *  - floor: the inbox's transaction without the helper: one TransactWriteItems of the write and a
  *    conditional Put of a dedup item, no read, no parsing beyond JSON.parse.
@@ -22,7 +24,7 @@ import { createOutboxTable } from '../shared/local/stack/table.js';
 
 export const BENCH_SOURCE = 'urn:bench:shop';
 export const EVENT_TYPE = 'order.placed';
-export type PathName = 'powertools' | 'transaction' | 'claim' | 'bare' | 'floor';
+export type PathName = 'powertools' | 'transaction' | 'batch' | 'claim' | 'bare' | 'floor';
 
 /** A DynamoDB client that counts every command sent through it (the DocumentClient shares its middleware stack). */
 export interface CountedClients {
@@ -187,6 +189,7 @@ export function pathHandler(path: PathName, clients: CountedClients, tables: Pat
       };
     }
     case 'transaction':
+    case 'batch':
     case 'claim': {
       const consumer = createConsumer({
         name: 'bench',
@@ -194,10 +197,11 @@ export function pathHandler(path: PathName, clients: CountedClients, tables: Pat
         inbox: { document, tableName: tables.business },
         handlers: {
           [EVENT_TYPE]:
-            path === 'transaction'
+            path !== 'claim'
               ? { handle: (event, ctx) => ctx.write({ Update: applyEffect(tables.business, event.subject, event.id) }) }
               : { idempotency: 'claim', handle: (event) => write(event).then(() => undefined) },
         },
+        ...(path === 'batch' ? { commit: 'batch' as const } : {}),
         logger: silentLogger,
         // The consumer counts each message's outcome as it is done: the moment the benchmark times.
         metrics: { addMetric: onDone },
