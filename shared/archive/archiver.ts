@@ -61,7 +61,7 @@ function planObjects(records: readonly SQSRecord[], now: number, logger: Handler
     for (const line of read.lines) {
       if (line.placedBySentTime) {
         placedBySentTime++;
-        logger.warn("envelope's time is not a date; archived in the hour its message was sent", {
+        logger.warn("envelope's time is not a date (RFC 3339 with Z or an offset); archived in the hour its message was sent", {
           messageId: record.messageId,
           id: line.id,
         });

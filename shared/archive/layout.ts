@@ -1,5 +1,12 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { OutboxError } from '../errors.js';
+import { parseEventTime } from './event-time.js';
+import { archiveSegment, decodeArchiveSegment, MAX_ARCHIVE_OBJECT_NAME } from './layout-segment.js';
+
+const nameOf = (segment: string): string | undefined => {
+  const decoded = decodeArchiveSegment(segment);
+  return decoded.shortened ? undefined : decoded.name;
+};
 
 /**
  * Where the archive keeps published events, and in what form. One object holds events of one
@@ -12,7 +19,9 @@ import { OutboxError } from '../errors.js';
  *
  * Type first, then time: a replay of one type or aggregate type over a time range lists exactly
  * the prefixes it needs, and the Hive-style `name=value` segments let Athena or Glue read the
- * same objects as a partitioned table. Names are URI-encoded so any type name is one segment.
+ * same objects as a partitioned table. Names are URI-encoded so any type name is one segment;
+ * one whose encoding is over 400 bytes is shortened to its beginning and a hash (see
+ * {@link archiveSegment}), so every key fits S3's 1,024 bytes.
  * The event's own `time` places it, not when it reached the archive: an event redriven days
  * later lands in the hour it was written in.
  */
@@ -46,12 +55,20 @@ export class ArchiveObjectError extends OutboxError {
 
 const HOUR_PATTERN = /^(\d{4}-\d{2}-\d{2})T(\d{2})$/;
 
+/** A partition as its key says it; a name shortened in the key (see {@link archiveSegment}) is `undefined`. */
+export interface ArchiveKeyPartition {
+  readonly aggregateType: string | undefined;
+  readonly type: string | undefined;
+  /** The UTC hour of the events' `time`, as `YYYY-MM-DDTHH`. */
+  readonly hour: string;
+}
+
 /** The partition hour (`YYYY-MM-DDTHH`, UTC) of an instant. */
 export const archiveHourOf = (instant: Date): string => instant.toISOString().slice(0, 13);
 
 /**
  * The partition an event belongs to: its aggregate type, its type and the UTC hour of its `time`.
- * Returns `undefined` when `time` is not a date, or one outside the years 0000–9999 (which have
+ * Returns `undefined` when `time` is not an RFC 3339 date-time (see {@link parseEventTime}), or one outside the years 0000–9999 (which have
  * no `date=YYYY-MM-DD` segment), which the caller must handle (the archiver places such an event
  * by when it was published).
  *
@@ -66,8 +83,8 @@ export function archivePartitionOf(event: {
   readonly type: string;
   readonly time: string;
 }): ArchivePartition | undefined {
-  const instant = Date.parse(event.time);
-  if (Number.isNaN(instant)) return undefined;
+  const instant = parseEventTime(event.time);
+  if (instant === undefined) return undefined;
   const hour = archiveHourOf(new Date(instant));
   // A year before 0000 or after 9999 is a date, yet it has no `date=YYYY-MM-DD` segment.
   return HOUR_PATTERN.test(hour) ? { aggregateType: event.aggregatetype, type: event.type, hour } : undefined;
@@ -82,25 +99,30 @@ export function archivePartitionPrefix(partition: ArchivePartition): string {
 
 /** The prefix of every object of one aggregate type, or of one of its event types; ends in `/`. */
 export function archiveTypePrefix(aggregateType: string, type?: string): string {
-  const aggregate = `${ARCHIVE_ROOT}aggregatetype=${encodeURIComponent(aggregateType)}/`;
-  return type === undefined ? aggregate : `${aggregate}type=${encodeURIComponent(type)}/`;
+  const aggregate = `${ARCHIVE_ROOT}aggregatetype=${archiveSegment(aggregateType)}/`;
+  return type === undefined ? aggregate : `${aggregate}type=${archiveSegment(type)}/`;
 }
 
-/** The key of an object named `name` (letters, digits, `-`, `_`, `.`) in a partition. */
+const OBJECT_NAME = new RegExp(`^[A-Za-z0-9._-]{1,${MAX_ARCHIVE_OBJECT_NAME}}$`);
+
+/** The key of an object named `name` (letters, digits, `-`, `_`, `.`; at most 64) in a partition. */
 export function archiveObjectKey(partition: ArchivePartition, name: string): string {
-  if (!/^[A-Za-z0-9._-]+$/.test(name))
-    throw new RangeError(`archive object name ${JSON.stringify(name)} must be letters, digits, '-', '_' or '.'`);
+  if (!OBJECT_NAME.test(name))
+    throw new RangeError(
+      `archive object name ${JSON.stringify(name)} must be 1 to ${MAX_ARCHIVE_OBJECT_NAME} letters, digits, '-', '_' or '.'`,
+    );
   return `${archivePartitionPrefix(partition)}${name}${ARCHIVE_OBJECT_SUFFIX}`;
 }
 
 const KEY_PATTERN = /^events\/v1\/aggregatetype=([^/]+)\/type=([^/]+)\/date=(\d{4}-\d{2}-\d{2})\/hour=(\d{2})\/([^/]+)\.ndjson\.gz$/;
 
 /**
- * The partition and name of an archive object's key.
+ * The partition and name of an archive object's key. A type or aggregate type shortened in the
+ * key is `undefined`: the whole name is in the object's envelopes.
  *
  * @throws {ArchiveObjectError} `NOT_AN_ARCHIVE_KEY` when the key is not in the archive's layout.
  */
-export function parseArchiveObjectKey(key: string): { readonly partition: ArchivePartition; readonly name: string } {
+export function parseArchiveObjectKey(key: string): { readonly partition: ArchiveKeyPartition; readonly name: string } {
   const match = KEY_PATTERN.exec(key);
   if (match === null) {
     throw new ArchiveObjectError(
@@ -112,7 +134,7 @@ export function parseArchiveObjectKey(key: string): { readonly partition: Archiv
   const [, aggregateType, type, date, hour, name] = match as unknown as [string, string, string, string, string, string];
   try {
     return {
-      partition: { aggregateType: decodeURIComponent(aggregateType), type: decodeURIComponent(type), hour: `${date}T${hour}` },
+      partition: { aggregateType: nameOf(aggregateType), type: nameOf(type), hour: `${date}T${hour}` },
       name,
     };
   } catch (error) {

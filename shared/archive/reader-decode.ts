@@ -1,3 +1,4 @@
+import { parseEventTime } from './event-time.js';
 import { decodeArchiveObject } from './layout.js';
 import type { CorruptArchiveEntry } from './replay-types.js';
 
@@ -34,8 +35,11 @@ export function archivedEventOf(record: unknown, body: string): ArchivedEvent | 
   if (typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 1) {
     return `not an outbox envelope: aggregatesequence is ${JSON.stringify(sequence) ?? 'missing'}, not a whole number from 1`;
   }
-  const timeMs = Date.parse(r.time as string);
-  if (Number.isNaN(timeMs)) return `not an outbox envelope: time ${JSON.stringify(r.time)} is not a date`;
+  // The archiver's own test: a time it could not place is one this reader cannot order.
+  const timeMs = parseEventTime(r.time as string);
+  if (timeMs === undefined) {
+    return `not an outbox envelope: time ${JSON.stringify(r.time)} is not a date (RFC 3339 with Z or an offset, on a real calendar day)`;
+  }
   return {
     id: r.id as string,
     type: r.type as string,

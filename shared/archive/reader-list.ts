@@ -1,12 +1,16 @@
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { ARCHIVE_ROOT, ArchiveObjectError, archiveTypePrefix, parseArchiveObjectKey } from './layout.js';
+import { archiveSegment } from './layout-segment.js';
 import type { ReplayParameters } from './replay-options.js';
 import type { CorruptArchiveEntry } from './replay-types.js';
 
-/** An (aggregate type, event type) pair the archive has objects of. */
+/**
+ * An (aggregate type, event type) pair the archive has objects of, by its key prefix: a name too
+ * long for a key is shortened there (see `archiveSegment`), so the prefix, not the name, is listed.
+ */
 export interface TypePartition {
-  readonly aggregateType: string;
-  readonly type: string;
+  /** `events/v1/aggregatetype=<a>/type=<t>/`. */
+  readonly prefix: string;
   /** The UTC days (`YYYY-MM-DD`) it has objects of; absent: any day may have some. */
   readonly days?: ReadonlySet<string>;
 }
@@ -45,19 +49,27 @@ async function listAll(s3: Pick<S3Client, 'send'>, bucket: string, prefix: strin
   return found;
 }
 
-/** The decoded values of `<name>=<value>/` segments right under `prefix`. */
-async function segmentValues(s3: Pick<S3Client, 'send'>, bucket: string, prefix: string, name: string): Promise<string[]> {
-  const values: string[] = [];
-  for (const found of await listAll(s3, bucket, prefix, true)) {
-    const segment = found.slice(prefix.length, -1);
+/** The prefixes of the `<name>=<value>/` segments right under `prefix`, with their values as in the key. */
+async function segmentPrefixes(
+  s3: Pick<S3Client, 'send'>,
+  bucket: string,
+  prefix: string,
+  name: string,
+): Promise<{ readonly prefix: string; readonly value: string }[]> {
+  const found: { prefix: string; value: string }[] = [];
+  for (const listed of await listAll(s3, bucket, prefix, true)) {
+    const segment = listed.slice(prefix.length, -1);
     if (!segment.startsWith(`${name}=`)) continue;
+    const value = segment.slice(name.length + 1);
     try {
-      values.push(decodeURIComponent(segment.slice(name.length + 1)));
+      decodeURIComponent(value);
     } catch {
       // Not written by the archiver (its names are URI-encoded): no partition of ours.
+      continue;
     }
+    found.push({ prefix: listed, value });
   }
-  return values;
+  return found;
 }
 
 /**
@@ -72,18 +84,19 @@ export async function typePartitions(
   parameters: Pick<ReplayParameters, 'bucket' | 'types' | 'aggregateType'>,
   concurrency: number,
 ): Promise<TypePartition[]> {
-  const aggregateTypes =
+  const aggregatePrefixes =
     parameters.aggregateType !== undefined
-      ? [parameters.aggregateType]
-      : await segmentValues(s3, parameters.bucket, ARCHIVE_ROOT, 'aggregatetype');
-  const wanted = parameters.types === undefined ? undefined : new Set(parameters.types);
-  const perAggregate = await mapLimit(aggregateTypes, concurrency, async (aggregateType) => {
-    const types = await segmentValues(s3, parameters.bucket, archiveTypePrefix(aggregateType), 'type');
-    return types.filter((type) => wanted === undefined || wanted.has(type)).map((type) => ({ aggregateType, type }));
+      ? [archiveTypePrefix(parameters.aggregateType)]
+      : (await segmentPrefixes(s3, parameters.bucket, ARCHIVE_ROOT, 'aggregatetype')).map((found) => found.prefix);
+  // Compared as the keys write them: a shortened name matches only its own shortened form.
+  const wanted = parameters.types === undefined ? undefined : new Set(parameters.types.map(archiveSegment));
+  const perAggregate = await mapLimit(aggregatePrefixes, concurrency, async (aggregatePrefix) => {
+    const types = await segmentPrefixes(s3, parameters.bucket, aggregatePrefix, 'type');
+    return types.filter((type) => wanted === undefined || wanted.has(type.value)).map((type) => type.prefix);
   });
-  return mapLimit(perAggregate.flat(), concurrency, async (partition) => ({
-    ...partition,
-    days: new Set(await segmentValues(s3, parameters.bucket, archiveTypePrefix(partition.aggregateType, partition.type), 'date')),
+  return mapLimit(perAggregate.flat(), concurrency, async (prefix) => ({
+    prefix,
+    days: new Set((await segmentPrefixes(s3, parameters.bucket, prefix, 'date')).map((found) => found.value)),
   }));
 }
 
@@ -109,9 +122,7 @@ export async function listDay(
   const byHour = new Map<string, string[]>();
   const problems: CorruptArchiveEntry[] = [];
   const present = partitions.filter((p) => p.days === undefined || p.days.has(day));
-  const listed = await mapLimit(present, concurrency, (p) =>
-    listAll(s3, bucket, `${archiveTypePrefix(p.aggregateType, p.type)}date=${day}/`, false),
-  );
+  const listed = await mapLimit(present, concurrency, (p) => listAll(s3, bucket, `${p.prefix}date=${day}/`, false));
   for (const key of listed.flat()) {
     let hour: string;
     try {

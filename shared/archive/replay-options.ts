@@ -115,8 +115,15 @@ export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
   }
   let types: string[] | undefined;
   if (options.types !== undefined) {
-    if (!Array.isArray(options.types) || options.types.length === 0 || options.types.some((t) => typeof t !== 'string' || t === '')) {
-      throw new ReplayOptionsError('types', `got ${JSON.stringify(options.types)}; allowed: one or more event type names`);
+    if (
+      !Array.isArray(options.types) ||
+      options.types.length === 0 ||
+      options.types.some((t) => typeof t !== 'string' || t === '' || !t.isWellFormed())
+    ) {
+      throw new ReplayOptionsError(
+        'types',
+        `got ${JSON.stringify(options.types)}; allowed: one or more event type names of well-formed Unicode (no lone surrogate)`,
+      );
     }
     types = [...new Set(options.types)].sort();
   }

@@ -311,6 +311,32 @@ describe('replayArchive', () => {
     expect(new Set(messagesOn('replay-denied').map((m) => (JSON.parse(m.body) as { id: string }).id)).size).toBe(200);
   });
 
+  it('replays the events of a type whose name is too long for a key, and only those, under their whole name', async () => {
+    // 120 CJK characters: 1,080 bytes URI-encoded, so each is kept under a shortened, hashed segment.
+    const long = `注文${'確'.repeat(118)}`;
+    const sibling = `注文${'確'.repeat(117)}済`;
+    const history = aHistory({ events: 60, aggregates: 6, types: [long, sibling, 'order.placed'], startMs: START, spanMs: DAY });
+    const bucket = await archiveOf(history);
+    const queue = server.createQueue('replay-long-type');
+
+    const summary = await replayArchive({
+      s3: clients.s3,
+      sqs: clients.sqs,
+      bucket,
+      from: '2026-03-01',
+      to: '2026-03-02',
+      types: [long],
+      queueUrl: queue.queueUrl,
+    });
+
+    const expected = history.filter((e) => e.type === long);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(summary).toMatchObject({ status: 'completed', sent: expected.length, sentByType: { [long]: expected.length }, corrupt: [] });
+    const messages = messagesOn('replay-long-type');
+    expect(new Set(messages.map((m) => (JSON.parse(m.body) as { id: string }).id))).toEqual(new Set(expected.map((e) => e.id)));
+    expect(new Set(messages.map((m) => m.messageAttributes.type?.StringValue))).toEqual(new Set([long]));
+  });
+
   it('lists only the days the archive has, over a range of more than a year', async () => {
     const history = aHistory({ events: 100, aggregates: 5, types: TYPES, startMs: START, spanMs: 2 * DAY });
     const bucket = await archiveOf(history);

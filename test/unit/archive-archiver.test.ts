@@ -91,7 +91,7 @@ describe('the archiver handler', () => {
     );
     const byType: Record<string, string[]> = {};
     for (const [key, records] of Object.entries(contents(s3.objects))) {
-      byType[parseArchiveObjectKey(key).partition.type] = records.map((r) => r.id);
+      byType[parseArchiveObjectKey(key).partition.type ?? 'shortened'] = records.map((r) => r.id);
     }
     expect(byType).toEqual({ 'order.placed': [events[0]!.id, events[2]!.id, single.id], 'order.paid': [events[1]!.id] });
   });
@@ -116,6 +116,35 @@ describe('the archiver handler', () => {
     expect(parseArchiveObjectKey(key!).partition.hour).toBe('2026-04-02T07');
     expect(warnings).toEqual([{ message: expect.stringMatching(/not a date/), attributes: { messageId: record.messageId, id: odd.id } }]);
     expect(summaries).toEqual([1]);
+  });
+
+  it('places an envelope whose time is not RFC 3339 with an offset on a real date by when SQS received it', async () => {
+    const sent = Date.parse('2026-04-02T07:30:00.000Z');
+    for (const time of ['5', '2026-03-01T10:15:00', '2026-02-30T10:00:00Z']) {
+      const s3 = fakeS3();
+      const odd = anSqsRecord(envelopeAt(time).body);
+      await createArchiverHandler({ bucket: 'archive', s3, logger: quiet, metrics: noMetrics })(
+        anSqsEvent([{ ...odd, attributes: { ...odd.attributes, SentTimestamp: String(sent) } }]),
+      );
+      expect(
+        [...s3.objects.keys()].map((key) => parseArchiveObjectKey(key).partition.hour),
+        time,
+      ).toEqual(['2026-04-02T07']);
+    }
+  });
+
+  it('archives an event whose type is too long for a key as it is, under a shortened key', async () => {
+    const s3 = fakeS3();
+    const type = `注文${'確'.repeat(120)}`;
+    const event = envelopeAt('2026-03-01T10:15:00.000Z', { type });
+    const result = await createArchiverHandler({ bucket: 'archive', s3, logger: quiet, metrics: noMetrics })(
+      anSqsEvent([anSqsRecord(event.body)]),
+    );
+    expect(result.batchItemFailures).toEqual([]);
+    const [[key, records]] = Object.entries(contents(s3.objects)) as [[string, { id: string; type: string }[]]];
+    expect(Buffer.byteLength(key, 'utf8')).toBeLessThanOrEqual(1024);
+    expect(key).toMatch(/^events\/v1\/aggregatetype=order\/type=%E6%B3%A8%E6%96%87(%E7%A2%BA)+~[0-9a-f]{16}\/date=2026-03-01\/hour=10\//);
+    expect(records.map((r) => [r.id, r.type])).toEqual([[event.id, type]]);
   });
 
   it('places an envelope whose time is a date outside the years 0000–9999 by when SQS received it, and archives the rest of the batch', async () => {

@@ -31,6 +31,8 @@ describe('archiveObjectEvents', () => {
         '[1,2]',
         JSON.stringify({ ...JSON.parse(good.body), time: 'soon' }),
         JSON.stringify({ ...JSON.parse(good.body), aggregatesequence: 0 }),
+        JSON.stringify({ ...JSON.parse(good.body), time: '2026-03-01T10:15:00' }),
+        JSON.stringify({ ...JSON.parse(good.body), time: '5' }),
       ].join('\n'),
     );
 
@@ -42,6 +44,9 @@ describe('archiveObjectEvents', () => {
       [KEY, 3, 'not a JSON object'],
       [KEY, 4, expect.stringContaining('time "soon" is not a date')],
       [KEY, 5, expect.stringContaining('aggregatesequence is 0')],
+      // What the archiver placed by when it was published: no instant to order it by.
+      [KEY, 6, expect.stringContaining('time "2026-03-01T10:15:00" is not a date')],
+      [KEY, 7, expect.stringContaining('time "5" is not a date')],
     ]);
   });
 
