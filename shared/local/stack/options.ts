@@ -10,6 +10,8 @@ export const RELAY_DLQ_NAME = 'outbox-relay-dlq';
 /** The archive queue and its DLQ, when the config has an archive. */
 export const ARCHIVE_QUEUE_NAME = 'outbox-archive';
 export const ARCHIVE_DLQ_NAME = 'outbox-archive-dlq';
+/** What SNS could not deliver to the archive queue from a FIFO topic: SNS takes only a FIFO DLQ there. */
+export const ARCHIVE_FIFO_DLQ_NAME = 'outbox-archive-dlq.fifo';
 
 const SUBSCRIBER_NAME = /^[A-Za-z0-9_-]{1,70}$/;
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
@@ -61,6 +63,7 @@ export function checkSubscriptions(config: OutboxConfig, subscribers: readonly O
   if (config.archive !== undefined) {
     taken.set(ARCHIVE_QUEUE_NAME, 'the archive queue');
     taken.set(ARCHIVE_DLQ_NAME, "the archive queue's DLQ");
+    if (config.topics.some((t) => t.fifo)) taken.set(ARCHIVE_FIFO_DLQ_NAME, "the archive's DLQ for FIFO topics");
   }
   const names = new Set<string>();
   subscribers.forEach((subscriber, i) => {

@@ -2,7 +2,7 @@ import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateTopicCommand, type SNSClient, SubscribeCommand } from '@aws-sdk/client-sns';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { OutboxConfig } from '../../config.js';
-import { ARCHIVE_DLQ_NAME, ARCHIVE_QUEUE_NAME, checkSubscriptions, RELAY_DLQ_NAME } from './options.js';
+import { ARCHIVE_DLQ_NAME, ARCHIVE_FIFO_DLQ_NAME, ARCHIVE_QUEUE_NAME, checkSubscriptions, RELAY_DLQ_NAME } from './options.js';
 import type { OutboxTestSubscriber } from './test-stack-types.js';
 
 /** A queue subscribed to one of the config's topics, as the CDK stack's `OutboxSubscriber` deploys it. */
@@ -27,7 +27,10 @@ export interface CreatedSubscription {
 export interface LocalArchiveResources {
   readonly bucket: string;
   readonly queue: LocalQueue;
+  /** Messages the archiver kept failing, and what SNS could not deliver from standard topics. */
   readonly deadLetterQueue: LocalQueue;
+  /** What SNS could not deliver from FIFO topics (SNS takes only a FIFO DLQ there); only when the config has one. */
+  readonly fifoDeadLetterQueue?: LocalQueue;
 }
 
 /** What {@link createLocalResources} made: the names and addresses the relay and the pollers need. */
@@ -60,7 +63,7 @@ export const FAILED_BATCH_BUCKET = 'outbox-failed-batches';
 export const ARCHIVE_BUCKET = 'outbox-archive';
 /** The name the local relay goes by where a deployed one has its function's name: failed-batch records, metrics. */
 export { LOCAL_RELAY_FUNCTION_NAME } from '../event-source/types.js';
-export { ARCHIVE_DLQ_NAME, ARCHIVE_QUEUE_NAME, RELAY_DLQ_NAME };
+export { ARCHIVE_DLQ_NAME, ARCHIVE_FIFO_DLQ_NAME, ARCHIVE_QUEUE_NAME, RELAY_DLQ_NAME };
 
 const DEFAULT_MAX_RECEIVE_COUNT = 5;
 const FOUR_DAYS = String(4 * 24 * 3600);
@@ -148,7 +151,7 @@ export async function createLocalResources(clients: ResourceClients, options: Lo
     created.push({ subscription, fifo, queue, deadLetterQueue });
   }
 
-  const archive = options.config.archive === undefined ? undefined : await createArchive(clients, topicArns, visibility);
+  const archive = options.config.archive === undefined ? undefined : await createArchive(clients, config, topicArns, visibility);
   return {
     topicArns,
     relayDeadLetterQueue,
@@ -160,11 +163,18 @@ export async function createLocalResources(clients: ResourceClients, options: Lo
 }
 
 /**
- * The archive as the CDK stack deploys it: a bucket, and a standard queue (with a DLQ after
- * {@link DEFAULT_MAX_RECEIVE_COUNT} receives) subscribed to every topic, FIFO ones too, with raw
- * message delivery and no filter, so it gets every message the relay and the processor publish.
+ * The archive as the CDK stack deploys it (`OutboxArchive`): a bucket, and a standard queue
+ * (with a DLQ after {@link DEFAULT_MAX_RECEIVE_COUNT} receives) subscribed to every topic, FIFO
+ * ones too, with raw message delivery and no filter, so it gets every message the relay and the
+ * processor publish. A subscription's SNS dead-letter target is that DLQ for a standard topic and
+ * a FIFO DLQ for a FIFO topic, the only kind SNS delivers a FIFO topic's messages to.
  */
-async function createArchive(clients: ResourceClients, topicArns: Readonly<Record<string, string>>, visibility: string) {
+async function createArchive(
+  clients: ResourceClients,
+  config: OutboxConfig,
+  topicArns: Readonly<Record<string, string>>,
+  visibility: string,
+): Promise<LocalArchiveResources> {
   await clients.s3.send(new CreateBucketCommand({ Bucket: ARCHIVE_BUCKET }));
   const deadLetterQueue = await createQueue(clients.sqs, ARCHIVE_DLQ_NAME, { MessageRetentionPeriod: FOURTEEN_DAYS });
   const queue = await createQueue(clients.sqs, ARCHIVE_QUEUE_NAME, {
@@ -172,15 +182,23 @@ async function createArchive(clients: ResourceClients, topicArns: Readonly<Recor
     VisibilityTimeout: visibility,
     RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterQueue.arn, maxReceiveCount: String(DEFAULT_MAX_RECEIVE_COUNT) }),
   });
-  for (const topicArn of Object.values(topicArns)) {
+  const fifoDeadLetterQueue = config.topics.some((t) => t.fifo)
+    ? await createQueue(clients.sqs, ARCHIVE_FIFO_DLQ_NAME, {
+        FifoQueue: 'true',
+        ContentBasedDeduplication: 'false',
+        MessageRetentionPeriod: FOURTEEN_DAYS,
+      })
+    : undefined;
+  for (const topic of config.topics) {
+    const target = topic.fifo ? (fifoDeadLetterQueue as LocalQueue) : deadLetterQueue;
     await clients.sns.send(
       new SubscribeCommand({
-        TopicArn: topicArn,
+        TopicArn: topicArns[topic.name],
         Protocol: 'sqs',
         Endpoint: queue.arn,
-        Attributes: { RawMessageDelivery: 'true', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterQueue.arn }) },
+        Attributes: { RawMessageDelivery: 'true', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: target.arn }) },
       }),
     );
   }
-  return { bucket: ARCHIVE_BUCKET, queue, deadLetterQueue };
+  return { bucket: ARCHIVE_BUCKET, queue, deadLetterQueue, ...(fifoDeadLetterQueue === undefined ? {} : { fifoDeadLetterQueue }) };
 }
