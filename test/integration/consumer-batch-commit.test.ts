@@ -1,9 +1,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createConsumer } from '../../shared/consumer/consumer.js';
 import type { ConsumerMessage, ConsumerOptions, EventHandler, TransactItem } from '../../shared/consumer/types.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
+import { resetOtelApi } from '../../shared/tracing/otel-api.js';
 import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
 import { freshTable, testClients } from '../helpers/local.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
@@ -17,6 +21,9 @@ beforeAll(async () => {
 
 afterAll(() => clients.destroy());
 
+/** Called as each TransactWriteItems is answered. */
+let onCommitted: (() => void) | undefined;
+
 /** A DocumentClient on the run's DynamoDB Local that records the name of every command it sends. */
 function countingDocument(): { document: DynamoDBDocumentClient; sent: string[] } {
   const client = new DynamoDBClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: inject('dynamodbEndpoint') });
@@ -24,7 +31,9 @@ function countingDocument(): { document: DynamoDBDocumentClient; sent: string[] 
   client.middlewareStack.add(
     (next, context) => async (args) => {
       sent.push((context.commandName ?? 'unknown').replace(/Command$/, ''));
-      return next(args);
+      const result = await next(args);
+      if (context.commandName === 'TransactWriteItemsCommand') onCommitted?.();
+      return result;
     },
     { step: 'initialize', name: 'countCommands' },
   );
@@ -269,5 +278,41 @@ describe("consumer, commit: 'batch'", () => {
     expect(statuses(second.outcomes)).toEqual(Array(3).fill('processed'));
     expect(count(sent, 'TransactWriteItems')).toBe(3);
     expect(await applied('split', 'shared')).toBe(3);
+  });
+
+  it("ends each message's span, which holds its handler, once its group has committed, with the message's outcome", async () => {
+    const exporter = new InMemorySpanExporter();
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    try {
+      const activeInHandler: (string | undefined)[] = [];
+      const { consumer } = batchConsumer(
+        'spans',
+        {},
+        {
+          'order.placed': {
+            handle: (event, ctx) => {
+              activeInHandler.push(trace.getActiveSpan()?.spanContext().spanId);
+              ctx.write(addOne('spans', event.subject));
+            },
+          },
+        },
+      );
+      const finishedAtCommit: number[] = [];
+      onCommitted = () => finishedAtCommit.push(exporter.getFinishedSpans().length);
+
+      await consumer.process(messages([anEnvelope({ aggregateId: 't0' }).body, anEnvelope({ aggregateId: 't1' }).body]));
+
+      const spans = exporter.getFinishedSpans();
+      expect(spans.map((span) => span.attributes['outbox.outcome'])).toEqual(['processed', 'processed']);
+      expect(spans.map((span) => span.spanContext().spanId).sort()).toEqual([...activeInHandler].sort());
+      // One commit for both, and neither span had ended when it was answered.
+      expect(finishedAtCommit).toEqual([0]);
+    } finally {
+      onCommitted = undefined;
+      trace.disable();
+      context.disable();
+      resetOtelApi();
+    }
   });
 });
