@@ -1,9 +1,12 @@
 import { GetSubscriptionAttributesCommand, ListSubscriptionsByTopicCommand } from '@aws-sdk/client-sns';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { startLocalArchiver } from '../../shared/local/stack/local-archiver.js';
 import { checkSubscriptions } from '../../shared/local/stack/options.js';
 import { createLocalResources, type LocalResources } from '../../shared/local/stack/resources.js';
 import { testConfig } from '../helpers/factories.js';
 import { emulatorForFile } from '../helpers/local.js';
+import { waitFor } from '../helpers/wait.js';
 
 const { server, clients } = await emulatorForFile();
 const config = testConfig({ archive: { retentionDays: 30 } });
@@ -37,5 +40,33 @@ describe('local archive resources', () => {
     expect(() => checkSubscriptions(config, [{ name: 'outbox-archive', topic: 'orders.fifo' }])).toThrow(
       /outbox-archive-dlq\.fifo is already the archive's DLQ for FIFO topics/,
     );
+  });
+
+  it("counts what is in the archive's DLQs, the FIFO topics' one included", async () => {
+    const archive = resources.archive!;
+    const archiver = startLocalArchiver({
+      sqs: clients.sqs,
+      s3: clients.s3,
+      archive,
+      visibilityTimeoutSeconds: 1,
+      metrics: 'discard',
+      onError: (error) => {
+        throw error;
+      },
+    });
+    try {
+      await clients.sqs.send(new SendMessageCommand({ QueueUrl: archive.deadLetterQueue.url, MessageBody: '{}' }));
+      await clients.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: archive.fifoDeadLetterQueue!.url,
+          MessageBody: '{}',
+          MessageGroupId: 'g',
+          MessageDeduplicationId: 'd',
+        }),
+      );
+      await waitFor(() => archiver.counts().deadLetters === 2, { what: "the archive's DLQs counted" });
+    } finally {
+      await archiver.stop();
+    }
   });
 });

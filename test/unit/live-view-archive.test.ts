@@ -16,8 +16,11 @@ const snapshot = (overrides: Partial<LiveSnapshot> = {}): LiveSnapshot => ({
 
 describe('live view, archive', () => {
   it('shows the events archived, their rate and the objects written when the config has an archive', () => {
-    const before = snapshot({ at: Date.parse('2026-11-22T10:01:03Z'), archive: { archivedEvents: 100, objectsWritten: 30 } });
-    const lines = renderLiveView(snapshot({ archive: { archivedEvents: 120, objectsWritten: 36 } }), before);
+    const before = snapshot({
+      at: Date.parse('2026-11-22T10:01:03Z'),
+      archive: { archivedEvents: 100, objectsWritten: 30, deadLetters: 0 },
+    });
+    const lines = renderLiveView(snapshot({ archive: { archivedEvents: 120, objectsWritten: 36, deadLetters: 0 } }), before);
     expect(lines.find((l) => l.startsWith('archived'))).toMatch(/^archived\s+120\s+10\.0 {3}in 36 objects$/);
   });
 
@@ -27,8 +30,21 @@ describe('live view, archive', () => {
   });
 
   it('shows the events archived in the one-line view too', () => {
-    expect(renderLiveLine(snapshot({ archive: { archivedEvents: 117, objectsWritten: 9 } }))).toContain(
+    expect(renderLiveLine(snapshot({ archive: { archivedEvents: 117, objectsWritten: 9, deadLetters: 0 } }))).toContain(
       'delivered 118 · archived 117 · dead-lettered 0',
     );
+  });
+
+  it('counts the archive DLQ in the dead-lettered total and names it beside the relay DLQ', () => {
+    const now = snapshot({
+      relayDeadLetters: 1,
+      consumers: [{ name: 'billing', delivered: 5, failed: 1, deadLetters: 2 }],
+      archive: { archivedEvents: 117, objectsWritten: 9, deadLetters: 4 },
+    });
+    expect(renderLiveView(now).find((l) => l.startsWith('dead-lettered'))).toMatch(
+      /^dead-lettered\s+7\s+now in DLQs \(relay DLQ 1 · archive DLQ 4\)$/,
+    );
+    expect(renderLiveLine(now)).toContain('dead-lettered 7 ·');
+    expect(renderLiveView(snapshot({ relayDeadLetters: 1 })).find((l) => l.startsWith('dead-lettered'))).toMatch(/\(relay DLQ 1\)$/);
   });
 });

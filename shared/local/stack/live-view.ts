@@ -21,8 +21,8 @@ export interface LiveSnapshot {
   }[];
   /** Present while `--load` runs. */
   readonly load?: LoadCounters & { readonly rate: number };
-  /** Present when the config has an archive: events written to it, and objects. */
-  readonly archive?: { readonly archivedEvents: number; readonly objectsWritten: number };
+  /** Present when the config has an archive: events written to it, objects, and messages now in its DLQs. */
+  readonly archive?: { readonly archivedEvents: number; readonly objectsWritten: number; readonly deadLetters: number };
 }
 
 const number = (n: number): string => n.toLocaleString('en-US');
@@ -36,7 +36,12 @@ function uptime(milliseconds: number): string {
   return `${Math.floor(total / 3600)}:${pad(Math.floor(total / 60) % 60)}:${pad(total % 60)}`;
 }
 
-const deadLetters = (s: LiveSnapshot): number => s.relayDeadLetters + s.consumers.reduce((sum, c) => sum + c.deadLetters, 0);
+const deadLetters = (s: LiveSnapshot): number =>
+  s.relayDeadLetters + (s.archive?.deadLetters ?? 0) + s.consumers.reduce((sum, c) => sum + c.deadLetters, 0);
+
+/** Which DLQs outside the consumer table hold what: the relay's, and the archive's when there is one. */
+const deadLetterDetail = (s: LiveSnapshot): string =>
+  `now in DLQs (relay DLQ ${number(s.relayDeadLetters)}${s.archive === undefined ? '' : ` · archive DLQ ${number(s.archive.deadLetters)}`})`;
 
 /**
  * The live view as lines of text: totals and rates of events written, published, delivered
@@ -71,7 +76,7 @@ export function renderLiveView(now: LiveSnapshot, previous?: LiveSnapshot): stri
             `in ${number(now.archive.objectsWritten)} objects`,
           ),
         ]),
-    row('dead-lettered', deadLetters(now), undefined, `now in DLQs (relay DLQ ${number(now.relayDeadLetters)})`),
+    row('dead-lettered', deadLetters(now), undefined, deadLetterDetail(now)),
     `commit→delivery lag   p50 ${ms(now.lag.p50)} · p99 ${ms(now.lag.p99)}   (last ${number(now.lag.samples)} deliveries)`,
     ...(now.lagByType ?? []).map(
       ({ type, lag }) => `  ${type.padEnd(20)} p50 ${ms(lag.p50)} · p99 ${ms(lag.p99)}   (last ${number(lag.samples)})`,

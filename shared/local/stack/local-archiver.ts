@@ -5,6 +5,7 @@ import { createArchiverHandler } from '../../archive/archiver.js';
 import { ARCHIVER_METRICS, archiverMetrics } from '../../archive/archiver-metrics.js';
 import type { ArchiverMetrics } from '../../archive/archiver-types.js';
 import { SqsPoller } from '../event-source/sqs-event-source.js';
+import { queueDepth } from './dead-letter-depths.js';
 import { LOCAL_LOG_LEVEL } from './options.js';
 import type { LocalArchiveResources } from './resources.js';
 
@@ -28,7 +29,15 @@ export interface LocalArchiveCounts {
   readonly failedWrites: number;
   /** Messages that held no outbox envelope, kept under `malformed/v1/`. */
   readonly malformedRecords: number;
+  /**
+   * Messages now in the archive's DLQs (the archiver gave up on them, or SNS could not deliver
+   * them; the FIFO topics' DLQ included), as last counted: every {@link ARCHIVE_DLQ_COUNT_INTERVAL_MS}.
+   */
+  readonly deadLetters: number;
 }
+
+/** How often the archive's DLQs are counted: as often as the relay's and the subscribers' are. */
+export const ARCHIVE_DLQ_COUNT_INTERVAL_MS = 1000;
 
 /** The archiver running on the archive queue. */
 export interface LocalArchiver {
@@ -66,7 +75,7 @@ const DISCARDED_METRICS: ArchiverMetrics = { addMetric: () => {} };
  * ```
  */
 export function startLocalArchiver(options: LocalArchiverOptions): LocalArchiver {
-  const counts = { archivedEvents: 0, objectsWritten: 0, failedWrites: 0, malformedRecords: 0 };
+  const counts = { archivedEvents: 0, objectsWritten: 0, failedWrites: 0, malformedRecords: 0, deadLetters: 0 };
   const waiters = new Set<() => void>();
   const handler = createArchiverHandler({
     bucket: options.archive.bucket,
@@ -91,6 +100,9 @@ export function startLocalArchiver(options: LocalArchiverOptions): LocalArchiver
     onError: options.onError,
   });
   poller.start();
+  const deadLetterCount = countDeadLetters(options, (depth) => {
+    counts.deadLetters = depth;
+  });
   return {
     counts: () => ({ ...counts }),
     waitForArchived: (count, timeoutMs) =>
@@ -107,6 +119,31 @@ export function startLocalArchiver(options: LocalArchiverOptions): LocalArchiver
         waiters.add(check);
         check();
       }),
-    stop: () => poller.stop(),
+    stop: () => {
+      deadLetterCount.stop();
+      return poller.stop();
+    },
   };
+}
+
+/** Counts the archive's DLQs now and then every interval in the background (never two counts at once). */
+function countDeadLetters(options: LocalArchiverOptions, report: (depth: number) => void): { stop(): void } {
+  const { deadLetterQueue, fifoDeadLetterQueue } = options.archive;
+  const urls = [deadLetterQueue.url, ...(fifoDeadLetterQueue === undefined ? [] : [fifoDeadLetterQueue.url])];
+  let counting = false;
+  const count = () => {
+    if (counting) return;
+    counting = true;
+    Promise.all(urls.map((url) => queueDepth(options.sqs, url)))
+      .then((depths) => report(depths.reduce((sum, depth) => sum + depth, 0)))
+      // The figure stays as it was (the emulator stopping, say); the next tick counts again.
+      .catch(() => {})
+      .finally(() => {
+        counting = false;
+      });
+  };
+  count();
+  const timer = setInterval(count, ARCHIVE_DLQ_COUNT_INTERVAL_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

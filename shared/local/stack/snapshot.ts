@@ -1,5 +1,12 @@
 import type { LiveSnapshot } from './live-view.js';
+import type { LocalArchiveCounts } from './local-archiver.js';
 import type { LocalStack } from './local-stack.js';
+
+const archiveFigures = ({ archivedEvents, objectsWritten, deadLetters }: LocalArchiveCounts): NonNullable<LiveSnapshot['archive']> => ({
+  archivedEvents,
+  objectsWritten,
+  deadLetters,
+});
 
 /**
  * The live view's figures of a running stack, now.
@@ -28,6 +35,6 @@ export function liveSnapshot(stack: LocalStack, startedAt: number, loadRate?: nu
     relayDeadLetters: depths.relay,
     consumers: [...stats.consumers].map(([name, counters]) => ({ name, ...counters, deadLetters: depths.subscribers[name] ?? 0 })),
     ...(loadRate === undefined ? {} : { load: { ...stats.load, rate: loadRate } }),
-    ...(stack.archive === undefined ? {} : { archive: stack.archive.counts() }),
+    ...(stack.archive === undefined ? {} : { archive: archiveFigures(stack.archive.counts()) }),
   };
 }
