@@ -163,10 +163,19 @@ ${verdicts.map((v) => `- ${v}`).join('\n')}
 
 What bounds the ratio: same/bare is DynamoDB's work on the request an outbox with exact sequences needs (the slot's
 condition, the token that makes a retried attempt safe, the slot's attributes the relay reads); no helper that keeps
-those sends less. helper/same is the client side: the SDK's own work per request (${us('same').toFixed(0)} µs of CPU for
-the same request) against the helper's planning (${us('plan').toFixed(0)} µs) and the rest of its bookkeeping
-(ordering writes per slot, watching the SDK's attempts, remembering sequences: ${Math.max(0, us('helper') - us('same') - us('plan')).toFixed(0)} µs
-with the garbage they leave). On a loaded machine, every µs of CPU weighs more in the latency.
+those sends less. \`npx tsx bench/write-parts.ts\` sends that request with each part taken out in turn, side by side
+(three runs on 2026-11-28, this machine, shared): only the slot's condition cost DynamoDB Local every time (the request
+without it took 0.80–0.98× as long sequentially, 0.89× 16-way); the token,
+\`ReturnValuesOnConditionCheckFailure\` and the slot's attributes for the relay moved within the runs' noise (0.82–1.10×).
+None can go: the condition is what makes sequences exact, the token what makes the SDK's retries safe,
+\`ReturnValuesOnConditionCheckFailure\` how a write learns a raced slot and replays a key (on AWS, returning the item
+costs nothing extra), and the relay reads the attributes. helper/same is the client side: the SDK's own work per request
+(${us('same').toFixed(0)} µs of CPU for the same request through the DocumentClient) against the helper's planning
+(${us('plan').toFixed(0)} µs: validation, ids, sizing, and the one marshalling of the attribute values, after which the
+helper sends a low-level \`TransactWriteItems\` and the DocumentClient does not marshal them again) and the rest of its
+bookkeeping (ordering writes per slot, watching the SDK's attempts, remembering sequences: helper − same − planning =
+${(us('helper') - us('same') - us('plan')).toFixed(0)} µs with the garbage they leave, net of the DocumentClient's marshalling the helper no longer pays).
+On a loaded machine, every µs of CPU weighs more in the latency.
 
 DynamoDB Local implements \`TransactWriteItems\` far more slowly than \`PutItem\` (see the floor column:
 a bare two-item transaction alone exceeds 1.6× here), and it serialises transactions, so the
