@@ -1,3 +1,5 @@
+import type { MessageTrace } from '../envelope.js';
+import { envelopeTrace } from '../redrive/envelope-trace.js';
 import { parseEventTime } from './event-time.js';
 import { decodeArchiveObject } from './layout.js';
 import type { CorruptArchiveEntry } from './replay-types.js';
@@ -13,6 +15,8 @@ export interface ArchivedEvent {
   readonly timeMs: number;
   /** The line as archived: the envelope's JSON exactly as published. */
   readonly body: string;
+  /** The envelope's trace context, sent as the relay sends it. */
+  readonly trace?: MessageTrace;
 }
 
 /** What one archive object holds: its envelopes, and each line that is not one. */
@@ -22,6 +26,8 @@ export interface ArchiveObjectEvents {
 }
 
 const isText = (value: unknown): value is string => typeof value === 'string' && value !== '';
+
+const withTrace = (trace: MessageTrace | undefined): { trace?: MessageTrace } => (trace === undefined ? {} : { trace });
 
 /** The envelope of a parsed line, or why it is not an outbox envelope. */
 export function archivedEventOf(record: unknown, body: string): ArchivedEvent | string {
@@ -49,6 +55,7 @@ export function archivedEventOf(record: unknown, body: string): ArchivedEvent | 
     sequence,
     timeMs,
     body,
+    ...withTrace(envelopeTrace(r)),
   };
 }
 

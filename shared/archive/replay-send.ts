@@ -49,13 +49,16 @@ const refusal = (event: ArchivedEvent, reason: string): RefusedEvent => ({
   reason,
 });
 
-/** The SQS entry of an event: its envelope unchanged, the relay's attributes and the replay's mark. */
+/**
+ * The SQS entry of an event: its envelope unchanged, the relay's attributes (its trace context's
+ * too) and the replay's mark: at most 5 of the 10 attributes SQS takes.
+ */
 export function replayEntry(event: ArchivedEvent, entryId: string, replayId: string, fifo: boolean): SendMessageBatchRequestEntry {
   return {
     Id: entryId,
     MessageBody: event.body,
     MessageAttributes: {
-      ...messageAttributes(event.type, event.aggregateType),
+      ...messageAttributes(event.type, event.aggregateType, event.trace),
       [REPLAY_ATTRIBUTE]: { DataType: 'String', StringValue: replayId },
     },
     // The relay's group (one per aggregate) and dedup id: a FIFO queue drops an event it already has within 5 minutes.
@@ -65,7 +68,10 @@ export function replayEntry(event: ArchivedEvent, entryId: string, replayId: str
 
 /** Bytes an entry counts against the request's 256 KiB: body and attribute names, types and values. */
 export const replayEntrySize = (event: ArchivedEvent, replayId: string): number =>
-  messageSize(event.body, event.type, event.aggregateType) + Buffer.byteLength(REPLAY_ATTRIBUTE) + 6 + Buffer.byteLength(replayId);
+  messageSize(event.body, event.type, event.aggregateType, event.trace) +
+  Buffer.byteLength(REPLAY_ATTRIBUTE) +
+  6 +
+  Buffer.byteLength(replayId);
 
 interface AggregateQueue {
   readonly events: readonly ArchivedEvent[];

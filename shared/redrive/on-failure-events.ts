@@ -125,6 +125,8 @@ function decodeEvents(records: StreamInvocationPayload['Records'], options: Reso
         type: message.type,
         aggregateType: message.aggregateType,
         aggregateId: message.aggregateId,
+        // The slot event's own trace context, as the relay would have sent it.
+        trace: { traceparent: message.traceparent, tracestate: message.tracestate },
       });
     }
   }

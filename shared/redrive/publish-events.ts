@@ -1,6 +1,6 @@
 import { PublishBatchCommand, type PublishBatchCommandOutput, type PublishBatchRequestEntry } from '@aws-sdk/client-sns';
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
-import { MAX_MESSAGE_BYTES, messageAttributes, messageSize } from '../envelope.js';
+import { MAX_MESSAGE_BYTES, type MessageTrace, messageAttributes, messageSize } from '../envelope.js';
 import { entryFailureKind, requestErrorKind } from '../relay/failure-kind.js';
 import { messageGroupId } from '../relay/publish-entry.js';
 import type { PublishBatchClient } from '../relay/types.js';
@@ -15,6 +15,8 @@ export interface RepublishEvent {
   readonly type: string;
   readonly aggregateType: string;
   readonly aggregateId: string;
+  /** The event's trace context, sent as the relay sends it: `traceparent` and `tracestate` attributes. */
+  readonly trace?: MessageTrace | undefined;
 }
 
 /**
@@ -46,7 +48,7 @@ function entryOf(event: RepublishEvent, entryId: string, fifo: boolean): Publish
   return {
     Id: entryId,
     Message: event.body,
-    MessageAttributes: messageAttributes(event.type, event.aggregateType),
+    MessageAttributes: messageAttributes(event.type, event.aggregateType, event.trace),
     // Same group and dedup id as the relay, so a FIFO topic drops a republish of an event it already has.
     ...(fifo ? { MessageGroupId: messageGroupId(event), MessageDeduplicationId: event.eventId } : {}),
   };
@@ -92,7 +94,7 @@ export async function publishEvents(
     let bytes = 0;
     while (index < events.length && batch.length < MAX_ENTRIES) {
       const event = events[index] as RepublishEvent;
-      const size = messageSize(event.body, event.type, event.aggregateType);
+      const size = messageSize(event.body, event.type, event.aggregateType, event.trace);
       const aggregate = `${event.aggregateType}#${event.aggregateId}`;
       if (batch.length > 0 && (bytes + size > MAX_MESSAGE_BYTES || inBatch.has(aggregate))) break;
       index++;

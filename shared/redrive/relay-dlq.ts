@@ -8,6 +8,7 @@ import { type AggregatePosition, inAggregateOrder } from './aggregate-order.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { describeDeadLetter } from './dead-letter-info.js';
 import { checkTopicArns, type DrainPlan, drainQueue } from './drain-queue.js';
+import { envelopeTrace } from './envelope-trace.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 
@@ -94,6 +95,7 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>, c
         type: envelope.type,
         aggregateType: envelope.aggregatetype,
         aggregateId: envelope.subject,
+        trace: envelopeTrace(envelope),
       },
       position: {
         aggregate: `${envelope.aggregatetype}#${envelope.subject}`,

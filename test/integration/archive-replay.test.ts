@@ -337,6 +337,40 @@ describe('replayArchive', () => {
     expect(new Set(messages.map((m) => m.messageAttributes.type?.StringValue))).toEqual(new Set([long]));
   });
 
+  it("sends each event with its envelope's trace context as traceparent and tracestate attributes, beside the replay's mark", async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const envelope = (sequence: number, trace: { traceparent?: string; tracestate?: string }) =>
+      envelopeJson(
+        { source: 'urn:test', aggregateType: 'order', aggregateId: 'o-trace', sequenceEpoch: '2026-01-01T00:00:00.000Z' },
+        { id: `trace-${sequence}`, type: 'order.placed', time: `2026-03-01T10:0${sequence}:00.000Z`, data: '{}', ...trace },
+        sequence,
+      );
+    const bucket = `archive-${++buckets}`;
+    server.createBucket(bucket);
+    const key = archiveObjectKey({ aggregateType: 'order', type: 'order.placed', hour: '2026-03-01T10' }, 'a');
+    const body = encodeArchiveObject([envelope(1, { traceparent, tracestate: 'vendor=abc' }), envelope(2, {})]);
+    await clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
+    const queue = server.createQueue('replay-trace');
+
+    const summary = await replayArchive({
+      s3: clients.s3,
+      sqs: clients.sqs,
+      bucket,
+      from: '2026-03-01',
+      to: '2026-03-02',
+      queueUrl: queue.queueUrl,
+    });
+
+    const attributes = Object.fromEntries(
+      messagesOn('replay-trace').map((m) => [
+        (JSON.parse(m.body) as { id: string }).id,
+        Object.fromEntries(Object.entries(m.messageAttributes).map(([name, value]) => [name, value.StringValue])),
+      ]),
+    );
+    const common = { type: 'order.placed', aggregatetype: 'order', [REPLAY_ATTRIBUTE]: summary.replayId };
+    expect(attributes).toEqual({ 'trace-1': { ...common, traceparent, tracestate: 'vendor=abc' }, 'trace-2': common });
+  });
+
   it('lists only the days the archive has, over a range of more than a year', async () => {
     const history = aHistory({ events: 100, aggregates: 5, types: TYPES, startMs: START, spanMs: 2 * DAY });
     const bucket = await archiveOf(history);

@@ -102,6 +102,24 @@ describe('relay DLQ redrive', () => {
     expect(queueDepth(server, 'relay-dlq-fifo')).toBe(0);
   });
 
+  it("republishes with the envelope's trace context as traceparent and tracestate attributes, as the relay does", async () => {
+    const { topicArn } = server.createTopic('payments-trace');
+    server.createQueue('payments-trace-target');
+    server.subscribe({ topic: 'payments-trace', queue: 'payments-trace-target', attributes: { RawMessageDelivery: 'true' } });
+    const { queueUrl } = server.createQueue('relay-dlq-trace');
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const letter = aRelayDeadLetter({ topic: 'payments' });
+    const withTrace = JSON.stringify({ ...JSON.parse(letter.envelope), traceparent, tracestate: 'vendor=abc' });
+    await sendAll(queueUrl, [JSON.stringify({ ...JSON.parse(letter.body), envelope: withTrace })]);
+
+    await redriveRelayDlq({ sqs: clients.sqs, sns: clients.sns, queueUrl, topicArns: { payments: topicArn } });
+
+    const [message] = server.inspectQueue('payments-trace-target')?.messages.ready ?? [];
+    expect(message?.body).toBe(withTrace);
+    expect(message?.messageAttributes.traceparent?.StringValue).toBe(traceparent);
+    expect(message?.messageAttributes.tracestate?.StringValue).toBe('vendor=abc');
+  });
+
   it('routes a dead letter written without a topic (no route then) by its aggregate type once the config has the route', async () => {
     const { topicArn } = server.createTopic('orders-routed.fifo', { attributes: { FifoTopic: 'true' } });
     server.createQueue('orders-routed-target.fifo', { attributes: { FifoQueue: 'true' } });

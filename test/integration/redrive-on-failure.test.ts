@@ -162,6 +162,35 @@ describe('on-failure redrive', () => {
     expect(new Set(view.ids())).toEqual(new Set(allEventIds()));
   });
 
+  it("republishes each event with its write's trace context as traceparent and tracestate attributes, as the relay does", async () => {
+    const view = views('trace');
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    // The payment commit's event as the write helper stores it with a caller's trace context.
+    const traced = structuredClone(payload) as { Records: { dynamodb: { NewImage: Record<string, { L?: { M: object }[] }> } }[] };
+    const slot = traced.Records.find((r) => JSON.stringify(r.dynamodb.NewImage).includes('payment.captured'));
+    const event = slot?.dynamodb.NewImage.events?.L?.[0] as { M: Record<string, unknown> };
+    Object.assign(event.M, { traceparent: { S: traceparent }, tracestate: { S: 'vendor=abc' } });
+    server.createBucket('relay-failures-trace');
+    await clients.s3.send(
+      new PutObjectCommand({ Bucket: 'relay-failures-trace', Key: 'one.json', Body: JSON.stringify({ ...failure, payload: traced }) }),
+    );
+
+    await redriveOnFailure({
+      source: { s3: clients.s3, bucket: 'relay-failures-trace' },
+      sns: clients.sns,
+      streams: clients.streams,
+      config,
+      topicArns,
+    });
+
+    const [message] = server.inspectQueue('payment-view-trace')?.messages.ready ?? [];
+    expect(view.payments().map((e) => e.type)).toEqual(['payment.captured']);
+    expect(message?.messageAttributes.traceparent?.StringValue).toBe(traceparent);
+    expect(message?.messageAttributes.tracestate?.StringValue).toBe('vendor=abc');
+    // An event written without one gets none.
+    expect(server.inspectQueue('order-view-trace.fifo')?.messages.ready.some((m) => 'traceparent' in m.messageAttributes)).toBe(false);
+  });
+
   it('fails a record whose stream records have expired and that has no payload, and keeps it', async () => {
     const view = views('expired');
     server.createBucket('relay-failures-old');

@@ -1,0 +1,20 @@
+import type { MessageTrace } from '../envelope.js';
+import { TRACEPARENT_PATTERN, tracestateProblem } from '../tracing/trace-context.js';
+
+/**
+ * The trace context an envelope carries (`traceparent`, and `tracestate` with it), to send as the
+ * relay sends it: as message attributes, through `messageAttributes(type, aggregateType, trace)`.
+ * A value that is not W3C trace context (another publisher's envelope) is left out rather than
+ * passed on, as the write helper refuses one; `tracestate` without a `traceparent` means nothing.
+ *
+ * @example
+ * ```ts
+ * messageAttributes(envelope.type, envelope.aggregatetype, envelopeTrace(envelope));
+ * ```
+ */
+export function envelopeTrace(envelope: { readonly traceparent?: unknown; readonly tracestate?: unknown }): MessageTrace | undefined {
+  const { traceparent, tracestate } = envelope;
+  if (typeof traceparent !== 'string' || !TRACEPARENT_PATTERN.test(traceparent)) return undefined;
+  const state = typeof tracestate === 'string' && tracestate !== '' && tracestateProblem(tracestate) === undefined ? tracestate : undefined;
+  return state === undefined ? { traceparent } : { traceparent, tracestate: state };
+}
