@@ -5,7 +5,7 @@ import { cpuPerCall, helperInput, inMemoryDocumentClient, requests } from './wri
 /*
  * Client-side CPU per call, side by side in alternating blocks, of the paths of bench/write.ts and
  * of another build of the write helper given by its module path (an earlier version, say):
- * tsx bench/write-compare.ts [other-writer-module]
+ * tsx bench/write-compare.ts [other-writer-module…]
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const BLOCK = Number(process.env.BLOCK ?? 300);
@@ -17,10 +17,10 @@ const paths: Record<string, (id: string) => Promise<unknown>> = {
   same: (id) => sent.same(memory, id),
   helper: (id) => sent.helper(memory, id),
 };
-if (process.argv[2] !== undefined) {
-  const other = (await import(process.argv[2])) as { Outbox: new (options: unknown) => { write: (input: unknown) => Promise<unknown> } };
+for (const [index, module] of process.argv.slice(2).entries()) {
+  const other = (await import(module)) as { Outbox: new (options: unknown) => { write: (input: unknown) => Promise<unknown> } };
   const otherOutbox = new other.Outbox({ config, tableName: 'bench-write', client: memory });
-  paths.other = (id) => otherOutbox.write(helperInput(id));
+  paths[`other${index + 1}`] = (id) => otherOutbox.write(helperInput(id));
 }
 const samples: Record<string, number[]> = Object.fromEntries(Object.keys(paths).map((p) => [p, []]));
 for (const [name, op] of Object.entries(paths)) await cpuPerCall(op, BLOCK * 3, `warm-${name}`);
