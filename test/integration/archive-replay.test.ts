@@ -10,7 +10,7 @@ import { replayArchive } from '../../shared/archive/replay.js';
 import { ReplayCheckpointError, ReplayStoppedError } from '../../shared/archive/replay-errors.js';
 import { envelopeJson, REPLAY_ATTRIBUTE } from '../../shared/envelope.js';
 import { messageGroupId } from '../../shared/relay/publish-entry.js';
-import { aHistory, type HistoryEvent, putArchive } from '../helpers/archive-fixtures.js';
+import { aHistory, type HistorySpec, putArchive } from '../helpers/archive-fixtures.js';
 import { emulatorForFile } from '../helpers/local.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -40,36 +40,96 @@ function sequencesByAggregate(bodies: readonly string[]): Map<string, number[]> 
 const inOrder = (sequences: readonly number[]) => sequences.every((s, i) => i === 0 || s > (sequences[i - 1] as number));
 
 let buckets = 0;
-async function archiveOf(events: readonly HistoryEvent[], options?: Parameters<typeof putArchive>[3]) {
+/** A fresh, empty archive bucket. */
+function aBucket(): string {
   const bucket = `archive-${++buckets}`;
   server.createBucket(bucket);
-  await putArchive(clients.s3, bucket, events, options);
   return bucket;
+}
+
+/** Puts one object per hour, each holding the given envelope texts, under `order`/`order.placed`. */
+async function putOrderObjects(bucket: string, byHour: Readonly<Record<string, readonly string[]>>): Promise<void> {
+  for (const [hour, texts] of Object.entries(byHour)) {
+    const Key = archiveObjectKey({ aggregateType: 'order', type: 'order.placed', hour }, 'a');
+    await clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key, Body: encodeArchiveObject(texts) }));
+  }
+}
+
+/** An envelope of aggregate `order`/`aggregateId`, of type `order.placed` unless `event` says otherwise. */
+const anOrderEnvelope = (
+  aggregateId: string,
+  sequence: number,
+  event: { id: string; time: string; traceparent?: string; tracestate?: string },
+) =>
+  envelopeJson(
+    { source: 'urn:test', aggregateType: 'order', aggregateId, sequenceEpoch: '2026-01-01T00:00:00.000Z' },
+    { type: 'order.placed', data: '{}', ...event },
+    sequence,
+  );
+
+/** A queue to replay to, FIFO when its name ends in `.fifo`. */
+const aQueue = (name: string) => server.createQueue(name, name.endsWith('.fifo') ? { attributes: { FifoQueue: 'true' } } : {});
+
+/** The options replaying 1 March 2026 (UTC) of `bucket` to a new queue `queueName`. */
+const dayReplay = (bucket: string, queueName: string) => ({
+  s3: clients.s3,
+  sqs: clients.sqs,
+  bucket,
+  from: '2026-03-01',
+  to: '2026-03-02',
+  queueUrl: aQueue(queueName).queueUrl,
+});
+
+interface ScenarioSpec extends Omit<HistorySpec, 'startMs'> {
+  /** Each of that share of the archive's envelopes written twice, in another object. @default 0 */
+  readonly duplicateRatio?: number;
+  /** Give the options a fresh checkpoint file. */
+  readonly checkpoint?: boolean;
+  /** @default '2026-03-02' */
+  readonly to?: string;
+}
+
+/**
+ * A history from {@link START} archived in a fresh bucket, a queue named `queueName` (FIFO when
+ * the name ends in `.fifo`), and the options replaying 1 March 2026 (UTC) of that archive to it.
+ */
+async function aReplayScenario(queueName: string, spec: ScenarioSpec) {
+  const history = aHistory({ ...spec, startMs: START });
+  const bucket = aBucket();
+  await putArchive(clients.s3, bucket, history, { duplicateRatio: spec.duplicateRatio ?? 0 });
+  const checkpointPath = spec.checkpoint === true ? join(mkdtempSync(join(tmpdir(), 'replay-')), 'replay.checkpoint') : undefined;
+  const options = {
+    ...dayReplay(bucket, queueName),
+    ...(spec.to === undefined ? {} : { to: spec.to }),
+    ...(checkpointPath === undefined ? {} : { checkpointPath }),
+  };
+  return { history, bucket, options, messages: () => messagesOn(queueName) };
 }
 
 describe('replayArchive', () => {
   it('sends exactly the events of one type in the range, each once, in per-aggregate order, marked as a replay', async () => {
     // Several days, the times of one write in ten ahead of the next one's by up to 20 s: some straddle an hour.
-    const history = aHistory({ events: 2_000, aggregates: 40, types: TYPES, startMs: START, spanMs: 3 * DAY, skewMs: 20_000 });
-    const bucket = await archiveOf(history, { duplicateRatio: 0.05 });
-    const queue = server.createQueue('replay-one-type.fifo', { attributes: { FifoQueue: 'true' } });
+    const {
+      history,
+      options,
+      messages: replayed,
+    } = await aReplayScenario('replay-one-type.fifo', {
+      events: 2_000,
+      aggregates: 40,
+      types: TYPES,
+      spanMs: 3 * DAY,
+      skewMs: 20_000,
+      duplicateRatio: 0.05,
+    });
     const from = new Date(START + DAY / 2);
     const to = new Date(START + 2 * DAY + 3_600_000 * 5.5);
 
-    const summary = await replayArchive({
-      s3: clients.s3,
-      sqs: clients.sqs,
-      bucket,
-      from,
-      to,
-      types: ['order.paid'],
-      queueUrl: queue.queueUrl,
-    });
+    const summary = await replayArchive({ ...options, from, to, types: ['order.paid'] });
 
     const expected = history.filter(
       (e) => e.type === 'order.paid' && Date.parse(e.time) >= from.getTime() && Date.parse(e.time) < to.getTime(),
     );
-    const messages = messagesOn('replay-one-type.fifo');
+    const messages = replayed();
     const ids = messages.map((m) => (JSON.parse(m.body) as { id: string }).id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(new Set(ids)).toEqual(new Set(expected.map((e) => e.id)));
@@ -93,28 +153,24 @@ describe('replayArchive', () => {
   }, 120_000);
 
   it('reports a corrupt object and a line that is not an envelope by key and line, skips them, and completes', async () => {
-    const history = aHistory({ events: 60, aggregates: 6, types: ['order.placed'], startMs: START, spanMs: 3_600_000 * 3 });
-    const bucket = await archiveOf(history);
+    const { bucket, options, messages } = await aReplayScenario('replay-corrupt', {
+      events: 60,
+      aggregates: 6,
+      types: ['order.placed'],
+      spanMs: 3_600_000 * 3,
+    });
     const partition = { aggregateType: 'order', type: 'order.placed', hour: '2026-03-01T01' };
     const notGzip = archiveObjectKey(partition, 'not-gzip');
     const badLines = archiveObjectKey(partition, 'bad-lines');
     await clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key: notGzip, Body: 'plain text, not gzip' }));
     await clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key: badLines, Body: encodeArchiveObject(['{"id":', '{"id":"x"}']) }));
     await clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key: 'events/v1/stray.txt', Body: gzipSync('x') }));
-    const queue = server.createQueue('replay-corrupt');
 
-    const summary = await replayArchive({
-      s3: clients.s3,
-      sqs: clients.sqs,
-      bucket,
-      from: '2026-03-01',
-      to: '2026-03-02',
-      queueUrl: queue.queueUrl,
-    });
+    const summary = await replayArchive(options);
 
     expect(summary.status).toBe('completed');
     expect(summary.sent).toBe(60);
-    expect(messagesOn('replay-corrupt')).toHaveLength(60);
+    expect(messages()).toHaveLength(60);
     expect(summary.corrupt).toEqual([
       { key: badLines, line: 1, reason: expect.stringContaining('not JSON') },
       { key: badLines, line: 2, reason: expect.stringContaining('not an outbox envelope') },
@@ -123,38 +179,31 @@ describe('replayArchive', () => {
   }, 60_000);
 
   it('sends nothing in a dry run, and counts what it would send', async () => {
-    const history = aHistory({ events: 100, aggregates: 10, types: TYPES, startMs: START, spanMs: DAY });
-    const bucket = await archiveOf(history, { duplicateRatio: 0.2 });
-    const queue = server.createQueue('replay-dry');
-
-    const summary = await replayArchive({
-      s3: clients.s3,
-      sqs: clients.sqs,
-      bucket,
-      from: '2026-03-01',
-      to: '2026-03-02',
-      queueUrl: queue.queueUrl,
-      dryRun: true,
+    const { options, messages } = await aReplayScenario('replay-dry', {
+      events: 100,
+      aggregates: 10,
+      types: TYPES,
+      spanMs: DAY,
+      duplicateRatio: 0.2,
     });
 
+    const summary = await replayArchive({ ...options, dryRun: true });
+
     expect(summary).toMatchObject({ status: 'dry-run', sent: 100 });
-    expect(messagesOn('replay-dry')).toHaveLength(0);
+    expect(messages()).toHaveLength(0);
   });
 
   it('goes on from its checkpoint after a stop half-way: every event sent, none twice', async () => {
-    const history = aHistory({ events: 1_500, aggregates: 30, types: TYPES, startMs: START, spanMs: 2 * DAY, skewMs: 20_000 });
-    const bucket = await archiveOf(history, { duplicateRatio: 0.05 });
-    const queue = server.createQueue('replay-stop.fifo', { attributes: { FifoQueue: 'true' } });
-    const checkpointPath = join(mkdtempSync(join(tmpdir(), 'replay-')), 'stop.checkpoint');
-    const options = {
-      s3: clients.s3,
-      sqs: clients.sqs,
-      bucket,
-      from: '2026-03-01',
+    const { history, options, messages } = await aReplayScenario('replay-stop.fifo', {
+      events: 1_500,
+      aggregates: 30,
+      types: TYPES,
+      spanMs: 2 * DAY,
+      skewMs: 20_000,
+      duplicateRatio: 0.05,
+      checkpoint: true,
       to: '2026-03-03',
-      queueUrl: queue.queueUrl,
-      checkpointPath,
-    };
+    });
     const stop = new AbortController();
 
     const first = await replayArchive({ ...options, signal: stop.signal, onProgress: (p) => p.sent >= 600 && stop.abort() });
@@ -165,10 +214,10 @@ describe('replayArchive', () => {
 
     expect(second).toMatchObject({ status: 'completed', replayId: first.replayId, sent: 1_500 - first.sent });
     expect(second.resumedFrom).toMatch(/^2026-03-0[12]T\d\d$/);
-    const ids = messagesOn('replay-stop.fifo').map((m) => (JSON.parse(m.body) as { id: string }).id);
+    const ids = messages().map((m) => (JSON.parse(m.body) as { id: string }).id);
     expect(ids).toHaveLength(1_500);
     expect(new Set(ids)).toEqual(new Set(history.map((e) => e.id)));
-    for (const [aggregate, sequences] of sequencesByAggregate(messagesOn('replay-stop.fifo').map((m) => m.body))) {
+    for (const [aggregate, sequences] of sequencesByAggregate(messages().map((m) => m.body))) {
       expect(inOrder(sequences), `${aggregate}: ${sequences.join(',')}`).toBe(true);
     }
     const again = await replayArchive(options);
@@ -176,19 +225,14 @@ describe('replayArchive', () => {
   }, 120_000);
 
   it('after a crash, sends again only what was in flight when it stopped, and misses nothing', async () => {
-    const history = aHistory({ events: 800, aggregates: 40, types: TYPES, startMs: START, spanMs: DAY, skewMs: 20_000 });
-    const bucket = await archiveOf(history);
-    const queue = server.createQueue('replay-crash');
-    const checkpointPath = join(mkdtempSync(join(tmpdir(), 'replay-')), 'crash.checkpoint');
-    const options = {
-      s3: clients.s3,
-      sqs: clients.sqs,
-      bucket,
-      from: '2026-03-01',
-      to: '2026-03-02',
-      queueUrl: queue.queueUrl,
-      checkpointPath,
-    };
+    const { history, options, messages } = await aReplayScenario('replay-crash', {
+      events: 800,
+      aggregates: 40,
+      types: TYPES,
+      spanMs: DAY,
+      skewMs: 20_000,
+      checkpoint: true,
+    });
     // From the 30th request on, the queue takes the messages but the answers never come back: the run
     // hangs as a killed process would, with whatever its checkpoint file held then.
     let requests = 0;
@@ -205,7 +249,7 @@ describe('replayArchive', () => {
     const resumed = await replayArchive(options);
 
     expect(resumed.status).toBe('completed');
-    const ids = messagesOn('replay-crash').map((m) => (JSON.parse(m.body) as { id: string }).id);
+    const ids = messages().map((m) => (JSON.parse(m.body) as { id: string }).id);
     expect(new Set(ids)).toEqual(new Set(history.map((e) => e.id)));
     // At most the 4 requests in flight (10 events each) came twice.
     expect(ids.length - 800).toBeGreaterThan(0);
@@ -213,58 +257,39 @@ describe('replayArchive', () => {
   }, 120_000);
 
   it('rejects going on from a checkpoint of another selection, naming what differs, and sends nothing', async () => {
-    const history = aHistory({ events: 50, aggregates: 5, types: TYPES, startMs: START, spanMs: DAY });
-    const bucket = await archiveOf(history);
-    const queue = server.createQueue('replay-mismatch');
-    const checkpointPath = join(mkdtempSync(join(tmpdir(), 'replay-')), 'mismatch.checkpoint');
-    const options = { s3: clients.s3, sqs: clients.sqs, bucket, from: '2026-03-01', queueUrl: queue.queueUrl, checkpointPath };
+    const { history, options, messages } = await aReplayScenario('replay-mismatch', {
+      events: 50,
+      aggregates: 5,
+      types: TYPES,
+      spanMs: DAY,
+      checkpoint: true,
+    });
     const stop = new AbortController();
     stop.abort();
-    await replayArchive({ ...options, to: '2026-03-02', signal: stop.signal });
+    await replayArchive({ ...options, signal: stop.signal });
 
-    const refused = replayArchive({ ...options, to: '2026-03-02', types: ['order.paid'] });
+    const refused = replayArchive({ ...options, types: ['order.paid'] });
 
     await expect(refused).rejects.toThrow(ReplayCheckpointError);
     await expect(refused).rejects.toMatchObject({
       code: 'REPLAY_CHECKPOINT_MISMATCH',
       differences: ['types: none in the checkpoint, ["order.paid"] given'],
     });
-    expect(messagesOn('replay-mismatch')).toHaveLength(0);
-    const restarted = await replayArchive({ ...options, to: '2026-03-02', types: ['order.paid'], restart: true });
+    expect(messages()).toHaveLength(0);
+    const restarted = await replayArchive({ ...options, types: ['order.paid'], restart: true });
     expect(restarted.sent).toBe(history.filter((e) => e.type === 'order.paid').length);
   });
 
   it('sends an aggregate in sequence order when a write that committed first has a time in the next hour', async () => {
     // Event 1's write started last but committed first: its time is after the hour boundary, event 2's before it.
-    const at = (time: string, sequence: number) =>
-      envelopeJson(
-        { source: 'urn:test', aggregateType: 'order', aggregateId: 'o-skew', sequenceEpoch: '2026-01-01T00:00:00.000Z' },
-        { id: `skew-${sequence}`, type: 'order.placed', time, data: '{}' },
-        sequence,
-      );
-    const bucket = `archive-${++buckets}`;
-    server.createBucket(bucket);
-    const put = (hour: string, text: string) =>
-      clients.s3.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: archiveObjectKey({ aggregateType: 'order', type: 'order.placed', hour }, 'a'),
-          Body: encodeArchiveObject([text]),
-        }),
-      );
-    await put('2026-03-01T10', at('2026-03-01T10:59:59.400Z', 2));
-    await put('2026-03-01T11', at('2026-03-01T11:00:00.900Z', 1));
+    const at = (time: string, sequence: number) => anOrderEnvelope('o-skew', sequence, { id: `skew-${sequence}`, time });
+    const bucket = aBucket();
+    await putOrderObjects(bucket, {
+      '2026-03-01T10': [at('2026-03-01T10:59:59.400Z', 2)],
+      '2026-03-01T11': [at('2026-03-01T11:00:00.900Z', 1)],
+    });
     const order = async (name: string, holdBackMs?: number) => {
-      const queue = server.createQueue(name, { attributes: { FifoQueue: 'true' } });
-      await replayArchive({
-        s3: clients.s3,
-        sqs: clients.sqs,
-        bucket,
-        from: '2026-03-01',
-        to: '2026-03-02',
-        queueUrl: queue.queueUrl,
-        ...(holdBackMs === undefined ? {} : { holdBackMs }),
-      });
+      await replayArchive({ ...dayReplay(bucket, name), ...(holdBackMs === undefined ? {} : { holdBackMs }) });
       return messagesOn(name).map((m) => (JSON.parse(m.body) as { aggregatesequence: number }).aggregatesequence);
     };
 
@@ -274,19 +299,13 @@ describe('replayArchive', () => {
   });
 
   it('fails with the summary so far when an object cannot be read for good, and the same call goes on after it is fixed', async () => {
-    const history = aHistory({ events: 200, aggregates: 10, types: ['order.placed'], startMs: START, spanMs: DAY });
-    const bucket = await archiveOf(history);
-    const queue = server.createQueue('replay-denied');
-    const checkpointPath = join(mkdtempSync(join(tmpdir(), 'replay-')), 'denied.checkpoint');
-    const options = {
-      s3: clients.s3,
-      sqs: clients.sqs,
-      bucket,
-      from: '2026-03-01',
-      to: '2026-03-02',
-      queueUrl: queue.queueUrl,
-      checkpointPath,
-    };
+    const { options, messages } = await aReplayScenario('replay-denied', {
+      events: 200,
+      aggregates: 10,
+      types: ['order.placed'],
+      spanMs: DAY,
+      checkpoint: true,
+    });
     // Objects of the afternoon are not readable by this role.
     const denying = {
       send: (command: { input: { Key?: string } }) => {
@@ -303,36 +322,35 @@ describe('replayArchive', () => {
     const error = (await failed.catch((e: unknown) => e)) as ReplayStoppedError;
     expect(error.message).toContain('AccessDenied');
     expect(error.summary.status).toBe('interrupted');
-    expect(error.summary.sent).toBe(messagesOn('replay-denied').length);
+    expect(error.summary.sent).toBe(messages().length);
     expect(error.summary.sent).toBeGreaterThan(0);
     const rest = await replayArchive(options);
     expect(rest.sent + error.summary.sent).toBe(200);
-    expect(messagesOn('replay-denied')).toHaveLength(200);
-    expect(new Set(messagesOn('replay-denied').map((m) => (JSON.parse(m.body) as { id: string }).id)).size).toBe(200);
+    expect(messages()).toHaveLength(200);
+    expect(new Set(messages().map((m) => (JSON.parse(m.body) as { id: string }).id)).size).toBe(200);
   });
 
   it('replays the events of a type whose name is too long for a key, and only those, under their whole name', async () => {
     // 120 CJK characters: 1,080 bytes URI-encoded, so each is kept under a shortened, hashed segment.
     const long = `注文${'確'.repeat(118)}`;
     const sibling = `注文${'確'.repeat(117)}済`;
-    const history = aHistory({ events: 60, aggregates: 6, types: [long, sibling, 'order.placed'], startMs: START, spanMs: DAY });
-    const bucket = await archiveOf(history);
-    const queue = server.createQueue('replay-long-type');
-
-    const summary = await replayArchive({
-      s3: clients.s3,
-      sqs: clients.sqs,
-      bucket,
-      from: '2026-03-01',
-      to: '2026-03-02',
-      types: [long],
-      queueUrl: queue.queueUrl,
+    const {
+      history,
+      options,
+      messages: replayed,
+    } = await aReplayScenario('replay-long-type', {
+      events: 60,
+      aggregates: 6,
+      types: [long, sibling, 'order.placed'],
+      spanMs: DAY,
     });
+
+    const summary = await replayArchive({ ...options, types: [long] });
 
     const expected = history.filter((e) => e.type === long);
     expect(expected.length).toBeGreaterThan(0);
     expect(summary).toMatchObject({ status: 'completed', sent: expected.length, sentByType: { [long]: expected.length }, corrupt: [] });
-    const messages = messagesOn('replay-long-type');
+    const messages = replayed();
     expect(new Set(messages.map((m) => (JSON.parse(m.body) as { id: string }).id))).toEqual(new Set(expected.map((e) => e.id)));
     expect(new Set(messages.map((m) => m.messageAttributes.type?.StringValue))).toEqual(new Set([long]));
   });
@@ -340,26 +358,11 @@ describe('replayArchive', () => {
   it("sends each event with its envelope's trace context as traceparent and tracestate attributes, beside the replay's mark", async () => {
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     const envelope = (sequence: number, trace: { traceparent?: string; tracestate?: string }) =>
-      envelopeJson(
-        { source: 'urn:test', aggregateType: 'order', aggregateId: 'o-trace', sequenceEpoch: '2026-01-01T00:00:00.000Z' },
-        { id: `trace-${sequence}`, type: 'order.placed', time: `2026-03-01T10:0${sequence}:00.000Z`, data: '{}', ...trace },
-        sequence,
-      );
-    const bucket = `archive-${++buckets}`;
-    server.createBucket(bucket);
-    const key = archiveObjectKey({ aggregateType: 'order', type: 'order.placed', hour: '2026-03-01T10' }, 'a');
-    const body = encodeArchiveObject([envelope(1, { traceparent, tracestate: 'vendor=abc' }), envelope(2, {})]);
-    await clients.s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body }));
-    const queue = server.createQueue('replay-trace');
+      anOrderEnvelope('o-trace', sequence, { id: `trace-${sequence}`, time: `2026-03-01T10:0${sequence}:00.000Z`, ...trace });
+    const bucket = aBucket();
+    await putOrderObjects(bucket, { '2026-03-01T10': [envelope(1, { traceparent, tracestate: 'vendor=abc' }), envelope(2, {})] });
 
-    const summary = await replayArchive({
-      s3: clients.s3,
-      sqs: clients.sqs,
-      bucket,
-      from: '2026-03-01',
-      to: '2026-03-02',
-      queueUrl: queue.queueUrl,
-    });
+    const summary = await replayArchive(dayReplay(bucket, 'replay-trace'));
 
     const attributes = Object.fromEntries(
       messagesOn('replay-trace').map((m) => [
@@ -372,9 +375,7 @@ describe('replayArchive', () => {
   });
 
   it('lists only the days the archive has, over a range of more than a year', async () => {
-    const history = aHistory({ events: 100, aggregates: 5, types: TYPES, startMs: START, spanMs: 2 * DAY });
-    const bucket = await archiveOf(history);
-    const queue = server.createQueue('replay-sparse');
+    const { options } = await aReplayScenario('replay-sparse', { events: 100, aggregates: 5, types: TYPES, spanMs: 2 * DAY });
     const listings: string[] = [];
     const counting = {
       send: (command: { constructor: { name: string }; input: { Prefix?: string } }) => {
@@ -383,14 +384,7 @@ describe('replayArchive', () => {
       },
     } as unknown as S3Client;
 
-    const summary = await replayArchive({
-      s3: counting,
-      sqs: clients.sqs,
-      bucket,
-      from: '2025-01-01',
-      to: '2026-03-05',
-      queueUrl: queue.queueUrl,
-    });
+    const summary = await replayArchive({ ...options, s3: counting, from: '2025-01-01', to: '2026-03-05' });
 
     expect(summary.sent).toBe(100);
     // The aggregate types, their event types, each type's days, then each (type, day) with objects: 1 + 1 + 3 + 3 × 2.
