@@ -199,6 +199,15 @@ function checkValue(value: unknown, path: string, options: marshallOptions): voi
  */
 export function checkAttributeValues(operation: TransactOperation, index: number, options: marshallOptions): void {
   const [kind, body] = Object.entries(operation)[0] as [string, Record<string, unknown>];
+  const placeholders = body.ExpressionAttributeValues;
+  if (placeholders !== undefined && (typeof placeholders !== 'object' || placeholders === null || Array.isArray(placeholders))) {
+    // The DocumentClient would fail on null (nothing sent) and turn a string or an array into a map by index.
+    const shown = Array.isArray(placeholders) ? 'an array' : (JSON.stringify(placeholders) ?? String(placeholders));
+    throw new WriteValidationError(
+      'INVALID_OPERATION',
+      `operations[${index}].${kind}.ExpressionAttributeValues is ${shown}; allowed: an object of attribute values by placeholder (":v"), or leave it out`,
+    );
+  }
   for (const field of ['Item', 'Key', 'ExpressionAttributeValues']) {
     const values = body[field];
     if (typeof values !== 'object' || values === null) continue;

@@ -108,4 +108,20 @@ describe('the request the helper sends', () => {
     expect(bodies[0]).toEqual(bodies[1]);
     expect(JSON.stringify(bodies[0])).toContain('"ClientRequestToken":"key-1"');
   });
+
+  it.each([
+    ['null', null],
+    ['a string', 'v'],
+    ['an array', [1]],
+  ])('rejects ExpressionAttributeValues that are %s with INVALID_OPERATION, sending nothing', async (_name, placeholders) => {
+    const { document, bodies } = capturingClient();
+    const outbox = new Outbox({ config: testConfig(), tableName: 'shop', client: document });
+    const update = { Key: { pk: 'ACCOUNT#a-1', sk: 'A' }, UpdateExpression: 'SET a = b', ExpressionAttributeValues: placeholders as never };
+    const error = await outbox.write({ operations: [{ Update: update }], events: [] }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'INVALID_OPERATION' });
+    expect((error as Error).message).toMatch(
+      /^operations\[0\]\.Update\.ExpressionAttributeValues is .+; allowed: an object of attribute values/,
+    );
+    expect(bodies).toHaveLength(0);
+  });
 });
