@@ -6,6 +6,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createConsumer } from '../../shared/consumer/consumer.js';
 import type { ConsumerMessage, ConsumerOptions, EventHandler, TransactItem } from '../../shared/consumer/types.js';
+import { batchBody } from '../../shared/envelope.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
 import { resetOtelApi } from '../../shared/tracing/otel-api.js';
 import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
@@ -278,6 +279,58 @@ describe("consumer, commit: 'batch'", () => {
     expect(statuses(second.outcomes)).toEqual(Array(3).fill('processed'));
     expect(count(sent, 'TransactWriteItems')).toBe(3);
     expect(await applied('split', 'shared')).toBe(3);
+  });
+
+  it('gives each worker of concurrency 2 a group of its own, committed at the end of its messages', async () => {
+    const { consumer, sent } = batchConsumer('workers', { concurrency: 2 });
+    const events = Array.from({ length: 6 }, (_, i) => anEnvelope({ aggregateId: `p${i}` }));
+
+    const { outcomes } = await consumer.process(messages(events.map((e) => e.body)));
+
+    expect(statuses(outcomes)).toEqual(Array(6).fill('processed'));
+    expect(count(sent, 'TransactWriteItems')).toBe(2);
+    expect(await Promise.all(events.map((_, i) => applied('workers', `p${i}`)))).toEqual(Array(6).fill(1));
+  });
+
+  it('ends a batch message at the event whose commit fails: the earlier events stay committed, the later ones do not run', async () => {
+    const ran: string[] = [];
+    const { consumer, sent } = batchConsumer(
+      'events',
+      {},
+      {
+        'order.placed': {
+          handle: (event, ctx) => {
+            ran.push(event.id);
+            ctx.write(addOne('events', event.subject));
+          },
+        },
+        'order.checked': {
+          handle: (event, ctx) => {
+            ran.push(event.id);
+            ctx.write(addOne('events', event.subject));
+            ctx.write({
+              ConditionCheck: { TableName: tableName, Key: { pk: 'MISSING#events', sk: 'X' }, ConditionExpression: 'attribute_exists(pk)' },
+            });
+          },
+        },
+      },
+    );
+    // A batch message carries one aggregate's events in order, so each waits for the one before it to commit.
+    const x = [
+      anEnvelope({ id: 'x1', aggregateId: 'x', sequence: 1 }),
+      anEnvelope({ id: 'x2', aggregateId: 'x', sequence: 2, type: 'order.checked' }),
+      anEnvelope({ id: 'x3', aggregateId: 'x', sequence: 3 }),
+    ];
+    const y = anEnvelope({ id: 'y1', aggregateId: 'y' });
+
+    const { outcomes } = await consumer.process(messages([y.body, batchBody(x.map((e) => e.body))]));
+
+    expect(statuses(outcomes)).toEqual(['processed', 'failed']);
+    expect(statuses((outcomes[1] as unknown as { events: { status: string }[] }).events)).toEqual(['processed', 'failed']);
+    expect(ran).toEqual(['y1', 'x1', 'x2']);
+    // y1 and x1 together, then x2 alone (cancelled by its condition).
+    expect(count(sent, 'TransactWriteItems')).toBe(2);
+    expect([await applied('events', 'y'), await applied('events', 'x')]).toEqual([1, 1]);
   });
 
   it("ends each message's span, which holds its handler, once its group has committed, with the message's outcome", async () => {
