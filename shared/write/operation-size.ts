@@ -1,5 +1,6 @@
 /**
- * Marshalling and sizing of the caller's business operations before sending, which is also
+ * Marshalling and sizing of the caller's business operations before sending (and marshalling of the
+ * helper's own actions as they are sent), which is also
  * where a value the DocumentClient cannot marshal is caught and named by its path.
  */
 
