@@ -1,4 +1,5 @@
 import { MIN_RATE_PER_SECOND } from '../redrive/rate-limit.js';
+import { parseEventTime } from './event-time.js';
 import { ReplayOptionsError } from './replay-errors.js';
 import type { AggregateRef, ReplayArchiveOptions } from './replay-types.js';
 
@@ -54,10 +55,14 @@ export function parseReplayInstant(value: Date | string, field: string): number 
     return value.getTime();
   }
   const text = value.trim();
-  const ms = DATE_ONLY.test(text) ? Date.parse(`${text}T00:00:00Z`) : DATE_TIME.test(text) ? Date.parse(text) : Number.NaN;
-  // Date.parse rolls 2026-02-30 over to March; the date must be the one written.
-  const dayOk = Number.isFinite(ms) && (!DATE_ONLY.test(text) || new Date(ms).toISOString().startsWith(text));
-  if (!dayOk) throw new ReplayOptionsError(field, `got ${JSON.stringify(value)}; allowed: ${DATE_FORMS}`);
+  // The archive's own reading of a time (no 2026-02-30 rolled over to March), with the seconds
+  // an operator may leave out.
+  const ms = DATE_ONLY.test(text)
+    ? parseEventTime(`${text}T00:00:00Z`)
+    : DATE_TIME.test(text)
+      ? parseEventTime(text.replace(/T(\d{2}:\d{2})(?=Z|[+-])/, 'T$1:00'))
+      : undefined;
+  if (ms === undefined) throw new ReplayOptionsError(field, `got ${JSON.stringify(value)}; allowed: ${DATE_FORMS}`);
   return ms;
 }
 

@@ -72,6 +72,8 @@ describe('replay command line', () => {
     [['--from', 'yesterday'], '--from', 'got "yesterday"'],
     [['--from', '2026-02-30'], '--from', 'got "2026-02-30"'],
     [['--from', '2026-03-01T10:00:00'], '--from', 'Z or an offset'],
+    [['--from', '2026-02-30T10:00Z'], '--from', 'got "2026-02-30T10:00Z"'],
+    [['--from', '2026-03-01T24:00:00Z'], '--from', 'got "2026-03-01T24:00:00Z"'],
     [['--to', '2026-02-28'], '--to', 'not after from'],
     [['--aggregate', 'order'], '--aggregate', 'TYPE:ID'],
     [['--aggregate', 'order:o-1', '--aggregate-type', 'payment'], '--aggregate', 'the same aggregate type'],
@@ -108,6 +110,21 @@ describe('parseReplayInstant', () => {
 });
 
 describe('planReplay', () => {
+  it('rejects an event type that is not well-formed Unicode, which no archive key can name', () => {
+    const send = async () => ({});
+    const plan = () =>
+      planReplay({
+        s3: { send } as never,
+        sqs: { send } as never,
+        bucket: 'orders-archive',
+        from: '2026-03-01',
+        types: ['\uD800'],
+        queueUrl: QUEUE,
+      });
+    expect(plan).toThrow(ReplayOptionsError);
+    expect(plan).toThrow(/types.*well-formed Unicode/);
+  });
+
   it('records the selection in one form: types sorted once, the aggregate type from the aggregate, a FIFO queue by its name', () => {
     const send = async () => ({});
     const plan = planReplay({
