@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { batchBody } from '../../shared/envelope.js';
+import { batchCommitFixture, count, messages, statuses } from '../helpers/batch-commit.js';
+import { anEnvelope } from '../helpers/envelopes.js';
+
+const { addOne, applied, batchConsumer, failingCheck } = batchCommitFixture('consumer-batch-commit-fallback');
+
+describe("consumer, commit: 'batch', when a commit fails", () => {
+  it('fails only the message whose ConditionCheck fails in a group of several, committing each other event on its own, once', async () => {
+    const { consumer, sent, logs } = batchConsumer(
+      'check',
+      {},
+      {
+        'order.checked': failingCheck('check'),
+      },
+    );
+    const events = [
+      anEnvelope({ aggregateId: 'c0' }),
+      anEnvelope({ aggregateId: 'c1' }),
+      anEnvelope({ aggregateId: 'c2', type: 'order.checked' }),
+      anEnvelope({ aggregateId: 'c3' }),
+    ];
+
+    const { outcomes, batchItemFailures } = await consumer.process(messages(events.map((e) => e.body)));
+
+    expect(statuses(outcomes)).toEqual(['processed', 'processed', 'failed', 'processed']);
+    expect(batchItemFailures).toEqual([{ itemIdentifier: 'm2' }]);
+    expect((outcomes[2] as { error: Error }).error.name).toBe('TransactionFailedError');
+    // The group's transaction, cancelled, then each event's own.
+    expect(count(sent, 'TransactWriteItems')).toBe(5);
+    expect(logs.some((l) => l.message.startsWith("The batch's group transaction failed"))).toBe(true);
+    expect(await Promise.all(['c0', 'c1', 'c2', 'c3'].map((id) => applied('check', id)))).toEqual([1, 1, 0, 1]);
+
+    const again = await consumer.process(messages(events.map((e) => e.body)));
+    expect(statuses(again.outcomes)).toEqual(['duplicate', 'duplicate', 'failed', 'duplicate']);
+    expect(await Promise.all(['c0', 'c1', 'c2', 'c3'].map((id) => applied('check', id)))).toEqual([1, 1, 0, 1]);
+  });
+
+  it('skips the later messages of a FIFO group whose commit failed, committing none of their writes, and goes on with other groups', async () => {
+    const { consumer } = batchConsumer(
+      'fifo',
+      {},
+      {
+        'order.checked': failingCheck('fifo'),
+      },
+    );
+    const events = [
+      anEnvelope({ aggregateId: 'f0', type: 'order.checked' }),
+      anEnvelope({ aggregateId: 'f1' }),
+      anEnvelope({ aggregateId: 'f2' }),
+    ];
+
+    const { outcomes, batchItemFailures } = await consumer.process(
+      messages(
+        events.map((e) => e.body),
+        ['g1', 'g1', 'g2'],
+      ),
+    );
+
+    expect(statuses(outcomes)).toEqual(['failed', 'skipped', 'processed']);
+    expect(outcomes[1]).toMatchObject({ failedMessageId: 'm0' });
+    expect(batchItemFailures.map((f) => f.itemIdentifier)).toEqual(['m0', 'm1']);
+    expect(await Promise.all(['f0', 'f1', 'f2'].map((id) => applied('fifo', id)))).toEqual([0, 0, 1]);
+  });
+
+  it('ends a batch message at the event whose commit fails: the earlier events stay committed, the later ones do not run', async () => {
+    const ran: string[] = [];
+    const { consumer, sent } = batchConsumer(
+      'events',
+      {},
+      {
+        'order.placed': {
+          handle: (event, ctx) => {
+            ran.push(event.id);
+            ctx.write(addOne('events', event.subject));
+          },
+        },
+        'order.checked': failingCheck('events', ran),
+      },
+    );
+    // A batch message carries one aggregate's events in order, so each waits for the one before it to commit.
+    const x = [
+      anEnvelope({ id: 'x1', aggregateId: 'x', sequence: 1 }),
+      anEnvelope({ id: 'x2', aggregateId: 'x', sequence: 2, type: 'order.checked' }),
+      anEnvelope({ id: 'x3', aggregateId: 'x', sequence: 3 }),
+    ];
+    const y = anEnvelope({ id: 'y1', aggregateId: 'y' });
+
+    const { outcomes } = await consumer.process(messages([y.body, batchBody(x.map((e) => e.body))]));
+
+    expect(statuses(outcomes)).toEqual(['processed', 'failed']);
+    expect(statuses((outcomes[1] as unknown as { events: { status: string }[] }).events)).toEqual(['processed', 'failed']);
+    expect(ran).toEqual(['y1', 'x1', 'x2']);
+    // y1 and x1 together, then x2 alone (cancelled by its condition).
+    expect(count(sent, 'TransactWriteItems')).toBe(2);
+    expect([await applied('events', 'y'), await applied('events', 'x')]).toEqual([1, 1]);
+  });
+});
