@@ -48,8 +48,8 @@ export class BatchWorker {
   readonly #context: BatchWorkerContext;
   readonly #group: CommitGroup;
   #records: MessageRecord[] = [];
-  /** FIFO group → the message that failed in it: later messages of the group are skipped. */
-  readonly #failed = new Map<string, string>();
+  /** FIFO group → the index of the message that failed in it: later messages of the group are skipped. */
+  readonly #failed = new Map<string, number>();
   /** FIFO groups whose failed message is settled (an earlier failure settled later takes precedence over a handler's). */
   readonly #settledFailures = new Set<string>();
   readonly #spans: Promise<MessageOutcome>[] = [];
@@ -76,7 +76,7 @@ export class BatchWorker {
         continue;
       }
       if (ready.status === 'done') {
-        if (fifo !== undefined && !this.#failed.has(fifo)) this.#failed.set(fifo, message.messageId);
+        if (fifo !== undefined && !this.#failed.has(fifo)) this.#failed.set(fifo, index);
         record.complete = true;
       }
       let ran: () => void = () => {};
@@ -115,7 +115,7 @@ export class BatchWorker {
         record.slots.push({ event, ...run });
         if (acknowledged(run.outcome)) continue;
         const fifo = record.message.messageGroupId;
-        if (fifo !== undefined && !this.#failed.has(fifo)) this.#failed.set(fifo, record.message.messageId);
+        if (fifo !== undefined && !this.#failed.has(fifo)) this.#failed.set(fifo, record.index);
         return;
       }
       if (!this.#group.accepts(run.pending)) await this.#flush();
@@ -148,9 +148,11 @@ export class BatchWorker {
     for (const record of this.#records) {
       const { message, ready } = record;
       const fifo = message.messageGroupId;
-      const failedMessageId = fifo === undefined ? undefined : this.#failed.get(fifo);
+      const failed = fifo === undefined ? undefined : this.#failed.get(fifo);
+      const failedMessageId = failed === undefined ? undefined : (this.#context.messages[failed] as ConsumerMessage).messageId;
       let outcome: MessageOutcome | undefined;
-      if (failedMessageId !== undefined && failedMessageId !== message.messageId && record.outcomes.length === 0) {
+      // Only a message after the failed one is skipped: one before it, its commit pending in the group, still settles.
+      if (failedMessageId !== undefined && (failed as number) < record.index && record.outcomes.length === 0) {
         outcome = { status: 'skipped', messageId: message.messageId, reason: 'EARLIER_MESSAGE_OF_GROUP_FAILED', failedMessageId };
         reporter.outcome(outcome);
       } else if (ready.status === 'done') {
@@ -173,7 +175,7 @@ export class BatchWorker {
       record.closed = true;
       outcomes[record.index] = outcome;
       if (fifo !== undefined && (outcome.status === 'failed' || outcome.status === 'rejected') && !this.#settledFailures.has(fifo)) {
-        this.#failed.set(fifo, message.messageId);
+        this.#failed.set(fifo, record.index);
         this.#settledFailures.add(fifo);
       }
       record.settle(outcome);
