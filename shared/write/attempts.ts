@@ -11,7 +11,9 @@ import type {
   TransactWriteItemsCommandOutput,
   TransactWriteItemsInput,
 } from '@aws-sdk/client-dynamodb';
+import type { marshallOptions } from '@aws-sdk/util-dynamodb';
 import type { SerializeMiddleware } from '@smithy/types';
+import { sentInput } from './operation-size.js';
 
 /** DynamoDB's refusals (HTTP 400): the request was not applied. */
 const REFUSALS = new Set([
@@ -108,9 +110,10 @@ export interface AttemptWatch {
  * The command's `input` is the request as a DocumentClient command holds it (native values), and
  * `wire` the same request with its attribute values already marshalled: it takes the input's place
  * just before the serializer, where a DocumentClient command marshals its input, so middleware
- * that reads the input sees what it saw of a DocumentClient command.
+ * that reads the input sees what it saw of a DocumentClient command. What middleware changed in
+ * the input is sent as changed ({@link sentInput}), values marshalled with `options`.
  */
-export function watchAttempts(command: TransactWriteItemsCommand, wire: TransactWriteItemsInput): AttemptWatch {
+export function watchAttempts(command: TransactWriteItemsCommand, wire: TransactWriteItemsInput, options: marshallOptions): AttemptWatch {
   const watch = { observed: false, unanswered: [] as unknown[] };
   command.middlewareStack.add(
     (next) => (args) => {
@@ -119,8 +122,14 @@ export function watchAttempts(command: TransactWriteItemsCommand, wire: Transact
     },
     { step: 'initialize' },
   );
+  // The value fields as planned, by reference: middleware may replace one in the input itself.
+  const planned = {
+    TransactItems: (command.input.TransactItems ?? []).map((item) =>
+      Object.fromEntries(Object.entries(item).map(([kind, body]) => [kind, { ...body }])),
+    ),
+  };
   const marshalled: SerializeMiddleware<TransactWriteItemsCommandInput, TransactWriteItemsCommandOutput> = (next) => (args) =>
-    next({ ...args, input: wire });
+    next({ ...args, input: sentInput(args.input as never, planned, wire as never, options) as unknown as TransactWriteItemsInput });
   command.middlewareStack.addRelativeTo(marshalled, {
     relation: 'before',
     toMiddleware: 'serializerMiddleware',

@@ -96,6 +96,48 @@ export function marshalAction(action: TransactOperation, options: marshallOption
   return { [kind]: sent };
 }
 
+const KINDS = new Set(['Put', 'Update', 'Delete', 'ConditionCheck']);
+
+/**
+ * The request to serialize for `input` as the client's middleware passes it on: a value field
+ * still holding what was planned goes as marshalled then (`wire`); one that middleware replaced
+ * is marshalled now, and every other field goes as middleware left it, as the DocumentClient
+ * marshals whatever input reaches its serializer.
+ */
+export function sentInput(
+  input: Record<string, unknown>,
+  planned: { readonly TransactItems: readonly Record<string, unknown>[] },
+  wire: { readonly TransactItems: readonly Record<string, unknown>[] },
+  options: marshallOptions,
+): Record<string, unknown> {
+  const sent: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(input)) if (typeof value !== 'function') sent[field] = value;
+  if (!Array.isArray(input.TransactItems)) return sent;
+  sent.TransactItems = (input.TransactItems as Record<string, unknown>[]).map((item, index) => {
+    const out: Record<string, unknown> = {};
+    for (const [kind, body] of Object.entries(item)) {
+      if (typeof body === 'function') continue;
+      if (!KINDS.has(kind) || typeof body !== 'object' || body === null) {
+        out[kind] = body;
+        continue;
+      }
+      const before = planned.TransactItems[index]?.[kind] as Record<string, unknown> | undefined;
+      const after = wire.TransactItems[index]?.[kind] as Record<string, unknown> | undefined;
+      const fields: Record<string, unknown> = {};
+      for (const [field, value] of Object.entries(body)) {
+        if (typeof value === 'function') continue;
+        const valueField = (VALUE_FIELDS as readonly string[]).includes(field) && typeof value === 'object' && value !== null;
+        if (!valueField) fields[field] = value;
+        else if (before !== undefined && after?.[field] !== undefined && before[field] === value) fields[field] = after[field];
+        else fields[field] = marshalAction({ [kind]: { [field]: value } } as TransactOperation, options)[kind]?.[field];
+      }
+      out[kind] = fields;
+    }
+    return out;
+  });
+  return sent;
+}
+
 /**
  * The innermost part of `value` (known not to marshal) that does not marshal, with its path.
  * Each level marshals its members again: at most 32 times the value's size, as values were

@@ -205,7 +205,7 @@ export class Outbox {
         const wire = { TransactItems: [...plan.wire, ...own.map((op) => marshalAction(op, plan.sending))], ClientRequestToken: token };
         const request = { TransactItems: [...plan.operations, ...own], ClientRequestToken: token };
         const command = new TransactWriteItemsCommand(request as TransactWriteItemsInput);
-        watch = watchAttempts(command, wire as TransactWriteItemsInput);
+        watch = watchAttempts(command, wire as TransactWriteItemsInput, plan.sending);
         await this.#client.send(command);
         for (const slot of plan.slots) {
           const known = this.#known(slot.pk, expected);
