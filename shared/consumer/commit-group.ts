@@ -13,11 +13,13 @@ export type GroupOutcomes = (pending: PendingCommit) => Promise<MessageOutcome>;
 
 const aggregateOf = (envelope: OutboxEnvelope): string => `${envelope.aggregatetype}\u0000${envelope.subject}`;
 
+// A bigint (which the DocumentClient sends as a number) as its digits: JSON.stringify would throw.
 const keyText = (tableName: string | undefined, key: Record<string, unknown>): string =>
   `${tableName}\u0000${JSON.stringify(
     Object.keys(key)
       .sort()
       .map((name) => [name, key[name]]),
+    (_name, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
   )}`;
 
 /**
@@ -29,8 +31,10 @@ const keyText = (tableName: string | undefined, key: Record<string, unknown>): s
 function itemsOf(writes: readonly TransactItem[], inboxTable: string): string[] {
   const items: string[] = [];
   for (const write of writes) {
+    // Not a write at all (plain JS can pass anything): its own commit refuses it, as with commit: 'event'.
+    if (typeof write !== 'object' || write === null) continue;
     const keyed = write.Update ?? write.Delete ?? write.ConditionCheck;
-    if (keyed?.Key !== undefined) items.push(keyText(keyed.TableName, keyed.Key));
+    if (typeof keyed?.Key === 'object' && keyed.Key !== null) items.push(keyText(keyed.TableName, keyed.Key));
     else if (write.Put !== undefined && write.Put.TableName === inboxTable) {
       const item = write.Put.Item ?? {};
       const pk = item[TABLE.partitionKey];
