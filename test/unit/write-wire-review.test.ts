@@ -1,29 +1,10 @@
-import { Readable } from 'node:stream';
-import { DynamoDBClient, type TransactWriteItemsInput } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteItemsInput } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { InitializeMiddleware } from '@smithy/types';
 import { describe, expect, it } from 'vitest';
 import { Outbox, type WriteInput } from '../../shared/write/index.js';
+import { capturingClient } from '../helpers/capturing-client.js';
 import { orderEvent, testConfig } from '../helpers/factories.js';
-
-/** A DocumentClient over a real DynamoDBClient whose transport keeps each request body and answers it with success. */
-function capturingClient() {
-  const bodies: Record<string, unknown>[] = [];
-  const requestHandler = {
-    handle: async (request: { body: string | Uint8Array }) => {
-      bodies.push(JSON.parse(Buffer.from(request.body).toString()));
-      const headers = { 'content-type': 'application/x-amz-json-1.0' };
-      return { response: { statusCode: 200, headers, body: Readable.from([Buffer.from('{}')]) } };
-    },
-  };
-  const client = new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: 'http://dynamodb.invalid',
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-    requestHandler,
-  });
-  return { client, document: DynamoDBDocumentClient.from(client), bodies };
-}
 
 type Items = NonNullable<TransactWriteItemsInput['TransactItems']>;
 
@@ -55,7 +36,7 @@ describe('the request the helper sends, under middleware of the client that chan
         inputs.push(structuredClone(args.input));
         return next(args);
       },
-      { step: 'initialize', priority: 'high', name: 'keepInput' },
+      { step: 'initialize', priority: 'high', name: 'keepInputCopy' },
     );
     const outbox = new Outbox({ config: testConfig(), tableName: 'shop', client: document });
     const input: WriteInput = {

@@ -1,40 +1,8 @@
-import { Readable } from 'node:stream';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, NumberValue, TransactWriteCommand, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
+import { NumberValue, TransactWriteCommand, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { Outbox, type WriteInput } from '../../shared/write/index.js';
+import { capturingClient } from '../helpers/capturing-client.js';
 import { orderEvent, testConfig } from '../helpers/factories.js';
-
-/**
- * A DocumentClient over a real DynamoDBClient (its middleware, its serializer) whose transport
- * keeps each request body and answers it with success, in memory; `inputs` holds each command's
- * input as middleware of the initialize step sees it.
- */
-function capturingClient(translateConfig?: TranslateConfig) {
-  const bodies: unknown[] = [];
-  const inputs: unknown[] = [];
-  const requestHandler = {
-    handle: async (request: { body: string | Uint8Array }) => {
-      bodies.push(JSON.parse(Buffer.from(request.body).toString()));
-      const headers = { 'content-type': 'application/x-amz-json-1.0' };
-      return { response: { statusCode: 200, headers, body: Readable.from([Buffer.from('{}')]) } };
-    },
-  };
-  const client = new DynamoDBClient({
-    region: 'us-east-1',
-    endpoint: 'http://dynamodb.invalid',
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-    requestHandler,
-  });
-  client.middlewareStack.add(
-    (next) => (args) => {
-      inputs.push(args.input);
-      return next(args);
-    },
-    { step: 'initialize', name: 'keepInput' },
-  );
-  return { client, document: DynamoDBDocumentClient.from(client, translateConfig), bodies, inputs };
-}
 
 class Money {
   constructor(
