@@ -159,19 +159,22 @@ export class Inbox {
     return Item as InboxRecord | undefined;
   }
 
-  /** The conditional Put of an event's `COMPLETED` record that closes its transaction (see {@link commit}). */
-  completedPut(event: InboxEvent): TransactItem {
-    const record: InboxRecord = {
+  /** What every inbox record of an event holds besides its status: its key, whose it is, and when it expires. */
+  #record(event: InboxEvent): Omit<InboxRecord, 'status'> {
+    return {
       ...inboxKey(this.#consumer, event),
       kind: INBOX_KIND,
       consumer: this.#consumer,
       eventId: event.id,
       eventSource: event.source,
       eventType: event.type,
-      status: 'COMPLETED',
-      processedAt: new Date(this.#now()).toISOString(),
       expiresAt: this.#expiresAt(),
     };
+  }
+
+  /** The conditional Put of an event's `COMPLETED` record that closes its transaction (see {@link commit}). */
+  completedPut(event: InboxEvent): TransactItem {
+    const record: InboxRecord = { ...this.#record(event), status: 'COMPLETED', processedAt: new Date(this.#now()).toISOString() };
     return { Put: { TableName: this.#options.tableName, Item: record, ...takesRecord(Math.floor(this.#now() / 1000)) } };
   }
 
@@ -244,18 +247,7 @@ export class Inbox {
     // Rounded up, so a claim never lasts less than the timeout (takeover compares whole seconds).
     const expiresAt = until ?? Math.ceil(now / 1000) + this.claimTimeoutSeconds;
     const token = crypto.randomUUID();
-    const record: InboxRecord = {
-      ...inboxKey(this.#consumer, event),
-      kind: INBOX_KIND,
-      consumer: this.#consumer,
-      eventId: event.id,
-      eventSource: event.source,
-      eventType: event.type,
-      status: 'IN_PROGRESS',
-      claimExpiresAt: expiresAt,
-      claimToken: token,
-      expiresAt: this.#expiresAt(),
-    };
+    const record: InboxRecord = { ...this.#record(event), status: 'IN_PROGRESS', claimExpiresAt: expiresAt, claimToken: token };
     try {
       const output = await this.#options.document.send(
         new PutCommand({
