@@ -118,10 +118,12 @@ export class BatchWorker {
         if (fifo !== undefined && !this.#failed.has(fifo)) this.#failed.set(fifo, record.index);
         return;
       }
-      if (!this.#group.accepts(run.pending)) await this.#flush();
-      // An earlier event of the message (or of its FIFO group) failed to commit: this one is not committed either.
-      if (record.closed) return;
-      this.#group.add(run.pending);
+      if (!this.#group.join(run.pending)) {
+        await this.#flush();
+        // An earlier event of the message (or of its FIFO group) failed to commit: this one is not committed either.
+        if (record.closed) return;
+        this.#group.join(run.pending);
+      }
       record.slots.push({ event, pending: run.pending });
       // Too many writes for any transaction: committed alone (the group before it is committed), it is refused as with `commit: 'event'`.
       if (!CommitGroup.fitsAlone(run.pending)) await this.#flush();

@@ -64,10 +64,6 @@ export class CommitGroup {
     this.#tableName = tableName;
   }
 
-  get size(): number {
-    return this.#entries.length;
-  }
-
   /** An event of the envelope's aggregate waits in the group: a handler of it must see that event's writes committed. */
   hasAggregate(envelope: OutboxEnvelope): boolean {
     return this.#aggregates.has(aggregateOf(envelope));
@@ -78,22 +74,26 @@ export class CommitGroup {
     return [...itemsOf(pending.writes, this.#tableName), keyText(this.#tableName, { pk, sk })];
   }
 
-  /** The event may join: the group stays within 100 actions, and none of its known items is in the group already. */
-  accepts(pending: PendingCommit): boolean {
-    if (this.#actions + pending.writes.length + 1 > MAX_GROUP_ACTIONS) return false;
-    return !this.#itemsOf(pending).some((item) => this.#items.has(item));
-  }
-
   /** Whether the event fits a transaction at all; one that does not fails on its own commit, as with `commit: 'event'`. */
   static fitsAlone(pending: PendingCommit): boolean {
     return pending.writes.length <= MAX_HANDLER_WRITES;
   }
 
-  add(pending: PendingCommit): void {
+  /**
+   * Adds the event when the group stays within 100 actions and none of its known items is in the
+   * group already, or when the group is empty; `false` (nothing added) otherwise: commit the group,
+   * then add the event to the empty group.
+   */
+  join(pending: PendingCommit): boolean {
+    const items = this.#itemsOf(pending);
+    const actions = pending.writes.length + 1;
+    const fits = this.#actions + actions <= MAX_GROUP_ACTIONS && !items.some((item) => this.#items.has(item));
+    if (!fits && this.#entries.length > 0) return false;
     this.#entries.push(pending);
     this.#aggregates.add(aggregateOf(pending.envelope));
-    for (const item of this.#itemsOf(pending)) this.#items.add(item);
-    this.#actions += pending.writes.length + 1;
+    for (const item of items) this.#items.add(item);
+    this.#actions += actions;
+    return true;
   }
 
   /**
