@@ -21,6 +21,9 @@ export interface MarshalledOperation {
   readonly size: number;
 }
 
+/** The fields of an action that hold attribute values. */
+const VALUE_FIELDS = ['Item', 'Key', 'ExpressionAttributeValues'] as const;
+
 /**
  * The operation with its attribute values marshalled as the DocumentClient will send them (each
  * top-level value on its own, functions and `undefined` left out, with the client's own
@@ -36,24 +39,17 @@ export function marshalOperation(operation: TransactOperation, index: number, op
   let size = ['UpdateExpression', 'ConditionExpression']
     .map((k) => (typeof body[k] === 'string' ? Buffer.byteLength(body[k] as string) : 0))
     .reduce((a, b) => a + b, 0);
-  for (const field of ['Item', 'Key', 'ExpressionAttributeValues']) {
+  for (const field of VALUE_FIELDS) {
     const values = body[field];
     if (typeof values !== 'object' || values === null) continue;
-    const attributes: Record<string, AttributeValue> = {};
-    for (const [name, value] of Object.entries(values)) {
-      if (value === undefined || typeof value === 'function') continue;
-      const path = `operations[${index}].${kind}.${field}.${name}`;
-      try {
-        attributes[name] = marshall(value, sending) as AttributeValue;
-      } catch (error) {
-        const culprit = unmarshallable(value, path, sending);
-        throw new WriteValidationError(
-          'INVALID_OPERATION',
-          `${culprit.path} is ${describe(culprit.value)}, which the DynamoDB DocumentClient cannot marshal; allowed: strings, numbers (NumberValue beyond 2^53), booleans, null, binary, non-empty Sets of one type (strings, numbers or binary), arrays and plain objects — convert a Date to an ISO string or epoch number first`,
-          { cause: error },
-        );
-      }
-    }
+    const attributes = marshalValues(values as Record<string, unknown>, sending, (name, value, error) => {
+      const culprit = unmarshallable(value, `operations[${index}].${kind}.${field}.${name}`, sending);
+      return new WriteValidationError(
+        'INVALID_OPERATION',
+        `${culprit.path} is ${describe(culprit.value)}, which the DynamoDB DocumentClient cannot marshal; allowed: strings, numbers (NumberValue beyond 2^53), booleans, null, binary, non-empty Sets of one type (strings, numbers or binary), arrays and plain objects — convert a Date to an ISO string or epoch number first`,
+        { cause: error },
+      );
+    });
     const fieldSize = itemSize(attributes);
     if (kind === 'Put' && field === 'Item' && fieldSize > MAX_ITEM_BYTES) {
       throw new WriteValidationError(
@@ -69,11 +65,31 @@ export function marshalOperation(operation: TransactOperation, index: number, op
   return { marshalled: { [kind]: marshalled }, wire: { [kind]: sent }, size };
 }
 
+/**
+ * Each top-level value of an `Item`, `Key` or `ExpressionAttributeValues` marshalled on its own with
+ * `options`, functions and `undefined` left out, as the DocumentClient sends them; a value that
+ * cannot be marshalled throws what `refuse` makes of it, else the marshaller's own error.
+ */
+function marshalValues(
+  values: Record<string, unknown>,
+  options: marshallOptions,
+  refuse?: (name: string, value: unknown, error: unknown) => Error,
+): Record<string, AttributeValue> {
+  const attributes: Record<string, AttributeValue> = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (value === undefined || typeof value === 'function') continue;
+    try {
+      attributes[name] = marshall(value, options) as AttributeValue;
+    } catch (error) {
+      throw refuse === undefined ? error : refuse(name, value, error);
+    }
+  }
+  return attributes;
+}
+
 /** The options the DocumentClient marshals each top-level value with: the client's, each value as a whole. */
 export const sendingOptions = (options: marshallOptions): marshallOptions =>
   options.convertTopLevelContainer === undefined ? { ...options, convertTopLevelContainer: true } : options;
-
-const VALUE_FIELDS = ['Item', 'Key', 'ExpressionAttributeValues'] as const;
 
 /**
  * One of the helper's own actions (a slot write, an idempotency record) with its attribute values
@@ -86,12 +102,7 @@ export function marshalAction(action: TransactOperation, options: marshallOption
   for (const field of VALUE_FIELDS) {
     const values = body[field] as Record<string, unknown> | undefined;
     if (values === undefined) continue;
-    const attributes: Record<string, AttributeValue> = {};
-    for (const name in values) {
-      const value = values[name];
-      if (value !== undefined && typeof value !== 'function') attributes[name] = marshall(value, options) as AttributeValue;
-    }
-    sent[field] = attributes;
+    sent[field] = marshalValues(values, options);
   }
   return { [kind]: sent };
 }
