@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { OutboxError } from '../errors.js';
-import { parseEventTime } from './event-time.js';
+import { parseEventTime } from '../event-time.js';
 import { archiveSegment, decodeArchiveSegment, MAX_ARCHIVE_OBJECT_NAME } from './layout-segment.js';
 
 const nameOf = (segment: string): string | undefined => {

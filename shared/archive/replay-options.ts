@@ -1,5 +1,5 @@
+import { parseEventTime } from '../event-time.js';
 import { MIN_RATE_PER_SECOND } from '../redrive/rate-limit.js';
-import { parseEventTime } from './event-time.js';
 import { ReplayOptionsError } from './replay-errors.js';
 import type { AggregateRef, ReplayArchiveOptions } from './replay-types.js';
 

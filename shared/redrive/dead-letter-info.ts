@@ -1,6 +1,7 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import { parseMessage } from '../consumer/parse.js';
 import { deadLetterEnvelope, isRelayDeadLetter, type RelayDeadLetterReason } from '../dead-letter.js';
+import { parseEventTime } from '../event-time.js';
 
 /** The relay's reasons, as its dead letters carry them. */
 export const RELAY_REASONS: readonly RelayDeadLetterReason[] = ['PUBLISH_REJECTED', 'MALFORMED_SLOT', 'UNKNOWN_ROUTE'];
@@ -29,7 +30,11 @@ export interface DeadLetterInfo {
   readonly eventType?: string;
   readonly aggregateType?: string;
   readonly aggregateId?: string;
-  /** Epoch ms: the event's `time` when the message carries a readable envelope, else the message's `SentTimestamp`. */
+  /**
+   * Epoch ms: the event's `time` when the message carries a readable envelope whose `time` is an
+   * RFC 3339 date-time, else the message's `SentTimestamp` (`timeSource` says which); undefined
+   * when neither is readable.
+   */
   readonly time?: number;
   readonly timeSource: 'envelope' | 'sent';
   /** `ApproximateReceiveCount` as the receive that read it reported it (that receive included). */
@@ -43,18 +48,18 @@ const numberOf = (text: string | undefined): number | undefined => {
 
 const stringOf = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
-/** The event's time from an envelope's text, when it is an object with a parseable `time`. */
+/** The fields of an envelope's text; its time only when `time` is an RFC 3339 date-time. */
 function envelopeFields(text: string | undefined): { type?: string; aggregateType?: string; aggregateId?: string; time?: number } {
   if (text === undefined) return {};
   try {
     const value = JSON.parse(text) as Record<string, unknown>;
     if (typeof value !== 'object' || value === null) return {};
-    const time = Date.parse(String(value.time));
+    const time = typeof value.time === 'string' ? parseEventTime(value.time) : undefined;
     return {
       ...(stringOf(value.type) === undefined ? {} : { type: value.type as string }),
       ...(stringOf(value.aggregatetype) === undefined ? {} : { aggregateType: value.aggregatetype as string }),
       ...(stringOf(value.subject) === undefined ? {} : { aggregateId: value.subject as string }),
-      ...(Number.isNaN(time) ? {} : { time }),
+      ...(time === undefined ? {} : { time }),
     };
   } catch {
     return {};
@@ -121,7 +126,9 @@ export function describeDeadLetter(message: Message): DeadLetterInfo {
     return { ...base, kind: 'malformed', reason: MALFORMED, detail: `${parsed.error.code}: ${parsed.error.message}` };
   }
   const { envelope } = parsed;
-  const time = Date.parse(envelope.time);
+  // A `time` that is no RFC 3339 date-time says nothing of when the event was committed: the
+  // letter is timed by when it was sent, and says so, rather than by a year-5 or rolled-over date.
+  const time = parseEventTime(envelope.time);
   return {
     ...base,
     kind: 'subscriber',
@@ -129,6 +136,6 @@ export function describeDeadLetter(message: Message): DeadLetterInfo {
     eventType: envelope.type,
     aggregateType: envelope.aggregatetype,
     aggregateId: envelope.subject,
-    ...(Number.isNaN(time) ? {} : { time, timeSource: 'envelope' as const }),
+    ...(time === undefined ? {} : { time, timeSource: 'envelope' as const }),
   };
 }

@@ -73,6 +73,17 @@ describe('describeDeadLetter', () => {
     }
   });
 
+  it('times a letter whose envelope time is no RFC 3339 date-time by its SentTimestamp, labelled as sent', () => {
+    for (const time of ['5', '2026-02-01T00:00:00', '2026-02-30T00:00:00Z']) {
+      const envelope = withTime(anEnvelope({ type: 'order.shipped' }).body, time);
+      const letter = JSON.parse(aRelayDeadLetter({ topic: 'orders', type: 'order.shipped' }).body);
+      letter.envelope = envelope;
+      for (const body of [envelope, JSON.stringify(letter)]) {
+        expect(describeDeadLetter(message(body))).toMatchObject({ time: SENT, timeSource: 'sent' });
+      }
+    }
+  });
+
   it('classifies anything else as MALFORMED with the reason, and never throws', () => {
     for (const body of [
       'not json',

@@ -19,4 +19,12 @@ describe('local stats of batch messages', () => {
     expect(stats.recordLag('null', Date.now())).toBeUndefined();
     expect(stats.lag().samples).toBe(0);
   });
+
+  it('rejects a time that is no RFC 3339 date-time instead of counting a lag from a made-up instant', () => {
+    const stats = new LocalStats();
+    for (const time of ['5', '2026-11-22T10:00:00', '2026-02-30T10:00:00Z']) {
+      expect(stats.recordLag(JSON.stringify({ id: 'e1', time }), Date.parse('2026-11-22T10:00:01Z'))).toBeUndefined();
+    }
+    expect(stats.lag().samples).toBe(0);
+  });
 });

@@ -1,3 +1,4 @@
+import { parseEventTime } from '../../event-time.js';
 import { percentile } from '../../percentile.js';
 
 /** Counters of one subscriber queue's consumer. */
@@ -94,14 +95,15 @@ export class LocalStats {
   }
 
   /**
-   * Records one delivery's commit→delivery lag; a body without a readable `time` is not counted.
+   * Records one delivery's commit→delivery lag; a body without an RFC 3339 `time` is not counted
+   * (a lag from a made-up instant would skew the percentiles).
    * A batch message (a topic with `batching`) counts from its first event, the earliest committed.
    */
   recordLag(body: string, deliveredAt: number): number | undefined {
     const events = eventsOf(body);
     const lagOf = (time: unknown): number | undefined => {
-      const committedAt = typeof time === 'string' ? Date.parse(time) : Number.NaN;
-      return Number.isFinite(committedAt) ? Math.max(0, deliveredAt - committedAt) : undefined;
+      const committedAt = typeof time === 'string' ? parseEventTime(time) : undefined;
+      return committedAt === undefined ? undefined : Math.max(0, deliveredAt - committedAt);
     };
     const lag = lagOf(events?.[0]?.time);
     if (lag === undefined) return undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEventTime } from '../../shared/archive/event-time.js';
+import { parseEventTime } from '../../shared/event-time.js';
 
 describe('parseEventTime', () => {
   it('reads RFC 3339 date-times with Z or a numeric offset, any fraction, either case of T and Z', () => {
