@@ -36,13 +36,34 @@ export function assetBuildOptions(major = deployedNodeMajor()) {
 
 /**
  * A bundle's source map reduced to the package's own code: segments that map into `node_modules`
- * (the AWS SDK, Powertools) are dropped. A stack trace still names our files and lines, and a
- * frame inside a dependency points into the bundle, as it would without a map. It keeps the maps
- * about a third of their size, and the package under 1 MB packed.
+ * (the AWS SDK, Powertools) are dropped, and so are the sources and names no segment left uses.
+ * A stack trace still names our files and lines, and a frame inside a dependency points into the
+ * bundle, as it would without a map. It keeps the maps about a tenth of their size, and the
+ * package under 1 MB packed.
  */
 export function ownCodeSourceMap(text) {
   const map = JSON.parse(text);
   const own = map.sources.map((source) => !source.includes('node_modules/'));
   const lines = decode(map.mappings).map((line) => line.filter((segment) => segment.length === 1 || own[segment[1]]));
-  return JSON.stringify({ ...map, mappings: encode(lines) });
+  // Renumbers the sources and names the kept segments use, in order of first use.
+  const sources = new Map();
+  const names = new Map();
+  const index = (used, key) => {
+    if (!used.has(key)) used.set(key, used.size);
+    return used.get(key);
+  };
+  const mappings = lines.map((line) =>
+    line.map((segment) => {
+      if (segment.length === 1) return segment;
+      const [column, source, sourceLine, sourceColumn, name] = segment;
+      const kept = [column, index(sources, source), sourceLine, sourceColumn];
+      return segment.length === 5 ? [...kept, index(names, name)] : kept;
+    }),
+  );
+  return JSON.stringify({
+    version: map.version,
+    sources: [...sources.keys()].map((i) => map.sources[i]),
+    names: [...names.keys()].map((i) => map.names[i]),
+    mappings: encode(mappings),
+  });
 }
