@@ -1,40 +1,23 @@
 import { PublishBatchCommand, type PublishBatchCommandOutput } from '@aws-sdk/client-sns';
 import { backoffDelay } from '../backoff.js';
-import type { SlotMessage } from '../envelope.js';
-import { SLOT_PREFIX } from '../slot.js';
-import { TABLE } from '../table.js';
 import type { DeadLetterFields, DeadLetterSender } from './dead-letter-sender.js';
-import { decodeStreamRecord } from './decode.js';
 import { describeError, entryFailureKind, requestFailureKind } from './failure-kind.js';
-import { type EventItem, headRun, type Lane, type LaneItem, Lanes } from './lanes.js';
+import { fillLanes } from './fill-lanes.js';
+import { type EventItem, type Lane, type LaneItem, Lanes } from './lanes.js';
+import { type Entry, takeNextSend } from './next-send.js';
 import type { RecordFailureReason, RelayResult } from './outcome.js';
-import { batchEntry, batchSize, entrySize, MAX_BATCH_BYTES, MAX_BATCH_ENTRIES } from './publish-entry.js';
+import { batchEntry } from './publish-entry.js';
 import { traceRelayBatch } from './relay-tracing.js';
 import { retryBackoff } from './retry-delays.js';
 import { type RecordState, runResult } from './run-result.js';
 import { coordinatesOf, type RecordCoordinates, type StreamRecordInput } from './stream-record.js';
 import type { RelayOptions, RelayRunOptions } from './types.js';
 
-/** One entry of a `PublishBatch` request: a lane's head run, one message of one or several events. */
-interface Entry {
-  readonly lane: Lane;
-  readonly items: readonly EventItem[];
-}
-
 /** The events of an entry, as details name them. */
 const eventsOf = (items: readonly EventItem[]): string =>
   items.length === 1
     ? `event ${items[0]!.message.id}`
     : `the ${items.length} events ${items[0]!.message.id} … ${items[items.length - 1]!.message.id} (one batch message)`;
-
-/**
- * The lane of a malformed record: its aggregate's (`<type>#<id>`, as events' lanes are keyed)
- * when its image's partition key is a slot's, else one of its own.
- */
-function malformedLaneKey(record: StreamRecordInput, index: number): string {
-  const pk = (record.dynamodb?.NewImage?.[TABLE.partitionKey] as { S?: unknown } | undefined)?.S;
-  return typeof pk === 'string' && pk.startsWith(SLOT_PREFIX) ? pk.slice(SLOT_PREFIX.length) : `\u0000record-${index}`;
-}
 
 /** One invocation's work: the lanes, the records' states and the scheduler. */
 export class RelayRun {
@@ -66,7 +49,7 @@ export class RelayRun {
   }
 
   async run(): Promise<RelayResult> {
-    const messages = this.decodeAll();
+    const messages = fillLanes(this.lanes, this.records, this.states, this.coordinates, this.options);
     const topics = [...new Set(messages.map(({ topic }) => this.options.topicArns[topic]?.split(':').pop() ?? topic))];
     return traceRelayBatch({ messages: messages.map(({ message }) => message), topics }, () => this.publishAll());
   }
@@ -126,74 +109,18 @@ export class RelayRun {
     for (const lane of this.lanes.waiting()) this.failLane(lane, 'DEADLINE_REACHED', detail);
   }
 
-  /** Puts the records' events in their lanes; returns those routed to a topic, with its name, for the batch's span. */
-  private decodeAll(): { message: SlotMessage; topic: string }[] {
-    const routed: { message: SlotMessage; topic: string }[] = [];
-    const { config, ignoreAggregateTypes, onlyAggregateTypes } = this.options;
-    const selection =
-      onlyAggregateTypes === undefined
-        ? { ignoreAggregateTypes: ignoreAggregateTypes ?? config.lowLatencyAggregateTypes }
-        : { onlyAggregateTypes };
-    this.records.forEach((record, index) => {
-      const state = this.states[index]!;
-      const decoded = decodeStreamRecord(record, config, selection);
-      const coordinates = this.coordinates[index]!;
-      if (decoded.status === 'ignored') {
-        state.outcome = { status: 'ignored', record: coordinates, reason: decoded.reason };
-      } else if (decoded.status === 'malformed') {
-        state.outstanding = 1;
-        // In its aggregate's lane (known from its key), so no later record of the aggregate overtakes it.
-        this.lanes.addMalformed(index, malformedLaneKey(record, index), {
-          reason: 'MALFORMED_SLOT',
-          detail: decoded.problem,
-          record: coordinates,
-          rawImage: decoded.rawImage,
-        });
-      } else {
-        state.outstanding = decoded.messages.length;
-        this.lanes.add(index, decoded.messages, decoded.status === 'decoded' ? decoded.topic : undefined);
-        if (decoded.status === 'decoded') for (const message of decoded.messages) routed.push({ message, topic: decoded.topic.name });
-      }
-    });
-    return routed;
-  }
-
-  /** Takes the head runs of up to ten ready lanes of one topic that fit in one request. */
+  /** The next request to send, as a task the scheduler runs, or `undefined` when no lane is ready. */
   private nextBatch(): (() => Promise<void>) | undefined {
-    const now = Date.now();
-    let topicName: string | undefined;
-    const batch: Entry[] = [];
-    let bytes = 0;
-    for (const lane of this.lanes.ready(now)) {
-      const item = lane.items[0]!;
-      if (item.kind === 'malformed') {
-        lane.busy = true;
-        return () => this.deadLetter(lane, item, item.letter);
-      }
-      if (item.topic === undefined) {
-        lane.busy = true;
-        return () => this.deadLetterItem(lane, item, 'UNKNOWN_ROUTE', `aggregate type "${item.message.aggregateType}" has no route`);
-      }
-      const size = entrySize(item.message);
-      if (size > MAX_BATCH_BYTES) {
-        lane.busy = true;
-        return () =>
-          this.deadLetterItem(lane, item, 'PUBLISH_REJECTED', `message is ${size} bytes; allowed: at most ${MAX_BATCH_BYTES} bytes`);
-      }
-      if (topicName !== undefined && item.topic.name !== topicName) continue;
-      if (item.alone && batch.length > 0) continue;
-      // The run does not depend on the room left in the request: a retried message carries the same events.
-      const items = headRun(lane, MAX_BATCH_BYTES);
-      const entryBytes = items.length === 1 ? size : batchSize(items.map((i) => i.message));
-      if (bytes + entryBytes > MAX_BATCH_BYTES) continue;
-      topicName = item.topic.name;
-      bytes += entryBytes;
-      batch.push({ lane, items });
-      if (item.alone || batch.length === MAX_BATCH_ENTRIES) break;
+    const next = takeNextSend(this.lanes, Date.now());
+    if (next === undefined) return undefined;
+    switch (next.kind) {
+      case 'publish':
+        return () => this.publish(next.batch);
+      case 'malformed':
+        return () => this.deadLetter(next.lane, next.item, next.item.letter);
+      case 'dead-letter':
+        return () => this.deadLetterItem(next.lane, next.item, next.reason, next.detail);
     }
-    if (batch.length === 0) return undefined;
-    for (const { lane } of batch) lane.busy = true;
-    return () => this.publish(batch);
   }
 
   private async publish(batch: readonly Entry[]): Promise<void> {
