@@ -1,4 +1,4 @@
-import { type CfnElement, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, Billing, type ITable, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { FlowLogDestination, type IVpc, SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
@@ -13,7 +13,7 @@ import {
   FargateTaskDefinition,
   OperatingSystemFamily,
 } from 'aws-cdk-lib/aws-ecs';
-import { type IGrantable, type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -22,17 +22,16 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type OutboxConfig, serializeRuntimeConfig } from '../shared/config.js';
 import { RELAY_ENV } from '../shared/event-source.js';
-import { PROCESSOR_KEY_WRITER } from '../shared/on-failure/s3-object.js';
 import { ProcessorOptionsError } from '../shared/processor/errors.js';
 import { LEASE_TABLE } from '../shared/processor/lease-table.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { PROCESSOR_ENV } from '../shared/processor/processor-env.js';
 import { DEFAULT_FAILOVER_MS } from '../shared/processor/settings.js';
-import { grantPublishOn } from './outbox-topics.js';
 import { prebuiltAssetDir } from './private/assets.js';
 import { failedBatchBucket } from './private/failed-batch-bucket.js';
 import { fargateTaskSizeProblem } from './private/fargate-task-size.js';
-import { tableKeyProblem } from './private/props-error.js';
+import { grantProcessorTask } from './private/processor-grants.js';
+import { validateProcessorProps } from './private/processor-props.js';
 
 const HEALTH_PORT = 8080;
 
@@ -124,7 +123,7 @@ export class LowLatencyProcessor extends Construct {
     const failoverMs = props.failover?.toMilliseconds() ?? DEFAULT_FAILOVER_MS;
     const cpu = props.cpu ?? 256;
     const memoryLimitMiB = props.memoryLimitMiB ?? 512;
-    this.validate(props, minTasks, maxTasks, failoverMs);
+    validateProcessorProps(this, props, { minTasks, maxTasks, failoverMs });
     const taskSize = fargateTaskSizeProblem(cpu, memoryLimitMiB);
     if (taskSize) throw new ProcessorOptionsError(`${this.node.path}.${taskSize.prop}`, taskSize.message);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
@@ -189,34 +188,7 @@ export class LowLatencyProcessor extends Construct {
       readonlyRootFilesystem: true,
     });
 
-    // Every call DynamoDbLeaseTable makes (GetItem: a parent a paginated scan missed).
-    this.leaseTable.grant(
-      task.taskRole,
-      'dynamodb:Scan',
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:DeleteItem',
-    );
-    // Named actions on the one key, as for the table's other readers and writers (grantReadWriteData would add wildcards).
-    props.encryptionKey?.grant(task.taskRole, 'kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey');
-    this.grantFailedBatchWrites(task.taskRole);
-    if (props.grantRelay === undefined) {
-      // On the stream ARN, as TableV2's grantStreamRead does; Table's would allow ListStreams on "*".
-      props.table.grantStream(
-        task.taskRole,
-        'dynamodb:ListStreams',
-        'dynamodb:DescribeStream',
-        'dynamodb:GetRecords',
-        'dynamodb:GetShardIterator',
-      );
-      props.table.encryptionKey?.grant(task.taskRole, 'kms:Decrypt', 'kms:DescribeKey');
-      // Topics of an OutboxTopics deny publishers it has not granted: grant through it.
-      grantPublishOn(props.topics.values(), task.taskRole);
-      props.deadLetterQueue.grantSendMessages(task.taskRole);
-    } else {
-      props.grantRelay(task.taskRole);
-    }
+    grantProcessorTask(task.taskRole, { ...props, leaseTable: this.leaseTable, failedBatchBucket: this.failedBatchBucket });
 
     this.service = new FargateService(this, 'Service', {
       cluster,
@@ -308,27 +280,6 @@ export class LowLatencyProcessor extends Construct {
   }
 
   /**
-   * `s3:PutObject` on the processor's keys of the failed-batch bucket only (not Lambda's, not
-   * reads), plus the key use S3 needs to encrypt them with the bucket's customer-managed key.
-   */
-  private grantFailedBatchWrites(role: IRole): void {
-    const bucket = this.failedBatchBucket;
-    role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['s3:PutObject'], resources: [bucket.arnForObjects(`${PROCESSOR_KEY_WRITER}/*`)] }),
-    );
-    bucket.encryptionKey?.grant(role, 'kms:GenerateDataKey');
-    const cfnBucket = bucket.node.defaultChild as CfnElement | undefined;
-    if (cfnBucket !== undefined) {
-      const bucketId = Stack.of(cfnBucket).getLogicalId(cfnBucket);
-      Validations.of(role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${PROCESSOR_KEY_WRITER}/*]`,
-        reason:
-          'The processor names each failed-batch object itself (per shard, time and a random id, as Lambda does), so s3:PutObject covers every key under its own prefix of this one bucket.',
-      });
-    }
-  }
-
-  /**
    * Tasks of the service in the RUNNING state (Container Insights, which the cluster turns on).
    *
    * @example
@@ -357,33 +308,5 @@ export class LowLatencyProcessor extends Construct {
     const flowLogs = new LogGroup(this, 'VpcFlowLogs', { retention, removalPolicy });
     vpc.addFlowLog('FlowLog', { destination: FlowLogDestination.toCloudWatchLogs(flowLogs) });
     return vpc;
-  }
-
-  private validate(props: LowLatencyProcessorProps, minTasks: number, maxTasks: number, failoverMs: number): void {
-    const at = (prop: string) => `${this.node.path}.${prop}`;
-    if (!LowLatencyProcessor.isEnabled(props.config)) {
-      throw new ProcessorOptionsError(
-        at('config.lowLatencyAggregateTypes'),
-        'got []; allowed: at least one routed aggregate type (otherwise leave the processor out)',
-      );
-    }
-    const keyProblem = props.encryptionKey && tableKeyProblem(this);
-    if (keyProblem) throw new ProcessorOptionsError(at('encryptionKey'), keyProblem);
-    if (props.table.tableStreamArn === undefined) {
-      throw new ProcessorOptionsError(at('table'), 'has no stream; allowed: the outbox table, whose stream is NEW_IMAGE');
-    }
-    for (const topic of props.config.topics) {
-      if (!props.topics.has(topic.name)) {
-        throw new ProcessorOptionsError(at('topics'), `has no topic "${topic.name}"; allowed: a map holding every topic of the config`);
-      }
-    }
-    const whole = (value: number, min: number, max: number, prop: string) => {
-      if (!Token.isUnresolved(value) && (!Number.isInteger(value) || value < min || value > max)) {
-        throw new ProcessorOptionsError(at(prop), `got ${value}; allowed: an integer from ${min} to ${max}`);
-      }
-    };
-    whole(minTasks, 1, 100, 'minTasks');
-    whole(maxTasks, minTasks, 100, 'maxTasks');
-    whole(failoverMs, 1000, 600_000, 'failover');
   }
 }
