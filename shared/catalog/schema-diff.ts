@@ -7,6 +7,19 @@
  */
 
 import { pointerSegment } from './json-schema.js';
+import {
+  ANNOTATIONS,
+  atPointer,
+  eachValue,
+  isSchema,
+  JUDGED,
+  LOWER_BOUNDS,
+  type Located,
+  type Schema,
+  same,
+  show,
+  UPPER_BOUNDS,
+} from './schema-keywords.js';
 
 /** What kind of break a change is. */
 export type BreakingKind =
@@ -32,81 +45,7 @@ export interface BreakingChange {
   readonly message: string;
 }
 
-type Schema = Record<string, unknown>;
 type Found = Omit<BreakingChange, 'type' | 'version'>;
-
-/** A schema and where it is, in its own document. */
-interface Located {
-  readonly schema: Schema;
-  readonly pointer: string;
-}
-
-const ANNOTATIONS = new Set([
-  'title',
-  'description',
-  'examples',
-  'default',
-  '$comment',
-  'deprecated',
-  'readOnly',
-  'writeOnly',
-  '$id',
-  'definitions',
-  '$defs',
-]);
-/** Keywords the comparison below judges; any other that differs is an unverifiable change. */
-const JUDGED = new Set([
-  'type',
-  'const',
-  'enum',
-  'properties',
-  'required',
-  'additionalProperties',
-  'items',
-  'additionalItems',
-  'anyOf',
-  'oneOf',
-  'allOf',
-  'minimum',
-  'exclusiveMinimum',
-  'minLength',
-  'minItems',
-  'minProperties',
-  'maximum',
-  'exclusiveMaximum',
-  'maxLength',
-  'maxItems',
-  'maxProperties',
-  'multipleOf',
-  'pattern',
-  'format',
-  'uniqueItems',
-  '$ref',
-]);
-const LOWER_BOUNDS = ['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties'] as const;
-const UPPER_BOUNDS = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties'] as const;
-
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-const show = (value: unknown): string => JSON.stringify(value) ?? 'undefined';
-const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** An enum of several values as one `const` variant per value, the rest of the schema kept; any other schema as it is. */
-function eachValue(variant: Located): Located[] {
-  const { enum: values, ...rest } = variant.schema;
-  if (!Array.isArray(values) || values.length < 2 || 'const' in rest) return [variant];
-  return values.map((value) => ({ ...variant, schema: { ...rest, const: value } }));
-}
-
-/** The value at a `#/…` pointer of `document`. */
-export function atPointer(document: unknown, ref: string): unknown {
-  if (!ref.startsWith('#')) return undefined;
-  let value = document;
-  for (const raw of ref.slice(1).split('/').slice(1)) {
-    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    value = isSchema(value) || Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
-  }
-  return value;
-}
 
 /** Compares schemas of two documents (a published catalog and the current one). */
 export class SchemaDiff {

@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { catalogDocument } from '../../shared/catalog/asyncapi.js';
-import { atPointer } from '../../shared/catalog/schema-diff.js';
+import { atPointer } from '../../shared/catalog/schema-keywords.js';
 import { defineConfig, type OutboxConfigInput } from '../../shared/config.js';
 import { slotMessages } from '../../shared/envelope.js';
 import type { OutboxSlot } from '../../shared/slot.js';
