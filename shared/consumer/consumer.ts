@@ -2,7 +2,6 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { catalogSchemas } from '../catalog/consumer-schemas.js';
-import type { OutboxEnvelope } from '../envelope.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
 import { BatchWorker } from './batch-worker.js';
 import { type MessageHandlingDeps, type PreparedMessage, prepareMessage } from './handle-message.js';
@@ -11,18 +10,11 @@ import { readInboxSnapshot } from './inbox-snapshot.js';
 import { fromSqsRecord } from './messages.js';
 import { validateConsumerOptions, validateProcessOptions } from './options.js';
 import { groupsOf, runPool } from './pool.js';
+import { Reporter } from './reporter.js';
 import { runEvents } from './run-events.js';
-import { type SequenceObservation, SequenceTracker } from './sequence-tracker.js';
+import { SequenceTracker } from './sequence-tracker.js';
 import { traceMessage } from './tracing.js';
-import type {
-  BatchResult,
-  ConsumerLogger,
-  ConsumerMessage,
-  ConsumerMetrics,
-  ConsumerOptions,
-  MessageOutcome,
-  ProcessOptions,
-} from './types.js';
+import type { BatchResult, ConsumerMessage, ConsumerOptions, MessageOutcome, ProcessOptions } from './types.js';
 
 /** A configured consumer: `handler` for an SQS-triggered Lambda, `process` for any other SQS poller. */
 export interface Consumer {
@@ -41,138 +33,7 @@ export type LambdaContext = Pick<Context, 'getRemainingTimeInMillis'> & Partial<
 
 export const METRICS_NAMESPACE = 'DynamoDbOutbox';
 
-/**
- * The consumer's lag metric: now − the envelope's `time` (set by the write helper at commit), in
- * ms, when its handler has run; per batch, the maximum of each event type, each on an EMF line
- * of its own with the extra {@link CONSUMER_LAG_DIMENSION} dimension.
- */
-export const CONSUMER_LAG_METRIC = 'HandledLag';
-/** The dimension of {@link CONSUMER_LAG_METRIC}: an event type the consumer has a handler for (its handlers bound the set). */
-export const CONSUMER_LAG_DIMENSION = 'eventType';
-/** The value of {@link CONSUMER_LAG_DIMENSION} for a type outside the consumer's handlers; none is handled today, it only bounds the set. */
-export const OTHER_EVENT_TYPE = 'other';
-
-class Reporter {
-  readonly #consumer: string;
-  readonly #logger: ConsumerLogger;
-  readonly #metrics: ConsumerMetrics;
-  readonly #types: ReadonlySet<string>;
-  readonly #now: () => number;
-  readonly #lagByType = new Map<string, number>();
-  #pending = 0;
-
-  constructor(consumer: string, logger: ConsumerLogger, metrics: ConsumerMetrics, types: ReadonlySet<string>, now: () => number) {
-    this.#consumer = consumer;
-    this.#logger = logger;
-    this.#metrics = metrics;
-    this.#types = types;
-    this.#now = now;
-  }
-
-  handled(envelope: OutboxEnvelope): void {
-    const committed = Date.parse(envelope.time);
-    if (Number.isNaN(committed)) return;
-    const type = this.#types.has(envelope.type) ? envelope.type : OTHER_EVENT_TYPE;
-    const lag = Math.max(0, this.#now() - committed);
-    this.#lagByType.set(type, Math.max(this.#lagByType.get(type) ?? 0, lag));
-  }
-
-  #count(name: string): void {
-    this.#metrics.addMetric(name, 'Count', 1);
-    this.#pending++;
-  }
-
-  outcome(outcome: MessageOutcome): void {
-    const consumer = this.#consumer;
-    switch (outcome.status) {
-      case 'processed':
-        this.#count('EventsProcessed');
-        return;
-      case 'duplicate':
-        this.#logger.info('Duplicate event acknowledged and skipped', {
-          consumer,
-          messageId: outcome.messageId,
-          eventId: outcome.eventId,
-          type: outcome.type,
-        });
-        this.#count('DuplicateEvents');
-        return;
-      case 'rejected':
-        this.#logger.error('Message rejected; it goes to the DLQ by the queue redrive policy', {
-          consumer,
-          messageId: outcome.messageId,
-          code: outcome.error.code,
-          reason: outcome.error.message,
-        });
-        this.#count('RejectedMessages');
-        return;
-      case 'failed':
-        this.#logger.error('Event handling failed; the message will be retried', {
-          consumer,
-          messageId: outcome.messageId,
-          eventId: outcome.eventId,
-          type: outcome.type,
-          error: outcome.error,
-        });
-        this.#count('FailedMessages');
-        return;
-      case 'skipped':
-        this.#logger.warn('Message not processed: an earlier message of its FIFO group failed', {
-          consumer,
-          messageId: outcome.messageId,
-          failedMessageId: outcome.failedMessageId,
-        });
-        this.#count('SkippedMessages');
-        return;
-    }
-  }
-
-  /** A replayed event acknowledged: counted apart, and kept out of `HandledLag` and the sequence metrics. */
-  replayed(): void {
-    this.#count('ReplayedEvents');
-  }
-
-  sequence(envelope: OutboxEnvelope, observation: SequenceObservation): void {
-    if (observation.status !== 'gap' && observation.status !== 'out-of-order') return;
-    const detail = {
-      consumer: this.#consumer,
-      eventId: envelope.id,
-      type: envelope.type,
-      aggregateType: envelope.aggregatetype,
-      aggregateId: envelope.subject,
-      received: observation.received,
-      last: observation.last,
-      ...(observation.status === 'gap' ? { missing: observation.missing } : {}),
-    };
-    if (observation.status === 'gap') {
-      this.#logger.warn('Sequence gap: events of this aggregate before this one have not been handled', detail);
-      this.#count('SequenceGaps');
-    } else {
-      this.#logger.warn('Out-of-order event: it is not after the last handled event of its aggregate', detail);
-      this.#count('SequenceOutOfOrder');
-    }
-  }
-
-  trackingFailed(envelope: OutboxEnvelope, error: unknown): void {
-    this.#logger.error('Sequence tracking failed; the event itself was handled', { consumer: this.#consumer, eventId: envelope.id, error });
-    this.#count('SequenceTrackingErrors');
-  }
-
-  flush(): void {
-    if (this.#pending > 0) this.#metrics.publishStoredMetrics?.();
-    this.#pending = 0;
-    const metrics = this.#metrics;
-    if (metrics.addDimension !== undefined && metrics.publishStoredMetrics !== undefined) {
-      // A line per type: the dimension set differs from the counts' line above.
-      for (const [type, lag] of this.#lagByType) {
-        metrics.addDimension(CONSUMER_LAG_DIMENSION, type);
-        metrics.addMetric(CONSUMER_LAG_METRIC, 'Milliseconds', lag);
-        metrics.publishStoredMetrics();
-      }
-    }
-    this.#lagByType.clear();
-  }
-}
+export { CONSUMER_LAG_DIMENSION, CONSUMER_LAG_METRIC, OTHER_EVENT_TYPE } from './reporter.js';
 
 /** The inbox keys of the events ready to run: their own and, unless turned off, those of earlier releases. */
 const inboxKeys = (inbox: Inbox, prepared: readonly PreparedMessage[]) =>
