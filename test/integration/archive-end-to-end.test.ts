@@ -1,4 +1,6 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { GetSubscriptionAttributesCommand, ListSubscriptionsByTopicCommand } from '@aws-sdk/client-sns';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { defineConfig, Outbox } from 'dynamodb-outbox';
 import { LocalStackError, type OutboxTestStack, startOutboxTestStack } from 'dynamodb-outbox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,6 +109,23 @@ describe('the archive on the test stack', () => {
     const archivedById = new Map(found.map((f) => [f.envelope.id, f.envelope]));
     for (const envelope of messages.flatMap((m) => m.envelopes ?? [])) expect(archivedById.get(envelope.id)).toEqual(envelope);
     expect(backgroundErrors).toEqual([]);
+  });
+
+  it("exposes the FIFO topics' archive DLQ, the one the FIFO topic's archive subscription dead-letters to", async () => {
+    const archive = stack.archive!;
+    expect(archive.fifoDeadLetterQueueUrl).toMatch(/\/outbox-archive-dlq\.fifo$/);
+    const { Attributes } = await stack.clients.sqs.send(
+      new GetQueueAttributesCommand({ QueueUrl: archive.fifoDeadLetterQueueUrl, AttributeNames: ['QueueArn', 'FifoQueue'] }),
+    );
+    expect(Attributes?.FifoQueue).toBe('true');
+    const { Subscriptions = [] } = await stack.clients.sns.send(
+      new ListSubscriptionsByTopicCommand({ TopicArn: stack.topicArns['orders.fifo'] }),
+    );
+    const toArchive = Subscriptions.find((s) => s.Endpoint?.endsWith(':outbox-archive'));
+    const subscription = await stack.clients.sns.send(
+      new GetSubscriptionAttributesCommand({ SubscriptionArn: toArchive?.SubscriptionArn as string }),
+    );
+    expect(JSON.parse(subscription.Attributes?.RedrivePolicy ?? '{}').deadLetterTargetArn).toBe(Attributes?.QueueArn);
   });
 
   it('rejects a wait for no events or with a timeout out of range, naming the option', async () => {

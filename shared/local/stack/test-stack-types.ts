@@ -141,8 +141,24 @@ export interface OutboxTestArchive {
   readonly bucket: string;
   /** The archive queue, subscribed to every topic with raw delivery, which the archiver reads. */
   readonly queueUrl: string;
-  /** Where the archive queue moves a message the archiver failed on five times. */
+  /**
+   * Where the archive queue moves a message the archiver failed on five times, and where SNS
+   * puts what it could not deliver to the archive queue from a standard topic.
+   */
   readonly deadLetterQueueUrl: string;
+  /**
+   * The FIFO queue `outbox-archive-dlq.fifo`, only when the config has a FIFO topic: where SNS
+   * puts what it could not deliver to the archive queue from a FIFO topic (SNS takes only a FIFO
+   * DLQ for a FIFO topic's subscription).
+   *
+   * @example
+   * ```ts
+   * const { Messages = [] } = await stack.clients.sqs.send(
+   *   new ReceiveMessageCommand({ QueueUrl: stack.archive!.fifoDeadLetterQueueUrl, MaxNumberOfMessages: 10 }),
+   * );
+   * ```
+   */
+  readonly fifoDeadLetterQueueUrl?: string;
   /** Events written to the archive so far; at-least-once, so an event archived again after a failed write counts twice. */
   archivedEvents(): number;
   /**

@@ -31,6 +31,7 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
     bucket: archive.bucket,
     queueUrl: archive.queue.url,
     deadLetterQueueUrl: archive.deadLetterQueue.url,
+    ...(archive.fifoDeadLetterQueue === undefined ? {} : { fifoDeadLetterQueueUrl: archive.fifoDeadLetterQueue.url }),
     archivedEvents: () => archive.counts().archivedEvents,
     waitForArchived: async (count, { timeoutMs = DEFAULT_RECEIVE_TIMEOUT_MS } = {}) => {
       if (stack.stopped)
