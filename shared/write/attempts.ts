@@ -128,8 +128,12 @@ export function watchAttempts(command: TransactWriteItemsCommand, wire: Transact
       Object.fromEntries(Object.entries(item).map(([kind, body]) => [kind, { ...body }])),
     ),
   };
-  const marshalled: SerializeMiddleware<TransactWriteItemsCommandInput, TransactWriteItemsCommandOutput> = (next) => (args) =>
-    next({ ...args, input: sentInput(args.input as never, planned, wire as never, options) as unknown as TransactWriteItemsInput });
+  const marshalled: SerializeMiddleware<TransactWriteItemsCommandInput, TransactWriteItemsCommandOutput> = (next) => (args) => {
+    const input = asPlanned(args.input, planned, wire)
+      ? wire
+      : (sentInput(args.input as never, planned, wire as never, options) as unknown);
+    return next({ ...args, input: input as TransactWriteItemsInput });
+  };
   command.middlewareStack.addRelativeTo(marshalled, {
     relation: 'before',
     toMiddleware: 'serializerMiddleware',
@@ -150,6 +154,34 @@ export function watchAttempts(command: TransactWriteItemsCommand, wire: Transact
     { step: 'deserialize', priority: 'high' },
   );
   return watch;
+}
+
+/**
+ * Whether `input` holds exactly what was planned, field by field (no middleware changed, added or
+ * removed one): `wire` is then what {@link sentInput} would build, and is sent as it is, with no copy.
+ */
+function asPlanned(
+  input: TransactWriteItemsInput,
+  planned: { readonly TransactItems: readonly Record<string, unknown>[] },
+  wire: TransactWriteItemsInput,
+): boolean {
+  const fields = Object.keys(input);
+  if (fields.length !== 2 || input.ClientRequestToken !== wire.ClientRequestToken) return false;
+  const items = input.TransactItems as readonly Record<string, unknown>[] | undefined;
+  if (!Array.isArray(items) || items.length !== planned.TransactItems.length) return false;
+  return items.every((item, index) => sameFields(item, planned.TransactItems[index] as Record<string, unknown>, 2));
+}
+
+/** Whether `a` and `b` have the same fields with the very same values, `depth` levels down (an item, then its action). */
+function sameFields(a: unknown, b: Record<string, unknown>, depth: number): boolean {
+  if (typeof a !== 'object' || a === null) return false;
+  const fields = Object.keys(a);
+  if (fields.length !== Object.keys(b).length) return false;
+  return fields.every((field) => {
+    const value = (a as Record<string, unknown>)[field];
+    if (!Object.hasOwn(b, field)) return false;
+    return depth > 1 ? sameFields(value, b[field] as Record<string, unknown>, depth - 1) : value === b[field];
+  });
 }
 
 /**

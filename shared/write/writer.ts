@@ -169,7 +169,8 @@ export class Outbox {
       release = resolve;
     });
     for (const pk of pks) this.#tails.set(pk, done);
-    await Promise.all(previous);
+    // Writes to other aggregates (the common case) wait on nothing: no promise to settle, no turn lost.
+    if (previous.some((tail) => tail !== undefined)) await Promise.all(previous);
     try {
       return await task();
     } finally {
@@ -194,7 +195,6 @@ export class Outbox {
     let lost: string | undefined;
     for (let attempt = 1; ; attempt++) {
       const result = writtenEvents(plan.slots, expected);
-      const guessed = new Set(plan.slots.filter((slot) => expected.get(slot.pk) === undefined).map((slot) => slot.pk));
       let watch: AttemptWatch = { observed: false, unanswered: [] };
       try {
         const own = plan.slots.map((slot) => slotWrite(slot, this.#known(slot.pk, expected), plan.now, this.#tableName, this.#config));
@@ -214,6 +214,8 @@ export class Outbox {
         }
         return { events: result, replayed: false };
       } catch (error) {
+        // The slots this attempt guessed, before the answer updates what is expected; only a failure needs them.
+        const guessed = new Set(plan.slots.filter((slot) => expected.get(slot.pk) === undefined).map((slot) => slot.pk));
         const name = errorName(error);
         lost ??= lostAttempt(watch, error);
         let raced = false;
