@@ -20,7 +20,9 @@ import {
  * The first invocation's process dies as soon as the request that makes the business effect
  * durable has been answered: Powertools' and the claim's UpdateItem of the business item, the
  * inbox transaction's TransactWriteItems (which holds the effect and the inbox record together;
- * with `commit: 'batch'`, the group's, which holds them for every event of the group).
+ * with `commit: 'batch'`, the group's, which holds them for every event of the group: that path
+ * gets a batch of several events of distinct aggregates, one group). Asked, it dies just before
+ * that request is sent instead.
  * Dying means nothing it would still send reaches DynamoDB: every later request of that process
  * fails. The message is not acknowledged, so SQS delivers it again to a new process once the
  * visibility timeout has passed, which is after the crashed invocation's timeout and after the
@@ -35,11 +37,19 @@ const MAX_DELIVERIES = 50;
 
 export interface CrashResult {
   readonly path: PathName;
-  /** How many times the business effect was applied to the one event. */
+  /** How many times the business effect was applied to an event: the most of any event of the batch. */
   readonly applied: number;
-  /** Deliveries until one was acknowledged, the crashed one included. */
+  /** How many times the business effect was applied to each event, in batch order. */
+  readonly appliedPerEvent: readonly number[];
+  /** Deliveries until every message was acknowledged, the crashed one included. */
   readonly deliveries: number;
 }
+
+/** When the process dies: once the effect's request is answered (its effect durable), or just before it is sent. */
+export type CrashMoment = 'after' | 'before';
+
+/** Events in the crashed batch, by path: the batch commit's group holds several. */
+const EVENTS: Partial<Record<PathName, number>> = { batch: 3 };
 
 /** The request after whose answer the process dies, by path. */
 const EFFECT_REQUEST: Partial<Record<PathName, string>> = {
@@ -53,12 +63,12 @@ class ProcessCrashed extends Error {
   override readonly name = 'ProcessCrashed';
 }
 
-/** Clients of a process that dies right after `crashAfter` is answered. */
-function crashingClients(endpoint: string, crashAfter: string): CountedClients {
+/** Clients of a process that dies right after `effect` is answered, or (`before`) just before it is sent. */
+function crashingClients(endpoint: string, effect: string, moment: CrashMoment): CountedClients {
   let dead = false;
   const clients = countedClients(endpoint, (commandName) => {
     if (dead) throw new ProcessCrashed(`the process had died; ${commandName} was never sent`);
-    if (commandName === crashAfter) {
+    if (commandName === effect) {
       dead = true;
       throw new ProcessCrashed(`the process died after ${commandName} was answered`);
     }
@@ -66,6 +76,7 @@ function crashingClients(endpoint: string, crashAfter: string): CountedClients {
   // Requests after the death fail before they are sent.
   clients.dynamodb.middlewareStack.add(
     (next, context) => async (args) => {
+      if (moment === 'before' && context.commandName === effect) dead = true;
       if (dead) throw new ProcessCrashed(`the process had died; ${context.commandName} was never sent`);
       return next(args);
     },
@@ -79,31 +90,35 @@ export async function crashAndRedeliver(
   path: 'powertools' | 'transaction' | 'batch' | 'claim',
   endpoint: string,
   admin: DynamoDBClient,
+  moment: CrashMoment = 'after',
 ): Promise<CrashResult> {
-  const crashAfter = EFFECT_REQUEST[path] as string;
+  const effect = EFFECT_REQUEST[path] as string;
   const tables = await createPathTables(admin, `crash-${path}-${randomUUID().slice(0, 8)}`);
-  const eventId = randomUUID();
-  const aggregateId = `crash-${path}`;
-  const body = benchEnvelope(eventId, aggregateId, 1);
+  const aggregateIds = Array.from({ length: EVENTS[path] ?? 1 }, (_, i) => `crash-${path}-${i}`);
+  const bodies = new Map(aggregateIds.map((aggregateId, i) => [`m-${i + 1}`, benchEnvelope(randomUUID(), aggregateId, 1)]));
+  const records = (messageIds: Iterable<string>, receiveCount: number) =>
+    [...messageIds].map((messageId) => sqsRecord(bodies.get(messageId) as string, messageId, receiveCount));
 
-  const crashed = crashingClients(endpoint, crashAfter);
+  const crashed = crashingClients(endpoint, effect, moment);
   const context = lambdaContext(CRASHED_INVOCATION_MS, 'crashed');
   const deadline = Date.now() + CRASHED_INVOCATION_MS;
-  let acknowledged = false;
+  // The messages not acknowledged yet: SQS delivers them again.
+  let unacknowledged = new Set(bodies.keys());
   try {
-    const response = await pathHandler(path, crashed, tables)({ Records: [sqsRecord(body, 'm-1', 1)] }, context);
-    acknowledged = response.batchItemFailures.length === 0;
+    const response = await pathHandler(path, crashed, tables)({ Records: records(unacknowledged, 1) }, context);
+    unacknowledged = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
   } catch {
-    // The process died: no answer reached Lambda, so the message was not acknowledged.
+    // The process died: no answer reached Lambda, so no message was acknowledged.
   } finally {
     crashed.destroy();
   }
-  if (acknowledged) throw new Error(`${path}: the crashed invocation acknowledged the message, so the crash was not injected`);
+  if (unacknowledged.size < bodies.size)
+    throw new Error(`${path}: the crashed invocation acknowledged a message, so the crash was not injected`);
 
   let deliveries = 1;
   const fresh = countedClients(endpoint);
   try {
-    while (!acknowledged) {
+    while (unacknowledged.size > 0) {
       if (deliveries >= MAX_DELIVERIES) throw new Error(`${path}: no delivery of ${MAX_DELIVERIES} was acknowledged`);
       // SQS delivers again once the visibility timeout is over: after the crashed invocation's
       // timeout and after what it left in progress lapsed (a subscriber queue's visibility timeout
@@ -112,13 +127,17 @@ export async function crashAndRedeliver(
       deliveries++;
       // Each redelivery reaches a new process: a new handler, as after a cold start.
       const handler = pathHandler(path, fresh, tables);
-      const response = await handler({ Records: [sqsRecord(body, 'm-1', deliveries)] }, lambdaContext(30_000, `redelivery-${deliveries}`));
-      acknowledged = response.batchItemFailures.length === 0;
+      const response = await handler({ Records: records(unacknowledged, deliveries) }, lambdaContext(30_000, `redelivery-${deliveries}`));
+      unacknowledged = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
     }
-    const { Item } = await fresh.document.send(
-      new GetCommand({ TableName: tables.business, Key: counterKey(aggregateId), ConsistentRead: true }),
-    );
-    return { path, applied: Number(Item?.applied ?? 0), deliveries };
+    const appliedPerEvent: number[] = [];
+    for (const aggregateId of aggregateIds) {
+      const { Item } = await fresh.document.send(
+        new GetCommand({ TableName: tables.business, Key: counterKey(aggregateId), ConsistentRead: true }),
+      );
+      appliedPerEvent.push(Number(Item?.applied ?? 0));
+    }
+    return { path, applied: Math.max(...appliedPerEvent), appliedPerEvent, deliveries };
   } finally {
     fresh.destroy();
   }

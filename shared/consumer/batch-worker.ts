@@ -1,9 +1,10 @@
+import type { Context } from '@opentelemetry/api';
 import type { OutboxEnvelope } from '../envelope.js';
-import { CommitGroup, type GroupOutcomes } from './commit-group.js';
+import { CommitGroup, type CommitScopes, type GroupOutcomes } from './commit-group.js';
 import { type MessageHandlingDeps, type PreparedEvent, type PreparedMessage, runEvent } from './handle-message.js';
 import type { PendingCommit } from './pending-commit.js';
 import { acknowledged, messageOutcome, type RunEventsOptions, reportEvent } from './run-events.js';
-import { traceMessage } from './tracing.js';
+import { type MessageScope, outerContext, traceGroupCommit, traceMessage, UNTRACED } from './tracing.js';
 import type { ConsumerMessage, ConsumerTracingOptions, InboxOptions, MessageOutcome } from './types.js';
 
 /** What a worker of a batch under `commit: 'batch'` shares with the others. */
@@ -34,6 +35,8 @@ interface MessageRecord {
   complete: boolean;
   /** Its outcome is final: the message ran to its end or one of its events failed; no more of it runs. */
   closed: boolean;
+  /** Its span, where its events' own commits run. */
+  scope: MessageScope;
   settle(outcome: MessageOutcome): void;
 }
 
@@ -53,14 +56,34 @@ export class BatchWorker {
   /** FIFO groups whose failed message is settled (an earlier failure settled later takes precedence over a handler's). */
   readonly #settledFailures = new Set<string>();
   readonly #spans: Promise<MessageOutcome>[] = [];
+  /** The message whose handler ran each pending event. */
+  readonly #owners = new WeakMap<PendingCommit, MessageRecord>();
+  /** The context outside any message's span, taken before the first message runs. */
+  #outer: { readonly context: Context | undefined } | undefined;
+  /** A group's transaction in a span of its own linked to its messages' spans; an event's own commit in its message's span. */
+  readonly #scopes: CommitScopes = {
+    group: (entries, run) =>
+      traceGroupCommit(
+        this.#outer?.context,
+        entries.map((p) => this.#scopeOf(p)),
+        entries.length,
+        run,
+      ),
+    event: (pending, run) => this.#scopeOf(pending).within(run),
+  };
 
   constructor(context: BatchWorkerContext) {
     this.#context = context;
     this.#group = new CommitGroup(context.deps, context.inbox.document, context.inbox.tableName);
   }
 
+  #scopeOf(pending: PendingCommit): MessageScope {
+    return this.#owners.get(pending)?.scope ?? UNTRACED;
+  }
+
   /** Runs the handlers of a FIFO group's messages (or one message of a standard queue); their commits may wait in the group. */
   async run(indices: readonly number[]): Promise<void> {
+    this.#outer ??= { context: await outerContext() };
     for (const index of indices) {
       const message = this.#context.messages[index] as ConsumerMessage;
       const ready = this.#context.prepared[index] as PreparedMessage;
@@ -68,7 +91,17 @@ export class BatchWorker {
       const settled = new Promise<MessageOutcome>((resolve) => {
         settle = resolve;
       });
-      const record: MessageRecord = { index, message, ready, slots: [], outcomes: [], complete: false, closed: false, settle };
+      const record: MessageRecord = {
+        index,
+        message,
+        ready,
+        slots: [],
+        outcomes: [],
+        complete: false,
+        closed: false,
+        scope: UNTRACED,
+        settle,
+      };
       this.#records.push(record);
       const fifo = message.messageGroupId;
       if (fifo !== undefined && this.#failed.has(fifo)) {
@@ -83,7 +116,8 @@ export class BatchWorker {
       const handlersRan = new Promise<void>((resolve) => {
         ran = resolve;
       });
-      const span = traceMessage(this.#context.tracing, message, ready, async () => {
+      const span = traceMessage(this.#context.tracing, message, ready, async (scope) => {
+        record.scope = scope;
         try {
           if (ready.status === 'ready') await this.#runEvents(record, ready.events);
         } finally {
@@ -118,6 +152,7 @@ export class BatchWorker {
         if (fifo !== undefined && !this.#failed.has(fifo)) this.#failed.set(fifo, record.index);
         return;
       }
+      this.#owners.set(run.pending, record);
       if (!this.#group.join(run.pending)) {
         await this.#flush();
         // An earlier event of the message (or of its FIFO group) failed to commit: this one is not committed either.
@@ -125,23 +160,66 @@ export class BatchWorker {
         this.#group.join(run.pending);
       }
       record.slots.push({ event, pending: run.pending });
-      // Too many writes for any transaction: committed alone (the group before it is committed), it is refused as with `commit: 'event'`.
-      if (!CommitGroup.fitsAlone(run.pending)) await this.#flush();
+      // Too many writes or bytes for any transaction: committed alone (the group before it is committed), it is refused as with `commit: 'event'`.
+      if (this.#group.overLimit) await this.#flush();
       if (record.closed) return;
     }
   }
 
-  /** Commits the open group, then settles, in order, every message whose events are all committed or decided. */
+  /**
+   * Commits the open group, then settles, in order, every message whose events are all committed
+   * or decided. Never throws: an error no outcome stands for fails the messages not settled yet.
+   */
   async #flush(): Promise<void> {
-    const outcomes = await this.#group.commit();
     try {
-      await this.#settle(outcomes);
+      await this.#settle(await this.#group.commit(this.#scopes));
     } catch (error) {
-      // A bug, not an outcome: the messages still waiting must not hang their spans.
-      for (const record of this.#records) record.settle(Promise.reject(error) as never);
-      this.#records = [];
-      throw error;
+      this.#abandon(error);
     }
+  }
+
+  /**
+   * Ends every message not settled yet as failed with `error`, thrown while committing or settling
+   * (a logger, metrics sink or tracker that throws; a bug): SQS delivers them again, and what of
+   * them was committed is a duplicate then. Thrown on, it would leave their spans and outcomes
+   * waiting, and end the whole batch (with a Lambda, each of its messages delivered again).
+   */
+  #abandon(error: unknown): void {
+    const { deps, messages, outcomes } = this.#context;
+    const failure = error instanceof Error ? error : new Error(String(error));
+    const unsettled = this.#records.filter((record) => outcomes[record.index] === undefined);
+    this.#records = [];
+    for (const record of unsettled) {
+      const { ready, message } = record;
+      const fifo = message.messageGroupId;
+      const failed = fifo === undefined ? undefined : this.#failed.get(fifo);
+      let outcome: MessageOutcome;
+      if (failed !== undefined && failed < record.index && record.outcomes.length === 0) {
+        const failedMessageId = (messages[failed] as ConsumerMessage).messageId;
+        outcome = { status: 'skipped', messageId: message.messageId, reason: 'EARLIER_MESSAGE_OF_GROUP_FAILED', failedMessageId };
+      } else if (ready.status === 'done') {
+        outcome = ready.outcome;
+      } else {
+        // The error came at this event of the message, or while its outcome was reported.
+        const { envelope } = ready.events[record.outcomes.length] ?? ready;
+        outcome = { status: 'failed', messageId: message.messageId, eventId: envelope.id, type: envelope.type, error: failure };
+      }
+      outcomes[record.index] = outcome;
+      record.closed = true;
+      if (fifo !== undefined && outcome.status !== 'skipped' && !this.#settledFailures.has(fifo)) {
+        this.#failed.set(fifo, Math.min(record.index, failed ?? record.index));
+        this.#settledFailures.add(fifo);
+      }
+      record.settle(outcome);
+    }
+    deps.logger.error(
+      'Committing or settling a group of the batch failed unexpectedly; its messages not settled yet failed and are delivered again',
+      {
+        consumer: deps.consumer,
+        messageIds: unsettled.map((record) => (messages[record.index] as ConsumerMessage).messageId),
+        error: failure,
+      },
+    );
   }
 
   async #settle(outcomeOf: GroupOutcomes): Promise<void> {

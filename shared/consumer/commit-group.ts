@@ -1,12 +1,30 @@
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { marshallOptions } from '@aws-sdk/util-dynamodb';
 import type { OutboxEnvelope } from '../envelope.js';
 import { TABLE } from '../table.js';
+import { marshalOperation } from '../write/operation-size.js';
+import { MAX_REQUEST_BYTES, type TransactOperation } from '../write/types.js';
 import { MAX_HANDLER_WRITES } from './inbox.js';
 import { type CommitDeps, commitPending, committedOutcome, type PendingCommit } from './pending-commit.js';
 import type { MessageOutcome, TransactItem } from './types.js';
 
 /** TransactWriteItems takes 100 actions. */
 export const MAX_GROUP_ACTIONS = MAX_HANDLER_WRITES + 1;
+
+/**
+ * DynamoDB's TransactWriteItems reference: "The aggregate size of the items in the transaction
+ * cannot exceed 4 MB" (and each item at most 400 KB), counted as the write helper counts a
+ * transaction: attribute names and values, and expressions.
+ */
+export const MAX_GROUP_BYTES = MAX_REQUEST_BYTES;
+
+/** Where a group's requests run: its transaction, and an event's own commit (a group of one, the fallback). */
+export interface CommitScopes {
+  group<T>(entries: readonly PendingCommit[], run: () => Promise<T>): Promise<T>;
+  event<T>(pending: PendingCommit, run: () => Promise<T>): Promise<T>;
+}
+
+const UNSCOPED: CommitScopes = { group: (_entries, run) => run(), event: (_pending, run) => run() };
 
 /** What a group's commit came to: each of its events' outcome, asked in the group's order. */
 export type GroupOutcomes = (pending: PendingCommit) => Promise<MessageOutcome>;
@@ -57,11 +75,28 @@ export class CommitGroup {
   #aggregates = new Set<string>();
   #items = new Set<string>();
   #actions = 0;
+  #bytes = 0;
 
   constructor(deps: CommitDeps, document: DynamoDBDocumentClient, tableName: string) {
     this.#deps = deps;
     this.#document = document;
     this.#tableName = tableName;
+  }
+
+  /**
+   * What the event's writes and inbox record add to the transaction's size, as the write helper
+   * sizes its operations (marshalled with the client's options). One it cannot size (a `Put` item
+   * over 400 KB, a value the DocumentClient cannot marshal) counts as too large for any group: it
+   * commits alone, and DynamoDB's or the SDK's refusal is its outcome, as with `commit: 'event'`.
+   */
+  #bytesOf(pending: PendingCommit): number {
+    const options: marshallOptions = this.#document.config.translateConfig?.marshallOptions ?? {};
+    const actions = [...pending.writes, this.#deps.inbox.completedPut(pending.envelope)];
+    try {
+      return actions.reduce((bytes, action, index) => bytes + marshalOperation(action as TransactOperation, index, options).size, 0);
+    } catch {
+      return Number.POSITIVE_INFINITY;
+    }
   }
 
   /** An event of the envelope's aggregate waits in the group: a handler of it must see that event's writes committed. */
@@ -74,25 +109,30 @@ export class CommitGroup {
     return [...itemsOf(pending.writes, this.#tableName), keyText(this.#tableName, { pk, sk })];
   }
 
-  /** Whether the event fits a transaction at all; one that does not fails on its own commit, as with `commit: 'event'`. */
-  static fitsAlone(pending: PendingCommit): boolean {
-    return pending.writes.length <= MAX_HANDLER_WRITES;
+  /** The group is past a transaction's limits: it holds one event that fits no transaction, which fails on its own commit. */
+  get overLimit(): boolean {
+    return this.#actions > MAX_GROUP_ACTIONS || this.#bytes > MAX_GROUP_BYTES;
   }
 
   /**
-   * Adds the event when the group stays within 100 actions and none of its known items is in the
-   * group already, or when the group is empty; `false` (nothing added) otherwise: commit the group,
-   * then add the event to the empty group.
+   * Adds the event when the group stays within 100 actions and 4 MB and none of its known items
+   * is in the group already, or when the group is empty; `false` (nothing added) otherwise: commit
+   * the group, then add the event to the empty group.
    */
   join(pending: PendingCommit): boolean {
     const items = this.#itemsOf(pending);
     const actions = pending.writes.length + 1;
-    const fits = this.#actions + actions <= MAX_GROUP_ACTIONS && !items.some((item) => this.#items.has(item));
+    const bytes = this.#bytesOf(pending);
+    const fits =
+      this.#actions + actions <= MAX_GROUP_ACTIONS &&
+      this.#bytes + bytes <= MAX_GROUP_BYTES &&
+      !items.some((item) => this.#items.has(item));
     if (!fits && this.#entries.length > 0) return false;
     this.#entries.push(pending);
     this.#aggregates.add(aggregateOf(pending.envelope));
     for (const item of items) this.#items.add(item);
     this.#actions += actions;
+    this.#bytes += bytes;
     return true;
   }
 
@@ -100,23 +140,27 @@ export class CommitGroup {
    * Commits the group and empties it. A group of one sends the request `Inbox.commit` sends. A
    * larger one goes in one transaction; when that fails in any way nothing of it was written, and
    * each event commits on its own, in order, when its outcome is asked for (so an event after one
-   * that ends its message or FIFO group is never committed).
+   * that ends its message or FIFO group is never committed). `scopes` say where each request runs.
    */
-  async commit(): Promise<GroupOutcomes> {
+  async commit(scopes: CommitScopes = UNSCOPED): Promise<GroupOutcomes> {
     const entries = this.#entries;
     this.#entries = [];
     this.#aggregates = new Set();
     this.#items = new Set();
     this.#actions = 0;
+    this.#bytes = 0;
     if (entries.length === 0) return () => Promise.reject(new Error('No event of this group was pending'));
     if (entries.length === 1) {
-      const outcome = await commitPending(this.#deps, entries[0] as PendingCommit);
+      const only = entries[0] as PendingCommit;
+      const outcome = await scopes.event(only, () => commitPending(this.#deps, only));
       return async () => outcome;
     }
     const { inbox } = this.#deps;
     try {
-      await this.#document.send(
-        new TransactWriteCommand({ TransactItems: entries.flatMap((p) => [...p.writes, inbox.completedPut(p.envelope)]) }),
+      await scopes.group(entries, () =>
+        this.#document.send(
+          new TransactWriteCommand({ TransactItems: entries.flatMap((p) => [...p.writes, inbox.completedPut(p.envelope)]) }),
+        ),
       );
       return async (pending) => committedOutcome(this.#deps, pending);
     } catch (error) {
@@ -125,7 +169,7 @@ export class CommitGroup {
         events: entries.length,
         error,
       });
-      return (pending) => commitPending(this.#deps, pending);
+      return (pending) => scopes.event(pending, () => commitPending(this.#deps, pending));
     }
   }
 }

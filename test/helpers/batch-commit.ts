@@ -16,8 +16,8 @@ export const count = (sent: readonly string[], name: string) => sent.filter((n) 
 
 /**
  * A fresh table for a test file of `commit: 'batch'` consumers, counters to apply effects to, and
- * consumers whose DocumentClient records every command it sends (and calls `hooks.onCommitted`
- * as each TransactWriteItems is answered).
+ * consumers whose DocumentClient records every command it sends (and calls `hooks.onSend` as
+ * each TransactWriteItems is sent, in its context, and `hooks.onCommitted` as it is answered).
  */
 export function batchCommitFixture(prefix: string) {
   const clients = testClients();
@@ -26,7 +26,7 @@ export function batchCommitFixture(prefix: string) {
     ({ tableName } = await freshTable(clients, prefix));
   });
   afterAll(() => clients.destroy());
-  const hooks: { onCommitted?: (() => void) | undefined } = {};
+  const hooks: { onSend?: (() => void) | undefined; onCommitted?: (() => void) | undefined } = {};
 
   const countingDocument = (): { document: DynamoDBDocumentClient; sent: string[] } => {
     const client = new DynamoDBClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: inject('dynamodbEndpoint') });
@@ -34,6 +34,7 @@ export function batchCommitFixture(prefix: string) {
     client.middlewareStack.add(
       (next, context) => async (args) => {
         sent.push((context.commandName ?? 'unknown').replace(/Command$/, ''));
+        if (context.commandName === 'TransactWriteItemsCommand') hooks.onSend?.();
         const result = await next(args);
         if (context.commandName === 'TransactWriteItemsCommand') hooks.onCommitted?.();
         return result;

@@ -17,6 +17,18 @@ describe('a crash between the business write and the dedup record, then redelive
     expect(result).toMatchObject({ applied: 1, deliveries: 2 });
   });
 
+  it("applies each effect once with commit: 'batch' when the group's transaction of three events was answered: the redeliveries are duplicates", async () => {
+    const result = await crashAndRedeliver('batch', inject('dynamodbEndpoint'), clients.dynamodb);
+
+    expect(result).toMatchObject({ appliedPerEvent: [1, 1, 1], deliveries: 2 });
+  });
+
+  it("applies each effect once with commit: 'batch' when the process dies before the group commits: nothing of it was written", async () => {
+    const result = await crashAndRedeliver('batch', inject('dynamodbEndpoint'), clients.dynamodb, 'before');
+
+    expect(result).toMatchObject({ appliedPerEvent: [1, 1, 1], deliveries: 2 });
+  });
+
   it('applies the effect twice with Powertools idempotency: its record stays in progress and expires with the crashed invocation', async () => {
     const result = await crashAndRedeliver('powertools', inject('dynamodbEndpoint'), clients.dynamodb);
 
