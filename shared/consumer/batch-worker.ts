@@ -243,7 +243,9 @@ export class BatchWorker {
           const slot = record.slots[record.outcomes.length] as Slot;
           const eventOutcome = 'outcome' in slot ? slot.outcome : await outcomeOf(slot.pending);
           record.outcomes.push(eventOutcome);
-          await reportEvent(slot.event, eventOutcome, 'outcome' in slot ? slot.envelope : slot.pending.envelope, { tracker, reporter });
+          const envelope = 'outcome' in slot ? slot.envelope : slot.pending.envelope;
+          // Its sequence tracking's requests in its own message's span, whichever message's run made the group commit.
+          await record.scope.within(() => reportEvent(slot.event, eventOutcome, envelope, { tracker, reporter }));
           if (!acknowledged(eventOutcome)) record.closed = true;
         }
         if (record.closed || record.complete) outcome = messageOutcome(ready.events.length, record.outcomes);

@@ -16,8 +16,9 @@ export const count = (sent: readonly string[], name: string) => sent.filter((n) 
 
 /**
  * A fresh table for a test file of `commit: 'batch'` consumers, counters to apply effects to, and
- * consumers whose DocumentClient records every command it sends (and calls `hooks.onSend` as
- * each TransactWriteItems is sent, in its context, and `hooks.onCommitted` as it is answered).
+ * consumers whose DocumentClient records every command it sends (and calls `hooks.onSend` with
+ * its name as each is sent, in its context, and `hooks.onCommitted` as each TransactWriteItems is
+ * answered).
  */
 export function batchCommitFixture(prefix: string) {
   const clients = testClients();
@@ -26,15 +27,16 @@ export function batchCommitFixture(prefix: string) {
     ({ tableName } = await freshTable(clients, prefix));
   });
   afterAll(() => clients.destroy());
-  const hooks: { onSend?: (() => void) | undefined; onCommitted?: (() => void) | undefined } = {};
+  const hooks: { onSend?: ((command: string) => void) | undefined; onCommitted?: (() => void) | undefined } = {};
 
   const countingDocument = (): { document: DynamoDBDocumentClient; sent: string[] } => {
     const client = new DynamoDBClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: inject('dynamodbEndpoint') });
     const sent: string[] = [];
     client.middlewareStack.add(
       (next, context) => async (args) => {
-        sent.push((context.commandName ?? 'unknown').replace(/Command$/, ''));
-        if (context.commandName === 'TransactWriteItemsCommand') hooks.onSend?.();
+        const command = (context.commandName ?? 'unknown').replace(/Command$/, '');
+        sent.push(command);
+        hooks.onSend?.(command);
         const result = await next(args);
         if (context.commandName === 'TransactWriteItemsCommand') hooks.onCommitted?.();
         return result;

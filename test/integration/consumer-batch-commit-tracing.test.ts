@@ -22,13 +22,18 @@ afterEach(() => {
   resetOtelApi();
 });
 
-/** Processes the messages inside an `invocation` span (as under a traced Lambda), noting the span active at each TransactWriteItems. */
+/** Processes the messages inside an `invocation` span (as under a traced Lambda), noting the span active at each TransactWriteItems and UpdateItem. */
 async function tracedRun(
   consumer: { process(messages: readonly ConsumerMessage[]): Promise<{ outcomes: { status: string }[] }> },
   batch: ConsumerMessage[],
 ) {
   const activeAtCommit: (string | undefined)[] = [];
-  hooks.onSend = () => activeAtCommit.push(trace.getActiveSpan()?.spanContext().spanId);
+  const activeAtUpdate: (string | undefined)[] = [];
+  hooks.onSend = (command) => {
+    const active = trace.getActiveSpan()?.spanContext().spanId;
+    if (command === 'TransactWriteItems') activeAtCommit.push(active);
+    if (command === 'UpdateItem') activeAtUpdate.push(active);
+  };
   const { outcomes } = await trace.getTracer('test').startActiveSpan('invocation', async (span) => {
     try {
       return await consumer.process(batch);
@@ -39,7 +44,7 @@ async function tracedRun(
   const spans = exporter.getFinishedSpans();
   const byName = (name: string) => spans.filter((span) => span.name === name);
   const processOf = (messageId: string) => spans.find((span) => span.attributes['messaging.message.id'] === messageId) as ReadableSpan;
-  return { outcomes, activeAtCommit, byName, processOf, invocation: byName('invocation')[0] as ReadableSpan };
+  return { outcomes, activeAtCommit, activeAtUpdate, byName, processOf, invocation: byName('invocation')[0] as ReadableSpan };
 }
 
 const id = (span: ReadableSpan | undefined) => span?.spanContext().spanId;
@@ -47,7 +52,7 @@ const parentOf = (span: ReadableSpan | undefined) => span?.parentSpanContext?.sp
 
 describe("consumer, commit: 'batch', tracing", () => {
   it("commits a group in a span of its own linked to each of its messages' spans, outside the span of the message that made it commit", async () => {
-    const { consumer } = batchConsumer('group-span');
+    const { consumer } = batchConsumer('group-span', { sequenceTracking: true });
     // x2 repeats x1's aggregate: the group of x1 and y commits before x2 runs, inside x2's span.
     const batch = messages([
       anEnvelope({ aggregateId: 'x', sequence: 1 }).body,
@@ -55,7 +60,7 @@ describe("consumer, commit: 'batch', tracing", () => {
       anEnvelope({ aggregateId: 'x', sequence: 2 }).body,
     ]);
 
-    const { outcomes, activeAtCommit, byName, processOf, invocation } = await tracedRun(consumer, batch);
+    const { outcomes, activeAtCommit, activeAtUpdate, byName, processOf, invocation } = await tracedRun(consumer, batch);
 
     expect(statuses(outcomes)).toEqual(['processed', 'processed', 'processed']);
     const [commit, ...more] = byName('commit');
@@ -65,6 +70,8 @@ describe("consumer, commit: 'batch', tracing", () => {
     expect(parentOf(commit)).toBe(id(invocation));
     // The group's transaction in the commit span; x2, a group of one, in its own message's span.
     expect(activeAtCommit).toEqual([id(commit), id(processOf('m2'))]);
+    // Each event's position is tracked in its own message's span, though x2's run made the group commit.
+    expect(activeAtUpdate).toEqual([id(processOf('m0')), id(processOf('m1')), id(processOf('m2'))]);
   });
 
   it("records a failed group transaction on its span and makes each event's own commit in its own message's span", async () => {
