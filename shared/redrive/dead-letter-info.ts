@@ -39,6 +39,19 @@ export interface DeadLetterInfo {
   readonly timeSource: 'envelope' | 'sent';
   /** `ApproximateReceiveCount` as the receive that read it reported it (that receive included). */
   readonly receiveCount?: number;
+  /**
+   * Each event of a CloudEvents batch message (a topic with `batching`: several events of one
+   * aggregate, `eventType` and `time` above being its first's), in order; absent for a message
+   * of one event.
+   */
+  readonly batch?: readonly DeadLetterEvent[];
+}
+
+/** One event of a batch dead letter: its type, and its time as {@link DeadLetterInfo.time} has it. */
+export interface DeadLetterEvent {
+  readonly eventType: string;
+  readonly time?: number;
+  readonly timeSource: 'envelope' | 'sent';
 }
 
 const numberOf = (text: string | undefined): number | undefined => {
@@ -128,7 +141,11 @@ export function describeDeadLetter(message: Message): DeadLetterInfo {
   const { envelope } = parsed;
   // A `time` that is no RFC 3339 date-time says nothing of when the event was committed: the
   // letter is timed by when it was sent, and says so, rather than by a year-5 or rolled-over date.
-  const time = parseEventTime(envelope.time);
+  const timeOf = (text: string): Pick<DeadLetterEvent, 'time' | 'timeSource'> => {
+    const time = parseEventTime(text);
+    if (time !== undefined) return { time, timeSource: 'envelope' };
+    return base.time === undefined ? { timeSource: 'sent' } : { time: base.time, timeSource: 'sent' };
+  };
   return {
     ...base,
     kind: 'subscriber',
@@ -136,6 +153,7 @@ export function describeDeadLetter(message: Message): DeadLetterInfo {
     eventType: envelope.type,
     aggregateType: envelope.aggregatetype,
     aggregateId: envelope.subject,
-    ...(time === undefined ? {} : { time, timeSource: 'envelope' as const }),
+    ...timeOf(envelope.time),
+    ...(parsed.batch ? { batch: parsed.envelopes.map((e) => ({ eventType: e.type, ...timeOf(e.time) })) } : {}),
   };
 }

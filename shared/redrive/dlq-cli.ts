@@ -7,8 +7,9 @@ import { FILTER_OPTIONS, FILTER_USAGE, FILTER_VALUE_FLAGS, filterFromArgs } from
 export const DLQ_USAGE = `Usage: dynamodb-outbox dlq summarize --queue-url URL [options]
 
 Reads every message of a dead-letter queue (the relay DLQ or a subscriber's; each message's shape
-tells which) without consuming it, and prints its dead letters grouped by reason, event type and
-aggregate type, with counts and first/last time. Every message is made visible again at the end
+tells which) without consuming it, and prints its dead letters' events grouped by reason, event
+type and aggregate type, with counts of events and of the messages that hold them (a CloudEvents
+batch message holds several) and first/last time. Every message is made visible again at the end
 (its receive count grows by one); nothing is deleted.
 
 Reasons: the relay's PUBLISH_REJECTED, MALFORMED_SLOT, UNKNOWN_ROUTE; MAX_RECEIVE_COUNT_EXCEEDED
@@ -24,7 +25,7 @@ Options:
   -h, --help         show this text
 
 ${FILTER_USAGE}
-  With filters, every message is still read; the groups count the matching ones.
+  With filters, every message is still read; the groups count the matching events.
 
 Limits: SQS lets a standard queue have about 120,000 messages in flight; past that the summary
 stops with status partial and a note (--max N reads a sample). A FIFO queue hands out at most

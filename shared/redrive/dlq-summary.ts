@@ -1,6 +1,6 @@
 import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
-import { type DeadLetterInfo, describeDeadLetter } from './dead-letter-info.js';
+import { type DeadLetterEvent, type DeadLetterInfo, describeDeadLetter } from './dead-letter-info.js';
 import { RedriveOptionsError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
 import { isFifoQueueUrl, queueCounts } from './queue-counts.js';
@@ -29,7 +29,13 @@ export interface DeadLetterGroup {
   /** Absent when the messages carry none (a malformed message, a relay letter of an undecodable slot). */
   readonly eventType?: string;
   readonly aggregateType?: string;
+  /**
+   * Events of the group: each event of a CloudEvents batch message counts (in the group of its
+   * own type); a message without a readable event (malformed, an undecodable slot) counts as one.
+   */
   readonly count: number;
+  /** Messages that hold the group's events; fewer than `count` where batch messages hold several. */
+  readonly messages: number;
   /** Earliest and latest time (ISO 8601) of the group's dead letters, see `timeSource`. */
   readonly firstTime?: string;
   readonly lastTime?: string;
@@ -46,8 +52,12 @@ export interface DlqSummary {
   readonly before: number;
   /** Messages read (each once). */
   readonly read: number;
-  /** Messages read that match the filter (all of them without one); the groups count these. */
+  /** Events in the messages read: more than `read` where batch messages hold several (a message without a readable event counts as one). */
+  readonly events: number;
+  /** Messages read with at least one event that matches the filter (all of them without one). */
   readonly matched: number;
+  /** Events that match the filter (all of them without one); the groups' counts add up to it. */
+  readonly matchedEvents: number;
   /** The filter in words, when there was one. */
   readonly filter?: string;
   /** Messages read by shape: relay dead letters, subscriber envelopes, malformed ones. */
@@ -69,23 +79,30 @@ interface GroupState {
   eventType: string | undefined;
   aggregateType: string | undefined;
   count: number;
+  messages: number;
+  /** The index of the last message counted, so that a batch's events count their message once. */
+  lastMessage: number;
   first: number | undefined;
   last: number | undefined;
   sources: Set<'envelope' | 'sent'>;
 }
 
-function addTo(groups: Map<string, GroupState>, info: DeadLetterInfo): void {
+function addTo(groups: Map<string, GroupState>, info: DeadLetterInfo, messageIndex: number): void {
   const key = JSON.stringify([info.reason, info.eventType ?? null, info.aggregateType ?? null]);
   const group = groups.get(key) ?? {
     reason: info.reason,
     eventType: info.eventType,
     aggregateType: info.aggregateType,
     count: 0,
+    messages: 0,
+    lastMessage: -1,
     first: undefined,
     last: undefined,
     sources: new Set(),
   };
   group.count += 1;
+  if (group.lastMessage !== messageIndex) group.messages += 1;
+  group.lastMessage = messageIndex;
   if (info.time !== undefined) {
     group.first = group.first === undefined ? info.time : Math.min(group.first, info.time);
     group.last = group.last === undefined ? info.time : Math.max(group.last, info.time);
@@ -99,16 +116,25 @@ const groupOf = (g: GroupState): DeadLetterGroup => ({
   ...(g.eventType === undefined ? {} : { eventType: g.eventType }),
   ...(g.aggregateType === undefined ? {} : { aggregateType: g.aggregateType }),
   count: g.count,
+  messages: g.messages,
   ...(g.first === undefined ? {} : { firstTime: new Date(g.first).toISOString() }),
   ...(g.last === undefined ? {} : { lastTime: new Date(g.last).toISOString() }),
   timeSource: g.sources.size === 2 ? 'both' : g.sources.has('sent') ? 'sent' : 'envelope',
 });
 
+/** A batch's event as a dead letter of its own: the message's fields with the event's type and time. */
+function eventInfo(info: DeadLetterInfo, event: DeadLetterEvent | DeadLetterInfo): DeadLetterInfo {
+  if (event === info) return info;
+  const { batch: _, time: __, ...shared } = info;
+  return { ...shared, eventType: event.eventType, timeSource: event.timeSource, ...(event.time === undefined ? {} : { time: event.time }) };
+}
+
 const isOverLimit = (error: unknown): boolean => (error as { name?: string })?.name === 'OverLimit';
 
 /**
- * Reads every message of a dead-letter queue without consuming it and groups them by reason,
- * event type and aggregate type, with counts and first/last time. Each message is received with a
+ * Reads every message of a dead-letter queue without consuming it and groups its events by reason,
+ * event type and aggregate type, with counts (of events, and of the messages that hold them) and
+ * first/last time. Each message is received with a
  * visibility timeout, kept hidden (renewed) while the run lasts so it is counted once, and made
  * visible again at the end, also after an abort or an error; nothing is deleted. Each message's
  * receive count grows by one.
@@ -142,6 +168,8 @@ export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSum
   const malformed: { id: string; problem: string }[] = [];
   const notes: string[] = [];
   let matched = 0;
+  let events = 0;
+  let matchedEvents = 0;
   let status: DlqSummary['status'] = 'completed';
   const count = (message: Message) => {
     const info = describeDeadLetter(message);
@@ -149,9 +177,15 @@ export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSum
     if (info.kind === 'malformed' && malformed.length < MALFORMED_SAMPLES) {
       malformed.push({ id: message.MessageId ?? '', problem: info.detail ?? 'malformed' });
     }
-    if (!matchesDeadLetterFilter(info, filter)) return;
+    // Each event of a batch is filtered and grouped as a dead letter of its own, the message's
+    // other fields being shared; the message counts once per group, and once as matched.
+    const each = (info.batch ?? [info]).map((event) => eventInfo(info, event));
+    events += each.length;
+    const matching = each.filter((event) => matchesDeadLetterFilter(event, filter));
+    if (matching.length === 0) return;
     matched += 1;
-    addTo(groups, info);
+    matchedEvents += matching.length;
+    for (const event of matching) addTo(groups, event, seen.size);
   };
   try {
     for (;;) {
@@ -207,7 +241,9 @@ export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSum
     queueUrl,
     before,
     read: seen.size,
+    events,
     matched,
+    matchedEvents,
     ...(filterText === undefined ? {} : { filter: filterText }),
     kinds,
     groups: sorted.map(groupOf),

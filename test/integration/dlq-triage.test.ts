@@ -91,8 +91,8 @@ describe('dlq summarize', () => {
     expect(queueDepth(server, 'triage-relay-summary')).toBe(8);
     expect(ready('triage-relay-summary')).toBe(8);
     const table = formatDlqSummary(summary);
-    expect(table).toMatch(/PUBLISH_REJECTED\s+order\.placed\s+order\s+2\s+2026-02-01T10:00:00\.000Z\s+2026-02-01T11:00:00\.000Z/);
-    expect(table).toMatch(/MALFORMED\s+-\s+-\s+1\s+\S+ \(sent\)/);
+    expect(table).toMatch(/PUBLISH_REJECTED\s+order\.placed\s+order\s+2\s+2\s+2026-02-01T10:00:00\.000Z\s+2026-02-01T11:00:00\.000Z/);
+    expect(table).toMatch(/MALFORMED\s+-\s+-\s+1\s+1\s+\S+ \(sent\)/);
   });
 
   it('groups a subscriber DLQ as MAX_RECEIVE_COUNT_EXCEEDED by type and aggregate, raw and SNS-enveloped alike, and counts malformed ones apart', async () => {
@@ -128,6 +128,30 @@ describe('dlq summarize', () => {
     expect(summary.groups[0]).toMatchObject({ eventType: 'order.placed' });
     expect(summary.notes.join(' ')).toContain('FIFO queue: only the first message(s) of each message group were read');
     expect(ready('triage-fifo-summary.fifo')).toBe(4);
+  });
+});
+
+describe('dlq summarize of batch messages', () => {
+  it("counts each event of a CloudEvents batch message in its type's group, with the messages that hold them", async () => {
+    const { queueUrl } = server.createQueue('triage-batch-summary');
+    const event = (type: string, sequence: number, time: string, aggregateId = 'o-1') =>
+      JSON.parse(withTime(anEnvelope({ type, aggregateId, sequence }).body, time));
+    const batch = JSON.stringify([event('order.placed', 1, T1), event('order.changed', 2, T2), event('order.changed', 3, T3)]);
+    await send(queueUrl, [batch, snsNotification(JSON.stringify(event('order.changed', 1, T1, 'o-2')))]);
+
+    const summary = await summarizeDlq({ sqs: clients.sqs, queueUrl });
+
+    expect(summary).toMatchObject({ read: 2, events: 4, matched: 2, matchedEvents: 4, kinds: { subscriber: 2 } });
+    expect(summary.groups.map((g) => [g.eventType, g.count, g.messages, g.firstTime, g.lastTime])).toEqual([
+      ['order.changed', 3, 2, T1, T3],
+      ['order.placed', 1, 1, T1, T1],
+    ]);
+    expect(formatDlqSummary(summary)).toMatch(/2 messages \(4 events\) read[\s\S]*order\.changed\s+order\s+3\s+2\s+/);
+
+    const filtered = await summarizeDlq({ sqs: clients.sqs, queueUrl, filter: { types: ['order.changed'], until: new Date(T3) } });
+    expect(filtered).toMatchObject({ matched: 2, matchedEvents: 2 });
+    expect(filtered.groups.map((g) => [g.eventType, g.count, g.messages, g.lastTime])).toEqual([['order.changed', 2, 2, T2]]);
+    expect(ready('triage-batch-summary')).toBe(2);
   });
 });
 
