@@ -118,10 +118,6 @@ export class Inbox {
     return this.#options.claimTimeoutSeconds ?? DEFAULT_CLAIM_TIMEOUT_SECONDS;
   }
 
-  #expiresAt(): number {
-    return Math.floor(this.#now() / 1000) + this.retentionSeconds;
-  }
-
   /** The record of an event, read consistently, or `undefined`. */
   async find(event: InboxEventKey): Promise<InboxRecord | undefined> {
     return this.#get(inboxKey(this.#consumer, event));
@@ -159,23 +155,27 @@ export class Inbox {
     return Item as InboxRecord | undefined;
   }
 
-  /** What every inbox record of an event holds besides its status: its key, whose it is, and when it expires. */
-  #record(event: InboxEvent): Omit<InboxRecord, 'status'> {
+  /** What every inbox record of an event holds besides its status: its key, whose it is, and when it expires (from `nowMs`). */
+  #record(event: InboxEvent, nowMs: number): Omit<InboxRecord, 'status'> {
+    // One object literal of a fixed shape, the key's parts taken apart: the DocumentClient walks it for every commit.
+    const { pk, sk } = inboxKey(this.#consumer, event);
     return {
-      ...inboxKey(this.#consumer, event),
+      pk,
+      sk,
       kind: INBOX_KIND,
       consumer: this.#consumer,
       eventId: event.id,
       eventSource: event.source,
       eventType: event.type,
-      expiresAt: this.#expiresAt(),
+      expiresAt: Math.floor(nowMs / 1000) + this.retentionSeconds,
     };
   }
 
   /** The conditional Put of an event's `COMPLETED` record that closes its transaction (see {@link commit}). */
   completedPut(event: InboxEvent): TransactItem {
-    const record: InboxRecord = { ...this.#record(event), status: 'COMPLETED', processedAt: new Date(this.#now()).toISOString() };
-    return { Put: { TableName: this.#options.tableName, Item: record, ...takesRecord(Math.floor(this.#now() / 1000)) } };
+    const now = this.#now();
+    const record: InboxRecord = { ...this.#record(event, now), status: 'COMPLETED', processedAt: new Date(now).toISOString() };
+    return { Put: { TableName: this.#options.tableName, Item: record, ...takesRecord(Math.floor(now / 1000)) } };
   }
 
   /**
@@ -247,7 +247,7 @@ export class Inbox {
     // Rounded up, so a claim never lasts less than the timeout (takeover compares whole seconds).
     const expiresAt = until ?? Math.ceil(now / 1000) + this.claimTimeoutSeconds;
     const token = crypto.randomUUID();
-    const record: InboxRecord = { ...this.#record(event), status: 'IN_PROGRESS', claimExpiresAt: expiresAt, claimToken: token };
+    const record: InboxRecord = { ...this.#record(event, now), status: 'IN_PROGRESS', claimExpiresAt: expiresAt, claimToken: token };
     try {
       const output = await this.#options.document.send(
         new PutCommand({
