@@ -14,7 +14,16 @@ import { businessItem } from './write-cost.js';
  */
 
 /** Which part of the helper's request a variant leaves out; `bare` is two plain Puts, `same` the whole request. */
-export const PARTS = ['bare', 'same', 'no token', 'no ReturnValuesOnConditionCheckFailure', 'no condition', 'no extra attributes'] as const;
+export const PARTS = [
+  'bare',
+  'same',
+  'no token',
+  'no ReturnValuesOnConditionCheckFailure',
+  'no condition',
+  'no extra attributes',
+  'condition on the key',
+  'condition named inline',
+] as const;
 export type Part = (typeof PARTS)[number];
 
 /** The slot Put of the helper's request for a new slot, with `part` left out. */
@@ -26,6 +35,15 @@ function slotPut(part: Part, id: string, tableName: string, config: OutboxConfig
   if (part === 'no ReturnValuesOnConditionCheckFailure') {
     const { ReturnValuesOnConditionCheckFailure: _, ...rest } = put;
     return { Put: rest };
+  }
+  // Other forms of the new slot's condition: on the partition key, and on `seq` named in the expression itself.
+  if (part === 'condition on the key') {
+    const { ExpressionAttributeNames: _, ...rest } = put;
+    return { Put: { ...rest, ConditionExpression: 'attribute_not_exists(pk)' } };
+  }
+  if (part === 'condition named inline') {
+    const { ExpressionAttributeNames: _, ...rest } = put;
+    return { Put: { ...rest, ConditionExpression: 'attribute_not_exists(seq)' } };
   }
   if (part === 'no condition') {
     const { ConditionExpression: _c, ExpressionAttributeNames: _n, ReturnValuesOnConditionCheckFailure: _r, ...rest } = put;
