@@ -13,8 +13,8 @@ export const MAX_GROUP_ACTIONS = MAX_HANDLER_WRITES + 1;
 
 /**
  * DynamoDB's TransactWriteItems reference: "The aggregate size of the items in the transaction
- * cannot exceed 4 MB" (and each item at most 400 KB), counted as the write helper counts a
- * transaction: attribute names and values, and expressions.
+ * cannot exceed 4 MB" (and each item at most 400 KB), taken as 4 × 1024 × 1024 bytes and
+ * counted as the write helper counts a transaction: attribute names and values, and expressions.
  */
 export const MAX_GROUP_BYTES = MAX_REQUEST_BYTES;
 
@@ -23,8 +23,6 @@ export interface CommitScopes {
   group<T>(entries: readonly PendingCommit[], run: () => Promise<T>): Promise<T>;
   event<T>(pending: PendingCommit, run: () => Promise<T>): Promise<T>;
 }
-
-const UNSCOPED: CommitScopes = { group: (_entries, run) => run(), event: (_pending, run) => run() };
 
 /** What a group's commit came to: each of its events' outcome, asked in the group's order. */
 export type GroupOutcomes = (pending: PendingCommit) => Promise<MessageOutcome>;
@@ -142,7 +140,7 @@ export class CommitGroup {
    * each event commits on its own, in order, when its outcome is asked for (so an event after one
    * that ends its message or FIFO group is never committed). `scopes` say where each request runs.
    */
-  async commit(scopes: CommitScopes = UNSCOPED): Promise<GroupOutcomes> {
+  async commit(scopes: CommitScopes): Promise<GroupOutcomes> {
     const entries = this.#entries;
     this.#entries = [];
     this.#aggregates = new Set();
