@@ -3,6 +3,8 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { v7 as uuidv7 } from 'uuid';
 import { startDynamoDbLocal } from '../shared/local/stack/dynamodb-local.js';
+import { boundSection } from './consumer-bound.js';
+import { clientCpuPerMessage } from './consumer-cost.js';
 import { CRASHED_INVOCATION_MS, type CrashResult, crashAndRedeliver } from './consumer-crash.js';
 import {
   type BatchHandler,
@@ -16,6 +18,7 @@ import {
   pathHandler,
   sqsRecord,
 } from './consumer-paths.js';
+import { type RequestCosts, type RequestName, requestCosts } from './consumer-requests.js';
 import { machine, percentile, recordSection } from './report.js';
 
 /*
@@ -24,7 +27,9 @@ import { machine, percentile, recordSection } from './report.js';
  * on one DynamoDB Local: the same SQS-shaped batches of 10 (EVENTS messages, a tenth of them
  * redeliveries of earlier events), the same business write per event, each path with tables of
  * its own, in alternating blocks (the order rotating), after an untimed warm-up. Requests are
- * counted at each path's DynamoDB client. Then the crash comparison (bench/consumer-crash.ts).
+ * counted at each path's DynamoDB client. After each block, the requests alone (bench/consumer-requests.ts);
+ * at the end each path's client CPU in memory (bench/consumer-cost.ts): the bound on one
+ * transaction per event (bench/consumer-bound.ts). Then the crash comparison (bench/consumer-crash.ts).
  * Run: npm run bench:consumer
  */
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 5_000);
@@ -34,6 +39,11 @@ const BLOCKS = 10;
 const WARMUP_BATCHES = 30;
 const AGGREGATES = 500;
 const PATHS: readonly PathName[] = ['powertools', 'transaction', 'batch', 'claim', 'bare', 'floor'];
+/** Each request of bench/consumer-requests.ts is timed this many times after every block. */
+const REQUESTS_PER_BLOCK = 20;
+/** Client CPU per message, in memory: rounds of messages per path. */
+const CPU_ROUNDS = 5;
+const CPU_MESSAGES = 400;
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 // Powertools' idempotency keys carry the function's name, as in Lambda.
@@ -73,6 +83,8 @@ interface PathRun {
   readonly handler: BatchHandler;
   /** Per-message milliseconds: from the batch's start or the previous message's end to this message's end. */
   readonly latencies: number[];
+  /** The same, of the messages after the first of their batch (which carries the batch's shared work). */
+  readonly afterFirst: number[];
   /** Per-message milliseconds from its batch's start to its own end. */
   readonly sinceStart: number[];
   /** Per-batch milliseconds: the handler's whole call. */
@@ -98,7 +110,7 @@ async function runBatches(run: PathRun, events: readonly SQSEvent[]): Promise<{ 
 }
 
 /** Where the message being timed goes: the handlers call `done` as each message is done. */
-const mark: { start: number; last: number; into: Pick<PathRun, 'latencies' | 'sinceStart'> | undefined } = {
+const mark: { start: number; last: number; into: Pick<PathRun, 'latencies' | 'afterFirst' | 'sinceStart'> | undefined } = {
   start: 0,
   last: 0,
   into: undefined,
@@ -106,6 +118,7 @@ const mark: { start: number; last: number; into: Pick<PathRun, 'latencies' | 'si
 const done = () => {
   const now = performance.now();
   mark.into?.latencies.push(now - mark.last);
+  if (mark.last !== mark.start) mark.into?.afterFirst.push(now - mark.last);
   mark.into?.sinceStart.push(now - mark.start);
   mark.last = now;
 };
@@ -132,6 +145,8 @@ async function appliedEffects(run: PathRun): Promise<number> {
 const ddb = await startDynamoDbLocal();
 const runs = new Map<PathName, PathRun>();
 let crashes: CrashResult[] = [];
+const requestClients = countedClients(ddb.endpoint);
+const requestTotals = new Map<RequestName, number>();
 const timed = batches(EVENTS, 'o', 27);
 try {
   for (const path of PATHS) {
@@ -142,6 +157,7 @@ try {
       tables,
       handler: pathHandler(path, clients, tables, done),
       latencies: [],
+      afterFirst: [],
       sinceStart: [],
       batchTimes: [],
       seconds: 0,
@@ -149,12 +165,15 @@ try {
       failures: 0,
     });
   }
+  const requestTables = await createPathTables(requestClients.dynamodb, 'bench-consumer-requests');
+  await requestCosts(requestClients, requestTables, 1, REQUESTS_PER_BLOCK, BATCH * 2);
   console.log(`warming up every path with ${WARMUP_BATCHES * BATCH} messages…`);
   const warmup = batches(WARMUP_BATCHES * BATCH, 'w', 1);
   for (const path of PATHS) {
     const run = runs.get(path) as PathRun;
     await runBatches(run, warmup);
     run.latencies.length = 0;
+    run.afterFirst.length = 0;
     run.sinceStart.length = 0;
     run.batchTimes.length = 0;
   }
@@ -169,7 +188,13 @@ try {
       run.requests += measured.requests;
       run.failures += measured.failures;
     }
+    // The requests alone, under the same load as the block they follow.
+    const costs = await requestCosts(requestClients, requestTables, 1, REQUESTS_PER_BLOCK, BATCH * 2);
+    for (const [name, ms] of Object.entries(costs))
+      requestTotals.set(name as RequestName, (requestTotals.get(name as RequestName) ?? 0) + ms / BLOCKS);
   }
+  console.log(`client CPU per message, in memory…`);
+  const cpu = await clientCpuPerMessage(['bare', 'transaction', 'floor'], CPU_ROUNDS, CPU_MESSAGES);
   console.log(`crash between the business write and the dedup record, then redeliveries…`);
   const admin = runs.get('bare')?.clients.dynamodb;
   if (admin === undefined) throw new Error('no client');
@@ -184,6 +209,7 @@ try {
     rate: number;
     p50: number;
     p99: number;
+    p99AfterFirst: number;
     p50SinceStart: number;
     p50Batch: number;
     perMessage: number;
@@ -203,6 +229,10 @@ try {
       rate: messages / run.seconds,
       p50: percentile(sorted, 50),
       p99: percentile(sorted, 99),
+      p99AfterFirst: percentile(
+        [...run.afterFirst].sort((a, b) => a - b),
+        99,
+      ),
       p50SinceStart: median(run.sinceStart),
       p50Batch: median(run.batchTimes),
       perMessage: run.requests / messages,
@@ -253,8 +283,19 @@ try {
     `With \`commit: 'batch'\`: throughput ${(batch.rate / pt.rate).toFixed(2)}× Powertools' (target ≥ 1.5×: ${met(batch.rate / pt.rate >= 1.5)}), ` +
     `${(batch.perMessage / pt.perMessage).toFixed(2)}× its DynamoDB requests per message (target ≤ 0.5×: ${met(batch.perMessage / pt.perMessage <= 0.5)}), ` +
     `p50 per batch ${(batch.p50Batch / bare.p50Batch).toFixed(2)}× the bare handler's (target ≤ 1.15×: ${met(batch.p50Batch / bare.p50Batch <= 1.15)}). ` +
+    `The default's p99 (${tx.p99.toFixed(2)} ms, the bare handler's ${bare.p99.toFixed(2)} ms) is its batches' first messages, which wait for the batch read before their transaction: ` +
+    `over the messages after the first of their batch it is ${tx.p99AfterFirst.toFixed(2)} ms (the bare handler's ${bare.p99AfterFirst.toFixed(2)} ms). ` +
     `The targets are met ${targetsMet(tx) ? 'by the default' : targetsMet(batch) ? "only with `commit: 'batch'`, not by the default (`commit: 'event'`)" : "neither by the default nor with `commit: 'batch'`"}.`;
-  console.log(`${table}\n\n${crashTable}\n\n${verdict}`);
+  const bound = boundSection({
+    costs: Object.fromEntries(requestTotals) as RequestCosts,
+    cpu,
+    rate: { powertools: pt.rate, transaction: tx.rate, bare: bare.rate, floor: floor.rate },
+    messages,
+    unique,
+    batches: timed.length,
+    keysPerRead: BATCH * 2,
+  });
+  console.log(`${table}\n\n${verdict}\n\n${bound.text}\n\n${crashTable}`);
   recordSection(
     'Consumer: inbox in the transaction vs Powertools idempotency',
     `Command: \`npm run bench:consumer\` — ${new Date().toISOString().slice(0, 10)}, ${machine()}, load average ${loadavg()[0]?.toFixed(1)} at the end, DynamoDB Local in memory.
@@ -288,6 +329,8 @@ ${table}
 
 ${verdict}
 
+${bound.text}
+
 **A crash between the business write and the dedup record.** The process dies as soon as the request that makes the
 business effect durable is answered (Powertools' and the claim's \`UpdateItem\` of the business item; the inbox
 transaction's \`TransactWriteItems\`, which holds the effect and the inbox record together, with \`commit: 'batch'\` those of
@@ -313,5 +356,6 @@ docs/consumers.md, "Compared with Powertools idempotency").`,
   );
 } finally {
   for (const run of runs.values()) run.clients.destroy();
+  requestClients.destroy();
   await ddb.stop();
 }
