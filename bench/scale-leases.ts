@@ -1,4 +1,4 @@
-import type { Lease, LeaseStore } from '../shared/processor/lease.js';
+import type { FailedAttempts, Lease, LeaseStore } from '../shared/processor/lease.js';
 import { createProcessorRelay } from '../shared/processor/processor.js';
 import { StreamSource } from '../shared/processor/stream-source.js';
 import { ProcessorWorker } from '../shared/processor/worker.js';
@@ -33,7 +33,7 @@ export interface LeaseOps {
   itemsRead: number;
   renewals: number;
   checkpoints: number;
-  /** Takes, releases, creates and removals. */
+  /** Takes, releases, creates, removals and failed-attempt counts. */
   others: number;
 }
 
@@ -67,6 +67,10 @@ export class CountingLeaseStore implements LeaseStore {
   checkpoint(lease: Lease, owner: string, checkpoint: string): Promise<Lease> {
     this.ops.checkpoints++;
     return this.inner.checkpoint(lease, owner, checkpoint);
+  }
+  recordFailure(lease: Lease, owner: string, failed: FailedAttempts): Promise<Lease> {
+    this.ops.others++;
+    return this.inner.recordFailure(lease, owner, failed);
   }
   release(lease: Lease, owner: string): Promise<void> {
     this.ops.others++;

@@ -1,5 +1,5 @@
 import { LeaseLostError } from './errors.js';
-import type { Lease, LeaseStore } from './lease.js';
+import type { FailedAttempts, Lease, LeaseStore } from './lease.js';
 
 /**
  * A lease this worker holds. Renewals, checkpoints and the release all move the counter, so
@@ -76,6 +76,11 @@ export class HeldLease {
 
   checkpoint(checkpoint: string): Promise<void> {
     return this.write('checkpoint', (lease) => this.store.checkpoint(lease, this.owner, checkpoint));
+  }
+
+  /** Keeps the failed attempts at the record retried from in the lease, for a worker that takes it over. */
+  recordFailure(failed: FailedAttempts): Promise<void> {
+    return this.write('recordFailure', (lease) => this.store.recordFailure(lease, this.owner, failed));
   }
 
   /** Gives the lease up for another worker to take at once; the last write of this holder. */

@@ -2,7 +2,7 @@ import type { AttributeValue, CreateTableCommandInput } from '@aws-sdk/client-dy
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { LeaseLostError } from './errors.js';
-import { hasStarted, type Lease, type LeaseStore, TRIM_HORIZON } from './lease.js';
+import { type FailedAttempts, hasStarted, type Lease, type LeaseStore, TRIM_HORIZON } from './lease.js';
 
 /** The lease table's definition, shared by the CDK construct and local set-ups. */
 export const LEASE_TABLE = Object.freeze({ partitionKey: 'leaseKey', keyType: 'S' } as const);
@@ -27,6 +27,9 @@ function toLease(item: Record<string, unknown>): Lease {
     checkpoint: String(item.checkpoint ?? TRIM_HORIZON),
     parentShardIds: Array.isArray(item.parentShardIds) ? item.parentShardIds.map(String) : [],
     ownerSwitchesSinceCheckpoint: Number(item.ownerSwitchesSinceCheckpoint ?? 0),
+    ...(typeof item.failedSequenceNumber === 'string' && typeof item.failedAttempts === 'number'
+      ? { failedAttempts: { sequenceNumber: item.failedSequenceNumber, attempts: item.failedAttempts } }
+      : {}),
   };
 }
 
@@ -127,11 +130,26 @@ export class DynamoDbLeaseTable implements LeaseStore {
     const updated = await this.update(
       lease,
       owner,
-      'SET leaseCounter = leaseCounter + :one, checkpoint = :checkpoint, ownerSwitchesSinceCheckpoint = :zero',
+      'SET leaseCounter = leaseCounter + :one, checkpoint = :checkpoint, ownerSwitchesSinceCheckpoint = :zero REMOVE failedSequenceNumber, failedAttempts',
       { ':checkpoint': checkpoint, ':zero': 0 },
       (found) => ownedAfter(found, lease, owner) && found.checkpoint === checkpoint,
     );
     if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'checkpoint', { owner, counter: lease.leaseCounter });
+    return updated;
+  }
+
+  async recordFailure(lease: Lease, owner: string, failed: FailedAttempts): Promise<Lease> {
+    const updated = await this.update(
+      lease,
+      owner,
+      'SET leaseCounter = leaseCounter + :one, failedSequenceNumber = :failedSequenceNumber, failedAttempts = :failedAttempts',
+      { ':failedSequenceNumber': failed.sequenceNumber, ':failedAttempts': failed.attempts },
+      (found) =>
+        ownedAfter(found, lease, owner) &&
+        found.failedAttempts?.sequenceNumber === failed.sequenceNumber &&
+        found.failedAttempts.attempts === failed.attempts,
+    );
+    if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'recordFailure', { owner, counter: lease.leaseCounter });
     return updated;
   }
 

@@ -20,6 +20,18 @@ export interface Lease {
   readonly parentShardIds: readonly string[];
   /** Owner changes since the last checkpoint; a high value flags a shard that keeps failing over. */
   readonly ownerSwitchesSinceCheckpoint: number;
+  /**
+   * The failed attempts at the record the shard retries from, as its holder last counted them;
+   * a checkpoint clears them. Kept in the lease so that a worker taking it over counts on from
+   * them, and `maxRetryAttempts` bounds a record's attempts however often its lease moves.
+   */
+  readonly failedAttempts?: FailedAttempts;
+}
+
+/** Failed attempts at one record, by its sequence number. */
+export interface FailedAttempts {
+  readonly sequenceNumber: string;
+  readonly attempts: number;
 }
 
 export const isFinished = (lease: Pick<Lease, 'checkpoint'>): boolean => lease.checkpoint === SHARD_END;
@@ -44,8 +56,10 @@ export interface LeaseStore {
   renew(lease: Lease, owner: string): Promise<Lease>;
   /** Takes a free, expired or stolen lease; `undefined` when another worker was faster. */
   take(lease: Lease, owner: string): Promise<Lease | undefined>;
-  /** Records progress; only the owner at the given counter may. */
+  /** Records progress, clearing `failedAttempts`; only the owner at the given counter may. */
   checkpoint(lease: Lease, owner: string, checkpoint: string): Promise<Lease>;
+  /** Records the failed attempts at the record the shard retries from; only the owner at the given counter may. */
+  recordFailure(lease: Lease, owner: string, failed: FailedAttempts): Promise<Lease>;
   /** Gives the lease up so another worker can take it at once. */
   release(lease: Lease, owner: string): Promise<void>;
   /** Deletes a finished lease; `false` when it changed since (someone else did it). */

@@ -1,6 +1,7 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { RelayTuning } from '../config.js';
 import type { OnFailureCondition } from '../on-failure/batch-record.js';
+import type { FailedAttempts } from './lease.js';
 
 /** How long a failing record is retried before it goes to the on-failure destination: the config's `relay` settings, -1 for no limit. */
 export type RetryBounds = Pick<RelayTuning, 'maxRetryAttempts' | 'maxRecordAgeSeconds'>;
@@ -17,6 +18,8 @@ export interface FailedAttempt {
  * `maxRetryAttempts` + 1 attempts; 0 gives up after the first failure), or once the record is older
  * than `maxRecordAgeSeconds` by its `ApproximateCreationDateTime`. A failure at a later record
  * (the page got further) counts from one again, as Lambda's retries do once a batch made progress.
+ * `resumed`, the attempts the lease's previous holder counted, carries the count across a lease
+ * that moved: a failure at that record counts on from them.
  *
  * @example
  * ```ts
@@ -31,7 +34,11 @@ export class RetryBudget {
   constructor(
     private readonly bounds: RetryBounds,
     private readonly now: () => number = Date.now,
-  ) {}
+    resumed?: FailedAttempts,
+  ) {
+    this.sequenceNumber = resumed?.sequenceNumber;
+    this.attempts = resumed?.attempts ?? 0;
+  }
 
   /** Counts a failed attempt at `record`, the oldest record of the page not delivered. */
   failed(record: _Record): FailedAttempt {

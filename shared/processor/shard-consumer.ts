@@ -99,7 +99,11 @@ export class ShardConsumer {
     private readonly context: ConsumerContext,
   ) {
     this.position = held.lease.checkpoint;
-    this.budget = new RetryBudget(context.failures?.bounds ?? { maxRetryAttempts: -1, maxRecordAgeSeconds: -1 });
+    this.budget = new RetryBudget(
+      context.failures?.bounds ?? { maxRetryAttempts: -1, maxRecordAgeSeconds: -1 },
+      Date.now,
+      held.lease.failedAttempts,
+    );
   }
 
   async run(): Promise<ConsumerExit> {
@@ -263,6 +267,7 @@ export class ShardConsumer {
     const from = records[Math.max(index, 0)]!;
     const { attempts, spent } = this.budget.failed(from);
     const policy = this.context.failures;
+    if (spent === undefined && policy !== undefined && policy.bounds.maxRetryAttempts !== -1) await this.keepAttempts(from, attempts);
     const write = policy?.write;
     if (spent !== undefined && policy !== undefined && write !== undefined) {
       // Every record of the page not delivered: the failed one and those held back behind it, in stream order.
@@ -289,6 +294,23 @@ export class ShardConsumer {
     const bound = spent === undefined ? '' : ` (${spent} after ${attempts} attempts, but the processor has no on-failure destination)`;
     this.context.failed(new Error(`record ${failed} failed to publish${bound}; retrying from it`), { unpublished: from });
     return false;
+  }
+
+  /**
+   * Keeps the count in the lease (the checkpoint clears it), so that a worker taking the lease
+   * over counts on from it. A failed write other than a lost lease is reported and the retry goes
+   * on: only a takeover before the next one succeeds would miss this attempt.
+   */
+  private async keepAttempts(record: _Record, attempts: number): Promise<void> {
+    const sequenceNumber = record.dynamodb?.SequenceNumber;
+    if (sequenceNumber === undefined) return;
+    try {
+      await this.held.recordFailure({ sequenceNumber, attempts });
+    } catch (error) {
+      if (error instanceof LeaseLostError) throw error;
+      const why = `the ${attempts} failed attempts at record ${sequenceNumber} could not be kept in the lease; a worker that takes it over counts from those last kept`;
+      this.context.checkpointFailed(new Error(why, { cause: error }));
+    }
   }
 
   private async finish(): Promise<ConsumerExit> {

@@ -1,4 +1,4 @@
-import type { Lease, LeaseStore } from '../../shared/processor/lease.js';
+import type { FailedAttempts, Lease, LeaseStore } from '../../shared/processor/lease.js';
 import { Gate } from './gate.js';
 
 /** Every hanging lease table of the test, so a test that fails while one hangs does not leave its worker waiting. */
@@ -33,6 +33,8 @@ export class HangingLeaseStore implements LeaseStore {
   renew = (lease: Lease, owner: string) => this.through(() => this.table.renew(lease, owner));
   take = (lease: Lease, owner: string) => this.through(() => this.table.take(lease, owner));
   checkpoint = (lease: Lease, owner: string, checkpoint: string) => this.through(() => this.table.checkpoint(lease, owner, checkpoint));
+  recordFailure = (lease: Lease, owner: string, failed: FailedAttempts) =>
+    this.through(() => this.table.recordFailure(lease, owner, failed));
   release = (lease: Lease, owner: string) => this.through(() => this.table.release(lease, owner));
   remove = (lease: Lease) => this.through(() => this.table.remove(lease));
 }

@@ -1,5 +1,5 @@
 import { LeaseLostError } from '../../shared/processor/index.js';
-import { type Lease, type LeaseStore, TRIM_HORIZON } from '../../shared/processor/lease.js';
+import { type FailedAttempts, type Lease, type LeaseStore, TRIM_HORIZON } from '../../shared/processor/lease.js';
 
 /**
  * An in-memory lease table with the DynamoDB implementation's conditional semantics (every
@@ -46,7 +46,15 @@ export class MemoryLeaseStore implements LeaseStore {
   }
 
   async checkpoint(lease: Lease, owner: string, checkpoint: string): Promise<Lease> {
-    return this.write(lease, owner, 'checkpoint', (row) => ({ ...row, checkpoint, ownerSwitchesSinceCheckpoint: 0 }));
+    return this.write(lease, owner, 'checkpoint', ({ failedAttempts: _, ...row }) => ({
+      ...row,
+      checkpoint,
+      ownerSwitchesSinceCheckpoint: 0,
+    }));
+  }
+
+  async recordFailure(lease: Lease, owner: string, failed: FailedAttempts): Promise<Lease> {
+    return this.write(lease, owner, 'recordFailure', (row) => ({ ...row, failedAttempts: { ...failed } }));
   }
 
   async release(lease: Lease, owner: string): Promise<void> {

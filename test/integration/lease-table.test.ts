@@ -71,6 +71,20 @@ function scansMissing(leaseKey: string): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client);
 }
 
+describe('lease table: failed attempts', () => {
+  it('keeps the owner’s failed attempts for the next holder, refuses them from a worker that lost the lease, and clears them at a checkpoint', async () => {
+    const { table, held } = await tableWithLease();
+    const failed = { sequenceNumber: '000300', attempts: 2 };
+    const kept = await table.recordFailure(held, 'A', failed);
+    expect(kept).toMatchObject({ leaseOwner: 'A', leaseCounter: held.leaseCounter + 1, failedAttempts: failed });
+    await expect(table.recordFailure(held, 'A', { ...failed, attempts: 3 })).rejects.toBeInstanceOf(LeaseLostError);
+    const taken = (await table.take(kept, 'B'))!;
+    expect(taken.failedAttempts).toEqual(failed);
+    expect((await table.checkpoint(taken, 'B', '000299')).failedAttempts).toBeUndefined();
+    expect((await table.list())[0]?.failedAttempts).toBeUndefined();
+  });
+});
+
 describe('lease table: a parent the scan missed', () => {
   it('is read on its own, so its child does not start while the parent is unfinished', async () => {
     const tableName = `leases-${randomUUID().slice(0, 8)}`;

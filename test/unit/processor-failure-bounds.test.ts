@@ -11,6 +11,7 @@ import { type RecordPublisher, ShardConsumer } from '../../shared/processor/shar
 import { StreamSource } from '../../shared/processor/stream-source.js';
 import type { RecordOutcome, RelayResult } from '../../shared/relay/index.js';
 import { coordinatesOf } from '../../shared/relay/stream-record.js';
+import { Gate } from '../helpers/gate.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 import { waitFor } from '../helpers/wait.js';
@@ -72,11 +73,16 @@ afterEach(async () => {
 });
 
 /** A consumer of the stream's one shard, holding its lease, with retries a few ms apart. */
-async function consume(stream: SimulatedStream, publisher: RecordPublisher, failures?: FailurePolicy, handOffTimeoutMs?: number) {
+async function consume(
+  stream: SimulatedStream,
+  publisher: RecordPublisher,
+  failures?: FailurePolicy,
+  handOffTimeoutMs?: number,
+  { leases = new MemoryLeaseStore(), owner = 'A' } = {},
+) {
   const shard = stream.shards[0]!.id;
-  const leases = new MemoryLeaseStore();
   await leases.create(shard, []);
-  const held = new HeldLease(leases, 'A', (await leases.take(leases.rows.get(shard)!, 'A'))!);
+  const held = new HeldLease(leases, owner, (await leases.take(leases.rows.get(shard)!, owner))!);
   let stopping = false;
   const failed: unknown[] = [];
   const consumer = new ShardConsumer(held, {
@@ -132,6 +138,40 @@ describe('the stream processor’s bounds on a failing record', () => {
     const later = stream.commit({ type: 'order', id: 'good' }, 3, 1);
     await waitFor(() => publisher.delivered.includes(sequenceOf(stream.shards[0]!.records.at(-1)!)), { what: `${later} published` });
     expect(written).toHaveLength(1);
+  });
+
+  it('counts on from the attempts the previous holder kept in the lease when the lease moves to another worker', async () => {
+    const { stream, sequences } = streamWithFailingAggregate();
+    const leases = new MemoryLeaseStore();
+    const kept = () => leases.rows.get(stream.shards[0]!.id)?.failedAttempts;
+    const { policy, written } = destination({ maxRetryAttempts: 4, maxRecordAgeSeconds: -1 });
+    // The first worker's third attempt waits until it is told to stop, so it cannot use up the retries alone.
+    const failing = new FailingPublisher((r) => aggregateOf(r) === 'bad');
+    const gate = new Gate();
+    let calls = 0;
+    const gated: RecordPublisher = {
+      relay: async (records) => {
+        if (++calls === 3) gate.close();
+        await gate.passed();
+        return failing.relay(records as readonly _Record[]);
+      },
+    };
+    const first = await consume(stream, gated, policy, undefined, { leases });
+    await waitFor(() => calls === 3, { what: 'the third attempt under way' });
+    expect(kept()).toEqual({ sequenceNumber: sequences[0], attempts: 2 });
+    const stopped = first.stop();
+    gate.open();
+    await stopped;
+    const before = kept()!;
+    expect(before.sequenceNumber).toBe(sequences[0]);
+    // The second worker takes the lease over (as after a crash or a rebalance) and gives up at the fifth attempt in all.
+    const publisher = new FailingPublisher((r) => aggregateOf(r) === 'bad');
+    const second = await consume(stream, publisher, policy, undefined, { leases, owner: 'B' });
+    await waitFor(() => written.length === 1, { what: 'the on-failure object' });
+    expect(written[0]!.given).toMatchObject({ condition: 'RetryAttemptsExhausted', attempts: 5 });
+    expect(publisher.attempts.get(sequences[0]!)).toBe(5 - before.attempts);
+    await waitFor(() => second.checkpoint() === sequences[3], { what: 'the checkpoint past the page' });
+    expect(kept()).toBeUndefined();
   });
 
   it('gives a failing record up at its first failure once it is older than maxRecordAgeSeconds', async () => {

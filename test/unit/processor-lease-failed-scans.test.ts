@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { processorSettings } from '../../shared/processor/index.js';
-import type { Lease, LeaseStore } from '../../shared/processor/lease.js';
+import type { FailedAttempts, Lease, LeaseStore } from '../../shared/processor/lease.js';
 import { LeaseCoordinator } from '../../shared/processor/lease-coordinator.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 
@@ -20,6 +20,7 @@ class FailingScans implements LeaseStore {
   renew = (lease: Lease, owner: string) => this.table.renew(lease, owner);
   take = (lease: Lease, owner: string) => this.table.take(lease, owner);
   checkpoint = (lease: Lease, owner: string, checkpoint: string) => this.table.checkpoint(lease, owner, checkpoint);
+  recordFailure = (lease: Lease, owner: string, failed: FailedAttempts) => this.table.recordFailure(lease, owner, failed);
   release = (lease: Lease, owner: string) => this.table.release(lease, owner);
   remove = (lease: Lease) => this.table.remove(lease);
 }

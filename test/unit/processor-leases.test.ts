@@ -277,6 +277,7 @@ describe('lease expiry under write latency and slow scans (on a fake clock)', ()
       renew: (lease, owner) => store.renew(lease, owner),
       take: (lease, owner) => store.take(lease, owner),
       checkpoint: (lease, owner, checkpoint) => store.checkpoint(lease, owner, checkpoint),
+      recordFailure: (lease, owner, failed) => store.recordFailure(lease, owner, failed),
       release: (lease, owner) => store.release(lease, owner),
       remove: (lease) => store.remove(lease),
     };
