@@ -1,63 +1,15 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
-import { lowestFailedSequenceNumber, type RelayResult, type RelayRunOptions } from '../relay/index.js';
-import type { StreamRecordInput } from '../relay/stream-record.js';
+import { lowestFailedSequenceNumber, type RelayResult } from '../relay/index.js';
+import type { ConsumerContext, ConsumerExit } from './consumer-context.js';
 import { LeaseLostError, RecordsTrimmedError } from './errors.js';
-import { type FailurePolicy, writeGivenUp } from './failure-policy.js';
+import { writeGivenUp } from './failure-policy.js';
 import type { HeldLease } from './held-lease.js';
 import { SHARD_END } from './lease.js';
 import { publishCutoff } from './publish-cutoff.js';
 import { RetryBudget } from './retry-budget.js';
-import { leaseExpiresAfterMs, type ProcessorSettings } from './settings.js';
-import type { ReadResult, StreamSource } from './stream-source.js';
-
-/** The part of the relay core the processor calls; a `Relay` fits. */
-export interface RecordPublisher {
-  /**
-   * `signal` ends the publishing at once: requests in flight are aborted, and every record not
-   * delivered fails; `mayPublish` is asked before every request, and ends the publishing as well
-   * once it returns `false`.
-   */
-  relay(records: readonly StreamRecordInput[], options?: Pick<RelayRunOptions, 'signal' | 'mayPublish'>): Promise<RelayResult>;
-}
-
-/** What a consumer reports to its worker. */
-export interface ConsumerContext {
-  readonly source: StreamSource;
-  readonly publisher: RecordPublisher;
-  readonly settings: ProcessorSettings;
-  /** Whether every parent of the shard is finished, as of the latest lease scan. */
-  parentsFinished(): boolean;
-  /** True once the worker is stopping: finish the batch in flight, then return. */
-  stopping(): boolean;
-  /** Resolves after `ms`, or at once when the worker stops. */
-  sleep(ms: number): Promise<void>;
-  /** A batch was published and checkpointed. */
-  processed(records: readonly _Record[], result: RelayResult): void;
-  /**
-   * A read or publish failed; the consumer retries after a pause. After a publish failure,
-   * `stalled` names the oldest record of the page not published (the one retried from); after a
-   * failed read (`GetShardIterator` or `GetRecords`), when the shard was last read: records
-   * written since may have waited that long.
-   */
-  failed(error: unknown, stalled: { readonly unpublished: _Record } | { readonly readAt: number }): void;
-  /**
-   * A page's publishing was cut off (`reason`: the lease may have expired, or the worker had been
-   * stopping for `handOffTimeoutMs`): `unpublished`, from the oldest record not published on, is
-   * left to the next holder. Reported before the checkpoint of what went out is awaited, which may
-   * find the lease taken.
-   */
-  cutOff(reason: string, unpublished: readonly _Record[]): void;
-  /** A checkpoint write failed for another reason than a lost lease; it is retried while the lease is held, unless stopping. */
-  checkpointFailed(error: unknown): void;
-  /** Records were trimmed from the stream before they were read: they are skipped. */
-  trimmed(error: RecordsTrimmedError): void;
-  /** @default none: a failing record is retried until it is delivered */
-  readonly failures?: FailurePolicy;
-}
-
-/** How a consumer's run ended. */
-export type ConsumerExit = 'shard-end' | 'stopped' | 'lease-lost';
+import { leaseExpiresAfterMs } from './settings.js';
+import { backoffMs, ShardCheckpoints } from './shard-checkpoints.js';
+import type { ReadResult } from './stream-source.js';
 
 /**
  * Reads one shard for as long as this worker holds its lease: waits for the parents to finish,
@@ -83,10 +35,7 @@ export type ConsumerExit = 'shard-end' | 'stopped' | 'lease-lost';
  */
 export class ShardConsumer {
   private failures = 0;
-  /** The newest published sequence number not yet handed to the lease table. */
-  private unwritten: string | undefined;
-  private writing: Promise<void> | undefined;
-  private checkpointFailure: unknown;
+  private readonly checkpoints: ShardCheckpoints;
   /** Where reading resumes: the last record published (ahead of the lease's checkpoint while it is written). */
   private position: string;
   /** When a read last succeeded (or reading began): while reads fail, records written since wait unread. */
@@ -99,6 +48,7 @@ export class ShardConsumer {
     private readonly context: ConsumerContext,
   ) {
     this.position = held.lease.checkpoint;
+    this.checkpoints = new ShardCheckpoints(held, context);
     this.budget = new RetryBudget(
       context.failures?.bounds ?? { maxRetryAttempts: -1, maxRecordAgeSeconds: -1 },
       Date.now,
@@ -143,7 +93,7 @@ export class ShardConsumer {
     let idleDelay = settings.idleMinDelayMs;
     try {
       while (this.active()) {
-        if (this.checkpointFailure !== undefined) throw this.checkpointFailure;
+        if (this.checkpoints.failure !== undefined) throw this.checkpoints.failure;
         try {
           if (iterator === undefined) {
             const start = await source.iterator(this.held.leaseKey, this.position, bound);
@@ -179,7 +129,7 @@ export class ShardConsumer {
           if (page.records.length > 0) {
             // Read while the previous page was published and checkpointed: if that checkpoint found
             // the lease taken, or the worker began stopping, this page is left to the next holder.
-            if (!this.active() || this.checkpointFailure !== undefined) continue;
+            if (!this.active() || this.checkpoints.failure !== undefined) continue;
             if (page.next !== undefined) {
               aheadAbort = new AbortController();
               ahead = source.read(page.next, settings.readLimit, { ...bound, signal: aheadAbort.signal });
@@ -244,7 +194,7 @@ export class ShardConsumer {
     if (failed === undefined) {
       this.budget.reset();
       this.position = records.at(-1)!.dynamodb!.SequenceNumber!;
-      this.checkpointSoon(this.position);
+      this.checkpoints.soon(this.position);
       this.context.processed(records, result);
       return true;
     }
@@ -252,7 +202,7 @@ export class ShardConsumer {
     const index = records.findIndex((record) => record.dynamodb?.SequenceNumber === failed);
     if (index > 0) {
       this.position = records[index - 1]!.dynamodb!.SequenceNumber!;
-      this.checkpointSoon(this.position);
+      this.checkpoints.soon(this.position);
     }
     // What went out counts: the records before the failed one are done, and SNS took the events published.
     if (index > 0 || result.published > 0) this.context.processed(records.slice(0, Math.max(index, 0)), result);
@@ -288,7 +238,7 @@ export class ShardConsumer {
       if (!written) return false;
       this.budget.reset();
       this.position = records.at(-1)!.dynamodb!.SequenceNumber!;
-      this.checkpointSoon(this.position);
+      this.checkpoints.soon(this.position);
       return true;
     }
     const bound = spent === undefined ? '' : ` (${spent} after ${attempts} attempts, but the processor has no on-failure destination)`;
@@ -315,64 +265,13 @@ export class ShardConsumer {
 
   private async finish(): Promise<ConsumerExit> {
     await this.settle();
-    await this.checkpoint(SHARD_END);
+    await this.checkpoints.write(SHARD_END);
     return 'shard-end';
   }
 
-  /**
-   * Checkpoints in the background while the next page is read: the write is off the latency
-   * path, and pages published meanwhile coalesce into one write of the newest sequence number.
-   */
-  private checkpointSoon(sequenceNumber: string): void {
-    this.unwritten = sequenceNumber;
-    this.writing ??= this.writeCheckpoints();
-  }
-
-  private async writeCheckpoints(): Promise<void> {
-    try {
-      while (this.unwritten !== undefined) {
-        const sequenceNumber = this.unwritten;
-        this.unwritten = undefined;
-        await this.checkpoint(sequenceNumber);
-      }
-    } catch (error) {
-      this.checkpointFailure = error;
-    } finally {
-      this.writing = undefined;
-    }
-  }
-
-  /**
-   * Writes a checkpoint, retrying (with back-off) a failure other than a lost lease: a throttled
-   * or failed write proves nothing about the lease, which the coordinator keeps renewing and
-   * gives up once it could have expired; the next attempt then fails with `LeaseLostError`.
-   * Once the worker is stopping, a failed write is not retried: the lease is dropped (no longer
-   * renewed, so it expires for the next worker, which repeats the records published since the
-   * last checkpoint) and the consumer ends, so the hand-off never waits for the table to recover.
-   * The back-off ends early when the lease is dropped meanwhile.
-   */
-  private async checkpoint(checkpoint: string): Promise<void> {
-    for (let failures = 1; ; failures++) {
-      try {
-        await this.held.checkpoint(checkpoint);
-        return;
-      } catch (error) {
-        if (error instanceof LeaseLostError) throw error;
-        this.context.checkpointFailed(error);
-        if (this.context.stopping()) {
-          this.held.drop('a checkpoint failed while stopping; the lease is no longer renewed, so it expires for the next worker');
-          const { owner, lease } = this.held;
-          throw new LeaseLostError(this.held.leaseKey, 'checkpoint', { owner, counter: lease.leaseCounter }, { cause: error });
-        }
-        await delay(this.backoff(failures), undefined, { signal: this.held.dropped }).catch(() => undefined);
-      }
-    }
-  }
-
   /** Waits until every published page is checkpointed; rethrows a failed checkpoint. */
-  private async settle(): Promise<void> {
-    while (this.writing !== undefined) await this.writing;
-    if (this.checkpointFailure !== undefined) throw this.checkpointFailure;
+  private settle(): Promise<void> {
+    return this.checkpoints.settle();
   }
 
   private async pause(): Promise<void> {
@@ -380,9 +279,7 @@ export class ShardConsumer {
     await this.context.sleep(this.backoff(this.failures));
   }
 
-  /** A random pause up to 50 ms × 2^failures, capped at `retryMaxDelayMs`. */
   private backoff(failures: number): number {
-    const cap = Math.min(this.context.settings.retryMaxDelayMs, 50 * 2 ** Math.min(failures, 16));
-    return Math.floor(Math.random() * cap);
+    return backoffMs(this.context.settings, failures);
   }
 }

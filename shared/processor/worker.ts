@@ -1,12 +1,13 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { RelayResult } from '../relay/index.js';
+import type { RecordPublisher } from './consumer-context.js';
 import type { HeldLease } from './held-lease.js';
 import type { LeaseStore } from './lease.js';
 import { LeaseCoordinator } from './lease-coordinator.js';
 import type { OnFailureWriter } from './on-failure-writer.js';
 import type { RetryBounds } from './retry-budget.js';
 import { type ProcessorSettings, processorSettings } from './settings.js';
-import { type RecordPublisher, ShardConsumer } from './shard-consumer.js';
+import { ShardConsumer } from './shard-consumer.js';
 import { parentsFinished, syncShards } from './shard-sync.js';
 import type { StreamSource } from './stream-source.js';
 import { WorkerClock } from './worker-clock.js';

@@ -1,5 +1,5 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
-import type { RecordPublisher } from '../../shared/processor/shard-consumer.js';
+import type { RecordPublisher } from '../../shared/processor/consumer-context.js';
 import type { RelayResult } from '../../shared/relay/index.js';
 import { coordinatesOf } from '../../shared/relay/stream-record.js';
 import { Gate } from './gate.js';

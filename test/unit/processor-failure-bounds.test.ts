@@ -1,13 +1,14 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sleep } from '../../shared/backoff.js';
+import type { RecordPublisher } from '../../shared/processor/consumer-context.js';
 import type { FailurePolicy } from '../../shared/processor/failure-policy.js';
 import { HeldLease } from '../../shared/processor/held-lease.js';
 import { processorSettings } from '../../shared/processor/index.js';
 import { TRIM_HORIZON } from '../../shared/processor/lease.js';
 import type { GivenUpRecords } from '../../shared/processor/on-failure-writer.js';
 import { RetryBudget } from '../../shared/processor/retry-budget.js';
-import { type RecordPublisher, ShardConsumer } from '../../shared/processor/shard-consumer.js';
+import { ShardConsumer } from '../../shared/processor/shard-consumer.js';
 import { StreamSource } from '../../shared/processor/stream-source.js';
 import type { RecordOutcome, RelayResult } from '../../shared/relay/index.js';
 import { coordinatesOf } from '../../shared/relay/stream-record.js';

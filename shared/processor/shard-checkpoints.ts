@@ -1,0 +1,102 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { LeaseLostError } from './errors.js';
+import type { HeldLease } from './held-lease.js';
+import type { ProcessorSettings } from './settings.js';
+
+/** A random pause up to 50 ms × 2^failures, capped at `retryMaxDelayMs`. */
+export function backoffMs(settings: Pick<ProcessorSettings, 'retryMaxDelayMs'>, failures: number): number {
+  const cap = Math.min(settings.retryMaxDelayMs, 50 * 2 ** Math.min(failures, 16));
+  return Math.floor(Math.random() * cap);
+}
+
+/** What the checkpoints need of their consumer. */
+export interface CheckpointContext {
+  readonly settings: Pick<ProcessorSettings, 'retryMaxDelayMs'>;
+  /** True once the worker is stopping: a failed write then gives the lease up instead of retrying. */
+  stopping(): boolean;
+  /** A checkpoint write failed for another reason than a lost lease. */
+  checkpointFailed(error: unknown): void;
+}
+
+/**
+ * A shard consumer's checkpoint writes. Checkpoints in the background while the next page is
+ * read: the write is off the latency path, and pages published meanwhile coalesce into one write
+ * of the newest sequence number. A failed background write is kept in `failure` for the
+ * consumer's loop, and rethrown by `settle()`.
+ *
+ * @example
+ * ```ts
+ * const checkpoints = new ShardCheckpoints(held, context);
+ * checkpoints.soon(lastPublished);
+ * await checkpoints.settle();
+ * ```
+ */
+export class ShardCheckpoints {
+  /** The newest published sequence number not yet handed to the lease table. */
+  private unwritten: string | undefined;
+  private writing: Promise<void> | undefined;
+  private failed: unknown;
+
+  constructor(
+    private readonly held: HeldLease,
+    private readonly context: CheckpointContext,
+  ) {}
+
+  /** Why a background write failed (a lost lease, or a failure while stopping), once one did. */
+  get failure(): unknown {
+    return this.failed;
+  }
+
+  /** Checkpoints `sequenceNumber` in the background, coalescing with any write under way. */
+  soon(sequenceNumber: string): void {
+    this.unwritten = sequenceNumber;
+    this.writing ??= this.writeAll();
+  }
+
+  /** Waits until every checkpoint handed over is written; rethrows a failed one. */
+  async settle(): Promise<void> {
+    while (this.writing !== undefined) await this.writing;
+    if (this.failed !== undefined) throw this.failed;
+  }
+
+  private async writeAll(): Promise<void> {
+    try {
+      while (this.unwritten !== undefined) {
+        const sequenceNumber = this.unwritten;
+        this.unwritten = undefined;
+        await this.write(sequenceNumber);
+      }
+    } catch (error) {
+      this.failed = error;
+    } finally {
+      this.writing = undefined;
+    }
+  }
+
+  /**
+   * Writes a checkpoint, retrying (with back-off) a failure other than a lost lease: a throttled
+   * or failed write proves nothing about the lease, which the coordinator keeps renewing and
+   * gives up once it could have expired; the next attempt then fails with `LeaseLostError`.
+   * Once the worker is stopping, a failed write is not retried: the lease is dropped (no longer
+   * renewed, so it expires for the next worker, which repeats the records published since the
+   * last checkpoint) and the consumer ends, so the hand-off never waits for the table to recover.
+   * The back-off ends early when the lease is dropped meanwhile.
+   */
+  async write(checkpoint: string): Promise<void> {
+    for (let failures = 1; ; failures++) {
+      try {
+        await this.held.checkpoint(checkpoint);
+        return;
+      } catch (error) {
+        if (error instanceof LeaseLostError) throw error;
+        this.context.checkpointFailed(error);
+        if (this.context.stopping()) {
+          this.held.drop('a checkpoint failed while stopping; the lease is no longer renewed, so it expires for the next worker');
+          const { owner, lease } = this.held;
+          throw new LeaseLostError(this.held.leaseKey, 'checkpoint', { owner, counter: lease.leaseCounter }, { cause: error });
+        }
+        await delay(backoffMs(this.context.settings, failures), undefined, { signal: this.held.dropped }).catch(() => undefined);
+      }
+    }
+  }
+}
