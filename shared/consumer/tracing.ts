@@ -8,7 +8,7 @@
 
 import type { Attributes, Context, Link, SpanContext } from '@opentelemetry/api';
 import { TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE } from '../envelope.js';
-import { type OtelApi, otelApi, TRACER_NAME } from '../tracing/otel-api.js';
+import { failSpan, type OtelApi, otelApi, TRACER_NAME } from '../tracing/otel-api.js';
 import { MAX_SPAN_LINKS, spanLinks } from '../tracing/span-context.js';
 import type { PreparedMessage } from './handle-message.js';
 import type { ConsumerMessage, ConsumerTracingOptions, MessageOutcome } from './types.js';
@@ -167,8 +167,7 @@ export async function traceGroupCommit<T>(
   try {
     return await api.context.with(api.trace.setSpan(outer, span), run);
   } catch (error) {
-    span.recordException(error instanceof Error ? error : String(error));
-    span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    failSpan(api, span, error);
     throw error;
   } finally {
     span.end();

@@ -6,7 +6,7 @@
  */
 
 import type { SlotMessage } from '../envelope.js';
-import { otelApi, TRACER_NAME } from '../tracing/otel-api.js';
+import { failSpan, otelApi, TRACER_NAME } from '../tracing/otel-api.js';
 import { spanLinks } from '../tracing/span-context.js';
 import type { RelayResult } from './outcome.js';
 
@@ -49,8 +49,7 @@ export async function traceRelayBatch(batch: RelayBatchTrace, run: () => Promise
     if (failed > 0) span.setStatus({ code: api.SpanStatusCode.ERROR, message: `${failed} records failed and are retried` });
     return result;
   } catch (error) {
-    span.recordException(error instanceof Error ? error : String(error));
-    span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+    failSpan(api, span, error);
     throw error;
   } finally {
     span.end();

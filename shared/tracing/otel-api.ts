@@ -56,3 +56,9 @@ export function resetOtelApi(): void {
   loaded = null;
   loading = undefined;
 }
+
+/** Records `error` on `span` and marks it failed, with the error's message as the status's. */
+export function failSpan(api: OtelApi, span: OtelApiModule.Span, error: unknown): void {
+  span.recordException(error instanceof Error ? error : String(error));
+  span.setStatus({ code: api.SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+}
