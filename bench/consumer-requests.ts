@@ -60,7 +60,10 @@ export async function requestCosts(
     },
     floorTransaction: { send: () => floor(uuidv7()) },
     floorCancelled: {
-      before: () => floor((redelivered = uuidv7())),
+      before: () => {
+        redelivered = uuidv7();
+        return floor(redelivered);
+      },
       send: () =>
         floor(redelivered).catch((error: unknown) => {
           if ((error as Error).name !== 'TransactionCanceledException') throw error;
