@@ -53,20 +53,39 @@ export async function watchDeadLetterDepths(
     };
   };
   let latest = await count();
+  const counter = countInBackground(
+    count,
+    (depths) => {
+      latest = depths;
+    },
+    { intervalMs, now: false },
+  );
+  return { current: () => latest, stop: counter.stop };
+}
+
+/**
+ * Runs `count` now (unless `now` is false) and every `intervalMs` in the background, never two at
+ * once, reporting each result. A count that fails (the emulator stopping, say) reports nothing,
+ * so the last figures stay; the next tick counts again. The timer keeps no process alive.
+ */
+export function countInBackground<T>(
+  count: () => Promise<T>,
+  report: (figures: T) => void,
+  { intervalMs, now = true }: { intervalMs: number; now?: boolean },
+): { stop(): void } {
   let counting = false;
-  const timer = setInterval(() => {
+  const tick = () => {
     if (counting) return;
     counting = true;
     count()
-      .then((depths) => {
-        latest = depths;
-      })
-      // The figures stay as they were; the next tick counts again.
+      .then(report)
       .catch(() => {})
       .finally(() => {
         counting = false;
       });
-  }, intervalMs);
+  };
+  if (now) tick();
+  const timer = setInterval(tick, intervalMs);
   timer.unref();
-  return { current: () => latest, stop: () => clearInterval(timer) };
+  return { stop: () => clearInterval(timer) };
 }

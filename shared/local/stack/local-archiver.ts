@@ -5,7 +5,7 @@ import { createArchiverHandler } from '../../archive/archiver.js';
 import { ARCHIVER_METRICS, archiverMetrics } from '../../archive/archiver-metrics.js';
 import type { ArchiverMetrics } from '../../archive/archiver-types.js';
 import { SqsPoller } from '../event-source/sqs-event-source.js';
-import { queueDepth } from './dead-letter-depths.js';
+import { countInBackground, queueDepth } from './dead-letter-depths.js';
 import { LOCAL_LOG_LEVEL } from './options.js';
 import type { LocalArchiveResources } from './resources.js';
 
@@ -126,24 +126,10 @@ export function startLocalArchiver(options: LocalArchiverOptions): LocalArchiver
   };
 }
 
-/** Counts the archive's DLQs now and then every interval in the background (never two counts at once). */
+/** Counts the archive's DLQs now and then every interval in the background. */
 function countDeadLetters(options: LocalArchiverOptions, report: (depth: number) => void): { stop(): void } {
   const { deadLetterQueue, fifoDeadLetterQueue } = options.archive;
   const urls = [deadLetterQueue.url, ...(fifoDeadLetterQueue === undefined ? [] : [fifoDeadLetterQueue.url])];
-  let counting = false;
-  const count = () => {
-    if (counting) return;
-    counting = true;
-    Promise.all(urls.map((url) => queueDepth(options.sqs, url)))
-      .then((depths) => report(depths.reduce((sum, depth) => sum + depth, 0)))
-      // The figure stays as it was (the emulator stopping, say); the next tick counts again.
-      .catch(() => {})
-      .finally(() => {
-        counting = false;
-      });
-  };
-  count();
-  const timer = setInterval(count, ARCHIVE_DLQ_COUNT_INTERVAL_MS);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  const count = async () => (await Promise.all(urls.map((url) => queueDepth(options.sqs, url)))).reduce((sum, depth) => sum + depth, 0);
+  return countInBackground(count, report, { intervalMs: ARCHIVE_DLQ_COUNT_INTERVAL_MS });
 }
