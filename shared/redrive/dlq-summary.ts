@@ -123,8 +123,7 @@ const groupOf = (g: GroupState): DeadLetterGroup => ({
 });
 
 /** A batch's event as a dead letter of its own: the message's fields with the event's type and time. */
-function eventInfo(info: DeadLetterInfo, event: DeadLetterEvent | DeadLetterInfo): DeadLetterInfo {
-  if (event === info) return info;
+function eventInfo(info: DeadLetterInfo, event: DeadLetterEvent): DeadLetterInfo {
   const { batch: _, time: __, ...shared } = info;
   return { ...shared, eventType: event.eventType, timeSource: event.timeSource, ...(event.time === undefined ? {} : { time: event.time }) };
 }
@@ -179,7 +178,7 @@ export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSum
     }
     // Each event of a batch is filtered and grouped as a dead letter of its own, the message's
     // other fields being shared; the message counts once per group, and once as matched.
-    const each = (info.batch ?? [info]).map((event) => eventInfo(info, event));
+    const each = info.batch === undefined ? [info] : info.batch.map((event) => eventInfo(info, event));
     events += each.length;
     const matching = each.filter((event) => matchesDeadLetterFilter(event, filter));
     if (matching.length === 0) return;
