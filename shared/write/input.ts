@@ -41,7 +41,8 @@ function characterCount(text: string): number {
   return count;
 }
 
-const KINDS = ['Put', 'Update', 'Delete', 'ConditionCheck'] as const;
+/** The kinds of action a `TransactWriteItems` item holds, exactly one each. */
+export const KINDS = ['Put', 'Update', 'Delete', 'ConditionCheck'] as const;
 export type OperationKind = (typeof KINDS)[number];
 
 export function operationKind(operation: WriteOperation, index: number): OperationKind {

@@ -9,7 +9,7 @@ import { marshall, type marshallOptions } from '@aws-sdk/util-dynamodb';
 import { WriteValidationError } from '../errors.js';
 import { itemSize } from '../item-size.js';
 import { checkAttributeValues } from './attribute-values.js';
-import { MAX_ITEM_BYTES, type TransactOperation } from './input.js';
+import { KINDS, MAX_ITEM_BYTES, type TransactOperation } from './input.js';
 
 /** One of the caller's operations as the DocumentClient will send it, and its size. */
 export interface MarshalledOperation {
@@ -107,7 +107,7 @@ export function marshalAction(action: TransactOperation, options: marshallOption
   return { [kind]: sent };
 }
 
-const KINDS = new Set(['Put', 'Update', 'Delete', 'ConditionCheck']);
+const ACTION_KINDS: ReadonlySet<string> = new Set(KINDS);
 
 /**
  * The request to serialize for `input` as the client's middleware passes it on: a value field
@@ -128,7 +128,7 @@ export function sentInput(
     const out: Record<string, unknown> = {};
     for (const [kind, body] of Object.entries(item)) {
       if (typeof body === 'function') continue;
-      if (!KINDS.has(kind) || typeof body !== 'object' || body === null) {
+      if (!ACTION_KINDS.has(kind) || typeof body !== 'object' || body === null) {
         out[kind] = body;
         continue;
       }
