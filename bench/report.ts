@@ -1,7 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { resolve } from 'node:path';
 
-const FILE = new URL('../BENCHMARKS.md', import.meta.url);
+/** Where results are recorded: BENCHMARKS.md, or `BENCHMARKS_FILE` for a trial run that must leave it as it is. */
+const FILE = process.env.BENCHMARKS_FILE ? resolve(process.env.BENCHMARKS_FILE) : new URL('../BENCHMARKS.md', import.meta.url);
 const HEADER = `# Benchmarks
 
 Every figure is measured side by side with its peer or ceiling in the same run, on the same
