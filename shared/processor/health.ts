@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { WorkerStatus } from './worker.js';
+import type { WorkerStatus } from './worker-types.js';
 
 /**
  * How long a start may retry and still be healthy. A start retries transient failures without end

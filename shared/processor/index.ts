@@ -18,7 +18,7 @@ export type { ProcessorOnFailureDestination } from './on-failure-writer.js';
 export { createProcessor, type ProcessorRelayOptions, type StartProcessorOptions, startProcessor } from './processor.js';
 export { PROCESSOR_ENV, type ProcessorEnvironment, processorEnvironment } from './processor-env.js';
 export { DEFAULT_FAILOVER_MS, type ProcessorSettings, processorSettings } from './settings.js';
-export type { ProcessorWorker, WorkerStatus } from './worker.js';
+export type { ProcessorWorker } from './worker.js';
 export type {
   BatchReport,
   OnFailureReport,
@@ -28,3 +28,4 @@ export type {
   TrimReport,
   WorkerObserver,
 } from './worker-observer.js';
+export type { WorkerStatus } from './worker-types.js';

@@ -1,58 +1,15 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { RelayResult } from '../relay/index.js';
-import type { RecordPublisher } from './consumer-context.js';
 import type { HeldLease } from './held-lease.js';
-import type { LeaseStore } from './lease.js';
 import { LeaseCoordinator } from './lease-coordinator.js';
-import type { OnFailureWriter } from './on-failure-writer.js';
-import type { RetryBounds } from './retry-budget.js';
 import { type ProcessorSettings, processorSettings } from './settings.js';
 import { ShardConsumer } from './shard-consumer.js';
 import { parentsFinished, syncShards } from './shard-sync.js';
-import type { StreamSource } from './stream-source.js';
 import { WorkerClock } from './worker-clock.js';
-import type { WorkerObserver } from './worker-observer.js';
+import { everyTick, renewLoop } from './worker-loops.js';
 import { reportBatch, reportCutOff, reportFailure, reportGivenUp, reportOnFailureWriteFailed, reportTrimmed } from './worker-reports.js';
 import { retryStartStep } from './worker-start.js';
-
-export interface ProcessorWorkerOptions {
-  readonly source: StreamSource;
-  readonly leases: LeaseStore;
-  /** The relay core restricted to the low-latency aggregate types (see `createProcessorRelay`). */
-  readonly publisher: RecordPublisher;
-  /** Unique per running worker, e.g. the ECS task id. */
-  readonly workerId: string;
-  readonly settings?: Partial<ProcessorSettings>;
-  /** Logs and metrics; every callback is optional. */
-  readonly observer?: WorkerObserver;
-  /**
-   * How long a failing record is retried before its page's undelivered records go to `onFailure`
-   * (`createProcessor` takes the config's `relay.maxRetryAttempts` and `relay.maxRecordAgeSeconds`).
-   * @default no limit: a failing record is retried until it is delivered
-   */
-  readonly retryBounds?: RetryBounds;
-  /** Writes the records given up on. @default none: a record whose bounds are spent is retried on, reported at every attempt */
-  readonly onFailure?: OnFailureWriter;
-  /**
-   * The config's declared event types (`declaredEventTypes(config)`), which bound the lag per event
-   * type of its batch reports. @default none: batch reports carry no lag per event type
-   */
-  readonly declaredEventTypes?: ReadonlySet<string>;
-}
-
-/** A worker's state for the health endpoint and tests. */
-export interface WorkerStatus {
-  readonly workerId: string;
-  readonly state: 'starting' | 'running' | 'stopping' | 'stopped';
-  /** Shard ids this worker holds. */
-  readonly leases: readonly string[];
-  /** Leases in the table as of the last scan. */
-  readonly leasesInTable: number;
-  /** When the lease table was last read successfully (epoch ms); 0 before the first scan. */
-  readonly lastScanAt: number;
-  readonly recordsProcessed: number;
-  readonly eventsPublished: number;
-}
+import type { ProcessorWorkerOptions, WorkerStatus } from './worker-types.js';
 
 /**
  * One stream processor worker: discovers shards, holds and balances leases with the other
@@ -89,6 +46,8 @@ export class ProcessorWorker {
   /** The start itself; `started` adds the hand-off after a failed one. */
   private starting: Promise<void> | undefined;
   private started: Promise<void> | undefined;
+  /** `observer.error`, looked up at each report, for the loops and the start's retries. */
+  private readonly reportError = (message: string, error: unknown): void => this.options.observer?.error?.(message, error);
 
   constructor(private readonly options: ProcessorWorkerOptions) {
     this.settings = processorSettings(options.settings);
@@ -139,7 +98,7 @@ export class ProcessorWorker {
     const retried = {
       clock: this.clock,
       maxDelayMs: this.settings.retryMaxDelayMs,
-      failed: (message: string, error: unknown) => this.options.observer?.error?.(message, error),
+      failed: this.reportError,
     };
     const bound = { timeoutMs: this.settings.failoverMs };
     await retryStartStep(
@@ -150,13 +109,18 @@ export class ProcessorWorker {
     if (this.clock.stopped) return;
     this.lastSyncAt = Date.now();
     // Renewing from the first scan on: a lease it takes stays held while a failed part of it is retried.
-    this.loops.push(this.renewLoop());
+    this.loops.push(renewLoop(this.renewals, this.settings.renewIntervalMs, this.coordinator, this.reportError));
     await retryStartStep('the first lease table scan', () => this.scan(), retried);
     if (this.clock.stopped) return;
     this.state = 'running';
     this.loops.push(
-      this.every(this.settings.leaseScanIntervalMs, () => this.scan()),
-      this.every(Math.min(this.settings.shardSyncIntervalMs, this.settings.leaseScanIntervalMs), () => this.maybeSync()),
+      everyTick(this.clock, this.settings.leaseScanIntervalMs, () => this.scan(), this.reportError),
+      everyTick(
+        this.clock,
+        Math.min(this.settings.shardSyncIntervalMs, this.settings.leaseScanIntervalMs),
+        () => this.maybeSync(),
+        this.reportError,
+      ),
     );
   }
 
@@ -234,43 +198,6 @@ export class ProcessorWorker {
     this.syncRequested = false;
     this.lastSyncAt = Date.now();
     await syncShards(this.options.source, this.options.leases, { timeoutMs: this.settings.failoverMs });
-  }
-
-  /**
-   * Renews every `renewIntervalMs`; after a failed renewal, retries sooner, backing off up to that
-   * interval, but never later than the moment a lease could expire in another worker's eyes, so
-   * one that keeps failing is given up then, not up to an interval after.
-   */
-  private renewLoop(): Promise<void> {
-    return (async () => {
-      let failures = 0;
-      while (!this.renewals.stopped) {
-        const interval = this.settings.renewIntervalMs;
-        const pause = failures === 0 ? interval : Math.min(interval, 25 * 2 ** Math.min(failures, 16));
-        await this.renewals.sleep(Math.max(0, Math.min(pause, this.coordinator.msUntilExpiry())));
-        if (this.renewals.stopped) return;
-        try {
-          failures = (await this.coordinator.renewAll()) ? 0 : failures + 1;
-        } catch (error) {
-          failures++;
-          this.options.observer?.error?.('renewing leases failed; retrying', error);
-        }
-      }
-    })();
-  }
-
-  private every(ms: number, task: () => Promise<void>): Promise<void> {
-    return (async () => {
-      while (!this.clock.stopped) {
-        await this.clock.sleep(ms);
-        if (this.clock.stopped) return;
-        try {
-          await task();
-        } catch (error) {
-          this.options.observer?.error?.('lease or shard maintenance failed; retrying on the next tick', error);
-        }
-      }
-    })();
   }
 
   private startConsumer(held: HeldLease): void {
