@@ -1,12 +1,10 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, Billing, type ITable, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { FlowLogDestination, type IVpc, SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
-import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
+import { type IVpc, SecurityGroup, SubnetType } from 'aws-cdk-lib/aws-ec2';
 import {
-  AwsLogDriver,
   Cluster,
-  ContainerImage,
+  type ContainerImage,
   ContainerInsights,
   CpuArchitecture,
   FargateService,
@@ -20,20 +18,17 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type OutboxConfig, serializeRuntimeConfig } from '../shared/config.js';
-import { RELAY_ENV } from '../shared/event-source.js';
+import type { OutboxConfig } from '../shared/config.js';
 import { ProcessorOptionsError } from '../shared/processor/errors.js';
 import { LEASE_TABLE } from '../shared/processor/lease-table.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
-import { PROCESSOR_ENV } from '../shared/processor/processor-env.js';
 import { DEFAULT_FAILOVER_MS } from '../shared/processor/settings.js';
-import { prebuiltAssetDir } from './private/assets.js';
 import { failedBatchBucket } from './private/failed-batch-bucket.js';
 import { fargateTaskSizeProblem } from './private/fargate-task-size.js';
+import { acknowledgeProcessorContainer, addProcessorContainer } from './private/processor-container.js';
 import { grantProcessorTask } from './private/processor-grants.js';
 import { validateProcessorProps } from './private/processor-props.js';
-
-const HEALTH_PORT = 8080;
+import { publicProcessorVpc } from './private/processor-vpc.js';
 
 /** Props of {@link LowLatencyProcessor}. */
 export interface LowLatencyProcessorProps {
@@ -147,7 +142,7 @@ export class LowLatencyProcessor extends Construct {
       });
 
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
-    const vpc = props.vpc ?? this.defaultVpc(logRetention, removalPolicy);
+    const vpc = props.vpc ?? publicProcessorVpc(this, logRetention, removalPolicy);
     const cluster = new Cluster(this, 'Cluster', { vpc, containerInsightsV2: ContainerInsights.ENABLED });
     this.logGroup = new LogGroup(this, 'Logs', { retention: logRetention, removalPolicy });
     const task = new FargateTaskDefinition(this, 'Task', {
@@ -155,37 +150,13 @@ export class LowLatencyProcessor extends Construct {
       memoryLimitMiB,
       runtimePlatform: { cpuArchitecture: CpuArchitecture.ARM64, operatingSystemFamily: OperatingSystemFamily.LINUX },
     });
-    const topicArns = Object.fromEntries(props.config.topics.map((t) => [t.name, props.topics.get(t.name)!.topicArn]));
-    task.addContainer('Processor', {
-      image:
-        props.image ??
-        // The processor ships prebuilt: the image copies its bundles, nothing is compiled in Docker.
-        ContainerImage.fromAsset(prebuiltAssetDir('processor'), { platform: Platform.LINUX_ARM64 }),
-      logging: new AwsLogDriver({ logGroup: this.logGroup, streamPrefix: 'processor' }),
-      environment: {
-        [RELAY_ENV.config]: serializeRuntimeConfig(props.config),
-        [RELAY_ENV.topicArns]: Stack.of(this).toJsonString(topicArns),
-        [RELAY_ENV.deadLetterQueueUrl]: props.deadLetterQueue.queueUrl,
-        [PROCESSOR_ENV.streamArn]: streamArn,
-        [PROCESSOR_ENV.leaseTable]: this.leaseTable.tableName,
-        [PROCESSOR_ENV.failedBatchBucket]: this.failedBatchBucket.bucketName,
-        [PROCESSOR_ENV.failoverMs]: String(failoverMs),
-        [PROCESSOR_ENV.healthPort]: String(HEALTH_PORT),
-        POWERTOOLS_SERVICE_NAME: PROCESSOR_METRICS.service,
-        POWERTOOLS_METRICS_NAMESPACE: PROCESSOR_METRICS.namespace,
-      },
-      healthCheck: {
-        command: ['CMD', 'node', 'health-check.mjs'],
-        interval: Duration.seconds(10),
-        timeout: Duration.seconds(3),
-        retries: 3,
-        startPeriod: Duration.seconds(20),
-      },
-      // SIGTERM first: the batch in flight is finished, checkpointed and the leases released. A
-      // publish under retries can take several SDK attempts of up to 5 s each, so the Fargate
-      // maximum: SIGKILL before the hand-off leaves the leases to expire and the batch to repeat.
-      stopTimeout: Duration.seconds(120),
-      readonlyRootFilesystem: true,
+    addProcessorContainer(task, {
+      ...props,
+      logGroup: this.logGroup,
+      streamArn,
+      leaseTable: this.leaseTable,
+      failedBatchBucket: this.failedBatchBucket,
+      failoverMs,
     });
 
     grantProcessorTask(task.taskRole, { ...props, leaseTable: this.leaseTable, failedBatchBucket: this.failedBatchBucket });
@@ -206,17 +177,7 @@ export class LowLatencyProcessor extends Construct {
     const scaling = this.service.autoScaleTaskCount({ minCapacity: minTasks, maxCapacity: maxTasks });
     scaling.scaleOnCpuUtilization('Cpu', { targetUtilizationPercent: 60 });
 
-    if (task.executionRole !== undefined) {
-      Validations.of(task.executionRole).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'ecr:GetAuthorizationToken, which pulls the image from ECR, supports no resource-level permissions; the rest is scoped to the repository and the log group.',
-      });
-    }
-    Validations.of(task).acknowledge({
-      id: 'AwsSolutions-ECS2',
-      reason: 'The environment holds only non-secret settings (config JSON, ARNs, the queue URL, timings); no credentials or keys.',
-    });
+    acknowledgeProcessorContainer(task);
   }
 
   /**
@@ -296,17 +257,5 @@ export class LowLatencyProcessor extends Construct {
       period: Duration.minutes(1),
       ...props,
     });
-  }
-
-  /** A VPC of public subnets, its flow log kept and removed like the processor's own logs. */
-  private defaultVpc(retention: RetentionDays, removalPolicy: RemovalPolicy): Vpc {
-    const vpc = new Vpc(this, 'Vpc', {
-      maxAzs: 2,
-      natGateways: 0,
-      subnetConfiguration: [{ name: 'public', subnetType: SubnetType.PUBLIC }],
-    });
-    const flowLogs = new LogGroup(this, 'VpcFlowLogs', { retention, removalPolicy });
-    vpc.addFlowLog('FlowLog', { destination: FlowLogDestination.toCloudWatchLogs(flowLogs) });
-    return vpc;
   }
 }
