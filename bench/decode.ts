@@ -2,7 +2,7 @@ import { loadavg } from 'node:os';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
-import { streamsClient } from '../shared/aws/clients.js';
+import { streamsClient } from '../shared/aws/streams-client.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localClients } from '../shared/local/clients.js';
 import { startDynamoDbLocal } from '../shared/local/stack/dynamodb-local.js';
 import { createOutboxTable } from '../shared/local/stack/table.js';

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 import { REPLAY_USAGE } from '../../shared/archive/replay-cli.js';
 import { runReplayCommand } from '../../shared/archive/replay-command.js';
-import { snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
+import { snsClient, sqsClient } from '../../shared/aws/messaging-clients.js';
 import { s3Client } from '../../shared/aws/s3-client.js';
+import { streamsClient } from '../../shared/aws/streams-client.js';
 import { runCatalogCommand } from '../../shared/catalog/cli.js';
 import { EnvironmentError, OutboxError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';

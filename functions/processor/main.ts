@@ -1,6 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { leaseTableClient, snsClient, sqsClient, streamsClient } from '../../shared/aws/clients.js';
+import { leaseTableClient } from '../../shared/aws/lease-table-client.js';
+import { snsClient, sqsClient } from '../../shared/aws/messaging-clients.js';
 import { s3Client } from '../../shared/aws/s3-client.js';
+import { streamsClient } from '../../shared/aws/streams-client.js';
 import {
   createProcessor,
   PROCESSOR_METRICS,

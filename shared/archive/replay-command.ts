@@ -1,4 +1,4 @@
-import { sqsClient } from '../aws/clients.js';
+import { sqsClient } from '../aws/messaging-clients.js';
 import { s3Client } from '../aws/s3-client.js';
 import { OutboxError } from '../errors.js';
 import { defaultCheckpointPath } from './checkpoint.js';

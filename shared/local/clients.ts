@@ -4,7 +4,8 @@ import { S3Client } from '@aws-sdk/client-s3';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { snsClient, sqsClient, streamsClient } from '../aws/clients.js';
+import { snsClient, sqsClient } from '../aws/messaging-clients.js';
+import { streamsClient } from '../aws/streams-client.js';
 
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;

@@ -1,6 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
-import { snsClient, sqsClient } from '../aws/clients.js';
+import { snsClient, sqsClient } from '../aws/messaging-clients.js';
 import { ConfigError } from '../errors.js';
 import { declaredEventTypes } from '../lag-by-event-type.js';
 import { summarizeBatch } from './batch-summary.js';

@@ -7,7 +7,7 @@ import {
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { streamsClient } from '../../shared/aws/clients.js';
+import { streamsClient } from '../../shared/aws/streams-client.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
 import { freshTable, testClients } from '../helpers/local.js';
 

@@ -1,7 +1,8 @@
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { GetRecordsCommand } from '@aws-sdk/client-dynamodb-streams';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_TIMEOUTS, streamsClient } from '../../shared/aws/clients.js';
+import { CLIENT_TIMEOUTS } from '../../shared/aws/client-timeouts.js';
+import { streamsClient } from '../../shared/aws/streams-client.js';
 
 /** A server that accepts connections and reads requests but never answers: a black-holed connection. */
 async function silentServer() {

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBStreamsClient, GetRecordsCommand, type GetRecordsCommandOutput } from '@aws-sdk/client-dynamodb-streams';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { streamsClient } from '../../shared/aws/clients.js';
+import { streamsClient } from '../../shared/aws/streams-client.js';
 
 /**
  * `GetRecords` answers as DynamoDB Streams may send them, with what DynamoDB Local does not
