@@ -5,6 +5,7 @@ import { Architecture, type Code, Function as LambdaFunction, LoggingFormat, Run
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ESM_REQUIRE_BANNER } from './private/esm-require-banner.js';
 import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-error.js';
 
 /** Props of {@link OutboxFunction}. */
@@ -129,9 +130,7 @@ export class OutboxFunction extends Construct {
               forceDockerBundling: false,
               format: OutputFormat.ESM,
               mainFields: ['module', 'main'],
-              // Some CommonJS dependencies call require() at run time, which an ESM bundle lacks.
-              banner:
-                "import { createRequire as outboxCreateRequire } from 'node:module'; const require = outboxCreateRequire(import.meta.url);",
+              banner: ESM_REQUIRE_BANNER,
               // The bundle pins the SDK version the tests ran against instead of the runtime's copy.
               bundleAwsSDK: true,
               minify: true,

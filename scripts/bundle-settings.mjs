@@ -4,6 +4,10 @@
  */
 import { createRequire } from 'node:module';
 import { decode, encode } from '@jridgewell/sourcemap-codec';
+import { tsImport } from 'tsx/esm/api';
+
+// The banner OutboxFunction gives the handlers it bundles, read from its one definition in the constructs' source.
+const { ESM_REQUIRE_BANNER } = await tsImport('../infra/private/esm-require-banner.ts', import.meta.url);
 
 /** The Node.js major the constructs deploy (Runtime.NODEJS_LATEST of this aws-cdk-lib). */
 export function deployedNodeMajor() {
@@ -22,10 +26,7 @@ export function assetBuildOptions(major = deployedNodeMajor()) {
     format: 'esm',
     mainFields: ['module', 'main'],
     outExtension: { '.js': '.mjs' },
-    // Some CommonJS dependencies call require() at run time, which an ESM bundle lacks.
-    banner: {
-      js: "import { createRequire as outboxCreateRequire } from 'node:module'; const require = outboxCreateRequire(import.meta.url);",
-    },
+    banner: { js: ESM_REQUIRE_BANNER },
     minify: true,
     sourcemap: 'linked',
     sourcesContent: false,
