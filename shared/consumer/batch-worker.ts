@@ -1,13 +1,14 @@
 import type { Context } from '@opentelemetry/api';
 import type { OutboxEnvelope } from '../envelope.js';
 import { CommitGroup, type CommitScopes, type GroupOutcomes } from './commit-group.js';
-import { type MessageHandlingDeps, type PreparedEvent, type PreparedMessage, runEvent } from './handle-message.js';
+import { type MessageHandlingDeps, type PreparedEvent, type PreparedMessage, rememberCommitted, runEvent } from './handle-message.js';
 import type { PendingCommit } from './pending-commit.js';
 import { acknowledged, messageOutcome, type RunEventsOptions, reportEvent } from './run-events.js';
 import { type MessageScope, outerContext, traceGroupCommit, traceMessage, UNTRACED } from './tracing.js';
 import type { ConsumerMessage, ConsumerTracingOptions, InboxOptions, MessageOutcome } from './types.js';
+import { asError, reportUnexpected, unexpectedOutcome } from './unexpected.js';
 
-/** What a worker of a batch under `commit: 'batch'` shares with the others. */
+/** What a worker of a batch shares with the others (`commit: 'event'` and `'batch'` alike). */
 export interface BatchWorkerContext extends RunEventsOptions {
   readonly deps: MessageHandlingDeps;
   readonly inbox: InboxOptions;
@@ -185,25 +186,23 @@ export class BatchWorker {
    * waiting, and end the whole batch (with a Lambda, each of its messages delivered again).
    */
   #abandon(error: unknown): void {
-    const { deps, messages, outcomes } = this.#context;
-    const failure = error instanceof Error ? error : new Error(String(error));
+    const { deps, messages, outcomes, reporter } = this.#context;
+    const failure = asError(error);
     const unsettled = this.#records.filter((record) => outcomes[record.index] === undefined);
     this.#records = [];
     for (const record of unsettled) {
       const { ready, message } = record;
       const fifo = message.messageGroupId;
       const failed = fifo === undefined ? undefined : this.#failed.get(fifo);
-      let outcome: MessageOutcome;
-      if (failed !== undefined && failed < record.index && record.outcomes.length === 0) {
-        const failedMessageId = (messages[failed] as ConsumerMessage).messageId;
-        outcome = { status: 'skipped', messageId: message.messageId, reason: 'EARLIER_MESSAGE_OF_GROUP_FAILED', failedMessageId };
-      } else if (ready.status === 'done') {
-        outcome = ready.outcome;
-      } else {
-        // The error came at this event of the message, or while its outcome was reported.
-        const { envelope } = ready.events[record.outcomes.length] ?? ready;
-        outcome = { status: 'failed', messageId: message.messageId, eventId: envelope.id, type: envelope.type, error: failure };
-      }
+      const outcome: MessageOutcome =
+        failed !== undefined && failed < record.index && record.outcomes.length === 0
+          ? {
+              status: 'skipped',
+              messageId: message.messageId,
+              reason: 'EARLIER_MESSAGE_OF_GROUP_FAILED',
+              failedMessageId: (messages[failed] as ConsumerMessage).messageId,
+            }
+          : unexpectedOutcome(message, ready, record.outcomes, failure);
       outcomes[record.index] = outcome;
       record.closed = true;
       if (fifo !== undefined && outcome.status !== 'skipped' && !this.#settledFailures.has(fifo)) {
@@ -212,18 +211,18 @@ export class BatchWorker {
       }
       record.settle(outcome);
     }
-    deps.logger.error(
+    reportUnexpected(
+      deps.consumer,
+      deps.logger,
+      reporter,
+      unsettled.map((record) => outcomes[record.index] as MessageOutcome),
+      failure,
       'Committing or settling a group of the batch failed unexpectedly; its messages not settled yet failed and are delivered again',
-      {
-        consumer: deps.consumer,
-        messageIds: unsettled.map((record) => (messages[record.index] as ConsumerMessage).messageId),
-        error: failure,
-      },
     );
   }
 
   async #settle(outcomeOf: GroupOutcomes): Promise<void> {
-    const { tracker, reporter, outcomes } = this.#context;
+    const { tracker, reporter, outcomes, snapshot } = this.#context;
     const open: MessageRecord[] = [];
     for (const record of this.#records) {
       const { message, ready } = record;
@@ -242,6 +241,9 @@ export class BatchWorker {
         while (record.outcomes.length < record.slots.length && !record.closed) {
           const slot = record.slots[record.outcomes.length] as Slot;
           const eventOutcome = 'outcome' in slot ? slot.outcome : await outcomeOf(slot.pending);
+          // A later delivery of the event in the batch is a duplicate without a read.
+          if (!('outcome' in slot) && eventOutcome.status === 'processed')
+            rememberCommitted(this.#context.deps, snapshot, slot.pending.envelope);
           record.outcomes.push(eventOutcome);
           const envelope = 'outcome' in slot ? slot.envelope : slot.pending.envelope;
           // Its sequence tracking's requests in its own message's span, whichever message's run made the group commit.

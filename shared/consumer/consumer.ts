@@ -4,6 +4,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { catalogSchemas } from '../catalog/consumer-schemas.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
 import { BatchWorker } from './batch-worker.js';
+import { runEventGroup } from './event-worker.js';
 import { type MessageHandlingDeps, type PreparedMessage, prepareMessage } from './handle-message.js';
 import { Inbox } from './inbox.js';
 import { readInboxSnapshot } from './inbox-snapshot.js';
@@ -11,10 +12,9 @@ import { fromSqsRecord } from './messages.js';
 import { validateConsumerOptions, validateProcessOptions } from './options.js';
 import { groupsOf, runPool } from './pool.js';
 import { Reporter } from './reporter.js';
-import { runEvents } from './run-events.js';
 import { SequenceTracker } from './sequence-tracker.js';
-import { traceMessage } from './tracing.js';
 import type { BatchResult, ConsumerMessage, ConsumerOptions, MessageOutcome, ProcessOptions } from './types.js';
+import { logSafely } from './unexpected.js';
 
 /** A configured consumer: `handler` for an SQS-triggered Lambda, `process` for any other SQS poller. */
 export interface Consumer {
@@ -101,7 +101,10 @@ export function createConsumer(options: ConsumerOptions): Consumer {
     const prepared = messages.map((message) => prepareMessage(deps, message));
     // One read of every inbox record the batch's events may have, instead of one or two per event.
     const snapshot = await readInboxSnapshot(options.inbox.document, options.inbox.tableName, inboxKeys(inbox, prepared), (error) =>
-      logger.warn("Reading the batch's inbox records at once failed; each event reads its own", { consumer: options.name, error }),
+      logSafely(logger, 'warn', "Reading the batch's inbox records at once failed; each event reads its own", {
+        consumer: options.name,
+        error,
+      }),
     );
     const context = {
       deps,
@@ -115,28 +118,9 @@ export function createConsumer(options: ConsumerOptions): Consumer {
       tracker,
       reporter,
     };
-    const runGroup = async (group: readonly number[]) => {
-      let failedMessageId: string | undefined;
-      for (const index of group) {
-        const message = messages[index] as ConsumerMessage;
-        if (failedMessageId !== undefined) {
-          outcomes[index] = { status: 'skipped', messageId: message.messageId, reason: 'EARLIER_MESSAGE_OF_GROUP_FAILED', failedMessageId };
-          reporter.outcome(outcomes[index]);
-          continue;
-        }
-        const ready = prepared[index] as PreparedMessage;
-        if (ready.status === 'done') reporter.outcome(ready.outcome);
-        // Each event is reported as it runs; a batch message's events run in order, and its first failure ends it.
-        const outcome = await traceMessage(options.tracing, message, ready, async () =>
-          ready.status === 'done' ? ready.outcome : runEvents(deps, message, ready, { claimUntil, snapshot, tracker, reporter }),
-        );
-        outcomes[index] = outcome;
-        if ((outcome.status === 'failed' || outcome.status === 'rejected') && message.messageGroupId !== undefined) {
-          failedMessageId = message.messageId;
-        }
-      }
-    };
-    await runPool(groupsOf(messages), concurrency, () => (options.commit === 'batch' ? new BatchWorker(context) : { run: runGroup }));
+    await runPool(groupsOf(messages), concurrency, () =>
+      options.commit === 'batch' ? new BatchWorker(context) : { run: (group: readonly number[]) => runEventGroup(context, group) },
+    );
     reporter.flush();
     const batchItemFailures = outcomes
       .filter((o) => o.status !== 'processed' && o.status !== 'duplicate')

@@ -6,7 +6,7 @@ import type { Inbox, LegacyState } from './inbox.js';
 import { InboxSnapshot } from './inbox-snapshot.js';
 import { excerpt, jsonExcerpt } from './limits.js';
 import { parseMessage } from './parse.js';
-import { type PendingCommit, settleCommit } from './pending-commit.js';
+import { type CommitDeps, type PendingCommit, settleCommit } from './pending-commit.js';
 import { replayOf } from './replay-marker.js';
 import { type Trust, trustProblem } from './trust.js';
 import type { ConsumerLogger, ConsumerMessage, EventHandler, MessageOutcome, TransactItem } from './types.js';
@@ -96,8 +96,9 @@ async function runWithTransaction(
 ): Promise<'processed' | 'duplicate' | Deferred> {
   // Cheap skip for redeliveries; the conditional inbox Put below is what actually guarantees once.
   // A claim (IN_PROGRESS, left by the event's handler in claim mode) is not a done event: the commit decides.
-  const keys = deps.inbox.keysOf(envelope);
-  const own = snapshot.lookup(keys.own);
+  const own = snapshot.lookup(deps.inbox.keysOf(envelope).own);
+  // Done, as the batch's read found it or this batch committed it: nothing more to read.
+  if (own.read && own.record !== undefined && own.record.status !== 'IN_PROGRESS') return 'duplicate';
   const [existing, legacy] = await Promise.all([own.read ? own.record : deps.inbox.find(envelope), legacyState(deps, envelope, snapshot)]);
   if (existing !== undefined && existing.status !== 'IN_PROGRESS') return 'duplicate';
   if (legacy.status === 'duplicate') return 'duplicate';
@@ -140,7 +141,7 @@ async function runWithClaim(
   snapshot: InboxSnapshot,
   replayId: string | undefined,
 ): Promise<'processed' | 'duplicate'> {
-  // Done, as the batch's read found it: no claim to write (a COMPLETED record never changes back).
+  // Done, as the batch's read found it or this batch committed it: no claim to write (a COMPLETED record never changes back).
   const own = snapshot.lookup(deps.inbox.keysOf(envelope).own);
   if (own.read && own.record !== undefined && own.record.status !== 'IN_PROGRESS') return 'duplicate';
   // A record under the key of an earlier release: that release handled the event, or is handling it.
@@ -240,7 +241,7 @@ export async function runMessage(
   message: ConsumerMessage,
   prepared: PreparedEvent,
   claimUntil?: number,
-  snapshot: InboxSnapshot = InboxSnapshot.EMPTY,
+  snapshot: InboxSnapshot = InboxSnapshot.empty(),
 ): Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }> {
   return runEvent(deps, message, prepared, claimUntil, snapshot, false) as Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }>;
 }
@@ -250,6 +251,27 @@ export type EventRun = { readonly outcome: MessageOutcome; readonly envelope?: O
 
 /** {@link runMessage}; with `defer`, a `transaction` handler's writes and inbox record are returned to commit later instead of committed. */
 export async function runEvent(
+  deps: MessageHandlingDeps,
+  message: ConsumerMessage,
+  prepared: PreparedEvent,
+  claimUntil: number | undefined,
+  snapshot: InboxSnapshot,
+  defer: boolean,
+): Promise<EventRun> {
+  const run = await runUnderInbox(deps, message, prepared, claimUntil, snapshot, defer);
+  const { own, legacy } = deps.inbox.keysOf(prepared.envelope);
+  snapshot.forget(own);
+  if (legacy !== undefined) snapshot.forget(legacy);
+  if ('outcome' in run && run.outcome.status === 'processed') rememberCommitted(deps, snapshot, prepared.envelope);
+  return run;
+}
+
+/** Notes in the batch's snapshot that its event is done: its `COMPLETED` record was just committed. */
+export function rememberCommitted(deps: Pick<CommitDeps, 'inbox'>, snapshot: InboxSnapshot, envelope: OutboxEnvelope): void {
+  snapshot.committed(deps.inbox.keysOf(envelope).own, deps.inbox.completedRecord(envelope));
+}
+
+async function runUnderInbox(
   deps: MessageHandlingDeps,
   message: ConsumerMessage,
   prepared: PreparedEvent,
@@ -278,9 +300,5 @@ export async function runEvent(
       outcome: { status: 'failed', ...base, error: error instanceof Error ? error : new Error(String(error)) },
       envelope: prepared.envelope,
     };
-  } finally {
-    const { own, legacy } = deps.inbox.keysOf(prepared.envelope);
-    snapshot.forget(own);
-    if (legacy !== undefined) snapshot.forget(legacy);
   }
 }

@@ -12,7 +12,11 @@ const keyOf = (key: Key): string => `${key.pk}\u0000${key.sk}`;
  * was none, for each key it read. A key it did not read (the read failed) is left to a read of its own.
  */
 export class InboxSnapshot {
-  static readonly EMPTY = new InboxSnapshot(new Map());
+  /** A snapshot that read nothing: each event reads its own records, and it keeps what the batch commits. */
+  static empty(): InboxSnapshot {
+    return new InboxSnapshot(new Map());
+  }
+
   readonly #records: Map<string, InboxRecord | undefined>;
 
   constructor(records: Map<string, InboxRecord | undefined>) {
@@ -20,11 +24,21 @@ export class InboxSnapshot {
   }
 
   /**
-   * Drops a key once an event of it has run: what the batch's read found no longer holds for a
-   * later delivery of the same event in the batch, which reads the record as it is now.
+   * Drops a key once an event of it has run, unless the record is `COMPLETED` (it never changes
+   * back): what the batch's read found no longer holds for a later delivery of the same event in
+   * the batch, which reads the record as it is now.
    */
   forget(key: Key): void {
-    this.#records.delete(keyOf(key));
+    const id = keyOf(key);
+    if (this.#records.get(id)?.status !== 'COMPLETED') this.#records.delete(id);
+  }
+
+  /**
+   * Keeps the `COMPLETED` record this batch has just committed under `key`, so a later delivery
+   * of the same event in the batch is a duplicate without a read.
+   */
+  committed(key: Key, record: InboxRecord): void {
+    this.#records.set(keyOf(key), record);
   }
 
   /** The record under `key` as the snapshot found it (`record` undefined: none), or `read: false` when it did not read the key. */
@@ -48,7 +62,7 @@ export async function readInboxSnapshot(
   onError: (error: unknown) => void,
 ): Promise<InboxSnapshot> {
   const unique = [...new Map(keys.map((key) => [keyOf(key), key])).values()];
-  if (unique.length === 0) return InboxSnapshot.EMPTY;
+  if (unique.length === 0) return InboxSnapshot.empty();
   const records = new Map<string, InboxRecord | undefined>();
   const chunks: Key[][] = [];
   for (let i = 0; i < unique.length; i += MAX_KEYS_PER_READ) chunks.push(unique.slice(i, i + MAX_KEYS_PER_READ));

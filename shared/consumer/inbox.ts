@@ -171,11 +171,15 @@ export class Inbox {
     };
   }
 
+  /** An event's `COMPLETED` record as a commit at `nowMs` writes it. */
+  completedRecord(event: InboxEvent, nowMs: number = this.#now()): InboxRecord {
+    return { ...this.#record(event, nowMs), status: 'COMPLETED', processedAt: new Date(nowMs).toISOString() };
+  }
+
   /** The conditional Put of an event's `COMPLETED` record that closes its transaction (see {@link commit}). */
   completedPut(event: InboxEvent): TransactItem {
     const now = this.#now();
-    const record: InboxRecord = { ...this.#record(event, now), status: 'COMPLETED', processedAt: new Date(now).toISOString() };
-    return { Put: { TableName: this.#options.tableName, Item: record, ...takesRecord(Math.floor(now / 1000)) } };
+    return { Put: { TableName: this.#options.tableName, Item: this.completedRecord(event, now), ...takesRecord(Math.floor(now / 1000)) } };
   }
 
   /**

@@ -2,6 +2,7 @@ import type { OutboxEnvelope } from '../envelope.js';
 import { parseEventTime } from '../event-time.js';
 import type { SequenceObservation } from './sequence-tracker.js';
 import type { ConsumerLogger, ConsumerMetrics, MessageOutcome } from './types.js';
+import { logSafely } from './unexpected.js';
 
 /**
  * The consumer's lag metric: now − the envelope's `time` (set by the write helper at commit), in
@@ -23,6 +24,8 @@ export class Reporter {
   readonly #now: () => number;
   readonly #lagByType = new Map<string, number>();
   #pending = 0;
+  /** The metrics sink threw: messages that its error fails are not counted on it again. */
+  #sinkFailed = false;
 
   constructor(consumer: string, logger: ConsumerLogger, metrics: ConsumerMetrics, types: ReadonlySet<string>, now: () => number) {
     this.#consumer = consumer;
@@ -41,9 +44,28 @@ export class Reporter {
     this.#lagByType.set(type, Math.max(this.#lagByType.get(type) ?? 0, lag));
   }
 
-  #count(name: string): void {
-    this.#metrics.addMetric(name, 'Count', 1);
+  #count(name: string, value = 1): void {
+    try {
+      this.#metrics.addMetric(name, 'Count', value);
+    } catch (error) {
+      this.#sinkFailed = true;
+      throw error;
+    }
     this.#pending++;
+  }
+
+  /**
+   * Counts messages that an unexpected error failed as `FailedMessages`, in one call; none when
+   * the metrics sink has thrown in this batch, as it may be what failed them. Never throws: an
+   * error of the sink here is logged.
+   */
+  failedUnexpectedly(messages: number): void {
+    if (messages === 0 || this.#sinkFailed) return;
+    try {
+      this.#count('FailedMessages', messages);
+    } catch (error) {
+      logSafely(this.#logger, 'error', 'Counting the messages an unexpected error failed failed too', { consumer: this.#consumer, error });
+    }
   }
 
   outcome(outcome: MessageOutcome): void {
@@ -122,9 +144,19 @@ export class Reporter {
     this.#count('SequenceTrackingErrors');
   }
 
+  /** Publishes the batch's metrics. Never throws: the batch's outcomes are decided, and an error of the sink is logged. */
   flush(): void {
-    if (this.#pending > 0) this.#metrics.publishStoredMetrics?.();
+    try {
+      this.#publish();
+    } catch (error) {
+      logSafely(this.#logger, 'error', "Publishing the batch's metrics failed", { consumer: this.#consumer, error });
+    }
     this.#pending = 0;
+    this.#lagByType.clear();
+  }
+
+  #publish(): void {
+    if (this.#pending > 0) this.#metrics.publishStoredMetrics?.();
     const metrics = this.#metrics;
     if (metrics.addDimension !== undefined && metrics.publishStoredMetrics !== undefined) {
       // A line per type: the dimension set differs from the counts' line above.
@@ -134,6 +166,5 @@ export class Reporter {
         metrics.publishStoredMetrics();
       }
     }
-    this.#lagByType.clear();
   }
 }

@@ -13,6 +13,8 @@ export interface EventReporter {
   replayed?(envelope: OutboxEnvelope, replayId: string): void;
   sequence(envelope: OutboxEnvelope, observation: SequenceObservation): void;
   trackingFailed(envelope: OutboxEnvelope, error: unknown): void;
+  /** Messages an unexpected error failed, counted as failed; never throws. */
+  failedUnexpectedly(messages: number): void;
 }
 
 export interface RunEventsOptions {
@@ -61,15 +63,16 @@ export function messageOutcome(eventCount: number, outcomes: readonly MessageOut
  * Runs a message's events in order, each under the inbox and tracked, and says what became of
  * the message. The first event that fails or is rejected ends the message: the events after it
  * are not run, and the message is that event's outcome (retried whole: the events before it are
- * duplicates in the inbox by then). A batch's outcome lists its events' in `events`.
+ * duplicates in the inbox by then). A batch's outcome lists its events' in `events`. Each event's
+ * outcome goes into `outcomes` as it is known, before it is reported.
  */
 export async function runEvents(
   deps: MessageHandlingDeps,
   message: ConsumerMessage,
   ready: Extract<PreparedMessage, { status: 'ready' }>,
   { claimUntil, snapshot, tracker, reporter }: RunEventsOptions,
+  outcomes: MessageOutcome[] = [],
 ): Promise<MessageOutcome> {
-  const outcomes: MessageOutcome[] = [];
   for (const event of ready.events) {
     const { outcome, envelope } = await runMessage(deps, message, event, claimUntil, snapshot);
     outcomes.push(outcome);

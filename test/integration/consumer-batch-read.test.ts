@@ -93,24 +93,37 @@ describe('consumer: one read of the inbox per batch', () => {
     expect(sent).toEqual(['TransactGetItemsCommand']);
   });
 
-  it('reads again for a second delivery of an event in the same batch, so it is a duplicate without running the handler twice', async () => {
-    const { document } = countingDocument();
-    let runs = 0;
-    const consumer = createConsumer({
-      name: 'twice-in-batch',
-      sources: [TEST_SOURCE],
-      inbox: { document, tableName },
-      handlers: { 'order.placed': { handle: () => void runs++ } },
-      logger: recordingTelemetry().logger,
-      metrics: recordingTelemetry().metrics,
-    });
-    const event = anEnvelope({ aggregateId: 'twice-in-batch' });
+  it.each([
+    ['event', 'transaction'],
+    ['event', 'claim'],
+    ['batch', 'transaction'],
+    ['batch', 'claim'],
+  ] as const)(
+    "skips a second delivery of an event in the same batch on what the batch committed, with no read (commit: '%s', %s)",
+    async (commit, idempotency) => {
+      const { document, sent } = countingDocument();
+      let runs = 0;
+      const telemetry = recordingTelemetry();
+      const consumer = createConsumer({
+        name: `twice-${commit}-${idempotency}`,
+        sources: [TEST_SOURCE],
+        inbox: { document, tableName },
+        handlers: { 'order.placed': { idempotency, handle: () => void runs++ } },
+        logger: telemetry.logger,
+        metrics: telemetry.metrics,
+        commit,
+      });
+      const event = anEnvelope({ aggregateId: `twice-${commit}-${idempotency}` });
 
-    const { outcomes } = await consumer.process(batchOf([event.body, event.body]));
+      const { outcomes } = await consumer.process(batchOf([event.body, event.body]));
 
-    expect(outcomes.map((o) => o.status)).toEqual(['processed', 'duplicate']);
-    expect(runs).toBe(1);
-  });
+      expect(outcomes.map((o) => o.status)).toEqual(['processed', 'duplicate']);
+      expect(runs).toBe(1);
+      // The batch read (both keys), then the first delivery's writes only: its commit, or its claim and completion.
+      const writes = idempotency === 'claim' ? ['PutItemCommand', 'UpdateItemCommand'] : ['TransactWriteItemsCommand'];
+      expect(sent).toEqual(['TransactGetItemsCommand', ...writes]);
+    },
+  );
 
   it('finds an event handled under the key of earlier releases in the batch read', async () => {
     const event = anEnvelope({ aggregateId: 'legacy-in-batch' });

@@ -1,0 +1,63 @@
+import type { PreparedMessage } from './handle-message.js';
+import { acknowledged, type EventReporter, messageOutcome } from './run-events.js';
+import type { ConsumerLogger, ConsumerMessage, MessageOutcome } from './types.js';
+
+/**
+ * Writes a log line with a logger that may throw (a user's logger is code too): when it does, the
+ * line and the logger's own error go to `console.error`, so no error of logging escapes.
+ */
+export function logSafely(
+  logger: ConsumerLogger,
+  level: 'info' | 'warn' | 'error',
+  message: string,
+  attributes: Record<string, unknown>,
+): void {
+  try {
+    logger[level](message, attributes);
+  } catch (loggerError) {
+    console.error(message, { ...attributes, loggerError });
+  }
+}
+
+/**
+ * The outcome of a message that an unexpected error (a logger, metrics sink or tracker that
+ * throws; a bug) ended, `reported` its events' outcomes known so far: one rejected before it ran,
+ * or whose event already failed or was rejected, keeps that outcome; any other fails with the
+ * error, so SQS delivers it again (what of it was committed is a duplicate the inbox skips then).
+ */
+export function unexpectedOutcome(
+  message: ConsumerMessage,
+  ready: PreparedMessage,
+  reported: readonly MessageOutcome[],
+  error: Error,
+): MessageOutcome {
+  if (ready.status === 'done') return ready.outcome;
+  const last = reported[reported.length - 1];
+  if (last !== undefined && !acknowledged(last)) return messageOutcome(ready.events.length, reported);
+  // The error came at this event of the message, or while its outcome was reported.
+  const { envelope } = ready.events[reported.length] ?? ready;
+  return { status: 'failed', messageId: message.messageId, eventId: envelope.id, type: envelope.type, error };
+}
+
+/**
+ * Reports messages that an unexpected error ended, once for all of them: the ones it failed count
+ * as `FailedMessages` (unless the metrics sink is what threw), and one error line names them all.
+ * Never throws.
+ */
+export function reportUnexpected(
+  consumer: string,
+  logger: ConsumerLogger,
+  reporter: Pick<EventReporter, 'failedUnexpectedly'>,
+  ended: readonly MessageOutcome[],
+  error: Error,
+  line: string,
+): void {
+  reporter.failedUnexpectedly(ended.filter((outcome) => outcome.status === 'failed').length);
+  logSafely(logger, 'error', line, {
+    consumer,
+    messageIds: ended.map((outcome) => outcome.messageId),
+    error,
+  });
+}
+
+export const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
