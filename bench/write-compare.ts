@@ -28,8 +28,10 @@ for (let block = 0; block < BLOCKS; block++) {
   for (const [name, op] of Object.entries(paths)) samples[name]?.push(await cpuPerCall(op, BLOCK, `${name}-${block}`));
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+// Each path's blocks against the helper's blocks of the same round: the machine's load moves both alike.
+const ratio = (xs: number[]) => median(xs.map((x, i) => x / (samples.helper?.[i] ?? x)));
 console.log(
   Object.entries(samples)
-    .map(([name, xs]) => `${name} ${median(xs).toFixed(0)} µs`)
+    .map(([name, xs]) => `${name} ${median(xs).toFixed(0)} µs${name === 'helper' ? '' : ` (${ratio(xs).toFixed(3)}× helper)`}`)
     .join(', '),
 );

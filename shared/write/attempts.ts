@@ -115,6 +115,8 @@ export interface AttemptWatch {
  */
 export function watchAttempts(command: TransactWriteItemsCommand, wire: TransactWriteItemsInput, options: marshallOptions): AttemptWatch {
   const watch = { observed: false, unanswered: [] as unknown[] };
+  const planned = plannedFields(command.input.TransactItems ?? []);
+  // Middleware passed inline: each is a closure over this request's state, and nothing more.
   command.middlewareStack.add(
     (next) => (args) => {
       watch.observed = true;
@@ -122,23 +124,15 @@ export function watchAttempts(command: TransactWriteItemsCommand, wire: Transact
     },
     { step: 'initialize' },
   );
-  // The value fields as planned, by reference: middleware may replace one in the input itself.
-  const planned = {
-    TransactItems: (command.input.TransactItems ?? []).map((item) =>
-      Object.fromEntries(Object.entries(item).map(([kind, body]) => [kind, { ...body }])),
-    ),
-  };
-  const marshalled: SerializeMiddleware<TransactWriteItemsCommandInput, TransactWriteItemsCommandOutput> = (next) => (args) => {
-    const input = asPlanned(args.input, planned, wire)
-      ? wire
-      : (sentInput(args.input as never, planned, wire as never, options) as unknown);
-    return next({ ...args, input: input as TransactWriteItemsInput });
-  };
-  command.middlewareStack.addRelativeTo(marshalled, {
-    relation: 'before',
-    toMiddleware: 'serializerMiddleware',
-    name: 'outboxMarshalledInput',
-  });
+  command.middlewareStack.addRelativeTo(
+    ((next) => (args) => {
+      const input = asPlanned(args.input, planned, wire)
+        ? wire
+        : (sentInput(args.input as never, planned, wire as never, options) as unknown as TransactWriteItemsInput);
+      return next({ ...args, input });
+    }) as SerializeMiddleware<TransactWriteItemsCommandInput, TransactWriteItemsCommandOutput>,
+    { relation: 'before', toMiddleware: 'serializerMiddleware', name: 'outboxMarshalledInput' },
+  );
   command.middlewareStack.add(
     (next) => async (args) => {
       try {
@@ -156,20 +150,34 @@ export function watchAttempts(command: TransactWriteItemsCommand, wire: Transact
   return watch;
 }
 
+/** The planned request's actions, each one's fields copied by reference: middleware may replace one in the input itself. */
+interface Planned {
+  readonly TransactItems: readonly Record<string, Record<string, unknown>>[];
+}
+
+function plannedFields(items: readonly object[]): Planned {
+  const copies: Record<string, Record<string, unknown>>[] = new Array(items.length);
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index] as Record<string, Record<string, unknown>>;
+    const copy: Record<string, Record<string, unknown>> = {};
+    for (const kind in item) if (Object.hasOwn(item, kind)) copy[kind] = { ...item[kind] };
+    copies[index] = copy;
+  }
+  return { TransactItems: copies };
+}
+
 /**
  * Whether `input` holds exactly what was planned, field by field (no middleware changed, added or
  * removed one): `wire` is then what {@link sentInput} would build, and is sent as it is, with no copy.
  */
-function asPlanned(
-  input: TransactWriteItemsInput,
-  planned: { readonly TransactItems: readonly Record<string, unknown>[] },
-  wire: TransactWriteItemsInput,
-): boolean {
-  const fields = Object.keys(input);
-  if (fields.length !== 2 || input.ClientRequestToken !== wire.ClientRequestToken) return false;
+function asPlanned(input: TransactWriteItemsInput, planned: Planned, wire: TransactWriteItemsInput): boolean {
+  if (input.ClientRequestToken !== wire.ClientRequestToken || Object.keys(input).length !== 2) return false;
   const items = input.TransactItems as readonly Record<string, unknown>[] | undefined;
   if (!Array.isArray(items) || items.length !== planned.TransactItems.length) return false;
-  return items.every((item, index) => sameFields(item, planned.TransactItems[index] as Record<string, unknown>, 2));
+  for (let index = 0; index < items.length; index++) {
+    if (!sameFields(items[index], planned.TransactItems[index] as Record<string, unknown>, 2)) return false;
+  }
+  return true;
 }
 
 /** Whether `a` and `b` have the same fields with the very same values, `depth` levels down (an item, then its action). */
@@ -177,11 +185,12 @@ function sameFields(a: unknown, b: Record<string, unknown>, depth: number): bool
   if (typeof a !== 'object' || a === null) return false;
   const fields = Object.keys(a);
   if (fields.length !== Object.keys(b).length) return false;
-  return fields.every((field) => {
-    const value = (a as Record<string, unknown>)[field];
+  for (const field of fields) {
     if (!Object.hasOwn(b, field)) return false;
-    return depth > 1 ? sameFields(value, b[field] as Record<string, unknown>, depth - 1) : value === b[field];
-  });
+    const value = (a as Record<string, unknown>)[field];
+    if (depth > 1 ? !sameFields(value, b[field] as Record<string, unknown>, depth - 1) : value !== b[field]) return false;
+  }
+  return true;
 }
 
 /**

@@ -51,7 +51,8 @@ export function attributeNameProblem(name: string): { readonly is: string; reado
     // Two such names would be one attribute: each lone surrogate becomes the same replacement.
     return { is: `${JSON.stringify(name.slice(0, 40))}, ${NOT_WELL_FORMED}`, allowed: `names of ${WELL_FORMED_ALLOWED}` };
   }
-  const bytes = Buffer.byteLength(name);
+  // A UTF-16 unit takes at most 3 UTF-8 bytes: a short name needs no count.
+  const bytes = name.length * 3 <= MAX_ATTRIBUTE_NAME_BYTES ? 0 : Buffer.byteLength(name);
   if (bytes > MAX_ATTRIBUTE_NAME_BYTES) {
     return {
       is: `${bytes} bytes long (${JSON.stringify(name.slice(0, 40))}…)`,
@@ -180,8 +181,8 @@ function inspectAttribute(options: marshallOptions): (value: unknown) => Inspect
 }
 
 /** Checks one attribute value, at `path`; throws a {@link WriteValidationError} for the first problem. */
-function checkValue(value: unknown, path: string, options: marshallOptions): void {
-  const found = walkNested(value, path, inspectAttribute(options));
+function checkValue(value: unknown, path: string, inspect: (value: unknown) => Inspection): void {
+  const found = walkNested(value, path, inspect);
   if (found === undefined) return;
   if (found.kind === 'too-deep') throw new WriteValidationError('NESTED_TOO_DEEP', tooDeepMessage(path, found.step, 'maps or lists'));
   const message =
@@ -190,6 +191,10 @@ function checkValue(value: unknown, path: string, options: marshallOptions): voi
       : `${pathOf(found.step)} ${found.problem}`;
   throw new WriteValidationError('INVALID_OPERATION', message);
 }
+
+const VALUE_FIELDS = ['Item', 'Key', 'ExpressionAttributeValues'] as const;
+
+const fieldPath = (index: number, kind: string, field: string): string => `operations[${index}].${kind}.${field}`;
 
 /**
  * Checks the attribute names and values of one of the caller's operations (`Item`, `Key`,
@@ -208,17 +213,21 @@ export function checkAttributeValues(operation: TransactOperation, index: number
       `operations[${index}].${kind}.ExpressionAttributeValues is ${shown}; allowed: an object of attribute values by placeholder (":v"), or leave it out`,
     );
   }
-  for (const field of ['Item', 'Key', 'ExpressionAttributeValues']) {
+  let inspect: ((value: unknown) => Inspection) | undefined;
+  for (const field of VALUE_FIELDS) {
     const values = body[field];
     if (typeof values !== 'object' || values === null) continue;
-    const path = `operations[${index}].${kind}.${field}`;
     for (const [name, value] of Object.entries(values)) {
       // Left out when marshalled, as the DocumentClient leaves them out.
       if (value === undefined || typeof value === 'function') continue;
       // ExpressionAttributeValues are named by placeholders (`:v`), not attribute names.
       const problem = field === 'ExpressionAttributeValues' ? undefined : attributeNameProblem(name);
-      if (problem !== undefined) throw new WriteValidationError('INVALID_OPERATION', `${path} ${badName(problem)}`);
-      checkValue(value, `${path}${nameSegment(name)}`, options);
+      if (problem !== undefined)
+        throw new WriteValidationError('INVALID_OPERATION', `${fieldPath(index, kind, field)} ${badName(problem)}`);
+      // A number, a boolean, null or well-formed text has nothing to walk: most values of most items.
+      if (typeof value !== 'object' && (typeof value !== 'string' || value.isWellFormed())) continue;
+      inspect ??= inspectAttribute(options);
+      checkValue(value, `${fieldPath(index, kind, field)}${nameSegment(name)}`, inspect);
     }
   }
   const names = body.ExpressionAttributeNames;

@@ -36,9 +36,7 @@ export function marshalOperation(operation: TransactOperation, index: number, op
   const [kind, body] = Object.entries(operation)[0] as [string, Record<string, unknown>];
   const sending = sendingOptions(options);
   const marshalled: Record<string, unknown> = { ...body };
-  let size = ['UpdateExpression', 'ConditionExpression']
-    .map((k) => (typeof body[k] === 'string' ? Buffer.byteLength(body[k] as string) : 0))
-    .reduce((a, b) => a + b, 0);
+  let size = expressionBytes(body.UpdateExpression) + expressionBytes(body.ConditionExpression);
   for (const field of VALUE_FIELDS) {
     const values = body[field];
     if (typeof values !== 'object' || values === null) continue;
@@ -60,9 +58,19 @@ export function marshalOperation(operation: TransactOperation, index: number, op
     size += fieldSize;
     marshalled[field] = attributes;
   }
-  const dropped = Object.keys(marshalled).filter((field) => typeof marshalled[field] === 'function');
-  const sent = dropped.length === 0 ? marshalled : Object.fromEntries(Object.entries(marshalled).filter(([f]) => !dropped.includes(f)));
-  return { marshalled: { [kind]: marshalled }, wire: { [kind]: sent }, size };
+  return { marshalled: { [kind]: marshalled }, wire: { [kind]: withoutFunctions(marshalled) }, size };
+}
+
+const expressionBytes = (expression: unknown): number => (typeof expression === 'string' ? Buffer.byteLength(expression) : 0);
+
+/** `fields` without those holding functions, which the DocumentClient drops; `fields` itself when it holds none. */
+function withoutFunctions(fields: Record<string, unknown>): Record<string, unknown> {
+  for (const field in fields) {
+    if (typeof fields[field] === 'function') {
+      return Object.fromEntries(Object.entries(fields).filter(([, value]) => typeof value !== 'function'));
+    }
+  }
+  return fields;
 }
 
 /**

@@ -15,9 +15,6 @@ import type { SlotPlan, TransactOperation } from './input.js';
  * it once marshalled, counted without marshalling it: every write sizes each of its slots.
  */
 export function slotItemSize(slot: SlotPlan, now: Date, config: OutboxConfig): number {
-  const bytes = Buffer.byteLength;
-  const text = (name: string, value: string) => bytes(name) + bytes(value);
-  const number = (name: string, value: number) => bytes(name) + valueSize({ N: String(value) });
   // A list or map counts 3 bytes, and 1 more per member (and a map, its member's name).
   let events = 3;
   for (const event of slot.events) {
@@ -39,10 +36,19 @@ export function slotItemSize(slot: SlotPlan, now: Date, config: OutboxConfig): n
     text('source', config.source) +
     number('seq', Number.MAX_SAFE_INTEGER) +
     text('createdAt', now.toISOString()) +
-    bytes('events') +
+    Buffer.byteLength('events') +
     events +
     number(TABLE.timeToLiveAttribute, expiresAt(now, config.outboxRetentionSeconds))
   );
+}
+
+// Module-level, not per call: every write sizes each of its slots with them.
+function text(name: string, value: string): number {
+  return Buffer.byteLength(name) + Buffer.byteLength(value);
+}
+
+function number(name: string, value: number): number {
+  return Buffer.byteLength(name) + valueSize({ N: String(value) });
 }
 
 /** The slot item as the write below leaves it, with sequence `seq`. */

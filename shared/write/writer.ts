@@ -59,6 +59,8 @@ const RETRIED_ERRORS = new Set([
  * since it began.
  */
 export const IN_PROGRESS_WINDOW_MS = 15_000;
+/** A function that does nothing, shared: a write's release is set once its promise exists. */
+const NOTHING = (): void => {};
 const OPTION_KEYS = ['config', 'tableName', 'client', 'retry', 'idempotencyTtlSeconds', 'clock'];
 const RETRY_KEYS = Object.keys(DEFAULT_RETRY);
 
@@ -164,7 +166,7 @@ export class Outbox {
    */
   async #exclusive<T>(pks: readonly string[], task: () => Promise<T>): Promise<T> {
     const previous = pks.map((pk) => this.#tails.get(pk));
-    let release = (): void => {};
+    let release = NOTHING;
     const done = new Promise<void>((resolve) => {
       release = resolve;
     });
