@@ -77,6 +77,8 @@ try {
   const rows: string[] = [];
   const lines: string[] = [];
   const verdicts: string[] = [];
+  /** same/bare per mode, sequential first: DynamoDB's share, which bounds helper/bare. */
+  const sameVsBareByMode: number[] = [];
   for (const concurrency of [1, 16]) {
     const results: Record<Path, number[]> = { plain: [], bare: [], same: [], helper: [] };
     for (let done = 0; done < OPERATIONS; done += BLOCK) {
@@ -91,6 +93,7 @@ try {
     const floor = p('bare', 50) / p('plain', 50);
     const vsBare = p('helper', 50) / p('bare', 50);
     const sameVsBare = p('same', 50) / p('bare', 50);
+    sameVsBareByMode.push(sameVsBare);
     const vsSame = p('helper', 50) / p('same', 50);
     const label = concurrency === 1 ? 'sequential' : `${concurrency}-way concurrent`;
     const cell = (path: Path) => `${f(p(path, 50))} / ${f(p(path, 99))}`;
@@ -175,11 +178,24 @@ helper's \`attribute_not_exists(#seq)\` sequentially and 0.80–1.03× 16-way, w
 through \`ExpressionAttributeNames\` 0.90–1.22× and 0.80–1.16× (three runs); a \`ConditionCheck\` beside the
 slot's \`Put\` is refused (one transaction cannot hold two actions on one item). helper/same is the client side: the
 SDK's own work per request (${us('same').toFixed(0)} µs of CPU for the same request through the DocumentClient) against
-the helper's planning (${us('plan').toFixed(0)} µs: validation, ids, sizing, and the one marshalling of the attribute
-values, after which the helper sends a low-level \`TransactWriteItems\` and the DocumentClient does not marshal them
-again) and the rest of its bookkeeping (ordering writes per slot, watching the SDK's attempts, remembering sequences:
-helper − same − planning = ${(us('helper') - us('same') - us('plan')).toFixed(0)} µs with the garbage they leave, net
-of the DocumentClient's marshalling the helper no longer pays).
+the helper's planning (${us('plan').toFixed(0)} µs measured alone: validation, ids, sizing, and the one marshalling of
+the attribute values, after which the helper sends a low-level \`TransactWriteItems\` and the DocumentClient does not
+marshal them again) and the rest (helper − same − planning = ${(us('helper') - us('same') - us('plan')).toFixed(0)} µs,
+net of the DocumentClient's marshalling the helper no longer pays). That rest is not the watch of the SDK's attempts:
+the SDK copies and resolves a command's whole middleware stack on every send, and the helper's three entries add to
+that about what the DocumentClient's own command adds with its two; builds of the helper without the watch (none of
+its entries, the marshalled request as the command's input; or only the entry that swaps in the marshalled request)
+took 0.96–1.05× the helper's CPU per call side by side in two runs (\`bench/write-compare.ts\`, 2026-11-28), about
+what two copies of one build differ by there (1.02–1.05×): a few % at most. A CPU
+profile (\`bench/write-profile.ts\` under \`node --cpu-prof\`) spreads it over the helper's own code: the checks of
+the attribute values and of the events (their JSON, their envelope's size under the SNS limit), the slot's size, the
+event ids, and per attempt the request's assembly (the slot write and its marshalling, the written events, the
+token), no function above about 15 µs of CPU per call; planning in place costs more than in the warm loop that
+measures it alone. Those checks are what refuses a write that cannot commit before anything is sent, and the common
+case takes their short paths (a scalar attribute value is not walked, a slot is sized without being marshalled).
+So helper/bare = same/bare × helper/same: with same/bare (DynamoDB's share) as measured above, 1.10 leaves the client
+side ${f(1.1 / (sameVsBareByMode[0] ?? 1))}× sequentially and ${f(1.1 / (sameVsBareByMode[1] ?? 1))}× 16-way, against the
+${f(us('helper') / us('same'))}× of client CPU per call measured here.
 
 Why helper/same is larger 16-way than sequentially: \`npx tsx bench/write-concurrency.ts\` splits each call's
 time, side by side with the same request by hand. The helper's extra time is spent waiting on DynamoDB Local (in the
