@@ -70,9 +70,20 @@ export function checkDeadLetterFilter(filter: DeadLetterFilter | undefined): voi
   }
 }
 
+/** Whether one event (its type and time) matches the filter's event fields: `types`, `since`, `until`. */
+function eventMatches(event: { readonly eventType?: string; readonly time?: number }, filter: DeadLetterFilter): boolean {
+  if (filter.types !== undefined && (event.eventType === undefined || !filter.types.includes(event.eventType))) return false;
+  if (filter.since !== undefined && (event.time === undefined || event.time < filter.since.getTime())) return false;
+  if (filter.until !== undefined && (event.time === undefined || event.time >= filter.until.getTime())) return false;
+  return true;
+}
+
 /**
  * Whether a dead letter matches the filter. A field the dead letter does not have (no event type
- * in a malformed message, no time) matches no filter on it.
+ * in a malformed message, no time) matches no filter on it. A CloudEvents batch message matches
+ * when any one of its events matches the event fields (`types`, `since`, `until`) together: a
+ * redrive moves whole messages, and one left behind would keep events the filter asked for in the
+ * DLQ (the events of it already applied are duplicates the consumer's inbox skips).
  *
  * @example
  * ```ts
@@ -82,14 +93,11 @@ export function checkDeadLetterFilter(filter: DeadLetterFilter | undefined): voi
 export function matchesDeadLetterFilter(info: DeadLetterInfo, filter: DeadLetterFilter | undefined): boolean {
   if (filter === undefined) return true;
   if (filter.reason !== undefined && info.reason !== filter.reason) return false;
-  if (filter.types !== undefined && (info.eventType === undefined || !filter.types.includes(info.eventType))) return false;
   if (filter.aggregateType !== undefined && info.aggregateType !== filter.aggregateType) return false;
   if (filter.aggregate !== undefined && (info.aggregateType !== filter.aggregate.type || info.aggregateId !== filter.aggregate.id)) {
     return false;
   }
-  if (filter.since !== undefined && (info.time === undefined || info.time < filter.since.getTime())) return false;
-  if (filter.until !== undefined && (info.time === undefined || info.time >= filter.until.getTime())) return false;
-  return true;
+  return (info.batch ?? [info]).some((event) => eventMatches(event, filter));
 }
 
 /** The filter in words, for a summary's heading; `undefined` without one. */

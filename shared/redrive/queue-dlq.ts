@@ -96,7 +96,8 @@ export function sendBatches<T extends { readonly item: Planned }>(items: readonl
  * send and delete can therefore deliver a message twice, which the consumer's inbox absorbs.
  *
  * With a `filter`, only the matching messages move; in a FIFO DLQ, not past a message of their
- * group that does not match.
+ * group that does not match. A CloudEvents batch message matches when any of its events does, and
+ * moves whole; `republished` counts the events the moved messages hold.
  *
  * @example
  * ```ts
@@ -128,6 +129,7 @@ export async function redriveQueueDlq(options: QueueDlqRedriveOptions): Promise<
     plan: (message: Message): DrainPlan<Planned> => {
       const groupId = message.Attributes?.MessageGroupId;
       if (fifo && groupId === undefined) return { status: 'skip', reason: 'FIFO message without a MessageGroupId' };
+      const info = describeDeadLetter(message);
       if (filter !== undefined) {
         // Messages come in group order: one left behind keeps the later ones of its group behind it.
         const leftBehind = groupId === undefined ? undefined : leftGroups.get(groupId);
@@ -137,14 +139,15 @@ export async function redriveQueueDlq(options: QueueDlqRedriveOptions): Promise<
             reason: `matches, but earlier message ${leftBehind} of group ${groupId} does not and stays: moving this one would put it ahead of that one`,
           };
         }
-        if (!matchesDeadLetterFilter(describeDeadLetter(message), filter)) {
+        if (!matchesDeadLetterFilter(info, filter)) {
           if (fifo && groupId !== undefined) leftGroups.set(groupId, message.MessageId ?? '');
           return { status: 'leave' };
         }
       }
       return {
         status: 'republish',
-        units: 1,
+        // A batch message moves whole: its events count as republished (and against the rate).
+        units: info.batch?.length ?? 1,
         item: {
           body: message.Body ?? '',
           ...(message.MessageAttributes === undefined ? {} : { attributes: message.MessageAttributes }),

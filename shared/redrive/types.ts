@@ -3,8 +3,8 @@ export interface RedriveCommonOptions {
   /** Read and classify, but republish and delete nothing. @default false */
   readonly dryRun?: boolean;
   /**
-   * Republished events per second, on average (one relay-DLQ or queue message is one event; an
-   * on-failure record may hold many); at least 1. A queue is then read in batches of at most this
+   * Republished events per second, on average (one relay-DLQ message is one event; a queue message
+   * one, or as many as a CloudEvents batch message holds; an on-failure record may hold many); at least 1. A queue is then read in batches of at most this
    * many messages (and 10), each sent at once, the next after the last one's share of the time.
    * @default unlimited
    */
@@ -55,7 +55,7 @@ export interface RedriveSummary {
   readonly after: number | undefined;
   readonly processed: number;
   readonly moved: number;
-  /** Events published: one relay-DLQ or queue message is one event; an on-failure record may hold many. */
+  /** Events published (in a dry run: that would be): a relay-DLQ message is one; a queue message one, or all a CloudEvents batch message holds; an on-failure record may hold many. */
   readonly republished: number;
   readonly failed: readonly RedriveProblem[];
   readonly skipped: readonly RedriveProblem[];

@@ -297,6 +297,56 @@ describe('subscriber DLQ redrive', () => {
     expect(ready.map((m) => m.messageGroupId)).toEqual(['order#S', 'order#S', 'order#S']);
   });
 
+  it('moves a batch message whole when a later event of it matches --type or --since, counting its events', async () => {
+    const source = server.createQueue('batched');
+    const dlq = server.createQueue('batched-dlq');
+    const event = (aggregateId: string, sequence: number, type: string, time: string) => ({
+      ...JSON.parse(anEnvelope({ aggregateId, sequence, type }).body),
+      time,
+    });
+    const byType = JSON.stringify([
+      event('B1', 1, 'order.placed', '2026-02-01T10:00:00Z'),
+      event('B1', 2, 'order.shipped', '2026-02-01T10:01:00Z'),
+    ]);
+    const byTime = JSON.stringify([
+      event('B2', 1, 'order.placed', '2026-02-01T10:00:00Z'),
+      event('B2', 2, 'order.placed', '2026-02-01T13:00:00Z'),
+    ]);
+    const neither = JSON.stringify([
+      event('B3', 1, 'order.placed', '2026-02-01T10:00:00Z'),
+      event('B3', 2, 'order.placed', '2026-02-01T10:01:00Z'),
+    ]);
+    await sendAll(dlq.queueUrl, [byType, byTime, neither]);
+
+    const dryRun = await redriveQueueDlq({
+      sqs: clients.sqs,
+      queueUrl: dlq.queueUrl,
+      targetQueueUrl: source.queueUrl,
+      filter: { types: ['order.shipped'] },
+      dryRun: true,
+    });
+    expect(dryRun).toMatchObject({ moved: 1, republished: 2, unmatched: 2 });
+    await waitFor(() => queueDepth(server, 'batched-dlq') === 3, { timeoutMs: 5_000 });
+
+    const typed = await redriveQueueDlq({
+      sqs: clients.sqs,
+      queueUrl: dlq.queueUrl,
+      targetQueueUrl: source.queueUrl,
+      filter: { types: ['order.shipped'] },
+    });
+    const timed = await redriveQueueDlq({
+      sqs: clients.sqs,
+      queueUrl: dlq.queueUrl,
+      targetQueueUrl: source.queueUrl,
+      filter: { since: new Date('2026-02-01T12:00:00Z') },
+    });
+
+    expect(typed).toMatchObject({ moved: 1, republished: 2 });
+    expect(timed).toMatchObject({ moved: 1, republished: 2 });
+    expect(queueBodies(server, 'batched').sort()).toEqual([byType, byTime].sort());
+    await waitFor(() => queueDepth(server, 'batched-dlq') === 1, { timeoutMs: 5_000 });
+  });
+
   it('splits sends by size, so large messages do not make the whole batch too long', async () => {
     const source = server.createQueue('large');
     const dlq = server.createQueue('large-dlq');

@@ -119,6 +119,23 @@ describe('dead-letter filter', () => {
     expect(matchesDeadLetterFilter(describeDeadLetter(message('junk')), { types: ['order.placed'] })).toBe(false);
   });
 
+  it('matches a batch message when any one of its events matches type and time together', () => {
+    const event = (type: string, sequence: number, time: string) =>
+      JSON.parse(withTime(anEnvelope({ type, aggregateId: 'o-1', sequence }).body, time));
+    const batch = describeDeadLetter(
+      message(JSON.stringify([event('order.placed', 1, '2026-02-01T10:00:00Z'), event('order.shipped', 2, '2026-02-01T12:00:00Z')])),
+    );
+    expect(batch.batch).toHaveLength(2);
+    expect(matchesDeadLetterFilter(batch, { types: ['order.shipped'] })).toBe(true);
+    expect(matchesDeadLetterFilter(batch, { since: new Date('2026-02-01T11:00:00Z') })).toBe(true);
+    expect(matchesDeadLetterFilter(batch, { types: ['order.shipped'], since: new Date('2026-02-01T12:00:00Z') })).toBe(true);
+    // The event fields hold for one event together: no event is an order.placed at or after 11:00.
+    expect(matchesDeadLetterFilter(batch, { types: ['order.placed'], since: new Date('2026-02-01T11:00:00Z') })).toBe(false);
+    expect(matchesDeadLetterFilter(batch, { types: ['order.cancelled'] })).toBe(false);
+    expect(matchesDeadLetterFilter(batch, { since: new Date('2026-02-01T12:00:00.001Z') })).toBe(false);
+    expect(matchesDeadLetterFilter(batch, { until: new Date('2026-02-01T10:00:00Z') })).toBe(false);
+  });
+
   it('rejects a filter that could only match by mistake, naming the field', () => {
     expect(refusal(() => checkDeadLetterFilter({ reason: 'TIMEOUT' })).field).toBe('filter.reason');
     expect(refusal(() => checkDeadLetterFilter({ types: [] })).field).toBe('filter.types');
