@@ -6,6 +6,7 @@ import {
   validateEventTypes,
   validateUndeclared,
 } from './catalog/event-types.js';
+import { checkEventTypeDimension } from './catalog/metric-dimension.js';
 import {
   isRecord,
   MAX_SOURCE_LENGTH,
@@ -27,7 +28,6 @@ import {
 } from './config-types.js';
 import { ConfigError, EnvironmentError } from './errors.js';
 import { validateLagAlarms } from './lag-alarms.js';
-import { UNDECLARED_EVENT_TYPE } from './lag-by-event-type.js';
 import { MAX_FILTER_PATTERN_LENGTH, relayFilterPatterns } from './relay-filter.js';
 import { AGGREGATE_TYPE_PATTERN } from './slot.js';
 
@@ -180,12 +180,8 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
   const relay = validateRelay(raw.relay);
   // Absent unless declared: a config without a catalog stays as it was, down to its JSON.
   const eventTypes = raw.eventTypes === undefined ? undefined : validateEventTypes(raw.eventTypes, source, routes);
-  if (eventTypes !== undefined && Object.hasOwn(eventTypes, UNDECLARED_EVENT_TYPE)) {
-    throw new ConfigError(
-      `eventTypes[${show(UNDECLARED_EVENT_TYPE)}]`,
-      `event type ${show(UNDECLARED_EVENT_TYPE)} is reserved: the relay's and the processor's lagByEventType metric count every undeclared type under it; allowed: any other name`,
-    );
-  }
+  // A declared type is a metric dimension value: CloudWatch's rules and the buckets' names bound it.
+  for (const type of Object.keys(eventTypes ?? {})) checkEventTypeDimension(type);
   const undeclaredEventTypes = validateUndeclared(raw.undeclaredEventTypes, eventTypes !== undefined);
   const lagAlarmSeconds =
     raw.lagAlarmSeconds === undefined ? undefined : validateLagAlarms(raw.lagAlarmSeconds, routes, lowLatencyAggregateTypes as string[]);

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { OTHER_BUCKET } from '../../shared/catalog/metric-dimension.js';
 import { CONFIG_ENV, configFromEnv, defineConfig, type OutboxConfigInput, serializeRuntimeConfig } from '../../shared/config.js';
+import { OTHER_EVENT_TYPE } from '../../shared/consumer/reporter.js';
 import { ConfigError } from '../../shared/errors.js';
 import { declaredEventTypes, UNDECLARED_EVENT_TYPE } from '../../shared/lag-by-event-type.js';
+import { OTHER_TYPES } from '../../shared/local/stack/stats.js';
 
 const base: OutboxConfigInput = { source: 'urn:example:shop', topics: [{ name: 'orders' }], routes: { order: 'orders' } };
 
@@ -23,6 +26,27 @@ describe('the config and the lag per event type', () => {
     expect(define).toThrow(ConfigError);
     expect(define).toThrow(`eventTypes["${UNDECLARED_EVENT_TYPE}"]`);
     expect(define).toThrow(/is reserved: .*lagByEventType.*; allowed: any other name/);
+  });
+
+  it("rejects a catalog that declares a type named like the consumer's bucket, which dashboards could not tell apart", () => {
+    // The config spells the bucket itself (it does not load the consumer): it must be the consumer's and the local stack's.
+    expect([OTHER_EVENT_TYPE, OTHER_TYPES]).toEqual([OTHER_BUCKET, OTHER_BUCKET]);
+    const define = () => defineConfig({ ...base, eventTypes: { 'order.placed': { version: 1 }, other: { version: 1 } } });
+    expect(define).toThrow(ConfigError);
+    expect(define).toThrow('eventTypes["other"]');
+    expect(define).toThrow(/is reserved: .*HandledLag.*; allowed: any other name/);
+  });
+
+  it('rejects a declared type CloudWatch refuses as a dimension value (non-ASCII), naming it and what is allowed', () => {
+    for (const type of ['commande.créée', 'order.placed\u00a0', 'Bestellung.geändert']) {
+      const define = () => defineConfig({ ...base, eventTypes: { [type]: { version: 1 } } });
+      expect(define).toThrow(ConfigError);
+      expect(define).toThrow(`eventTypes[${JSON.stringify(type)}]`);
+      expect(define).toThrow(/cannot be a CloudWatch dimension value.*only ASCII.*; allowed: printable ASCII/);
+    }
+    // Every printable ASCII character, spaces and 256 characters included, is a valid dimension value.
+    const printable = Array.from({ length: 0x7e - 0x20 + 1 }, (_, i) => String.fromCharCode(0x20 + i)).join('');
+    expect(() => defineConfig({ ...base, eventTypes: { [printable]: { version: 1 }, ['t'.repeat(256)]: { version: 1 } } })).not.toThrow();
   });
 
   it('gives the deployed functions the declared type names, each with its newest version only, and they read back the same names', () => {
