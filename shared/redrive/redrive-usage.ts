@@ -35,7 +35,9 @@ Options:
 
   relay-dlq and queue-dlq move only the dead letters that match the filters below; the others are
   made visible again, untouched. In a FIFO DLQ a message that does not match holds back the later
-  messages of its group (they stay), so no group is moved out of order. Find the groups first
+  messages of its group (they stay), so no group is moved out of order. A CloudEvents batch
+  message matches when any one of its events matches --type, --since and --until together, and
+  queue-dlq moves it whole (its events count as moved). Find the groups first
   with: dynamodb-outbox dlq summarize --queue-url URL
 
 ${FILTER_USAGE}
