@@ -27,6 +27,9 @@ export const RESERVED_EVENT_TYPE_NAMES: readonly string[] = [UNDECLARED_EVENT_TY
  */
 const DIMENSION_VALUE = /^[\x20-\x7E]+$/;
 
+/** Whether CloudWatch takes `value` as a dimension value: printable ASCII, not all whitespace. */
+export const isDimensionValue = (value: string): boolean => DIMENSION_VALUE.test(value) && value.trim() !== '';
+
 const show = (value: string): string => JSON.stringify(value);
 
 /**
@@ -47,7 +50,7 @@ export function checkEventTypeDimension(type: string): void {
       `event type ${show(type)} is reserved: it is the eventType dimension value of a bucket (${show(UNDECLARED_EVENT_TYPE)}: types the config does not declare, in the relay's and the processor's lagByEventType; ${show(OTHER_BUCKET)}: types a consumer has no handler for, in its HandledLag), and a declared type of that name could not be told apart from it; allowed: any other name`,
     );
   }
-  if (!DIMENSION_VALUE.test(type) || type.trim() === '') {
+  if (!isDimensionValue(type)) {
     throw new ConfigError(
       field,
       `event type ${show(type)} cannot be a CloudWatch dimension value, which the lag metrics make it: CloudWatch takes only ASCII characters, no control characters, and at least one that is not whitespace; allowed: printable ASCII, e.g. "order.placed" (an undeclared type may use any character, counted under ${show(UNDECLARED_EVENT_TYPE)})`,

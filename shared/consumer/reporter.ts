@@ -1,3 +1,4 @@
+import { isDimensionValue } from '../catalog/metric-dimension.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { parseEventTime } from '../event-time.js';
 import type { SequenceObservation } from './sequence-tracker.js';
@@ -12,7 +13,11 @@ import { logSafely } from './unexpected.js';
 export const CONSUMER_LAG_METRIC = 'HandledLag';
 /** The dimension of {@link CONSUMER_LAG_METRIC}: an event type the consumer has a handler for (its handlers bound the set). */
 export const CONSUMER_LAG_DIMENSION = 'eventType';
-/** The value of {@link CONSUMER_LAG_DIMENSION} for a type outside the consumer's handlers; none is handled today, it only bounds the set. */
+/**
+ * The value of {@link CONSUMER_LAG_DIMENSION} for a type outside the consumer's handlers (none
+ * reaches the metric today: it bounds the set), and for a handled type CloudWatch cannot take as
+ * a dimension value (not printable ASCII).
+ */
 export const OTHER_EVENT_TYPE = 'other';
 
 /** Counts and logs each message's outcome and keeps each event type's lag for the batch's metrics. */
@@ -31,7 +36,8 @@ export class Reporter {
     this.#consumer = consumer;
     this.#logger = logger;
     this.#metrics = metrics;
-    this.#types = types;
+    // A type CloudWatch refuses as a dimension value would make the batch's whole EMF line invalid.
+    this.#types = new Set([...types].filter(isDimensionValue));
     this.#now = now;
   }
 

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSUMER_LAG_DIMENSION, CONSUMER_LAG_METRIC, consumerMetrics, createConsumer } from '../../shared/consumer/consumer.js';
+import {
+  CONSUMER_LAG_DIMENSION,
+  CONSUMER_LAG_METRIC,
+  consumerMetrics,
+  createConsumer,
+  OTHER_EVENT_TYPE,
+} from '../../shared/consumer/consumer.js';
 import { anEnvelope, anSqsEvent, anSqsRecord, TEST_SOURCE } from '../helpers/envelopes.js';
 import { freshTable, testClients } from '../helpers/local.js';
 import { captureEmf } from '../helpers/metrics.js';
@@ -64,6 +70,28 @@ describe('consumer lag per event type', () => {
     expect((await consumer.handler(event)).batchItemFailures).toEqual([]);
     expect(written).toHaveLength(1);
     expect(written[0]).toMatchObject({ DuplicateEvents: [1, 1, 1] });
+  });
+
+  it('writes a handled type CloudWatch cannot take as a dimension value as other, keeping its line valid', async () => {
+    const base = Date.now();
+    const metrics = consumerMetrics('lag-ascii', { AWS_LAMBDA_FUNCTION_NAME: 'lag-fn' });
+    const written = captureEmf(metrics);
+    const consumer = createConsumer({
+      name: 'lag-ascii',
+      sources: [TEST_SOURCE],
+      handlers: { 'commande.créée': { handle: () => {} }, 'order.paid': { handle: () => {} } },
+      inbox: { document: clients.document, tableName },
+      metrics,
+      now: () => base + 4_000,
+    });
+
+    const event = anSqsEvent([committedAt('commande.créée', 'c-1', base - 1_000), committedAt('order.paid', 'c-2', base)]);
+    expect((await consumer.handler(event)).batchItemFailures).toEqual([]);
+
+    expect(written.slice(1).map((line) => [line[CONSUMER_LAG_DIMENSION], line[CONSUMER_LAG_METRIC]])).toEqual([
+      [OTHER_EVENT_TYPE, 5_000],
+      ['order.paid', 4_000],
+    ]);
   });
 
   it('writes no HandledLag to a metrics sink that cannot add a dimension', async () => {
