@@ -260,9 +260,9 @@ export async function runEvent(
 ): Promise<EventRun> {
   const run = await runUnderInbox(deps, message, prepared, claimUntil, snapshot, defer);
   const { own, legacy } = deps.inbox.keysOf(prepared.envelope);
-  snapshot.forget(own);
   if (legacy !== undefined) snapshot.forget(legacy);
-  if ('outcome' in run && run.outcome.status === 'processed') rememberCommitted(deps, snapshot, prepared.envelope);
+  if ('outcome' in run && run.outcome.status === 'processed') snapshot.committed(own, deps.inbox.completedRecord(prepared.envelope));
+  else snapshot.forget(own);
   return run;
 }
 
