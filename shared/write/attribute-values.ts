@@ -192,7 +192,8 @@ function checkValue(value: unknown, path: string, inspect: (value: unknown) => I
   throw new WriteValidationError('INVALID_OPERATION', message);
 }
 
-const VALUE_FIELDS = ['Item', 'Key', 'ExpressionAttributeValues'] as const;
+/** The fields of an action that hold attribute values, checked here and marshalled by `operation-size.ts`. */
+export const VALUE_FIELDS = ['Item', 'Key', 'ExpressionAttributeValues'] as const;
 
 const fieldPath = (index: number, kind: string, field: string): string => `operations[${index}].${kind}.${field}`;
 

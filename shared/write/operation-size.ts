@@ -8,7 +8,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { marshall, type marshallOptions } from '@aws-sdk/util-dynamodb';
 import { WriteValidationError } from '../errors.js';
 import { itemSize } from '../item-size.js';
-import { checkAttributeValues } from './attribute-values.js';
+import { checkAttributeValues, VALUE_FIELDS } from './attribute-values.js';
 import { KINDS, MAX_ITEM_BYTES, type TransactOperation } from './input.js';
 
 /** One of the caller's operations as the DocumentClient will send it, and its size. */
@@ -20,9 +20,6 @@ export interface MarshalledOperation {
   /** What it adds to the transaction's size: its expressions and attribute values. */
   readonly size: number;
 }
-
-/** The fields of an action that hold attribute values. */
-const VALUE_FIELDS = ['Item', 'Key', 'ExpressionAttributeValues'] as const;
 
 /**
  * The operation with its attribute values marshalled as the DocumentClient will send them (each
