@@ -1,28 +1,67 @@
 /**
  * The write helper's side of the event catalog: each event's `data` checked against the schema
- * of its type's newest declared version, and that version named in the stored event, which the
- * relay publishes as the envelope's `dataschema`. Called only for a config with `eventTypes`.
+ * of the version it is written as (the one its `version` names, else its type's newest declared
+ * one), and that version named in the stored event, which the relay publishes as the envelope's
+ * `dataschema`. Called only for a config with `eventTypes`, except {@link checkEventVersion}.
  */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { describeIssues, EventSchemaError, schemaIssues } from '../catalog/errors.js';
 import { dataschemaOf, type EventTypeDeclaration } from '../catalog/event-types.js';
 import type { OutboxConfig } from '../config.js';
+import { WriteValidationError } from '../errors.js';
+import { showValue } from '../show-value.js';
 import type { EventInput } from './types.js';
 
-/** The version the write helper writes an event type as: its newest declared one. */
-export function writtenVersion(config: OutboxConfig, type: string): EventTypeDeclaration | undefined {
-  const versions = config.eventTypes !== undefined && Object.hasOwn(config.eventTypes, type) ? config.eventTypes[type] : undefined;
-  return versions?.[versions.length - 1];
+const declaredVersions = (config: OutboxConfig, type: string): readonly EventTypeDeclaration[] | undefined =>
+  config.eventTypes !== undefined && Object.hasOwn(config.eventTypes, type) ? config.eventTypes[type] : undefined;
+
+/**
+ * The version the write helper writes an event as: the declared one its `version` names, else
+ * its type's newest declared one; `undefined` for an undeclared type (or an undeclared version,
+ * which {@link checkEventVersion} refuses first).
+ */
+export function writtenVersion(config: OutboxConfig, type: string, version?: number): EventTypeDeclaration | undefined {
+  const versions = declaredVersions(config, type);
+  return version === undefined ? versions?.[versions.length - 1] : versions?.find((declared) => declared.version === version);
 }
 
 /**
  * The fields a stored event gets from the catalog: the `dataschema` of the version it is written
  * as, none for an undeclared type.
  */
-export function catalogFields(config: OutboxConfig, type: string): { readonly dataschema?: string } | undefined {
-  const declared = writtenVersion(config, type);
+export function catalogFields(config: OutboxConfig, type: string, version?: number): { readonly dataschema?: string } | undefined {
+  const declared = writtenVersion(config, type, version);
   return declared === undefined ? undefined : { dataschema: dataschemaOf(config.source, type, declared.version) };
+}
+
+/**
+ * Refuses an event's `version` that names no version the config declares for its type: not a
+ * positive integer, not among the type's versions, or given for a type (or a config) with no
+ * versions at all. Writing it anyway would publish a `dataschema` no consumer's catalog knows.
+ */
+export function checkEventVersion(event: EventInput, index: number, config: OutboxConfig): void {
+  const { version } = event;
+  if (version === undefined) return;
+  const given = `events[${index}].version is ${typeof version === 'number' ? String(version) : showValue(version)}`;
+  const versions = declaredVersions(config, event.type);
+  if (versions === undefined) {
+    const why =
+      config.eventTypes === undefined
+        ? 'the config declares no eventTypes'
+        : `the config's eventTypes does not declare ${JSON.stringify(event.type)}`;
+    throw new WriteValidationError(
+      'INVALID_EVENT_VERSION',
+      `${given}, but ${why}, so there is no version to name; allowed: leave version out (or declare the type's versions in eventTypes)`,
+    );
+  }
+  if (versions.some((declared) => declared.version === version)) return;
+  const numbers = versions.map((declared) => declared.version);
+  const why = typeof version === 'number' && Number.isSafeInteger(version) && version > 0 ? 'not declared' : 'not a positive integer';
+  throw new WriteValidationError(
+    'INVALID_EVENT_VERSION',
+    `${given} (${why}); allowed: a version eventTypes declares for ${JSON.stringify(event.type)} (${numbers.join(', ')}), or leave version out for the newest (${numbers[numbers.length - 1]})`,
+  );
 }
 
 const invalid = (index: number, type: string, version: number, result: StandardSchemaV1.FailureResult): EventSchemaError => {
@@ -47,7 +86,8 @@ const threw = (index: number, type: string, version: number, error: unknown): Ev
 /**
  * Checks each event against the catalog, in order: a type the catalog does not declare is
  * refused under `undeclaredEventTypes: 'reject'`, one on another aggregate type than its
- * declaration names is refused, and `data` must pass the newest version's schema. Throws an
+ * declaration names is refused, and `data` must pass the schema of the version it is written as
+ * (a `version` no declaration names is refused, as planning the write does). Throws an
  * {@link EventSchemaError} at once when every schema answers synchronously; returns a promise
  * of the same when one answers with a promise (then the first failing event, by index, is the
  * one reported). Events the helper's own checks refuse (no type, no aggregate) are left to them.
@@ -58,7 +98,8 @@ export function checkEventCatalog(events: readonly EventInput[], config: OutboxC
     const event = events[index] as EventInput | undefined;
     if (typeof event !== 'object' || event === null || typeof event.type !== 'string') continue;
     const { type } = event;
-    const declared = writtenVersion(config, type);
+    checkEventVersion(event, index, config);
+    const declared = writtenVersion(config, type, event.version);
     if (declared === undefined) {
       if (config.undeclaredEventTypes === 'allow') continue;
       const known = Object.keys(config.eventTypes ?? {});

@@ -14,13 +14,14 @@ import { type EventInput, IDEMPOTENCY_PREFIX, type TransactOperation, type Write
  * Identifies what a write asked for, so a replay under the same key can tell a retry of this
  * write from a different write: its operations as DynamoDB receives them (table names filled
  * in, attribute values marshalled, so a `Map` counts by its entries) and its events' aggregates,
- * types and data, in a canonical form where the order of object keys and of set members does
- * not count. An event's `traceparent` and `tracestate` do not count either: a retried request carries new ones.
+ * types, data and versions (where given), in a canonical form where the order of object keys
+ * and of set members does not count. An event's `traceparent` and `tracestate` do not count either: a retried request carries new ones.
  */
 export function writeFingerprint(operations: readonly Record<string, unknown>[], events: readonly EventInput[]): string {
   // Set members are unordered only in the marshalled operations: in event data, an array is a list.
   const canonical = `${canonicalJson(operations, true)}\n${canonicalJson(
-    events.map((e) => [e.aggregate, e.type, e.data]),
+    // A version only when given: fingerprints of writes without one stay what they were.
+    events.map((e) => (e.version === undefined ? [e.aggregate, e.type, e.data] : [e.aggregate, e.type, e.data, e.version])),
     false,
   )}`;
   return createHash('sha256').update(canonical).digest('base64url');

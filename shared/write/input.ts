@@ -5,7 +5,7 @@ import { jsonProblem } from '../json-data.js';
 import { SLOT_PREFIX, type SlotEvent } from '../slot.js';
 import { TABLE } from '../table.js';
 import { MAX_TRACESTATE_LENGTH, TRACEPARENT_PATTERN, type TraceContext, tracestateProblem } from '../tracing/trace-context.js';
-import { catalogFields } from './catalog-check.js';
+import { catalogFields, checkEventVersion } from './catalog-check.js';
 import { checkOutboxKey, otherTableItemId } from './keys.js';
 import { checkDataNesting } from './nesting.js';
 import {
@@ -30,7 +30,7 @@ const EVENT_TYPE_FORBIDDEN = /[\p{Cc}\uFFFE\uFFFF]/u;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,36}$/;
 /** The fields of a write and of an event, as {@link WriteInput} and {@link EventInput} name them. */
 export const WRITE_FIELDS = ['operations', 'events', 'idempotencyKey'] as const;
-const EVENT_FIELDS = ['aggregate', 'type', 'data', 'traceparent', 'tracestate'] as const;
+const EVENT_FIELDS = ['aggregate', 'type', 'data', 'traceparent', 'tracestate', 'version'] as const;
 /** Envelopes are sized with the widest sequence a slot can reach, so publishing never exceeds the limit. */
 const WIDEST_SEQUENCE = Number.MAX_SAFE_INTEGER;
 
@@ -193,6 +193,7 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
       `${path}.type is ${JSON.stringify(type) ?? 'undefined'}; allowed: a non-empty string of at most ${MAX_EVENT_TYPE_LENGTH} characters of well-formed Unicode without control characters or U+FFFE/U+FFFF, e.g. "order.placed"`,
     );
   }
+  checkEventVersion(event, index, config);
   if ('data' in event) checkDataNesting(event.data, `${path}.data`);
   const problem = 'data' in event ? jsonProblem(event.data, `${path}.data`) : `${path}.data is missing (use null for no data)`;
   if (problem !== undefined) {
@@ -259,7 +260,7 @@ export function planSlots(
       time,
       data: JSON.stringify(event.data),
       ...traceFields(event, ambient),
-      ...(config.eventTypes === undefined ? undefined : catalogFields(config, event.type)),
+      ...(config.eventTypes === undefined ? undefined : catalogFields(config, event.type, event.version)),
     };
     const body = envelopeJson(
       { source: config.source, aggregateType: event.aggregate.type, aggregateId: event.aggregate.id, sequenceEpoch: time },

@@ -29,6 +29,14 @@ export interface EventInput<TData = unknown> {
   /** Any JSON value; it is published byte for byte as `JSON.stringify` renders it. */
   readonly data: TData;
   /**
+   * The declared version of the type to write the event as: `data` is checked against that
+   * version's schema and aggregate type, and the envelope's `dataschema` names it. Lets a
+   * producer keep writing version 1 after version 2 is declared, until every consumer has it.
+   * Must be one the config's `eventTypes` declares for `type`. @default the type's newest
+   * declared version (none without a catalog, or for an undeclared type)
+   */
+  readonly version?: number;
+  /**
    * W3C trace context of the caller, carried as the `traceparent` extension. @default the active
    * OpenTelemetry span's (when `@opentelemetry/api` is installed and a context manager registered),
    * else the Lambda X-Ray header's (`_X_AMZN_TRACE_ID`), else none
