@@ -69,8 +69,9 @@ export interface OutboxConfigInput {
   /**
    * The event catalog: event type → its declaration `{ version, schema?, aggregateType?, description? }`,
    * or a list of its versions. The write helper checks each event's `data` against the schema of
-   * the type's newest version and the envelope names that version in `dataschema`; the consumer
-   * helper and `dynamodb-outbox catalog` read the same declarations. See docs/catalog.md.
+   * the version the event names in `version`, else the type's newest, and the envelope names that
+   * version in `dataschema`; the consumer helper and `dynamodb-outbox catalog` read the same
+   * declarations. See docs/catalog.md.
    * @default no catalog: events of any type, data unchecked, no `dataschema`
    */
   readonly eventTypes?: Readonly<Record<string, EventTypeInput>>;
