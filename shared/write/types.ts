@@ -32,8 +32,13 @@ export interface EventInput<TData = unknown> {
    * The declared version of the type to write the event as: `data` is checked against that
    * version's schema and aggregate type, and the envelope's `dataschema` names it. Lets a
    * producer keep writing version 1 after version 2 is declared, until every consumer has it.
-   * Must be one the config's `eventTypes` declares for `type`. @default the type's newest
-   * declared version (none without a catalog, or for an undeclared type)
+   * Must be one the config's `eventTypes` declares for `type`, else `INVALID_EVENT_VERSION`.
+   * @default the type's newest declared version (none without a catalog, or for an undeclared type)
+   * @example
+   * ```ts
+   * // version 2 is declared, but not every consumer has it yet: keep writing version 1
+   * await outbox.write({ events: [{ aggregate: { type: 'order', id }, type: 'order.placed', data, version: 1 }] });
+   * ```
    */
   readonly version?: number;
   /**
