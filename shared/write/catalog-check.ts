@@ -2,7 +2,8 @@
  * The write helper's side of the event catalog: each event's `data` checked against the schema
  * of the version it is written as (the one its `version` names, else its type's newest declared
  * one), and that version named in the stored event, which the relay publishes as the envelope's
- * `dataschema`. Called only for a config with `eventTypes`, except {@link checkEventVersion}.
+ * `dataschema`. Called only for a config with `eventTypes`, except {@link checkEventVersion}, which
+ * planning calls for every event.
  */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
@@ -87,7 +88,7 @@ const threw = (index: number, type: string, version: number, error: unknown): Ev
  * Checks each event against the catalog, in order: a type the catalog does not declare is
  * refused under `undeclaredEventTypes: 'reject'`, one on another aggregate type than its
  * declaration names is refused, and `data` must pass the schema of the version it is written as
- * (a `version` no declaration names is refused, as planning the write does). Throws an
+ * (planning the write refused a `version` no declaration names, {@link checkEventVersion}). Throws an
  * {@link EventSchemaError} at once when every schema answers synchronously; returns a promise
  * of the same when one answers with a promise (then the first failing event, by index, is the
  * one reported). Events the helper's own checks refuse (no type, no aggregate) are left to them.
@@ -98,7 +99,6 @@ export function checkEventCatalog(events: readonly EventInput[], config: OutboxC
     const event = events[index] as EventInput | undefined;
     if (typeof event !== 'object' || event === null || typeof event.type !== 'string') continue;
     const { type } = event;
-    checkEventVersion(event, index, config);
     const declared = writtenVersion(config, type, event.version);
     if (declared === undefined) {
       if (config.undeclaredEventTypes === 'allow') continue;
