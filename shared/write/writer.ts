@@ -96,6 +96,14 @@ export class Outbox {
   readonly #tails = new Map<string, Promise<void>>();
 
   constructor(options: OutboxOptions) {
+    // The SDK would then reuse the first request's resolved middleware for every later one,
+    // the per-request attempt watch included (and the DocumentClient refuses it with a plain Error).
+    if ((options.client as { config?: { cacheMiddleware?: unknown } } | undefined)?.config?.cacheMiddleware === true) {
+      throw new WriteValidationError(
+        'INVALID_OPERATION',
+        "options.client has cacheMiddleware: true, which reuses one request's middleware for the next; allowed: a client whose cacheMiddleware is false or unset",
+      );
+    }
     // A misspelt option would otherwise be ignored, and the default it meant to change used silently.
     for (const [where, value, allowed] of [
       ['options', options, OPTION_KEYS],

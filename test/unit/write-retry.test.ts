@@ -268,4 +268,26 @@ describe('write helper options', () => {
     expect(error).toBeInstanceOf(WriteValidationError);
     expect(error).toMatchObject({ code: 'INVALID_OPERATION', message });
   });
+
+  it('rejects a client with cacheMiddleware on, given as a DynamoDBClient or as a DocumentClient, with a typed error', () => {
+    const plain = new DynamoDBClient({ region: 'us-east-1', cacheMiddleware: true });
+    const document = fakeClient(() => undefined).client;
+    // Set after the DocumentClient was made, where its own constructor no longer checks it.
+    document.config.cacheMiddleware = true;
+    for (const client of [plain, document]) {
+      const error = (() => {
+        try {
+          build({ client });
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(error).toBeInstanceOf(WriteValidationError);
+      expect(error).toMatchObject({
+        code: 'INVALID_OPERATION',
+        message:
+          "options.client has cacheMiddleware: true, which reuses one request's middleware for the next; allowed: a client whose cacheMiddleware is false or unset",
+      });
+    }
+  });
 });
