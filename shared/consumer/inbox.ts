@@ -1,10 +1,9 @@
-import { type AttributeValue, ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { TransactionFailedError } from '../errors.js';
 import { TABLE } from '../table.js';
-import { InboxConflictError, InboxWriteError } from './errors.js';
+import { InboxWriteError } from './errors.js';
 import { type InboxEventKey, inboxKey, legacyInboxKey } from './inbox-keys.js';
+import { commitFailure, recordAsFound } from './inbox-write-failures.js';
 import type { InboxOptions, TransactItem } from './types.js';
 
 export { INBOX_PREFIX, INBOX_SORT_KEY, type InboxEventKey, inboxKey } from './inbox-keys.js';
@@ -65,28 +64,6 @@ const takesRecord = (nowSeconds: number) => ({
   ExpressionAttributeValues: { ':inProgress': 'IN_PROGRESS', ':now': nowSeconds },
   ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
 });
-
-/** The inbox record as a failed condition found it (`ALL_OLD`); none when there was no record. */
-const recordAsFound = (item: Record<string, AttributeValue> | undefined): InboxRecord | undefined =>
-  item === undefined ? undefined : (unmarshall(item) as InboxRecord);
-
-/** Cancellation reasons that a retry of the same transaction can get past. */
-const TRANSIENT_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
-
-/**
- * What DynamoDB allows, for a transaction it refused as a whole (`ValidationException`: nothing
- * was written, and the same writes would be refused again), or `undefined` for any other error.
- */
-function validationRefusal(error: unknown): string | undefined {
-  if ((error as { name?: unknown }).name !== 'ValidationException') return undefined;
-  const message = String((error as { message?: unknown }).message);
-  if (/multiple operations on one item/i.test(message)) return 'one action per item, the inbox record included';
-  if (/payload size/i.test(message)) return 'at most 4 MB for the whole transaction';
-  if (/item size/i.test(message)) return 'items of at most 400 KB';
-  return 'writes DynamoDB accepts: each with a TableName, keys and expressions that match the table';
-}
-
-const kindOf = (item: TransactItem): string => Object.keys(item).find((k) => item[k as keyof TransactItem] !== undefined) ?? 'unknown';
 
 /**
  * The consumer's record of handled events, keyed by consumer name, event id and source. Records
@@ -201,40 +178,7 @@ export class Inbox {
       await this.#options.document.send(new TransactWriteCommand({ TransactItems: [...writes, inboxPut] }));
       return { status: 'committed' };
     } catch (error) {
-      const refusal = validationRefusal(error);
-      if (refusal !== undefined) {
-        throw new InboxWriteError(
-          `DynamoDB refused the transaction of event ${event.id} (${event.type}): ${(error as Error).message}; allowed: ${refusal}. Nothing was written.`,
-          { cause: error },
-        );
-      }
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const reasons = error.CancellationReasons ?? [];
-      const inboxReason = reasons[writes.length];
-      if (inboxReason?.Code === 'ConditionalCheckFailed') {
-        const old = recordAsFound(inboxReason.Item);
-        if (old?.status === 'IN_PROGRESS') return { status: 'held', expiresAt: old.claimExpiresAt ?? 0 };
-        return { status: 'duplicate' };
-      }
-      // Every action that failed, the inbox record's Put (the last action) included.
-      const failures = reasons
-        .map((reason, index) => ({
-          index,
-          reason: reason.Code ?? 'Unknown',
-          message: reason.Message,
-          kind: index < writes.length ? kindOf(writes[index] as TransactItem) : 'inbox record Put',
-        }))
-        .filter((f) => f.reason !== 'None');
-      const transient = failures.filter((f) => TRANSIENT_REASONS.has(f.reason));
-      if (transient.length > 0) {
-        throw new InboxConflictError(event, transient.map((f) => `operations[${f.index}] (${f.kind}): ${f.reason}`).join('; '), {
-          cause: error,
-        });
-      }
-      throw new TransactionFailedError(
-        failures.length > 0 ? failures : [{ index: writes.length, kind: 'inbox record Put', reason: 'Unknown', message: error.message }],
-        { cause: error },
-      );
+      return commitFailure(event, writes, error);
     }
   }
 

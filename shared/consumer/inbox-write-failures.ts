@@ -1,0 +1,72 @@
+import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { TransactionFailedError } from '../errors.js';
+import { InboxConflictError, InboxWriteError } from './errors.js';
+import type { CommitResult, InboxEvent, InboxRecord } from './inbox.js';
+import type { TransactItem } from './types.js';
+
+/** The inbox record as a failed condition found it (`ALL_OLD`); none when there was no record. */
+export const recordAsFound = (item: Record<string, AttributeValue> | undefined): InboxRecord | undefined =>
+  item === undefined ? undefined : (unmarshall(item) as InboxRecord);
+
+/** Cancellation reasons that a retry of the same transaction can get past. */
+const TRANSIENT_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+
+/**
+ * What DynamoDB allows, for a transaction it refused as a whole (`ValidationException`: nothing
+ * was written, and the same writes would be refused again), or `undefined` for any other error.
+ */
+function validationRefusal(error: unknown): string | undefined {
+  if ((error as { name?: unknown }).name !== 'ValidationException') return undefined;
+  const message = String((error as { message?: unknown }).message);
+  if (/multiple operations on one item/i.test(message)) return 'one action per item, the inbox record included';
+  if (/payload size/i.test(message)) return 'at most 4 MB for the whole transaction';
+  if (/item size/i.test(message)) return 'items of at most 400 KB';
+  return 'writes DynamoDB accepts: each with a TableName, keys and expressions that match the table';
+}
+
+const kindOf = (item: TransactItem): string => Object.keys(item).find((k) => item[k as keyof TransactItem] !== undefined) ?? 'unknown';
+
+/**
+ * What the failure of an event's transaction (its handler's `writes`, then its inbox record's
+ * Put) means: the inbox record's condition failed on a done event (`duplicate`) or on an
+ * unexpired claim (`held`); any other failure throws, as an `InboxWriteError` when DynamoDB
+ * refused the transaction as a whole, an `InboxConflictError` when a retry can get past it, a
+ * `TransactionFailedError` naming every action that failed otherwise, or as it came.
+ */
+export function commitFailure(event: InboxEvent, writes: readonly TransactItem[], error: unknown): CommitResult {
+  const refusal = validationRefusal(error);
+  if (refusal !== undefined) {
+    throw new InboxWriteError(
+      `DynamoDB refused the transaction of event ${event.id} (${event.type}): ${(error as Error).message}; allowed: ${refusal}. Nothing was written.`,
+      { cause: error },
+    );
+  }
+  if (!(error instanceof TransactionCanceledException)) throw error;
+  const reasons = error.CancellationReasons ?? [];
+  const inboxReason = reasons[writes.length];
+  if (inboxReason?.Code === 'ConditionalCheckFailed') {
+    const old = recordAsFound(inboxReason.Item);
+    if (old?.status === 'IN_PROGRESS') return { status: 'held', expiresAt: old.claimExpiresAt ?? 0 };
+    return { status: 'duplicate' };
+  }
+  // Every action that failed, the inbox record's Put (the last action) included.
+  const failures = reasons
+    .map((reason, index) => ({
+      index,
+      reason: reason.Code ?? 'Unknown',
+      message: reason.Message,
+      kind: index < writes.length ? kindOf(writes[index] as TransactItem) : 'inbox record Put',
+    }))
+    .filter((f) => f.reason !== 'None');
+  const transient = failures.filter((f) => TRANSIENT_REASONS.has(f.reason));
+  if (transient.length > 0) {
+    throw new InboxConflictError(event, transient.map((f) => `operations[${f.index}] (${f.kind}): ${f.reason}`).join('; '), {
+      cause: error,
+    });
+  }
+  throw new TransactionFailedError(
+    failures.length > 0 ? failures : [{ index: writes.length, kind: 'inbox record Put', reason: 'Unknown', message: error.message }],
+    { cause: error },
+  );
+}
