@@ -3,7 +3,7 @@ import type { OutboxEnvelope } from '../envelope.js';
 import { CommitGroup, type CommitScopes, type GroupOutcomes } from './commit-group.js';
 import { type MessageHandlingDeps, type PreparedEvent, type PreparedMessage, rememberCommitted, runEvent } from './handle-message.js';
 import type { PendingCommit } from './pending-commit.js';
-import { acknowledged, messageOutcome, type RunEventsOptions, reportEvent } from './run-events.js';
+import { acknowledged, type MessageProgress, messageOutcome, type RunEventsOptions, reportEvent } from './run-events.js';
 import { type MessageScope, outerContext, traceGroupCommit, traceMessage, UNTRACED } from './tracing.js';
 import type { ConsumerMessage, ConsumerTracingOptions, InboxOptions, MessageOutcome } from './types.js';
 import { asError, reportUnexpected, unexpectedOutcome } from './unexpected.js';
@@ -26,12 +26,11 @@ type Slot = { readonly event: PreparedEvent } & (
 );
 
 /** A message of the worker not settled yet: its events that have run, and how far they are reported. */
-interface MessageRecord {
+interface MessageRecord extends MessageProgress {
   readonly index: number;
   readonly message: ConsumerMessage;
   readonly ready: PreparedMessage;
   readonly slots: Slot[];
-  readonly outcomes: MessageOutcome[];
   /** Every event that will run has run. */
   complete: boolean;
   /** Its outcome is final: the message ran to its end or one of its events failed; no more of it runs. */
@@ -98,6 +97,7 @@ export class BatchWorker {
         ready,
         slots: [],
         outcomes: [],
+        reported: 0,
         complete: false,
         closed: false,
         scope: UNTRACED,
@@ -145,7 +145,7 @@ export class BatchWorker {
       // A claim's side effect runs after what precedes it is committed; a handler sees its aggregate's earlier writes.
       if (event.handler.idempotency === 'claim' || this.#group.hasAggregate(event.envelope)) await this.#flush();
       if (record.closed) return;
-      const run = await runEvent(deps, record.message, event, claimUntil, snapshot, true);
+      const run = await runEvent(deps, { message: record.message, event, claimUntil, snapshot, defer: true });
       if ('outcome' in run) {
         record.slots.push({ event, ...run });
         if (acknowledged(run.outcome)) continue;
@@ -202,7 +202,7 @@ export class BatchWorker {
               reason: 'EARLIER_MESSAGE_OF_GROUP_FAILED',
               failedMessageId: (messages[failed] as ConsumerMessage).messageId,
             }
-          : unexpectedOutcome(message, ready, record.outcomes, failure);
+          : unexpectedOutcome(message, ready, record, failure);
       outcomes[record.index] = outcome;
       record.closed = true;
       if (fifo !== undefined && outcome.status !== 'skipped' && !this.#settledFailures.has(fifo)) {
@@ -248,6 +248,7 @@ export class BatchWorker {
           const envelope = 'outcome' in slot ? slot.envelope : slot.pending.envelope;
           // Its sequence tracking's requests in its own message's span, whichever message's run made the group commit.
           await record.scope.within(() => reportEvent(slot.event, eventOutcome, envelope, { tracker, reporter }));
+          record.reported++;
           if (!acknowledged(eventOutcome)) record.closed = true;
         }
         if (record.closed || record.complete) outcome = messageOutcome(ready.events.length, record.outcomes);

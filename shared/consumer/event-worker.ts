@@ -1,6 +1,6 @@
 import type { BatchWorkerContext } from './batch-worker.js';
 import type { PreparedMessage } from './handle-message.js';
-import { runEvents } from './run-events.js';
+import { type MessageProgress, runEvents } from './run-events.js';
 import { traceMessage } from './tracing.js';
 import type { ConsumerMessage, MessageOutcome } from './types.js';
 import { asError, reportUnexpected, unexpectedOutcome } from './unexpected.js';
@@ -16,17 +16,17 @@ async function settleMessage(
   context: BatchWorkerContext,
   index: number,
   decided: MessageOutcome | undefined,
-  work: (reported: MessageOutcome[]) => Promise<MessageOutcome>,
+  work: (progress: MessageProgress) => Promise<MessageOutcome>,
 ): Promise<MessageOutcome> {
   const message = context.messages[index] as ConsumerMessage;
   const ready = context.prepared[index] as PreparedMessage;
   // Its events' outcomes as they are known, for the outcome an error leaves it with.
-  const reported: MessageOutcome[] = [];
+  const progress: MessageProgress = { outcomes: [], reported: 0 };
   try {
-    return await work(reported);
+    return await work(progress);
   } catch (error) {
     const failure = asError(error);
-    const outcome = decided ?? unexpectedOutcome(message, ready, reported, failure);
+    const outcome = decided ?? unexpectedOutcome(message, ready, progress, failure);
     const { deps, reporter } = context;
     reportUnexpected(
       deps.consumer,
@@ -65,13 +65,13 @@ export async function runEventGroup(context: BatchWorkerContext, group: readonly
     }
     const ready = prepared[index] as PreparedMessage;
     // Each event is reported as it runs; a batch message's events run in order, and its first failure ends it.
-    const outcome = await settleMessage(context, index, undefined, (reported) =>
+    const outcome = await settleMessage(context, index, undefined, (progress) =>
       traceMessage(context.tracing, message, ready, async () => {
         if (ready.status === 'done') {
           reporter.outcome(ready.outcome);
           return ready.outcome;
         }
-        return runEvents(deps, message, ready, context, reported);
+        return runEvents(deps, message, ready, context, progress);
       }),
     );
     outcomes[index] = outcome;

@@ -1,15 +1,15 @@
-import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { CatalogSchemaLookup } from '../catalog/consumer-schemas.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { ClaimDeadlinePassedError, ClaimHeldError, InboxWriteError, MessageRejectedError } from './errors.js';
 import type { Inbox, LegacyState } from './inbox.js';
-import { InboxSnapshot } from './inbox-snapshot.js';
-import { excerpt, jsonExcerpt } from './limits.js';
+import type { InboxSnapshot } from './inbox-snapshot.js';
+import { excerpt } from './limits.js';
 import { parseMessage } from './parse.js';
 import { type CommitDeps, type PendingCommit, settleCommit } from './pending-commit.js';
 import { replayOf } from './replay-marker.js';
 import { type Trust, trustProblem } from './trust.js';
 import type { ConsumerLogger, ConsumerMessage, EventHandler, MessageOutcome, TransactItem } from './types.js';
+import { rejected, validateData } from './validate-data.js';
 
 /** What handling one message needs; built once per consumer. */
 export interface MessageHandlingDeps {
@@ -23,56 +23,12 @@ export interface MessageHandlingDeps {
   readonly catalog?: CatalogSchemaLookup;
 }
 
-const rejected = (messageId: string, error: MessageRejectedError): MessageOutcome => ({ status: 'rejected', messageId, error });
-
 /** How log lines about handling an event name it. */
 const logFields = (deps: MessageHandlingDeps, envelope: OutboxEnvelope) => ({
   consumer: deps.consumer,
   eventId: envelope.id,
   type: envelope.type,
 });
-
-/** The schema's issues as text; never throws (issues come from the schema, and may hold anything), so a rejection stays one. */
-function describeIssues(issues: readonly StandardSchemaV1.Issue[]): string {
-  try {
-    return issues
-      .slice(0, 5)
-      .map((issue) => {
-        const path = (issue.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.');
-        const text = path === '' ? String(issue.message) : `${path}: ${String(issue.message)}`;
-        return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-      })
-      .join('; ');
-  } catch (error) {
-    return `(the issues cannot be shown: ${error instanceof Error ? error.message : 'unknown error'})`;
-  }
-}
-
-async function validate(
-  schema: StandardSchemaV1 | undefined,
-  envelope: OutboxEnvelope,
-  messageId: string,
-): Promise<{ ok: true; envelope: OutboxEnvelope } | { ok: false; outcome: MessageOutcome }> {
-  if (schema === undefined) return { ok: true, envelope };
-  let result: StandardSchemaV1.Result<unknown>;
-  try {
-    result = await schema['~standard'].validate(envelope.data);
-  } catch (error) {
-    // A transform or refinement that throws instead of reporting an issue: the message fails and is retried.
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`The schema of ${JSON.stringify(envelope.type)} threw while validating the data of event ${envelope.id}: ${reason}`, {
-      cause: error,
-    });
-  }
-  if (result.issues !== undefined) {
-    const error = new MessageRejectedError(
-      'SCHEMA_VALIDATION_FAILED',
-      `The data of event ${envelope.id} (${envelope.type}) failed its schema: ${describeIssues(result.issues)}; got ${jsonExcerpt(envelope.data)}`,
-    );
-    return { ok: false, outcome: rejected(messageId, error) };
-  }
-  return { ok: true, envelope: { ...envelope, data: result.value } };
-}
 
 /**
  * What the record of an event under the key of earlier releases says, from the batch's snapshot
@@ -85,15 +41,33 @@ async function legacyState(deps: MessageHandlingDeps, envelope: OutboxEnvelope, 
   return deps.inbox.legacyState(envelope);
 }
 
+/** One event of a message to run under the inbox, and how. */
+export interface EventToRun {
+  readonly message: ConsumerMessage;
+  readonly event: PreparedEvent;
+  /** When a claim taken now lapses (epoch seconds), instead of the inbox's claim timeout. */
+  readonly claimUntil: number | undefined;
+  /** The inbox records the batch's read found and its own commits, so the event reads only what they do not hold. */
+  readonly snapshot: InboxSnapshot;
+  /** A `transaction` handler's writes and inbox record are returned to commit later instead of committed. */
+  readonly defer: boolean;
+}
+
+/** What a handler's context holds in either mode. */
+const handlerContext = (deps: MessageHandlingDeps, { message, event }: EventToRun) => ({
+  consumer: deps.consumer,
+  ...(message.receiveCount === undefined ? {} : { receiveCount: message.receiveCount }),
+  ...(event.replayId === undefined ? {} : { replayId: event.replayId }),
+});
+
+/** `envelope` is the event's, its data as the schema gave it. */
 async function runWithTransaction(
   deps: MessageHandlingDeps,
+  run: EventToRun,
   handler: Extract<EventHandler, { idempotency?: 'transaction' }>,
   envelope: OutboxEnvelope,
-  message: ConsumerMessage,
-  snapshot: InboxSnapshot,
-  replayId: string | undefined,
-  defer: boolean,
 ): Promise<'processed' | 'duplicate' | Deferred> {
+  const { snapshot } = run;
   // Cheap skip for redeliveries; the conditional inbox Put below is what actually guarantees once.
   // A claim (IN_PROGRESS, left by the event's handler in claim mode) is not a done event: the commit decides.
   const own = snapshot.lookup(deps.inbox.keysOf(envelope).own);
@@ -107,9 +81,7 @@ async function runWithTransaction(
   let open = true;
   try {
     await handler.handle(envelope, {
-      consumer: deps.consumer,
-      ...(message.receiveCount === undefined ? {} : { receiveCount: message.receiveCount }),
-      ...(replayId === undefined ? {} : { replayId }),
+      ...handlerContext(deps, run),
       write: (item) => {
         // A write added once the handler has returned (a promise not awaited) would miss the commit and be lost.
         if (!open) {
@@ -126,21 +98,23 @@ async function runWithTransaction(
     open = false;
   }
   const takesOver = existing?.status === 'IN_PROGRESS';
-  if (defer) return { writes, takesOver };
+  if (run.defer) return { writes, takesOver };
   return settleCommit(deps, envelope, await deps.inbox.commit(envelope, writes), takesOver);
 }
 
 type Deferred = Pick<PendingCommit, 'writes' | 'takesOver'>;
 
+/**
+ * `envelope` is the event's, its data as the schema gave it. `unrecorded`: the handler ran, but
+ * its claim's completion failed or found the claim taken over, so the event is not `COMPLETED`.
+ */
 async function runWithClaim(
   deps: MessageHandlingDeps,
+  run: EventToRun,
   handler: Extract<EventHandler, { idempotency: 'claim' }>,
   envelope: OutboxEnvelope,
-  message: ConsumerMessage,
-  claimUntil: number | undefined,
-  snapshot: InboxSnapshot,
-  replayId: string | undefined,
-): Promise<'processed' | 'duplicate'> {
+): Promise<'processed' | 'unrecorded' | 'duplicate'> {
+  const { snapshot } = run;
   // Done, as the batch's read found it or this batch committed it: no claim to write (a COMPLETED record never changes back).
   const own = snapshot.lookup(deps.inbox.keysOf(envelope).own);
   if (own.read && own.record !== undefined && own.record.status !== 'IN_PROGRESS') return 'duplicate';
@@ -148,19 +122,14 @@ async function runWithClaim(
   const legacy = await legacyState(deps, envelope, snapshot);
   if (legacy.status === 'duplicate') return 'duplicate';
   if (legacy.status === 'held') throw new ClaimHeldError(envelope.id, legacy.expiresAt);
-  const claim = await deps.inbox.claim(envelope, claimUntil);
+  const claim = await deps.inbox.claim(envelope, run.claimUntil);
   if (claim.status === 'duplicate') return 'duplicate';
   if (claim.status === 'held') throw new ClaimHeldError(envelope.id, claim.expiresAt);
   if (claim.status === 'late') throw new ClaimDeadlinePassedError(envelope.id, claim.until);
   const event = logFields(deps, envelope);
   if (claim.tookOver) deps.logger.warn('Took over an expired claim', event);
   try {
-    await handler.handle(envelope, {
-      consumer: deps.consumer,
-      ...(message.receiveCount === undefined ? {} : { receiveCount: message.receiveCount }),
-      ...(replayId === undefined ? {} : { replayId }),
-      claimExpiresAt: claim.expiresAt * 1000,
-    });
+    await handler.handle(envelope, { ...handlerContext(deps, run), claimExpiresAt: claim.expiresAt * 1000 });
   } catch (error) {
     // The handler's error is the message's; a release that fails too only delays the retry until the claim expires.
     await deps.inbox
@@ -174,15 +143,13 @@ async function runWithClaim(
   const completed = await deps.inbox.complete(envelope, claim.token).catch((error: unknown) => {
     deps.logger.error(
       'The event was handled but recording it failed; a redelivery after the claim expires would run the side effect again',
-      {
-        ...event,
-        error,
-      },
+      { ...event, error },
     );
-    return true;
+    return undefined;
   });
-  if (!completed) deps.logger.warn('The claim expired while the handler ran and was taken over; the side effect may run twice', event);
-  return 'processed';
+  if (completed === false)
+    deps.logger.warn('The claim expired while the handler ran and was taken over; the side effect may run twice', event);
+  return completed === true ? 'processed' : 'unrecorded';
 }
 
 /** One event of a message with the handler that takes it. */
@@ -230,40 +197,30 @@ export function prepareMessage(deps: MessageHandlingDeps, message: ConsumerMessa
   return { status: 'ready', events, ...events[0]! };
 }
 
+/** What running an event came to: its outcome, or (deferred) a commit still to make. */
+export type EventRun = EventOutcome | { readonly pending: PendingCommit };
+export type EventOutcome = { readonly outcome: MessageOutcome; readonly envelope?: OutboxEnvelope };
+
 /**
  * Runs one prepared event of a message: validate, run the handler under the inbox. Never throws: every
- * failure becomes an outcome that names its reason. `claimUntil` (epoch seconds) is when a claim
- * taken now lapses, instead of the inbox's claim timeout; `snapshot` holds the inbox records the
- * batch's read found, so the message reads only what it did not.
+ * failure becomes an outcome that names its reason.
  */
-export async function runMessage(
-  deps: MessageHandlingDeps,
-  message: ConsumerMessage,
-  prepared: PreparedEvent,
-  claimUntil?: number,
-  snapshot: InboxSnapshot = InboxSnapshot.empty(),
-): Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }> {
-  return runEvent(deps, message, prepared, claimUntil, snapshot, false) as Promise<{ outcome: MessageOutcome; envelope?: OutboxEnvelope }>;
+export async function runMessage(deps: MessageHandlingDeps, run: Omit<EventToRun, 'defer'>): Promise<EventOutcome> {
+  return runEvent(deps, { ...run, defer: false }) as Promise<EventOutcome>;
 }
 
-/** What running an event came to: its outcome, or (deferred) a commit still to make. */
-export type EventRun = { readonly outcome: MessageOutcome; readonly envelope?: OutboxEnvelope } | { readonly pending: PendingCommit };
-
 /** {@link runMessage}; with `defer`, a `transaction` handler's writes and inbox record are returned to commit later instead of committed. */
-export async function runEvent(
-  deps: MessageHandlingDeps,
-  message: ConsumerMessage,
-  prepared: PreparedEvent,
-  claimUntil: number | undefined,
-  snapshot: InboxSnapshot,
-  defer: boolean,
-): Promise<EventRun> {
-  const run = await runUnderInbox(deps, message, prepared, claimUntil, snapshot, defer);
-  const { own, legacy } = deps.inbox.keysOf(prepared.envelope);
-  if (legacy !== undefined) snapshot.forget(legacy);
-  if ('outcome' in run && run.outcome.status === 'processed') snapshot.committed(own, deps.inbox.completedRecord(prepared.envelope));
-  else snapshot.forget(own);
-  return run;
+export async function runEvent(deps: MessageHandlingDeps, run: EventToRun): Promise<EventRun> {
+  const ran = await runUnderInbox(deps, run);
+  const { own, legacy } = deps.inbox.keysOf(run.event.envelope);
+  if (legacy !== undefined) run.snapshot.forget(legacy);
+  // Done only once its COMPLETED record is written: a later delivery in the batch of an event not recorded goes through the inbox again.
+  if ('outcome' in ran && ran.outcome.status === 'processed' && !('unrecorded' in ran)) {
+    run.snapshot.committed(own, deps.inbox.completedRecord(run.event.envelope));
+  } else run.snapshot.forget(own);
+  if (!('unrecorded' in ran)) return ran;
+  const { unrecorded: _, ...outcome } = ran;
+  return outcome;
 }
 
 /** Notes in the batch's snapshot that its event is done: its `COMPLETED` record was just committed. */
@@ -273,32 +230,29 @@ export function rememberCommitted(deps: Pick<CommitDeps, 'inbox'>, snapshot: Inb
 
 async function runUnderInbox(
   deps: MessageHandlingDeps,
-  message: ConsumerMessage,
-  prepared: PreparedEvent,
-  claimUntil: number | undefined,
-  snapshot: InboxSnapshot,
-  defer: boolean,
-): Promise<EventRun> {
-  const { handler } = prepared;
-  const base = { messageId: message.messageId, eventId: prepared.envelope.id, type: prepared.envelope.type };
+  run: EventToRun,
+): Promise<EventRun | (EventOutcome & { readonly unrecorded: true })> {
+  const { message, event } = run;
+  const { handler } = event;
+  const base = { messageId: message.messageId, eventId: event.envelope.id, type: event.envelope.type };
   try {
     // A schema may throw instead of reporting issues (a transform or refinement that fails): that fails this message only.
     // The handler's own schema, else the one the consumer's catalog declares for the envelope's version.
-    const schema = handler.schema ?? deps.catalog?.(prepared.envelope);
-    if (schema instanceof MessageRejectedError) return { outcome: rejected(message.messageId, schema) };
-    const validated = await validate(schema, prepared.envelope, message.messageId);
+    const validated = await validateData(handler.schema ?? deps.catalog?.(event.envelope), event.envelope, message.messageId);
     if (!validated.ok) return { outcome: validated.outcome };
     const { envelope } = validated;
-    const status =
-      handler.idempotency === 'claim'
-        ? await runWithClaim(deps, handler, envelope, message, claimUntil, snapshot, prepared.replayId)
-        : await runWithTransaction(deps, handler, envelope, message, snapshot, prepared.replayId, defer);
+    if (handler.idempotency === 'claim') {
+      const status = await runWithClaim(deps, run, handler, envelope);
+      if (status === 'unrecorded') return { outcome: { status: 'processed', ...base }, envelope, unrecorded: true };
+      return { outcome: { status, ...base }, envelope };
+    }
+    const status = await runWithTransaction(deps, run, handler, envelope);
     if (typeof status === 'object') return { pending: { envelope, messageId: message.messageId, ...status } };
     return { outcome: { status, ...base }, envelope };
   } catch (error) {
     return {
       outcome: { status: 'failed', ...base, error: error instanceof Error ? error : new Error(String(error)) },
-      envelope: prepared.envelope,
+      envelope: event.envelope,
     };
   }
 }

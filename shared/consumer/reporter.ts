@@ -90,13 +90,17 @@ export class Reporter {
         this.#count('DuplicateEvents');
         return;
       case 'rejected':
-        this.#logger.error('Message rejected; it goes to the DLQ by the queue redrive policy', {
-          consumer,
-          messageId: outcome.messageId,
-          code: outcome.error.code,
-          reason: outcome.error.message,
-        });
-        this.#count('RejectedMessages');
+        // Counted even when the logger throws: an error of logging leaves a rejection rejected, so nothing else counts it.
+        try {
+          this.#logger.error('Message rejected; it goes to the DLQ by the queue redrive policy', {
+            consumer,
+            messageId: outcome.messageId,
+            code: outcome.error.code,
+            reason: outcome.error.message,
+          });
+        } finally {
+          this.#count('RejectedMessages');
+        }
         return;
       case 'failed':
         this.#logger.error('Event handling failed; the message will be retried', {
@@ -109,12 +113,16 @@ export class Reporter {
         this.#count('FailedMessages');
         return;
       case 'skipped':
-        this.#logger.warn('Message not processed: an earlier message of its FIFO group failed', {
-          consumer,
-          messageId: outcome.messageId,
-          failedMessageId: outcome.failedMessageId,
-        });
-        this.#count('SkippedMessages');
+        // As a rejection: an error of logging leaves the message skipped.
+        try {
+          this.#logger.warn('Message not processed: an earlier message of its FIFO group failed', {
+            consumer,
+            messageId: outcome.messageId,
+            failedMessageId: outcome.failedMessageId,
+          });
+        } finally {
+          this.#count('SkippedMessages');
+        }
         return;
     }
   }

@@ -24,6 +24,15 @@ export interface RunEventsOptions {
   readonly reporter: EventReporter;
 }
 
+/**
+ * A message's events' outcomes as they are known (each before it is reported), and how many of
+ * them are reported in full: an error that ends the message came at the event after those.
+ */
+export interface MessageProgress {
+  readonly outcomes: MessageOutcome[];
+  reported: number;
+}
+
 export const acknowledged = (outcome: MessageOutcome): boolean => outcome.status === 'processed' || outcome.status === 'duplicate';
 
 /** Reports one event's outcome: its count, its lag (live) or replay, and its position when tracked. */
@@ -64,20 +73,21 @@ export function messageOutcome(eventCount: number, outcomes: readonly MessageOut
  * the message. The first event that fails or is rejected ends the message: the events after it
  * are not run, and the message is that event's outcome (retried whole: the events before it are
  * duplicates in the inbox by then). A batch's outcome lists its events' in `events`. Each event's
- * outcome goes into `outcomes` as it is known, before it is reported.
+ * outcome goes into `progress` as it is known, before it is reported, and counts as reported after.
  */
 export async function runEvents(
   deps: MessageHandlingDeps,
   message: ConsumerMessage,
   ready: Extract<PreparedMessage, { status: 'ready' }>,
   { claimUntil, snapshot, tracker, reporter }: RunEventsOptions,
-  outcomes: MessageOutcome[] = [],
+  progress: MessageProgress = { outcomes: [], reported: 0 },
 ): Promise<MessageOutcome> {
   for (const event of ready.events) {
-    const { outcome, envelope } = await runMessage(deps, message, event, claimUntil, snapshot);
-    outcomes.push(outcome);
+    const { outcome, envelope } = await runMessage(deps, { message, event, claimUntil, snapshot });
+    progress.outcomes.push(outcome);
     await reportEvent(event, outcome, envelope, { tracker, reporter });
+    progress.reported++;
     if (!acknowledged(outcome)) break;
   }
-  return messageOutcome(ready.events.length, outcomes);
+  return messageOutcome(ready.events.length, progress.outcomes);
 }

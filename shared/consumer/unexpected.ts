@@ -1,5 +1,5 @@
 import type { PreparedMessage } from './handle-message.js';
-import { acknowledged, type EventReporter, messageOutcome } from './run-events.js';
+import { acknowledged, type EventReporter, type MessageProgress, messageOutcome } from './run-events.js';
 import type { ConsumerLogger, ConsumerMessage, MessageOutcome } from './types.js';
 
 /**
@@ -21,21 +21,23 @@ export function logSafely(
 
 /**
  * The outcome of a message that an unexpected error (a logger, metrics sink or tracker that
- * throws; a bug) ended, `reported` its events' outcomes known so far: one rejected before it ran,
+ * throws; a bug) ended, `progress` its events' outcomes known so far: one rejected before it ran,
  * or whose event already failed or was rejected, keeps that outcome; any other fails with the
- * error, so SQS delivers it again (what of it was committed is a duplicate the inbox skips then).
+ * error, so SQS delivers it again (what of it was committed is a duplicate the inbox skips then),
+ * naming the event the error came at: the first whose outcome was not reported in full.
  */
 export function unexpectedOutcome(
   message: ConsumerMessage,
   ready: PreparedMessage,
-  reported: readonly MessageOutcome[],
+  progress: MessageProgress,
   error: Error,
 ): MessageOutcome {
   if (ready.status === 'done') return ready.outcome;
-  const last = reported[reported.length - 1];
-  if (last !== undefined && !acknowledged(last)) return messageOutcome(ready.events.length, reported);
-  // The error came at this event of the message, or while its outcome was reported.
-  const { envelope } = ready.events[reported.length] ?? ready;
+  const { outcomes, reported } = progress;
+  const last = outcomes[outcomes.length - 1];
+  if (last !== undefined && !acknowledged(last)) return messageOutcome(ready.events.length, outcomes);
+  // The error came while this event ran or committed, or while its outcome was reported.
+  const { envelope } = ready.events[reported] ?? ready;
   return { status: 'failed', messageId: message.messageId, eventId: envelope.id, type: envelope.type, error };
 }
 

@@ -1,8 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createConsumer } from '../../shared/consumer/consumer.js';
-import { legacyInboxKey } from '../../shared/consumer/inbox-keys.js';
+import { inboxKey, legacyInboxKey } from '../../shared/consumer/inbox-keys.js';
 import type { ConsumerMessage, ConsumerOptions } from '../../shared/consumer/types.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
 import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
@@ -122,6 +122,51 @@ describe('consumer: one read of the inbox per batch', () => {
       // The batch read (both keys), then the first delivery's writes only: its commit, or its claim and completion.
       const writes = idempotency === 'claim' ? ['PutItemCommand', 'UpdateItemCommand'] : ['TransactWriteItemsCommand'];
       expect(sent).toEqual(['TransactGetItemsCommand', ...writes]);
+    },
+  );
+
+  it.each(['failed', 'was taken over'] as const)(
+    'fails a second delivery of an event in the same batch through its claim (CLAIM_HELD), not as a duplicate, when the first one’s completion %s',
+    async (how) => {
+      const name = `claim-lost-${how.replaceAll(' ', '-')}`;
+      const { document, sent } = countingDocument(how === 'failed' ? ['UpdateItemCommand'] : []);
+      let runs = 0;
+      const telemetry = recordingTelemetry();
+      const consumer = createConsumer({
+        name,
+        sources: [TEST_SOURCE],
+        inbox: { document, tableName },
+        handlers: {
+          'order.placed': {
+            idempotency: 'claim',
+            handle: async (event) => {
+              runs++;
+              // Another worker takes the claim over while the side effect runs: the completion finds its token.
+              if (how === 'was taken over') {
+                await clients.document.send(
+                  new UpdateCommand({
+                    TableName: tableName,
+                    Key: inboxKey(name, event),
+                    UpdateExpression: 'SET claimToken = :other',
+                    ExpressionAttributeValues: { ':other': 'another-worker' },
+                  }),
+                );
+              }
+            },
+          },
+        },
+        logger: telemetry.logger,
+        metrics: telemetry.metrics,
+      });
+      const event = anEnvelope({ aggregateId: name });
+
+      const { outcomes } = await consumer.process(batchOf([event.body, event.body]));
+
+      expect(outcomes.map((o) => o.status)).toEqual(['processed', 'failed']);
+      expect(outcomes[1]).toMatchObject({ error: { code: 'CLAIM_HELD' } });
+      expect(runs).toBe(1);
+      // The second delivery reads the record of earlier releases and tries its own claim, as in a later batch.
+      expect(sent.slice(3)).toEqual(['GetItemCommand', 'PutItemCommand']);
     },
   );
 

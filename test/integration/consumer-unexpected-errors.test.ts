@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ConsumerLogger, ConsumerMetrics } from '../../shared/consumer/types.js';
+import { batchBody } from '../../shared/envelope.js';
 import { batchCommitFixture, messages, statuses } from '../helpers/batch-commit.js';
 import { anEnvelope } from '../helpers/envelopes.js';
 
@@ -61,7 +62,9 @@ describe("consumer, commit: 'event', an error no outcome stands for", () => {
     const fallback = vi.spyOn(console, 'error').mockImplementation(() => {});
     const logger: ConsumerLogger = {
       info: () => {},
-      warn: () => {},
+      warn: () => {
+        throw new Error('logger down');
+      },
       error: () => {
         throw new Error('logger down');
       },
@@ -80,17 +83,33 @@ describe("consumer, commit: 'event', an error no outcome stands for", () => {
     const placed = anEnvelope({ aggregateId: 'b0' });
     const shipped = anEnvelope({ aggregateId: 'b1', type: 'order.shipped' });
 
-    const { outcomes } = await consumer.process(messages([placed.body, 'not json', shipped.body]));
+    const later = anEnvelope({ aggregateId: 'b1', sequence: 2 });
 
-    expect(statuses(outcomes)).toEqual(['processed', 'rejected', 'failed']);
+    const { outcomes } = await consumer.process(messages([placed.body, 'not json', shipped.body, later.body], ['a', 'b', 'c', 'c']));
+
+    expect(statuses(outcomes)).toEqual(['processed', 'rejected', 'failed', 'skipped']);
     expect(outcomes[2]).toMatchObject({ error: { message: 'handler failed' } });
-    // The handler's failure, whose log line threw before it was counted, is counted once.
+    // Each failure, rejection and skip, whose log line threw before it was counted, is counted once.
     expect(counts.get('FailedMessages')).toBe(1);
-    expect(fallback.mock.calls.map(([line]) => line)).toEqual([
-      expect.stringMatching(/^Running or reporting a message failed unexpectedly/),
-      expect.stringMatching(/^Running or reporting a message failed unexpectedly/),
-    ]);
+    expect(counts.get('RejectedMessages')).toBe(1);
+    expect(counts.get('SkippedMessages')).toBe(1);
+    expect(fallback.mock.calls.map(([line]) => line)).toEqual(
+      Array(3).fill(expect.stringMatching(/^Running or reporting a message failed unexpectedly/)),
+    );
     await noUnhandledRejection();
+  });
+});
+
+describe.each(['event', 'batch'] as const)("consumer, commit: '%s', an unexpected error in a batch message", (commit) => {
+  it('fails the message naming the event whose outcome was being reported, not the next one', async () => {
+    const broken = new Error('metrics sink down');
+    const { metrics } = metricsThrowingAt(1, broken);
+    const { consumer } = batchConsumer(`ce-batch-${commit}`, { commit, metrics });
+    const events = [1, 2].map((sequence) => anEnvelope({ aggregateId: `d-${commit}`, sequence }));
+
+    const { outcomes } = await consumer.process(messages([batchBody(events.map((e) => e.body))]));
+
+    expect(outcomes).toEqual([expect.objectContaining({ status: 'failed', eventId: events[0]?.id, error: broken })]);
   });
 });
 
