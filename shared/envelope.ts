@@ -188,10 +188,15 @@ export function messageAttributes(type: string, aggregateType: string, trace?: M
 /** Bytes SNS counts for the trace attributes {@link messageAttributes} adds with `trace`. */
 export function traceAttributeBytes(trace: MessageTrace | undefined): number {
   if (!trace?.traceparent) return 0;
-  const string = Buffer.byteLength('String');
-  const parent = Buffer.byteLength(TRACEPARENT_ATTRIBUTE) + string + Buffer.byteLength(trace.traceparent);
-  return trace.tracestate ? parent + Buffer.byteLength(TRACESTATE_ATTRIBUTE) + string + Buffer.byteLength(trace.tracestate) : parent;
+  const parent = TRACEPARENT_NAME_BYTES + Buffer.byteLength(trace.traceparent);
+  return trace.tracestate ? parent + TRACESTATE_NAME_BYTES + Buffer.byteLength(trace.tracestate) : parent;
 }
+
+// An attribute's name and data type are the same for every message: counted once.
+const STRING_BYTES = Buffer.byteLength('String');
+const TRACEPARENT_NAME_BYTES = Buffer.byteLength(TRACEPARENT_ATTRIBUTE) + STRING_BYTES;
+const TRACESTATE_NAME_BYTES = Buffer.byteLength(TRACESTATE_ATTRIBUTE) + STRING_BYTES;
+const EVENT_ATTRIBUTE_NAME_BYTES = Buffer.byteLength('type') + Buffer.byteLength('aggregatetype') + 2 * STRING_BYTES;
 
 /**
  * The content type of a message that carries several events of one aggregate: a CloudEvents
@@ -244,21 +249,14 @@ export function batchMessageAttributes(type: string, aggregateType: string) {
 }
 
 /** Bytes of the `content-type` attribute SNS counts for a batch message. */
-export const BATCH_ATTRIBUTE_BYTES =
-  Buffer.byteLength(CONTENT_TYPE_ATTRIBUTE) + Buffer.byteLength('String') + Buffer.byteLength(BATCH_CONTENT_TYPE);
+export const BATCH_ATTRIBUTE_BYTES = Buffer.byteLength(CONTENT_TYPE_ATTRIBUTE) + STRING_BYTES + Buffer.byteLength(BATCH_CONTENT_TYPE);
 
 /**
  * Bytes SNS counts against {@link MAX_MESSAGE_BYTES}: the body plus each attribute's name, type
  * and value, the trace attributes included when `trace` is given.
  */
 export function messageSize(body: string, type: string, aggregateType: string, trace?: MessageTrace): number {
-  const attributes =
-    Buffer.byteLength('type') +
-    Buffer.byteLength('String') +
-    Buffer.byteLength(type) +
-    Buffer.byteLength('aggregatetype') +
-    Buffer.byteLength('String') +
-    Buffer.byteLength(aggregateType);
+  const attributes = EVENT_ATTRIBUTE_NAME_BYTES + Buffer.byteLength(type) + Buffer.byteLength(aggregateType);
   return Buffer.byteLength(body) + attributes + traceAttributeBytes(trace);
 }
 
