@@ -174,10 +174,7 @@ function asPlanned(input: TransactWriteItemsInput, planned: Planned, wire: Trans
   if (input.ClientRequestToken !== wire.ClientRequestToken || Object.keys(input).length !== 2) return false;
   const items = input.TransactItems as readonly Record<string, unknown>[] | undefined;
   if (!Array.isArray(items) || items.length !== planned.TransactItems.length) return false;
-  for (let index = 0; index < items.length; index++) {
-    if (!sameFields(items[index], planned.TransactItems[index] as Record<string, unknown>, 2)) return false;
-  }
-  return true;
+  return items.every((item, index) => sameFields(item, planned.TransactItems[index] as Record<string, unknown>, 2));
 }
 
 /** Whether `a` and `b` have the same fields with the very same values, `depth` levels down (an item, then its action). */
@@ -185,12 +182,11 @@ function sameFields(a: unknown, b: Record<string, unknown>, depth: number): bool
   if (typeof a !== 'object' || a === null) return false;
   const fields = Object.keys(a);
   if (fields.length !== Object.keys(b).length) return false;
-  for (const field of fields) {
+  return fields.every((field) => {
     if (!Object.hasOwn(b, field)) return false;
     const value = (a as Record<string, unknown>)[field];
-    if (depth > 1 ? !sameFields(value, b[field] as Record<string, unknown>, depth - 1) : value !== b[field]) return false;
-  }
-  return true;
+    return depth > 1 ? sameFields(value, b[field] as Record<string, unknown>, depth - 1) : value === b[field];
+  });
 }
 
 /**
