@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient, TransactWriteItemsCommand, type TransactWriteItemsInput } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteItemsCommand, type TransactWriteItemsInput } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
-import { OutboxError, TransactionConflictError, WriteOutcomeUnknownError, WriteValidationError } from '../errors.js';
+import { OutboxError, TransactionConflictError, WriteOutcomeUnknownError } from '../errors.js';
 import { ambientTraceContext } from '../tracing/trace-context.js';
 import { type AttemptWatch, describeError, errorName, lostAttempt, notApplied, watchAttempts } from './attempts.js';
 import { type CancellationReason, cancellationOutcome } from './cancellation.js';
@@ -11,37 +11,15 @@ import { checkEventCatalog } from './catalog-check.js';
 import { refusalError, unknownOutcome } from './failure.js';
 import { derivedToken, idempotencyPut, replay } from './idempotency.js';
 import { marshalAction } from './operation-size.js';
+import { type OutboxOptions, resolveOptions, type WriteRetryOptions } from './options.js';
 import { type Plan, planWrite } from './plan.js';
 import { writtenEvents } from './result.js';
 import { SequenceMemory, type SlotState } from './sequences.js';
 import { slotWrite } from './slot-item.js';
 import type { WriteInput, WriteResult } from './types.js';
 
-export interface OutboxOptions {
-  readonly config: OutboxConfig;
-  /** The outbox table; business operations without a `TableName` go to it too. */
-  readonly tableName: string;
-  /** Created once and reused; a plain `DynamoDBClient` is wrapped in a DocumentClient. */
-  readonly client: DynamoDBClient | DynamoDBDocumentClient;
-  /**
-   * Bounded retries: `maxAttempts` with jittered exponential backoff for transaction conflicts
-   * and throttling; `maxSequenceRaces` with a short jitter for races with other writers of
-   * the same aggregate (in other processes: one instance never races itself).
-   * @default { maxAttempts: 10, baseDelayMs: 20, maxDelayMs: 1000, maxSequenceRaces: 100 }
-   */
-  readonly retry?: Partial<WriteRetryOptions>;
-  /** How long an idempotency key's result is kept. @default 86400 (24 h) */
-  readonly idempotencyTtlSeconds?: number;
-  /** @default () => new Date() */
-  readonly clock?: () => Date;
-}
+export type { OutboxOptions, WriteRetryOptions } from './options.js';
 
-export interface WriteRetryOptions extends BackoffOptions {
-  /** Retries after losing a race with another writer of the same aggregate (each one is their progress). */
-  readonly maxSequenceRaces: number;
-}
-
-const DEFAULT_RETRY: WriteRetryOptions = { maxAttempts: 10, baseDelayMs: 20, maxDelayMs: 1000, maxSequenceRaces: 100 };
 const RACE_BACKOFF: BackoffOptions = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 5, maxDelayMs: 50 };
 /**
  * Errors of the whole request that a later attempt can get past: conflicts with other
@@ -61,8 +39,6 @@ const RETRIED_ERRORS = new Set([
 export const IN_PROGRESS_WINDOW_MS = 15_000;
 /** A function that does nothing, shared: a write's release is set once its promise exists. */
 const NOTHING = (): void => {};
-const OPTION_KEYS = ['config', 'tableName', 'client', 'retry', 'idempotencyTtlSeconds', 'clock'];
-const RETRY_KEYS = Object.keys(DEFAULT_RETRY);
 
 /**
  * The write helper: commits business operations and the events they imply in one
@@ -96,50 +72,13 @@ export class Outbox {
   readonly #tails = new Map<string, Promise<void>>();
 
   constructor(options: OutboxOptions) {
-    // The SDK would then reuse the first request's resolved middleware for every later one,
-    // the per-request attempt watch included (and the DocumentClient refuses it with a plain Error).
-    if ((options.client as { config?: { cacheMiddleware?: unknown } } | undefined)?.config?.cacheMiddleware === true) {
-      throw new WriteValidationError(
-        'INVALID_OPERATION',
-        "options.client has cacheMiddleware: true, which reuses one request's middleware for the next; allowed: a client whose cacheMiddleware is false or unset",
-      );
-    }
-    // A misspelt option would otherwise be ignored, and the default it meant to change used silently.
-    for (const [where, value, allowed] of [
-      ['options', options, OPTION_KEYS],
-      ['options.retry', options.retry ?? {}, RETRY_KEYS],
-    ] as const) {
-      const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
-      if (unknown.length > 0) {
-        throw new WriteValidationError(
-          'INVALID_OPERATION',
-          `${where} has unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; allowed: ${allowed.join(', ')}`,
-        );
-      }
-    }
-    this.#config = options.config;
-    this.#tableName = options.tableName;
-    this.#client =
-      options.client instanceof DynamoDBClient ? DynamoDBDocumentClient.from(options.client) : (options.client as DynamoDBDocumentClient);
-    this.#retry = { ...DEFAULT_RETRY, ...options.retry };
-    this.#idempotencyTtlSeconds = options.idempotencyTtlSeconds ?? 86_400;
-    this.#clock = options.clock ?? (() => new Date());
-    for (const [name, value, kind, min] of [
-      ['retry.maxAttempts', this.#retry.maxAttempts, 'an integer', 1],
-      ['retry.maxSequenceRaces', this.#retry.maxSequenceRaces, 'an integer', 0],
-      ['retry.baseDelayMs', this.#retry.baseDelayMs, 'a finite number', 0],
-      ['retry.maxDelayMs', this.#retry.maxDelayMs, 'a finite number', 0],
-      ['idempotencyTtlSeconds', this.#idempotencyTtlSeconds, 'an integer', 1],
-    ] as const) {
-      // Plain JS can pass anything: a string TTL would be stored as a string, which TTL ignores.
-      const valid = typeof value === 'number' && (kind === 'an integer' ? Number.isInteger(value) : Number.isFinite(value)) && value >= min;
-      if (!valid) {
-        throw new WriteValidationError(
-          'INVALID_OPERATION',
-          `${name} is ${typeof value === 'string' ? JSON.stringify(value) : String(value)}; allowed: ${kind} ≥ ${min}`,
-        );
-      }
-    }
+    const resolved = resolveOptions(options);
+    this.#config = resolved.config;
+    this.#tableName = resolved.tableName;
+    this.#client = resolved.client;
+    this.#retry = resolved.retry;
+    this.#idempotencyTtlSeconds = resolved.idempotencyTtlSeconds;
+    this.#clock = resolved.clock;
   }
 
   /**

@@ -1,0 +1,119 @@
+/**
+ * The write helper's options: their defaults and their checks when an `Outbox` is built, so a
+ * wrong option fails there, saying what was given and what is allowed, and not at a later write.
+ */
+
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { BackoffOptions } from '../backoff.js';
+import type { OutboxConfig } from '../config.js';
+import { WriteValidationError } from '../errors.js';
+
+/**
+ * What an `Outbox` is built with.
+ *
+ * @example
+ * ```ts
+ * const options: OutboxOptions = { config, tableName: 'shop', client: new DynamoDBClient({}), retry: { maxAttempts: 5 } };
+ * const outbox = new Outbox(options);
+ * ```
+ */
+export interface OutboxOptions {
+  readonly config: OutboxConfig;
+  /** The outbox table; business operations without a `TableName` go to it too. */
+  readonly tableName: string;
+  /** Created once and reused; a plain `DynamoDBClient` is wrapped in a DocumentClient. */
+  readonly client: DynamoDBClient | DynamoDBDocumentClient;
+  /**
+   * Bounded retries: `maxAttempts` with jittered exponential backoff for transaction conflicts
+   * and throttling; `maxSequenceRaces` with a short jitter for races with other writers of
+   * the same aggregate (in other processes: one instance never races itself).
+   * @default { maxAttempts: 10, baseDelayMs: 20, maxDelayMs: 1000, maxSequenceRaces: 100 }
+   */
+  readonly retry?: Partial<WriteRetryOptions>;
+  /** How long an idempotency key's result is kept. @default 86400 (24 h) */
+  readonly idempotencyTtlSeconds?: number;
+  /** @default () => new Date() */
+  readonly clock?: () => Date;
+}
+
+/**
+ * The write helper's retry bounds; see {@link OutboxOptions.retry}.
+ *
+ * @example
+ * ```ts
+ * const retry: Partial<WriteRetryOptions> = { maxAttempts: 5, maxSequenceRaces: 20 };
+ * const outbox = new Outbox({ config, tableName: 'shop', client, retry });
+ * ```
+ */
+export interface WriteRetryOptions extends BackoffOptions {
+  /** Retries after losing a race with another writer of the same aggregate (each one is their progress). */
+  readonly maxSequenceRaces: number;
+}
+
+/** The options with their defaults applied and the client a DocumentClient. */
+export interface ResolvedOptions {
+  readonly config: OutboxConfig;
+  readonly tableName: string;
+  readonly client: DynamoDBDocumentClient;
+  readonly retry: WriteRetryOptions;
+  readonly idempotencyTtlSeconds: number;
+  readonly clock: () => Date;
+}
+
+const DEFAULT_RETRY: WriteRetryOptions = { maxAttempts: 10, baseDelayMs: 20, maxDelayMs: 1000, maxSequenceRaces: 100 };
+const OPTION_KEYS = ['config', 'tableName', 'client', 'retry', 'idempotencyTtlSeconds', 'clock'];
+const RETRY_KEYS = Object.keys(DEFAULT_RETRY);
+
+/** The options checked, with their defaults; a `WriteValidationError` (`INVALID_OPERATION`) names the first wrong one. */
+export function resolveOptions(options: OutboxOptions): ResolvedOptions {
+  // The SDK would then reuse the first request's resolved middleware for every later one,
+  // the per-request attempt watch included (and the DocumentClient refuses it with a plain Error).
+  if ((options.client as { config?: { cacheMiddleware?: unknown } } | undefined)?.config?.cacheMiddleware === true) {
+    throw new WriteValidationError(
+      'INVALID_OPERATION',
+      "options.client has cacheMiddleware: true, which reuses one request's middleware for the next; allowed: a client whose cacheMiddleware is false or unset",
+    );
+  }
+  // A misspelt option would otherwise be ignored, and the default it meant to change used silently.
+  for (const [where, value, allowed] of [
+    ['options', options, OPTION_KEYS],
+    ['options.retry', options.retry ?? {}, RETRY_KEYS],
+  ] as const) {
+    const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
+    if (unknown.length > 0) {
+      throw new WriteValidationError(
+        'INVALID_OPERATION',
+        `${where} has unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; allowed: ${allowed.join(', ')}`,
+      );
+    }
+  }
+  const client =
+    options.client instanceof DynamoDBClient ? DynamoDBDocumentClient.from(options.client) : (options.client as DynamoDBDocumentClient);
+  const retry = { ...DEFAULT_RETRY, ...options.retry };
+  const idempotencyTtlSeconds = options.idempotencyTtlSeconds ?? 86_400;
+  for (const [name, value, kind, min] of [
+    ['retry.maxAttempts', retry.maxAttempts, 'an integer', 1],
+    ['retry.maxSequenceRaces', retry.maxSequenceRaces, 'an integer', 0],
+    ['retry.baseDelayMs', retry.baseDelayMs, 'a finite number', 0],
+    ['retry.maxDelayMs', retry.maxDelayMs, 'a finite number', 0],
+    ['idempotencyTtlSeconds', idempotencyTtlSeconds, 'an integer', 1],
+  ] as const) {
+    // Plain JS can pass anything: a string TTL would be stored as a string, which TTL ignores.
+    const valid = typeof value === 'number' && (kind === 'an integer' ? Number.isInteger(value) : Number.isFinite(value)) && value >= min;
+    if (!valid) {
+      throw new WriteValidationError(
+        'INVALID_OPERATION',
+        `${name} is ${typeof value === 'string' ? JSON.stringify(value) : String(value)}; allowed: ${kind} ≥ ${min}`,
+      );
+    }
+  }
+  return {
+    config: options.config,
+    tableName: options.tableName,
+    client,
+    retry,
+    idempotencyTtlSeconds,
+    clock: options.clock ?? (() => new Date()),
+  };
+}
