@@ -23,6 +23,7 @@ import { ProcessorOptionsError } from '../shared/processor/errors.js';
 import { LEASE_TABLE } from '../shared/processor/lease-table.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { DEFAULT_FAILOVER_MS } from '../shared/processor/settings.js';
+import { processorMetric } from './private/emf-metrics.js';
 import { failedBatchBucket } from './private/failed-batch-bucket.js';
 import { fargateTaskSizeProblem } from './private/fargate-task-size.js';
 import { acknowledgeProcessorContainer, addProcessorContainer } from './private/processor-container.js';
@@ -192,14 +193,7 @@ export class LowLatencyProcessor extends Construct {
    * ```
    */
   metricLag(props: MetricOptions = {}): Metric {
-    return new Metric({
-      namespace: PROCESSOR_METRICS.namespace,
-      metricName: PROCESSOR_METRICS.lag,
-      dimensionsMap: { service: PROCESSOR_METRICS.service, [PROCESSOR_METRICS.leaseTableDimension]: this.leaseTable.tableName },
-      statistic: 'Maximum',
-      period: Duration.minutes(1),
-      ...props,
-    });
+    return processorMetric(this.leaseTable.tableName, PROCESSOR_METRICS.lag, props);
   }
 
   /**
@@ -213,7 +207,7 @@ export class LowLatencyProcessor extends Construct {
    * ```
    */
   metricOnFailureRecords(props: MetricOptions = {}): Metric {
-    return this.processorMetric(PROCESSOR_METRICS.onFailureRecords, props);
+    return processorMetric(this.leaseTable.tableName, PROCESSOR_METRICS.onFailureRecords, props);
   }
 
   /**
@@ -226,18 +220,7 @@ export class LowLatencyProcessor extends Construct {
    * ```
    */
   metricOnFailureWriteFailures(props: MetricOptions = {}): Metric {
-    return this.processorMetric(PROCESSOR_METRICS.onFailureWriteFailures, props);
-  }
-
-  private processorMetric(metricName: string, props: MetricOptions): Metric {
-    return new Metric({
-      namespace: PROCESSOR_METRICS.namespace,
-      metricName,
-      dimensionsMap: { service: PROCESSOR_METRICS.service, [PROCESSOR_METRICS.leaseTableDimension]: this.leaseTable.tableName },
-      statistic: 'Sum',
-      period: Duration.minutes(5),
-      ...props,
-    });
+    return processorMetric(this.leaseTable.tableName, PROCESSOR_METRICS.onFailureWriteFailures, props);
   }
 
   /**

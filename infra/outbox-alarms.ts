@@ -260,7 +260,7 @@ export class OutboxAlarms extends Construct {
       new GraphWidget({ title: 'Processor running tasks', left: [running], width: 12 }),
       new GraphWidget({ title: 'Processor records given up on, failed writes of them', left: [givenUp, writeFailures], width: 12 }),
     );
-    for (const chart of processorLagCharts(lag, this.config)) this.dashboard.addWidgets(chart);
+    for (const chart of processorLagCharts(processor.leaseTable.tableName, this.config)) this.dashboard.addWidgets(chart);
     return alarms;
   }
 

@@ -4,10 +4,11 @@
  */
 
 import { Duration } from 'aws-cdk-lib';
-import { GraphWidget, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import { GraphWidget, MathExpression, type Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import type { OutboxConfig } from '../shared/config.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { RELAY_METRICS } from '../shared/relay/metrics.js';
+import { processorDimensions, processorMetric, relayDimensions } from './private/emf-metrics.js';
 import { relayMetric } from './relay-function.js';
 
 /**
@@ -38,11 +39,7 @@ function lagByEventTypeSearch(
 /** The relay's `lagByAggregateType` of one aggregate type, the worst of each minute. */
 export const relayLagOf = (functionName: string, aggregateType: string): Metric =>
   relayMetric(functionName, RELAY_METRICS.lagByAggregateType, {
-    dimensionsMap: {
-      service: RELAY_METRICS.service,
-      [RELAY_METRICS.functionDimension]: functionName,
-      [RELAY_METRICS.aggregateTypeDimension]: aggregateType,
-    },
+    dimensionsMap: { ...relayDimensions(functionName), [RELAY_METRICS.aggregateTypeDimension]: aggregateType },
     statistic: Stats.MAXIMUM,
   });
 
@@ -59,33 +56,30 @@ export function relayLagCharts(functionName: string, config: OutboxConfig): Grap
     width: 24,
   });
   if (config.eventTypes === undefined) return [perAggregateType];
-  const dimensions = { service: RELAY_METRICS.service, [RELAY_METRICS.functionDimension]: functionName };
   return [
     perAggregateType,
     new GraphWidget({
       title: 'Relay lag per event type, commit to published (ms)',
-      left: [lagByEventTypeSearch(RELAY_METRICS, dimensions)],
+      left: [lagByEventTypeSearch(RELAY_METRICS, relayDimensions(functionName))],
       width: 24,
     }),
   ];
 }
 
 /**
- * The processor's lag per low-latency aggregate type and, with an event catalog, per event type,
- * under the dimensions of its `lag` metric; none without low-latency types.
+ * The lag per low-latency aggregate type and, with an event catalog, per event type, of the
+ * processor with that lease table; none without low-latency types.
  */
-export function processorLagCharts(lag: Metric, config: OutboxConfig | undefined): GraphWidget[] {
+export function processorLagCharts(leaseTableName: string, config: OutboxConfig | undefined): GraphWidget[] {
   const lowLatency = config?.lowLatencyAggregateTypes ?? [];
   if (lowLatency.length === 0) return [];
   const lagOf = (aggregateType: string) =>
-    new Metric({
-      namespace: PROCESSOR_METRICS.namespace,
-      metricName: PROCESSOR_METRICS.lagByAggregateType,
-      dimensionsMap: { ...lag.dimensions, [PROCESSOR_METRICS.aggregateTypeDimension]: aggregateType },
-      statistic: Stats.MAXIMUM,
-      period: Duration.minutes(1),
-      label: aggregateType,
-    });
+    processorMetric(
+      leaseTableName,
+      PROCESSOR_METRICS.lagByAggregateType,
+      { label: aggregateType },
+      { [PROCESSOR_METRICS.aggregateTypeDimension]: aggregateType },
+    );
   const perAggregateType = new GraphWidget({
     title: 'Processor lag per aggregate type, commit to published (ms)',
     left: lowLatency.map(lagOf),
@@ -96,7 +90,7 @@ export function processorLagCharts(lag: Metric, config: OutboxConfig | undefined
     perAggregateType,
     new GraphWidget({
       title: 'Processor lag per event type, commit to published (ms)',
-      left: [lagByEventTypeSearch(PROCESSOR_METRICS, lag.dimensions ?? {})],
+      left: [lagByEventTypeSearch(PROCESSOR_METRICS, processorDimensions(leaseTableName))],
       width: 24,
     }),
   ];

@@ -25,6 +25,7 @@ import { RELAY_METRICS, type RelayMetricName } from '../shared/relay/metrics.js'
 import { OutboxFunction } from './outbox-function.js';
 import type { OutboxTopics } from './outbox-topics.js';
 import { prebuiltAssetDir } from './private/assets.js';
+import { relayDimensions } from './private/emf-metrics.js';
 import { DEFAULT_FAILED_BATCH_RETENTION_DAYS, failedBatchBucket } from './private/failed-batch-bucket.js';
 
 export { DEFAULT_FAILED_BATCH_RETENTION_DAYS } from './private/failed-batch-bucket.js';
@@ -82,7 +83,7 @@ export function relayMetric(functionName: string, metricName: RelayMetricName, p
   return new Metric({
     namespace: RELAY_METRICS.namespace,
     metricName,
-    dimensionsMap: { service: RELAY_METRICS.service, [RELAY_METRICS.functionDimension]: functionName },
+    dimensionsMap: relayDimensions(functionName),
     statistic: metricName === RELAY_METRICS.lag ? Stats.MAXIMUM : Stats.SUM,
     period: Duration.minutes(1),
     ...props,
