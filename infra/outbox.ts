@@ -17,7 +17,8 @@ import { OutboxSubscriber, type OutboxSubscriberProps } from './outbox-subscribe
 import { OutboxTable } from './outbox-table.js';
 import { OutboxTopics } from './outbox-topics.js';
 import { checkSeconds, OutboxPropsError } from './private/props-error.js';
-import { checkRelayTimeout, RelayFunction } from './relay-function.js';
+import { checkRelayTimeout } from './private/relay-props.js';
+import { RelayFunction } from './relay-function.js';
 import { queueAgeThreshold } from './subscriber-props.js';
 
 /** Props of {@link Outbox}. */

@@ -1,7 +1,6 @@
-import { fileURLToPath } from 'node:url';
 import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Metric, type MetricOptions, Stats } from 'aws-cdk-lib/aws-cloudwatch';
-import { CfnGlobalTable, CfnTable, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
@@ -26,49 +25,9 @@ import { OutboxFunction } from './outbox-function.js';
 import type { OutboxTopics } from './outbox-topics.js';
 import { prebuiltAssetDir } from './private/assets.js';
 import { relayDimensions } from './private/emf-metrics.js';
-import { DEFAULT_FAILED_BATCH_RETENTION_DAYS, failedBatchBucket } from './private/failed-batch-bucket.js';
-
-export { DEFAULT_FAILED_BATCH_RETENTION_DAYS } from './private/failed-batch-bucket.js';
-
+import { failedBatchBucket } from './private/failed-batch-bucket.js';
 import { checkLambdaEnvironment, queueUrlStandIn, topicArnStandIn } from './private/lambda-environment.js';
-import { checkWholeDays, OutboxPropsError } from './private/props-error.js';
-
-/** The sources of the prebuilt relay (`functions/relay/handler.ts`), for tests that bundle it at synthesis instead. */
-export const RELAY_HANDLER_SOURCE = fileURLToPath(new URL('../functions/relay/handler.ts', import.meta.url));
-
-/**
- * Refuses a relay timeout prop that differs from the config's `relay.timeoutSeconds`: the
- * deployed function and the local runner both take the config's, so local runs time batches out
- * as AWS does. An unresolved token is left alone (and deployed as given).
- *
- * @example
- * ```ts
- * checkRelayTimeout(this.node.path, 'relayTimeout', props.relayTimeout, props.config);
- * ```
- */
-export function checkRelayTimeout(path: string, prop: string, value: Duration | undefined, config: OutboxConfig): void {
-  if (value === undefined || value.isUnresolved()) return;
-  const configured = relayEventSourceSettings(config).functionTimeoutSeconds;
-  if (value.toSeconds({ integral: false }) !== configured) {
-    throw new OutboxPropsError(
-      path,
-      prop,
-      `is ${value.toHumanString()}, but the config's relay.timeoutSeconds is ${configured}; allowed: leave ${prop} out and set relay.timeoutSeconds (1–900), which the local runner applies too, or give the same value`,
-    );
-  }
-}
-
-/**
- * The stream view type of a table defined in this app: `null` when it has no stream,
- * `undefined` when it cannot be told (an imported table, or a token).
- */
-function streamViewType(table: ITable): string | null | undefined {
-  const resource = table.node.defaultChild;
-  if (!(resource instanceof CfnGlobalTable || resource instanceof CfnTable)) return undefined;
-  const spec = Stack.of(table).resolve(resource.streamSpecification) as { streamViewType?: unknown } | undefined;
-  if (spec === undefined) return null;
-  return typeof spec.streamViewType === 'string' ? spec.streamViewType : undefined;
-}
+import { validateRelayProps } from './private/relay-props.js';
 
 /**
  * One of the EMF metrics the relay handler writes, for the relay function of that name: the
@@ -160,28 +119,10 @@ export class RelayFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: RelayFunctionProps) {
     super(scope, id);
+    validateRelayProps(this, props);
     const { config, table, topics } = props;
-    checkRelayTimeout(this.node.path, 'timeout', props.timeout, config);
     const settings = relayEventSourceSettings(config);
-    const viewType = streamViewType(table);
-    if (!table.tableStreamArn || viewType === null || (viewType !== undefined && !viewType.startsWith('NEW_'))) {
-      throw new OutboxPropsError(
-        this.node.path,
-        'table',
-        `${table.node.path} has ${viewType ? `a ${viewType} stream` : 'no stream'}; allowed: a table whose stream carries new images (NEW_IMAGE)`,
-      );
-    }
-    const missing = config.topics.filter((t) => !topics.topics.has(t.name)).map((t) => t.name);
-    if (missing.length > 0) {
-      throw new OutboxPropsError(
-        this.node.path,
-        'topics',
-        `lacks the config topics ${missing.join(', ')}; allowed: the OutboxTopics built from the same config`,
-      );
-    }
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    const failedBatchRetention = props.failedBatchRetention ?? Duration.days(DEFAULT_FAILED_BATCH_RETENTION_DAYS);
-    checkWholeDays(this.node.path, 'failedBatchRetention', failedBatchRetention);
     this.encryptionKey = props.encryptionKey;
 
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
@@ -196,7 +137,7 @@ export class RelayFunction extends Construct {
     this.failedBatchBucket = failedBatchBucket(this, 'FailedBatches', {
       encryptionKey: props.encryptionKey,
       accessLogsBucket: props.accessLogsBucket,
-      retention: failedBatchRetention,
+      retention: props.failedBatchRetention,
       removalPolicy,
       writer: 'the relay role (and a stream processor of the same outbox)',
     });

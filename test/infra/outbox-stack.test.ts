@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { OutboxStack } from '../../examples/orders/infra/orders-stack.js';
 import { config } from '../../examples/orders/outbox.config.js';
 import { Outbox } from '../../infra/outbox.js';
-import { DEFAULT_FAILED_BATCH_RETENTION_DAYS } from '../../infra/relay-function.js';
+import { DEFAULT_FAILED_BATCH_RETENTION_DAYS } from '../../infra/private/failed-batch-bucket.js';
 import { serializeRuntimeConfig } from '../../shared/config.js';
 import { RELAY_ENV, relayEventSourceSettings } from '../../shared/event-source.js';
 import { TABLE } from '../../shared/table.js';
