@@ -1,7 +1,6 @@
-import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
-  AlarmStatusWidget,
   ComparisonOperator,
   Dashboard,
   GraphWidget,
@@ -22,14 +21,13 @@ import { createAlarmTopic } from './alarm-topic.js';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
 import { type AlarmSpec, processorAlarmSpecs, relayAlarmSpecs } from './outbox-alarm-specs.js';
 import { processorLagCharts, relayLagCharts, relayLagOf } from './outbox-lag-charts.js';
+import { AlarmStatusWidgets } from './private/alarm-status-widgets.js';
 import { distinctIds } from './private/construct-ids.js';
-import { checkSeconds, OutboxPropsError } from './private/props-error.js';
+import { checkEmail, checkSeconds } from './private/props-error.js';
 import { relayMetric } from './relay-function.js';
 
 /** Processor lag that raises its alarm by default: well above a lease takeover (10 s), far below the Lambda path's scale. */
 export const DEFAULT_PROCESSOR_LAG_SECONDS = 30;
-
-const EMAIL_PATTERN = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 /** Props of {@link OutboxAlarms}. */
 export interface OutboxAlarmsProps {
@@ -85,7 +83,7 @@ export class OutboxAlarms extends Construct {
   readonly alarmTopic: ITopic;
   readonly dashboard: Dashboard;
   /** Every alarm, in the alarm-status widgets that show them: CloudWatch takes at most 100 in one. */
-  private readonly statusChunks: Alarm[][] = [[]];
+  private readonly status = new AlarmStatusWidgets();
   private readonly action: SnsAction;
   private readonly config: OutboxConfig | undefined;
   private readonly dlqWidget: GraphWidget;
@@ -95,13 +93,7 @@ export class OutboxAlarms extends Construct {
     super(scope, id);
     const path = this.node.path;
     checkSeconds(path, 'iteratorAgeThreshold', props.iteratorAgeThreshold, 60, 86_400);
-    if (props.alarmEmail !== undefined && !Token.isUnresolved(props.alarmEmail) && !EMAIL_PATTERN.test(props.alarmEmail)) {
-      throw new OutboxPropsError(
-        path,
-        'alarmEmail',
-        `is ${JSON.stringify(props.alarmEmail)}; allowed: an e-mail address such as "oncall@example.com"`,
-      );
-    }
+    checkEmail(path, 'alarmEmail', props.alarmEmail);
     this.alarmTopic = props.alarmTopic ?? createAlarmTopic(this, props.removalPolicy ?? RemovalPolicy.RETAIN);
     this.action = new SnsAction(this.alarmTopic);
     this.config = props.config;
@@ -142,7 +134,7 @@ export class OutboxAlarms extends Construct {
     this.dashboard = new Dashboard(this, 'Dashboard', {
       dashboardName: props.dashboardName,
       widgets: [
-        ...this.statusChunks.map((chunk, index) => [statusWidget(chunk, index)]),
+        ...this.status.widgets().map((widget) => [widget]),
         [
           new GraphWidget({ title: 'Relay iterator age (ms)', left: [iteratorAge], width: 12 }),
           new GraphWidget({ title: 'Relay invocations, errors, throttles', left: [fn.metricInvocations(), errors, throttles], width: 12 }),
@@ -189,7 +181,7 @@ export class OutboxAlarms extends Construct {
 
   /** Every alarm created so far. */
   get alarms(): readonly Alarm[] {
-    return this.statusChunks.flat();
+    return this.status.alarms;
   }
 
   /**
@@ -298,20 +290,9 @@ export class OutboxAlarms extends Construct {
     });
     alarm.addAlarmAction(this.action);
     alarm.addOkAction(this.action);
-    let chunk = this.statusChunks.at(-1) as Alarm[];
-    if (chunk.length === MAX_ALARMS_PER_WIDGET) {
-      chunk = [];
-      this.statusChunks.push(chunk);
-      // Alarms added after the dashboard was built (subscribers): a widget of their own, below.
-      if (this.dashboard !== undefined) this.dashboard.addWidgets(statusWidget(chunk, this.statusChunks.length - 1));
-    }
-    chunk.push(alarm);
+    const opened = this.status.add(alarm);
+    // Alarms added after the dashboard was built (subscribers): a widget of their own, below.
+    if (opened !== undefined && this.dashboard !== undefined) this.dashboard.addWidgets(opened);
     return alarm;
   }
 }
-
-/** CloudWatch's limit on the alarms of one alarm-status widget; a dashboard with more is refused. */
-export const MAX_ALARMS_PER_WIDGET = 100;
-
-const statusWidget = (alarms: Alarm[], index: number): AlarmStatusWidget =>
-  new AlarmStatusWidget({ title: index === 0 ? 'Outbox alarms' : `Outbox alarms (continued, ${index + 1})`, alarms, width: 24 });

@@ -56,6 +56,22 @@ export function checkSeconds(path: string, prop: string, value: Duration | undef
   }
 }
 
+const EMAIL_PATTERN = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+
+/**
+ * Checks a prop that names an e-mail address (one at sign, a dot in the domain, no spaces);
+ * unresolved tokens are skipped.
+ *
+ * @example
+ * ```ts
+ * checkEmail(this.node.path, 'alarmEmail', props.alarmEmail);
+ * ```
+ */
+export function checkEmail(path: string, prop: string, value: string | undefined): void {
+  if (value === undefined || Token.isUnresolved(value) || EMAIL_PATTERN.test(value)) return;
+  throw new OutboxPropsError(path, prop, `is ${JSON.stringify(value)}; allowed: an e-mail address such as "oncall@example.com"`);
+}
+
 /**
  * Checks a duration prop that AWS takes in whole days (such as an S3 expiration), at least 1;
  * unresolved tokens are skipped.
