@@ -13,7 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-ecs';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -30,6 +30,7 @@ import { acknowledgeProcessorContainer, addProcessorContainer } from './private/
 import { grantProcessorTask } from './private/processor-grants.js';
 import { validateProcessorProps } from './private/processor-props.js';
 import { publicProcessorVpc } from './private/processor-vpc.js';
+import { DEFAULT_LOG_RETENTION } from './private/retention.js';
 
 /** Props of {@link LowLatencyProcessor}. */
 export interface LowLatencyProcessorProps {
@@ -142,7 +143,7 @@ export class LowLatencyProcessor extends Construct {
         writer: 'the processor task role',
       });
 
-    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const logRetention = props.logRetention ?? DEFAULT_LOG_RETENTION;
     const vpc = props.vpc ?? publicProcessorVpc(this, logRetention, removalPolicy);
     const cluster = new Cluster(this, 'Cluster', { vpc, containerInsightsV2: ContainerInsights.ENABLED });
     this.logGroup = new LogGroup(this, 'Logs', { retention: logRetention, removalPolicy });

@@ -6,7 +6,11 @@
 import { Duration } from 'aws-cdk-lib';
 import { ComparisonOperator, type IMetric, MathExpression, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { OutboxConfig } from '../shared/config.js';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
+import { relayLagOf } from './outbox-lag-charts.js';
+import { alphanumeric, distinctIds } from './private/construct-ids.js';
+import { checkSeconds } from './private/props-error.js';
 
 /** One alarm to raise: `OutboxAlarms.addAlarm`'s arguments. */
 export interface AlarmSpec {
@@ -86,6 +90,40 @@ export function relayAlarmSpecs(
     },
   ];
   return { specs, metrics: { iteratorAge, errors, throttles } };
+}
+
+/**
+ * An alarm per entry of `config.lagAlarmSeconds`: events of that aggregate type published that
+ * long or longer after their commit, three minutes in a row.
+ */
+export function relayLagAlarmSpecs(functionName: string, config: OutboxConfig): AlarmSpec[] {
+  const alarms = config.lagAlarmSeconds ?? {};
+  // Aggregate types that differ only in punctuation (order.v2, order_v2) would share an alarm id.
+  const types = Object.keys(alarms);
+  const ids = distinctIds(types, (type) => `RelayLag${alphanumeric(type)}`);
+  return types.map((type, i) => {
+    const seconds = alarms[type] as number;
+    return {
+      id: ids[i]!,
+      metric: relayLagOf(functionName, type),
+      threshold: seconds * 1000,
+      periods: 3,
+      description: `Events of aggregate type ${type} are published ${seconds} s or more after their commit (lagAlarmSeconds): the relay is falling behind or retrying them.`,
+    };
+  });
+}
+
+/**
+ * Refuses a processor lag threshold outside 1 s–24 h or in part seconds: `Outbox` checks its
+ * `processorLagThreshold` before building anything, `OutboxAlarms.addProcessor` its `lagThreshold`.
+ *
+ * @example
+ * ```ts
+ * checkProcessorLagThreshold(this.node.path, 'lagThreshold', options.lagThreshold);
+ * ```
+ */
+export function checkProcessorLagThreshold(path: string, prop: string, value: Duration | undefined): void {
+  checkSeconds(path, prop, value, 1, 86_400);
 }
 
 /** The processor lagging, not running, giving records up, and failing to write them to the failed-batch bucket. */

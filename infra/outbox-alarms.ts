@@ -19,11 +19,18 @@ import type { OutboxConfig } from '../shared/config.js';
 import { RELAY_METRICS } from '../shared/relay/metrics.js';
 import { createAlarmTopic } from './alarm-topic.js';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
-import { type AlarmSpec, processorAlarmSpecs, relayAlarmSpecs } from './outbox-alarm-specs.js';
-import { processorLagCharts, relayLagCharts, relayLagOf } from './outbox-lag-charts.js';
+import {
+  type AlarmSpec,
+  checkProcessorLagThreshold,
+  processorAlarmSpecs,
+  relayAlarmSpecs,
+  relayLagAlarmSpecs,
+} from './outbox-alarm-specs.js';
+import { processorLagCharts, relayLagCharts } from './outbox-lag-charts.js';
 import { AlarmStatusWidgets } from './private/alarm-status-widgets.js';
-import { distinctIds } from './private/construct-ids.js';
+import { alphanumeric, distinctIds } from './private/construct-ids.js';
 import { checkEmail, checkSeconds } from './private/props-error.js';
+import { SQS_MAX_RETENTION_SECONDS } from './private/retention.js';
 import { relayMetric } from './relay-function.js';
 
 /** Processor lag that raises its alarm by default: well above a lease takeover (10 s), far below the Lambda path's scale. */
@@ -116,7 +123,7 @@ export class OutboxAlarms extends Construct {
     // Topic ids that differ only in punctuation (orders.fifo, orders_fifo) would share an alarm id.
     const alarmIds = distinctIds(
       topics.map((topic) => topic.node.id),
-      (id) => `DeliveryFailures${id.replace(/[^A-Za-z0-9]/g, '')}`,
+      (id) => `DeliveryFailures${alphanumeric(id)}`,
     );
     for (const [i, topic] of topics.entries()) {
       const failed = topic.metricNumberOfNotificationsFailed({ period: Duration.minutes(5), statistic: Stats.SUM });
@@ -162,20 +169,7 @@ export class OutboxAlarms extends Construct {
 
   /** The relay's lag charts per aggregate type and event type, and an alarm per configured threshold. */
   private addRelayLagByAggregateType(functionName: string, config: OutboxConfig): void {
-    const alarms = config.lagAlarmSeconds ?? {};
-    // Aggregate types that differ only in punctuation (order.v2, order_v2) would share an alarm id.
-    const types = Object.keys(alarms);
-    const ids = distinctIds(types, (type) => `RelayLag${type.replace(/[^A-Za-z0-9]/g, '')}`);
-    for (const [i, type] of types.entries()) {
-      const seconds = alarms[type] as number;
-      this.addAlarm(
-        ids[i]!,
-        relayLagOf(functionName, type),
-        seconds * 1000,
-        3,
-        `Events of aggregate type ${type} are published ${seconds} s or more after their commit (lagAlarmSeconds): the relay is falling behind or retrying them.`,
-      );
-    }
+    for (const spec of relayLagAlarmSpecs(functionName, config)) this.raise(spec);
     for (const chart of relayLagCharts(functionName, config)) this.dashboard.addWidgets(chart);
   }
 
@@ -217,7 +211,7 @@ export class OutboxAlarms extends Construct {
    * ```
    */
   addQueueAge(id: string, queue: IQueue, threshold: Duration): Alarm {
-    checkSeconds(`${this.node.path}/${id}Age`, 'threshold', threshold, 60, 1_209_600);
+    checkSeconds(`${this.node.path}/${id}Age`, 'threshold', threshold, 60, SQS_MAX_RETENTION_SECONDS);
     const age = queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: Stats.MAXIMUM });
     this.queueAgeWidget.addLeftMetric(age.with({ label: id }));
     return this.addAlarm(
@@ -242,7 +236,7 @@ export class OutboxAlarms extends Construct {
    * ```
    */
   addProcessor(processor: LowLatencyProcessor, options: { lagThreshold?: Duration } = {}): Alarm[] {
-    checkSeconds(this.node.path, 'lagThreshold', options.lagThreshold, 1, 86_400);
+    checkProcessorLagThreshold(this.node.path, 'lagThreshold', options.lagThreshold);
     const threshold = options.lagThreshold ?? Duration.seconds(DEFAULT_PROCESSOR_LAG_SECONDS);
     const specs = processorAlarmSpecs(processor, threshold);
     const alarms = specs.map((spec) => this.raise(spec));

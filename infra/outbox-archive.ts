@@ -19,6 +19,7 @@ import { OutboxFunction } from './outbox-function.js';
 import { prebuiltAssetDir } from './private/assets.js';
 import { privateBucket } from './private/private-bucket.js';
 import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-error.js';
+import { SQS_MAX_RETENTION } from './private/retention.js';
 
 /** The archiver's batching defaults: why these values is told in docs/replay.md ("On AWS"). */
 export const ARCHIVER_DEFAULTS = Object.freeze({
@@ -137,7 +138,7 @@ export class OutboxArchive extends Construct {
       encryptionMasterKey: props.encryptionKey,
       enforceSSL: true,
       removalPolicy,
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: SQS_MAX_RETENTION,
     };
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', encryption);
     this.queue = new Queue(this, 'Queue', {

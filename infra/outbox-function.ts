@@ -3,10 +3,11 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { type IRole, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type Code, Function as LambdaFunction, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ESM_REQUIRE_BANNER } from './private/esm-require-banner.js';
 import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-error.js';
+import { DEFAULT_LOG_RETENTION } from './private/retention.js';
 
 /** Props of {@link OutboxFunction}. */
 export interface OutboxFunctionProps {
@@ -89,7 +90,7 @@ export class OutboxFunction extends Construct {
     }
 
     this.logGroup = new LogGroup(this, 'Logs', {
-      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      retention: props.logRetention ?? DEFAULT_LOG_RETENTION,
       removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
     // No AWSLambdaBasicExecutionRole: it grants log writes on every log group in the account.

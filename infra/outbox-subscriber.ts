@@ -8,6 +8,7 @@ import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { DeduplicationScope, FifoThroughputLimit, type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { OutboxFunction } from './outbox-function.js';
+import { SQS_MAX_RETENTION } from './private/retention.js';
 import { DEFAULT_QUEUE_RETENTION, type OutboxSubscriberProps, validateSubscriberProps } from './subscriber-props.js';
 
 export type { OutboxSubscriberProps } from './subscriber-props.js';
@@ -70,7 +71,7 @@ export class OutboxSubscriber extends Construct {
       ...(fifo ? { fifo: true, contentBasedDeduplication: false } : {}),
     };
 
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', { ...encryption, retentionPeriod: Duration.days(14) });
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', { ...encryption, retentionPeriod: SQS_MAX_RETENTION });
     this.queue =
       props.queue ??
       new Queue(this, 'Queue', {

@@ -11,12 +11,13 @@ import { Construct } from 'constructs';
 import type { OutboxConfig } from '../shared/config.js';
 import { type ArchiveAlarmsOptions, addArchiveAlarms } from './archive-alarms.js';
 import { LowLatencyProcessor, type LowLatencyProcessorProps } from './low-latency-processor.js';
+import { checkProcessorLagThreshold } from './outbox-alarm-specs.js';
 import { OutboxAlarms } from './outbox-alarms.js';
 import { OutboxArchive, type OutboxArchiveProps } from './outbox-archive.js';
 import { OutboxSubscriber, type OutboxSubscriberProps } from './outbox-subscriber.js';
 import { OutboxTable } from './outbox-table.js';
 import { OutboxTopics } from './outbox-topics.js';
-import { checkSeconds, OutboxPropsError } from './private/props-error.js';
+import { OutboxPropsError } from './private/props-error.js';
 import { checkRelayTimeout } from './private/relay-props.js';
 import { RelayFunction } from './relay-function.js';
 import { queueAgeThreshold } from './subscriber-props.js';
@@ -133,7 +134,7 @@ export class Outbox extends Construct {
     this.config = props.config;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     this.removalPolicy = removalPolicy;
-    checkSeconds(this.node.path, 'processorLagThreshold', props.processorLagThreshold, 1, 86_400);
+    checkProcessorLagThreshold(this.node.path, 'processorLagThreshold', props.processorLagThreshold);
     checkRelayTimeout(this.node.path, 'relayTimeout', props.relayTimeout, props.config);
     // A subscription lets sns.amazonaws.com use its queue's key for any topic. Naming the topic
     // instead (the aws-sns-subscriptions:restrictSqsDescryption feature flag) would make this key

@@ -28,6 +28,7 @@ import { relayDimensions } from './private/emf-metrics.js';
 import { failedBatchBucket } from './private/failed-batch-bucket.js';
 import { checkLambdaEnvironment, queueUrlStandIn, topicArnStandIn } from './private/lambda-environment.js';
 import { validateRelayProps } from './private/relay-props.js';
+import { SQS_MAX_RETENTION } from './private/retention.js';
 
 /**
  * One of the EMF metrics the relay handler writes, for the relay function of that name: the
@@ -126,7 +127,7 @@ export class RelayFunction extends Construct {
     this.encryptionKey = props.encryptionKey;
 
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: SQS_MAX_RETENTION,
       // Dead letters carry a whole envelope or raw image: SQS's largest message, not an older default of 256 KiB.
       maxMessageSizeBytes: MAX_DEAD_LETTER_MESSAGE_BYTES,
       encryption: props.encryptionKey ? QueueEncryption.KMS : QueueEncryption.SQS_MANAGED,

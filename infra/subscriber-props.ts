@@ -5,6 +5,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-error.js';
+import { SQS_MAX_RETENTION_SECONDS } from './private/retention.js';
 
 /** Props of {@link OutboxSubscriber}. */
 export interface OutboxSubscriberProps {
@@ -233,7 +234,7 @@ export function validateSubscriberProps(
     );
   }
   checkInteger(path, 'maxReceiveCount', props.maxReceiveCount, 1, 1_000);
-  checkSeconds(path, 'retentionPeriod', props.retentionPeriod, 60, 1_209_600);
+  checkSeconds(path, 'retentionPeriod', props.retentionPeriod, 60, SQS_MAX_RETENTION_SECONDS);
   checkSeconds(path, 'visibilityTimeout', props.visibilityTimeout, 0, 43_200);
   checkSeconds(path, 'consumerTimeout', consumerTimeout, 1, 900);
   checkSeconds(path, 'maxBatchingWindow', window, 0, 300);
@@ -282,7 +283,7 @@ export function queueAgeThreshold(
   props: Pick<OutboxSubscriberProps, 'queue' | 'retentionPeriod'>,
   given?: Duration,
 ): Duration {
-  checkSeconds(path, 'queueAgeThreshold', given, 60, 1_209_600);
+  checkSeconds(path, 'queueAgeThreshold', given, 60, SQS_MAX_RETENTION_SECONDS);
   const retention = props.queue === undefined ? (props.retentionPeriod ?? DEFAULT_QUEUE_RETENTION) : undefined;
   const known = retention !== undefined && !retention.isUnresolved() ? retention.toSeconds() : undefined;
   if (given === undefined) return Duration.seconds(known === undefined ? 3_600 : Math.max(60, Math.min(3_600, Math.floor(known / 2))));

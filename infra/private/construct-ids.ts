@@ -1,6 +1,17 @@
 import { createHash } from 'node:crypto';
 
 /**
+ * The letters and digits of a name, which any construct or logical id can hold: what the
+ * constructs append to an id to name one per topic or aggregate type.
+ *
+ * @example
+ * ```ts
+ * alphanumeric('orders.fifo'); // 'ordersfifo'
+ * ```
+ */
+export const alphanumeric = (name: string): string => name.replace(/[^A-Za-z0-9]/g, '');
+
+/**
  * One construct id per name, made by `toId` (which may drop characters construct or logical ids
  * cannot hold, so different names can map to one id: `orders.fifo` and `orders_fifo` both to
  * `ordersfifo`), and never two alike. The first name (in the given order) to produce an id keeps
@@ -10,7 +21,7 @@ import { createHash } from 'node:crypto';
  *
  * @example
  * ```ts
- * distinctIds(['orders.fifo', 'orders_fifo'], (n) => n.replace(/[^A-Za-z0-9]/g, ''));
+ * distinctIds(['orders.fifo', 'orders_fifo'], alphanumeric);
  * // ['ordersfifo', 'ordersfifoEBF958BE']
  * ```
  */
