@@ -20,6 +20,7 @@ import { prebuiltAssetDir } from './private/assets.js';
 import { privateBucket } from './private/private-bucket.js';
 import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-error.js';
 import { SQS_MAX_RETENTION } from './private/retention.js';
+import { minVisibilityTimeoutSeconds } from './private/visibility-timeout.js';
 
 /** The archiver's batching defaults: why these values is told in docs/replay.md ("On AWS"). */
 export const ARCHIVER_DEFAULTS = Object.freeze({
@@ -143,8 +144,7 @@ export class OutboxArchive extends Construct {
     this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', encryption);
     this.queue = new Queue(this, 'Queue', {
       ...encryption,
-      // AWS's advice for an SQS event source: six times the function's timeout, plus the batching window.
-      visibilityTimeout: Duration.seconds(6 * timeout.toSeconds() + window.toSeconds()),
+      visibilityTimeout: Duration.seconds(minVisibilityTimeoutSeconds(timeout, window)),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: ARCHIVER_DEFAULTS.maxReceiveCount },
     });
     // SNS sends what it cannot deliver from a FIFO topic only to a FIFO queue.

@@ -9,6 +9,9 @@ import { ESM_REQUIRE_BANNER } from './private/esm-require-banner.js';
 import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-error.js';
 import { DEFAULT_LOG_RETENTION } from './private/retention.js';
 
+/** A function's timeout unless `timeout` says otherwise (a subscriber's consumer too, unless `consumerTimeout` does). */
+export const DEFAULT_FUNCTION_TIMEOUT = Duration.seconds(30);
+
 /** Props of {@link OutboxFunction}. */
 export interface OutboxFunctionProps {
   /**
@@ -113,7 +116,7 @@ export class OutboxFunction extends Construct {
       runtime: Runtime.NODEJS_LATEST,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 256,
-      timeout: props.timeout ?? Duration.seconds(30),
+      timeout: props.timeout ?? DEFAULT_FUNCTION_TIMEOUT,
       role: this.role,
       logGroup: this.logGroup,
       loggingFormat: LoggingFormat.JSON,

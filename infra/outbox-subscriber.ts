@@ -7,13 +7,13 @@ import { type ITopic, type Subscription, SubscriptionFilter, Topic } from 'aws-c
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { DeduplicationScope, FifoThroughputLimit, type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { OutboxFunction } from './outbox-function.js';
+import { DEFAULT_FUNCTION_TIMEOUT, OutboxFunction } from './outbox-function.js';
 import { SQS_MAX_RETENTION } from './private/retention.js';
+import { minVisibilityTimeoutSeconds } from './private/visibility-timeout.js';
 import { DEFAULT_QUEUE_RETENTION, type OutboxSubscriberProps, validateSubscriberProps } from './subscriber-props.js';
 
 export type { OutboxSubscriberProps } from './subscriber-props.js';
 
-const DEFAULT_CONSUMER_TIMEOUT = Duration.seconds(30);
 /** The most an SQS event source's maxConcurrency can be. */
 const MAX_EVENT_SOURCE_CONCURRENCY = 1_000;
 
@@ -58,7 +58,7 @@ export class OutboxSubscriber extends Construct {
     this.topic = topic;
     const fifo = topic.fifo;
     const ownTimeout = consumerOwnTimeout(props.consumer);
-    const consumerTimeout = props.consumerTimeout ?? (ownTimeout === 'unknown' ? undefined : ownTimeout) ?? DEFAULT_CONSUMER_TIMEOUT;
+    const consumerTimeout = props.consumerTimeout ?? (ownTimeout === 'unknown' ? undefined : ownTimeout) ?? DEFAULT_FUNCTION_TIMEOUT;
     const window = props.maxBatchingWindow ?? Duration.seconds(0);
     validateSubscriberProps(this.node.path, props, fifo, consumerTimeout, window, ownTimeout);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
@@ -80,7 +80,7 @@ export class OutboxSubscriber extends Construct {
           ? { deduplicationScope: DeduplicationScope.MESSAGE_GROUP, fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID }
           : {}),
         retentionPeriod: props.retentionPeriod ?? DEFAULT_QUEUE_RETENTION,
-        visibilityTimeout: props.visibilityTimeout ?? Duration.seconds(6 * consumerTimeout.toSeconds() + window.toSeconds()),
+        visibilityTimeout: props.visibilityTimeout ?? Duration.seconds(minVisibilityTimeoutSeconds(consumerTimeout, window)),
         deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
       });
 

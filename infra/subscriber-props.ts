@@ -6,6 +6,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-error.js';
 import { SQS_MAX_RETENTION_SECONDS } from './private/retention.js';
+import { minVisibilityTimeoutSeconds } from './private/visibility-timeout.js';
 
 /** Props of {@link OutboxSubscriber}. */
 export interface OutboxSubscriberProps {
@@ -258,7 +259,7 @@ export function validateSubscriberProps(
   }
   if (props.consumerEntry === undefined && props.consumer === undefined) return;
   checkConsumerTimeout(path, props, consumerOwnTimeout);
-  const minimum = 6 * consumerTimeout.toSeconds() + window.toSeconds();
+  const minimum = minVisibilityTimeoutSeconds(consumerTimeout, window);
   if (props.visibilityTimeout && !props.visibilityTimeout.isUnresolved() && props.visibilityTimeout.toSeconds() < minimum) {
     throw new OutboxPropsError(
       path,
