@@ -164,11 +164,11 @@ measured in other blocks: ${traced.none.toFixed(0)} µs against ${us('helper').t
 
 ${verdicts.map((v) => `- ${v}`).join('\n')}
 
-One run's verdict is within the spread between runs on this shared machine: the run before this one (2026-11-28)
-gave helper/bare 1.14 sequentially and 1.20 16-way, and client CPU helper/same 1.17, while the code measured here is
-no cheaper on the client than that run's: side by side (\`bench/write-compare.ts\`, three runs, 2026-11-28) that
-build took 0.97–1.05× this one's CPU per call, within what two copies of one build differ by (1.02–1.05×), and
-the helper took 1.16–1.19× the same request by hand's CPU per call in those runs.
+One run's verdict is no evidence here: it moves between runs by more than the target's margin on this shared
+machine. Two runs on 2026-11-28 gave helper/bare 1.14 and 1.10 sequentially, 1.20 and 1.09 16-way, and the second
+run's client code was no cheaper: side by side (\`bench/write-compare.ts\`, three runs) the first run's build took
+0.97–1.05× the second's CPU per call, within what two copies of one build differ by (1.02–1.05×), and the helper took
+1.16–1.19× the same request by hand's CPU per call in those runs.
 
 What bounds the ratio: same/bare is DynamoDB's work on the request an outbox with exact sequences needs (the slot's
 condition, the token that makes a retried attempt safe, the slot's attributes the relay reads); no helper that keeps
