@@ -4,7 +4,7 @@
  */
 
 import { Duration } from 'aws-cdk-lib';
-import { GraphWidget, MathExpression, type Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import { GraphWidget, MathExpression, type Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { OutboxConfig } from '../shared/config.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { RELAY_METRICS } from '../shared/relay/metrics.js';
@@ -38,10 +38,7 @@ function lagByEventTypeSearch(
 
 /** The relay's `lagByAggregateType` of one aggregate type, the worst of each minute. */
 export const relayLagOf = (functionName: string, aggregateType: string): Metric =>
-  relayMetric(functionName, RELAY_METRICS.lagByAggregateType, {
-    dimensionsMap: { ...relayDimensions(functionName), [RELAY_METRICS.aggregateTypeDimension]: aggregateType },
-    statistic: Stats.MAXIMUM,
-  });
+  relayMetric(functionName, RELAY_METRICS.lagByAggregateType, {}, { [RELAY_METRICS.aggregateTypeDimension]: aggregateType });
 
 /**
  * The relay's lag per aggregate type it publishes (its routes less the low-latency ones) and, with

@@ -30,21 +30,32 @@ import { checkLambdaEnvironment, queueUrlStandIn, topicArnStandIn } from './priv
 import { validateRelayProps } from './private/relay-props.js';
 import { SQS_MAX_RETENTION } from './private/retention.js';
 
+/** The relay's lags (ms), read as the worst of each minute; the rest are counts, read as their sum. */
+const RELAY_LAGS: readonly string[] = [RELAY_METRICS.lag, RELAY_METRICS.lagByAggregateType, RELAY_METRICS.lagByEventType];
+
 /**
- * One of the EMF metrics the relay handler writes, for the relay function of that name: the
- * `Maximum` per minute for `lag` (ms), the `Sum` per minute for the counts.
+ * One of the EMF metrics the relay handler writes, for the relay function of that name, under
+ * `extraDimensions` too: the `Maximum` per minute for a lag (ms), the `Sum` per minute for the
+ * counts. `lagByAggregateType` is written only with its `aggregateType` dimension, and
+ * `lagByEventType` with `aggregateType` and `eventType`: name them in `extraDimensions`.
  *
  * @example
  * ```ts
  * new Alarm(this, 'DeadLettered', { metric: relayMetric(relay.function.functionName, 'deadLettered'), threshold: 1, evaluationPeriods: 1 });
+ * new Alarm(this, 'OrderLag', { metric: relayMetric(relay.function.functionName, 'lagByAggregateType', {}, { aggregateType: 'order' }), threshold: 30_000, evaluationPeriods: 3 });
  * ```
  */
-export function relayMetric(functionName: string, metricName: RelayMetricName, props: MetricOptions = {}): Metric {
+export function relayMetric(
+  functionName: string,
+  metricName: RelayMetricName,
+  props: MetricOptions = {},
+  extraDimensions: Readonly<Record<string, string>> = {},
+): Metric {
   return new Metric({
     namespace: RELAY_METRICS.namespace,
     metricName,
-    dimensionsMap: relayDimensions(functionName),
-    statistic: metricName === RELAY_METRICS.lag ? Stats.MAXIMUM : Stats.SUM,
+    dimensionsMap: { ...relayDimensions(functionName), ...extraDimensions },
+    statistic: RELAY_LAGS.includes(metricName) ? Stats.MAXIMUM : Stats.SUM,
     period: Duration.minutes(1),
     ...props,
   });
@@ -207,15 +218,17 @@ export class RelayFunction extends Construct {
 
   /**
    * One of the EMF metrics this relay writes (`published`, `retried`, `deadLettered`,
-   * `failedRecords`, `lag`), under this function's name: see {@link relayMetric}.
+   * `failedRecords`, `lag`, `lagByAggregateType`, `lagByEventType`), under this function's name
+   * and `extraDimensions`: see {@link relayMetric}.
    *
    * @example
    * ```ts
    * new Alarm(this, 'RelayLag', { metric: relay.metric('lag'), threshold: 60_000, evaluationPeriods: 3 });
+   * new Alarm(this, 'OrderLag', { metric: relay.metric('lagByAggregateType', {}, { aggregateType: 'order' }), threshold: 30_000, evaluationPeriods: 3 });
    * ```
    */
-  metric(metricName: RelayMetricName, props: MetricOptions = {}): Metric {
-    return relayMetric(this.function.functionName, metricName, props);
+  metric(metricName: RelayMetricName, props: MetricOptions = {}, extraDimensions: Readonly<Record<string, string>> = {}): Metric {
+    return relayMetric(this.function.functionName, metricName, props, extraDimensions);
   }
 
   /**

@@ -276,6 +276,18 @@ describe('OutboxStack: alarms and dashboard', () => {
     });
   });
 
+  it('reads every relay lag as the worst of each minute, under the dimensions it is written with', () => {
+    const byType = stack.outbox.relay.metric(RELAY_METRICS.lagByAggregateType, {}, { [RELAY_METRICS.aggregateTypeDimension]: 'order' });
+    const byEventType = stack.outbox.relay.metric(RELAY_METRICS.lagByEventType);
+    expect([byType.statistic, byEventType.statistic]).toEqual(['Maximum', 'Maximum']);
+    expect(stack.outbox.relay.metric(RELAY_METRICS.published).statistic).toBe('Sum');
+    expect(stack.resolve(byType.dimensions)).toEqual({
+      service: RELAY_METRICS.service,
+      [RELAY_METRICS.functionDimension]: { Ref: ids.relayFn },
+      [RELAY_METRICS.aggregateTypeDimension]: 'order',
+    });
+  });
+
   it('shows every alarm on the dashboard', () => {
     const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]!.Properties.DashboardBody);
     for (const id of Object.keys(template.findResources('AWS::CloudWatch::Alarm'))) expect(body).toContain(`"${id}","Arn"`);
