@@ -4,7 +4,7 @@ import type { OutboxEnvelope } from '../envelope.js';
 import { TABLE } from '../table.js';
 import { marshalOperation } from '../write/operation-size.js';
 import { MAX_REQUEST_BYTES, type TransactOperation } from '../write/types.js';
-import { MAX_HANDLER_WRITES } from './inbox.js';
+import { MAX_HANDLER_WRITES } from './inbox-records.js';
 import { type CommitDeps, commitPending, committedOutcome, type PendingCommit } from './pending-commit.js';
 import type { MessageOutcome, TransactItem } from './types.js';
 

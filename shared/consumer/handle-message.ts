@@ -1,7 +1,8 @@
 import type { CatalogSchemaLookup } from '../catalog/consumer-schemas.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { ClaimDeadlinePassedError, ClaimHeldError, InboxWriteError, MessageRejectedError } from './errors.js';
-import type { Inbox, LegacyState } from './inbox.js';
+import type { Inbox } from './inbox.js';
+import type { LegacyState } from './inbox-records.js';
 import type { InboxSnapshot } from './inbox-snapshot.js';
 import { excerpt } from './limits.js';
 import { parseMessage } from './parse.js';

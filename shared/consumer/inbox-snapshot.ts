@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
-import type { InboxRecord } from './inbox.js';
+import type { InboxRecord } from './inbox-records.js';
 
 /** TransactGetItems takes 100 items. */
 const MAX_KEYS_PER_READ = 100;

@@ -2,7 +2,7 @@ import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/clie
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { TransactionFailedError } from '../errors.js';
 import { InboxConflictError, InboxWriteError } from './errors.js';
-import type { CommitResult, InboxEvent, InboxRecord } from './inbox.js';
+import type { CommitResult, InboxEvent, InboxRecord } from './inbox-records.js';
 import type { TransactItem } from './types.js';
 
 /** The inbox record as a failed condition found it (`ALL_OLD`); none when there was no record. */

@@ -23,7 +23,8 @@ export {
   MessageRejectedError,
   type RejectionCode,
 } from './errors.js';
-export { INBOX_PREFIX, INBOX_SORT_KEY, type InboxEventKey, type InboxRecord, inboxKey } from './inbox.js';
+export { INBOX_PREFIX, INBOX_SORT_KEY, type InboxEventKey, inboxKey } from './inbox.js';
+export type { InboxRecord } from './inbox-records.js';
 export { fromSqsMessage, fromSqsRecord } from './messages.js';
 export { eventHandler } from './options.js';
 export { type ParseResult, parseMessage } from './parse.js';

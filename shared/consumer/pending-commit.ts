@@ -1,6 +1,7 @@
 import type { OutboxEnvelope } from '../envelope.js';
 import { ClaimHeldError } from './errors.js';
-import type { CommitResult, Inbox } from './inbox.js';
+import type { Inbox } from './inbox.js';
+import type { CommitResult } from './inbox-records.js';
 import type { ConsumerLogger, MessageOutcome, TransactItem } from './types.js';
 
 /** What settling a commit needs: the consumer's name and logger, and its inbox. */
