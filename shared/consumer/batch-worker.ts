@@ -1,12 +1,13 @@
 import type { Context } from '@opentelemetry/api';
 import type { OutboxEnvelope } from '../envelope.js';
 import { CommitGroup, type CommitScopes, type GroupOutcomes } from './commit-group.js';
+import { asError } from './errors.js';
 import { type MessageHandlingDeps, type PreparedEvent, type PreparedMessage, rememberCommitted, runEvent } from './handle-message.js';
 import type { PendingCommit } from './pending-commit.js';
 import { acknowledged, type MessageProgress, messageOutcome, type RunEventsOptions, reportEvent } from './run-events.js';
 import { type MessageScope, outerContext, traceGroupCommit, traceMessage, UNTRACED } from './tracing.js';
 import type { ConsumerMessage, ConsumerTracingOptions, InboxOptions, MessageOutcome } from './types.js';
-import { asError, reportUnexpected, unexpectedOutcome } from './unexpected.js';
+import { reportUnexpected, unexpectedOutcome } from './unexpected.js';
 
 /** What a worker of a batch shares with the others (`commit: 'event'` and `'batch'` alike). */
 export interface BatchWorkerContext extends RunEventsOptions {

@@ -101,3 +101,6 @@ export class InboxConflictError extends OutboxError {
     this.eventId = event.id;
   }
 }
+
+/** A thrown value as an `Error`: a non-`Error` thrown (a string, an object) is wrapped with its text. */
+export const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

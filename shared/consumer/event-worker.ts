@@ -1,9 +1,10 @@
 import type { BatchWorkerContext } from './batch-worker.js';
+import { asError } from './errors.js';
 import type { PreparedMessage } from './handle-message.js';
 import { type MessageProgress, runEvents } from './run-events.js';
 import { traceMessage } from './tracing.js';
 import type { ConsumerMessage, MessageOutcome } from './types.js';
-import { asError, reportUnexpected, unexpectedOutcome } from './unexpected.js';
+import { reportUnexpected, unexpectedOutcome } from './unexpected.js';
 
 /**
  * Runs a message under `commit: 'event'`, or reports its outcome decided already (`decided`),

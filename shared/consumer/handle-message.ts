@@ -1,6 +1,6 @@
 import type { CatalogSchemaLookup } from '../catalog/consumer-schemas.js';
 import type { OutboxEnvelope } from '../envelope.js';
-import { ClaimDeadlinePassedError, ClaimHeldError, InboxWriteError, MessageRejectedError } from './errors.js';
+import { asError, ClaimDeadlinePassedError, ClaimHeldError, InboxWriteError, MessageRejectedError } from './errors.js';
 import type { Inbox } from './inbox.js';
 import type { LegacyState } from './inbox-records.js';
 import type { InboxSnapshot } from './inbox-snapshot.js';
@@ -252,7 +252,7 @@ async function runUnderInbox(
     return { outcome: { status, ...base }, envelope };
   } catch (error) {
     return {
-      outcome: { status: 'failed', ...base, error: error instanceof Error ? error : new Error(String(error)) },
+      outcome: { status: 'failed', ...base, error: asError(error) },
       envelope: event.envelope,
     };
   }

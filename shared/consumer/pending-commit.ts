@@ -1,5 +1,5 @@
 import type { OutboxEnvelope } from '../envelope.js';
-import { ClaimHeldError } from './errors.js';
+import { asError, ClaimHeldError } from './errors.js';
 import type { Inbox } from './inbox.js';
 import type { CommitResult } from './inbox-records.js';
 import type { ConsumerLogger, MessageOutcome, TransactItem } from './types.js';
@@ -48,6 +48,6 @@ export async function commitPending(deps: CommitDeps, pending: PendingCommit): P
     const result = await deps.inbox.commit(pending.envelope, pending.writes);
     return outcomeOf(pending, settleCommit(deps, pending.envelope, result, pending.takesOver));
   } catch (error) {
-    return { ...outcomeOf(pending, 'processed'), status: 'failed', error: error instanceof Error ? error : new Error(String(error)) };
+    return { ...outcomeOf(pending, 'processed'), status: 'failed', error: asError(error) };
   }
 }

@@ -61,5 +61,3 @@ export function reportUnexpected(
     error,
   });
 }
-
-export const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
