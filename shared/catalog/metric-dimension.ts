@@ -10,9 +10,9 @@ import { ConfigError } from '../errors.js';
 import { UNDECLARED_EVENT_TYPE } from '../lag-by-event-type.js';
 
 /**
- * The consumer's bucket for a type it has no handler for (`OTHER_EVENT_TYPE` of the consumer) and
- * the local stack's for types past its per-type rows. Spelled here rather than imported, so the
- * config does not load the consumer; a unit test holds the three equal.
+ * The consumer's bucket for a type it has no handler for (its `OTHER_EVENT_TYPE`) and the local
+ * stack's for types past its per-type rows: both take it from here, beside the names the config
+ * reserves.
  */
 export const OTHER_BUCKET = 'other';
 

@@ -1,4 +1,4 @@
-import { isDimensionValue } from '../catalog/metric-dimension.js';
+import { isDimensionValue, OTHER_BUCKET } from '../catalog/metric-dimension.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { parseEventTime } from '../event-time.js';
 import type { SequenceObservation } from './sequence-tracker.js';
@@ -18,7 +18,7 @@ export const CONSUMER_LAG_DIMENSION = 'eventType';
  * reaches the metric today: it bounds the set), and for a handled type CloudWatch cannot take as
  * a dimension value (not printable ASCII).
  */
-export const OTHER_EVENT_TYPE = 'other';
+export const OTHER_EVENT_TYPE = OTHER_BUCKET;
 
 /** Counts and logs each message's outcome and keeps each event type's lag for the batch's metrics. */
 export class Reporter {

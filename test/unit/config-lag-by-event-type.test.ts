@@ -29,7 +29,7 @@ describe('the config and the lag per event type', () => {
   });
 
   it("rejects a catalog that declares a type named like the consumer's bucket, which dashboards could not tell apart", () => {
-    // The config spells the bucket itself (it does not load the consumer): it must be the consumer's and the local stack's.
+    // The consumer's and the local stack's bucket are the one the config reserves.
     expect([OTHER_EVENT_TYPE, OTHER_TYPES]).toEqual([OTHER_BUCKET, OTHER_BUCKET]);
     const define = () => defineConfig({ ...base, eventTypes: { 'order.placed': { version: 1 }, other: { version: 1 } } });
     expect(define).toThrow(ConfigError);

@@ -1,3 +1,4 @@
+import { OTHER_BUCKET } from '../../catalog/metric-dimension.js';
 import { parseEventTime } from '../../event-time.js';
 import { percentile } from '../../percentile.js';
 
@@ -33,7 +34,7 @@ const LAG_WINDOW = 1000;
 /** Event types the live view gives a lag row of their own, in first-delivered order; later ones share {@link OTHER_TYPES}. */
 export const MAX_LAG_TYPES = 12;
 /** The row of the event types past {@link MAX_LAG_TYPES}. */
-export const OTHER_TYPES = 'other';
+export const OTHER_TYPES = OTHER_BUCKET;
 
 /** The last {@link LAG_WINDOW} lags of one kind, overwritten in a ring. */
 class LagWindow {
