@@ -1,4 +1,3 @@
-import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { OutboxConfig } from '../shared/config.js';
@@ -8,6 +7,7 @@ import { createOutboxTable } from '../shared/local/stack/table.js';
 import { toLambdaRecord } from '../shared/on-failure/lambda-record.js';
 import { decodeStreamRecord } from '../shared/relay/decode.js';
 import { SLOT_KIND, slotKey } from '../shared/slot.js';
+import { readStream } from '../test/helpers/stream.js';
 import { inParallel } from './relay-paths.js';
 
 /*
@@ -56,21 +56,10 @@ export async function backlog(clients: LocalClients, tableName: string, count: n
 
 /** Every message of the backlog, read straight from the stream and decoded, for the ceiling. */
 export async function backlogMessages(clients: LocalClients, streamArn: string, cfg: OutboxConfig): Promise<SlotMessage[]> {
-  const { StreamDescription } = await clients.streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
   const messages: SlotMessage[] = [];
-  for (const shard of StreamDescription?.Shards ?? []) {
-    let { ShardIterator } = await clients.streams.send(
-      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
-    );
-    while (ShardIterator !== undefined) {
-      const page = await clients.streams.send(new GetRecordsCommand({ ShardIterator }));
-      for (const record of page.Records ?? []) {
-        const decoded = decodeStreamRecord(toLambdaRecord(record, streamArn), cfg);
-        if (decoded.status === 'decoded') messages.push(...decoded.messages);
-      }
-      if ((page.Records ?? []).length === 0) break;
-      ShardIterator = page.NextShardIterator;
-    }
+  for (const record of await readStream(clients.streams, streamArn)) {
+    const decoded = decodeStreamRecord(toLambdaRecord(record, streamArn), cfg);
+    if (decoded.status === 'decoded') messages.push(...decoded.messages);
   }
   return messages;
 }

@@ -1,9 +1,4 @@
-import {
-  DescribeStreamCommand,
-  ExpiredIteratorException,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-} from '@aws-sdk/client-dynamodb-streams';
+import { ExpiredIteratorException, GetRecordsCommand } from '@aws-sdk/client-dynamodb-streams';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
@@ -22,6 +17,7 @@ import { onFailureRecordProblem } from '../../shared/redrive/on-failure-record.j
 import { slotKey } from '../../shared/slot.js';
 import { freshTable, testClients } from '../helpers/local.js';
 import { eventWriter } from '../helpers/slot-writer.js';
+import { readStream } from '../helpers/stream.js';
 
 const config = defineConfig({
   source: 'urn:test:runner',
@@ -65,20 +61,7 @@ function start(
 
 /** Every record of the stream, read directly, in the Lambda shape. */
 async function wholeStream(c: LocalClients, streamArn: string): Promise<DynamoDBRecord[]> {
-  const { StreamDescription } = await c.streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-  const all: DynamoDBRecord[] = [];
-  for (const shard of StreamDescription?.Shards ?? []) {
-    let { ShardIterator } = await c.streams.send(
-      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
-    );
-    while (ShardIterator !== undefined) {
-      const page = await c.streams.send(new GetRecordsCommand({ ShardIterator }));
-      all.push(...(page.Records ?? []).map((r) => toLambdaRecord(r, streamArn)));
-      if ((page.Records ?? []).length === 0) break;
-      ShardIterator = page.NextShardIterator;
-    }
-  }
-  return all;
+  return (await readStream(c.streams, streamArn)).map((record) => toLambdaRecord(record, streamArn));
 }
 
 const recorder = () => {
