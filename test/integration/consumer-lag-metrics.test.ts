@@ -25,19 +25,25 @@ const committedAt = (type: string, aggregateId: string, time: number) => {
   return anSqsRecord(JSON.stringify({ ...JSON.parse(body), time: new Date(time).toISOString() }));
 };
 
+/** A consumer with a handler that does nothing for each of `types`, its clock at `now`, and the EMF lines its metrics write. */
+function lagConsumer(name: string, types: readonly string[], now: number) {
+  const metrics = consumerMetrics(name, { AWS_LAMBDA_FUNCTION_NAME: 'lag-fn' });
+  const written = captureEmf(metrics);
+  const consumer = createConsumer({
+    name,
+    sources: [TEST_SOURCE],
+    handlers: Object.fromEntries(types.map((type) => [type, { handle: () => {} }])),
+    inbox: { document: clients.document, tableName },
+    metrics,
+    now: () => now,
+  });
+  return { consumer, written };
+}
+
 describe('consumer lag per event type', () => {
   it('writes HandledLag per handled event type, the oldest commit of each in the batch, on lines apart from the counts; duplicates add none', async () => {
     const base = Date.now();
-    const metrics = consumerMetrics('lag-projection', { AWS_LAMBDA_FUNCTION_NAME: 'lag-fn' });
-    const written = captureEmf(metrics);
-    const consumer = createConsumer({
-      name: 'lag-projection',
-      sources: [TEST_SOURCE],
-      handlers: { 'order.placed': { handle: () => {} }, 'order.paid': { handle: () => {} } },
-      inbox: { document: clients.document, tableName },
-      metrics,
-      now: () => base + 4_000,
-    });
+    const { consumer, written } = lagConsumer('lag-projection', ['order.placed', 'order.paid'], base + 4_000);
     const event = anSqsEvent([
       committedAt('order.placed', 'o-1', base - 1_000),
       committedAt('order.placed', 'o-2', base - 3_000),
@@ -74,16 +80,7 @@ describe('consumer lag per event type', () => {
 
   it('writes a handled type CloudWatch cannot take as a dimension value as other, keeping its line valid', async () => {
     const base = Date.now();
-    const metrics = consumerMetrics('lag-ascii', { AWS_LAMBDA_FUNCTION_NAME: 'lag-fn' });
-    const written = captureEmf(metrics);
-    const consumer = createConsumer({
-      name: 'lag-ascii',
-      sources: [TEST_SOURCE],
-      handlers: { 'commande.créée': { handle: () => {} }, 'order.paid': { handle: () => {} } },
-      inbox: { document: clients.document, tableName },
-      metrics,
-      now: () => base + 4_000,
-    });
+    const { consumer, written } = lagConsumer('lag-ascii', ['commande.créée', 'order.paid'], base + 4_000);
 
     const event = anSqsEvent([committedAt('commande.créée', 'c-1', base - 1_000), committedAt('order.paid', 'c-2', base)]);
     expect((await consumer.handler(event)).batchItemFailures).toEqual([]);
