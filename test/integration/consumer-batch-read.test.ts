@@ -131,11 +131,7 @@ describe('consumer: one read of the inbox per batch', () => {
       const name = `claim-lost-${how.replaceAll(' ', '-')}`;
       const { document, sent } = countingDocument(how === 'failed' ? ['UpdateItemCommand'] : []);
       let runs = 0;
-      const telemetry = recordingTelemetry();
-      const consumer = createConsumer({
-        name,
-        sources: [TEST_SOURCE],
-        inbox: { document, tableName },
+      const { consumer } = consumerWith(name, document, {
         handlers: {
           'order.placed': {
             idempotency: 'claim',
@@ -155,8 +151,6 @@ describe('consumer: one read of the inbox per batch', () => {
             },
           },
         },
-        logger: telemetry.logger,
-        metrics: telemetry.metrics,
       });
       const event = anEnvelope({ aggregateId: name });
 
