@@ -29,9 +29,9 @@ import {
 import { processorLagCharts, relayLagCharts } from './outbox-lag-charts.js';
 import { AlarmStatusWidgets } from './private/alarm-status-widgets.js';
 import { alphanumeric, distinctIds } from './private/construct-ids.js';
+import { relayMetric } from './private/emf-metrics.js';
 import { checkEmail, checkSeconds } from './private/props-error.js';
 import { SQS_MAX_RETENTION_SECONDS } from './private/retention.js';
-import { relayMetric } from './relay-function.js';
 
 /** Processor lag that raises its alarm by default: well above a lease takeover (10 s), far below the Lambda path's scale. */
 export const DEFAULT_PROCESSOR_LAG_SECONDS = 30;

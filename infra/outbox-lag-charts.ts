@@ -8,8 +8,7 @@ import { GraphWidget, MathExpression, type Metric } from 'aws-cdk-lib/aws-cloudw
 import type { OutboxConfig } from '../shared/config.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { RELAY_METRICS } from '../shared/relay/metrics.js';
-import { processorDimensions, processorMetric, relayDimensions } from './private/emf-metrics.js';
-import { relayMetric } from './relay-function.js';
+import { processorDimensions, processorMetric, relayDimensions, relayMetric } from './private/emf-metrics.js';
 
 /**
  * Every `lagByEventType` series of one publisher (its `dimensions`: service and function or lease

@@ -1,5 +1,5 @@
 import { type CfnElement, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { Metric, type MetricOptions, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import { type Metric, type MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -24,42 +24,13 @@ import { RELAY_METRICS, type RelayMetricName } from '../shared/relay/metrics.js'
 import { OutboxFunction } from './outbox-function.js';
 import type { OutboxTopics } from './outbox-topics.js';
 import { prebuiltAssetDir } from './private/assets.js';
-import { relayDimensions } from './private/emf-metrics.js';
+import { relayMetric } from './private/emf-metrics.js';
 import { failedBatchBucket } from './private/failed-batch-bucket.js';
 import { checkLambdaEnvironment, queueUrlStandIn, topicArnStandIn } from './private/lambda-environment.js';
 import { validateRelayProps } from './private/relay-props.js';
 import { SQS_MAX_RETENTION } from './private/retention.js';
 
-/** The relay's lags (ms), read as the worst of each minute; the rest are counts, read as their sum. */
-const RELAY_LAGS: readonly string[] = [RELAY_METRICS.lag, RELAY_METRICS.lagByAggregateType, RELAY_METRICS.lagByEventType];
-
-/**
- * One of the EMF metrics the relay handler writes, for the relay function of that name, under
- * `extraDimensions` too: the `Maximum` per minute for a lag (ms), the `Sum` per minute for the
- * counts. `lagByAggregateType` is written only with its `aggregateType` dimension, and
- * `lagByEventType` with `aggregateType` and `eventType`: name them in `extraDimensions`.
- *
- * @example
- * ```ts
- * new Alarm(this, 'DeadLettered', { metric: relayMetric(relay.function.functionName, 'deadLettered'), threshold: 1, evaluationPeriods: 1 });
- * new Alarm(this, 'OrderLag', { metric: relayMetric(relay.function.functionName, 'lagByAggregateType', {}, { aggregateType: 'order' }), threshold: 30_000, evaluationPeriods: 3 });
- * ```
- */
-export function relayMetric(
-  functionName: string,
-  metricName: RelayMetricName,
-  props: MetricOptions = {},
-  extraDimensions: Readonly<Record<string, string>> = {},
-): Metric {
-  return new Metric({
-    namespace: RELAY_METRICS.namespace,
-    metricName,
-    dimensionsMap: { ...relayDimensions(functionName), ...extraDimensions },
-    statistic: RELAY_LAGS.includes(metricName) ? Stats.MAXIMUM : Stats.SUM,
-    period: Duration.minutes(1),
-    ...props,
-  });
-}
+export { relayMetric } from './private/emf-metrics.js';
 
 /** Props of {@link RelayFunction}. */
 export interface RelayFunctionProps {

@@ -8,13 +8,44 @@
 import { Duration } from 'aws-cdk-lib';
 import { Metric, type MetricOptions, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { PROCESSOR_METRICS } from '../../shared/processor/observability.js';
-import { RELAY_METRICS } from '../../shared/relay/metrics.js';
+import { RELAY_METRICS, type RelayMetricName } from '../../shared/relay/metrics.js';
 
 /** The dimensions of every relay metric of the function of that name: Powertools' `service` and the function. */
 export const relayDimensions = (functionName: string): Record<string, string> => ({
   service: RELAY_METRICS.service,
   [RELAY_METRICS.functionDimension]: functionName,
 });
+
+/** The relay's lags (ms), read as the worst of each minute; the rest are counts, read as their sum. */
+const RELAY_LAGS: readonly string[] = [RELAY_METRICS.lag, RELAY_METRICS.lagByAggregateType, RELAY_METRICS.lagByEventType];
+
+/**
+ * One of the EMF metrics the relay handler writes, for the relay function of that name, under
+ * `extraDimensions` too: the `Maximum` per minute for a lag (ms), the `Sum` per minute for the
+ * counts. `lagByAggregateType` is written only with its `aggregateType` dimension, and
+ * `lagByEventType` with `aggregateType` and `eventType`: name them in `extraDimensions`.
+ *
+ * @example
+ * ```ts
+ * new Alarm(this, 'DeadLettered', { metric: relayMetric(relay.function.functionName, 'deadLettered'), threshold: 1, evaluationPeriods: 1 });
+ * new Alarm(this, 'OrderLag', { metric: relayMetric(relay.function.functionName, 'lagByAggregateType', {}, { aggregateType: 'order' }), threshold: 30_000, evaluationPeriods: 3 });
+ * ```
+ */
+export function relayMetric(
+  functionName: string,
+  metricName: RelayMetricName,
+  props: MetricOptions = {},
+  extraDimensions: Readonly<Record<string, string>> = {},
+): Metric {
+  return new Metric({
+    namespace: RELAY_METRICS.namespace,
+    metricName,
+    dimensionsMap: { ...relayDimensions(functionName), ...extraDimensions },
+    statistic: RELAY_LAGS.includes(metricName) ? Stats.MAXIMUM : Stats.SUM,
+    period: Duration.minutes(1),
+    ...props,
+  });
+}
 
 /** The dimensions of every processor metric of the deployment with that lease table: Powertools' `service` and the lease table. */
 export const processorDimensions = (leaseTableName: string): Record<string, string> => ({
