@@ -1,5 +1,6 @@
 import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { TRANSIENT_CANCELLATION_REASONS, TRANSIENT_REQUEST_ERRORS } from '../aws/transient-transaction-errors.js';
 import { TransactionFailedError } from '../errors.js';
 import { InboxConflictError, InboxWriteError } from './errors.js';
 import type { CommitResult, InboxEvent, InboxRecord } from './inbox-records.js';
@@ -8,9 +9,6 @@ import type { TransactItem } from './types.js';
 /** The inbox record as a failed condition found it (`ALL_OLD`); none when there was no record. */
 export const recordAsFound = (item: Record<string, AttributeValue> | undefined): InboxRecord | undefined =>
   item === undefined ? undefined : (unmarshall(item) as InboxRecord);
-
-/** Cancellation reasons that a retry of the same transaction can get past. */
-const TRANSIENT_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 
 /**
  * What DynamoDB allows, for a transaction it refused as a whole (`ValidationException`: nothing
@@ -31,7 +29,8 @@ const kindOf = (item: TransactItem): string => Object.keys(item).find((k) => ite
  * What the failure of an event's transaction (its handler's `writes`, then its inbox record's
  * Put) means: the inbox record's condition failed on a done event (`duplicate`) or on an
  * unexpired claim (`held`); any other failure throws, as an `InboxWriteError` when DynamoDB
- * refused the transaction as a whole, an `InboxConflictError` when a retry can get past it, a
+ * refused the transaction as a whole, an `InboxConflictError` when a retry can get past it (a
+ * transient cancellation reason, or the whole request throttled), a
  * `TransactionFailedError` naming every action that failed otherwise, or as it came.
  */
 export function commitFailure(event: InboxEvent, writes: readonly TransactItem[], error: unknown): CommitResult {
@@ -41,6 +40,13 @@ export function commitFailure(event: InboxEvent, writes: readonly TransactItem[]
       `DynamoDB refused the transaction of event ${event.id} (${event.type}): ${(error as Error).message}; allowed: ${refusal}. Nothing was written.`,
       { cause: error },
     );
+  }
+  const name = (error as { name?: unknown }).name;
+  // Throttled as a whole once the SDK's own retries were spent: nothing was written, and a later delivery can get through.
+  if (typeof name === 'string' && TRANSIENT_REQUEST_ERRORS.has(name)) {
+    throw new InboxConflictError(event, `the whole request: ${name}, ${String((error as { message?: unknown }).message)}`, {
+      cause: error,
+    });
   }
   if (!(error instanceof TransactionCanceledException)) throw error;
   const reasons = error.CancellationReasons ?? [];
@@ -59,7 +65,7 @@ export function commitFailure(event: InboxEvent, writes: readonly TransactItem[]
       kind: index < writes.length ? kindOf(writes[index] as TransactItem) : 'inbox record Put',
     }))
     .filter((f) => f.reason !== 'None');
-  const transient = failures.filter((f) => TRANSIENT_REASONS.has(f.reason));
+  const transient = failures.filter((f) => TRANSIENT_CANCELLATION_REASONS.has(f.reason));
   if (transient.length > 0) {
     throw new InboxConflictError(event, transient.map((f) => `operations[${f.index}] (${f.kind}): ${f.reason}`).join('; '), {
       cause: error,

@@ -5,6 +5,7 @@
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { TRANSIENT_CANCELLATION_REASONS as TRANSIENT_REASONS } from '../aws/transient-transaction-errors.js';
 import { type OperationFailure, TransactionFailedError } from '../errors.js';
 import { storedResult } from './idempotency.js';
 import type { Plan } from './plan.js';
@@ -24,8 +25,6 @@ export type CancellationOutcome =
   | { status: 'conflict'; reason: string }
   /** `slots`: the keys of the slots whose condition failed, each with its sequence as found put in `expected`. */
   | { status: 'raced'; reason: string; slots: readonly string[] };
-
-const TRANSIENT_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
 /**
  * What to do after a cancellation; throws a {@link TransactionFailedError} when retrying cannot help.
