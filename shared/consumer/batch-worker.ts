@@ -127,7 +127,7 @@ export class BatchWorker {
           ran();
         }
         return settled;
-      });
+      }).catch((error: unknown) => this.#spanFailed(record, error));
       this.#spans.push(span);
       // The span stays open until the message settles; the next message runs as soon as this one's handlers have.
       await Promise.race([handlersRan, span]);
@@ -206,7 +206,7 @@ export class BatchWorker {
           : unexpectedOutcome(message, ready, record, failure);
       outcomes[record.index] = outcome;
       record.closed = true;
-      if (fifo !== undefined && outcome.status !== 'skipped' && !this.#settledFailures.has(fifo)) {
+      if (fifo !== undefined && (outcome.status === 'failed' || outcome.status === 'rejected') && !this.#settledFailures.has(fifo)) {
         this.#failed.set(fifo, Math.min(record.index, failed ?? record.index));
         this.#settledFailures.add(fifo);
       }
@@ -220,6 +220,37 @@ export class BatchWorker {
       failure,
       'Committing or settling a group of the batch failed unexpectedly; its messages not settled yet failed and are delivered again',
     );
+  }
+
+  /**
+   * A message's span failed to start or to end (a tracer that throws): a message settled already
+   * keeps its outcome (later messages of its FIFO group may have settled after it); one that never
+   * ran fails, so SQS delivers it again. The error is logged. Thrown on, it would end the whole batch.
+   */
+  #spanFailed(record: MessageRecord, error: unknown): MessageOutcome {
+    const { deps, outcomes, reporter } = this.#context;
+    const failure = asError(error);
+    const settled = outcomes[record.index];
+    const outcome = settled ?? unexpectedOutcome(record.message, record.ready, record, failure);
+    if (settled === undefined) {
+      outcomes[record.index] = outcome;
+      record.complete = true;
+      record.closed = true;
+      this.#records = this.#records.filter((other) => other !== record);
+      const fifo = record.message.messageGroupId;
+      if (fifo !== undefined && outcome.status === 'failed' && !this.#failed.has(fifo)) this.#failed.set(fifo, record.index);
+      record.settle(outcome);
+    }
+    // A settled message's outcome is counted already: only one this failed is counted again.
+    reportUnexpected(
+      deps.consumer,
+      deps.logger,
+      settled === undefined ? reporter : { failedUnexpectedly: () => {} },
+      [outcome],
+      failure,
+      "A message's span failed unexpectedly; unless the message had settled already, it failed and is delivered again",
+    );
+    return outcome;
   }
 
   async #settle(outcomeOf: GroupOutcomes): Promise<void> {

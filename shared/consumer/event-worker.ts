@@ -35,7 +35,7 @@ async function settleMessage(
       reporter,
       [outcome],
       failure,
-      'Running or reporting a message failed unexpectedly; unless its outcome was decided already (rejected, skipped, failed), it failed and is delivered again',
+      'Running or reporting a message failed unexpectedly; unless its outcome was decided already (rejected, skipped, failed, or every event handled and reported), it failed and is delivered again',
     );
     return outcome;
   }

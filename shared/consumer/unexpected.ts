@@ -1,4 +1,4 @@
-import type { PreparedMessage } from './handle-message.js';
+import type { PreparedEvent, PreparedMessage } from './handle-message.js';
 import { acknowledged, type EventReporter, type MessageProgress, messageOutcome } from './run-events.js';
 import type { ConsumerLogger, ConsumerMessage, MessageOutcome } from './types.js';
 
@@ -20,11 +20,13 @@ export function logSafely(
 }
 
 /**
- * The outcome of a message that an unexpected error (a logger, metrics sink or tracker that
- * throws; a bug) ended, `progress` its events' outcomes known so far: one rejected before it ran,
- * or whose event already failed or was rejected, keeps that outcome; any other fails with the
- * error, so SQS delivers it again (what of it was committed is a duplicate the inbox skips then),
- * naming the event the error came at: the first whose outcome was not reported in full.
+ * The outcome of a message that an unexpected error (a logger, metrics sink, tracker or tracer
+ * that throws; a bug) ended, `progress` its events' outcomes known so far: one rejected before it
+ * ran, whose event already failed or was rejected, or whose every event was handled and reported
+ * in full (the error came after its work was done: a redelivery would only skip it as a
+ * duplicate), keeps that outcome; any other fails with the error, so SQS delivers it again (what
+ * of it was committed is a duplicate the inbox skips then), naming the event the error came at:
+ * the first whose outcome was not reported in full.
  */
 export function unexpectedOutcome(
   message: ConsumerMessage,
@@ -36,8 +38,9 @@ export function unexpectedOutcome(
   const { outcomes, reported } = progress;
   const last = outcomes[outcomes.length - 1];
   if (last !== undefined && !acknowledged(last)) return messageOutcome(ready.events.length, outcomes);
+  if (reported === ready.events.length) return messageOutcome(ready.events.length, outcomes);
   // The error came while this event ran or committed, or while its outcome was reported.
-  const { envelope } = ready.events[reported] ?? ready;
+  const { envelope } = ready.events[reported] as PreparedEvent;
   return { status: 'failed', messageId: message.messageId, eventId: envelope.id, type: envelope.type, error };
 }
 
