@@ -1,10 +1,12 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { tsImport } from 'tsx/esm/api';
 import type { TestProject } from 'vitest/node';
-import { type DynamoDbLocal, startDynamoDbLocal } from '../../shared/local/stack/dynamodb-local.js';
+import type { DynamoDbLocal } from '../../shared/local/stack/dynamodb-local.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -30,22 +32,44 @@ function useScratchTmpdir(): void {
  * The relay and processor bundles the constructs deploy, built from the sources as the package
  * build makes them, so the infrastructure tests synthesise (and run) what a user would deploy.
  */
-function buildPrebuiltAssets(): void {
-  execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/build.mjs', import.meta.url)), '--assets'], { stdio: 'inherit' });
+async function buildPrebuiltAssets(): Promise<void> {
+  const build = fileURLToPath(new URL('../../scripts/build.mjs', import.meta.url));
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [build, '--assets']);
+  process.stdout.write(stdout);
+  process.stderr.write(stderr);
 }
 
-/** One DynamoDB Local (in memory, free port) for the whole run; each test file makes its own tables. */
+/**
+ * DynamoDB Local's starter, loaded by Node itself through tsx rather than by the module runner
+ * vitest loads this file with: that runner took some 8 s to load the AWS SDK it imports, the
+ * whole run waiting, where Node takes under one.
+ */
+async function startDynamoDbLocal(): Promise<DynamoDbLocal> {
+  const starter = (await tsImport(
+    '../../shared/local/stack/dynamodb-local.ts',
+    import.meta.url,
+  )) as typeof import('../../shared/local/stack/dynamodb-local.js');
+  return starter.startDynamoDbLocal();
+}
+
+/** One DynamoDB Local (in memory, free port) for the whole run, started while the assets build; each test file makes its own tables. */
 export async function setup(project: TestProject): Promise<void> {
-  buildPrebuiltAssets();
   useScratchTmpdir();
-  ddb = await startDynamoDbLocal();
-  project.provide('dynamodbEndpoint', ddb.endpoint);
+  const [built, started] = await Promise.allSettled([buildPrebuiltAssets(), startDynamoDbLocal()]);
+  if (started.status === 'fulfilled') ddb = started.value;
+  if (built.status === 'rejected' || started.status === 'rejected') {
+    await teardown();
+    throw built.status === 'rejected' ? built.reason : (started as PromiseRejectedResult).reason;
+  }
+  project.provide('dynamodbEndpoint', (ddb as DynamoDbLocal).endpoint);
 }
 
 export async function teardown(): Promise<void> {
   await ddb?.stop();
+  ddb = undefined;
   if (scratch === undefined) return;
   if (scratch.previous === undefined) delete process.env.TMPDIR;
   else process.env.TMPDIR = scratch.previous;
   rmSync(scratch.dir, { recursive: true, force: true });
+  scratch = undefined;
 }
