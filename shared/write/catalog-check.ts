@@ -1,14 +1,14 @@
 /**
  * The write helper's side of the event catalog: each event's `data` checked against the schema
  * of the version it is written as (the one its `version` names, else its type's newest declared
- * one), and that version named in the stored event, which the relay publishes as the envelope's
- * `dataschema`. Called only for a config with `eventTypes`, except {@link checkEventVersion}, which
- * planning calls for every event.
+ * one, {@link writtenVersion}), which planning names in the stored event (the relay publishes it
+ * as the envelope's `dataschema`) and in the write's result. Called only for a config with
+ * `eventTypes`, except {@link checkEventVersion}, which planning calls for every event.
  */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { describeIssues, EventSchemaError, schemaIssues } from '../catalog/errors.js';
-import { dataschemaOf, type EventTypeDeclaration } from '../catalog/event-types.js';
+import type { EventTypeDeclaration } from '../catalog/event-types.js';
 import type { OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
 import { showValue } from '../show-value.js';
@@ -28,42 +28,34 @@ export function writtenVersion(config: OutboxConfig, type: string, version?: num
 }
 
 /**
- * The fields a stored event gets from the catalog: the `dataschema` of the version it is written
- * as, none for an undeclared type.
- */
-export function catalogFields(config: OutboxConfig, type: string, version?: number): { readonly dataschema?: string } | undefined {
-  const declared = writtenVersion(config, type, version);
-  return declared === undefined ? undefined : { dataschema: dataschemaOf(config.source, type, declared.version) };
-}
-
-/**
  * Refuses an event's `version` that names no version the config declares for its type: not a
- * positive integer, not among the type's versions, or given for a type (or a config) with no
+ * positive integer, not among the type's versions, or given with a config that declares no
  * versions at all. Writing it anyway would publish a `dataschema` no consumer's catalog knows.
+ * A version on a type a catalog does not declare is left to {@link checkEventCatalog}, which
+ * alone decides what an undeclared type means.
  */
 export function checkEventVersion(event: EventInput, index: number, config: OutboxConfig): void {
   const { version } = event;
   if (version === undefined) return;
-  const given = `events[${index}].version is ${typeof version === 'number' ? String(version) : showValue(version)}`;
+  if (config.eventTypes === undefined) throw noVersionToName(index, version, 'the config declares no eventTypes');
   const versions = declaredVersions(config, event.type);
-  if (versions === undefined) {
-    const why =
-      config.eventTypes === undefined
-        ? 'the config declares no eventTypes'
-        : `the config's eventTypes does not declare ${JSON.stringify(event.type)}`;
-    throw new WriteValidationError(
-      'INVALID_EVENT_VERSION',
-      `${given}, but ${why}, so there is no version to name; allowed: leave version out (or declare the type's versions in eventTypes)`,
-    );
-  }
-  if (versions.some((declared) => declared.version === version)) return;
+  if (versions === undefined || versions.some((declared) => declared.version === version)) return;
   const numbers = versions.map((declared) => declared.version);
   const why = typeof version === 'number' && Number.isSafeInteger(version) && version > 0 ? 'not declared' : 'not a positive integer';
   throw new WriteValidationError(
     'INVALID_EVENT_VERSION',
-    `${given} (${why}); allowed: a version eventTypes declares for ${JSON.stringify(event.type)} (${numbers.join(', ')}), or leave version out for the newest (${numbers[numbers.length - 1]})`,
+    `${givenVersion(index, version)} (${why}); allowed: a version eventTypes declares for ${JSON.stringify(event.type)} (${numbers.join(', ')}), or leave version out for the newest (${numbers[numbers.length - 1]})`,
   );
 }
+
+const givenVersion = (index: number, version: unknown): string =>
+  `events[${index}].version is ${typeof version === 'number' ? String(version) : showValue(version)}`;
+
+const noVersionToName = (index: number, version: unknown, why: string): WriteValidationError =>
+  new WriteValidationError(
+    'INVALID_EVENT_VERSION',
+    `${givenVersion(index, version)}, but ${why}, so there is no version to name; allowed: leave version out (or declare the type's versions in eventTypes)`,
+  );
 
 const invalid = (index: number, type: string, version: number, result: StandardSchemaV1.FailureResult): EventSchemaError => {
   const issues = schemaIssues(result.issues);
@@ -88,7 +80,9 @@ const threw = (index: number, type: string, version: number, error: unknown): Ev
  * Checks each event against the catalog, in order: a type the catalog does not declare is
  * refused under `undeclaredEventTypes: 'reject'`, one on another aggregate type than its
  * declaration names is refused, and `data` must pass the schema of the version it is written as
- * (planning the write refused a `version` no declaration names, {@link checkEventVersion}). Throws an
+ * (planning the write refused a `version` no declaration of a declared type names,
+ * {@link checkEventVersion}); a `version` on an undeclared type is refused too, with
+ * `INVALID_EVENT_VERSION` under `'allow'`. Throws an
  * {@link EventSchemaError} at once when every schema answers synchronously; returns a promise
  * of the same when one answers with a promise (then the first failing event, by index, is the
  * one reported). Events the helper's own checks refuse (no type, no aggregate) are left to them.
@@ -101,7 +95,12 @@ export function checkEventCatalog(events: readonly EventInput[], config: OutboxC
     const { type } = event;
     const declared = writtenVersion(config, type, event.version);
     if (declared === undefined) {
-      if (config.undeclaredEventTypes === 'allow') continue;
+      // The type is the fault under 'reject', with or without a version; under 'allow' it is
+      // written unchecked, so a version given has nothing to name.
+      if (config.undeclaredEventTypes === 'allow') {
+        if (event.version === undefined) continue;
+        throw noVersionToName(index, event.version, `the config's eventTypes does not declare ${JSON.stringify(type)}`);
+      }
       const known = Object.keys(config.eventTypes ?? {});
       throw new EventSchemaError(
         'EVENT_TYPE_UNDECLARED',

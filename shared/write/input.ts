@@ -1,3 +1,4 @@
+import { dataschemaOf } from '../catalog/event-types.js';
 import { AGGREGATE_TYPE_PATTERN, type OutboxConfig, topicFor } from '../config.js';
 import { envelopeJson, MAX_MESSAGE_BYTES, messageSize } from '../envelope.js';
 import { WriteValidationError } from '../errors.js';
@@ -5,7 +6,7 @@ import { jsonProblem } from '../json-data.js';
 import { SLOT_PREFIX, type SlotEvent } from '../slot.js';
 import { TABLE } from '../table.js';
 import { MAX_TRACESTATE_LENGTH, TRACEPARENT_PATTERN, type TraceContext, tracestateProblem } from '../tracing/trace-context.js';
-import { catalogFields, checkEventVersion } from './catalog-check.js';
+import { checkEventVersion, writtenVersion } from './catalog-check.js';
 import { checkOutboxKey, otherTableItemId } from './keys.js';
 import { checkDataNesting } from './nesting.js';
 import {
@@ -238,8 +239,8 @@ function traceFields(event: EventInput, ambient: TraceContext | undefined): Part
 
 /**
  * Validates the events and groups them into one slot plan per aggregate (call order kept),
- * assigning ids, times and trace context (the event's own, else `ambient`), and checks each
- * envelope against the SNS size limit.
+ * assigning ids, times, trace context (the event's own, else `ambient`) and, with a catalog, the
+ * version each is written as, and checks each envelope against the SNS size limit.
  */
 export function planSlots(
   events: readonly EventInput[],
@@ -248,19 +249,21 @@ export function planSlots(
   ambient?: TraceContext,
 ): SlotPlan[] {
   const slots = new Map<string, SlotPlan>();
+  const catalog = config.eventTypes !== undefined;
   // A plain loop, not forEach: a hole in the array is an undefined event, refused, never skipped.
   for (let index = 0; index < events.length; index++) {
     const event = events[index] as EventInput;
     validateEvent(event, index, config);
     const pk = `${SLOT_PREFIX}${event.aggregate.type}#${event.aggregate.id}`;
     const { id, time } = stamp();
+    const declared = catalog ? writtenVersion(config, event.type, event.version) : undefined;
     const stored: SlotEvent = {
       id,
       type: event.type,
       time,
       data: JSON.stringify(event.data),
       ...traceFields(event, ambient),
-      ...(config.eventTypes === undefined ? undefined : catalogFields(config, event.type, event.version)),
+      ...(declared === undefined ? undefined : { dataschema: dataschemaOf(config.source, event.type, declared.version) }),
     };
     const body = envelopeJson(
       { source: config.source, aggregateType: event.aggregate.type, aggregateId: event.aggregate.id, sequenceEpoch: time },
@@ -277,10 +280,12 @@ export function planSlots(
     let slot = slots.get(pk);
     if (slot === undefined) {
       slot = { aggregate: { type: event.aggregate.type, id: event.aggregate.id }, pk, events: [], inputIndexes: [] };
+      if (catalog) slot = { ...slot, versions: [] };
       slots.set(pk, slot);
     }
     slot.events.push(stored);
     slot.inputIndexes.push(index);
+    slot.versions?.push(declared?.version);
   }
   return [...slots.values()];
 }

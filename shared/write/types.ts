@@ -73,6 +73,11 @@ export interface SlotPlan {
   readonly events: SlotEvent[];
   /** Indexes of these events in the caller's `events` array. */
   readonly inputIndexes: number[];
+  /**
+   * The declared version each event is written as, by position in {@link events} (`undefined`
+   * for an undeclared type allowed through); absent without a catalog.
+   */
+  readonly versions?: (number | undefined)[];
 }
 
 export const MAX_TRANSACTION_ACTIONS = 100;
@@ -96,6 +101,20 @@ export const IDEMPOTENCY_PREFIX = 'IDEMPOTENCY#';
 export interface WrittenEvent {
   readonly id: string;
   readonly type: string;
+  /**
+   * The declared version of `type` the event was written as (the envelope's `dataschema` names
+   * it): the one its `version` named, else the type's newest. Absent without a catalog
+   * (`eventTypes`) and for an undeclared type written under `undeclaredEventTypes: 'allow'`.
+   * Nor has an event replayed from an idempotency record that an earlier release of this package
+   * wrote: such a record does not hold versions.
+   *
+   * @example
+   * ```ts
+   * const { events } = await outbox.write({ events: [{ aggregate: { type: 'order', id }, type: 'order.placed', data }] });
+   * logger.info('written', { version: events[0].version }); // the newest declared version of order.placed
+   * ```
+   */
+  readonly version?: number;
   readonly aggregate: AggregateRef;
   /** Per-aggregate sequence, gapless and increasing within the aggregate's slot: the envelope's `aggregatesequence`. */
   readonly sequence: number;

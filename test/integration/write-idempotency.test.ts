@@ -91,6 +91,20 @@ describe('idempotency keys: what counts as the same write', () => {
 
     await expect(write()).resolves.toEqual({ events: first.events, replayed: true });
   });
+
+  it('replays the version each event was written as, the one named and the newest, as the first write returned them', async () => {
+    const eventTypes = { 'order.placed': [{ version: 1 }, { version: 2 }] };
+    const versioned = new Outbox({ config: testConfig({ eventTypes }), tableName, client: clients.dynamodb });
+    const order = newId('order');
+    const input: WriteInput = {
+      events: [orderEvent(order), { ...orderEvent(order), version: 1 }],
+      idempotencyKey: `v-${order}`.slice(0, 36),
+    };
+    const first = await versioned.write(input);
+    expect(first.events.map((event) => event.version)).toEqual([2, 1]);
+
+    await expect(versioned.write(input)).resolves.toEqual({ events: first.events, replayed: true });
+  });
 });
 
 describe('an attempt DynamoDB reports still running', () => {

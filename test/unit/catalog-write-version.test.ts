@@ -111,7 +111,7 @@ describe('write helper: the version an event names', () => {
     expect(sent).toEqual([]);
   });
 
-  it('rejects a version for a config without eventTypes, and for a type eventTypes does not declare even under "allow"', async () => {
+  it('rejects a version for a config without eventTypes, and for a type eventTypes does not declare under "allow", which has no version to name', async () => {
     const bare = recordingOutbox({ eventTypes: undefined });
     const none = await refusal(bare.outbox, { events: [placed(v1Data, 1)] });
     expect(none).toBeInstanceOf(WriteValidationError);
@@ -129,6 +129,49 @@ describe('write helper: the version an event names', () => {
       /^events\[0\]\.version is 1, but the config's eventTypes does not declare "order\.noted", so there is no version to name;/,
     );
     expect([...bare.sent, ...loose.sent]).toEqual([]);
+  });
+
+  it.each([1, 7, '2'])(
+    'rejects version %j on a type eventTypes does not declare as the undeclared type (the default "reject"), exactly as without a version',
+    async (version) => {
+      const { outbox, sent } = recordingOutbox();
+      const noted = { aggregate: { type: 'order', id: 'o-1' }, type: 'order.noted', data: {} };
+      const without = await refusal(outbox, { events: [placed(v1Data, 1), noted] });
+      const withVersion = await refusal(outbox, { events: [placed(v1Data, 1), { ...noted, version: version as number }] });
+      expect(withVersion).toBeInstanceOf(EventSchemaError);
+      expect(withVersion).toMatchObject({ code: 'EVENT_TYPE_UNDECLARED', index: 1, eventType: 'order.noted' });
+      expect((withVersion as Error).message).toBe((without as Error).message);
+      expect(sent).toEqual([]);
+    },
+  );
+
+  it('names in the result the version each event was written as: the one given, else the newest; none for an undeclared type or without a catalog', async () => {
+    const { outbox } = recordingOutbox({ undeclaredEventTypes: 'allow' });
+    const { events } = await outbox.write({
+      events: [
+        placed(v1Data, 1),
+        placed(v2Data, undefined, 'payment'),
+        { aggregate: { type: 'order', id: 'o-1' }, type: 'order.noted', data: {} },
+        placed(v1Data, 1),
+      ],
+    });
+    expect(events.map((event) => [event.type, event.sequence, event.version])).toEqual([
+      ['order.placed', 1, 1],
+      ['order.placed', 1, 2],
+      ['order.noted', 2, undefined],
+      ['order.placed', 3, 1],
+    ]);
+    expect('version' in (events[2] as object)).toBe(false);
+    const bare = recordingOutbox({ eventTypes: undefined });
+    const [plain] = (await bare.outbox.write({ events: [placed(v1Data)] })).events;
+    expect(plain).toEqual({
+      id: expect.any(String),
+      type: 'order.placed',
+      aggregate: { type: 'order', id: 'o-1' },
+      sequence: 1,
+      time: expect.any(String),
+    });
+    expect('version' in (plain as object)).toBe(false);
   });
 
   it("counts an event's version in an idempotency key's fingerprint only when given", () => {
