@@ -130,6 +130,9 @@ export class Outbox {
 
   async #commit(input: WriteInput, plan: Plan): Promise<WriteResult> {
     const expected = new Map(plan.slots.map((slot) => [slot.pk, this.#sequences.get(slot.pk)]));
+    // Read from the memory only when what is expected changes: a request asked about again under
+    // its token must be the same, though other writes meanwhile make the memory forget a slot.
+    let known = this.#knownSlots(plan, expected);
     // Every attempt carries a token, the key or a random one, kept while the request is the same:
     // an attempt DynamoDB may still be running is then asked about again instead of sent anew.
     let token = input.idempotencyKey ?? randomUUID();
@@ -146,7 +149,7 @@ export class Outbox {
       const result = writtenEvents(plan.slots, expected);
       let watch: AttemptWatch = { observed: false, unanswered: [] };
       try {
-        const own = plan.slots.map((slot) => slotWrite(slot, this.#known(slot.pk, expected), plan.now, this.#tableName, this.#config));
+        const own = plan.slots.map((slot) => slotWrite(slot, known.get(slot.pk), plan.now, this.#tableName, this.#config));
         if (input.idempotencyKey !== undefined)
           own.push(idempotencyPut(input.idempotencyKey, plan, result, this.#tableName, this.#idempotencyTtlSeconds));
         // Sent as a low-level command through the same client: the caller's operations were
@@ -157,9 +160,9 @@ export class Outbox {
         watch = watchAttempts(command, wire as TransactWriteItemsInput, plan.sending);
         await this.#client.send(command);
         for (const slot of plan.slots) {
-          const known = this.#known(slot.pk, expected);
-          const createdAt = known === undefined ? plan.now.toISOString() : known.createdAt;
-          this.#sequences.remember(slot.pk, (known?.seq ?? 0) + slot.events.length, createdAt);
+          const state = known.get(slot.pk);
+          const createdAt = state === undefined ? plan.now.toISOString() : state.createdAt;
+          this.#sequences.remember(slot.pk, (state?.seq ?? 0) + slot.events.length, createdAt);
         }
         return { events: result, replayed: false };
       } catch (error) {
@@ -175,6 +178,7 @@ export class Outbox {
           lastReason = outcome.reason;
           // A changed request must not reuse the token of the one DynamoDB just saw.
           token = derivedToken(token, attempt);
+          known = this.#knownSlots(plan, expected);
           // DynamoDB answers a token that committed with success, so none of its attempts did.
           lost = undefined;
           inProgressSince = undefined;
@@ -245,14 +249,17 @@ export class Outbox {
   }
 
   /**
-   * The slot as this write expects it: `undefined` when assumed new; its creation time only
+   * Each slot as this write expects it: `undefined` when assumed new; its creation time only
    * where the memory holds it for that same sequence.
    */
-  #known(pk: string, expected: ReadonlyMap<string, number | undefined>): SlotState | undefined {
-    const seq = expected.get(pk);
-    if (seq === undefined) return undefined;
-    const remembered = this.#sequences.state(pk);
-    return { seq, createdAt: remembered?.seq === seq ? remembered.createdAt : undefined };
+  #knownSlots(plan: Plan, expected: ReadonlyMap<string, number | undefined>): Map<string, SlotState | undefined> {
+    const known = new Map<string, SlotState | undefined>();
+    for (const { pk } of plan.slots) {
+      const seq = expected.get(pk);
+      const remembered = seq === undefined ? undefined : this.#sequences.state(pk);
+      known.set(pk, seq === undefined ? undefined : { seq, createdAt: remembered?.seq === seq ? remembered.createdAt : undefined });
+    }
+    return known;
   }
 
   /** What is known of the write when it gives up on it; see {@link unknownOutcome}. */
