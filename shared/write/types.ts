@@ -32,7 +32,9 @@ export interface EventInput<TData = unknown> {
    * The declared version of the type to write the event as: `data` is checked against that
    * version's schema and aggregate type, and the envelope's `dataschema` names it. Lets a
    * producer keep writing version 1 after version 2 is declared, until every consumer has it.
-   * Must be one the config's `eventTypes` declares for `type`, else `INVALID_EVENT_VERSION`.
+   * Must be one the config's `eventTypes` declares for `type`, else `INVALID_EVENT_VERSION`; on a
+   * type `eventTypes` does not declare, the type is refused (`EVENT_TYPE_UNDECLARED`) under
+   * `undeclaredEventTypes: 'reject'`, and the version (`INVALID_EVENT_VERSION`) under `'allow'`.
    * @default the type's newest declared version (none without a catalog, or for an undeclared type)
    * @example
    * ```ts
