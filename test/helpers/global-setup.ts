@@ -7,10 +7,13 @@ import { promisify } from 'node:util';
 import { tsImport } from 'tsx/esm/api';
 import type { TestProject } from 'vitest/node';
 import type { DynamoDbLocal } from '../../shared/local/stack/dynamodb-local.js';
+import { compileCli } from './compiled-cli.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     dynamodbEndpoint: string;
+    /** The CLI's main module compiled to JavaScript for this run (see compiled-cli.ts). */
+    compiledCli: string;
   }
 }
 
@@ -22,10 +25,11 @@ let scratch: { readonly dir: string; readonly previous: string | undefined } | u
  * is removed at the end: a CDK app given no `outdir` synthesises (and bundles) into a new
  * `cdk.out*` directory there and never removes it: a full run would leave some ninety of them.
  */
-function useScratchTmpdir(): void {
+function useScratchTmpdir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'dynamodb-outbox-test-'));
   scratch = { dir, previous: process.env.TMPDIR };
   process.env.TMPDIR = dir;
+  return dir;
 }
 
 /**
@@ -52,16 +56,24 @@ async function startDynamoDbLocal(): Promise<DynamoDbLocal> {
   return starter.startDynamoDbLocal();
 }
 
-/** One DynamoDB Local (in memory, free port) for the whole run, started while the assets build; each test file makes its own tables. */
+/**
+ * One DynamoDB Local (in memory, free port) for the whole run, started while the assets build and
+ * the CLI compiles; each test file makes its own tables.
+ */
 export async function setup(project: TestProject): Promise<void> {
-  useScratchTmpdir();
-  const [built, started] = await Promise.allSettled([buildPrebuiltAssets(), startDynamoDbLocal()]);
-  if (started.status === 'fulfilled') ddb = started.value;
-  if (built.status === 'rejected' || started.status === 'rejected') {
+  const dir = useScratchTmpdir();
+  const cli = compileCli(join(dir, 'compiled-cli'));
+  const started = startDynamoDbLocal().then((running) => {
+    ddb = running;
+    return running.endpoint;
+  });
+  const failed = (await Promise.allSettled([started, buildPrebuiltAssets(), cli])).find((result) => result.status === 'rejected');
+  if (failed !== undefined) {
     await teardown();
-    throw built.status === 'rejected' ? built.reason : (started as PromiseRejectedResult).reason;
+    throw failed.reason;
   }
-  project.provide('dynamodbEndpoint', (ddb as DynamoDbLocal).endpoint);
+  project.provide('dynamodbEndpoint', await started);
+  project.provide('compiledCli', await cli);
 }
 
 export async function teardown(): Promise<void> {

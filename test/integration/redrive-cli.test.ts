@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { config as exampleConfig } from '../../examples/orders/outbox.config.js';
 import { serializeConfig } from '../../shared/config.js';
 import { CLI_USAGE } from '../../shared/redrive/cli-command.js';
-import { CLI_ARGS, cliEnv, REPOSITORY_ROOT, runCli } from '../helpers/cli.js';
+import { CLI_ARGS, cliEnv, compiledCliArgs, REPOSITORY_ROOT, runCli } from '../helpers/cli.js';
 import { aRelayDeadLetter } from '../helpers/dead-letters.js';
 import { anEnvelope } from '../helpers/envelopes.js';
 import { queueDepth } from '../helpers/fauxqs.js';
@@ -22,7 +22,9 @@ const { server, clients } = await emulatorForFile();
 
 // A config in the environment the tests run in would stand in for the one each test gives, or leaves out.
 
-const cli = runCli;
+// The compiled bin, as an installed package runs it; only the TypeScript config needs the source under tsx.
+const compiled = compiledCliArgs();
+const cli = (args: readonly string[], env: Record<string, string> = {}) => runCli(args, env, compiled);
 
 describe('redrive CLI', () => {
   it('reports a dry run, then moves a subscriber DLQ back with counts before and after', async () => {
@@ -79,7 +81,7 @@ describe('redrive CLI', () => {
 
 /** The CLI started in the background, its output collected, to be signalled while it runs. */
 function startCli(args: string[], env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, [...CLI_ARGS, ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...compiled, ...args], {
     cwd: REPOSITORY_ROOT,
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -270,7 +272,8 @@ describe('redrive CLI config', () => {
     expect(queueDepth(server, 'cli-config-view')).toBe(1);
 
     await send();
-    const fromModule = await cli([...args, '--config', 'examples/orders/outbox.config.ts']);
+    // A .ts config loads under a TypeScript loader only: the CLI from its source under tsx.
+    const fromModule = await runCli([...args, '--config', 'examples/orders/outbox.config.ts'], {}, CLI_ARGS);
     expect(fromModule.code).toBe(0);
     expect(fromModule.stdout).toMatch(/moved\s+1 \(1 events\)/);
 

@@ -8,12 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { archiveObjectKey } from '../../shared/archive/layout.js';
 import type { ReplaySummary } from '../../shared/archive/replay-types.js';
 import { aHistory, putArchive } from '../helpers/archive-fixtures.js';
-import { CLI_ARGS, cliEnv, REPOSITORY_ROOT, runCli } from '../helpers/cli.js';
+import { cliEnv, compiledCliArgs, REPOSITORY_ROOT, runCli as runCliFrom } from '../helpers/cli.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile } from '../helpers/local.js';
 import { waitFor } from '../helpers/wait.js';
 
 const { server, clients } = await emulatorForFile();
+// The compiled bin, as an installed package runs it (no TypeScript config here to need tsx).
+const compiled = compiledCliArgs();
+const runCli = (args: readonly string[]) => runCliFrom(args, {}, compiled);
 
 describe('dynamodb-outbox replay', () => {
   it('counts in a dry run, sends with a summary and a checkpoint, sends nothing more when run again, and refuses another selection on that checkpoint', async () => {
@@ -79,7 +82,7 @@ describe('dynamodb-outbox replay', () => {
     const args = ['replay', '--archive-bucket', 'cli-sigint', '--from', '2026-03-01', '--to', '2026-03-02', '--to-queue', queue.queueUrl];
     const local = ['--endpoint', server.address, '--checkpoint', checkpoint];
 
-    const child = spawn(process.execPath, [...CLI_ARGS, ...args, ...local, '--rate', '50'], { cwd: REPOSITORY_ROOT, env: cliEnv() });
+    const child = spawn(process.execPath, [...compiled, ...args, ...local, '--rate', '50'], { cwd: REPOSITORY_ROOT, env: cliEnv() });
     let stdout = '';
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
