@@ -43,7 +43,7 @@ export type WriteValidationCode =
   | 'INVALID_TRACEPARENT'
   | 'INVALID_TRACESTATE'
   | 'UNKNOWN_FIELD'
-  /** An event's `version` that the config's `eventTypes` does not declare for its type (or no `eventTypes`, no such type). */
+  /** An event's `version` that the config's `eventTypes` does not declare for its type (or without `eventTypes`, or on an undeclared type under `undeclaredEventTypes: 'allow'`). */
   | 'INVALID_EVENT_VERSION'
   /** Event data, or an attribute value of an operation, nested deeper than DynamoDB's 32 levels. */
   | 'NESTED_TOO_DEEP';

@@ -140,7 +140,7 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
     if (size > MAX_ITEM_BYTES) {
       throw new WriteValidationError(
         'IDEMPOTENCY_RECORD_TOO_LARGE',
-        `This write's idempotency record (its ${eventsInput.length} events' ids, types and aggregates) is about ${size} bytes; allowed: at most ${MAX_ITEM_BYTES} bytes (the DynamoDB item limit) — write fewer events per call with an idempotency key, or leave the key out`,
+        `This write's idempotency record (its ${eventsInput.length} events' ids, types, aggregates, times and versions) is about ${size} bytes; allowed: at most ${MAX_ITEM_BYTES} bytes (the DynamoDB item limit) — write fewer events per call with an idempotency key, or leave the key out`,
       );
     }
     requestBytes += size;

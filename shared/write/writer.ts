@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TransactWriteItemsCommand, type TransactWriteItemsInput } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TRANSIENT_REQUEST_ERRORS } from '../aws/transient-transaction-errors.js';
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { OutboxError, TransactionConflictError, WriteOutcomeUnknownError } from '../errors.js';
@@ -22,15 +23,10 @@ export type { OutboxOptions, WriteRetryOptions } from './options.js';
 
 const RACE_BACKOFF: BackoffOptions = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 5, maxDelayMs: 50 };
 /**
- * Errors of the whole request that a later attempt can get past: conflicts with other
- * transactions, and throttling once the SDK's own few retries are spent. Nothing was written.
+ * Errors of the whole request that a later attempt can get past: throttling once the SDK's own
+ * few retries are spent, and conflicts with other transactions. Nothing was written.
  */
-const RETRIED_ERRORS = new Set([
-  'TransactionConflictException',
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-]);
+const RETRIED_ERRORS: ReadonlySet<string> = new Set([...TRANSIENT_REQUEST_ERRORS, 'TransactionConflictException']);
 /**
  * How long an attempt that DynamoDB reports still running (`TransactionInProgressException`)
  * is asked about again under its token; DynamoDB settles such an attempt once 5 s have passed
