@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { validateCatalogOption } from '../catalog/consumer-schemas.js';
 import { showValue as show } from '../show-value.js';
 import { ConsumerOptionsError } from './errors.js';
@@ -92,8 +93,7 @@ const sourceProblem = (source: string): string | undefined => {
   if (bytes > 0 && bytes <= CONSUMER_LIMITS.sourceBytes) return undefined;
   return `got ${show(source.length > 120 ? `${source.slice(0, 120)}…` : source)} (${bytes} bytes)`;
 };
-const SNS_TOPIC_ARN = /^arn:[a-z-]+:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
-const topicArnProblem = (arn: string): string | undefined => (SNS_TOPIC_ARN.test(arn) ? undefined : `got ${show(arn)}`);
+const topicArnProblem = (arn: string): string | undefined => (snsTopicArnProblem(arn) === undefined ? undefined : `got ${show(arn)}`);
 
 /** Checks the options so that a typo fails loudly, at cold start, naming the field. */
 export function validateConsumerOptions(options: ConsumerOptions): void {

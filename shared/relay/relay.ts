@@ -1,4 +1,5 @@
 import { followSignal } from '../abort.js';
+import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import type { OutboxConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { DeadLetterSender } from './dead-letter-sender.js';
@@ -7,24 +8,6 @@ import { RelayRun } from './relay-run.js';
 import { retryBackoff } from './retry-delays.js';
 import type { StreamRecordInput } from './stream-record.js';
 import type { RelayOptions, RelayRunOptions } from './types.js';
-
-/** An SNS topic ARN: `arn:<partition>:sns:<region>:<account>:<name>`. */
-const SNS_TOPIC_ARN = /^arn:[^:]+:sns:[^:]+:[^:]+:([^:]+)$/;
-
-/**
- * What is wrong with `arn` as the ARN of a topic the config calls FIFO (`fifo`) or standard, or
- * `undefined`. SNS names every FIFO topic `….fifo` and no standard one so, and refuses each message
- * of a FIFO topic without a message group (and of a standard one with it) as the sender's fault:
- * a mismatch would send every event to the relay DLQ instead of failing the deployment.
- */
-function topicArnProblem(arn: string, fifo: boolean): string | undefined {
-  const name = SNS_TOPIC_ARN.exec(arn)?.[1];
-  if (name === undefined) return 'an SNS topic ARN (arn:<partition>:sns:<region>:<account>:<topic name>)';
-  if (fifo && !name.endsWith('.fifo')) return 'the ARN of a FIFO topic (its name ends in ".fifo"), as the config says the topic is FIFO';
-  if (!fifo && name.endsWith('.fifo'))
-    return 'the ARN of a standard topic (its name does not end in ".fifo"), as the config says the topic is standard';
-  return undefined;
-}
 
 /**
  * The relay core: decodes a batch of stream records into CloudEvents envelopes, routes each
@@ -58,7 +41,9 @@ export class Relay {
           `got ${JSON.stringify(arn)}; allowed: the ARN of topic "${topic.name}" (every configured topic needs one)`,
         );
       }
-      const problem = topicArnProblem(arn, topic.fifo);
+      // SNS refuses each message of a FIFO topic without a message group (and of a standard one
+      // with it) as the sender's fault: a mismatch would send every event to the relay DLQ.
+      const problem = snsTopicArnProblem(arn, topic.fifo);
       if (problem !== undefined) throw new ConfigError(`topicArns.${topic.name}`, `got ${JSON.stringify(arn)}; allowed: ${problem}`);
     }
     if (typeof options.deadLetterQueueUrl !== 'string' || !/^https?:\/\//.test(options.deadLetterQueueUrl)) {

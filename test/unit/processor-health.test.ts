@@ -59,7 +59,7 @@ describe('processor environment', () => {
   const env = {
     [RELAY_ENV.config]: serializeConfig(testConfig({ lowLatencyAggregateTypes: ['payment'] })),
     [RELAY_ENV.topicArns]: JSON.stringify({
-      'orders.fifo': 'arn:aws:sns:us-east-1:0:orders.fifo',
+      'orders.fifo': 'arn:aws:sns:us-east-1:000000000000:orders.fifo',
       payments: 'arn:aws:sns:us-east-1:0:payments',
     }),
     [RELAY_ENV.deadLetterQueueUrl]: 'http://localhost/0/relay-dlq',
