@@ -5,7 +5,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * installed, CLIs spawned one after another, whole local stacks, stacks synthesised, a client left
  * to time out). Without a results cache (a fresh clone) vitest orders files by size, which says
  * little about their time: a small file that takes 16 s could start last and keep one worker busy
- * long after the other is done. Slowest first, the two workers end close together.
+ * long after the other is done. Slowest first, the two workers end close together. The CDK files
+ * (the infra project) share their worker's modules and take a second or two each once aws-cdk-lib is
+ * loaded: they stay together, after these, so a worker loads it once rather than between other files.
  */
 const SLOW_FIRST = [
   'test/package/adopter.test.ts',
@@ -19,38 +21,21 @@ const SLOW_FIRST = [
   'test/e2e/local-stack-persist.test.ts',
   'test/unit/testing-declarations.test.ts',
   'test/integration/dlq-triage.test.ts',
-  'test/infra/low-latency-processor.test.ts',
-  'test/infra/outbox-topic-policies.test.ts',
-  'test/infra/processor-failed-batches.test.ts',
-  'test/infra/outbox-stack.test.ts',
   'test/integration/archive-end-to-end.test.ts',
-  'test/infra/outbox-subscriber-concurrency.test.ts',
   'test/e2e/local-stack-low-latency.test.ts',
   'test/integration/catalog-cli.test.ts',
   'test/e2e/npm-start-refusals.test.ts',
-  'test/infra/outbox-archive-options.test.ts',
-  'test/infra/outbox-subscriber.test.ts',
-  'test/infra/bundles.test.ts',
-  'test/infra/props-validation.test.ts',
   'test/integration/replay-cli.test.ts',
   'test/integration/tracing-end-to-end.test.ts',
   'test/integration/testing-entry.test.ts',
-  'test/infra/lag-by-event-type.test.ts',
-  'test/infra/relay-lag-alarms.test.ts',
   'test/integration/processor-failover.test.ts',
   'test/e2e/local-stack-loopback.test.ts',
   'test/integration/relay-end-to-end.test.ts',
-  'test/infra/outbox-subscriber-limits.test.ts',
   'test/integration/stream-runner.test.ts',
-  'test/infra/alarm-status-widgets.test.ts',
-  'test/infra/outbox-stack-subscribers.test.ts',
   'test/e2e/local-stack-archive.test.ts',
-  'test/infra/outbox-variants.test.ts',
   'test/e2e/local-stack-relay-timeout.test.ts',
   'test/integration/redrive-on-failure-holds.test.ts',
   'test/integration/relay-faults.test.ts',
-  'test/infra/relay-function-limits.test.ts',
-  'test/infra/outbox-archive.test.ts',
   'test/integration/redrive-on-failure.test.ts',
   'test/integration/dlq-cli.test.ts',
   'test/integration/local-sqs.test.ts',
