@@ -1,3 +1,4 @@
+import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { RedriveOptionsError } from './errors.js';
@@ -130,12 +131,13 @@ function topicArnsOf(value: string | undefined, env: NodeJS.ProcessEnv, envName:
   if (Object.keys(parsed).length === 0) {
     throw new RedriveOptionsError('--topic-arns', `got ${text}; allowed: at least one topic name → topic ARN`);
   }
-  // The relay's own check: a value that is no ARN would fail every publish, after the messages were received.
+  // The relay's own check: a value that is no topic ARN would fail every publish, after the messages were received.
   for (const [name, arn] of Object.entries(parsed as Record<string, string>)) {
-    if (!arn.startsWith('arn:')) {
+    const problem = snsTopicArnProblem(arn);
+    if (problem !== undefined) {
       throw new RedriveOptionsError(
         '--topic-arns',
-        `topic ${JSON.stringify(name)} has ${JSON.stringify(arn)}; allowed: an "arn:…" topic ARN, e.g. arn:aws:sns:eu-west-1:123456789012:${name}`,
+        `topic ${JSON.stringify(name)} has ${JSON.stringify(arn)}; allowed: ${problem}, e.g. arn:aws:sns:eu-west-1:123456789012:${name}`,
       );
     }
   }

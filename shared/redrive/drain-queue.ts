@@ -1,4 +1,5 @@
 import { DeleteMessageBatchCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { RedriveOptionsError, RedriveStoppedError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
 import { approximateCount, fifoNotes, isFifoQueueUrl, queueCounts } from './queue-counts.js';
@@ -67,9 +68,8 @@ export function checkTopicArns(topicArns: unknown): void {
     );
   }
   for (const [name, arn] of Object.entries(topicArns)) {
-    if (typeof arn !== 'string' || !arn.startsWith('arn:')) {
-      throw new RedriveOptionsError(`topicArns.${name}`, `got ${JSON.stringify(arn)}; allowed: an "arn:…" topic ARN`);
-    }
+    const problem = snsTopicArnProblem(arn);
+    if (problem !== undefined) throw new RedriveOptionsError(`topicArns.${name}`, `got ${JSON.stringify(arn)}; allowed: ${problem}`);
   }
 }
 

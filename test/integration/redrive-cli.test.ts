@@ -205,7 +205,9 @@ describe('redrive CLI input', () => {
     ]);
 
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--topic-arns: topic "payments" has "nope"; allowed: an "arn:…" topic ARN');
+    expect(result.stderr).toContain(
+      '--topic-arns: topic "payments" has "nope"; allowed: an SNS topic ARN (arn:<partition>:sns:<region>:<12-digit account>:<topic name>)',
+    );
     expect(server.inspectQueue('cli-bad-arn-dlq')?.messages.ready.map((m) => m.approximateReceiveCount)).toEqual([0]);
   }, 120_000);
 });

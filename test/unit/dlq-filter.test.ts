@@ -175,9 +175,9 @@ describe('filter flags', () => {
         until: new Date('2026-05-01T08:00:00Z'),
       },
     });
-    expect(parseRedriveArgs(['redrive', 'relay-dlq', '--queue-url', DLQ, '--topic-arns', '{"t":"arn:aws:sns:x"}'])).not.toHaveProperty(
-      'filter',
-    );
+    expect(
+      parseRedriveArgs(['redrive', 'relay-dlq', '--queue-url', DLQ, '--topic-arns', '{"t":"arn:aws:sns:eu-west-1:123456789012:t"}']),
+    ).not.toHaveProperty('filter');
   });
 
   it('rejects bad filter values with the flag, the value and what is allowed', () => {
@@ -205,7 +205,16 @@ describe('filter flags', () => {
   });
 
   it('rejects filters on on-failure, and any other repeated flag', () => {
-    const onFailure = ['redrive', 'on-failure', '--queue-url', DLQ, '--topic-arns', '{"t":"arn:aws:sns:x"}', '--reason', 'MALFORMED'];
+    const onFailure = [
+      'redrive',
+      'on-failure',
+      '--queue-url',
+      DLQ,
+      '--topic-arns',
+      '{"t":"arn:aws:sns:eu-west-1:123456789012:t"}',
+      '--reason',
+      'MALFORMED',
+    ];
     expect(refusal(() => parseRedriveArgs(onFailure)).message).toContain('--reason: does not apply to on-failure');
     expect(refusal(() => parseRedriveArgs([...onFailure.slice(0, 6), '--reason', 'MALFORMED', '--reason', 'MALFORMED'])).message).toContain(
       '--reason is given twice',

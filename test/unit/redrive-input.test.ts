@@ -30,7 +30,7 @@ describe('parseRedriveArgs refuses input that would fail only once the run began
       'Invalid redrive option --queue-url: got "not-a-url"; allowed: an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/my-dlq',
     );
     expect(refused(['relay-dlq', '--queue-url', DLQ, '--topic-arns', '{"payments":"nope"}'])).toBe(
-      'Invalid redrive option --topic-arns: topic "payments" has "nope"; allowed: an "arn:…" topic ARN, e.g. arn:aws:sns:eu-west-1:123456789012:payments',
+      'Invalid redrive option --topic-arns: topic "payments" has "nope"; allowed: an SNS topic ARN (arn:<partition>:sns:<region>:<12-digit account>:<topic name>), e.g. arn:aws:sns:eu-west-1:123456789012:payments',
     );
     expect(refused(['on-failure', '--queue-url', '', '--topic-arns', ARNS])).toMatch(/--queue-url: got ""; allowed: an SQS queue URL/);
     expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', 'ftp://x/q'])).toMatch(/--to: got "ftp:\/\/x\/q"; allowed: an SQS queue URL/);
@@ -114,7 +114,8 @@ describe('redriveOnFailure options', () => {
       });
     await expect(run({ orders: 'orders' })).rejects.toMatchObject({
       name: 'RedriveOptionsError',
-      message: 'Invalid redrive option topicArns.orders: got "orders"; allowed: an "arn:…" topic ARN',
+      message:
+        'Invalid redrive option topicArns.orders: got "orders"; allowed: an SNS topic ARN (arn:<partition>:sns:<region>:<12-digit account>:<topic name>)',
     });
     await expect(run({})).rejects.toThrow(/topicArns: got \{\}; allowed: an object of topic name → topic ARN/);
     expect(reads).toEqual([]);

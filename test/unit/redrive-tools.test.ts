@@ -77,12 +77,25 @@ describe('parseRedriveArgs', () => {
       ratePerSecond: 20,
       maxMessages: 100,
     });
-    expect(parseRedriveArgs(['redrive', 'relay-dlq', '--queue-url', Q], { OUTBOX_TOPIC_ARNS: '{"payments":"arn:p"}' })).toMatchObject({
+    expect(
+      parseRedriveArgs(['redrive', 'relay-dlq', '--queue-url', Q], {
+        OUTBOX_TOPIC_ARNS: '{"payments":"arn:aws:sns:eu-west-1:123456789012:payments"}',
+      }),
+    ).toMatchObject({
       kind: 'relay-dlq',
-      topicArns: { payments: 'arn:p' },
+      topicArns: { payments: 'arn:aws:sns:eu-west-1:123456789012:payments' },
     });
     expect(
-      parseRedriveArgs(['redrive', 'on-failure', '--bucket', 'relay-failures', '--prefix', 'p/', '--topic-arns', '{"a":"arn:a"}']),
+      parseRedriveArgs([
+        'redrive',
+        'on-failure',
+        '--bucket',
+        'relay-failures',
+        '--prefix',
+        'p/',
+        '--topic-arns',
+        '{"a":"arn:aws:sns:eu-west-1:123456789012:a"}',
+      ]),
     ).toMatchObject({
       kind: 'on-failure',
       source: { bucket: 'relay-failures', prefix: 'p/' },
