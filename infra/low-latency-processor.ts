@@ -23,6 +23,7 @@ import { ProcessorOptionsError } from '../shared/processor/errors.js';
 import { LEASE_TABLE } from '../shared/processor/lease-table.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { DEFAULT_FAILOVER_MS } from '../shared/processor/settings.js';
+import { processorAggregateTypes } from '../shared/publishing-paths.js';
 import { processorMetric } from './private/emf-metrics.js';
 import { failedBatchBucket } from './private/failed-batch-bucket.js';
 import { fargateTaskSizeProblem } from './private/fargate-task-size.js';
@@ -34,7 +35,7 @@ import { DEFAULT_LOG_RETENTION } from './private/retention.js';
 
 /** Props of {@link LowLatencyProcessor}. */
 export interface LowLatencyProcessorProps {
-  /** The outbox config; `lowLatencyAggregateTypes` must not be empty (see {@link LowLatencyProcessor.isEnabled}). */
+  /** The outbox config; `lowLatencyAggregateTypes` and `handoverAggregateTypes` must not both be empty (see {@link LowLatencyProcessor.isEnabled}). */
   readonly config: OutboxConfig;
   /** The outbox table; its stream is read. */
   readonly table: ITable;
@@ -102,9 +103,9 @@ export interface LowLatencyProcessorProps {
  * ```
  */
 export class LowLatencyProcessor extends Construct {
-  /** Whether the config sends any aggregate type through the processor. */
+  /** Whether the config sends any aggregate type through the processor: a low-latency or a handed-over one. */
   static isEnabled(config: OutboxConfig): boolean {
-    return config.lowLatencyAggregateTypes.length > 0;
+    return processorAggregateTypes(config).length > 0;
   }
 
   readonly leaseTable: TableV2;

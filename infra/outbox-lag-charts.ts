@@ -7,6 +7,7 @@ import { Duration } from 'aws-cdk-lib';
 import { GraphWidget, MathExpression, type Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { OutboxConfig } from '../shared/config.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
+import { processorAggregateTypes, relayPublishes } from '../shared/publishing-paths.js';
 import { RELAY_METRICS } from '../shared/relay/metrics.js';
 import { processorDimensions, processorMetric, relayDimensions, relayMetric } from './private/emf-metrics.js';
 
@@ -40,11 +41,11 @@ export const relayLagOf = (functionName: string, aggregateType: string): Metric 
   relayMetric(functionName, RELAY_METRICS.lagByAggregateType, {}, { [RELAY_METRICS.aggregateTypeDimension]: aggregateType });
 
 /**
- * The relay's lag per aggregate type it publishes (its routes less the low-latency ones) and, with
+ * The relay's lag per aggregate type it publishes (its routes less the low-latency ones not handed over) and, with
  * an event catalog, per event type; none when the processor publishes every routed type.
  */
 export function relayLagCharts(functionName: string, config: OutboxConfig): GraphWidget[] {
-  const relayed = Object.keys(config.routes).filter((type) => !config.lowLatencyAggregateTypes.includes(type));
+  const relayed = Object.keys(config.routes).filter((type) => relayPublishes(config, type));
   if (relayed.length === 0) return [];
   const perAggregateType = new GraphWidget({
     title: 'Relay lag per aggregate type, commit to published (ms)',
@@ -63,11 +64,11 @@ export function relayLagCharts(functionName: string, config: OutboxConfig): Grap
 }
 
 /**
- * The lag per low-latency aggregate type and, with an event catalog, per event type, of the
+ * The lag per aggregate type the processor publishes (low-latency or handed over) and, with an event catalog, per event type, of the
  * processor with that lease table; none without low-latency types.
  */
 export function processorLagCharts(leaseTableName: string, config: OutboxConfig | undefined): GraphWidget[] {
-  const lowLatency = config?.lowLatencyAggregateTypes ?? [];
+  const lowLatency = config === undefined ? [] : processorAggregateTypes(config);
   if (lowLatency.length === 0) return [];
   const lagOf = (aggregateType: string) =>
     processorMetric(

@@ -73,7 +73,7 @@ export interface OutboxProps {
   readonly processorLagThreshold?: Duration;
   /**
    * Settings of the low-latency stream processor, created when `config.lowLatencyAggregateTypes`
-   * is not empty. @default the processor's own defaults (image built from functions/processor/Dockerfile, 2–4 tasks, 10 s failover)
+   * or `config.handoverAggregateTypes` is not empty. @default the processor's own defaults (image built from functions/processor/Dockerfile, 2–4 tasks, 10 s failover)
    */
   readonly processor?: Pick<LowLatencyProcessorProps, 'image' | 'vpc' | 'minTasks' | 'maxTasks' | 'failover' | 'cpu' | 'memoryLimitMiB'>;
   /**
@@ -120,7 +120,7 @@ export class Outbox extends Construct {
   readonly topics: OutboxTopics;
   readonly relay: RelayFunction;
   readonly alarms: OutboxAlarms;
-  /** The low-latency stream processor; only when the config names low-latency aggregate types. */
+  /** The low-latency stream processor; only when the config names low-latency or handed-over aggregate types. */
   readonly processor?: LowLatencyProcessor;
   /** The event archive (bucket, archive queue, archiver); only when the config has `archive`. */
   readonly archive?: OutboxArchive;

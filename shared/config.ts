@@ -43,6 +43,8 @@ export interface OutboxConfig {
   readonly routes: Readonly<Record<string, string>>;
   /** Aggregate types published by the low-latency stream processor instead of the Lambda relay. */
   readonly lowLatencyAggregateTypes: readonly string[];
+  /** Aggregate types both paths publish, whatever `lowLatencyAggregateTypes` says, while a type moves between them. */
+  readonly handoverAggregateTypes: readonly string[];
   /** How long a quiet outbox slot is kept before TTL removes it, in seconds. */
   readonly outboxRetentionSeconds: number;
   readonly relay: RelayTuning;
@@ -63,6 +65,24 @@ export interface OutboxConfigInput {
   readonly routes: Readonly<Record<string, string>>;
   /** @default [] */
   readonly lowLatencyAggregateTypes?: readonly string[];
+  /**
+   * Routed aggregate types published by BOTH the Lambda relay and the stream processor, whatever
+   * `lowLatencyAggregateTypes` says (a type may be in both lists: this one wins). It moves a type
+   * between the paths without a moment where neither publishes it: deploy once with the type
+   * added here, then once with it moved in or out of `lowLatencyAggregateTypes` and removed from
+   * here. Each event then reaches its topic up to twice, the first copy in the aggregate's order;
+   * a FIFO topic drops the second within its 5-minute deduplication window, the consumer's inbox
+   * skips it otherwise. See docs/processor.md.
+   * @example
+   * ```ts
+   * // Deployment 1 of moving `payment` onto the low-latency path:
+   * defineConfig({ source, topics, routes, lowLatencyAggregateTypes: [], handoverAggregateTypes: ['payment'] });
+   * // Deployment 2, once the first is complete:
+   * defineConfig({ source, topics, routes, lowLatencyAggregateTypes: ['payment'] });
+   * ```
+   * @default []
+   */
+  readonly handoverAggregateTypes?: readonly string[];
   /** 1 s to 10 years. @default 604800 (7 days) */
   readonly outboxRetentionSeconds?: number;
   readonly relay?: Partial<RelayTuning>;
@@ -119,6 +139,7 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
       'topics',
       'routes',
       'lowLatencyAggregateTypes',
+      'handoverAggregateTypes',
       'outboxRetentionSeconds',
       'relay',
       'eventTypes',
@@ -129,7 +150,12 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
     'config',
   );
   // Destructuring defaults apply to settings given as `undefined` too, as in validateRelay.
-  const { source, lowLatencyAggregateTypes = [], outboxRetentionSeconds = DEFAULT_OUTBOX_RETENTION_SECONDS } = raw;
+  const {
+    source,
+    lowLatencyAggregateTypes = [],
+    handoverAggregateTypes = [],
+    outboxRetentionSeconds = DEFAULT_OUTBOX_RETENTION_SECONDS,
+  } = raw;
   if (typeof source !== 'string' || source === '' || !URI_REFERENCE_PATTERN.test(source)) {
     throw new ConfigError(
       'source',
@@ -144,27 +170,15 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
   }
   const topics = validateTopics(raw.topics);
   const routes = validateRoutes(raw.routes, topics);
-  if (!Array.isArray(lowLatencyAggregateTypes)) {
-    throw new ConfigError('lowLatencyAggregateTypes', `got ${show(lowLatencyAggregateTypes)}; allowed: an array of routed aggregate types`);
-  }
-  lowLatencyAggregateTypes.forEach((type: unknown, i) => {
-    if (typeof type !== 'string' || !Object.hasOwn(routes, type)) {
-      throw new ConfigError(
-        `lowLatencyAggregateTypes[${i}]`,
-        `got ${show(type)}; allowed: a routed aggregate type (${Object.keys(routes).map(show).join(', ')})`,
-      );
-    }
-    if (lowLatencyAggregateTypes.indexOf(type) !== i) {
-      throw new ConfigError(`lowLatencyAggregateTypes[${i}]`, `duplicate aggregate type ${show(type)}`);
-    }
-  });
+  const lowLatency = validateAggregateTypeList('lowLatencyAggregateTypes', lowLatencyAggregateTypes, routes);
+  const handover = validateAggregateTypeList('handoverAggregateTypes', handoverAggregateTypes, routes);
   const patternLength = Math.max(
-    ...relayFilterPatterns({ lowLatencyAggregateTypes: lowLatencyAggregateTypes as string[] }).map((p) => JSON.stringify(p).length),
+    ...relayFilterPatterns({ lowLatencyAggregateTypes: lowLatency, handoverAggregateTypes: handover }).map((p) => JSON.stringify(p).length),
   );
   if (patternLength > MAX_FILTER_PATTERN_LENGTH) {
     throw new ConfigError(
       'lowLatencyAggregateTypes',
-      `${lowLatencyAggregateTypes.length} aggregate types make the relay's Lambda filter pattern ${patternLength} characters long; allowed: at most ${MAX_FILTER_PATTERN_LENGTH} characters (Lambda's Filter.Pattern limit): list fewer or shorter low-latency aggregate types`,
+      `${lowLatency.length} aggregate types make the relay's Lambda filter pattern ${patternLength} characters long; allowed: at most ${MAX_FILTER_PATTERN_LENGTH} characters (Lambda's Filter.Pattern limit): list fewer or shorter low-latency aggregate types`,
     );
   }
   if (
@@ -184,20 +198,35 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
   // A declared type is a metric dimension value: CloudWatch's rules and the buckets' names bound it.
   for (const type of Object.keys(eventTypes ?? {})) checkEventTypeDimension(type);
   const undeclaredEventTypes = validateUndeclared(raw.undeclaredEventTypes, eventTypes !== undefined);
-  const lagAlarmSeconds =
-    raw.lagAlarmSeconds === undefined ? undefined : validateLagAlarms(raw.lagAlarmSeconds, routes, lowLatencyAggregateTypes as string[]);
+  const lagAlarmSeconds = raw.lagAlarmSeconds === undefined ? undefined : validateLagAlarms(raw.lagAlarmSeconds, routes, lowLatency);
   const archive = raw.archive === undefined ? undefined : validateArchive(raw.archive);
   return Object.freeze({
     source,
     topics: Object.freeze(topics),
     routes: Object.freeze(routes),
-    lowLatencyAggregateTypes: Object.freeze([...(lowLatencyAggregateTypes as string[])]),
+    lowLatencyAggregateTypes: Object.freeze(lowLatency),
+    handoverAggregateTypes: Object.freeze(handover),
     outboxRetentionSeconds,
     relay,
     ...(eventTypes === undefined ? {} : { eventTypes, undeclaredEventTypes }),
     ...(lagAlarmSeconds === undefined ? {} : { lagAlarmSeconds: Object.freeze(lagAlarmSeconds) }),
     ...(archive === undefined ? {} : { archive }),
   });
+}
+
+/** Checks a list of distinct routed aggregate types (`lowLatencyAggregateTypes`, `handoverAggregateTypes`). */
+function validateAggregateTypeList(field: string, value: unknown, routes: Readonly<Record<string, string>>): string[] {
+  if (!Array.isArray(value)) throw new ConfigError(field, `got ${show(value)}; allowed: an array of routed aggregate types`);
+  value.forEach((type: unknown, i) => {
+    if (typeof type !== 'string' || !Object.hasOwn(routes, type)) {
+      throw new ConfigError(
+        `${field}[${i}]`,
+        `got ${show(type)}; allowed: a routed aggregate type (${Object.keys(routes).map(show).join(', ')})`,
+      );
+    }
+    if (value.indexOf(type) !== i) throw new ConfigError(`${field}[${i}]`, `duplicate aggregate type ${show(type)}`);
+  });
+  return [...(value as string[])];
 }
 
 /** Name of the environment variable that carries the config to deployed functions as JSON. */

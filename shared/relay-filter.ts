@@ -3,6 +3,7 @@
  * event source mapping applies. Data only, below the config.
  */
 
+import { type PublishingPathsConfig, relayIgnoredAggregateTypes } from './publishing-paths.js';
 import { SLOT_KIND, SLOT_PREFIX } from './slot.js';
 import { TABLE } from './table.js';
 
@@ -17,15 +18,17 @@ export const MAX_FILTER_PATTERN_LENGTH = 4096;
 
 /**
  * Filter patterns that pass only outbox-slot inserts and modifies, never TTL removals or
- * business items, and leave the low-latency aggregate types to the stream processor.
+ * business items, and leave the low-latency aggregate types to the stream processor (all but
+ * the handed-over ones, which both paths publish).
  */
-export function relayFilterPatterns(config: { readonly lowLatencyAggregateTypes: readonly string[] }): Record<string, unknown>[] {
+export function relayFilterPatterns(config: PublishingPathsConfig): Record<string, unknown>[] {
+  const ignored = relayIgnoredAggregateTypes(config);
   const newImage: Record<string, unknown> = {
     [TABLE.partitionKey]: { S: [{ prefix: SLOT_PREFIX }] },
     kind: { S: [SLOT_KIND] },
   };
-  if (config.lowLatencyAggregateTypes.length > 0) {
-    newImage.aggregateType = { S: [{ 'anything-but': [...config.lowLatencyAggregateTypes] }] };
+  if (ignored.length > 0) {
+    newImage.aggregateType = { S: [{ 'anything-but': ignored }] };
   }
   return [{ eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: newImage } }];
 }

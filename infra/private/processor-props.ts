@@ -5,6 +5,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import type { OutboxConfig } from '../../shared/config.js';
 import { ProcessorOptionsError } from '../../shared/processor/errors.js';
+import { processorAggregateTypes } from '../../shared/publishing-paths.js';
 import { tableKeyProblem } from './props-error.js';
 
 /** Refuses props the processor cannot run with, naming the prop by the construct's path, before anything is built. */
@@ -19,10 +20,10 @@ export function validateProcessorProps(
   { minTasks, maxTasks, failoverMs }: { minTasks: number; maxTasks: number; failoverMs: number },
 ): void {
   const at = (prop: string) => `${scope.node.path}.${prop}`;
-  if (props.config.lowLatencyAggregateTypes.length === 0) {
+  if (processorAggregateTypes(props.config).length === 0) {
     throw new ProcessorOptionsError(
       at('config.lowLatencyAggregateTypes'),
-      'got []; allowed: at least one routed aggregate type (otherwise leave the processor out)',
+      'got []; allowed: at least one routed aggregate type, here or in config.handoverAggregateTypes (otherwise leave the processor out)',
     );
   }
   const keyProblem = props.encryptionKey && tableKeyProblem(scope);

@@ -115,6 +115,7 @@ function topicsOf(config: OutboxConfig, declaration: EventTypeDeclaration): stri
 function channelOf(config: OutboxConfig, topic: { readonly name: string; readonly fifo: boolean }) {
   const aggregateTypes = Object.keys(config.routes).filter((t) => config.routes[t] === topic.name);
   const low = aggregateTypes.filter((t) => config.lowLatencyAggregateTypes.includes(t));
+  const handover = aggregateTypes.filter((t) => config.handoverAggregateTypes.includes(t));
   const fifo =
     'FIFO topic: each aggregate’s events arrive in order. MessageGroupId = "<aggregatetype>#<subject>" (one group per aggregate; an id SNS would refuse as a group id becomes "sha256:" and the base64url SHA-256 of that text), MessageDeduplicationId = the event id.';
   return {
@@ -124,6 +125,9 @@ function channelOf(config: OutboxConfig, topic: { readonly name: string; readonl
       `SNS ${topic.fifo ? 'FIFO' : 'standard'} topic of aggregate types ${aggregateTypes.map((t) => JSON.stringify(t)).join(', ') || '(none routed)'}.`,
       topic.fifo ? fifo : 'Standard topic: no order between events.',
       low.length > 0 ? `Published by the low-latency stream processor: ${low.join(', ')}; the others by the Lambda relay.` : '',
+      handover.length > 0
+        ? `Moving between the two paths, published by both (each event up to twice, the first copy in order): ${handover.join(', ')}.`
+        : '',
     ]
       .filter((line) => line !== '')
       .join(' '),

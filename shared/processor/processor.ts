@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { declaredEventTypes } from '../lag-by-event-type.js';
+import { processorAggregateTypes } from '../publishing-paths.js';
 import { Relay } from '../relay/index.js';
 import type { RelayBaseOptions } from '../relay/types.js';
 import { ProcessorOptionsError } from './errors.js';
@@ -14,8 +15,9 @@ import type { WorkerObserver } from './worker-observer.js';
 export type ProcessorRelayOptions = RelayBaseOptions;
 
 /**
- * The relay core restricted to the config's low-latency aggregate types: the Lambda path's
- * filter leaves exactly these out, so each event is published by one path only.
+ * The relay core restricted to the config's low-latency and handed-over aggregate types: the
+ * Lambda path's filter leaves out the low-latency ones not handed over, so each event is
+ * published by one path only, but for a handed-over type's, which both publish.
  *
  * @example
  * ```ts
@@ -23,11 +25,11 @@ export type ProcessorRelayOptions = RelayBaseOptions;
  * ```
  */
 export function createProcessorRelay(options: ProcessorRelayOptions): Relay {
-  const types = options.config.lowLatencyAggregateTypes;
+  const types = processorAggregateTypes(options.config);
   if (types.length === 0) {
     throw new ProcessorOptionsError(
       'config.lowLatencyAggregateTypes',
-      'got []; allowed: at least one routed aggregate type (with none, the processor would publish nothing)',
+      'got []; allowed: at least one routed aggregate type, here or in config.handoverAggregateTypes (with none, the processor would publish nothing)',
     );
   }
   return new Relay({ ...options, onlyAggregateTypes: types });

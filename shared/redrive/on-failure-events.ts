@@ -2,6 +2,7 @@ import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { PROCESSOR_ORIGIN } from '../on-failure/batch-record.js';
+import { relayIgnoredAggregateTypes } from '../publishing-paths.js';
 import { decodeStreamRecord } from '../relay/decode.js';
 import { describeError } from '../relay/failure-kind.js';
 import type { PublishBatchClient } from '../relay/types.js';
@@ -101,8 +102,8 @@ function decodeEvents(records: StreamInvocationPayload['Records'], options: Reso
   // The relay's own selection: the low-latency aggregate types are the stream processor's to
   // publish (it may still be retrying them), and the relay's mapping never hands them over. The
   // processor's records hold only the records it gave up on, of its own types (as they were when
-  // it wrote them): all are republished.
-  const selection = { ignoreAggregateTypes: fromProcessor ? [] : options.config.lowLatencyAggregateTypes };
+  // it wrote them): all are republished. A handed-over type is the relay's too: its records are republished.
+  const selection = { ignoreAggregateTypes: fromProcessor ? [] : relayIgnoredAggregateTypes(options.config) };
   const events: TopicEvent[] = [];
   for (const streamRecord of records) {
     const decoded = decodeStreamRecord(streamRecord, options.config, selection);

@@ -1,4 +1,5 @@
 import type { SlotMessage } from '../envelope.js';
+import { relayIgnoredAggregateTypes } from '../publishing-paths.js';
 import { SLOT_PREFIX } from '../slot.js';
 import { TABLE } from '../table.js';
 import { decodeStreamRecord } from './decode.js';
@@ -32,7 +33,7 @@ export function fillLanes(
   const { config, ignoreAggregateTypes, onlyAggregateTypes } = options;
   const selection =
     onlyAggregateTypes === undefined
-      ? { ignoreAggregateTypes: ignoreAggregateTypes ?? config.lowLatencyAggregateTypes }
+      ? { ignoreAggregateTypes: ignoreAggregateTypes ?? relayIgnoredAggregateTypes(config) }
       : { onlyAggregateTypes };
   records.forEach((record, index) => {
     const state = states[index]!;

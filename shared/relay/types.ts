@@ -10,14 +10,14 @@ export interface PublishBatchClient {
   send(command: PublishBatchCommand, options?: { abortSignal?: AbortSignal }): Promise<PublishBatchCommandOutput>;
 }
 
-/** Which aggregate types a relay publishes; the two paths each take a disjoint share. */
+/** Which aggregate types a relay publishes; the two paths each take a disjoint share, but for the handed-over types. */
 export type AggregateTypeSelection =
   | {
       /**
        * Aggregate types left to the other publishing path: their records are `ignored`. The
-       * default leaves the low-latency ones to the stream processor, as the Lambda relay must, so
-       * a relay built without this option never publishes an event the processor publishes too.
-       * @default config.lowLatencyAggregateTypes
+       * default leaves the low-latency ones to the stream processor, as the Lambda relay must,
+       * except those in `config.handoverAggregateTypes`, which both paths publish.
+       * @default config.lowLatencyAggregateTypes less config.handoverAggregateTypes
        */
       readonly ignoreAggregateTypes?: readonly string[];
       readonly onlyAggregateTypes?: never;

@@ -1,4 +1,5 @@
 import type { OutboxConfig } from '../../config.js';
+import { processorAggregateTypes } from '../../publishing-paths.js';
 import type { LocalStack } from './local-stack.js';
 
 /** What the stack runs and where, printed once at start; curl examples use the real API address. */
@@ -15,10 +16,13 @@ export function renderBanner(stack: LocalStack, config: OutboxConfig): string {
       return `${queue.name} ← ${subscription.topic}${filters.length === 0 ? '' : ` [${filters.join('; ')}]`}`;
     })
     .join(' · ');
+  const processed = processorAggregateTypes(config);
+  const handover =
+    config.handoverAggregateTypes.length === 0 ? '' : ` (handed over, also by the relay: ${config.handoverAggregateTypes.join(', ')})`;
   const lowLatency =
-    config.lowLatencyAggregateTypes.length === 0
+    processed.length === 0
       ? 'none configured: every aggregate type goes through the relay'
-      : `stream processor running for ${config.lowLatencyAggregateTypes.join(', ')}`;
+      : `stream processor running for ${processed.join(', ')}${handover}`;
   const api = stack.apiUrl;
   const tryLines =
     api === undefined

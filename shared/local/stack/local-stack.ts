@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { relayEventSourceSettings } from '../../event-source.js';
+import { processorAggregateTypes } from '../../publishing-paths.js';
 import type { PublishBatchClient } from '../../relay/index.js';
 import { Outbox } from '../../write/index.js';
 import { localClients } from '../clients.js';
@@ -161,7 +162,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(() => runner.stop());
 
     let processorRunning = false;
-    if (config.lowLatencyAggregateTypes.length > 0) {
+    if (processorAggregateTypes(config).length > 0) {
       const leaseTableName = await createLocalLeaseTable(clients);
       const onFailure = { s3: clients.s3, bucket: resources.failedBatchBucket };
       const deps = { ...relayDeps, streams: clients.streams, streamArn, document: clients.document, leaseTableName, onFailure };
