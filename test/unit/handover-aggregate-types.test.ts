@@ -1,8 +1,13 @@
+import type { GraphWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import { describe, expect, it } from 'vitest';
+import { processorLagCharts, relayLagCharts } from '../../infra/outbox-lag-charts.js';
+import { catalogDocument } from '../../shared/catalog/asyncapi.js';
 import { defineConfig, type OutboxConfigInput } from '../../shared/config.js';
 import { ConfigError } from '../../shared/errors.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
 import { compileFilters } from '../../shared/local/event-source/filter-pattern.js';
+import { renderBanner } from '../../shared/local/stack/banner.js';
+import type { LocalStack } from '../../shared/local/stack/local-stack.js';
 import { createProcessorRelay } from '../../shared/processor/processor.js';
 import { Relay } from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
@@ -68,6 +73,29 @@ describe('handoverAggregateTypes: a type both paths publish while it moves betwe
       createProcessorRelay({ config: defineConfig(base), sns: new FakeSns(), sqs: new FakeSqs(), topicArns, deadLetterQueueUrl }),
     ).toThrow(
       /config\.lowLatencyAggregateTypes: got \[\]; allowed: at least one routed aggregate type, here or in config\.handoverAggregateTypes/,
+    );
+  });
+});
+
+describe('handoverAggregateTypes in what reports the paths', () => {
+  const config = defineConfig({ ...base, lowLatencyAggregateTypes: ['payment'], handoverAggregateTypes: ['payment', 'refund'] });
+
+  it('charts a handed-over type under both paths and names it in the banner and the AsyncAPI document', () => {
+    // The per-aggregate-type chart's metric labels are the aggregate types it draws.
+    const labels = (widgets: GraphWidget[]) => [...JSON.stringify(widgets[0]!.toJson()).matchAll(/"label":"([a-z]+)"/g)].map((m) => m[1]);
+    expect(labels(relayLagCharts('relay', config))).toEqual(['order', 'payment', 'refund']);
+    expect(labels(processorLagCharts('leases', config))).toEqual(['payment', 'refund']);
+
+    const stack = {
+      dynamoDb: { endpoint: 'http://127.0.0.1:8000', pid: 1 },
+      resources: { relayDeadLetterQueue: { name: 'dlq' }, failedBatchBucket: 'b', subscriptions: [] },
+    } as unknown as LocalStack;
+    expect(renderBanner(stack, config)).toContain(
+      'stream processor running for payment, refund (handed over, also by the relay: payment, refund)',
+    );
+    const channels = catalogDocument(config).document.channels as Record<string, { description: string }>;
+    expect(channels.payments?.description).toContain(
+      'published by both (each event up to twice, the first copy in order): payment, refund.',
     );
   });
 });
