@@ -16,10 +16,6 @@ export interface PublishingPathsConfig {
 export const relayPublishes = (config: PublishingPathsConfig, aggregateType: string): boolean =>
   !config.lowLatencyAggregateTypes.includes(aggregateType) || config.handoverAggregateTypes.includes(aggregateType);
 
-/** Whether the stream processor publishes the type: the low-latency ones and the handed-over ones. */
-export const processorPublishes = (config: PublishingPathsConfig, aggregateType: string): boolean =>
-  config.lowLatencyAggregateTypes.includes(aggregateType) || config.handoverAggregateTypes.includes(aggregateType);
-
 /** The types the Lambda relay leaves to the processor (its filter's `anything-but` list): low-latency, not handed over. */
 export const relayIgnoredAggregateTypes = (config: PublishingPathsConfig): string[] =>
   config.lowLatencyAggregateTypes.filter((type) => !config.handoverAggregateTypes.includes(type));
