@@ -84,7 +84,7 @@ try {
     streamArn,
     settings: relayEventSourceSettings(config),
     handler: createRelayHandler({
-      relay: new Relay({ ...relayOptions, ignoreAggregateTypes: config.lowLatencyAggregateTypes }),
+      relay: new Relay(relayOptions),
       logger: new Logger({ serviceName: 'bench-relay', logLevel: 'SILENT' }),
       metrics: new Metrics({ namespace: 'Bench', serviceName: 'bench-relay' }),
     }),

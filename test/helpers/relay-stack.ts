@@ -84,7 +84,6 @@ export async function startRelayStack(config: OutboxConfig): Promise<RelayTestSt
           sqs: clients.sqs,
           topicArns,
           deadLetterQueueUrl,
-          ignoreAggregateTypes: config.lowLatencyAggregateTypes,
           backoff: { baseDelayMs: 5, maxDelayMs: 100 },
         }),
         logger: new Logger({ serviceName: 'outbox-relay-test', logLevel: 'SILENT' }),
