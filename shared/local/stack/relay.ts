@@ -1,5 +1,4 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { relayIgnoredAggregateTypes } from '../../publishing-paths.js';
 import { createRelayHandler, RELAY_METRICS, Relay, type RelayMetrics, relayMetrics } from '../../relay/index.js';
 import type { StreamHandler } from '../event-source/stream-runner.js';
 import { LOCAL_RELAY_FUNCTION_NAME } from '../event-source/types.js';
@@ -16,7 +15,7 @@ export interface LocalRelayTelemetry {
 
 /**
  * The real relay, as the deployed Lambda runs it: `createRelayHandler` on a `Relay` that leaves
- * the low-latency aggregate types (but the handed-over ones) to the processor, logging at {@link LOCAL_LOG_LEVEL}.
+ * the low-latency aggregate types (but the handed-over ones) to the processor by its default, logging at {@link LOCAL_LOG_LEVEL}.
  *
  * @example
  * ```ts
@@ -26,7 +25,7 @@ export interface LocalRelayTelemetry {
 export function localRelayHandler(deps: LocalRelayDeps, { metrics = 'emf' }: LocalRelayTelemetry = {}): StreamHandler {
   const { config, sns, sqs, topicArns, deadLetterQueueUrl } = deps;
   return createRelayHandler({
-    relay: new Relay({ config, sns, sqs, topicArns, deadLetterQueueUrl, ignoreAggregateTypes: relayIgnoredAggregateTypes(config) }),
+    relay: new Relay({ config, sns, sqs, topicArns, deadLetterQueueUrl }),
     logger: new Logger({ serviceName: RELAY_METRICS.service, logLevel: LOCAL_LOG_LEVEL }),
     metrics: metrics === 'emf' ? relayMetrics(LOCAL_RELAY_FUNCTION_NAME) : DISCARDED_METRICS,
   });
