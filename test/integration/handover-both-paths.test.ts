@@ -1,20 +1,15 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { createConsumer } from '../../shared/consumer/consumer.js';
 import { pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { OutboxEnvelope } from '../../shared/envelope.js';
-import { relayEventSourceSettings } from '../../shared/event-source.js';
-import { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
+import type { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
 import type { ProcessorWorker } from '../../shared/processor/index.js';
-import { createRelayHandler } from '../../shared/relay/handler.js';
-import { Relay } from '../../shared/relay/index.js';
 import { Outbox } from '../../shared/write/index.js';
 import { queueDepth } from '../helpers/fauxqs.js';
 import { freshLeaseTable, startTestProcessor } from '../helpers/processor-stack.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
-import { type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
+import { type RelayTestStack, startRelayRunner, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
 
 // Mid-move: `payment` leaves the processor, `order` joins it; both paths publish both meanwhile.
 const config = defineConfig({
@@ -44,26 +39,7 @@ describe('a handed-over aggregate type published by the Lambda relay and the str
   it("reaches the consumer once per event after the inbox, each aggregate's events in order of first delivery", async () => {
     worker = await startTestProcessor(stack, config, await freshLeaseTable(stack), { settings: { failoverMs: 3000 } });
     // The Lambda path as deployed: its mapping's filter and a relay with the default selection.
-    const relay = new Relay({
-      config,
-      sns: stack.clients.sns,
-      sqs: stack.clients.sqs,
-      topicArns: stack.topicArns,
-      deadLetterQueueUrl: stack.deadLetterQueueUrl,
-      backoff: { baseDelayMs: 5, maxDelayMs: 100 },
-    });
-    const handler = createRelayHandler({
-      relay,
-      logger: new Logger({ serviceName: 'outbox-relay-test', logLevel: 'SILENT' }),
-      metrics: new Metrics({ namespace: 'OutboxTest', serviceName: 'outbox-relay-test' }),
-    });
-    runner = new StreamRunner({
-      streams: stack.clients.streams,
-      streamArn: stack.streamArn,
-      settings: relayEventSourceSettings(config),
-      handler,
-    });
-    runner.start();
+    runner = startRelayRunner(stack, config);
 
     const outbox = new Outbox({ config, tableName: stack.tableName, client: stack.clients.dynamodb });
     const written: string[] = [];
