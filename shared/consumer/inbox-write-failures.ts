@@ -1,5 +1,6 @@
 import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { errorName } from '../aws/error-name.js';
 import { TRANSIENT_CANCELLATION_REASONS, TRANSIENT_REQUEST_ERRORS } from '../aws/transient-transaction-errors.js';
 import { TransactionFailedError } from '../errors.js';
 import { InboxConflictError, InboxWriteError } from './errors.js';
@@ -15,7 +16,7 @@ export const recordAsFound = (item: Record<string, AttributeValue> | undefined):
  * was written, and the same writes would be refused again), or `undefined` for any other error.
  */
 function validationRefusal(error: unknown): string | undefined {
-  if ((error as { name?: unknown }).name !== 'ValidationException') return undefined;
+  if (errorName(error) !== 'ValidationException') return undefined;
   const message = String((error as { message?: unknown }).message);
   if (/multiple operations on one item/i.test(message)) return 'one action per item, the inbox record included';
   if (/payload size/i.test(message)) return 'at most 4 MB for the whole transaction';
@@ -41,9 +42,9 @@ export function commitFailure(event: InboxEvent, writes: readonly TransactItem[]
       { cause: error },
     );
   }
-  const name = (error as { name?: unknown }).name;
+  const name = errorName(error);
   // Throttled as a whole once the SDK's own retries were spent: nothing was written, and a later delivery can get through.
-  if (typeof name === 'string' && TRANSIENT_REQUEST_ERRORS.has(name)) {
+  if (TRANSIENT_REQUEST_ERRORS.has(name)) {
     throw new InboxConflictError(event, `the whole request: ${name}, ${String((error as { message?: unknown }).message)}`, {
       cause: error,
     });

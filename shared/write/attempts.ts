@@ -13,6 +13,7 @@ import type {
 } from '@aws-sdk/client-dynamodb';
 import type { marshallOptions } from '@aws-sdk/util-dynamodb';
 import type { SerializeMiddleware } from '@smithy/types';
+import { errorName } from '../aws/error-name.js';
 import { sentInput } from './operation-size.js';
 
 /** DynamoDB's refusals (HTTP 400): the request was not applied. */
@@ -46,7 +47,6 @@ const NOT_SENT = new Set(['CredentialsProviderError', 'TokenProviderError']);
 const SUCCEEDED: unique symbol = Symbol('succeeded');
 
 interface ErrorShape {
-  readonly name?: unknown;
   readonly code?: unknown;
   readonly message?: unknown;
   readonly $fault?: unknown;
@@ -54,12 +54,6 @@ interface ErrorShape {
 }
 
 const shape = (error: unknown): ErrorShape => (typeof error === 'object' && error !== null ? (error as ErrorShape) : {});
-
-/** The error's name as the SDK gives it (`ThrottlingException`), or `Error`. */
-export const errorName = (error: unknown): string => {
-  const { name } = shape(error);
-  return typeof name === 'string' && name !== '' ? name : 'Error';
-};
 
 /**
  * Whether the error is an answer of DynamoDB that says the request was not applied: an HTTP 4xx

@@ -4,8 +4,9 @@
  * the client failed before sending it, and nothing was written.
  */
 
+import { errorName } from '../aws/error-name.js';
 import { type OutboxError, WriteOutcomeUnknownError, WriteRejectedError, WriteValidationError } from '../errors.js';
-import { answered, describeError, errorName } from './attempts.js';
+import { answered, describeError } from './attempts.js';
 
 /** What the helper knows of a write when it gives up on it. */
 export interface FailedWrite {

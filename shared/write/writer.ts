@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { TransactWriteItemsCommand, type TransactWriteItemsInput } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { errorName } from '../aws/error-name.js';
 import { TRANSIENT_REQUEST_ERRORS } from '../aws/transient-transaction-errors.js';
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { OutboxError, TransactionConflictError, WriteOutcomeUnknownError } from '../errors.js';
 import { ambientTraceContext } from '../tracing/trace-context.js';
-import { type AttemptWatch, describeError, errorName, lostAttempt, notApplied, watchAttempts } from './attempts.js';
+import { type AttemptWatch, describeError, lostAttempt, notApplied, watchAttempts } from './attempts.js';
 import { type CancellationReason, cancellationOutcome } from './cancellation.js';
 import { checkEventCatalog } from './catalog-check.js';
 import { refusalError, unknownOutcome } from './failure.js';
