@@ -4,6 +4,9 @@
  * case. The write helper and the consumer's inbox read them from here, so both retry the same ones.
  */
 
+/** The cancellation reasons that say DynamoDB throttled an action (capacity, or a table or index still scaling). */
+export const THROTTLING_CANCELLATION_REASONS: ReadonlySet<string> = new Set(['ProvisionedThroughputExceeded', 'ThrottlingError']);
+
 /**
  * The codes of `TransactionCanceledException.CancellationReasons` that a retry can get past: a
  * conflict with another transaction on the item, and throttling (provisioned capacity exceeded, or
@@ -12,11 +15,7 @@
  * an action that did not fail. The account's request limit is not a cancellation reason: DynamoDB
  * reports it for the whole request, as {@link TRANSIENT_REQUEST_ERRORS}' `RequestLimitExceeded`.
  */
-export const TRANSIENT_CANCELLATION_REASONS: ReadonlySet<string> = new Set([
-  'TransactionConflict',
-  'ProvisionedThroughputExceeded',
-  'ThrottlingError',
-]);
+export const TRANSIENT_CANCELLATION_REASONS: ReadonlySet<string> = new Set(['TransactionConflict', ...THROTTLING_CANCELLATION_REASONS]);
 
 /**
  * The errors of a whole `TransactWriteItems` request (their `name`) that a later attempt can get
@@ -28,3 +27,48 @@ export const TRANSIENT_REQUEST_ERRORS: ReadonlySet<string> = new Set([
   'ThrottlingException',
   'RequestLimitExceeded',
 ]);
+
+/** What a cancelled transaction's reasons come to, as a whole. */
+export interface CancellationVerdict {
+  /**
+   * `permanent` when any action failed for a reason a retry of the same request meets again, even
+   * if others failed for transient ones: retrying would only fail again once the transient ones
+   * pass, and the error would name the wrong cause; `transient` when every action that failed can
+   * get past on a retry; `none` when no action is reported failed.
+   */
+  readonly kind: 'permanent' | 'transient' | 'none';
+  /** The indices (in the order of the actions sent) of the actions that failed for good. */
+  readonly permanent: readonly number[];
+  /** The indices of the actions that failed for a transient reason. */
+  readonly transient: readonly number[];
+  /** Some action was throttled: DynamoDB is throttling now, whatever else failed. */
+  readonly throttled: boolean;
+}
+
+/**
+ * Reads the codes of `TransactionCanceledException.CancellationReasons` (one per action sent; `None`
+ * or none for an action that did not fail) by one rule: a permanent reason decides, else a transient
+ * one. A caller reads first the reasons it answers itself (the inbox record's failed condition is a
+ * duplicate, the idempotency record's a replay, an outbox slot's a race) and passes those as `None`.
+ *
+ * @example
+ * ```ts
+ * const verdict = classifyCancellation(error.CancellationReasons?.map((reason) => reason.Code) ?? []);
+ * if (verdict.kind === 'transient') return retry();
+ * ```
+ */
+export function classifyCancellation(codes: readonly (string | undefined)[]): CancellationVerdict {
+  const permanent: number[] = [];
+  const transient: number[] = [];
+  let throttled = false;
+  codes.forEach((code, index) => {
+    if (code === undefined || code === 'None') return;
+    if (!TRANSIENT_CANCELLATION_REASONS.has(code)) permanent.push(index);
+    else {
+      transient.push(index);
+      throttled ||= THROTTLING_CANCELLATION_REASONS.has(code);
+    }
+  });
+  const kind = permanent.length > 0 ? 'permanent' : transient.length > 0 ? 'transient' : 'none';
+  return { kind, permanent, transient, throttled };
+}

@@ -1,7 +1,7 @@
 import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { errorName } from '../aws/error-name.js';
-import { TRANSIENT_CANCELLATION_REASONS, TRANSIENT_REQUEST_ERRORS } from '../aws/transient-transaction-errors.js';
+import { classifyCancellation, TRANSIENT_REQUEST_ERRORS } from '../aws/transient-transaction-errors.js';
 import { TransactionFailedError } from '../errors.js';
 import { InboxConflictError, InboxWriteError } from './errors.js';
 import type { CommitResult, InboxEvent, InboxRecord } from './inbox-records.js';
@@ -29,10 +29,13 @@ const kindOf = (item: TransactItem): string => Object.keys(item).find((k) => ite
 /**
  * What the failure of an event's transaction (its handler's `writes`, then its inbox record's
  * Put) means: the inbox record's condition failed on a done event (`duplicate`) or on an
- * unexpired claim (`held`); any other failure throws, as an `InboxWriteError` when DynamoDB
- * refused the transaction as a whole, an `InboxConflictError` when a retry can get past it (a
- * transient cancellation reason, or the whole request throttled), a
- * `TransactionFailedError` naming every action that failed otherwise, or as it came.
+ * unexpired claim (`held`), whatever else failed beside it: the record says whether the event is
+ * done (a duplicate's handler conditions commonly fail on the writes its first delivery made). Any
+ * other failure throws, as an `InboxWriteError` when DynamoDB refused the transaction as a whole,
+ * an `InboxConflictError` when a retry can get past it (every action that failed did so for a
+ * transient reason, or the whole request was throttled), a `TransactionFailedError` naming every
+ * action that failed otherwise (a permanent reason decides over transient ones beside it, as in
+ * the write helper: {@link classifyCancellation}), or as it came.
  */
 export function commitFailure(event: InboxEvent, writes: readonly TransactItem[], error: unknown): CommitResult {
   const refusal = validationRefusal(error);
@@ -66,8 +69,10 @@ export function commitFailure(event: InboxEvent, writes: readonly TransactItem[]
       kind: index < writes.length ? kindOf(writes[index] as TransactItem) : 'inbox record Put',
     }))
     .filter((f) => f.reason !== 'None');
-  const transient = failures.filter((f) => TRANSIENT_CANCELLATION_REASONS.has(f.reason));
-  if (transient.length > 0) {
+  // A handler's condition that failed fails the redelivery alike: it decides over a conflict or throttling beside it.
+  const verdict = classifyCancellation(reasons.map((reason) => reason.Code));
+  if (verdict.kind === 'transient') {
+    const transient = failures.filter((f) => verdict.transient.includes(f.index));
     throw new InboxConflictError(event, transient.map((f) => `operations[${f.index}] (${f.kind}): ${f.reason}`).join('; '), {
       cause: error,
     });

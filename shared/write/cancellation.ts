@@ -5,7 +5,7 @@
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { TRANSIENT_CANCELLATION_REASONS as TRANSIENT_REASONS } from '../aws/transient-transaction-errors.js';
+import { classifyCancellation } from '../aws/transient-transaction-errors.js';
 import { type OperationFailure, TransactionFailedError } from '../errors.js';
 import { storedResult } from './idempotency.js';
 import type { Plan } from './plan.js';
@@ -28,7 +28,9 @@ export type CancellationOutcome =
 
 /**
  * What to do after a cancellation; throws a {@link TransactionFailedError} when retrying cannot help.
- * A slot whose condition failed has its current sequence put in `expected` and `sequences`.
+ * The idempotency record's failed condition is a replay, and an outbox slot's a race (its current
+ * sequence is put in `expected` and `sequences`, and the request changes); the other reasons are
+ * read by {@link classifyCancellation}, so a permanent one decides over transient ones beside it.
  */
 export function cancellationOutcome(
   reasons: readonly CancellationReason[],
@@ -38,58 +40,52 @@ export function cancellationOutcome(
   error: unknown,
   sequences: SequenceMemory,
 ): CancellationOutcome {
-  const recordIndex = plan.operations.length + plan.slots.length;
+  const slotsFrom = plan.operations.length;
+  const recordIndex = slotsFrom + plan.slots.length;
   const record = reasons[recordIndex];
   if (idempotencyKey !== undefined && record?.Code === 'ConditionalCheckFailed' && record.Item !== undefined) {
     return { status: 'replayed', result: storedResult(idempotencyKey, unmarshall(record.Item), plan.fingerprint) };
   }
-  const failures: OperationFailure[] = [];
-  plan.operations.forEach((_, index) => {
-    const reason = reasons[index];
-    if (reason?.Code !== undefined && reason.Code !== 'None' && !TRANSIENT_REASONS.has(reason.Code)) {
-      failures.push({
-        index,
-        kind: plan.kinds[index] as string,
-        reason: reason.Code,
-        ...(reason.Message === undefined ? {} : { message: reason.Message }),
-        ...(reason.Item === undefined ? {} : { item: unmarshall(reason.Item) }),
-      });
-    }
-  });
-  if (failures.length > 0) throw new TransactionFailedError(failures, { cause: error });
   const raced: string[] = [];
   plan.slots.forEach((slot, i) => {
-    const reason = reasons[plan.operations.length + i];
-    if (reason?.Code === 'ConditionalCheckFailed') {
-      raced.push(slot.pk);
-      const current = reason.Item === undefined ? undefined : unmarshall(reason.Item);
-      const seq = typeof current?.seq === 'number' ? current.seq : undefined;
-      expected.set(slot.pk, seq);
-      if (seq === undefined) sequences.forget(slot.pk);
-      else sequences.remember(slot.pk, seq, typeof current?.createdAt === 'string' ? current.createdAt : undefined);
-    } else if (reason?.Code !== undefined && reason.Code !== 'None' && !TRANSIENT_REASONS.has(reason.Code)) {
-      throw new TransactionFailedError(
-        [
-          {
-            index: -1,
-            kind: `outbox slot of ${slot.aggregate.type}/${slot.aggregate.id}`,
-            reason: reason.Code,
-            ...(reason.Message ? { message: reason.Message } : {}),
-          },
-        ],
-        {
-          cause: error,
-        },
-      );
-    }
+    const reason = reasons[slotsFrom + i];
+    if (reason?.Code !== 'ConditionalCheckFailed') return;
+    raced.push(slot.pk);
+    // What the failed condition found is the slot as it is, whatever becomes of this write.
+    const current = reason.Item === undefined ? undefined : unmarshall(reason.Item);
+    const seq = typeof current?.seq === 'number' ? current.seq : undefined;
+    expected.set(slot.pk, seq);
+    if (seq === undefined) sequences.forget(slot.pk);
+    else sequences.remember(slot.pk, seq, typeof current?.createdAt === 'string' ? current.createdAt : undefined);
   });
-  if (idempotencyKey !== undefined && record?.Code !== undefined && record.Code !== 'None' && !TRANSIENT_REASONS.has(record.Code)) {
-    // Retrying would fail alike, and call it a conflict.
-    const failure = { index: -1, kind: `idempotency record of key "${idempotencyKey}"`, reason: record.Code };
-    throw new TransactionFailedError([{ ...failure, ...(record.Message ? { message: record.Message } : {}) }], { cause: error });
+  const isRace = (index: number) => index >= slotsFrom && index < recordIndex && reasons[index]?.Code === 'ConditionalCheckFailed';
+  const verdict = classifyCancellation(reasons.map((reason, index) => (isRace(index) ? 'None' : reason?.Code)));
+  if (verdict.kind === 'permanent') {
+    const failures = verdict.permanent.map((index) => failureAt(index, reasons[index] as CancellationReason, plan, idempotencyKey));
+    throw new TransactionFailedError(failures, { cause: error });
   }
   const codes = reasons.map((r) => r.Code).filter((c) => c !== undefined && c !== 'None');
   return raced.length > 0
     ? { status: 'raced', reason: 'a concurrent write to the same aggregate', slots: raced }
     : { status: 'conflict', reason: codes.join(', ') || 'TransactionCanceled' };
+}
+
+/** The failure of the action at `index`: one of the caller's operations, an outbox slot (index -1), or the idempotency record (index -1). */
+function failureAt(index: number, reason: CancellationReason, plan: Plan, idempotencyKey: string | undefined): OperationFailure {
+  const code = reason.Code as string;
+  const message = reason.Message ? { message: reason.Message } : {};
+  if (index < plan.operations.length) {
+    const item = reason.Item === undefined ? {} : { item: unmarshall(reason.Item) };
+    return {
+      index,
+      kind: plan.kinds[index] as string,
+      reason: code,
+      ...(reason.Message === undefined ? {} : { message: reason.Message }),
+      ...item,
+    };
+  }
+  const slot = plan.slots[index - plan.operations.length];
+  const kind =
+    slot === undefined ? `idempotency record of key "${idempotencyKey}"` : `outbox slot of ${slot.aggregate.type}/${slot.aggregate.id}`;
+  return { index: -1, kind, reason: code, ...message };
 }
