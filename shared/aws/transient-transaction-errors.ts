@@ -1,3 +1,5 @@
+import { errorName } from './error-name.js';
+
 /**
  * Which failures of a `TransactWriteItems` a later attempt of the same transaction can get past,
  * as DynamoDB's API reference documents them; nothing of the transaction was written in either
@@ -71,4 +73,28 @@ export function classifyCancellation(codes: readonly (string | undefined)[]): Ca
   });
   const kind = permanent.length > 0 ? 'permanent' : transient.length > 0 ? 'transient' : 'none';
   return { kind, permanent, transient, throttled };
+}
+
+/**
+ * What says DynamoDB throttled a `TransactWriteItems` (nothing of it was written): the whole
+ * request throttled once the SDK's own retries were spent (`the whole request: ThrottlingException`),
+ * or a cancellation with a throttled action (`actions[2]: ThrottlingError`), whatever else failed
+ * beside it; `undefined` for any other error.
+ *
+ * @example
+ * ```ts
+ * const throttled = throttledTransaction(error);
+ * if (throttled !== undefined) return failAll(`throttled: ${throttled}`); // no more requests now
+ * ```
+ */
+export function throttledTransaction(error: unknown): string | undefined {
+  const name = errorName(error);
+  if (TRANSIENT_REQUEST_ERRORS.has(name)) return `the whole request: ${name}`;
+  if (name !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as { readonly CancellationReasons?: readonly ({ readonly Code?: string } | undefined)[] }).CancellationReasons;
+  const codes = Array.isArray(reasons) ? reasons.map((reason) => reason?.Code) : [];
+  if (!classifyCancellation(codes).throttled) return undefined;
+  return codes
+    .flatMap((code, index) => (code !== undefined && THROTTLING_CANCELLATION_REASONS.has(code) ? [`actions[${index}]: ${code}`] : []))
+    .join('; ');
 }

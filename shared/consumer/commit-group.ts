@@ -1,11 +1,13 @@
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { marshallOptions } from '@aws-sdk/util-dynamodb';
+import { throttledTransaction } from '../aws/transient-transaction-errors.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { TABLE } from '../table.js';
 import { marshalOperation } from '../write/operation-size.js';
 import { MAX_REQUEST_BYTES, type TransactOperation } from '../write/types.js';
+import { InboxConflictError } from './errors.js';
 import { MAX_HANDLER_WRITES } from './inbox-records.js';
-import { type CommitDeps, commitPending, committedOutcome, type PendingCommit } from './pending-commit.js';
+import { type CommitDeps, commitPending, committedOutcome, failedOutcome, type PendingCommit } from './pending-commit.js';
 import type { MessageOutcome, TransactItem } from './types.js';
 
 /** TransactWriteItems takes 100 actions. */
@@ -136,9 +138,11 @@ export class CommitGroup {
 
   /**
    * Commits the group and empties it. A group of one sends the request `Inbox.commit` sends. A
-   * larger one goes in one transaction; when that fails in any way nothing of it was written, and
-   * each event commits on its own, in order, when its outcome is asked for (so an event after one
-   * that ends its message or FIFO group is never committed). `scopes` say where each request runs.
+   * larger one goes in one transaction; when that fails nothing of it was written. Throttled
+   * (the whole request, or an action of it), each event fails with an `InboxConflictError`, so
+   * SQS delivers it again later. Any other failure, each event commits on its own, in order, when
+   * its outcome is asked for (so an event after one that ends its message or FIFO group is never
+   * committed). `scopes` say where each request runs.
    */
   async commit(scopes: CommitScopes): Promise<GroupOutcomes> {
     const entries = this.#entries;
@@ -162,6 +166,20 @@ export class CommitGroup {
       );
       return async (pending) => committedOutcome(this.#deps, pending);
     } catch (error) {
+      const throttled = throttledTransaction(error);
+      if (throttled !== undefined) {
+        // One transaction per event now would add load while DynamoDB throttles: nothing was written, so SQS delivers them again.
+        this.#deps.logger.warn(
+          "The batch's group transaction was throttled, so nothing of it was written; its events fail, to be delivered again",
+          {
+            consumer: this.#deps.consumer,
+            events: entries.length,
+            error,
+          },
+        );
+        const reasons = `the group's transaction of ${entries.length} events was throttled: ${throttled}`;
+        return async (pending) => failedOutcome(pending, new InboxConflictError(pending.envelope, reasons, { cause: error }));
+      }
       this.#deps.logger.info("The batch's group transaction failed, so nothing of it was written; each of its events commits on its own", {
         consumer: this.#deps.consumer,
         events: entries.length,

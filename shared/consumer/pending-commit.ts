@@ -42,12 +42,19 @@ export function committedOutcome(deps: CommitDeps, pending: PendingCommit): Mess
   return outcomeOf(pending, settleCommit(deps, pending.envelope, { status: 'committed' }, pending.takesOver));
 }
 
+/** The outcome of a pending event whose commit failed with `error`: its message fails, and SQS delivers it again. */
+export const failedOutcome = (pending: PendingCommit, error: unknown): MessageOutcome => ({
+  ...outcomeOf(pending, 'processed'),
+  status: 'failed',
+  error: asError(error),
+});
+
 /** Commits a pending event on its own, with the request `commit: 'event'` sends; never throws: a failure is its outcome. */
 export async function commitPending(deps: CommitDeps, pending: PendingCommit): Promise<MessageOutcome> {
   try {
     const result = await deps.inbox.commit(pending.envelope, pending.writes);
     return outcomeOf(pending, settleCommit(deps, pending.envelope, result, pending.takesOver));
   } catch (error) {
-    return { ...outcomeOf(pending, 'processed'), status: 'failed', error: asError(error) };
+    return failedOutcome(pending, error);
   }
 }
