@@ -1,5 +1,4 @@
 import type { SlotMessage } from '../envelope.js';
-import { relayIgnoredAggregateTypes } from '../publishing-paths.js';
 import { SLOT_PREFIX } from '../slot.js';
 import { TABLE } from '../table.js';
 import { decodeStreamRecord } from './decode.js';
@@ -20,7 +19,8 @@ function malformedLaneKey(record: StreamRecordInput, index: number): string {
 /**
  * Decodes an invocation's records into their aggregates' lanes and sets each record's state
  * (ignored, or the events it still has to send); returns the events routed to a topic, with its
- * name, for the batch's span.
+ * name, for the batch's span. The selection comes resolved (the `Relay` sets the default
+ * `ignoreAggregateTypes` once): what is not listed here is published.
  */
 export function fillLanes(
   lanes: Lanes,
@@ -30,14 +30,10 @@ export function fillLanes(
   options: Pick<RelayOptions, 'config' | 'ignoreAggregateTypes' | 'onlyAggregateTypes'>,
 ): { message: SlotMessage; topic: string }[] {
   const routed: { message: SlotMessage; topic: string }[] = [];
-  const { config, ignoreAggregateTypes, onlyAggregateTypes } = options;
-  const selection =
-    onlyAggregateTypes === undefined
-      ? { ignoreAggregateTypes: ignoreAggregateTypes ?? relayIgnoredAggregateTypes(config) }
-      : { onlyAggregateTypes };
+  const { config } = options;
   records.forEach((record, index) => {
     const state = states[index]!;
-    const decoded = decodeStreamRecord(record, config, selection);
+    const decoded = decodeStreamRecord(record, config, options);
     const where = coordinates[index]!;
     if (decoded.status === 'ignored') {
       state.outcome = { status: 'ignored', record: where, reason: decoded.reason };

@@ -2,6 +2,7 @@ import { followSignal } from '../abort.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import type { OutboxConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
+import { relayIgnoredAggregateTypes } from '../publishing-paths.js';
 import { DeadLetterSender } from './dead-letter-sender.js';
 import type { RelayResult } from './outcome.js';
 import { RelayRun } from './relay-run.js';
@@ -28,8 +29,10 @@ import type { RelayOptions, RelayRunOptions } from './types.js';
  */
 export class Relay {
   private readonly deadLetters: DeadLetterSender;
+  /** The options with the aggregate-type selection resolved once, not on every batch. */
+  private readonly options: RelayOptions;
 
-  constructor(private readonly options: RelayOptions) {
+  constructor(options: RelayOptions) {
     if (typeof options.topicArns !== 'object' || options.topicArns === null) {
       throw new ConfigError('topicArns', `got ${JSON.stringify(options.topicArns)}; allowed: an object of topic name → topic ARN`);
     }
@@ -55,6 +58,10 @@ export class Relay {
         'got both onlyAggregateTypes and ignoreAggregateTypes; allowed: at most one of them (each path publishes a disjoint set)',
       );
     }
+    this.options =
+      options.onlyAggregateTypes === undefined
+        ? { ...options, ignoreAggregateTypes: options.ignoreAggregateTypes ?? relayIgnoredAggregateTypes(options.config) }
+        : options;
     this.deadLetters = new DeadLetterSender(
       options.sqs,
       options.deadLetterQueueUrl,
