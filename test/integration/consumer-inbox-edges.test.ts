@@ -77,6 +77,30 @@ describe('claim: an inbox write whose answer was lost and that the SDK sent agai
   });
 });
 
+// The SDK fills in TransactWriteItems' ClientRequestToken (an idempotency token) when it serializes
+// the request, once: its retries carry the same token, and DynamoDB answers them with success.
+describe('transaction: an inbox commit whose answer was lost and that the SDK sent again', () => {
+  it.each(['event', 'batch'] as const)(
+    "counts each event processed, not a duplicate of itself, under commit: '%s' (DynamoDB answers the request's token)",
+    async (commit) => {
+      const name = `lost-commit-${commit}`;
+      const { consumer, counts } = consumerWith(
+        name,
+        { 'order.placed': { handle: () => {} } },
+        { document: losingFirstAnswerOf('TransactWriteItemsCommand'), commit },
+      );
+      const events = [anEnvelope({ aggregateId: `${name}-0` }), anEnvelope({ aggregateId: `${name}-1` })];
+
+      const { outcomes } = await consumer.process(events.map((event, i) => ({ messageId: `m${i}`, body: event.body })));
+
+      expect(outcomes.map((o) => o.status)).toEqual(['processed', 'processed']);
+      expect(await inboxRecord(name, events[0]?.id as string)).toMatchObject({ status: 'COMPLETED' });
+      expect(counts.get('DuplicateEvents') ?? 0).toBe(0);
+      expect(counts.get('EventsProcessed')).toBe(2);
+    },
+  );
+});
+
 describe('claim timeout', () => {
   it('lasts at least the timeout, however far into its second a claim was taken', async () => {
     let clock = Date.parse('2026-06-01T12:00:00.999Z');
