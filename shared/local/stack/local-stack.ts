@@ -41,7 +41,7 @@ function checkOptions(options: LocalStackOptions): void {
  * Starts the whole system on this machine from one config: DynamoDB Local and the SNS/SQS
  * emulator, the table, topics, queues and subscriptions the CDK stack deploys, the real relay
  * handler behind the local event-source-mapping runner (and the real low-latency processor when
- * the config names low-latency types), the subscribers' handlers behind local SQS event
+ * the config names low-latency or handed-over types), the subscribers' handlers behind local SQS event
  * sources, and an API on the write helper when one is given. Whatever fails to start is stopped
  * again before the error is thrown. `npm start` and the test stack are built on it.
  *

@@ -50,7 +50,7 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
  * SNS/SQS emulator in process with the config's topics, the relay DLQ and a queue with a DLQ
  * and filter policy per subscriber, as the CDK constructs deploy them; the real relay Lambda
  * handler behind a local event source mapping with the deployed settings, and the real
- * low-latency processor when the config names low-latency aggregate types, and with the config's
+ * low-latency processor when the config names low-latency or handed-over aggregate types, and with the config's
  * `archive` the archive bucket, its queue and the real archiver (`stack.archive`). A subscriber's
  * `handler` (such as `createConsumer(…).handler`) runs behind a local SQS event source; a
  * subscriber without one keeps its messages for `receive()`.

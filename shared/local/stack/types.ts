@@ -76,8 +76,8 @@ export interface LocalStackOptions {
    */
   readonly relay?: (deps: LocalRelayDeps) => StreamHandler;
   /**
-   * Starts the low-latency stream processor in process, when the config names low-latency
-   * aggregate types. @default the real processor (`startProcessor`), its errors to `onError`
+   * Starts the low-latency stream processor in process, when the config names low-latency or
+   * handed-over aggregate types. @default the real processor (`startProcessor`), its errors to `onError`
    */
   readonly processor?: (deps: LocalProcessorDeps) => Promise<LocalWorker>;
   /** Builds a request listener (the example API) served over HTTP on `apiPort`. @default none: no HTTP server */
