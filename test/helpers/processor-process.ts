@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { type OutboxConfig, serializeConfig } from '../../shared/config.js';
@@ -7,7 +8,12 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
 import { PROCESSOR_ENV } from '../../shared/processor/index.js';
 import type { RelayTestStack } from './relay-stack.js';
 
-const MAIN = fileURLToPath(new URL('../../functions/processor/main.ts', import.meta.url));
+/**
+ * The processor as its image runs it: the bundle of functions/processor/main.ts that the tests'
+ * global setup builds, under plain `node`. Some four times faster to start than the sources
+ * under tsx (about 0.25 s against 1 s a process), and it is what is deployed.
+ */
+const MAIN = fileURLToPath(new URL('../../dist/assets/processor/main.mjs', import.meta.url));
 
 /** The ECS entry point run as its own process, pointed at the local parts through the SDK's endpoint variables. */
 export interface ProcessorProcess {
@@ -65,7 +71,8 @@ export async function spawnProcessor(
  * worker id is `env`'s. For entry-point behaviour that needs no local stack.
  */
 export function spawnMain(env: NodeJS.ProcessEnv): ProcessorProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: the tests' global setup builds it (node scripts/build.mjs --assets)`);
+  const child = spawn(process.execPath, ['--enable-source-maps', MAIN], {
     env: {
       ...process.env,
       AWS_REGION: LOCAL_REGION,
