@@ -82,7 +82,8 @@ export class StreamRunner {
         );
       if (shardsDone) return;
       if (Date.now() - since > timeoutMs) throw new Error(`the stream runner did not become idle within ${timeoutMs} ms`);
-      await this.sleep(20);
+      // A plain timer: the runner's sleep returns at once once it is stopped, which would spin here.
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 
@@ -90,8 +91,10 @@ export class StreamRunner {
     return this.abort.signal.aborted;
   }
 
+  /** Resolves after `ms`, or at once when the runner stops (an abort listener added after the stop would never run). */
   private sleep(ms: number): Promise<void> {
     const { signal } = this.abort;
+    if (signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
