@@ -168,9 +168,11 @@ describe('dynamodb-outbox/testing, from a service’s own config', () => {
     const pid = stack.dynamoDbPid;
     expect(() => process.kill(pid, 0)).not.toThrow();
 
+    // Two stops at once (a test's own and its afterAll, say): the second too resolves only once all has stopped.
+    const first = stack.stop();
     await stack.stop();
-
     expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+    await first;
     await expect(fetch(stack.endpoints.dynamoDb)).rejects.toThrow();
     await expect(stack.receive('audit')).rejects.toMatchObject({ code: 'STACK_STOPPED' });
     // A second stop does nothing.

@@ -60,8 +60,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   await loadPeers(options.peers);
   const stops: (() => Promise<void>)[] = [];
   let stopped = false;
+  let stopping: Promise<void> | undefined;
+  /**
+   * A later call waits for the first one's stop to end (a caller that awaits it may count on
+   * Java having ended), but does not throw its failure again: the first caller has it.
+   */
+  const stopAll = (): Promise<void> => {
+    if (stopping !== undefined) return stopping.catch(() => {});
+    stopping = stopParts();
+    return stopping;
+  };
   /** Every part is stopped even when one fails to, so DynamoDB Local's Java always ends; the first failure is rethrown. */
-  const stopAll = async () => {
+  const stopParts = async () => {
     stopped = true;
     let failure: unknown;
     for (const stop of stops.splice(0).reverse()) {
