@@ -218,6 +218,9 @@ export interface OutboxTestStack {
    * @throws LocalStackError `INVALID_OPTION` for an unknown subscriber, bad options or a queue a handler reads; `STACK_STOPPED` after `stop()`
    */
   receive<TData = unknown>(subscriber: string, options?: ReceiveOptions): Promise<ReceivedMessage<TData>[]>;
-  /** Stops everything, newest part first, and waits for DynamoDB Local's Java process to end. Later calls do nothing. */
+  /**
+   * Stops everything, newest part first, and waits for DynamoDB Local's Java process to end. A
+   * later call stops nothing more, but resolves only once the first call's stop has ended.
+   */
   stop(): Promise<void>;
 }
