@@ -128,16 +128,15 @@ export class SqsPoller {
       } catch (error) {
         if (signal.aborted) return;
         this.options.onError?.(error);
+        // The stop listener goes with its back-off: a queue that keeps failing would otherwise add one every time.
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, RETRY_AFTER_ERROR_MS);
-          signal.addEventListener(
-            'abort',
-            () => {
-              clearTimeout(timer);
-              resolve();
-            },
-            { once: true },
-          );
+          const done = () => {
+            clearTimeout(timer);
+            signal.removeEventListener('abort', done);
+            resolve();
+          };
+          const timer = setTimeout(done, RETRY_AFTER_ERROR_MS);
+          signal.addEventListener('abort', done, { once: true });
         });
       }
     }
