@@ -1,26 +1,18 @@
 #!/usr/bin/env node
 import { REPLAY_USAGE } from '../../shared/archive/replay-cli.js';
-import { runReplayCommand } from '../../shared/archive/replay-command.js';
-import { snsClient, sqsClient } from '../../shared/aws/messaging-clients.js';
-import { s3Client } from '../../shared/aws/s3-client.js';
-import { streamsClient } from '../../shared/aws/streams-client.js';
-import { runCatalogCommand } from '../../shared/catalog/cli.js';
 import { EnvironmentError, OutboxError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
 import { awsErrorHint } from '../../shared/redrive/aws-error-hint.js';
 import { REDRIVE_USAGE } from '../../shared/redrive/cli-args.js';
 import { CLI_USAGE, type CliCommand, parseCommandLine, usageFor } from '../../shared/redrive/cli-command.js';
-import { type ConfiguredRedrive, withRedriveConfig } from '../../shared/redrive/cli-config.js';
+import type { ConfiguredRedrive } from '../../shared/redrive/cli-config.js';
 import { DLQ_USAGE, type DlqCommand } from '../../shared/redrive/dlq-cli.js';
-import { summarizeDlq } from '../../shared/redrive/dlq-summary.js';
-import { formatDlqSummary } from '../../shared/redrive/dlq-summary-format.js';
 import { RedriveOptionsError, RedriveStoppedError } from '../../shared/redrive/errors.js';
-import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
-import { progressBar } from '../../shared/redrive/progress.js';
-import { redriveQueueDlq } from '../../shared/redrive/queue-dlq.js';
-import { redriveRelayDlq } from '../../shared/redrive/relay-dlq.js';
 import { formatSummary } from '../../shared/redrive/summary.js';
 import type { RedriveSummary } from '../../shared/redrive/types.js';
+
+// The AWS SDK clients and the code of each command load only for the command that runs: loading
+// them all would cost every start, `--help` and a refused argument included, a few tenths of a second.
 
 // The SDK's notice that its future releases need Node 22 would open every run's output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -64,6 +56,10 @@ async function run(command: ConfiguredRedrive, signal: AbortSignal): Promise<Red
     ...(command.region === undefined ? {} : { region: command.region }),
     ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
   };
+  const [{ snsClient, sqsClient }, { progressBar }] = await Promise.all([
+    import('../../shared/aws/messaging-clients.js'),
+    import('../../shared/redrive/progress.js'),
+  ]);
   const sqs = sqsClient(clientConfig);
   const sns = snsClient(clientConfig);
   const bar = progressBar(process.stderr);
@@ -76,7 +72,8 @@ async function run(command: ConfiguredRedrive, signal: AbortSignal): Promise<Red
   };
   try {
     switch (command.kind) {
-      case 'relay-dlq':
+      case 'relay-dlq': {
+        const { redriveRelayDlq } = await import('../../shared/redrive/relay-dlq.js');
         // The config routes a dead letter written without a topic (no route then) by its aggregate type.
         return await redriveRelayDlq({
           ...common,
@@ -87,7 +84,9 @@ async function run(command: ConfiguredRedrive, signal: AbortSignal): Promise<Red
           ...(command.config === undefined ? {} : { config: command.config }),
           ...(command.filter === undefined ? {} : { filter: command.filter }),
         });
-      case 'queue-dlq':
+      }
+      case 'queue-dlq': {
+        const { redriveQueueDlq } = await import('../../shared/redrive/queue-dlq.js');
         return await redriveQueueDlq({
           ...common,
           sqs,
@@ -95,7 +94,13 @@ async function run(command: ConfiguredRedrive, signal: AbortSignal): Promise<Red
           targetQueueUrl: command.targetQueueUrl,
           ...(command.filter === undefined ? {} : { filter: command.filter }),
         });
+      }
       case 'on-failure': {
+        const [{ redriveOnFailure }, { s3Client }, { streamsClient }] = await Promise.all([
+          import('../../shared/redrive/on-failure.js'),
+          import('../../shared/aws/s3-client.js'),
+          import('../../shared/aws/streams-client.js'),
+        ]);
         const streams = streamsClient(clientConfig);
         const source =
           'bucket' in command.source
@@ -129,6 +134,11 @@ function asFlag(error: RedriveOptionsError): string {
 
 /** `dlq summarize`: the table (or JSON) on stdout; every message read is visible again when it returns. */
 async function summarize(command: Extract<DlqCommand, { kind: 'dlq-summarize' }>): Promise<number> {
+  const [{ sqsClient }, { summarizeDlq }, { formatDlqSummary }] = await Promise.all([
+    import('../../shared/aws/messaging-clients.js'),
+    import('../../shared/redrive/dlq-summary.js'),
+    import('../../shared/redrive/dlq-summary-format.js'),
+  ]);
   const sqs = sqsClient({
     ...(command.region === undefined ? {} : { region: command.region }),
     ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
@@ -181,14 +191,19 @@ async function main(argv: readonly string[]): Promise<number> {
       'the checkpoint has every batch acknowledged',
     );
     try {
+      const { runReplayCommand } = await import('../../shared/archive/replay-command.js');
       return await runReplayCommand(command, stop.signal);
     } finally {
       stop.dispose();
     }
   }
-  if (command.kind === 'catalog' || command.kind === 'catalog-check' || command.kind === 'catalog-help') return runCatalogCommand(command);
+  if (command.kind === 'catalog' || command.kind === 'catalog-check' || command.kind === 'catalog-help') {
+    const { runCatalogCommand } = await import('../../shared/catalog/cli.js');
+    return runCatalogCommand(command);
+  }
   let configured: ConfiguredRedrive;
   try {
+    const { withRedriveConfig } = await import('../../shared/redrive/cli-config.js');
     configured = await withRedriveConfig(command, process.env);
   } catch (error) {
     // A config missing or refused, from --config or $OUTBOX_CONFIG: a usage error, before anything was read.
