@@ -214,3 +214,19 @@ export async function sendWindow(
   if (halted !== undefined) throw halted;
   return { refused, retried, stopped: stopped() && queues.some((q) => q.next < q.events.length) };
 }
+
+/**
+ * Keeps from a window every event of an aggregate the queue already refused an event of, in this
+ * hour or an earlier one: each is reported held back, so an aggregate never arrives with a gap.
+ * `refusedBefore` maps an aggregate's key to the id of its refused event.
+ */
+export function withoutRefused(aggregates: Map<string, ArchivedEvent[]>, refusedBefore: ReadonlyMap<string, string>): RefusedEvent[] {
+  const held: RefusedEvent[] = [];
+  for (const [key, events] of aggregates) {
+    const first = refusedBefore.get(key);
+    if (first === undefined) continue;
+    for (const event of events) held.push(refusal(event, `held back: earlier event ${first} of its aggregate was refused`));
+    aggregates.delete(key);
+  }
+  return held;
+}

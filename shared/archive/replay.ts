@@ -16,7 +16,7 @@ import { type DayListing, hoursOf, listDay, typePartitions } from './reader-list
 import { ReplayCheckpointError, ReplayOptionsError, ReplayStoppedError } from './replay-errors.js';
 import { describeSelection, planReplay, type ReplayPlan } from './replay-options.js';
 import { afterPositions, aggregateKeyOf, comparePositions, splitWindow } from './replay-order.js';
-import { SendHaltedError, sendWindow } from './replay-send.js';
+import { SendHaltedError, sendWindow, withoutRefused } from './replay-send.js';
 import type { CorruptArchiveEntry, RefusedEvent, ReplayArchiveOptions, ReplaySummary } from './replay-types.js';
 
 const HOUR_MS = 3_600_000;
@@ -30,6 +30,8 @@ class Tally {
   readonly sentByType: Record<string, number> = {};
   readonly corrupt: CorruptArchiveEntry[] = [];
   readonly refused: RefusedEvent[] = [];
+  /** Per aggregate the queue refused an event of, that event's id: its later events are held back too. */
+  readonly refusedAggregates = new Map<string, string>();
 
   count(events: readonly ArchivedEvent[]): void {
     this.sent += events.length;
@@ -259,6 +261,7 @@ export async function replayArchive(options: ReplayArchiveOptions): Promise<Repl
       if (i === start && loaded !== undefined) events = afterPositions(events, loaded.sent);
       const last = i === hours.length - 1;
       const split = splitWindow(events, last ? undefined : Date.parse(`${hour}:00:00.000Z`) + HOUR_MS - plan.holdBackMs);
+      run.tally.refused.push(...withoutRefused(split.send, run.tally.refusedAggregates));
       if (dryRun) run.tally.count([...split.send.values()].flat());
       else {
         const target = {
@@ -282,6 +285,10 @@ export async function replayArchive(options: ReplayArchiveOptions): Promise<Repl
           throw new ReplayStoppedError(summaryOf(run, 'interrupted'), error);
         }
         run.tally.refused.push(...sent.refused);
+        for (const r of sent.refused) {
+          const key = aggregateKeyOf(r.aggregateType, r.aggregateId);
+          if (!run.tally.refusedAggregates.has(key)) run.tally.refusedAggregates.set(key, r.eventId);
+        }
         run.tally.retried += sent.retried;
         if (sent.stopped) return summaryOf(run, 'interrupted');
       }

@@ -298,6 +298,31 @@ describe('replayArchive', () => {
     expect(await order('skew-unheld.fifo', 0)).toEqual([2, 1]);
   });
 
+  it('holds back the later events of an aggregate whose event the queue refused, in the hours after it too', async () => {
+    const event = (aggregateId: string, sequence: number, time: string) =>
+      anOrderEnvelope(aggregateId, sequence, { id: `${aggregateId}-${sequence}`, time });
+    // U+FFFF is JSON but not a character SQS takes: the queue refuses that message for good.
+    const refused = JSON.stringify({ ...JSON.parse(event('o-1', 2, '2026-03-01T10:20:00.000Z')), note: '\uffff' });
+    const bucket = aBucket();
+    await putOrderObjects(bucket, {
+      '2026-03-01T10': [event('o-1', 1, '2026-03-01T10:10:00.000Z'), refused],
+      '2026-03-01T11': [event('o-1', 3, '2026-03-01T11:10:00.000Z'), event('o-2', 1, '2026-03-01T11:10:00.000Z')],
+    });
+
+    const summary = await replayArchive(dayReplay(bucket, 'refused-later-hour'));
+
+    expect(
+      messagesOn('refused-later-hour')
+        .map((m) => (JSON.parse(m.body) as { id: string }).id)
+        .sort(),
+    ).toEqual(['o-1-1', 'o-2-1']);
+    expect(summary.refused.map((r) => [r.eventId, r.reason.startsWith('held back') ? 'held back' : 'refused'])).toEqual([
+      ['o-1-2', 'refused'],
+      ['o-1-3', 'held back'],
+    ]);
+    expect(summary.sent).toBe(2);
+  });
+
   it('fails with the summary so far when an object cannot be read for good, and the same call goes on after it is fixed', async () => {
     const { options, messages } = await aReplayScenario('replay-denied', {
       events: 200,
