@@ -50,10 +50,13 @@ function instantOf(value: string | undefined, flag: string): Date | undefined {
   if (value === undefined) return undefined;
   const match = ISO_INSTANT.exec(value);
   const date = new Date(value);
-  // Date takes 2026-02-30 as 2 March: the day must survive the round trip.
-  const sameDay =
-    match !== null && !Number.isNaN(date.getTime()) && (match[4] !== undefined || date.toISOString().slice(0, 10) === value.slice(0, 10));
-  if (!sameDay) throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: ${INSTANT_ALLOWED}`);
+  // Date takes 2026-02-30 as 2 March, with a time of day too: the calendar day must exist.
+  const dayExists =
+    match !== null &&
+    !Number.isNaN(date.getTime()) &&
+    new Date(new Date(0).setUTCFullYear(Number(match[1]), Number(match[2]) - 1, Number(match[3]))).toISOString().slice(0, 10) ===
+      value.slice(0, 10);
+  if (!dayExists) throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: ${INSTANT_ALLOWED}`);
   return date;
 }
 

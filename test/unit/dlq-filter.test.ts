@@ -194,6 +194,9 @@ describe('filter flags', () => {
       [{ aggregate: 'order:1', 'aggregate-type': 'cart' }, '--aggregate', 'the same type in both'],
       [{ since: 'yesterday' }, '--since', 'allowed: an ISO 8601 date'],
       [{ since: '2026-02-30' }, '--since', 'got "2026-02-30"'],
+      // Date reads both as 2 or 3 March: a day that does not exist is refused in a date-time too.
+      [{ since: '2026-02-30T10:00:00Z' }, '--since', 'got "2026-02-30T10:00:00Z"'],
+      [{ until: '2026-04-31T00:00+02:00' }, '--until', 'got "2026-04-31T00:00+02:00"'],
       [{ until: '2026-05-01T10:00:00' }, '--until', 'with Z or an offset'],
       [{ since: '2026-05-02', until: '2026-05-01' }, '--until', 'not after --since "2026-05-02"'],
     ];
