@@ -2,6 +2,7 @@ import type { ReplayProgress, ReplaySummary } from './replay-types.js';
 
 function headline(summary: ReplaySummary): string {
   if (summary.status === 'dry-run') return 'DRY RUN — nothing was sent';
+  if (summary.status === 'interrupted' && summary.dryRun) return 'DRY RUN interrupted — nothing was sent, and the counts are partial';
   if (summary.status === 'interrupted') return 'Replay interrupted — the same command goes on from the checkpoint';
   return 'Replay completed';
 }
@@ -16,7 +17,7 @@ function headline(summary: ReplaySummary): string {
  * ```
  */
 export function formatReplaySummary(summary: ReplaySummary): string {
-  const verb = summary.status === 'dry-run' ? 'would send' : 'sent';
+  const verb = summary.dryRun ? 'would send' : 'sent';
   const lines = [
     headline(summary),
     `  replay id:   ${summary.replayId}`,

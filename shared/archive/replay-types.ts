@@ -98,8 +98,10 @@ export interface RefusedEvent {
 export interface ReplaySummary {
   /** The replay's id: the value of the `outbox-replay` attribute of every message it sent. */
   readonly replayId: string;
-  /** `interrupted`: stopped by the signal; the checkpoint (if any) holds where. */
+  /** `interrupted`: stopped by the signal, a dry run too; the checkpoint (if any) holds where. */
   readonly status: 'completed' | 'dry-run' | 'interrupted';
+  /** A dry run: nothing was sent, and `sent` counts what would have been (so far, when `interrupted`). */
+  readonly dryRun: boolean;
   readonly bucket: string;
   readonly queueUrl: string;
   readonly from: string;

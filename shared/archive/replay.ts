@@ -56,6 +56,7 @@ function summaryOf(run: Run, status: ReplaySummary['status'], notes: string[] = 
   return {
     replayId: run.replayId,
     status,
+    dryRun: run.options.dryRun === true,
     bucket: plan.parameters.bucket,
     queueUrl: plan.parameters.queueUrl,
     from: plan.parameters.from,
@@ -248,7 +249,7 @@ export async function replayArchive(options: ReplayArchiveOptions): Promise<Repl
       reading = i + 1 < hours.length ? readHour(hours[i + 1] as string) : undefined;
       // A run that stops here leaves the next hour unread: its failure is no one's to report.
       reading?.catch(() => {});
-      if (options.signal?.aborted === true) return summaryOf(run, dryRun ? 'dry-run' : 'interrupted');
+      if (options.signal?.aborted === true) return summaryOf(run, 'interrupted');
       const hour = hours[i] as string;
       run.tally.objectsRead += keys.length;
       run.tally.duplicates += read.duplicates;

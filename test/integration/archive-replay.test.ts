@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { archiveObjectKey, encodeArchiveObject } from '../../shared/archive/layout.js';
 import { replayArchive } from '../../shared/archive/replay.js';
 import { ReplayCheckpointError, ReplayStoppedError } from '../../shared/archive/replay-errors.js';
+import { formatReplaySummary } from '../../shared/archive/replay-summary-format.js';
 import { envelopeJson, REPLAY_ATTRIBUTE } from '../../shared/envelope.js';
 import { messageGroupId } from '../../shared/relay/publish-entry.js';
 import { aHistory, type HistorySpec, putArchive } from '../helpers/archive-fixtures.js';
@@ -190,6 +191,21 @@ describe('replayArchive', () => {
     const summary = await replayArchive({ ...options, dryRun: true });
 
     expect(summary).toMatchObject({ status: 'dry-run', sent: 100 });
+    expect(messages()).toHaveLength(0);
+  });
+
+  it('says a dry run stopped half-way is interrupted, with partial counts, and sends nothing', async () => {
+    const { options, messages } = await aReplayScenario('replay-dry-stop', { events: 100, aggregates: 10, types: TYPES, spanMs: DAY });
+    const stop = new AbortController();
+
+    const summary = await replayArchive({ ...options, dryRun: true, signal: stop.signal, onProgress: (p) => p.sent > 0 && stop.abort() });
+
+    expect(summary).toMatchObject({ status: 'interrupted', dryRun: true });
+    expect(summary.sent).toBeGreaterThan(0);
+    expect(summary.sent).toBeLessThan(100);
+    expect(formatReplaySummary(summary)).toMatch(
+      /^DRY RUN interrupted — nothing was sent, and the counts are partial\n[\s\S]*would send +\d+/,
+    );
     expect(messages()).toHaveLength(0);
   });
 
