@@ -181,12 +181,21 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
         // Those not republished stay held; the others are let go once their delete was answered.
         const done = planned.filter((p) => ok.has(p.message.MessageId ?? ''));
         if (done.length > 0) {
-          const deleted = await sqs.send(
-            new DeleteMessageBatchCommand({
-              QueueUrl: queueUrl,
-              Entries: done.map((p, i) => ({ Id: String(i), ReceiptHandle: p.message.ReceiptHandle ?? '' })),
-            }),
-          );
+          const deleted = await sqs
+            .send(
+              new DeleteMessageBatchCommand({
+                QueueUrl: queueUrl,
+                Entries: done.map((p, i) => ({ Id: String(i), ReceiptHandle: p.message.ReceiptHandle ?? '' })),
+              }),
+            )
+            .catch((error: unknown) => {
+              // They went out but are still in the source (held, released with the rest): the partial
+              // summary must say so, or the events published look as if they never were.
+              const reason = `republished, but not deleted from the source (DeleteMessageBatch failed: ${(error as Error).message})`;
+              for (const p of done) failed.push({ id: p.message.MessageId ?? '', reason });
+              republished += done.reduce((sum, p) => sum + p.units, 0);
+              throw error;
+            });
           for (const f of deleted.Failed ?? []) {
             const message = done[Number(f.Id)]?.message;
             failed.push({ id: message?.MessageId ?? '', reason: `republished, but not deleted from the source (${f.Code}: ${f.Message})` });

@@ -17,7 +17,10 @@ import { RedriveStoppedError } from '../../shared/redrive/errors.js';
  * deadline as SQS does, on the (fake) clock. Touching a handle whose deadline has passed is a lapse:
  * SQS would have made the message visible to other readers by then (and refuse to hide it again).
  */
-function visibilityQueue(receives: (() => Message[])[], options: { failReceive?: number; refuseRenewals?: boolean } = {}) {
+function visibilityQueue(
+  receives: (() => Message[])[],
+  options: { failReceive?: number; refuseRenewals?: boolean; failDelete?: boolean } = {},
+) {
   const deadlines = new Map<string, number>();
   const lapses: string[] = [];
   let receiveCount = 0;
@@ -36,6 +39,7 @@ function visibilityQueue(receives: (() => Message[])[], options: { failReceive?:
         return { Messages: messages };
       }
       if (command instanceof DeleteMessageBatchCommand) {
+        if (options.failDelete === true) throw new Error('socket hang up');
         for (const e of command.input.Entries ?? []) touch(e.ReceiptHandle ?? '', 'deleted');
         return { Successful: command.input.Entries?.map((e) => ({ Id: e.Id })), Failed: [] };
       }
@@ -104,6 +108,27 @@ describe('drainQueue keeps what it holds hidden', () => {
     expect(stopped).toBeInstanceOf(RedriveStoppedError);
     expect(queue.lapses).toEqual([]);
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('fails a run whose delete went unanswered naming the republished messages, which stay and go back', async () => {
+    const queue = visibilityQueue([() => [message('a1'), message('k1', 'kept')]], { failDelete: true });
+
+    const stopped = await drainQueue<string>({
+      sqs: queue.sqs,
+      queueUrl: 'https://sqs/q-dlq',
+      target: 'elsewhere',
+      plan: (m) => (m.Body === 'kept' ? { status: 'skip', reason: 'kept back' } : { status: 'republish', item: m.Body ?? '', units: 2 }),
+      republish: async (items) => ({ succeeded: items.map((i) => i.messageId), failed: [] }),
+    }).catch((error: unknown) => error);
+
+    expect(stopped).toBeInstanceOf(RedriveStoppedError);
+    const { summary } = stopped as RedriveStoppedError;
+    // a1 went out: the summary says so, and that it is still in the source for a next run to publish again.
+    expect(summary).toMatchObject({ status: 'interrupted', processed: 2, moved: 0, republished: 2 });
+    expect(summary.failed).toEqual([
+      { id: 'a1', reason: expect.stringMatching(/^republished, but not deleted from the source \(.*socket hang up/) },
+    ]);
+    expect(queue.lapses).toEqual([]);
   });
 
   it('notes held messages whose visibility could not be renewed', async () => {
