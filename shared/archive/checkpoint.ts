@@ -8,6 +8,9 @@ import { aggregateKeyOf, type Position } from './replay-order.js';
 /** An aggregate's position, as a checkpoint records it: type, id, epoch, sequence. */
 export type RecordedPosition = readonly [aggregateType: string, aggregateId: string, epoch: string, sequence: number];
 
+/** An aggregate whose event the queue refused for good, as a checkpoint records it: type, id, that event's id. */
+export type RecordedRefusal = readonly [aggregateType: string, aggregateId: string, eventId: string];
+
 /**
  * Where a replay stands, as of the last hour it finished. The file holds this as its first line;
  * after it, one line per batch the queue acknowledged in the hour under way (`nextHour`), so a
@@ -24,6 +27,11 @@ export interface CheckpointState {
   /** Per aggregate, the first event held back for `nextHour` (sent with it, in order), and the hours those sit in. */
   readonly carry: readonly RecordedPosition[];
   readonly carryHours: readonly string[];
+  /**
+   * The aggregates whose event the queue refused in the hours done, so a resumed run holds their
+   * later events back too; absent in a checkpoint written by an earlier release.
+   */
+  readonly refused?: readonly RecordedRefusal[];
   readonly updatedAt: string;
 }
 
@@ -78,7 +86,8 @@ function isState(value: unknown): value is CheckpointState {
     typeof v.to === 'string' &&
     (v.nextHour === null || typeof v.nextHour === 'string') &&
     Array.isArray(v.carry) &&
-    Array.isArray(v.carryHours)
+    Array.isArray(v.carryHours) &&
+    (v.refused === undefined || Array.isArray(v.refused))
   );
 }
 

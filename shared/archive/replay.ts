@@ -195,6 +195,7 @@ export async function replayArchive(options: ReplayArchiveOptions): Promise<Repl
     checkpointPath,
     resumedFrom: loaded?.state.nextHour ?? undefined,
   };
+  for (const [type, id, eventId] of loaded?.state.refused ?? []) run.tally.refusedAggregates.set(aggregateKeyOf(type, id), eventId);
   if (loaded !== undefined && loaded.state.nextHour === null) {
     return summaryOf(run, 'completed', [
       `the checkpoint ${checkpointPath} says this replay completed (${loaded.state.updatedAt}); nothing was sent (--restart sends it all again)`,
@@ -216,6 +217,7 @@ export async function replayArchive(options: ReplayArchiveOptions): Promise<Repl
     nextHour,
     carry: carry.map((events) => positionOf(events[0] as ArchivedEvent)),
     carryHours: [...new Set(carry.flat().map((event) => archiveHourOf(new Date(event.timeMs))))].sort(),
+    refused: [...run.tally.refusedAggregates].map(([key, eventId]) => [...(JSON.parse(key) as [string, string]), eventId] as const),
     updatedAt: new Date().toISOString(),
   });
   try {

@@ -339,6 +339,38 @@ describe('replayArchive', () => {
     expect(summary.sent).toBe(2);
   });
 
+  it('still holds back the later events of an aggregate whose event was refused after a stop, once resumed from the checkpoint', async () => {
+    const event = (aggregateId: string, sequence: number, time: string) =>
+      anOrderEnvelope(aggregateId, sequence, { id: `${aggregateId}-${sequence}`, time });
+    const refused = JSON.stringify({ ...JSON.parse(event('o-1', 2, '2026-03-01T10:20:00.000Z')), note: '\uffff' });
+    const bucket = aBucket();
+    await putOrderObjects(bucket, {
+      '2026-03-01T10': [event('o-1', 1, '2026-03-01T10:10:00.000Z'), refused],
+      '2026-03-01T11': [event('o-1', 3, '2026-03-01T11:10:00.000Z'), event('o-2', 1, '2026-03-01T11:10:00.000Z')],
+    });
+    const options = { ...dayReplay(bucket, 'refused-resumed'), checkpointPath: join(mkdtempSync(join(tmpdir(), 'replay-')), 'cp') };
+    const stop = new AbortController();
+
+    // Stopped once the hour of the refusal is done: the checkpoint is all the resumed run knows of it.
+    const first = await replayArchive({
+      ...options,
+      signal: stop.signal,
+      onProgress: (p) => p.hour === '2026-03-01T10' && p.hoursDone === 11 && stop.abort(),
+    });
+    const resumed = await replayArchive(options);
+
+    expect(first).toMatchObject({ status: 'interrupted', sent: 1 });
+    expect(resumed).toMatchObject({ status: 'completed', resumedFrom: '2026-03-01T11', sent: 1 });
+    expect(resumed.refused.map((r) => [r.eventId, r.reason])).toEqual([
+      ['o-1-3', 'held back: earlier event o-1-2 of its aggregate was refused'],
+    ]);
+    expect(
+      messagesOn('refused-resumed')
+        .map((m) => (JSON.parse(m.body) as { id: string }).id)
+        .sort(),
+    ).toEqual(['o-1-1', 'o-2-1']);
+  });
+
   it('fails with the summary so far when an object cannot be read for good, and the same call goes on after it is fixed', async () => {
     const { options, messages } = await aReplayScenario('replay-denied', {
       events: 200,
