@@ -1,4 +1,5 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { errorName } from '../aws/error-name.js';
 import { REDRIVE_READ_RETRY, retried } from '../redrive/retry.js';
 import { describeError } from '../relay/failure-kind.js';
 import { ArchiveObjectError } from './layout.js';
@@ -35,7 +36,7 @@ export interface ObjectsRead {
 }
 
 /** An S3 error that says the object is gone (a lifecycle rule removed it after the listing): reported, not fatal. */
-const isGone = (error: unknown): boolean => ['NoSuchKey', 'NotFound'].includes((error as { name?: string } | null)?.name ?? '');
+const isGone = (error: unknown): boolean => ['NoSuchKey', 'NotFound'].includes(errorName(error));
 
 /**
  * Reads archive objects (at most `concurrency` at once), keeps the selected envelopes and drops

@@ -1,6 +1,7 @@
 import type { AttributeValue, CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { errorName } from '../aws/error-name.js';
 import { LeaseLostError } from './errors.js';
 import { type FailedAttempts, hasStarted, type Lease, type LeaseStore, TRIM_HORIZON } from './lease.js';
 
@@ -17,7 +18,7 @@ export function createLeaseTableInput(tableName: string): CreateTableCommandInpu
   };
 }
 
-const isConditionFailure = (error: unknown): boolean => (error as { name?: string }).name === 'ConditionalCheckFailedException';
+const isConditionFailure = (error: unknown): boolean => errorName(error) === 'ConditionalCheckFailedException';
 
 function toLease(item: Record<string, unknown>): Lease {
   return {

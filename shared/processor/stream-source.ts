@@ -7,6 +7,7 @@ import {
   GetShardIteratorCommand,
   type GetShardIteratorCommandOutput,
 } from '@aws-sdk/client-dynamodb-streams';
+import { errorName } from '../aws/error-name.js';
 import { IncompleteShardListingError, StreamCallTimeoutError } from './errors.js';
 import { TRIM_HORIZON } from './lease.js';
 
@@ -144,7 +145,7 @@ export class StreamSource {
       const { ShardIterator } = await bounded('GetShardIterator', shardId, bound, (options) => this.streams.send(command, options));
       return { status: 'iterator', ...(ShardIterator === undefined ? {} : { iterator: ShardIterator }), trimmed: false };
     } catch (error) {
-      const name = (error as { name?: string }).name;
+      const name = errorName(error);
       // A checkpoint older than the retention window: everything still in the shard comes after it.
       if (checkpoint !== TRIM_HORIZON && name === 'TrimmedDataAccessException') {
         const oldest = await this.iterator(shardId, TRIM_HORIZON, bound);
@@ -167,7 +168,7 @@ export class StreamSource {
         ...(output.NextShardIterator === undefined ? {} : { next: output.NextShardIterator }),
       };
     } catch (error) {
-      const name = (error as { name?: string }).name;
+      const name = errorName(error);
       if (name === 'ExpiredIteratorException') return { status: 'expired' };
       if (name === 'TrimmedDataAccessException') return { status: 'trimmed' };
       throw error;

@@ -1,3 +1,4 @@
+import { errorName } from '../aws/error-name.js';
 import type { RedriveCommand } from './cli-args.js';
 import type { DlqCommand } from './dlq-cli.js';
 
@@ -28,7 +29,8 @@ function sources(command: RunCommand): string {
  * ```
  */
 export function awsErrorHint(error: unknown, command: RunCommand): string | undefined {
-  const { name, message } = error as { name?: string; message?: string };
+  const name = errorName(error);
+  const message = (error as { readonly message?: unknown } | null)?.message;
   const endpoint = command.endpoint === undefined ? '' : ` and --endpoint ${command.endpoint}`;
   if (name === 'QueueDoesNotExist' || name === 'AWS.SimpleQueueService.NonExistentQueue') {
     return `a queue given does not exist (${sources(command)}); allowed: URLs of existing queues, in the region${endpoint} the tool uses (--region, or AWS_REGION)`;

@@ -1,4 +1,5 @@
 import type { Message, SQSClient } from '@aws-sdk/client-sqs';
+import { errorName } from '../aws/error-name.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { type DeadLetterEvent, type DeadLetterInfo, describeDeadLetter } from './dead-letter-info.js';
 import { RedriveOptionsError } from './errors.js';
@@ -128,7 +129,7 @@ function eventInfo(info: DeadLetterInfo, event: DeadLetterEvent): DeadLetterInfo
   return { ...shared, eventType: event.eventType, timeSource: event.timeSource, ...(event.time === undefined ? {} : { time: event.time }) };
 }
 
-const isOverLimit = (error: unknown): boolean => (error as { name?: string })?.name === 'OverLimit';
+const isOverLimit = (error: unknown): boolean => errorName(error) === 'OverLimit';
 
 /**
  * Reads every message of a dead-letter queue without consuming it and groups its events by reason,

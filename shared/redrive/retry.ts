@@ -1,3 +1,4 @@
+import { errorName } from '../aws/error-name.js';
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import { OutboxError } from '../errors.js';
 import { describeError, requestErrorKind } from '../relay/failure-kind.js';
@@ -31,9 +32,9 @@ const STREAM_PERMANENT = new Set([
  */
 export function isTransientReadError(error: unknown): boolean {
   if (error instanceof OutboxError) return false;
-  const name = (error as { name?: unknown } | null)?.name;
-  if (typeof name === 'string' && STREAM_TRANSIENT.has(name)) return true;
-  if (typeof name === 'string' && STREAM_PERMANENT.has(name)) return false;
+  const name = errorName(error);
+  if (STREAM_TRANSIENT.has(name)) return true;
+  if (STREAM_PERMANENT.has(name)) return false;
   return requestErrorKind(error) === 'transient';
 }
 

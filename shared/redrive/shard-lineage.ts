@@ -1,3 +1,4 @@
+import { errorName } from '../aws/error-name.js';
 import type { BackoffOptions } from '../backoff.js';
 import { StreamSource, type StreamsApi } from '../processor/stream-source.js';
 import { retried } from './retry.js';
@@ -51,7 +52,7 @@ export class ShardLineage {
       }
       listing = { status: 'listed' };
     } else {
-      const gone = (listed.error as { name?: unknown } | null)?.name === 'ResourceNotFoundException';
+      const gone = errorName(listed.error) === 'ResourceNotFoundException';
       listing = { status: gone ? 'gone' : 'failed', reason: `could not list the shards of ${streamArn}: ${listed.reason}` };
     }
     // A shard the listing did not name is still asked about only once: it is marked as known, without a parent.

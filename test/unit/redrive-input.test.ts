@@ -183,4 +183,9 @@ describe('awsErrorHint', () => {
   it('adds nothing to other errors, whose own message says enough', () => {
     expect(awsErrorHint(Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' }), command)).toBeUndefined();
   });
+
+  it('adds nothing to a rejection that is no error at all, instead of failing on it', () => {
+    expect(awsErrorHint(null, command)).toBeUndefined();
+    expect(awsErrorHint('socket hang up', command)).toBeUndefined();
+  });
 });

@@ -1,5 +1,6 @@
 import { GetRecordsCommand, type GetRecordsCommandOutput, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { errorName } from '../../aws/error-name.js';
 import { batchFailureRecord, type OnFailureCondition } from '../../on-failure/batch-record.js';
 import { toLambdaRecord } from '../../on-failure/lambda-record.js';
 import { expiredPrefix, failedIndex } from './batch-failures.js';
@@ -136,7 +137,7 @@ export class ShardReader {
         : from('AFTER_SEQUENCE_NUMBER', this.lastRead));
       return ShardIterator;
     } catch (error) {
-      const name = (error as { name?: string }).name;
+      const name = errorName(error);
       if (name === 'ResourceNotFoundException') {
         if (!(await this.context.listed(this.shardId))) return undefined;
         throw error;
@@ -172,7 +173,7 @@ export class ShardReader {
     try {
       output = await streams.send(new GetRecordsCommand({ ShardIterator: this.iterator, Limit: limit }));
     } catch (error) {
-      const name = (error as { name?: string }).name;
+      const name = errorName(error);
       if (name === 'ExpiredIteratorException') {
         this.iterator = undefined;
         return this.read();

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
+import { errorName } from '../../aws/error-name.js';
 import { relayEventSourceSettings } from '../../event-source.js';
 import { processorAggregateTypes } from '../../publishing-paths.js';
 import type { PublishBatchClient } from '../../relay/index.js';
@@ -92,7 +93,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
    * number), so this answer on its own says nothing worth a line.
    */
   const onRelayError = (error: unknown) => {
-    if ((error as { name?: string })?.name !== 'TrimmedDataAccessException') reportRelay(error);
+    if (errorName(error) !== 'TrimmedDataAccessException') reportRelay(error);
   };
   let createdDir: string | undefined;
   try {

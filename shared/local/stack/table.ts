@@ -5,6 +5,7 @@ import {
   UpdateTimeToLiveCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
+import { errorName } from '../../aws/error-name.js';
 import { createTableInput, timeToLiveInput } from '../../table.js';
 import { LocalStackError } from '../errors.js';
 
@@ -26,7 +27,7 @@ export async function ensureOutboxTable(client: DynamoDBClient, tableName: strin
   try {
     return { ...(await createOutboxTable(client, tableName)), created: true };
   } catch (error) {
-    if ((error as { name?: string }).name !== 'ResourceInUseException') throw error;
+    if (errorName(error) !== 'ResourceInUseException') throw error;
   }
   const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
   const streamArn = Table?.LatestStreamArn;
