@@ -107,6 +107,22 @@ async function aReplayScenario(queueName: string, spec: ScenarioSpec) {
   return { history, bucket, options, messages: () => messagesOn(queueName) };
 }
 
+/**
+ * An archive where the queue refuses order o-1's second event, at 10:20, for good (U+FFFF is JSON
+ * but not a character SQS takes); o-1's third event and o-2's first are in the hour after.
+ */
+async function aRefusalAcrossHours(): Promise<string> {
+  const event = (aggregateId: string, sequence: number, time: string) =>
+    anOrderEnvelope(aggregateId, sequence, { id: `${aggregateId}-${sequence}`, time });
+  const refused = JSON.stringify({ ...JSON.parse(event('o-1', 2, '2026-03-01T10:20:00.000Z')), note: '\uffff' });
+  const bucket = aBucket();
+  await putOrderObjects(bucket, {
+    '2026-03-01T10': [event('o-1', 1, '2026-03-01T10:10:00.000Z'), refused],
+    '2026-03-01T11': [event('o-1', 3, '2026-03-01T11:10:00.000Z'), event('o-2', 1, '2026-03-01T11:10:00.000Z')],
+  });
+  return bucket;
+}
+
 describe('replayArchive', () => {
   it('sends exactly the events of one type in the range, each once, in per-aggregate order, marked as a replay', async () => {
     // Several days, the times of one write in ten ahead of the next one's by up to 20 s: some straddle an hour.
@@ -315,15 +331,7 @@ describe('replayArchive', () => {
   });
 
   it('holds back the later events of an aggregate whose event the queue refused, in the hours after it too', async () => {
-    const event = (aggregateId: string, sequence: number, time: string) =>
-      anOrderEnvelope(aggregateId, sequence, { id: `${aggregateId}-${sequence}`, time });
-    // U+FFFF is JSON but not a character SQS takes: the queue refuses that message for good.
-    const refused = JSON.stringify({ ...JSON.parse(event('o-1', 2, '2026-03-01T10:20:00.000Z')), note: '\uffff' });
-    const bucket = aBucket();
-    await putOrderObjects(bucket, {
-      '2026-03-01T10': [event('o-1', 1, '2026-03-01T10:10:00.000Z'), refused],
-      '2026-03-01T11': [event('o-1', 3, '2026-03-01T11:10:00.000Z'), event('o-2', 1, '2026-03-01T11:10:00.000Z')],
-    });
+    const bucket = await aRefusalAcrossHours();
 
     const summary = await replayArchive(dayReplay(bucket, 'refused-later-hour'));
 
@@ -340,14 +348,7 @@ describe('replayArchive', () => {
   });
 
   it('still holds back the later events of an aggregate whose event was refused after a stop, once resumed from the checkpoint', async () => {
-    const event = (aggregateId: string, sequence: number, time: string) =>
-      anOrderEnvelope(aggregateId, sequence, { id: `${aggregateId}-${sequence}`, time });
-    const refused = JSON.stringify({ ...JSON.parse(event('o-1', 2, '2026-03-01T10:20:00.000Z')), note: '\uffff' });
-    const bucket = aBucket();
-    await putOrderObjects(bucket, {
-      '2026-03-01T10': [event('o-1', 1, '2026-03-01T10:10:00.000Z'), refused],
-      '2026-03-01T11': [event('o-1', 3, '2026-03-01T11:10:00.000Z'), event('o-2', 1, '2026-03-01T11:10:00.000Z')],
-    });
+    const bucket = await aRefusalAcrossHours();
     const options = { ...dayReplay(bucket, 'refused-resumed'), checkpointPath: join(mkdtempSync(join(tmpdir(), 'replay-')), 'cp') };
     const stop = new AbortController();
 
