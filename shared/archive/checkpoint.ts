@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { archiveHourOf } from './layout.js';
+import type { ArchivedEvent } from './reader-decode.js';
 import { ReplayCheckpointError } from './replay-errors.js';
 import type { ReplayParameters } from './replay-options.js';
 import { aggregateKeyOf, type Position } from './replay-order.js';
@@ -33,6 +35,31 @@ export interface CheckpointState {
    */
   readonly refused?: readonly RecordedRefusal[];
   readonly updatedAt: string;
+}
+
+/** An archived event's position, as a checkpoint records it. */
+export const positionOf = (event: ArchivedEvent): RecordedPosition => [event.aggregateType, event.aggregateId, event.epoch, event.sequence];
+
+/**
+ * A run's checkpoint as of an hour done: the hour to send next, the events held back for it (each
+ * aggregate's first, and the hours they sit in), and the aggregates refused so far (by key, each
+ * with its refused event's id).
+ */
+export function checkpointState(
+  replay: Pick<CheckpointState, 'replayId' | 'parameters' | 'to'>,
+  nextHour: string | null,
+  carry: readonly (readonly ArchivedEvent[])[],
+  refused: ReadonlyMap<string, string>,
+): CheckpointState {
+  return {
+    version: 1,
+    ...replay,
+    nextHour,
+    carry: carry.map((events) => positionOf(events[0] as ArchivedEvent)),
+    carryHours: [...new Set(carry.flat().map((event) => archiveHourOf(new Date(event.timeMs))))].sort(),
+    refused: [...refused].map(([key, eventId]) => [...(JSON.parse(key) as [string, string]), eventId] as const),
+    updatedAt: new Date().toISOString(),
+  };
 }
 
 /** A checkpoint read back: its state and, per aggregate, the last event sent in the hour under way. */

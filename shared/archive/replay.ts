@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { rateLimiter } from '../redrive/rate-limit.js';
 import {
-  type CheckpointState,
   CheckpointWriter,
+  checkpointState,
   type LoadedCheckpoint,
   parameterDifferences,
-  type RecordedPosition,
+  positionOf,
   readCheckpoint,
 } from './checkpoint.js';
-import { archiveHourOf } from './layout.js';
 import { type EventFilter, readObjects } from './reader.js';
 import type { ArchivedEvent } from './reader-decode.js';
 import { type DayListing, hoursOf, listDay, typePartitions } from './reader-list.js';
@@ -134,8 +133,6 @@ async function carriedAgain(run: Run, loaded: LoadedCheckpoint, partitions: Para
   return events;
 }
 
-const positionOf = (event: ArchivedEvent): RecordedPosition => [event.aggregateType, event.aggregateId, event.epoch, event.sequence];
-
 /**
  * Replays archived events to one SQS queue: lists the archive's partitions for the selection
  * (time range, event types, aggregate type, aggregate), reads them hour by hour, drops repeats
@@ -209,17 +206,9 @@ export async function replayArchive(options: ReplayArchiveOptions): Promise<Repl
       `replay checkpoint ${checkpointPath} names hour ${loaded?.state.nextHour}, outside the range; allowed: a checkpoint of this replay (or --restart)`,
     );
   const writer = checkpointPath === undefined ? undefined : new CheckpointWriter(checkpointPath);
-  const state = (nextHour: string | null, carry: readonly ArchivedEvent[][]): CheckpointState => ({
-    version: 1,
-    replayId: run.replayId,
-    parameters: plan.parameters,
-    to: new Date(toMs).toISOString(),
-    nextHour,
-    carry: carry.map((events) => positionOf(events[0] as ArchivedEvent)),
-    carryHours: [...new Set(carry.flat().map((event) => archiveHourOf(new Date(event.timeMs))))].sort(),
-    refused: [...run.tally.refusedAggregates].map(([key, eventId]) => [...(JSON.parse(key) as [string, string]), eventId] as const),
-    updatedAt: new Date().toISOString(),
-  });
+  const replay = { replayId: run.replayId, parameters: plan.parameters, to: new Date(toMs).toISOString() };
+  const state = (nextHour: string | null, carry: readonly ArchivedEvent[][]) =>
+    checkpointState(replay, nextHour, carry, run.tally.refusedAggregates);
   try {
     if (loaded === undefined) writer?.write(state(hours[0] as string, []));
     else {
