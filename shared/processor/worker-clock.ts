@@ -1,4 +1,5 @@
 import { sharedAbortController } from '../abort.js';
+import { sleep } from '../backoff.js';
 
 /**
  * Sleeps that end early when the worker stops, so a stopping worker never waits out a
@@ -17,16 +18,6 @@ export class WorkerClock {
   }
 
   sleep(ms: number): Promise<void> {
-    const { signal } = this.abort;
-    if (signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return sleep(ms, this.abort.signal);
   }
 }

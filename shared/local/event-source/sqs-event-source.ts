@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sharedAbortController } from '../../abort.js';
+import { sleep } from '../../backoff.js';
 import { SQS_RECORD_SYSTEM_ATTRIBUTES, toSqsRecord } from './sqs-event.js';
 
 /** The SQS operations the poller uses; an `SQSClient` fits. */
@@ -128,16 +129,8 @@ export class SqsPoller {
       } catch (error) {
         if (signal.aborted) return;
         this.options.onError?.(error);
-        // The stop listener goes with its back-off: a queue that keeps failing would otherwise add one every time.
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            clearTimeout(timer);
-            signal.removeEventListener('abort', done);
-            resolve();
-          };
-          const timer = setTimeout(done, RETRY_AFTER_ERROR_MS);
-          signal.addEventListener('abort', done, { once: true });
-        });
+        // `sleep` removes its stop listener when it ends: a queue that keeps failing would otherwise add one every time.
+        await sleep(RETRY_AFTER_ERROR_MS, signal);
       }
     }
   }

@@ -1,4 +1,5 @@
 import { sharedAbortController } from '../../abort.js';
+import { sleep } from '../../backoff.js';
 import { StreamSource } from '../../processor/stream-source.js';
 import { StreamRunnerOptionsError } from './errors.js';
 import { compileFilters, type RecordTest } from './filter-pattern.js';
@@ -93,17 +94,7 @@ export class StreamRunner {
 
   /** Resolves after `ms`, or at once when the runner stops (an abort listener added after the stop would never run). */
   private sleep(ms: number): Promise<void> {
-    const { signal } = this.abort;
-    if (signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return sleep(ms, this.abort.signal);
   }
 
   private report(error: unknown): void {
