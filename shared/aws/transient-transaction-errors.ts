@@ -43,8 +43,6 @@ export interface CancellationVerdict {
   readonly permanent: readonly number[];
   /** The indices of the actions that failed for a transient reason. */
   readonly transient: readonly number[];
-  /** Some action was throttled: DynamoDB is throttling now, whatever else failed. */
-  readonly throttled: boolean;
 }
 
 /**
@@ -62,17 +60,12 @@ export interface CancellationVerdict {
 export function classifyCancellation(codes: readonly (string | undefined)[]): CancellationVerdict {
   const permanent: number[] = [];
   const transient: number[] = [];
-  let throttled = false;
   codes.forEach((code, index) => {
     if (code === undefined || code === 'None') return;
-    if (!TRANSIENT_CANCELLATION_REASONS.has(code)) permanent.push(index);
-    else {
-      transient.push(index);
-      throttled ||= THROTTLING_CANCELLATION_REASONS.has(code);
-    }
+    (TRANSIENT_CANCELLATION_REASONS.has(code) ? transient : permanent).push(index);
   });
   const kind = permanent.length > 0 ? 'permanent' : transient.length > 0 ? 'transient' : 'none';
-  return { kind, permanent, transient, throttled };
+  return { kind, permanent, transient };
 }
 
 /**
@@ -93,8 +86,8 @@ export function throttledTransaction(error: unknown): string | undefined {
   if (name !== 'TransactionCanceledException') return undefined;
   const reasons = (error as { readonly CancellationReasons?: readonly ({ readonly Code?: string } | undefined)[] }).CancellationReasons;
   const codes = Array.isArray(reasons) ? reasons.map((reason) => reason?.Code) : [];
-  if (!classifyCancellation(codes).throttled) return undefined;
-  return codes
-    .flatMap((code, index) => (code !== undefined && THROTTLING_CANCELLATION_REASONS.has(code) ? [`actions[${index}]: ${code}`] : []))
-    .join('; ');
+  const throttled = codes.flatMap((code, index) =>
+    code !== undefined && THROTTLING_CANCELLATION_REASONS.has(code) ? [`actions[${index}]: ${code}`] : [],
+  );
+  return throttled.length === 0 ? undefined : throttled.join('; ');
 }
