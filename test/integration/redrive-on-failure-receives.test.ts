@@ -1,0 +1,311 @@
+import {
+  type _Record,
+  DescribeStreamCommand,
+  type DescribeStreamCommandOutput,
+  type DynamoDBStreamsClient,
+  GetShardIteratorCommand,
+  LimitExceededException,
+  TrimmedDataAccessException,
+} from '@aws-sdk/client-dynamodb-streams';
+import { PublishBatchCommand, ThrottledException } from '@aws-sdk/client-sns';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
+import { defineConfig } from '../../shared/config.js';
+import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
+import type { PublishBatchClient } from '../../shared/relay/types.js';
+import { failedBatch, fifoView } from '../helpers/failed-batch.js';
+import { queueDepth } from '../helpers/fauxqs.js';
+import { emulatorForFile } from '../helpers/local.js';
+import { SimulatedStream } from '../helpers/simulated-stream.js';
+
+const { server, clients } = await emulatorForFile();
+const config = defineConfig({
+  source: 'urn:dynamodb-outbox:test',
+  topics: [{ name: 'orders.fifo', fifo: true }],
+  routes: { order: 'orders.fifo' },
+});
+/** One attempt per read and publish: a throttle fails at once, and the tests never wait on a backoff. */
+const retry = { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 2 };
+
+/**
+ * A stream of two root shards, one of which (P) split into A and A': order L's first commit in P,
+ * its next two in A; order M's in the other root shard B, a branch of its own (M's id found by
+ * trying ids on a twin stream, as routing is by key hash).
+ */
+function splitWithSibling() {
+  const build = (m: string) => {
+    const stream = new SimulatedStream({ initialShards: 2 });
+    const shardOf = (id: string | undefined) => stream.shardOfEvent.get(id ?? '') ?? '';
+    const [l1] = stream.commit({ type: 'order', id: 'L' }, 1, 1);
+    const parent = shardOf(l1);
+    stream.split(parent);
+    const [l2] = stream.commit({ type: 'order', id: 'L' }, 2, 1);
+    const [l3] = stream.commit({ type: 'order', id: 'L' }, 3, 1);
+    const [m1] = stream.commit({ type: 'order', id: m }, 1, 1);
+    return { stream, parent, a: shardOf(l2), b: shardOf(m1), ids: { l1, l2, l3, m1 } };
+  };
+  for (let i = 0; i < 64; i++) {
+    const built = build(`M${i}`);
+    if (built.stream.shards.find((s) => s.id === built.b)?.parent === undefined) return built;
+  }
+  throw new Error('no aggregate id routes to the other root shard');
+}
+
+type Split = ReturnType<typeof splitWithSibling>;
+
+/** The `index`th record of a shard of the simulated stream. */
+const recordOf = (split: Split, shardId: string, index = 0): _Record =>
+  split.stream.shards.find((s) => s.id === shardId)?.records[index] as _Record;
+
+/**
+ * The simulated stream as DynamoDB Streams answers the redrive: `AT_SEQUENCE_NUMBER` iterators
+ * (TrimmedDataAccessException at a trimmed sequence number), `GetShardIterator` on `throttled`
+ * always throttled, and, with `listedBeforeSplit`, a first `DescribeStream` that answers as the
+ * stream was before the split (the children not opened yet).
+ */
+function streamsOf(split: Split, options: { throttled?: string; listedBeforeSplit?: boolean } = {}) {
+  const { stream } = split;
+  const calls = { describe: 0, iterators: [] as string[] };
+  const client = {
+    async send(command: unknown) {
+      if (command instanceof DescribeStreamCommand) {
+        calls.describe++;
+        const answer = (await stream.send(command)) as DescribeStreamCommandOutput;
+        if (!options.listedBeforeSplit || calls.describe > 1 || answer.StreamDescription === undefined) return answer;
+        const shards = (answer.StreamDescription.Shards ?? []).filter((s) => s.ParentShardId === undefined);
+        return { ...answer, StreamDescription: { ...answer.StreamDescription, Shards: shards, LastEvaluatedShardId: undefined } };
+      }
+      if (command instanceof GetShardIteratorCommand) {
+        const { ShardId, SequenceNumber } = command.input;
+        calls.iterators.push(`${ShardId}@${SequenceNumber}`);
+        if (ShardId === options.throttled) throw new LimitExceededException({ message: 'Rate exceeded for shard', $metadata: {} });
+        const shard = stream.shards.find((s) => s.id === ShardId);
+        if (shard?.trimmedThrough !== undefined && BigInt(SequenceNumber ?? '0') <= shard.trimmedThrough) {
+          throw new TrimmedDataAccessException({ message: `sequence ${SequenceNumber} was trimmed`, $metadata: {} });
+        }
+        const index = shard?.records.findIndex((r) => r.dynamodb?.SequenceNumber === SequenceNumber) ?? -1;
+        const before = shard?.records[index - 1]?.dynamodb?.SequenceNumber;
+        return stream.send(
+          new GetShardIteratorCommand(
+            index > 0
+              ? { ...command.input, ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: before }
+              : { ...command.input, ShardIteratorType: 'TRIM_HORIZON', SequenceNumber: undefined },
+          ),
+        );
+      }
+      return stream.send(command as DescribeStreamCommand);
+    },
+  };
+  return { streams: client as unknown as DynamoDBStreamsClient, calls };
+}
+
+/** Real SNS, except that a request carrying one of `failing` (event ids) is throttled. */
+function snsFailing(failing: readonly (string | undefined)[]): PublishBatchClient {
+  return {
+    send(command: PublishBatchCommand) {
+      const ids = (command.input.PublishBatchRequestEntries ?? []).map((e) => (JSON.parse(e.Message ?? '{}') as { id: string }).id);
+      if (ids.some((id) => failing.includes(id))) {
+        return Promise.reject(new ThrottledException({ message: 'Rate exceeded', $metadata: { httpStatusCode: 400 } }));
+      }
+      return clients.sns.send(new PublishBatchCommand(command.input));
+    },
+  } as PublishBatchClient;
+}
+
+/** Sends one on-failure record per batch, in the order given: with `--rate 1` each comes in a receive of its own. */
+async function queueOf(name: string, split: Split, batches: readonly { shardId: string; records: _Record[]; arrival?: string }[]) {
+  const { queueUrl } = server.createQueue(name);
+  for (const { shardId, records, arrival } of batches) {
+    const body = JSON.stringify(failedBatch(split.stream.streamArn, shardId, records, arrival === undefined ? {} : { arrival }));
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+  }
+  return queueUrl;
+}
+
+/** A redrive of the queue, one record per receive; `receives` collects `processed` after each. */
+async function oneByOne(
+  queueUrl: string,
+  view: { topicArns: Record<string, string> },
+  streams: DynamoDBStreamsClient,
+  sns?: PublishBatchClient,
+) {
+  const receives: number[] = [];
+  const summary = await redriveOnFailure({
+    source: { sqs: clients.sqs, queueUrl },
+    sns: sns ?? clients.sns,
+    streams,
+    config,
+    topicArns: view.topicArns,
+    retry,
+    ratePerSecond: 1,
+    onProgress: (p) => receives.push(p.processed),
+  });
+  return { summary, receives };
+}
+
+const reasons = (problems: readonly { reason: string }[]) => problems.map((p) => p.reason);
+
+describe('on-failure redrive from SQS: holds and lineage across receives', () => {
+  it('a parent record that cannot be read holds back its child shard in later receives, but not a shard of another branch', async () => {
+    const split = splitWithSibling();
+    const view = fifoView(server, 'across-lineage');
+    const queueUrl = await queueOf('across-lineage-failures', split, [
+      { shardId: split.parent, records: [recordOf(split, split.parent)] },
+      { shardId: split.a, records: [recordOf(split, split.a, 0)] },
+      { shardId: split.b, records: [recordOf(split, split.b)] },
+      { shardId: split.a, records: [recordOf(split, split.a, 1)] },
+    ]);
+
+    const { summary, receives } = await oneByOne(queueUrl, view, streamsOf(split, { throttled: split.parent }).streams);
+
+    expect(receives).toEqual([1, 2, 3, 4]);
+    expect(summary).toMatchObject({ moved: 1, failed: [], after: 3 });
+    expect(reasons(summary.skipped)).toEqual([
+      expect.stringMatching(new RegExp(`^could not re-read shard ${split.parent}: .*Rate exceeded`)),
+      expect.stringMatching(new RegExp(`^held back: a record of parent shard ${split.parent} was not republished`)),
+      expect.stringMatching(new RegExp(`^held back: a record of parent shard ${split.parent} was not republished`)),
+    ]);
+    expect(view.delivered().map((e) => e.id)).toEqual([split.ids.m1]);
+    expect(queueDepth(server, 'across-lineage-failures')).toBe(3);
+  });
+
+  it('lists the stream again for a child shard opened after the first listing, so the hold on its parent reaches it', async () => {
+    const split = splitWithSibling();
+    const view = fifoView(server, 'across-new-shard');
+    const queueUrl = await queueOf('across-new-shard-failures', split, [
+      { shardId: split.parent, records: [recordOf(split, split.parent)] },
+      { shardId: split.a, records: [recordOf(split, split.a, 0)] },
+      { shardId: split.a, records: [recordOf(split, split.a, 1)] },
+    ]);
+    const { streams, calls } = streamsOf(split, { throttled: split.parent, listedBeforeSplit: true });
+
+    const { summary, receives } = await oneByOne(queueUrl, view, streams);
+
+    expect(receives).toEqual([1, 2, 3]);
+    expect(calls.describe).toBeGreaterThanOrEqual(2);
+    expect(summary).toMatchObject({ moved: 0, failed: [], after: 3 });
+    expect(reasons(summary.skipped).slice(1)).toEqual([
+      expect.stringMatching(new RegExp(`^held back: a record of parent shard ${split.parent}`)),
+      expect.stringMatching(new RegExp(`^held back: a record of parent shard ${split.parent}`)),
+    ]);
+    expect(view.delivered()).toEqual([]);
+  });
+
+  it('a record whose publish failed keeps the later records of its aggregate in later receives and child shards, not other aggregates', async () => {
+    const split = splitWithSibling();
+    const view = fifoView(server, 'across-blocked');
+    const queueUrl = await queueOf('across-blocked-failures', split, [
+      { shardId: split.parent, records: [recordOf(split, split.parent)] },
+      { shardId: split.a, records: [recordOf(split, split.a, 0)] },
+      { shardId: split.b, records: [recordOf(split, split.b)] },
+    ]);
+
+    const { summary } = await oneByOne(queueUrl, view, streamsOf(split).streams, snsFailing([split.ids.l1]));
+
+    expect(summary).toMatchObject({ moved: 1, skipped: [], after: 2 });
+    expect(reasons(summary.failed)).toEqual([
+      expect.stringContaining('Rate exceeded'),
+      expect.stringContaining(`earlier event ${split.ids.l1} of aggregate order#L failed`),
+    ]);
+    expect(view.delivered().map((e) => e.id)).toEqual([split.ids.m1]);
+  });
+
+  it('publishes a closed parent shard and then its child in later receives, in order, from the stream read again', async () => {
+    const split = splitWithSibling();
+    const view = fifoView(server, 'across-closed');
+    const queueUrl = await queueOf('across-closed-failures', split, [
+      { shardId: split.parent, records: [recordOf(split, split.parent)] },
+      { shardId: split.a, records: [recordOf(split, split.a, 0), recordOf(split, split.a, 1)] },
+    ]);
+
+    const { summary, receives } = await oneByOne(queueUrl, view, streamsOf(split).streams);
+
+    expect(receives).toEqual([1, 2]);
+    expect(summary).toMatchObject({ moved: 2, failed: [], skipped: [], republished: 3, after: 0 });
+    expect(view.delivered().map((e) => e.id)).toEqual([split.ids.l1, split.ids.l2, split.ids.l3]);
+  });
+
+  it('keeps a record whose range runs past the end of its closed shard, and holds its children', async () => {
+    const split = splitWithSibling();
+    const view = fifoView(server, 'across-past-end');
+    const { queueUrl } = server.createQueue('across-past-end-failures');
+    const parentRecord = recordOf(split, split.parent);
+    // The batch says it ends after the shard's last record: the read cannot reach its end.
+    const record = failedBatch(split.stream.streamArn, split.parent, [parentRecord]);
+    const pastEnd = { ...record, DDBStreamBatchInfo: { ...record.DDBStreamBatchInfo, endSequenceNumber: '999999999999999' } };
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(pastEnd) }));
+    const body = JSON.stringify(failedBatch(split.stream.streamArn, split.a, [recordOf(split, split.a, 0)]));
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+
+    const { summary } = await oneByOne(queueUrl, view, streamsOf(split).streams);
+
+    expect(summary).toMatchObject({ moved: 0, failed: [], after: 2 });
+    expect(reasons(summary.skipped)).toEqual([
+      expect.stringContaining('the shard is closed and has no more records'),
+      expect.stringMatching(new RegExp(`^held back: a record of parent shard ${split.parent}`)),
+    ]);
+    expect(view.delivered()).toEqual([]);
+  });
+
+  it('holds a duplicate of a kept record, and publishes a duplicate of a published one again under the same event id', async () => {
+    const split = splitWithSibling();
+    const view = fifoView(server, 'across-duplicate');
+    const parent = { shardId: split.parent, records: [recordOf(split, split.parent)] };
+    const sibling = { shardId: split.b, records: [recordOf(split, split.b)] };
+    const queueUrl = await queueOf('across-duplicate-failures', split, [parent, sibling, parent, sibling]);
+
+    const { summary } = await oneByOne(queueUrl, view, streamsOf(split, { throttled: split.parent }).streams);
+
+    expect(summary).toMatchObject({ moved: 2, failed: [], after: 2 });
+    expect(reasons(summary.skipped)).toEqual([
+      expect.stringMatching(/^could not re-read shard/),
+      expect.stringMatching(new RegExp(`^held back: an earlier record of shard ${split.parent} was not republished`)),
+    ]);
+    // The FIFO topic takes the event id as its deduplication id: the copy is not delivered twice.
+    expect(view.delivered().map((e) => e.id)).toEqual([split.ids.m1]);
+  });
+});
+
+describe('on-failure redrive from SQS: records the stream no longer holds', () => {
+  it('a batch whose first record was trimmed within 24 h is kept, not retried, and holds back the rest of its shard', async () => {
+    const split = splitWithSibling();
+    const view = fifoView(server, 'trimmed');
+    const [l2, l3] = [recordOf(split, split.a, 0), recordOf(split, split.a, 1)];
+    // The batch [L2, L3] lost its first record; the later batch [L3] could still be read.
+    split.stream.trimRecords(split.a, 1);
+    const queueUrl = await queueOf('trimmed-failures', split, [
+      { shardId: split.a, records: [l2, l3] },
+      { shardId: split.a, records: [l3] },
+    ]);
+    const { streams, calls } = streamsOf(split);
+
+    const { summary } = await oneByOne(queueUrl, view, streams);
+
+    expect(summary).toMatchObject({ moved: 0, failed: [], after: 2 });
+    expect(reasons(summary.skipped)).toEqual([
+      expect.stringMatching(/^could not re-read shard .*TrimmedDataAccessException/),
+      expect.stringMatching(new RegExp(`^held back: an earlier record of shard ${split.a} was not republished`)),
+    ]);
+    // Retrying cannot bring trimmed records back: one attempt, though the run allows more.
+    expect(calls.iterators.filter((c) => c.startsWith(split.a))).toHaveLength(1);
+    expect(view.delivered()).toEqual([]);
+  });
+
+  it('a batch past the 24-hour retention is kept without reading the stream and holds nothing back', async () => {
+    const split = splitWithSibling();
+    const view = fifoView(server, 'expired-across');
+    const old = new Date(Date.now() - 25 * 3_600_000).toISOString();
+    const queueUrl = await queueOf('expired-across-failures', split, [
+      { shardId: split.parent, records: [recordOf(split, split.parent)], arrival: old },
+      { shardId: split.a, records: [recordOf(split, split.a, 0)] },
+    ]);
+    const { streams, calls } = streamsOf(split);
+
+    const { summary } = await oneByOne(queueUrl, view, streams);
+
+    expect(summary).toMatchObject({ moved: 1, failed: [], after: 1 });
+    expect(reasons(summary.skipped)).toEqual([expect.stringContaining('retention 24 h')]);
+    expect(calls.iterators.some((c) => c.startsWith(split.parent))).toBe(false);
+    expect(view.delivered().map((e) => e.id)).toEqual([split.ids.l2]);
+  });
+});
