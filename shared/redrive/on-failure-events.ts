@@ -9,7 +9,7 @@ import type { PublishBatchClient } from '../relay/types.js';
 import { TABLE } from '../table.js';
 import { onFailureRecordProblem, payloadRecords, type StreamInvocationPayload, type StreamOnFailureRecord } from './on-failure-record.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
-import { retried } from './retry.js';
+import { isTransientReadError, retried } from './retry.js';
 import { readStreamRange, STREAM_RETENTION_MS } from './stream-reader.js';
 
 export type TopicEvent = RepublishEvent & { readonly topicArn: string };
@@ -23,7 +23,7 @@ export type ResolvedRecord =
    */
   | { readonly status: 'skip'; readonly reason: string }
   /**
-   * Its records are past the stream's 24-hour retention and it has no payload: it stays, but
+   * Its records are past the stream's 24-hour retention and gone from it, and it has no payload: it stays, but
    * holds nothing back, as its events can never be read again and would block the shard for ever.
    */
   | { readonly status: 'expired'; readonly reason: string }
@@ -55,7 +55,12 @@ export function parseRecord(text: string): ParsedRecord {
   return problem === undefined ? { ok: true, record: value as StreamOnFailureRecord } : { ok: false, reason: problem };
 }
 
-/** The batch's stream records: the payload an S3 destination kept, or the stream read again within 24 h. */
+/**
+ * The batch's stream records: the payload an S3 destination kept, or the stream read again. The
+ * stream is read whatever the batch's age: it trims records at some time after 24 h, not at 24 h
+ * (and the relay gives a batch up at 24 h by default). Only a batch past the retention whose read
+ * fails for good (trimmed, the shard or stream gone) is `expired`.
+ */
 async function batchRecords(
   record: StreamOnFailureRecord,
   options: ResolveOptions,
@@ -64,23 +69,22 @@ async function batchRecords(
   if (payload.status === 'records') return payload;
   if (payload.status === 'malformed') return { status: 'unknown', reason: payload.reason };
   const info = record.DDBStreamBatchInfo;
-  const firstArrival = Date.parse(info.approximateArrivalOfFirstRecord);
-  if (Number.isFinite(firstArrival) && options.now() - firstArrival > STREAM_RETENTION_MS) {
-    return {
-      status: 'expired',
-      reason: `the stream no longer holds these records (first arrived ${info.approximateArrivalOfFirstRecord}, retention 24 h) and the record has no payload`,
-    };
-  }
   // Throttling or a server error is ridden out here; what still fails holds the rest of the shard.
   const read = await retried(() => readStreamRange(options.streams, info), options.retry);
-  if (!read.ok) return { status: 'unknown', reason: `could not re-read shard ${info.shardId}: ${read.reason}` };
-  if (read.value.length === 0) {
+  if (read.ok && read.value.length > 0) return { status: 'records', records: read.value };
+  const firstArrival = Date.parse(info.approximateArrivalOfFirstRecord);
+  const pastRetention = Number.isFinite(firstArrival) && options.now() - firstArrival > STREAM_RETENTION_MS;
+  if (pastRetention && (read.ok || !isTransientReadError(read.error))) {
     return {
-      status: 'unknown',
-      reason: `no records found in shard ${info.shardId} from ${info.startSequenceNumber} to ${info.endSequenceNumber}`,
+      status: 'expired',
+      reason: `the stream no longer holds these records (first arrived ${info.approximateArrivalOfFirstRecord}, retention 24 h: ${read.ok ? 'none found' : read.reason}) and the record has no payload`,
     };
   }
-  return { status: 'records', records: read.value };
+  if (!read.ok) return { status: 'unknown', reason: `could not re-read shard ${info.shardId}: ${read.reason}` };
+  return {
+    status: 'unknown',
+    reason: `no records found in shard ${info.shardId} from ${info.startSequenceNumber} to ${info.endSequenceNumber}`,
+  };
 }
 
 /**

@@ -55,7 +55,7 @@ function checkRetry(retry: BackoffOptions): void {
 
 /**
  * Redrives the relay's event source mapping on-failure records: reads each record's stream
- * records (from an S3 destination's payload, or from the stream while it is within 24 h, to
+ * records (from an S3 destination's payload, or from the stream while it still holds them, to
  * the batch's last sequence number or not at all), decodes the outbox slots as the relay does
  * (leaving the low-latency aggregate types to the stream processor) and republishes their
  * events with the same ids to their topics, in stream order: S3 objects are read for their batch
@@ -65,7 +65,7 @@ function checkRetry(retry: BackoffOptions): void {
  * events cannot be republished (its stream range cannot be read after retries, its payload or a
  * slot is malformed, a route or topic ARN is missing), no later record of its shard or its child
  * shards is (of any shard of its stream that arrived later, when the lineage is not known). Only a
- * record past the 24-hour retention without a payload holds nothing back: it can never be read
+ * record past the 24-hour retention and trimmed from the stream, without a payload, holds nothing back: it can never be read
  * again. A malformed record is reported and kept, never thrown.
  *
  * @example

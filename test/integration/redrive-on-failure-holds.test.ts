@@ -4,6 +4,7 @@ import {
   GetShardIteratorCommand,
   LimitExceededException,
   ResourceNotFoundException,
+  TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
@@ -60,6 +61,18 @@ function withoutLineage(stream: SimulatedStream, error: Error, unreadable?: stri
         return stream.send(new GetShardIteratorCommand({ ...command.input, ShardIteratorType: 'TRIM_HORIZON', SequenceNumber: undefined }));
       }
       return stream.send(command as DescribeStreamCommand);
+    },
+  } as unknown as DynamoDBStreamsClient;
+}
+
+/** The real streams client, except that the records from `sequence` on are trimmed: an iterator there fails as past the retention. */
+function trimmedAt(sequence: string | undefined): DynamoDBStreamsClient {
+  return {
+    send(command: GetShardIteratorCommand) {
+      if (command instanceof GetShardIteratorCommand && command.input.SequenceNumber === sequence) {
+        return Promise.reject(new TrimmedDataAccessException({ message: 'Trimmed', $metadata: {} }));
+      }
+      return clients.streams.send(command);
     },
   } as unknown as DynamoDBStreamsClient;
 }
@@ -158,7 +171,7 @@ describe('on-failure redrive: a record skipped after decoding holds its shard', 
     expect(queueDepth(server, 'unrouted-dry-failures')).toBe(2);
   });
 
-  it('SQS: a record past the stream retention holds nothing back, as it can never be read again', async () => {
+  it('SQS: a record past the stream retention whose records were trimmed holds nothing back, as it can never be read again', async () => {
     const view = fifoView(server, 'expired-sqs');
     const { streamArn, shardId, first, second, ids } = await unroutedFirst('expired-sqs');
     const { queueUrl } = server.createQueue('expired-sqs-failures');
@@ -173,13 +186,15 @@ describe('on-failure redrive: a record skipped after decoding holds its shard', 
     const summary = await redriveOnFailure({
       source: { sqs: clients.sqs, queueUrl },
       sns: clients.sns,
-      streams: clients.streams,
+      streams: trimmedAt(first[0]?.dynamodb?.SequenceNumber),
       config,
       topicArns: view.topicArns,
     });
 
     expect(summary).toMatchObject({ moved: 1, failed: [], after: 1 });
-    expect(summary.skipped).toEqual([{ id: expect.any(String), reason: expect.stringContaining('retention 24 h') }]);
+    expect(summary.skipped).toEqual([
+      { id: expect.any(String), reason: expect.stringMatching(/retention 24 h: TrimmedDataAccessException/) },
+    ]);
     expect(view.delivered().map((e) => e.id)).toEqual([ids[1]]);
   });
 });

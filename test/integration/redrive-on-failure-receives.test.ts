@@ -291,12 +291,14 @@ describe('on-failure redrive from SQS: records the stream no longer holds', () =
     expect(view.delivered()).toEqual([]);
   });
 
-  it('a batch past the 24-hour retention is kept without reading the stream and holds nothing back', async () => {
+  it('a batch past the 24-hour retention that the stream trimmed is kept, asked for once, and holds nothing back', async () => {
     const split = splitWithSibling();
     const view = fifoView(server, 'expired-across');
     const old = new Date(Date.now() - 25 * 3_600_000).toISOString();
+    const parentRecord = recordOf(split, split.parent);
+    split.stream.trimRecords(split.parent, 1);
     const queueUrl = await queueOf('expired-across-failures', split, [
-      { shardId: split.parent, records: [recordOf(split, split.parent)], arrival: old },
+      { shardId: split.parent, records: [parentRecord], arrival: old },
       { shardId: split.a, records: [recordOf(split, split.a, 0)] },
     ]);
     const { streams, calls } = streamsOf(split);
@@ -304,8 +306,27 @@ describe('on-failure redrive from SQS: records the stream no longer holds', () =
     const { summary } = await oneByOne(queueUrl, view, streams);
 
     expect(summary).toMatchObject({ moved: 1, failed: [], after: 1 });
-    expect(reasons(summary.skipped)).toEqual([expect.stringContaining('retention 24 h')]);
-    expect(calls.iterators.some((c) => c.startsWith(split.parent))).toBe(false);
+    expect(reasons(summary.skipped)).toEqual([expect.stringMatching(/retention 24 h: TrimmedDataAccessException/)]);
+    expect(calls.iterators.filter((c) => c.startsWith(split.parent))).toHaveLength(1);
     expect(view.delivered().map((e) => e.id)).toEqual([split.ids.l2]);
+  });
+
+  it('a batch past the 24-hour retention whose read is throttled still holds its shard: the stream may hold it yet', async () => {
+    const split = splitWithSibling();
+    const view = fifoView(server, 'late-throttled');
+    const old = new Date(Date.now() - 25 * 3_600_000).toISOString();
+    const queueUrl = await queueOf('late-throttled-failures', split, [
+      { shardId: split.parent, records: [recordOf(split, split.parent)], arrival: old },
+      { shardId: split.a, records: [recordOf(split, split.a, 0)] },
+    ]);
+
+    const { summary } = await oneByOne(queueUrl, view, streamsOf(split, { throttled: split.parent }).streams);
+
+    expect(summary).toMatchObject({ moved: 0, failed: [], after: 2 });
+    expect(reasons(summary.skipped)).toEqual([
+      expect.stringMatching(new RegExp(`^could not re-read shard ${split.parent}: .*Rate exceeded`)),
+      expect.stringMatching(new RegExp(`^held back: a record of parent shard ${split.parent}`)),
+    ]);
+    expect(view.delivered()).toEqual([]);
   });
 });

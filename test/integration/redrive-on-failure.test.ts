@@ -1,3 +1,4 @@
+import { type DynamoDBStreamsClient, GetShardIteratorCommand, TrimmedDataAccessException } from '@aws-sdk/client-dynamodb-streams';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { type PublishBatchCommand, ThrottledException } from '@aws-sdk/client-sns';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
@@ -88,6 +89,21 @@ function throttledOnce(): PublishBatchClient & { requests: number } {
 const refusing = (topicArn: string, error: () => Error): PublishBatchClient => ({
   send: (command: PublishBatchCommand) => (command.input.TopicArn === topicArn ? Promise.reject(error()) : clients.sns.send(command)),
 });
+
+/** The real streams client, except that the records are trimmed: every `GetShardIterator` fails as past the retention. */
+function trimmedStreams(): DynamoDBStreamsClient & { iterators: number } {
+  const streams = {
+    iterators: 0,
+    send(command: GetShardIteratorCommand) {
+      if (!(command instanceof GetShardIteratorCommand)) return clients.streams.send(command);
+      streams.iterators++;
+      return Promise.reject(
+        new TrimmedDataAccessException({ message: 'The operation attempted to read past the oldest stream record', $metadata: {} }),
+      );
+    },
+  };
+  return streams as unknown as DynamoDBStreamsClient & { iterators: number };
+}
 
 /** Fresh subscriber queues per test: a FIFO queue remembers dedup ids, so each test needs its own. */
 function views(name: string) {
@@ -191,28 +207,52 @@ describe('on-failure redrive', () => {
     expect(server.inspectQueue('order-view-trace.fifo')?.messages.ready.some((m) => 'traceparent' in m.messageAttributes)).toBe(false);
   });
 
-  it('fails a record whose stream records have expired and that has no payload, and keeps it', async () => {
+  it('skips a record past the 24-hour retention whose records the stream has trimmed and that has no payload, and keeps it', async () => {
     const view = views('expired');
     server.createBucket('relay-failures-old');
     const old = new Date(Date.now() - 25 * 3600 * 1000).toISOString();
     const expired = { ...failure, DDBStreamBatchInfo: { ...failure.DDBStreamBatchInfo, approximateArrivalOfFirstRecord: old } };
     await clients.s3.send(new PutObjectCommand({ Bucket: 'relay-failures-old', Key: 'old.json', Body: JSON.stringify(expired) }));
     await clients.s3.send(new PutObjectCommand({ Bucket: 'relay-failures-old', Key: 'junk.json', Body: 'not json' }));
+    const streams = trimmedStreams();
 
     const summary = await redriveOnFailure({
       source: { s3: clients.s3, bucket: 'relay-failures-old' },
+      sns: clients.sns,
+      streams,
+      config,
+      topicArns,
+    });
+
+    expect(summary).toMatchObject({ moved: 0, before: 2, after: 2 });
+    // The stream was asked once: a trimmed record cannot come back, however often it is asked for.
+    expect(streams.iterators).toBe(1);
+    expect(summary.skipped).toEqual([
+      { id: 'junk.json', reason: 'not JSON' },
+      { id: 'old.json', reason: expect.stringContaining('retention 24 h') },
+    ]);
+    expect(view.ids()).toEqual([]);
+  });
+
+  it('republishes a record past the 24-hour retention whose records the stream still holds (it trims them some time after)', async () => {
+    const view = views('late');
+    const { queueUrl } = server.createQueue('relay-failures-late');
+    // Given up at the relay's default maxRecordAgeSeconds (24 h): the record reaches the queue as its batch turns 24 h old.
+    const old = new Date(Date.now() - 25 * 3600 * 1000).toISOString();
+    const late = { ...failure, DDBStreamBatchInfo: { ...failure.DDBStreamBatchInfo, approximateArrivalOfFirstRecord: old } };
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(late) }));
+
+    const summary = await redriveOnFailure({
+      source: { sqs: clients.sqs, queueUrl },
       sns: clients.sns,
       streams: clients.streams,
       config,
       topicArns,
     });
 
-    expect(summary).toMatchObject({ moved: 0, before: 2, after: 2 });
-    expect(summary.skipped).toEqual([
-      { id: 'junk.json', reason: 'not JSON' },
-      { id: 'old.json', reason: expect.stringContaining('retention 24 h') },
-    ]);
-    expect(view.ids()).toEqual([]);
+    expect(summary).toMatchObject({ moved: 1, failed: [], skipped: [], republished: 4 });
+    expect(view.ids().sort()).toEqual(allEventIds().sort());
+    expect(queueDepth(server, 'relay-failures-late')).toBe(0);
   });
 
   it('keeps a later record of an aggregate whose earlier record failed in the same run, so it cannot overtake it', async () => {
