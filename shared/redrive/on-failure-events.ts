@@ -1,4 +1,5 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { errorName } from '../aws/error-name.js';
 import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { PROCESSOR_ORIGIN } from '../on-failure/batch-record.js';
@@ -7,9 +8,10 @@ import { decodeStreamRecord } from '../relay/decode.js';
 import { describeError } from '../relay/failure-kind.js';
 import type { PublishBatchClient } from '../relay/types.js';
 import { TABLE } from '../table.js';
+import { StreamRangeIncompleteError } from './errors.js';
 import { onFailureRecordProblem, payloadRecords, type StreamInvocationPayload, type StreamOnFailureRecord } from './on-failure-record.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
-import { isTransientReadError, retried } from './retry.js';
+import { retried } from './retry.js';
 import { readStreamRange, STREAM_RETENTION_MS } from './stream-reader.js';
 
 export type TopicEvent = RepublishEvent & { readonly topicArn: string };
@@ -56,10 +58,18 @@ export function parseRecord(text: string): ParsedRecord {
 }
 
 /**
+ * Whether a failed read says the records are no longer in the stream: trimmed, their shard or
+ * stream gone, or the range not there to its end. Not a refusal (no permission, a bad request) nor
+ * a passing failure: the records may still be there.
+ */
+const recordsGone = (error: unknown): boolean =>
+  error instanceof StreamRangeIncompleteError || ['TrimmedDataAccessException', 'ResourceNotFoundException'].includes(errorName(error));
+
+/**
  * The batch's stream records: the payload an S3 destination kept, or the stream read again. The
  * stream is read whatever the batch's age: it trims records at some time after 24 h, not at 24 h
  * (and the relay gives a batch up at 24 h by default). Only a batch past the retention whose read
- * fails for good (trimmed, the shard or stream gone) is `expired`.
+ * says its records are gone is `expired`.
  */
 async function batchRecords(
   record: StreamOnFailureRecord,
@@ -74,7 +84,7 @@ async function batchRecords(
   if (read.ok && read.value.length > 0) return { status: 'records', records: read.value };
   const firstArrival = Date.parse(info.approximateArrivalOfFirstRecord);
   const pastRetention = Number.isFinite(firstArrival) && options.now() - firstArrival > STREAM_RETENTION_MS;
-  if (pastRetention && (read.ok || !isTransientReadError(read.error))) {
+  if (pastRetention && (read.ok || recordsGone(read.error))) {
     return {
       status: 'expired',
       reason: `the stream no longer holds these records (first arrived ${info.approximateArrivalOfFirstRecord}, retention 24 h: ${read.ok ? 'none found' : read.reason}) and the record has no payload`,

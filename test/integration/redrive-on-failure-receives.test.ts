@@ -60,10 +60,10 @@ const recordOf = (split: Split, shardId: string, index = 0): _Record =>
 /**
  * The simulated stream as DynamoDB Streams answers the redrive: `AT_SEQUENCE_NUMBER` iterators
  * (TrimmedDataAccessException at a trimmed sequence number), `GetShardIterator` on `throttled`
- * always throttled, and, with `listedBeforeSplit`, a first `DescribeStream` that answers as the
+ * always throttled and on `denied` always refused, and, with `listedBeforeSplit`, a first `DescribeStream` that answers as the
  * stream was before the split (the children not opened yet).
  */
-function streamsOf(split: Split, options: { throttled?: string; listedBeforeSplit?: boolean } = {}) {
+function streamsOf(split: Split, options: { throttled?: string; denied?: string; listedBeforeSplit?: boolean } = {}) {
   const { stream } = split;
   const calls = { describe: 0, iterators: [] as string[] };
   const client = {
@@ -79,6 +79,8 @@ function streamsOf(split: Split, options: { throttled?: string; listedBeforeSpli
         const { ShardId, SequenceNumber } = command.input;
         calls.iterators.push(`${ShardId}@${SequenceNumber}`);
         if (ShardId === options.throttled) throw new LimitExceededException({ message: 'Rate exceeded for shard', $metadata: {} });
+        if (ShardId === options.denied)
+          throw Object.assign(new Error('not authorized to GetShardIterator'), { name: 'AccessDeniedException' });
         const shard = stream.shards.find((s) => s.id === ShardId);
         if (shard?.trimmedThrough !== undefined && BigInt(SequenceNumber ?? '0') <= shard.trimmedThrough) {
           throw new TrimmedDataAccessException({ message: `sequence ${SequenceNumber} was trimmed`, $metadata: {} });
@@ -325,6 +327,25 @@ describe('on-failure redrive from SQS: records the stream no longer holds', () =
     expect(summary).toMatchObject({ moved: 0, failed: [], after: 2 });
     expect(reasons(summary.skipped)).toEqual([
       expect.stringMatching(new RegExp(`^could not re-read shard ${split.parent}: .*Rate exceeded`)),
+      expect.stringMatching(new RegExp(`^held back: a record of parent shard ${split.parent}`)),
+    ]);
+    expect(view.delivered()).toEqual([]);
+  });
+
+  it('a batch past the 24-hour retention whose read is refused (no permission) holds its shard: the stream may hold it yet', async () => {
+    const split = splitWithSibling();
+    const view = fifoView(server, 'late-denied');
+    const old = new Date(Date.now() - 25 * 3_600_000).toISOString();
+    const queueUrl = await queueOf('late-denied-failures', split, [
+      { shardId: split.parent, records: [recordOf(split, split.parent)], arrival: old },
+      { shardId: split.a, records: [recordOf(split, split.a, 0)] },
+    ]);
+
+    const { summary } = await oneByOne(queueUrl, view, streamsOf(split, { denied: split.parent }).streams);
+
+    expect(summary).toMatchObject({ moved: 0, failed: [], after: 2 });
+    expect(reasons(summary.skipped)).toEqual([
+      expect.stringMatching(new RegExp(`^could not re-read shard ${split.parent}: AccessDeniedException`)),
       expect.stringMatching(new RegExp(`^held back: a record of parent shard ${split.parent}`)),
     ]);
     expect(view.delivered()).toEqual([]);
