@@ -46,6 +46,14 @@ export interface DrainOptions<T> extends RedriveCommonOptions {
   readonly waitTimeSeconds?: number;
   /** The run's filter in words, for the summary. @default none */
   readonly filterText?: string;
+  /**
+   * Puts the planned messages in the order they must go out in. When given, the queue is received
+   * (up to `maxMessages`) and planned whole before anything is republished, and then republished a
+   * batch at a time in this order: a queue gives its messages in no set order, so one receive at a
+   * time could send a later message before an earlier one that comes in a later receive.
+   * @default receive by receive, each batch as it comes
+   */
+  order?(items: readonly { readonly messageId: string; readonly item: T }[]): readonly { readonly messageId: string; readonly item: T }[];
 }
 
 export { approximateCount } from './queue-counts.js';
@@ -124,6 +132,66 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   let stoppedBy: { error: unknown } | undefined;
   const progress = () => options.onProgress?.({ processed, total: before, moved, failed: failed.length, skipped: skipped.length });
 
+  type PlannedMessage = { message: Message; item: T; units: number };
+  /** Republishes planned messages and deletes those republished; `false` when aborted while waiting for the rate, before sending any. */
+  const settle = async (planned: readonly PlannedMessage[]): Promise<boolean> => {
+    const items = planned.map((p) => ({ messageId: p.message.MessageId ?? '', item: p.item }));
+    if (dryRun) {
+      const keptBack = options.preview?.(items) ?? [];
+      const kept = new Set(keptBack.map((k) => k.id));
+      const going = planned.filter((p) => !kept.has(p.message.MessageId ?? ''));
+      skipped.push(...keptBack);
+      moved += going.length;
+      republished += going.reduce((sum, p) => sum + p.units, 0);
+      return true;
+    }
+    if (planned.length === 0) return true;
+    if (
+      !(await limiter.take(
+        planned.reduce((sum, p) => sum + p.units, 0),
+        signal,
+      ))
+    ) {
+      return false;
+    }
+    const result = await options.republish(items);
+    const ok = new Set(result.succeeded);
+    failed.push(...result.failed);
+    republished += result.publishedOfFailed ?? 0;
+    skipped.push(...(result.skipped ?? []));
+    republishNotes.push(...(result.notes ?? []));
+    // Those not republished stay held; the others are let go once their delete was answered.
+    const done = planned.filter((p) => ok.has(p.message.MessageId ?? ''));
+    if (done.length === 0) return true;
+    const deleted = await sqs
+      .send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: done.map((p, i) => ({ Id: String(i), ReceiptHandle: p.message.ReceiptHandle ?? '' })),
+        }),
+      )
+      .catch((error: unknown) => {
+        // They went out but are still in the source (held, released with the rest): the partial
+        // summary must say so, or the events published look as if they never were.
+        const reason = `republished, but not deleted from the source (DeleteMessageBatch failed: ${(error as Error).message})`;
+        for (const p of done) failed.push({ id: p.message.MessageId ?? '', reason });
+        republished += done.reduce((sum, p) => sum + p.units, 0);
+        throw error;
+      });
+    for (const f of deleted.Failed ?? []) {
+      const message = done[Number(f.Id)]?.message;
+      failed.push({ id: message?.MessageId ?? '', reason: `republished, but not deleted from the source (${f.Code}: ${f.Message})` });
+    }
+    // One whose delete failed is let go too (as before): it comes back after its timeout, and a
+    // receive in this run holds it again as seen.
+    held.forget(done.map((p) => p.message.MessageId ?? ''));
+    moved += done.length - (deleted.Failed?.length ?? 0);
+    republished += done.reduce((sum, p) => sum + p.units, 0);
+    return true;
+  };
+  /** With `order`, everything planned waits here until the queue has been received whole. */
+  const waiting: PlannedMessage[] = [];
+
   try {
     for (;;) {
       // Checked between batches only: a batch once sent is seen through to its deletes.
@@ -144,7 +212,7 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
       for (const message of fresh) seen.add(message.MessageId ?? '');
       processed += fresh.length;
 
-      const planned: { message: Message; item: T; units: number }[] = [];
+      const planned: PlannedMessage[] = [];
       for (const message of fresh) {
         const plan = await options.plan(message);
         if (plan.status === 'leave') unmatched += 1;
@@ -152,63 +220,30 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
           skipped.push({ id: message.MessageId ?? '', reason: plan.reason });
         } else planned.push({ message, item: plan.item, units: plan.units });
       }
-      const items = planned.map((p) => ({ messageId: p.message.MessageId ?? '', item: p.item }));
-      if (dryRun) {
-        const keptBack = options.preview?.(items) ?? [];
-        const kept = new Set(keptBack.map((k) => k.id));
-        const going = planned.filter((p) => !kept.has(p.message.MessageId ?? ''));
-        skipped.push(...keptBack);
-        moved += going.length;
-        republished += going.reduce((sum, p) => sum + p.units, 0);
-      } else if (planned.length > 0) {
-        if (
-          !(await limiter.take(
-            planned.reduce((sum, p) => sum + p.units, 0),
-            signal,
-          ))
-        ) {
-          // Aborted while waiting for the rate: nothing of this batch was sent, so it goes back as it came, uncounted.
-          processed -= planned.length;
-          interrupted = true;
-          break;
-        }
-        const result = await options.republish(items);
-        const ok = new Set(result.succeeded);
-        failed.push(...result.failed);
-        republished += result.publishedOfFailed ?? 0;
-        skipped.push(...(result.skipped ?? []));
-        republishNotes.push(...(result.notes ?? []));
-        // Those not republished stay held; the others are let go once their delete was answered.
-        const done = planned.filter((p) => ok.has(p.message.MessageId ?? ''));
-        if (done.length > 0) {
-          const deleted = await sqs
-            .send(
-              new DeleteMessageBatchCommand({
-                QueueUrl: queueUrl,
-                Entries: done.map((p, i) => ({ Id: String(i), ReceiptHandle: p.message.ReceiptHandle ?? '' })),
-              }),
-            )
-            .catch((error: unknown) => {
-              // They went out but are still in the source (held, released with the rest): the partial
-              // summary must say so, or the events published look as if they never were.
-              const reason = `republished, but not deleted from the source (DeleteMessageBatch failed: ${(error as Error).message})`;
-              for (const p of done) failed.push({ id: p.message.MessageId ?? '', reason });
-              republished += done.reduce((sum, p) => sum + p.units, 0);
-              throw error;
-            });
-          for (const f of deleted.Failed ?? []) {
-            const message = done[Number(f.Id)]?.message;
-            failed.push({ id: message?.MessageId ?? '', reason: `republished, but not deleted from the source (${f.Code}: ${f.Message})` });
-          }
-          // One whose delete failed is let go too (as before): it comes back after its timeout, and a
-          // receive in this run holds it again as seen.
-          held.forget(done.map((p) => p.message.MessageId ?? ''));
-          moved += done.length - (deleted.Failed?.length ?? 0);
-          republished += done.reduce((sum, p) => sum + p.units, 0);
-        }
+      if (options.order !== undefined) waiting.push(...planned);
+      else if (!(await settle(planned))) {
+        // Aborted while waiting for the rate: nothing of this batch was sent, so it goes back as it came, uncounted.
+        processed -= planned.length;
+        interrupted = true;
+        break;
       }
       progress();
     }
+    if (options.order !== undefined && !interrupted) {
+      const byId = new Map(waiting.map((p) => [p.message.MessageId ?? '', p]));
+      const ordered = options
+        .order(waiting.map((p) => ({ messageId: p.message.MessageId ?? '', item: p.item })))
+        .map((i) => byId.get(i.messageId) as PlannedMessage);
+      for (let at = 0; at < ordered.length; at += batchSize) {
+        if (signal?.aborted || !(await settle(ordered.slice(at, at + batchSize)))) {
+          // Received and planned but not sent: they go back as they came, uncounted.
+          processed -= ordered.length - at;
+          interrupted = true;
+          break;
+        }
+        progress();
+      }
+    } else processed -= waiting.length;
   } catch (error) {
     // The batch the error cut short is still held and goes back too (its deletes had not been
     // answered: nothing of it counts as moved).

@@ -24,11 +24,11 @@ interface Planned {
 
 /**
  * Redrives on-failure records from an SQS destination (coordinates only: the stream is read
- * again). A queue gives records in no set order, so order is kept as far as the run sees: each
- * receive is published in stream order, and once a record's events cannot be republished, the
- * records of its shard from there on (and of its child shards) are held, in that receive and
- * every later one. When the stream's shards cannot be listed, its records are skipped, as the
- * S3 redrive does: without the lineage they cannot be put in stream order.
+ * again). A queue gives records in no set order, so the run receives the queue whole (up to
+ * `maxMessages`), holding every message, before it publishes any, and then publishes them in
+ * stream order; once a record's events cannot be republished, the records of its shard from
+ * there on (and of its child shards) are held. When the stream's shards cannot be listed, its
+ * records are skipped, as the S3 redrive does: without the lineage they cannot be put in stream order.
  */
 export async function redriveFromQueue(options: QueueRedriveOptions): Promise<RedriveSummary> {
   const blocked: BlockedAggregates = new Map();
@@ -37,14 +37,21 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
   /** Why a record must wait behind one that was not republished, or `undefined`. */
   const heldBack = (info: StreamBatchInfo): string | undefined =>
     holds.size === 0 ? undefined : holds.reason(info, lineage.ancestry(info.streamArn, info.shardId));
-  /** A receive's records in stream order, each with why it must wait, if it must. */
-  const inOrder = (items: readonly { readonly messageId: string; readonly item: Planned }[]) =>
+  /** Records in stream order, by message id. */
+  const ordered = (items: readonly { readonly messageId: string; readonly item: Planned }[]) =>
     streamOrder(
       items.map((i) => ({ id: i.messageId, info: i.item.info })),
       (shardId) => lineage.parentOf(shardId),
-    ).map(({ id, info }) => ({ id, held: heldBack(info) }));
+    );
+  /** Records in stream order, each with why it must wait, if it must. */
+  const inOrder = (items: readonly { readonly messageId: string; readonly item: Planned }[]) =>
+    ordered(items).map(({ id, info }) => ({ id, held: heldBack(info) }));
   return drainQueue<Planned>({
     ...options,
+    order: (items) => {
+      const byId = new Map(items.map((i) => [i.messageId, i]));
+      return ordered(items).map(({ id }) => byId.get(id) as (typeof items)[number]);
+    },
     plan: async (message) => {
       const parsed = parseRecord(message.Body ?? '');
       if (!parsed.ok) return { status: 'skip', reason: parsed.reason };
@@ -70,7 +77,7 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
       let publishedOfFailed = 0;
       const byId = new Map(items.map((i) => [i.messageId, i.item]));
       for (const { id, held } of inOrder(items)) {
-        // A record of this receive planned before a hold was found later in it must wait as well.
+        // A record planned before a hold was found on an earlier one must wait as well.
         if (held !== undefined) {
           skipped.push({ id, reason: held });
           continue;

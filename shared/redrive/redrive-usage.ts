@@ -14,7 +14,7 @@ Kinds:
                --queue-url URL       the subscriber DLQ
                --to URL              the source queue
   on-failure   Republish the events of the relay's on-failure records.
-               --queue-url URL       records in an SQS destination (re-read from the stream, < 24 h), or
+               --queue-url URL       records in an SQS destination (re-read from the stream), or
                --bucket NAME         records in an S3 destination (payload kept), with --prefix P
                --topic-arns JSON     topic name → ARN (default: $OUTBOX_TOPIC_ARNS)
                --config FILE         the outbox config, which routes the events (default: $OUTBOX_CONFIG;
