@@ -52,10 +52,15 @@ export class Relay {
     if (typeof options.deadLetterQueueUrl !== 'string' || !/^https?:\/\//.test(options.deadLetterQueueUrl)) {
       throw new ConfigError('deadLetterQueueUrl', `got ${JSON.stringify(options.deadLetterQueueUrl)}; allowed: an SQS queue URL`);
     }
-    if (options.onlyAggregateTypes !== undefined && options.ignoreAggregateTypes !== undefined) {
+    // The type forbids both; options built at run time may still carry them.
+    const { onlyAggregateTypes: only, ignoreAggregateTypes: ignore } = options as {
+      onlyAggregateTypes?: unknown;
+      ignoreAggregateTypes?: unknown;
+    };
+    if (only !== undefined && ignore !== undefined) {
       throw new ConfigError(
         'onlyAggregateTypes',
-        'got both onlyAggregateTypes and ignoreAggregateTypes; allowed: at most one of them (each path publishes a disjoint set)',
+        `got both onlyAggregateTypes ${JSON.stringify(only)} and ignoreAggregateTypes ${JSON.stringify(ignore)}; allowed: at most one of them (the types published, or the types left to the other path)`,
       );
     }
     this.options =
