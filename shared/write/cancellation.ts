@@ -73,14 +73,15 @@ export function cancellationOutcome(
 /** The failure of the action at `index`: one of the caller's operations, an outbox slot (index -1), or the idempotency record (index -1). */
 function failureAt(index: number, reason: CancellationReason, plan: Plan, idempotencyKey: string | undefined): OperationFailure {
   const code = reason.Code as string;
-  const message = reason.Message ? { message: reason.Message } : {};
+  // DynamoDB's message as given, also when empty, for every kind of action alike.
+  const message = reason.Message === undefined ? {} : { message: reason.Message };
   if (index < plan.operations.length) {
     const item = reason.Item === undefined ? {} : { item: unmarshall(reason.Item) };
     return {
       index,
       kind: plan.kinds[index] as string,
       reason: code,
-      ...(reason.Message === undefined ? {} : { message: reason.Message }),
+      ...message,
       ...item,
     };
   }

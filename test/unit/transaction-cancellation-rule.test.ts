@@ -70,4 +70,22 @@ describe('a cancellation with a permanent and a transient reason', () => {
     ]);
     expect(fake.sent()).toBe(1);
   });
+
+  it('keeps an empty reason message alike for an operation and an outbox slot', async () => {
+    const reasons = [
+      { Code: 'ConditionalCheckFailed', Message: '' },
+      { Code: 'ValidationError', Message: '' },
+    ];
+    const error = new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: reasons });
+    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: failingClient(error).client });
+
+    const failure = await outbox
+      .write({ operations: [{ Put: { Item: { pk: 'ORDER#o-1', sk: 'ORDER' } } }], events: [orderEvent('o-1')] })
+      .catch((e: unknown) => e);
+
+    expect((failure as TransactionFailedError).failures).toEqual([
+      { index: 0, kind: 'Put', reason: 'ConditionalCheckFailed', message: '' },
+      { index: -1, kind: 'outbox slot of order/o-1', reason: 'ValidationError', message: '' },
+    ]);
+  });
 });
