@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { REPLAY_USAGE } from '../../shared/archive/replay-cli.js';
+import { errorMessage } from '../../shared/cli-tokens.js';
 import { EnvironmentError, OutboxError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
 import { awsErrorHint } from '../../shared/redrive/aws-error-hint.js';
@@ -157,7 +158,7 @@ async function summarize(command: Extract<DlqCommand, { kind: 'dlq-summarize' }>
   } catch (error) {
     const code = error instanceof OutboxError ? ` [${error.code}]` : '';
     const hint = awsErrorHint(error, command);
-    process.stderr.write(`dlq summarize stopped${code}: ${(error as Error).message}${hint === undefined ? '' : `; ${hint}`}\n`);
+    process.stderr.write(`dlq summarize stopped${code}: ${errorMessage(error)}${hint === undefined ? '' : `; ${hint}`}\n`);
     return 1;
   } finally {
     stop.dispose();
@@ -169,7 +170,7 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     command = parseCommandLine(argv, process.env, RELAY_ENV.topicArns);
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${usageFor(error, argv)}\n`);
+    process.stderr.write(`${errorMessage(error)}\n\n${usageFor(error, argv)}\n`);
     return 2;
   }
   if (command.kind === 'usage' || command.kind === 'help') {
@@ -225,7 +226,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     const code = error instanceof OutboxError ? ` [${error.code}]` : '';
     const hint = awsErrorHint(error, command);
-    process.stderr.write(`Redrive stopped${code}: ${(error as Error).message}${hint === undefined ? '' : `; ${hint}`}\n`);
+    process.stderr.write(`Redrive stopped${code}: ${errorMessage(error)}${hint === undefined ? '' : `; ${hint}`}\n`);
     // What was done before the error: a person must know what moved before running it again.
     if (error instanceof RedriveStoppedError) process.stdout.write(`${formatSummary(error.summary)}\n`);
     return 1;

@@ -1,5 +1,6 @@
 import { sqsClient } from '../aws/messaging-clients.js';
 import { s3Client } from '../aws/s3-client.js';
+import { errorMessage } from '../cli-tokens.js';
 import { OutboxError } from '../errors.js';
 import { defaultCheckpointPath } from './checkpoint.js';
 import { replayArchive } from './replay.js';
@@ -64,7 +65,7 @@ export async function runReplayCommand(
       return 2;
     }
     const code = error instanceof OutboxError ? ` [${error.code}]` : '';
-    io.stderr.write(`Replay stopped${code}: ${(error as Error).message}\n`);
+    io.stderr.write(`Replay stopped${code}: ${errorMessage(error)}\n`);
     if (error instanceof ReplayStoppedError) print(io, error.summary, json);
     return 1;
   } finally {

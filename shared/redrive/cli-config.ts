@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { errorMessage } from '../cli-tokens.js';
 import { CONFIG_ENV, configFromEnv, defineConfig, type OutboxConfig, type OutboxConfigInput } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { CONFIG_FILE_FORMS, type RedriveCommand } from './cli-args.js';
@@ -28,7 +29,7 @@ async function importConfig(file: string, path: string): Promise<OutboxConfig> {
   try {
     exports = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (error) {
-    const { code, message } = error as { code?: string; message?: string };
+    const code = (error as { readonly code?: unknown } | null)?.code;
     if (code === 'ERR_UNKNOWN_FILE_EXTENSION' && TYPESCRIPT_EXTENSIONS.includes(extname(path))) {
       throw refused(
         file,
@@ -36,7 +37,7 @@ async function importConfig(file: string, path: string): Promise<OutboxConfig> {
         error,
       );
     }
-    throw refused(file, `could not be loaded: ${message ?? String(error)}`, error);
+    throw refused(file, `could not be loaded: ${errorMessage(error)}`, error);
   }
   if (!('config' in exports)) {
     const names = Object.keys(exports);
