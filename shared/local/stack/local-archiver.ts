@@ -4,6 +4,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { createArchiverHandler } from '../../archive/archiver.js';
 import { ARCHIVER_METRICS, archiverMetrics } from '../../archive/archiver-metrics.js';
 import type { ArchiverMetrics } from '../../archive/archiver-types.js';
+import { LocalStackError } from '../errors.js';
 import { SqsPoller } from '../event-source/sqs-event-source.js';
 import { countInBackground, queueDepth } from './dead-letter-depths.js';
 import { LOCAL_LOG_LEVEL } from './options.js';
@@ -42,7 +43,10 @@ export const ARCHIVE_DLQ_COUNT_INTERVAL_MS = 1000;
 /** The archiver running on the archive queue. */
 export interface LocalArchiver {
   counts(): LocalArchiveCounts;
-  /** Resolves once `count` events in all have been archived, or after `timeoutMs` with the count then. */
+  /**
+   * Resolves once `count` events in all have been archived, or after `timeoutMs` with the count
+   * then; rejects with `STACK_STOPPED` when the archiver stops first (or has stopped).
+   */
   waitForArchived(count: number, timeoutMs: number): Promise<number>;
   stop(): Promise<void>;
 }
@@ -76,7 +80,13 @@ const DISCARDED_METRICS: ArchiverMetrics = { addMetric: () => {} };
  */
 export function startLocalArchiver(options: LocalArchiverOptions): LocalArchiver {
   const counts = { archivedEvents: 0, objectsWritten: 0, failedWrites: 0, malformedRecords: 0, deadLetters: 0 };
-  const waiters = new Set<() => void>();
+  const waiters = new Set<{ readonly check: () => void; readonly stop: () => void }>();
+  let stopped = false;
+  const stoppedWait = (count: number) =>
+    new LocalStackError(
+      'STACK_STOPPED',
+      `archive.waitForArchived(${count}) was still waiting when stop() was called (${counts.archivedEvents} of ${count} events archived); allowed: stop() once the wait has ended`,
+    );
   const handler = createArchiverHandler({
     bucket: options.archive.bucket,
     s3: options.s3,
@@ -87,7 +97,7 @@ export function startLocalArchiver(options: LocalArchiverOptions): LocalArchiver
       counts.objectsWritten += summary.objectsWritten;
       counts.failedWrites += summary.failedWrites;
       counts.malformedRecords += summary.malformedRecords;
-      for (const wake of waiters) wake();
+      for (const waiter of [...waiters]) waiter.check();
     },
   });
   const poller = new SqsPoller({
@@ -106,20 +116,34 @@ export function startLocalArchiver(options: LocalArchiverOptions): LocalArchiver
   return {
     counts: () => ({ ...counts }),
     waitForArchived: (count, timeoutMs) =>
-      new Promise<number>((resolve) => {
-        const done = () => {
+      new Promise<number>((resolve, reject) => {
+        if (stopped) return reject(stoppedWait(count));
+        const end = () => {
           clearTimeout(timer);
-          waiters.delete(check);
+          waiters.delete(waiter);
+        };
+        const waiter = {
+          check: () => {
+            if (counts.archivedEvents < count) return;
+            end();
+            resolve(counts.archivedEvents);
+          },
+          stop: () => {
+            end();
+            reject(stoppedWait(count));
+          },
+        };
+        const timer = setTimeout(() => {
+          end();
           resolve(counts.archivedEvents);
-        };
-        const check = () => {
-          if (counts.archivedEvents >= count) done();
-        };
-        const timer = setTimeout(done, timeoutMs);
-        waiters.add(check);
-        check();
+        }, timeoutMs);
+        waiters.add(waiter);
+        waiter.check();
       }),
     stop: () => {
+      // A wait pending now would otherwise keep its timer, and its caller, until its timeout.
+      stopped = true;
+      for (const waiter of [...waiters]) waiter.stop();
       deadLetterCount.stop();
       return poller.stop();
     },

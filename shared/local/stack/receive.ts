@@ -1,4 +1,5 @@
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { sleep } from '../../backoff.js';
 import { parseMessage } from '../../consumer/parse.js';
 import type { OutboxEnvelope } from '../../envelope.js';
 import type { ReceivedMessage } from './test-stack-types.js';
@@ -42,11 +43,21 @@ async function deleteMessages(sqs: SQSClient, queueUrl: string, messages: readon
   }
 }
 
+/** How {@link receiveMessages} waits, and what it says when `signal` ends the wait. */
+export interface ReceiveWait {
+  readonly count: number;
+  readonly timeoutMs: number;
+  /** Ends the wait at once, a long poll in flight included: the stack is stopping. */
+  readonly signal?: AbortSignal;
+  /** The error to throw when `signal` ends the wait, given how many messages had arrived (and were deleted). */
+  readonly stopped?: (received: number) => Error;
+}
+
 /**
  * Takes up to `count` messages off a queue, deleting each batch as it arrives, and resolves once
  * `count` have arrived or `timeoutMs` has passed (with those that did). Long polls never run
- * past the deadline, and none is cut short: a receive abandoned in flight would hide its
- * messages for the visibility timeout.
+ * past the deadline, and none is cut short but by `signal`: a receive abandoned in flight would
+ * hide its messages for the visibility timeout, which matters only while the stack runs.
  *
  * @example
  * ```ts
@@ -56,26 +67,34 @@ async function deleteMessages(sqs: SQSClient, queueUrl: string, messages: readon
 export async function receiveMessages<TData = unknown>(
   sqs: SQSClient,
   queueUrl: string,
-  { count, timeoutMs }: { readonly count: number; readonly timeoutMs: number },
+  { count, timeoutMs, signal, stopped = () => signal?.reason }: ReceiveWait,
 ): Promise<ReceivedMessage<TData>[]> {
   const received: ReceivedMessage<TData>[] = [];
   const deadline = Date.now() + timeoutMs;
+  // Read anew each time: the signal can abort while a request is in flight.
+  const aborted = () => signal?.aborted === true;
   do {
+    if (aborted()) throw stopped(received.length);
     const waitSeconds = Math.min(MAX_WAIT_SECONDS, Math.max(0, Math.floor((deadline - Date.now()) / 1000)));
-    const { Messages = [] } = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: Math.min(10, count - received.length),
-        WaitTimeSeconds: waitSeconds,
-        MessageAttributeNames: ['All'],
-        MessageSystemAttributeNames: ['ApproximateReceiveCount', 'MessageGroupId', 'MessageDeduplicationId'],
-      }),
-    );
+    const { Messages = [] } = await sqs
+      .send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: Math.min(10, count - received.length),
+          WaitTimeSeconds: waitSeconds,
+          MessageAttributeNames: ['All'],
+          MessageSystemAttributeNames: ['ApproximateReceiveCount', 'MessageGroupId', 'MessageDeduplicationId'],
+        }),
+        signal === undefined ? {} : { abortSignal: signal },
+      )
+      .catch((error: unknown) => {
+        throw aborted() ? stopped(received.length) : error;
+      });
     if (Messages.length > 0) {
       await deleteMessages(sqs, queueUrl, Messages);
       received.push(...Messages.map((m) => toReceived<TData>(m)));
     } else if (waitSeconds === 0) {
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(SHORT_POLL_PAUSE_MS, deadline - Date.now()))));
+      await sleep(Math.max(0, Math.min(SHORT_POLL_PAUSE_MS, deadline - Date.now())), signal);
     }
   } while (received.length < count && Date.now() < deadline);
   return received;

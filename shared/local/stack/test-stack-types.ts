@@ -164,7 +164,7 @@ export interface OutboxTestArchive {
   /**
    * Resolves once `count` events in all (since the stack started) have been archived, with the
    * number archived; at the timeout, with the number reached (fewer), as `receive` does.
-   * @throws LocalStackError `INVALID_OPTION` for a count or timeout out of range
+   * @throws LocalStackError `INVALID_OPTION` for a count or timeout out of range; `STACK_STOPPED` when `stop()` is called before it ends, or was
    */
   waitForArchived(count: number, options?: WaitForArchivedOptions): Promise<number>;
   /**
@@ -215,7 +215,7 @@ export interface OutboxTestStack {
    * Takes messages off a subscriber's queue (or its DLQ) and deletes them: resolves once
    * `count` have arrived, or at the timeout with those that did. A subscriber with a `handler`
    * has its queue read by it, so only its DLQ can be read here.
-   * @throws LocalStackError `INVALID_OPTION` for an unknown subscriber, bad options or a queue a handler reads; `STACK_STOPPED` after `stop()`
+   * @throws LocalStackError `INVALID_OPTION` for an unknown subscriber, bad options or a queue a handler reads; `STACK_STOPPED` when `stop()` is called before it ends (its long poll aborted), or was
    */
   receive<TData = unknown>(subscriber: string, options?: ReceiveOptions): Promise<ReceivedMessage<TData>[]>;
   /**

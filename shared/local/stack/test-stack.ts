@@ -1,3 +1,4 @@
+import { sharedAbortController } from '../../abort.js';
 import { replayArchive } from '../../archive/replay.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
 import { LocalStackError } from '../errors.js';
@@ -104,6 +105,8 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
   const stack = await startLocalStack(engineOptions);
   const queues = queuesOf(stack);
   const { dynamodb, document, streams, sns, sqs, s3 } = stack.clients;
+  // Aborted as stop() begins: a receive() in flight ends then, its long poll too, not at its timeout.
+  const stopping = sharedAbortController();
 
   const receive: OutboxTestStack['receive'] = async (subscriber, receiveOptions: ReceiveOptions = {}) => {
     if (stack.stopped)
@@ -126,7 +129,16 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
         `receive() subscriber ${JSON.stringify(subscriber)} has a handler, which takes its queue's messages; allowed: { deadLetters: true } to read its DLQ, or a subscriber without a handler`,
       );
     }
-    return receiveMessages(stack.clients.sqs, deadLetters ? queue.deadLetterQueue.url : queue.url, { count, timeoutMs });
+    return receiveMessages(stack.clients.sqs, deadLetters ? queue.deadLetterQueue.url : queue.url, {
+      count,
+      timeoutMs,
+      signal: stopping.signal,
+      stopped: (received) =>
+        new LocalStackError(
+          'STACK_STOPPED',
+          `receive(${JSON.stringify(subscriber)}) was still waiting when stop() was called (${received} of ${count} messages received); allowed: stop() once receive() has ended`,
+        ),
+    });
   };
 
   const archive = archiveOf(stack);
@@ -145,6 +157,9 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
     relayDeadLetterQueueUrl: stack.resources.relayDeadLetterQueue.url,
     ...(archive === undefined ? {} : { archive }),
     receive,
-    stop: () => stack.stop(),
+    stop: () => {
+      stopping.abort();
+      return stack.stop();
+    },
   };
 }
