@@ -7,19 +7,8 @@
  */
 
 import { pointerSegment } from './json-schema.js';
-import {
-  ANNOTATIONS,
-  atPointer,
-  eachValue,
-  isSchema,
-  JUDGED,
-  LOWER_BOUNDS,
-  type Located,
-  type Schema,
-  same,
-  show,
-  UPPER_BOUNDS,
-} from './schema-keywords.js';
+import { checkBounds, checkTypes, checkValues, disjoint, type Found } from './schema-checks.js';
+import { ANNOTATIONS, atPointer, eachAlternative, isSchema, JUDGED, type Located, type Schema, same, show } from './schema-keywords.js';
 
 /** What kind of break a change is. */
 export type BreakingKind =
@@ -45,17 +34,22 @@ export interface BreakingChange {
   readonly message: string;
 }
 
-type Found = Omit<BreakingChange, 'type' | 'version'>;
+const without = (schema: Schema, keyword: string): Schema => Object.fromEntries(Object.entries(schema).filter(([k]) => k !== keyword));
 
 /** Compares schemas of two documents (a published catalog and the current one). */
 export class SchemaDiff {
   readonly #old: unknown;
   readonly #new: unknown;
-  readonly #seen = new Set<string>();
+  /** Pairs judged or being judged: a pair met again is not judged twice. */
+  readonly #seen: Set<string>;
+  /** Pairs being judged (the current path): a recursive schema meeting itself again on it is taken as compatible. */
+  readonly #judging: Set<string>;
 
-  constructor(oldDocument: unknown, newDocument: unknown) {
+  constructor(oldDocument: unknown, newDocument: unknown, judging: ReadonlySet<string> = new Set()) {
     this.#old = oldDocument;
     this.#new = newDocument;
+    this.#seen = new Set(judging);
+    this.#judging = new Set(judging);
   }
 
   /** The breaking changes from the schema at `oldRef` to the one at `newRef` (`#/…` pointers). */
@@ -98,24 +92,59 @@ export class SchemaDiff {
     return this.#resolve(document, located);
   }
 
+  /**
+   * The breaking changes from `o` to `n` judged on their own, in a fresh list: whether `o` fits `n`.
+   * It shares only the pairs being judged, so that a pair judged breaking elsewhere is judged again.
+   */
+  #trial(o: Located, n: Located, reversed = false): Found[] {
+    const scratch: Found[] = [];
+    const trial = reversed ? new SchemaDiff(this.#new, this.#old) : new SchemaDiff(this.#old, this.#new, this.#judging);
+    trial.#diff(o, n, scratch);
+    return scratch;
+  }
+
   #diff(o: Located, n: Located, found: Found[]): void {
-    const key = `${o.pointer}\u0000${n.pointer}`;
-    // A recursive schema meets itself again: the first visit judges it.
+    const key = `${o.pointer}\u0000${o.part ?? ''}\u0000${n.pointer}\u0000${n.part ?? ''}`;
     if (this.#seen.has(key)) return;
     this.#seen.add(key);
+    this.#judging.add(key);
+    try {
+      this.#judge(o, n, found);
+    } finally {
+      this.#judging.delete(key);
+    }
+  }
+
+  #judge(o: Located, n: Located, found: Found[]): void {
     const O = o.schema;
     const N = n.schema;
     const at = (suffix = '') => `${o.pointer}${suffix}`;
+    if (Array.isArray(N.allOf)) {
+      // The old schema must fit every member and the keywords beside them; a property is kept when one of them names it.
+      const parts = [
+        ...N.allOf.map((member, i) => ({ ...this.#child(this.#new, n, member, 'allOf', i), conjunct: true })),
+        { schema: without(N, 'allOf'), pointer: n.pointer, part: 'beside allOf', conjunct: true },
+      ];
+      for (const part of parts) this.#diff(o, part, found);
+      const named = (s: Schema) => Object.keys(isSchema(s.properties) ? s.properties : {});
+      const kept = new Set(parts.flatMap((part) => named(part.schema)));
+      for (const name of named(O).filter((name) => !kept.has(name))) this.#removed(o, name, found);
+      return;
+    }
+    if (Array.isArray(O.allOf)) {
+      this.#oldAllOf(o, n, found);
+      return;
+    }
     if (Array.isArray(N.anyOf ?? N.oneOf) || Array.isArray(O.anyOf ?? O.oneOf)) {
       // Each old variant is judged whole against the new ones; the keywords beside them would count it twice.
       this.#variants(o, n, found);
       return;
     }
-    this.#types(O, N, at, found);
-    this.#values(O, N, at, found);
+    checkTypes(O, N, at, found);
+    checkValues(O, N, at, found);
     this.#objects(o, n, found);
     this.#arrays(o, n, found);
-    this.#bounds(O, N, at, found);
+    checkBounds(O, N, at, found);
     for (const keyword of new Set([...Object.keys(O), ...Object.keys(N)])) {
       if (JUDGED.has(keyword) || ANNOTATIONS.has(keyword) || same(O[keyword], N[keyword])) continue;
       found.push({
@@ -126,42 +155,20 @@ export class SchemaDiff {
     }
   }
 
-  #types(O: Schema, N: Schema, at: (s?: string) => string, found: Found[]): void {
-    if (N.type === undefined) return;
-    const newTypes = ([] as unknown[]).concat(N.type);
-    const covered = (t: unknown) => newTypes.includes(t) || (t === 'integer' && newTypes.includes('number'));
-    const oldTypes = O.type === undefined ? undefined : ([] as unknown[]).concat(O.type);
-    if (oldTypes === undefined || !oldTypes.every(covered)) {
-      found.push({
-        pointer: at('/type'),
-        kind: 'type-changed',
-        message: `type changed from ${oldTypes === undefined ? 'any' : show(O.type)} to ${show(N.type)}`,
-      });
+  /** An old `allOf` accepts only what all its members do: it fits when one member, or the keywords beside them, fits. */
+  #oldAllOf(o: Located, n: Located, found: Found[]): void {
+    const members = o.schema.allOf as unknown[];
+    const parts = [
+      ...members.map((member, i) => this.#child(this.#old, o, member, 'allOf', i)),
+      { schema: without(o.schema, 'allOf'), pointer: o.pointer, part: 'beside allOf' },
+    ];
+    let fewest: Found[] | undefined;
+    for (const part of parts) {
+      const scratch = this.#trial(part, n);
+      if (scratch.length === 0) return;
+      if (fewest === undefined || scratch.length < fewest.length) fewest = scratch;
     }
-  }
-
-  #values(O: Schema, N: Schema, at: (s?: string) => string, found: Found[]): void {
-    const oldValues = 'const' in O ? [O.const] : Array.isArray(O.enum) ? O.enum : undefined;
-    if ('const' in N || Array.isArray(N.enum)) {
-      const newValues = 'const' in N ? [N.const] : (N.enum as unknown[]);
-      if (oldValues === undefined) {
-        found.push({
-          pointer: at('enum' in N ? '/enum' : '/const'),
-          kind: 'enum-value-removed',
-          message: `values narrowed from any to ${show(newValues)}`,
-        });
-        return;
-      }
-      for (const value of oldValues) {
-        if (!newValues.some((v) => same(v, value))) {
-          found.push({
-            pointer: at('const' in O ? '/const' : '/enum'),
-            kind: 'enum-value-removed',
-            message: `value ${show(value)} is no longer allowed`,
-          });
-        }
-      }
-    }
+    found.push(...(fewest ?? []));
   }
 
   #objects(o: Located, n: Located, found: Found[]): void {
@@ -171,11 +178,13 @@ export class SchemaDiff {
     const newProps = isSchema(N.properties) ? N.properties : {};
     for (const [name, schema] of Object.entries(oldProps)) {
       if (!Object.hasOwn(newProps, name)) {
-        found.push({
-          pointer: `${o.pointer}/properties/${pointerSegment(name)}`,
-          kind: 'property-removed',
-          message: `property ${show(name)} was removed`,
-        });
+        if (!n.conjunct) this.#removed(o, name, found);
+        else if (isSchema(N.additionalProperties))
+          this.#diff(
+            this.#child(this.#old, o, schema, 'properties', name),
+            this.#child(this.#new, n, N.additionalProperties, 'additionalProperties'),
+            found,
+          );
         continue;
       }
       this.#diff(
@@ -183,6 +192,14 @@ export class SchemaDiff {
         this.#child(this.#new, n, newProps[name], 'properties', name),
         found,
       );
+    }
+    // A new property takes values the old additionalProperties schema (a record's) judged under its name.
+    const rest = O.additionalProperties;
+    if (isSchema(rest) && Object.keys(rest).length > 0) {
+      for (const [name, schema] of Object.entries(newProps)) {
+        if (Object.hasOwn(oldProps, name)) continue;
+        this.#diff(this.#child(this.#old, o, rest, 'additionalProperties'), this.#child(this.#new, n, schema, 'properties', name), found);
+      }
     }
     const oldRequired = Array.isArray(O.required) ? O.required : [];
     for (const name of Array.isArray(N.required) ? N.required : []) {
@@ -195,6 +212,14 @@ export class SchemaDiff {
       }
     }
     this.#rest(o, n, 'additionalProperties', 'additional-properties-tightened', found);
+  }
+
+  #removed(o: Located, name: string, found: Found[]): void {
+    found.push({
+      pointer: `${o.pointer}/properties/${pointerSegment(name)}`,
+      kind: 'property-removed',
+      message: `property ${show(name)} was removed`,
+    });
   }
 
   #arrays(o: Located, n: Located, found: Found[]): void {
@@ -240,60 +265,42 @@ export class SchemaDiff {
     this.#diff(this.#child(this.#old, o, O, keyword), this.#child(this.#new, n, N, keyword), found);
   }
 
-  #bounds(O: Schema, N: Schema, at: (s?: string) => string, found: Found[]): void {
-    const tightened = (keyword: string, raised: boolean) =>
-      found.push({
-        pointer: at(`/${keyword}`),
-        kind: 'constraint-tightened',
-        message: `${keyword} ${raised ? 'raised' : 'lowered'} from ${O[keyword] === undefined ? 'none' : show(O[keyword])} to ${show(N[keyword])}`,
-      });
-    for (const keyword of LOWER_BOUNDS) {
-      if (typeof N[keyword] === 'number' && !(typeof O[keyword] === 'number' && (O[keyword] as number) >= (N[keyword] as number)))
-        tightened(keyword, true);
-    }
-    for (const keyword of UPPER_BOUNDS) {
-      if (typeof N[keyword] === 'number' && !(typeof O[keyword] === 'number' && (O[keyword] as number) <= (N[keyword] as number)))
-        tightened(keyword, false);
-    }
-    if (typeof N.multipleOf === 'number' && !(typeof O.multipleOf === 'number' && (O.multipleOf as number) % N.multipleOf === 0))
-      tightened('multipleOf', true);
-    for (const keyword of ['pattern', 'format'] as const) {
-      if (N[keyword] !== undefined && !same(O[keyword], N[keyword])) {
-        found.push({
-          pointer: at(`/${keyword}`),
-          kind: 'constraint-tightened',
-          message: `${keyword} changed from ${O[keyword] === undefined ? 'none' : show(O[keyword])} to ${show(N[keyword])}`,
-        });
-      }
-    }
-    if (N.uniqueItems === true && O.uniqueItems !== true)
-      found.push({ pointer: at('/uniqueItems'), kind: 'constraint-tightened', message: 'uniqueItems is newly required' });
-  }
-
-  /** `anyOf`/`oneOf`: every old variant must still be matched, without a break, by some new one. */
+  /**
+   * `anyOf`/`oneOf`: every old variant must still be accepted, without a break, by the keywords
+   * beside the new ones and by some new variant; by a new `oneOf`, by exactly one, and no other
+   * new variant may accept a value of it that the old schema accepted.
+   */
   #variants(o: Located, n: Located, found: Found[]): void {
     const keywordOf = (s: Schema) => (Array.isArray(s.anyOf) ? 'anyOf' : Array.isArray(s.oneOf) ? 'oneOf' : undefined);
     const ok = keywordOf(o.schema);
     const nk = keywordOf(n.schema);
     const oldVariants = ok === undefined ? [o] : (o.schema[ok] as unknown[]).map((v, i) => this.#child(this.#old, o, v, ok, i));
     const newVariants = nk === undefined ? [n] : (n.schema[nk] as unknown[]).map((v, i) => this.#child(this.#new, n, v, nk, i));
-    const matchedBy = (variant: Located) =>
-      newVariants.some((candidate) => {
-        const trial = new SchemaDiff(this.#old, this.#new);
-        const scratch: Found[] = [];
-        trial.#diff(variant, candidate, scratch);
-        return scratch.length === 0;
-      });
+    const beside =
+      nk === undefined ? undefined : { schema: without(n.schema, nk), pointer: n.pointer, part: `beside ${nk}`, conjunct: true };
+    const resolver = (document: unknown) => (s: unknown) => this.#child(document, { schema: {}, pointer: '' }, s).schema;
+    // A value of `variant` a new variant also accepts is refused by a new oneOf, unless the old schema refused it too (an old oneOf).
+    const excluded = (variant: Located, other: Located, i: number) =>
+      disjoint(variant.schema, other.schema, resolver(this.#old), resolver(this.#new)) ||
+      (ok === 'oneOf' && oldVariants.some((w, j) => j !== i && this.#trial(other, w, true).length === 0));
+    const accepted = (variant: Located, i: number) => {
+      const by = newVariants.filter((candidate) => this.#trial(variant, candidate).length === 0);
+      if (nk !== 'oneOf') return by.length > 0;
+      return by.length > 0 && newVariants.every((other) => other === by[0] || excluded(variant, other, i));
+    };
+    // The keywords beside the new variants apply to every value: what they tighten is reported as it is.
+    if (beside !== undefined) {
+      const changes = oldVariants.flatMap(eachAlternative).flatMap((variant) => this.#trial(variant, beside));
+      found.push(...changes.filter((change, i) => changes.findIndex((c) => same(c, change)) === i));
+    }
     oldVariants.forEach((variant, i) => {
-      // An old enum may be accepted by several new variants together (`z.enum` rewritten as a union of literals): each value by one.
-      const matched = eachValue(variant).every(matchedBy);
-      if (!matched) {
-        found.push({
-          pointer: ok === undefined ? o.pointer : `${o.pointer}/${ok}/${i}`,
-          kind: 'variant-removed',
-          message: `${ok === undefined ? 'the schema' : `variant ${i} of ${ok}`} (${show(variant.schema)}) is no longer accepted as it was by ${nk === undefined ? 'the new schema' : `any variant of the new ${nk}`}`,
-        });
-      }
+      // An old enum or type list may be accepted by several new variants together (`z.enum` rewritten as a union of literals): each value or type by one.
+      if (eachAlternative(variant).every((alternative) => accepted(alternative, i))) return;
+      found.push({
+        pointer: ok === undefined ? o.pointer : `${o.pointer}/${ok}/${i}`,
+        kind: 'variant-removed',
+        message: `${ok === undefined ? 'the schema' : `variant ${i} of ${ok}`} (${show(variant.schema)}) is no longer accepted as it was by ${nk === undefined ? 'the new schema' : `${nk === 'oneOf' ? 'exactly one' : 'any'} variant of the new ${nk}`}`,
+      });
     });
   }
 }

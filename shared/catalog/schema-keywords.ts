@@ -6,10 +6,13 @@
 /** A JSON Schema object. */
 export type Schema = Record<string, unknown>;
 
-/** A schema and where it is, in its own document. */
+/** A schema and where it is, in its own document; `part` names a part of the schema there judged apart (the keywords beside an `allOf`). */
 export interface Located {
   readonly schema: Schema;
   readonly pointer: string;
+  readonly part?: string;
+  /** A new schema that is one part of a conjunction (an `allOf` member, the keywords beside it): a property it does not name may be named by another part. */
+  readonly conjunct?: boolean;
 }
 
 /** Keywords that say nothing of what a schema accepts: a change of them breaks nothing. */
@@ -63,11 +66,19 @@ export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === J
 export const show = (value: unknown): string => JSON.stringify(value) ?? 'undefined';
 export const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** An enum of several values as one `const` variant per value, the rest of the schema kept; any other schema as it is. */
-export function eachValue(variant: Located): Located[] {
+/**
+ * A schema as the alternatives it accepts together: an enum of several values as one `const`
+ * variant per value, a list of types as one variant per type, the rest of the schema kept; any
+ * other schema as it is.
+ */
+export function eachAlternative(variant: Located): Located[] {
   const { enum: values, ...rest } = variant.schema;
-  if (!Array.isArray(values) || values.length < 2 || 'const' in rest) return [variant];
-  return values.map((value) => ({ ...variant, schema: { ...rest, const: value } }));
+  if (Array.isArray(values) && values.length >= 2 && !('const' in rest))
+    return values.map((value, i) => ({ ...variant, schema: { ...rest, const: value }, part: `enum ${i}` }));
+  const { type, ...others } = variant.schema;
+  if (Array.isArray(type) && type.length >= 2)
+    return type.map((t, i) => ({ ...variant, schema: { ...others, type: t }, part: `type ${i}` }));
+  return [variant];
 }
 
 /** The value at a `#/…` pointer of `document`. */
