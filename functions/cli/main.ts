@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { REPLAY_USAGE } from '../../shared/archive/replay-cli.js';
-import { errorMessage } from '../../shared/cli-tokens.js';
+import { errorMessage } from '../../shared/error-message.js';
 import { EnvironmentError, OutboxError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
 import { awsErrorHint } from '../../shared/redrive/aws-error-hint.js';

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { ordersScenario } from '../../examples/orders/api/load-scenario.js';
 import { localApp } from '../../examples/orders/local-app.js';
 import { config } from '../../examples/orders/outbox.config.js';
+import { errorMessage } from '../../shared/error-message.js';
 import { OutboxError } from '../../shared/errors.js';
 import { renderBanner } from '../../shared/local/stack/banner.js';
 import { LOCAL_USAGE, type LocalCommand, parseLocalArgs } from '../../shared/local/stack/cli-args.js';
@@ -45,7 +46,7 @@ if (command.kind === 'help') {
 // Created, when missing, only once the ports are known to be free: a refused start leaves nothing.
 const persistDir = command.persistDir === undefined ? undefined : resolve(command.persistDir);
 
-const reportError = (source: string, error: unknown) => process.stderr.write(`[${source}] ${(error as Error).message ?? String(error)}\n`);
+const reportError = (source: string, error: unknown) => process.stderr.write(`[${source}] ${errorMessage(error)}\n`);
 let stack: LocalStack;
 try {
   stack = await startLocalStack({

@@ -1,6 +1,6 @@
 import { sqsClient } from '../aws/messaging-clients.js';
 import { s3Client } from '../aws/s3-client.js';
-import { errorMessage } from '../cli-tokens.js';
+import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
 import { defaultCheckpointPath } from './checkpoint.js';
 import { replayArchive } from './replay.js';

@@ -1,3 +1,4 @@
+import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
 import type { ReplaySummary } from './replay-types.js';
 
@@ -68,7 +69,7 @@ export class ReplayStoppedError extends OutboxError {
   readonly summary: ReplaySummary;
 
   constructor(summary: ReplaySummary, cause: unknown) {
-    super('REPLAY_STOPPED', `replay stopped after ${summary.sent} events sent: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    super('REPLAY_STOPPED', `replay stopped after ${summary.sent} events sent: ${errorMessage(cause)}`, { cause });
     this.name = 'ReplayStoppedError';
     this.summary = summary;
   }

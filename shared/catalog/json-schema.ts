@@ -5,6 +5,7 @@
  */
 
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
+import { errorMessage } from '../error-message.js';
 
 /** The JSON Schema draft AsyncAPI 3.0's Schema Object extends. */
 export const JSON_SCHEMA_TARGET = 'draft-07';
@@ -54,7 +55,7 @@ export function toJsonSchema(schema: StandardSchemaV1 | undefined, base: string)
   } catch (error) {
     return {
       status: 'unavailable',
-      reason: `its ${String(standard.vendor)} schema could not be converted to JSON Schema (${(error as Error).message})`,
+      reason: `its ${String(standard.vendor)} schema could not be converted to JSON Schema (${errorMessage(error)})`,
     };
   }
   // `$schema` names the draft of a whole document; inside the AsyncAPI document it is the spec's.

@@ -1,3 +1,4 @@
+import { errorMessage } from '../error-message.js';
 import { LeaseLostError } from './errors.js';
 import { HeldLease } from './held-lease.js';
 import type { Lease, LeaseStore } from './lease.js';
@@ -128,12 +129,12 @@ export class LeaseCoordinator {
           return true;
         } catch (error) {
           if (error instanceof LeaseLostError || held.lost) {
-            this.lose(held, (error as Error).message);
+            this.lose(held, errorMessage(error));
             return true;
           }
           const unrenewedMs = this.now() - held.writtenAt;
           if (unrenewedMs >= this.expiresAfterMs()) {
-            this.lose(held, `not renewed for ${unrenewedMs} ms, so another worker may take it: ${(error as Error).message}`);
+            this.lose(held, `not renewed for ${unrenewedMs} ms, so another worker may take it: ${errorMessage(error)}`);
             return true;
           }
           this.events.renewFailed?.(held, error);

@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { errorMessage } from '../cli-tokens.js';
 import { CONFIG_ENV, configFromEnv, defineConfig, type OutboxConfig, type OutboxConfigInput } from '../config.js';
+import { errorMessage } from '../error-message.js';
 import { ConfigError } from '../errors.js';
 import { CONFIG_FILE_FORMS, type RedriveCommand } from './cli-args.js';
 import { RedriveOptionsError } from './errors.js';

@@ -1,3 +1,4 @@
+import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
 import type { StreamBatchInfo } from './on-failure-record.js';
 import type { RedriveSummary } from './types.js';
@@ -48,7 +49,7 @@ export class RedriveStoppedError extends OutboxError {
   readonly summary: RedriveSummary;
 
   constructor(summary: RedriveSummary, cause: unknown) {
-    super('REDRIVE_STOPPED', `stopped after ${summary.processed} messages: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    super('REDRIVE_STOPPED', `stopped after ${summary.processed} messages: ${errorMessage(cause)}`, { cause });
     this.name = 'RedriveStoppedError';
     this.summary = summary;
   }

@@ -50,7 +50,9 @@ describe('dynamodb-outbox with a rejection that is not an Error', { timeout: 120
   it('replay stops with status 1, its error line naming no TypeError', async () => {
     const args = ['replay', '--archive-bucket', 'archive', '--from', '2026-01-01', '--to', '2026-01-02', '--to-queue', QUEUE];
     const { code, stderr } = await rejecting('null', ...args, '--dry-run');
-    expect(stderr).toMatch(/^Replay stopped \[REPLAY_STOPPED\]: replay stopped after 0 events sent: null$/m);
+    expect(stderr).toMatch(
+      /^Replay stopped \[REPLAY_STOPPED\]: replay stopped after 0 events sent: no error message; the value thrown was null$/m,
+    );
     expect(stderr).not.toContain('TypeError');
     expect(code).toBe(1);
   });

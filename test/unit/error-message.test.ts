@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { errorMessage, parseArgsProblem } from '../../shared/cli-tokens.js';
+import { ReplayStoppedError } from '../../shared/archive/replay-errors.js';
+import type { ReplaySummary } from '../../shared/archive/replay-types.js';
+import { parseArgsProblem } from '../../shared/cli-tokens.js';
+import { errorMessage } from '../../shared/error-message.js';
+import { RedriveStoppedError } from '../../shared/redrive/errors.js';
+import type { RedriveSummary } from '../../shared/redrive/types.js';
 
 describe('errorMessage: what a command prints of a caught value', () => {
   it("is an error's message as it is", () => {
@@ -48,5 +53,14 @@ describe('parseArgsProblem', () => {
   it("keeps parseArgs's message in one line without its hint", () => {
     const error = new TypeError("Unknown option '--x'. To specify a positional argument starting with a '-', place it at the end.");
     expect(parseArgsProblem(error)).toBe("Unknown option '--x'");
+  });
+});
+
+describe('RedriveStoppedError and ReplayStoppedError: a cause that is no Error', () => {
+  it('say what was thrown instead of ": null"', () => {
+    const redrive = new RedriveStoppedError({ processed: 3 } as RedriveSummary, null);
+    expect(redrive.message).toBe('stopped after 3 messages: no error message; the value thrown was null');
+    const replay = new ReplayStoppedError({ sent: 2 } as ReplaySummary, 'socket hang up');
+    expect(replay.message).toBe('replay stopped after 2 events sent: socket hang up');
   });
 });
