@@ -30,8 +30,9 @@ export function onFailureKey(prefix: string, writer: string, record: StreamBatch
 
 /**
  * Writes an on-failure object as Lambda's S3 destination does: the invocation record with the
- * whole batch as `payload`, so the records outlive the stream's 24-hour retention and the redrive
- * can republish them. Resolves once S3 has the object; rejects with S3's error otherwise.
+ * whole batch as `payload`, the invocation event as a JSON string (Lambda's form, which tools
+ * written against Lambda's objects parse), so the records outlive the stream's 24-hour retention
+ * and the redrive can republish them. Resolves once S3 has the object; rejects with S3's error otherwise.
  *
  * @example
  * ```ts
@@ -47,7 +48,12 @@ export async function putOnFailureObject(
   signal?: AbortSignal,
 ): Promise<void> {
   await s3.send(
-    new PutObjectCommand({ Bucket: bucket, Key: key, Body: JSON.stringify({ ...record, payload }), ContentType: 'application/json' }),
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: key,
+      Body: JSON.stringify({ ...record, payload: JSON.stringify(payload) }),
+      ContentType: 'application/json',
+    }),
     signal === undefined ? undefined : { abortSignal: signal },
   );
 }

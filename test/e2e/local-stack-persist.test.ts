@@ -77,10 +77,13 @@ describe('npm start stack with --persist', () => {
     const object = await stack.clients.s3.send(new GetObjectCommand({ Bucket: bucket, Key: Contents[0]!.Key }));
     const stored = JSON.parse(await object.Body!.transformToString()) as {
       DDBStreamBatchInfo: { batchSize: number };
-      payload: { Records: { dynamodb: { NewImage: { aggregateId: { S: string } } } }[] };
+      payload: string;
     };
     expect(stored.DDBStreamBatchInfo.batchSize).toBe(1);
-    expect(stored.payload.Records.map((r) => r.dynamodb.NewImage.aggregateId.S)).toEqual(['poison']);
+    // As Lambda's S3 destination writes it: the invocation event as a JSON string.
+    expect(typeof stored.payload).toBe('string');
+    const payload = JSON.parse(stored.payload) as { Records: { dynamodb: { NewImage: { aggregateId: { S: string } } } }[] };
+    expect(payload.Records.map((r) => r.dynamodb.NewImage.aggregateId.S)).toEqual(['poison']);
   });
 
   it('after a restart, goes on after the relay’s checkpoint instead of handing the whole stream over again', async () => {

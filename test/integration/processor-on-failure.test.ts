@@ -114,7 +114,11 @@ describe('the stream processor with a record it can never publish', () => {
       origin: 'outbox-stream-processor',
       requestContext: { condition: 'RetryAttemptsExhausted', approximateInvokeCount: 3 },
     });
-    const given = (object!.payload as { Records: { dynamodb: { NewImage: { events: { L: { M: { id: { S: string } } }[] } } } }[] }).Records;
+    // As Lambda's S3 destination writes it: the invocation event as a JSON string.
+    expect(typeof object!.payload).toBe('string');
+    const given = (
+      JSON.parse(object!.payload as string) as { Records: { dynamodb: { NewImage: { events: { L: { M: { id: { S: string } } }[] } } } }[] }
+    ).Records;
     expect(given.flatMap((r) => r.dynamodb.NewImage.events.L.map((e) => e.M.id.S))).toEqual([placed.events[0]!.id, captured.events[0]!.id]);
     // Three attempts (maxRetryAttempts 2), each refused by SNS and then by the DLQ, and no more.
     expect(sns.refusedAlone).toBe(3);
