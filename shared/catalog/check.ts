@@ -8,7 +8,8 @@ import type { OutboxConfig } from '../config.js';
 import { type CatalogEventEntry, catalogDocument, EVENT_EXTENSION } from './asyncapi.js';
 import { CatalogError } from './errors.js';
 import { pointerSegment } from './json-schema.js';
-import { type BreakingChange, SchemaDiff } from './schema-diff.js';
+import { SchemaDiff } from './schema-diff.js';
+import type { BreakingChange } from './schema-keywords.js';
 
 /**
  * What {@link checkCatalog} found: `compatible` (possibly with versions added), or `breaking` with

@@ -16,4 +16,4 @@ export {
 export { type CatalogCheckResult, checkCatalog } from './check.js';
 export { CatalogError, type CatalogErrorCode, EventSchemaError } from './errors.js';
 export { dataschemaOf, type EventTypeDeclaration, type EventTypeInput } from './event-types.js';
-export type { BreakingChange, BreakingKind } from './schema-diff.js';
+export type { BreakingChange, BreakingKind } from './schema-keywords.js';

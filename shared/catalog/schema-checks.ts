@@ -3,11 +3,8 @@
  * and its counterpart alone, and a proof that two schemas accept no value in common.
  */
 
-import type { BreakingChange } from './schema-diff.js';
-import { isSchema, LOWER_BOUNDS, type Schema, same, show, UPPER_BOUNDS } from './schema-keywords.js';
+import { type Found, isSchema, LOWER_BOUNDS, type Schema, same, show, UPPER_BOUNDS } from './schema-keywords.js';
 
-/** A breaking change without its event type and version. */
-export type Found = Omit<BreakingChange, 'type' | 'version'>;
 type At = (suffix?: string) => string;
 
 /** `type`: each old type still allowed (`integer` within `number`). */

@@ -7,32 +7,20 @@
  */
 
 import { pointerSegment } from './json-schema.js';
-import { checkBounds, checkTypes, checkValues, disjoint, type Found } from './schema-checks.js';
-import { ANNOTATIONS, atPointer, eachAlternative, isSchema, JUDGED, type Located, type Schema, same, show } from './schema-keywords.js';
-
-/** What kind of break a change is. */
-export type BreakingKind =
-  | 'version-removed'
-  | 'property-removed'
-  | 'property-required'
-  | 'type-changed'
-  | 'enum-value-removed'
-  | 'additional-properties-tightened'
-  | 'constraint-tightened'
-  | 'variant-removed'
-  | 'aggregate-type-changed'
-  | 'dataschema-changed'
-  | 'schema-unverifiable'
-  | 'unverifiable-change';
-
-/** One breaking change: where (a JSON pointer into the published document), what kind, in words. */
-export interface BreakingChange {
-  readonly type: string;
-  readonly version: number;
-  readonly pointer: string;
-  readonly kind: BreakingKind;
-  readonly message: string;
-}
+import { checkBounds, checkTypes, checkValues, disjoint } from './schema-checks.js';
+import {
+  ANNOTATIONS,
+  atPointer,
+  type BreakingKind,
+  eachAlternative,
+  type Found,
+  isSchema,
+  JUDGED,
+  type Located,
+  type Schema,
+  same,
+  show,
+} from './schema-keywords.js';
 
 const without = (schema: Schema, keyword: string): Schema => Object.fromEntries(Object.entries(schema).filter(([k]) => k !== keyword));
 

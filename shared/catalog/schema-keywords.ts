@@ -1,7 +1,34 @@
 /**
- * The JSON Schema keywords the catalog's schema comparison (schema-diff.ts) knows, and the small
- * helpers it reads schemas with.
+ * The breaking changes the catalog's schema comparison (schema-diff.ts) reports, the JSON Schema
+ * keywords it knows, and the small helpers it reads schemas with.
  */
+
+/** What kind of break a change is. */
+export type BreakingKind =
+  | 'version-removed'
+  | 'property-removed'
+  | 'property-required'
+  | 'type-changed'
+  | 'enum-value-removed'
+  | 'additional-properties-tightened'
+  | 'constraint-tightened'
+  | 'variant-removed'
+  | 'aggregate-type-changed'
+  | 'dataschema-changed'
+  | 'schema-unverifiable'
+  | 'unverifiable-change';
+
+/** One breaking change: where (a JSON pointer into the published document), what kind, in words. */
+export interface BreakingChange {
+  readonly type: string;
+  readonly version: number;
+  readonly pointer: string;
+  readonly kind: BreakingKind;
+  readonly message: string;
+}
+
+/** A breaking change without its event type and version. */
+export type Found = Omit<BreakingChange, 'type' | 'version'>;
 
 /** A JSON Schema object. */
 export type Schema = Record<string, unknown>;
