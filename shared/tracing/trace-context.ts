@@ -14,10 +14,12 @@ export interface TraceContext {
 
 /**
  * W3C trace context: version `ff` is invalid, an all-zero trace id or parent id is invalid, and
- * only versions after 00 may append fields after the flags.
+ * only versions after 00 may append fields after the flags (W3C, "Versioning of traceparent").
+ * What they append is visible ASCII: the value travels as an SNS message attribute, which takes
+ * no control character, and as an HTTP header.
  */
 const TRACE_FIELDS = '(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}';
-export const TRACEPARENT_PATTERN = new RegExp(`^(?:00-${TRACE_FIELDS}|(?!00|ff)[0-9a-f]{2}-${TRACE_FIELDS}(?:-.*)?)$`);
+export const TRACEPARENT_PATTERN = new RegExp(`^(?:00-${TRACE_FIELDS}|(?!00|ff)[0-9a-f]{2}-${TRACE_FIELDS}(?:-[\\x21-\\x7e]*)?)$`);
 
 /** The longest `tracestate` carried: W3C's floor for what every system propagates, and OpenTelemetry's own limit. */
 export const MAX_TRACESTATE_LENGTH = 512;
@@ -27,18 +29,48 @@ const TRACESTATE_KEY = '(?:[a-z][_0-9a-z\\-*/]{0,255}|[a-z0-9][_0-9a-z\\-*/]{0,2
 const TRACESTATE_VALUE = '[\\x20-\\x2b\\x2d-\\x3c\\x3e-\\x7e]{0,255}[\\x21-\\x2b\\x2d-\\x3c\\x3e-\\x7e]';
 const TRACESTATE_MEMBER = new RegExp(`^${TRACESTATE_KEY}=${TRACESTATE_VALUE}$`);
 
+/** The members of a `tracestate`, each trimmed, or why it is not W3C trace state, whatever its length and count. */
+function tracestateMembers(tracestate: string): { members: string[] } | { problem: string } {
+  // Empty members (",,", spaces only) are allowed and skipped, as W3C says; spaces and tabs around a member are no part of it.
+  const members = tracestate
+    .split(',')
+    .map((member) => member.replace(/^[ \t]+|[ \t]+$/g, ''))
+    .filter((member) => member !== '');
+  if (members.length === 0) return { problem: 'it has no list member' };
+  const malformed = members.find((member) => !TRACESTATE_MEMBER.test(member));
+  if (malformed !== undefined) return { problem: `its member ${JSON.stringify(malformed.slice(0, 60))} is not key=value` };
+  const keys = members.map((member) => member.slice(0, member.indexOf('=')));
+  const repeated = keys.find((key, i) => keys.indexOf(key) !== i);
+  return repeated === undefined ? { members } : { problem: `its key ${JSON.stringify(repeated)} appears twice` };
+}
+
 /** Why a `tracestate` is not W3C trace state the outbox carries, or `undefined` when it is. */
 export function tracestateProblem(tracestate: string): string | undefined {
   if (tracestate.length > MAX_TRACESTATE_LENGTH) return `it is ${tracestate.length} characters long`;
-  // Empty members (",,", spaces only) are allowed and skipped, as W3C says.
-  const members = tracestate.split(',').filter((member) => member.trim() !== '');
-  if (members.length === 0) return 'it has no list member';
-  if (members.length > MAX_TRACESTATE_MEMBERS) return `it has ${members.length} list members`;
-  const malformed = members.find((member) => !TRACESTATE_MEMBER.test(member.replace(/^[ \t]+|[ \t]+$/g, '')));
-  if (malformed !== undefined) return `its member ${JSON.stringify(malformed.slice(0, 60))} is not key=value`;
-  const keys = members.map((member) => member.trim().split('=')[0]);
-  const repeated = keys.find((key, i) => keys.indexOf(key) !== i);
-  return repeated === undefined ? undefined : `its key ${JSON.stringify(repeated)} appears twice`;
+  const parsed = tracestateMembers(tracestate);
+  if ('problem' in parsed) return parsed.problem;
+  return parsed.members.length > MAX_TRACESTATE_MEMBERS ? `it has ${parsed.members.length} list members` : undefined;
+}
+
+/** W3C's size of a member removed first when a `tracestate` is cut. */
+const LONG_TRACESTATE_MEMBER = 128;
+
+/**
+ * A `tracestate` read from a span, as the outbox carries it: cut to {@link MAX_TRACESTATE_LENGTH}
+ * characters and 32 members as W3C says, by whole members, those over 128 characters first, then
+ * from the end; `undefined` when it is not W3C trace state (a vendor must not pass on one it
+ * cannot parse) or nothing is left.
+ */
+export function carriedTracestate(tracestate: string): string | undefined {
+  const parsed = tracestateMembers(tracestate);
+  if ('problem' in parsed) return undefined;
+  const members = parsed.members.slice(0, MAX_TRACESTATE_MEMBERS);
+  const length = () => members.reduce((sum, member) => sum + member.length, members.length - 1);
+  while (members.length > 0 && length() > MAX_TRACESTATE_LENGTH) {
+    const long = members.findLastIndex((member) => member.length > LONG_TRACESTATE_MEMBER);
+    members.splice(long === -1 ? members.length - 1 : long, 1);
+  }
+  return members.length === 0 ? undefined : members.join(',');
 }
 
 /** The Lambda runtime's X-Ray trace header of the current invocation. */
@@ -74,13 +106,20 @@ export function xrayTraceparent(header: string | undefined): string | undefined 
   return TRACEPARENT_PATTERN.test(traceparent) ? traceparent : undefined;
 }
 
-/** The active span's context, when a context manager is registered and the span context is valid. */
+/**
+ * The active span's context, when a context manager is registered and the span context is valid:
+ * its ids in lower case (OpenTelemetry takes upper-case hex, W3C does not), its trace state as
+ * {@link carriedTracestate} leaves it.
+ */
 function otelContext(api: OtelApi | undefined): TraceContext | undefined {
   const span = api?.trace.getSpanContext(api.context.active());
   if (api === undefined || span === undefined || !api.isSpanContextValid(span)) return undefined;
   const flags = (span.traceFlags & api.TraceFlags.SAMPLED) === api.TraceFlags.SAMPLED ? '01' : '00';
-  const state = span.traceState?.serialize();
-  return { traceparent: `00-${span.traceId}-${span.spanId}-${flags}`, ...(state ? { tracestate: state } : {}) };
+  const traceparent = `00-${span.traceId.toLowerCase()}-${span.spanId.toLowerCase()}-${flags}`;
+  if (!TRACEPARENT_PATTERN.test(traceparent)) return undefined;
+  const serialized = span.traceState?.serialize();
+  const state = serialized ? carriedTracestate(serialized) : undefined;
+  return { traceparent, ...(state === undefined ? {} : { tracestate: state }) };
 }
 
 function xrayContext(env: NodeJS.ProcessEnv): TraceContext | undefined {

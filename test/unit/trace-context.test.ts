@@ -1,4 +1,4 @@
-import { context, ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
+import { context, createTraceState, ROOT_CONTEXT, TraceFlags, type TraceState, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
@@ -24,17 +24,24 @@ const event = (fields: Partial<EventInput> = {}): EventInput => ({
 });
 const stored = (input: EventInput, ambient?: Parameters<typeof planSlots>[3]) => planSlots([input], config, stamp, ambient)[0]!.events[0]!;
 
-/** Runs `fn` with a span of `traceState` active, under an AsyncLocalStorage context manager registered for the call only. */
-async function withActiveSpan<T>(fn: () => T | Promise<T>, traceState?: string): Promise<T> {
+/**
+ * Runs `fn` with a span of `traceState` active (and of other ids than OTEL_TRACE and OTEL_SPAN
+ * with `ids`), under an AsyncLocalStorage context manager registered for the call only.
+ */
+async function withActiveSpan<T>(
+  fn: () => T | Promise<T>,
+  traceState?: string | TraceState,
+  ids: { traceId?: string; spanId?: string } = {},
+): Promise<T> {
   const manager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(manager);
   try {
-    const { createTraceState } = await import('@opentelemetry/api');
     const span = trace.wrapSpanContext({
       traceId: OTEL_TRACE,
       spanId: OTEL_SPAN,
       traceFlags: TraceFlags.SAMPLED,
-      ...(traceState === undefined ? {} : { traceState: createTraceState(traceState) }),
+      ...ids,
+      ...(traceState === undefined ? {} : { traceState: typeof traceState === 'string' ? createTraceState(traceState) : traceState }),
     });
     return await context.with(trace.setSpan(ROOT_CONTEXT, span), fn);
   } finally {
@@ -127,6 +134,31 @@ describe('tracestate validation', () => {
   });
 });
 
+describe('traceparent of a version after 00', () => {
+  const FUTURE = '01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+  it.each([
+    ['nothing after the flags', FUTURE],
+    ['fields after the flags', `${FUTURE}-f00d-extra.field_2`],
+  ])('is taken with %s, as W3C says a higher version is parsed', (_, traceparent) => {
+    expect(stored(event({ traceparent }))).toMatchObject({ traceparent });
+  });
+
+  it.each([
+    ['a control character', `${FUTURE}-a\u0001b`],
+    ['a line feed', `${FUTURE}-a\nb`],
+    ['a space', `${FUTURE}-a b`],
+    ['a non-ASCII character', `${FUTURE}-caf\u00e9`],
+    ['a lone surrogate', `${FUTURE}-\ud800`],
+    ['flags not followed by a dash', `${FUTURE}x`],
+  ])(
+    'is refused with %s after the flags: trace context is visible ASCII, as SNS attributes and HTTP headers carry it',
+    (_, traceparent) => {
+      expect(() => stored(event({ traceparent }))).toThrow(expect.objectContaining({ code: 'INVALID_TRACEPARENT' }));
+    },
+  );
+});
+
 describe('which trace context an event carries', () => {
   it('keeps the explicit traceparent and tracestate over the ambient context, never mixing them', () => {
     const ambient = { traceparent: FROM_XRAY, tracestate: 'other=1' };
@@ -152,6 +184,45 @@ describe('which trace context an event carries', () => {
   it('takes the active OpenTelemetry span over the X-Ray header, with its trace state', async () => {
     const picked = await withActiveSpan(() => ambientTraceContext({ [XRAY_TRACE_ENV]: XRAY }), 'vendor=abc');
     expect(picked).toEqual({ traceparent: `00-${OTEL_TRACE}-${OTEL_SPAN}-01`, tracestate: 'vendor=abc' });
+  });
+
+  it('writes the span ids in lower case, as W3C has them, when the span context has them in upper case', async () => {
+    const picked = await withActiveSpan(() => ambientTraceContext({}), undefined, {
+      traceId: OTEL_TRACE.toUpperCase(),
+      spanId: OTEL_SPAN.toUpperCase(),
+    });
+    expect(picked).toEqual({ traceparent: `00-${OTEL_TRACE}-${OTEL_SPAN}-01` });
+  });
+
+  it('cuts a span trace state past 512 characters by whole members, those over 128 characters first, then from the end', async () => {
+    // TraceState.set() checks nothing, so a span's trace state may be longer than W3C carries.
+    const long = `big=${'x'.repeat(200)}`;
+    const members = ['a=1', long, ...Array.from({ length: 4 }, (_, i) => `m${i}=${'v'.repeat(80)}`)];
+    const state = members.reduceRight(
+      (built, member) => built.set(member.split('=')[0]!, member.slice(member.indexOf('=') + 1)),
+      createTraceState(),
+    );
+    expect(state.serialize()).toBe(members.join(','));
+    const picked = await withActiveSpan(() => ambientTraceContext({}), state);
+    // Without `big`, 3 + 4 * 84 characters and commas fit in 512.
+    expect(picked?.tracestate).toBe(['a=1', ...members.slice(2)].join(','));
+    const over = members.slice(2).concat(['z=1', 'y=2']);
+    const longer = over.reduceRight((built, member) => built.set(member.split('=')[0]!, 'w'.repeat(120)), createTraceState());
+    const cut = (await withActiveSpan(() => ambientTraceContext({}), longer))?.tracestate;
+    expect(cut).toBe(['m0', 'm1', 'm2', 'm3'].map((key) => `${key}=${'w'.repeat(120)}`).join(','));
+  });
+
+  it('keeps the first 32 members of a span trace state with more', async () => {
+    const state = Array.from({ length: 40 }, (_, i) => i).reduceRight((built, i) => built.set(`k${i}`, 'v'), createTraceState());
+    const picked = await withActiveSpan(() => ambientTraceContext({}), state);
+    expect(picked?.tracestate).toBe(Array.from({ length: 32 }, (_, i) => `k${i}=v`).join(','));
+  });
+
+  it('leaves out a span trace state that is not W3C trace state, keeping the traceparent, and the write goes on', async () => {
+    const state = createTraceState('good=1').set('bad', 'has,comma');
+    const picked = await withActiveSpan(() => ambientTraceContext({}), state);
+    expect(picked).toEqual({ traceparent: `00-${OTEL_TRACE}-${OTEL_SPAN}-01` });
+    expect(stored(event(), picked)).not.toHaveProperty('tracestate');
   });
 
   it('answers at once once the API is loaded, and falls back to X-Ray outside any span', async () => {
