@@ -5,6 +5,7 @@
  */
 
 import type { OutboxConfig } from '../config.js';
+import { MAX_TRACESTATE_LENGTH, TRACEPARENT_PATTERN } from '../tracing/trace-context.js';
 import { dataschemaOf, type EventTypeDeclaration } from './event-types.js';
 import { pointerSegment, toJsonSchema } from './json-schema.js';
 
@@ -46,14 +47,26 @@ function componentId(wanted: string, taken: Set<string>): string {
   return id;
 }
 
-/** The SNS message attributes the relay sets, which subscription filter policies read. */
+/** The write's trace context, in the envelope and as message attributes. */
+const traceProperties = {
+  traceparent: { type: 'string', pattern: TRACEPARENT_PATTERN.source, description: 'W3C trace context of the write, when it had one.' },
+  tracestate: {
+    type: 'string',
+    maxLength: MAX_TRACESTATE_LENGTH,
+    description: 'W3C trace state that goes with traceparent, when there is one.',
+  },
+};
+
+/** The SNS message attributes the relay sets: subscription filter policies read `type` and `aggregatetype`. */
 function headersOf(type: string, aggregateTypes: readonly string[]) {
   return {
     type: 'object',
-    description: 'SNS message attributes (SQS message attributes under raw delivery); subscription filter policies match on them.',
+    description:
+      'SNS message attributes (SQS message attributes under raw delivery); subscription filter policies match on type and aggregatetype. The trace context, when the write had one, is also in the envelope.',
     properties: {
       type: { type: 'string', const: type },
       aggregatetype: aggregateTypes.length === 1 ? { type: 'string', const: aggregateTypes[0] } : { type: 'string', enum: aggregateTypes },
+      ...traceProperties,
     },
     required: ['type', 'aggregatetype'],
   };
@@ -85,8 +98,7 @@ function envelopeOf(source: string, type: string, dataschema: string, aggregateT
         description: 'The event’s position in its aggregate, per sequenceepoch: 1, 2, 3 … without gaps.',
       },
       sequenceepoch: { type: 'string', format: 'date-time', description: 'When the aggregate’s outbox slot was created.' },
-      traceparent: { type: 'string', description: 'W3C trace context of the write, when it had one.' },
-      tracestate: { type: 'string', description: 'W3C trace state that goes with traceparent, when there is one.' },
+      ...traceProperties,
       data,
     },
     required: [

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { catalogDocument } from '../../shared/catalog/asyncapi.js';
 import { atPointer } from '../../shared/catalog/schema-keywords.js';
 import { defineConfig, type OutboxConfigInput } from '../../shared/config.js';
-import { slotMessages } from '../../shared/envelope.js';
+import { messageAttributes, slotMessages } from '../../shared/envelope.js';
 import type { OutboxSlot } from '../../shared/slot.js';
 import { planSlots } from '../../shared/write/input.js';
 
@@ -30,6 +30,7 @@ const input: OutboxConfigInput = {
   },
 };
 const config = defineConfig(input);
+const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
 /**
  * The official AsyncAPI 3.0.0 JSON Schema (draft-07). It bundles the draft-07 meta-schema under
@@ -54,9 +55,14 @@ function refsIn(value: unknown, found: string[] = []): string[] {
 }
 
 /** An envelope as the relay publishes it, for one event written with `config`. */
-function publishedEnvelope(type: string, aggregateType: string, data: unknown): unknown {
+function publishedEnvelope(
+  type: string,
+  aggregateType: string,
+  data: unknown,
+  trace: { traceparent?: string; tracestate?: string } = {},
+): unknown {
   const stamp = () => ({ id: '01890a5d-ac96-774b-bcce-b302099a8057', time: '2026-01-01T00:00:00.000Z' });
-  const [slot] = planSlots([{ aggregate: { type: aggregateType, id: 'a-1' }, type, data }], config, stamp);
+  const [slot] = planSlots([{ aggregate: { type: aggregateType, id: 'a-1' }, type, data, ...trace }], config, stamp);
   const item = {
     pk: slot?.pk,
     sk: 'OUTBOX',
@@ -126,6 +132,18 @@ describe('catalog: the AsyncAPI document', () => {
     expect(document.info).toMatchObject({ title: 'Shop events', version: '3.1.0' });
   });
 
+  it('names in its headers every SNS message attribute the relay sets, the trace context among them, and requires only type and aggregatetype', () => {
+    const messages = (document.components as { messages: Record<string, { headers: Record<string, unknown> }> }).messages;
+    const headers = messages['order.placed.v1']?.headers as { properties: Record<string, unknown>; required: string[] };
+    const traced = messageAttributes('order.placed', 'order', { traceparent: TRACEPARENT, tracestate: 'congo=t61rcWkgMzE' });
+    expect(Object.keys(headers.properties).sort()).toEqual(Object.keys(traced).sort());
+    expect(headers.required).toEqual(['type', 'aggregatetype']);
+    const values = Object.fromEntries(Object.entries(traced).map(([name, { StringValue }]) => [name, StringValue]));
+    const validate = new Ajv({ strict: false }).compile(headers);
+    expect(validate(values)).toBe(true);
+    expect(validate({ ...values, traceparent: 'not-a-traceparent' })).toBe(false);
+  });
+
   it('accepts the envelope the relay publishes for a valid event, and refuses one whose data the schema refuses', () => {
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
@@ -133,6 +151,9 @@ describe('catalog: the AsyncAPI document', () => {
     const validate = ajv.getSchema('catalog#/components/messages/order.placed.v2/payload');
     const data = { orderId: 'o-1', lines: [{ sku: 'A', quantity: 2 }], total: 5, currency: 'EUR' };
     expect(validate?.(publishedEnvelope('order.placed', 'order', data)), JSON.stringify(validate?.errors)).toBe(true);
+    const traced = publishedEnvelope('order.placed', 'order', data, { traceparent: TRACEPARENT, tracestate: 'congo=t61rcWkgMzE' });
+    expect(traced).toMatchObject({ traceparent: TRACEPARENT });
+    expect(validate?.(traced), JSON.stringify(validate?.errors)).toBe(true);
     const wrong = publishedEnvelope('order.placed', 'order', data) as { data: { lines: { quantity: number }[] } };
     (wrong.data.lines[0] as { quantity: number }).quantity = 0;
     expect(validate?.(wrong)).toBe(false);
