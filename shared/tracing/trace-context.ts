@@ -29,14 +29,16 @@ const TRACESTATE_KEY = '(?:[a-z][_0-9a-z\\-*/]{0,255}|[a-z0-9][_0-9a-z\\-*/]{0,2
 const TRACESTATE_VALUE = '[\\x20-\\x2b\\x2d-\\x3c\\x3e-\\x7e]{0,255}[\\x21-\\x2b\\x2d-\\x3c\\x3e-\\x7e]';
 const TRACESTATE_MEMBER = new RegExp(`^${TRACESTATE_KEY}=${TRACESTATE_VALUE}$`);
 
-/** The members of a `tracestate`, each trimmed, or why it is not W3C trace state, whatever its length and count. */
+/**
+ * The members of a `tracestate`, each trimmed, or why it is not W3C trace state, whatever its
+ * length and count. An empty one, and empty members (",,", spaces only), are allowed and skipped,
+ * as W3C says; spaces and tabs around a member are no part of it.
+ */
 function tracestateMembers(tracestate: string): { members: string[] } | { problem: string } {
-  // Empty members (",,", spaces only) are allowed and skipped, as W3C says; spaces and tabs around a member are no part of it.
   const members = tracestate
     .split(',')
     .map((member) => member.replace(/^[ \t]+|[ \t]+$/g, ''))
     .filter((member) => member !== '');
-  if (members.length === 0) return { problem: 'it has no list member' };
   const malformed = members.find((member) => !TRACESTATE_MEMBER.test(member));
   if (malformed !== undefined) return { problem: `its member ${JSON.stringify(malformed.slice(0, 60))} is not key=value` };
   const keys = members.map((member) => member.slice(0, member.indexOf('=')));
@@ -44,7 +46,7 @@ function tracestateMembers(tracestate: string): { members: string[] } | { proble
   return repeated === undefined ? { members } : { problem: `its key ${JSON.stringify(repeated)} appears twice` };
 }
 
-/** Why a `tracestate` is not W3C trace state the outbox carries, or `undefined` when it is. */
+/** Why a `tracestate` is not W3C trace state the outbox carries, or `undefined` when it is (an empty one is). */
 export function tracestateProblem(tracestate: string): string | undefined {
   if (tracestate.length > MAX_TRACESTATE_LENGTH) return `it is ${tracestate.length} characters long`;
   const parsed = tracestateMembers(tracestate);
