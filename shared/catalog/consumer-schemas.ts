@@ -9,6 +9,7 @@ import type { OutboxConfig } from '../config.js';
 import { ConsumerOptionsError, MessageRejectedError } from '../consumer/errors.js';
 import { excerpt } from '../consumer/limits.js';
 import type { OutboxEnvelope } from '../envelope.js';
+import { showValue as show } from '../show-value.js';
 import { dataschemaOf } from './event-types.js';
 
 /** What a consumer reads of a config's catalog. */
@@ -21,6 +22,10 @@ export type CatalogSource = Pick<OutboxConfig, 'source' | 'eventTypes'>;
  */
 export type CatalogSchemaLookup = (envelope: OutboxEnvelope) => StandardSchemaV1 | MessageRejectedError | undefined;
 
+/** A declaration as a validated config holds it: an object with a version. */
+const isDeclaration = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && Number.isSafeInteger((value as { version?: unknown }).version);
+
 /**
  * Checks a consumer's `catalog` option: a config (or its `source` and `eventTypes`) whose source
  * the consumer accepts and that declares at least one schema.
@@ -31,6 +36,19 @@ export function validateCatalogOption(catalog: unknown, sources: unknown): void 
     throw new ConsumerOptionsError(
       'catalog',
       `got ${typeof value === 'object' && value !== null ? `a config with ${value.eventTypes === undefined ? 'no eventTypes' : `source ${JSON.stringify(value.source)}`}` : JSON.stringify(value)}; allowed: an outbox config from defineConfig with eventTypes`,
+    );
+  }
+  // Checked before anything is read of it: a config input's catalog (a declaration not in a list) is not the validated one.
+  const malformed =
+    value.eventTypes === null
+      ? 'eventTypes is null'
+      : Object.entries(value.eventTypes ?? {})
+          .filter(([, versions]: [string, unknown]) => !Array.isArray(versions) || !versions.every(isDeclaration))
+          .map(([type]) => `eventTypes[${show(type)}] is not a list of { version, schema? }`)[0];
+  if (malformed !== undefined) {
+    throw new ConsumerOptionsError(
+      'catalog',
+      `has eventTypes that are not a validated catalog (${malformed}); allowed: the config defineConfig returns, or its source and eventTypes`,
     );
   }
   if (!Object.values(value.eventTypes ?? {}).some((versions) => versions.some((v) => v.schema !== undefined))) {
