@@ -5,7 +5,7 @@
  */
 
 import type { OutboxConfig } from '../config.js';
-import { MAX_TRACESTATE_LENGTH, TRACEPARENT_PATTERN } from '../tracing/trace-context.js';
+import { MAX_TRACESTATE_LENGTH } from '../tracing/trace-context.js';
 import { dataschemaOf, type EventTypeDeclaration } from './event-types.js';
 import { pointerSegment, toJsonSchema } from './json-schema.js';
 
@@ -47,9 +47,15 @@ function componentId(wanted: string, taken: Set<string>): string {
   return id;
 }
 
+/**
+ * The shape of a W3C `traceparent`, in the regular expression subset JSON Schema recommends (no
+ * lookahead, which many validators lack); the write helper also refuses version `ff` and all-zero ids.
+ */
+const TRACEPARENT_SHAPE = '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(-[!-~]*)?$';
+
 /** The write's trace context, in the envelope and as message attributes. */
 const traceProperties = {
-  traceparent: { type: 'string', pattern: TRACEPARENT_PATTERN.source, description: 'W3C trace context of the write, when it had one.' },
+  traceparent: { type: 'string', pattern: TRACEPARENT_SHAPE, description: 'W3C trace context of the write, when it had one.' },
   tracestate: {
     type: 'string',
     maxLength: MAX_TRACESTATE_LENGTH,

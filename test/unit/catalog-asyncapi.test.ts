@@ -142,6 +142,8 @@ describe('catalog: the AsyncAPI document', () => {
     const validate = new Ajv({ strict: false }).compile(headers);
     expect(validate(values)).toBe(true);
     expect(validate({ ...values, traceparent: 'not-a-traceparent' })).toBe(false);
+    // JSON Schema recommends a regular expression subset without lookahead, which validators outside JavaScript may lack.
+    expect((headers.properties.traceparent as { pattern: string }).pattern).not.toContain('(?');
   });
 
   it('accepts the envelope the relay publishes for a valid event, and refuses one whose data the schema refuses', () => {
