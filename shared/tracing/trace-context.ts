@@ -63,7 +63,7 @@ const LONG_TRACESTATE_MEMBER = 128;
  * from the end; `undefined` when it is not W3C trace state (a vendor must not pass on one it
  * cannot parse) or nothing is left.
  */
-export function carriedTracestate(tracestate: string): string | undefined {
+function carriedTracestate(tracestate: string): string | undefined {
   const parsed = tracestateMembers(tracestate);
   if ('problem' in parsed) return undefined;
   const members = parsed.members.slice(0, MAX_TRACESTATE_MEMBERS);
