@@ -47,8 +47,8 @@ export type EventTypeCatalog = Readonly<Record<string, readonly EventTypeDeclara
 /** What the write helper does with an event whose type `eventTypes` does not declare. */
 export type UndeclaredEventTypes = 'reject' | 'allow';
 
-const MAX_EVENT_TYPE_LENGTH = 256;
-/** Control characters and U+FFFE/U+FFFF, which an SNS message attribute cannot carry; as the write helper refuses them. */
+export const MAX_EVENT_TYPE_LENGTH = 256;
+/** Control characters and U+FFFE/U+FFFF, which an SNS message attribute cannot carry. */
 const EVENT_TYPE_FORBIDDEN = /[\p{Cc}\uFFFE\uFFFF]/u;
 /** An absolute URI with no fragment: `dataschema` is the source with a fragment added, and must be an absolute URI. */
 const ABSOLUTE_URI_WITHOUT_FRAGMENT = /^[a-z][a-z0-9+\-.]*:[^#]*$/i;
@@ -61,7 +61,9 @@ const characterCount = (text: string): number => [...text].length;
 
 /** Why `type` cannot name an event type, or `undefined` when it can: what the write helper accepts as an event's `type`. */
 export function eventTypeProblem(type: string): string | undefined {
-  if (type.trim() === '' || !type.isWellFormed() || characterCount(type) > MAX_EVENT_TYPE_LENGTH || EVENT_TYPE_FORBIDDEN.test(type)) {
+  // Code points are never more than UTF-16 units: only a long string is counted.
+  const tooLong = type.length > MAX_EVENT_TYPE_LENGTH && characterCount(type) > MAX_EVENT_TYPE_LENGTH;
+  if (type.trim() === '' || !type.isWellFormed() || tooLong || EVENT_TYPE_FORBIDDEN.test(type)) {
     return `event type ${show(type)} is not allowed; allowed: a non-empty string of at most ${MAX_EVENT_TYPE_LENGTH} characters of well-formed Unicode without control characters or U+FFFE/U+FFFF, e.g. "order.placed"`;
   }
   return undefined;

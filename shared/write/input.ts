@@ -1,4 +1,4 @@
-import { dataschemaOf } from '../catalog/event-types.js';
+import { dataschemaOf, eventTypeProblem, MAX_EVENT_TYPE_LENGTH } from '../catalog/event-types.js';
 import { AGGREGATE_TYPE_PATTERN, type OutboxConfig, topicFor } from '../config.js';
 import { envelopeJson, MAX_MESSAGE_BYTES, messageSize } from '../envelope.js';
 import { WriteValidationError } from '../errors.js';
@@ -21,26 +21,13 @@ import {
 export type { EventInput, SlotPlan, TransactOperation, WriteInput, WriteOperation } from './types.js';
 export { MAX_ITEM_BYTES, MAX_REQUEST_BYTES, MAX_TRANSACTION_ACTIONS } from './types.js';
 
-const MAX_EVENT_TYPE_LENGTH = 256;
 const MAX_AGGREGATE_ID_BYTES = 1024;
-/**
- * What an event type must not contain: control characters, and the noncharacters U+FFFE and
- * U+FFFF, none of which SNS takes in a message attribute.
- */
-const EVENT_TYPE_FORBIDDEN = /[\p{Cc}\uFFFE\uFFFF]/u;
 const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,36}$/;
 /** The fields of a write and of an event, as {@link WriteInput} and {@link EventInput} name them. */
 export const WRITE_FIELDS = ['operations', 'events', 'idempotencyKey'] as const;
 const EVENT_FIELDS = ['aggregate', 'type', 'data', 'traceparent', 'tracestate', 'version'] as const;
 /** Envelopes are sized with the widest sequence a slot can reach, so publishing never exceeds the limit. */
 const WIDEST_SEQUENCE = Number.MAX_SAFE_INTEGER;
-
-/** Characters (code points) of a string: a surrogate pair, one character outside the Basic Multilingual Plane, counts once. */
-function characterCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-}
 
 /** The kinds of action a `TransactWriteItems` item holds, exactly one each. */
 export const KINDS = ['Put', 'Update', 'Delete', 'ConditionCheck'] as const;
@@ -181,13 +168,7 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
         .join(', ')}`,
     );
   }
-  if (
-    typeof type !== 'string' ||
-    type.trim() === '' ||
-    !type.isWellFormed() ||
-    (type.length > MAX_EVENT_TYPE_LENGTH && characterCount(type) > MAX_EVENT_TYPE_LENGTH) ||
-    EVENT_TYPE_FORBIDDEN.test(type)
-  ) {
+  if (typeof type !== 'string' || eventTypeProblem(type) !== undefined) {
     // The type becomes an SNS message attribute: text SNS cannot take could never be published.
     throw new WriteValidationError(
       'MISSING_EVENT_TYPE',
