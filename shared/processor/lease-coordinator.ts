@@ -49,6 +49,8 @@ const monotonicNow = (): number => performance.timeOrigin + performance.now();
 export class LeaseCoordinator {
   readonly held = new Map<string, HeldLease>();
   private readonly seen = new Map<string, { counter: number; at: number }>();
+  /** Held leases with a renewal under way. */
+  private readonly renewing = new Set<HeldLease>();
   private snapshot: readonly Lease[] = [];
 
   constructor(
@@ -117,13 +119,17 @@ export class LeaseCoordinator {
   }
 
   /**
-   * Renews every held lease. A lease found taken is lost; one whose renewal failed otherwise is
-   * kept, unless it went unrenewed until another worker may take it. Resolves `false` when a
-   * renewal should be retried soon, `true` otherwise.
+   * Renews every held lease whose renewal from an earlier call is not still under way (a write
+   * the SDK retries through throttling takes seconds: it must not hold the others' back). A lease
+   * found taken is lost; one whose renewal failed otherwise is kept, unless it went unrenewed until
+   * another worker may take it. Resolves `false` when a renewal should be retried soon, `true`
+   * otherwise.
    */
   async renewAll(): Promise<boolean> {
+    const due = [...this.held.values()].filter((held) => !this.renewing.has(held));
     const renewed = await Promise.all(
-      [...this.held.values()].map(async (held) => {
+      due.map(async (held) => {
+        this.renewing.add(held);
         try {
           await held.renew();
           return true;
@@ -139,6 +145,8 @@ export class LeaseCoordinator {
           }
           this.events.renewFailed?.(held, error);
           return false;
+        } finally {
+          this.renewing.delete(held);
         }
       }),
     );
@@ -148,11 +156,14 @@ export class LeaseCoordinator {
   /**
    * How long, at most, until a held lease could have expired in another worker's eyes if not
    * written again; `Infinity` when none is held. A renewal retried later than that would give the
-   * lease up only after another worker may have taken it.
+   * lease up only after another worker may have taken it. A lease with a renewal under way is left
+   * out: that renewal gives it up if it fails once the lease could have expired.
    */
   msUntilExpiry(): number {
     let soonest = Number.POSITIVE_INFINITY;
-    for (const held of this.held.values()) soonest = Math.min(soonest, held.writtenAt + this.expiresAfterMs());
+    for (const held of this.held.values()) {
+      if (!this.renewing.has(held)) soonest = Math.min(soonest, held.writtenAt + this.expiresAfterMs());
+    }
     return soonest - this.now();
   }
 

@@ -7,25 +7,35 @@ type LoopFailed = (message: string, error: unknown) => void;
 /**
  * Renews every `intervalMs` until `clock` stops; after a failed renewal, retries sooner, backing
  * off up to that interval, but never later than the moment a lease could expire in another
- * worker's eyes, so one that keeps failing is given up then, not up to an interval after.
+ * worker's eyes, so one that keeps failing is given up then, not up to an interval after. A round
+ * is waited for at most until the next is due: a renewal that takes longer (throttled, retried by
+ * the SDK) holds back no other lease's, as the next round renews every lease not still being renewed.
  */
 export async function renewLoop(
   clock: WorkerClock,
   intervalMs: number,
   coordinator: Pick<LeaseCoordinator, 'msUntilExpiry' | 'renewAll'>,
   failed: LoopFailed,
+  now: () => number = () => performance.now(),
 ): Promise<void> {
   let failures = 0;
+  let roundStartedAt: number | undefined;
   while (!clock.stopped) {
     const pause = failures === 0 ? intervalMs : Math.min(intervalMs, 25 * 2 ** Math.min(failures, 16));
-    await clock.sleep(Math.max(0, Math.min(pause, coordinator.msUntilExpiry())));
+    const sinceRound = roundStartedAt === undefined ? 0 : now() - roundStartedAt;
+    await clock.sleep(Math.max(0, Math.min(pause - sinceRound, coordinator.msUntilExpiry())));
     if (clock.stopped) return;
-    try {
-      failures = (await coordinator.renewAll()) ? 0 : failures + 1;
-    } catch (error) {
-      failures++;
-      failed('renewing leases failed; retrying', error);
-    }
+    roundStartedAt = now();
+    const round = coordinator.renewAll().then(
+      (renewed) => {
+        failures = renewed ? 0 : failures + 1;
+      },
+      (error: unknown) => {
+        failures++;
+        failed('renewing leases failed; retrying', error);
+      },
+    );
+    await Promise.race([round, clock.sleep(pause)]);
   }
 }
 
