@@ -207,7 +207,11 @@ export function validateSubscriberProps(
     throw new OutboxPropsError(
       path,
       'queue',
-      `is a ${props.queue.fifo ? 'FIFO' : 'standard'} queue on the ${fifo ? 'FIFO' : 'standard'} topic ${props.topic.node.path}; allowed: a ${fifo ? 'FIFO' : 'standard'} queue (SNS delivers a FIFO topic only to FIFO queues and a standard topic only to standard queues)`,
+      `is a ${props.queue.fifo ? 'FIFO' : 'standard'} queue on the ${fifo ? 'FIFO' : 'standard'} topic ${props.topic.node.path}; allowed: a ${fifo ? 'FIFO' : 'standard'} queue (${
+        fifo
+          ? 'SNS passes the message group, which keeps each aggregate’s events in order, only to a FIFO queue: a standard queue would lose that order'
+          : 'SNS delivers a standard topic only to standard queues'
+      })`,
     );
   }
   for (const [prop, values] of [
