@@ -99,7 +99,7 @@ export class HeldLease {
       }
       const issuedAt = this.now();
       try {
-        this.current = await apply(this.current);
+        this.current = await this.applyOwn(operation, apply);
         // The table may hold an earlier write's effect, applied when that one was issued.
         this.lastWrittenAt = Math.max(this.lastWrittenAt, this.unconfirmedSince ?? issuedAt);
         this.unconfirmedSince = undefined;
@@ -112,5 +112,23 @@ export class HeldLease {
     const next = this.chain.then(run, run);
     this.chain = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * Applies a write. An earlier write of this holder that failed without an answer (every attempt
+   * timed out) may have been applied: the lease is then one up in this holder's name, and this
+   * write's condition fails on it. A renewal recognises that state as its own (as the store does
+   * for a write retried by the SDK), and the write is made again on the lease as it found it; a
+   * lease another worker took fails the renewal as lost. Only after such a failure: otherwise a
+   * failed condition is a lost lease.
+   */
+  private async applyOwn(operation: string, apply: (lease: Lease) => Promise<Lease>): Promise<Lease> {
+    try {
+      return await apply(this.current);
+    } catch (error) {
+      if (!(error instanceof LeaseLostError) || this.unconfirmedSince === undefined || operation === 'renew') throw error;
+      this.current = await this.store.renew(this.current, this.owner);
+      return apply(this.current);
+    }
   }
 }

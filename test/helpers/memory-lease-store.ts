@@ -1,6 +1,10 @@
 import { LeaseLostError } from '../../shared/processor/index.js';
 import { type FailedAttempts, type Lease, type LeaseStore, TRIM_HORIZON } from '../../shared/processor/lease.js';
 
+/** Whether `found` is `lease` as one more write of `owner` leaves it, as `DynamoDbLeaseTable` judges it. */
+const ownedAfter = (found: Lease, lease: Lease, owner: string): boolean =>
+  found.leaseOwner === owner && found.leaseCounter === lease.leaseCounter + 1;
+
 /**
  * An in-memory lease table with the DynamoDB implementation's conditional semantics (every
  * write checks and increments the counter), for property runs that need hundreds of workers'
@@ -29,16 +33,28 @@ export class MemoryLeaseStore implements LeaseStore {
   }
 
   async renew(lease: Lease, owner: string): Promise<Lease> {
-    return this.write(lease, owner, 'renew', (row) => row);
+    return this.write(
+      lease,
+      owner,
+      'renew',
+      (row) => row,
+      (found) => ownedAfter(found, lease, owner),
+    );
   }
 
   async take(lease: Lease, owner: string): Promise<Lease | undefined> {
     try {
-      return await this.write(lease, undefined, 'take', (row) => ({
-        ...row,
-        leaseOwner: owner,
-        ownerSwitchesSinceCheckpoint: row.ownerSwitchesSinceCheckpoint + (row.leaseOwner === owner ? 0 : 1),
-      }));
+      return await this.write(
+        lease,
+        undefined,
+        'take',
+        (row) => ({
+          ...row,
+          leaseOwner: owner,
+          ownerSwitchesSinceCheckpoint: row.ownerSwitchesSinceCheckpoint + (row.leaseOwner === owner ? 0 : 1),
+        }),
+        (found) => ownedAfter(found, lease, owner),
+      );
     } catch (error) {
       if (error instanceof LeaseLostError) return undefined;
       throw error;
@@ -46,19 +62,36 @@ export class MemoryLeaseStore implements LeaseStore {
   }
 
   async checkpoint(lease: Lease, owner: string, checkpoint: string): Promise<Lease> {
-    return this.write(lease, owner, 'checkpoint', ({ failedAttempts: _, ...row }) => ({
-      ...row,
-      checkpoint,
-      ownerSwitchesSinceCheckpoint: 0,
-    }));
+    return this.write(
+      lease,
+      owner,
+      'checkpoint',
+      ({ failedAttempts: _, ...row }) => ({ ...row, checkpoint, ownerSwitchesSinceCheckpoint: 0 }),
+      (found) => ownedAfter(found, lease, owner) && found.checkpoint === checkpoint,
+    );
   }
 
   async recordFailure(lease: Lease, owner: string, failed: FailedAttempts): Promise<Lease> {
-    return this.write(lease, owner, 'recordFailure', (row) => ({ ...row, failedAttempts: { ...failed } }));
+    return this.write(
+      lease,
+      owner,
+      'recordFailure',
+      (row) => ({ ...row, failedAttempts: { ...failed } }),
+      (found) =>
+        ownedAfter(found, lease, owner) &&
+        found.failedAttempts?.sequenceNumber === failed.sequenceNumber &&
+        found.failedAttempts.attempts === failed.attempts,
+    );
   }
 
   async release(lease: Lease, owner: string): Promise<void> {
-    await this.write(lease, owner, 'release', ({ leaseOwner: _, ...row }) => row);
+    await this.write(
+      lease,
+      owner,
+      'release',
+      ({ leaseOwner: _, ...row }) => row,
+      (found) => found.leaseOwner === undefined && found.leaseCounter === lease.leaseCounter + 1,
+    );
   }
 
   async remove(lease: Lease): Promise<boolean> {
@@ -69,10 +102,21 @@ export class MemoryLeaseStore implements LeaseStore {
     return true;
   }
 
-  private async write(lease: Lease, owner: string | undefined, operation: string, change: (row: Lease) => Lease): Promise<Lease> {
+  /**
+   * A failed condition that finds the lease as this very write leaves it (`applied`) is the write's
+   * success, as `DynamoDbLeaseTable` has it: an SDK retry of a write whose first attempt was applied.
+   */
+  private async write(
+    lease: Lease,
+    owner: string | undefined,
+    operation: string,
+    change: (row: Lease) => Lease,
+    applied: (found: Lease) => boolean,
+  ): Promise<Lease> {
     await Promise.resolve();
     const row = this.rows.get(lease.leaseKey);
     if (row === undefined || row.leaseCounter !== lease.leaseCounter || (owner !== undefined && row.leaseOwner !== owner)) {
+      if (row !== undefined && applied(row)) return { ...row };
       throw new LeaseLostError(lease.leaseKey, operation, { ...(owner === undefined ? {} : { owner }), counter: lease.leaseCounter });
     }
     this.writes++;
