@@ -49,11 +49,12 @@ describe('lease renewals', () => {
     clock.stop();
     await loop;
 
-    const fast = store.renewedAt.get('fast') ?? [];
-    const gaps = fast.slice(1).map((at, i) => at - fast[i]!);
-    // Waiting for the slow one, the fast lease went unrenewed for an interval plus the slow write (350 ms),
-    // near the 360 ms after which its consumer stops publishing and another worker may take it.
-    expect(Math.max(...gaps)).toBeLessThan(250);
+    // Waiting for the slow one, the fast lease was renewed once a round, as often as the slow one: it went
+    // unrenewed for an interval plus the slow write (350 ms), near the 360 ms after which its consumer stops
+    // publishing and another worker may take it. Counted, not timed: each slow write spans several intervals.
+    const fast = store.renewedAt.get('fast')?.length ?? 0;
+    const slow = store.renewedAt.get('slow')?.length ?? 0;
+    expect(fast).toBeGreaterThanOrEqual(2 * slow);
     expect(coordinator.held.has('fast')).toBe(true);
   });
 });
