@@ -3,7 +3,7 @@ import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, Sca
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { errorName } from '../aws/error-name.js';
 import { LeaseLostError } from './errors.js';
-import { type FailedAttempts, hasStarted, type Lease, type LeaseStore, TRIM_HORIZON } from './lease.js';
+import { appliedWrite, type FailedAttempts, hasStarted, type Lease, type LeaseStore, TRIM_HORIZON } from './lease.js';
 
 /** The lease table's definition, shared by the CDK construct and local set-ups. */
 export const LEASE_TABLE = Object.freeze({ partitionKey: 'leaseKey', keyType: 'S' } as const);
@@ -33,10 +33,6 @@ function toLease(item: Record<string, unknown>): Lease {
       : {}),
   };
 }
-
-/** Whether `found` is `lease` as one more write of `owner` leaves it: held by `owner`, its counter one up. */
-const ownedAfter = (found: Lease, lease: Lease, owner: string): boolean =>
-  found.leaseOwner === owner && found.leaseCounter === lease.leaseCounter + 1;
 
 /**
  * The lease table on DynamoDB. Every write is a conditional update on `leaseCounter` (and the
@@ -110,7 +106,7 @@ export class DynamoDbLeaseTable implements LeaseStore {
 
   async renew(lease: Lease, owner: string): Promise<Lease> {
     const updated = await this.update(lease, owner, 'SET leaseCounter = leaseCounter + :one', {}, (found) =>
-      ownedAfter(found, lease, owner),
+      appliedWrite.renew(found, lease, owner),
     );
     if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'renew', { owner, counter: lease.leaseCounter });
     return updated;
@@ -123,7 +119,7 @@ export class DynamoDbLeaseTable implements LeaseStore {
       undefined,
       'SET leaseCounter = leaseCounter + :one, leaseOwner = :newOwner, ownerSwitchesSinceCheckpoint = ownerSwitchesSinceCheckpoint + :switched',
       { ':newOwner': owner, ':switched': switched },
-      (found) => ownedAfter(found, lease, owner),
+      (found) => appliedWrite.take(found, lease, owner),
     );
   }
 
@@ -133,7 +129,7 @@ export class DynamoDbLeaseTable implements LeaseStore {
       owner,
       'SET leaseCounter = leaseCounter + :one, checkpoint = :checkpoint, ownerSwitchesSinceCheckpoint = :zero REMOVE failedSequenceNumber, failedAttempts',
       { ':checkpoint': checkpoint, ':zero': 0 },
-      (found) => ownedAfter(found, lease, owner) && found.checkpoint === checkpoint,
+      (found) => appliedWrite.checkpoint(found, lease, owner, checkpoint),
     );
     if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'checkpoint', { owner, counter: lease.leaseCounter });
     return updated;
@@ -145,22 +141,15 @@ export class DynamoDbLeaseTable implements LeaseStore {
       owner,
       'SET leaseCounter = leaseCounter + :one, failedSequenceNumber = :failedSequenceNumber, failedAttempts = :failedAttempts',
       { ':failedSequenceNumber': failed.sequenceNumber, ':failedAttempts': failed.attempts },
-      (found) =>
-        ownedAfter(found, lease, owner) &&
-        found.failedAttempts?.sequenceNumber === failed.sequenceNumber &&
-        found.failedAttempts.attempts === failed.attempts,
+      (found) => appliedWrite.recordFailure(found, lease, owner, failed),
     );
     if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'recordFailure', { owner, counter: lease.leaseCounter });
     return updated;
   }
 
   async release(lease: Lease, owner: string): Promise<void> {
-    const updated = await this.update(
-      lease,
-      owner,
-      'SET leaseCounter = leaseCounter + :one REMOVE leaseOwner',
-      {},
-      (found) => found.leaseOwner === undefined && found.leaseCounter === lease.leaseCounter + 1,
+    const updated = await this.update(lease, owner, 'SET leaseCounter = leaseCounter + :one REMOVE leaseOwner', {}, (found) =>
+      appliedWrite.release(found, lease),
     );
     if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'release', { owner, counter: lease.leaseCounter });
   }

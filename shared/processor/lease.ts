@@ -39,6 +39,27 @@ export const isFinished = (lease: Pick<Lease, 'checkpoint'>): boolean => lease.c
 /** A child has started when it moved past its start: its parents may then be forgotten. */
 export const hasStarted = (lease: Pick<Lease, 'checkpoint'>): boolean => lease.checkpoint !== TRIM_HORIZON;
 
+/** Whether `found` is `lease` as one more write of `owner` leaves it: held by `owner`, its counter one up. */
+const ownedAfter = (found: Lease, lease: Lease, owner: string): boolean =>
+  found.leaseOwner === owner && found.leaseCounter === lease.leaseCounter + 1;
+
+/**
+ * Whether a lease found after a failed condition is the one this very write leaves, for each
+ * write of a {@link LeaseStore}: the write's own effect (its first attempt applied, its answer
+ * lost, and the SDK's retry failing on it), which is its success, not a lost lease.
+ */
+export const appliedWrite = {
+  renew: (found: Lease, lease: Lease, owner: string): boolean => ownedAfter(found, lease, owner),
+  take: (found: Lease, lease: Lease, owner: string): boolean => ownedAfter(found, lease, owner),
+  checkpoint: (found: Lease, lease: Lease, owner: string, checkpoint: string): boolean =>
+    ownedAfter(found, lease, owner) && found.checkpoint === checkpoint,
+  recordFailure: (found: Lease, lease: Lease, owner: string, failed: FailedAttempts): boolean =>
+    ownedAfter(found, lease, owner) &&
+    found.failedAttempts?.sequenceNumber === failed.sequenceNumber &&
+    found.failedAttempts.attempts === failed.attempts,
+  release: (found: Lease, lease: Lease): boolean => found.leaseOwner === undefined && found.leaseCounter === lease.leaseCounter + 1,
+};
+
 /**
  * The conditional lease operations; {@link DynamoDbLeaseTable} implements them on DynamoDB.
  * Each write takes the lease as last seen and fails with `LeaseLostError` (or returns

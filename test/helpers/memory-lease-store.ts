@@ -1,9 +1,5 @@
 import { LeaseLostError } from '../../shared/processor/index.js';
-import { type FailedAttempts, type Lease, type LeaseStore, TRIM_HORIZON } from '../../shared/processor/lease.js';
-
-/** Whether `found` is `lease` as one more write of `owner` leaves it, as `DynamoDbLeaseTable` judges it. */
-const ownedAfter = (found: Lease, lease: Lease, owner: string): boolean =>
-  found.leaseOwner === owner && found.leaseCounter === lease.leaseCounter + 1;
+import { appliedWrite, type FailedAttempts, type Lease, type LeaseStore, TRIM_HORIZON } from '../../shared/processor/lease.js';
 
 /**
  * An in-memory lease table with the DynamoDB implementation's conditional semantics (every
@@ -38,7 +34,7 @@ export class MemoryLeaseStore implements LeaseStore {
       owner,
       'renew',
       (row) => row,
-      (found) => ownedAfter(found, lease, owner),
+      (found) => appliedWrite.renew(found, lease, owner),
     );
   }
 
@@ -53,7 +49,7 @@ export class MemoryLeaseStore implements LeaseStore {
           leaseOwner: owner,
           ownerSwitchesSinceCheckpoint: row.ownerSwitchesSinceCheckpoint + (row.leaseOwner === owner ? 0 : 1),
         }),
-        (found) => ownedAfter(found, lease, owner),
+        (found) => appliedWrite.take(found, lease, owner),
       );
     } catch (error) {
       if (error instanceof LeaseLostError) return undefined;
@@ -67,7 +63,7 @@ export class MemoryLeaseStore implements LeaseStore {
       owner,
       'checkpoint',
       ({ failedAttempts: _, ...row }) => ({ ...row, checkpoint, ownerSwitchesSinceCheckpoint: 0 }),
-      (found) => ownedAfter(found, lease, owner) && found.checkpoint === checkpoint,
+      (found) => appliedWrite.checkpoint(found, lease, owner, checkpoint),
     );
   }
 
@@ -77,10 +73,7 @@ export class MemoryLeaseStore implements LeaseStore {
       owner,
       'recordFailure',
       (row) => ({ ...row, failedAttempts: { ...failed } }),
-      (found) =>
-        ownedAfter(found, lease, owner) &&
-        found.failedAttempts?.sequenceNumber === failed.sequenceNumber &&
-        found.failedAttempts.attempts === failed.attempts,
+      (found) => appliedWrite.recordFailure(found, lease, owner, failed),
     );
   }
 
@@ -90,7 +83,7 @@ export class MemoryLeaseStore implements LeaseStore {
       owner,
       'release',
       ({ leaseOwner: _, ...row }) => row,
-      (found) => found.leaseOwner === undefined && found.leaseCounter === lease.leaseCounter + 1,
+      (found) => appliedWrite.release(found, lease),
     );
   }
 
