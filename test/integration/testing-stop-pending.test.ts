@@ -68,6 +68,17 @@ function longPolls(stack: OutboxTestStack, queueUrl: string): () => number {
   return () => inFlight;
 }
 
+/** Calls stop() with `pending` still waiting, and checks both end: stop() well, the wait with STACK_STOPPED and `message`. */
+async function stopWhilePending(stack: OutboxTestStack, pending: ReturnType<typeof track>, message: RegExp): Promise<void> {
+  expect(pending.settled()).toBe(false);
+  const stopped = track(stack.stop());
+  await waitFor(() => pending.settled() && stopped.settled(), { timeoutMs: 20_000, what: 'the wait and stop() to end' });
+  expect(stopped.error()).toBeUndefined();
+  expect(pending.error()).toBeInstanceOf(LocalStackError);
+  expect(pending.error()).toMatchObject({ code: 'STACK_STOPPED' });
+  expect((pending.error() as Error).message).toMatch(message);
+}
+
 /** Timers of this process (`setTimeout`, `setInterval`) still pending. */
 const pendingTimers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
 
@@ -75,13 +86,9 @@ describe('stop() with a wait of the test stack pending', { timeout: 60_000 }, ()
   it('ends a pending waitForArchived at once with STACK_STOPPED, and clears its timer', async () => {
     const stack = await startStack();
     const archived = track(stack.archive!.waitForArchived(1_000, { timeoutMs: LONG_MS }));
-    expect(archived.settled()).toBe(false);
-    const stopped = track(stack.stop());
-    await waitFor(() => archived.settled() && stopped.settled(), { timeoutMs: 20_000, what: 'the wait and stop() to end' });
-    expect(stopped.error()).toBeUndefined();
-    expect(archived.error()).toBeInstanceOf(LocalStackError);
-    expect(archived.error()).toMatchObject({ code: 'STACK_STOPPED' });
-    expect((archived.error() as Error).message).toMatch(
+    await stopWhilePending(
+      stack,
+      archived,
       /^archive\.waitForArchived\(1000\) was still waiting when stop\(\) was called \(0 of 1000 events archived\); allowed: /,
     );
     // The wait's timer is not left to run out: nothing of the stack holds the process open.
@@ -93,13 +100,9 @@ describe('stop() with a wait of the test stack pending', { timeout: 60_000 }, ()
     const polling = longPolls(stack, stack.queues.audit!.url);
     const received = track(stack.receive('audit', { count: 5, timeoutMs: LONG_MS }));
     await waitFor(() => polling() > 0, { what: "receive()'s long poll to be sent" });
-    expect(received.settled()).toBe(false);
-    const stopped = track(stack.stop());
-    await waitFor(() => received.settled() && stopped.settled(), { timeoutMs: 20_000, what: 'receive() and stop() to end' });
-    expect(stopped.error()).toBeUndefined();
-    expect(received.error()).toBeInstanceOf(LocalStackError);
-    expect(received.error()).toMatchObject({ code: 'STACK_STOPPED' });
-    expect((received.error() as Error).message).toMatch(
+    await stopWhilePending(
+      stack,
+      received,
       /^receive\("audit"\) was still waiting when stop\(\) was called \(0 of 5 messages received\); allowed: /,
     );
     expect(pendingTimers()).toBe(0);
