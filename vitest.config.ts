@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defaultExclude, defineConfig } from 'vitest/config';
 import SlowFirstSequencer from './test/helpers/slow-first-sequencer.js';
@@ -28,6 +28,14 @@ const shared = {
 } as const;
 
 const INFRA = 'test/infra/**/*.test.ts';
+const UNIT = 'test/unit/**/*.test.ts';
+
+// A unit test that replaces a module (`vi.mock`) needs the module loaded afresh: it runs isolated.
+const REPLACES_MODULES = /\bvi\.(mock|doMock)\(/;
+const unitWithMocks = readdirSync(new URL('./test/unit/', import.meta.url), { recursive: true, encoding: 'utf8' })
+  .filter((file) => file.endsWith('.test.ts'))
+  .map((file) => `test/unit/${file}`)
+  .filter((file) => REPLACES_MODULES.test(readFileSync(new URL(file, import.meta.url), 'utf8')));
 
 export default defineConfig({
   ...shared,
@@ -42,7 +50,24 @@ export default defineConfig({
     projects: [
       {
         ...shared,
-        test: { ...shared.test, name: 'tests', include: ['test/**/*.test.ts'], exclude: [...defaultExclude, INFRA] },
+        test: {
+          ...shared.test,
+          name: 'tests',
+          include: ['test/**/*.test.ts'],
+          exclude: [...defaultExclude, INFRA, UNIT],
+        },
+      },
+      {
+        ...shared,
+        test: { ...shared.test, name: 'unit-isolated', include: unitWithMocks },
+      },
+      {
+        ...shared,
+        // The unit tests share their worker's modules, as the CDK tests do: loading the SDK and the
+        // library again for each of some 120 small files took more than half their time. A unit test
+        // that changes the process (env, timers, spies, listeners) must undo it, and one that
+        // replaces a module runs in the isolated project above.
+        test: { ...shared.test, name: 'unit', include: [UNIT], exclude: [...defaultExclude, ...unitWithMocks], isolate: false },
       },
       {
         ...shared,
