@@ -17,7 +17,10 @@ afterEach(async () => {
   await poller?.stop();
 });
 
-/** A queue stub holding `count` messages, handing out at most what each receive asks for; it records every request. */
+/**
+ * A queue stub holding `count` messages, handing out at most what each receive asks for; it records every request.
+ * Once empty, a receive waits its `WaitTimeSeconds` and answers nothing, as SQS does.
+ */
 function stubQueue(count: number) {
   const waiting: Message[] = Array.from({ length: count }, (_, i) => ({ MessageId: `m${i}`, ReceiptHandle: `rh-${i}`, Body: `b${i}` }));
   const receives: { max: number; wait: number }[] = [];
@@ -37,9 +40,15 @@ function stubQueue(count: number) {
       receives.push({ max: MaxNumberOfMessages, wait: WaitTimeSeconds });
       if (waiting.length > 0) return { Messages: waiting.splice(0, MaxNumberOfMessages) };
       if (WaitTimeSeconds === 0) return { Messages: [] };
-      // A long poll on an empty queue that nothing will fill: answered when the poller stops.
+      // A long poll on an empty queue: answered empty after its wait, as SQS does, or at once when the poller stops.
       return new Promise((resolve) => {
-        options?.abortSignal?.addEventListener('abort', () => resolve({ Messages: [] }), { once: true });
+        const answer = () => {
+          clearTimeout(timer);
+          options?.abortSignal?.removeEventListener('abort', answer);
+          resolve({ Messages: [] });
+        };
+        const timer = setTimeout(answer, WaitTimeSeconds * 1000);
+        options?.abortSignal?.addEventListener('abort', answer, { once: true });
       });
     }) as unknown as SqsPollerClient['send'],
   };
@@ -57,7 +66,9 @@ describe('local SQS event source, batching window', () => {
       sqs: stub.sqs,
       queue,
       batchSize: 1_000,
-      maxBatchingWindowMs: 1_000,
+      // More than a second: the queue, empty after three receives, is long-polled for a second of the window left (with
+      // one second, whether it is depends on the receives taking a millisecond or not), then the batch is handed over.
+      maxBatchingWindowMs: 1_500,
       visibilityTimeoutSeconds: 30,
       handler: async (event) => {
         batches.push(event.Records.length);
