@@ -29,6 +29,8 @@ const shared = {
 
 const INFRA = 'test/infra/**/*.test.ts';
 const UNIT = 'test/unit/**/*.test.ts';
+// Puts back, when a test file ends, the environment it changed (for the projects that share a process).
+const RESTORE_ENV = 'test/helpers/restore-env.ts';
 
 // A unit test that replaces a module (`vi.mock`) needs the module loaded afresh: it runs isolated.
 const REPLACES_MODULES = /\bvi\.(mock|doMock)\(/;
@@ -50,11 +52,16 @@ export default defineConfig({
     projects: [
       {
         ...shared,
+        // The integration, end-to-end and package tests share their worker's modules too (their
+        // environment put back after each file): each file loading the SDK, the library and the
+        // emulator afresh cost some 1.2 s, ninety times.
         test: {
           ...shared.test,
           name: 'tests',
           include: ['test/**/*.test.ts'],
           exclude: [...defaultExclude, INFRA, UNIT],
+          isolate: false,
+          setupFiles: [RESTORE_ENV],
         },
       },
       {
@@ -67,7 +74,14 @@ export default defineConfig({
         // library again for each of some 120 small files took more than half their time. A unit test
         // that changes the process (env, timers, spies, listeners) must undo it, and one that
         // replaces a module runs in the isolated project above.
-        test: { ...shared.test, name: 'unit', include: [UNIT], exclude: [...defaultExclude, ...unitWithMocks], isolate: false },
+        test: {
+          ...shared.test,
+          name: 'unit',
+          include: [UNIT],
+          exclude: [...defaultExclude, ...unitWithMocks],
+          isolate: false,
+          setupFiles: [RESTORE_ENV],
+        },
       },
       {
         ...shared,
