@@ -31,11 +31,19 @@ export function entryFailureKind(entry: Pick<BatchResultErrorEntry, 'Code' | 'Se
   return entry.SenderFault === true ? 'rejected' : 'transient';
 }
 
+/**
+ * The string `name` and `code` of a thrown value: the SDK names a service's error by its exception
+ * (`name`), Node names a network failure by its `code` (`ECONNRESET`), and a rejection can be any value.
+ */
+function namesOf(error: unknown): string[] {
+  if (typeof error !== 'object' || error === null) return [];
+  const { name, code } = error as { name?: unknown; code?: unknown };
+  return [name, code].filter((value): value is string => typeof value === 'string');
+}
+
 /** Whether an error thrown by a whole request is the deployment's (KMS key, permission, topic gone), not its entries'. */
 export function isDeploymentError(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const { name, code } = error as { name?: unknown; code?: unknown };
-  return [name, code].some((value) => typeof value === 'string' && DEPLOYMENT.test(value));
+  return namesOf(error).some((value) => DEPLOYMENT.test(value));
 }
 
 /**
@@ -45,13 +53,12 @@ export function isDeploymentError(error: unknown): boolean {
  */
 export function requestErrorKind(error: unknown): FailureKind {
   if (typeof error !== 'object' || error === null) return 'transient';
-  const e = error as { name?: string; code?: string; $retryable?: unknown; $fault?: string; $metadata?: { httpStatusCode?: number } };
+  const e = error as { $retryable?: unknown; $metadata?: { httpStatusCode?: number } };
   if (e.$retryable !== undefined) return 'transient';
   const status = e.$metadata?.httpStatusCode;
   if (status === undefined) return 'transient';
   if (status >= 500 || status === 429) return 'transient';
-  if (THROTTLING.test(e.name ?? '') || THROTTLING.test(e.code ?? '')) return 'transient';
-  return 'permanent';
+  return namesOf(error).some((value) => THROTTLING.test(value)) ? 'transient' : 'permanent';
 }
 
 /**
@@ -69,8 +76,7 @@ export function requestErrorKind(error: unknown): FailureKind {
 export function requestFailureKind(error: unknown): EntryFailureKind {
   if (requestErrorKind(error) === 'transient') return 'transient';
   if (isDeploymentError(error)) return 'deployment';
-  const { name, code } = error as { name?: unknown; code?: unknown };
-  const text = [name, code].filter((value): value is string => typeof value === 'string').join(' ');
+  const text = namesOf(error).join(' ');
   // A request refused with a status below 500 that is neither throttling nor the deployment's: the sender's fault.
   return entryFailureKind({ Code: text, SenderFault: true });
 }
