@@ -126,6 +126,24 @@ describe('local SQS event source, batching window', () => {
     expect(handedAt - startedAt).toBeLessThan(3_000);
   });
 
+  it('long-polls at most 20 s at a time, as SQS allows, in a longer window', async () => {
+    const stub = stubQueue(12);
+    poller = new SqsPoller({
+      sqs: stub.sqs,
+      queue,
+      batchSize: 1_000,
+      // Lambda's longest MaximumBatchingWindowInSeconds: 300.
+      maxBatchingWindowMs: 300_000,
+      visibilityTimeoutSeconds: 30,
+      handler: async () => ({ batchItemFailures: [] }),
+    });
+    poller.start();
+    // The first receive brings 10, the second the last 2, and the third waits on the empty queue (until the stop).
+    await expect.poll(() => stub.receives.length, { timeout: 10_000 }).toBe(3);
+
+    expect(stub.receives.slice(1).map((r) => r.wait)).toEqual([20, 20]);
+  });
+
   it('receives once per batch without a window, as before', async () => {
     const stub = stubQueue(15);
     const batches: number[] = [];

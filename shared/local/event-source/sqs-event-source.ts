@@ -80,6 +80,8 @@ const RETRY_AFTER_ERROR_MS = 500;
 
 /** SQS's most entries per batch request (receive, delete, change visibility). */
 const SQS_BATCH_ENTRIES = 10;
+/** The longest long poll SQS takes (`WaitTimeSeconds`); a longer window is several of them. */
+const SQS_MAX_WAIT_SECONDS = 20;
 
 /** `items` in runs of at most {@link SQS_BATCH_ENTRIES}, each with the index of its first item. */
 const inChunks = <T>(items: readonly T[]): { readonly start: number; readonly chunk: readonly T[] }[] =>
@@ -194,7 +196,7 @@ export class SqsPoller {
 
   /**
    * Receives one batch: what the first receive brings, and then, within the batching window,
-   * more until `batchSize`. Long polls within the window are whole seconds; a quiet queue with
+   * more until `batchSize`. Long polls within the window are whole seconds, 20 at most; a quiet queue with
    * less than a second of the window left ends the batch. A stop ends it with what it has.
    */
   private async receiveBatch(): Promise<Message[]> {
@@ -205,7 +207,7 @@ export class SqsPoller {
     while (messages.length > 0 && messages.length < batchSize && !this.abort.signal.aborted) {
       const left = windowEnd - Date.now();
       if (left <= 0) break;
-      const wait = Math.floor(left / 1000);
+      const wait = Math.min(SQS_MAX_WAIT_SECONDS, Math.floor(left / 1000));
       let more: Message[];
       try {
         more = (await this.receive(batchSize - messages.length, wait)).Messages ?? [];
