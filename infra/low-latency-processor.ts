@@ -84,7 +84,10 @@ export interface LowLatencyProcessorProps {
    * @default an AWS-owned key
    */
   readonly encryptionKey?: IKey;
-  /** What happens to the lease table and the logs when they leave the stack. @default RemovalPolicy.RETAIN */
+  /**
+   * What happens to the lease table, the logs and the failed-batch bucket it makes when they leave
+   * the stack; with `DESTROY` that bucket is emptied first. @default RemovalPolicy.RETAIN
+   */
   readonly removalPolicy?: RemovalPolicy;
 }
 

@@ -52,7 +52,10 @@ export interface OutboxArchiveProps {
   readonly entry?: string;
   /** Key for the bucket and the queues. @default S3-managed and SQS-managed encryption */
   readonly encryptionKey?: IKey;
-  /** What happens to the bucket, the queues and the logs when they leave the stack. @default RemovalPolicy.RETAIN */
+  /**
+   * What happens to the bucket, the queues and the logs when they leave the stack; with `DESTROY`
+   * the bucket is emptied first. @default RemovalPolicy.RETAIN
+   */
   readonly removalPolicy?: RemovalPolicy;
   /** How long the archiver's logs are kept. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;

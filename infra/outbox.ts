@@ -40,7 +40,7 @@ export interface OutboxProps {
    * @default AWS-owned (table), AWS-managed (topics) and SQS-/S3-managed encryption
    */
   readonly encryptionKey?: IKey;
-  /** What happens to the table, queues, bucket, logs and keys when they leave the stack. @default RemovalPolicy.RETAIN */
+  /** What happens to the table, queues, buckets (emptied first with `DESTROY`), logs and keys when they leave the stack. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
   /** Table deletion protection. @default true */
   readonly deletionProtection?: boolean;

@@ -57,7 +57,10 @@ export interface RelayFunctionProps {
   readonly timeout?: Duration;
   /** Key for the relay DLQ and the failed-batch bucket. @default SQS-managed and S3-managed encryption */
   readonly encryptionKey?: IKey;
-  /** What happens to the DLQ, the failed-batch bucket and the logs when they leave the stack. @default RemovalPolicy.RETAIN */
+  /**
+   * What happens to the DLQ, the failed-batch bucket and the logs when they leave the stack; with
+   * `DESTROY` the bucket is emptied first. @default RemovalPolicy.RETAIN
+   */
   readonly removalPolicy?: RemovalPolicy;
   /** How long the relay's logs are kept. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;

@@ -1,4 +1,4 @@
-import { type Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
@@ -7,6 +7,10 @@ import type { Construct } from 'constructs';
 export interface PrivateBucketOptions {
   /** @default S3-managed encryption (SSE-S3) */
   readonly encryptionKey?: IKey;
+  /**
+   * `DESTROY` also empties the bucket when CloudFormation deletes it (`autoDeleteObjects`), or
+   * deleting the stack would fail on a bucket that holds objects.
+   */
   readonly removalPolicy: RemovalPolicy;
   /** How long S3 keeps an object before it expires it (whole days). */
   readonly expiration: Duration;
@@ -23,7 +27,9 @@ export interface PrivateBucketOptions {
  * with the key given (an S3 Bucket Key in front of it, so S3 calls KMS once per bucket key
  * period rather than per object) or S3-managed, objects owned by the bucket owner (no ACLs), and
  * each object expired after `expiration`. The failed-batch buckets and the event archive are
- * made this way.
+ * made this way. With `RemovalPolicy.DESTROY` the stack's auto-delete provider (one Lambda
+ * function and role per stack, from aws-cdk-lib) empties the bucket before it is deleted; with
+ * any other policy there is no provider and the objects stay.
  */
 export function privateBucket(scope: Construct, id: string, options: PrivateBucketOptions): Bucket {
   const bucket = new Bucket(scope, id, {
@@ -36,6 +42,7 @@ export function privateBucket(scope: Construct, id: string, options: PrivateBuck
     serverAccessLogsBucket: options.accessLogsBucket,
     lifecycleRules: [{ id: options.expirationRuleId, expiration: options.expiration }],
     removalPolicy: options.removalPolicy,
+    autoDeleteObjects: options.removalPolicy === RemovalPolicy.DESTROY,
   });
   if (options.accessLogsBucket === undefined) {
     Validations.of(bucket).acknowledge({ id: 'AwsSolutions-S1', reason: options.accessLogsReason });
