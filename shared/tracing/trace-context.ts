@@ -15,11 +15,29 @@ export interface TraceContext {
 /**
  * W3C trace context: version `ff` is invalid, an all-zero trace id or parent id is invalid, and
  * only versions after 00 may append fields after the flags (W3C, "Versioning of traceparent").
- * What they append is visible ASCII: the value travels as an SNS message attribute, which takes
- * no control character, and as an HTTP header.
+ * What they append is visible ASCII, as in an HTTP header: anything else came from no header.
  */
 const TRACE_FIELDS = '(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}';
 export const TRACEPARENT_PATTERN = new RegExp(`^(?:00-${TRACE_FIELDS}|(?!00|ff)[0-9a-f]{2}-${TRACE_FIELDS}(?:-[\\x21-\\x7e]*)?)$`);
+
+/**
+ * The trace context the write helper sends on for an event's own `traceparent` (one
+ * {@link TRACEPARENT_PATTERN} takes) and `tracestate` (one {@link tracestateProblem} takes), as
+ * W3C asks of a participant that forwards them. A later version is sent as version `00`, the
+ * highest this implementation knows, from its trace id, parent id and sampled flag, whatever
+ * follows its flags left out ("Versioning of traceparent": "Vendors MUST use these fields to
+ * construct the new traceparent field according to the highest version of the specification
+ * known to the implementation"); version 00 is sent as given. A `tracestate` without list
+ * members is left out ("Vendors MUST accept empty tracestate headers but SHOULD avoid sending
+ * them"); any other is sent as given.
+ */
+export function forwardedTraceContext(traceparent: string, tracestate?: string): TraceContext {
+  const sampled = (Number.parseInt(traceparent.slice(53, 55), 16) & 1) === 1;
+  const sent = traceparent.startsWith('00-') ? traceparent : `00-${traceparent.slice(3, 52)}-${sampled ? '01' : '00'}`;
+  if (tracestate === undefined) return { traceparent: sent };
+  const parsed = tracestateMembers(tracestate);
+  return 'members' in parsed && parsed.members.length === 0 ? { traceparent: sent } : { traceparent: sent, tracestate };
+}
 
 /** The longest `tracestate` carried: W3C's floor for what every system propagates, and OpenTelemetry's own limit. */
 export const MAX_TRACESTATE_LENGTH = 512;

@@ -5,7 +5,13 @@ import { WriteValidationError } from '../errors.js';
 import { jsonProblem } from '../json-data.js';
 import { SLOT_PREFIX, type SlotEvent } from '../slot.js';
 import { TABLE } from '../table.js';
-import { MAX_TRACESTATE_LENGTH, TRACEPARENT_PATTERN, type TraceContext, tracestateProblem } from '../tracing/trace-context.js';
+import {
+  forwardedTraceContext,
+  MAX_TRACESTATE_LENGTH,
+  TRACEPARENT_PATTERN,
+  type TraceContext,
+  tracestateProblem,
+} from '../tracing/trace-context.js';
 import { checkEventVersion, writtenVersion } from './catalog-check.js';
 import { checkOutboxKey, otherTableItemId } from './keys.js';
 import { checkDataNesting } from './nesting.js';
@@ -212,9 +218,7 @@ function checkTracestate(event: EventInput, path: string): void {
 
 /** The event's own trace context, else the caller's ambient one; the two are never mixed. */
 function traceFields(event: EventInput, ambient: TraceContext | undefined): Partial<TraceContext> {
-  if (event.traceparent !== undefined) {
-    return { traceparent: event.traceparent, ...(event.tracestate === undefined ? {} : { tracestate: event.tracestate }) };
-  }
+  if (event.traceparent !== undefined) return forwardedTraceContext(event.traceparent, event.tracestate);
   return ambient ?? {};
 }
 
