@@ -25,8 +25,8 @@ export interface ConsumerContext {
   parentsFinished(): boolean;
   /** True once the worker is stopping: finish the batch in flight, then return. */
   stopping(): boolean;
-  /** Resolves after `ms`, or at once when the worker stops. */
-  sleep(ms: number): Promise<void>;
+  /** Resolves after `ms`, or at once when the worker stops or `signal` (if given) aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** A batch was published and checkpointed. */
   processed(records: readonly _Record[], result: RelayResult): void;
   /**

@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { LeaseLostError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
 import type { ProcessorSettings } from './settings.js';
@@ -14,6 +13,8 @@ export interface CheckpointContext {
   readonly settings: Pick<ProcessorSettings, 'retryMaxDelayMs'>;
   /** True once the worker is stopping: a failed write then gives the lease up instead of retrying. */
   stopping(): boolean;
+  /** Resolves after `ms`, or at once when the worker stops or `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
   /** A checkpoint write failed for another reason than a lost lease. */
   checkpointFailed(error: unknown): void;
 }
@@ -80,7 +81,8 @@ export class ShardCheckpoints {
    * Once the worker is stopping, a failed write is not retried: the lease is dropped (no longer
    * renewed, so it expires for the next worker, which repeats the records published since the
    * last checkpoint) and the consumer ends, so the hand-off never waits for the table to recover.
-   * The back-off ends early when the lease is dropped meanwhile.
+   * The back-off ends early when the lease is dropped meanwhile, or when the worker begins
+   * stopping: the write is then tried once more at once, and given up only if that fails too.
    */
   async write(checkpoint: string): Promise<void> {
     for (let failures = 1; ; failures++) {
@@ -95,7 +97,7 @@ export class ShardCheckpoints {
           const { owner, lease } = this.held;
           throw new LeaseLostError(this.held.leaseKey, 'checkpoint', { owner, counter: lease.leaseCounter }, { cause: error });
         }
-        await delay(backoffMs(this.context.settings, failures), undefined, { signal: this.held.dropped }).catch(() => undefined);
+        await this.context.sleep(backoffMs(this.context.settings, failures), this.held.dropped);
       }
     }
   }

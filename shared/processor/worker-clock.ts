@@ -17,7 +17,20 @@ export class WorkerClock {
     this.abort.abort();
   }
 
-  sleep(ms: number): Promise<void> {
-    return sleep(ms, this.abort.signal);
+  /** Resolves after `ms`, or at once when the worker stops or `signal` (if given) aborts. */
+  async sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal === undefined) return sleep(ms, this.abort.signal);
+    if (signal.aborted || this.stopped) return;
+    // Either ends the wait; both listeners go with it, so a long-lived signal gathers none.
+    const either = new AbortController();
+    const end = (): void => either.abort();
+    signal.addEventListener('abort', end, { once: true });
+    this.abort.signal.addEventListener('abort', end, { once: true });
+    try {
+      await sleep(ms, either.signal);
+    } finally {
+      signal.removeEventListener('abort', end);
+      this.abort.signal.removeEventListener('abort', end);
+    }
   }
 }

@@ -210,7 +210,7 @@ export class ProcessorWorker {
       settings: this.settings,
       parentsFinished: () => parentsFinished(held.lease, this.coordinator.leases),
       stopping: () => this.clock.stopped,
-      sleep: (ms) => this.clock.sleep(ms),
+      sleep: (ms, signal) => this.clock.sleep(ms, signal),
       processed: (records, result) => this.processed(held.leaseKey, records, result),
       failed: (error, stalled) => reportFailure(this.options.observer, held.leaseKey, error, stalled),
       cutOff: (reason, unpublished) => reportCutOff(this.options.observer, held.leaseKey, reason, unpublished),
