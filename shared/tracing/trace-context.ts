@@ -16,9 +16,35 @@ export interface TraceContext {
  * W3C trace context: version `ff` is invalid, an all-zero trace id or parent id is invalid, and
  * only versions after 00 may append fields after the flags (W3C, "Versioning of traceparent").
  * What they append is visible ASCII, as in an HTTP header: anything else came from no header.
+ * {@link traceparentProblem} says which of these rules a value breaks.
  */
 const TRACE_FIELDS = '(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}';
 export const TRACEPARENT_PATTERN = new RegExp(`^(?:00-${TRACE_FIELDS}|(?!00|ff)[0-9a-f]{2}-${TRACE_FIELDS}(?:-[\\x21-\\x7e]*)?)$`);
+
+/** Every rule of {@link TRACEPARENT_PATTERN}, as an error message says what is allowed. */
+export const TRACEPARENT_RULES =
+  'a W3C traceparent "<version>-<trace id>-<parent id>-<flags>" such as "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01": ' +
+  'lower-case hex of 2, 32, 16 and 2 digits, version not ff, trace id and parent id not all zeros, ' +
+  "nothing after the flags for version 00, and after a later version's flags nothing or a dash and visible ASCII (! to ~)";
+
+/** Why `traceparent` is not one {@link TRACEPARENT_PATTERN} takes, or `undefined` when it is. */
+export function traceparentProblem(traceparent: unknown): string | undefined {
+  if (typeof traceparent !== 'string') return 'it is not a string';
+  if (!/^[0-9a-f]{2}-/.test(traceparent)) return 'its version is not 2 lower-case hex digits and a dash';
+  const version = traceparent.slice(0, 2);
+  if (version === 'ff') return 'version ff is invalid';
+  if (!/^[0-9a-f]{32}-/.test(traceparent.slice(3))) return 'its trace id is not 32 lower-case hex digits and a dash';
+  if (/^0{32}/.test(traceparent.slice(3))) return 'its trace id is all zeros';
+  if (!/^[0-9a-f]{16}-/.test(traceparent.slice(36))) return 'its parent id is not 16 lower-case hex digits and a dash';
+  if (/^0{16}/.test(traceparent.slice(36))) return 'its parent id is all zeros';
+  if (!/^[0-9a-f]{2}/.test(traceparent.slice(53))) return 'its flags are not 2 lower-case hex digits';
+  const rest = traceparent.slice(55);
+  if (rest === '') return undefined;
+  if (version === '00') return 'version 00 has nothing after the flags';
+  if (!rest.startsWith('-')) return `its flags are followed by ${JSON.stringify(rest.slice(0, 1))}, not a dash`;
+  const invisible = /[^\x21-\x7e]/u.exec(rest);
+  return invisible === null ? undefined : `after its flags it has ${JSON.stringify(invisible[0])}, which is not visible ASCII`;
+}
 
 /**
  * The trace context the write helper sends on for an event's own `traceparent` (one

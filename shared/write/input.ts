@@ -3,13 +3,15 @@ import { AGGREGATE_TYPE_PATTERN, type OutboxConfig, topicFor } from '../config.j
 import { envelopeJson, MAX_MESSAGE_BYTES, messageSize } from '../envelope.js';
 import { WriteValidationError } from '../errors.js';
 import { jsonProblem } from '../json-data.js';
+import { showValue } from '../show-value.js';
 import { SLOT_PREFIX, type SlotEvent } from '../slot.js';
 import { TABLE } from '../table.js';
 import {
   forwardedTraceContext,
   MAX_TRACESTATE_LENGTH,
-  TRACEPARENT_PATTERN,
+  TRACEPARENT_RULES,
   type TraceContext,
+  traceparentProblem,
   tracestateProblem,
 } from '../tracing/trace-context.js';
 import { checkEventVersion, writtenVersion } from './catalog-check.js';
@@ -190,13 +192,20 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
       `${problem}; allowed: JSON data (plain objects, arrays, strings, finite numbers, booleans, null)`,
     );
   }
-  if (event.traceparent !== undefined && (typeof event.traceparent !== 'string' || !TRACEPARENT_PATTERN.test(event.traceparent))) {
+  const traceparentWrong = event.traceparent === undefined ? undefined : traceparentProblem(event.traceparent);
+  if (traceparentWrong !== undefined) {
     throw new WriteValidationError(
       'INVALID_TRACEPARENT',
-      `${path}.traceparent is ${JSON.stringify(event.traceparent)}; allowed: a W3C traceparent such as "00-<32 hex>-<16 hex>-01" (lower-case hex, version not ff, trace id and parent id not all zeros, nothing after the flags for version 00)`,
+      `${path}.traceparent is ${shownTraceparent(event.traceparent)} (${traceparentWrong}); allowed: ${TRACEPARENT_RULES}`,
     );
   }
   if (event.tracestate !== undefined) checkTracestate(event, path);
+}
+
+/** A refused `traceparent` as its message shows it: a long one cut, with its length. */
+function shownTraceparent(traceparent: unknown): string {
+  const long = typeof traceparent === 'string' && traceparent.length > 120;
+  return long ? `${showValue(traceparent.slice(0, 120))}… (${traceparent.length} characters in all)` : showValue(traceparent);
 }
 
 /** A `tracestate` belongs to its `traceparent`: alone, or malformed, it is refused. */

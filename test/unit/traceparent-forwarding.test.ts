@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
+import { WriteValidationError } from '../../shared/errors.js';
+import { TRACEPARENT_PATTERN, traceparentProblem } from '../../shared/tracing/trace-context.js';
 import { type EventInput, planSlots } from '../../shared/write/input.js';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
@@ -15,6 +17,14 @@ const event = (fields: Partial<EventInput> = {}): EventInput => ({
   ...fields,
 });
 const stored = (input: EventInput) => planSlots([input], config, stamp)[0]!.events[0]!;
+const refusal = (traceparent: unknown): WriteValidationError => {
+  try {
+    stored(event({ traceparent: traceparent as string }));
+  } catch (error) {
+    return error as WriteValidationError;
+  }
+  throw new Error(`${String(traceparent)} was not refused`);
+};
 
 describe('a traceparent of a version after 00 is sent on as version 00', () => {
   // W3C: "Vendors MUST use these fields to construct the new traceparent field according to the
@@ -55,5 +65,72 @@ describe('an empty tracestate is not sent', () => {
   it('while one with members is sent exactly as given', () => {
     const tracestate = 'rojo=00f067aa0ba902b7 , ,congo=t61rcWkgMzE';
     expect(stored(event({ traceparent: EXPLICIT, tracestate }))).toMatchObject({ tracestate });
+  });
+});
+
+describe('INVALID_TRACEPARENT says what was wrong, what was given and what is allowed', () => {
+  const later = `01-${TRACE_ID}-${PARENT_ID}-01`;
+  it.each([
+    ['not-a-traceparent', 'its version is not 2 lower-case hex digits and a dash'],
+    ['', 'its version is not 2 lower-case hex digits and a dash'],
+    [`ff-${TRACE_ID}-${PARENT_ID}-01`, 'version ff is invalid'],
+    [`00-${TRACE_ID.toUpperCase()}-${PARENT_ID}-01`, 'its trace id is not 32 lower-case hex digits and a dash'],
+    [`00-${'0'.repeat(32)}-${PARENT_ID}-01`, 'its trace id is all zeros'],
+    [`00-${TRACE_ID}-${PARENT_ID.slice(1)}-01`, 'its parent id is not 16 lower-case hex digits and a dash'],
+    [`00-${TRACE_ID}-${'0'.repeat(16)}-01`, 'its parent id is all zeros'],
+    [`00-${TRACE_ID}-${PARENT_ID}-1`, 'its flags are not 2 lower-case hex digits'],
+    [`00-${TRACE_ID}-${PARENT_ID}-01-extra`, 'version 00 has nothing after the flags'],
+    [`${later}x`, 'its flags are followed by "x", not a dash'],
+    [`${later}-a\nb`, 'after its flags it has "\\n", which is not visible ASCII'],
+    [`${later}-a b`, 'after its flags it has " ", which is not visible ASCII'],
+    [`${later}-caf\u00e9`, 'after its flags it has "é", which is not visible ASCII'],
+    [`${later}-\ud800`, 'after its flags it has "\\ud800", which is not visible ASCII'],
+  ])('for %j', (traceparent, problem) => {
+    expect(traceparentProblem(traceparent)).toBe(problem);
+    const error = refusal(traceparent);
+    expect(error).toBeInstanceOf(WriteValidationError);
+    expect(error.code).toBe('INVALID_TRACEPARENT');
+    expect(error.message).toContain(`events[0].traceparent is ${JSON.stringify(traceparent)} (${problem}); allowed: `);
+    // Every rule checked is named in what is allowed.
+    for (const rule of ['lower-case hex', 'version not ff', 'not all zeros', 'nothing after the flags for version 00', 'visible ASCII']) {
+      expect(error.message).toContain(rule);
+    }
+  });
+
+  it.each([
+    ['a number', 42, '42'],
+    ['a bigint', 10n, '10'],
+    ['a symbol', Symbol('tp'), 'Symbol(tp)'],
+    ['null', null, 'null'],
+  ])('shows %s given for it safely', (_, traceparent, shown) => {
+    const error = refusal(traceparent);
+    expect(error.code).toBe('INVALID_TRACEPARENT');
+    expect(error.message).toContain(`events[0].traceparent is ${shown} (it is not a string); allowed: `);
+  });
+
+  it('shows a long one cut, with its length', () => {
+    const traceparent = `01-${TRACE_ID}-${PARENT_ID}-01-${'\u0001'.repeat(100_000)}`;
+    const error = refusal(traceparent);
+    expect(error.message).toContain('characters in all)');
+    expect(error.message.length).toBeLessThan(1500);
+  });
+
+  it('finds a problem for exactly the traceparents the pattern refuses', () => {
+    const samples = [
+      EXPLICIT,
+      later,
+      `${later}-`,
+      `${later}-x-y`,
+      `${later}-\u007f`,
+      `${later}-~!`,
+      `00-${TRACE_ID}-${PARENT_ID}-01-`,
+      `0-${TRACE_ID}-${PARENT_ID}-01`,
+      `00-${TRACE_ID}-${PARENT_ID}`,
+      `00-${TRACE_ID}-${PARENT_ID}-`,
+      `00-${TRACE_ID}x${PARENT_ID}-01`,
+      `ff-${TRACE_ID}-${PARENT_ID}-01-x`,
+      `01-${'0'.repeat(32)}-${PARENT_ID}-01-x`,
+    ];
+    for (const sample of samples) expect(traceparentProblem(sample) === undefined, sample).toBe(TRACEPARENT_PATTERN.test(sample));
   });
 });
