@@ -161,7 +161,15 @@ export class Inbox {
     // Rounded up, so a claim never lasts less than the timeout (takeover compares whole seconds).
     const expiresAt = until ?? Math.ceil(now / 1000) + this.claimTimeoutSeconds;
     const token = crypto.randomUUID();
-    const record: InboxRecord = { ...this.#record(event, now), status: 'IN_PROGRESS', claimExpiresAt: expiresAt, claimToken: token };
+    const kept = this.#record(event, now);
+    // TTL may delete a record any time after its expiresAt: a claim must not go before it lapses, whatever the retention.
+    const record: InboxRecord = {
+      ...kept,
+      expiresAt: Math.max(kept.expiresAt, expiresAt),
+      status: 'IN_PROGRESS',
+      claimExpiresAt: expiresAt,
+      claimToken: token,
+    };
     try {
       const output = await this.#options.document.send(
         new PutCommand({

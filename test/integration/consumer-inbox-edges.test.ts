@@ -130,6 +130,30 @@ describe('claim timeout', () => {
     expect((await other.process([{ messageId: 'm1', body: event.body }])).outcomes[0]).toMatchObject({ status: 'processed' });
     expect(ran).toEqual([event.id]);
   });
+
+  it("keeps a claim's record until the claim lapses, even when the inbox retention is shorter", async () => {
+    const clock = Date.parse('2026-06-01T12:00:00.000Z');
+    const nowSeconds = clock / 1000;
+    const hang: ConsumerOptions['handlers'] = { 'order.placed': { idempotency: 'claim', handle: () => new Promise<void>(() => {}) } };
+    // A claim of the timeout, and one until a deadline passed to process: both outlast the 5 s retention.
+    const byTimeout = consumerWith('claim-ttl-timeout', hang, {
+      now: () => clock,
+      inbox: { retentionSeconds: 5, claimTimeoutSeconds: 60 },
+    });
+    const byDeadline = consumerWith('claim-ttl-deadline', hang, { now: () => clock, inbox: { retentionSeconds: 5 } });
+    const event = anEnvelope({ aggregateId: 'claim-ttl' });
+    void byTimeout.consumer.process([{ messageId: 'm1', body: event.body }]);
+    void byDeadline.consumer.process([{ messageId: 'm1', body: event.body }], { claimExpiresAt: nowSeconds + 600 });
+
+    for (const [name, lapsesAt] of [
+      ['claim-ttl-timeout', nowSeconds + 60],
+      ['claim-ttl-deadline', nowSeconds + 600],
+    ] as const) {
+      await expect.poll(async () => (await inboxRecord(name, event.id))?.status, { timeout: 10_000 }).toBe('IN_PROGRESS');
+      // TTL may delete a record any time after its expiresAt: a claim deleted while its handler runs lets another delivery claim the event.
+      expect(await inboxRecord(name, event.id)).toMatchObject({ claimExpiresAt: lapsesAt, expiresAt: lapsesAt });
+    }
+  });
 });
 
 describe('transaction: writes DynamoDB refuses', () => {
