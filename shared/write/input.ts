@@ -220,7 +220,7 @@ function checkTracestate(event: EventInput, path: string): void {
   if (problem !== undefined) {
     throw new WriteValidationError(
       'INVALID_TRACESTATE',
-      `${path}.tracestate is ${JSON.stringify(typeof tracestate === 'string' ? tracestate.slice(0, 80) : tracestate) ?? 'undefined'} (${problem}); allowed: W3C tracestate given with the event's traceparent, up to ${MAX_TRACESTATE_LENGTH} characters of at most 32 comma-separated key=value members with distinct keys, e.g. "vendor=opaque-value"`,
+      `${path}.tracestate is ${showValue(typeof tracestate === 'string' ? tracestate.slice(0, 80) : tracestate)} (${problem}); allowed: W3C tracestate given with the event's traceparent, up to ${MAX_TRACESTATE_LENGTH} characters of at most 32 comma-separated key=value members with distinct keys, e.g. "vendor=opaque-value"`,
     );
   }
 }

@@ -134,10 +134,14 @@ describe('tracestate validation', () => {
     expect(attempt).toThrow(/its key "a" appears twice\); allowed: W3C tracestate/);
   });
 
-  it('rejects a tracestate that is not a string', () => {
-    expect(() => stored(event({ traceparent: EXPLICIT, tracestate: 42 as unknown as string }))).toThrow(
-      /tracestate is 42 \(it is not a string\)/,
-    );
+  it.each([
+    ['a number', 42, '42'],
+    ['a bigint', 10n, '10'],
+    ['a symbol', Symbol('ts'), 'Symbol(ts)'],
+  ])('rejects a tracestate that is %s, showing it', (_, tracestate, shown) => {
+    const attempt = () => stored(event({ traceparent: EXPLICIT, tracestate: tracestate as unknown as string }));
+    expect(attempt).toThrow(expect.objectContaining({ code: 'INVALID_TRACESTATE' }));
+    expect(attempt).toThrow(`events[0].tracestate is ${shown} (it is not a string); allowed: `);
   });
 });
 
