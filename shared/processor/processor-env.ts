@@ -19,6 +19,12 @@ export const PROCESSOR_ENV = Object.freeze({
   idleMinDelayMs: 'OUTBOX_PROCESSOR_IDLE_MIN_DELAY_MS',
   /** @default 100 */
   idleMaxDelayMs: 'OUTBOX_PROCESSOR_IDLE_MAX_DELAY_MS',
+  /**
+   * How long into a stop a page may still publish before it is cut short and the leases are
+   * handed over (`handOffTimeoutMs`): keep it below the task's `stopTimeout` minus a few seconds.
+   * @default 90000
+   */
+  handOffTimeoutMs: 'OUTBOX_PROCESSOR_HAND_OFF_TIMEOUT_MS',
   /** Port of the health endpoint (1–65535; the container's health check asks it there). @default 8080 */
   healthPort: 'OUTBOX_PROCESSOR_HEALTH_PORT',
 });
@@ -45,6 +51,7 @@ const SETTINGS_VARIABLES = {
   failoverMs: PROCESSOR_ENV.failoverMs,
   idleMinDelayMs: PROCESSOR_ENV.idleMinDelayMs,
   idleMaxDelayMs: PROCESSOR_ENV.idleMaxDelayMs,
+  handOffTimeoutMs: PROCESSOR_ENV.handOffTimeoutMs,
 } as const;
 
 /**

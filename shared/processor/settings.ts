@@ -31,7 +31,8 @@ export interface ProcessorSettings {
   /**
    * Once the worker is stopping, how long a page still publishing may go on before it is cut
    * short (its records not yet sent are left to the next holder of the lease), so the checkpoint
-   * and the release fit in ECS's `stopTimeout` (120 s) whatever SNS does. @default 90000
+   * and the release fit in ECS's `stopTimeout` (120 s) whatever SNS does. Keep it below the task's
+   * `stopTimeout` minus a few seconds (`OUTBOX_PROCESSOR_HAND_OFF_TIMEOUT_MS`). @default 90000
    */
   readonly handOffTimeoutMs: number;
 }

@@ -128,6 +128,25 @@ describe('processor environment', () => {
     );
   });
 
+  it("reads the hand-off timeout, for a task whose stop timeout is shorter than the construct's", () => {
+    expect(PROCESSOR_ENV.handOffTimeoutMs).toBe('OUTBOX_PROCESSOR_HAND_OFF_TIMEOUT_MS');
+    expect(processorEnvironment({ ...env, OUTBOX_PROCESSOR_HAND_OFF_TIMEOUT_MS: '25000' }).settings).toEqual({
+      failoverMs: 6000,
+      handOffTimeoutMs: 25_000,
+    });
+    expect(processorEnvironment(env).settings).not.toHaveProperty('handOffTimeoutMs');
+  });
+
+  it.each([
+    ['0', /OUTBOX_PROCESSOR_HAND_OFF_TIMEOUT_MS: .*handOffTimeoutMs: got 0; allowed: an integer from 1 to 3600000/],
+    ['3600001', /OUTBOX_PROCESSOR_HAND_OFF_TIMEOUT_MS: .*handOffTimeoutMs: got 3600001; allowed: an integer from 1 to 3600000/],
+    ['25s', /OUTBOX_PROCESSOR_HAND_OFF_TIMEOUT_MS: got "25s"; allowed: a whole number/],
+  ])('rejects hand-off timeout %j at start-up, naming the variable, the value and what is allowed', (value, message) => {
+    const read = () => processorEnvironment({ ...env, OUTBOX_PROCESSOR_HAND_OFF_TIMEOUT_MS: value });
+    expect(read).toThrow(EnvironmentError);
+    expect(read).toThrow(message);
+  });
+
   it('rejects a failover time that is not a whole number, saying what is allowed', () => {
     expect(() => processorEnvironment({ ...env, [PROCESSOR_ENV.failoverMs]: '3s' })).toThrow(
       /OUTBOX_PROCESSOR_FAILOVER_MS: got "3s"; allowed: a whole number/,
