@@ -1,28 +1,18 @@
 import { context, createTraceState, ROOT_CONTEXT, TraceFlags, type TraceState, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { defineConfig } from '../../shared/config.js';
 import { messageSize } from '../../shared/envelope.js';
 import { WriteValidationError } from '../../shared/errors.js';
 import { otelApi, otelImport, resetOtelApi } from '../../shared/tracing/otel-api.js';
 import { ambientTraceContext, tracestateProblem, XRAY_TRACE_ENV, xrayTraceparent } from '../../shared/tracing/trace-context.js';
-import { type EventInput, planSlots } from '../../shared/write/input.js';
+import type { EventInput } from '../../shared/write/input.js';
+import { event, stored } from '../helpers/planned-event.js';
 
 const XRAY = 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1';
 const FROM_XRAY = '00-5759e988bd862e3fe1be46a994272793-53995c3f42cd8ad8-01';
 const EXPLICIT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 const OTEL_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const OTEL_SPAN = '00f067aa0ba902b7';
-
-const config = defineConfig({ source: 'urn:test:unit', topics: [{ name: 'orders' }], routes: { order: 'orders' } });
-const stamp = () => ({ id: '01890a5d-ac96-774b-bcce-b302099a8057', time: '2026-01-01T00:00:00.000Z' });
-const event = (fields: Partial<EventInput> = {}): EventInput => ({
-  aggregate: { type: 'order', id: 'o-1' },
-  type: 'order.placed',
-  data: null,
-  ...fields,
-});
-const stored = (input: EventInput, ambient?: Parameters<typeof planSlots>[3]) => planSlots([input], config, stamp, ambient)[0]!.events[0]!;
 
 /**
  * Runs `fn` with a span of `traceState` active (and of other ids than OTEL_TRACE and OTEL_SPAN

@@ -1,22 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { defineConfig } from '../../shared/config.js';
 import { WriteValidationError } from '../../shared/errors.js';
 import { TRACEPARENT_PATTERN, traceparentProblem } from '../../shared/tracing/trace-context.js';
-import { type EventInput, planSlots } from '../../shared/write/input.js';
+import { event, stored } from '../helpers/planned-event.js';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const PARENT_ID = 'b7ad6b7169203331';
 const EXPLICIT = `00-${TRACE_ID}-${PARENT_ID}-01`;
 
-const config = defineConfig({ source: 'urn:test:unit', topics: [{ name: 'orders' }], routes: { order: 'orders' } });
-const stamp = () => ({ id: '01890a5d-ac96-774b-bcce-b302099a8057', time: '2026-01-01T00:00:00.000Z' });
-const event = (fields: Partial<EventInput> = {}): EventInput => ({
-  aggregate: { type: 'order', id: 'o-1' },
-  type: 'order.placed',
-  data: null,
-  ...fields,
-});
-const stored = (input: EventInput) => planSlots([input], config, stamp)[0]!.events[0]!;
 const refusal = (traceparent: unknown): WriteValidationError => {
   try {
     stored(event({ traceparent: traceparent as string }));
