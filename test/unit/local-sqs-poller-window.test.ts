@@ -19,13 +19,14 @@ afterEach(async () => {
 
 /**
  * A queue stub holding `count` messages, handing out at most what each receive asks for; it records every request.
- * Once empty, a receive waits its `WaitTimeSeconds` and answers nothing, as SQS does.
+ * Once empty, a long poll waits until the test ends it (`endWaits`) and answers nothing, as SQS does when its wait has passed.
  */
 function stubQueue(count: number) {
   const waiting: Message[] = Array.from({ length: count }, (_, i) => ({ MessageId: `m${i}`, ReceiptHandle: `rh-${i}`, Body: `b${i}` }));
   const receives: { max: number; wait: number }[] = [];
   const deletes: DeleteMessageBatchCommandInput[] = [];
   const visibilityChanges: number[] = [];
+  const waits = new Set<() => void>();
   const sqs = {
     send: (async (command: unknown, options?: { abortSignal?: AbortSignal }) => {
       if (command instanceof DeleteMessageBatchCommand) {
@@ -40,19 +41,24 @@ function stubQueue(count: number) {
       receives.push({ max: MaxNumberOfMessages, wait: WaitTimeSeconds });
       if (waiting.length > 0) return { Messages: waiting.splice(0, MaxNumberOfMessages) };
       if (WaitTimeSeconds === 0) return { Messages: [] };
-      // A long poll on an empty queue: answered empty after its wait, as SQS does, or at once when the poller stops.
+      // A long poll on an empty queue: answered empty when the test ends the waits, as SQS does once its
+      // WaitTimeSeconds have passed, or at once when the poller stops.
       return new Promise((resolve) => {
         const answer = () => {
-          clearTimeout(timer);
+          waits.delete(answer);
           options?.abortSignal?.removeEventListener('abort', answer);
           resolve({ Messages: [] });
         };
-        const timer = setTimeout(answer, WaitTimeSeconds * 1000);
+        waits.add(answer);
         options?.abortSignal?.addEventListener('abort', answer, { once: true });
       });
     }) as unknown as SqsPollerClient['send'],
   };
-  return { sqs, receives, deletes, visibilityChanges };
+  /** Ends every long poll waiting on the empty queue, as the passing of its WaitTimeSeconds would. */
+  const endWaits = () => {
+    for (const answer of [...waits]) answer();
+  };
+  return { sqs, receives, deletes, visibilityChanges, endWaits };
 }
 
 const queue = { url: 'http://127.0.0.1:1/000000000000/q', arn: 'arn:aws:sqs:us-east-1:000000000000:q' };
@@ -67,7 +73,8 @@ describe('local SQS event source, batching window', () => {
       queue,
       batchSize: 1_000,
       // More than a second: the queue, empty after three receives, is long-polled for a second of the window left (with
-      // one second, whether it is depends on the receives taking a millisecond or not), then the batch is handed over.
+      // one second, whether it is depends on the receives taking a millisecond or not), each poll ended by the test
+      // as by its wait passing, until less than a second is left; then the batch is handed over.
       maxBatchingWindowMs: 1_500,
       visibilityTimeoutSeconds: 30,
       handler: async (event) => {
@@ -77,7 +84,15 @@ describe('local SQS event source, batching window', () => {
       onBatch: (report) => reports.push(report),
     });
     poller.start();
-    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(
+        () => {
+          stub.endWaits();
+          return reports.length;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(1);
 
     expect(batches).toEqual([25]);
     expect(stub.receives.slice(0, 3).map((r) => r.max)).toEqual([10, 10, 10]);
