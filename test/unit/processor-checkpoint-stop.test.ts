@@ -1,9 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { StreamSource } from '../../shared/processor/stream-source.js';
-import { CountingPublisher, openPublishers, sequenceOf } from '../helpers/counting-publisher.js';
-import { FlakyLeaseStore } from '../helpers/flaky-lease-store.js';
-import { haltWorkers, recorder, worker } from '../helpers/processor-worker.js';
-import { SimulatedStream } from '../helpers/simulated-stream.js';
+import { openPublishers, sequenceOf } from '../helpers/counting-publisher.js';
+import { haltWorkers, workerOnFlakyLeases } from '../helpers/processor-worker.js';
 import { waitFor } from '../helpers/wait.js';
 
 afterEach(async () => {
@@ -17,26 +14,16 @@ describe('a checkpoint waiting to be retried when the worker stops', () => {
     // No back-off for the first failures; after the eighth, the longest: the next attempt is 12.8 s away.
     let random = 0;
     vi.spyOn(Math, 'random').mockImplementation(() => random);
-    const stream = new SimulatedStream();
-    const leases = new FlakyLeaseStore();
-    const publisher = new CountingPublisher();
-    const { seen, observer } = recorder();
-    const w = worker({
-      source: new StreamSource(stream, stream.streamArn),
-      leases,
-      publisher,
-      workerId: 'A',
-      observer: {
+    const { stream, shard, leases, publisher, seen, w } = await workerOnFlakyLeases({
+      observer: ({ seen, observer }) => ({
         ...observer,
         error: (message: string, error: unknown) => {
           observer.error(message, error);
           if (seen.errors.length === 8) random = 0.999;
         },
-      },
+      }),
       settings: { retryMaxDelayMs: 60_000 },
     });
-    await w.start();
-    const shard = stream.shards[0]!.id;
     leases.checkpointFailures = 8;
     stream.commit({ type: 'order', id: 'a' }, 1, 1);
     await waitFor(() => seen.errors.length === 8, { what: 'eight failed checkpoints' });

@@ -10,7 +10,7 @@ import { CountingPublisher, openPublishers, sequenceOf } from '../helpers/counti
 import { FlakyLeaseStore } from '../helpers/flaky-lease-store.js';
 import { HangingLeaseStore, openHangingStores } from '../helpers/hanging-lease-store.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
-import { haltWorkers, recorder, SETTINGS, worker } from '../helpers/processor-worker.js';
+import { haltWorkers, recorder, SETTINGS, worker, workerOnFlakyLeases } from '../helpers/processor-worker.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -22,20 +22,9 @@ afterEach(async () => {
 
 describe('transient lease table errors', () => {
   it('keep the lease when renewals fail for another reason than losing it, and retry them', async () => {
-    const stream = new SimulatedStream();
-    const leases = new FlakyLeaseStore();
-    const publisher = new CountingPublisher();
-    const { seen, observer } = recorder();
-    const w = worker({
-      source: new StreamSource(stream, stream.streamArn),
-      leases,
-      publisher,
-      workerId: 'A',
-      observer,
+    const { stream, shard, leases, publisher, seen, w } = await workerOnFlakyLeases({
       settings: { failoverMs: 2000, renewIntervalMs: 100 },
     });
-    await w.start();
-    const shard = stream.shards[0]!.id;
     stream.commit({ type: 'order', id: 'a' }, 1, 1);
     await waitFor(() => publisher.published.size === 1, { what: 'the first record' });
 
@@ -56,20 +45,7 @@ describe('transient lease table errors', () => {
   });
 
   it('retry a failed checkpoint instead of giving the shard up and publishing its records again', async () => {
-    const stream = new SimulatedStream();
-    const leases = new FlakyLeaseStore();
-    const publisher = new CountingPublisher();
-    const { seen, observer } = recorder();
-    const w = worker({
-      source: new StreamSource(stream, stream.streamArn),
-      leases,
-      publisher,
-      workerId: 'A',
-      observer,
-      settings: { readLimit: 1 },
-    });
-    await w.start();
-    const shard = stream.shards[0]!.id;
+    const { stream, shard, leases, publisher, seen } = await workerOnFlakyLeases({ settings: { readLimit: 1 } });
     leases.checkpointFailures = 2;
     for (let seq = 1; seq <= 3; seq++) stream.commit({ type: 'order', id: 'a' }, seq, 1);
     const last = sequenceOf(stream.shards[0]!.records.at(-1)!);
@@ -81,13 +57,7 @@ describe('transient lease table errors', () => {
   });
 
   it('never run two consumers of one shard at once when a lease given up is taken back while its consumer still publishes', async () => {
-    const stream = new SimulatedStream();
-    const leases = new FlakyLeaseStore();
-    const publisher = new CountingPublisher();
-    const { seen, observer } = recorder();
-    const w = worker({ source: new StreamSource(stream, stream.streamArn), leases, publisher, workerId: 'A', observer });
-    await w.start();
-    const shard = stream.shards[0]!.id;
+    const { stream, shard, leases, publisher, seen } = await workerOnFlakyLeases();
 
     publisher.hold();
     stream.commit({ type: 'order', id: 'a' }, 1, 1);
@@ -110,29 +80,23 @@ describe('transient lease table errors', () => {
 
 describe('checkpoints that keep failing', () => {
   async function failingCheckpoints() {
-    const stream = new SimulatedStream();
-    const shard = stream.shards[0]!.id;
-    const leases = new FlakyLeaseStore();
-    const publisher = new CountingPublisher();
-    const a = recorder();
-    const first = worker({ source: new StreamSource(stream, stream.streamArn), leases, publisher, workerId: 'A', observer: a.observer });
-    await first.start();
+    const { stream, shard, leases, publisher, seen, w: first } = await workerOnFlakyLeases();
     leases.checkpointFailures = Number.POSITIVE_INFINITY;
     stream.commit({ type: 'order', id: 'a' }, 1, 1);
     await waitFor(() => publisher.published.size === 1, { what: 'the record' });
-    await waitFor(() => a.seen.errors.length > 0, { what: 'a failed checkpoint' });
-    return { stream, shard, leases, publisher, a, first };
+    await waitFor(() => seen.errors.length > 0, { what: 'a failed checkpoint' });
+    return { stream, shard, leases, publisher, seen, first };
   }
 
   it('do not hold stop() up: the lease is given up to expire for the next worker', async () => {
-    const { stream, shard, leases, publisher, a, first } = await failingCheckpoints();
+    const { stream, shard, leases, publisher, seen, first } = await failingCheckpoints();
     let stopped = false;
     void first.stop().then(() => {
       stopped = true;
     });
     await waitFor(() => stopped, { what: 'stop() to resolve' });
-    expect(a.seen.lost).toEqual([shard]);
-    expect(a.seen.released).toEqual([]);
+    expect(seen.lost).toEqual([shard]);
+    expect(seen.released).toEqual([]);
 
     leases.checkpointFailures = 0;
     const second = worker({ source: new StreamSource(stream, stream.streamArn), leases, publisher, workerId: 'B' });
