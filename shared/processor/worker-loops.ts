@@ -35,7 +35,10 @@ export async function renewLoop(
         failed('renewing leases failed; retrying', error);
       },
     );
-    await Promise.race([round, clock.sleep(pause)]);
+    // The round's bound ends with it, so no timer outlives a quick round.
+    const roundEnded = new AbortController();
+    await Promise.race([round, clock.sleep(pause, roundEnded.signal)]);
+    roundEnded.abort();
   }
 }
 

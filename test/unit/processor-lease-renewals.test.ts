@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Lease } from '../../shared/processor/lease.js';
 import { LeaseCoordinator } from '../../shared/processor/lease-coordinator.js';
 import { processorSettings } from '../../shared/processor/settings.js';
@@ -60,5 +60,40 @@ describe('lease renewals', () => {
       clock.stop();
       await loop;
     }
+  });
+});
+
+describe('the renewal loop', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('leaves no timer of a round behind once the round has ended', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    let rounds = 0;
+    const coordinator = {
+      msUntilExpiry: () => Number.POSITIVE_INFINITY,
+      renewAll: async () => {
+        rounds++;
+        return true;
+      },
+    };
+    const clock = new WorkerClock();
+    clocks.push(clock);
+    const loop = renewLoop(clock, 1000, coordinator, () => undefined, Date.now);
+    try {
+      expect(vi.getTimerCount()).toBe(1);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(rounds).toBe(1);
+      // The round ended at once: only the wait for the next one is left, not the round's bound as well.
+      expect(vi.getTimerCount()).toBe(1);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(rounds).toBe(2);
+      expect(vi.getTimerCount()).toBe(1);
+    } finally {
+      clock.stop();
+      await loop;
+    }
+    expect(vi.getTimerCount()).toBe(0);
   });
 });
