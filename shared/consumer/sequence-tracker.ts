@@ -53,7 +53,9 @@ export function classify(last: SequencePosition | undefined, received: SequenceP
  * Keeps the highest (`sequenceepoch`, `aggregatesequence`) handled per aggregate in one item per
  * aggregate, moved forward only by a conditional update, so concurrent workers cannot move it back.
  * An envelope of a relay before `aggregatesequence` is read by its numeric `sequence`, the same
- * count, kept in the same item: tracking goes on across the switch without a false gap.
+ * count, kept in the same item: tracking goes on across the switch without a false gap. Each
+ * update writes a token of its own and the position it replaced, so an SDK retry of an update
+ * that was applied (its answer lost) recognises its own write instead of reporting it out of order.
  *
  * @example
  * ```ts
@@ -84,17 +86,24 @@ export class SequenceTracker {
     options: { readonly replayed?: boolean } = {},
   ): Promise<SequenceObservation> {
     const received: SequencePosition = { epoch: event.sequenceepoch, sequence: aggregateSequenceOf(event) };
+    const token = crypto.randomUUID();
     try {
       const { Attributes } = await this.#options.document.send(
         new UpdateCommand({
           TableName: this.#options.tableName,
           Key: sequenceKey(this.#consumer, event.aggregatetype, event.subject),
-          UpdateExpression: 'SET lastEpoch = :epoch, lastSequence = :sequence, aggregateType = :type, aggregateId = :id, expiresAt = :ttl',
+          // The operands are read before the update: previous* keep the position it replaces.
+          UpdateExpression:
+            'SET previousEpoch = if_not_exists(lastEpoch, :none), previousSequence = if_not_exists(lastSequence, :zero), ' +
+            'lastEpoch = :epoch, lastSequence = :sequence, updateToken = :token, aggregateType = :type, aggregateId = :id, expiresAt = :ttl',
           ConditionExpression:
             'attribute_not_exists(lastSequence) OR lastEpoch < :epoch OR (lastEpoch = :epoch AND lastSequence < :sequence)',
           ExpressionAttributeValues: {
             ':epoch': received.epoch,
             ':sequence': received.sequence,
+            ':token': token,
+            ':none': NO_EPOCH,
+            ':zero': 0,
             ':type': event.aggregatetype,
             ':id': event.subject,
             ':ttl': Math.floor(this.#now() / 1000) + this.#retentionSeconds,
@@ -106,12 +115,27 @@ export class SequenceTracker {
       return options.replayed === true ? { status: 'replayed', advanced: true } : classify(positionOf(Attributes), received);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException) || error.Item === undefined) throw error;
-      return options.replayed === true ? { status: 'replayed', advanced: false } : classify(positionOf(unmarshall(error.Item)), received);
+      const item = unmarshall(error.Item);
+      // The SDK sent the update again after its first attempt was applied and its answer lost: the write is ours.
+      if (item.updateToken === token) {
+        return options.replayed === true ? { status: 'replayed', advanced: true } : classify(previousPositionOf(item), received);
+      }
+      return options.replayed === true ? { status: 'replayed', advanced: false } : classify(positionOf(item), received);
     }
   }
 }
 
+/** `previousEpoch` of an item whose update found no position before it. */
+const NO_EPOCH = '';
+
 function positionOf(item: Record<string, unknown> | undefined): SequencePosition | undefined {
   if (item === undefined || typeof item.lastEpoch !== 'string' || typeof item.lastSequence !== 'number') return undefined;
   return { epoch: item.lastEpoch, sequence: item.lastSequence };
+}
+
+/** The position the item's last update replaced, as that update found it. */
+function previousPositionOf(item: Record<string, unknown>): SequencePosition | undefined {
+  if (typeof item.previousEpoch !== 'string' || item.previousEpoch === NO_EPOCH || typeof item.previousSequence !== 'number')
+    return undefined;
+  return { epoch: item.previousEpoch, sequence: item.previousSequence };
 }
