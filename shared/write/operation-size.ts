@@ -60,6 +60,22 @@ export function marshalOperation(operation: TransactOperation, index: number, op
 
 const expressionBytes = (expression: unknown): number => (typeof expression === 'string' ? Buffer.byteLength(expression) : 0);
 
+/**
+ * What one of the helper's own actions adds to a transaction's size besides its `Item`, as DynamoDB
+ * counts a transaction against its 4 MB limit: its expressions, its `Key` and its
+ * `ExpressionAttributeValues` with their placeholders (DynamoDB does not count `ExpressionAttributeNames`).
+ */
+export function actionExtraBytes(action: TransactOperation): number {
+  const body = Object.values(action)[0] as Record<string, unknown>;
+  let size = expressionBytes(body.UpdateExpression) + expressionBytes(body.ConditionExpression);
+  for (const field of ['Key', 'ExpressionAttributeValues'] as const) {
+    const values = body[field];
+    if (typeof values === 'object' && values !== null)
+      size += itemSize(marshalValues(values as Record<string, unknown>, sendingOptions({})));
+  }
+  return size;
+}
+
 /** `fields` without those holding functions, which the DocumentClient drops; `fields` itself when it holds none. */
 function withoutFunctions(fields: Record<string, unknown>): Record<string, unknown> {
   for (const field in fields) {

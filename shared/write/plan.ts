@@ -24,9 +24,9 @@ import {
   WRITE_FIELDS,
   type WriteInput,
 } from './input.js';
-import { marshalOperation, sendingOptions } from './operation-size.js';
+import { actionExtraBytes, marshalOperation, sendingOptions } from './operation-size.js';
 import { writtenEvents } from './result.js';
-import { slotItemSize } from './slot-item.js';
+import { SLOT_WRITE_EXTRA_BYTES, slotItemSize } from './slot-item.js';
 
 /** A write ready to send: the caller's operations resolved, its events grouped per slot. */
 export interface Plan {
@@ -121,7 +121,7 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
         `The events of aggregate ${slot.aggregate.type}/${slot.aggregate.id} make a slot item of ${size} bytes; allowed: at most ${MAX_ITEM_BYTES} bytes (the DynamoDB item limit) — split them over several writes`,
       );
     }
-    requestBytes += size;
+    requestBytes += size + SLOT_WRITE_EXTRA_BYTES;
   }
   // Only a keyed write is ever compared with another: hashing every write would cost each a canonical copy of its input.
   const fingerprint = input.idempotencyKey === undefined ? '' : writeFingerprint(marshalled, eventsInput);
@@ -129,21 +129,21 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
     // The record repeats each event's aggregate in its result; sequences are only known at
     // commit, so it is sized with the widest ones a slot can reach.
     const widest = new Map(slots.map((slot) => [slot.pk, Number.MAX_SAFE_INTEGER - slot.events.length]));
-    const record = idempotencyPut(
+    const put = idempotencyPut(
       input.idempotencyKey,
       { now, fingerprint },
       writtenEvents(slots, widest),
       context.tableName,
       context.idempotencyTtlSeconds,
-    ).Put?.Item;
-    const size = itemSize(marshall(record, { removeUndefinedValues: true }));
+    );
+    const size = itemSize(marshall(put.Put?.Item, { removeUndefinedValues: true }));
     if (size > MAX_ITEM_BYTES) {
       throw new WriteValidationError(
         'IDEMPOTENCY_RECORD_TOO_LARGE',
         `This write's idempotency record (its ${eventsInput.length} events' ids, types, aggregates, times and versions) is about ${size} bytes; allowed: at most ${MAX_ITEM_BYTES} bytes (the DynamoDB item limit) — write fewer events per call with an idempotency key, or leave the key out`,
       );
     }
-    requestBytes += size;
+    requestBytes += size + actionExtraBytes(put);
   }
   if (requestBytes > MAX_REQUEST_BYTES) {
     throw new WriteValidationError(

@@ -6,9 +6,10 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { OutboxConfig } from '../config.js';
 import { itemSize, valueSize } from '../item-size.js';
-import { SLOT_KIND, SLOT_SORT_KEY } from '../slot.js';
+import { SLOT_KIND, SLOT_PREFIX, SLOT_SORT_KEY } from '../slot.js';
 import { expiresAt, TABLE } from '../table.js';
 import type { SlotPlan, TransactOperation } from './input.js';
+import { actionExtraBytes } from './operation-size.js';
 
 /**
  * The size of {@link slotItem} with the widest sequence a slot can reach, as `itemSize` counts
@@ -39,6 +40,31 @@ export function slotItemSize(slot: SlotPlan, now: Date, config: OutboxConfig): n
     Buffer.byteLength('events') +
     events +
     number(TABLE.timeToLiveAttribute, expiresAt(now, config.outboxRetentionSeconds))
+  );
+}
+
+/**
+ * What a slot write adds to the transaction's size besides its item ({@link slotItemSize}), as
+ * DynamoDB counts a transaction against its 4 MB limit: its condition, and for an update its key,
+ * update expression and values. The most of the three forms {@link slotWrite} sends, since the
+ * form is chosen only at commit; the same for every slot, as an update's values are the item's
+ * own under other names. Counted once, here, with the widest sequence and number of events.
+ */
+export const SLOT_WRITE_EXTRA_BYTES: number = slotWriteExtraBytes();
+
+function slotWriteExtraBytes(): number {
+  const widest = Number.MAX_SAFE_INTEGER;
+  const slot: SlotPlan = { aggregate: { type: 'a', id: 'a' }, pk: `${SLOT_PREFIX}a#a`, events: [], inputIndexes: [] };
+  // Only the source and the retention are read; their values are in the item and the update alike.
+  const config = { source: 'a', outboxRetentionSeconds: 1 } as OutboxConfig;
+  const now = new Date(0);
+  const update = slotUpdate(slot, widest, now, '', config).Update as { ExpressionAttributeValues: Record<string, unknown> };
+  update.ExpressionAttributeValues[':n'] = widest;
+  const item = itemSize(marshall(slotItem(slot, widest, now, config)));
+  return Math.max(
+    actionExtraBytes(slotWrite(slot, undefined, now, '', config)),
+    actionExtraBytes(slotWrite(slot, { seq: widest, createdAt: now.toISOString() }, now, '', config)),
+    actionExtraBytes({ Update: update } as TransactOperation) - item,
   );
 }
 
