@@ -128,8 +128,9 @@ export function createConsumer(options: ConsumerOptions): Consumer {
     return { batchItemFailures, outcomes };
   };
 
-  // No handler of this invocation runs past its timeout, so a claim it leaves behind (a crash, a timeout) can be
-  // taken over as soon as SQS delivers the message again: the queue's visibility timeout is longer than the function's.
+  // No handler of this invocation runs past its timeout, so its claims hold while it may run. One it leaves behind
+  // (a crash, a timeout) has lapsed when SQS delivers the message again if the queue's visibility timeout covers the
+  // wait before the invocation, the function's timeout and these 2 s: 6 × the function's + the batching window does.
   const invocationEnd = (context?: Pick<Context, 'getRemainingTimeInMillis'>): number | undefined =>
     typeof context?.getRemainingTimeInMillis === 'function'
       ? Math.ceil((now() + context.getRemainingTimeInMillis()) / 1000) + 1

@@ -25,7 +25,7 @@ export interface PollOptions {
   readonly waitTimeSeconds?: number;
   /**
    * How long received messages stay hidden from other receivers, 0–43200 s (ReceiveMessage's
-   * `VisibilityTimeout`). Claims (`idempotency: 'claim'`) lapse when it ends, so a message whose
+   * `VisibilityTimeout`). Claims (`idempotency: 'claim'`) lapse by the time it ends, so a message whose
    * worker died is taken over as soon as SQS delivers it again, unless `inbox.claimTimeoutSeconds`
    * is set. Handle a batch within it: a message still being handled when it ends is delivered again.
    * @default the queue's visibility timeout, read with GetQueueAttributes (again after 5 minutes)
@@ -36,6 +36,25 @@ export interface PollOptions {
    * their visibility timeout. @default undefined — the visibility timeout, as Lambda does
    */
   readonly retryDelaySeconds?: number;
+}
+
+/**
+ * How long before the clock read that follows a receive's answer SQS may have handed its messages
+ * out (and started their visibility timeout): the answer's way back, its parsing, a busy event loop.
+ */
+export const HAND_OUT_MARGIN_MS = 1_000;
+
+/**
+ * When a batch's claims lapse, in epoch seconds: no later than the end of its messages' visibility
+ * timeout, so the first redelivery after a worker died takes its claims over instead of finding
+ * them held. SQS starts the timeout when it hands the messages out, between `sentAt` (read before
+ * the receive was sent: the attempt that answered, after any retries of the SDK, went out later)
+ * and `answeredAt`. A long poll may wait up to 20 s in between, so the hand-out is taken as the
+ * later of `sentAt` and `answeredAt` less {@link HAND_OUT_MARGIN_MS}, rounded down to the second
+ * (a takeover compares whole seconds).
+ */
+export function claimsLapseAt(sentAt: number, answeredAt: number, visibilityTimeoutSeconds: number): number {
+  return Math.floor(Math.max(sentAt, answeredAt - HAND_OUT_MARGIN_MS) / 1000) + visibilityTimeoutSeconds;
 }
 
 /** How long a queue's visibility timeout, once read, is used before it is read again. */
@@ -82,7 +101,7 @@ async function step<T>(phase: PollPhase, queueUrl: string, consequence: string, 
  * One receive → process → acknowledge round on an SQS queue, with the same semantics as an
  * SQS-triggered Lambda with `ReportBatchItemFailures`: acknowledged messages are deleted, the
  * others stay on the queue and come back (to the DLQ after `maxReceiveCount`). Claims taken for
- * the batch lapse when its visibility timeout ends. A failure is a {@link PollError} naming its
+ * the batch lapse by the time its visibility timeout ends. A failure is a {@link PollError} naming its
  * phase, with the batch's outcomes when the consumer had processed it. To poll for as long as a
  * process runs, with backoff and concurrency, use {@link createPoller}.
  *
@@ -103,6 +122,7 @@ export async function pollOnce(options: PollOptions): Promise<PollResult> {
 export async function pollQueue(options: PollOptions, signal?: AbortSignal): Promise<PollResult> {
   const { sqs, queueUrl } = options;
   const visibilityTimeout = options.visibilityTimeoutSeconds ?? (await queueVisibilityTimeout(sqs, queueUrl, signal));
+  const sentAt = Date.now();
   const { Messages = [] } = await step(
     'receive',
     queueUrl,
@@ -121,8 +141,7 @@ export async function pollQueue(options: PollOptions, signal?: AbortSignal): Pro
         { abortSignal: signal },
       ),
   );
-  // SQS starts the visibility timeout when it answers, just before this.
-  const claimExpiresAt = Math.floor(Date.now() / 1000) + visibilityTimeout;
+  const claimExpiresAt = claimsLapseAt(sentAt, Date.now(), visibilityTimeout);
   // The messages' spans name the queue they come from.
   const queueName = queueNameOf(queueUrl);
   const named = queueName === undefined ? {} : { queueName };

@@ -1,10 +1,10 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createConsumer } from '../../shared/consumer/consumer.js';
 import { ClaimDeadlinePassedError } from '../../shared/consumer/errors.js';
 import { inboxKey } from '../../shared/consumer/inbox.js';
-import { type PollResult, pollOnce } from '../../shared/consumer/sqs-poller.js';
+import { HAND_OUT_MARGIN_MS, pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { ConsumerOptions, InboxOptions } from '../../shared/consumer/types.js';
 import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
 import { queueDepth } from '../helpers/fauxqs.js';
@@ -52,39 +52,79 @@ async function queueWithEvent(name: string, visibilityTimeout: string) {
   return { queueUrl, event };
 }
 
+/** Settles as `promise` does, or rejects naming `what` after `ms` of real time (the tests below stop `Date`). */
+const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
+  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms).unref())]);
+
+interface Crash {
+  /** Sent with the receives. */
+  readonly visibilityTimeoutSeconds?: number;
+  /** The stopped clock, when the dying worker receives (epoch ms). @default the time now */
+  readonly startAt?: number;
+  /** How far the clock moves between SQS handing the message out and the dying worker reading the answer. */
+  readonly answerMs?: number;
+}
+
 /**
  * A worker receives the event and dies in its side effect (its handler never settles), leaving its
- * claim; a second worker then polls until SQS delivers the event to it again.
+ * claim; a second worker polls at the moment SQS may deliver the event again. `Date` is stopped
+ * (SQS's visibility and the inbox's clock alike) and moved by the test only, so no load on the
+ * machine moves a claim or a visibility timeout.
  */
-async function crashThenRedeliver(name: string, visibilityTimeout: string, poll: { visibilityTimeoutSeconds?: number } = {}) {
+async function crashThenRedeliver(name: string, visibilityTimeout: string, crash: Crash = {}) {
+  vi.useFakeTimers({ toFake: ['Date'], now: crash.startAt ?? Date.now() });
   const { queueUrl, event } = await queueWithEvent(name, visibilityTimeout);
-  const dying = consumerWith(name, { 'order.placed': { idempotency: 'claim', handle: () => new Promise<void>(() => {}) } });
+  const poll = crash.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: crash.visibilityTimeoutSeconds };
+  const dyingClients = testClients(server.address);
+  dyingClients.sqs.middlewareStack.add(
+    (next, context) => async (args) => {
+      const output = await next(args);
+      if (context.commandName === 'ReceiveMessageCommand') vi.setSystemTime(Date.now() + (crash.answerMs ?? 0));
+      return output;
+    },
+    { step: 'initialize' },
+  );
+  let claimed: () => void = () => {};
+  const handling = new Promise<void>((resolve) => {
+    claimed = resolve;
+  });
+  const dying = consumerWith(name, {
+    'order.placed': {
+      idempotency: 'claim',
+      handle: () => {
+        claimed();
+        return new Promise<void>(() => {});
+      },
+    },
+  });
   const receivedBefore = Math.floor(Date.now() / 1000);
-  void pollOnce({ sqs: clients.sqs, queueUrl, consumer: dying.consumer, ...poll });
-  await expect.poll(async () => (await inboxRecord(name, event.id))?.status, { timeout: 10_000 }).toBe('IN_PROGRESS');
+  void pollOnce({ sqs: dyingClients.sqs, queueUrl, consumer: dying.consumer, ...poll });
+  await within(handling, 10_000, 'claim by the dying worker');
   const claim = await inboxRecord(name, event.id);
+  const inFlight = server.inspectQueue(name)?.messages.inflight ?? [];
+  expect(inFlight).toHaveLength(1);
+  const visibleAgainAt = inFlight[0]?.visibilityDeadline as number;
+  dyingClients.destroy();
 
+  vi.setSystemTime(visibleAgainAt);
   const sent: string[] = [];
   const survivor = consumerWith(name, { 'order.placed': { idempotency: 'claim', handle: (e) => void sent.push(e.id) } });
-  let redelivered: PollResult | undefined;
-  await vi.waitFor(
-    async () => {
-      const result = await pollOnce({ sqs: clients.sqs, queueUrl, consumer: survivor.consumer, waitTimeSeconds: 1, ...poll });
-      if (result.received > 0) redelivered = result;
-      expect(redelivered).toBeDefined();
-    },
-    { timeout: 20_000, interval: 0 },
-  );
-  return { event, claim, receivedBefore, sent, redelivered: redelivered as PollResult, survivor };
+  const redelivered = await within(pollOnce({ sqs: clients.sqs, queueUrl, consumer: survivor.consumer, ...poll }), 10_000, 'redelivery');
+  return { event, claim, visibleAgainAt, receivedBefore, sent, redelivered, survivor };
 }
 
 describe('pollOnce: claims lapse with the visibility timeout', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("takes over a dead worker's claim at the first redelivery, at the queue's own visibility timeout", async () => {
     const { event, claim, receivedBefore, sent, redelivered, survivor } = await crashThenRedeliver('poll-queue-visibility', '2');
 
     // The claim lapses when SQS may deliver the message again, not 300 s later.
     expect(claim?.claimExpiresAt).toBeGreaterThanOrEqual(receivedBefore + 2);
     expect(claim?.claimExpiresAt).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+    expect(redelivered.received).toBe(1);
     expect(redelivered.result.outcomes).toMatchObject([{ status: 'processed', eventId: event.id }]);
     expect(redelivered.acknowledged).toBe(1);
     expect(sent).toEqual([event.id]);
@@ -92,6 +132,21 @@ describe('pollOnce: claims lapse with the visibility timeout', () => {
     expect(queueDepth(server, 'poll-queue-visibility')).toBe(0);
     expect(queueDepth(server, 'poll-queue-visibility-dlq')).toBe(0);
     expect(await inboxRecord('poll-queue-visibility', event.id)).toMatchObject({ status: 'COMPLETED' });
+  });
+
+  it('lapses no later than the visibility timeout when the answer reaches the worker in the next second', async () => {
+    // SQS hands the message out at .900 of a second; the answer is read 300 ms later, in the next second.
+    const startAt = (Math.floor(Date.now() / 1000) + 1) * 1000 + 900;
+    const { event, claim, visibleAgainAt, redelivered, survivor } = await crashThenRedeliver('poll-answer-late', '2', {
+      startAt,
+      answerMs: 300,
+    });
+
+    expect(visibleAgainAt).toBe(startAt + 2000);
+    // Not CLAIM_HELD, a receive used up on the way to the DLQ.
+    expect(redelivered.result.outcomes).toMatchObject([{ status: 'processed', eventId: event.id }]);
+    expect(survivor.logs.map((l) => l.message)).toContain('Took over an expired claim');
+    expect((claim?.claimExpiresAt as number) * 1000).toBeLessThanOrEqual(visibleAgainAt);
   });
 
   it('sends visibilityTimeoutSeconds with the receive and lets claims lapse when it ends', async () => {
@@ -103,6 +158,37 @@ describe('pollOnce: claims lapse with the visibility timeout', () => {
     expect(claim?.claimExpiresAt).toBeGreaterThanOrEqual(receivedBefore + 1);
     expect(claim?.claimExpiresAt).toBeLessThanOrEqual(receivedBefore + 3);
     expect(redelivered.result.outcomes).toMatchObject([{ status: 'processed', eventId: event.id }]);
+  });
+
+  it('keeps the claim for the visibility timeout after a long poll that waited for the message', async () => {
+    const startAt = (Math.floor(Date.now() / 1000) + 1) * 1000 + 100;
+    vi.useFakeTimers({ toFake: ['Date'], now: startAt });
+    const { queueUrl } = server.createQueue('poll-long-wait');
+    const seen: { claimExpiresAt: number; visibleAgainAt: number }[] = [];
+    const { consumer } = consumerWith('poll-long-wait', {
+      'order.placed': {
+        idempotency: 'claim',
+        handle: (_e, ctx) => {
+          const visibleAgainAt = server.inspectQueue('poll-long-wait')?.messages.inflight[0]?.visibilityDeadline as number;
+          seen.push({ claimExpiresAt: ctx.claimExpiresAt, visibleAgainAt });
+        },
+      },
+    });
+    // Sent at once (the visibility timeout given, not read first): the receive goes out at startAt.
+    const polling = pollOnce({ sqs: clients.sqs, queueUrl, consumer, waitTimeSeconds: 20, visibilityTimeoutSeconds: 30 });
+
+    // The message arrives 5 s into the receive's wait, and SQS hands it out then.
+    vi.setSystemTime(startAt + 5000);
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: anEnvelope({ aggregateId: 'poll-long-wait' }).body }));
+    const { acknowledged } = await within(polling, 10_000, 'batch');
+
+    expect(acknowledged).toBe(1);
+    expect(seen).toHaveLength(1);
+    const [{ claimExpiresAt, visibleAgainAt }] = seen as [{ claimExpiresAt: number; visibleAgainAt: number }];
+    expect(visibleAgainAt).toBe(startAt + 35_000);
+    expect(claimExpiresAt).toBeLessThanOrEqual(visibleAgainAt);
+    // Not the 5 s the receive waited: at most the margin for the answer's way back and the rounding to the second.
+    expect(claimExpiresAt).toBeGreaterThan(visibleAgainAt - HAND_OUT_MARGIN_MS - 1000);
   });
 
   it('reads the queue attribute once per client and queue, not at every poll', async () => {
