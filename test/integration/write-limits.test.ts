@@ -45,17 +45,17 @@ function fourMegabytes(prefix: string, fill: number, input: Omit<WriteInput, 'op
  * The largest `fill` the helper lets through, found against a client that answers every request
  * with success and sends nothing: planning, where the size is checked, is the same for any client.
  */
-async function largestFill(make: (fill: number) => WriteInput): Promise<number> {
+async function largestFill(make: (fill: number) => WriteInput, code = 'REQUEST_TOO_LARGE', [from, to] = [100_000, 200_000]) {
   const probe = new Outbox({ config, tableName, client: capturingClient().document, clock });
   const passes = (fill: number) =>
     probe.write(make(fill)).then(
       () => true,
       (error: { code?: string }) => {
-        if (error.code === 'REQUEST_TOO_LARGE') return false;
+        if (error.code === code) return false;
         throw error;
       },
     );
-  let [low, high] = [100_000, 200_000];
+  let [low, high] = [from, to];
   expect(await passes(low)).toBe(true);
   expect(await passes(high)).toBe(false);
   while (high - low > 1) {
@@ -137,4 +137,32 @@ describe('the 100 actions of a transaction, at their boundary on DynamoDB Local'
     expect(await getItem(`${prefix}#${count - 1}`, 'A')).toMatchObject({ sk: 'A' });
     expect(await getItem(`OUTBOX#order#${prefix}`, 'OUTBOX')).toMatchObject({ seq: 1 });
   });
+});
+
+describe('the 400 KB item limit on a slot, at its boundary on DynamoDB Local', () => {
+  it.each([
+    ['a new slot', false],
+    ['a slot stored without a creation time (an update)', true],
+  ])(
+    'commits the largest events of one aggregate the helper lets through, and refuses one byte more before sending: %s',
+    async (_, stored) => {
+      const id = newId('slot-limit');
+      const outbox = new Outbox({ config, tableName, client: clients.dynamodb, clock });
+      const input = (fill: number): WriteInput => ({
+        events: [orderEvent(id, 'order.placed', 'd'.repeat(200_000)), orderEvent(id, 'order.priced', 'd'.repeat(fill))],
+      });
+      if (stored) {
+        const Item = { pk: `OUTBOX#order#${id}`, sk: 'OUTBOX', kind: 'outbox-slot', aggregateType: 'order', aggregateId: id, seq: 7 };
+        await clients.document.send(new PutCommand({ TableName: tableName, Item: { ...Item, source: config.source, events: [] } }));
+      }
+      const fill = await largestFill(input, 'SLOT_TOO_LARGE', [150_000, 250_000]);
+
+      const over = await refusal(outbox.write(input(fill + 1)));
+      expect(over.code).toBe('SLOT_TOO_LARGE');
+      expect(over.message).toContain('make a slot item of 409601 bytes; allowed: at most 409600 bytes');
+
+      const { events } = await outbox.write(input(fill));
+      expect((await getItem(`OUTBOX#order#${id}`, 'OUTBOX'))?.seq).toBe(events[1]?.sequence);
+    },
+  );
 });
