@@ -10,6 +10,17 @@ export interface DeadLetterClient {
 
 export type DeadLetterFields = Omit<RelayDeadLetter, 'kind' | 'version' | 'failedAt'>;
 
+/**
+ * Why `url` cannot be the relay DLQ's, or `undefined`. A FIFO queue (SQS names every one
+ * `….fifo`) refuses a message without a message group, and a dead letter carries none: every
+ * dead letter would be refused, and its record fail on every retry of the batch.
+ */
+export function fifoDeadLetterQueueProblem(url: string): string | undefined {
+  return /\.fifo$/.test(url.split(/[?#]/)[0]!)
+    ? 'the URL of a standard queue: a FIFO queue (a name ending in ".fifo") refuses every dead letter, which carries no message group'
+    : undefined;
+}
+
 export type DeadLetterResult =
   | { readonly status: 'sent' }
   | { readonly status: 'failed'; readonly detail: string }

@@ -65,7 +65,7 @@ function relayOf(options: RelayHandlerOptions): Relay {
  * reports what is left as failed. Each batch's counts go to the metrics, to one log line and,
  * when given, to `onOutcome`.
  *
- * @throws ConfigError when a configured topic has no ARN, the DLQ URL is not a queue URL, or a `relay` comes with parts of another
+ * @throws ConfigError when a configured topic has no ARN, the DLQ URL is not a standard queue's URL, or a `relay` comes with parts of another
  *
  * @example
  * ```ts

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { serializeConfig } from '../../shared/config.js';
-import { EnvironmentError, relayEnvironment } from '../../shared/relay/index.js';
+import { ConfigError, EnvironmentError, Relay, relayEnvironment } from '../../shared/relay/index.js';
+import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { config, deadLetterQueueUrl, topicArns } from '../helpers/relay-fixtures.js';
+import { slotRecord } from '../helpers/stream-records.js';
 
 const env = { OUTBOX_CONFIG: serializeConfig(config), OUTBOX_RELAY_DLQ_URL: deadLetterQueueUrl };
 const withArns = (arns: Record<string, string>) => ({ ...env, OUTBOX_TOPIC_ARNS: JSON.stringify(arns) });
@@ -44,5 +46,40 @@ describe('relayEnvironment() and OUTBOX_TOPIC_ARNS', () => {
     };
     expect(relayEnvironment(withArns(topicArns)).topicArns).toEqual(topicArns);
     expect(relayEnvironment(withArns(china)).topicArns).toEqual(china);
+  });
+});
+
+describe('the relay DLQ URL', () => {
+  const fifoUrl = 'https://sqs.us-east-1.amazonaws.com/123456789012/relay-dlq.fifo';
+
+  it('refuses a FIFO queue, which would refuse every dead letter, when the relay is built', () => {
+    let error: unknown;
+    try {
+      new Relay({ config, sns: new FakeSns(), sqs: new FakeSqs(), topicArns, deadLetterQueueUrl: fifoUrl });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toMatchObject({ field: 'deadLetterQueueUrl' });
+    expect((error as Error).message).toContain(JSON.stringify(fifoUrl));
+    expect((error as Error).message).toMatch(/allowed: the URL of a standard queue/);
+  });
+
+  it('refuses a FIFO queue in OUTBOX_RELAY_DLQ_URL with an EnvironmentError naming the variable', () => {
+    const error = failure({ ...withArns(topicArns), OUTBOX_RELAY_DLQ_URL: fifoUrl });
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect(error).toMatchObject({ variable: 'OUTBOX_RELAY_DLQ_URL' });
+    expect((error as Error).message).toMatch(/allowed: the URL of a standard queue/);
+  });
+
+  it('takes a standard queue, whatever its name holds besides a .fifo ending', async () => {
+    const url = 'https://sqs.us-east-1.amazonaws.com/123456789012/relay-dlq-fifo';
+    const sqs = new FakeSqs();
+    const relay = new Relay({ config, sns: new FakeSns(), sqs, topicArns, deadLetterQueueUrl: url });
+    expect(relayEnvironment({ ...withArns(topicArns), OUTBOX_RELAY_DLQ_URL: url }).deadLetterQueueUrl).toBe(url);
+    // An unrouted aggregate type's event is dead-lettered there.
+    const result = await relay.relay([slotRecord({ type: 'shipment', id: 's-1' })]);
+    expect(result.deadLettered).toBe(1);
+    expect(sqs.bodies).toHaveLength(1);
   });
 });
