@@ -48,11 +48,14 @@ function canonicalJson(value: unknown, sets: boolean, key?: string): string {
 
 /**
  * The Put of the record, conditional on no record for the key in force (none, or one past its
- * expiry that TTL has not deleted yet), returning the stored one if there is.
+ * expiry that TTL has not deleted yet), returning the stored one if there is. It holds the
+ * `writeId` of the call that writes it: two calls under one key then never send the very same
+ * request, which DynamoDB, having committed it under the key as token, would answer with
+ * success, writing nothing, where the helper must answer with the replay.
  */
 export function idempotencyPut(
   key: string,
-  plan: { now: Date; fingerprint: string },
+  plan: { now: Date; fingerprint: string; writeId: string },
   result: WrittenEvent[],
   tableName: string,
   ttlSeconds: number,
@@ -65,6 +68,7 @@ export function idempotencyPut(
         [TABLE.sortKey]: 'IDEMPOTENCY',
         kind: 'outbox-idempotency',
         fingerprint: plan.fingerprint,
+        writeId: plan.writeId,
         result: JSON.stringify(result),
         createdAt: plan.now.toISOString(),
         [TABLE.timeToLiveAttribute]: expiresAt(plan.now, ttlSeconds),

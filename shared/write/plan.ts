@@ -3,6 +3,7 @@
  * write that cannot commit is refused before any request is sent.
  */
 
+import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall, type marshallOptions } from '@aws-sdk/util-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
@@ -36,6 +37,8 @@ export interface Plan {
   readonly now: Date;
   /** What a keyed write asked for ({@link writeFingerprint}); empty for a write without a key, which nothing compares. */
   readonly fingerprint: string;
+  /** A random id of this call of a keyed write, kept in its idempotency record ({@link idempotencyPut}); empty without a key. */
+  readonly writeId: string;
   /** {@link operations} as they are sent, attribute values marshalled once here with the client's options. */
   readonly wire: Record<string, unknown>[];
   /** The client's marshalling options, as the DocumentClient applies them to each top-level value. */
@@ -125,13 +128,14 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
   }
   // Only a keyed write is ever compared with another: hashing every write would cost each a canonical copy of its input.
   const fingerprint = input.idempotencyKey === undefined ? '' : writeFingerprint(marshalled, eventsInput);
+  const writeId = input.idempotencyKey === undefined ? '' : randomUUID();
   if (input.idempotencyKey !== undefined) {
     // The record repeats each event's aggregate in its result; sequences are only known at
     // commit, so it is sized with the widest ones a slot can reach.
     const widest = new Map(slots.map((slot) => [slot.pk, Number.MAX_SAFE_INTEGER - slot.events.length]));
     const put = idempotencyPut(
       input.idempotencyKey,
-      { now, fingerprint },
+      { now, fingerprint, writeId },
       writtenEvents(slots, widest),
       context.tableName,
       context.idempotencyTtlSeconds,
@@ -151,5 +155,5 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
       `This write is about ${requestBytes} bytes; allowed: at most ${MAX_REQUEST_BYTES} bytes per transaction`,
     );
   }
-  return { operations, kinds, slots, now, fingerprint, wire, sending: sendingOptions(marshallOptions) };
+  return { operations, kinds, slots, now, fingerprint, writeId, wire, sending: sendingOptions(marshallOptions) };
 }

@@ -107,6 +107,33 @@ describe('idempotency keys: what counts as the same write', () => {
   });
 });
 
+describe('a keyed write sent again by another call', () => {
+  it('is replayed, not reported written, when its request is the very one DynamoDB already committed under the key', async () => {
+    // Operations only, planned in one same millisecond: nothing random in the request. DynamoDB
+    // answers a request it committed under a token with success, writing nothing.
+    const now = new Date();
+    const sameInstant = new Outbox({ config: testConfig(), tableName, client: clients.dynamodb, clock: () => now });
+    const account = newId('account');
+    const input: WriteInput = {
+      operations: [
+        {
+          Update: {
+            Key: { pk: `ACCOUNT#${account}`, sk: 'A' },
+            UpdateExpression: 'ADD balance :d',
+            ExpressionAttributeValues: { ':d': 10 },
+          },
+        },
+      ],
+      events: [],
+      idempotencyKey: `k-${account}`.slice(0, 36),
+    };
+
+    expect(await sameInstant.write(input)).toEqual({ events: [], replayed: false });
+    expect(await sameInstant.write(input)).toEqual({ events: [], replayed: true });
+    expect((await getItem(`ACCOUNT#${account}`, 'A'))?.balance).toBe(10);
+  });
+});
+
 describe('an attempt DynamoDB reports still running', () => {
   it('is asked about again under its token, so a write without a key is applied once', async () => {
     // The first transaction is applied, but the helper is told it is still in progress, as after
