@@ -45,7 +45,7 @@ export class Relay {
         );
       }
       // SNS refuses each message of a FIFO topic without a message group (and of a standard one
-      // with it) as the sender's fault: a mismatch would send every event to the relay DLQ.
+      // with a deduplication id) as the sender's fault: a mismatch would send every event to the relay DLQ.
       const problem = snsTopicArnProblem(arn, topic.fifo);
       if (problem !== undefined) throw new ConfigError(`topicArns.${topic.name}`, `got ${JSON.stringify(arn)}; allowed: ${problem}`);
     }
