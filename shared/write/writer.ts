@@ -190,10 +190,14 @@ export class Outbox {
         } else if (name === 'IdempotentParameterMismatchException' && input.idempotencyKey !== undefined) {
           const replayed = await this.#replay(input.idempotencyKey, plan, attempt);
           if (replayed !== undefined) return replayed;
-          // The earlier request under this token never committed (it would have left its record).
+          // No write under the key is in force (the request DynamoDB holds the key for, as token,
+          // left no record, or one past its expiry): nothing conflicted, so the write goes on at
+          // once under a token no other request has used, spending no retry.
+          const keyAsToken = token === input.idempotencyKey;
           token = derivedToken(input.idempotencyKey, attempt);
           lost = undefined;
           lastReason = name;
+          if (keyAsToken) continue;
         } else if (name === 'TransactionInProgressException') {
           // An earlier attempt under this token (sent again by the SDK after a timeout) is still
           // running and may yet commit: only this token, sent again, learns how it ends. A new one

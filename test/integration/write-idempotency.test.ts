@@ -172,6 +172,27 @@ describe('an attempt DynamoDB reports still running', () => {
 });
 
 describe('an idempotency record past its expiry', () => {
+  it('lets its key write anew at once, no retry spent, though DynamoDB still holds the key as a token of another request', async () => {
+    // Within DynamoDB's 10 minutes, the key as ClientRequestToken is refused for a request with
+    // other parameters (IdempotentParameterMismatchException), which is no conflict to back off from.
+    let now = Date.now();
+    const noRetries = new Outbox({
+      config: testConfig(),
+      tableName,
+      client: clients.dynamodb,
+      idempotencyTtlSeconds: 60,
+      retry: { maxAttempts: 1 },
+      clock: () => new Date(now),
+    });
+    const order = newId('order');
+    const idempotencyKey = `k-${order}`.slice(0, 36);
+    await noRetries.write({ events: [orderEvent(order, 'order.placed', { total: 1 })], idempotencyKey });
+
+    now += 61_000;
+    const again = await noRetries.write({ events: [orderEvent(order, 'order.placed', { total: 2 })], idempotencyKey });
+    expect(again).toMatchObject({ replayed: false, events: [{ sequence: 2 }] });
+  });
+
   it.each([
     ['a DynamoDBClient', () => clients.dynamodb],
     // Its numbers come back as NumberValue objects, the record's expiry among them.
