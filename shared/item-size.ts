@@ -3,7 +3,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 /**
  * Size of a DynamoDB item as DynamoDB counts it against the 400 KB item and 4 MB transaction
  * limits: attribute names plus values, with 3 bytes per list or map, 1 byte per element, and
- * numbers at about one byte per two significant digits.
+ * numbers at one byte per pair of significant digits, plus one (two when negative).
  */
 export function itemSize(item: Record<string, AttributeValue>): number {
   let size = 0;
@@ -11,10 +11,30 @@ export function itemSize(item: Record<string, AttributeValue>): number {
   return size;
 }
 
+/**
+ * A number's size as DynamoDB counts it: its significant digits stored in pairs aligned on the
+ * decimal point (`11000` is `01|10|00`, 3 pairs less the trailing zero pair: 2, plus 1), one
+ * byte more, and one more for a negative number. Zero counts 2 (one digit), a byte above what
+ * DynamoDB Local counts, so the count never falls short.
+ */
 function numberSize(text: string): number {
-  const digits = text.replace(/^-/, '').replace(/e.*$/i, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
-  return Math.ceil(Math.max(digits.length, 1) / 2) + 1;
+  const match = NUMBER.exec(text);
+  if (match === null) return text.length;
+  const [, sign, whole = '', fraction = '', exponent = '0'] = match;
+  const all = whole + fraction;
+  let first = 0;
+  while (first < all.length && all.charCodeAt(first) === ZERO) first++;
+  let end = all.length;
+  while (end > first && all.charCodeAt(end - 1) === ZERO) end--;
+  if (end === first) return 2;
+  // Digits before the decimal point, counted from the first significant one: odd means its pair starts with a 0.
+  const point = whole.length + Number(exponent) - first;
+  const pairs = Math.ceil((end - first + (point % 2 !== 0 ? 1 : 0)) / 2);
+  return pairs + 1 + (sign === '-' ? 1 : 0);
 }
+
+const NUMBER = /^(-?)(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i;
+const ZERO = 48;
 
 export function valueSize(value: AttributeValue): number {
   if (value.S !== undefined) return Buffer.byteLength(value.S);

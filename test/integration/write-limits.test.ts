@@ -166,3 +166,24 @@ describe('the 400 KB item limit on a slot, at its boundary on DynamoDB Local', (
     },
   );
 });
+
+describe('numbers in an item, counted as DynamoDB Local counts them', () => {
+  it.each([-1, 1.5, 123.456, 11000, 1.5e-7, -98765.4321, 7])(
+    "commits the largest item of 1,000 copies of %s the helper lets through, which is DynamoDB's largest too",
+    async (number) => {
+      const prefix = newId('numbers');
+      const item = (fill: number) => ({ pk: prefix, sk: 'A', numbers: Array.from({ length: 1000 }, () => number), blob: 'b'.repeat(fill) });
+      const input = (fill: number): WriteInput => ({ operations: [{ Put: { Item: item(fill) } }], events: [orderEvent(prefix)] });
+      const fill = await largestFill(input, 'ITEM_TOO_LARGE', [300_000, 409_600]);
+
+      const over = await refusal(new Outbox({ config, tableName, client: clients.dynamodb, clock }).write(input(fill + 1)));
+      expect(over.code).toBe('ITEM_TOO_LARGE');
+      await expect(clients.document.send(new PutCommand({ TableName: tableName, Item: item(fill + 1) }))).rejects.toThrow(
+        /Item size has exceeded the maximum allowed size/,
+      );
+
+      await new Outbox({ config, tableName, client: clients.dynamodb, clock }).write(input(fill));
+      expect((await getItem(prefix, 'A'))?.blob).toHaveLength(fill);
+    },
+  );
+});
