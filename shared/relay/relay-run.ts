@@ -113,13 +113,25 @@ export class RelayRun {
   private nextBatch(): (() => Promise<void>) | undefined {
     const next = takeNextSend(this.lanes, Date.now());
     if (next === undefined) return undefined;
-    switch (next.kind) {
-      case 'publish':
-        return () => this.publish(next.batch);
-      case 'malformed':
-        return () => this.deadLetter(next.lane, next.item, next.item.letter);
-      case 'dead-letter':
-        return () => this.deadLetterItem(next.lane, next.item, next.reason, next.detail);
+    if (next.kind === 'publish') return () => this.guarded(next.batch, 'PUBLISH_FAILED', () => this.publish(next.batch));
+    const sent = [{ lane: next.lane, items: [next.item] }];
+    if (next.kind === 'malformed')
+      return () => this.guarded(sent, 'DEAD_LETTER_FAILED', () => this.deadLetter(next.lane, next.item, next.item.letter));
+    return () => this.guarded(sent, 'DEAD_LETTER_FAILED', () => this.deadLetterItem(next.lane, next.item, next.reason, next.detail));
+  }
+
+  /** Runs a task; one that throws (a client wrapper answering with no output, say) fails the lanes it was sending for, which would else wait for ever. */
+  private async guarded(
+    sent: readonly { lane: Lane; items: readonly LaneItem[] }[],
+    reason: RecordFailureReason,
+    task: () => Promise<void>,
+  ): Promise<void> {
+    try {
+      await task();
+    } catch (error) {
+      for (const { lane, items } of sent)
+        if (lane.busy && lane.items[0] === items[0])
+          this.failLane(lane, reason, `the relay failed on its request: ${describeError(error)}`);
     }
   }
 
