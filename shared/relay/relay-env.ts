@@ -1,3 +1,4 @@
+import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import type { OutboxConfig } from '../config.js';
 import { configFromEnv, requireEnv } from '../config.js';
 import { EnvironmentError } from '../errors.js';
@@ -39,6 +40,11 @@ export function relayEnvironment(env: NodeJS.ProcessEnv = process.env): RelayEnv
         RELAY_ENV.topicArns,
         `has no ARN for topic "${topic.name}" (got ${JSON.stringify(arn)}); allowed: an "arn:…" string for every configured topic`,
       );
+    }
+    // The relay checks the same when it is built, but its ConfigError would not name the variable.
+    const problem = snsTopicArnProblem(arn, topic.fifo);
+    if (problem !== undefined) {
+      throw new EnvironmentError(RELAY_ENV.topicArns, `has ${JSON.stringify(arn)} for topic "${topic.name}"; allowed: ${problem}`);
     }
   }
   const deadLetterQueueUrl = requireEnv(RELAY_ENV.deadLetterQueueUrl, env);

@@ -60,7 +60,7 @@ describe('processor environment', () => {
     [RELAY_ENV.config]: serializeConfig(testConfig({ lowLatencyAggregateTypes: ['payment'] })),
     [RELAY_ENV.topicArns]: JSON.stringify({
       'orders.fifo': 'arn:aws:sns:us-east-1:000000000000:orders.fifo',
-      payments: 'arn:aws:sns:us-east-1:0:payments',
+      payments: 'arn:aws:sns:us-east-1:000000000000:payments',
     }),
     [RELAY_ENV.deadLetterQueueUrl]: 'http://localhost/0/relay-dlq',
     [PROCESSOR_ENV.streamArn]: 'arn:aws:dynamodb:us-east-1:0:table/outbox/stream/x',

@@ -18,6 +18,37 @@ function failure(given: NodeJS.ProcessEnv): unknown {
   }
 }
 
+describe('relayEnvironment() and OUTBOX_TOPIC_ARNS', () => {
+  it.each([
+    ['a standard topic’s ARN for a FIFO topic', { ...topicArns, 'orders.fifo': 'arn:aws:sns:us-east-1:000000000000:orders' }, /FIFO topic/],
+    [
+      'a FIFO topic’s ARN for a standard topic',
+      { ...topicArns, payments: 'arn:aws:sns:us-east-1:000000000000:payments.fifo' },
+      /standard topic/,
+    ],
+    ['an ARN that is not an SNS topic’s', { ...topicArns, payments: 'arn:aws:sqs:us-east-1:000000000000:payments' }, /an SNS topic ARN/],
+    ['an account that is not 12 digits', { ...topicArns, payments: 'arn:aws:sns:us-east-1:123:payments' }, /an SNS topic ARN/],
+  ])('fails at start-up with an EnvironmentError naming the variable and the topic for %s', (_, arns, allowed) => {
+    const error = failure(withArns(arns));
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect(error).toMatchObject({ variable: 'OUTBOX_TOPIC_ARNS' });
+    const message = (error as Error).message;
+    const [topic, arn] = Object.entries(arns).find(([name, value]) => value !== topicArns[name as keyof typeof topicArns])!;
+    expect(message).toContain(`"${topic}"`);
+    expect(message).toContain(JSON.stringify(arn));
+    expect(message).toMatch(allowed);
+  });
+
+  it('reads ARNs of the topics’ kinds, in any partition', () => {
+    const china = {
+      'orders.fifo': 'arn:aws-cn:sns:cn-north-1:123456789012:orders.fifo',
+      payments: 'arn:aws-cn:sns:cn-north-1:123456789012:payments',
+    };
+    expect(relayEnvironment(withArns(topicArns)).topicArns).toEqual(topicArns);
+    expect(relayEnvironment(withArns(china)).topicArns).toEqual(china);
+  });
+});
+
 describe('the relay DLQ URL', () => {
   const fifoUrl = 'https://sqs.us-east-1.amazonaws.com/123456789012/relay-dlq.fifo';
 
