@@ -32,8 +32,8 @@ export interface ConsumerContext {
   /**
    * A read or publish failed; the consumer retries after a pause. After a publish failure,
    * `stalled` names the oldest record of the page not published (the one retried from); after a
-   * failed read (`GetShardIterator` or `GetRecords`), when the shard was last read: records
-   * written since may have waited that long.
+   * failed read (`GetShardIterator` or `GetRecords`), when the shard was last read (on the
+   * worker's monotonic clock, `monotonicNow`): records written since may have waited that long.
    */
   failed(error: unknown, stalled: { readonly unpublished: _Record } | { readonly readAt: number }): void;
   /**

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monotonicNow } from './worker-clock.js';
 import type { WorkerStatus } from './worker-types.js';
 
 /**
@@ -11,9 +12,11 @@ export const STARTING_HEALTHY_MS = 300_000;
 
 /**
  * Healthy while starting, for at most {@link STARTING_HEALTHY_MS} after `startingSince`, and
- * while running with the lease table read within the failover time.
+ * while running with the lease table read within the failover time. `now` and `startingSince` are
+ * on the worker's monotonic clock, as `status.lastScanAt` is (`monotonicNow`): a wall clock stepped
+ * by NTP makes no stuck worker look healthy, nor a healthy one stuck.
  */
-export function isHealthy(status: WorkerStatus, failoverMs: number, now = Date.now(), startingSince = now): boolean {
+export function isHealthy(status: WorkerStatus, failoverMs: number, now = monotonicNow(), startingSince = now): boolean {
   if (status.state === 'starting') return now - startingSince <= STARTING_HEALTHY_MS;
   return status.state === 'running' && now - status.lastScanAt <= failoverMs;
 }
@@ -33,14 +36,14 @@ export async function startHealthServer(
   failoverMs: number,
   port: number,
 ): Promise<{ readonly port: number; close(): Promise<void> }> {
-  const startingSince = Date.now();
+  const startingSince = monotonicNow();
   const server: Server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url !== '/health') {
       response.writeHead(404).end();
       return;
     }
     const current = status();
-    const healthy = isHealthy(current, failoverMs, Date.now(), startingSince);
+    const healthy = isHealthy(current, failoverMs, monotonicNow(), startingSince);
     response.writeHead(healthy ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ healthy, ...current }));
   });
   await new Promise<void>((resolve, reject) => {

@@ -4,6 +4,7 @@ import { HeldLease } from './held-lease.js';
 import type { Lease, LeaseStore } from './lease.js';
 import { planLeases } from './lease-balance.js';
 import { leaseExpiresAfterMs, type ProcessorSettings } from './settings.js';
+import { monotonicNow } from './worker-clock.js';
 
 /** What the coordinator tells its worker. */
 export interface LeaseEvents {
@@ -14,13 +15,6 @@ export interface LeaseEvents {
   /** A renewal failed for another reason than a lost lease (throttling, a network error); it is retried. */
   renewFailed?(held: HeldLease, error: unknown): void;
 }
-
-/**
- * Milliseconds on a clock that only moves forward at a steady pace: lease times are compared
- * only within this process, and a wall clock stepped by NTP would make leases look expired (a
- * step forward: live owners' leases taken) or alive (a step back: a cut-off owner publishing on).
- */
-const monotonicNow = (): number => performance.timeOrigin + performance.now();
 
 /**
  * Holds this worker's leases: renews them every `renewIntervalMs`, and on every scan of the

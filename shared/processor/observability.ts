@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { UNDECLARED_EVENT_TYPE } from '../lag-by-event-type.js';
+import { monotonicNow } from './worker-clock.js';
 import type { WorkerObserver } from './worker-observer.js';
 
 /**
@@ -87,7 +88,7 @@ export interface ProcessorObserver extends WorkerObserver {
  * ```
  */
 export function processorObserver(logger: Logger, metrics: Metrics, flushIntervalMs = 10_000): ProcessorObserver {
-  let flushedAt = Date.now();
+  let flushedAt = monotonicNow();
   let records = 0;
   let published = 0;
   let trimmed = 0;
@@ -131,7 +132,7 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
     onFailureRecords = 0;
     onFailureWriteFailures = 0;
     maxLagMs = undefined;
-    flushedAt = Date.now();
+    flushedAt = monotonicNow();
   };
   return {
     flush: () => flush(),
@@ -176,7 +177,7 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
       });
     },
     leaseScan(leases) {
-      if (Date.now() - flushedAt >= flushIntervalMs) flush(leases);
+      if (monotonicNow() - flushedAt >= flushIntervalMs) flush(leases);
     },
     leaseAcquired: (shardId) => logger.info('lease acquired', { shardId }),
     leaseLost: (shardId, reason) => logger.warn('lease lost', { shardId, reason }),

@@ -10,6 +10,7 @@ import { RetryBudget } from './retry-budget.js';
 import { leaseExpiresAfterMs } from './settings.js';
 import { backoffMs, ShardCheckpoints } from './shard-checkpoints.js';
 import type { ReadResult } from './stream-source.js';
+import { monotonicNow } from './worker-clock.js';
 
 /**
  * Reads one shard for as long as this worker holds its lease: waits for the parents to finish,
@@ -39,7 +40,7 @@ export class ShardConsumer {
   /** Where reading resumes: the last record published (ahead of the lease's checkpoint while it is written). */
   private position: string;
   /** When a read last succeeded (or reading began): while reads fail, records written since wait unread. */
-  private readAt = Date.now();
+  private readAt = monotonicNow();
   /** Failed attempts at the record the shard retries from. */
   private readonly budget: RetryBudget;
 
@@ -77,7 +78,7 @@ export class ShardConsumer {
     // failed it sooner): abandoned and retried like any failed read, so the lag shows it.
     const bound = { timeoutMs: settings.failoverMs };
     while (this.active() && !this.context.parentsFinished()) await this.context.sleep(settings.leaseScanIntervalMs);
-    this.readAt = Date.now();
+    this.readAt = monotonicNow();
     let iterator: string | undefined;
     /** Whether `iterator` came from `GetShardIterator` just now, not from a page. */
     let fresh = false;
@@ -111,7 +112,7 @@ export class ShardConsumer {
           ahead = undefined;
           aheadAbort = undefined;
           fresh = false;
-          if (page.status === 'records') this.readAt = Date.now();
+          if (page.status === 'records') this.readAt = monotonicNow();
           if (page.status === 'expired') {
             iterator = undefined;
             // An iterator just taken is good for 15 minutes: if the stream calls it expired too, a

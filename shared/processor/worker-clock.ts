@@ -2,6 +2,15 @@ import { sharedAbortController } from '../abort.js';
 import { sleep } from '../backoff.js';
 
 /**
+ * Milliseconds on a clock that only moves forward at a steady pace (epoch ms at the process's
+ * start, then `performance.now()`): every duration the worker measures within itself (lease
+ * expiry, health, intervals) is read on it, since a wall clock stepped by NTP would make leases
+ * look expired (a step forward: live owners' leases taken) or alive (a step back: a cut-off owner
+ * publishing on), and a stuck worker healthy or a healthy one stuck.
+ */
+export const monotonicNow = (): number => performance.timeOrigin + performance.now();
+
+/**
  * Sleeps that end early when the worker stops, so a stopping worker never waits out a
  * back-off or a scan interval before handing its leases over.
  */

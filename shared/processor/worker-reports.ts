@@ -3,6 +3,7 @@ import { addEventTypeLags } from '../lag-by-event-type.js';
 import type { RelayResult } from '../relay/index.js';
 import type { RecordsTrimmedError } from './errors.js';
 import type { GivenUpRecords } from './on-failure-writer.js';
+import { monotonicNow } from './worker-clock.js';
 import type { OnFailureReport, WorkerObserver } from './worker-observer.js';
 
 /** Now − the record's `ApproximateCreationDateTime`, in ms. */
@@ -54,7 +55,7 @@ export function reportFailure(
   // The lag keeps growing while a record fails to publish or the shard cannot be read, so it is
   // reported then too, not only once published.
   if ('unpublished' in stalled) observer?.publishFailed?.({ shardId, lagMs: lagOf(stalled.unpublished) });
-  else observer?.readFailed?.({ shardId, lagMs: Math.max(0, Date.now() - stalled.readAt) });
+  else observer?.readFailed?.({ shardId, lagMs: Math.max(0, monotonicNow() - stalled.readAt) });
 }
 
 /** A page whose publishing was cut off; `unpublished` is left to the next holder. */

@@ -39,7 +39,11 @@ export interface WorkerStatus {
   readonly leases: readonly string[];
   /** Leases in the table as of the last scan. */
   readonly leasesInTable: number;
-  /** When the lease table was last read successfully (epoch ms); 0 before the first scan. */
+  /**
+   * When the lease table was last read successfully, on the worker's monotonic clock (`monotonicNow`:
+   * epoch ms at the process's start, then steady, so an NTP step of the wall clock does not move it);
+   * 0 before the first scan.
+   */
   readonly lastScanAt: number;
   readonly recordsProcessed: number;
   readonly eventsPublished: number;

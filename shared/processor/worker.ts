@@ -5,7 +5,7 @@ import { LeaseCoordinator } from './lease-coordinator.js';
 import { type ProcessorSettings, processorSettings } from './settings.js';
 import { ShardConsumer } from './shard-consumer.js';
 import { parentsFinished, syncShards } from './shard-sync.js';
-import { WorkerClock } from './worker-clock.js';
+import { monotonicNow, WorkerClock } from './worker-clock.js';
 import { everyTick, renewLoop } from './worker-loops.js';
 import { reportBatch, reportCutOff, reportFailure, reportGivenUp, reportOnFailureWriteFailed, reportTrimmed } from './worker-reports.js';
 import { retryStartStep } from './worker-start.js';
@@ -107,7 +107,7 @@ export class ProcessorWorker {
       retried,
     );
     if (this.clock.stopped) return;
-    this.lastSyncAt = Date.now();
+    this.lastSyncAt = monotonicNow();
     // Renewing from the first scan on: a lease it takes stays held while a failed part of it is retried.
     this.loops.push(renewLoop(this.renewals, this.settings.renewIntervalMs, this.coordinator, this.reportError));
     await retryStartStep('the first lease table scan', () => this.scan(), retried);
@@ -187,16 +187,16 @@ export class ProcessorWorker {
     if (this.halted) return;
     // Read is what health asks of a scan: a take that failed after it (throttled) is retried next scan.
     await this.coordinator.scan(() => {
-      this.lastScanAt = Date.now();
+      this.lastScanAt = monotonicNow();
     });
     this.options.observer?.leaseScan?.({ held: this.coordinator.held.size, total: this.coordinator.leases.length });
   }
 
   private async maybeSync(): Promise<void> {
-    const due = this.syncRequested || Date.now() - this.lastSyncAt >= this.settings.shardSyncIntervalMs;
+    const due = this.syncRequested || monotonicNow() - this.lastSyncAt >= this.settings.shardSyncIntervalMs;
     if (!due || this.halted) return;
     this.syncRequested = false;
-    this.lastSyncAt = Date.now();
+    this.lastSyncAt = monotonicNow();
     await syncShards(this.options.source, this.options.leases, { timeoutMs: this.settings.failoverMs });
   }
 
