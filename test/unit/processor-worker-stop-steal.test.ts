@@ -1,0 +1,92 @@
+import type { _Record } from '@aws-sdk/client-dynamodb-streams';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RecordPublisher } from '../../shared/processor/consumer-context.js';
+import { StreamSource } from '../../shared/processor/stream-source.js';
+import type { RelayResult } from '../../shared/relay/index.js';
+import { coordinatesOf } from '../../shared/relay/stream-record.js';
+import { CountingPublisher, openPublishers, sequenceOf } from '../helpers/counting-publisher.js';
+import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
+import { haltWorkers, recorder, SETTINGS, worker } from '../helpers/processor-worker.js';
+import { SimulatedStream } from '../helpers/simulated-stream.js';
+import { waitFor } from '../helpers/wait.js';
+
+afterEach(async () => {
+  openPublishers();
+  await haltWorkers();
+});
+
+/** A publisher whose pages wait for ever, as an SNS that never answers: only the cut-off ends them, failing every record. */
+class NeverAnswering implements RecordPublisher {
+  readonly waiting = new Set<string>();
+  readonly cutOffAt = new Map<string, number>();
+
+  relay(records: readonly _Record[], options?: { signal?: AbortSignal }): Promise<RelayResult> {
+    for (const record of records) this.waiting.add(sequenceOf(record));
+    return new Promise((resolve) => {
+      options?.signal?.addEventListener('abort', () => {
+        for (const record of records) this.cutOffAt.set(sequenceOf(record), performance.now());
+        resolve({
+          outcomes: records.map((record) => ({
+            status: 'failed',
+            record: coordinatesOf(record),
+            reason: 'DEADLINE_REACHED',
+            detail: 'cut off',
+          })),
+          published: 0,
+          retried: 0,
+          deadLettered: 0,
+          ignored: 0,
+          failed: records.length,
+        });
+      });
+    });
+  }
+}
+
+describe('a stopping worker', () => {
+  it('may have a lease with a page in flight stolen by a worker below its share: duplicates at most, never a loss', async () => {
+    const stream = new SimulatedStream({ initialShards: 3 });
+    const leases = new MemoryLeaseStore();
+    const hanging = new NeverAnswering();
+    const a = recorder();
+    const first = worker({
+      source: new StreamSource(stream, stream.streamArn),
+      leases,
+      publisher: hanging,
+      workerId: 'A',
+      observer: a.observer,
+      settings: { handOffTimeoutMs: 2000 },
+    });
+    await first.start();
+    expect(first.status().leases).toHaveLength(3);
+    // A record on every shard: each of A's consumers has a page in flight.
+    for (let id = 0; new Set(stream.shardOfEvent.values()).size < 3; id++) stream.commit({ type: 'order', id: `o${id}` }, 1, 1);
+    await waitFor(() => hanging.waiting.size === stream.shardOfEvent.size, { what: "A's pages in flight on every shard" });
+
+    const stopping = first.stop();
+    // B holds none: its share is ceil(3 / 2) = 2, no lease is free, so it steals from A, the most loaded, stopping or not.
+    const publisher = new CountingPublisher();
+    const second = worker({ source: new StreamSource(stream, stream.streamArn), leases, publisher, workerId: 'B' });
+    await second.start();
+    await waitFor(() => second.status().leases.length === 1, { what: 'B to steal a lease from the stopping A' });
+    const stolenAt = performance.now();
+    const stolen = second.status().leases[0]!;
+    const record = stream.shards.find((shard) => shard.id === stolen)!.records[0]!;
+    // B publishes the page A still has in flight.
+    await waitFor(() => publisher.published.get(sequenceOf(record)) === 1, { what: 'B to publish the stolen shard’s record' });
+    // A learns of it at its next renewal (no scan runs once stopping), and cuts its page short then.
+    await waitFor(() => hanging.cutOffAt.has(sequenceOf(record)), { what: "A's page on the stolen shard cut off" });
+    expect(hanging.cutOffAt.get(sequenceOf(record))! - stolenAt).toBeLessThan(SETTINGS.renewIntervalMs + SETTINGS.failoverMs / 2);
+    expect(a.seen.lost).toContain(stolen);
+    // The other pages are cut off handOffTimeoutMs into the stop, and their leases released for B.
+    await stopping;
+    expect(a.seen.released.sort()).toEqual(
+      stream.shards
+        .map((shard) => shard.id)
+        .filter((id) => id !== stolen)
+        .sort(),
+    );
+    expect(leases.rows.get(stolen)?.leaseOwner).toBe('B');
+    await waitFor(() => publisher.published.size === 3, { what: 'B to publish every record A did not' });
+  });
+});
