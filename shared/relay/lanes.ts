@@ -15,6 +15,8 @@ export interface EventItem {
   alone: boolean;
   /** Sent as a message of its own, after SNS refused a batch message it was in for good: only the event at fault is dead-lettered. */
   single: boolean;
+  /** Set once SNS refused the event's message for good: the detail of its dead letter, sent next as a request of its own. */
+  rejection: string | undefined;
 }
 
 /** A record that is not a well-formed slot, waiting in its aggregate's lane for its dead letter. */
@@ -54,7 +56,16 @@ export class Lanes {
 
   add(recordIndex: number, messages: readonly SlotMessage[], topic: TopicSettings | undefined): void {
     for (const message of messages)
-      this.lane(laneKey(message)).items.push({ kind: 'event', recordIndex, message, topic, attempts: 0, alone: false, single: false });
+      this.lane(laneKey(message)).items.push({
+        kind: 'event',
+        recordIndex,
+        message,
+        topic,
+        attempts: 0,
+        alone: false,
+        single: false,
+        rejection: undefined,
+      });
   }
 
   /** Queues a malformed record's dead letter in the lane of `key` (its aggregate's, when its key names one). */

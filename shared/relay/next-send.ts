@@ -22,8 +22,8 @@ export type NextSend =
 
 /**
  * Takes the head runs of up to ten ready lanes of one topic that fit in one request, or the first
- * ready lane head that cannot be published (a malformed record, an unrouted or oversized event),
- * to be dead-lettered. The lanes taken are marked busy.
+ * ready lane head that cannot be published (a malformed record, an unrouted or oversized event, an
+ * event SNS refused), to be dead-lettered. The lanes taken are marked busy.
  */
 export function takeNextSend(lanes: Lanes, now: number): NextSend | undefined {
   let topicName: string | undefined;
@@ -34,6 +34,11 @@ export function takeNextSend(lanes: Lanes, now: number): NextSend | undefined {
     if (item.kind === 'malformed') {
       lane.busy = true;
       return { kind: 'malformed', lane, item };
+    }
+    if (item.rejection !== undefined) {
+      // Its own request, so the relay DLQ sends count against publishConcurrency like every other.
+      lane.busy = true;
+      return { kind: 'dead-letter', lane, item, reason: 'PUBLISH_REJECTED', detail: item.rejection };
     }
     if (item.topic === undefined) {
       lane.busy = true;

@@ -164,7 +164,7 @@ export class RelayRun {
         return;
       }
       if (kind === 'rejected') {
-        await this.rejected(batch[0]!, `SNS refused the request: ${describeError(error)}`);
+        this.rejected(batch[0]!, `SNS refused the request: ${describeError(error)}`);
         return;
       }
       for (const entry of batch) this.retryOrFail(entry, kind === 'transient', describeError(error));
@@ -172,7 +172,6 @@ export class RelayRun {
     }
     const succeeded = new Set((output.Successful ?? []).map((s) => s.Id));
     const failed = new Map((output.Failed ?? []).map((f) => [f.Id, f]));
-    const deadLetterings: Promise<void>[] = [];
     batch.forEach((entry, i) => {
       const id = `e${i}`;
       const failure = failed.get(id);
@@ -180,7 +179,7 @@ export class RelayRun {
       if (succeeded.has(id) && failure === undefined) {
         this.advance(entry.lane, entry.items, 'published');
       } else if (failure !== undefined && kind === 'rejected') {
-        deadLetterings.push(this.rejected(entry, `SNS rejected the message: ${failure.Code}: ${failure.Message ?? ''}`));
+        this.rejected(entry, `SNS rejected the message: ${failure.Code}: ${failure.Message ?? ''}`);
       } else if (failure !== undefined && kind === 'deployment') {
         this.failLane(
           entry.lane,
@@ -192,15 +191,15 @@ export class RelayRun {
         this.retryOrFail(entry, true, detail);
       }
     });
-    await Promise.all(deadLetterings);
   }
 
   /**
    * A message SNS refuses for good. A batch message is split: its events go out as messages of
    * their own next (not an attempt: none was tried on its own), so only the event at fault is
-   * dead-lettered. A single event goes to the relay DLQ, unless the deadline has passed.
+   * dead-lettered. A single event's dead letter is sent next, as a request of its own (so it counts
+   * against `publishConcurrency`), unless the deadline has passed.
    */
-  private async rejected({ lane, items }: Entry, detail: string): Promise<void> {
+  private rejected({ lane, items }: Entry, detail: string): void {
     if (items.length > 1) {
       for (const item of items) item.single = true;
       lane.busy = false;
@@ -212,7 +211,8 @@ export class RelayRun {
       this.failLane(lane, 'DEADLINE_REACHED', `SNS rejected event ${item.message.id} after the deadline; it is dead-lettered on the retry`);
       return;
     }
-    await this.deadLetterItem(lane, item, 'PUBLISH_REJECTED', detail);
+    item.rejection = detail;
+    lane.busy = false;
   }
 
   /** A failed entry: its message is retried whole (the same events, so the same deduplication id) after a backoff, or its lane fails. */
