@@ -51,7 +51,7 @@ async function importConfig(file: string, path: string): Promise<OutboxConfig> {
 
 /**
  * Reads and validates the outbox config in `file` (relative to `cwd`): a `.json` file holding
- * the config as JSON (`serializeConfig(config)`, what the relay holds in `OUTBOX_CONFIG`), or an
+ * the config as JSON (what the relay holds in `OUTBOX_CONFIG`, or `serializeConfig(config)`), or an
  * ES module exporting `config`. Every problem is a {@link RedriveOptionsError} on `--config` that
  * names the file and what is wrong with it.
  *
