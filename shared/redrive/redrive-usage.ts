@@ -25,8 +25,9 @@ Kinds:
 
 Options:
   --dry-run          read and report, republish and delete nothing
-  --rate N           republish N events per second on average (at least ${MIN_RATE_PER_SECOND}; a relay-dlq or
-                     queue-dlq message is one event, an on-failure record may hold many),
+  --rate N           republish N events per second on average (at least ${MIN_RATE_PER_SECOND}; a relay-dlq
+                     message is one event, a queue-dlq message one or all a CloudEvents batch
+                     message holds, an on-failure record may hold many),
                      reading N messages at a time (at most 10)
   --max N            stop after N messages (or records) read, matching a filter or not
   --endpoint URL     send every AWS call to this endpoint (a local emulator)
