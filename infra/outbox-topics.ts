@@ -1,5 +1,13 @@
-import { Lazy } from 'aws-cdk-lib';
-import { AnyPrincipal, ArnPrincipal, Effect, type IGrantable, type IPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Lazy, Tokenization } from 'aws-cdk-lib';
+import {
+  AccountPrincipal,
+  AnyPrincipal,
+  ArnPrincipal,
+  Effect,
+  type IGrantable,
+  type IPrincipal,
+  PolicyStatement,
+} from 'aws-cdk-lib/aws-iam';
 import { Alias, type IKey } from 'aws-cdk-lib/aws-kms';
 import { FifoThroughputScope, type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
@@ -35,8 +43,18 @@ function principalArnOf(principal: IPrincipal): string | undefined {
   const named = principal as Partial<{ roleArn: string; userArn: string }>;
   if (typeof named.roleArn === 'string') return named.roleArn;
   if (typeof named.userArn === 'string') return named.userArn;
-  return principal instanceof ArnPrincipal ? principal.arn : undefined;
+  // An AccountPrincipal is an ArnPrincipal too, whose ARN is a token until resolved.
+  if (!(principal instanceof ArnPrincipal) || principal instanceof AccountPrincipal) return undefined;
+  // An account's (`…:root`) or anyone's (`*`) ARN is no principal ARN a role's request carries: in
+  // the denial's ArnNotEquals, the first would let none of the account's roles through, the second
+  // every principal. An ARN known only at deploy (one token, a role's `Arn` say) is taken as given.
+  const fragments = Tokenization.reverseString(principal.arn);
+  const wholeToken = fragments.length === 1 && fragments.firstToken !== undefined;
+  return wholeToken || IAM_ROLE_OR_USER_ARN.test(principal.arn) ? principal.arn : undefined;
 }
+
+/** A role's or a user's ARN (any partition, a token standing for it included). */
+const IAM_ROLE_OR_USER_ARN = /^arn:[^:]+:iam::[^:]*:(role|user)\/./;
 
 /**
  * The outbox's SNS topics, one per topic in the config: encrypted at rest, reachable only over
