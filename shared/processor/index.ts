@@ -3,6 +3,7 @@
  * lease-based reader of the table's stream that publishes through the relay core.
  */
 
+export { leaseTableClient } from '../aws/lease-table-client.js';
 export { ConfigError, EnvironmentError, OutboxError } from '../errors.js';
 export {
   LeaseLostError,
