@@ -1,14 +1,7 @@
-import {
-  ChangeMessageVisibilityBatchCommand,
-  DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
-  type Message,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import type { Message } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { redriveQueueDlq } from '../../shared/redrive/queue-dlq.js';
+import { scriptedQueue } from '../helpers/scripted-queue.js';
 
 const envelope = (id: string, sequence: number) => ({
   specversion: '1.0',
@@ -27,21 +20,11 @@ const envelope = (id: string, sequence: number) => ({
 /** A DLQ that hands out the given receives in turn and takes every send; records when each send went. */
 function queue(receives: Message[][]) {
   const sentAt: number[] = [];
-  const sqs = {
-    send: async (command: unknown): Promise<unknown> => {
-      if (command instanceof GetQueueAttributesCommand) return { Attributes: {} };
-      if (command instanceof ReceiveMessageCommand) return { Messages: receives.shift() ?? [] };
-      if (command instanceof SendMessageBatchCommand) {
-        sentAt.push(performance.now());
-        return { Successful: command.input.Entries?.map((e) => ({ Id: e.Id })), Failed: [] };
-      }
-      if (command instanceof DeleteMessageBatchCommand)
-        return { Successful: command.input.Entries?.map((e) => ({ Id: e.Id })), Failed: [] };
-      if (command instanceof ChangeMessageVisibilityBatchCommand) return { Successful: [], Failed: [] };
-      throw new Error(`unexpected command ${(command as object).constructor.name}`);
-    },
-  };
-  return { sqs: sqs as unknown as SQSClient, sentAt };
+  const { sqs } = scriptedQueue(receives, async (entries) => {
+    sentAt.push(performance.now());
+    return { Successful: entries.map((e) => ({ Id: e.Id })), Failed: [] };
+  });
+  return { sqs, sentAt };
 }
 
 describe('redriveQueueDlq --rate', () => {

@@ -1,14 +1,5 @@
 import type { PublishBatchCommandOutput, PublishBatchRequestEntry } from '@aws-sdk/client-sns';
-import {
-  ChangeMessageVisibilityBatchCommand,
-  DeleteMessageBatchCommand,
-  GetQueueAttributesCommand,
-  type Message,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  type SendMessageBatchRequestEntry,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import type { Message } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { inAggregateOrder } from '../../shared/redrive/aggregate-order.js';
 import { parseRedriveArgs } from '../../shared/redrive/cli-args.js';
@@ -19,6 +10,7 @@ import { redriveQueueDlq, sendBatches } from '../../shared/redrive/queue-dlq.js'
 import { RateLimiter } from '../../shared/redrive/rate-limit.js';
 import { formatSummary } from '../../shared/redrive/summary.js';
 import type { PublishBatchClient } from '../../shared/relay/types.js';
+import { scriptedQueue } from '../helpers/scripted-queue.js';
 
 describe('RateLimiter', () => {
   it('spaces batches out to the rate', async () => {
@@ -258,27 +250,6 @@ describe('publishEvents', () => {
     expect([...result.failed]).toEqual([['b1', 'InvalidParameter: publish failed']]);
   });
 });
-
-/** An SQS queue that hands out the given receives in turn and answers sends with `sendBatch`. */
-function scriptedQueue(receives: Message[][], sendBatch: (entries: SendMessageBatchRequestEntry[]) => Promise<unknown>) {
-  const sent: SendMessageBatchRequestEntry[][] = [];
-  const sqs = {
-    send: async (command: unknown): Promise<unknown> => {
-      if (command instanceof GetQueueAttributesCommand) return { Attributes: {} };
-      if (command instanceof ReceiveMessageCommand) return { Messages: receives.shift() ?? [] };
-      if (command instanceof SendMessageBatchCommand) {
-        const entries = command.input.Entries ?? [];
-        sent.push(entries);
-        return sendBatch(entries);
-      }
-      if (command instanceof DeleteMessageBatchCommand)
-        return { Successful: command.input.Entries?.map((e) => ({ Id: e.Id })), Failed: [] };
-      if (command instanceof ChangeMessageVisibilityBatchCommand) return { Successful: [], Failed: [] };
-      throw new Error(`unexpected command ${(command as object).constructor.name}`);
-    },
-  };
-  return { sqs: sqs as unknown as SQSClient, sent };
-}
 
 describe('redriveQueueDlq sends', () => {
   it('sends no later message of a group whose message failed in the run, so none overtakes it', async () => {
