@@ -16,3 +16,17 @@ export async function waitFor(
     { timeout: timeoutMs, interval: 20 },
   );
 }
+
+/**
+ * Settles as `promise` does, or rejects naming `what` once `ms` of real time have passed without
+ * it settling. For one awaited result (a call that must not hang); the timer is cleared as soon as
+ * the promise settles and never holds the process open.
+ */
+export function settlesWithin<T>(promise: Promise<T>, ms: number, what = 'an answer'): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

@@ -10,6 +10,7 @@ import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
 import { queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile, freshTable, testClients } from '../helpers/local.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
+import { settlesWithin } from '../helpers/wait.js';
 
 const { server, clients } = await emulatorForFile();
 let tableName: string;
@@ -51,10 +52,6 @@ async function queueWithEvent(name: string, visibilityTimeout: string) {
   await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: event.body }));
   return { queueUrl, event };
 }
-
-/** Settles as `promise` does, or rejects naming `what` after `ms` of real time (the tests below stop `Date`). */
-const within = <T>(promise: Promise<T>, ms: number, what: string): Promise<T> =>
-  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms).unref())]);
 
 interface Crash {
   /** Sent with the receives. */
@@ -99,7 +96,7 @@ async function crashThenRedeliver(name: string, visibilityTimeout: string, crash
   });
   const receivedBefore = Math.floor(Date.now() / 1000);
   void pollOnce({ sqs: dyingClients.sqs, queueUrl, consumer: dying.consumer, ...poll });
-  await within(handling, 10_000, 'claim by the dying worker');
+  await settlesWithin(handling, 10_000, 'claim by the dying worker');
   const claim = await inboxRecord(name, event.id);
   const inFlight = server.inspectQueue(name)?.messages.inflight ?? [];
   expect(inFlight).toHaveLength(1);
@@ -109,7 +106,11 @@ async function crashThenRedeliver(name: string, visibilityTimeout: string, crash
   vi.setSystemTime(visibleAgainAt);
   const sent: string[] = [];
   const survivor = consumerWith(name, { 'order.placed': { idempotency: 'claim', handle: (e) => void sent.push(e.id) } });
-  const redelivered = await within(pollOnce({ sqs: clients.sqs, queueUrl, consumer: survivor.consumer, ...poll }), 10_000, 'redelivery');
+  const redelivered = await settlesWithin(
+    pollOnce({ sqs: clients.sqs, queueUrl, consumer: survivor.consumer, ...poll }),
+    10_000,
+    'redelivery',
+  );
   return { event, claim, visibleAgainAt, receivedBefore, sent, redelivered, survivor };
 }
 
@@ -180,7 +181,7 @@ describe('pollOnce: claims lapse with the visibility timeout', () => {
     // The message arrives 5 s into the receive's wait, and SQS hands it out then.
     vi.setSystemTime(startAt + 5000);
     await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: anEnvelope({ aggregateId: 'poll-long-wait' }).body }));
-    const { acknowledged } = await within(polling, 10_000, 'batch');
+    const { acknowledged } = await settlesWithin(polling, 10_000, 'batch');
 
     expect(acknowledged).toBe(1);
     expect(seen).toHaveLength(1);

@@ -5,15 +5,7 @@ import { lowestFailedSequenceNumber, type PublishBatchClient, Relay, type RelayR
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { config, deadLetterQueueUrl, topicArns } from '../helpers/relay-fixtures.js';
 import { slotRecord } from '../helpers/stream-records.js';
-
-/** `promise`, or a rejection once `ms` have passed without it settling. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
+import { settlesWithin } from '../helpers/wait.js';
 
 const relayOn = (sns: PublishBatchClient) =>
   new Relay({ config, sns, sqs: new FakeSqs(), topicArns, deadLetterQueueUrl, backoff: { baseDelayMs: 1, maxDelayMs: 2 } });
@@ -37,7 +29,7 @@ describe('a client wrapper that answers with no output', () => {
       slotRecord({ id: 'o-2', sequenceNumber: '303' }),
     ];
 
-    const result: RelayResult = await within(relayOn(forgetfulWrapper(sns)).relay(records), 5_000);
+    const result: RelayResult = await settlesWithin(relayOn(forgetfulWrapper(sns)).relay(records), 5_000, 'relay result');
 
     expect(result.outcomes[0]).toMatchObject({ status: 'failed', reason: 'PUBLISH_FAILED' });
     expect(result.outcomes[0]!.status === 'failed' && result.outcomes[0]!.detail).toMatch(/TypeError/);
@@ -57,7 +49,11 @@ describe('a client wrapper that answers with no output', () => {
     });
     const started = Date.now();
     const context = { getRemainingTimeInMillis: () => 3_000 - (Date.now() - started) };
-    const answer = await within(handler({ Records: [slotRecord({ id: 'o-3', sequenceNumber: '401' })] }, context), 3_000);
+    const answer = await settlesWithin(
+      handler({ Records: [slotRecord({ id: 'o-3', sequenceNumber: '401' })] }, context),
+      3_000,
+      'handler answer',
+    );
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: '401' }] });
   });
 });
