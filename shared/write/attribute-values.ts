@@ -78,10 +78,52 @@ export function canonicalNumber(text: string): string {
   return `${sign === '-' ? '-' : ''}${significant}e${scale}`;
 }
 
+/** What DynamoDB stores of a number: at most 38 significant digits, 1E-130 to under 1E+126 in magnitude, or 0. */
+export const MAX_NUMBER_DIGITS = 38;
+const NUMBER_ALLOWED = `allowed: numbers of at most ${MAX_NUMBER_DIGITS} significant digits, from 1E-130 to 9.9999999999999999999999999999999999999E+125 in magnitude, or 0`;
+
+/**
+ * Why DynamoDB cannot store the number `text` (more than 38 significant digits, or a magnitude
+ * out of its range), as a predicate; `undefined` when it can, or when `text` is no number this
+ * reads (DynamoDB's to judge).
+ */
+export function numberProblem(text: string): string | undefined {
+  // Without an exponent, 38 characters hold at most 38 digits, of a magnitude within range.
+  if (text.length <= MAX_NUMBER_DIGITS && !text.includes('e') && !text.includes('E')) return undefined;
+  const match = /^-?(\d+)e(-?\d+)$/.exec(canonicalNumber(text));
+  if (match === null) return undefined;
+  const [, digits = '', scale = '0'] = match;
+  // The value is 0.d₁d₂… × 10^point: DynamoDB's range is 10^-130 ≤ |value| < 10^126.
+  const point = digits.length + Number(scale);
+  const shown = text.length > 60 ? `${text.slice(0, 60)}…` : text;
+  const why =
+    digits.length > MAX_NUMBER_DIGITS
+      ? `has ${digits.length} significant digits`
+      : point > 126
+        ? 'is 1E+126 or more in magnitude'
+        : point < -129
+          ? 'is less than 1E-130 in magnitude'
+          : undefined;
+  return why === undefined ? undefined : `the number ${shown}, which DynamoDB cannot store: it ${why}; ${NUMBER_ALLOWED}`;
+}
+
+/** {@link numberProblem} of a number the DocumentClient marshals as `N`; a double in range is passed at once. */
+function numericProblem(value: number | bigint | NumberValue): string | undefined {
+  if (typeof value === 'number') {
+    const magnitude = Math.abs(value);
+    // A double prints at most 17 significant digits; NaN and the infinities are the marshaller's to refuse.
+    if (magnitude === 0 || !Number.isFinite(magnitude) || (magnitude >= 1e-130 && magnitude < 1e126)) return undefined;
+  }
+  return numberProblem(String(value));
+}
+
+const isNumeric = (value: unknown): value is number | bigint | NumberValue =>
+  typeof value === 'number' || typeof value === 'bigint' || value instanceof NumberValue;
+
 /** What kind of set member a value makes, as the DocumentClient reads it, in the plural. */
 function memberKind(member: unknown): string {
   if (typeof member === 'string') return 'strings';
-  if (typeof member === 'number' || typeof member === 'bigint' || member instanceof NumberValue) return 'numbers';
+  if (isNumeric(member)) return 'numbers';
   if (isBinary(member)) return 'binary values';
   if (member === null) return 'nulls';
   return typeof member === 'object' ? `${constructorName(member) ?? 'prototype-less'} objects` : `${typeof member}s`;
@@ -124,6 +166,8 @@ function setProblem(set: Set<unknown>, options: marshallOptions): string | undef
   }
   const seen = new Map<string, unknown>();
   for (const member of members) {
+    const numeric = kind === 'numbers' ? numericProblem(member as number | bigint | NumberValue) : undefined;
+    if (numeric !== undefined) return `holds ${numeric}`;
     const key = kind === 'numbers' ? canonicalNumber(String(member)) : memberBytes(member);
     if (key === undefined) continue;
     const earlier = seen.get(key);
@@ -156,6 +200,10 @@ function inspectAttribute(options: marshallOptions): (value: unknown) => Inspect
   return (value) => {
     if (typeof value === 'string') {
       return value.isWellFormed() ? undefined : { problem: `is a string that is ${NOT_WELL_FORMED}; allowed: ${WELL_FORMED_ALLOWED}` };
+    }
+    if (isNumeric(value)) {
+      const problem = numericProblem(value);
+      return problem === undefined ? undefined : { problem: `is ${problem}` };
     }
     if (typeof value !== 'object' || value === null) return undefined;
     if (Array.isArray(value)) {
@@ -225,7 +273,12 @@ export function checkAttributeValues(operation: TransactOperation, index: number
       const problem = field === 'ExpressionAttributeValues' ? undefined : attributeNameProblem(name);
       if (problem !== undefined)
         throw new WriteValidationError('INVALID_OPERATION', `${fieldPath(index, kind, field)} ${badName(problem)}`);
-      // A number, a boolean, null or well-formed text has nothing to walk: most values of most items.
+      if (typeof value === 'number' || typeof value === 'bigint') {
+        const problem = numericProblem(value);
+        if (problem === undefined) continue;
+        throw new WriteValidationError('INVALID_OPERATION', `${fieldPath(index, kind, field)}${nameSegment(name)} is ${problem}`);
+      }
+      // A boolean, null or well-formed text has nothing to walk: most values of most items.
       if (typeof value !== 'object' && (typeof value !== 'string' || value.isWellFormed())) continue;
       inspect ??= inspectAttribute(options);
       checkValue(value, `${fieldPath(index, kind, field)}${nameSegment(name)}`, inspect);

@@ -1,6 +1,8 @@
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, NumberValue, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type WriteValidationCode, WriteValidationError } from '../../shared/errors.js';
+import { canonicalNumber } from '../../shared/write/attribute-values.js';
 import { Outbox, type WriteInput } from '../../shared/write/index.js';
 import { orderEvent, testConfig } from '../helpers/factories.js';
 import { freshTable, testClients } from '../helpers/local.js';
@@ -225,6 +227,54 @@ const refusals: Refusal[] = [
     'MISSING_AGGREGATE',
     'events[0].aggregate.id is "o-\\ud800", which is not well-formed Unicode',
   ],
+  // Numbers DynamoDB cannot store: at most 38 significant digits, 1E-130 to under 1E+126 in magnitude.
+  [
+    'a number below 1E-130 in magnitude',
+    () => put({ tiny: -1e-131 }),
+    'INVALID_OPERATION',
+    'operations[0].Put.Item.tiny is the number -1e-131, which DynamoDB cannot store: it is less than 1E-130 in magnitude',
+  ],
+  [
+    'a bigint of 39 significant digits',
+    () => put({ big: 10n ** 38n + 1n }),
+    'INVALID_OPERATION',
+    'operations[0].Put.Item.big is the number 100000000000000000000000000000000000001, which DynamoDB cannot store: it has 39 significant digits',
+  ],
+  [
+    'a NumberValue of 1E+126',
+    () => put({ huge: NumberValue.from('1E+126') }),
+    'INVALID_OPERATION',
+    'operations[0].Put.Item.huge is the number 1E+126, which DynamoDB cannot store: it is 1E+126 or more in magnitude',
+  ],
+  [
+    'a number below 1E-130 inside a list in a map',
+    () => put({ m: { a: [1, 1e-200] } }),
+    'INVALID_OPERATION',
+    'operations[0].Put.Item.m.a[1] is the number 1e-200, which DynamoDB cannot store',
+  ],
+  [
+    'a number set member of 41 digits',
+    () => put({ tags: new Set<unknown>([1, 10n ** 40n + 7n]) }),
+    'INVALID_OPERATION',
+    'operations[0].Put.Item.tags holds the number 10000000000000000000000000000000000000007, which DynamoDB cannot store: it has 41 significant digits',
+  ],
+  [
+    'an expression value of 39 significant digits',
+    () => ({
+      operations: [
+        {
+          Update: {
+            Key: { pk: 'HOSTILE#1', sk: 'A' },
+            UpdateExpression: 'SET n = :v',
+            ExpressionAttributeValues: { ':v': NumberValue.from('99999999999999999999999999999999999999.5') },
+          },
+        },
+      ],
+      events: [],
+    }),
+    'INVALID_OPERATION',
+    'operations[0].Update.ExpressionAttributeValues[":v"] is the number 99999999999999999999999999999999999999.5, which DynamoDB cannot store: it has 39 significant digits',
+  ],
   // Keys over DynamoDB's sizes, and one item addressed twice by keys spelt differently.
   ['a pk of 2,049 bytes', () => put({ pk: 'p'.repeat(2049) }), 'INVALID_OPERATION', 'operations[0].Put.Item.pk is 2049 bytes'],
   ['an sk of 1,025 bytes', () => put({ sk: 's'.repeat(1025) }), 'INVALID_OPERATION', 'operations[0].Put.Item.sk is 1025 bytes'],
@@ -301,6 +351,30 @@ describe('hostile inputs to the write helper', () => {
     const pk = `LONG#${'p'.repeat(2043)}`;
     await outbox.write({ operations: [{ Put: { Item: { pk, sk: 's'.repeat(1024), v: 1 } } }], events: [] });
     expect((await stored(pk, 's'.repeat(1024)))?.v).toBe(1);
+  });
+
+  it('writes the numbers at the edges of the range and precision DynamoDB stores, each stored as given', async () => {
+    const edges = {
+      smallest: 1e-130,
+      smallestNegative: -1e-130,
+      largest: NumberValue.from('9.9999999999999999999999999999999999999E+125'),
+      widest: 10n ** 38n - 1n,
+      trailingZeros: NumberValue.from('1234567890123456789012345678901234567800000'),
+      smallDigits: NumberValue.from('0.00000000000000000000000000000000000001234567890123456789012345678901234567'),
+      zero: NumberValue.from('0e500'),
+    };
+    await outbox.write(put({ pk: 'NUMBERS#1', ...edges, set: new Set([NumberValue.from('9'.repeat(38)), NumberValue.from('1E-130')]) }));
+    const { Item } = await clients.dynamodb.send(
+      new GetItemCommand({ TableName: tableName, Key: { pk: { S: 'NUMBERS#1' }, sk: { S: 'A' } }, ConsistentRead: true }),
+    );
+    // Compared as the numbers they spell (`1e-130` and `1E-130` alike), digit for digit.
+    const stored = Object.fromEntries(
+      Object.entries(Item ?? {}).flatMap(([name, value]) => (value.N === undefined ? [] : [[name, canonicalNumber(value.N)]])),
+    );
+    const given = Object.fromEntries(Object.entries(edges).map(([name, value]) => [name, canonicalNumber(String(value))]));
+    expect(stored).toEqual(given);
+    expect(given.widest).toBe(`${'9'.repeat(38)}e0`);
+    expect(Item?.set?.NS?.map(canonicalNumber).sort()).toEqual([`${'9'.repeat(38)}e0`, '1e-130'].sort());
   });
 
   it('writes a Map with string keys as a map', async () => {
