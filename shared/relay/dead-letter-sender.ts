@@ -11,11 +11,15 @@ export interface DeadLetterClient {
 export type DeadLetterFields = Omit<RelayDeadLetter, 'kind' | 'version' | 'failedAt'>;
 
 /**
- * Why `url` cannot be the relay DLQ's, or `undefined`. A FIFO queue (SQS names every one
- * `….fifo`) refuses a message without a message group, and a dead letter carries none: every
- * dead letter would be refused, and its record fail on every retry of the batch.
+ * Why `url` cannot be the relay DLQ's, or `undefined`: checked where a relay is built and where
+ * the deployed relay reads its environment, so both refuse the same URLs. A FIFO queue (SQS names
+ * every one `….fifo`) refuses a message without a message group, and a dead letter carries none:
+ * every dead letter would be refused, and its record fail on every retry of the batch.
  */
-export function fifoDeadLetterQueueProblem(url: string): string | undefined {
+export function deadLetterQueueUrlProblem(url: unknown): string | undefined {
+  if (typeof url !== 'string' || !/^https?:\/\/[^/\s]+\/\S+$/.test(url)) {
+    return 'an SQS queue URL (https://sqs.<region>.amazonaws.com/<account>/<queue>)';
+  }
   return /\.fifo$/.test(url.split(/[?#]/)[0]!)
     ? 'the URL of a standard queue: a FIFO queue (a name ending in ".fifo") refuses every dead letter, which carries no message group'
     : undefined;

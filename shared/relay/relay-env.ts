@@ -3,7 +3,7 @@ import type { OutboxConfig } from '../config.js';
 import { configFromEnv, requireEnv } from '../config.js';
 import { EnvironmentError } from '../errors.js';
 import { RELAY_ENV } from '../event-source.js';
-import { fifoDeadLetterQueueProblem } from './dead-letter-sender.js';
+import { deadLetterQueueUrlProblem } from './dead-letter-sender.js';
 
 /** What a deployed relay reads from its environment at cold start. */
 export interface RelayEnvironment {
@@ -48,15 +48,12 @@ export function relayEnvironment(env: NodeJS.ProcessEnv = process.env): RelayEnv
     }
   }
   const deadLetterQueueUrl = requireEnv(RELAY_ENV.deadLetterQueueUrl, env);
-  if (!/^https?:\/\/[^/\s]+\/\S+$/.test(deadLetterQueueUrl)) {
+  const problem = deadLetterQueueUrlProblem(deadLetterQueueUrl);
+  if (problem !== undefined) {
     throw new EnvironmentError(
       RELAY_ENV.deadLetterQueueUrl,
-      `got ${JSON.stringify(deadLetterQueueUrl.slice(0, 200))}; allowed: an SQS queue URL (https://sqs.<region>.amazonaws.com/<account>/<queue>)`,
+      `got ${JSON.stringify(deadLetterQueueUrl.slice(0, 200))}; allowed: ${problem}`,
     );
-  }
-  const fifo = fifoDeadLetterQueueProblem(deadLetterQueueUrl);
-  if (fifo !== undefined) {
-    throw new EnvironmentError(RELAY_ENV.deadLetterQueueUrl, `got ${JSON.stringify(deadLetterQueueUrl.slice(0, 200))}; allowed: ${fifo}`);
   }
   return { config, topicArns: parsed as Record<string, string>, deadLetterQueueUrl };
 }

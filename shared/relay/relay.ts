@@ -3,7 +3,8 @@ import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import type { OutboxConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { relayIgnoredAggregateTypes } from '../publishing-paths.js';
-import { DeadLetterSender, fifoDeadLetterQueueProblem } from './dead-letter-sender.js';
+import { showValue } from '../show-value.js';
+import { DeadLetterSender, deadLetterQueueUrlProblem } from './dead-letter-sender.js';
 import type { RelayResult } from './outcome.js';
 import { RelayRun } from './relay-run.js';
 import { retryBackoff } from './retry-delays.js';
@@ -18,7 +19,8 @@ import type { RelayOptions, RelayRunOptions } from './types.js';
  * relay DLQ. Used by the Lambda relay and the stream processor alike.
  *
  * @throws ConfigError when a configured topic has no ARN, or one that is not an SNS topic's or not of
- * the topic's kind (a FIFO topic's name ends in `.fifo`), or the DLQ URL is not a standard queue's URL
+ * the topic's kind (a FIFO topic's name ends in `.fifo`), or the DLQ URL is not a standard SQS queue's URL
+ * (the same check as `relayEnvironment()`'s)
  *
  * @example
  * ```ts
@@ -49,12 +51,10 @@ export class Relay {
       const problem = snsTopicArnProblem(arn, topic.fifo);
       if (problem !== undefined) throw new ConfigError(`topicArns.${topic.name}`, `got ${JSON.stringify(arn)}; allowed: ${problem}`);
     }
-    if (typeof options.deadLetterQueueUrl !== 'string' || !/^https?:\/\//.test(options.deadLetterQueueUrl)) {
-      throw new ConfigError('deadLetterQueueUrl', `got ${JSON.stringify(options.deadLetterQueueUrl)}; allowed: an SQS queue URL`);
+    const dlqProblem = deadLetterQueueUrlProblem(options.deadLetterQueueUrl);
+    if (dlqProblem !== undefined) {
+      throw new ConfigError('deadLetterQueueUrl', `got ${showValue(options.deadLetterQueueUrl)}; allowed: ${dlqProblem}`);
     }
-    const fifo = fifoDeadLetterQueueProblem(options.deadLetterQueueUrl);
-    if (fifo !== undefined)
-      throw new ConfigError('deadLetterQueueUrl', `got ${JSON.stringify(options.deadLetterQueueUrl)}; allowed: ${fifo}`);
     // The type forbids both; options built at run time may still carry them.
     const { onlyAggregateTypes: only, ignoreAggregateTypes: ignore } = options as {
       onlyAggregateTypes?: unknown;

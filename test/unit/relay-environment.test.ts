@@ -72,6 +72,36 @@ describe('the relay DLQ URL', () => {
     expect((error as Error).message).toMatch(/allowed: the URL of a standard queue/);
   });
 
+  // One check for both: a URL the deployed relay would refuse at cold start is refused by the relay built by hand too.
+  it.each([
+    ['no path', 'https://sqs.us-east-1.amazonaws.com'],
+    ['no host', 'https:///123456789012/relay-dlq'],
+    ['a space', 'https://sqs.us-east-1.amazonaws.com/123456789012/relay dlq'],
+    ['not a URL', 'relay-dlq'],
+  ])('refuses a URL with %s alike when the relay is built and in OUTBOX_RELAY_DLQ_URL', (_, url) => {
+    let error: unknown;
+    try {
+      new Relay({ config, sns: new FakeSns(), sqs: new FakeSqs(), topicArns, deadLetterQueueUrl: url });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toMatchObject({ field: 'deadLetterQueueUrl' });
+    expect((error as Error).message).toContain(JSON.stringify(url));
+    expect((error as Error).message).toMatch(/allowed: an SQS queue URL \(https:\/\/sqs\.<region>\.amazonaws\.com\/<account>\/<queue>\)/);
+    const fromEnv = failure({ ...withArns(topicArns), OUTBOX_RELAY_DLQ_URL: url });
+    expect(fromEnv).toBeInstanceOf(EnvironmentError);
+    expect(fromEnv).toMatchObject({ variable: 'OUTBOX_RELAY_DLQ_URL' });
+    expect((fromEnv as Error).message).toMatch(/allowed: an SQS queue URL/);
+  });
+
+  it('refuses a URL that is not a string when the relay is built', () => {
+    const build = () =>
+      new Relay({ config, sns: new FakeSns(), sqs: new FakeSqs(), topicArns, deadLetterQueueUrl: 42 as unknown as string });
+    expect(build).toThrow(ConfigError);
+    expect(build).toThrow(/deadLetterQueueUrl: got 42; allowed: an SQS queue URL/);
+  });
+
   it('takes a standard queue, whatever its name holds besides a .fifo ending', async () => {
     const url = 'https://sqs.us-east-1.amazonaws.com/123456789012/relay-dlq-fifo';
     const sqs = new FakeSqs();
