@@ -151,7 +151,7 @@ export interface ConsumerOptions {
   readonly commit?: 'event' | 'batch';
   /** @default a Powertools Logger with the consumer's name as service */
   readonly logger?: ConsumerLogger;
-  /** @default {@link consumerMetrics}: Powertools Metrics, namespace `DynamoDbOutbox`, the consumer's name as service, the Lambda function's name as `functionName` */
+  /** @default a Powertools Metrics: namespace `DynamoDbOutbox`, the consumer's name as service, in Lambda the function's name as `functionName` */
   readonly metrics?: ConsumerMetrics;
   /** Clock in epoch milliseconds. @default Date.now */
   readonly now?: () => number;
