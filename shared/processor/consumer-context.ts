@@ -27,7 +27,10 @@ export interface ConsumerContext {
   stopping(): boolean;
   /** Resolves after `ms`, or at once when the worker stops or `signal` (if given) aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
-  /** A batch was published and checkpointed. */
+  /**
+   * `records` are done with (published, ignored, or given up on and written to the on-failure
+   * destination), each reported once; `result.published` counts the events SNS accepted since the last report.
+   */
   processed(records: readonly _Record[], result: RelayResult): void;
   /**
    * A read or publish failed; the consumer retries after a pause. After a publish failure,

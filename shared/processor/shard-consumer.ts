@@ -237,6 +237,9 @@ export class ShardConsumer {
         cutoff.dispose();
       }
       if (!written) return false;
+      // The rest of the page is done with too: the records given up on, and those behind the failed
+      // one that were delivered or ignored (their events were counted with the records before it).
+      this.context.processed(records.slice(Math.max(index, 0)), rest(result, Math.max(index, 0)));
       this.budget.reset();
       this.position = records.at(-1)!.dynamodb!.SequenceNumber!;
       this.checkpoints.soon(this.position);
@@ -283,4 +286,10 @@ export class ShardConsumer {
   private backoff(failures: number): number {
     return backoffMs(this.context.settings, failures);
   }
+}
+
+/** `result` for the records from `from` on, once their events were counted with the records before them. */
+function rest(result: RelayResult, from: number): RelayResult {
+  const outcomes = result.outcomes.slice(from);
+  return { ...result, outcomes, published: 0, ignored: outcomes.filter((outcome) => outcome.status === 'ignored').length };
 }

@@ -45,6 +45,13 @@ export interface WorkerStatus {
    * 0 before the first scan.
    */
   readonly lastScanAt: number;
+  /**
+   * Stream records this worker is done with, each counted once however often it was retried: those
+   * published, those ignored (another path's, not outbox items), and those given up on and written
+   * to the on-failure destination with the delivered and ignored records of their page behind them.
+   * A record the next holder of a lease publishes again is counted again by that worker.
+   */
   readonly recordsProcessed: number;
+  /** Events SNS accepted, the repeats of a page retried after a failed record included. */
   readonly eventsPublished: number;
 }

@@ -14,6 +14,7 @@ import type { RecordOutcome, RelayResult } from '../../shared/relay/index.js';
 import { coordinatesOf } from '../../shared/relay/stream-record.js';
 import { Gate } from '../helpers/gate.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
+import { haltWorkers, worker } from '../helpers/processor-worker.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -71,6 +72,7 @@ let stops: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   await Promise.all(stops.map((stop) => stop()));
   stops = [];
+  await haltWorkers();
 });
 
 /** A consumer of the stream's one shard, holding its lease, with retries a few ms apart. */
@@ -249,6 +251,40 @@ describe('the stream processor’s bounds on a failing record', () => {
     expect(String(failed[2])).toContain('RetryAttemptsExhausted after 3 attempts, but the processor has no on-failure destination');
     expect(checkpoint()).toBe(TRIM_HORIZON);
     expect(sequences).toHaveLength(4);
+  });
+
+  it('counts every record of a page given up on as processed once, the delivered ones behind the failed record too', async () => {
+    // good#1, bad#1, good#2, bad#2: the first attempt delivers good#1 and good#2, the retry (from bad#1) good#2 again.
+    const stream = new SimulatedStream();
+    for (const seq of [1, 2]) for (const id of ['good', 'bad']) stream.commit({ type: 'order', id }, seq, 1);
+    const sequences = stream.shards[0]!.records.map(sequenceOf);
+    const leases = new MemoryLeaseStore();
+    let batchRecords = 0;
+    const keys: string[] = [];
+    const w = worker({
+      source: new StreamSource(stream, stream.streamArn),
+      leases,
+      publisher: new FailingPublisher((record) => aggregateOf(record) === 'bad'),
+      workerId: 'A',
+      retryBounds: { maxRetryAttempts: 1, maxRecordAgeSeconds: -1 },
+      onFailure: async (given) => {
+        keys.push(`object-${given.records.map(sequenceOf).join('-')}`);
+        return keys.at(-1)!;
+      },
+      observer: { batch: (report) => (batchRecords += report.records) },
+    });
+    await w.start();
+    const checkpoint = () => leases.rows.get(stream.shards[0]!.id)?.checkpoint;
+    await waitFor(() => checkpoint() === sequences[3], { what: 'the checkpoint past the page given up on' });
+    expect(keys).toEqual([`object-${sequences[1]}-${sequences[3]}`]);
+    expect(w.status()).toMatchObject({ recordsProcessed: 4, eventsPublished: 3 });
+    expect(batchRecords).toBe(4);
+
+    stream.commit({ type: 'order', id: 'good' }, 3, 1);
+    const last = sequenceOf(stream.shards[0]!.records.at(-1)!);
+    await waitFor(() => checkpoint() === last, { what: 'the checkpoint of the record after the page' });
+    expect(w.status()).toMatchObject({ recordsProcessed: 5, eventsPublished: 4 });
+    expect(batchRecords).toBe(5);
   });
 
   it('fails the whole page, checkpointing none of it, when a failed record has no sequence number', async () => {
