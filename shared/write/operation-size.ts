@@ -5,7 +5,7 @@
  */
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall, type marshallOptions } from '@aws-sdk/util-dynamodb';
+import { marshall, type marshallOptions, NumberValueImpl as NumberValue } from '@aws-sdk/util-dynamodb';
 import { WriteValidationError } from '../errors.js';
 import { itemSize } from '../item-size.js';
 import { checkAttributeValues, VALUE_FIELDS } from './attribute-values.js';
@@ -41,7 +41,7 @@ export function marshalOperation(operation: TransactOperation, index: number, op
       const culprit = unmarshallable(value, `operations[${index}].${kind}.${field}.${name}`, sending);
       return new WriteValidationError(
         'INVALID_OPERATION',
-        `${culprit.path} is ${describe(culprit.value)}, which the DynamoDB DocumentClient cannot marshal; allowed: strings, numbers (NumberValue beyond 2^53), booleans, null, binary, non-empty Sets of one type (strings, numbers or binary), arrays and plain objects — convert a Date to an ISO string or epoch number first`,
+        `${culprit.path} is ${describe(culprit.value)}, which the DynamoDB DocumentClient cannot marshal (${marshallerReason(error)}); allowed: strings, numbers (NumberValue beyond 2^53), booleans, null, binary, non-empty Sets of one type (strings, numbers or binary), arrays and plain objects — convert a Date to an ISO string or epoch number first`,
         { cause: error },
       );
     });
@@ -194,10 +194,22 @@ function unmarshallable(value: unknown, path: string, options: marshallOptions):
   return { path, value };
 }
 
+/** The marshaller's own words for why it refused, shortened to fit a message. */
+function marshallerReason(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/** A set member's type as the DocumentClient tells types apart: `number`, `bigint` and `NumberValue` are all numbers. */
+function memberType(member: unknown): string {
+  if (member instanceof Uint8Array) return 'binary';
+  return member instanceof NumberValue || typeof member === 'bigint' ? 'number' : typeof member;
+}
+
 function describe(value: unknown): string {
   if (value instanceof Date) return 'a Date';
   if (value instanceof Set) {
-    const types = new Set([...value].map((member) => (member instanceof Uint8Array ? 'binary' : typeof member)));
+    const types = new Set([...value].map(memberType));
     if (value.size === 0) return 'an empty Set';
     return types.size > 1 ? `a Set of mixed types (${[...types].join(', ')})` : `a Set of ${[...types][0]} values`;
   }

@@ -103,7 +103,7 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
   if (actions > MAX_TRANSACTION_ACTIONS) {
     throw new WriteValidationError(
       'TOO_MANY_ACTIONS',
-      `This write needs ${actions} actions (${operations.length} operations, ${slots.length} aggregate slots${input.idempotencyKey === undefined ? '' : ', 1 idempotency record'}); allowed: at most ${MAX_TRANSACTION_ACTIONS} per transaction`,
+      `This write needs ${actions} actions (${operations.length} operation${operations.length === 1 ? '' : 's'}, ${slots.length} aggregate slot${slots.length === 1 ? '' : 's'}${input.idempotencyKey === undefined ? '' : ', 1 idempotency record'}); allowed: at most ${MAX_TRANSACTION_ACTIONS} per transaction`,
     );
   }
   const marshallOptions = context.client.config.translateConfig?.marshallOptions ?? {};

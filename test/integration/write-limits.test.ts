@@ -129,7 +129,9 @@ describe('the 100 actions of a transaction, at their boundary on DynamoDB Local'
 
     const over = await refusal(outbox.write(input(count + 1)));
     expect(over.code).toBe('TOO_MANY_ACTIONS');
-    expect(over.message).toContain(`This write needs 101 actions (${count + 1} operations, 1 aggregate slots`);
+    expect(over.message).toContain(
+      `This write needs 101 actions (${count + 1} operations, 1 aggregate slot${keyed === undefined ? '' : ', 1 idempotency record'});`,
+    );
     expect(over.message).toContain('allowed: at most 100 per transaction');
     expect(await getItem(`${prefix}#0`, 'A')).toBeUndefined();
 

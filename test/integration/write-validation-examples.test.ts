@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WriteValidationError } from '../../shared/errors.js';
 import { type EventInput, Outbox, type WriteInput } from '../../shared/write/index.js';
@@ -115,7 +115,7 @@ describe('write validation (examples)', () => {
   it('refuses an attribute value the DocumentClient cannot marshal, naming where it is', async () => {
     const top = await rejection({ operations: [{ Put: { Item: { pk: 'DATED#1', sk: 'A', at: new Date(0) } } }], events: [] });
     expect(top.code).toBe('INVALID_OPERATION');
-    expect(top.message).toContain('operations[0].Put.Item.at is a Date');
+    expect(top.message).toContain('operations[0].Put.Item.at is a Date, which the DynamoDB DocumentClient cannot marshal (');
     const nested = await rejection({
       operations: [
         { Put: { Item: { pk: 'DATED#2', sk: 'A' } } },
@@ -131,6 +131,18 @@ describe('write validation (examples)', () => {
     });
     expect(nested.code).toBe('INVALID_OPERATION');
     expect(nested.message).toContain('operations[1].Update.ExpressionAttributeValues.:w.when[1] is a Date');
+  });
+
+  it('refuses a number set whose first member is a number and a later one beyond 2^53, giving the marshaller’s reason', async () => {
+    // The DocumentClient converts every member of a set by its first member's type: a number first holds the rest to 2^53.
+    const error = await rejection({
+      operations: [{ Put: { Item: { pk: 'NUMBERS#1', sk: 'A', tags: new Set<unknown>([1, NumberValue.from('9007199254740993')]) } } }],
+      events: [],
+    });
+    expect(error.code).toBe('INVALID_OPERATION');
+    expect(error.message).toContain(
+      'operations[0].Put.Item.tags is a Set of number values, which the DynamoDB DocumentClient cannot marshal (Number 9007199254740993 is greater than Number.MAX_SAFE_INTEGER. Use NumberValue from @aws-sdk/lib-dynamodb.); allowed:',
+    );
   });
 
   it('refuses operations on the outbox table without their string keys, instead of calling them duplicates', async () => {
