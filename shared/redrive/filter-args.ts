@@ -1,3 +1,5 @@
+import { ReplayOptionsError } from '../archive/replay-errors.js';
+import { parseReplayInstant } from '../archive/replay-options.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { DEAD_LETTER_REASONS } from './dead-letter-info.js';
 import { RedriveOptionsError } from './errors.js';
@@ -42,22 +44,21 @@ export interface FilterValues {
   readonly until?: string | undefined;
 }
 
-/** A date, or a date-time with `Z` or an offset: one without would be read in the machine's time zone. */
-const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 const INSTANT_ALLOWED = 'an ISO 8601 date (2026-05-01, midnight UTC) or date-time with Z or an offset (2026-05-01T10:00:00Z)';
 
+/**
+ * The instant a flag names, read as `replay`'s `--from` and `--to` are ({@link parseReplayInstant}),
+ * so both commands take the same forms: a date or a date-time with `Z` or an offset (one without
+ * would be read in the machine's time zone), on a real calendar day, hours 00–23.
+ */
 function instantOf(value: string | undefined, flag: string): Date | undefined {
   if (value === undefined) return undefined;
-  const match = ISO_INSTANT.exec(value);
-  const date = new Date(value);
-  // Date takes 2026-02-30 as 2 March, with a time of day too: the calendar day must exist.
-  const dayExists =
-    match !== null &&
-    !Number.isNaN(date.getTime()) &&
-    new Date(new Date(0).setUTCFullYear(Number(match[1]), Number(match[2]) - 1, Number(match[3]))).toISOString().slice(0, 10) ===
-      value.slice(0, 10);
-  if (!dayExists) throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: ${INSTANT_ALLOWED}`);
-  return date;
+  try {
+    return new Date(parseReplayInstant(value, flag));
+  } catch (error) {
+    if (!(error instanceof ReplayOptionsError)) throw error;
+    throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: ${INSTANT_ALLOWED}`, { cause: error });
+  }
 }
 
 function nonEmpty(value: string | undefined, flag: string, what: string): string | undefined {
