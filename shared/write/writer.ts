@@ -31,7 +31,8 @@ const RETRIED_ERRORS: ReadonlySet<string> = new Set([...TRANSIENT_REQUEST_ERRORS
 /**
  * How long an attempt that DynamoDB reports still running (`TransactionInProgressException`)
  * is asked about again under its token; DynamoDB settles such an attempt once 5 s have passed
- * since it began.
+ * since it began. Measured on the monotonic clock, not the `clock` option (which gives event
+ * times, and may stand still in a test or step with the wall clock).
  */
 export const IN_PROGRESS_WINDOW_MS = 15_000;
 /** A function that does nothing, shared: a write's release is set once its promise exists. */
@@ -202,10 +203,10 @@ export class Outbox {
           // An earlier attempt under this token (sent again by the SDK after a timeout) is still
           // running and may yet commit: only this token, sent again, learns how it ends. A new one
           // could commit the write a second time.
-          const now = this.#clock().getTime();
+          const now = performance.now();
           inProgressSince ??= now;
           if (now - inProgressSince >= IN_PROGRESS_WINDOW_MS)
-            throw new WriteOutcomeUnknownError(attempt, now - inProgressSince, input.idempotencyKey, { cause: error });
+            throw new WriteOutcomeUnknownError(attempt, Math.round(now - inProgressSince), input.idempotencyKey, { cause: error });
           await sleep(backoffDelay(this.#retry, Math.min(attempt, 10)));
           continue;
         } else if (RETRIED_ERRORS.has(name)) {
@@ -265,7 +266,7 @@ export class Outbox {
 
   /** What is known of the write when it gives up on it; see {@link unknownOutcome}. */
   #failure(error: unknown, attempts: number, key: string | undefined, inProgressSince: number | undefined, lost: string | undefined) {
-    const inProgressForMs = inProgressSince === undefined ? undefined : this.#clock().getTime() - inProgressSince;
+    const inProgressForMs = inProgressSince === undefined ? undefined : Math.round(performance.now() - inProgressSince);
     return { error, attempts, idempotencyKey: key, inProgressForMs, lost };
   }
 

@@ -1,7 +1,7 @@
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   TransactionConflictError,
   TransactionFailedError,
@@ -173,16 +173,22 @@ describe('write helper: an attempt DynamoDB is still running', () => {
     expect(new Set(fake.tokens).size).toBe(3);
   });
 
-  it('stops asking once the attempt has been running for the window, and says the outcome is unknown', async () => {
-    let readings = 0;
-    // Each reading of the clock is a second later.
-    const clock = () => new Date(Date.parse('2026-11-24T10:00:00Z') + ++readings * 1_000);
-    const fake = fakeClient(() => inProgress());
+  it('stops asking once the attempt has been running for the window on the monotonic clock, however the clock option reads', async () => {
+    // The monotonic clock alone is faked: each answer comes a second after its request; back-off sleeps stay real.
+    vi.useFakeTimers({ toFake: ['performance'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const fake = fakeClient(() => {
+      vi.advanceTimersByTime(1_000);
+      return inProgress();
+    });
     const outbox = new Outbox({
       config: testConfig(),
       tableName: 't',
       client: fake.client,
-      clock,
+      // Event times from a clock that stands still, as in a test.
+      clock: () => new Date('2026-11-24T10:00:00Z'),
       retry: { baseDelayMs: 1, maxDelayMs: 2 },
     });
     const error = await outbox.write({ events: [orderEvent('o-1')] }).catch((e: unknown) => e);
