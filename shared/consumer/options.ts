@@ -32,6 +32,15 @@ const BACKOFF_KEYS = ['baseDelayMs', 'maxDelayMs'];
 export const DEFAULT_POLLER_BACKOFF = { baseDelayMs: 500, maxDelayMs: 30_000 } as const;
 /** SQS's longest visibility timeout: 12 hours. */
 const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
+/**
+ * The shortest visibility timeout a poll takes. A batch's claims lapse up to 2 s before its
+ * visibility timeout ends (the 1 s hand-out margin, then rounding down to the second): at 2 s or
+ * less a claim could lapse before its handler even started, or at once after, and at 0 or 1 s
+ * after a long poll every claim-mode message would fail with `CLAIM_DEADLINE_PASSED`.
+ */
+export const MIN_VISIBILITY_TIMEOUT_SECONDS = 3;
+/** What a poll's visibility timeout may be, and why no less. */
+export const VISIBILITY_TIMEOUT_ALLOWED = `a whole number of seconds from ${MIN_VISIBILITY_TIMEOUT_SECONDS} to ${MAX_VISIBILITY_TIMEOUT_SECONDS} (a batch's claims lapse up to 2 s before its visibility timeout ends, so 2 s or less leaves them no time)`;
 
 /** What a value is, for values that do not print well (clients, schemas): its class, else {@link show}. */
 const shapeOf = (value: unknown): string =>
@@ -51,9 +60,9 @@ function positiveInteger(value: unknown, field: string): void {
   }
 }
 
-function wholeNumberIn(value: unknown, field: string, min: number, max: number): void {
+function wholeNumberIn(value: unknown, field: string, min: number, max: number, allowed = `a whole number from ${min} to ${max}`): void {
   if (value !== undefined && (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)) {
-    throw new ConsumerOptionsError(field, `got ${show(value)}; allowed: a whole number from ${min} to ${max}`);
+    throw new ConsumerOptionsError(field, `got ${show(value)}; allowed: ${allowed}`);
   }
 }
 
@@ -191,7 +200,13 @@ function checkPollFields(options: Record<string, unknown>, where: string): void 
     throw new ConsumerOptionsError(`${where}.consumer`, `got ${shapeOf(options.consumer)}; allowed: a consumer from createConsumer`);
   }
   wholeNumberIn(options.maxMessages, `${where}.maxMessages`, 1, 10);
-  wholeNumberIn(options.visibilityTimeoutSeconds, `${where}.visibilityTimeoutSeconds`, 0, MAX_VISIBILITY_TIMEOUT_SECONDS);
+  wholeNumberIn(
+    options.visibilityTimeoutSeconds,
+    `${where}.visibilityTimeoutSeconds`,
+    MIN_VISIBILITY_TIMEOUT_SECONDS,
+    MAX_VISIBILITY_TIMEOUT_SECONDS,
+    VISIBILITY_TIMEOUT_ALLOWED,
+  );
   wholeNumberIn(options.retryDelaySeconds, `${where}.retryDelaySeconds`, 0, MAX_VISIBILITY_TIMEOUT_SECONDS);
 }
 

@@ -9,7 +9,7 @@ import {
 import { CONTENT_TYPE_ATTRIBUTE, REPLAY_ATTRIBUTE } from '../envelope.js';
 import type { Consumer } from './consumer.js';
 import { fromSqsMessage, queueNameOf } from './messages.js';
-import { validatePollOptions } from './options.js';
+import { MIN_VISIBILITY_TIMEOUT_SECONDS, VISIBILITY_TIMEOUT_ALLOWED, validatePollOptions } from './options.js';
 import { describeCause, PollError, type PollPhase, type PollResult } from './poll-errors.js';
 import { CHECKED_ATTRIBUTES } from './trust.js';
 
@@ -24,8 +24,9 @@ export interface PollOptions {
   /** Long-poll wait, 0–20 s. @default 0 */
   readonly waitTimeSeconds?: number;
   /**
-   * How long received messages stay hidden from other receivers, 0–43200 s (ReceiveMessage's
-   * `VisibilityTimeout`). Claims (`idempotency: 'claim'`) lapse by the time it ends, so a message whose
+   * How long received messages stay hidden from other receivers, 3–43200 s (ReceiveMessage's
+   * `VisibilityTimeout`; a queue's own of less is refused too: a batch's claims lapse up to 2 s
+   * before it ends, so 2 s or less would leave them no time). Claims (`idempotency: 'claim'`) lapse by the time it ends, so a message whose
    * worker died is taken over as soon as SQS delivers it again, unless `inbox.claimTimeoutSeconds`
    * is set. Handle a batch within it: a message still being handled when it ends is delivered again.
    * @default the queue's visibility timeout, read with GetQueueAttributes (again after 5 minutes)
@@ -79,6 +80,13 @@ async function queueVisibilityTimeout(sqs: SQSClient, queueUrl: string, signal: 
       'queue-attributes',
       queueUrl,
       `GetQueueAttributes gave no usable VisibilityTimeout (got ${JSON.stringify(Attributes?.VisibilityTimeout)}); nothing was received; pass visibilityTimeoutSeconds to poll without reading it`,
+    );
+  }
+  if (seconds < MIN_VISIBILITY_TIMEOUT_SECONDS) {
+    throw new PollError(
+      'queue-attributes',
+      queueUrl,
+      `the queue's VisibilityTimeout is ${seconds} s; allowed: ${VISIBILITY_TIMEOUT_ALLOWED}; nothing was received; raise the queue's visibility timeout, or pass visibilityTimeoutSeconds to poll with another`,
     );
   }
   byQueue.set(queueUrl, { seconds, readAt: Date.now() });

@@ -120,10 +120,10 @@ describe('pollOnce: claims lapse with the visibility timeout', () => {
   });
 
   it("takes over a dead worker's claim at the first redelivery, at the queue's own visibility timeout", async () => {
-    const { event, claim, receivedBefore, sent, redelivered, survivor } = await crashThenRedeliver('poll-queue-visibility', '2');
+    const { event, claim, receivedBefore, sent, redelivered, survivor } = await crashThenRedeliver('poll-queue-visibility', '3');
 
     // The claim lapses when SQS may deliver the message again, not 300 s later.
-    expect(claim?.claimExpiresAt).toBeGreaterThanOrEqual(receivedBefore + 2);
+    expect(claim?.claimExpiresAt).toBeGreaterThanOrEqual(receivedBefore + 3);
     expect(claim?.claimExpiresAt).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
     expect(redelivered.received).toBe(1);
     expect(redelivered.result.outcomes).toMatchObject([{ status: 'processed', eventId: event.id }]);
@@ -138,12 +138,12 @@ describe('pollOnce: claims lapse with the visibility timeout', () => {
   it('lapses no later than the visibility timeout when the answer reaches the worker in the next second', async () => {
     // SQS hands the message out at .900 of a second; the answer is read 300 ms later, in the next second.
     const startAt = (Math.floor(Date.now() / 1000) + 1) * 1000 + 900;
-    const { event, claim, visibleAgainAt, redelivered, survivor } = await crashThenRedeliver('poll-answer-late', '2', {
+    const { event, claim, visibleAgainAt, redelivered, survivor } = await crashThenRedeliver('poll-answer-late', '3', {
       startAt,
       answerMs: 300,
     });
 
-    expect(visibleAgainAt).toBe(startAt + 2000);
+    expect(visibleAgainAt).toBe(startAt + 3000);
     // Not CLAIM_HELD, a receive used up on the way to the DLQ.
     expect(redelivered.result.outcomes).toMatchObject([{ status: 'processed', eventId: event.id }]);
     expect(survivor.logs.map((l) => l.message)).toContain('Took over an expired claim');
@@ -152,12 +152,12 @@ describe('pollOnce: claims lapse with the visibility timeout', () => {
 
   it('sends visibilityTimeoutSeconds with the receive and lets claims lapse when it ends', async () => {
     const { event, claim, receivedBefore, redelivered } = await crashThenRedeliver('poll-given-visibility', '600', {
-      visibilityTimeoutSeconds: 1,
+      visibilityTimeoutSeconds: 3,
     });
 
     // The queue's own 600 s would have held the message (and the claim) for ten minutes.
-    expect(claim?.claimExpiresAt).toBeGreaterThanOrEqual(receivedBefore + 1);
-    expect(claim?.claimExpiresAt).toBeLessThanOrEqual(receivedBefore + 3);
+    expect(claim?.claimExpiresAt).toBeGreaterThanOrEqual(receivedBefore + 3);
+    expect(claim?.claimExpiresAt).toBeLessThanOrEqual(receivedBefore + 5);
     expect(redelivered.result.outcomes).toMatchObject([{ status: 'processed', eventId: event.id }]);
   });
 

@@ -34,11 +34,11 @@ function consumerWith(name: string, handlers: ConsumerOptions['handlers']) {
   return createConsumer({ name, sources: [TEST_SOURCE], handlers, inbox: { document: clients.document, tableName }, logger, metrics });
 }
 
-/** A queue (visibility timeout 1 s, so what is not deleted comes back soon) holding `count` events. */
+/** A queue (visibility timeout 3 s, the shortest a poll takes, so what is not deleted comes back soon) holding `count` events. */
 async function queueWith(name: string, count: number): Promise<{ queueUrl: string; eventIds: string[] }> {
   const dlq = server.createQueue(`${name}-dlq`);
   const { queueUrl } = server.createQueue(name, {
-    attributes: { VisibilityTimeout: '1', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: '10' }) },
+    attributes: { VisibilityTimeout: '3', RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: '10' }) },
   });
   const eventIds: string[] = [];
   for (let i = 0; i < count; i++) {
@@ -75,7 +75,7 @@ describe('createPoller: keeps polling through failures', () => {
     const handled: string[] = [];
     const consumer = consumerWith(name, { 'order.placed': { handle: (event) => void handled.push(event.id) } });
 
-    const { errors, outcomes, poller } = started({ sqs: flaky.sqs, queueUrl, consumer, maxMessages: 2, visibilityTimeoutSeconds: 1 });
+    const { errors, outcomes, poller } = started({ sqs: flaky.sqs, queueUrl, consumer, maxMessages: 2, visibilityTimeoutSeconds: 3 });
     await waitFor(() => queueDepth(server, name) === 0, { timeoutMs: 30_000, what: 'every message deleted' });
 
     expect(poller.running).toBe(true);
@@ -118,7 +118,7 @@ describe('createPoller: keeps polling through failures', () => {
         ++calls === 1 ? Promise.reject(new Error('inbox table unreachable')) : real.process(...args),
     };
 
-    const { errors, outcomes } = started({ sqs: clients.sqs, queueUrl, consumer, visibilityTimeoutSeconds: 1 });
+    const { errors, outcomes } = started({ sqs: clients.sqs, queueUrl, consumer, visibilityTimeoutSeconds: 3 });
     await waitFor(() => outcomes().some((o) => o.status === 'processed'), { timeoutMs: 15_000, what: 'the message handled' });
 
     expect(errors).toHaveLength(1);
@@ -145,7 +145,7 @@ describe('createPoller: keeps polling through failures', () => {
       sqs: flaky.sqs,
       queueUrl,
       consumer,
-      visibilityTimeoutSeconds: 1,
+      visibilityTimeoutSeconds: 3,
       retryDelaySeconds: 0,
       backoff: { baseDelayMs: 400, maxDelayMs: 400 },
     });
