@@ -23,8 +23,10 @@ export interface ConsumerContext {
   readonly settings: ProcessorSettings;
   /** Whether every parent of the shard is finished, as of the latest lease scan. */
   parentsFinished(): boolean;
-  /** True once the worker is stopping: finish the batch in flight, then return. */
-  stopping(): boolean;
+  /** Aborted once the worker begins stopping: finish the batch in flight, then return. */
+  readonly stopping: AbortSignal;
+  /** How long the worker has been stopping, in ms; `undefined` while it runs. */
+  stoppingFor(): number | undefined;
   /** Resolves after `ms`, or at once when the worker stops or `signal` (if given) aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /**

@@ -1,3 +1,4 @@
+import type { ConsumerContext } from './consumer-context.js';
 import type { HeldLease } from './held-lease.js';
 import { leaseExpiresAfterMs, type ProcessorSettings } from './settings.js';
 
@@ -19,13 +20,14 @@ export interface PublishCutoff {
 /**
  * Ends a page's publishing once its lease may have expired in another worker's eyes
  * (`leaseExpiresAfterMs` after its last successful write, which renewals during the page push
- * back; or once the lease is lost), or once the worker has been stopping for `handOffTimeoutMs`.
- * Before that, a page runs as long as SNS makes it: the lease is renewed meanwhile. The relay asks
- * `mayPublish()` before every request, and a timer aborts `signal` for the requests in flight.
+ * back; or once the lease is lost), or once the worker has been stopping for `handOffTimeoutMs`,
+ * counted from the moment the stop began. Before that, a page runs as long as SNS makes it: the
+ * lease is renewed meanwhile. The relay asks `mayPublish()` before every request, and a timer
+ * aborts `signal` for the requests in flight.
  *
  * @example
  * ```ts
- * const cutoff = publishCutoff(held, settings, () => context.stopping());
+ * const cutoff = publishCutoff(held, settings, context);
  * try {
  *   await relay.relay(records, { signal: cutoff.signal, mayPublish: () => cutoff.mayPublish() });
  * } finally {
@@ -33,9 +35,12 @@ export interface PublishCutoff {
  * }
  * ```
  */
-export function publishCutoff(held: HeldLease, settings: ProcessorSettings, stopping: () => boolean): PublishCutoff {
+export function publishCutoff(
+  held: HeldLease,
+  settings: ProcessorSettings,
+  worker: Pick<ConsumerContext, 'stopping' | 'stoppingFor'>,
+): PublishCutoff {
   const controller = new AbortController();
-  let stoppingSince: number | undefined;
   let timer: NodeJS.Timeout | undefined;
   /** Aborts `signal` once the cut-off is reached; until then, the ms left before it may be. */
   const check = (): number | undefined => {
@@ -50,31 +55,38 @@ export function publishCutoff(held: HeldLease, settings: ProcessorSettings, stop
       controller.abort(new Error(`the lease of ${held.leaseKey} may have expired: not written for ${Math.round(now - held.writtenAt)} ms`));
       return undefined;
     }
-    if (stoppingSince === undefined && stopping()) stoppingSince = now;
-    const handOffLeft = stoppingSince === undefined ? Number.POSITIVE_INFINITY : stoppingSince + settings.handOffTimeoutMs - now;
+    const stoppingFor = worker.stoppingFor();
+    const handOffLeft = stoppingFor === undefined ? Number.POSITIVE_INFINITY : settings.handOffTimeoutMs - stoppingFor;
     if (handOffLeft <= 0) {
-      controller.abort(new Error(`the worker has been stopping for ${Math.round(now - stoppingSince!)} ms (handOffTimeoutMs)`));
+      controller.abort(new Error(`the worker has been stopping for ${Math.round(stoppingFor!)} ms (handOffTimeoutMs)`));
       return undefined;
     }
     return Math.min(leaseLeft, handOffLeft);
   };
   const watch = (): void => {
+    clearTimeout(timer);
     const left = check();
-    // Looked at again when the lease would expire, and meanwhile as often as leases are scanned, to notice a stop.
+    // Looked at again when the lease would expire or the hand-off time is up, at once when the
+    // stop begins (its time is counted from then), and meanwhile as often as leases are scanned.
     if (left !== undefined) timer = setTimeout(watch, Math.max(1, Math.min(left, settings.leaseScanIntervalMs)));
   };
+  const dispose = (): void => {
+    clearTimeout(timer);
+    worker.stopping.removeEventListener('abort', watch);
+  };
+  worker.stopping.addEventListener('abort', watch, { once: true });
   watch();
   return {
     signal: controller.signal,
     mayPublish: () => {
       if (check() !== undefined) return true;
-      clearTimeout(timer);
+      dispose();
       return false;
     },
     get reason() {
       const { reason } = controller.signal;
       return !controller.signal.aborted ? undefined : reason instanceof Error ? reason.message : String(reason);
     },
-    dispose: () => clearTimeout(timer),
+    dispose,
   };
 }

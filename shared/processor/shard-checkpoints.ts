@@ -11,8 +11,8 @@ export function backoffMs(settings: Pick<ProcessorSettings, 'retryMaxDelayMs'>, 
 /** What the checkpoints need of their consumer. */
 export interface CheckpointContext {
   readonly settings: Pick<ProcessorSettings, 'retryMaxDelayMs'>;
-  /** True once the worker is stopping: a failed write then gives the lease up instead of retrying. */
-  stopping(): boolean;
+  /** Aborted once the worker begins stopping: a failed write then gives the lease up instead of retrying. */
+  readonly stopping: AbortSignal;
   /** Resolves after `ms`, or at once when the worker stops or `signal` aborts. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   /** A checkpoint write failed for another reason than a lost lease. */
@@ -92,7 +92,7 @@ export class ShardCheckpoints {
       } catch (error) {
         if (error instanceof LeaseLostError) throw error;
         this.context.checkpointFailed(error);
-        if (this.context.stopping()) {
+        if (this.context.stopping.aborted) {
           this.held.drop('a checkpoint failed while stopping; the lease is no longer renewed, so it expires for the next worker');
           const { owner, lease } = this.held;
           throw new LeaseLostError(this.held.leaseKey, 'checkpoint', { owner, counter: lease.leaseCounter }, { cause: error });

@@ -69,7 +69,7 @@ export class ShardConsumer {
   }
 
   private active(): boolean {
-    return !this.context.stopping() && !this.held.lost && !this.expired();
+    return !this.context.stopping.aborted && !this.held.lost && !this.expired();
   }
 
   private async loop(): Promise<ConsumerExit> {
@@ -184,7 +184,7 @@ export class ShardConsumer {
 
   /** Publishes a page and checkpoints; `false` when a record failed (checkpointed just before it). */
   private async publish(records: readonly _Record[]): Promise<boolean> {
-    const cutoff = publishCutoff(this.held, this.context.settings, () => this.context.stopping());
+    const cutoff = publishCutoff(this.held, this.context.settings, this.context);
     let result: RelayResult;
     try {
       result = await this.context.publisher.relay(records, { signal: cutoff.signal, mayPublish: () => cutoff.mayPublish() });
@@ -225,7 +225,7 @@ export class ShardConsumer {
       const undelivered = records.filter((_, i) => result.outcomes[i]?.status === 'failed');
       const given = { shardId: this.held.leaseKey, records: undelivered, condition: spent, attempts };
       // Cut off as a publish is: a stop during an S3 outage must not wait out the SDK's retries.
-      const cutoff = publishCutoff(this.held, this.context.settings, () => this.context.stopping());
+      const cutoff = publishCutoff(this.held, this.context.settings, this.context);
       let written: boolean;
       try {
         written = await writeGivenUp(write, policy, given, {

@@ -17,12 +17,24 @@ export const monotonicNow = (): number => performance.timeOrigin + performance.n
 export class WorkerClock {
   /** Every consumer's sleeps listen to it: one listener per shard held, or more. */
   private readonly abort = sharedAbortController();
+  private stoppedAt: number | undefined;
 
   get stopped(): boolean {
     return this.abort.signal.aborted;
   }
 
+  /** Aborted once the worker begins stopping. */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** How long ago the worker began stopping, in ms on the monotonic clock; `undefined` while it runs. */
+  stoppedFor(): number | undefined {
+    return this.stoppedAt === undefined ? undefined : monotonicNow() - this.stoppedAt;
+  }
+
   stop(): void {
+    this.stoppedAt ??= monotonicNow();
     this.abort.abort();
   }
 

@@ -86,7 +86,8 @@ async function consume(
   const shard = stream.shards[0]!.id;
   await leases.create(shard, []);
   const held = new HeldLease(leases, owner, (await leases.take(leases.rows.get(shard)!, owner))!);
-  let stopping = false;
+  const stopping = new AbortController();
+  let stoppedAt = 0;
   const failed: unknown[] = [];
   const consumer = new ShardConsumer(held, {
     source: new StreamSource(stream, stream.streamArn),
@@ -98,7 +99,8 @@ async function consume(
       ...(handOffTimeoutMs === undefined ? {} : { handOffTimeoutMs }),
     }),
     parentsFinished: () => true,
-    stopping: () => stopping,
+    stopping: stopping.signal,
+    stoppingFor: () => (stopping.signal.aborted ? Date.now() - stoppedAt : undefined),
     sleep,
     processed: () => {},
     failed: (error) => failed.push(error),
@@ -109,7 +111,8 @@ async function consume(
   });
   const run = consumer.run();
   const stop = () => {
-    stopping = true;
+    stoppedAt ||= Date.now();
+    stopping.abort();
     return run;
   };
   stops.push(stop);

@@ -49,6 +49,26 @@ class HangingSns {
 const relayOn = (sns: HangingSns) => new Relay({ config, sns, sqs: new FakeSqs(), topicArns, deadLetterQueueUrl });
 
 describe('a page SNS never answers', () => {
+  it('is cut short handOffTimeoutMs after stop() is called, not when the page next looks at the stop', async () => {
+    const stream = new SimulatedStream();
+    const sns = new HangingSns();
+    const first = worker({
+      source: new StreamSource(stream, stream.streamArn),
+      leases: new MemoryLeaseStore(),
+      publisher: relayOn(sns),
+      workerId: 'A',
+      // A page looks at the clock every leaseScanIntervalMs (2 s) while nothing else is due.
+      settings: { failoverMs: 10_000, renewIntervalMs: 1000, leaseScanIntervalMs: 2000, handOffTimeoutMs: 100 },
+    });
+    await first.start();
+    stream.commit({ type: 'order', id: 'hung' }, 1, 1);
+    await waitFor(() => sns.inFlight === 1, { what: "A's publish to start" });
+
+    const stopped = first.stop();
+    await waitFor(() => sns.aborted === 1, { timeoutMs: 1000, what: 'the request in flight aborted 100 ms into the stop' });
+    await stopped;
+  });
+
   it('is cut short once the worker has been stopping for handOffTimeoutMs, and the lease handed over with the record unpublished', async () => {
     const stream = new SimulatedStream();
     const shard = stream.shards[0]!.id;
