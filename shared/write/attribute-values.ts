@@ -79,7 +79,7 @@ export function canonicalNumber(text: string): string {
 }
 
 /** What DynamoDB stores of a number: at most 38 significant digits, 1E-130 to under 1E+126 in magnitude, or 0. */
-export const MAX_NUMBER_DIGITS = 38;
+const MAX_NUMBER_DIGITS = 38;
 const NUMBER_ALLOWED = `allowed: numbers of at most ${MAX_NUMBER_DIGITS} significant digits, from 1E-130 to 9.9999999999999999999999999999999999999E+125 in magnitude, or 0`;
 
 /**
@@ -87,7 +87,7 @@ const NUMBER_ALLOWED = `allowed: numbers of at most ${MAX_NUMBER_DIGITS} signifi
  * out of its range), as a predicate; `undefined` when it can, or when `text` is no number this
  * reads (DynamoDB's to judge).
  */
-export function numberProblem(text: string): string | undefined {
+function numberProblem(text: string): string | undefined {
   // Without an exponent, 38 characters hold at most 38 digits, of a magnitude within range.
   if (text.length <= MAX_NUMBER_DIGITS && !text.includes('e') && !text.includes('E')) return undefined;
   const match = /^-?(\d+)e(-?\d+)$/.exec(canonicalNumber(text));
