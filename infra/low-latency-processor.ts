@@ -144,6 +144,7 @@ export class LowLatencyProcessor extends Construct {
       failedBatchBucket(this, 'FailedBatches', {
         encryptionKey: props.encryptionKey,
         removalPolicy,
+        logRetention: props.logRetention,
         writer: 'the processor task role',
       });
 

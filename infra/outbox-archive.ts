@@ -133,6 +133,7 @@ export class OutboxArchive extends Construct {
       expiration: Duration.days(archive.retentionDays),
       expirationRuleId: 'ExpireArchivedEvents',
       accessLogsBucket: props.accessLogsBucket,
+      logRetention: props.logRetention,
       accessLogsReason:
         'Of the outbox, only the archiver role is granted writes here, and only roles granted replay read it; pass accessLogsBucket to log access where policy requires it.',
     });

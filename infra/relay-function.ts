@@ -125,6 +125,7 @@ export class RelayFunction extends Construct {
       accessLogsBucket: props.accessLogsBucket,
       retention: props.failedBatchRetention,
       removalPolicy,
+      logRetention: props.logRetention,
       writer: 'the relay role (and a stream processor of the same outbox)',
     });
 

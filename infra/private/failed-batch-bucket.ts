@@ -1,5 +1,6 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { privateBucket } from './private-bucket.js';
@@ -17,6 +18,8 @@ export interface FailedBatchBucketOptions {
   readonly accessLogsBucket?: IBucket;
   /** Who writes the objects, for the acknowledgement of the missing access logs. */
   readonly writer: string;
+  /** The construct's `logRetention`, for the auto-delete provider's logs ({@link privateBucket}). */
+  readonly logRetention?: RetentionDays;
 }
 
 /**
@@ -31,6 +34,7 @@ export function failedBatchBucket(scope: Construct, id: string, options: FailedB
     expiration: options.retention ?? Duration.days(DEFAULT_FAILED_BATCH_RETENTION_DAYS),
     expirationRuleId: 'ExpireFailedBatches',
     accessLogsBucket: options.accessLogsBucket,
+    logRetention: options.logRetention,
     accessLogsReason: `Only ${options.writer} can write here and nothing reads it but operators; pass accessLogsBucket to log access where policy requires it.`,
   });
 }

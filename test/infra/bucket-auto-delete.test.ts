@@ -2,6 +2,7 @@ import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { ContainerImage } from 'aws-cdk-lib/aws-ecs';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -9,9 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { OutboxStack } from '../../examples/orders/infra/orders-stack.js';
 import { config as exampleConfig } from '../../examples/orders/outbox.config.js';
 import { LowLatencyProcessor, type LowLatencyProcessorProps } from '../../infra/low-latency-processor.js';
+import { Outbox } from '../../infra/outbox.js';
 import { defineConfig } from '../../shared/config.js';
-import { buildArchiveOutbox } from '../helpers/archive-outbox.js';
-import { appWithoutBundling, CONSUMER_ENTRY, type Statement, unacknowledgedFindings } from '../helpers/cdk.js';
+import { archiveInput, buildArchiveOutbox } from '../helpers/archive-outbox.js';
+import { appWithoutBundling, CONSUMER_ENTRY, logicalId, type Statement, unacknowledgedFindings } from '../helpers/cdk.js';
 
 const AUTO_DELETE = 'Custom::S3AutoDeleteObjects';
 const PROVIDER = 'CustomS3AutoDeleteObjectsCustomResourceProvider';
@@ -21,6 +23,22 @@ const emptiedBuckets = (template: Template): string[] =>
   Object.values(template.findResources(AUTO_DELETE))
     .map((r) => (r.Properties.BucketName as { Ref: string }).Ref)
     .sort();
+
+/**
+ * The retention (days) and deletion policy of the log group each Lambda function writes to, by the
+ * function's logical id; `undefined` for a function with no log group of the stack, whose logs would
+ * go to one Lambda makes on the first call, which never expires and outlives the stack.
+ */
+function functionLogGroups(template: Template): Record<string, { retention: unknown; deletion: unknown } | undefined> {
+  const groups = template.findResources('AWS::Logs::LogGroup');
+  return Object.fromEntries(
+    Object.entries(template.findResources('AWS::Lambda::Function')).map(([id, fn]) => {
+      const ref = (fn.Properties.LoggingConfig?.LogGroup as { Ref?: string } | undefined)?.Ref;
+      const group = ref === undefined ? undefined : groups[ref];
+      return [id, group && { retention: group.Properties.RetentionInDays, deletion: group.DeletionPolicy }];
+    }),
+  );
+}
 
 const bucketIds = (template: Template): string[] => Object.keys(template.findResources('AWS::S3::Bucket')).sort();
 
@@ -112,5 +130,35 @@ describe('buckets the constructs make, kept with the stack', () => {
     expect(Object.keys(template.toJSON().Resources).filter((id) => id.startsWith(PROVIDER))).toEqual([]);
     expect(JSON.stringify(template.findResources('AWS::S3::Bucket'))).not.toContain('aws-cdk:auto-delete-objects');
     expect(unacknowledgedFindings(stack)).toEqual([]);
+  });
+});
+
+describe('the auto-delete provider’s logs', () => {
+  it('go to a log group of the stack, kept as long as the outbox’s logs and deleted with it, as every function’s of the stack', () => {
+    const { stack } = buildArchiveOutbox({ removalPolicy: RemovalPolicy.DESTROY, withKey: true, logRetention: RetentionDays.TWO_WEEKS });
+    const template = Template.fromStack(stack);
+    const handler = logicalId(template, 'AWS::Lambda::Function', PROVIDER);
+    expect(functionLogGroups(template)[handler]).toEqual({ retention: 14, deletion: 'Delete' });
+    for (const [id, group] of Object.entries(functionLogGroups(template))) {
+      expect({ id, retention: group?.retention }).toEqual({ id, retention: expect.any(Number) });
+    }
+    // One log group for the stack's one provider, however many buckets it empties.
+    expect(Object.keys(template.findResources('AWS::Logs::LogGroup')).filter((id) => id.startsWith(PROVIDER))).toHaveLength(1);
+    expect(unacknowledgedFindings(stack)).toEqual([]);
+  });
+
+  it('go to that log group (a month by default) also when a bucket of the app’s own made the provider first, and for a processor built on its own', () => {
+    const stack = new Stack(appWithoutBundling(), 'Shared', { env: { account: '123456789012', region: 'eu-west-1' } });
+    new Bucket(stack, 'Own', { removalPolicy: RemovalPolicy.DESTROY, autoDeleteObjects: true });
+    new Outbox(stack, 'Outbox', { config: defineConfig(archiveInput), removalPolicy: RemovalPolicy.DESTROY });
+    const shared = Template.fromStack(stack);
+    expect(emptiedBuckets(shared)).toHaveLength(3);
+    expect(functionLogGroups(shared)[logicalId(shared, 'AWS::Lambda::Function', PROVIDER)]).toEqual({ retention: 30, deletion: 'Delete' });
+
+    // The construct's logRetention, as for its own logs.
+    const processor = standaloneProcessor(() => ({ removalPolicy: RemovalPolicy.DESTROY, logRetention: RetentionDays.ONE_WEEK })).template;
+    expect(functionLogGroups(processor)).toEqual({
+      [logicalId(processor, 'AWS::Lambda::Function', PROVIDER)]: { retention: 7, deletion: 'Delete' },
+    });
   });
 });

@@ -120,7 +120,7 @@ describe('LowLatencyProcessor', () => {
     built.template.resourceCountIs('AWS::Logs::LogGroup', 2);
   });
 
-  it("keeps its VPC's flow log like its own logs: the same retention, removed with it when asked", () => {
+  it("keeps its VPC's flow log and its bucket's auto-delete provider's logs like its own logs: the same retention, removed with it when asked", () => {
     const logGroups = (template: Template) => Object.values(template.findResources('AWS::Logs::LogGroup'));
     const flowLog = built.template.findResources('AWS::EC2::FlowLog');
     expect(Object.values(flowLog)).toEqual([
@@ -130,8 +130,10 @@ describe('LowLatencyProcessor', () => {
       [30, 'Retain'],
       [30, 'Retain'],
     ]);
+    // Deleted with the stack, the failed-batch bucket is emptied first by the stack's auto-delete provider.
     const disposable = build({ logRetention: RetentionDays.ONE_WEEK, removalPolicy: RemovalPolicy.DESTROY }).template;
     expect(logGroups(disposable).map((g) => [g.Properties.RetentionInDays, g.DeletionPolicy])).toEqual([
+      [7, 'Delete'],
       [7, 'Delete'],
       [7, 'Delete'],
     ]);
