@@ -20,6 +20,12 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 /** Exit status of a run ended by Ctrl-C (SIGINT) or SIGTERM, as a shell reports 128 + SIGINT. */
 const INTERRUPTED_EXIT = 130;
+/**
+ * Exit status of a redrive that failed nothing but skipped messages: they stay in the source, as
+ * they cannot be redriven as they are (the summary gives each reason); running it again would not
+ * move them. Messages a filter did not match are not skipped.
+ */
+const SKIPPED_EXIT = 3;
 
 /**
  * The first SIGINT or SIGTERM aborts the run after its current batch, so the kept messages are
@@ -217,7 +223,8 @@ async function main(argv: readonly string[]): Promise<number> {
     const summary = await run(configured, stop.signal);
     process.stdout.write(`${formatSummary(summary)}\n`);
     if (summary.status === 'interrupted') return INTERRUPTED_EXIT;
-    return summary.failed.length > 0 ? 1 : 0;
+    if (summary.failed.length > 0) return 1;
+    return summary.skipped.length > 0 ? SKIPPED_EXIT : 0;
   } catch (error) {
     // Refused before anything was read: a usage error, named by the flag that was typed.
     if (error instanceof RedriveOptionsError) {

@@ -46,5 +46,7 @@ ${FILTER_USAGE}
 Ctrl-C stops after the current batch: kept messages are released and a partial summary is
 printed (status interrupted); a second Ctrl-C exits at once.
 
-Exit status: 0 when nothing failed, 1 when some messages failed and were kept (or a call failed
-mid-run), 2 on a usage error (nothing was read), 130 when interrupted.`;
+Exit status: 0 when every message asked for was moved (those a filter did not match are left
+and count for nothing), 1 when some messages failed and were kept (or a call failed mid-run),
+2 on a usage error (nothing was read), 3 when none failed but some were skipped and stay, as they
+cannot be redriven as they are (the summary says why of each; a dry run too), 130 when interrupted.`;

@@ -254,7 +254,7 @@ describe('redrive CLI config', () => {
   server.subscribe({ topic: 'cli-config-payments', queue: 'cli-config-view', attributes: { RawMessageDelivery: 'true' } });
   const topicArns = JSON.stringify({ payments: topicArn });
 
-  it('routes a dead letter written without a topic by the config from --config or $OUTBOX_CONFIG, and skips it without one', async () => {
+  it('routes a dead letter written without a topic by the config from --config or $OUTBOX_CONFIG, and skips it without one (exit status 3)', async () => {
     const dlq = server.createQueue('cli-config-dlq');
     const send = () =>
       clients.sqs.send(
@@ -263,10 +263,20 @@ describe('redrive CLI config', () => {
     const args = ['redrive', 'relay-dlq', '--queue-url', dlq.queueUrl, '--topic-arns', topicArns, '--endpoint', server.address];
     await send();
 
+    // Skipped, not failed: it stays, and running the same command again would not move it.
+    const dryWithout = await cli([...args, '--dry-run']);
+    expect(dryWithout.code).toBe(3);
+    expect(dryWithout.stdout).toMatch(/skipped:\s+1/);
     const without = await cli(args);
-    expect(without.code).toBe(0);
+    expect(without.code).toBe(3);
     expect(without.stdout).toMatch(/skipped:\s+1/);
     expect(without.stdout).toContain('UNKNOWN_ROUTE');
+    expect(queueDepth(server, 'cli-config-dlq')).toBe(1);
+    // Left untouched because a filter does not match it: nothing was asked of it, so exit status 0.
+    const filtered = await cli([...args, '--type', 'no.such.type']);
+    expect(filtered.code).toBe(0);
+    expect(filtered.stdout).toMatch(/unmatched:\s+1 \(left in the source, untouched\)/);
+    expect(filtered.stdout).toMatch(/skipped:\s+0/);
 
     const fromEnv = await cli(args, { OUTBOX_CONFIG: serializeConfig(exampleConfig) });
     expect(fromEnv.code).toBe(0);
@@ -380,7 +390,8 @@ describe('redrive CLI config', () => {
       file('valid.json', serializeConfig(exampleConfig)),
     ]);
 
-    expect(result.code).toBe(0);
+    // The record it could not read is skipped and stays: exit status 3, not 0.
+    expect(result.code).toBe(3);
     expect(result.stdout).toMatch(/processed:\s+1/);
     expect(result.stdout).toMatch(/skipped:\s+1/);
   }, 120_000);
