@@ -9,7 +9,7 @@
 import { NumberValueImpl as NumberValue } from '@aws-sdk/util-dynamodb';
 import { WriteValidationError } from '../errors.js';
 import { TABLE } from '../table.js';
-import { canonicalNumber } from './attribute-values.js';
+import { canonicalNumber } from './numbers.js';
 
 /** DynamoDB's limits for the values of a table's keys. */
 export const MAX_PARTITION_KEY_BYTES = 2048;

@@ -2,8 +2,8 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, NumberValue, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type WriteValidationCode, WriteValidationError } from '../../shared/errors.js';
-import { canonicalNumber } from '../../shared/write/attribute-values.js';
 import { Outbox, type WriteInput } from '../../shared/write/index.js';
+import { canonicalNumber } from '../../shared/write/numbers.js';
 import { orderEvent, testConfig } from '../helpers/factories.js';
 import { freshTable, testClients } from '../helpers/local.js';
 

@@ -2,7 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Outbox, type WriteInput, WriteValidationError } from 'dynamodb-outbox';
 import { describe, expect, it, vi } from 'vitest';
-import { canonicalNumber } from '../../shared/write/attribute-values.js';
+import { canonicalNumber } from '../../shared/write/numbers.js';
 import { orderEvent, testConfig } from '../helpers/factories.js';
 
 /** An outbox whose client must never be asked to send: every case here is refused before. */
