@@ -1,3 +1,4 @@
+import { sleep } from '../backoff.js';
 import { LeaseLostError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
 import type { ProcessorSettings } from './settings.js';
@@ -8,11 +9,14 @@ export function backoffMs(settings: Pick<ProcessorSettings, 'retryMaxDelayMs'>, 
   return Math.floor(Math.random() * cap);
 }
 
+/** Retries of a failed checkpoint write once the worker is stopping, before the lease is given up. */
+export const STOPPING_CHECKPOINT_RETRIES = 3;
+
 /** What the checkpoints need of their consumer. */
 export interface CheckpointContext {
-  readonly settings: Pick<ProcessorSettings, 'retryMaxDelayMs'>;
-  /** Aborted once the worker begins stopping: a failed write then gives the lease up instead of retrying. */
-  readonly stopping: AbortSignal;
+  readonly settings: Pick<ProcessorSettings, 'retryMaxDelayMs' | 'handOffTimeoutMs'>;
+  /** How long the worker has been stopping, in ms; `undefined` while it runs. */
+  stoppingFor(): number | undefined;
   /** Resolves after `ms`, or at once when the worker stops or `signal` aborts. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   /** A checkpoint write failed for another reason than a lost lease. */
@@ -78,13 +82,15 @@ export class ShardCheckpoints {
    * Writes a checkpoint, retrying (with back-off) a failure other than a lost lease: a throttled
    * or failed write proves nothing about the lease, which the coordinator keeps renewing and
    * gives up once it could have expired; the next attempt then fails with `LeaseLostError`.
-   * Once the worker is stopping, a failed write is not retried: the lease is dropped (no longer
-   * renewed, so it expires for the next worker, which repeats the records published since the
-   * last checkpoint) and the consumer ends, so the hand-off never waits for the table to recover.
    * The back-off ends early when the lease is dropped meanwhile, or when the worker begins
-   * stopping: the write is then tried once more at once, and given up only if that fails too.
+   * stopping: the write is then tried again at once. Once the worker is stopping, a failed write
+   * is retried {@link STOPPING_CHECKPOINT_RETRIES} times, with back-off from the first step
+   * again, and never past `handOffTimeoutMs` into the stop; then the lease is dropped (no longer
+   * renewed, so it expires for the next worker, which repeats the records published since the
+   * last checkpoint) and the consumer ends, so the hand-off never waits long for the table.
    */
   async write(checkpoint: string): Promise<void> {
+    let stoppingFailures = 0;
     for (let failures = 1; ; failures++) {
       try {
         await this.held.checkpoint(checkpoint);
@@ -92,12 +98,19 @@ export class ShardCheckpoints {
       } catch (error) {
         if (error instanceof LeaseLostError) throw error;
         this.context.checkpointFailed(error);
-        if (this.context.stopping.aborted) {
-          this.held.drop('a checkpoint failed while stopping; the lease is no longer renewed, so it expires for the next worker');
+        const stoppingFor = this.context.stoppingFor();
+        if (stoppingFor === undefined) {
+          await this.context.sleep(backoffMs(this.context.settings, failures), this.held.dropped);
+          continue;
+        }
+        const pause = backoffMs(this.context.settings, ++stoppingFailures);
+        if (stoppingFailures > STOPPING_CHECKPOINT_RETRIES || stoppingFor + pause >= this.context.settings.handOffTimeoutMs) {
+          this.held.drop('a checkpoint kept failing while stopping; the lease is no longer renewed, so it expires for the next worker');
           const { owner, lease } = this.held;
           throw new LeaseLostError(this.held.leaseKey, 'checkpoint', { owner, counter: lease.leaseCounter }, { cause: error });
         }
-        await this.context.sleep(backoffMs(this.context.settings, failures), this.held.dropped);
+        // The worker's sleeps end at once while it stops: this one waits out its back-off, unless the lease is dropped.
+        await sleep(pause, this.held.dropped);
       }
     }
   }
