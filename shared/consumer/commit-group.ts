@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { marshallOptions } from '@aws-sdk/util-dynamodb';
+import { errorName } from '../aws/error-name.js';
 import { throttledTransaction } from '../aws/transient-transaction-errors.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { TABLE } from '../table.js';
@@ -138,11 +139,13 @@ export class CommitGroup {
 
   /**
    * Commits the group and empties it. A group of one sends the request `Inbox.commit` sends. A
-   * larger one goes in one transaction; when that fails nothing of it was written. Throttled
-   * (the whole request, or an action of it), each event fails with an `InboxConflictError`, so
-   * SQS delivers it again later. Any other failure, each event commits on its own, in order, when
-   * its outcome is asked for (so an event after one that ends its message or FIFO group is never
-   * committed). `scopes` say where each request runs.
+   * larger one goes in one transaction; when that fails nothing of it was written, unless DynamoDB
+   * reports an earlier attempt of it still running (`TransactionInProgressException`), which may
+   * commit. Throttled (the whole request, or an action of it), each event fails with an
+   * `InboxConflictError`, so SQS delivers it again later. Any other failure, each event commits on
+   * its own, in order, when its outcome is asked for (so an event after one that ends its message
+   * or FIFO group is never committed), conditional on its inbox record: an event the earlier
+   * attempt wrote is a duplicate then. `scopes` say where each request runs.
    */
   async commit(scopes: CommitScopes): Promise<GroupOutcomes> {
     const entries = this.#entries;
@@ -180,11 +183,13 @@ export class CommitGroup {
         const reasons = `the group's transaction of ${entries.length} events was throttled: ${throttled}`;
         return async (pending) => failedOutcome(pending, new InboxConflictError(pending.envelope, reasons, { cause: error }));
       }
-      this.#deps.logger.info("The batch's group transaction failed, so nothing of it was written; each of its events commits on its own", {
-        consumer: this.#deps.consumer,
-        events: entries.length,
-        error,
-      });
+      // Told an earlier attempt (its answer lost, sent again by the SDK under the same token) is still running: that
+      // attempt may commit. Each event's own commit is conditional on its inbox record, so the fallback is safe either way.
+      const message =
+        errorName(error) === 'TransactionInProgressException'
+          ? "An earlier attempt of the batch's group transaction was still running (TransactionInProgressException) and may commit; each of its events commits on its own, conditional on its inbox record, so one that attempt wrote is a duplicate, never applied twice"
+          : "The batch's group transaction failed, so nothing of it was written; each of its events commits on its own";
+      this.#deps.logger.info(message, { consumer: this.#deps.consumer, events: entries.length, error });
       return (pending) => scopes.event(pending, () => commitPending(this.#deps, pending));
     }
   }
