@@ -201,21 +201,23 @@ export class ShardConsumer {
     }
     // Not found (a failed record without a sequence number: WHOLE_BATCH_FAILED): the whole page is retried.
     const index = records.findIndex((record) => record.dynamodb?.SequenceNumber === failed);
+    /** The first record not delivered: where the retry starts. */
+    const start = Math.max(index, 0);
     if (index > 0) {
       this.position = records[index - 1]!.dynamodb!.SequenceNumber!;
       this.checkpoints.soon(this.position);
     }
     // What went out counts: the records before the failed one are done, and SNS took the events published.
-    if (index > 0 || result.published > 0) this.context.processed(records.slice(0, Math.max(index, 0)), result);
+    if (index > 0 || result.published > 0) this.context.processed(records.slice(0, start), part(result, 0, start, result.published));
     if (cutoff.reason !== undefined) {
       // Not retried here: the lease goes to the next holder. Said before the checkpoint settles,
       // which ends the consumer at once if it finds the lease taken.
-      this.context.cutOff(cutoff.reason, records.slice(Math.max(index, 0)));
+      this.context.cutOff(cutoff.reason, records.slice(start));
       await this.settle();
       return false;
     }
     await this.settle();
-    const from = records[Math.max(index, 0)]!;
+    const from = records[start]!;
     const { attempts, spent } = this.budget.failed(from);
     const policy = this.context.failures;
     if (spent === undefined && policy !== undefined && policy.bounds.maxRetryAttempts !== -1) await this.keepAttempts(from, attempts);
@@ -239,7 +241,7 @@ export class ShardConsumer {
       if (!written) return false;
       // The rest of the page is done with too: the records given up on, and those behind the failed
       // one that were delivered or ignored (their events were counted with the records before it).
-      this.context.processed(records.slice(Math.max(index, 0)), rest(result, Math.max(index, 0)));
+      this.context.processed(records.slice(start), part(result, start, records.length, 0));
       this.budget.reset();
       this.position = records.at(-1)!.dynamodb!.SequenceNumber!;
       this.checkpoints.soon(this.position);
@@ -288,8 +290,8 @@ export class ShardConsumer {
   }
 }
 
-/** `result` for the records from `from` on, once their events were counted with the records before them. */
-function rest(result: RelayResult, from: number): RelayResult {
-  const outcomes = result.outcomes.slice(from);
-  return { ...result, outcomes, published: 0, ignored: outcomes.filter((outcome) => outcome.status === 'ignored').length };
+/** `result` for the records from `from` to `to`, of which `published` events are counted with them. */
+function part(result: RelayResult, from: number, to: number, published: number): RelayResult {
+  const outcomes = result.outcomes.slice(from, to);
+  return { ...result, outcomes, published, ignored: outcomes.filter((outcome) => outcome.status === 'ignored').length };
 }
