@@ -47,8 +47,9 @@ export interface WorkerStatus {
   readonly lastScanAt: number;
   /**
    * Stream records this worker is done with, each counted once however often it was retried: those
-   * published, those ignored (another path's, not outbox items), and those given up on and written
-   * to the on-failure destination with the delivered and ignored records of their page behind them.
+   * published, those ignored (not the processor's: another path's types, business items, removals),
+   * and those given up on and written to the on-failure destination, with the delivered and ignored
+   * records of their page behind them.
    * A record the next holder of a lease publishes again is counted again by that worker.
    */
   readonly recordsProcessed: number;
