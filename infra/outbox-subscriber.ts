@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, Names, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import { type IGrantable, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Alias, type CfnFunction, type IFunction, Function as LambdaFunction, Version } from 'aws-cdk-lib/aws-lambda';
@@ -28,7 +28,7 @@ function consumerOwnTimeout(consumer: IFunction | undefined): Duration | undefin
 }
 
 /**
- * An SQS subscriber of an outbox topic: a queue (FIFO on a FIFO topic) with raw message delivery
+ * An SQS subscriber of an outbox topic: a queue (a new one FIFO on a FIFO topic) with raw message delivery
  * (the body is the CloudEvents envelope, the attributes `type` and `aggregatetype`), an optional
  * filter policy on those attributes, a DLQ that takes both messages the consumer keeps failing
  * and messages SNS could not deliver, and optionally a consumer Lambda that reports batch item
@@ -61,6 +61,12 @@ export class OutboxSubscriber extends Construct {
     const consumerTimeout = props.consumerTimeout ?? (ownTimeout === 'unknown' ? undefined : ownTimeout) ?? DEFAULT_FUNCTION_TIMEOUT;
     const window = props.maxBatchingWindow ?? Duration.seconds(0);
     validateSubscriberProps(this.node.path, props, fifo, consumerTimeout, window, ownTimeout);
+    if (fifo && props.queue !== undefined && !props.queue.fifo) {
+      Annotations.of(this).addWarningV2(
+        'dynamodb-outbox:standard-queue-on-fifo-topic',
+        `the standard queue ${props.queue.node.path} on the FIFO topic ${topic.node.path} gets each message without the message group or deduplication: each aggregate's events may arrive out of order and more than once (the consumer's inbox drops the duplicates); give a FIFO queue to keep the order`,
+      );
+    }
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
     const encryption = {
       encryption: props.encryptionKey ? QueueEncryption.KMS : QueueEncryption.SQS_MANAGED,

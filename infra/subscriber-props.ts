@@ -21,8 +21,11 @@ export interface OutboxSubscriberProps {
   /** Deliver only events of these aggregate types (`aggregatetype`); see `eventTypes` for the limit. @default every aggregate type */
   readonly aggregateTypes?: readonly string[];
   /**
-   * An existing queue to subscribe instead of a new one; it must be FIFO exactly when the topic
-   * is, and its own redrive policy and visibility timeout are the caller's.
+   * An existing queue to subscribe instead of a new one; its own redrive policy and visibility
+   * timeout are the caller's. On a standard topic it must be standard. On a FIFO topic a standard
+   * queue is taken, with a synth warning: SNS delivers to it without the message group or
+   * deduplication, so each aggregate's events may arrive out of order and more than once (the
+   * consumer's inbox drops the duplicates); a FIFO queue keeps the order.
    * @default a new queue, FIFO when the topic is, redriving to `deadLetterQueue`
    */
   readonly queue?: IQueue;
@@ -58,8 +61,8 @@ export interface OutboxSubscriberProps {
   /** Messages per consumer batch (AWS: 1–10 on FIFO, 1–10,000 on standard; above 10 needs a batching window). @default 10 */
   readonly batchSize?: number;
   /**
-   * How long the event source gathers a batch (AWS: 0–300 s). Standard topics only: Lambda takes
-   * no batching window from a FIFO queue, so a subscriber of a FIFO topic rejects it.
+   * How long the event source gathers a batch (AWS: 0–300 s). Standard queues only: Lambda takes
+   * no batching window from a FIFO queue, so a subscriber with a FIFO queue rejects it.
    * @default no batching window
    */
   readonly maxBatchingWindow?: Duration;
@@ -203,17 +206,16 @@ export function validateSubscriberProps(
   /** An existing consumer's own timeout, as far as the app knows it. */
   consumerOwnTimeout?: Duration | 'unknown',
 ): void {
-  if (props.queue && props.queue.fifo !== fifo) {
+  // SNS delivers a FIFO topic to a standard queue as well (best-effort order, at least once), but a standard topic to no FIFO queue.
+  if (props.queue?.fifo === true && !fifo) {
     throw new OutboxPropsError(
       path,
       'queue',
-      `is a ${props.queue.fifo ? 'FIFO' : 'standard'} queue on the ${fifo ? 'FIFO' : 'standard'} topic ${props.topic.node.path}; allowed: a ${fifo ? 'FIFO' : 'standard'} queue (${
-        fifo
-          ? 'SNS passes the message group, which keeps each aggregate’s events in order, only to a FIFO queue: a standard queue would lose that order'
-          : 'SNS delivers a standard topic only to standard queues'
-      })`,
+      `is a FIFO queue on the standard topic ${props.topic.node.path}; allowed: a standard queue (SNS delivers a standard topic only to standard queues)`,
     );
   }
+  // Lambda's limits are the queue's: a standard queue given for a FIFO topic batches as any standard queue.
+  const fifoQueue = props.queue?.fifo ?? fifo;
   for (const [prop, values] of [
     ['eventTypes', props.eventTypes],
     ['aggregateTypes', props.aggregateTypes],
@@ -243,7 +245,7 @@ export function validateSubscriberProps(
   checkSeconds(path, 'visibilityTimeout', props.visibilityTimeout, 0, 43_200);
   checkSeconds(path, 'consumerTimeout', consumerTimeout, 1, 900);
   checkSeconds(path, 'maxBatchingWindow', window, 0, 300);
-  checkInteger(path, 'batchSize', props.batchSize, 1, fifo ? 10 : 10_000);
+  checkInteger(path, 'batchSize', props.batchSize, 1, fifoQueue ? 10 : 10_000);
   checkInteger(path, 'maxConcurrency', props.maxConcurrency, 2, 1_000);
   checkConcurrency(path, props);
   if ((props.batchSize ?? 10) > 10 && window.toSeconds() < 1) {
@@ -254,7 +256,7 @@ export function validateSubscriberProps(
     );
   }
   rejectUnused(path, props);
-  if (fifo && props.maxBatchingWindow !== undefined) {
+  if (fifoQueue && props.maxBatchingWindow !== undefined) {
     throw new OutboxPropsError(
       path,
       'maxBatchingWindow',

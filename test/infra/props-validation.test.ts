@@ -1,5 +1,5 @@
-import { Duration, Lazy, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations as ConstructAnnotations, Duration, Lazy, Stack } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -46,18 +46,53 @@ const existingFunction = (stack: Stack, timeoutSeconds: number) =>
   });
 
 describe('OutboxSubscriber props', () => {
-  it('rejects a standard queue on a FIFO topic', () => {
+  // SNS delivers a FIFO topic to standard queues too, without the message group or deduplication:
+  // best-effort order, at-least-once (the consumer's inbox still drops the duplicates).
+  it('subscribes a standard queue given for a FIFO topic, with a FIFO DLQ for SNS, the standard queue’s batching, and a warning on the order', () => {
     const stack = newStack();
     const topic = new Topic(stack, 'Topic', { fifo: true });
     const queue = new Queue(stack, 'Queue');
-    expectPropsError(
-      () => new OutboxSubscriber(stack, 'Sub', { topic, queue }),
-      'queue',
-      'standard queue on the FIFO topic',
-      'allowed: a FIFO queue',
-      // SNS does deliver a FIFO topic to a standard queue, but without the message group: the reason is the order, not a refusal by SNS.
-      'message group',
+    const consumer = existingFunction(stack, 30);
+    const sub = new OutboxSubscriber(stack, 'Sub', { topic, queue, consumer, batchSize: 100, maxBatchingWindow: Duration.seconds(5) });
+    expect(sub.queue).toBe(queue);
+    const template = Template.fromStack(stack);
+    const queueId = logicalId(template, 'AWS::SQS::Queue', 'Queue');
+    const dlqId = logicalId(template, 'AWS::SQS::Queue', 'SubDeadLetterQueue');
+    expect(resource(template, 'AWS::SQS::Queue', queueId).Properties?.FifoQueue).toBeUndefined();
+    // SNS sends what it cannot deliver from a FIFO topic only to a FIFO queue, whatever the endpoint.
+    expect(resource(template, 'AWS::SQS::Queue', dlqId).Properties.FifoQueue).toBe(true);
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'sqs',
+      Endpoint: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      RawMessageDelivery: true,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] } },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 5,
+    });
+    Annotations.fromStack(stack).hasWarning(
+      '/Test/Sub',
+      Match.stringLikeRegexp('standard queue Test/Queue on the FIFO topic Test/Topic.*without the message group.*order.*inbox'),
     );
+  });
+
+  it('takes the acknowledgement of that warning, for a standard queue meant', () => {
+    const stack = newStack();
+    const sub = new OutboxSubscriber(stack, 'Sub', { topic: new Topic(stack, 'Topic', { fifo: true }), queue: new Queue(stack, 'Queue') });
+    ConstructAnnotations.of(sub).acknowledgeWarning('dynamodb-outbox:standard-queue-on-fifo-topic', 'analytics: order does not matter');
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+  });
+
+  it('keeps a FIFO queue’s batching limits on a FIFO topic, and warns of nothing', () => {
+    const stack = newStack();
+    const topic = new Topic(stack, 'Topic', { fifo: true });
+    const queue = new Queue(stack, 'Queue', { fifo: true });
+    const consumer = existingFunction(stack, 30);
+    expectPropsError(() => new OutboxSubscriber(stack, 'Sub', { topic, queue, consumer, batchSize: 11 }), 'batchSize', 'from 1 to 10');
+    new OutboxSubscriber(stack, 'Ordered', { topic, queue: new Queue(stack, 'Other', { fifo: true }) });
+    Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
   });
 
   it('rejects a FIFO queue on a standard topic', () => {
