@@ -57,15 +57,15 @@ describe('a page SNS never answers', () => {
       leases: new MemoryLeaseStore(),
       publisher: relayOn(sns),
       workerId: 'A',
-      // A page looks at the clock every leaseScanIntervalMs (2 s) while nothing else is due.
-      settings: { failoverMs: 10_000, renewIntervalMs: 1000, leaseScanIntervalMs: 2000, handOffTimeoutMs: 100 },
+      // A page looks at the clock every leaseScanIntervalMs (4 s) while nothing else is due.
+      settings: { failoverMs: 16_000, renewIntervalMs: 1000, leaseScanIntervalMs: 4000, handOffTimeoutMs: 100 },
     });
     await first.start();
     stream.commit({ type: 'order', id: 'hung' }, 1, 1);
     await waitFor(() => sns.inFlight === 1, { what: "A's publish to start" });
 
     const stopped = first.stop();
-    await waitFor(() => sns.aborted === 1, { timeoutMs: 1000, what: 'the request in flight aborted 100 ms into the stop' });
+    await waitFor(() => sns.aborted === 1, { timeoutMs: 2000, what: 'the request in flight aborted 100 ms into the stop' });
     await stopped;
   });
 
