@@ -21,9 +21,10 @@ import { monotonicNow } from './worker-clock.js';
  * checkpoint at once (a renewed one found expired too is a failed read); a failed record is
  * retried from just before it until its bounds are spent (`failures`: attempts or age, as for the
  * Lambda path), then the records of the page not delivered are written to the on-failure
- * destination, and only then checkpointed past; a failed checkpoint write is retried until it succeeds or the
- * lease is lost, or, once the worker is stopping, retried a few times within `handOffTimeoutMs`
- * and then given up with the lease (dropped, to expire for the next worker). A page read ahead is published only while the lease is still held as
+ * destination, and only then checkpointed past; a failed checkpoint write is retried until it
+ * succeeds or the lease is lost, or, once the worker is stopping, retried a few times within
+ * `handOffTimeoutMs` and then given up with the lease (dropped, to expire for the next worker).
+ * A page read ahead is published only while the lease is still held as
  * far as this worker knows, and not once it went unwritten until another worker may take it
  * (`leaseExpiresAfterMs`), even if no write failed. Records trimmed from the stream before they
  * were read are reported and skipped; a shard gone from the stream is finished. A Streams call
