@@ -1,9 +1,13 @@
 import type { LagByEventType } from '../lag-by-event-type.js';
 
-/** One published page of a shard, for logs and metrics. */
+/**
+ * Records of a shard done with, for logs and metrics: a page published, or the part of one before a
+ * failed record, or the rest of one given up on (see `WorkerStatus.recordsProcessed`).
+ */
 export interface BatchReport {
   readonly shardId: string;
   readonly records: number;
+  /** Events SNS accepted; those of a page given up on are counted with the records before the failed one. */
   readonly published: number;
   readonly ignored: number;
   /** Now minus the page's first (oldest) record's approximate creation time (1-second resolution on AWS). */

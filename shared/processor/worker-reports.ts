@@ -12,7 +12,7 @@ function lagOf(record: _Record | undefined): number | undefined {
   return created === undefined ? undefined : Math.max(0, Date.now() - new Date(created).getTime());
 }
 
-/** A page published and checkpointed; `declared` (the config's event types) bounds its lag per event type, measured only with them. */
+/** Records done with (see `BatchReport`); `declared` (the config's event types) bounds their lag per event type, measured only with them. */
 export function reportBatch(
   observer: WorkerObserver | undefined,
   shardId: string,
