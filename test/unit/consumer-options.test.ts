@@ -150,7 +150,9 @@ describe('pollOnce and process options', () => {
     });
     expect((await pollRejection({ waitTimeSeconds: 21 })).message).toContain('got 21; allowed: a whole number from 0 to 20');
     expect((await pollRejection({ visibilityTimeoutSeconds: 43_201 })).field).toBe('pollOnce.visibilityTimeoutSeconds');
-    expect((await pollRejection({ visibilityTimeoutSeconds: 3.5 })).message).toContain('got 3.5; allowed: a whole number of seconds from 3 to 43200');
+    expect((await pollRejection({ visibilityTimeoutSeconds: 3.5 })).message).toContain(
+      'got 3.5; allowed: a whole number of seconds from 3 to 43200',
+    );
     expect((await pollRejection({ retryDelaySeconds: -1 })).field).toBe('pollOnce.retryDelaySeconds');
     expect(send).not.toHaveBeenCalled();
   });
