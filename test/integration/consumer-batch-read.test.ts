@@ -5,6 +5,7 @@ import { createConsumer } from '../../shared/consumer/consumer.js';
 import { inboxKey, legacyInboxKey } from '../../shared/consumer/inbox-keys.js';
 import type { ConsumerMessage, ConsumerOptions } from '../../shared/consumer/types.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
+import { countingConsumer } from '../helpers/counting-consumer.js';
 import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
 import { freshTable, testClients } from '../helpers/local.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
@@ -37,31 +38,8 @@ function countingDocument(failing: readonly string[] = []): { document: DynamoDB
   return { document: DynamoDBDocumentClient.from(client), sent };
 }
 
-function consumerWith(name: string, document: DynamoDBDocumentClient, extra: Partial<ConsumerOptions> = {}) {
-  const telemetry = recordingTelemetry();
-  const consumer = createConsumer({
-    name,
-    sources: [TEST_SOURCE],
-    inbox: { document, tableName },
-    handlers: {
-      'order.placed': {
-        handle: (event, ctx) =>
-          ctx.write({
-            Update: {
-              TableName: tableName,
-              Key: { pk: `COUNT#${name}#${event.subject}`, sk: 'COUNT' },
-              UpdateExpression: 'ADD applied :one',
-              ExpressionAttributeValues: { ':one': 1 },
-            },
-          }),
-      },
-    },
-    logger: telemetry.logger,
-    metrics: telemetry.metrics,
-    ...extra,
-  });
-  return { consumer, ...telemetry };
-}
+const consumerWith = (name: string, document: DynamoDBDocumentClient, extra: Partial<ConsumerOptions> = {}) =>
+  countingConsumer(name, document, tableName, extra);
 
 const batchOf = (bodies: readonly string[]): ConsumerMessage[] => bodies.map((body, i) => ({ messageId: `m${i}`, body }));
 const countOf = (sent: readonly string[], name: string) => sent.filter((n) => n === name).length;

@@ -1,13 +1,12 @@
 import { DynamoDBClient, TransactionInProgressException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createConsumer } from '../../shared/consumer/consumer.js';
 import { inboxKey } from '../../shared/consumer/inbox.js';
 import type { ConsumerOptions } from '../../shared/consumer/types.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
+import { appliedCount, countingConsumer } from '../helpers/counting-consumer.js';
 import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
 import { freshTable, testClients } from '../helpers/local.js';
-import { recordingTelemetry } from '../helpers/recording-telemetry.js';
 
 const clients = testClients();
 let tableName: string;
@@ -44,38 +43,10 @@ function inProgressOnce(applied: boolean): DynamoDBDocumentClient {
 }
 
 /** A consumer whose handler adds 1 to a counter of the event's aggregate: a write applied twice counts 2. */
-function countingConsumer(name: string, document: DynamoDBDocumentClient, commit: ConsumerOptions['commit']) {
-  const telemetry = recordingTelemetry();
-  const consumer = createConsumer({
-    name,
-    sources: [TEST_SOURCE],
-    commit,
-    handlers: {
-      'order.placed': {
-        handle: (event, ctx) =>
-          ctx.write({
-            Update: {
-              TableName: tableName,
-              Key: { pk: `COUNT#${name}#${event.subject}`, sk: 'COUNT' },
-              UpdateExpression: 'ADD handled :one',
-              ExpressionAttributeValues: { ':one': 1 },
-            },
-          }),
-      },
-    },
-    inbox: { document, tableName },
-    logger: telemetry.logger,
-    metrics: telemetry.metrics,
-  });
-  return { consumer, ...telemetry };
-}
+const counting = (name: string, document: DynamoDBDocumentClient, commit: ConsumerOptions['commit']) =>
+  countingConsumer(name, document, tableName, { commit });
 
-const handledCount = async (name: string, aggregateId: string) =>
-  (
-    await clients.document.send(
-      new GetCommand({ TableName: tableName, Key: { pk: `COUNT#${name}#${aggregateId}`, sk: 'COUNT' }, ConsistentRead: true }),
-    )
-  ).Item?.handled;
+const handledCount = (name: string, aggregateId: string) => appliedCount(clients.document, tableName, name, aggregateId);
 
 const inboxStatus = async (name: string, eventId: string) =>
   (
@@ -94,7 +65,7 @@ describe("TransactionInProgressException on an event's inbox transaction (commit
       const name = `in-progress-event-${applied}`;
       const event = anEnvelope({ aggregateId: name });
       const message = { messageId: 'm1', body: event.body };
-      const first = countingConsumer(name, inProgressOnce(applied), 'event');
+      const first = counting(name, inProgressOnce(applied), 'event');
 
       const { batchItemFailures, outcomes } = await first.consumer.process([message]);
 
@@ -104,7 +75,7 @@ describe("TransactionInProgressException on an event's inbox transaction (commit
       expect(await handledCount(name, name)).toBe(applied ? 1 : undefined);
 
       // The redelivery: the inbox record, written with the handler's writes or not at all, decides.
-      const again = countingConsumer(name, clients.document, 'event');
+      const again = counting(name, clients.document, 'event');
       expect((await again.consumer.process([message])).outcomes[0]).toMatchObject({ status: redelivered, eventId: event.id });
       expect(await handledCount(name, name)).toBe(1);
       expect(await inboxStatus(name, event.id)).toBe('COMPLETED');
@@ -116,7 +87,7 @@ describe("TransactionInProgressException on a group's transaction (commit: 'batc
   it('commits each event on its own, conditional on its inbox record: what the running attempt wrote is a duplicate, never applied twice', async () => {
     const name = 'in-progress-batch';
     const events = [anEnvelope({ aggregateId: `${name}-a` }), anEnvelope({ aggregateId: `${name}-b` })];
-    const { consumer, logs } = countingConsumer(name, inProgressOnce(true), 'batch');
+    const { consumer, logs } = counting(name, inProgressOnce(true), 'batch');
 
     const { batchItemFailures, outcomes } = await consumer.process(events.map((e, i) => ({ messageId: `m${i}`, body: e.body })));
 
