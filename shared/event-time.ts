@@ -35,3 +35,26 @@ export function parseEventTime(text: string): number | undefined {
   at.setUTCHours(hour, minute, 0, Number((fraction ?? '').padEnd(3, '0').slice(0, 3)));
   return at.getTime() + second * 1000 - (sign === '-' ? -offset : offset) * 60_000;
 }
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The instant (epoch milliseconds) an operator names, or `undefined` when the text is none:
+ * `YYYY-MM-DD` is that day's UTC midnight; a date-time must say its zone (`Z` or an offset),
+ * since a local time would depend on the operator's machine, and may leave out the seconds.
+ * Spaces around the text are ignored; the rest is read as {@link parseEventTime} reads it
+ * (a real calendar day, hours 00–23, a leap second as the instant after `:59`).
+ *
+ * @example
+ * ```ts
+ * parseInstantText('2026-03-01'); // 1772323200000 (2026-03-01T00:00:00.000Z)
+ * parseInstantText('2026-03-01T10:30+02:00'); // 1772353800000 (08:30 UTC)
+ * ```
+ */
+export function parseInstantText(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (DATE_ONLY.test(trimmed)) return parseEventTime(`${trimmed}T00:00:00Z`);
+  if (DATE_TIME.test(trimmed)) return parseEventTime(trimmed.replace(/T(\d{2}:\d{2})(?=Z|[+-])/, 'T$1:00'));
+  return undefined;
+}

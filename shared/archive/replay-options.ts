@@ -1,4 +1,4 @@
-import { parseEventTime } from '../event-time.js';
+import { parseInstantText } from '../event-time.js';
 import { MIN_RATE_PER_SECOND } from '../redrive/rate-limit.js';
 import { ReplayOptionsError } from './replay-errors.js';
 import type { AggregateRef, ReplayArchiveOptions } from './replay-types.js';
@@ -36,13 +36,12 @@ export interface ReplayPlan {
   readonly ratePerSecond: number | undefined;
 }
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 export const DATE_FORMS = 'a UTC date (2026-03-01, its midnight) or an ISO 8601 time with Z or an offset (2026-03-01T10:30:00Z)';
 
 /**
- * An instant from a `Date` or from text: `YYYY-MM-DD` is that day's UTC midnight; a time must say
- * its zone (`Z` or an offset), since a local time would depend on the operator's machine.
+ * An instant from a `Date` or from text ({@link parseInstantText}): `YYYY-MM-DD` is that day's UTC
+ * midnight; a time must say its zone (`Z` or an offset), since a local time would depend on the
+ * operator's machine.
  *
  * @example
  * ```ts
@@ -54,14 +53,7 @@ export function parseReplayInstant(value: Date | string, field: string): number 
     if (Number.isNaN(value.getTime())) throw new ReplayOptionsError(field, `got an invalid Date; allowed: ${DATE_FORMS}`);
     return value.getTime();
   }
-  const text = value.trim();
-  // The archive's own reading of a time (no 2026-02-30 rolled over to March), with the seconds
-  // an operator may leave out.
-  const ms = DATE_ONLY.test(text)
-    ? parseEventTime(`${text}T00:00:00Z`)
-    : DATE_TIME.test(text)
-      ? parseEventTime(text.replace(/T(\d{2}:\d{2})(?=Z|[+-])/, 'T$1:00'))
-      : undefined;
+  const ms = parseInstantText(value);
   if (ms === undefined) throw new ReplayOptionsError(field, `got ${JSON.stringify(value)}; allowed: ${DATE_FORMS}`);
   return ms;
 }

@@ -1,5 +1,4 @@
-import { ReplayOptionsError } from '../archive/replay-errors.js';
-import { parseReplayInstant } from '../archive/replay-options.js';
+import { parseInstantText } from '../event-time.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { DEAD_LETTER_REASONS } from './dead-letter-info.js';
 import { RedriveOptionsError } from './errors.js';
@@ -47,18 +46,15 @@ export interface FilterValues {
 const INSTANT_ALLOWED = 'an ISO 8601 date (2026-05-01, midnight UTC) or date-time with Z or an offset (2026-05-01T10:00:00Z)';
 
 /**
- * The instant a flag names, read as `replay`'s `--from` and `--to` are ({@link parseReplayInstant}),
- * so both commands take the same forms: a date or a date-time with `Z` or an offset (one without
- * would be read in the machine's time zone), on a real calendar day, hours 00–23.
+ * The instant a flag names ({@link parseInstantText}), the forms `replay`'s `--from` and `--to`
+ * take: a date or a date-time with `Z` or an offset (one without would be read in the machine's
+ * time zone), on a real calendar day, hours 00–23.
  */
 function instantOf(value: string | undefined, flag: string): Date | undefined {
   if (value === undefined) return undefined;
-  try {
-    return new Date(parseReplayInstant(value, flag));
-  } catch (error) {
-    if (!(error instanceof ReplayOptionsError)) throw error;
-    throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: ${INSTANT_ALLOWED}`, { cause: error });
-  }
+  const ms = parseInstantText(value);
+  if (ms === undefined) throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: ${INSTANT_ALLOWED}`);
+  return new Date(ms);
 }
 
 function nonEmpty(value: string | undefined, flag: string, what: string): string | undefined {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseEventTime } from '../../shared/event-time.js';
+import { parseEventTime, parseInstantText } from '../../shared/event-time.js';
 
 describe('parseEventTime', () => {
   it('reads RFC 3339 date-times with Z or a numeric offset, any fraction, either case of T and Z', () => {
@@ -45,6 +45,36 @@ describe('parseEventTime', () => {
       '2026-03-01T10:15:00+24:00',
     ]) {
       expect(parseEventTime(text), text).toBeUndefined();
+    }
+  });
+});
+
+describe('parseInstantText', () => {
+  it('reads a date as its UTC midnight, and a date-time with Z or an offset, the seconds optional, spaces around ignored', () => {
+    expect(parseInstantText('2026-03-01')).toBe(Date.parse('2026-03-01T00:00:00Z'));
+    expect(parseInstantText('2026-03-01T10:30Z')).toBe(Date.parse('2026-03-01T10:30:00Z'));
+    expect(parseInstantText('2026-03-01T10:30+02:00')).toBe(Date.parse('2026-03-01T08:30:00Z'));
+    expect(parseInstantText('2026-03-01T10:30:15.123456789-01:00')).toBe(Date.parse('2026-03-01T11:30:15.123Z'));
+    expect(parseInstantText(' 2028-02-29 ')).toBe(Date.parse('2028-02-29T00:00:00Z'));
+    expect(parseInstantText('2026-06-30T23:59:60Z')).toBe(Date.parse('2026-07-01T00:00:00Z'));
+  });
+
+  it('refuses a time without its zone, a day or hour that does not exist, and what is not a date', () => {
+    for (const text of [
+      '2026-03-01T10:30:00',
+      '2026-03-01T10:30',
+      '2026-02-29',
+      '2026-02-30T10:00:00Z',
+      '2026-03-01T24:00Z',
+      '2026-03-01T10:00:00+24:00',
+      '2026-03-01t10:00:00z',
+      '2026-03-01T10:00:00.1234567890Z',
+      '+002026-03-01T10:00:00Z',
+      '2026-03',
+      'yesterday',
+      '',
+    ]) {
+      expect(parseInstantText(text), text).toBeUndefined();
     }
   });
 });
