@@ -1,6 +1,7 @@
 import { PublishBatchCommand, type PublishBatchCommandOutput } from '@aws-sdk/client-sns';
 import { backoffDelay } from '../backoff.js';
 import type { DeadLetterFields, DeadLetterSender } from './dead-letter-sender.js';
+import { eventDeadLetter } from './event-dead-letter.js';
 import { describeError, entryFailureKind, requestFailureKind } from './failure-kind.js';
 import { fillLanes } from './fill-lanes.js';
 import { type EventItem, type Lane, type LaneItem, Lanes } from './lanes.js';
@@ -117,7 +118,14 @@ export class RelayRun {
     const sent = [{ lane: next.lane, items: [next.item] }];
     if (next.kind === 'malformed')
       return () => this.guarded(sent, 'DEAD_LETTER_FAILED', () => this.deadLetter(next.lane, next.item, next.item.letter));
-    return () => this.guarded(sent, 'DEAD_LETTER_FAILED', () => this.deadLetterItem(next.lane, next.item, next.reason, next.detail));
+    return () =>
+      this.guarded(sent, 'DEAD_LETTER_FAILED', () =>
+        this.deadLetter(
+          next.lane,
+          next.item,
+          eventDeadLetter(next.item, this.coordinates[next.item.recordIndex]!, next.reason, next.detail),
+        ),
+      );
   }
 
   /** Runs a task; one that throws (a client wrapper answering with no output, say) fails the lanes it was sending for, which would else wait for ever. */
@@ -237,21 +245,6 @@ export class RelayRun {
     }
     const why = transient ? `still failing after ${item.attempts} attempts` : 'not retryable';
     this.failLane(lane, 'PUBLISH_FAILED', `publishing ${eventsOf(items)} failed (${why}): ${detail}`);
-  }
-
-  private deadLetterItem(lane: Lane, item: EventItem, reason: DeadLetterFields['reason'], detail: string): Promise<void> {
-    return this.deadLetter(lane, item, {
-      reason,
-      detail,
-      record: this.coordinates[item.recordIndex]!,
-      ...(item.topic === undefined ? {} : { topic: item.topic.name }),
-      envelope: item.message.body,
-      eventId: item.message.id,
-      eventType: item.message.type,
-      aggregateType: item.message.aggregateType,
-      aggregateId: item.message.aggregateId,
-      sequence: item.message.sequence,
-    });
   }
 
   /** Sends the lane head's dead letter; the lane moves on once it is in the DLQ, and fails if the DLQ refuses it. */
