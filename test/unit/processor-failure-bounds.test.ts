@@ -290,6 +290,42 @@ describe('the stream processor’s bounds on a failing record', () => {
     expect(batchRecords).toBe(5);
   });
 
+  it('counts a record ignored behind the failed one in the report of the rest of the page only, not in that of the part before', async () => {
+    // good, bad, skip (not the processor's: ignored): the part before bad holds no ignored record.
+    const stream = new SimulatedStream();
+    for (const id of ['good', 'bad', 'skip']) stream.commit({ type: 'order', id }, 1, 1);
+    const sequences = stream.shards[0]!.records.map(sequenceOf);
+    const publisher = new FailingPublisher((record) => aggregateOf(record) === 'bad');
+    const relay = publisher.relay.bind(publisher);
+    publisher.relay = async (records) => {
+      const result = await relay(records);
+      const outcomes = result.outcomes.map(
+        (outcome, i): RecordOutcome =>
+          aggregateOf(records[i]!) === 'skip' ? { status: 'ignored', record: outcome.record, reason: 'not the processor’s' } : outcome,
+      );
+      const ignored = outcomes.filter((outcome) => outcome.status === 'ignored').length;
+      return { ...result, outcomes, ignored, published: result.published - ignored };
+    };
+    const leases = new MemoryLeaseStore();
+    const reports: { records: number; ignored: number }[] = [];
+    const w = worker({
+      source: new StreamSource(stream, stream.streamArn),
+      leases,
+      publisher,
+      workerId: 'A',
+      retryBounds: { maxRetryAttempts: 1, maxRecordAgeSeconds: -1 },
+      onFailure: async (given) => `object-${given.records.map(sequenceOf).join('-')}`,
+      observer: { batch: ({ records, ignored }) => reports.push({ records, ignored }) },
+    });
+    await w.start();
+    await waitFor(() => leases.rows.get(stream.shards[0]!.id)?.checkpoint === sequences[2], { what: 'the checkpoint past the page' });
+    expect(reports).toEqual([
+      { records: 1, ignored: 0 },
+      { records: 2, ignored: 1 },
+    ]);
+    expect(w.status()).toMatchObject({ recordsProcessed: 3, eventsPublished: 1 });
+  });
+
   it('fails the whole page, checkpointing none of it, when a failed record has no sequence number', async () => {
     const { stream, sequences } = streamWithFailingAggregate();
     const publisher = new FailingPublisher(() => false);
