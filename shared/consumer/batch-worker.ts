@@ -1,10 +1,10 @@
 import type { Context } from '@opentelemetry/api';
-import type { OutboxEnvelope } from '../envelope.js';
+import { type MessageRecord, openMessageRecord, type Slot } from './batch-message-record.js';
 import { CommitGroup, type CommitScopes, type GroupOutcomes } from './commit-group.js';
 import { asError } from './errors.js';
 import { type MessageHandlingDeps, type PreparedEvent, type PreparedMessage, rememberCommitted, runEvent } from './handle-message.js';
 import type { PendingCommit } from './pending-commit.js';
-import { acknowledged, type MessageProgress, messageOutcome, type RunEventsOptions, reportEvent } from './run-events.js';
+import { acknowledged, messageOutcome, type RunEventsOptions, reportEvent } from './run-events.js';
 import { type MessageScope, outerContext, traceGroupCommit, traceMessage, UNTRACED } from './tracing.js';
 import type { ConsumerMessage, ConsumerTracingOptions, InboxOptions, MessageOutcome } from './types.js';
 import { reportUnexpected, unexpectedOutcome } from './unexpected.js';
@@ -18,27 +18,6 @@ export interface BatchWorkerContext extends RunEventsOptions {
   readonly prepared: readonly PreparedMessage[];
   /** Filled in as messages settle. */
   readonly outcomes: MessageOutcome[];
-}
-
-/** An event that has run: its outcome, or its commit still pending in the group. */
-type Slot = { readonly event: PreparedEvent } & (
-  | { readonly outcome: MessageOutcome; readonly envelope?: OutboxEnvelope }
-  | { readonly pending: PendingCommit }
-);
-
-/** A message of the worker not settled yet: its events that have run, and how far they are reported. */
-interface MessageRecord extends MessageProgress {
-  readonly index: number;
-  readonly message: ConsumerMessage;
-  readonly ready: PreparedMessage;
-  readonly slots: Slot[];
-  /** Every event that will run has run. */
-  complete: boolean;
-  /** Its outcome is final: the message ran to its end or one of its events failed; no more of it runs. */
-  closed: boolean;
-  /** Its span, where its events' own commits run. */
-  scope: MessageScope;
-  settle(outcome: MessageOutcome): void;
 }
 
 /**
@@ -88,22 +67,7 @@ export class BatchWorker {
     for (const index of indices) {
       const message = this.#context.messages[index] as ConsumerMessage;
       const ready = this.#context.prepared[index] as PreparedMessage;
-      let settle: (outcome: MessageOutcome) => void = () => {};
-      const settled = new Promise<MessageOutcome>((resolve) => {
-        settle = resolve;
-      });
-      const record: MessageRecord = {
-        index,
-        message,
-        ready,
-        slots: [],
-        outcomes: [],
-        reported: 0,
-        complete: false,
-        closed: false,
-        scope: UNTRACED,
-        settle,
-      };
+      const { record, settled } = openMessageRecord(index, message, ready);
       this.#records.push(record);
       const fifo = message.messageGroupId;
       if (fifo !== undefined && this.#failed.has(fifo)) {
