@@ -1,6 +1,8 @@
+import { getEventListeners } from 'node:events';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { PublishBatchCommand, PublishBatchCommandOutput } from '@aws-sdk/client-sns';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
+import type { HeldLease } from '../../shared/processor/held-lease.js';
 import {
   PROCESSOR_METRICS,
   type PublishCutOffReport,
@@ -8,6 +10,7 @@ import {
   processorObserver,
   processorSettings,
 } from '../../shared/processor/index.js';
+import { publishCutoff } from '../../shared/processor/publish-cutoff.js';
 import { leaseExpiresAfterMs } from '../../shared/processor/settings.js';
 import { StreamSource } from '../../shared/processor/stream-source.js';
 import { Relay } from '../../shared/relay/index.js';
@@ -254,5 +257,36 @@ describe('a page cut off, as processorObserver logs it', () => {
       }),
     ]);
     expect(emf[0]).toMatchObject({ [PROCESSOR_METRICS.lag]: 950 });
+  });
+});
+
+describe('publishCutoff', () => {
+  /** A lease written just now, held. */
+  const held = { leaseKey: 'shard-1', lost: false, lostBecause: undefined, writtenAt: 0, now: () => 0 } as unknown as HeldLease;
+  const settings = processorSettings({ failoverMs: 16_000, renewIntervalMs: 1000, leaseScanIntervalMs: 4000, handOffTimeoutMs: 100 });
+
+  it("takes its listener off the worker's stop signal and clears its timer when disposed, whether or not it cut off", () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    const stopping = new AbortController();
+    let stoppedFor: number | undefined;
+    const worker = { stopping: stopping.signal, stoppingFor: () => stoppedFor };
+
+    const quiet = publishCutoff(held, settings, worker);
+    expect([getEventListeners(stopping.signal, 'abort').length, vi.getTimerCount()]).toEqual([1, 1]);
+    quiet.dispose();
+    expect([getEventListeners(stopping.signal, 'abort').length, vi.getTimerCount()]).toEqual([0, 0]);
+
+    // Cut off by the stop: the listener rescheduled the timer for the hand-off; mayPublish() then finds it reached.
+    const cut = publishCutoff(held, settings, worker);
+    stoppedFor = 0;
+    stopping.abort();
+    expect(cut.mayPublish()).toBe(true);
+    stoppedFor = 100;
+    expect(cut.mayPublish()).toBe(false);
+    expect(cut.reason).toBe('the worker has been stopping for 100 ms (handOffTimeoutMs)');
+    expect([getEventListeners(stopping.signal, 'abort').length, vi.getTimerCount()]).toEqual([0, 0]);
   });
 });
