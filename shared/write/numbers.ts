@@ -21,12 +21,22 @@ export function canonicalNumber(text: string): string {
 const MAX_NUMBER_DIGITS = 38;
 const NUMBER_ALLOWED = `allowed: numbers of at most ${MAX_NUMBER_DIGITS} significant digits, from 1E-130 to 9.9999999999999999999999999999999999999E+125 in magnitude, or 0`;
 
+/** How DynamoDB spells a number: a sign, digits with at most one point (`5.`, `.5`), an exponent; no spaces. */
+const NUMBER_SYNTAX = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const NUMBER_SYNTAX_ALLOWED =
+  'allowed: an optional sign, digits with at most one decimal point, and an optional exponent (42, -0.5, .5, 1.5E+10), without spaces';
+
 /**
- * Why DynamoDB cannot store the number `text` (more than 38 significant digits, or a magnitude
- * out of its range), as a predicate; `undefined` when it can, or when `text` is no number this
- * reads (DynamoDB's to judge).
+ * Why DynamoDB cannot read or store the number `text` (not a number's spelling, more than 38
+ * significant digits, or a magnitude out of its range), as a predicate; `undefined` when it can,
+ * or when `text` holds other than ASCII (digits of other scripts are DynamoDB's to judge).
  */
 function numberProblem(text: string): string | undefined {
+  if (!NUMBER_SYNTAX.test(text)) {
+    if (/[\u0080-\uffff]/.test(text)) return undefined;
+    const shown = JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+    return `the number ${shown}, which DynamoDB cannot read as a number; ${NUMBER_SYNTAX_ALLOWED}`;
+  }
   // Without an exponent, 38 characters hold at most 38 digits, of a magnitude within range.
   if (text.length <= MAX_NUMBER_DIGITS && !text.includes('e') && !text.includes('E')) return undefined;
   const match = /^-?(\d+)e(-?\d+)$/.exec(canonicalNumber(text));

@@ -275,6 +275,25 @@ const refusals: Refusal[] = [
     'INVALID_OPERATION',
     'operations[0].Update.ExpressionAttributeValues[":v"] is the number 99999999999999999999999999999999999999.5, which DynamoDB cannot store: it has 39 significant digits',
   ],
+  // Text DynamoDB cannot read as a number at all: it refuses the request with a ValidationException.
+  [
+    'a NumberValue with a space before its digits',
+    () => put({ n: NumberValue.from(' 5') }),
+    'INVALID_OPERATION',
+    'operations[0].Put.Item.n is the number " 5", which DynamoDB cannot read as a number',
+  ],
+  [
+    'a NumberValue of hexadecimal digits in a number set',
+    () => put({ tags: new Set([NumberValue.from('1'), NumberValue.from('0x10')]) }),
+    'INVALID_OPERATION',
+    'operations[0].Put.Item.tags holds the number "0x10", which DynamoDB cannot read as a number',
+  ],
+  [
+    'a NumberValue of no digits',
+    () => put({ m: { n: NumberValue.from('e5') } }),
+    'INVALID_OPERATION',
+    'operations[0].Put.Item.m.n is the number "e5", which DynamoDB cannot read as a number',
+  ],
   // Keys over DynamoDB's sizes, and one item addressed twice by keys spelt differently.
   ['a pk of 2,049 bytes', () => put({ pk: 'p'.repeat(2049) }), 'INVALID_OPERATION', 'operations[0].Put.Item.pk is 2049 bytes'],
   ['an sk of 1,025 bytes', () => put({ sk: 's'.repeat(1025) }), 'INVALID_OPERATION', 'operations[0].Put.Item.sk is 1025 bytes'],
@@ -362,6 +381,12 @@ describe('hostile inputs to the write helper', () => {
       trailingZeros: NumberValue.from('1234567890123456789012345678901234567800000'),
       smallDigits: NumberValue.from('0.00000000000000000000000000000000000001234567890123456789012345678901234567'),
       zero: NumberValue.from('0e500'),
+      // Spellings DynamoDB reads: a sign, a point without digits on one side, a signed exponent, negative zero.
+      plus: NumberValue.from('+5'),
+      pointLast: NumberValue.from('5.'),
+      pointFirst: NumberValue.from('-.5'),
+      signedExponent: NumberValue.from('1.e+5'),
+      negativeZero: NumberValue.from('-0'),
     };
     await outbox.write(put({ pk: 'NUMBERS#1', ...edges, set: new Set([NumberValue.from('9'.repeat(38)), NumberValue.from('1E-130')]) }));
     const { Item } = await clients.dynamodb.send(
