@@ -21,9 +21,10 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 /** Exit status of a run ended by Ctrl-C (SIGINT) or SIGTERM, as a shell reports 128 + SIGINT. */
 const INTERRUPTED_EXIT = 130;
 /**
- * Exit status of a redrive that failed nothing but skipped messages: they stay in the source, as
- * they cannot be redriven as they are (the summary gives each reason); running it again would not
- * move them. Messages a filter did not match are not skipped.
+ * Exit status of a redrive that failed nothing but skipped messages: they stay in the source (the
+ * summary gives each reason). Most cannot be redriven as they are; an on-failure record whose
+ * stream or S3 object could not be read may move on a later run. Messages a filter did not match
+ * are not skipped.
  */
 const SKIPPED_EXIT = 3;
 

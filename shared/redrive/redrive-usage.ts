@@ -48,5 +48,6 @@ printed (status interrupted); a second Ctrl-C exits at once.
 
 Exit status: 0 when every message asked for was moved (those a filter did not match are left
 and count for nothing), 1 when some messages failed and were kept (or a call failed mid-run),
-2 on a usage error (nothing was read), 3 when none failed but some were skipped and stay, as they
-cannot be redriven as they are (the summary says why of each; a dry run too), 130 when interrupted.`;
+2 on a usage error (nothing was read), 3 when none failed but some were skipped and stay (the
+summary says why of each; a dry run too): most cannot be redriven as they are, and an on-failure
+record whose stream or object could not be read may move on a later run; 130 when interrupted.`;
