@@ -109,10 +109,12 @@ export async function redriveQueueDlq(options: QueueDlqRedriveOptions): Promise<
   if (options.targetQueueUrl === options.queueUrl) {
     throw new RedriveOptionsError('targetQueueUrl', `is the DLQ itself (${options.queueUrl}); allowed: the source queue the DLQ serves`);
   }
-  if (isFifoQueueUrl(options.targetQueueUrl) !== isFifoQueueUrl(options.queueUrl)) {
+  // A FIFO DLQ may feed a standard queue (a standard queue on a FIFO topic has a FIFO SNS DLQ); a standard DLQ's
+  // messages carry no message group for a FIFO queue.
+  if (isFifoQueueUrl(options.targetQueueUrl) && !isFifoQueueUrl(options.queueUrl)) {
     throw new RedriveOptionsError(
       'targetQueueUrl',
-      `${options.targetQueueUrl} and ${options.queueUrl} differ in kind; allowed: FIFO to FIFO or standard to standard`,
+      `${options.targetQueueUrl} is a FIFO queue and the DLQ ${options.queueUrl} a standard one, whose messages carry no message group; allowed: a standard queue, or a FIFO queue from a FIFO DLQ`,
     );
   }
   checkDeadLetterFilter(options.filter);

@@ -297,6 +297,20 @@ describe('subscriber DLQ redrive', () => {
     expect(ready.map((m) => m.messageGroupId)).toEqual(['order#S', 'order#S', 'order#S']);
   });
 
+  it('moves a FIFO DLQ into a standard queue (a standard queue on a FIFO topic has a FIFO SNS DLQ), in order, without groups', async () => {
+    const source = server.createQueue('billing-standard');
+    const dlq = server.createQueue('billing-sns-dlq.fifo', { attributes: { FifoQueue: 'true' } });
+    const bodies = [1, 2, 3].map((sequence) => anEnvelope({ aggregateId: 'B', sequence }).body);
+    await sendAll(dlq.queueUrl, bodies, (i) => ({ MessageGroupId: 'order#B', MessageDeduplicationId: `b-${i}` }));
+
+    const summary = await redriveQueueDlq({ sqs: clients.sqs, queueUrl: dlq.queueUrl, targetQueueUrl: source.queueUrl });
+
+    expect(summary).toMatchObject({ moved: 3, failed: [], skipped: [] });
+    expect(queueDepth(server, 'billing-sns-dlq.fifo')).toBe(0);
+    const ready = server.inspectQueue('billing-standard')?.messages.ready ?? [];
+    expect(ready.map((m) => parseEnvelope(m.body).aggregatesequence)).toEqual([1, 2, 3]);
+  });
+
   it('moves a batch message whole when a later event of it matches --type or --since, counting its events', async () => {
     const source = server.createQueue('batched');
     const dlq = server.createQueue('batched-dlq');
@@ -372,7 +386,7 @@ describe('subscriber DLQ redrive', () => {
     expect(queueDepth(server, 'orphan-dlq')).toBe(3);
   });
 
-  it('rejects a redrive into the DLQ itself, or across FIFO and standard, before reading anything', async () => {
+  it('rejects a redrive into the DLQ itself, or from a standard DLQ into a FIFO queue, before reading anything', async () => {
     const dlq = server.createQueue('loop-dlq');
     const fifo = server.createQueue('loop.fifo', { attributes: { FifoQueue: 'true' } });
     await sendAll(dlq.queueUrl, ['x']);
@@ -380,7 +394,7 @@ describe('subscriber DLQ redrive', () => {
       /is the DLQ itself/,
     );
     await expect(redriveQueueDlq({ sqs: clients.sqs, queueUrl: dlq.queueUrl, targetQueueUrl: fifo.queueUrl })).rejects.toThrow(
-      /differ in kind/,
+      /is a FIFO queue and the DLQ .* a standard one, whose messages carry no message group; allowed: a standard queue, or a FIFO queue from a FIFO DLQ/,
     );
     expect(queueDepth(server, 'loop-dlq')).toBe(1);
   });
