@@ -36,6 +36,9 @@ export function parseEventTime(text: string): number | undefined {
   return at.getTime() + second * 1000 - (sign === '-' ? -offset : offset) * 60_000;
 }
 
+/** What {@link parseInstantText} reads, in the words of a refusal's "allowed". */
+export const INSTANT_FORMS = 'a UTC date (2026-03-01, its midnight) or an ISO 8601 time with Z or an offset (2026-03-01T10:30:00Z)';
+
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 

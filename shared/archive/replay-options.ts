@@ -1,4 +1,4 @@
-import { parseInstantText } from '../event-time.js';
+import { INSTANT_FORMS, parseInstantText } from '../event-time.js';
 import { MIN_RATE_PER_SECOND } from '../redrive/rate-limit.js';
 import { ReplayOptionsError } from './replay-errors.js';
 import type { AggregateRef, ReplayArchiveOptions } from './replay-types.js';
@@ -36,7 +36,7 @@ export interface ReplayPlan {
   readonly ratePerSecond: number | undefined;
 }
 
-export const DATE_FORMS = 'a UTC date (2026-03-01, its midnight) or an ISO 8601 time with Z or an offset (2026-03-01T10:30:00Z)';
+export const DATE_FORMS = INSTANT_FORMS;
 
 /**
  * An instant from a `Date` or from text ({@link parseInstantText}): `YYYY-MM-DD` is that day's UTC

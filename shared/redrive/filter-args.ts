@@ -1,4 +1,4 @@
-import { parseInstantText } from '../event-time.js';
+import { INSTANT_FORMS, parseInstantText } from '../event-time.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { DEAD_LETTER_REASONS } from './dead-letter-info.js';
 import { RedriveOptionsError } from './errors.js';
@@ -43,8 +43,6 @@ export interface FilterValues {
   readonly until?: string | undefined;
 }
 
-const INSTANT_ALLOWED = 'an ISO 8601 date (2026-05-01, midnight UTC) or date-time with Z or an offset (2026-05-01T10:00:00Z)';
-
 /**
  * The instant a flag names ({@link parseInstantText}), the forms `replay`'s `--from` and `--to`
  * take: a date or a date-time with `Z` or an offset (one without would be read in the machine's
@@ -53,7 +51,7 @@ const INSTANT_ALLOWED = 'an ISO 8601 date (2026-05-01, midnight UTC) or date-tim
 function instantOf(value: string | undefined, flag: string): Date | undefined {
   if (value === undefined) return undefined;
   const ms = parseInstantText(value);
-  if (ms === undefined) throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: ${INSTANT_ALLOWED}`);
+  if (ms === undefined) throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: ${INSTANT_FORMS}`);
   return new Date(ms);
 }
 

@@ -192,7 +192,7 @@ describe('filter flags', () => {
       [{ aggregate: 'order' }, '--aggregate', 'allowed: TYPE:ID'],
       [{ aggregate: 'order:' }, '--aggregate', 'allowed: TYPE:ID'],
       [{ aggregate: 'order:1', 'aggregate-type': 'cart' }, '--aggregate', 'the same type in both'],
-      [{ since: 'yesterday' }, '--since', 'allowed: an ISO 8601 date'],
+      [{ since: 'yesterday' }, '--since', 'allowed: a UTC date (2026-03-01, its midnight) or an ISO 8601 time'],
       [{ since: '2026-02-30' }, '--since', 'got "2026-02-30"'],
       // Date reads both as 2 or 3 March: a day that does not exist is refused in a date-time too.
       [{ since: '2026-02-30T10:00:00Z' }, '--since', 'got "2026-02-30T10:00:00Z"'],

@@ -27,7 +27,7 @@ describe("redrive's --since and --until take the forms replay's --from and --to 
     for (const value of ['2026-05-01T24:00:00Z', '2026-05-01T24:00Z', '2026-05-01T24:00:00.000+02:00']) {
       expect(replayFrom(value)).toBe('refused');
       expect(redriveSince(value)).toBe(
-        `Invalid redrive option --since: got ${JSON.stringify(value)}; allowed: an ISO 8601 date (2026-05-01, midnight UTC) or date-time with Z or an offset (2026-05-01T10:00:00Z)`,
+        `Invalid redrive option --since: got ${JSON.stringify(value)}; allowed: a UTC date (2026-03-01, its midnight) or an ISO 8601 time with Z or an offset (2026-03-01T10:30:00Z)`,
       );
     }
     expect(() => filterFromArgs({ until: '2026-05-01T24:00:00Z' })).toThrow(/^Invalid redrive option --until: got "2026-05-01T24:00:00Z"/);
