@@ -136,8 +136,7 @@ export class OutboxSubscriber extends Construct {
       });
     }
 
-    const dlqReason =
-      'This queue is itself a dead-letter queue (of the subscriber queue and of the SNS subscription); a further DLQ would only hide messages.';
+    const dlqReason = `This queue is itself a dead-letter queue (${props.queue === undefined ? 'of the subscriber queue and ' : ''}of the SNS subscription); a further DLQ would only hide messages.`;
     Validations.of(this.deadLetterQueue).acknowledge(
       { id: 'AwsSolutions-SQS3', reason: dlqReason },
       { id: 'Serverless-SQSRedrivePolicy', reason: dlqReason },
