@@ -64,7 +64,12 @@ export class OutboxSubscriber extends Construct {
     if (fifo && props.queue !== undefined && !props.queue.fifo) {
       Annotations.of(this).addWarningV2(
         'dynamodb-outbox:standard-queue-on-fifo-topic',
-        `the standard queue ${props.queue.node.path} on the FIFO topic ${topic.node.path} gets each message without the message group or deduplication: each aggregate's events may arrive out of order and more than once (the consumer's inbox drops the duplicates); give a FIFO queue to keep the order`,
+        `the standard queue ${props.queue.node.path} on the FIFO topic ${topic.node.path} gets each message without the message group or deduplication: each aggregate's events may arrive out of order and more than once (the consumer's inbox drops the duplicates); give a FIFO queue to keep the order${
+          // Imported (no CfnQueue of its own) by an ARN that is a token: CDK cannot tell a FIFO queue from it.
+          props.queue.node.defaultChild === undefined && Token.isUnresolved(props.queue.queueArn)
+            ? '. Its ARN is known only at deploy time, so it is taken for standard: if it is a FIFO queue, import it with Queue.fromQueueAttributes({ queueArn, fifo: true }), which also holds batchSize to 10 and refuses maxBatchingWindow, as Lambda does for FIFO queues'
+            : ''
+        }`,
       );
     }
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;

@@ -1,4 +1,4 @@
-import { Annotations as ConstructAnnotations, Duration, Lazy, Stack } from 'aws-cdk-lib';
+import { CfnParameter, Annotations as ConstructAnnotations, Duration, Lazy, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -83,6 +83,18 @@ describe('OutboxSubscriber props', () => {
     const sub = new OutboxSubscriber(stack, 'Sub', { topic: new Topic(stack, 'Topic', { fifo: true }), queue: new Queue(stack, 'Queue') });
     ConstructAnnotations.of(sub).acknowledgeWarning('dynamodb-outbox:standard-queue-on-fifo-topic', 'analytics: order does not matter');
     Annotations.fromStack(stack).hasNoWarning('*', Match.anyValue());
+  });
+
+  it('says, of a queue imported by an ARN known only at deploy time, how to import it as the FIFO queue it may be', () => {
+    const stack = newStack();
+    const topic = new Topic(stack, 'Topic', { fifo: true });
+    const arn = new CfnParameter(stack, 'QueueArn').valueAsString;
+    new OutboxSubscriber(stack, 'Imported', { topic, queue: Queue.fromQueueArn(stack, 'ImportedQueue', arn) });
+    new OutboxSubscriber(stack, 'Known', { topic, queue: new Queue(stack, 'Standard') });
+    const warnings = Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('standard-queue-on-fifo-topic|FIFO topic'));
+    const of = (path: string) => warnings.filter((w) => w.id === path).map((w) => String(w.entry.data));
+    expect(of('/Test/Imported')).toEqual([expect.stringContaining('import it with Queue.fromQueueAttributes({ queueArn, fifo: true })')]);
+    expect(of('/Test/Known')).toEqual([expect.not.stringContaining('fromQueueAttributes')]);
   });
 
   it('keeps a FIFO queue’s batching limits on a FIFO topic, and warns of nothing', () => {
