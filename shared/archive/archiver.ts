@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { Context, SQSRecord } from 'aws-lambda';
 import { v7 as uuidv7 } from 'uuid';
+import { followSignal } from '../abort.js';
 import { s3Client } from '../aws/s3-client.js';
 import type { HandlerLogger } from '../logger.js';
 import { malformedLine, malformedObjectKey } from './archiver-malformed.js';
@@ -107,13 +108,15 @@ export async function archiveBatch(
   const keys: string[] = [];
   let archivedEvents = 0;
   let failedWrites = 0;
+  // Up to writeConcurrency writes listen to the deadline at once: past 10, Node would warn of a leak on the caller's signal.
+  const deadline = options.signal === undefined ? undefined : followSignal(options.signal);
   await eachLimited(plan.objects, options.writeConcurrency, async (object) => {
     const key = object.key(options.objectName());
     try {
-      options.signal?.throwIfAborted();
+      deadline?.signal.throwIfAborted();
       await s3.send(
         new PutObjectCommand({ Bucket: bucket, Key: key, Body: encodeArchiveObject(object.lines), ContentType: ARCHIVE_CONTENT_TYPE }),
-        options.signal === undefined ? undefined : { abortSignal: options.signal },
+        deadline === undefined ? undefined : { abortSignal: deadline.signal },
       );
       keys.push(key);
       archivedEvents += object.events;
@@ -127,6 +130,7 @@ export async function archiveBatch(
       });
     }
   });
+  deadline?.detach();
   return {
     records: records.length,
     archivedEvents,

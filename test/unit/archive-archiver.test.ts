@@ -1,11 +1,12 @@
 import { gunzipSync } from 'node:zlib';
 import type { PutObjectCommand, PutObjectCommandOutput } from '@aws-sdk/client-s3';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ARCHIVER_ANSWER_MARGIN_MS, createArchiverHandler } from '../../shared/archive/archiver.js';
 import { decodeArchiveObject, parseArchiveObjectKey } from '../../shared/archive/layout.js';
 import { batchBody } from '../../shared/envelope.js';
 import { anEnvelope, anSqsEvent, anSqsRecord, snsNotification } from '../helpers/envelopes.js';
+import { captureWarnings } from '../helpers/warnings.js';
 
 /** An S3 client that keeps what it is given, and fails the writes `fail` picks. */
 function fakeS3(fail: (key: string) => boolean = () => false) {
@@ -228,6 +229,34 @@ describe('the archiver handler', () => {
     const result = await handler(anSqsEvent([placed, cancelled]), { getRemainingTimeInMillis: () => ARCHIVER_ANSWER_MARGIN_MS + 200 });
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: cancelled.messageId }]);
     expect([stuck.length, written.length]).toEqual([1, 1]);
+  });
+
+  it('writes more than 10 objects at once under the invocation’s deadline without Node’s listener-leak warning', async () => {
+    const capture = captureWarnings();
+    onTestFinished(() => capture.stop());
+    const partitions = 12;
+    let inFlight = 0;
+    let allIn: () => void = () => {};
+    const together = new Promise<void>((resolve) => {
+      allIn = resolve;
+    });
+    const s3 = {
+      // As the SDK does: a request given an abortSignal listens to it while in flight.
+      send: async (_command: PutObjectCommand, options?: { abortSignal?: AbortSignal }): Promise<PutObjectCommandOutput> => {
+        const onAbort = () => {};
+        options?.abortSignal?.addEventListener('abort', onAbort);
+        if (++inFlight === partitions) allIn();
+        await together;
+        options?.abortSignal?.removeEventListener('abort', onAbort);
+        return { $metadata: {} };
+      },
+    };
+    const records = Array.from({ length: partitions }, (_, i) => anSqsRecord(anEnvelope({ type: `order.step-${i}` }).body));
+    const handler = createArchiverHandler({ bucket: 'archive', s3, logger: quiet, metrics: noMetrics });
+    const result = await handler(anSqsEvent(records), { getRemainingTimeInMillis: () => 60_000 });
+    expect(result.batchItemFailures).toEqual([]);
+    expect(inFlight).toBe(partitions);
+    expect(capture.warnings).toEqual([]);
   });
 
   it('fails no message when every write succeeds, and every message when the bucket refuses all writes', async () => {
