@@ -1,3 +1,4 @@
+import { sharedAbortController } from '../abort.js';
 import { backoffDelay, sleep } from '../backoff.js';
 import { DEFAULT_POLLER_BACKOFF, POLL_KEYS, validatePollerOptions, validateStopOptions } from './options.js';
 import { describeCause, PollError, PollerStoppedError, type PollResult } from './poll-errors.js';
@@ -89,7 +90,8 @@ export function createPoller(options: PollerOptions): Poller {
   const poll: PollOptions = { ...pollOptions, waitTimeSeconds: options.waitTimeSeconds ?? 20 };
   const backoff = { maxAttempts: Number.POSITIVE_INFINITY, ...DEFAULT_POLLER_BACKOFF, ...options.backoff };
   const { queueUrl } = options;
-  const abort = new AbortController();
+  // Each receive loop's requests and waits listen to it at once: `concurrency` may be more than Node's 10.
+  const abort = sharedAbortController();
   let state: 'new' | 'running' | 'stopped' = 'new';
   let loops: Promise<void>[] = [];
   let inFlight = 0;

@@ -16,6 +16,7 @@ import { Gate } from '../helpers/gate.js';
 import { emulatorForFile, freshTable } from '../helpers/local.js';
 import { recordingTelemetry } from '../helpers/recording-telemetry.js';
 import { waitFor } from '../helpers/wait.js';
+import { captureWarnings } from '../helpers/warnings.js';
 
 const { server, clients } = await emulatorForFile();
 let tableName: string;
@@ -262,6 +263,20 @@ describe('createPoller: outcomes, stop and concurrency', () => {
     expect(signals).toHaveLength(1);
     expect(signals[0]?.aborted).toBe(true);
     expect(flaky.calls.inFlight.get('ReceiveMessageCommand')).toBe(0);
+  });
+
+  it('holds more than 10 long polls at once on its stop signal without Node’s listener-leak warning', async () => {
+    const capture = captureWarnings();
+    cleanups.push(() => capture.stop());
+    const { queueUrl } = server.createQueue('poller-many-loops');
+    const consumer = consumerWith('poller-many-loops', { 'order.placed': { handle: () => {} } });
+    const flaky = flakySqs(server);
+    cleanups.push(flaky.destroy);
+    const { poller } = started({ sqs: flaky.sqs, queueUrl, consumer, concurrency: 12, waitTimeSeconds: 20 });
+    await waitFor(() => (flaky.calls.inFlight.get('ReceiveMessageCommand') ?? 0) === 12, { what: 'twelve long polls under way' });
+
+    expect(await poller.stop()).toEqual({ status: 'drained' });
+    expect(capture.warnings).toEqual([]);
   });
 
   it('runs at most `concurrency` batches at once, and uses them all', async () => {
