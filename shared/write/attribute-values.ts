@@ -67,8 +67,8 @@ export function attributeNameProblem(name: string): { readonly is: string; reado
 const badName = (problem: { is: string; allowed: string }): string =>
   `has an attribute name that is ${problem.is}; allowed: ${problem.allowed}`;
 
-/** What kind of set member a value makes, as the DocumentClient reads it, in the plural. */
-function memberKind(member: unknown): string {
+/** What kind of set member a value makes, as the DocumentClient reads it, in the plural: `number`, `bigint` and `NumberValue` are all numbers. */
+export function memberKind(member: unknown): string {
   if (typeof member === 'string') return 'strings';
   if (isNumeric(member)) return 'numbers';
   if (isBinary(member)) return 'binary values';

@@ -5,10 +5,10 @@
  */
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall, type marshallOptions, NumberValueImpl as NumberValue } from '@aws-sdk/util-dynamodb';
+import { marshall, type marshallOptions } from '@aws-sdk/util-dynamodb';
 import { WriteValidationError } from '../errors.js';
 import { itemSize } from '../item-size.js';
-import { checkAttributeValues, VALUE_FIELDS } from './attribute-values.js';
+import { checkAttributeValues, memberKind, VALUE_FIELDS } from './attribute-values.js';
 import { KINDS, MAX_ITEM_BYTES, type TransactOperation } from './input.js';
 
 /** One of the caller's operations as the DocumentClient will send it, and its size. */
@@ -200,18 +200,18 @@ function marshallerReason(error: unknown): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
-/** A set member's type as the DocumentClient tells types apart: `number`, `bigint` and `NumberValue` are all numbers. */
-function memberType(member: unknown): string {
-  if (member instanceof Uint8Array) return 'binary';
-  return member instanceof NumberValue || typeof member === 'bigint' ? 'number' : typeof member;
-}
-
+/**
+ * What a value the marshaller refused is, for the message. A Set gets here only past
+ * {@link checkAttributeValues}, which refuses one of members of two kinds and an empty one (or turns it into NULL): its
+ * members other than `undefined` are of one kind.
+ */
 function describe(value: unknown): string {
   if (value instanceof Date) return 'a Date';
   if (value instanceof Set) {
-    const types = new Set([...value].map(memberType));
-    if (value.size === 0) return 'an empty Set';
-    return types.size > 1 ? `a Set of mixed types (${[...types].join(', ')})` : `a Set of ${[...types][0]} values`;
+    const members = [...value];
+    const first = members.find((member) => member !== undefined);
+    const set = first === undefined ? 'a Set' : `a Set of ${memberKind(first)}`;
+    return members.includes(undefined) ? `${set} holding undefined` : set;
   }
   if (typeof value === 'object' && value !== null) return `a ${value.constructor?.name ?? 'prototype-less'} instance`;
   if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));

@@ -141,7 +141,7 @@ describe('write validation (examples)', () => {
     });
     expect(error.code).toBe('INVALID_OPERATION');
     expect(error.message).toContain(
-      'operations[0].Put.Item.tags is a Set of number values, which the DynamoDB DocumentClient cannot marshal (Number 9007199254740993 is greater than Number.MAX_SAFE_INTEGER. Use NumberValue from @aws-sdk/lib-dynamodb.); allowed:',
+      'operations[0].Put.Item.tags is a Set of numbers, which the DynamoDB DocumentClient cannot marshal (Number 9007199254740993 is greater than Number.MAX_SAFE_INTEGER. Use NumberValue from @aws-sdk/lib-dynamodb.); allowed:',
     );
   });
 
