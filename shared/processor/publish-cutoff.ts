@@ -18,12 +18,13 @@ export interface PublishCutoff {
 }
 
 /**
- * Ends a page's publishing once its lease may have expired in another worker's eyes
- * (`leaseExpiresAfterMs` after its last successful write, which renewals during the page push
- * back; or once the lease is lost), or once the worker has been stopping for `handOffTimeoutMs`,
- * counted from the moment the stop began. Before that, a page runs as long as SNS makes it: the
- * lease is renewed meanwhile. The relay asks `mayPublish()` before every request, and a timer
- * aborts `signal` for the requests in flight.
+ * Ends a page's publishing the moment its lease is dropped (found taken by another worker, or
+ * given up), once it may have expired in another worker's eyes (`leaseExpiresAfterMs` after its
+ * last successful write, which renewals during the page push back), or once the worker has been
+ * stopping for `handOffTimeoutMs`, counted from the moment the stop began. Before that, a page
+ * runs as long as SNS makes it: the lease is renewed meanwhile. The relay asks `mayPublish()`
+ * before every request; the lease's `dropped` signal, the stop and a timer abort `signal` for the
+ * requests in flight.
  *
  * @example
  * ```ts
@@ -66,15 +67,18 @@ export function publishCutoff(
   const watch = (): void => {
     clearTimeout(timer);
     const left = check();
-    // Looked at again when the lease would expire or the hand-off time is up, at once when the
-    // stop begins (its time is counted from then), and meanwhile as often as leases are scanned.
-    if (left !== undefined) timer = setTimeout(watch, Math.max(1, Math.min(left, settings.leaseScanIntervalMs)));
+    // Looked at again when the lease would expire (renewals meanwhile push that back: looked at
+    // then, it schedules the next look) or the hand-off time is up, and at once when the stop
+    // begins (its time is counted from then) or the lease is dropped (found taken, or given up).
+    if (left !== undefined) timer = setTimeout(watch, Math.max(1, left));
   };
   const dispose = (): void => {
     clearTimeout(timer);
     worker.stopping.removeEventListener('abort', watch);
+    held.dropped.removeEventListener('abort', watch);
   };
   worker.stopping.addEventListener('abort', watch, { once: true });
+  held.dropped.addEventListener('abort', watch, { once: true });
   watch();
   return {
     signal: controller.signal,

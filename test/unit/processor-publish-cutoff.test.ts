@@ -1,8 +1,6 @@
-import { getEventListeners } from 'node:events';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { PublishBatchCommand, PublishBatchCommandOutput } from '@aws-sdk/client-sns';
-import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
-import type { HeldLease } from '../../shared/processor/held-lease.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   PROCESSOR_METRICS,
   type PublishCutOffReport,
@@ -10,7 +8,6 @@ import {
   processorObserver,
   processorSettings,
 } from '../../shared/processor/index.js';
-import { publishCutoff } from '../../shared/processor/publish-cutoff.js';
 import { leaseExpiresAfterMs } from '../../shared/processor/settings.js';
 import { StreamSource } from '../../shared/processor/stream-source.js';
 import { Relay } from '../../shared/relay/index.js';
@@ -70,6 +67,35 @@ describe('a page SNS never answers', () => {
     const stopped = first.stop();
     await waitFor(() => sns.aborted === 1, { timeoutMs: 2000, what: 'the request in flight aborted 100 ms into the stop' });
     await stopped;
+  });
+
+  it('is cut short the moment the worker finds its lease taken, not when the cut-off next looks at the clock', async () => {
+    const stream = new SimulatedStream();
+    const shard = stream.shards[0]!.id;
+    const leases = new MemoryLeaseStore();
+    const sns = new HangingSns();
+    /** Requests aborted when A reports the lease lost. */
+    const abortedAtLoss: number[] = [];
+    const first = worker({
+      source: new StreamSource(stream, stream.streamArn),
+      leases,
+      publisher: relayOn(sns),
+      workerId: 'A',
+      observer: { leaseLost: () => abortedAtLoss.push(sns.aborted) },
+      // The cut-off looks at the clock every leaseScanIntervalMs (4 s) while nothing else is due; renewals find a loss in 50 ms.
+      settings: { failoverMs: 16_000, renewIntervalMs: 50, leaseScanIntervalMs: 4000 },
+    });
+    await first.start();
+    stream.commit({ type: 'order', id: 'taken' }, 1, 1);
+    await waitFor(() => sns.inFlight === 1, { what: "A's publish to start" });
+
+    // Another worker steals the lease; A's next renewal finds it taken.
+    await expect(leases.take(leases.rows.get(shard)!, 'B')).resolves.toMatchObject({ leaseOwner: 'B' });
+    await waitFor(() => abortedAtLoss.length === 1, { timeoutMs: 2000, what: 'A to find the lease taken' });
+
+    // Aborted as the lease was dropped, before the loss was even reported.
+    expect(abortedAtLoss).toEqual([1]);
+    expect([sns.sent, sns.inFlight]).toEqual([1, 0]);
   });
 
   it('is cut short once the worker has been stopping for handOffTimeoutMs, and the lease handed over with the record unpublished', async () => {
@@ -257,36 +283,5 @@ describe('a page cut off, as processorObserver logs it', () => {
       }),
     ]);
     expect(emf[0]).toMatchObject({ [PROCESSOR_METRICS.lag]: 950 });
-  });
-});
-
-describe('publishCutoff', () => {
-  /** A lease written just now, held. */
-  const held = { leaseKey: 'shard-1', lost: false, lostBecause: undefined, writtenAt: 0, now: () => 0 } as unknown as HeldLease;
-  const settings = processorSettings({ failoverMs: 16_000, renewIntervalMs: 1000, leaseScanIntervalMs: 4000, handOffTimeoutMs: 100 });
-
-  it("takes its listener off the worker's stop signal and clears its timer when disposed, whether or not it cut off", () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    onTestFinished(() => {
-      vi.useRealTimers();
-    });
-    const stopping = new AbortController();
-    let stoppedFor: number | undefined;
-    const worker = { stopping: stopping.signal, stoppingFor: () => stoppedFor };
-
-    const quiet = publishCutoff(held, settings, worker);
-    expect([getEventListeners(stopping.signal, 'abort').length, vi.getTimerCount()]).toEqual([1, 1]);
-    quiet.dispose();
-    expect([getEventListeners(stopping.signal, 'abort').length, vi.getTimerCount()]).toEqual([0, 0]);
-
-    // Cut off by the stop: the listener rescheduled the timer for the hand-off; mayPublish() then finds it reached.
-    const cut = publishCutoff(held, settings, worker);
-    stoppedFor = 0;
-    stopping.abort();
-    expect(cut.mayPublish()).toBe(true);
-    stoppedFor = 100;
-    expect(cut.mayPublish()).toBe(false);
-    expect(cut.reason).toBe('the worker has been stopping for 100 ms (handOffTimeoutMs)');
-    expect([getEventListeners(stopping.signal, 'abort').length, vi.getTimerCount()]).toEqual([0, 0]);
   });
 });
