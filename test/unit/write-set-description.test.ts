@@ -7,7 +7,7 @@ import { marshalOperation } from '../../shared/write/operation-size.js';
 /** The message a Put of `tags` is refused with, before anything is sent. */
 function refusal(tags: Set<unknown>, options: marshallOptions = {}): string {
   try {
-    marshalOperation({ Put: { Item: { pk: 'SET#1', sk: 'A', tags } } }, 0, options);
+    marshalOperation({ Put: { TableName: 'shop', Item: { pk: 'SET#1', sk: 'A', tags } } }, 0, options);
   } catch (error) {
     expect(error).toBeInstanceOf(WriteValidationError);
     return (error as Error).message;
