@@ -60,10 +60,11 @@ export class RelayRun {
     // An abort ends the run as the deadline does, at once: wake the loop to stop.
     this.signal?.addEventListener('abort', () => this.wake(), { once: true });
     for (;;) {
-      // Asked here, and nothing awaited between here and the requests it lets go: an answer handled
-      // late (the event loop was blocked) sends nothing the deadline or `mayPublish()` forbids now.
-      if (this.sendingEnded()) this.stopAtDeadline();
-      while (this.inFlight < concurrency) {
+      // Asked before each request, nothing awaited between the ask and the request it lets go: an
+      // answer handled late (the event loop was blocked) sends nothing the deadline or `mayPublish()`
+      // forbids now, and neither does the next request of a wave once sending one (a wrapper's or
+      // the SDK's synchronous work) took the clock past them. Asked once at least per wake-up.
+      while (!this.stoppedSending() && this.inFlight < concurrency) {
         const task = this.nextBatch();
         if (task === undefined) break;
         this.inFlight++;
@@ -89,6 +90,13 @@ export class RelayRun {
       }
     }
     return this.result();
+  }
+
+  /** Whether nothing more may be sent, asked now (see {@link sendingEnded}); when so, every lane still waiting fails its records. */
+  private stoppedSending(): boolean {
+    const ended = this.sendingEnded();
+    if (ended) this.stopAtDeadline();
+    return ended;
   }
 
   /** Whether nothing more may be sent: the deadline passed, the signal aborted, or `mayPublish()` refuses, asked now. */

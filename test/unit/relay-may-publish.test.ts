@@ -16,6 +16,7 @@ function malformedRecord(sequenceNumber: string) {
 }
 
 afterEach(() => {
+  vi.useRealTimers();
   vi.restoreAllMocks();
 });
 
@@ -47,6 +48,29 @@ describe('relay mayPublish()', () => {
     });
     expect(result.outcomes[1]).toMatchObject({ status: 'failed', reason: 'BLOCKED_BY_EARLIER_FAILURE' });
     expect(lowestFailedSequenceNumber(result)).toBe('9001');
+  });
+
+  it('is asked before each request of a wave: time taken to send one (a wrapper, the SDK) lets no later one through once it refuses', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    const sns = new FakeSns();
+    const cutoff = Date.now() + 1_000;
+    // Sending the first request takes the clock past the cut-off before the send returns, with no
+    // turn of the event loop in between, as synchronous work in a wrapper or the SDK can.
+    const slowToSend = {
+      send: (command: PublishBatchCommand) => {
+        if (sns.requests.length === 0) vi.setSystemTime(cutoff + 1);
+        return sns.send(command);
+      },
+    };
+    // Forty aggregates, all ready at once: four requests of ten, one wave of the four publishConcurrency allows.
+    const records = Array.from({ length: 40 }, (_, i) => slotRecord({ id: `o-${i}`, sequenceNumber: String(9300 + i) }));
+
+    const result = await relayOn(slowToSend).relay(records, { mayPublish: () => Date.now() < cutoff });
+
+    expect(sns.requests.map(({ entries }) => entries.length)).toEqual([10]);
+    expect(result.published).toBe(10);
+    expect(result.outcomes.slice(10).every((o) => o.status === 'failed' && o.reason === 'DEADLINE_REACHED')).toBe(true);
+    expect(lowestFailedSequenceNumber(result)).toBe('9310');
   });
 
   it('is asked before a dead letter for an entry SNS rejected, and none is sent once it refuses', async () => {
