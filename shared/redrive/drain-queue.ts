@@ -10,6 +10,8 @@ import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './typ
 export type DrainPlan<T> =
   | { readonly status: 'republish'; readonly item: T; readonly units: number }
   | { readonly status: 'skip'; readonly reason: string }
+  /** Not republished for a passing reason (a read that still failed after its retries): counted failed and kept, as a rerun may move it. */
+  | { readonly status: 'fail'; readonly reason: string }
   /** Not asked for (it does not match the run's filter): kept and released untouched, counted in `unmatched` only. */
   | { readonly status: 'leave' };
 
@@ -218,6 +220,8 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
         if (plan.status === 'leave') unmatched += 1;
         else if (plan.status === 'skip') {
           skipped.push({ id: message.MessageId ?? '', reason: plan.reason });
+        } else if (plan.status === 'fail') {
+          failed.push({ id: message.MessageId ?? '', reason: plan.reason });
         } else planned.push({ message, item: plan.item, units: plan.units });
       }
       if (options.order !== undefined) waiting.push(...planned);

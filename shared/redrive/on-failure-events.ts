@@ -4,6 +4,7 @@ import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { PROCESSOR_ORIGIN } from '../on-failure/batch-record.js';
 import { relayIgnoredAggregateTypes } from '../publishing-paths.js';
+import { isTransientReadError, retried } from '../read-retry.js';
 import { decodeStreamRecord } from '../relay/decode.js';
 import { describeError } from '../relay/failure-kind.js';
 import type { PublishBatchClient } from '../relay/types.js';
@@ -11,7 +12,6 @@ import { TABLE } from '../table.js';
 import { StreamRangeIncompleteError } from './errors.js';
 import { onFailureRecordProblem, payloadRecords, type StreamInvocationPayload, type StreamOnFailureRecord } from './on-failure-record.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
-import { retried } from './retry.js';
 import { readStreamRange, STREAM_RETENTION_MS } from './stream-reader.js';
 
 export type TopicEvent = RepublishEvent & { readonly topicArn: string };
@@ -32,8 +32,10 @@ export type ResolvedRecord =
   /**
    * What the batch held is not known (its stream range could not be read, its payload is
    * malformed): it stays, and so must every later record of its shard, which could overtake it.
+   * `transient`: the read failed for a passing reason still there after the retries (throttling, a
+   * server or network error), so a later run may read it; otherwise it needs a change first.
    */
-  | { readonly status: 'unknown'; readonly reason: string };
+  | { readonly status: 'unknown'; readonly reason: string; readonly transient?: boolean };
 
 export interface ResolveOptions {
   readonly streams: DynamoDBStreamsClient;
@@ -90,7 +92,13 @@ async function batchRecords(
       reason: `the stream no longer holds these records (first arrived ${info.approximateArrivalOfFirstRecord}, retention 24 h: ${read.ok ? 'none found' : read.reason}) and the record has no payload`,
     };
   }
-  if (!read.ok) return { status: 'unknown', reason: `could not re-read shard ${info.shardId}: ${read.reason}` };
+  if (!read.ok) {
+    return {
+      status: 'unknown',
+      reason: `could not re-read shard ${info.shardId}: ${read.reason}`,
+      transient: isTransientReadError(read.error),
+    };
+  }
   return {
     status: 'unknown',
     reason: `no records found in shard ${info.shardId} from ${info.startSequenceNumber} to ${info.endSequenceNumber}`,

@@ -1,10 +1,10 @@
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import type { BackoffOptions } from '../backoff.js';
+import { isTransientReadError, retried } from '../read-retry.js';
 import type { PublishBatchClient } from '../relay/types.js';
 import { parseRecord, publishAll, type ResolveOptions, resolveRecord } from './on-failure-events.js';
 import type { BlockedAggregates } from './publish-events.js';
 import { rateLimiter } from './rate-limit.js';
-import { retried } from './retry.js';
 import { ShardHolds } from './shard-holds.js';
 import { type LineageListing, ShardLineage } from './shard-lineage.js';
 import { type PlacedRecord, streamOrder } from './shard-order.js';
@@ -43,8 +43,20 @@ async function fetchText(s3: S3Client, bucket: string, key: string, retry: Backo
   }, retry);
 }
 
+/**
+ * The object's on-failure record, or why not. `transient`: the object could not be fetched for a
+ * passing reason still there after the retries, which a later run may get past.
+ */
+async function readRecord(options: S3RedriveOptions, key: string) {
+  const text = await fetchText(options.s3, options.bucket, key, options.retry);
+  if (text.ok) return { ...parseRecord(text.value), transient: false };
+  return { ok: false as const, reason: `could not read the object: ${text.reason}`, transient: isTransientReadError(text.error) };
+}
+
 /** One entry of the run, in the order it is handled. */
-type Step = { readonly kind: 'placed'; readonly record: PlacedRecord } | { readonly kind: 'unplaced'; readonly problem: RedriveProblem };
+type Step =
+  | { readonly kind: 'placed'; readonly record: PlacedRecord }
+  | { readonly kind: 'unplaced'; readonly problem: RedriveProblem; readonly transient: boolean };
 
 /** What became of one record; `events` counts those published. */
 type Outcome =
@@ -74,14 +86,13 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
   for (const key of keys) {
     // An abort here leaves every record as it was; the loop below then ends the run at once.
     if (options.signal?.aborted === true) break;
-    const text = await fetchText(s3, bucket, key, options.retry);
-    const parsed = text.ok ? parseRecord(text.value) : { ok: false as const, reason: `could not read the object: ${text.reason}` };
+    const parsed = await readRecord(options, key);
     if (parsed.ok) placed.push({ id: key, info: parsed.record.DDBStreamBatchInfo });
     else {
       // Its place in the stream is unknown; when its key names the shard, nothing of that shard goes ahead of it.
       const shardId = AWS_KEY.exec(key)?.[1];
       if (shardId !== undefined) holds.hold(shardId, undefined, `object ${key}: ${parsed.reason}`);
-      unplaced.push({ kind: 'unplaced', problem: { id: key, reason: parsed.reason } });
+      unplaced.push({ kind: 'unplaced', problem: { id: key, reason: parsed.reason }, transient: parsed.transient });
     }
   }
   // Shards of one stream are put in order by their lineage; a stream met in one shard only needs none.
@@ -103,21 +114,27 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
   /** One record, in its turn: held back, or read again, republished and deleted. */
   const handle = async ({ id: key, info }: PlacedRecord): Promise<Outcome> => {
     const listing = listings.get(info.streamArn);
-    if (listing?.status === 'failed')
-      return { kind: 'skipped', reason: `${listing.reason}; without it, records cannot be put in stream order` };
+    if (listing?.status === 'failed') {
+      const reason = `${listing.reason}; without it, records cannot be put in stream order`;
+      return listing.transient ? { kind: 'failed', reason, events: 0 } : { kind: 'skipped', reason };
+    }
     // A hold reaches into child shards too, so their parents (or that they cannot be known) must be known by now.
     if (holds.size > 0) await lineage.load(info.streamArn, info.shardId);
     const heldBack = holds.reason(info, lineage.ancestry(info.streamArn, info.shardId));
     if (heldBack !== undefined) return { kind: 'skipped', reason: heldBack };
-    const text = await fetchText(s3, bucket, key, options.retry);
-    const parsed = text.ok ? parseRecord(text.value) : { ok: false as const, reason: `could not read the object: ${text.reason}` };
-    const resolved = parsed.ok ? await resolveRecord(parsed.record, options) : { status: 'unknown' as const, reason: parsed.reason };
+    const parsed = await readRecord(options, key);
+    const resolved = parsed.ok
+      ? await resolveRecord(parsed.record, options)
+      : { status: 'unknown' as const, reason: parsed.reason, transient: parsed.transient };
     // Past the stream's retention without a payload: never readable again, so holding its shard would block it for ever.
     if (resolved.status === 'expired') return { kind: 'skipped', reason: resolved.reason };
     if (resolved.status !== 'events') {
       // Any event left behind here may be the earlier one of an aggregate in a later record.
       holds.hold(info.shardId, info.startSequenceNumber, `object ${key}: ${resolved.reason}`, info);
-      return { kind: 'skipped', reason: resolved.reason };
+      // A read that failed for a passing reason is failed, not skipped: a later run may move it.
+      return resolved.status === 'unknown' && resolved.transient === true
+        ? { kind: 'failed', reason: resolved.reason, events: 0 }
+        : { kind: 'skipped', reason: resolved.reason };
     }
     const events = resolved.events.length;
     if (options.dryRun) return { kind: 'moved', events };
@@ -142,7 +159,12 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
       stopped = true;
       break;
     }
-    const outcome: Outcome = step.kind === 'unplaced' ? { kind: 'skipped', reason: step.problem.reason } : await handle(step.record);
+    const outcome: Outcome =
+      step.kind === 'placed'
+        ? await handle(step.record)
+        : step.transient
+          ? { kind: 'failed', reason: step.problem.reason, events: 0 }
+          : { kind: 'skipped', reason: step.problem.reason };
     const id = step.kind === 'unplaced' ? step.problem.id : step.record.id;
     if (outcome.kind === 'stopped') {
       stopped = true;

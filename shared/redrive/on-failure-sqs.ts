@@ -58,8 +58,10 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
       const info = parsed.record.DDBStreamBatchInfo;
       // Loaded for every record (once per stream, again for a shard opened since): each receive is put in order by it.
       const listing = await lineage.load(info.streamArn, info.shardId);
-      if (listing.status === 'failed')
-        return { status: 'skip', reason: `${listing.reason}; without it, records cannot be put in stream order` };
+      if (listing.status === 'failed') {
+        const reason = `${listing.reason}; without it, records cannot be put in stream order`;
+        return { status: listing.transient ? 'fail' : 'skip', reason };
+      }
       const held = heldBack(info);
       if (held !== undefined) return { status: 'skip', reason: held };
       const resolved = await resolveRecord(parsed.record, options);
@@ -68,7 +70,8 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
       // Past the stream's retention: never readable again, so holding its shard would block it for ever.
       if (resolved.status !== 'expired')
         holds.hold(info.shardId, info.startSequenceNumber, `message ${message.MessageId}: ${resolved.reason}`, info);
-      return { status: 'skip', reason: resolved.reason };
+      // A read that failed for a passing reason is failed, not skipped: a later run may move it.
+      return { status: resolved.status === 'unknown' && resolved.transient === true ? 'fail' : 'skip', reason: resolved.reason };
     },
     republish: async (items) => {
       const succeeded: string[] = [];

@@ -1,5 +1,5 @@
+import { MIN_RATE_PER_SECOND } from '../rate-limit.js';
 import { FILTER_USAGE } from './filter-args.js';
-import { MIN_RATE_PER_SECOND } from './rate-limit.js';
 
 /** The text of `dynamodb-outbox redrive --help`. */
 export const REDRIVE_USAGE = `Usage: dynamodb-outbox redrive <kind> [options]
@@ -47,7 +47,8 @@ Ctrl-C stops after the current batch: kept messages are released and a partial s
 printed (status interrupted); a second Ctrl-C exits at once.
 
 Exit status: 0 when every message asked for was moved (those a filter did not match are left
-and count for nothing), 1 when some messages failed and were kept (or a call failed mid-run),
-2 on a usage error (nothing was read), 3 when none failed but some were skipped and stay (the
-summary says why of each; a dry run too): most cannot be redriven as they are, and an on-failure
-record whose stream or object could not be read may move on a later run; 130 when interrupted.`;
+and count for nothing), 1 when some messages failed and were kept (or a call failed mid-run):
+a rerun may move them, as an on-failure record whose stream, shard listing or object could not
+be read for throttling or a server error; 2 on a usage error (nothing was read), 3 when none
+failed but some were skipped and stay (the summary says why of each; a dry run too): they cannot
+be redriven as they are; 130 when interrupted.`;

@@ -1,7 +1,7 @@
 import { errorName } from '../aws/error-name.js';
 import type { BackoffOptions } from '../backoff.js';
 import { StreamSource, type StreamsApi } from '../processor/stream-source.js';
-import { retried } from './retry.js';
+import { isTransientReadError, retried } from '../read-retry.js';
 import type { Ancestry } from './shard-holds.js';
 
 /** What listing a stream's shards gave. */
@@ -9,8 +9,12 @@ export type LineageListing =
   | { readonly status: 'listed' }
   /** The stream no longer exists (turned off or its table deleted more than 24 h ago): no shard has a known parent. */
   | { readonly status: 'gone'; readonly reason: string }
-  /** The listing failed even after retries; the shards' parents are not known in this run. */
-  | { readonly status: 'failed'; readonly reason: string };
+  /**
+   * The listing failed; the shards' parents are not known in this run. `transient`: for a passing
+   * reason (throttling, a server or network error) still there after the retries, which a later
+   * run may get past; otherwise refused (no permission, a bad request).
+   */
+  | { readonly status: 'failed'; readonly reason: string; readonly transient: boolean };
 
 /**
  * The parent of each shard of the streams the redrive meets, from `DescribeStream`. A shard
@@ -52,8 +56,11 @@ export class ShardLineage {
       }
       listing = { status: 'listed' };
     } else {
-      const gone = errorName(listed.error) === 'ResourceNotFoundException';
-      listing = { status: gone ? 'gone' : 'failed', reason: `could not list the shards of ${streamArn}: ${listed.reason}` };
+      const reason = `could not list the shards of ${streamArn}: ${listed.reason}`;
+      listing =
+        errorName(listed.error) === 'ResourceNotFoundException'
+          ? { status: 'gone', reason }
+          : { status: 'failed', reason, transient: isTransientReadError(listed.error) };
     }
     // A shard the listing did not name is still asked about only once: it is marked as known, without a parent.
     if (shardId !== undefined && !this.parents.has(shardId)) this.parents.set(shardId, undefined);
