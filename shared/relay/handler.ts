@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
+import { CLIENT_TIMEOUTS } from '../aws/client-timeouts.js';
 import { snsClient, sqsClient } from '../aws/messaging-clients.js';
 import { ConfigError } from '../errors.js';
 import { declaredEventTypes } from '../lag-by-event-type.js';
@@ -21,19 +22,34 @@ export type {
 
 /**
  * The share of an invocation's remaining time kept back from publishing: at least
- * {@link MIN_RESERVE_MS}, and never more than half, so even a function with a timeout of a
- * second or two publishes. The requests in flight at the deadline finish in it (or are aborted
- * {@link ANSWER_MARGIN_MS} before Lambda's timeout), and the handler reports what is left, so a
- * slow batch ends with its progress checkpointed instead of a timeout that retries all of it.
+ * {@link MIN_RESERVE_MS}, at most {@link MAX_RESERVE_MS}, and never more than half, so even a
+ * function with a timeout of a second or two publishes. The requests in flight at the deadline
+ * finish in it (or are aborted {@link ANSWER_MARGIN_MS} before Lambda's timeout), and the handler
+ * reports what is left, so a slow batch ends with its progress checkpointed instead of a timeout
+ * that retries all of it.
  */
 export const DEADLINE_RESERVE_SHARE = 0.2;
 export const MIN_RESERVE_MS = 2_000;
 /** Time kept, after the requests in flight are aborted, to build and return the handler's answer. */
 export const ANSWER_MARGIN_MS = 250;
 
+const attemptMs = ({ connectionTimeout, requestTimeout }: { connectionTimeout: number; requestTimeout: number }): number =>
+  connectionTimeout + requestTimeout;
+
+/**
+ * The most kept back, whatever the function's timeout: what the reserve protects, the requests in
+ * flight at the deadline, does not take longer in a longer function. The longest attempt of a
+ * request of the relay's clients ({@link CLIENT_TIMEOUTS}) is a dead letter's, 3 s to connect and
+ * 25 s for the answer (a `PublishBatch` attempt takes at most 8 s, so all three of the SDK's take
+ * about 24 s); with {@link MIN_RESERVE_MS} to answer, 30 s. A 900 s function publishes for 870 s, not
+ * 720 s. A request still unanswered later (the SDK retrying a dead letter whose first attempt hung)
+ * is aborted, and its records fail and are retried: nothing is lost.
+ */
+export const MAX_RESERVE_MS = Math.max(attemptMs(CLIENT_TIMEOUTS.sns), attemptMs(CLIENT_TIMEOUTS.sqs)) + MIN_RESERVE_MS;
+
 /** When to stop sending, for an invocation with `remainingMs` left at `now`. */
 export const relayDeadline = (now: number, remainingMs: number): number =>
-  now + remainingMs - Math.min(Math.max(MIN_RESERVE_MS, remainingMs * DEADLINE_RESERVE_SHARE), remainingMs / 2);
+  now + remainingMs - Math.min(Math.max(MIN_RESERVE_MS, remainingMs * DEADLINE_RESERVE_SHARE), MAX_RESERVE_MS, remainingMs / 2);
 
 /** The caller's relay, or one built from the parts, with the SDK clients the deployed relay uses where none is given. */
 function relayOf(options: RelayHandlerOptions): Relay {

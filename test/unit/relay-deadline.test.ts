@@ -1,8 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CLIENT_TIMEOUTS } from '../../shared/aws/client-timeouts.js';
 import { defineConfig } from '../../shared/config.js';
-import { createRelayHandler, relayDeadline } from '../../shared/relay/handler.js';
+import { createRelayHandler, MAX_RESERVE_MS, MIN_RESERVE_MS, relayDeadline } from '../../shared/relay/handler.js';
 import {
   type DeadLetterClient,
   lowestFailedSequenceNumber,
@@ -209,6 +210,31 @@ describe('relay handler deadline', () => {
     expect(relayDeadline(0, 5_000)).toBe(3_000);
     // Never more than half: a function with a timeout of two seconds still publishes for one.
     expect(relayDeadline(0, 2_000)).toBe(1_000);
+  });
+
+  it('keeps at most 30 s, what the requests in flight at the deadline can take, however long the function runs', () => {
+    expect(MAX_RESERVE_MS).toBe(30_000);
+    // The longest one attempt of a request of the relay's clients (a dead letter: 3 s to connect, 25 s for the answer) fits, with the floor to answer.
+    const attempt = ({ connectionTimeout, requestTimeout }: { connectionTimeout: number; requestTimeout: number }) =>
+      connectionTimeout + requestTimeout;
+    expect(MAX_RESERVE_MS).toBe(Math.max(attempt(CLIENT_TIMEOUTS.sns), attempt(CLIENT_TIMEOUTS.sqs)) + MIN_RESERVE_MS);
+    // A PublishBatch through all of the SDK's three attempts fits too.
+    expect(MAX_RESERVE_MS).toBeGreaterThan(3 * attempt(CLIENT_TIMEOUTS.sns));
+    // A fifth up to a function of 150 s; 30 s beyond: a 900 s function publishes for 870 s, not 720 s.
+    expect(relayDeadline(0, 150_000)).toBe(120_000);
+    expect(relayDeadline(0, 300_000)).toBe(270_000);
+    expect(relayDeadline(0, 900_000)).toBe(870_000);
+  });
+
+  it('hands the relay that deadline, from the invocation’s remaining time', async () => {
+    const relay = relayWith(new FakeSns());
+    const relayed = vi.spyOn(relay, 'relay');
+    const handler = createRelayHandler({ relay, logger: new Logger({ logLevel: 'SILENT' }), metrics: relayMetrics('deadline-relay') });
+    const before = Date.now();
+    await handler({ Records: [slotRecord({ id: 'a', sequenceNumber: '400' })] }, { getRemainingTimeInMillis: () => 900_000 });
+    const deadline = relayed.mock.calls[0]![1]!.deadline!;
+    expect(deadline).toBeGreaterThanOrEqual(before + 870_000);
+    expect(deadline).toBeLessThanOrEqual(Date.now() + 870_000);
   });
 
   it('reports every record failed from the first when the invocation has no time left to publish', async () => {
