@@ -1,6 +1,6 @@
 import type { MessageTrace } from '../envelope.js';
 import { parseEventTime } from '../event-time.js';
-import { envelopeTrace } from '../redrive/envelope-trace.js';
+import { envelopeTrace } from '../tracing/envelope-trace.js';
 import { decodeArchiveObject } from './layout.js';
 import type { CorruptArchiveEntry } from './replay-types.js';
 

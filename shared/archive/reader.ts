@@ -1,6 +1,6 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { errorName } from '../aws/error-name.js';
-import { REDRIVE_READ_RETRY, retried } from '../redrive/retry.js';
+import { REDRIVE_READ_RETRY, retried } from '../read-retry.js';
 import { describeError } from '../relay/failure-kind.js';
 import { ArchiveObjectError } from './layout.js';
 import { type ArchivedEvent, archiveObjectEvents } from './reader-decode.js';

@@ -1,5 +1,5 @@
 import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
-import { MIN_RATE_PER_SECOND } from '../redrive/rate-limit.js';
+import { MIN_RATE_PER_SECOND } from '../rate-limit.js';
 import { ReplayOptionsError } from './replay-errors.js';
 import { DATE_FORMS, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, planReplay } from './replay-options.js';
 import type { ReplaySelection } from './replay-types.js';

@@ -1,5 +1,5 @@
 import { INSTANT_FORMS, parseInstantText } from '../event-time.js';
-import { MIN_RATE_PER_SECOND } from '../redrive/rate-limit.js';
+import { MIN_RATE_PER_SECOND } from '../rate-limit.js';
 import { ReplayOptionsError } from './replay-errors.js';
 import type { AggregateRef, ReplayArchiveOptions } from './replay-types.js';
 

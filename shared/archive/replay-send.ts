@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import { MAX_MESSAGE_BYTES, messageAttributes, messageSize, REPLAY_ATTRIBUTE } from '../envelope.js';
-import type { RateLimiter } from '../redrive/rate-limit.js';
+import type { RateLimiter } from '../rate-limit.js';
 import { entryFailureKind, requestErrorKind } from '../relay/failure-kind.js';
 import { messageGroupId } from '../relay/publish-entry.js';
 import type { ArchivedEvent } from './reader-decode.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { rateLimiter } from '../redrive/rate-limit.js';
+import { rateLimiter } from '../rate-limit.js';
 import {
   CheckpointWriter,
   checkpointState,

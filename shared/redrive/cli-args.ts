@@ -1,9 +1,9 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
+import { MIN_RATE_PER_SECOND } from '../rate-limit.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
-import { MIN_RATE_PER_SECOND } from './rate-limit.js';
 
 /** What `--config FILE` may be, for the usage and for refusals. */
 export const CONFIG_FILE_FORMS =

@@ -3,13 +3,13 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
+import { REDRIVE_READ_RETRY } from '../read-retry.js';
 import type { PublishBatchClient } from '../relay/types.js';
 import { checkCommonOptions, checkTopicArns } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
 import type { ResolveOptions } from './on-failure-events.js';
 import { redriveFromS3 } from './on-failure-s3.js';
 import { redriveFromQueue } from './on-failure-sqs.js';
-import { REDRIVE_READ_RETRY } from './retry.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 
 /** Where the event source mapping's on-failure destination put its records. */

@@ -1,10 +1,10 @@
 import { PublishBatchCommand, type PublishBatchCommandOutput, type PublishBatchRequestEntry } from '@aws-sdk/client-sns';
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import { MAX_MESSAGE_BYTES, type MessageTrace, messageAttributes, messageSize } from '../envelope.js';
+import { REDRIVE_READ_RETRY } from '../read-retry.js';
 import { entryFailureKind, requestErrorKind } from '../relay/failure-kind.js';
 import { messageGroupId } from '../relay/publish-entry.js';
 import type { PublishBatchClient } from '../relay/types.js';
-import { REDRIVE_READ_RETRY } from './retry.js';
 
 /** One event to publish again exactly as the relay did: same body, attributes and ids. */
 export interface RepublishEvent {

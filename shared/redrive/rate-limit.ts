@@ -1,53 +1,12 @@
-import { sleep } from '../backoff.js';
+import { rateLimiter as limiterAt, type RateLimiter, rateProblem } from '../rate-limit.js';
 import { RedriveOptionsError } from './errors.js';
 
 /**
- * The slowest rate allowed, in events per second. A batch goes out at once and the next one waits
- * for the first one's share of the rate, while its messages stay received (the drain renews their
- * visibility through the wait); much slower, and one batch (an on-failure record's many events)
- * would hold its messages, and the run, for hours.
+ * The redrive's limiter at its `ratePerSecond` option ({@link limiterAt}), or a
+ * {@link RedriveOptionsError} for a rate too slow, before anything is read or moved.
  */
-export const MIN_RATE_PER_SECOND = 1;
-
-/**
- * Spaces out work to `perSecond` units per second: `take(n)` resolves when the units taken before
- * have had their share of time (`n` go at once, and push the next take back by `n / perSecond`
- * seconds). Reserving before waiting keeps concurrent callers in line.
- *
- * @example
- * ```ts
- * const limit = new RateLimiter(50);
- * for (const batch of batches) { if (await limit.take(batch.length, signal)) await publish(batch); }
- * ```
- */
-export class RateLimiter {
-  readonly #intervalMs: number;
-  readonly #now: () => number;
-  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  #nextFreeAt = 0;
-
-  constructor(perSecond: number, now: () => number = Date.now, wait: (ms: number, signal?: AbortSignal) => Promise<void> = sleep) {
-    if (!Number.isFinite(perSecond) || perSecond < MIN_RATE_PER_SECOND) {
-      throw new RedriveOptionsError(
-        'ratePerSecond',
-        `got ${perSecond}; allowed: at least ${MIN_RATE_PER_SECOND} event per second (slower, one batch would hold its messages for hours)`,
-      );
-    }
-    this.#intervalMs = 1000 / perSecond;
-    this.#now = now;
-    this.#sleep = wait;
-  }
-
-  /** Waits until `units` fit; `false` when `signal` aborted first (the units must then not go). */
-  async take(units: number, signal?: AbortSignal): Promise<boolean> {
-    const now = this.#now();
-    const startAt = Math.max(now, this.#nextFreeAt);
-    this.#nextFreeAt = startAt + units * this.#intervalMs;
-    if (startAt > now) await this.#sleep(startAt - now, signal);
-    return signal?.aborted !== true;
-  }
+export function rateLimiter(perSecond: number | undefined): Pick<RateLimiter, 'take'> {
+  const problem = perSecond === undefined ? undefined : rateProblem(perSecond);
+  if (problem !== undefined) throw new RedriveOptionsError('ratePerSecond', problem);
+  return limiterAt(perSecond);
 }
-
-/** A limiter when a rate is set, otherwise one that never waits. */
-export const rateLimiter = (perSecond: number | undefined): Pick<RateLimiter, 'take'> =>
-  perSecond === undefined ? { take: async (_units, signal) => signal?.aborted !== true } : new RateLimiter(perSecond);

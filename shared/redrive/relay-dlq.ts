@@ -4,11 +4,11 @@ import { envelopeProblem } from '../consumer/parse.js';
 import { deadLetterEnvelope, isRelayDeadLetter } from '../dead-letter.js';
 import { aggregateSequenceOf, type LegacyOutboxEnvelope, type OutboxEnvelope } from '../envelope.js';
 import type { PublishBatchClient } from '../relay/types.js';
+import { envelopeTrace } from '../tracing/envelope-trace.js';
 import { type AggregatePosition, inAggregateOrder } from './aggregate-order.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { describeDeadLetter } from './dead-letter-info.js';
 import { checkTopicArns, type DrainPlan, drainQueue } from './drain-queue.js';
-import { envelopeTrace } from './envelope-trace.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 

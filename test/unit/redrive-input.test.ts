@@ -3,11 +3,11 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { QueueDoesNotExist } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
+import { RateLimiter } from '../../shared/rate-limit.js';
 import { awsErrorHint } from '../../shared/redrive/aws-error-hint.js';
 import { parseRedriveArgs, REDRIVE_USAGE } from '../../shared/redrive/cli-args.js';
 import { RedriveOptionsError } from '../../shared/redrive/errors.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
-import { RateLimiter } from '../../shared/redrive/rate-limit.js';
 import { formatSummary } from '../../shared/redrive/summary.js';
 
 const DLQ = 'https://sqs.eu-west-1.amazonaws.com/123456789012/billing-dlq';

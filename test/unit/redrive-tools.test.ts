@@ -1,13 +1,13 @@
 import type { PublishBatchCommandOutput, PublishBatchRequestEntry } from '@aws-sdk/client-sns';
 import type { Message } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { RateLimiter } from '../../shared/rate-limit.js';
 import { inAggregateOrder } from '../../shared/redrive/aggregate-order.js';
 import { parseRedriveArgs } from '../../shared/redrive/cli-args.js';
 import { RedriveOptionsError } from '../../shared/redrive/errors.js';
 import { progressBar, progressLine } from '../../shared/redrive/progress.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from '../../shared/redrive/publish-events.js';
 import { redriveQueueDlq, sendBatches } from '../../shared/redrive/queue-dlq.js';
-import { RateLimiter } from '../../shared/redrive/rate-limit.js';
 import { formatSummary } from '../../shared/redrive/summary.js';
 import type { PublishBatchClient } from '../../shared/relay/types.js';
 import { scriptedQueue } from '../helpers/scripted-queue.js';
@@ -32,7 +32,32 @@ describe('RateLimiter', () => {
   });
 
   it('rejects a rate that is not positive', () => {
-    expect(() => new RateLimiter(0)).toThrow(RedriveOptionsError);
+    expect(() => new RateLimiter(0)).toThrow(RangeError);
+  });
+
+  it('is refused by a redrive with a RedriveOptionsError naming ratePerSecond, before anything is read', async () => {
+    const { sqs } = scriptedQueue([], async () => {
+      throw new Error('nothing may be sent');
+    });
+    const reads: unknown[] = [];
+    const watched = {
+      send: (command: unknown) => {
+        reads.push(command);
+        return sqs.send(command as never);
+      },
+    } as unknown as typeof sqs;
+    const error = await redriveQueueDlq({
+      sqs: watched,
+      queueUrl: 'https://sqs/q-dlq',
+      targetQueueUrl: 'https://sqs/q',
+      ratePerSecond: 0,
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RedriveOptionsError);
+    expect(error).toMatchObject({
+      field: 'ratePerSecond',
+      message: expect.stringContaining('got 0; allowed: at least 1 event per second'),
+    });
+    expect(reads).toEqual([]);
   });
 });
 

@@ -1,5 +1,4 @@
-import type { MessageTrace } from '../envelope.js';
-import { TRACEPARENT_PATTERN, tracestateProblem } from '../tracing/trace-context.js';
+import { TRACEPARENT_PATTERN, type TraceContext, tracestateProblem } from './trace-context.js';
 
 /**
  * The trace context an envelope carries (`traceparent`, and `tracestate` with it), to send as the
@@ -12,7 +11,7 @@ import { TRACEPARENT_PATTERN, tracestateProblem } from '../tracing/trace-context
  * messageAttributes(envelope.type, envelope.aggregatetype, envelopeTrace(envelope));
  * ```
  */
-export function envelopeTrace(envelope: { readonly traceparent?: unknown; readonly tracestate?: unknown }): MessageTrace | undefined {
+export function envelopeTrace(envelope: { readonly traceparent?: unknown; readonly tracestate?: unknown }): TraceContext | undefined {
   const { traceparent, tracestate } = envelope;
   if (typeof traceparent !== 'string' || !TRACEPARENT_PATTERN.test(traceparent)) return undefined;
   const state = typeof tracestate === 'string' && tracestate !== '' && tracestateProblem(tracestate) === undefined ? tracestate : undefined;

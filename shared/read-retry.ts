@@ -1,10 +1,10 @@
-import { errorName } from '../aws/error-name.js';
-import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
-import { OutboxError } from '../errors.js';
-import { describeError, requestErrorKind } from '../relay/failure-kind.js';
+import { errorName } from './aws/error-name.js';
+import { type BackoffOptions, backoffDelay, sleep } from './backoff.js';
+import { OutboxError } from './errors.js';
+import { describeError, requestErrorKind } from './relay/failure-kind.js';
 
 /**
- * How often the redrive tries a read again (a stream range, a shard listing, an S3 object) before
+ * How often the redrive (and the archive replay) tries a read again (a stream range, a shard listing, an S3 object) before
  * it gives up on it for this run. The SDK retries a few times on its own; this rides out a longer
  * spell of throttling, which would otherwise hold back a whole shard.
  */
