@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { lowestFailedSequenceNumber } from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { relayWith } from '../helpers/relay-fixtures.js';
 import { slotRecord } from '../helpers/stream-records.js';
@@ -46,5 +47,25 @@ describe("the relay's dead letter of an event", () => {
     const letter = JSON.parse(sqs.bodies[0]!);
     expect(letter).toMatchObject({ reason: 'UNKNOWN_ROUTE', record: coordinatesOf(record), aggregateType: 'invoice', aggregateId: 'i-1' });
     expect(letter).not.toHaveProperty('topic');
+  });
+
+  it('is sent in the invocation that meets it, after a failed record too: each retry of the batch sends it again, the same event', async () => {
+    const failing = slotRecord({ type: 'order', id: 'o-1', sequenceNumber: '910' });
+    const rejected = slotRecord({ type: 'order', id: 'o-2', sequenceNumber: '911' });
+    const rejectedId = eventOf(rejected).id!.S;
+    // o-1 keeps failing for now; SNS refuses o-2's event for good.
+    const sns = new FakeSns((entry) => (JSON.parse(entry.Message ?? '{}').id === rejectedId ? 'permanent' : 'transient'));
+    const sqs = new FakeSqs();
+    const relay = relayWith(sns, sqs);
+
+    // The mapping retries from 910, so 911 comes again; but the relay cannot tell the last attempt,
+    // after which the batch goes to the on-failure destination (whose redrive does not dead-letter):
+    // a dead letter deferred to the retry could be lost.
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      const result = await relay.relay([failing, rejected]);
+      expect(lowestFailedSequenceNumber(result)).toBe('910');
+      expect(result.outcomes[1]).toMatchObject({ status: 'delivered', deadLettered: 1 });
+    }
+    expect(sqs.bodies.map((body) => JSON.parse(body).eventId)).toEqual([rejectedId, rejectedId]);
   });
 });
