@@ -41,8 +41,9 @@ export class DeadLetterSender {
 
   /**
    * Sends the dead letter, stamped `now`; `signal` aborts the request in flight or the wait before
-   * a retry, and ends the retries; no retry is made at or after `deadline` (epoch ms); `mayPublish`
-   * is asked just before every attempt, and one it refuses is not made.
+   * a retry, and ends the retries; no retry is made at or after `deadline` (epoch ms), neither one
+   * due then nor one whose wait ended past it; `mayPublish` is asked just before every attempt, and
+   * one it refuses is not made.
    */
   async send(
     fields: DeadLetterFields,
@@ -90,6 +91,10 @@ export class DeadLetterSender {
         }
         // An abort (the invocation's end) cuts the wait short; the next attempt then fails at once and ends the retries.
         await sleep(delay, signal);
+        // A timer run late (a blocked event loop) may end the wait past the deadline: no retry then either.
+        if (Date.now() >= deadline) {
+          return { status: 'deadline', detail: `the retry of the dead letter was due after the deadline: ${describeError(error)}` };
+        }
       }
     }
   }

@@ -189,6 +189,21 @@ describe('relay deadline: dead letters', () => {
     expect(sqs.bodies).toHaveLength(1);
   });
 
+  it('makes no retry of a throttled dead letter once the deadline has passed when its wait ends (a timer run late)', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    // The retry is due 100 ms on, within the deadline 1 s away; while it waits the clock passes the
+    // deadline, as when a blocked event loop runs the timer late.
+    const dlq = throttledDlq(() => setTimeout(() => vi.setSystemTime(Date.now() + 5_000), 20));
+    const relay = relayWaiting(100, { sqs: dlq });
+    const result = await relay.relay([malformedRecord('8200')], { deadline: Date.now() + 1_000 });
+    expect(dlq.sends).toBe(1);
+    expect(result.outcomes[0]).toMatchObject({
+      status: 'failed',
+      reason: 'DEADLINE_REACHED',
+      detail: expect.stringContaining('the retry of the dead letter was due after the deadline: ThrottlingException'),
+    });
+  });
+
   it('makes no retry of a throttled dead letter that would be due after the deadline', async () => {
     const malformed = malformedRecord('8100');
     const dlq = throttledDlq();
