@@ -83,6 +83,16 @@ export class HeldLease {
     return this.write('recordFailure', (lease) => this.store.recordFailure(lease, this.owner, failed));
   }
 
+  /**
+   * Marks the lease as being handed over (the worker is stopping), so that balancing does not steal
+   * it before the release; nothing to do on a store without the mark.
+   */
+  handOver(): Promise<void> {
+    const { handOver } = this.store;
+    if (handOver === undefined) return Promise.resolve();
+    return this.write('handOver', (lease) => handOver.call(this.store, lease, this.owner));
+  }
+
   /** Gives the lease up for another worker to take at once; the last write of this holder. */
   async release(): Promise<void> {
     await this.write('release', async (lease) => {

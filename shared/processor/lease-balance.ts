@@ -36,17 +36,24 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
  * at `ceil(leases / workers)` each; take free and expired leases first; only when there are
  * none, steal from the most loaded worker, a bounded number at a time, when it holds more than
  * the target (or exactly the target while I hold fewer than target − 1). Finished leases need
- * no work and are not counted.
+ * no work and are not counted. A lease its owner is handing over (`handingOver`, unexpired) is
+ * about to be free: it counts towards the target but for no owner, and while any is, nothing is
+ * stolen (a steal would repeat the pages in flight of its owner, stopping or not).
  */
 export function planLeases({ leases, me, held, isExpired, maxSteal, random = Math.random }: BalanceInput): LeasePlan {
   const active = leases.filter((lease) => !isFinished(lease));
   const counts = new Map<string, number>([[me, 0]]);
   const available: Lease[] = [];
+  let handedOver = 0;
   for (const lease of active) {
     // A lease in my name that I do not work on is left from an earlier life of this worker id.
     const orphaned = lease.leaseOwner === me && !held.has(lease.leaseKey);
     if (lease.leaseOwner === undefined || orphaned || isExpired(lease)) {
       if (!held.has(lease.leaseKey)) available.push(lease);
+      continue;
+    }
+    if (lease.handingOver === true && !held.has(lease.leaseKey)) {
+      handedOver++;
       continue;
     }
     counts.set(lease.leaseOwner, (counts.get(lease.leaseOwner) ?? 0) + 1);
@@ -56,6 +63,7 @@ export function planLeases({ leases, me, held, isExpired, maxSteal, random = Mat
   const needed = target - mine;
   if (needed <= 0) return { take: [], steal: [], target };
   if (available.length > 0) return { take: shuffled(available, random).slice(0, needed), steal: [], target };
+  if (handedOver > 0) return { take: [], steal: [], target };
   let mostLoaded: string | undefined;
   let most = 0;
   for (const [owner, count] of shuffled([...counts], random)) {

@@ -14,6 +14,8 @@ export interface LeaseEvents {
   lost(held: HeldLease, reason: string): void;
   /** A renewal failed for another reason than a lost lease (throttling, a network error); it is retried. */
   renewFailed?(held: HeldLease, error: unknown): void;
+  /** Marking a lease as handed over failed for another reason than a lost lease; the stop goes on without the mark. */
+  handOverFailed?(held: HeldLease, error: unknown): void;
 }
 
 /**
@@ -145,6 +147,25 @@ export class LeaseCoordinator {
       }),
     );
     return renewed.every(Boolean);
+  }
+
+  /**
+   * Marks every held lease as being handed over (the worker is stopping), so that balancing steals
+   * none before its release. A mark that fails (throttled) is reported and not retried: the lease
+   * may then be stolen before its release, a duplicate of the page in flight at most. One that
+   * finds the lease taken loses it, as any lease write does.
+   */
+  async handOverAll(): Promise<void> {
+    await Promise.all(
+      [...this.held.values()].map(async (held) => {
+        try {
+          await held.handOver();
+        } catch (error) {
+          if (error instanceof LeaseLostError || held.lost) this.lose(held, held.lostBecause ?? errorMessage(error));
+          else this.events.handOverFailed?.(held, error);
+        }
+      }),
+    );
   }
 
   /**

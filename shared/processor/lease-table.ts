@@ -31,6 +31,9 @@ function toLease(item: Record<string, unknown>): Lease {
     ...(typeof item.failedSequenceNumber === 'string' && typeof item.failedAttempts === 'number'
       ? { failedAttempts: { sequenceNumber: item.failedSequenceNumber, attempts: item.failedAttempts } }
       : {}),
+    // Stored as the marking owner's id: a mark a take did not clear (a worker of an earlier
+    // version takes without clearing it) names another owner than the lease's, and is ignored.
+    ...(typeof item.handingOverBy === 'string' && item.handingOverBy === item.leaseOwner ? { handingOver: true as const } : {}),
   };
 }
 
@@ -117,7 +120,7 @@ export class DynamoDbLeaseTable implements LeaseStore {
     return this.update(
       lease,
       undefined,
-      'SET leaseCounter = leaseCounter + :one, leaseOwner = :newOwner, ownerSwitchesSinceCheckpoint = ownerSwitchesSinceCheckpoint + :switched',
+      'SET leaseCounter = leaseCounter + :one, leaseOwner = :newOwner, ownerSwitchesSinceCheckpoint = ownerSwitchesSinceCheckpoint + :switched REMOVE handingOverBy',
       { ':newOwner': owner, ':switched': switched },
       (found) => appliedWrite.take(found, lease, owner),
     );
@@ -148,10 +151,22 @@ export class DynamoDbLeaseTable implements LeaseStore {
   }
 
   async release(lease: Lease, owner: string): Promise<void> {
-    const updated = await this.update(lease, owner, 'SET leaseCounter = leaseCounter + :one REMOVE leaseOwner', {}, (found) =>
-      appliedWrite.release(found, lease),
+    const updated = await this.update(
+      lease,
+      owner,
+      'SET leaseCounter = leaseCounter + :one REMOVE leaseOwner, handingOverBy',
+      {},
+      (found) => appliedWrite.release(found, lease),
     );
     if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'release', { owner, counter: lease.leaseCounter });
+  }
+
+  async handOver(lease: Lease, owner: string): Promise<Lease> {
+    const updated = await this.update(lease, owner, 'SET leaseCounter = leaseCounter + :one, handingOverBy = :owner', {}, (found) =>
+      appliedWrite.handOver(found, lease, owner),
+    );
+    if (updated === undefined) throw new LeaseLostError(lease.leaseKey, 'handOver', { owner, counter: lease.leaseCounter });
+    return updated;
   }
 
   async remove(lease: Lease): Promise<boolean> {

@@ -26,6 +26,11 @@ export interface Lease {
    * them, and `maxRetryAttempts` bounds a record's attempts however often its lease moves.
    */
   readonly failedAttempts?: FailedAttempts;
+  /**
+   * Set by an owner that is stopping ({@link LeaseStore.handOver}): it releases the lease once its
+   * page in flight is done, so balancing does not steal it meanwhile. A take or a release clears it.
+   */
+  readonly handingOver?: true;
 }
 
 /** Failed attempts at one record, by its sequence number. */
@@ -58,6 +63,7 @@ export const appliedWrite = {
     found.failedAttempts?.sequenceNumber === failed.sequenceNumber &&
     found.failedAttempts.attempts === failed.attempts,
   release: (found: Lease, lease: Lease): boolean => found.leaseOwner === undefined && found.leaseCounter === lease.leaseCounter + 1,
+  handOver: (found: Lease, lease: Lease, owner: string): boolean => ownedAfter(found, lease, owner) && found.handingOver === true,
 };
 
 /**
@@ -75,14 +81,20 @@ export interface LeaseStore {
   create(leaseKey: string, parentShardIds: readonly string[]): Promise<boolean>;
   /** Proves ownership: increments the counter if `owner` still holds the lease at that counter. */
   renew(lease: Lease, owner: string): Promise<Lease>;
-  /** Takes a free, expired or stolen lease; `undefined` when another worker was faster. */
+  /** Takes a free, expired or stolen lease, clearing `handingOver`; `undefined` when another worker was faster. */
   take(lease: Lease, owner: string): Promise<Lease | undefined>;
   /** Records progress, clearing `failedAttempts`; only the owner at the given counter may. */
   checkpoint(lease: Lease, owner: string, checkpoint: string): Promise<Lease>;
   /** Records the failed attempts at the record the shard retries from; only the owner at the given counter may. */
   recordFailure(lease: Lease, owner: string, failed: FailedAttempts): Promise<Lease>;
-  /** Gives the lease up so another worker can take it at once. */
+  /** Gives the lease up so another worker can take it at once; clears `handingOver`. */
   release(lease: Lease, owner: string): Promise<void>;
+  /**
+   * Marks the lease `handingOver` (its owner is stopping and releases it once its page in flight is
+   * done), incrementing the counter as a renewal does; only the owner at the given counter may.
+   * Without it, a stopping worker's leases may be stolen while it finishes its pages (duplicates).
+   */
+  handOver?(lease: Lease, owner: string): Promise<Lease>;
   /** Deletes a finished lease; `false` when it changed since (someone else did it). */
   remove(lease: Lease): Promise<boolean>;
 }

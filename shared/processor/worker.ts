@@ -56,6 +56,11 @@ export class ProcessorWorker {
       lost: (held, reason) => options.observer?.leaseLost?.(held.leaseKey, reason),
       renewFailed: (held, error) =>
         options.observer?.error?.(`shard ${held.leaseKey}: renewing the lease failed; retrying while it cannot have expired`, error),
+      handOverFailed: (held, error) =>
+        options.observer?.error?.(
+          `shard ${held.leaseKey}: marking the lease as handed over failed; another worker may steal it before it is released`,
+          error,
+        ),
     });
   }
 
@@ -157,17 +162,21 @@ export class ProcessorWorker {
   }
 
   /**
-   * Stops reading, scanning and syncing; lets each consumer finish its batch in flight (renewing
-   * the leases meanwhile); then ends the renewals and runs `last`.
+   * Stops reading, scanning and syncing; unless halted, marks the leases as handed over; lets each
+   * consumer finish its batch in flight (renewing the leases meanwhile); then ends the renewals
+   * and runs `last`.
    */
   private async wind(last: () => Promise<void>): Promise<void> {
     this.state = 'stopping';
     this.clock.stop();
+    // Marked while the pages in flight finish, so that no worker steals a lease about to be released.
+    const marked = this.halted ? undefined : this.coordinator.handOverAll();
     // A start under way may still take leases: they are handed over with the others. Its failure is its caller's.
     await this.starting?.catch(() => undefined);
     await Promise.all(this.consumers.values());
     this.renewals.stop();
     await Promise.all(this.loops);
+    await marked;
     await last();
     this.state = 'stopped';
   }

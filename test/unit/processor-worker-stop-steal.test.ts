@@ -43,7 +43,8 @@ class NeverAnswering implements RecordPublisher {
   }
 }
 
-describe('a stopping worker', () => {
+describe('a stopping worker, on a lease store without the hand-over mark', () => {
+  // With the mark (the DynamoDB lease table), nothing is stolen: test/integration/processor-stop-hand-over.test.ts.
   it('may have a lease with a page in flight stolen by a worker below its share: duplicates at most, never a loss', async () => {
     const stream = new SimulatedStream({ initialShards: 3 });
     const leases = new MemoryLeaseStore();
@@ -64,7 +65,7 @@ describe('a stopping worker', () => {
     await waitFor(() => hanging.waiting.size === stream.shardOfEvent.size, { what: "A's pages in flight on every shard" });
 
     const stopping = first.stop();
-    // B holds none: its share is ceil(3 / 2) = 2, no lease is free, so it steals from A, the most loaded, stopping or not.
+    // B holds none: its share is ceil(3 / 2) = 2, no lease is free, and none is marked as handed over, so it steals from A.
     const publisher = new CountingPublisher();
     const second = worker({ source: new StreamSource(stream, stream.streamArn), leases, publisher, workerId: 'B' });
     await second.start();
@@ -74,7 +75,7 @@ describe('a stopping worker', () => {
     const record = stream.shards.find((shard) => shard.id === stolen)!.records[0]!;
     // B publishes the page A still has in flight.
     await waitFor(() => publisher.published.get(sequenceOf(record)) === 1, { what: 'B to publish the stolen shard’s record' });
-    // A learns of it at its next renewal (no scan runs once stopping), and cuts its page short then.
+    // A learns of it at its next renewal (no scan runs once stopping), and cuts its page short at once.
     await waitFor(() => hanging.cutOffAt.has(sequenceOf(record)), { what: "A's page on the stolen shard cut off" });
     expect(hanging.cutOffAt.get(sequenceOf(record))! - stolenAt).toBeLessThan(SETTINGS.renewIntervalMs + SETTINGS.failoverMs / 2);
     expect(a.seen.lost).toContain(stolen);
