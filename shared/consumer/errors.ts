@@ -102,5 +102,26 @@ export class InboxConflictError extends OutboxError {
   }
 }
 
+/**
+ * DynamoDB still reported an earlier attempt of the event's transaction running
+ * (`TransactionInProgressException`) once the SDK's retries, sent under the same
+ * `ClientRequestToken`, were spent: that attempt's answer was lost, and it may yet commit. Nothing
+ * more was sent; the message is retried, and its redelivery finds the event done (a duplicate)
+ * if that attempt committed, and commits it otherwise. `cause` holds DynamoDB's error.
+ */
+export class InboxTransactionInProgressError extends OutboxError {
+  readonly eventId: string;
+
+  constructor(event: { readonly id: string; readonly type: string }, options?: ErrorOptions) {
+    super(
+      'TRANSACTION_IN_PROGRESS',
+      `An earlier attempt of the transaction of event ${event.id} (${event.type}) was still running (TransactionInProgressException) when the retries were spent, and may yet commit; nothing more was sent, and the message will be retried: its redelivery finds the event done (a duplicate) if that attempt committed, and commits it otherwise`,
+      options,
+    );
+    this.name = 'InboxTransactionInProgressError';
+    this.eventId = event.id;
+  }
+}
+
 /** A thrown value as an `Error`: a non-`Error` thrown (a string, an object) is wrapped with its text. */
 export const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

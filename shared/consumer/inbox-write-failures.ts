@@ -3,7 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { errorName } from '../aws/error-name.js';
 import { classifyCancellation, TRANSIENT_REQUEST_ERRORS } from '../aws/transient-transaction-errors.js';
 import { TransactionFailedError } from '../errors.js';
-import { InboxConflictError, InboxWriteError } from './errors.js';
+import { InboxConflictError, InboxTransactionInProgressError, InboxWriteError } from './errors.js';
 import type { CommitResult, InboxEvent, InboxRecord } from './inbox-records.js';
 import type { TransactItem } from './types.js';
 
@@ -33,7 +33,8 @@ const kindOf = (item: TransactItem): string => Object.keys(item).find((k) => ite
  * done (a duplicate's handler conditions commonly fail on the writes its first delivery made). Any
  * other failure throws, as an `InboxWriteError` when DynamoDB refused the transaction as a whole,
  * an `InboxConflictError` when a retry can get past it (every action that failed did so for a
- * transient reason, or the whole request was throttled), a `TransactionFailedError` naming every
+ * transient reason, or the whole request was throttled), an `InboxTransactionInProgressError` when
+ * an earlier attempt of it was still running and may commit, a `TransactionFailedError` naming every
  * action that failed otherwise (a permanent reason decides over transient ones beside it, as in
  * the write helper: {@link classifyCancellation}), or as it came.
  */
@@ -52,6 +53,8 @@ export function commitFailure(event: InboxEvent, writes: readonly TransactItem[]
       cause: error,
     });
   }
+  // An earlier attempt (its answer lost, sent again under the same token) may yet commit: not a cancellation.
+  if (name === 'TransactionInProgressException') throw new InboxTransactionInProgressError(event, { cause: error });
   if (!(error instanceof TransactionCanceledException)) throw error;
   const reasons = error.CancellationReasons ?? [];
   const inboxReason = reasons[writes.length];

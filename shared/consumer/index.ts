@@ -19,6 +19,7 @@ export {
   ClaimHeldError,
   ConsumerOptionsError,
   InboxConflictError,
+  InboxTransactionInProgressError,
   InboxWriteError,
   MessageRejectedError,
   type RejectionCode,

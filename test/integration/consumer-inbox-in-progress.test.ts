@@ -1,6 +1,7 @@
 import { DynamoDBClient, TransactionInProgressException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { InboxTransactionInProgressError } from '../../shared/consumer/errors.js';
 import { inboxKey } from '../../shared/consumer/inbox.js';
 import type { ConsumerOptions } from '../../shared/consumer/types.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
@@ -71,7 +72,21 @@ describe("TransactionInProgressException on an event's inbox transaction (commit
 
       // Failed, so SQS delivers it again: the consumer cannot tell yet whether the attempt committed.
       expect(batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
-      expect(outcomes[0]).toMatchObject({ status: 'failed', error: { name: 'TransactionInProgressException' } });
+      // The consumer's typed error, as every other outcome carries, with DynamoDB's as its cause; so is what it logs.
+      const error = (outcomes[0] as { error: Error }).error;
+      expect(outcomes[0]).toMatchObject({ status: 'failed', eventId: event.id });
+      expect(error).toBeInstanceOf(InboxTransactionInProgressError);
+      expect(error).toMatchObject({
+        code: 'TRANSACTION_IN_PROGRESS',
+        eventId: event.id,
+        cause: { name: 'TransactionInProgressException' },
+      });
+      expect(error.message).toBe(
+        `An earlier attempt of the transaction of event ${event.id} (order.placed) was still running (TransactionInProgressException) when the retries were spent, and may yet commit; nothing more was sent, and the message will be retried: its redelivery finds the event done (a duplicate) if that attempt committed, and commits it otherwise`,
+      );
+      expect(first.logs.find((l) => l.message === 'Event handling failed; the message will be retried')?.attributes).toMatchObject({
+        error,
+      });
       expect(await handledCount(name, name)).toBe(applied ? 1 : undefined);
 
       // The redelivery: the inbox record, written with the handler's writes or not at all, decides.
