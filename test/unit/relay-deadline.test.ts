@@ -191,11 +191,11 @@ describe('relay deadline: dead letters', () => {
 
   it('makes no retry of a throttled dead letter once the deadline has passed when its wait ends (a timer run late)', async () => {
     vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
-    // The retry is due 100 ms on, within the deadline 1 s away; while it waits the clock passes the
+    // The retry is due 100 ms on, within the deadline 5 s away; while it waits the clock passes the
     // deadline, as when a blocked event loop runs the timer late.
-    const dlq = throttledDlq(() => setTimeout(() => vi.setSystemTime(Date.now() + 5_000), 20));
+    const dlq = throttledDlq(() => setTimeout(() => vi.setSystemTime(Date.now() + 10_000), 20));
     const relay = relayWaiting(100, { sqs: dlq });
-    const result = await relay.relay([malformedRecord('8200')], { deadline: Date.now() + 1_000 });
+    const result = await relay.relay([malformedRecord('8200')], { deadline: Date.now() + 5_000 });
     expect(dlq.sends).toBe(1);
     expect(result.outcomes[0]).toMatchObject({
       status: 'failed',
@@ -207,9 +207,9 @@ describe('relay deadline: dead letters', () => {
   it('makes no retry of a throttled dead letter that would be due after the deadline', async () => {
     const malformed = malformedRecord('8100');
     const dlq = throttledDlq();
-    // A second before the retry, past the deadline 100 ms away.
-    const relay = relayWaiting(1_000, { sqs: dlq });
-    const result = await relay.relay([malformed], { deadline: Date.now() + 100 });
+    // A minute before the retry, past the deadline 5 s away (far enough that a loaded machine still sends the first attempt).
+    const relay = relayWaiting(60_000, { sqs: dlq });
+    const result = await relay.relay([malformed], { deadline: Date.now() + 5_000 });
     expect(result.outcomes[0]).toMatchObject({
       status: 'failed',
       reason: 'DEADLINE_REACHED',
