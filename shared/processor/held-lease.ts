@@ -93,13 +93,25 @@ export class HeldLease {
     return this.write('handOver', (lease) => handOver.call(this.store, lease, this.owner));
   }
 
-  /** Gives the lease up for another worker to take at once; the last write of this holder. */
-  async release(): Promise<void> {
-    await this.write('release', async (lease) => {
-      await this.store.release(lease, this.owner);
-      return lease;
-    });
+  /**
+   * Gives the lease up for another worker to take at once; the last write of this holder. `false`
+   * when the lease was no longer held by the time the release's turn came (a write queued before it
+   * found it taken): nothing is written, and the loss was reported where it was found.
+   */
+  async release(): Promise<boolean> {
+    let tried = false;
+    try {
+      await this.write('release', async (lease) => {
+        tried = true;
+        await this.store.release(lease, this.owner);
+        return lease;
+      });
+    } catch (error) {
+      if (!tried && error instanceof LeaseLostError) return false;
+      throw error;
+    }
     this.drop('released');
+    return true;
   }
 
   private write(operation: string, apply: (lease: Lease) => Promise<Lease>): Promise<void> {

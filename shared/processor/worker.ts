@@ -185,8 +185,7 @@ export class ProcessorWorker {
     // Forgotten first, so no renewal is queued behind the release.
     this.coordinator.forget(held);
     try {
-      await held.release();
-      this.options.observer?.leaseReleased?.(held.leaseKey);
+      if (await held.release()) this.options.observer?.leaseReleased?.(held.leaseKey);
     } catch (error) {
       this.options.observer?.error?.(`shard ${held.leaseKey}: releasing the lease failed; it expires after the failover time`, error);
     }

@@ -1,8 +1,18 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { HeldLease } from '../../shared/processor/held-lease.js';
 import type { Lease } from '../../shared/processor/lease.js';
 import { planLeases } from '../../shared/processor/lease-balance.js';
+import { StreamSource } from '../../shared/processor/stream-source.js';
+import { CountingPublisher, openPublishers } from '../helpers/counting-publisher.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
+import { haltWorkers, recorder, worker } from '../helpers/processor-worker.js';
+import { SimulatedStream } from '../helpers/simulated-stream.js';
+import { waitFor } from '../helpers/wait.js';
+
+afterEach(async () => {
+  openPublishers();
+  await haltWorkers();
+});
 
 const lease = (leaseKey: string, leaseOwner?: string, handingOver = false): Lease => ({
   leaseKey,
@@ -57,5 +67,80 @@ describe('held lease: the hand-over mark', () => {
     expect(held.lost).toBe(false);
     await held.release();
     expect(store.rows.get('shard-1')!.leaseOwner).toBeUndefined();
+  });
+});
+
+/** A memory lease table with the hand-over mark, whose marks can be made to fail as a throttled write does. */
+class MarkingStore extends MemoryLeaseStore {
+  markFailures = 0;
+  marks = 0;
+
+  async handOver(lease: Lease, owner: string): Promise<Lease> {
+    if (this.markFailures > 0) {
+      this.markFailures--;
+      throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException' });
+    }
+    const marked: Lease = { ...(await this.renew(lease, owner)), handingOver: true };
+    this.rows.set(lease.leaseKey, marked);
+    this.marks++;
+    return { ...marked };
+  }
+}
+
+describe('a stopping worker marking its leases', () => {
+  async function started(leases: MarkingStore) {
+    const stream = new SimulatedStream();
+    const a = recorder();
+    const w = worker({
+      source: new StreamSource(stream, stream.streamArn),
+      leases,
+      publisher: new CountingPublisher(),
+      workerId: 'A',
+      observer: a.observer,
+    });
+    await w.start();
+    await waitFor(() => w.status().leases.length === 1, { what: 'A to take the lease' });
+    return { w, a, shard: stream.shards[0]!.id };
+  }
+
+  it('marks each lease before it releases it', async () => {
+    const leases = new MarkingStore();
+    const { w, a, shard } = await started(leases);
+
+    await w.stop();
+
+    expect(leases.marks).toBe(1);
+    expect(a.seen.released).toEqual([shard]);
+    expect(a.seen.errors).toEqual([]);
+    expect(leases.rows.get(shard)!.leaseOwner).toBeUndefined();
+  });
+
+  it('reports a mark that failed and still hands the lease over', async () => {
+    const leases = new MarkingStore();
+    leases.markFailures = 1;
+    const { w, a, shard } = await started(leases);
+
+    await w.stop();
+
+    expect(a.seen.errors.map((e) => e.message)).toEqual([
+      `shard ${shard}: marking the lease as handed over failed; another worker may steal it before it is released`,
+    ]);
+    expect(a.seen.released).toEqual([shard]);
+    expect(a.seen.lost).toEqual([]);
+    expect(leases.rows.get(shard)!.leaseOwner).toBeUndefined();
+  });
+
+  it('loses a lease the mark finds taken, reported once, and releases nothing of it', async () => {
+    const leases = new MarkingStore();
+    const { w, a, shard } = await started(leases);
+    // Another worker took it just now; A's mark (or a renewal before it) finds it taken.
+    await expect(leases.take(leases.rows.get(shard)!, 'B')).resolves.toMatchObject({ leaseOwner: 'B' });
+
+    await w.stop();
+
+    expect(a.seen.lost).toEqual([shard]);
+    expect(a.seen.released).toEqual([]);
+    expect(a.seen.errors).toEqual([]);
+    expect(leases.rows.get(shard)!.leaseOwner).toBe('B');
   });
 });
