@@ -132,7 +132,7 @@ const tsconfig = JSON.stringify(
       noEmit: true,
       types: ['node'],
     },
-    include: ['entry-points.ts'],
+    include: ['entry-points.ts', 'outbox.config.ts', 'lib', 'bin', 'src', 'test'],
   },
   null,
   2,

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADOPT_PROJECT, ADOPT_STACK, adoptPageFiles } from './adopt-page.js';
 import { ADOPTER_FILES } from './adopter-files.js';
 
 /*
@@ -46,13 +47,19 @@ async function project(name: string, files: Readonly<Record<string, string>>, pa
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }, null, 2));
-  for (const [path, text] of Object.entries(files)) writeFileSync(join(dir, path), text);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...packages], dir);
   return dir;
 }
 
 /** The version range this repository develops against, so the project gets what the tests ran with. */
 const pinned = (name: string): string => `${name}@${ours.devDependencies[name] ?? ours.dependencies[name]}`;
+
+/** What docs/adopt.md's code blocks name, as written there. */
+const adoptFiles = adoptPageFiles(readFileSync(join(ROOT, 'docs/adopt.md'), 'utf8'));
 
 let tarball: string;
 let packed: { size: number; unpackedSize: number; files: { path: string }[] };
@@ -73,7 +80,7 @@ beforeAll(async () => {
   tarball = join(work, (packed as typeof packed & { filename: string }).filename);
   runtimeOnly = installing(project('runtime-only', { 'missing-peer.mjs': ADOPTER_FILES.missingPeer }, [tarball]));
   service = installing(
-    project('service', ADOPTER_FILES.service, [
+    project('service', { ...ADOPTER_FILES.service, ...ADOPT_PROJECT, ...adoptFiles }, [
       tarball,
       ...[
         '@aws-sdk/client-dynamodb',
@@ -90,6 +97,9 @@ beforeAll(async () => {
         'fauxqs',
         'typescript',
         '@types/node',
+        'tsx',
+        'vitest',
+        'aws-cdk',
       ].map(pinned),
     ]),
   );
@@ -142,7 +152,10 @@ describe('the packed package', { timeout: 600_000 }, () => {
       dir = await service;
     }, 600_000);
 
-    it('type-checks a file importing every entry point under module NodeNext, target ES2022 and strict', async () => {
+    it('type-checks a file importing every entry point, and the files of docs/adopt.md, under module NodeNext, target ES2022 and strict', async () => {
+      expect(Object.keys(adoptFiles).sort()).toEqual(
+        ['lib/orders-stack.ts', 'outbox.config.ts', 'src/api.ts', 'src/billing/handler.ts', 'test/outbox.test.ts'].sort(),
+      );
       await run(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], dir);
     });
 
@@ -166,9 +179,53 @@ describe('the packed package', { timeout: 600_000 }, () => {
       expect(stderr).toContain('BillingConsumer');
     });
 
-    it('runs the CLI from its bin', async () => {
+    it('synthesises the stack of docs/adopt.md step 3 with npx cdk synth, its consumer given the table name and access to the table', async () => {
+      // Subscribed as step 3 once showed it, the consumer had no TABLE_NAME and no access: step 5's failed at cold start.
+      await run('npx', ['--no-install', 'cdk', 'synth', '--quiet', '--no-notices'], dir, { CDK_DISABLE_CLI_TELEMETRY: 'true' });
+      const { Resources } = JSON.parse(readFileSync(join(dir, 'cdk.out/OrdersService.template.json'), 'utf8')) as {
+        Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+      };
+      const ids = Object.keys(Resources);
+      const table = ids.find((id) => Resources[id]!.Type === 'AWS::DynamoDB::GlobalTable')!;
+      for (const prefix of ['OutboxBillingConsumerFunction', 'Api']) {
+        const fn = ids.find((id) => id.startsWith(prefix) && Resources[id]!.Type === 'AWS::Lambda::Function')!;
+        const { Environment, Role } = Resources[fn]!.Properties as { Environment: { Variables: object }; Role: { 'Fn::GetAtt': [string] } };
+        expect(Environment.Variables, prefix).toMatchObject({ TABLE_NAME: { Ref: table } });
+        const granted = ids
+          .filter((id) => Resources[id]!.Type === 'AWS::IAM::Policy')
+          .map(
+            (id) =>
+              Resources[id]!.Properties as { Roles: unknown[]; PolicyDocument: { Statement: { Action: unknown; Resource: unknown }[] } },
+          )
+          .filter((policy) => JSON.stringify(policy.Roles).includes(JSON.stringify({ Ref: Role['Fn::GetAtt'][0] })))
+          .flatMap((policy) => policy.PolicyDocument.Statement)
+          .filter((statement) => JSON.stringify(statement.Resource).includes(JSON.stringify({ 'Fn::GetAtt': [table, 'Arn'] })))
+          .flatMap((statement) => [statement.Action].flat());
+        expect(granted, prefix).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:ConditionCheckItem']));
+      }
+      expect(adoptFiles[ADOPT_STACK]).toContain("consumerEntry: 'src/billing/handler.ts'");
+    });
+
+    it("runs the test of docs/adopt.md step 6, and one of step 4's handler, with vitest on the local pipeline", async () => {
+      const { stdout } = await run('npx', ['--no-install', 'vitest', 'run', '--no-file-parallelism'], dir, {
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      });
+      expect(stripVTControlCharacters(stdout)).toMatch(/Tests +2 passed \(2\)/);
+    });
+
+    it("runs the CLI from its bin: its commands' usage, and a usage error with exit status 2", async () => {
       const { stdout } = await run('npx', ['--no-install', 'dynamodb-outbox', '--help'], dir);
       expect(stdout).toContain('dynamodb-outbox redrive');
+      for (const command of ['redrive', 'replay', 'dlq', 'catalog']) {
+        const { stdout: usage } = await run('npx', ['--no-install', 'dynamodb-outbox', command, '--help'], dir);
+        expect(usage, command).toMatch(new RegExp(`^Usage: dynamodb-outbox ${command} `));
+      }
+      const refused = await run('npx', ['--no-install', 'dynamodb-outbox', 'redrive', 'relay-dlq', '--queue-url', 'x'], dir).catch(
+        (error: Error) => error,
+      );
+      expect(refused).toBeInstanceOf(Error);
+      expect(((refused as Error).cause as { code?: number }).code).toBe(2);
+      expect(String(refused)).toContain('--queue-url: got "x"; allowed: an SQS queue URL');
     });
   });
 });
