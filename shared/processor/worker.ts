@@ -170,7 +170,9 @@ export class ProcessorWorker {
     this.state = 'stopping';
     this.clock.stop();
     // Marked while the pages in flight finish, so that no worker steals a lease about to be released.
-    const marked = this.halted ? undefined : this.coordinator.handOverAll();
+    const marked = this.halted
+      ? undefined
+      : this.coordinator.handOverAll().catch((error: unknown) => this.reportError('marking the leases as handed over failed', error));
     // A start under way may still take leases: they are handed over with the others. Its failure is its caller's.
     await this.starting?.catch(() => undefined);
     await Promise.all(this.consumers.values());

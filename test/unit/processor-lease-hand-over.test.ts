@@ -88,7 +88,7 @@ class MarkingStore extends MemoryLeaseStore {
 }
 
 describe('a stopping worker marking its leases', () => {
-  async function started(leases: MarkingStore) {
+  async function started(leases: MarkingStore, observe: (recorded: ReturnType<typeof recorder>) => object = (r) => r.observer) {
     const stream = new SimulatedStream();
     const a = recorder();
     const w = worker({
@@ -96,7 +96,9 @@ describe('a stopping worker marking its leases', () => {
       leases,
       publisher: new CountingPublisher(),
       workerId: 'A',
-      observer: a.observer,
+      observer: observe(a),
+      // Renewals and scans seldom: the stop's mark is the write that finds the lease taken.
+      settings: { failoverMs: 16_000, renewIntervalMs: 4000, leaseScanIntervalMs: 1000 },
     });
     await w.start();
     await waitFor(() => w.status().leases.length === 1, { what: 'A to take the lease' });
@@ -142,5 +144,23 @@ describe('a stopping worker marking its leases', () => {
     expect(a.seen.released).toEqual([]);
     expect(a.seen.errors).toEqual([]);
     expect(leases.rows.get(shard)!.leaseOwner).toBe('B');
+  });
+
+  it('still stops when the observer throws at the loss the mark found, and reports that', async () => {
+    const leases = new MarkingStore();
+    const { w, a, shard } = await started(leases, (r) => ({
+      ...r.observer,
+      leaseLost: () => {
+        throw new Error('observer failed');
+      },
+    }));
+    await expect(leases.take(leases.rows.get(shard)!, 'B')).resolves.toMatchObject({ leaseOwner: 'B' });
+
+    await w.stop();
+
+    expect(a.seen.errors.map((e) => [e.message, (e.error as Error).message])).toEqual([
+      ['marking the leases as handed over failed', 'observer failed'],
+    ]);
+    expect(w.status().state).toBe('stopped');
   });
 });
