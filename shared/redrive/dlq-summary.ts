@@ -4,7 +4,7 @@ import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDe
 import { type DeadLetterEvent, type DeadLetterInfo, describeDeadLetter } from './dead-letter-info.js';
 import { RedriveOptionsError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
-import { isFifoQueueUrl, queueCounts } from './queue-counts.js';
+import { IN_FLIGHT_LIMIT, isFifoQueueUrl, queueCounts } from './queue-counts.js';
 
 export interface DlqSummarizeOptions {
   readonly sqs: SQSClient;
@@ -72,8 +72,7 @@ export interface DlqSummary {
 
 const MALFORMED_SAMPLES = 10;
 
-/** SQS's in-flight limits: beyond these a standard queue refuses a receive (OverLimit) and a FIFO queue returns nothing. */
-export const IN_FLIGHT_LIMIT = { standard: 120_000, fifo: 20_000 } as const;
+export { IN_FLIGHT_LIMIT } from './queue-counts.js';
 
 interface GroupState {
   reason: string;

@@ -2,6 +2,7 @@ import { DeleteMessageBatchCommand, type Message, type SQSClient } from '@aws-sd
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { RedriveOptionsError, RedriveStoppedError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
+import { InFlightRoom } from './in-flight-room.js';
 import { approximateCount, fifoNotes, isFifoQueueUrl, queueCounts } from './queue-counts.js';
 import { rateLimiter } from './rate-limit.js';
 import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
@@ -120,6 +121,9 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   // A batch goes out at once: with a rate, no more messages than one second's share (and 10, SQS's most).
   const batchSize = options.ratePerSecond === undefined ? 10 : Math.max(1, Math.min(10, Math.floor(options.ratePerSecond)));
   const counts = await queueCounts(sqs, queueUrl);
+  // With `order` the run holds every message it receives until the queue is received whole: it must fit in flight.
+  const room = options.order === undefined ? undefined : new InFlightRoom(sqs, queueUrl, counts, isFifoQueueUrl(queueUrl));
+  room?.check(options.maxMessages);
   const before = counts.visible + counts.inFlight + counts.delayed;
   const seen = new Set<string>();
   const held = new HeldMessages(sqs, queueUrl, visibility);
@@ -193,6 +197,7 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   };
   /** With `order`, everything planned waits here until the queue has been received whole. */
   const waiting: PlannedMessage[] = [];
+  let receiving = true;
 
   try {
     for (;;) {
@@ -201,13 +206,20 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
         interrupted = true;
         break;
       }
-      const room = options.maxMessages === undefined ? batchSize : Math.min(batchSize, options.maxMessages - processed);
-      if (room <= 0) break;
+      const wanted = options.maxMessages === undefined ? batchSize : Math.min(batchSize, options.maxMessages - processed);
+      if (wanted <= 0) break;
       // Every message received is held (kept hidden, renewed) until it is deleted or the run ends: the
       // batch in hand as much as the kept ones, which an abort or an error releases with the rest.
-      const Messages = await held.receive(room, options.waitTimeSeconds ?? 1);
+      const Messages = await held.receive(wanted, options.waitTimeSeconds ?? 1).catch((error: unknown) => {
+        throw room?.refusal(error, held.size) ?? error;
+      });
       // Only an empty receive ends the run: one of only kept messages says nothing of the messages behind them.
-      if (Messages.length === 0) break;
+      if (Messages.length === 0) {
+        // Empty for SQS's in-flight limit, not because the queue was received whole: publishing the part held would break the order.
+        const refused = await room?.emptyAtLimit(held.size);
+        if (refused !== undefined) throw refused;
+        break;
+      }
       // A message seen again came back after its visibility timeout: it is already counted, and is kept hidden.
       const fresh = Messages.filter((m) => !seen.has(m.MessageId ?? ''));
       if (fresh.length === 0) continue;
@@ -233,6 +245,7 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
       }
       progress();
     }
+    receiving = false;
     if (options.order !== undefined && !interrupted) {
       const byId = new Map(waiting.map((p) => [p.message.MessageId ?? '', p]));
       const ordered = options
@@ -252,6 +265,8 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
     // The batch the error cut short is still held and goes back too (its deletes had not been
     // answered: nothing of it counts as moved).
     stoppedBy = { error };
+    // Received and planned, but stopped before any was sent: they go back as they came, uncounted.
+    if (receiving) processed -= waiting.length;
   }
   const kept = held.size;
   const unreleased = await held.releaseAll();

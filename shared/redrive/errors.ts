@@ -35,6 +35,31 @@ export class StreamRangeIncompleteError extends OutboxError {
 }
 
 /**
+ * SQS would hand out no more of a queue's messages while the run held those it had received (a
+ * receive refused with `OverLimit`, or answered empty while messages were still visible): a run
+ * that holds every message it receives, to put them in order before it publishes any, cannot take
+ * a queue this large at once. Nothing was published; the messages received are released.
+ */
+export class RedriveInFlightLimitError extends OutboxError {
+  /** Messages this run held when SQS refused more. */
+  readonly held: number;
+  /** SQS's in-flight limit for the queue (about 120,000 for a standard queue, 20,000 for a FIFO one). */
+  readonly limit: number;
+
+  constructor(what: string, held: number, others: number, limit: number, options?: ErrorOptions) {
+    const room = Math.max(1, limit - others);
+    super(
+      'IN_FLIGHT_LIMIT',
+      `SQS would hand out no more of the queue's messages (${what}) once this run held ${held} of them, with ${others} more in flight before it: a ${limit === 20_000 ? 'FIFO' : 'standard'} queue keeps at most about ${limit.toLocaleString('en')} in flight, and this redrive holds every record it receives until it has put them all in stream order. Nothing was published, and every record received was made visible again. Allowed: at most about ${room} records a run; redrive the queue in runs of fewer (maxMessages, --max on the command line; each run keeps stream order among the records it receives)`,
+      options,
+    );
+    this.name = 'RedriveInFlightLimitError';
+    this.held = held;
+    this.limit = limit;
+  }
+}
+
+/**
  * A redrive stopped part way because a call failed (the cause). The kept messages were released;
  * `summary` (status `interrupted`) counts what was done before, so a person knows what moved.
  *

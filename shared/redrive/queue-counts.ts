@@ -1,5 +1,11 @@
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 
+/**
+ * SQS's in-flight limits: past these a standard queue refuses a receive (`OverLimit`, to a short
+ * poll) or answers it empty (a long poll), and a FIFO queue answers it empty.
+ */
+export const IN_FLIGHT_LIMIT = { standard: 120_000, fifo: 20_000 } as const;
+
 /** SQS's approximate counts of a queue's messages. */
 export interface QueueCounts {
   /** `ApproximateNumberOfMessages`: ready to be received. */

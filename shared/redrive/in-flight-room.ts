@@ -1,0 +1,77 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { errorName } from '../aws/error-name.js';
+import { RedriveInFlightLimitError, RedriveOptionsError } from './errors.js';
+import { IN_FLIGHT_LIMIT, type QueueCounts, queueCounts } from './queue-counts.js';
+
+/**
+ * How near SQS's limit a run's messages in flight (its own and others') must be for an empty
+ * receive to be asked about: the limit is approximate, and a long poll past it comes back empty.
+ */
+const NEAR_LIMIT = 0.95;
+
+/**
+ * What a run that holds every message it receives (to put them in order before publishing any)
+ * may take of a queue, by SQS's in-flight limit: nothing is received when the queue's counts say
+ * it would hold more. Past the limit SQS hands out no more, so such a run would otherwise either
+ * stop part way or, as a long poll past it comes back empty, take the part it holds for the whole
+ * queue and publish it out of order with the rest.
+ *
+ * @example
+ * ```ts
+ * const room = new InFlightRoom(sqs, queueUrl, await queueCounts(sqs, queueUrl), isFifoQueueUrl(queueUrl));
+ * room.check(options.maxMessages); // throws RedriveOptionsError (maxMessages) when the queue does not fit
+ * ```
+ */
+export class InFlightRoom {
+  private readonly limit: number;
+
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queueUrl: string,
+    private readonly before: QueueCounts,
+    fifo: boolean,
+  ) {
+    this.limit = fifo ? IN_FLIGHT_LIMIT.fifo : IN_FLIGHT_LIMIT.standard;
+  }
+
+  /** Throws a {@link RedriveOptionsError} on `maxMessages` when the messages to receive would not fit in flight. */
+  check(maxMessages: number | undefined): void {
+    const { visible, delayed, inFlight } = this.before;
+    const waiting = visible + delayed;
+    const wanted = maxMessages === undefined ? waiting : Math.min(waiting, maxMessages);
+    const room = this.limit - inFlight;
+    if (wanted <= room) return;
+    const given = maxMessages === undefined ? 'not given (the whole queue)' : `got ${maxMessages}`;
+    const allowed =
+      room > 0
+        ? `at most ${room} (the limit less those in flight), in runs of that many or fewer; each run keeps stream order among the records it receives`
+        : 'none until the messages in flight are deleted or visible again';
+    throw new RedriveOptionsError(
+      'maxMessages',
+      `${given}, and the queue holds about ${waiting} messages to receive, with ${inFlight} in flight (SQS's approximate counts); this redrive holds every record it receives in flight until it has put them all in stream order, and SQS keeps at most about ${this.limit.toLocaleString('en')} of the queue in flight; allowed: ${allowed}`,
+    );
+  }
+
+  /** The error to stop with when a receive failed for SQS's in-flight limit (`OverLimit`), or `undefined`. */
+  refusal(error: unknown, held: number): RedriveInFlightLimitError | undefined {
+    if (errorName(error) !== 'OverLimit') return undefined;
+    return new RedriveInFlightLimitError('a receive failed with OverLimit', held, this.before.inFlight, this.limit, { cause: error });
+  }
+
+  /**
+   * After an empty receive, the error to stop with when it came back empty for SQS's in-flight limit
+   * (the run and others hold nearly the limit, and messages are still visible), or `undefined`
+   * when the queue was received whole.
+   */
+  async emptyAtLimit(held: number): Promise<RedriveInFlightLimitError | undefined> {
+    if (held + this.before.inFlight < this.limit * NEAR_LIMIT) return undefined;
+    const now = await queueCounts(this.sqs, this.queueUrl);
+    if (now.visible === 0) return undefined;
+    return new RedriveInFlightLimitError(
+      `a receive came back empty while about ${now.visible} were still visible`,
+      held,
+      this.before.inFlight,
+      this.limit,
+    );
+  }
+}
