@@ -107,7 +107,8 @@ export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
   if (toMs !== undefined && toMs <= fromMs) {
     throw new ReplayOptionsError(
       'to',
-      `got ${new Date(toMs).toISOString()}, not after from (${new Date(fromMs).toISOString()}); allowed: an instant after from (to is exclusive)`,
+      // Worded without the other option's name, which the command line gives as a flag (--from): the error names its own option alone.
+      `got ${new Date(toMs).toISOString()}, not after the range's start (${new Date(fromMs).toISOString()}); allowed: an instant after the start (the end is exclusive)`,
     );
   }
   let types: string[] | undefined;
@@ -133,7 +134,7 @@ export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
     if (aggregateType !== undefined && aggregateType !== aggregate.type) {
       throw new ReplayOptionsError(
         'aggregate',
-        `is of type ${JSON.stringify(aggregate.type)} but aggregateType is ${JSON.stringify(aggregateType)}; allowed: the same aggregate type, or only one of the two`,
+        `is of type ${JSON.stringify(aggregate.type)}, but the aggregate type given is ${JSON.stringify(aggregateType)}; allowed: the same aggregate type, or only one of the two filters`,
       );
     }
   }
