@@ -229,6 +229,27 @@ try {
 }
 `;
 
+/** The write helper built with an option a plain-JS service gets wrong (an unset environment variable, a missing client). */
+const uncheckedOptions = `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { defineConfig, Outbox } from 'dynamodb-outbox';
+
+const config = ${config};
+const client = new DynamoDBClient({ region: 'eu-west-1' });
+const outcomes = {};
+for (const [option, options] of [
+  ['tableName', { config, tableName: process.env.UNSET_TABLE_NAME, client }],
+  ['client', { config, tableName: 'orders', client: undefined }],
+]) {
+  try {
+    new Outbox(options);
+    outcomes[option] = 'accepted';
+  } catch (error) {
+    outcomes[option] = { name: error.name, code: error.code, message: error.message };
+  }
+}
+console.log(JSON.stringify(outcomes));
+`;
+
 export const ADOPTER_FILES = {
   service: {
     'tsconfig.json': tsconfig,
@@ -238,4 +259,5 @@ export const ADOPTER_FILES = {
     'consumer.mjs': consumer,
   },
   missingPeer,
+  uncheckedOptions,
 } as const;

