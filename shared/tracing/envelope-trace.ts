@@ -1,4 +1,4 @@
-import { TRACEPARENT_PATTERN, type TraceContext, tracestateProblem } from './trace-context.js';
+import { isTraceparent, type TraceContext, tracestateProblem } from './trace-context.js';
 
 /**
  * The trace context an envelope carries (`traceparent`, and `tracestate` with it), to send as the
@@ -13,7 +13,7 @@ import { TRACEPARENT_PATTERN, type TraceContext, tracestateProblem } from './tra
  */
 export function envelopeTrace(envelope: { readonly traceparent?: unknown; readonly tracestate?: unknown }): TraceContext | undefined {
   const { traceparent, tracestate } = envelope;
-  if (typeof traceparent !== 'string' || !TRACEPARENT_PATTERN.test(traceparent)) return undefined;
+  if (!isTraceparent(traceparent)) return undefined;
   const state = typeof tracestate === 'string' && tracestate !== '' && tracestateProblem(tracestate) === undefined ? tracestate : undefined;
   return state === undefined ? { traceparent } : { traceparent, tracestate: state };
 }

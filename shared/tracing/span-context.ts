@@ -5,7 +5,7 @@
 
 import type { Link, SpanContext } from '@opentelemetry/api';
 import type { OtelApi } from './otel-api.js';
-import { TRACEPARENT_PATTERN, tracestateProblem } from './trace-context.js';
+import { isTraceparent, tracestateProblem } from './trace-context.js';
 
 /** OpenTelemetry's default limit of links per span; links past it would be dropped by the SDK anyway. */
 export const MAX_SPAN_LINKS = 128;
@@ -15,7 +15,7 @@ export const MAX_SPAN_LINKS = 128;
  * that is not W3C trace context: a consumer must not trust a header to be well-formed.
  */
 export function remoteSpanContext(api: OtelApi, traceparent: unknown, tracestate?: unknown): SpanContext | undefined {
-  if (typeof traceparent !== 'string' || !TRACEPARENT_PATTERN.test(traceparent)) return undefined;
+  if (!isTraceparent(traceparent)) return undefined;
   const [, traceId, spanId, flags] = traceparent.split('-') as [string, string, string, string];
   const state =
     typeof tracestate === 'string' && tracestateProblem(tracestate) === undefined ? api.createTraceState(tracestate) : undefined;

@@ -12,43 +12,65 @@ export interface TraceContext {
   readonly tracestate?: string;
 }
 
-/**
- * W3C trace context: version `ff` is invalid, an all-zero trace id or parent id is invalid, and
- * only versions after 00 may append fields after the flags (W3C, "Versioning of traceparent").
- * What they append is visible ASCII, as in an HTTP header: anything else came from no header.
- * {@link traceparentProblem} says which of these rules a value breaks.
- */
-const TRACE_FIELDS = '(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}';
-export const TRACEPARENT_PATTERN = new RegExp(`^(?:00-${TRACE_FIELDS}|(?!00|ff)[0-9a-f]{2}-${TRACE_FIELDS}(?:-[\\x21-\\x7e]*)?)$`);
-
-/** Every rule of {@link TRACEPARENT_PATTERN}, as an error message says what is allowed. */
+/** Every rule {@link traceparentProblem} checks, as an error message says what is allowed. */
 export const TRACEPARENT_RULES =
   'a W3C traceparent "<version>-<trace id>-<parent id>-<flags>" such as "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01": ' +
   'lower-case hex of 2, 32, 16 and 2 digits, version not ff, trace id and parent id not all zeros, ' +
   "nothing after the flags for version 00, and after a later version's flags nothing or a dash and visible ASCII (! to ~)";
 
-/** Why `traceparent` is not one {@link TRACEPARENT_PATTERN} takes, or `undefined` when it is. */
-export function traceparentProblem(traceparent: unknown): string | undefined {
-  if (typeof traceparent !== 'string') return 'it is not a string';
-  if (!/^[0-9a-f]{2}-/.test(traceparent)) return 'its version is not 2 lower-case hex digits and a dash';
-  const version = traceparent.slice(0, 2);
-  if (version === 'ff') return 'version ff is invalid';
-  if (!/^[0-9a-f]{32}-/.test(traceparent.slice(3))) return 'its trace id is not 32 lower-case hex digits and a dash';
-  if (/^0{32}/.test(traceparent.slice(3))) return 'its trace id is all zeros';
-  if (!/^[0-9a-f]{16}-/.test(traceparent.slice(36))) return 'its parent id is not 16 lower-case hex digits and a dash';
-  if (/^0{16}/.test(traceparent.slice(36))) return 'its parent id is all zeros';
-  if (!/^[0-9a-f]{2}/.test(traceparent.slice(53))) return 'its flags are not 2 lower-case hex digits';
-  const rest = traceparent.slice(55);
-  if (rest === '') return undefined;
-  if (version === '00') return 'version 00 has nothing after the flags';
-  if (!rest.startsWith('-')) return `its flags are followed by ${JSON.stringify(rest.slice(0, 1))}, not a dash`;
-  const invisible = /[^\x21-\x7e]/u.exec(rest);
-  return invisible === null ? undefined : `after its flags it has ${JSON.stringify(invisible[0])}, which is not visible ASCII`;
+const ZERO_TRACE_ID = '0'.repeat(32);
+const ZERO_PARENT_ID = '0'.repeat(16);
+const DASH = 0x2d;
+
+/** Whether `text` holds `length` lower-case hex digits from `from` on (none past its end). */
+function isLowerHex(text: string, from: number, length: number): boolean {
+  if (from + length > text.length) return false;
+  for (let i = from; i < from + length; i++) {
+    // 0-9 or a-f, each range as one unsigned comparison: this runs on every event's traceparent.
+    const code = text.charCodeAt(i);
+    if ((code - 0x30) >>> 0 > 9 && (code - 0x61) >>> 0 > 5) return false;
+  }
+  return true;
 }
 
 /**
+ * Why `traceparent` is not W3C trace context, or `undefined` when it is: version `ff` is invalid,
+ * an all-zero trace id or parent id is invalid, and only versions after 00 may append fields
+ * after the flags (W3C, "Versioning of traceparent"). What they append is visible ASCII, as in an
+ * HTTP header: anything else came from no header. The rules are these alone: {@link isTraceparent}
+ * is this finding none.
+ */
+export function traceparentProblem(traceparent: unknown): string | undefined {
+  if (typeof traceparent !== 'string') return 'it is not a string';
+  if (!isLowerHex(traceparent, 0, 2) || traceparent.charCodeAt(2) !== DASH) return 'its version is not 2 lower-case hex digits and a dash';
+  if (traceparent.startsWith('ff')) return 'version ff is invalid';
+  if (!isLowerHex(traceparent, 3, 32) || traceparent.charCodeAt(35) !== DASH)
+    return 'its trace id is not 32 lower-case hex digits and a dash';
+  if (traceparent.startsWith(ZERO_TRACE_ID, 3)) return 'its trace id is all zeros';
+  if (!isLowerHex(traceparent, 36, 16) || traceparent.charCodeAt(52) !== DASH)
+    return 'its parent id is not 16 lower-case hex digits and a dash';
+  if (traceparent.startsWith(ZERO_PARENT_ID, 36)) return 'its parent id is all zeros';
+  if (!isLowerHex(traceparent, 53, 2)) return 'its flags are not 2 lower-case hex digits';
+  if (traceparent.length === 55) return undefined;
+  if (traceparent.startsWith('00')) return 'version 00 has nothing after the flags';
+  if (traceparent.charCodeAt(55) !== DASH) return `its flags are followed by ${JSON.stringify(traceparent.slice(55, 56))}, not a dash`;
+  for (let i = 56; i < traceparent.length; i++) {
+    const code = traceparent.charCodeAt(i);
+    if (code < 0x21 || code > 0x7e) {
+      // The character whole: both halves of a surrogate pair, a lone surrogate alone.
+      const shown = String.fromCodePoint(traceparent.codePointAt(i) ?? code);
+      return `after its flags it has ${JSON.stringify(shown)}, which is not visible ASCII`;
+    }
+  }
+  return undefined;
+}
+
+/** Whether `traceparent` is W3C trace context: one {@link traceparentProblem} finds nothing wrong with. */
+export const isTraceparent = (traceparent: unknown): traceparent is string => traceparentProblem(traceparent) === undefined;
+
+/**
  * The trace context the write helper sends on for an event's own `traceparent` (one
- * {@link TRACEPARENT_PATTERN} takes) and `tracestate` (one {@link tracestateProblem} takes), as
+ * {@link isTraceparent} accepts) and `tracestate` (one {@link tracestateProblem} takes), as
  * W3C asks of a participant that forwards them. A later version is sent as version `00`, the
  * highest this implementation knows, from its trace id, parent id and sampled flag, whatever
  * follows its flags left out ("Versioning of traceparent": "Vendors MUST use these fields to
@@ -60,10 +82,11 @@ export function traceparentProblem(traceparent: unknown): string | undefined {
 export function forwardedTraceContext(traceparent: string, tracestate?: string): TraceContext {
   const sampled = (Number.parseInt(traceparent.slice(53, 55), 16) & 1) === 1;
   const sent = traceparent.startsWith('00-') ? traceparent : `00-${traceparent.slice(3, 52)}-${sampled ? '01' : '00'}`;
-  if (tracestate === undefined) return { traceparent: sent };
-  const parsed = tracestateMembers(tracestate);
-  return 'members' in parsed && parsed.members.length === 0 ? { traceparent: sent } : { traceparent: sent, tracestate };
+  return tracestate === undefined || NO_MEMBERS.test(tracestate) ? { traceparent: sent } : { traceparent: sent, tracestate };
 }
+
+/** A `tracestate` {@link tracestateMembers} finds no member in: commas, spaces and tabs only. */
+const NO_MEMBERS = /^[ \t,]*$/;
 
 /** The longest `tracestate` carried: W3C's floor for what every system propagates, and OpenTelemetry's own limit. */
 export const MAX_TRACESTATE_LENGTH = 512;
@@ -149,7 +172,7 @@ export function xrayTraceparent(header: string | undefined): string | undefined 
   if (root === null || !XRAY_PARENT.test(parent)) return undefined;
   const traceparent = `00-${root[1]}${root[2]}-${parent}-${fields.get('Sampled') === '1' ? '01' : '00'}`;
   // An all-zero id is no trace context.
-  return TRACEPARENT_PATTERN.test(traceparent) ? traceparent : undefined;
+  return isTraceparent(traceparent) ? traceparent : undefined;
 }
 
 /**
@@ -162,7 +185,7 @@ function otelContext(api: OtelApi | undefined): TraceContext | undefined {
   if (api === undefined || span === undefined || !api.isSpanContextValid(span)) return undefined;
   const flags = (span.traceFlags & api.TraceFlags.SAMPLED) === api.TraceFlags.SAMPLED ? '01' : '00';
   const traceparent = `00-${span.traceId.toLowerCase()}-${span.spanId.toLowerCase()}-${flags}`;
-  if (!TRACEPARENT_PATTERN.test(traceparent)) return undefined;
+  if (!isTraceparent(traceparent)) return undefined;
   const serialized = span.traceState?.serialize();
   const state = serialized ? carriedTracestate(serialized) : undefined;
   return { traceparent, ...(state === undefined ? {} : { tracestate: state }) };
