@@ -9,7 +9,7 @@ import { DeduplicationScope, FifoThroughputLimit, type IQueue, Queue, QueueEncry
 import { Construct } from 'constructs';
 import { DEFAULT_FUNCTION_TIMEOUT, OutboxFunction } from './outbox-function.js';
 import { SQS_MAX_RETENTION } from './private/retention.js';
-import { minVisibilityTimeoutSeconds } from './private/visibility-timeout.js';
+import { checkQueueVisibility, minVisibilityTimeoutSeconds } from './private/visibility-timeout.js';
 import { DEFAULT_QUEUE_RETENTION, type OutboxSubscriberProps, validateSubscriberProps } from './subscriber-props.js';
 
 export type { OutboxSubscriberProps } from './subscriber-props.js';
@@ -61,6 +61,14 @@ export class OutboxSubscriber extends Construct {
     const consumerTimeout = props.consumerTimeout ?? (ownTimeout === 'unknown' ? undefined : ownTimeout) ?? DEFAULT_FUNCTION_TIMEOUT;
     const window = props.maxBatchingWindow ?? Duration.seconds(0);
     validateSubscriberProps(this.node.path, props, fifo, consumerTimeout, window, ownTimeout);
+    const hasConsumer = props.consumerEntry !== undefined || props.consumer !== undefined;
+    const short = hasConsumer && props.queue !== undefined && checkQueueVisibility(this.node.path, props.queue, consumerTimeout, window);
+    if (short) {
+      Annotations.of(this).addWarningV2(
+        'dynamodb-outbox:queue-visibility-below-advice',
+        `the visibility timeout of ${props.queue!.node.path} is ${short.seconds} s, below the ${short.advised} s AWS advises (6 × the consumer timeout + the batching window): a message of a batch the consumer is still on, or one Lambda was throttled on, may be received again (the consumer's inbox drops the duplicate) and counted towards the DLQ sooner`,
+      );
+    }
     if (fifo && props.queue !== undefined && !props.queue.fifo) {
       Annotations.of(this).addWarningV2(
         'dynamodb-outbox:standard-queue-on-fifo-topic',

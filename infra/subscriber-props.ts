@@ -22,7 +22,8 @@ export interface OutboxSubscriberProps {
   readonly aggregateTypes?: readonly string[];
   /**
    * An existing queue to subscribe instead of a new one; its own redrive policy and visibility
-   * timeout are the caller's. On a standard topic it must be standard. On a FIFO topic a standard
+   * timeout are the caller's (with a consumer, a timeout of this app's queue below the consumer's
+   * is refused, as Lambda refuses it at deploy, and one below AWS's advice warned of). On a standard topic it must be standard. On a FIFO topic a standard
    * queue is taken, with a synth warning: SNS delivers to it without the message group or
    * deduplication, so each aggregate's events may arrive out of order and more than once (the
    * consumer's inbox drops the duplicates); a FIFO queue keeps the order.
