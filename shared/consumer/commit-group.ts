@@ -2,6 +2,7 @@ import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-
 import type { marshallOptions } from '@aws-sdk/util-dynamodb';
 import { errorName } from '../aws/error-name.js';
 import { throttledTransaction } from '../aws/transient-transaction-errors.js';
+import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { TABLE } from '../table.js';
 import { marshalOperation } from '../write/operation-size.js';
@@ -20,6 +21,15 @@ export const MAX_GROUP_ACTIONS = MAX_HANDLER_WRITES + 1;
  * counted as the write helper counts a transaction: attribute names and values, and expressions.
  */
 export const MAX_GROUP_BYTES = MAX_REQUEST_BYTES;
+
+/**
+ * How often a throttled group transaction is sent, in all, before its events fail. The SDK retries
+ * a whole request throttled a few times, but not a cancellation whose reason is a throttled action
+ * (a hot item or partition): without these, one such blip would fail every message of the group,
+ * each spending a receive toward the queue's `maxReceiveCount`, where an event's own failed
+ * condition fails its own message alone. Together they wait about a second at most.
+ */
+export const GROUP_THROTTLE_RETRY: BackoffOptions = { maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 800 };
 
 /** Where a group's requests run: its transaction, and an event's own commit (a group of one, the fallback). */
 export interface CommitScopes {
@@ -141,8 +151,9 @@ export class CommitGroup {
    * Commits the group and empties it. A group of one sends the request `Inbox.commit` sends. A
    * larger one goes in one transaction; when that fails nothing of it was written, unless DynamoDB
    * reports an earlier attempt of it still running (`TransactionInProgressException`), which may
-   * commit. Throttled (the whole request, or an action of it), each event fails with an
-   * `InboxConflictError`, so SQS delivers it again later. Any other failure, each event commits on
+   * commit. Throttled (the whole request, or an action of it), it is sent again after a backoff
+   * ({@link GROUP_THROTTLE_RETRY}); still throttled, each event fails with an `InboxConflictError`,
+   * so SQS delivers it again later. Any other failure, each event commits on
    * its own, in order, when its outcome is asked for (so an event after one that ends its message
    * or FIFO group is never committed), conditional on its inbox record: an event the earlier
    * attempt wrote is a duplicate then. `scopes` say where each request runs.
@@ -161,36 +172,47 @@ export class CommitGroup {
       return async () => outcome;
     }
     const { inbox } = this.#deps;
-    try {
-      await scopes.group(entries, () =>
-        this.#document.send(
-          new TransactWriteCommand({ TransactItems: entries.flatMap((p) => [...p.writes, inbox.completedPut(p.envelope)]) }),
-        ),
-      );
-      return async (pending) => committedOutcome(this.#deps, pending);
-    } catch (error) {
-      const throttled = throttledTransaction(error);
-      if (throttled !== undefined) {
-        // One transaction per event now would add load while DynamoDB throttles: nothing was written, so SQS delivers them again.
-        this.#deps.logger.warn(
-          "The batch's group transaction was throttled, so nothing of it was written; its events fail, to be delivered again",
-          {
-            consumer: this.#deps.consumer,
-            events: entries.length,
-            error,
-          },
-        );
-        const reasons = `the group's transaction of ${entries.length} events was throttled: ${throttled}`;
-        return async (pending) => failedOutcome(pending, new InboxConflictError(pending.envelope, reasons, { cause: error }));
+    const items = entries.flatMap((p) => [...p.writes, inbox.completedPut(p.envelope)]);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await scopes.group(entries, () => this.#document.send(new TransactWriteCommand({ TransactItems: items })));
+        return async (pending) => committedOutcome(this.#deps, pending);
+      } catch (error) {
+        const throttled = throttledTransaction(error);
+        // Nothing of it was written: sent again after a backoff, as the write helper does.
+        if (throttled !== undefined && attempt < GROUP_THROTTLE_RETRY.maxAttempts) {
+          await sleep(backoffDelay(GROUP_THROTTLE_RETRY, attempt));
+          continue;
+        }
+        return this.#failed(entries, error, throttled, attempt, scopes);
       }
-      // Told an earlier attempt (its answer lost, sent again by the SDK under the same token) is still running: that
-      // attempt may commit. Each event's own commit is conditional on its inbox record, so the fallback is safe either way.
-      const message =
-        errorName(error) === 'TransactionInProgressException'
-          ? "An earlier attempt of the batch's group transaction was still running (TransactionInProgressException) and may commit; each of its events commits on its own, conditional on its inbox record, so one that attempt wrote is a duplicate, never applied twice"
-          : "The batch's group transaction failed, so nothing of it was written; each of its events commits on its own";
-      this.#deps.logger.info(message, { consumer: this.#deps.consumer, events: entries.length, error });
-      return (pending) => scopes.event(pending, () => commitPending(this.#deps, pending));
     }
+  }
+
+  /** What a group whose transaction failed for good (after `attempts`) comes to: its events fail, or commit each on its own. */
+  #failed(
+    entries: readonly PendingCommit[],
+    error: unknown,
+    throttled: string | undefined,
+    attempts: number,
+    scopes: CommitScopes,
+  ): GroupOutcomes {
+    if (throttled !== undefined) {
+      // One transaction per event now would add load while DynamoDB throttles: nothing was written, so SQS delivers them again.
+      this.#deps.logger.warn(
+        "The batch's group transaction was throttled, so nothing of it was written; its events fail, to be delivered again",
+        { consumer: this.#deps.consumer, events: entries.length, attempts, error },
+      );
+      const reasons = `the group's transaction of ${entries.length} events was throttled (${attempts} attempts): ${throttled}`;
+      return async (pending) => failedOutcome(pending, new InboxConflictError(pending.envelope, reasons, { cause: error }));
+    }
+    // Told an earlier attempt (its answer lost, sent again by the SDK under the same token) is still running: that
+    // attempt may commit. Each event's own commit is conditional on its inbox record, so the fallback is safe either way.
+    const message =
+      errorName(error) === 'TransactionInProgressException'
+        ? "An earlier attempt of the batch's group transaction was still running (TransactionInProgressException) and may commit; each of its events commits on its own, conditional on its inbox record, so one that attempt wrote is a duplicate, never applied twice"
+        : "The batch's group transaction failed, so nothing of it was written; each of its events commits on its own";
+    this.#deps.logger.info(message, { consumer: this.#deps.consumer, events: entries.length, error });
+    return (pending) => scopes.event(pending, () => commitPending(this.#deps, pending));
   }
 }
