@@ -39,8 +39,9 @@ export interface RedriveProblem {
 
 /**
  * What a redrive did. `moved` counts messages republished and then deleted from the source
- * (in a dry run: that would be). `failed` ones were tried and stay; `skipped` ones cannot be
- * republished as they are and stay.
+ * (in a dry run: that would be). `failed` ones were tried (or, on-failure records, could not be
+ * read for a passing reason after the retries) and stay: a rerun may move them; `skipped` ones
+ * cannot be republished as they are and stay.
  */
 export interface RedriveSummary {
   /** `interrupted`: stopped by the caller's signal or an error before the source was empty; the counts are partial. */
