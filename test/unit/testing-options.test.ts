@@ -1,6 +1,7 @@
 import { defineConfig } from 'dynamodb-outbox';
 import { LocalStackError, startOutboxTestStack } from 'dynamodb-outbox/testing';
 import { describe, expect, it } from 'vitest';
+import { VISIBILITY_TIMEOUT_ALLOWED } from '../../shared/local/stack/options.js';
 
 /* Options that cannot be fail before anything starts (no Java, no emulator), naming the field and the value. */
 
@@ -75,7 +76,10 @@ describe('startOutboxTestStack options', () => {
     [{ dynamoDbPort: 70_000 }, 'dynamoDbPort is 70000; allowed: a whole number from 0 (a free port) to 65535'],
     [{ emulatorPort: -1 }, 'emulatorPort is -1; allowed: a whole number from 0 (a free port) to 65535'],
     [{ tableName: 'x' }, 'tableName is "x"; allowed: a DynamoDB table name of 3–255 letters, digits, "_", "-" or "."'],
-    [{ visibilityTimeoutSeconds: 1.5 }, 'visibilityTimeoutSeconds is 1.5; allowed: a whole number from 0 to 43200'],
+    [{ visibilityTimeoutSeconds: 3.5 }, `visibilityTimeoutSeconds is 3.5; allowed: ${VISIBILITY_TIMEOUT_ALLOWED}`],
+    // At 2 s or less a handler's context (which ends 2 s before its batch comes back) starts with no time: the archiver aborts every write.
+    [{ visibilityTimeoutSeconds: 2 }, `visibilityTimeoutSeconds is 2; allowed: ${VISIBILITY_TIMEOUT_ALLOWED}`],
+    [{ visibilityTimeoutSeconds: 0 }, `visibilityTimeoutSeconds is 0; allowed: ${VISIBILITY_TIMEOUT_ALLOWED}`],
     [
       { subscribers: [{ name: 'b', topic: 'payments', concurrency: 0 }] },
       'subscribers[0].concurrency is 0; allowed: a whole number from 1 to 10',

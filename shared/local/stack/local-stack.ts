@@ -16,7 +16,7 @@ import { watchDeadLetterDepths } from './dead-letter-depths.js';
 import { checkDynamoDbPort, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
 import { checkEmulatorPort, startEmulator } from './emulator.js';
 import { startLocalArchiver } from './local-archiver.js';
-import { checkInteger, checkPort, checkSubscriptions, checkTableName } from './options.js';
+import { checkPort, checkSubscriptions, checkTableName, checkVisibilityTimeout } from './options.js';
 import { loadPeers } from './peers.js';
 import { lockPersistDir } from './persist-lock.js';
 import { createLocalLeaseTable, startLocalProcessor } from './processor.js';
@@ -35,7 +35,7 @@ function checkOptions(options: LocalStackOptions): void {
   checkPort('apiPort', options.apiPort);
   checkPort('dynamoDbPort', options.dynamoDbPort);
   checkPort('emulatorPort', options.emulatorPort);
-  checkInteger('visibilityTimeoutSeconds', options.visibilityTimeoutSeconds, 0, 43_200);
+  checkVisibilityTimeout(options.visibilityTimeoutSeconds);
 }
 
 /**

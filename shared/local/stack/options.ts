@@ -1,4 +1,5 @@
 import type { OutboxConfig } from '../../config.js';
+import { MIN_VISIBILITY_TIMEOUT_SECONDS } from '../../consumer/options.js';
 import { LocalStackError } from '../errors.js';
 import type { OutboxTestSubscriber } from './test-stack-types.js';
 
@@ -12,6 +13,14 @@ export const ARCHIVE_QUEUE_NAME = 'outbox-archive';
 export const ARCHIVE_DLQ_NAME = 'outbox-archive-dlq';
 /** What SNS could not deliver to the archive queue from a FIFO topic: SNS takes only a FIFO DLQ there. */
 export const ARCHIVE_FIFO_DLQ_NAME = 'outbox-archive-dlq.fifo';
+
+/**
+ * The stack's queues' visibility timeout, at least the consumer poller's shortest: a handler's
+ * context counts down to 2 s before its batch comes back, so at 2 s or less every consumer and
+ * the archiver start with no time left (the archiver then aborts each write), and at 0
+ * concurrent invocations get the same messages.
+ */
+export const VISIBILITY_TIMEOUT_ALLOWED = `a whole number of seconds from ${MIN_VISIBILITY_TIMEOUT_SECONDS} to 43200 (a handler's context ends 2 s before its batch comes back, so 2 s or less leaves the consumers and the archiver no time)`;
 
 const SUBSCRIBER_NAME = /^[A-Za-z0-9_-]{1,70}$/;
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
@@ -29,6 +38,10 @@ export function checkInteger(what: string, value: number | undefined, min: numbe
 /** Fails with `INVALID_OPTION` unless `value` is `undefined` or a port: 0 (a free one) to 65535. */
 export const checkPort = (what: string, value: number | undefined): void =>
   checkInteger(what, value, 0, 65_535, 'a whole number from 0 (a free port) to 65535');
+
+/** Fails with `INVALID_OPTION` unless `value` is `undefined` or a visibility timeout the stack's handlers have time in. */
+export const checkVisibilityTimeout = (value: number | undefined): void =>
+  checkInteger('visibilityTimeoutSeconds', value, MIN_VISIBILITY_TIMEOUT_SECONDS, 43_200, VISIBILITY_TIMEOUT_ALLOWED);
 
 /** Fails with `INVALID_OPTION` unless `value` is `undefined` or a DynamoDB table name. */
 export function checkTableName(value: string | undefined): void {

@@ -71,8 +71,9 @@ export interface OutboxTestStackOptions {
   /** Port of the SNS/SQS/S3 emulator. @default 0 — a free port */
   readonly emulatorPort?: number;
   /**
-   * Visibility timeout of the subscriber queues, in seconds (0–43200). Deployed queues use six
-   * times the consumer's timeout; here a failed message comes back sooner. @default 10
+   * Visibility timeout of the subscriber queues and the archive queue, in seconds (3–43200: a
+   * handler's context ends 2 s before its batch comes back). Deployed queues use six times the
+   * consumer's timeout; here a failed message comes back sooner. @default 10
    */
   readonly visibilityTimeoutSeconds?: number;
   /**

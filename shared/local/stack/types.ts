@@ -94,7 +94,7 @@ export interface LocalStackOptions {
   readonly persistDir?: string;
   /** @default 'outbox' */
   readonly tableName?: string;
-  /** Visibility timeout of the subscriber queues in seconds. @default 10 */
+  /** Visibility timeout of the subscriber queues and the archive queue in seconds, 3–43200. @default 10 */
   readonly visibilityTimeoutSeconds?: number;
   readonly onDelivery?: (delivery: LocalDelivery) => void;
   /**
