@@ -171,7 +171,9 @@ export class LowLatencyProcessor extends Construct {
     this.service = new FargateService(this, 'Service', {
       cluster,
       taskDefinition: task,
-      desiredCount: minTasks,
+      // No DesiredCount: CloudFormation would set it again on every update of the service (a new
+      // image or config), scaling a service scaled out under load back in mid-deploy. ECS starts
+      // the service with one task, and registering the scalable target raises it to minTasks.
       minHealthyPercent: 100,
       maxHealthyPercent: 200,
       circuitBreaker: { rollback: true },
