@@ -8,6 +8,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
+import { showValue } from '../show-value.js';
 
 /**
  * What an `Outbox` is built with.
@@ -67,6 +68,12 @@ const RETRY_KEYS = Object.keys(DEFAULT_RETRY);
 
 /** The options checked, with their defaults; a `WriteValidationError` (`INVALID_OPERATION`) names the first wrong one. */
 export function resolveOptions(options: OutboxOptions): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new WriteValidationError(
+      'INVALID_OPERATION',
+      `options is ${showValue(options)}; allowed: an object with config, tableName and client`,
+    );
+  }
   // The SDK would then reuse the first request's resolved middleware for every later one,
   // the per-request attempt watch included (and the DocumentClient refuses it with a plain Error).
   if ((options.client as { config?: { cacheMiddleware?: unknown } } | undefined)?.config?.cacheMiddleware === true) {
@@ -88,6 +95,7 @@ export function resolveOptions(options: OutboxOptions): ResolvedOptions {
       );
     }
   }
+  checkParts(options);
   const client =
     options.client instanceof DynamoDBClient ? DynamoDBDocumentClient.from(options.client) : (options.client as DynamoDBDocumentClient);
   const retry = { ...DEFAULT_RETRY, ...options.retry };
@@ -116,4 +124,27 @@ export function resolveOptions(options: OutboxOptions): ResolvedOptions {
     idempotencyTtlSeconds,
     clock: options.clock ?? (() => new Date()),
   };
+}
+
+/** A DynamoDB table name, or a table's ARN (which `TableName` also takes). */
+const TABLE_NAME_PATTERN = /^(?:arn:[^:\s]+:dynamodb:[^:\s]*:[^:\s]*:table\/)?[A-Za-z0-9_.-]{3,255}$/;
+
+/**
+ * Plain JS, or an unset environment variable, can hand the helper nothing where it needs a part: a
+ * missing table name would reach DynamoDB with every write, a missing client fail at the first.
+ */
+function checkParts(options: OutboxOptions): void {
+  const { config, tableName, client, clock } = options as Partial<Record<keyof OutboxOptions, unknown>>;
+  const problem = (name: string, value: unknown, allowed: string): WriteValidationError =>
+    new WriteValidationError('INVALID_OPERATION', `options.${name} is ${showValue(value)}; allowed: ${allowed}`);
+  if (typeof config !== 'object' || config === null || typeof (config as { source?: unknown }).source !== 'string') {
+    throw problem('config', config, 'the config defineConfig returned');
+  }
+  if (typeof tableName !== 'string' || !TABLE_NAME_PATTERN.test(tableName)) {
+    throw problem('tableName', tableName, "the outbox table's name (3–255 of A–Z a–z 0–9 _ . -) or its ARN");
+  }
+  if (typeof client !== 'object' || client === null || typeof (client as { send?: unknown }).send !== 'function') {
+    throw problem('client', client, 'a DynamoDBClient or a DynamoDBDocumentClient');
+  }
+  if (clock !== undefined && typeof clock !== 'function') throw problem('clock', clock, 'a function returning a Date, or leave it out');
 }

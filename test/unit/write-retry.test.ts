@@ -40,7 +40,7 @@ const conflict = () =>
 describe('write helper retries', () => {
   it('retries a transaction conflict and succeeds within the bound', async () => {
     const fake = fakeClient((n) => (n < 3 ? conflict() : undefined));
-    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'orders', client: fake.client, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
     const result = await outbox.write({ events: [orderEvent('o-1')], idempotencyKey: 'k-1' });
     expect(result.events[0]?.sequence).toBe(1);
     expect(fake.attempts()).toBe(3);
@@ -53,7 +53,7 @@ describe('write helper retries', () => {
     const fake = fakeClient(() => conflict());
     const outbox = new Outbox({
       config: testConfig(),
-      tableName: 't',
+      tableName: 'orders',
       client: fake.client,
       retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 2 },
     });
@@ -71,7 +71,7 @@ describe('write helper retries', () => {
       CancellationReasons: [{ Code: 'None' }, { Code: 'ValidationError', Message: 'Item size has exceeded the maximum allowed size' }],
     });
     const fake = fakeClient(() => recordFailure);
-    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'orders', client: fake.client });
     const error = await outbox.write({ events: [orderEvent('o-1')], idempotencyKey: 'k-1' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransactionFailedError);
     expect((error as Error).message).toBe(
@@ -87,7 +87,7 @@ describe('write helper retries', () => {
       CancellationReasons: [{ Code: 'None' }, { Code: 'ValidationError', Message: 'Item size has exceeded the maximum allowed size' }],
     });
     const fake = fakeClient(() => slotFailure);
-    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'orders', client: fake.client });
     const error = await outbox
       .write({ operations: [{ Put: { Item: { pk: 'ORDER#o-1', sk: 'ORDER' } } }], events: [orderEvent('o-1')] })
       .catch((e: unknown) => e);
@@ -103,7 +103,12 @@ describe('write helper retries', () => {
     async (name) => {
       const throttled = () => Object.assign(new Error('Rate of requests exceeds the allowed throughput'), { name });
       const fake = fakeClient((n) => (n < 3 ? throttled() : undefined));
-      const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+      const outbox = new Outbox({
+        config: testConfig(),
+        tableName: 'orders',
+        client: fake.client,
+        retry: { baseDelayMs: 1, maxDelayMs: 2 },
+      });
       const result = await outbox.write({ events: [orderEvent('o-1')] });
       expect(result.events[0]?.sequence).toBe(1);
       expect(fake.attempts()).toBe(3);
@@ -118,7 +123,7 @@ describe('write helper retries', () => {
         CancellationReasons: [{ Code: 'ConditionalCheckFailed', Message: 'The conditional request failed', Item: marshall({ seq }) }],
       });
     const fake = fakeClient((n) => race(n));
-    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client, retry: { maxSequenceRaces: 2 } });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'orders', client: fake.client, retry: { maxSequenceRaces: 2 } });
     const error = await outbox.write({ events: [orderEvent('o-1')] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransactionConflictError);
     // The first attempt guessed the slot new: finding it is no race. Then two races are allowed, the third is not.
@@ -130,7 +135,7 @@ describe('write helper retries', () => {
   it('rejects a refusal retrying cannot cure at once, as a WriteRejectedError that says nothing was written', async () => {
     const boom = Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
     const fake = fakeClient(() => boom);
-    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'orders', client: fake.client });
     const error = await outbox.write({ events: [orderEvent('o-1')] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WriteRejectedError);
     expect(error).toMatchObject({ code: 'WRITE_REJECTED', reason: 'ResourceNotFoundException', cause: boom });
@@ -141,7 +146,7 @@ describe('write helper retries', () => {
   it('fails with WriteOutcomeUnknownError on an error it cannot read, from a client that runs no middleware', async () => {
     const odd = new Error('something odd');
     const fake = fakeClient(() => odd);
-    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'orders', client: fake.client });
     const error = await outbox.write({ events: [orderEvent('o-1')] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WriteOutcomeUnknownError);
     expect(error).toMatchObject({ reason: 'NO_ANSWER', cause: odd });
@@ -155,7 +160,12 @@ describe('write helper: an attempt DynamoDB is still running', () => {
   it('asks again under the same token, with or without an idempotency key, so the write commits once at most', async () => {
     for (const idempotencyKey of [undefined, 'k-in-progress']) {
       const fake = fakeClient((n) => (n < 3 ? inProgress() : undefined));
-      const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+      const outbox = new Outbox({
+        config: testConfig(),
+        tableName: 'orders',
+        client: fake.client,
+        retry: { baseDelayMs: 1, maxDelayMs: 2 },
+      });
       const result = await outbox.write({ events: [orderEvent('o-1')], ...(idempotencyKey === undefined ? {} : { idempotencyKey }) });
       expect(result.events[0]?.sequence).toBe(1);
       expect(fake.attempts()).toBe(3);
@@ -166,7 +176,7 @@ describe('write helper: an attempt DynamoDB is still running', () => {
 
   it('gives each write without a key a token of its own, and a changed request a new one', async () => {
     const fake = fakeClient((n) => (n === 1 ? conflict() : undefined));
-    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'orders', client: fake.client, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
     await outbox.write({ events: [orderEvent('o-1')] });
     await outbox.write({ events: [orderEvent('o-2')] });
     expect(fake.tokens).toHaveLength(3);
@@ -185,7 +195,7 @@ describe('write helper: an attempt DynamoDB is still running', () => {
     });
     const outbox = new Outbox({
       config: testConfig(),
-      tableName: 't',
+      tableName: 'orders',
       client: fake.client,
       // Event times from a clock that stands still, as in a test.
       clock: () => new Date('2026-11-24T10:00:00Z'),
@@ -210,7 +220,7 @@ describe('write helper: an attempt DynamoDB is still running', () => {
     const fake = fakeClient((n) => (n === 1 ? inProgress() : throttled()));
     const outbox = new Outbox({
       config: testConfig(),
-      tableName: 't',
+      tableName: 'orders',
       client: fake.client,
       retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
     });
@@ -226,7 +236,7 @@ describe('write helper: an attempt DynamoDB is still running', () => {
     const plain = fakeClient(() => throttled());
     const again = new Outbox({
       config: testConfig(),
-      tableName: 't',
+      tableName: 'orders',
       client: plain.client,
       retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 },
     });
@@ -236,7 +246,7 @@ describe('write helper: an attempt DynamoDB is still running', () => {
 
 describe('write helper options', () => {
   const build = (options: Partial<OutboxOptions>) =>
-    new Outbox({ config: testConfig(), tableName: 't', client: fakeClient(() => undefined).client, ...options });
+    new Outbox({ config: testConfig(), tableName: 'orders', client: fakeClient(() => undefined).client, ...options });
 
   it.each<[string, Partial<OutboxOptions>, string]>([
     ['a NaN TTL', { idempotencyTtlSeconds: Number.NaN }, 'idempotencyTtlSeconds is NaN; allowed: an integer ≥ 1'],
