@@ -74,7 +74,7 @@ describe('replay command line', () => {
     [['--from', '2026-03-01T10:00:00'], '--from', 'Z or an offset'],
     [['--from', '2026-02-30T10:00Z'], '--from', 'got "2026-02-30T10:00Z"'],
     [['--from', '2026-03-01T24:00:00Z'], '--from', 'got "2026-03-01T24:00:00Z"'],
-    [['--to', '2026-02-28'], '--to', 'not after from'],
+    [['--to', '2026-02-28'], '--to', "not after the range's start"],
     [['--aggregate', 'order'], '--aggregate', 'TYPE:ID'],
     [['--aggregate', 'order:o-1', '--aggregate-type', 'payment'], '--aggregate', 'the same aggregate type'],
     [['--rate', '0'], '--rate', 'a positive number'],
