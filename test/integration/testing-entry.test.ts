@@ -163,6 +163,24 @@ describe('dynamodb-outbox/testing, from a service’s own config', () => {
     });
   });
 
+  it('rejects receive() options of the wrong shape at once, instead of ignoring a misspelt one or reading a DLQ for "no"', async () => {
+    const at = Date.now();
+    await expect(stack.receive('audit', { cout: 2 } as never)).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      message: 'receive() options.cout is 2, an unknown option; allowed: count, timeoutMs, deadLetters',
+    });
+    await expect(stack.receive('audit', { deadLetters: 'no' } as never)).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      message: 'receive() deadLetters is "no"; allowed: true (its DLQ) or false (its queue)',
+    });
+    await expect(stack.receive('audit', null as never)).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      message: 'receive() options is null; allowed: an object with count, timeoutMs, deadLetters',
+    });
+    // Refused, not waited on: each would otherwise have polled for the default 10 s.
+    expect(Date.now() - at).toBeLessThan(5_000);
+  });
+
   it('stops everything, DynamoDB Local’s Java process included, and refuses to receive afterwards', async () => {
     expect(backgroundErrors).toEqual([]);
     const pid = stack.dynamoDbPid;

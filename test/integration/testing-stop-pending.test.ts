@@ -85,6 +85,15 @@ const pendingTimers = () => process.getActiveResourcesInfo().filter((kind) => ki
 describe('stop() with a wait of the test stack pending', { timeout: 60_000 }, () => {
   it('ends a pending waitForArchived at once with STACK_STOPPED, and clears its timer', async () => {
     const stack = await startStack();
+    // Options of the wrong shape are refused, not read as the defaults (or as a bare TypeError).
+    await expect(stack.archive!.waitForArchived(1, { timeout: 5 } as never)).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      message: 'archive.waitForArchived() options.timeout is 5, an unknown option; allowed: timeoutMs',
+    });
+    await expect(stack.archive!.waitForArchived(1, null as never)).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      message: 'archive.waitForArchived() options is null; allowed: an object with timeoutMs',
+    });
     const archived = track(stack.archive!.waitForArchived(1_000, { timeoutMs: LONG_MS }));
     await stopWhilePending(
       stack,

@@ -45,7 +45,52 @@ describe('startOutboxTestStack options', () => {
   it('rejects an empty event type filter, which would deliver nothing', async () => {
     const error = await startError({ subscribers: [{ name: 'billing', topic: 'payments', eventTypes: [] }] });
 
-    expect(error).toMatchObject({ code: 'INVALID_SUBSCRIPTION', message: expect.stringContaining('subscribers[0].eventTypes is "[]"') });
+    expect(error).toMatchObject({ code: 'INVALID_SUBSCRIPTION', message: expect.stringContaining('subscribers[0].eventTypes is []') });
+  });
+
+  it('shows an event type filter given as a string once quoted, as given', async () => {
+    const error = await startError({ subscribers: [{ name: 'billing', topic: 'payments', eventTypes: 'payment.captured' as never }] });
+
+    expect(error.message).toBe('subscribers[0].eventTypes is "payment.captured"; allowed: a non-empty list of CloudEvents types');
+  });
+
+  /*
+   * Options of the wrong shape, as a test in JavaScript (or one that builds its options in a
+   * variable) can pass them: a misspelt option would be ignored, and the stack run without the
+   * filter or the subscribers it was asked for; the rest failed as a bare TypeError.
+   */
+  it.each([
+    [
+      undefined,
+      'options is undefined; allowed: an object with config, subscribers, tableName, dynamoDbPort, emulatorPort, visibilityTimeoutSeconds, onError',
+    ],
+    [
+      { config, subscriber: [{ name: 'billing', topic: 'payments' }] },
+      'options.subscriber is [{"name":"billing","topic":"payments"}], an unknown option; allowed: config, subscribers,',
+    ],
+    [{}, 'config is undefined; allowed: the outbox config defineConfig returns'],
+    [{ config: { topics: 'orders.fifo' } }, 'config is {"topics":"orders.fifo"}; allowed: the outbox config defineConfig returns'],
+    [
+      { config, subscribers: { name: 'billing', topic: 'payments' } },
+      'subscribers is {"name":"billing","topic":"payments"}; allowed: a list of subscribers',
+    ],
+    [{ config, subscribers: [null] }, 'subscribers[0] is null; allowed: an object with name, topic, eventTypes,'],
+    [
+      { config, subscribers: [{ name: 'billing', topic: 'payments', eventType: ['payment.captured'] }] },
+      'subscribers[0].eventType is ["payment.captured"], an unknown option; allowed: name, topic, eventTypes, aggregateTypes, maxReceiveCount, handler, concurrency',
+    ],
+    [{ config, onError: 'console' }, 'onError is "console"; allowed: a function (source, error) => void'],
+  ])('rejects options of the wrong shape with INVALID_OPTION before anything starts (%#)', async (options, message) => {
+    const error = await startOutboxTestStack(options as never).then(
+      async (stack) => {
+        await stack.stop();
+        throw new Error('the stack started');
+      },
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(LocalStackError);
+    expect(error).toMatchObject({ code: 'INVALID_OPTION', message: expect.stringContaining(message) });
   });
 
   it.each([

@@ -16,7 +16,7 @@ import { watchDeadLetterDepths } from './dead-letter-depths.js';
 import { checkDynamoDbPort, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
 import { checkEmulatorPort, startEmulator } from './emulator.js';
 import { startLocalArchiver } from './local-archiver.js';
-import { checkPort, checkSubscriptions, checkTableName, checkVisibilityTimeout } from './options.js';
+import { checkOptionShapes, checkPort, checkSubscriptions, checkTableName, checkVisibilityTimeout } from './options.js';
 import { loadPeers } from './peers.js';
 import { lockPersistDir } from './persist-lock.js';
 import { createLocalLeaseTable, startLocalProcessor } from './processor.js';
@@ -30,6 +30,7 @@ export type * from './types.js';
 
 /** Every option that can be checked without starting anything, so a typo fails in milliseconds. */
 function checkOptions(options: LocalStackOptions): void {
+  checkOptionShapes(options.config, options.subscribers, options.onError);
   checkSubscriptions(options.config, options.subscribers ?? []);
   checkTableName(options.tableName);
   checkPort('apiPort', options.apiPort);

@@ -1,5 +1,7 @@
 import type { OutboxConfig } from '../../config.js';
+import { isRecord } from '../../config-fields.js';
 import { MIN_VISIBILITY_TIMEOUT_SECONDS } from '../../consumer/options.js';
+import { showValue } from '../../show-value.js';
 import { LocalStackError } from '../errors.js';
 import type { OutboxTestSubscriber } from './test-stack-types.js';
 
@@ -26,8 +28,10 @@ const SUBSCRIBER_NAME = /^[A-Za-z0-9_-]{1,70}$/;
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
 
-const invalid = (what: string, value: unknown, allowed: string): LocalStackError =>
-  new LocalStackError('INVALID_OPTION', `${what} is ${show(value)}; allowed: ${allowed}`);
+/** An `INVALID_OPTION` naming `what`, the value given as `shown` says it, and what is allowed. */
+const refuse = (what: string, shown: string, allowed: string): LocalStackError =>
+  new LocalStackError('INVALID_OPTION', `${what} is ${shown}; allowed: ${allowed}`);
+const invalid = (what: string, value: unknown, allowed: string): LocalStackError => refuse(what, show(value), allowed);
 
 /** Fails with `INVALID_OPTION` unless `value` is `undefined` or a whole number from `min` to `max`. */
 export function checkInteger(what: string, value: number | undefined, min: number, max: number, allowed?: string): void {
@@ -49,9 +53,39 @@ export function checkTableName(value: string | undefined): void {
     throw invalid('tableName', value, 'a DynamoDB table name of 3–255 letters, digits, "_", "-" or "."');
 }
 
+/**
+ * Fails with `INVALID_OPTION` unless `value` is an object (or, when `optional`, `undefined`)
+ * whose keys are all `allowed`: a misspelt option (`subscriber`, `eventType`) would otherwise be
+ * ignored, and the stack run without what it asked for.
+ */
+export function checkOptionKeys(what: string, value: unknown, allowed: readonly string[], optional = false): void {
+  if (optional && value === undefined) return;
+  if (!isRecord(value)) throw refuse(what, showValue(value), `an object with ${allowed.join(', ')}`);
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) throw refuse(`${what}.${key}`, `${showValue(value[key])}, an unknown option`, allowed.join(', '));
+  }
+}
+
+/** The keys a subscriber may have (`OutboxTestSubscriber`). */
+const SUBSCRIBER_KEYS = ['name', 'topic', 'eventTypes', 'aggregateTypes', 'maxReceiveCount', 'handler', 'concurrency'];
+
+/**
+ * Fails with `INVALID_OPTION` unless `config` has the shape `defineConfig` returns, `subscribers`
+ * is `undefined` or a list, and `onError` `undefined` or a function: each would otherwise fail
+ * later as a bare TypeError, or (`onError`) only once a part in the background reports.
+ */
+export function checkOptionShapes(config: unknown, subscribers: unknown, onError: unknown): void {
+  if (!isRecord(config) || !Array.isArray(config.topics) || !isRecord(config.routes))
+    throw refuse('config', showValue(config), 'the outbox config defineConfig returns');
+  if (subscribers !== undefined && !Array.isArray(subscribers))
+    throw refuse('subscribers', showValue(subscribers), 'a list of subscribers, each { name, topic, … }');
+  if (onError !== undefined && typeof onError !== 'function')
+    throw refuse('onError', showValue(onError), 'a function (source, error) => void');
+}
+
 function checkNames(what: string, values: readonly string[] | undefined, allowed: readonly string[] | undefined, means: string): void {
   if (values === undefined) return;
-  if (!Array.isArray(values) || values.length === 0) throw invalid(what, JSON.stringify(values), `a non-empty list of ${means}`);
+  if (!Array.isArray(values) || values.length === 0) throw refuse(what, showValue(values), `a non-empty list of ${means}`);
   values.forEach((value, j) => {
     if (typeof value !== 'string' || value === '') throw invalid(`${what}[${j}]`, value, `a non-empty string: ${means}`);
     if (allowed !== undefined && !allowed.includes(value))
@@ -81,6 +115,7 @@ export function checkSubscriptions(config: OutboxConfig, subscribers: readonly O
   const names = new Set<string>();
   subscribers.forEach((subscriber, i) => {
     const at = `subscribers[${i}]`;
+    checkOptionKeys(at, subscriber, SUBSCRIBER_KEYS);
     if (!topics.includes(subscriber.topic)) {
       throw new LocalStackError(
         'INVALID_SUBSCRIPTION',

@@ -1,15 +1,21 @@
 import { sharedAbortController } from '../../abort.js';
 import { replayArchive } from '../../archive/replay.js';
+import { showValue } from '../../show-value.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
 import { LocalStackError } from '../errors.js';
 import { startLocalStack } from './local-stack.js';
-import { checkInteger } from './options.js';
+import { checkInteger, checkOptionKeys } from './options.js';
 import { receiveMessages } from './receive.js';
 import { localRelayHandler } from './relay.js';
 import type { OutboxTestArchive, OutboxTestQueue, OutboxTestStack, OutboxTestStackOptions, ReceiveOptions } from './test-stack-types.js';
 import type { LocalStack, LocalStackOptions } from './types.js';
 
 export type * from './test-stack-types.js';
+
+/** The keys of `OutboxTestStackOptions`, `ReceiveOptions` and `WaitForArchivedOptions`. */
+const OPTION_KEYS = ['config', 'subscribers', 'tableName', 'dynamoDbPort', 'emulatorPort', 'visibilityTimeoutSeconds', 'onError'];
+const RECEIVE_KEYS = ['count', 'timeoutMs', 'deadLetters'];
+const WAIT_KEYS = ['timeoutMs'];
 
 const DEFAULT_RECEIVE_TIMEOUT_MS = 10_000;
 const MAX_RECEIVE_TIMEOUT_MS = 15 * 60_000;
@@ -34,9 +40,11 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
     deadLetterQueueUrl: archive.deadLetterQueue.url,
     ...(archive.fifoDeadLetterQueue === undefined ? {} : { fifoDeadLetterQueueUrl: archive.fifoDeadLetterQueue.url }),
     archivedEvents: () => archive.counts().archivedEvents,
-    waitForArchived: async (count, { timeoutMs = DEFAULT_RECEIVE_TIMEOUT_MS } = {}) => {
+    waitForArchived: async (count, waitOptions) => {
       if (stack.stopped)
         throw new LocalStackError('STACK_STOPPED', 'archive.waitForArchived() was called after stop(); allowed: before stop()');
+      checkOptionKeys('archive.waitForArchived() options', waitOptions, WAIT_KEYS, true);
+      const { timeoutMs = DEFAULT_RECEIVE_TIMEOUT_MS } = waitOptions ?? {};
       checkInteger('archive.waitForArchived() count', count, 1, Number.MAX_SAFE_INTEGER);
       checkInteger('archive.waitForArchived() timeoutMs', timeoutMs, 0, MAX_RECEIVE_TIMEOUT_MS);
       return archive.waitForArchived(count, timeoutMs);
@@ -89,6 +97,7 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
  * ```
  */
 export async function startOutboxTestStack(options: OutboxTestStackOptions): Promise<OutboxTestStack> {
+  checkOptionKeys('options', options, OPTION_KEYS);
   const onError = options.onError ?? reportToStderr;
   const engineOptions: LocalStackOptions = {
     config: options.config,
@@ -108,7 +117,7 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
   // Aborted as stop() begins: a receive() in flight ends then, its long poll too, not at its timeout.
   const stopping = sharedAbortController();
 
-  const receive: OutboxTestStack['receive'] = async (subscriber, receiveOptions: ReceiveOptions = {}) => {
+  const receive: OutboxTestStack['receive'] = async (subscriber, receiveOptions?: ReceiveOptions) => {
     if (stack.stopped)
       throw new LocalStackError('STACK_STOPPED', `receive("${subscriber}") was called after stop(); allowed: receive before stop()`);
     const queue = Object.hasOwn(queues, subscriber) ? queues[subscriber] : undefined;
@@ -119,9 +128,15 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
         `receive() subscriber is ${JSON.stringify(subscriber)}; allowed: a subscriber of this stack (${names.length === 0 ? 'it has none' : names.join(', ')})`,
       );
     }
-    const { count = 1, timeoutMs = DEFAULT_RECEIVE_TIMEOUT_MS, deadLetters = false } = receiveOptions;
+    checkOptionKeys('receive() options', receiveOptions, RECEIVE_KEYS, true);
+    const { count = 1, timeoutMs = DEFAULT_RECEIVE_TIMEOUT_MS, deadLetters = false } = receiveOptions ?? {};
     checkInteger('receive() count', count, 1, 1000);
     checkInteger('receive() timeoutMs', timeoutMs, 0, MAX_RECEIVE_TIMEOUT_MS);
+    if (typeof deadLetters !== 'boolean')
+      throw new LocalStackError(
+        'INVALID_OPTION',
+        `receive() deadLetters is ${showValue(deadLetters)}; allowed: true (its DLQ) or false (its queue)`,
+      );
     const handled = options.subscribers?.find((s) => s.name === subscriber)?.handler !== undefined;
     if (handled && !deadLetters) {
       throw new LocalStackError(
