@@ -1,4 +1,5 @@
 import { sleep } from './backoff.js';
+import { showValue } from './show-value.js';
 
 /**
  * The slowest rate allowed, in events per second. A batch goes out at once and the next one waits
@@ -8,10 +9,16 @@ import { sleep } from './backoff.js';
  */
 export const MIN_RATE_PER_SECOND = 1;
 
-/** Why `perSecond` cannot be a rate, as what was given and what is allowed; `undefined` when it can. */
-export function rateProblem(perSecond: number): string | undefined {
-  if (Number.isFinite(perSecond) && perSecond >= MIN_RATE_PER_SECOND) return undefined;
-  return `got ${perSecond}; allowed: at least ${MIN_RATE_PER_SECOND} event per second (slower, one batch would hold its messages for hours)`;
+/**
+ * Why `perSecond` cannot be a rate, as what was given and what is allowed, with the caller's
+ * `reason` for the floor when it gives one; `undefined` when it can. Anything but a finite number
+ * of at least {@link MIN_RATE_PER_SECOND} is refused: a number as itself (`NaN`, `Infinity`), any
+ * other value as JSON (`"5"`, a string, is not a rate).
+ */
+export function rateProblem(perSecond: unknown, reason?: string): string | undefined {
+  if (typeof perSecond === 'number' && Number.isFinite(perSecond) && perSecond >= MIN_RATE_PER_SECOND) return undefined;
+  const given = typeof perSecond === 'number' ? String(perSecond) : showValue(perSecond);
+  return `got ${given}; allowed: at least ${MIN_RATE_PER_SECOND} event per second${reason === undefined ? '' : ` (${reason})`}`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { INSTANT_FORMS, parseInstantText } from '../event-time.js';
-import { MIN_RATE_PER_SECOND } from '../rate-limit.js';
+import { rateProblem } from '../rate-limit.js';
 import { ReplayOptionsError } from './replay-errors.js';
 import type { AggregateRef, ReplayArchiveOptions } from './replay-types.js';
 
@@ -139,9 +139,8 @@ export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
     }
   }
   const rate = options.ratePerSecond;
-  if (rate !== undefined && (!Number.isFinite(rate) || rate < MIN_RATE_PER_SECOND)) {
-    throw new ReplayOptionsError('ratePerSecond', `got ${JSON.stringify(rate)}; allowed: at least ${MIN_RATE_PER_SECOND} event per second`);
-  }
+  const rateWrong = rate === undefined ? undefined : rateProblem(rate);
+  if (rateWrong !== undefined) throw new ReplayOptionsError('ratePerSecond', rateWrong);
   const queueUrl = queueUrlOf(options.queueUrl);
   const holdBackMs = wholeNumber(options.holdBackMs, 'holdBackMs', 0, 3_600_000, DEFAULT_HOLD_BACK_MS);
   return {
