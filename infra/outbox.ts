@@ -1,4 +1,4 @@
-import { ArnFormat, type Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, type Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, type IGrantable, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -139,7 +139,7 @@ export class Outbox extends Construct {
     // A subscription lets sns.amazonaws.com use its queue's key for any topic. Naming the topic
     // instead (the aws-sns-subscriptions:restrictSqsDescryption feature flag) would make this key
     // and the topics it encrypts depend on each other, so SNS is denied it outside this account and region.
-    props.encryptionKey?.addToResourcePolicy(
+    const denied = props.encryptionKey?.addToResourcePolicy(
       new PolicyStatement({
         sid: 'DenySnsForOtherAccountsTopics',
         effect: Effect.DENY,
@@ -155,6 +155,13 @@ export class Outbox extends Construct {
         },
       }),
     );
+    if (denied?.statementAdded === false) {
+      // Nor can the subscriptions' grants to SNS be added: without them SNS delivers to no queue of the outbox.
+      Annotations.of(this).addWarningV2(
+        'dynamodb-outbox:imported-encryption-key',
+        `the encryptionKey ${props.encryptionKey!.node.path} is imported, so its key policy cannot be changed here: it must let sns.amazonaws.com use kms:GenerateDataKey and kms:Decrypt for the outbox topics (condition aws:SourceArn), or SNS cannot deliver to the subscriber and archive queues it encrypts, nor to their dead-letter queues`,
+      );
+    }
     this.table = new OutboxTable(this, 'Table', {
       tableName: props.tableName,
       encryptionKey: props.encryptionKey,
@@ -273,7 +280,8 @@ export class Outbox extends Construct {
       ...rest,
       encryptionKey: rest.encryptionKey ?? this.props.encryptionKey,
       removalPolicy: rest.removalPolicy ?? this.removalPolicy,
-      logRetention: rest.logRetention ?? this.props.logRetention,
+      // Only a consumer the subscriber creates has logs of its own: the subscriber refuses it otherwise.
+      logRetention: rest.consumerEntry === undefined ? rest.logRetention : (rest.logRetention ?? this.props.logRetention),
       topic: this.topics.topic(topic),
     });
     this.subscriberMap.set(id, subscriber);

@@ -96,7 +96,7 @@ export interface OutboxSubscriberProps {
   readonly encryptionKey?: IKey;
   /** What happens to the queues and logs when they leave the stack. @default RemovalPolicy.DESTROY */
   readonly removalPolicy?: RemovalPolicy;
-  /** How long the consumer's logs are kept. @default RetentionDays.ONE_MONTH */
+  /** How long the logs of the consumer created from `consumerEntry` are kept. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
 }
 
@@ -124,7 +124,7 @@ function rejectUnused(path: string, props: OutboxSubscriberProps): void {
   }
   if (props.consumerEntry === undefined) {
     unused(
-      ['consumerMemorySize', 'consumerEnvironment', 'reservedConcurrency'],
+      ['consumerMemorySize', 'consumerEnvironment', 'reservedConcurrency', 'logRetention'],
       'configure a consumer Lambda to create, and no consumerEntry is given; allowed: set consumerEntry, or leave them out',
     );
   }

@@ -1,9 +1,12 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Alias, Code, type IFunction, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { describe, expect, it } from 'vitest';
+import { Outbox } from '../../infra/outbox.js';
 import { OutboxSubscriber, type OutboxSubscriberProps } from '../../infra/outbox-subscriber.js';
+import { defineConfig } from '../../shared/config.js';
 import { appWithoutBundling, expectPropsError, logicalId, resource } from '../helpers/cdk.js';
 
 /** Builds a subscriber of a new topic, with an existing consumer when `consumer` is true; no synthesis. */
@@ -103,5 +106,25 @@ describe("OutboxSubscriber: an existing consumer's timeout", () => {
       'is 30 s, but the consumer Timeouts/Consumer times out after 60 s; allowed: leave it out (it is read from the function), or 60 s',
     );
     expect(visibilityWith((stack) => fn(stack, Duration.seconds(60)), { consumerTimeout: Duration.seconds(60) })).toBe(360);
+  });
+});
+
+describe('OutboxSubscriber: logRetention without a consumer to create', () => {
+  it("rejects logRetention with an existing consumer or none, whose logs are not the subscriber's", () => {
+    for (const consumer of [false, true]) {
+      expectPropsError(
+        () => build(false, { logRetention: RetentionDays.ONE_WEEK }, consumer),
+        'logRetention',
+        'is set but configure a consumer Lambda to create, and no consumerEntry is given',
+      );
+    }
+  });
+
+  it("lets Outbox.addSubscriber keep the outbox's logRetention for a subscriber with an existing consumer", () => {
+    const stack = new Stack(appWithoutBundling(), 'Retention');
+    const config = defineConfig({ source: 'urn:test:retention', topics: [{ name: 'payments' }], routes: { payment: 'payments' } });
+    const outbox = new Outbox(stack, 'Outbox', { config, logRetention: RetentionDays.ONE_WEEK });
+    const consumer = LambdaFunction.fromFunctionName(stack, 'Consumer', 'consumer');
+    expect(() => outbox.addSubscriber('Billing', { topic: 'payments', consumer, consumerTimeout: Duration.seconds(30) })).not.toThrow();
   });
 });
