@@ -48,14 +48,22 @@ function componentId(wanted: string, taken: Set<string>): string {
 }
 
 /**
- * The shape of a W3C `traceparent`, in the regular expression subset JSON Schema recommends (no
- * lookahead, which many validators lack); the write helper also refuses version `ff` and all-zero ids.
+ * A W3C `traceparent` as `traceparentProblem` takes it, in the regular expression subset JSON
+ * Schema recommends (no lookahead, which validators outside JavaScript may lack): its shape as the
+ * `pattern`, and under `not` the values of that shape W3C calls invalid in every version (`ff`, an
+ * all-zero trace id or parent id, anything after version 00's flags). A later version with fields
+ * after its flags is valid, as W3C asks a receiver to take it; the write helper sends version 00.
  */
-const TRACEPARENT_SHAPE = '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(-[!-~]*)?$';
+const TRACEPARENT_SCHEMA = {
+  type: 'string',
+  pattern: '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(-[!-~]*)?$',
+  not: { anyOf: [{ pattern: '^ff' }, { pattern: '^.{3}0{32}' }, { pattern: '^.{36}0{16}' }, { pattern: '^00.{54}' }] },
+  description: 'W3C trace context of the write, when it had one.',
+};
 
 /** The write's trace context, in the envelope and as message attributes. */
 const traceProperties = {
-  traceparent: { type: 'string', pattern: TRACEPARENT_SHAPE, description: 'W3C trace context of the write, when it had one.' },
+  traceparent: TRACEPARENT_SCHEMA,
   tracestate: {
     type: 'string',
     maxLength: MAX_TRACESTATE_LENGTH,
