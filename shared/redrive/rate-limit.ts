@@ -6,7 +6,7 @@ import { RedriveOptionsError } from './errors.js';
  * {@link RedriveOptionsError} for a rate too slow, before anything is read or moved.
  */
 export function rateLimiter(perSecond: number | undefined): Pick<RateLimiter, 'take'> {
-  const problem = perSecond === undefined ? undefined : rateProblem(perSecond);
+  const problem = perSecond === undefined ? undefined : rateProblem(perSecond, 'slower, one batch would hold its messages for hours');
   if (problem !== undefined) throw new RedriveOptionsError('ratePerSecond', problem);
   return limiterAt(perSecond);
 }
