@@ -14,6 +14,9 @@ import { DEFAULT_QUEUE_RETENTION, type OutboxSubscriberProps, validateSubscriber
 
 export type { OutboxSubscriberProps } from './subscriber-props.js';
 
+/** Lambda's timeout of a function created without one. */
+const LAMBDA_DEFAULT_TIMEOUT = Duration.seconds(3);
+
 /** The most an SQS event source's maxConcurrency can be. */
 const MAX_EVENT_SOURCE_CONCURRENCY = 1_000;
 
@@ -62,7 +65,12 @@ export class OutboxSubscriber extends Construct {
     const window = props.maxBatchingWindow ?? Duration.seconds(0);
     validateSubscriberProps(this.node.path, props, fifo, consumerTimeout, window, ownTimeout);
     const hasConsumer = props.consumerEntry !== undefined || props.consumer !== undefined;
-    const short = hasConsumer && props.queue !== undefined && checkQueueVisibility(this.node.path, props.queue, consumerTimeout, window);
+    // An existing function of the app without a timeout runs with Lambda's 3 s (a new queue is sized for 30 s all the same).
+    const runTimeout =
+      props.consumer !== undefined && props.consumerTimeout === undefined && ownTimeout === undefined
+        ? LAMBDA_DEFAULT_TIMEOUT
+        : consumerTimeout;
+    const short = hasConsumer && props.queue !== undefined && checkQueueVisibility(this.node.path, props.queue, runTimeout, window);
     if (short) {
       Annotations.of(this).addWarningV2(
         'dynamodb-outbox:queue-visibility-below-advice',

@@ -43,8 +43,9 @@ describe("OutboxSubscriber: an existing queue's visibility timeout against its c
 
   it('warns, without refusing, when the visibility timeout is below 6 × the consumer timeout plus the batching window', () => {
     const equal = build((stack) => new Queue(stack, 'Own', { visibilityTimeout: Duration.seconds(60) }), Duration.seconds(60));
-    expect(warnings(equal)).toHaveLength(1);
-    expect(JSON.stringify(warnings(equal)[0]?.entry.data)).toContain('is 60 s, below the 360 s AWS advises');
+    const found = warnings(equal);
+    expect(found).toHaveLength(1);
+    expect(JSON.stringify(found[0]?.entry.data)).toContain('is 60 s, below the 360 s AWS advises');
     const windowed = build((stack) => new Queue(stack, 'Own', { visibilityTimeout: Duration.seconds(180) }), Duration.seconds(30), {
       maxBatchingWindow: Duration.seconds(10),
     });
@@ -59,6 +60,18 @@ describe("OutboxSubscriber: an existing queue's visibility timeout against its c
       Duration.seconds(60),
     );
     expect(warnings(imported)).toHaveLength(0);
+  });
+
+  it("takes an existing function without a timeout of its own at Lambda's 3 s", () => {
+    const stack = new Stack(appWithoutBundling(), 'Untimed');
+    const consumer = new LambdaFunction(stack, 'Consumer', {
+      code: Code.fromInline('exports.handler = async () => ({ batchItemFailures: [] });'),
+      handler: 'index.handler',
+      runtime: Runtime.NODEJS_22_X,
+    });
+    const queue = new Queue(stack, 'Own', { visibilityTimeout: Duration.seconds(10) });
+    expect(() => new OutboxSubscriber(stack, 'Billing', { topic: new Topic(stack, 'Topic'), queue, consumer })).not.toThrow();
+    expect(JSON.stringify(warnings(stack)[0]?.entry.data)).toContain('is 10 s, below the 18 s AWS advises');
   });
 
   it('checks nothing when no consumer reads the queue', () => {
