@@ -1,27 +1,43 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { errorName } from '../aws/error-name.js';
 import type { BackoffOptions } from '../backoff.js';
-import type { OutboxConfig } from '../config.js';
+import type { OutboxConfig, TopicSettings } from '../config.js';
+import type { SlotMessage } from '../envelope.js';
 import { PROCESSOR_ORIGIN } from '../on-failure/batch-record.js';
 import { relayIgnoredAggregateTypes } from '../publishing-paths.js';
 import { isTransientReadError, retried } from '../read-retry.js';
+import type { DeadLetterFields } from '../relay/dead-letter-sender.js';
 import { decodeStreamRecord } from '../relay/decode.js';
+import { eventDeadLetter } from '../relay/event-dead-letter.js';
 import { describeError } from '../relay/failure-kind.js';
+import { laneKey } from '../relay/lanes.js';
+import { coordinatesOf, type RecordCoordinates } from '../relay/stream-record.js';
 import type { PublishBatchClient } from '../relay/types.js';
+import { SLOT_PREFIX } from '../slot.js';
 import { TABLE } from '../table.js';
 import { StreamRangeIncompleteError } from './errors.js';
+import { NO_RELAY_DLQ, type OnFailureDeadLetters, type RecordDeadLetter } from './on-failure-dead-letters.js';
 import { onFailureRecordProblem, payloadRecords, type StreamInvocationPayload, type StreamOnFailureRecord } from './on-failure-record.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
 import { readStreamRange, STREAM_RETENTION_MS } from './stream-reader.js';
 
-export type TopicEvent = RepublishEvent & { readonly topicArn: string };
+export type TopicEvent = RepublishEvent & {
+  readonly topicArn: string;
+  /** Its dead letter, as the relay writes one for an event SNS refuses for good (`PUBLISH_REJECTED`). */
+  readonly rejected: (detail: string) => DeadLetterFields;
+};
 
 /** What an on-failure record holds to republish. */
 export type ResolvedRecord =
-  | { readonly status: 'events'; readonly events: TopicEvent[] }
   /**
-   * Its events cannot be republished as they are (a malformed slot, no route or ARN): it stays,
-   * and so must every later record of its shard, which could hold a later event of its aggregates.
+   * `letters`: what the relay dead-letters (malformed slots, events without a route), in stream
+   * order, sent to the relay DLQ before `events` are published; only when a relay DLQ was given.
+   */
+  | { readonly status: 'events'; readonly events: TopicEvent[]; readonly letters: RecordDeadLetter[] }
+  /**
+   * Its events cannot be republished as they are (a topic without an ARN; a malformed slot or no
+   * route when no relay DLQ was given): it stays, and so must every later record of its shard,
+   * which could hold a later event of its aggregates.
    */
   | { readonly status: 'skip'; readonly reason: string }
   /**
@@ -43,6 +59,8 @@ export interface ResolveOptions {
   readonly topicArns: Readonly<Record<string, string>>;
   readonly now: () => number;
   readonly retry: BackoffOptions;
+  /** The relay DLQ, when given: what the relay dead-letters goes there, and its record moves. */
+  readonly deadLetters?: OnFailureDeadLetters | undefined;
 }
 
 export type ParsedRecord = { readonly ok: true; readonly record: StreamOnFailureRecord } | { readonly ok: false; readonly reason: string };
@@ -114,28 +132,55 @@ export async function resolveRecord(record: StreamOnFailureRecord, options: Reso
     const read = await batchRecords(record, options);
     // Only a payload the processor kept is its own records alone; a stream range holds the other path's too.
     const processorPayload = record.origin === PROCESSOR_ORIGIN && payloadRecords(record).status === 'records';
-    return read.status === 'records' ? decodeEvents(read.records, options, processorPayload) : read;
+    return read.status === 'records' ? decodeEvents(read.records, options, processorPayload, record.DDBStreamBatchInfo.streamArn) : read;
   } catch (error) {
     return { status: 'unknown', reason: `could not read the record: ${describeError(error)}` };
   }
 }
 
-function decodeEvents(records: StreamInvocationPayload['Records'], options: ResolveOptions, fromProcessor: boolean): ResolvedRecord {
+/** A slot message in the shape the relay's dead-letter builder takes. */
+const eventItem = (message: SlotMessage, topic: TopicSettings | undefined) =>
+  ({ kind: 'event', recordIndex: 0, message, topic, attempts: 0, alone: false, single: false, rejection: undefined }) as const;
+
+function decodeEvents(
+  records: StreamInvocationPayload['Records'],
+  options: ResolveOptions,
+  fromProcessor: boolean,
+  streamArn: string,
+): ResolvedRecord {
   // The relay's own selection: the low-latency aggregate types are the stream processor's to
   // publish (it may still be retrying them), and the relay's mapping never hands them over. The
   // processor's records hold only the records it gave up on, of its own types (as they were when
   // it wrote them): all are republished. A handed-over type is the relay's too: its records are republished.
   const selection = { ignoreAggregateTypes: fromProcessor ? [] : relayIgnoredAggregateTypes(options.config) };
   const events: TopicEvent[] = [];
+  const letters: RecordDeadLetter[] = [];
   for (const streamRecord of records) {
     const decoded = decodeStreamRecord(streamRecord, options.config, selection);
     if (decoded.status === 'ignored') continue;
+    // Read again from the stream, a record names no stream: the batch's.
+    const where: RecordCoordinates = { eventSourceArn: streamArn, ...coordinatesOf(streamRecord) };
     if (decoded.status === 'malformed') {
       const pk = (streamRecord.dynamodb?.NewImage?.[TABLE.partitionKey] as { S?: unknown } | undefined)?.S;
-      return { status: 'skip', reason: `malformed outbox slot ${typeof pk === 'string' ? pk : '(no key)'}: ${decoded.problem}` };
+      const reason = `malformed outbox slot ${typeof pk === 'string' ? pk : '(no key)'}: ${decoded.problem}`;
+      if (options.deadLetters === undefined) return { status: 'skip', reason: `${reason}; ${NO_RELAY_DLQ}` };
+      // Its aggregate's place, as the relay's lane of it (a malformed slot's key always starts so).
+      const aggregate = typeof pk === 'string' ? pk.slice(SLOT_PREFIX.length) : `(record ${where.sequenceNumber})`;
+      letters.push({ aggregate, fields: { reason: 'MALFORMED_SLOT', detail: decoded.problem, record: where, rawImage: decoded.rawImage } });
+      continue;
     }
-    if (decoded.status === 'unrouted')
-      return { status: 'skip', reason: `aggregate type ${JSON.stringify(decoded.aggregateType)} has no route` };
+    if (decoded.status === 'unrouted') {
+      const reason = `aggregate type ${JSON.stringify(decoded.aggregateType)} has no route`;
+      if (options.deadLetters === undefined) return { status: 'skip', reason: `${reason}; ${NO_RELAY_DLQ}` };
+      for (const message of decoded.messages) {
+        const detail = `aggregate type "${message.aggregateType}" has no route`;
+        letters.push({
+          aggregate: laneKey(message),
+          fields: eventDeadLetter(eventItem(message, undefined), where, 'UNKNOWN_ROUTE', detail),
+        });
+      }
+      continue;
+    }
     const { topic } = decoded;
     const topicArn = Object.hasOwn(options.topicArns, topic.name) ? options.topicArns[topic.name] : undefined;
     if (topicArn === undefined) return { status: 'skip', reason: `topic ${JSON.stringify(topic.name)} has no ARN` };
@@ -150,34 +195,47 @@ function decodeEvents(records: StreamInvocationPayload['Records'], options: Reso
         aggregateId: message.aggregateId,
         // The slot event's own trace context, as the relay would have sent it.
         trace: { traceparent: message.traceparent, tracestate: message.tracestate },
+        rejected: (detail) => eventDeadLetter(eventItem(message, topic), where, 'PUBLISH_REJECTED', detail),
       });
     }
   }
-  return { status: 'events', events };
+  return { status: 'events', events, letters };
 }
 
 /**
- * Publishes a record's events by topic: how many were published, and when not all, the first
- * reason. Every topic's events are tried, so each aggregate that fails is known and `blocked` for
- * the run.
+ * Sends a record's dead letters (what the relay dead-letters) to the relay DLQ, then publishes its
+ * events by topic: how many were published, and when not all went out (published or
+ * dead-lettered), the first reason. Every topic's events are tried, so each aggregate that fails is
+ * known and `blocked` for the run. An event SNS refuses for good is dead-lettered as the relay
+ * does, when a relay DLQ was given; else it fails, saying so.
  */
 export async function publishAll(
   sns: PublishBatchClient,
-  events: readonly TopicEvent[],
+  record: { readonly events: readonly TopicEvent[]; readonly letters: readonly RecordDeadLetter[] },
   blocked: BlockedAggregates,
-  retry: BackoffOptions,
-  signal: AbortSignal | undefined,
+  { retry, signal, deadLetters }: Pick<ResolveOptions, 'retry' | 'deadLetters'> & { readonly signal?: AbortSignal | undefined },
 ): Promise<{ readonly published: number; readonly problem?: string }> {
+  const { events, letters } = record;
+  // Before the events: a later event of an aggregate goes out only once its earlier dead letter is in the DLQ.
+  const unsent = letters.length === 0 || deadLetters === undefined ? undefined : await deadLetters.sendAll(letters, blocked);
+  const onRejected = (event: RepublishEvent, detail: string) =>
+    deadLetters === undefined ? Promise.resolve(NO_RELAY_DLQ) : deadLetters.send((event as TopicEvent).rejected(detail));
   const byTopic = new Map<string, TopicEvent[]>();
   for (const event of events) byTopic.set(event.topicArn, [...(byTopic.get(event.topicArn) ?? []), event]);
   let failures = 0;
+  let deadLettered = 0;
   let first: string | undefined;
   for (const [topicArn, list] of byTopic) {
-    const { failed } = await publishEvents(sns, topicArn, list, blocked, { retry, signal });
-    failures += failed.size;
-    const head = failed.entries().next();
+    const result = await publishEvents(sns, topicArn, list, blocked, { retry, signal, onRejected });
+    failures += result.failed.size;
+    deadLettered += result.deadLettered.size;
+    const head = result.failed.entries().next();
     if (first === undefined && !head.done) first = `${head.value[0]}: ${head.value[1]}`;
   }
-  const published = events.length - failures;
-  return first === undefined ? { published } : { published, problem: `${failures} of ${events.length} events failed, first ${first}` };
+  const published = events.length - failures - deadLettered;
+  const problems = [
+    ...(unsent === undefined ? [] : [unsent]),
+    ...(first === undefined ? [] : [`${failures} of ${events.length} events failed, first ${first}`]),
+  ];
+  return problems.length === 0 ? { published } : { published, problem: problems.join('; ') };
 }

@@ -139,7 +139,7 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
     const events = resolved.events.length;
     if (options.dryRun) return { kind: 'moved', events };
     if (!(await limiter.take(events, options.signal))) return { kind: 'stopped' };
-    const { published, problem } = await publishAll(options.sns, resolved.events, blocked, options.retry, options.signal);
+    const { published, problem } = await publishAll(options.sns, resolved, blocked, options);
     if (problem !== undefined) return { kind: 'failed', reason: problem, events: published };
     // Published but still there: a later run publishes it again, which the event ids make harmless.
     const deleted = await retried(() => s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })), options.retry);
@@ -182,6 +182,7 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
     (left) => left.length,
     () => undefined,
   );
+  const dead = options.deadLetters?.note();
   return {
     status: stopped ? 'interrupted' : options.dryRun ? 'dry-run' : 'completed',
     dryRun: options.dryRun === true,
@@ -194,6 +195,6 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
     republished,
     failed,
     skipped,
-    ...(notes.length > 0 ? { notes } : {}),
+    ...(notes.length > 0 || dead !== undefined ? { notes: [...notes, ...(dead === undefined ? [] : [dead])] } : {}),
   };
 }

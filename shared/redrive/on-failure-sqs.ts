@@ -1,6 +1,8 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { PublishBatchClient } from '../relay/types.js';
 import { drainQueue } from './drain-queue.js';
+import { RedriveStoppedError } from './errors.js';
+import type { RecordDeadLetter } from './on-failure-dead-letters.js';
 import { parseRecord, publishAll, type ResolveOptions, resolveRecord, type TopicEvent } from './on-failure-events.js';
 import type { StreamBatchInfo } from './on-failure-record.js';
 import type { BlockedAggregates } from './publish-events.js';
@@ -20,6 +22,7 @@ export interface QueueRedriveOptions extends RedriveCommonOptions, ResolveOption
 interface Planned {
   readonly info: StreamBatchInfo;
   readonly events: TopicEvent[];
+  readonly letters: RecordDeadLetter[];
 }
 
 /**
@@ -46,7 +49,12 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
   /** Records in stream order, each with why it must wait, if it must. */
   const inOrder = (items: readonly { readonly messageId: string; readonly item: Planned }[]) =>
     ordered(items).map(({ id, info }) => ({ id, held: heldBack(info) }));
-  return drainQueue<Planned>({
+  /** The summary with the note of what went to the relay DLQ, if anything did. */
+  const noted = (summary: RedriveSummary): RedriveSummary => {
+    const dead = options.deadLetters?.note();
+    return dead === undefined ? summary : { ...summary, notes: [...(summary.notes ?? []), dead] };
+  };
+  const run = drainQueue<Planned>({
     ...options,
     order: (items) => {
       const byId = new Map(items.map((i) => [i.messageId, i]));
@@ -66,7 +74,7 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
       if (held !== undefined) return { status: 'skip', reason: held };
       const resolved = await resolveRecord(parsed.record, options);
       if (resolved.status === 'events')
-        return { status: 'republish', item: { info, events: resolved.events }, units: resolved.events.length };
+        return { status: 'republish', item: { info, events: resolved.events, letters: resolved.letters }, units: resolved.events.length };
       // Past the stream's retention: never readable again, so holding its shard would block it for ever.
       if (resolved.status !== 'expired')
         holds.hold(info.shardId, info.startSequenceNumber, `message ${message.MessageId}: ${resolved.reason}`, info);
@@ -85,7 +93,8 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
           skipped.push({ id, reason: held });
           continue;
         }
-        const { published, problem } = await publishAll(options.sns, byId.get(id)?.events ?? [], blocked, options.retry, options.signal);
+        const planned = byId.get(id) ?? { events: [], letters: [] };
+        const { published, problem } = await publishAll(options.sns, planned, blocked, options);
         if (problem === undefined) succeeded.push(id);
         else {
           failed.push({ id, reason: problem });
@@ -96,5 +105,8 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
     },
     // What republish would keep back, without publishing: a dry run counts it skipped, as the real run would.
     preview: (items) => inOrder(items).flatMap(({ id, held }) => (held === undefined ? [] : [{ id, reason: held }])),
+  });
+  return run.then(noted, (error: unknown) => {
+    throw error instanceof RedriveStoppedError ? new RedriveStoppedError(noted(error.summary), error.cause) : error;
   });
 }

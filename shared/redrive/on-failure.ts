@@ -4,9 +4,11 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { REDRIVE_READ_RETRY } from '../read-retry.js';
+import { deadLetterQueueUrlProblem } from '../relay/dead-letter-sender.js';
 import type { PublishBatchClient } from '../relay/types.js';
 import { checkCommonOptions, checkTopicArns } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
+import { OnFailureDeadLetters, type RelayDeadLetterQueue } from './on-failure-dead-letters.js';
 import type { ResolveOptions } from './on-failure-events.js';
 import { redriveFromS3 } from './on-failure-s3.js';
 import { redriveFromQueue } from './on-failure-sqs.js';
@@ -27,6 +29,13 @@ export interface OnFailureRedriveOptions extends RedriveCommonOptions {
   readonly config: OutboxConfig;
   /** Topic name → topic ARN. */
   readonly topicArns: Readonly<Record<string, string>>;
+  /**
+   * The relay DLQ. What the relay dead-letters (an event SNS refuses for good, one whose aggregate
+   * type has no route, a malformed outbox slot) is then dead-lettered there in the relay's format,
+   * and its record moves once the dead letter is sent. Without it, such a record stays (a rejected
+   * event fails, an unrouted or malformed record is skipped and holds back the rest of its shard).
+   */
+  readonly deadLetterQueue?: RelayDeadLetterQueue;
   /** @default Date.now */
   readonly now?: () => number;
   /**
@@ -77,13 +86,23 @@ export async function redriveOnFailure(options: OnFailureRedriveOptions): Promis
   checkCommonOptions(options);
   checkTopicArns(options.topicArns);
   if (options.retry !== undefined) checkRetry(options.retry);
-  const { source } = options;
+  const { source, deadLetterQueue } = options;
+  if (deadLetterQueue !== undefined) {
+    // The relay's own check of its DLQ's URL: a FIFO queue refuses every dead letter.
+    const problem = deadLetterQueueUrlProblem(deadLetterQueue.queueUrl);
+    if (problem !== undefined) {
+      throw new RedriveOptionsError('deadLetterQueue.queueUrl', `got ${JSON.stringify(deadLetterQueue.queueUrl)}; allowed: ${problem}`);
+    }
+  }
+  const retry = options.retry ?? REDRIVE_READ_RETRY;
   const resolveOptions: ResolveOptions = {
     streams: options.streams,
     config: options.config,
     topicArns: options.topicArns,
     now: options.now ?? Date.now,
-    retry: options.retry ?? REDRIVE_READ_RETRY,
+    retry,
+    // A dry run sends nothing: a record whose dead letters would be sent counts as one that would move.
+    deadLetters: deadLetterQueue === undefined ? undefined : new OnFailureDeadLetters(deadLetterQueue, retry, options.signal),
   };
   const target = Object.values(options.topicArns).join(', ');
   if (source.bucket !== undefined) {

@@ -2,7 +2,7 @@ import { PublishBatchCommand, type PublishBatchCommandOutput, type PublishBatchR
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import { MAX_MESSAGE_BYTES, type MessageTrace, messageAttributes, messageSize } from '../envelope.js';
 import { REDRIVE_READ_RETRY } from '../read-retry.js';
-import { entryFailureKind, requestErrorKind } from '../relay/failure-kind.js';
+import { entryFailureKind, requestErrorKind, requestFailureKind } from '../relay/failure-kind.js';
 import { messageGroupId } from '../relay/publish-entry.js';
 import type { PublishBatchClient } from '../relay/types.js';
 
@@ -29,7 +29,16 @@ export type BlockedAggregates = Map<string, string>;
 export interface PublishEventsResult {
   readonly succeeded: ReadonlySet<string>;
   readonly failed: ReadonlyMap<string, string>;
+  /** Events SNS refused for good that `onRejected` dead-lettered: neither published nor failed. */
+  readonly deadLettered: ReadonlySet<string>;
 }
+
+/**
+ * Dead-letters an event SNS refuses for good (the relay's `PUBLISH_REJECTED`: an entry refused as
+ * the sender's fault, a request of it alone refused so, a message over the size limit): `undefined`
+ * once the dead letter is sent, else why it was not (the event then fails, and blocks its aggregate).
+ */
+export type OnRejected = (event: RepublishEvent, detail: string) => Promise<string | undefined>;
 
 /** How {@link publishEvents} sends again what failed for a passing reason. */
 export interface PublishRetryOptions {
@@ -37,6 +46,8 @@ export interface PublishRetryOptions {
   readonly retry?: BackoffOptions;
   /** Ends the waits before a retry: what was still to be sent again fails (and stays). */
   readonly signal?: AbortSignal | undefined;
+  /** Without it, an event SNS refuses for good fails, as one failed for any other reason. */
+  readonly onRejected?: OnRejected | undefined;
 }
 
 /** A topic is FIFO when its name (the ARN's last part) ends in `.fifo`. */
@@ -73,17 +84,24 @@ export async function publishEvents(
   topicArn: string,
   events: readonly RepublishEvent[],
   blocked: BlockedAggregates = new Map(),
-  { retry = REDRIVE_READ_RETRY, signal }: PublishRetryOptions = {},
+  { retry = REDRIVE_READ_RETRY, signal, onRejected }: PublishRetryOptions = {},
 ): Promise<PublishEventsResult> {
   const fifo = isFifoTopicArn(topicArn);
   const stopped = (): boolean => signal?.aborted === true;
   const succeeded = new Set<string>();
   const failed = new Map<string, string>();
+  const deadLettered = new Set<string>();
   // The first event of an aggregate that failed is the one the later ones wait behind.
   const fail = (event: RepublishEvent, reason: string): void => {
     failed.set(event.key, reason);
     const aggregate = `${event.aggregateType}#${event.aggregateId}`;
     if (!blocked.has(aggregate)) blocked.set(aggregate, event.eventId);
+  };
+  // Sent before the next request goes out, so no later event of its aggregate overtakes its dead letter (as the relay does).
+  const reject = async (event: RepublishEvent, detail: string): Promise<void> => {
+    const unsent = await (onRejected as OnRejected)(event, detail);
+    if (unsent === undefined) deadLettered.add(event.key);
+    else fail(event, `${detail}; not dead-lettered: ${unsent}`);
   };
   let index = 0;
   while (index < events.length) {
@@ -102,6 +120,11 @@ export async function publishEvents(
       if (blocker !== undefined) {
         failed.set(event.key, `not published: earlier event ${blocker} of aggregate ${aggregate} failed`);
         continue;
+      }
+      if (size > MAX_MESSAGE_BYTES && onRejected !== undefined) {
+        // Alone in its request (the batch is empty): SNS would refuse it, so it is dead-lettered unsent, as the relay does.
+        await reject(event, `message is ${size} bytes; allowed: at most ${MAX_MESSAGE_BYTES} bytes`);
+        break;
       }
       batch.push(event);
       inBatch.add(aggregate);
@@ -126,7 +149,10 @@ export async function publishEvents(
           await sleep(backoffDelay(retry, attempt), signal);
           if (!stopped()) continue;
         }
-        for (const i of pending) fail(batch[i] as RepublishEvent, `PublishBatch failed: ${(error as Error).message}`);
+        // A request of one event refused as the sender's fault is that event's refusal (the relay sends such an event alone).
+        if (onRejected !== undefined && pending.length === 1 && requestFailureKind(error) === 'rejected') {
+          await reject(batch[pending[0] as number] as RepublishEvent, `PublishBatch refused it: ${(error as Error).message}`);
+        } else for (const i of pending) fail(batch[i] as RepublishEvent, `PublishBatch failed: ${(error as Error).message}`);
         break;
       }
       for (const ok of output.Successful ?? []) succeeded.add((batch[Number(ok.Id)] as RepublishEvent).key);
@@ -136,7 +162,9 @@ export async function publishEvents(
           again.push(Number(bad.Id));
           continue;
         }
-        fail(event, `${bad.Code}: ${bad.Message ?? 'publish failed'}`);
+        const reason = `${bad.Code}: ${bad.Message ?? 'publish failed'}`;
+        if (entryFailureKind(bad) === 'rejected' && onRejected !== undefined) await reject(event, reason);
+        else fail(event, reason);
       }
       // An entry SNS answered neither way is not known to be published: it fails, and blocks its aggregate.
       const answered = new Set([...(output.Successful ?? []), ...(output.Failed ?? [])].map((e) => e.Id));
@@ -150,5 +178,5 @@ export async function publishEvents(
       }
     }
   }
-  return { succeeded, failed };
+  return { succeeded, failed, deadLettered };
 }
