@@ -114,7 +114,16 @@ async function run(command: ConfiguredRedrive, signal: AbortSignal): Promise<Red
           'bucket' in command.source
             ? { ...command.source, s3: s3Client({ ...clientConfig, forcePathStyle: command.endpoint !== undefined }) }
             : { ...command.source, sqs };
-        return await redriveOnFailure({ ...common, source, sns, streams, config: command.config, topicArns: command.topicArns });
+        return await redriveOnFailure({
+          ...common,
+          source,
+          sns,
+          streams,
+          config: command.config,
+          topicArns: command.topicArns,
+          // What the relay dead-letters goes to its DLQ, and the record moves.
+          ...(command.relayDlqUrl === undefined ? {} : { deadLetterQueue: { queueUrl: command.relayDlqUrl, sqs } }),
+        });
       }
     }
   } finally {
@@ -129,10 +138,13 @@ const FLAGS: Readonly<Record<string, string>> = {
   maxMessages: '--max',
   ratePerSecond: '--rate',
   topicArns: '--topic-arns',
+  'deadLetterQueue.queueUrl': '--relay-dlq-url',
 };
 
 /** A refusal of the redrive functions as the command line gave it: `topicArns.payments` is `--topic-arns` (payments). */
 function asFlag(error: RedriveOptionsError): string {
+  const whole = FLAGS[error.field];
+  if (whole !== undefined) return error.message.replace(`Invalid redrive option ${error.field}:`, `Invalid redrive option ${whole}:`);
   const [option, ...path] = error.field.split('.');
   const flag = FLAGS[option as string];
   if (flag === undefined) return error.message;

@@ -1,5 +1,6 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
+import { RELAY_ENV } from '../event-source.js';
 import { MIN_RATE_PER_SECOND } from '../rate-limit.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { RedriveOptionsError } from './errors.js';
@@ -10,6 +11,9 @@ export const CONFIG_FILE_FORMS =
   'a .json file holding the outbox config as JSON (as $OUTBOX_CONFIG holds it), or a module exporting `config` (.js, .mjs; .ts, .mts under a TypeScript loader such as tsx)';
 
 export { REDRIVE_USAGE } from './redrive-usage.js';
+
+/** The relay's variable for its DLQ's URL, the default of `--relay-dlq-url`. */
+const RELAY_DLQ_URL_ENV = RELAY_ENV.deadLetterQueueUrl;
 
 export type RedriveKind = 'relay-dlq' | 'queue-dlq' | 'on-failure';
 
@@ -43,6 +47,8 @@ export type RedriveCommand =
       readonly source: { readonly queueUrl: string } | { readonly bucket: string; readonly prefix?: string };
       readonly topicArns: Record<string, string>;
       readonly configFile?: string;
+      /** `--relay-dlq-url`, else `$OUTBOX_RELAY_DLQ_URL`: where what the relay dead-letters goes. */
+      readonly relayDlqUrl?: string;
     });
 
 const KINDS: readonly RedriveKind[] = ['relay-dlq', 'queue-dlq', 'on-failure'];
@@ -55,6 +61,7 @@ export const VALUE_FLAGS: Readonly<Record<string, string>> = {
   '--prefix': 'P',
   '--topic-arns': 'JSON',
   '--config': 'FILE',
+  '--relay-dlq-url': 'URL',
   '--rate': 'N',
   '--max': 'N',
   '--endpoint': 'URL',
@@ -144,6 +151,18 @@ function topicArnsOf(value: string | undefined, env: NodeJS.ProcessEnv, envName:
   return parsed as Record<string, string>;
 }
 
+/**
+ * `--relay-dlq-url URL`, else `$OUTBOX_RELAY_DLQ_URL` (the relay's variable), as a spread: nothing
+ * when neither is given. `redriveOnFailure` refuses a FIFO queue's URL, as the relay does.
+ */
+function relayDlqUrlOf(value: string | undefined, env: NodeJS.ProcessEnv): { relayDlqUrl?: string } {
+  const url = value ?? (env[RELAY_DLQ_URL_ENV] === '' ? undefined : env[RELAY_DLQ_URL_ENV]);
+  if (url === undefined) return {};
+  const from = value === undefined ? ` (from ${RELAY_DLQ_URL_ENV})` : '';
+  if (!isHttpUrl(url)) throw new RedriveOptionsError('--relay-dlq-url', `got ${JSON.stringify(url)}${from}; allowed: ${QUEUE_URL}`);
+  return { relayDlqUrl: url };
+}
+
 /** `--config FILE` as a spread: nothing when not given, so a command without it has no such key. */
 function configFileOf(value: string | undefined): { configFile?: string } {
   if (value === undefined) return {};
@@ -175,6 +194,7 @@ export function parseRedriveArgs(
       prefix: { type: 'string' },
       'topic-arns': { type: 'string' },
       config: { type: 'string' },
+      'relay-dlq-url': { type: 'string' },
       'dry-run': { type: 'boolean', default: false },
       rate: { type: 'string' },
       max: { type: 'string' },
@@ -214,7 +234,7 @@ export function parseRedriveArgs(
   const filter = filterFromArgs(values);
   const filterSpread = filter === undefined ? {} : { filter };
   const allow = (flags: readonly string[]) => {
-    for (const flag of ['queue-url', 'to', 'bucket', 'prefix', 'topic-arns', 'config'] as const) {
+    for (const flag of ['queue-url', 'to', 'bucket', 'prefix', 'topic-arns', 'config', 'relay-dlq-url'] as const) {
       if (values[flag] !== undefined && !flags.includes(flag))
         throw new RedriveOptionsError(`--${flag}`, `does not apply to ${kind}; allowed: ${flags.map((f) => `--${f}`).join(', ')}`);
     }
@@ -240,7 +260,7 @@ export function parseRedriveArgs(
       ...filterSpread,
     };
   }
-  allow(['queue-url', 'bucket', 'prefix', 'topic-arns', 'config']);
+  allow(['queue-url', 'bucket', 'prefix', 'topic-arns', 'config', 'relay-dlq-url']);
   if (filter !== undefined) {
     const given = Object.keys(FILTER_OPTIONS).filter((name) => values[name as keyof typeof FILTER_OPTIONS] !== undefined);
     throw new RedriveOptionsError(
@@ -265,5 +285,6 @@ export function parseRedriveArgs(
     source,
     topicArns: topicArnsOf(values['topic-arns'], env, topicArnsEnv),
     ...configFileOf(values.config),
+    ...relayDlqUrlOf(values['relay-dlq-url'], env),
   };
 }

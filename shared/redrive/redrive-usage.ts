@@ -19,6 +19,11 @@ Kinds:
                --topic-arns JSON     topic name → ARN (default: $OUTBOX_TOPIC_ARNS)
                --config FILE         the outbox config, which routes the events (default: $OUTBOX_CONFIG;
                                      one of the two is required)
+               --relay-dlq-url URL   the relay DLQ (default: $OUTBOX_RELAY_DLQ_URL): an event SNS refuses
+                                     for good, an event without a route and a malformed outbox slot are
+                                     dead-lettered there as the relay does, and their record moves once
+                                     the dead letter is sent; without it, such a record stays (failed,
+                                     or skipped holding back the later records of its shard)
 
   FILE is a .json file holding the config as JSON (as $OUTBOX_CONFIG holds it), or a module
   exporting \`config\` (.js, .mjs; .ts, .mts when node runs with a TypeScript loader such as tsx).

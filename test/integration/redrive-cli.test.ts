@@ -395,4 +395,53 @@ describe('redrive CLI config', () => {
     expect(result.stdout).toMatch(/processed:\s+1/);
     expect(result.stdout).toMatch(/skipped:\s+1/);
   }, 120_000);
+
+  it('takes the relay DLQ of on-failure from --relay-dlq-url or $OUTBOX_RELAY_DLQ_URL, refusing a FIFO queue or no URL with exit status 2 before reading', async () => {
+    const queue = server.createQueue('cli-relay-dlq-url-failures');
+    await clients.sqs.send(new SendMessageBatchCommand({ QueueUrl: queue.queueUrl, Entries: [{ Id: '0', MessageBody: 'not a record' }] }));
+    const relayDlq = server.createQueue('cli-relay-dlq-url-dlq');
+    const config = file('relay-dlq-url.json', serializeConfig(exampleConfig));
+    const args = [
+      'redrive',
+      'on-failure',
+      '--queue-url',
+      queue.queueUrl,
+      '--topic-arns',
+      topicArns,
+      '--endpoint',
+      server.address,
+      '--config',
+      config,
+    ];
+    const fifo = `${relayDlq.queueUrl}.fifo`;
+
+    const refusedFifo = await cli([...args, '--relay-dlq-url', fifo]);
+    expect(refusedFifo.code).toBe(2);
+    expect(refusedFifo.stderr).toContain(
+      `Invalid redrive option --relay-dlq-url: got ${JSON.stringify(fifo)}; allowed: the URL of a standard queue`,
+    );
+    const refusedEnv = await cli(args, { OUTBOX_RELAY_DLQ_URL: 'relay-dlq' });
+    expect(refusedEnv.code).toBe(2);
+    expect(refusedEnv.stderr).toContain(
+      'Invalid redrive option --relay-dlq-url: got "relay-dlq" (from OUTBOX_RELAY_DLQ_URL); allowed: an SQS queue URL',
+    );
+    const elsewhere = await cli([
+      'redrive',
+      'relay-dlq',
+      '--queue-url',
+      queue.queueUrl,
+      '--topic-arns',
+      topicArns,
+      '--relay-dlq-url',
+      relayDlq.queueUrl,
+    ]);
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain('--relay-dlq-url: does not apply to relay-dlq');
+    expect(queueDepth(server, 'cli-relay-dlq-url-failures')).toBe(1);
+
+    // A standard queue's URL is taken: the run reads the record (not one, so skipped: exit status 3).
+    const taken = await cli(args, { OUTBOX_RELAY_DLQ_URL: relayDlq.queueUrl });
+    expect(taken.code).toBe(3);
+    expect(taken.stdout).toMatch(/processed:\s+1/);
+  }, 120_000);
 });
