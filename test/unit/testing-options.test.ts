@@ -120,6 +120,11 @@ describe('startOutboxTestStack options', () => {
   it.each([
     [{ dynamoDbPort: 70_000 }, 'dynamoDbPort is 70000; allowed: a whole number from 0 (a free port) to 65535'],
     [{ emulatorPort: -1 }, 'emulatorPort is -1; allowed: a whole number from 0 (a free port) to 65535'],
+    // Both would be bound, the emulator's only once Java had started, failing then as "already in use".
+    [
+      { dynamoDbPort: 5555, emulatorPort: 5555 },
+      'dynamoDbPort and emulatorPort are both 5555; allowed: a port of its own for each (0, or leaving either out, picks a free one)',
+    ],
     [{ tableName: 'x' }, 'tableName is "x"; allowed: a DynamoDB table name of 3–255 letters, digits, "_", "-" or "."'],
     [{ visibilityTimeoutSeconds: 3.5 }, `visibilityTimeoutSeconds is 3.5; allowed: ${VISIBILITY_TIMEOUT_ALLOWED}`],
     // At 2 s or less a handler's context (which ends 2 s before its batch comes back) starts with no time: the archiver aborts every write.

@@ -16,7 +16,7 @@ import { watchDeadLetterDepths } from './dead-letter-depths.js';
 import { checkDynamoDbPort, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
 import { checkEmulatorPort, startEmulator } from './emulator.js';
 import { startLocalArchiver } from './local-archiver.js';
-import { checkOptionShapes, checkPort, checkSubscriptions, checkTableName, checkVisibilityTimeout } from './options.js';
+import { checkDistinctPorts, checkOptionShapes, checkPort, checkSubscriptions, checkTableName, checkVisibilityTimeout } from './options.js';
 import { loadPeers } from './peers.js';
 import { lockPersistDir } from './persist-lock.js';
 import { createLocalLeaseTable, startLocalProcessor } from './processor.js';
@@ -36,6 +36,11 @@ function checkOptions(options: LocalStackOptions): void {
   checkPort('apiPort', options.apiPort);
   checkPort('dynamoDbPort', options.dynamoDbPort);
   checkPort('emulatorPort', options.emulatorPort);
+  checkDistinctPorts([
+    ...(options.api === undefined ? [] : [['apiPort', options.apiPort] as const]),
+    ['dynamoDbPort', options.dynamoDbPort],
+    ['emulatorPort', options.emulatorPort],
+  ]);
   checkVisibilityTimeout(options.visibilityTimeoutSeconds);
 }
 

@@ -43,6 +43,22 @@ export function checkInteger(what: string, value: number | undefined, min: numbe
 export const checkPort = (what: string, value: number | undefined): void =>
   checkInteger(what, value, 0, 65_535, 'a whole number from 0 (a free port) to 65535');
 
+/**
+ * Fails with `INVALID_OPTION` when two parts are given the same port (0, a free one, aside): the
+ * second would fail only once the first had started (Java's seconds), as "already in use", held
+ * by the stack itself.
+ */
+export function checkDistinctPorts(ports: readonly (readonly [string, number | undefined])[]): void {
+  for (const [i, [first, port]] of ports.entries()) {
+    const [second] = ports.slice(i + 1).find(([, other]) => port !== undefined && port !== 0 && other === port) ?? [];
+    if (second !== undefined)
+      throw new LocalStackError(
+        'INVALID_OPTION',
+        `${first} and ${second} are both ${port}; allowed: a port of its own for each (0, or leaving either out, picks a free one)`,
+      );
+  }
+}
+
 /** Fails with `INVALID_OPTION` unless `value` is `undefined` or a visibility timeout the stack's handlers have time in. */
 export const checkVisibilityTimeout = (value: number | undefined): void =>
   checkInteger('visibilityTimeoutSeconds', value, MIN_VISIBILITY_TIMEOUT_SECONDS, 43_200, VISIBILITY_TIMEOUT_ALLOWED);
