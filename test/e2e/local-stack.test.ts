@@ -175,19 +175,21 @@ describe('npm start stack, end to end', () => {
   it('fails with PORT_IN_USE naming the port when the API port is taken, before starting anything else', async () => {
     const port = Number(new URL(String(stack.apiUrl)).port);
     // DynamoDB Local's and the emulator's ports are taken too: had either started first, the error would name its port.
-    const holder: Server = createServer();
-    const taken = await new Promise<number>((resolve) =>
-      holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port)),
+    // (two ports: one port for both is refused before any is tried)
+    const holders: Server[] = [createServer(), createServer()];
+    const [dynamoDbPort, emulatorPort] = await Promise.all(
+      holders.map(
+        (holder) =>
+          new Promise<number>((resolve) => holder.listen(0, '127.0.0.1', () => resolve((holder.address() as { port: number }).port))),
+      ),
     );
     try {
-      await expect(
-        startLocalStack({ config, ...localApp(), apiPort: port, dynamoDbPort: taken, emulatorPort: taken }),
-      ).rejects.toMatchObject({
+      await expect(startLocalStack({ config, ...localApp(), apiPort: port, dynamoDbPort, emulatorPort })).rejects.toMatchObject({
         code: 'PORT_IN_USE',
         message: expect.stringContaining(`port ${port} for the example API is already in use`),
       });
     } finally {
-      await new Promise<void>((resolve) => holder.close(() => resolve()));
+      await Promise.all(holders.map((holder) => new Promise<void>((resolve) => holder.close(() => resolve()))));
     }
   });
 
