@@ -231,7 +231,10 @@ export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSum
       `FIFO queue: only the first message(s) of each message group were read (${seen.size} of about ${before}): SQS hands out no further message of a group while one is in flight, and every message read stays in flight until the end; at most ${IN_FLIGHT_LIMIT.fifo.toLocaleString('en')} are handed out at once`,
     );
   } else if (status === 'completed' && seen.size < before) {
-    notes.push(`read ${seen.size} of about ${before}: the rest were in flight with another reader or delayed`);
+    // Past SQS's in-flight limit a long poll comes back empty, as if the queue were read whole.
+    notes.push(
+      `read ${seen.size} of about ${before}: the rest were in flight with another reader, delayed, or not handed out because SQS keeps at most about ${IN_FLIGHT_LIMIT.standard.toLocaleString('en')} of a standard queue in flight, and the summary holds every message it reads`,
+    );
   }
   const sorted = [...groups.values()].sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
   const filterText = describeFilter(filter);

@@ -3,7 +3,7 @@ import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { RedriveOptionsError, RedriveStoppedError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
 import { InFlightRoom } from './in-flight-room.js';
-import { approximateCount, fifoNotes, isFifoQueueUrl, queueCounts } from './queue-counts.js';
+import { approximateCount, fifoNotes, IN_FLIGHT_LIMIT, isFifoQueueUrl, queueCounts } from './queue-counts.js';
 import { rateLimiter } from './rate-limit.js';
 import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
 
@@ -275,6 +275,17 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   const notes = [
     ...republishNotes,
     ...(isFifoQueueUrl(queueUrl) ? fifoNotes(counts, dryRun, processed, kept) : []),
+    ...(dryRun &&
+    !isFifoQueueUrl(queueUrl) &&
+    !interrupted &&
+    stoppedBy === undefined &&
+    processed < (options.maxMessages ?? before) &&
+    processed < before
+      ? [
+          // A dry run holds all it reads: past SQS's in-flight limit, a long poll comes back empty, as if the queue were read whole.
+          `read ${processed} of about ${before}: the rest were in flight with another reader, delayed, or not handed out because SQS keeps at most about ${IN_FLIGHT_LIMIT.standard.toLocaleString('en')} of a standard queue in flight, and a dry run holds every message it reads; the counts cover those read`,
+        ]
+      : []),
     ...(held.lapsed > 0
       ? [
           `${held.lapsed} held message(s) became visible during the run: their visibility could not be renewed (${held.lastRenewalFailure ?? 'no answer in time'}); another reader may have received them`,
