@@ -22,6 +22,7 @@ export { type DeadLetterGroup, type DlqSummarizeOptions, type DlqSummary, IN_FLI
 export { formatDlqSummary } from './dlq-summary-format.js';
 export { RedriveInFlightLimitError, RedriveOptionsError, RedriveStoppedError, StreamRangeIncompleteError } from './errors.js';
 export { type OnFailureRedriveOptions, type OnFailureSource, redriveOnFailure } from './on-failure.js';
+export type { RelayDeadLetterQueue } from './on-failure-dead-letters.js';
 export { type QueueDlqRedriveOptions, redriveQueueDlq } from './queue-dlq.js';
 export { type RelayDlqRedriveOptions, redriveRelayDlq } from './relay-dlq.js';
 export { formatSummary } from './summary.js';
