@@ -263,7 +263,8 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
         );
       }
       try {
-        await client.send(new ListTablesCommand({ Limit: 1 }));
+        // A Java that has bound its port but does not answer would hold a request without end: the start timeout ends it.
+        await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
         break;
       } catch (error) {
         const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
