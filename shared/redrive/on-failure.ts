@@ -72,10 +72,13 @@ function checkRetry(retry: BackoffOptions): void {
  * deleted from its source only after all its events were published; once an event of an
  * aggregate fails, no later event of that aggregate is published in the run, and once a record's
  * events cannot be republished (its stream range cannot be read after retries, its payload or a
- * slot is malformed, a route or topic ARN is missing), no later record of its shard or its child
+ * slot is malformed or a route is missing and no `deadLetterQueue` was given, a topic ARN is
+ * missing), no later record of its shard or its child
  * shards is (of any shard of its stream that arrived later, when the lineage is not known). Only a
  * record past the 24-hour retention and trimmed from the stream, without a payload, holds nothing back: it can never be read
- * again. A malformed record is reported and kept, never thrown.
+ * again. A malformed record is reported and kept, never thrown. With `deadLetterQueue`, what the
+ * relay dead-letters (a malformed slot, an unrouted event, an event SNS refuses for good) is
+ * dead-lettered there as the relay does, before the record is deleted.
  *
  * @example
  * ```ts
