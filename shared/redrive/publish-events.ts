@@ -149,9 +149,17 @@ export async function publishEvents(
           await sleep(backoffDelay(retry, attempt), signal);
           if (!stopped()) continue;
         }
-        // A request of one event refused as the sender's fault is that event's refusal (the relay sends such an event alone).
-        if (onRejected !== undefined && pending.length === 1 && requestFailureKind(error) === 'rejected') {
-          await reject(batch[pending[0] as number] as RepublishEvent, `PublishBatch refused it: ${(error as Error).message}`);
+        if (onRejected !== undefined && requestFailureKind(error) === 'rejected') {
+          // Refused as the sender's fault: alone, the event's own refusal; with others, each is sent alone (as the relay does), one aggregate each.
+          if (pending.length === 1)
+            await reject(batch[pending[0] as number] as RepublishEvent, `PublishBatch refused it: ${(error as Error).message}`);
+          else
+            for (const i of pending) {
+              const one = await publishEvents(sns, topicArn, [batch[i] as RepublishEvent], blocked, { retry, signal, onRejected });
+              for (const key of one.succeeded) succeeded.add(key);
+              for (const key of one.deadLettered) deadLettered.add(key);
+              for (const [key, reason] of one.failed) failed.set(key, reason);
+            }
         } else for (const i of pending) fail(batch[i] as RepublishEvent, `PublishBatch failed: ${(error as Error).message}`);
         break;
       }

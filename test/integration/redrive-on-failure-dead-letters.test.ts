@@ -79,6 +79,24 @@ function rejecting(eventId: string | undefined): PublishBatchClient {
   };
 }
 
+/** The real SNS client, except that SNS refuses as a whole, as the sender's fault, every request carrying the event `eventId`. */
+function refusingRequests(eventId: string | undefined): PublishBatchClient & { sizes: number[] } {
+  const client = {
+    sizes: [] as number[],
+    send(command: PublishBatchCommand): Promise<PublishBatchCommandOutput> {
+      const entries = command.input.PublishBatchRequestEntries ?? [];
+      client.sizes.push(entries.length);
+      if (!entries.some((e) => e.Message?.includes(`"id":"${eventId}"`))) return clients.sns.send(command);
+      const error = Object.assign(new Error('Invalid parameter: Message'), {
+        name: 'InvalidParameterException',
+        $metadata: { httpStatusCode: 400 },
+      });
+      return Promise.reject(error);
+    },
+  };
+  return client;
+}
+
 describe('on-failure redrive: what the relay dead-letters goes to the relay DLQ', () => {
   it('S3: an unrouted event and a malformed slot are dead-lettered, the records move and the shard is not held', async () => {
     const view = fifoView(server, 'dl-s3');
@@ -155,6 +173,34 @@ describe('on-failure redrive: what the relay dead-letters goes to the relay DLQ'
       }),
     ]);
     expect(queueDepth(server, 'dl-rej-failures')).toBe(0);
+  });
+
+  it('a request SNS refuses as a whole is sent again one event each, and only the refused event is dead-lettered', async () => {
+    const view = fifoView(server, 'dl-whole');
+    const { queueUrl: dlq } = server.createQueue('dl-whole-relay-dlq');
+    const { tableName, streamArn } = await freshTable(clients, 'dl-whole');
+    const bad = await writeSlot(clients, tableName, { type: 'order', id: 'B' }, ['order.placed'], 1);
+    const good = await writeSlot(clients, tableName, { type: 'order', id: 'G' }, ['order.placed'], 1);
+    const { shardId, records } = await streamRecords(clients, streamArn);
+    server.createBucket('dl-whole');
+    const body = JSON.stringify(failedBatch(streamArn, shardId, records, { payload: batchPayload(records) }));
+    await clients.s3.send(new PutObjectCommand({ Bucket: 'dl-whole', Key: 'k', Body: body }));
+    const sns = refusingRequests(bad[0]?.id);
+
+    const summary = await redriveOnFailure({
+      source: { s3: clients.s3, bucket: 'dl-whole' },
+      sns,
+      streams: clients.streams,
+      config,
+      topicArns: view.topicArns,
+      deadLetterQueue: { queueUrl: dlq, sqs: clients.sqs },
+      retry,
+    });
+
+    expect(summary).toMatchObject({ status: 'completed', moved: 1, failed: [], skipped: [], after: 0 });
+    expect(sns.sizes).toEqual([2, 1, 1]);
+    expect(view.delivered().map((e) => e.id)).toEqual([good[0]?.id]);
+    expect(letters('dl-whole-relay-dlq').map((l) => [l.reason, l.eventId])).toEqual([['PUBLISH_REJECTED', bad[0]?.id]]);
   });
 
   it('without a relay DLQ, an event SNS refuses for good fails, and its reason names the flag that would dead-letter it', async () => {
