@@ -137,9 +137,7 @@ function checkParts(options: OutboxOptions): void {
   const { config, tableName, client, clock } = options as Partial<Record<keyof OutboxOptions, unknown>>;
   const problem = (name: string, value: unknown, allowed: string): WriteValidationError =>
     new WriteValidationError('INVALID_OPERATION', `options.${name} is ${showValue(value)}; allowed: ${allowed}`);
-  if (typeof config !== 'object' || config === null || typeof (config as { source?: unknown }).source !== 'string') {
-    throw problem('config', config, 'the config defineConfig returned');
-  }
+  if (!isDefinedConfig(config)) throw problem('config', config, 'the config defineConfig returned');
   if (typeof tableName !== 'string' || !TABLE_NAME_PATTERN.test(tableName)) {
     throw problem('tableName', tableName, "the outbox table's name (3–255 of A–Z a–z 0–9 _ . -) or its ARN");
   }
@@ -147,4 +145,23 @@ function checkParts(options: OutboxOptions): void {
     throw problem('client', client, 'a DynamoDBClient or a DynamoDBDocumentClient');
   }
   if (clock !== undefined && typeof clock !== 'function') throw problem('clock', clock, 'a function returning a Date, or leave it out');
+}
+
+/**
+ * Whether `config` has what the helper reads of the config `defineConfig` returns. A plain object
+ * (a config parsed from JSON in plain JS) without its defaults would fail the first write after
+ * it was planned (a `NaN` expiry), as an outcome the helper could not tell.
+ */
+function isDefinedConfig(config: unknown): config is OutboxConfig {
+  if (typeof config !== 'object' || config === null) return false;
+  const { source, topics, routes, outboxRetentionSeconds } = config as Partial<Record<keyof OutboxConfig, unknown>>;
+  return (
+    typeof source === 'string' &&
+    Array.isArray(topics) &&
+    typeof routes === 'object' &&
+    routes !== null &&
+    typeof outboxRetentionSeconds === 'number' &&
+    Number.isInteger(outboxRetentionSeconds) &&
+    outboxRetentionSeconds > 0
+  );
 }

@@ -29,6 +29,11 @@ describe('the write helper built with a missing or wrong part', () => {
     ['a client without send', { ...valid, client: { region: 'eu-west-1' } }, 'options.client is {"region":"eu-west-1"}; allowed:'],
     ['no config', { ...valid, config: undefined }, 'options.config is undefined; allowed: the config defineConfig returned'],
     ['a config not made by defineConfig', { ...valid, config: { routes: {} } }, 'options.config is {"routes":{}}; allowed:'],
+    [
+      'a config parsed from JSON without its defaults',
+      { ...valid, config: { source: 'urn:example:shop', topics: [{ name: 'orders' }], routes: { order: 'orders' } } },
+      'options.config is {"source":"urn:example:shop","topics":[{"name":"orders"}],"routes":{"order":"orders"}}; allowed: the config defineConfig returned',
+    ],
     ['a clock that is not a function', { ...valid, clock: 5 }, 'options.clock is 5; allowed: a function returning a Date, or leave it out'],
   ])('refuses %s when the Outbox is built, naming the option, the value and what is allowed', (_, options, message) => {
     const error = refusal(options);
@@ -56,6 +61,7 @@ describe('the write helper built with a missing or wrong part', () => {
     ['a table ARN', { tableName: 'arn:aws:dynamodb:eu-west-1:123456789012:table/orders' }],
     ['a DocumentClient', { client: DynamoDBDocumentClient.from(client) }],
     ['a clock', { clock: () => new Date(0) }],
+    ['a copy of the config defineConfig returned', { config: { ...testConfig() } }],
   ])('takes %s', (_, options) => {
     expect(new Outbox({ ...valid, ...options })).toBeInstanceOf(Outbox);
   });
