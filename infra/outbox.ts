@@ -110,7 +110,13 @@ export interface OutboxSubscriptionOptions extends Omit<OutboxSubscriberProps, '
  * @example
  * ```ts
  * const outbox = new Outbox(this, 'Outbox', { config, alarmEmail: 'oncall@example.com' });
- * outbox.addSubscriber('Billing', { topic: 'orders.fifo', eventTypes: ['order.placed'], consumerEntry: 'functions/billing/handler.ts' });
+ * const billing = outbox.addSubscriber('Billing', {
+ *   topic: 'orders.fifo',
+ *   eventTypes: ['order.placed'],
+ *   consumerEntry: 'functions/billing/handler.ts',
+ *   consumerEnvironment: { TABLE_NAME: outbox.table.tableName },
+ * });
+ * outbox.table.grantReadWriteData(billing.consumer!);
  * outbox.table.grantReadWriteData(apiFunction);
  * ```
  */
