@@ -62,4 +62,22 @@ describe('publishCutoff', () => {
     expect(cut.reason).toBe('the worker has been stopping for 100 ms (handOffTimeoutMs)');
     expect([getEventListeners(stopping.signal, 'abort').length, vi.getTimerCount()]).toEqual([0, 0]);
   });
+
+  it("takes its listener off the lease's dropped signal when disposed, so a lease held for many pages keeps none", async () => {
+    const store = new MemoryLeaseStore();
+    await store.create('shard-1', []);
+    const taken = (await store.take(store.rows.get('shard-1')!, 'A'))!;
+    const lease = new HeldLease(store, 'A', taken, () => 0, 0);
+    const worker = { stopping: new AbortController().signal, stoppingFor: () => undefined };
+
+    for (let page = 0; page < 20; page++) {
+      const cutoff = publishCutoff(lease, settings, worker);
+      expect(getEventListeners(lease.dropped, 'abort')).toHaveLength(1);
+      expect(cutoff.mayPublish()).toBe(true);
+      cutoff.dispose();
+    }
+
+    expect(getEventListeners(lease.dropped, 'abort')).toHaveLength(0);
+    expect(lease.dropped.aborted).toBe(false);
+  });
 });
