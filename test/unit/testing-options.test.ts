@@ -138,6 +138,17 @@ describe('startOutboxTestStack options', () => {
       { subscribers: [{ name: 'b', topic: 'payments', maxReceiveCount: 0 }] },
       'subscribers[0].maxReceiveCount is 0; allowed: a whole number from 1 to 1000',
     ],
+    // A number JSON has no form for shows as written (a port read from an unset variable is NaN), anything else as JSON.
+    [{ dynamoDbPort: Number.NaN }, 'dynamoDbPort is NaN; allowed: a whole number from 0 (a free port) to 65535'],
+    [
+      { visibilityTimeoutSeconds: Number.POSITIVE_INFINITY },
+      `visibilityTimeoutSeconds is Infinity; allowed: ${VISIBILITY_TIMEOUT_ALLOWED}`,
+    ],
+    [{ emulatorPort: { port: 4566 } as never }, 'emulatorPort is {"port":4566}; allowed: a whole number from 0 (a free port) to 65535'],
+    [
+      { tableName: ['orders'] as never },
+      'tableName is ["orders"]; allowed: a DynamoDB table name of 3–255 letters, digits, "_", "-" or "."',
+    ],
   ])('rejects %j with INVALID_OPTION naming it', async (options, message) => {
     const error = await startError(options);
 

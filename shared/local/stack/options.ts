@@ -26,7 +26,8 @@ export const VISIBILITY_TIMEOUT_ALLOWED = `a whole number of seconds from ${MIN_
 
 const SUBSCRIBER_NAME = /^[A-Za-z0-9_-]{1,70}$/;
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
-const show = (value: unknown): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
+/** As `showValue`, but a number as written: JSON has no NaN or Infinity (`Number(process.env.PORT)` unset is NaN, not `null`). */
+const show = (value: unknown): string => (typeof value === 'number' ? String(value) : showValue(value));
 
 /** An `INVALID_OPTION` naming `what`, the value given as `shown` says it, and what is allowed. */
 const refuse = (what: string, shown: string, allowed: string): LocalStackError =>
