@@ -3,7 +3,7 @@ import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
 import { RELAY_ENV } from '../event-source.js';
 import { MIN_RATE_PER_SECOND } from '../rate-limit.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
-import { RedriveOptionsError } from './errors.js';
+import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
 
 /** What `--config FILE` may be, for the usage and for refusals. */
@@ -212,9 +212,8 @@ export function parseRedriveArgs(
   );
   if (values.help) return { kind: 'help' };
   const [command, kind, ...rest] = positionals;
-  if (command !== 'redrive') throw new RedriveOptionsError('command', `got ${JSON.stringify(command ?? '')}; allowed: redrive`);
-  if (!KINDS.includes(kind as RedriveKind))
-    throw new RedriveOptionsError('kind', `got ${JSON.stringify(kind ?? '')}; allowed: ${KINDS.join(', ')}`);
+  if (command !== 'redrive') throw new RedriveOptionsError('command', `${givenWord(command)}; allowed: redrive`);
+  if (!KINDS.includes(kind as RedriveKind)) throw new RedriveOptionsError('kind', `${givenWord(kind)}; allowed: ${KINDS.join(', ')}`);
   if (rest.length > 0) throw new RedriveOptionsError('arguments', `unexpected ${JSON.stringify(rest.join(' '))}; see --help`);
   const rate = rateOf(values.rate);
   const max = positiveNumber(values.max, '--max', true);

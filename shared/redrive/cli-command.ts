@@ -4,7 +4,7 @@ import { CATALOG_USAGE, CATALOG_VALUE_FLAGS, type CatalogCommand, parseCatalogAr
 import { CatalogError } from '../catalog/errors.js';
 import { parseRedriveArgs, REDRIVE_USAGE, type RedriveCommand, VALUE_FLAGS } from './cli-args.js';
 import { DLQ_USAGE, type DlqCommand, parseDlqArgs } from './dlq-cli.js';
-import { RedriveOptionsError } from './errors.js';
+import { givenWord, RedriveOptionsError } from './errors.js';
 
 /** The commands of the `dynamodb-outbox` command line. */
 const COMMANDS = ['redrive', 'replay', 'dlq', 'catalog'] as const;
@@ -67,8 +67,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   if (command === 'dlq') return parseDlqArgs(argv);
   if (command === 'catalog') return parseCatalogArgs(argv);
   if (argv.includes('--help') || argv.includes('-h')) return { kind: 'usage' };
-  const given = command === undefined ? 'no command given' : `got ${JSON.stringify(command)}`;
-  throw new RedriveOptionsError('command', `${given}; allowed: ${COMMANDS.join(', ')}`);
+  throw new RedriveOptionsError('command', `${givenWord(command)}; allowed: ${COMMANDS.join(', ')}`);
 }
 
 /** The usage to print below a refusal: the list of commands when the command was wrong, else the command's own. */

@@ -1,7 +1,7 @@
 import { parseStrictArgs } from '../cli-tokens.js';
 import { httpUrl, positiveNumber, QUEUE_URL } from './cli-args.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
-import { RedriveOptionsError } from './errors.js';
+import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_USAGE, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
 
 export const DLQ_USAGE = `Usage: dynamodb-outbox dlq summarize --queue-url URL [options]
@@ -90,7 +90,7 @@ export function parseDlqArgs(argv: readonly string[]): DlqCommand {
   );
   if (values.help) return { kind: 'dlq-help' };
   const [, action, ...rest] = positionals;
-  if (action !== 'summarize') throw new RedriveOptionsError('dlq', `got ${JSON.stringify(action ?? '')}; allowed: summarize`);
+  if (action !== 'summarize') throw new RedriveOptionsError('dlq', `${givenWord(action)}; allowed: summarize`);
   if (rest.length > 0) throw new RedriveOptionsError('arguments', `unexpected ${JSON.stringify(rest.join(' '))}; see --help`);
   if (values['queue-url'] === undefined) throw new RedriveOptionsError('--queue-url', 'is required for dlq summarize');
   const queueUrl = httpUrl(values['queue-url'], '--queue-url', QUEUE_URL);

@@ -3,12 +3,25 @@ import { OutboxError } from '../errors.js';
 import type { StreamBatchInfo } from './on-failure-record.js';
 import type { RedriveSummary } from './types.js';
 
-/** A redrive was asked for something impossible or unsafe; nothing was read or moved. */
+/**
+ * What each field that is a word of the command line before its options, and no option, is
+ * called in a refusal: `command` (the command), `dlq` (its subcommand), `kind` (redrive's kind).
+ */
+const WORDS: Readonly<Record<string, string>> = { command: 'command', dlq: 'dlq subcommand', kind: 'redrive kind' };
+
+/** How a refusal of a command-line word shows it: what was typed, or that there was none. */
+export const givenWord = (word: string | undefined): string => (word === undefined ? 'none given' : `got ${JSON.stringify(word)}`);
+
+/**
+ * A redrive was asked for something impossible or unsafe; nothing was read or moved. `field` is
+ * the option at fault, or the command-line word (`command`, `dlq`, `kind`), named as such.
+ */
 export class RedriveOptionsError extends OutboxError {
   readonly field: string;
 
   constructor(field: string, message: string, options?: ErrorOptions) {
-    super('INVALID_REDRIVE_OPTIONS', `Invalid redrive option ${field}: ${message}`, options);
+    const word = WORDS[field];
+    super('INVALID_REDRIVE_OPTIONS', `Invalid ${word ?? `redrive option ${field}`}: ${message}`, options);
     this.name = 'RedriveOptionsError';
     this.field = field;
   }

@@ -224,12 +224,12 @@ describe('dynamodb-outbox usage', () => {
     expect(await cli([])).toEqual({
       code: 2,
       stdout: '',
-      stderr: `Invalid redrive option command: no command given; allowed: redrive, replay, dlq, catalog\n\n${CLI_USAGE}\n`,
+      stderr: `Invalid command: none given; allowed: redrive, replay, dlq, catalog\n\n${CLI_USAGE}\n`,
     });
     expect(await cli(['teleport', '--queue-url', 'https://sqs.eu-west-1.amazonaws.com/123456789012/q'])).toEqual({
       code: 2,
       stdout: '',
-      stderr: `Invalid redrive option command: got "teleport"; allowed: redrive, replay, dlq, catalog\n\n${CLI_USAGE}\n`,
+      stderr: `Invalid command: got "teleport"; allowed: redrive, replay, dlq, catalog\n\n${CLI_USAGE}\n`,
     });
   }, 120_000);
 

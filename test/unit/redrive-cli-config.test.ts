@@ -149,7 +149,7 @@ describe('parseCommandLine', () => {
 
   it('rejects no command and an unknown one, with the list of commands as the usage to show', () => {
     for (const [argv, given] of [
-      [[], 'no command given'],
+      [[], 'none given'],
       [['teleport'], 'got "teleport"'],
       [['--region', 'eu-west-1', 'teleport', 'relay-dlq'], 'got "teleport"'],
     ] as const) {
@@ -161,7 +161,7 @@ describe('parseCommandLine', () => {
         }
       })();
       expect(error).toBeInstanceOf(RedriveOptionsError);
-      expect((error as Error).message).toBe(`Invalid redrive option command: ${given}; allowed: redrive, replay, dlq, catalog`);
+      expect((error as Error).message).toBe(`Invalid command: ${given}; allowed: redrive, replay, dlq, catalog`);
       expect(usageFor(error)).toBe(CLI_USAGE);
     }
   });
