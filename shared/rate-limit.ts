@@ -1,4 +1,5 @@
 import { sleep } from './backoff.js';
+import { decimalNumber } from './cli-tokens.js';
 import { showValue } from './show-value.js';
 
 /**
@@ -9,6 +10,10 @@ import { showValue } from './show-value.js';
  */
 export const MIN_RATE_PER_SECOND = 1;
 
+/** What a rate may be, with the caller's `reason` for the floor when it gives one. */
+export const rateAllowed = (reason?: string): string =>
+  `at least ${MIN_RATE_PER_SECOND} event per second${reason === undefined ? '' : ` (${reason})`}`;
+
 /**
  * Why `perSecond` cannot be a rate, as what was given and what is allowed, with the caller's
  * `reason` for the floor when it gives one; `undefined` when it can. Anything but a finite number
@@ -18,7 +23,22 @@ export const MIN_RATE_PER_SECOND = 1;
 export function rateProblem(perSecond: unknown, reason?: string): string | undefined {
   if (typeof perSecond === 'number' && Number.isFinite(perSecond) && perSecond >= MIN_RATE_PER_SECOND) return undefined;
   const given = typeof perSecond === 'number' ? String(perSecond) : showValue(perSecond);
-  return `got ${given}; allowed: at least ${MIN_RATE_PER_SECOND} event per second${reason === undefined ? '' : ` (${reason})`}`;
+  return `got ${given}; allowed: ${rateAllowed(reason)}`;
+}
+
+/**
+ * A rate typed on a command line (`--rate 2.5`): its number when {@link rateProblem} takes it,
+ * else the error `refuse` makes of what was typed and the same rule, in decimal digits.
+ *
+ * @example
+ * ```ts
+ * const rate = rateOfText(values.rate, (problem) => new UsageError('--rate', problem));
+ * ```
+ */
+export function rateOfText(text: string, refuse: (problem: string) => Error, reason?: string): number {
+  const rate = decimalNumber(text);
+  if (rateProblem(rate) === undefined) return rate;
+  throw refuse(`got ${JSON.stringify(text)}; allowed: ${rateAllowed(reason)}, in decimal digits, e.g. 2.5`);
 }
 
 /**

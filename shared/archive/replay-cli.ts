@@ -1,5 +1,5 @@
 import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
-import { MIN_RATE_PER_SECOND } from '../rate-limit.js';
+import { MIN_RATE_PER_SECOND, rateOfText } from '../rate-limit.js';
 import { ReplayOptionsError } from './replay-errors.js';
 import { DATE_FORMS, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, planReplay } from './replay-options.js';
 import type { ReplaySelection } from './replay-types.js';
@@ -114,14 +114,12 @@ function aggregateOf(value: string | undefined): { type: string; id: string } | 
   return { type: value.slice(0, colon), id: value.slice(colon + 1) };
 }
 
-function numberOf(value: string | undefined, flag: string, integer: boolean): number | undefined {
+/** A count typed after `flag` (`--concurrency N`): a positive whole number in decimal digits. */
+function positiveWholeNumber(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
-  const n = decimalNumber(value, integer);
+  const n = decimalNumber(value, true);
   if (!Number.isFinite(n) || n <= 0) {
-    throw new ReplayOptionsError(
-      flag,
-      `got ${JSON.stringify(value)}; allowed: a positive ${integer ? 'whole number' : 'number'} in decimal digits`,
-    );
+    throw new ReplayOptionsError(flag, `got ${JSON.stringify(value)}; allowed: a positive whole number in decimal digits`);
   }
   return n;
 }
@@ -184,8 +182,8 @@ export function parseReplayArgs(argv: readonly string[]): ReplayCommand {
   if (values.restart && values['dry-run']) {
     throw new ReplayOptionsError('--restart', 'does not apply with --dry-run, which neither reads nor writes a checkpoint');
   }
-  const rate = numberOf(values.rate, '--rate', false);
-  const concurrency = numberOf(values.concurrency, '--concurrency', true);
+  const rate = values.rate === undefined ? undefined : rateOfText(values.rate, (problem) => new ReplayOptionsError('--rate', problem));
+  const concurrency = positiveWholeNumber(values.concurrency, '--concurrency');
   const aggregate = aggregateOf(values.aggregate);
   const command = {
     kind: 'replay' as const,

@@ -1,10 +1,11 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
 import { RELAY_ENV } from '../event-source.js';
-import { MIN_RATE_PER_SECOND } from '../rate-limit.js';
+import { rateOfText } from '../rate-limit.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
+import { RATE_FLOOR_REASON } from './rate-limit.js';
 
 /** What `--config FILE` may be, for the usage and for refusals. */
 export const CONFIG_FILE_FORMS =
@@ -72,28 +73,19 @@ const ALLOWED = `${Object.entries(VALUE_FLAGS)
   .map(([flag, value]) => `${flag} ${value}`)
   .join(', ')}, --dry-run, --help`;
 
-export function positiveNumber(value: string | undefined, flag: string, integer: boolean): number | undefined {
+/** A count typed after `flag` (`--max N`): a positive whole number in decimal digits. */
+export function positiveWholeNumber(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
-  const n = decimalNumber(value, integer);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isSafeInteger(n))) {
-    throw new RedriveOptionsError(
-      flag,
-      `got ${JSON.stringify(value)}; allowed: a positive ${integer ? 'whole number' : 'number'} in decimal digits${integer ? '' : ', e.g. 2.5'}`,
-    );
+  const n = decimalNumber(value, true);
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: a positive whole number in decimal digits`);
   }
   return n;
 }
 
-function rateOf(value: string | undefined): number | undefined {
-  const rate = positiveNumber(value, '--rate', false);
-  if (rate !== undefined && rate < MIN_RATE_PER_SECOND) {
-    throw new RedriveOptionsError(
-      '--rate',
-      `got ${JSON.stringify(value)}; allowed: at least ${MIN_RATE_PER_SECOND} event per second (slower, a batch would wait longer than its messages stay hidden)`,
-    );
-  }
-  return rate;
-}
+/** `--rate N`, by the rule and with the reason of the redrive functions' `ratePerSecond`. */
+const rateOf = (value: string | undefined): number | undefined =>
+  value === undefined ? undefined : rateOfText(value, (problem) => new RedriveOptionsError('--rate', problem), RATE_FLOOR_REASON);
 
 function required(value: string | undefined, flag: string, kind: string): string {
   if (value === undefined) throw new RedriveOptionsError(flag, `is required for ${kind}`);
@@ -216,7 +208,7 @@ export function parseRedriveArgs(
   if (!KINDS.includes(kind as RedriveKind)) throw new RedriveOptionsError('kind', `${givenWord(kind)}; allowed: ${KINDS.join(', ')}`);
   if (rest.length > 0) throw new RedriveOptionsError('arguments', `unexpected ${JSON.stringify(rest.join(' '))}; see --help`);
   const rate = rateOf(values.rate);
-  const max = positiveNumber(values.max, '--max', true);
+  const max = positiveWholeNumber(values.max, '--max');
   if (values.endpoint !== undefined) {
     httpUrl(values.endpoint, '--endpoint', 'an http:// or https:// URL with a host, e.g. http://localhost:4566');
   }

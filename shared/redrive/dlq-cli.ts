@@ -1,5 +1,5 @@
 import { parseStrictArgs } from '../cli-tokens.js';
-import { httpUrl, positiveNumber, QUEUE_URL } from './cli-args.js';
+import { httpUrl, positiveWholeNumber, QUEUE_URL } from './cli-args.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_USAGE, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
@@ -100,7 +100,7 @@ export function parseDlqArgs(argv: readonly string[]): DlqCommand {
   if (values.region !== undefined && !/^[a-z0-9-]+$/.test(values.region)) {
     throw new RedriveOptionsError('--region', `got ${JSON.stringify(values.region)}; allowed: an AWS region name, e.g. eu-west-1`);
   }
-  const max = positiveNumber(values.max, '--max', true);
+  const max = positiveWholeNumber(values.max, '--max');
   const filter = filterFromArgs(values);
   return {
     kind: 'dlq-summarize',

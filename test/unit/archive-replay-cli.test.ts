@@ -77,7 +77,7 @@ describe('replay command line', () => {
     [['--to', '2026-02-28'], '--to', "not after the range's start"],
     [['--aggregate', 'order'], '--aggregate', 'TYPE:ID'],
     [['--aggregate', 'order:o-1', '--aggregate-type', 'payment'], '--aggregate', 'the same aggregate type'],
-    [['--rate', '0'], '--rate', 'a positive number'],
+    [['--rate', '0'], '--rate', 'at least 1'],
     [['--rate', '0.5'], '--rate', 'at least 1'],
     [['--concurrency', '1000'], '--concurrency', 'from 1 to 100'],
     [['--concurrency', '2.5'], '--concurrency', 'whole number'],

@@ -43,7 +43,9 @@ describe('parseRedriveArgs refuses input that would fail only once the run began
     expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--rate', '0.001'])).toMatch(
       /--rate: got "0.001"; allowed: at least 1 event per second/,
     );
-    expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--rate', ''])).toMatch(/--rate: got ""; allowed: a positive number/);
+    expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--rate', ''])).toMatch(
+      /--rate: got ""; allowed: at least 1 event per second/,
+    );
     expect(refused(['relay-dlq', '--queue-url', DLQ, '--topic-arns', '{}'])).toMatch(/--topic-arns: got \{\}; allowed: at least one/);
   });
 
@@ -54,7 +56,7 @@ describe('parseRedriveArgs refuses input that would fail only once the run began
       );
     }
     expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--rate', '0b101'])).toBe(
-      'Invalid redrive option --rate: got "0b101"; allowed: a positive number in decimal digits, e.g. 2.5',
+      'Invalid redrive option --rate: got "0b101"; allowed: at least 1 event per second (slower, one batch would hold its messages for hours), in decimal digits, e.g. 2.5',
     );
     expect(
       parseRedriveArgs(['redrive', 'queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--rate', '2.5', '--max', '100'], {}),
