@@ -1,5 +1,6 @@
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
+import { IN_FLIGHT_LIMIT } from './in-flight-limit.js';
 import type { StreamBatchInfo } from './on-failure-record.js';
 import type { RedriveSummary } from './types.js';
 
@@ -56,14 +57,14 @@ export class StreamRangeIncompleteError extends OutboxError {
 export class RedriveInFlightLimitError extends OutboxError {
   /** Messages this run held when SQS refused more. */
   readonly held: number;
-  /** SQS's in-flight limit for the queue (about 120,000 for a standard queue, 20,000 for a FIFO one). */
+  /** SQS's in-flight limit for the queue: {@link IN_FLIGHT_LIMIT}`.standard`, or `.fifo` for a FIFO queue. */
   readonly limit: number;
 
   constructor(what: string, held: number, others: number, limit: number, options?: ErrorOptions) {
     const room = Math.max(1, limit - others);
     super(
       'IN_FLIGHT_LIMIT',
-      `SQS would hand out no more of the queue's messages (${what}) once this run held ${held} of them, with ${others} more in flight before it: a ${limit === 20_000 ? 'FIFO' : 'standard'} queue keeps at most about ${limit.toLocaleString('en')} in flight, and this redrive holds every record it receives until it has put them all in stream order. Nothing was published, and every record received was made visible again. Allowed: at most about ${room} records a run; redrive the queue in runs of fewer (maxMessages, --max on the command line; each run keeps stream order among the records it receives)`,
+      `SQS would hand out no more of the queue's messages (${what}) once this run held ${held} of them, with ${others} more in flight before it: a ${limit === IN_FLIGHT_LIMIT.fifo ? 'FIFO' : 'standard'} queue keeps at most about ${limit.toLocaleString('en')} in flight, and this redrive holds every record it receives until it has put them all in stream order. Nothing was published, and every record received was made visible again. Allowed: at most about ${room} records a run; redrive the queue in runs of fewer (maxMessages, --max on the command line; each run keeps stream order among the records it receives)`,
       options,
     );
     this.name = 'RedriveInFlightLimitError';

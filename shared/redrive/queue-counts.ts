@@ -1,10 +1,7 @@
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 
-/**
- * SQS's in-flight limits: past these a standard queue refuses a receive (`OverLimit`, to a short
- * poll) or answers it empty (a long poll), and a FIFO queue answers it empty.
- */
-export const IN_FLIGHT_LIMIT = { standard: 120_000, fifo: 20_000 } as const;
+// In a module of its own, which loads no SDK client, for the errors that state it.
+export { IN_FLIGHT_LIMIT } from './in-flight-limit.js';
 
 /** SQS's approximate counts of a queue's messages. */
 export interface QueueCounts {

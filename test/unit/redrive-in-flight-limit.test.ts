@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { RedriveInFlightLimitError, RedriveOptionsError, RedriveStoppedError } from '../../shared/redrive/errors.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
+import { IN_FLIGHT_LIMIT } from '../../shared/redrive/queue-counts.js';
 import { batchPayload, failedBatch } from '../helpers/failed-batch.js';
 import { FakeSns } from '../helpers/fake-sns.js';
 import { scriptedQueue } from '../helpers/scripted-queue.js';
@@ -155,5 +156,14 @@ describe('on-failure redrive from SQS: a queue larger than SQS keeps in flight',
 
     expect(summary).toMatchObject({ status: 'completed', moved: 3, republished: 3, failed: [], skipped: [] });
     expect(sns.accepted).toEqual(['order:A:1', 'order:A:2', 'order:A:3']);
+  });
+});
+
+describe('RedriveInFlightLimitError', () => {
+  it('names the kind of queue by its limit, FIFO or standard', () => {
+    const fifo = new RedriveInFlightLimitError('OverLimit', 3, 19_999, IN_FLIGHT_LIMIT.fifo);
+    expect(fifo.message).toContain('a FIFO queue keeps at most about 20,000 in flight');
+    const standard = new RedriveInFlightLimitError('OverLimit', 3, 119_999, IN_FLIGHT_LIMIT.standard);
+    expect(standard.message).toContain('a standard queue keeps at most about 120,000 in flight');
   });
 });
