@@ -57,7 +57,7 @@ describe('a cancellation with a permanent and a transient reason', () => {
 
   it('fails a write at once, listing every action that failed for good, an outbox slot beside an operation', async () => {
     const fake = failingClient(cancelled('ConditionalCheckFailed', 'ValidationError', 'TransactionConflict'));
-    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: fake.client });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'orders', client: fake.client });
 
     const failure = await outbox
       .write({ operations: [{ Put: { Item: { pk: 'ORDER#o-1', sk: 'ORDER' } } }], events: [orderEvent('o-1'), orderEvent('o-2')] })
@@ -77,7 +77,7 @@ describe('a cancellation with a permanent and a transient reason', () => {
       { Code: 'ValidationError', Message: '' },
     ];
     const error = new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: reasons });
-    const outbox = new Outbox({ config: testConfig(), tableName: 't', client: failingClient(error).client });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'orders', client: failingClient(error).client });
 
     const failure = await outbox
       .write({ operations: [{ Put: { Item: { pk: 'ORDER#o-1', sk: 'ORDER' } } }], events: [orderEvent('o-1')] })

@@ -15,7 +15,7 @@ describe('write helper: a request asked about again is the same request', () => 
     const client = DynamoDBDocumentClient.from(
       new DynamoDBClient({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
     );
-    const outbox = new Outbox({ config: testConfig(), tableName: 't', client, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'orders', client, retry: { baseDelayMs: 1, maxDelayMs: 2 } });
     // Writes of other aggregates that, while the watched write waits, make the memory forget its slot.
     const otherWrites = async () => {
       for (let write = 0; write * SLOTS_PER_WRITE <= REMEMBERED_SLOTS; write++) {

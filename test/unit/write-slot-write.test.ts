@@ -39,7 +39,7 @@ const at = new Date('2030-01-02T03:04:05.000Z');
 describe('the slot write', () => {
   it('puts a slot it assumes new whole, conditional on no slot there', async () => {
     const { client, sent } = recordingClient();
-    const outbox = new Outbox({ config: testConfig(), tableName: 't', client, clock: () => at });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'orders', client, clock: () => at });
     await outbox.write({ events: [orderEvent('o-1'), orderEvent('o-1', 'order.priced')] });
     const put = sent[0]?.TransactItems[0]?.Put;
     expect(put?.ConditionExpression).toBe('attribute_not_exists(#seq)');
@@ -50,7 +50,7 @@ describe('the slot write', () => {
   it('puts a slot it has seen whole, conditional on its sequence and creation time, and keeps that creation time', async () => {
     const found = { pk: 'OUTBOX#order#o-1', sk: 'OUTBOX', seq: 3, createdAt: '2029-05-05T00:00:00.000Z' };
     const { client, sent } = recordingClient((n) => (n === 1 ? slotFound(found) : undefined));
-    const outbox = new Outbox({ config: testConfig(), tableName: 't', client, clock: () => at, retry: { maxSequenceRaces: 0 } });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'orders', client, clock: () => at, retry: { maxSequenceRaces: 0 } });
     const first = await outbox.write({ events: [orderEvent('o-1')] });
     const second = await outbox.write({ events: [orderEvent('o-1')] });
     expect([first.events[0]?.sequence, second.events[0]?.sequence]).toEqual([4, 5]);
@@ -65,7 +65,7 @@ describe('the slot write', () => {
 
   it('updates a slot whose creation time it never saw, keeping whatever creation time the slot has', async () => {
     const { client, sent } = recordingClient((n) => (n === 1 ? slotFound({ pk: 'OUTBOX#order#o-1', sk: 'OUTBOX', seq: 7 }) : undefined));
-    const outbox = new Outbox({ config: testConfig(), tableName: 't', client, clock: () => at });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'orders', client, clock: () => at });
     const result = await outbox.write({ events: [orderEvent('o-1')] });
     expect(result.events[0]?.sequence).toBe(8);
     const update = sent[1]?.TransactItems[0]?.Update;
