@@ -116,6 +116,8 @@ describe('the processor’s failed-batch bucket', () => {
           { Name: PROCESSOR_METRICS.leaseTableDimension, Value: environment[PROCESSOR_ENV.leaseTable] },
         ]),
         Statistic: 'Sum',
+        // A count summed over 5 minutes: one record given up on is enough to fire.
+        Period: 300,
         Threshold: 1,
         EvaluationPeriods: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
