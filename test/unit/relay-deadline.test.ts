@@ -191,9 +191,10 @@ describe('relay deadline: dead letters', () => {
 
   it('makes no retry of a throttled dead letter once the deadline has passed when its wait ends (a timer run late)', async () => {
     vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
-    // The retry is due 100 ms on, within the deadline 5 s away; while it waits the clock passes the
-    // deadline, as when a blocked event loop runs the timer late.
-    const dlq = throttledDlq(() => setTimeout(() => vi.setSystemTime(Date.now() + 10_000), 20));
+    // The retry is due 100 ms on, within the deadline 5 s away; once its wait has begun (the
+    // microtasks after the refusal have run), the clock passes the deadline, as when a blocked event
+    // loop runs the timer late.
+    const dlq = throttledDlq(() => setImmediate(() => vi.setSystemTime(Date.now() + 10_000)));
     const relay = relayWaiting(100, { sqs: dlq });
     const result = await relay.relay([malformedRecord('8200')], { deadline: Date.now() + 5_000 });
     expect(dlq.sends).toBe(1);
