@@ -1,24 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLeaseTable } from '../../shared/local/stack/lease-table.js';
 import { LeaseLostError } from '../../shared/processor/index.js';
-import { DynamoDbLeaseTable } from '../../shared/processor/lease-table.js';
+import { tableWithLease } from '../helpers/lease-tables.js';
 import { testClients } from '../helpers/local.js';
 import { losingFirstAnswerOf } from '../helpers/lost-response.js';
 
 const clients = testClients();
 afterAll(() => clients.destroy());
-
-/** A fresh lease table, written through `document`, with one lease that worker A holds. */
-async function tableWithLease(document = clients.document) {
-  const tableName = `leases-${randomUUID().slice(0, 8)}`;
-  await createLeaseTable(clients.dynamodb, tableName);
-  const plain = new DynamoDbLeaseTable(clients.document, tableName);
-  await plain.create('shard-1', []);
-  const held = (await plain.take((await plain.list())[0]!, 'A'))!;
-  return { table: new DynamoDbLeaseTable(document, tableName), plain, held };
-}
 
 /** The item as stored, not as listed. */
 async function rawItem(tableName: string): Promise<Record<string, unknown> | undefined> {
@@ -30,7 +18,7 @@ async function rawItem(tableName: string): Promise<Record<string, unknown> | und
 
 describe('lease table: the hand-over mark', () => {
   it('is set by the owner as a write (the counter one up), kept by its renewals and checkpoints, and listed', async () => {
-    const { table, held } = await tableWithLease();
+    const { table, held } = await tableWithLease(clients);
 
     const marked = await table.handOver(held, 'A');
     expect(marked).toMatchObject({ leaseOwner: 'A', leaseCounter: held.leaseCounter + 1, handingOver: true });
@@ -43,13 +31,13 @@ describe('lease table: the hand-over mark', () => {
   });
 
   it('is cleared by the release, and by a take (a new owner hands nothing over)', async () => {
-    const released = await tableWithLease();
+    const released = await tableWithLease(clients);
     await released.table.release(await released.table.handOver(released.held, 'A'), 'A');
     const [free] = await released.table.list();
     expect(free).not.toHaveProperty('handingOver');
     expect(free?.leaseOwner).toBeUndefined();
 
-    const taken = await tableWithLease();
+    const taken = await tableWithLease(clients);
     const marked = await taken.table.handOver(taken.held, 'A');
     // After the owner died while stopping, say: its lease expired and B takes it.
     const byB = await taken.table.take(marked, 'B');
@@ -61,7 +49,7 @@ describe('lease table: the hand-over mark', () => {
   });
 
   it('is ignored once the lease has another owner than the worker that marked it (a take that left the mark)', async () => {
-    const { table, held } = await tableWithLease();
+    const { table, held } = await tableWithLease(clients);
     const marked = await table.handOver(held, 'A');
     // A take as a worker of an earlier version writes it: the owner changed, the mark left in place.
     await clients.document.send(
@@ -79,7 +67,7 @@ describe('lease table: the hand-over mark', () => {
   });
 
   it('is refused as a lost lease to a worker that no longer holds the lease, and writes nothing', async () => {
-    const { table, held } = await tableWithLease();
+    const { table, held } = await tableWithLease(clients);
     const byB = (await table.take(held, 'B'))!;
 
     await expect(table.handOver(held, 'A')).rejects.toBeInstanceOf(LeaseLostError);
@@ -88,7 +76,7 @@ describe('lease table: the hand-over mark', () => {
   });
 
   it('recognises its own mark in the SDK’s retry after the answer was lost, instead of calling the lease lost', async () => {
-    const { table, plain, held } = await tableWithLease(losingFirstAnswerOf('UpdateItemCommand'));
+    const { table, plain, held } = await tableWithLease(clients, losingFirstAnswerOf('UpdateItemCommand'));
 
     expect(await table.handOver(held, 'A')).toMatchObject({ leaseOwner: 'A', leaseCounter: held.leaseCounter + 1, handingOver: true });
     expect(await plain.list()).toMatchObject([{ leaseCounter: held.leaseCounter + 1, handingOver: true }]);

@@ -1,47 +1,36 @@
-import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
-import { createLeaseTable } from '../../shared/local/stack/lease-table.js';
 import { LeaseLostError } from '../../shared/processor/index.js';
 import { DynamoDbLeaseTable } from '../../shared/processor/lease-table.js';
 import { parentsFinished } from '../../shared/processor/shard-sync.js';
+import { freshLeaseTable, tableWithLease } from '../helpers/lease-tables.js';
 import { testClients } from '../helpers/local.js';
 import { losingFirstAnswerOf } from '../helpers/lost-response.js';
 
 const clients = testClients();
 afterAll(() => clients.destroy());
 
-/** A fresh lease table, read through `document`, with one lease that worker A holds. */
-async function tableWithLease(document = clients.document) {
-  const tableName = `leases-${randomUUID().slice(0, 8)}`;
-  await createLeaseTable(clients.dynamodb, tableName);
-  const plain = new DynamoDbLeaseTable(clients.document, tableName);
-  await plain.create('shard-1', []);
-  const held = (await plain.take((await plain.list())[0]!, 'A'))!;
-  return { table: new DynamoDbLeaseTable(document, tableName), plain, held };
-}
-
 describe('lease table: a write whose first attempt was applied but whose answer was lost', () => {
   it('recognises its own renewal, checkpoint, release and take in the SDK’s retry, instead of calling the lease lost', async () => {
-    const renewed = await tableWithLease(losingFirstAnswerOf('UpdateItemCommand'));
+    const renewed = await tableWithLease(clients, losingFirstAnswerOf('UpdateItemCommand'));
     expect(await renewed.table.renew(renewed.held, 'A')).toMatchObject({ leaseOwner: 'A', leaseCounter: renewed.held.leaseCounter + 1 });
     expect(await renewed.plain.list()).toMatchObject([{ leaseOwner: 'A', leaseCounter: renewed.held.leaseCounter + 1 }]);
 
-    const checkpointed = await tableWithLease(losingFirstAnswerOf('UpdateItemCommand'));
+    const checkpointed = await tableWithLease(clients, losingFirstAnswerOf('UpdateItemCommand'));
     expect(await checkpointed.table.checkpoint(checkpointed.held, 'A', '000123')).toMatchObject({ leaseOwner: 'A', checkpoint: '000123' });
 
-    const released = await tableWithLease(losingFirstAnswerOf('UpdateItemCommand'));
+    const released = await tableWithLease(clients, losingFirstAnswerOf('UpdateItemCommand'));
     await expect(released.table.release(released.held, 'A')).resolves.toBeUndefined();
     expect((await released.plain.list())[0]?.leaseOwner).toBeUndefined();
 
-    const taken = await tableWithLease(losingFirstAnswerOf('UpdateItemCommand'));
+    const taken = await tableWithLease(clients, losingFirstAnswerOf('UpdateItemCommand'));
     expect(await taken.table.take(taken.held, 'B')).toMatchObject({ leaseOwner: 'B', leaseCounter: taken.held.leaseCounter + 1 });
   });
 
   it('still reports a lease another worker took, and a checkpoint another write beat', async () => {
-    const { table, plain, held } = await tableWithLease();
+    const { table, plain, held } = await tableWithLease(clients);
     const stolen = (await plain.take(held, 'B'))!;
 
     await expect(table.renew(held, 'A')).rejects.toBeInstanceOf(LeaseLostError);
@@ -73,7 +62,7 @@ function scansMissing(leaseKey: string): DynamoDBDocumentClient {
 
 describe('lease table: failed attempts', () => {
   it('keeps the owner’s failed attempts for the next holder, refuses them from a worker that lost the lease, and clears them at a checkpoint', async () => {
-    const { table, held } = await tableWithLease();
+    const { table, held } = await tableWithLease(clients);
     const failed = { sequenceNumber: '000300', attempts: 2 };
     const kept = await table.recordFailure(held, 'A', failed);
     expect(kept).toMatchObject({ leaseOwner: 'A', leaseCounter: held.leaseCounter + 1, failedAttempts: failed });
@@ -87,29 +76,25 @@ describe('lease table: failed attempts', () => {
 
 describe('lease table: a parent the scan missed', () => {
   it('is read on its own, so its child does not start while the parent is unfinished', async () => {
-    const tableName = `leases-${randomUUID().slice(0, 8)}`;
-    await createLeaseTable(clients.dynamodb, tableName);
-    const plain = new DynamoDbLeaseTable(clients.document, tableName);
+    const plain = await freshLeaseTable(clients);
     await plain.create('parent', []);
     await plain.create('child', ['parent']);
 
-    const leases = await new DynamoDbLeaseTable(scansMissing('parent'), tableName).list();
+    const leases = await new DynamoDbLeaseTable(scansMissing('parent'), plain.tableName).list();
 
     expect(leases.map((lease) => lease.leaseKey).sort()).toEqual(['child', 'parent']);
     expect(parentsFinished(leases.find((lease) => lease.leaseKey === 'child')!, leases)).toBe(false);
   });
 
   it('is left out when it is really gone, and a started child reads nothing more', async () => {
-    const tableName = `leases-${randomUUID().slice(0, 8)}`;
-    await createLeaseTable(clients.dynamodb, tableName);
-    const plain = new DynamoDbLeaseTable(clients.document, tableName);
+    const plain = await freshLeaseTable(clients);
     await plain.create('child', ['gone']);
     await plain.create('parent', []);
     await plain.create('started', ['parent']);
     const started = (await plain.take((await plain.list()).find((lease) => lease.leaseKey === 'started')!, 'A'))!;
     await plain.checkpoint(started, 'A', '000100');
 
-    const leases = await new DynamoDbLeaseTable(scansMissing('parent'), tableName).list();
+    const leases = await new DynamoDbLeaseTable(scansMissing('parent'), plain.tableName).list();
 
     expect(leases.map((lease) => lease.leaseKey).sort()).toEqual(['child', 'started']);
     expect(parentsFinished(leases.find((lease) => lease.leaseKey === 'child')!, leases)).toBe(true);

@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createLeaseTable } from '../../shared/local/stack/lease-table.js';
-import { DynamoDbLeaseTable } from '../../shared/processor/lease-table.js';
 import { StreamSource } from '../../shared/processor/stream-source.js';
 import { CountingPublisher, openPublishers, sequenceOf } from '../helpers/counting-publisher.js';
+import { freshLeaseTable } from '../helpers/lease-tables.js';
 import { testClients } from '../helpers/local.js';
 import { haltWorkers, recorder, worker } from '../helpers/processor-worker.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
@@ -24,9 +22,7 @@ const TIMINGS = { failoverMs: 3000, renewIntervalMs: 300, leaseScanIntervalMs: 1
 
 describe('a stopping worker on the DynamoDB lease table', () => {
   it('marks its leases as handed over, so a worker below its share steals none while its pages finish, and takes them all once released', async () => {
-    const tableName = `leases-${randomUUID().slice(0, 8)}`;
-    await createLeaseTable(clients.dynamodb, tableName);
-    const leases = new DynamoDbLeaseTable(clients.document, tableName);
+    const leases = await freshLeaseTable(clients);
     const stream = new SimulatedStream({ initialShards: 3 });
     const shards = stream.shards.map((shard) => shard.id).sort();
     const slow = new CountingPublisher();
