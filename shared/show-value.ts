@@ -1,13 +1,17 @@
 /**
- * A value as an error message shows what was given: JSON where it has one, `a function` for
- * code, else `String(value)` (a value `JSON.stringify` refuses, such as a cycle or a bigint).
+ * A value as an error message shows what was given: a number as written (`NaN`, `-Infinity`:
+ * JSON has none, and would say `null`), `a function` for code, else JSON where it has one, or
+ * `String(value)` (a value `JSON.stringify` refuses, such as a cycle or a bigint). Only the value
+ * itself: a NaN inside an object still shows as JSON's `null`.
  *
  * @example
  * ```ts
  * showValue({ version: 0 }); // '{"version":0}'
+ * showValue(Number.NaN); // 'NaN'
  * ```
  */
 export function showValue(value: unknown): string {
+  if (typeof value === 'number') return String(value);
   if (typeof value === 'function') return 'a function';
   try {
     return JSON.stringify(value) ?? String(value);

@@ -81,6 +81,8 @@ describe('config: event types', () => {
     ['a version 0', { a: { version: 0 } }, 'eventTypes["a"].version', /got 0; allowed: a positive integer/],
     ['a version 1.5', { a: { version: 1.5 } }, 'eventTypes["a"].version', /got 1.5; allowed: a positive integer/],
     ['a version as a string', { a: { version: '1' } }, 'eventTypes["a"].version', /got "1"; allowed: a positive integer/],
+    ['a version NaN, shown as NaN', { a: { version: Number.NaN } }, 'eventTypes["a"].version', /got NaN; allowed: a positive integer/],
+    ['an infinite version', { a: { version: Number.POSITIVE_INFINITY } }, 'eventTypes["a"].version', /got Infinity; allowed/],
     ['no version', { a: { schema: placedV1 } }, 'eventTypes["a"].version', /got undefined/],
     ['a version twice', { a: [{ version: 1 }, { version: 1 }] }, 'eventTypes["a"]', /declares version 1 twice/],
     ['an empty list', { a: [] }, 'eventTypes["a"]', /got \[\]/],
