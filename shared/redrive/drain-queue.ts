@@ -24,8 +24,12 @@ export interface RepublishResult {
   readonly skipped?: readonly RedriveProblem[];
   /** Anything the summary must tell beyond the counts (see {@link RedriveSummary.notes}). */
   readonly notes?: readonly string[];
-  /** Events published for failed messages (an on-failure record some of whose events went out): counted as republished. */
-  readonly publishedOfFailed?: number;
+  /**
+   * Events published in all, of succeeded and failed messages alike (an on-failure record some of
+   * whose events went out, or were dead-lettered instead): counted as republished. @default the
+   * planned `units` of the succeeded messages
+   */
+  readonly published?: number;
 }
 
 export interface DrainOptions<T> extends RedriveCommonOptions {
@@ -163,7 +167,8 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
     const result = await options.republish(items);
     const ok = new Set(result.succeeded);
     failed.push(...result.failed);
-    republished += result.publishedOfFailed ?? 0;
+    // Published whatever becomes of the deletes below.
+    republished += result.published ?? planned.reduce((sum, p) => sum + (ok.has(p.message.MessageId ?? '') ? p.units : 0), 0);
     skipped.push(...(result.skipped ?? []));
     republishNotes.push(...(result.notes ?? []));
     // Those not republished stay held; the others are let go once their delete was answered.
@@ -181,7 +186,6 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
         // summary must say so, or the events published look as if they never were.
         const reason = `republished, but not deleted from the source (DeleteMessageBatch failed: ${(error as Error).message})`;
         for (const p of done) failed.push({ id: p.message.MessageId ?? '', reason });
-        republished += done.reduce((sum, p) => sum + p.units, 0);
         throw error;
       });
     for (const f of deleted.Failed ?? []) {
@@ -192,7 +196,6 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
     // receive in this run holds it again as seen.
     held.forget(done.map((p) => p.message.MessageId ?? ''));
     moved += done.length - (deleted.Failed?.length ?? 0);
-    republished += done.reduce((sum, p) => sum + p.units, 0);
     return true;
   };
   /** With `order`, everything planned waits here until the queue has been received whole. */

@@ -1,6 +1,7 @@
 import type { BackoffOptions } from '../backoff.js';
 import type { DeadLetterClient, DeadLetterFields } from '../relay/dead-letter-sender.js';
 import { DeadLetterSender } from '../relay/dead-letter-sender.js';
+import type { RedriveSummary } from './types.js';
 
 /** The relay DLQ an on-failure redrive dead-letters to what the relay would have dead-lettered. */
 export interface RelayDeadLetterQueue {
@@ -61,10 +62,25 @@ export class OnFailureDeadLetters {
     return problem;
   }
 
+  /** Dead letters sent so far, of every reason. */
+  get sent(): number {
+    return [...this.counts.values()].reduce((a, b) => a + b, 0);
+  }
+
+  /**
+   * What the summary of a run says of its dead letters: how many were sent (`deadLettered`; a dry
+   * run sends none and says nothing) and, when any were, a note of them by reason.
+   */
+  summary(dryRun: boolean | undefined): Pick<RedriveSummary, 'deadLettered'> & { readonly note?: string } {
+    if (dryRun === true) return {};
+    const note = this.note();
+    return { deadLettered: this.sent, ...(note === undefined ? {} : { note }) };
+  }
+
   /** The summary's note of what was dead-lettered, if anything was. */
   note(): string | undefined {
     if (this.counts.size === 0) return undefined;
-    const total = [...this.counts.values()].reduce((a, b) => a + b, 0);
+    const total = this.sent;
     const byReason = [...this.counts].map(([reason, n]) => `${n} ${reason}`).join(', ');
     return `${total} dead letters sent to the relay DLQ ${this.queue.queueUrl} (${byReason}), as the relay would have; their records count as moved`;
   }

@@ -143,9 +143,10 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
     if (problem !== undefined) return { kind: 'failed', reason: problem, events: published };
     // Published but still there: a later run publishes it again, which the event ids make harmless.
     const deleted = await retried(() => s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })), options.retry);
+    // Events dead-lettered instead (SNS refused them for good) are not published: the summary counts them apart.
     return deleted.ok
-      ? { kind: 'moved', events }
-      : { kind: 'failed', reason: `republished, but not deleted from the source (${deleted.reason})`, events };
+      ? { kind: 'moved', events: published }
+      : { kind: 'failed', reason: `republished, but not deleted from the source (${deleted.reason})`, events: published };
   };
 
   const failed: RedriveProblem[] = [];
@@ -182,7 +183,7 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
     (left) => left.length,
     () => undefined,
   );
-  const dead = options.deadLetters?.note();
+  const { note: dead, ...deadLettered } = options.deadLetters?.summary(options.dryRun) ?? {};
   return {
     status: stopped ? 'interrupted' : options.dryRun ? 'dry-run' : 'completed',
     dryRun: options.dryRun === true,
@@ -193,6 +194,7 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
     processed,
     moved,
     republished,
+    ...deadLettered,
     failed,
     skipped,
     ...(notes.length > 0 || dead !== undefined ? { notes: [...notes, ...(dead === undefined ? [] : [dead])] } : {}),

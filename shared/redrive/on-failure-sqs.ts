@@ -49,10 +49,10 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
   /** Records in stream order, each with why it must wait, if it must. */
   const inOrder = (items: readonly { readonly messageId: string; readonly item: Planned }[]) =>
     ordered(items).map(({ id, info }) => ({ id, held: heldBack(info) }));
-  /** The summary with the note of what went to the relay DLQ, if anything did. */
+  /** The summary with the count and the note of what went to the relay DLQ, when one was given. */
   const noted = (summary: RedriveSummary): RedriveSummary => {
-    const dead = options.deadLetters?.note();
-    return dead === undefined ? summary : { ...summary, notes: [...(summary.notes ?? []), dead] };
+    const { note, ...dead } = options.deadLetters?.summary(options.dryRun) ?? {};
+    return { ...summary, ...dead, ...(note === undefined ? {} : { notes: [...(summary.notes ?? []), note] }) };
   };
   const run = drainQueue<Planned>({
     ...options,
@@ -85,7 +85,7 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
       const succeeded: string[] = [];
       const failed: RedriveProblem[] = [];
       const skipped: RedriveProblem[] = [];
-      let publishedOfFailed = 0;
+      let published = 0;
       const byId = new Map(items.map((i) => [i.messageId, i.item]));
       for (const { id, held } of inOrder(items)) {
         // A record planned before a hold was found on an earlier one must wait as well.
@@ -94,14 +94,13 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
           continue;
         }
         const planned = byId.get(id) ?? { events: [], letters: [] };
-        const { published, problem } = await publishAll(options.sns, planned, blocked, options);
-        if (problem === undefined) succeeded.push(id);
-        else {
-          failed.push({ id, reason: problem });
-          publishedOfFailed += published;
-        }
+        const result = await publishAll(options.sns, planned, blocked, options);
+        // Events dead-lettered instead (SNS refused them for good) are not published: the summary counts them apart.
+        published += result.published;
+        if (result.problem === undefined) succeeded.push(id);
+        else failed.push({ id, reason: result.problem });
       }
-      return { succeeded, failed, skipped, publishedOfFailed };
+      return { succeeded, failed, skipped, published };
     },
     // What republish would keep back, without publishing: a dry run counts it skipped, as the real run would.
     preview: (items) => inOrder(items).flatMap(({ id, held }) => (held === undefined ? [] : [{ id, reason: held }])),

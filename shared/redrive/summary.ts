@@ -8,6 +8,10 @@ function headline(summary: RedriveSummary): string {
   return dryRun ? 'DRY RUN — nothing was republished or deleted' : 'Redrive completed';
 }
 
+/** What went to the relay DLQ instead of its topic, when the run had one. */
+const deadLettered = ({ deadLettered: n }: RedriveSummary): string =>
+  n === undefined ? '' : ` published; ${n} dead-lettered to the relay DLQ`;
+
 /**
  * The summary a person reads after a redrive: counts before and after, what moved, and every
  * message left behind with its reason, then any note the counts need.
@@ -28,7 +32,7 @@ export function formatSummary(summary: RedriveSummary): string {
     ...(summary.filter === undefined ? [] : [`  filter:      ${summary.filter}`]),
     `  processed:   ${summary.processed}`,
     ...(summary.unmatched === undefined ? [] : [`  unmatched:   ${summary.unmatched} (left in the source, untouched)`]),
-    `  ${verb.padEnd(11)}  ${summary.moved} (${summary.republished} events)`,
+    `  ${verb.padEnd(11)}  ${summary.moved} (${summary.republished} events${deadLettered(summary)})`,
     `  failed:      ${summary.failed.length}`,
     `  skipped:     ${summary.skipped.length}`,
     `  after:       ${summary.after ?? 'unknown'}`,

@@ -58,6 +58,12 @@ export interface RedriveSummary {
   readonly moved: number;
   /** Events published (in a dry run: that would be): a relay-DLQ message is one; a queue message one, or all a CloudEvents batch message holds; an on-failure record may hold many. */
   readonly republished: number;
+  /**
+   * On-failure redrives given the relay DLQ (`deadLetterQueue`), not in a dry run: dead letters sent
+   * to it (events SNS refused for good, unrouted events, malformed slots), which `republished` does
+   * not count. Absent otherwise.
+   */
+  readonly deadLettered?: number;
   readonly failed: readonly RedriveProblem[];
   readonly skipped: readonly RedriveProblem[];
   /** The run's filter in words, when it had one. */

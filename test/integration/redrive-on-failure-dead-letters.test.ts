@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { isRelayDeadLetter, type RelayDeadLetter } from '../../shared/dead-letter.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
+import { formatSummary } from '../../shared/redrive/summary.js';
 import type { PublishBatchClient } from '../../shared/relay/types.js';
 import { batchPayload, failedBatch, fifoView } from '../helpers/failed-batch.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
@@ -121,7 +122,16 @@ describe('on-failure redrive: what the relay dead-letters goes to the relay DLQ'
       retry,
     });
 
-    expect(summary).toMatchObject({ status: 'completed', moved: 2, republished: 3, failed: [], skipped: [], before: 2, after: 0 });
+    expect(summary).toMatchObject({
+      status: 'completed',
+      moved: 2,
+      republished: 3,
+      deadLettered: 2,
+      failed: [],
+      skipped: [],
+      before: 2,
+      after: 0,
+    });
     expect(summary.notes).toEqual([expect.stringContaining('2 dead letters sent to the relay DLQ')]);
     expect(view.delivered().map((e) => e.id)).toEqual(published);
     const sent = letters('dl-s3-relay-dlq');
@@ -159,7 +169,9 @@ describe('on-failure redrive: what the relay dead-letters goes to the relay DLQ'
       retry,
     });
 
-    expect(summary).toMatchObject({ status: 'completed', moved: 1, failed: [], skipped: [], after: 0 });
+    // One event published, one dead-lettered: `republished` counts only the one that went out.
+    expect(summary).toMatchObject({ status: 'completed', moved: 1, republished: 1, deadLettered: 1, failed: [], skipped: [], after: 0 });
+    expect(formatSummary(summary)).toContain('moved        1 (1 events published; 1 dead-lettered to the relay DLQ)');
     // The later event of the aggregate goes out once the earlier one is in the DLQ, as from the relay.
     expect(view.delivered().map((e) => e.id)).toEqual([paid[0]?.id]);
     expect(letters('dl-rej-relay-dlq')).toEqual([
@@ -197,7 +209,7 @@ describe('on-failure redrive: what the relay dead-letters goes to the relay DLQ'
       retry,
     });
 
-    expect(summary).toMatchObject({ status: 'completed', moved: 1, failed: [], skipped: [], after: 0 });
+    expect(summary).toMatchObject({ status: 'completed', moved: 1, republished: 1, deadLettered: 1, failed: [], skipped: [], after: 0 });
     expect(sns.sizes).toEqual([2, 1, 1]);
     expect(view.delivered().map((e) => e.id)).toEqual([good[0]?.id]);
     expect(letters('dl-whole-relay-dlq').map((l) => [l.reason, l.eventId])).toEqual([['PUBLISH_REJECTED', bad[0]?.id]]);
@@ -221,7 +233,8 @@ describe('on-failure redrive: what the relay dead-letters goes to the relay DLQ'
       retry,
     });
 
-    expect(summary).toMatchObject({ moved: 0, skipped: [], after: 1 });
+    expect(summary).toMatchObject({ moved: 0, republished: 0, skipped: [], after: 1 });
+    expect(summary.deadLettered).toBeUndefined();
     expect(summary.failed).toEqual([
       { id: 'k', reason: expect.stringMatching(/InvalidParameter: Invalid parameter: Message; not dead-lettered: .*--relay-dlq-url/) },
     ]);
@@ -250,7 +263,7 @@ describe('on-failure redrive: what the relay dead-letters goes to the relay DLQ'
       retry,
     });
 
-    expect(summary).toMatchObject({ moved: 0, republished: 2, skipped: [], after: 2 });
+    expect(summary).toMatchObject({ moved: 0, republished: 2, deadLettered: 0, skipped: [], after: 2 });
     expect(summary.failed).toEqual([
       { id: '1', reason: expect.stringMatching(/^UNKNOWN_ROUTE .* not dead-lettered: relay DLQ rejected the dead letter/) },
       { id: '2', reason: expect.stringContaining('of aggregate order#M failed') },
