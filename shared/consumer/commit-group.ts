@@ -2,13 +2,13 @@ import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-
 import type { marshallOptions } from '@aws-sdk/util-dynamodb';
 import { errorName } from '../aws/error-name.js';
 import { throttledTransaction } from '../aws/transient-transaction-errors.js';
-import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
+import { backoffDelay, sleep } from '../backoff.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { TABLE } from '../table.js';
 import { marshalOperation } from '../write/operation-size.js';
 import { MAX_REQUEST_BYTES, type TransactOperation } from '../write/types.js';
 import { InboxConflictError } from './errors.js';
-import { MAX_HANDLER_WRITES } from './inbox-records.js';
+import { MAX_HANDLER_WRITES, THROTTLED_COMMIT_RETRY } from './inbox-records.js';
 import { type CommitDeps, commitPending, committedOutcome, failedOutcome, type PendingCommit } from './pending-commit.js';
 import type { MessageOutcome, TransactItem } from './types.js';
 
@@ -21,17 +21,6 @@ export const MAX_GROUP_ACTIONS = MAX_HANDLER_WRITES + 1;
  * counted as the write helper counts a transaction: attribute names and values, and expressions.
  */
 export const MAX_GROUP_BYTES = MAX_REQUEST_BYTES;
-
-/**
- * How often a throttled group transaction is sent, in all, before its events fail. The SDK retries
- * a whole request throttled a few times, but not a cancellation whose reason is a throttled action
- * (a hot item or partition): without these, one such blip would fail every message of the group,
- * each spending a receive toward the queue's `maxReceiveCount`, where an event's own failed
- * condition fails its own message alone. The waits between them come to under 0.6 s (up to 0.2 s,
- * then up to 0.4 s: `maxDelayMs` is not reached in 3 attempts). Nothing cuts them short: a batch
- * once received is processed to its end (the poller's stop aborts only its receive).
- */
-export const GROUP_THROTTLE_RETRY: BackoffOptions = { maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 800 };
 
 /** Where a group's requests run: its transaction, and an event's own commit (a group of one, the fallback). */
 export interface CommitScopes {
@@ -150,13 +139,14 @@ export class CommitGroup {
   }
 
   /**
-   * Commits the group and empties it. A group of one sends the request `Inbox.commit` sends. A
-   * larger one goes in one transaction; when that fails nothing of it was written, unless DynamoDB
-   * reports an earlier attempt of it still running (`TransactionInProgressException`), which may
-   * commit. Throttled (the whole request, or an action of it), it is sent again after a backoff
-   * ({@link GROUP_THROTTLE_RETRY}); still throttled, each event fails with an `InboxConflictError`,
-   * so SQS delivers it again later. Any other failure, each event commits on
-   * its own, in order, when its outcome is asked for (so an event after one that ends its message
+   * Commits the group and empties it. A group of one sends the request `Inbox.commit` sends (which
+   * retries throttling alike). A larger one goes in one transaction; when that fails nothing of it
+   * was written, unless DynamoDB reports an earlier attempt of it still running
+   * (`TransactionInProgressException`), which may commit. Throttled (the whole request, or an
+   * action of it, whatever else failed beside it), it is sent again after a backoff
+   * ({@link THROTTLED_COMMIT_RETRY}); still throttled, each event fails with an `InboxConflictError`,
+   * so SQS delivers it again later: one transaction per event would add load while DynamoDB
+   * throttles. Any other failure, each event commits on its own, in order, when its outcome is asked for (so an event after one that ends its message
    * or FIFO group is never committed), conditional on its inbox record: an event the earlier
    * attempt wrote is a duplicate then. `scopes` say where each request runs.
    */
@@ -182,8 +172,8 @@ export class CommitGroup {
       } catch (error) {
         const throttled = throttledTransaction(error);
         // Nothing of it was written: sent again after a backoff, as the write helper does.
-        if (throttled !== undefined && attempt < GROUP_THROTTLE_RETRY.maxAttempts) {
-          await sleep(backoffDelay(GROUP_THROTTLE_RETRY, attempt));
+        if (throttled !== undefined && attempt < THROTTLED_COMMIT_RETRY.maxAttempts) {
+          await sleep(backoffDelay(THROTTLED_COMMIT_RETRY, attempt));
           continue;
         }
         return this.#failed(entries, error, throttled, attempt, scopes);

@@ -1,5 +1,6 @@
 /** The inbox's records and what its writes come to, apart from the `Inbox` that writes them. */
 
+import type { BackoffOptions } from '../backoff.js';
 import type { InboxEventKey } from './inbox-keys.js';
 
 export const INBOX_KIND = 'inbox';
@@ -7,6 +8,17 @@ export const DEFAULT_INBOX_RETENTION_SECONDS = 14 * 24 * 3600;
 export const DEFAULT_CLAIM_TIMEOUT_SECONDS = 300;
 /** TransactWriteItems takes 100 actions; the inbox record is one of them. */
 export const MAX_HANDLER_WRITES = 99;
+
+/**
+ * How often a throttled commit (an event's own transaction, or a batch group's) is sent, in all,
+ * before its events fail. The SDK retries a whole request throttled a few times, but not a
+ * cancellation whose reason is a throttled action (a hot item or partition): without these, one
+ * such blip would fail the message (every message of a group), each spending a receive toward the
+ * queue's `maxReceiveCount`. The waits between them come to under 0.6 s (up to 0.2 s, then up to
+ * 0.4 s: `maxDelayMs` is not reached in 3 attempts). Nothing cuts them short: a batch once
+ * received is processed to its end (the poller's stop aborts only its receive).
+ */
+export const THROTTLED_COMMIT_RETRY: BackoffOptions = { maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 800 };
 
 export type InboxStatus = 'IN_PROGRESS' | 'COMPLETED';
 

@@ -1,7 +1,7 @@
 import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { errorName } from '../aws/error-name.js';
-import { classifyCancellation, TRANSIENT_REQUEST_ERRORS } from '../aws/transient-transaction-errors.js';
+import { classifyCancellation, TRANSIENT_REQUEST_ERRORS, throttledTransaction } from '../aws/transient-transaction-errors.js';
 import { TransactionFailedError } from '../errors.js';
 import { InboxConflictError, InboxTransactionInProgressError, InboxWriteError } from './errors.js';
 import type { CommitResult, InboxEvent, InboxRecord } from './inbox-records.js';
@@ -26,6 +26,9 @@ function validationRefusal(error: unknown): string | undefined {
 
 const kindOf = (item: TransactItem): string => Object.keys(item).find((k) => item[k as keyof TransactItem] !== undefined) ?? 'unknown';
 
+/** How often a throttled transaction was sent, for its error's message (nothing when it was sent once). */
+const attemptsNote = (attempts: number): string => (attempts > 1 ? `; throttled on each of ${attempts} attempts` : '');
+
 /**
  * What the failure of an event's transaction (its handler's `writes`, then its inbox record's
  * Put) means: the inbox record's condition failed on a done event (`duplicate`) or on an
@@ -36,9 +39,10 @@ const kindOf = (item: TransactItem): string => Object.keys(item).find((k) => ite
  * transient reason, or the whole request was throttled), an `InboxTransactionInProgressError` when
  * an earlier attempt of it was still running and may commit, a `TransactionFailedError` naming every
  * action that failed otherwise (a permanent reason decides over transient ones beside it, as in
- * the write helper: {@link classifyCancellation}), or as it came.
+ * the write helper: {@link classifyCancellation}), or as it came. `attempts`: how often the
+ * transaction was sent, which a throttled one's error names.
  */
-export function commitFailure(event: InboxEvent, writes: readonly TransactItem[], error: unknown): CommitResult {
+export function commitFailure(event: InboxEvent, writes: readonly TransactItem[], error: unknown, attempts = 1): CommitResult {
   const refusal = validationRefusal(error);
   if (refusal !== undefined) {
     throw new InboxWriteError(
@@ -49,9 +53,8 @@ export function commitFailure(event: InboxEvent, writes: readonly TransactItem[]
   const name = errorName(error);
   // Throttled as a whole once the SDK's own retries were spent: nothing was written, and a later delivery can get through.
   if (TRANSIENT_REQUEST_ERRORS.has(name)) {
-    throw new InboxConflictError(event, `the whole request: ${name}, ${String((error as { message?: unknown }).message)}`, {
-      cause: error,
-    });
+    const reason = `the whole request: ${name}, ${String((error as { message?: unknown }).message)}`;
+    throw new InboxConflictError(event, `${reason}${attemptsNote(attempts)}`, { cause: error });
   }
   // An earlier attempt (its answer lost, sent again under the same token) may yet commit: not a cancellation.
   if (name === 'TransactionInProgressException') throw new InboxTransactionInProgressError(event, { cause: error });
@@ -76,7 +79,8 @@ export function commitFailure(event: InboxEvent, writes: readonly TransactItem[]
   const verdict = classifyCancellation(reasons.map((reason) => reason.Code));
   if (verdict.kind === 'transient') {
     const transient = failures.filter((f) => verdict.transient.includes(f.index));
-    throw new InboxConflictError(event, transient.map((f) => `operations[${f.index}] (${f.kind}): ${f.reason}`).join('; '), {
+    const named = transient.map((f) => `operations[${f.index}] (${f.kind}): ${f.reason}`).join('; ');
+    throw new InboxConflictError(event, `${named}${throttledTransaction(error) === undefined ? '' : attemptsNote(attempts)}`, {
       cause: error,
     });
   }

@@ -1,7 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { throttledTransaction } from '../aws/transient-transaction-errors.js';
+import { backoffDelay, sleep } from '../backoff.js';
 import { TABLE } from '../table.js';
-import { InboxWriteError } from './errors.js';
+import { InboxConflictError, InboxWriteError } from './errors.js';
 import { type InboxEventKey, inboxKey, legacyInboxKey } from './inbox-keys.js';
 import {
   type ClaimResult,
@@ -13,6 +15,7 @@ import {
   type InboxRecord,
   type LegacyState,
   MAX_HANDLER_WRITES,
+  THROTTLED_COMMIT_RETRY,
 } from './inbox-records.js';
 import { commitFailure, recordAsFound } from './inbox-write-failures.js';
 import type { InboxOptions, TransactItem } from './types.js';
@@ -131,7 +134,9 @@ export class Inbox {
    * and comes back `duplicate`; or on the record being a claim that has expired (left by a
    * handler of the event in `claim` mode, as when an event type moves from `claim` to
    * `transaction`), which the commit takes over. An unexpired claim writes nothing and comes back
-   * `held`: the event is not done, so it must not be taken for a duplicate.
+   * `held`: the event is not done, so it must not be taken for a duplicate. Throttled (the whole
+   * request, or an action of it, and no other reason decides: not the inbox record's condition, nor a handler's),
+   * it is sent again after a backoff, {@link THROTTLED_COMMIT_RETRY} attempts in all.
    */
   async commit(event: InboxEvent, writes: readonly TransactItem[]): Promise<CommitResult> {
     if (writes.length > MAX_HANDLER_WRITES) {
@@ -139,12 +144,20 @@ export class Inbox {
         `The handler of event ${event.id} (${event.type}) added ${writes.length} writes; allowed: at most ${MAX_HANDLER_WRITES}, since the inbox record takes the 100th action of the transaction. Nothing was written.`,
       );
     }
-    const inboxPut = this.completedPut(event);
-    try {
-      await this.#options.document.send(new TransactWriteCommand({ TransactItems: [...writes, inboxPut] }));
-      return { status: 'committed' };
-    } catch (error) {
-      return commitFailure(event, writes, error);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#options.document.send(new TransactWriteCommand({ TransactItems: [...writes, this.completedPut(event)] }));
+        return { status: 'committed' };
+      } catch (error) {
+        try {
+          return commitFailure(event, writes, error, attempt);
+        } catch (failure) {
+          // Throttled, and nothing else decides (the inbox record's condition, a handler's): nothing of it was written.
+          const retry = failure instanceof InboxConflictError && throttledTransaction(error) !== undefined;
+          if (!retry || attempt >= THROTTLED_COMMIT_RETRY.maxAttempts) throw failure;
+        }
+        await sleep(backoffDelay(THROTTLED_COMMIT_RETRY, attempt));
+      }
     }
   }
 

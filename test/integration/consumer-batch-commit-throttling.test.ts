@@ -1,6 +1,6 @@
 import { ThrottlingException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GROUP_THROTTLE_RETRY } from '../../shared/consumer/commit-group.js';
+import { THROTTLED_COMMIT_RETRY } from '../../shared/consumer/inbox-records.js';
 import { batchCommitFixture, count, messages, statuses } from '../helpers/batch-commit.js';
 import { anEnvelope } from '../helpers/envelopes.js';
 
@@ -60,7 +60,7 @@ describe("consumer, commit: 'batch', when the group's transaction is throttled",
     expect(error.message).toContain(
       "the group's transaction of 3 events was throttled (3 attempts): the whole request: ThrottlingException",
     );
-    expect(count(sent, 'TransactWriteItems')).toBe(GROUP_THROTTLE_RETRY.maxAttempts);
+    expect(count(sent, 'TransactWriteItems')).toBe(THROTTLED_COMMIT_RETRY.maxAttempts);
     expect(logs.some((l) => l.level === 'warn' && l.message.startsWith("The batch's group transaction was throttled"))).toBe(true);
     expect(await Promise.all(['w0', 'w1', 'w2'].map((id) => applied('whole', id)))).toEqual([0, 0, 0]);
 
@@ -81,7 +81,7 @@ describe("consumer, commit: 'batch', when the group's transaction is throttled",
     expect(statuses(outcomes)).toEqual(['failed', 'skipped', 'failed']);
     expect(outcomes[1]).toMatchObject({ failedMessageId: 'm0' });
     expect((outcomes[2] as { error: Error }).error.message).toContain('was throttled (3 attempts): actions[2]: ThrottlingError');
-    expect(count(sent, 'TransactWriteItems')).toBe(GROUP_THROTTLE_RETRY.maxAttempts);
+    expect(count(sent, 'TransactWriteItems')).toBe(THROTTLED_COMMIT_RETRY.maxAttempts);
     expect(await Promise.all(['f0', 'f1', 'f2'].map((id) => applied('fifo', id)))).toEqual([0, 0, 0]);
   });
 });
