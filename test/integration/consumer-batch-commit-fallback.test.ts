@@ -1,9 +1,26 @@
-import { describe, expect, it } from 'vitest';
+import { TransactionCanceledException, TransactionInProgressException } from '@aws-sdk/client-dynamodb';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InboxTransactionInProgressError } from '../../shared/consumer/errors.js';
 import { batchBody } from '../../shared/envelope.js';
 import { batchCommitFixture, count, messages, statuses } from '../helpers/batch-commit.js';
 import { anEnvelope } from '../helpers/envelopes.js';
 
-const { addOne, applied, batchConsumer, failingCheck } = batchCommitFixture('consumer-batch-commit-fallback');
+const { addOne, applied, batchConsumer, failingCheck, hooks } = batchCommitFixture('consumer-batch-commit-fallback');
+
+afterEach(() => {
+  hooks.onSend = undefined;
+});
+
+/** Fails the next TransactWriteItems with `errors`, one each, in order, before they leave; the ones after go through. */
+function failTransactions(...errors: Error[]): void {
+  const left = [...errors];
+  hooks.onSend = (command) => {
+    if (command !== 'TransactWriteItems') return;
+    const error = left.shift();
+    if (left.length === 0) hooks.onSend = undefined;
+    if (error !== undefined) throw error;
+  };
+}
 
 describe("consumer, commit: 'batch', when a commit fails", () => {
   it('fails only the message whose ConditionCheck fails in a group of several, committing each other event on its own, once', async () => {
@@ -94,5 +111,33 @@ describe("consumer, commit: 'batch', when a commit fails", () => {
     // y1 and x1 together, then x2 alone (cancelled by its condition).
     expect(count(sent, 'TransactWriteItems')).toBe(2);
     expect([await applied('events', 'y'), await applied('events', 'x')]).toEqual([1, 1]);
+  });
+
+  it("fails an event whose own commit in the fallback meets TransactionInProgressException with the typed error, as commit: 'event' does", async () => {
+    const { consumer } = batchConsumer('in-progress');
+    const events = [anEnvelope({ aggregateId: 'i0' }), anEnvelope({ aggregateId: 'i1' })];
+    const conflict = new TransactionCanceledException({
+      message: 'Transaction cancelled',
+      $metadata: {},
+      CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }, { Code: 'None' }, { Code: 'None' }],
+    });
+    // What is left once the SDK's retries (same ClientRequestToken) were all told an earlier attempt was still running.
+    const inProgress = new TransactionInProgressException({ message: 'Transaction is ongoing for the idempotency token', $metadata: {} });
+    // The group's transaction conflicts, so each event commits on its own; the first event's own commit is in progress.
+    failTransactions(conflict, inProgress);
+
+    const { outcomes, batchItemFailures } = await consumer.process(messages(events.map((e) => e.body)));
+
+    expect(statuses(outcomes)).toEqual(['failed', 'processed']);
+    expect(batchItemFailures).toEqual([{ itemIdentifier: 'm0' }]);
+    const error = (outcomes[0] as { error: Error }).error;
+    expect(error).toBeInstanceOf(InboxTransactionInProgressError);
+    expect(error).toMatchObject({ code: 'TRANSACTION_IN_PROGRESS', eventId: events[0]?.id, cause: inProgress });
+    expect(await Promise.all(['i0', 'i1'].map((id) => applied('in-progress', id)))).toEqual([0, 1]);
+
+    // Its redelivery: the attempt did not commit, so the event commits now.
+    const again = await consumer.process(messages(events.map((e) => e.body)));
+    expect(statuses(again.outcomes)).toEqual(['processed', 'duplicate']);
+    expect(await Promise.all(['i0', 'i1'].map((id) => applied('in-progress', id)))).toEqual([1, 1]);
   });
 });
