@@ -5,7 +5,7 @@
  */
 
 import type { OutboxConfig } from '../config.js';
-import { MAX_TRACESTATE_LENGTH } from '../tracing/trace-context.js';
+import { MAX_TRACESTATE_LENGTH, TRACESTATE_PATTERN } from '../tracing/trace-context.js';
 import { dataschemaOf, type EventTypeDeclaration } from './event-types.js';
 import { pointerSegment, toJsonSchema } from './json-schema.js';
 
@@ -67,7 +67,9 @@ const traceProperties = {
   tracestate: {
     type: 'string',
     maxLength: MAX_TRACESTATE_LENGTH,
-    description: 'W3C trace state that goes with traceparent, when there is one.',
+    pattern: TRACESTATE_PATTERN,
+    description:
+      'W3C trace state that goes with traceparent, when there is one: at most 32 comma-separated key=value list members with distinct keys (the pattern cannot check that the keys are distinct), e.g. "vendor=opaque-value".',
   },
 };
 

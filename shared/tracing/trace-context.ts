@@ -92,9 +92,24 @@ const NO_MEMBERS = /^[ \t,]*$/;
 export const MAX_TRACESTATE_LENGTH = 512;
 /** W3C's limit of list members in a `tracestate`. */
 const MAX_TRACESTATE_MEMBERS = 32;
-const TRACESTATE_KEY = '(?:[a-z][_0-9a-z\\-*/]{0,255}|[a-z0-9][_0-9a-z\\-*/]{0,240}@[a-z][_0-9a-z\\-*/]{0,13})';
+// Plain groups and `-` last in a class, no escape but \xHH: the regular expression subset JSON
+// Schema recommends, so that TRACESTATE_PATTERN is these very rules.
+const TRACESTATE_KEY = '([a-z][_0-9a-z*/-]{0,255}|[a-z0-9][_0-9a-z*/-]{0,240}@[a-z][_0-9a-z*/-]{0,13})';
 const TRACESTATE_VALUE = '[\\x20-\\x2b\\x2d-\\x3c\\x3e-\\x7e]{0,255}[\\x21-\\x2b\\x2d-\\x3c\\x3e-\\x7e]';
 const TRACESTATE_MEMBER = new RegExp(`^${TRACESTATE_KEY}=${TRACESTATE_VALUE}$`);
+/** A comma-separated part with a member: the member, spaces and tabs around it. */
+const MEMBER_PART = `[ \t]*${TRACESTATE_KEY}=${TRACESTATE_VALUE}[ \t]*`;
+/** Empty parts after a member: commas, spaces and tabs. */
+const EMPTY_PARTS = '(,[ \t]*)*';
+
+/**
+ * Every rule of {@link tracestateProblem} but the length and distinct keys, as one regular
+ * expression without lookahead or back-references (the subset JSON Schema recommends, which
+ * validators outside JavaScript hold to): empty parts anywhere, and at most 32 parts of a
+ * key=value member, spaces and tabs around each. Distinct keys take a back-reference, so the
+ * catalog's schema says them in words.
+ */
+export const TRACESTATE_PATTERN = `^([ \t]*,)*([ \t]*|${MEMBER_PART}${EMPTY_PARTS}(,${MEMBER_PART}${EMPTY_PARTS}){0,${MAX_TRACESTATE_MEMBERS - 1}})$`;
 
 /**
  * The members of a `tracestate`, each trimmed, or why it is not W3C trace state, whatever its
