@@ -1,6 +1,7 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { REDRIVE_READ_RETRY } from '../read-retry.js';
@@ -47,6 +48,30 @@ export interface OnFailureRedriveOptions extends RedriveCommonOptions {
   readonly retry?: BackoffOptions;
 }
 
+/**
+ * Every topic the config routes to needs its ARN, of the topic's kind: the relay's own check of
+ * its `OUTBOX_TOPIC_ARNS`. A record with an event for a topic without one could never be
+ * republished, and would hold back the rest of its shard on every run; an ARN of the other kind
+ * would have SNS refuse every event of the topic, and with a relay DLQ dead-letter them all.
+ */
+function checkRoutedTopics(config: OutboxConfig, topicArns: Readonly<Record<string, string>>): void {
+  const routed = [...new Set(Object.values(config.routes))];
+  const missing = routed.filter((name) => !Object.hasOwn(topicArns, name));
+  if (missing.length > 0) {
+    const quoted = (names: readonly string[]) => names.map((name) => JSON.stringify(name)).join(', ');
+    const routes = (name: string) => quoted(Object.keys(config.routes).filter((type) => config.routes[type] === name));
+    throw new RedriveOptionsError(
+      'topicArns',
+      `no ARN for ${missing.map((name) => `topic "${name}" (route of aggregate type ${routes(name)})`).join(', ')}; got ARNs for ${quoted(Object.keys(topicArns))}; allowed: an ARN for every topic the config routes to (${quoted(routed)}), as the relay has them in OUTBOX_TOPIC_ARNS`,
+    );
+  }
+  for (const topic of config.topics) {
+    const arn = Object.hasOwn(topicArns, topic.name) ? topicArns[topic.name] : undefined;
+    const problem = arn === undefined ? undefined : snsTopicArnProblem(arn, topic.fifo);
+    if (problem !== undefined) throw new RedriveOptionsError(`topicArns.${topic.name}`, `got ${JSON.stringify(arn)}; allowed: ${problem}`);
+  }
+}
+
 function checkRetry(retry: BackoffOptions): void {
   const { maxAttempts, baseDelayMs, maxDelayMs } = retry;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 20) {
@@ -72,8 +97,7 @@ function checkRetry(retry: BackoffOptions): void {
  * deleted from its source only after all its events were published; once an event of an
  * aggregate fails, no later event of that aggregate is published in the run, and once a record's
  * events cannot be republished (its stream range cannot be read after retries, its payload or a
- * slot is malformed or a route is missing and no `deadLetterQueue` was given, a topic ARN is
- * missing), no later record of its shard or its child
+ * slot is malformed or a route is missing and no `deadLetterQueue` was given), no later record of its shard or its child
  * shards is (of any shard of its stream that arrived later, when the lineage is not known). Only a
  * record past the 24-hour retention and trimmed from the stream, without a payload, holds nothing back: it can never be read
  * again. A malformed record is reported and kept, never thrown. With `deadLetterQueue`, what the
@@ -88,6 +112,7 @@ function checkRetry(retry: BackoffOptions): void {
 export async function redriveOnFailure(options: OnFailureRedriveOptions): Promise<RedriveSummary> {
   checkCommonOptions(options);
   checkTopicArns(options.topicArns);
+  checkRoutedTopics(options.config, options.topicArns);
   if (options.retry !== undefined) checkRetry(options.retry);
   const { source, deadLetterQueue } = options;
   if (deadLetterQueue !== undefined) {

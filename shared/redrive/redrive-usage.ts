@@ -16,7 +16,8 @@ Kinds:
   on-failure   Republish the events of the relay's on-failure records.
                --queue-url URL       records in an SQS destination (re-read from the stream), or
                --bucket NAME         records in an S3 destination (payload kept), with --prefix P
-               --topic-arns JSON     topic name → ARN (default: $OUTBOX_TOPIC_ARNS)
+               --topic-arns JSON     topic name → ARN (default: $OUTBOX_TOPIC_ARNS), one for every
+                                     topic the config routes to
                --config FILE         the outbox config, which routes the events (default: $OUTBOX_CONFIG;
                                      one of the two is required)
                --relay-dlq-url URL   the relay DLQ (default: $OUTBOX_RELAY_DLQ_URL): an event SNS refuses

@@ -253,6 +253,8 @@ describe('redrive CLI config', () => {
   server.createQueue('cli-config-view');
   server.subscribe({ topic: 'cli-config-payments', queue: 'cli-config-view', attributes: { RawMessageDelivery: 'true' } });
   const topicArns = JSON.stringify({ payments: topicArn });
+  // On-failure needs an ARN for every topic the config routes to: the example's orders.fifo too (nothing is published to it here).
+  const onFailureArns = JSON.stringify({ payments: topicArn, 'orders.fifo': topicArn.replace(/[^:]+$/, 'cli-config-orders.fifo') });
 
   it('routes a dead letter written without a topic by the config from --config or $OUTBOX_CONFIG, and skips it without one (exit status 3)', async () => {
     const dlq = server.createQueue('cli-config-dlq');
@@ -383,7 +385,7 @@ describe('redrive CLI config', () => {
       '--queue-url',
       queue.queueUrl,
       '--topic-arns',
-      topicArns,
+      onFailureArns,
       '--endpoint',
       server.address,
       '--config',
@@ -407,7 +409,7 @@ describe('redrive CLI config', () => {
       '--queue-url',
       queue.queueUrl,
       '--topic-arns',
-      topicArns,
+      onFailureArns,
       '--endpoint',
       server.address,
       '--config',
@@ -443,5 +445,23 @@ describe('redrive CLI config', () => {
     const taken = await cli(args, { OUTBOX_RELAY_DLQ_URL: relayDlq.queueUrl });
     expect(taken.code).toBe(3);
     expect(taken.stdout).toMatch(/processed:\s+1/);
+  }, 120_000);
+
+  it('refuses on-failure topic ARNs without a topic the config routes to with exit status 2, before reading, relay DLQ or not', async () => {
+    const queue = server.createQueue('cli-missing-arn-failures');
+    await clients.sqs.send(new SendMessageBatchCommand({ QueueUrl: queue.queueUrl, Entries: [{ Id: '0', MessageBody: 'not a record' }] }));
+    const relayDlq = server.createQueue('cli-missing-arn-dlq');
+    const args = ['redrive', 'on-failure', '--queue-url', queue.queueUrl, '--topic-arns', topicArns, '--endpoint', server.address];
+    const config = ['--config', file('missing-arn.json', serializeConfig(exampleConfig))];
+
+    for (const dlq of [[], ['--relay-dlq-url', relayDlq.queueUrl]]) {
+      const refused = await cli([...args, ...config, ...dlq]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toBe(
+        `Invalid redrive option --topic-arns: no ARN for topic "orders.fifo" (route of aggregate type "order"); got ARNs for "payments"; allowed: an ARN for every topic the config routes to ("orders.fifo", "payments"), as the relay has them in OUTBOX_TOPIC_ARNS\n`,
+      );
+    }
+    // Never received: the record is as it was sent.
+    expect(server.inspectQueue('cli-missing-arn-failures')?.messages.ready.map((m) => m.approximateReceiveCount)).toEqual([0]);
   }, 120_000);
 });

@@ -1,6 +1,6 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { QueueDoesNotExist } from '@aws-sdk/client-sqs';
+import { QueueDoesNotExist, type SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { defineConfig } from '../../shared/config.js';
 import { RateLimiter } from '../../shared/rate-limit.js';
@@ -120,6 +120,46 @@ describe('redriveOnFailure options', () => {
         'Invalid redrive option topicArns.orders: got "orders"; allowed: an SNS topic ARN (arn:<partition>:sns:<region>:<12-digit account>:<topic name>)',
     });
     await expect(run({})).rejects.toThrow(/topicArns: got \{\}; allowed: an object of topic name → topic ARN/);
+    expect(reads).toEqual([]);
+  });
+
+  it('refuses topic ARNs without a topic the config routes to, or of the other kind, before reading anything, DLQ or not', async () => {
+    const reads: unknown[] = [];
+    const recorder = { send: async (command: unknown) => reads.push(command) };
+    const config = defineConfig({
+      source: 'urn:test',
+      topics: [{ name: 'orders' }, { name: 'invoices' }, { name: 'refunds.fifo', fifo: true }],
+      routes: { order: 'orders', invoice: 'invoices', credit: 'invoices', refund: 'refunds.fifo' },
+    });
+    const arn = (name: string) => `arn:aws:sns:eu-west-1:123456789012:${name}`;
+    const run = (topicArns: Record<string, string>, source: 's3' | 'sqs') =>
+      redriveOnFailure({
+        source:
+          source === 's3'
+            ? { s3: recorder as unknown as S3Client, bucket: 'relay-failures' }
+            : { sqs: recorder as unknown as SQSClient, queueUrl: SOURCE },
+        sns: { send: async () => ({ $metadata: {} }) },
+        streams: recorder as unknown as DynamoDBStreamsClient,
+        config,
+        topicArns,
+        deadLetterQueue: { queueUrl: DLQ, sqs: recorder as unknown as SQSClient },
+      });
+    for (const source of ['s3', 'sqs'] as const) {
+      await expect(run({ orders: arn('orders') }, source)).rejects.toMatchObject({
+        name: 'RedriveOptionsError',
+        field: 'topicArns',
+        message:
+          'Invalid redrive option topicArns: no ARN for topic "invoices" (route of aggregate type "invoice", "credit"), topic "refunds.fifo" (route of aggregate type "refund"); got ARNs for "orders"; allowed: an ARN for every topic the config routes to ("orders", "invoices", "refunds.fifo"), as the relay has them in OUTBOX_TOPIC_ARNS',
+      });
+      await expect(run({ orders: arn('orders'), invoices: arn('invoices'), 'refunds.fifo': arn('refunds') }, source)).rejects.toMatchObject(
+        {
+          field: 'topicArns.refunds.fifo',
+          message: expect.stringContaining(
+            'allowed: the ARN of a FIFO topic (its name ends in ".fifo"), as the config says the topic is FIFO',
+          ),
+        },
+      );
+    }
     expect(reads).toEqual([]);
   });
 });
