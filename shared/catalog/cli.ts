@@ -70,7 +70,7 @@ export function parseCatalogArgs(argv: readonly string[]): CatalogCommand {
   if (values.help === true) return { kind: 'catalog-help' };
   const [, sub, ...rest] = positionals;
   if (rest.length > 0 || (sub !== undefined && sub !== 'check')) {
-    throw refuse('command', `unexpected ${JSON.stringify([sub, ...rest].join(' '))}; allowed: catalog, or catalog check`);
+    throw refuse('command', `got ${JSON.stringify(positionals.join(' '))}; allowed: catalog, catalog check`);
   }
   for (const [flag, value] of Object.entries(values)) {
     if (value === '') throw refuse(`--${flag}`, 'got ""; allowed: a file name');

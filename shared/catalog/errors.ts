@@ -89,9 +89,15 @@ export type CatalogErrorCode =
   /** The published catalog to check against is not an AsyncAPI document `dynamodb-outbox catalog` wrote. */
   | 'INVALID_PUBLISHED_CATALOG';
 
+/** How a refusal names its field: the command as a command, a flag as an option, a path as a place in the published document. */
+function fieldPhrase(code: CatalogErrorCode, field: string): string {
+  if (code === 'INVALID_PUBLISHED_CATALOG') return `Invalid published catalog at ${field}`;
+  return field === 'command' ? 'Invalid catalog command' : `Invalid catalog option ${field}`;
+}
+
 /**
- * A catalog command or function was given something it cannot use; `field` names it (a flag such
- * as `--published`, or a path into the published document).
+ * A catalog command or function was given something it cannot use; `field` names it (`command`
+ * for the command's words, a flag such as `--published`, or a path into the published document).
  *
  * @example
  * ```ts
@@ -107,11 +113,7 @@ export class CatalogError extends OutboxError {
   readonly field: string;
 
   constructor(code: CatalogErrorCode, field: string, message: string, options?: ErrorOptions) {
-    super(
-      code,
-      `${code === 'INVALID_CATALOG_OPTIONS' ? 'Invalid catalog option' : 'Invalid published catalog at'} ${field}: ${message}`,
-      options,
-    );
+    super(code, `${fieldPhrase(code, field)}: ${message}`, options);
     this.name = 'CatalogError';
     this.field = field;
   }

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { parseCatalogArgs } from '../../shared/catalog/cli.js';
+import { CatalogError } from '../../shared/catalog/errors.js';
+
+function refusal(argv: readonly string[]): CatalogError {
+  try {
+    parseCatalogArgs(argv);
+  } catch (error) {
+    if (error instanceof CatalogError) return error;
+    throw error;
+  }
+  throw new Error('not refused');
+}
+
+describe('catalog command line', () => {
+  it.each([
+    [['catalog', 'chek'], 'Invalid catalog command: got "catalog chek"; allowed: catalog, catalog check'],
+    [['catalog', 'check', 'now'], 'Invalid catalog command: got "catalog check now"; allowed: catalog, catalog check'],
+    [['catalog', '--out', 'a.json', 'write'], 'Invalid catalog command: got "catalog write"; allowed: catalog, catalog check'],
+  ])('%j: a wrong command is named a command, as typed, with the commands allowed', (argv, message) => {
+    const error = refusal(argv);
+    expect(error.message).toBe(message);
+    expect(error.field).toBe('command');
+    expect(error.code).toBe('INVALID_CATALOG_OPTIONS');
+  });
+
+  it('still names an option an option', () => {
+    expect(refusal(['catalog', 'check']).message).toBe(
+      'Invalid catalog option --published: is required by catalog check: the document catalog last wrote',
+    );
+  });
+
+  it('takes catalog and catalog check', () => {
+    expect(parseCatalogArgs(['catalog', '--out', 'a.json'])).toEqual({ kind: 'catalog', out: 'a.json' });
+    expect(parseCatalogArgs(['catalog', 'check', '--published', 'a.json'])).toEqual({ kind: 'catalog-check', published: 'a.json' });
+  });
+});
