@@ -156,6 +156,42 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
     throw new ConsumerOptionsError('commit', `got ${show(raw.commit)}; allowed: "event" (each event in its own transaction) or "batch"`);
   }
   validateTracing(raw.tracing);
+  validateCollaborators(raw);
+}
+
+/**
+ * Checks an object the consumer calls into (its logger, its metrics sink): `required` methods must
+ * be functions, `optional` ones functions when present.
+ */
+function callable(value: unknown, field: string, required: readonly string[], optional: readonly string[], allowed: string): void {
+  if (value === undefined) return;
+  if (typeof value !== 'object' || value === null) throw new ConsumerOptionsError(field, `got ${show(value)}; allowed: ${allowed}`);
+  const methods = value as Record<string, unknown>;
+  for (const name of [...required, ...optional]) {
+    if (typeof methods[name] === 'function' || (methods[name] === undefined && optional.includes(name))) continue;
+    throw new ConsumerOptionsError(`${field}.${name}`, `got ${show(methods[name])}; allowed: a function (${field}: ${allowed})`);
+  }
+}
+
+/** Checks what the consumer calls for every message, which would otherwise fail each one on every delivery. */
+function validateCollaborators(raw: Record<string, unknown>): void {
+  callable(
+    raw.logger,
+    'logger',
+    ['info', 'warn', 'error'],
+    ['addContext'],
+    'an object with info, warn and error functions, as Powertools Logger',
+  );
+  callable(
+    raw.metrics,
+    'metrics',
+    ['addMetric'],
+    ['addDimension', 'publishStoredMetrics'],
+    'an object with an addMetric function, as Powertools Metrics',
+  );
+  if (raw.now !== undefined && typeof raw.now !== 'function') {
+    throw new ConsumerOptionsError('now', `got ${show(raw.now)}; allowed: a function returning epoch milliseconds, such as Date.now`);
+  }
 }
 
 function validateTracing(tracing: unknown): void {

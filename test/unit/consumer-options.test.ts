@@ -125,6 +125,33 @@ describe('consumer options', () => {
     expect(rejection({ ...valid, inbox: { document, tableName: 't', legacyKeyCheck: 'no' } }).field).toBe('inbox.legacyKeyCheck');
   });
 
+  it('rejects a clock, logger or metrics sink it could not call, before any message is handled, saying what is allowed', () => {
+    // A clock's value instead of the clock (plain JS): each event's commit would fail on it, every delivery, to the DLQ.
+    expect(rejection({ ...valid, now: 1_795_958_921_938 })).toMatchObject({
+      field: 'now',
+      message: expect.stringContaining('got 1795958921938; allowed: a function returning epoch milliseconds, such as Date.now'),
+    });
+    expect(rejection({ ...valid, logger: 'debug' })).toMatchObject({
+      field: 'logger',
+      message: expect.stringContaining('got "debug"; allowed: an object with info, warn and error functions'),
+    });
+    expect(rejection({ ...valid, logger: { info: () => {}, warn: () => {} } })).toMatchObject({
+      field: 'logger.error',
+      message: expect.stringContaining('got undefined; allowed: a function'),
+    });
+    expect(rejection({ ...valid, logger: { ...console, addContext: true } })).toMatchObject({ field: 'logger.addContext' });
+    expect(rejection({ ...valid, metrics: {} })).toMatchObject({
+      field: 'metrics.addMetric',
+      message: expect.stringContaining('got undefined; allowed: a function'),
+    });
+    expect(rejection({ ...valid, metrics: { addMetric: () => {}, publishStoredMetrics: 'yes' } })).toMatchObject({
+      field: 'metrics.publishStoredMetrics',
+    });
+    // What fits: a plain logger of console's functions, a sink with addMetric alone, any clock function.
+    const fits = { logger: console, metrics: { addMetric: () => {} }, now: () => 0 };
+    expect(createConsumer({ ...valid, ...fits }).name).toBe('view');
+  });
+
   it('rejects empty handlers, a missing table and a zero concurrency', () => {
     expect(rejection({ ...valid, handlers: {} }).field).toBe('handlers');
     expect(rejection({ ...valid, inbox: { document, tableName: '' } }).field).toBe('inbox.tableName');
