@@ -141,7 +141,8 @@ export class OutboxSubscriber extends Construct {
     if (this.consumer) {
       const eventSource = new SqsEventSource(this.queue, {
         batchSize: props.batchSize ?? 10,
-        maxBatchingWindow: props.maxBatchingWindow,
+        // On a FIFO queue the window is 0 (validated): CDK refuses any window there, even that.
+        maxBatchingWindow: this.queue.fifo ? undefined : props.maxBatchingWindow,
         // Bounded by the reservation, which the event source does not count: beyond it, Lambda throttles.
         maxConcurrency:
           props.maxConcurrency ??

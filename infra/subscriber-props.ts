@@ -63,7 +63,7 @@ export interface OutboxSubscriberProps {
   readonly batchSize?: number;
   /**
    * How long the event source gathers a batch (AWS: 0–300 s). Standard queues only: Lambda takes
-   * no batching window from a FIFO queue, so a subscriber with a FIFO queue rejects it.
+   * no batching window from a FIFO queue, so a subscriber with a FIFO queue rejects one above 0.
    * @default no batching window
    */
   readonly maxBatchingWindow?: Duration;
@@ -257,11 +257,13 @@ export function validateSubscriberProps(
     );
   }
   rejectUnused(path, props);
-  if (fifoQueue && props.maxBatchingWindow !== undefined) {
+  // A zero window gathers nothing, so it is taken (and the event source given none, as CDK refuses any on a FIFO queue).
+  const noWindow = !window.isUnresolved() && window.toSeconds() === 0;
+  if (fifoQueue && props.maxBatchingWindow !== undefined && !noWindow) {
     throw new OutboxPropsError(
       path,
       'maxBatchingWindow',
-      `is ${props.maxBatchingWindow.isUnresolved() ? 'set' : props.maxBatchingWindow.toHumanString()} on a subscriber of the FIFO topic ${props.topic.node.path}; allowed: no batching window on a FIFO topic (Lambda takes none from a FIFO queue), so leave it out`,
+      `is ${props.maxBatchingWindow.isUnresolved() ? 'set' : props.maxBatchingWindow.toHumanString()} on a subscriber of the FIFO topic ${props.topic.node.path}; allowed: no batching window on a FIFO topic (Lambda takes none from a FIFO queue), so leave it out or make it 0`,
     );
   }
   if (props.consumerEntry === undefined && props.consumer === undefined) return;

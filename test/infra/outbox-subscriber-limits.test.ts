@@ -52,6 +52,21 @@ describe('OutboxSubscriber: batching window on a FIFO topic', () => {
       'maxBatchingWindow',
       'is 5 seconds on a subscriber of the FIFO topic Limits/Topic',
       'allowed: no batching window on a FIFO topic',
+      'so leave it out or make it 0',
+    );
+  });
+
+  it('takes a zero window on a FIFO topic, which gathers nothing, and gives the event source none (CDK refuses any on a FIFO queue)', () => {
+    const subscriber = build(true, { maxBatchingWindow: Duration.seconds(0) }, true);
+    const template = Template.fromStack(Stack.of(subscriber));
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 10 });
+    const [mapping] = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
+    expect(mapping?.Properties).not.toHaveProperty('MaximumBatchingWindowInSeconds');
+    expectPropsError(
+      () => build(true, { maxBatchingWindow: Duration.seconds(1) }, true),
+      'maxBatchingWindow',
+      'is 1 second on a subscriber of the FIFO topic Limits/Topic',
+      'allowed: no batching window on a FIFO topic (Lambda takes none from a FIFO queue), so leave it out or make it 0',
     );
   });
 
