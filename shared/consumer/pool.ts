@@ -1,10 +1,16 @@
 import type { ConsumerMessage } from './types.js';
 
-/** Message indices by FIFO group, in first-seen order; a message of a standard queue is a group of its own. */
+/**
+ * Message indices by FIFO group, in first-seen order; a message of a standard queue is a group of
+ * its own, with its copies: SQS delivers at least once, so a batch (one Lambda gathers over a
+ * batching window) may hold one message twice, under one message id. Run in turn, the second
+ * copy finds the event done (a duplicate), where run beside the first it would run the handler
+ * again, or meet the first's claim and fail a message that was handled.
+ */
 export function groupsOf(messages: readonly ConsumerMessage[]): number[][] {
   const groups = new Map<string, number[]>();
   messages.forEach((message, index) => {
-    const key = message.messageGroupId === undefined ? `\u0000${index}` : `g${message.messageGroupId}`;
+    const key = message.messageGroupId === undefined ? `m${message.messageId}` : `g${message.messageGroupId}`;
     const group = groups.get(key);
     if (group === undefined) groups.set(key, [index]);
     else group.push(index);
