@@ -16,7 +16,9 @@ export const MAX_HANDLER_WRITES = 99;
  * such blip would fail the message (every message of a group), each spending a receive toward the
  * queue's `maxReceiveCount`. The waits between them come to under 0.6 s (up to 0.2 s, then up to
  * 0.4 s: `maxDelayMs` is not reached in 3 attempts). Nothing cuts them short: a batch once
- * received is processed to its end (the poller's stop aborts only its receive).
+ * received is processed to its end (the poller's stop aborts only its receive), and the consumer
+ * keeps no deadline of its own (Lambda's remaining time sets only when claims lapse). A retry sent
+ * after an earlier attempt that did commit (its answer lost) finds the inbox record: a duplicate.
  */
 export const THROTTLED_COMMIT_RETRY: BackoffOptions = { maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 800 };
 
