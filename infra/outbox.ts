@@ -1,6 +1,6 @@
-import { Annotations, ArnFormat, type Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Effect, type IGrantable, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -19,6 +19,7 @@ import { OutboxTable } from './outbox-table.js';
 import { OutboxTopics } from './outbox-topics.js';
 import { OutboxPropsError } from './private/props-error.js';
 import { checkRelayTimeout } from './private/relay-props.js';
+import { restrictSnsKeyUse } from './private/sns-key-policy.js';
 import { RelayFunction } from './relay-function.js';
 import { queueAgeThreshold } from './subscriber-props.js';
 
@@ -142,32 +143,7 @@ export class Outbox extends Construct {
     this.removalPolicy = removalPolicy;
     checkProcessorLagThreshold(this.node.path, 'processorLagThreshold', props.processorLagThreshold);
     checkRelayTimeout(this.node.path, 'relayTimeout', props.relayTimeout, props.config);
-    // A subscription lets sns.amazonaws.com use its queue's key for any topic. Naming the topic
-    // instead (the aws-sns-subscriptions:restrictSqsDescryption feature flag) would make this key
-    // and the topics it encrypts depend on each other, so SNS is denied it outside this account and region.
-    const denied = props.encryptionKey?.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'DenySnsForOtherAccountsTopics',
-        effect: Effect.DENY,
-        principals: [new ServicePrincipal('sns.amazonaws.com')],
-        actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
-        resources: ['*'],
-        // Only where SNS names the topic (it does when it delivers to a queue): a request without one keeps the Allow.
-        conditions: {
-          Null: { 'aws:SourceArn': 'false' },
-          ArnNotLike: {
-            'aws:SourceArn': Stack.of(this).formatArn({ service: 'sns', resource: '*', arnFormat: ArnFormat.NO_RESOURCE_NAME }),
-          },
-        },
-      }),
-    );
-    if (denied?.statementAdded === false) {
-      // Nor can the subscriptions' grants to SNS be added: without them SNS delivers to no queue of the outbox.
-      Annotations.of(this).addWarningV2(
-        'dynamodb-outbox:imported-encryption-key',
-        `the encryptionKey ${props.encryptionKey!.node.path} is imported, so its key policy cannot be changed here: it must let sns.amazonaws.com use kms:GenerateDataKey and kms:Decrypt for the outbox topics (condition aws:SourceArn), or SNS cannot deliver to the subscriber and archive queues it encrypts, nor to their dead-letter queues`,
-      );
-    }
+    if (props.encryptionKey) restrictSnsKeyUse(this, props.encryptionKey);
     this.table = new OutboxTable(this, 'Table', {
       tableName: props.tableName,
       encryptionKey: props.encryptionKey,
