@@ -3,6 +3,7 @@ import { httpUrl, positiveWholeNumber, QUEUE_URL } from './cli-args.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_USAGE, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
+import { IN_FLIGHT_LIMIT } from './in-flight-limit.js';
 
 export const DLQ_USAGE = `Usage: dynamodb-outbox dlq summarize --queue-url URL [options]
 
@@ -29,7 +30,7 @@ ${FILTER_USAGE}
 
 Limits: SQS lets a standard queue have about 120,000 messages in flight; past that the summary
 stops with status partial and a note (--max N reads a sample). A FIFO queue hands out at most
-20,000, and no message of a group while an earlier one is in flight, so only the first messages
+${IN_FLIGHT_LIMIT.fifo.toLocaleString('en')} too, and no message of a group while an earlier one is in flight, so only the first messages
 of each group are read; a note says how many of about how many.
 
 Exit status: 0 when read, 1 when a call failed, 2 on a usage error, 130 when interrupted.`;

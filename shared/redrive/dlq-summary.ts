@@ -139,7 +139,7 @@ const isOverLimit = (error: unknown): boolean => errorName(error) === 'OverLimit
  * receive count grows by one.
  *
  * Bounded by what SQS lets one reader hold in flight: at 120,000 messages (standard) a receive is
- * refused and the summary is `partial`; a FIFO queue hands out at most 20,000 and, while a message
+ * refused and the summary is `partial`; a FIFO queue hands out at most {@link IN_FLIGHT_LIMIT}`.fifo` and, while a message
  * of a group is held, none behind it, so on FIFO only the first messages of each group are read (a note says so).
  *
  * @example

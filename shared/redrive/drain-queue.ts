@@ -1,6 +1,6 @@
 import { DeleteMessageBatchCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
-import { RedriveOptionsError, RedriveStoppedError } from './errors.js';
+import { RedriveInFlightLimitError, RedriveOptionsError, RedriveStoppedError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
 import { InFlightRoom } from './in-flight-room.js';
 import { approximateCount, fifoNotes, IN_FLIGHT_LIMIT, isFifoQueueUrl, queueCounts } from './queue-counts.js';
@@ -126,8 +126,10 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   const batchSize = options.ratePerSecond === undefined ? 10 : Math.max(1, Math.min(10, Math.floor(options.ratePerSecond)));
   const counts = await queueCounts(sqs, queueUrl);
   // With `order` the run holds every message it receives until the queue is received whole: it must fit in flight.
-  const room = options.order === undefined ? undefined : new InFlightRoom(sqs, queueUrl, counts, isFifoQueueUrl(queueUrl));
-  room?.check(options.maxMessages);
+  // Without, it holds those it leaves in the queue: past SQS's limit, it cannot read the rest.
+  const ordered = options.order !== undefined;
+  const room = new InFlightRoom(sqs, queueUrl, counts, isFifoQueueUrl(queueUrl), ordered ? 'ordered' : 'kept');
+  if (ordered) room.check(options.maxMessages);
   const before = counts.visible + counts.inFlight + counts.delayed;
   const seen = new Set<string>();
   const held = new HeldMessages(sqs, queueUrl, visibility);
@@ -214,12 +216,13 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
       // Every message received is held (kept hidden, renewed) until it is deleted or the run ends: the
       // batch in hand as much as the kept ones, which an abort or an error releases with the rest.
       const Messages = await held.receive(wanted, options.waitTimeSeconds ?? 1).catch((error: unknown) => {
-        throw room?.refusal(error, held.size) ?? error;
+        throw room.refusal(error, held.size) ?? error;
       });
       // Only an empty receive ends the run: one of only kept messages says nothing of the messages behind them.
       if (Messages.length === 0) {
-        // Empty for SQS's in-flight limit, not because the queue was received whole: publishing the part held would break the order.
-        const refused = await room?.emptyAtLimit(held.size);
+        // Empty for SQS's in-flight limit, not because the queue was received whole: publishing the part held would
+        // break the order, and a run that moves as it goes read only part of the queue. (A dry run's note says so.)
+        const refused = dryRun && !ordered ? undefined : await room.emptyAtLimit(held.size);
         if (refused !== undefined) throw refused;
         break;
       }
@@ -287,6 +290,11 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
       ? [
           // A dry run holds all it reads: past SQS's in-flight limit, a long poll comes back empty, as if the queue were read whole.
           `read ${processed} of about ${before}: the rest were in flight with another reader, delayed, or not handed out because SQS keeps at most about ${IN_FLIGHT_LIMIT.standard.toLocaleString('en')} of a standard queue in flight, and a dry run holds every message it reads; the counts cover those read`,
+        ]
+      : []),
+    ...(stoppedBy?.error instanceof RedriveInFlightLimitError && stoppedBy.error.holding === 'kept'
+      ? [
+          `read ${processed} of about ${before}: SQS handed out no more while the run held ${kept} it leaves in the queue (its in-flight limit); the rest of the queue was not read: run it again to read further`,
         ]
       : []),
     ...(held.lapsed > 0

@@ -1,6 +1,6 @@
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
-import { IN_FLIGHT_LIMIT } from './in-flight-limit.js';
+import type { IN_FLIGHT_LIMIT } from './in-flight-limit.js';
 import type { StreamBatchInfo } from './on-failure-record.js';
 import type { RedriveSummary } from './types.js';
 
@@ -48,28 +48,57 @@ export class StreamRangeIncompleteError extends OutboxError {
   }
 }
 
+/** Why a run held the messages it received in flight. */
+export type InFlightHolding =
+  /** Every one, to put them all in stream order before it publishes any (on-failure from SQS). */
+  | 'ordered'
+  /** Those it read and leaves in the queue (all in a dry run; else unmatched, skipped or failed), so that it reads none twice. */
+  | 'kept';
+
+/** What a {@link RedriveInFlightLimitError} tells. */
+export interface InFlightLimitFacts {
+  /** What SQS did, in words: `a receive failed with OverLimit`, say. */
+  readonly what: string;
+  /** Messages this run held when SQS refused more. */
+  readonly held: number;
+  /** Messages in flight with other readers before the run. */
+  readonly others: number;
+  /** SQS's in-flight limit for the queue ({@link IN_FLIGHT_LIMIT}). */
+  readonly limit: number;
+  readonly fifo: boolean;
+  readonly holding: InFlightHolding;
+}
+
 /**
  * SQS would hand out no more of a queue's messages while the run held those it had received (a
- * receive refused with `OverLimit`, or answered empty while messages were still visible): a run
+ * receive refused with `OverLimit`, or answered empty while messages were still visible). A run
  * that holds every message it receives, to put them in order before it publishes any, cannot take
- * a queue this large at once. Nothing was published; the messages received are released.
+ * a queue this large at once: nothing was published. A run that holds the messages it leaves in
+ * the queue read only part of it: what it moved before is moved, the rest was not read. Either
+ * way, the messages received and not moved are released.
  */
 export class RedriveInFlightLimitError extends OutboxError {
   /** Messages this run held when SQS refused more. */
   readonly held: number;
   /** SQS's in-flight limit for the queue: {@link IN_FLIGHT_LIMIT}`.standard`, or `.fifo` for a FIFO queue. */
   readonly limit: number;
+  readonly holding: InFlightHolding;
 
-  constructor(what: string, held: number, others: number, limit: number, options?: ErrorOptions) {
+  constructor({ what, held, others, limit, fifo, holding }: InFlightLimitFacts, options?: ErrorOptions) {
     const room = Math.max(1, limit - others);
+    const why =
+      holding === 'ordered'
+        ? `this redrive holds every record it receives until it has put them all in stream order. Nothing was published, and every record received was made visible again. Allowed: at most about ${room} records a run; redrive the queue in runs of fewer (maxMessages, --max on the command line; each run keeps stream order among the records it receives)`
+        : 'this run holds every message it reads and leaves in the queue (in a dry run all of them; else those its filter does not match, skipped or failed) until it ends, so that it reads none twice. The messages moved before are moved; the rest of the queue was not read, and every message held was made visible again. Allowed: run it again, which reads past the messages moved, or narrow the filter';
     super(
       'IN_FLIGHT_LIMIT',
-      `SQS would hand out no more of the queue's messages (${what}) once this run held ${held} of them, with ${others} more in flight before it: a ${limit === IN_FLIGHT_LIMIT.fifo ? 'FIFO' : 'standard'} queue keeps at most about ${limit.toLocaleString('en')} in flight, and this redrive holds every record it receives until it has put them all in stream order. Nothing was published, and every record received was made visible again. Allowed: at most about ${room} records a run; redrive the queue in runs of fewer (maxMessages, --max on the command line; each run keeps stream order among the records it receives)`,
+      `SQS would hand out no more of the queue's messages (${what}) once this run held ${held} of them, with ${others} more in flight before it: a ${fifo ? 'FIFO' : 'standard'} queue keeps at most about ${limit.toLocaleString('en')} in flight, and ${why}`,
       options,
     );
     this.name = 'RedriveInFlightLimitError';
     this.held = held;
     this.limit = limit;
+    this.holding = holding;
   }
 }
 

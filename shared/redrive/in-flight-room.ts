@@ -1,6 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { errorName } from '../aws/error-name.js';
-import { RedriveInFlightLimitError, RedriveOptionsError } from './errors.js';
+import { type InFlightHolding, RedriveInFlightLimitError, RedriveOptionsError } from './errors.js';
 import { IN_FLIGHT_LIMIT, type QueueCounts, queueCounts } from './queue-counts.js';
 
 /**
@@ -12,7 +12,8 @@ const NEAR_LIMIT = 0.95;
 /**
  * What a run that holds every message it receives (to put them in order before publishing any)
  * may take of a queue, by SQS's in-flight limit: nothing is received when the queue's counts say
- * it would hold more. Past the limit SQS hands out no more, so such a run would otherwise either
+ * it would hold more. A run that holds only the messages it leaves in the queue (`holding`
+ * `kept`) is told, the same way, when SQS stops handing out messages for the limit. Past the limit SQS hands out no more, so such a run would otherwise either
  * stop part way or, as a long poll past it comes back empty, take the part it holds for the whole
  * queue and publish it out of order with the rest.
  *
@@ -25,13 +26,20 @@ const NEAR_LIMIT = 0.95;
 export class InFlightRoom {
   private readonly limit: number;
 
+  /** `holding`: why the run holds what it receives, for the error it stops with. */
   constructor(
     private readonly sqs: SQSClient,
     private readonly queueUrl: string,
     private readonly before: QueueCounts,
-    fifo: boolean,
+    private readonly fifo: boolean,
+    private readonly holding: InFlightHolding = 'ordered',
   ) {
     this.limit = fifo ? IN_FLIGHT_LIMIT.fifo : IN_FLIGHT_LIMIT.standard;
+  }
+
+  private error(what: string, held: number, options?: ErrorOptions): RedriveInFlightLimitError {
+    const { limit, fifo, holding } = this;
+    return new RedriveInFlightLimitError({ what, held, others: this.before.inFlight, limit, fifo, holding }, options);
   }
 
   /** Throws a {@link RedriveOptionsError} on `maxMessages` when the messages to receive would not fit in flight. */
@@ -55,23 +63,22 @@ export class InFlightRoom {
   /** The error to stop with when a receive failed for SQS's in-flight limit (`OverLimit`), or `undefined`. */
   refusal(error: unknown, held: number): RedriveInFlightLimitError | undefined {
     if (errorName(error) !== 'OverLimit') return undefined;
-    return new RedriveInFlightLimitError('a receive failed with OverLimit', held, this.before.inFlight, this.limit, { cause: error });
+    return this.error('a receive failed with OverLimit', held, { cause: error });
   }
 
   /**
-   * After an empty receive, the error to stop with when it came back empty for SQS's in-flight limit
-   * (the run and others hold nearly the limit, and messages are still visible), or `undefined`
-   * when the queue was received whole.
+   * After an empty receive, the error to stop with when it came back empty for SQS's in-flight limit,
+   * or `undefined` when the queue was received whole. Messages still visible while the run and
+   * others hold nearly the limit say it was the limit; on a FIFO queue only the limit itself does
+   * (by the counts before the run, or now), as below it a receive also comes back empty when every
+   * visible message waits behind one in flight in its message group.
    */
   async emptyAtLimit(held: number): Promise<RedriveInFlightLimitError | undefined> {
     if (held + this.before.inFlight < this.limit * NEAR_LIMIT) return undefined;
     const now = await queueCounts(this.sqs, this.queueUrl);
     if (now.visible === 0) return undefined;
-    return new RedriveInFlightLimitError(
-      `a receive came back empty while about ${now.visible} were still visible`,
-      held,
-      this.before.inFlight,
-      this.limit,
-    );
+    // The count now takes in messages others received during the run, which the limit counts too.
+    if (this.fifo && Math.max(held + this.before.inFlight, now.inFlight) < this.limit) return undefined;
+    return this.error(`a receive came back empty while about ${now.visible} were still visible`, held);
   }
 }

@@ -159,11 +159,62 @@ describe('on-failure redrive from SQS: a queue larger than SQS keeps in flight',
   });
 });
 
+describe('on-failure redrive from a FIFO queue near the in-flight limit', () => {
+  const FIFO_URL = `${QUEUE_URL}.fifo`;
+  const fifoRun = (sqs: SQSClient, streams: DynamoDBStreamsClient, sns: FakeSns) =>
+    redriveOnFailure({ source: { sqs, queueUrl: FIFO_URL }, sns, streams, config, topicArns });
+
+  it.each([19_000, 115_000])(
+    'takes an empty receive with %i in flight and messages visible for messages waiting behind their groups, not for the limit',
+    async (others) => {
+      const { streams, messages } = commits(3);
+      // Visible messages a FIFO queue does not hand out below its limit: each waits behind one in flight in its group.
+      const q = queue(
+        [messages],
+        [
+          { visible: 5, inFlight: others },
+          { visible: 2, inFlight: others + 3 },
+        ],
+        'empty',
+      );
+      const sns = new FakeSns();
+
+      const summary = await fifoRun(q.sqs, streams, sns);
+
+      expect(summary).toMatchObject({ status: 'completed', moved: 3, republished: 3, failed: [], skipped: [] });
+      expect(sns.accepted).toEqual(['order:A:1', 'order:A:2', 'order:A:3']);
+    },
+  );
+
+  it('stops with a typed error when the run and others hold the whole limit and messages are still visible', async () => {
+    const { streams, messages } = commits(3);
+    const q = queue(
+      [messages],
+      [
+        { visible: 3, inFlight: 119_997 },
+        { visible: 2, inFlight: 120_000 },
+      ],
+      'empty',
+    );
+    const sns = new FakeSns();
+
+    const stopped = await fifoRun(q.sqs, streams, sns).catch((error: unknown) => error);
+
+    expect(stopped).toBeInstanceOf(RedriveStoppedError);
+    const { cause } = stopped as RedriveStoppedError;
+    expect(cause).toBeInstanceOf(RedriveInFlightLimitError);
+    expect((cause as Error).message).toContain('a FIFO queue keeps at most about 120,000 in flight');
+    expect(sns.requests).toEqual([]);
+    expect(q.released.sort()).toEqual(['r1', 'r2', 'r3']);
+  });
+});
+
 describe('RedriveInFlightLimitError', () => {
-  it('names the kind of queue by its limit, FIFO or standard', () => {
-    const fifo = new RedriveInFlightLimitError('OverLimit', 3, 19_999, IN_FLIGHT_LIMIT.fifo);
-    expect(fifo.message).toContain('a FIFO queue keeps at most about 20,000 in flight');
-    const standard = new RedriveInFlightLimitError('OverLimit', 3, 119_999, IN_FLIGHT_LIMIT.standard);
+  it('names the kind of queue and its limit, FIFO or standard', () => {
+    const facts = { what: 'OverLimit', held: 3, others: 119_999, holding: 'ordered' } as const;
+    const fifo = new RedriveInFlightLimitError({ ...facts, limit: IN_FLIGHT_LIMIT.fifo, fifo: true });
+    expect(fifo.message).toContain('a FIFO queue keeps at most about 120,000 in flight');
+    const standard = new RedriveInFlightLimitError({ ...facts, limit: IN_FLIGHT_LIMIT.standard, fifo: false });
     expect(standard.message).toContain('a standard queue keeps at most about 120,000 in flight');
   });
 });
