@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogDocument } from '../../shared/catalog/asyncapi.js';
 import { defineConfig } from '../../shared/config.js';
 import { traceparentProblem } from '../../shared/tracing/trace-context.js';
+import { seededRandom } from '../helpers/faulty-sns.js';
 
 /*
  * The catalog tells consumers what a valid `traceparent` is. It must say what the write helper's
@@ -21,18 +22,7 @@ const message = (catalogDocument(config).document.components as Record<string, R
 const headerSchema = message.headers.properties.traceparent as Record<string, unknown>;
 const envelopeSchema = message.payload.properties.traceparent as Record<string, unknown>;
 
-/** A small seeded generator (mulberry32): the same values on every run. */
-function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const next = random(20260301);
+const next = seededRandom(20260301);
 const pick = <T>(choices: readonly T[]): T => choices[Math.floor(next() * choices.length)] as T;
 const hex = (length: number) => Array.from({ length }, () => pick([...'0123456789abcdef'])).join('');
 
