@@ -35,7 +35,7 @@ export function validateCatalogOption(catalog: unknown, sources: unknown): void 
   if (typeof value !== 'object' || value === null || typeof value.source !== 'string' || typeof value.eventTypes !== 'object') {
     throw new ConsumerOptionsError(
       'catalog',
-      `got ${typeof value === 'object' && value !== null ? `a config with ${value.eventTypes === undefined ? 'no eventTypes' : `source ${JSON.stringify(value.source)}`}` : JSON.stringify(value)}; allowed: an outbox config from defineConfig with eventTypes`,
+      `got ${typeof value === 'object' && value !== null ? `a config with ${value.eventTypes === undefined ? 'no eventTypes' : `source ${show(value.source)}`}` : show(value)}; allowed: an outbox config from defineConfig with eventTypes`,
     );
   }
   // Checked before anything is read of it: a config input's catalog (a declaration not in a list) is not the validated one.

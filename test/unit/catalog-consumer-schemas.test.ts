@@ -42,6 +42,19 @@ describe('catalog: the consumer option', () => {
   });
 
   it.each([
+    ['a function (a config factory, not called)', () => config, 'got a function;'],
+    ['NaN', Number.NaN, 'got NaN;'],
+    ['undefined', undefined, 'got undefined;'],
+    ['a string', 'urn:test:shop', 'got "urn:test:shop";'],
+    ['a config without eventTypes', { source: 'urn:test:shop' }, 'got a config with no eventTypes;'],
+    ['a source that is no string', { source: 7, eventTypes: config.eventTypes }, 'got a config with source 7;'],
+  ])('refuses as the catalog %s, showing what was given', (_, catalog, shown) => {
+    const attempt = () => validateCatalogOption(catalog, undefined);
+    expect(attempt).toThrow(ConsumerOptionsError);
+    expect(attempt).toThrow(`${shown} allowed: an outbox config from defineConfig with eventTypes`);
+  });
+
+  it.each([
     ['a declaration not in a list, as a config input has it', { 'order.placed': { version: 1, schema: placedV1 } }],
     ['a list holding null', { 'order.placed': [null] }],
     ['a declaration without a version', { 'order.placed': [{ schema: placedV1 }] }],
