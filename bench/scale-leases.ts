@@ -33,7 +33,7 @@ export interface LeaseOps {
   itemsRead: number;
   renewals: number;
   checkpoints: number;
-  /** Takes, releases, creates, removals and failed-attempt counts. */
+  /** Takes, releases, hand-over marks, creates, removals and failed-attempt counts. */
   others: number;
 }
 
@@ -75,6 +75,10 @@ export class CountingLeaseStore implements LeaseStore {
   release(lease: Lease, owner: string): Promise<void> {
     this.ops.others++;
     return this.inner.release(lease, owner);
+  }
+  handOver(lease: Lease, owner: string): Promise<Lease> {
+    this.ops.others++;
+    return this.inner.handOver(lease, owner);
   }
   remove(lease: Lease): Promise<boolean> {
     this.ops.others++;

@@ -85,12 +85,11 @@ export class HeldLease {
 
   /**
    * Marks the lease as being handed over (the worker is stopping), so that balancing does not steal
-   * it before the release; nothing to do on a store without the mark.
+   * it before the release. `false` when the lease was no longer held by the time the mark's turn
+   * came (released, or a write queued before it found it taken): nothing is written.
    */
-  handOver(): Promise<void> {
-    const { handOver } = this.store;
-    if (handOver === undefined) return Promise.resolve();
-    return this.write('handOver', (lease) => handOver.call(this.store, lease, this.owner));
+  handOver(): Promise<boolean> {
+    return this.writeIfHeld('handOver', (lease) => this.store.handOver(lease, this.owner));
   }
 
   /**
@@ -99,18 +98,26 @@ export class HeldLease {
    * found it taken): nothing is written, and the loss was reported where it was found.
    */
   async release(): Promise<boolean> {
+    const released = await this.writeIfHeld('release', async (lease) => {
+      await this.store.release(lease, this.owner);
+      return lease;
+    });
+    if (released) this.drop('released');
+    return released;
+  }
+
+  /** A write, `false` (nothing written) when the lease was no longer held at its turn; a lease the write itself finds lost throws. */
+  private async writeIfHeld(operation: string, apply: (lease: Lease) => Promise<Lease>): Promise<boolean> {
     let tried = false;
     try {
-      await this.write('release', async (lease) => {
+      await this.write(operation, (lease) => {
         tried = true;
-        await this.store.release(lease, this.owner);
-        return lease;
+        return apply(lease);
       });
     } catch (error) {
       if (!tried && error instanceof LeaseLostError) return false;
       throw error;
     }
-    this.drop('released');
     return true;
   }
 

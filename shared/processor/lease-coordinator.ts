@@ -1,3 +1,4 @@
+import { backoffDelay, sleep } from '../backoff.js';
 import { errorMessage } from '../error-message.js';
 import { LeaseLostError } from './errors.js';
 import { HeldLease } from './held-lease.js';
@@ -5,6 +6,7 @@ import type { Lease, LeaseStore } from './lease.js';
 import { planLeases } from './lease-balance.js';
 import { leaseExpiresAfterMs, type ProcessorSettings } from './settings.js';
 import { monotonicNow } from './worker-clock.js';
+import { isTransientFailure } from './worker-start.js';
 
 /** What the coordinator tells its worker. */
 export interface LeaseEvents {
@@ -14,8 +16,11 @@ export interface LeaseEvents {
   lost(held: HeldLease, reason: string): void;
   /** A renewal failed for another reason than a lost lease (throttling, a network error); it is retried. */
   renewFailed?(held: HeldLease, error: unknown): void;
-  /** Marking a lease as handed over failed for another reason than a lost lease; the stop goes on without the mark. */
-  handOverFailed?(held: HeldLease, error: unknown): void;
+  /**
+   * Marking a lease as handed over failed for another reason than a lost lease: `retrying`, or
+   * given up (not transient, or out of time), the stop going on without the mark.
+   */
+  handOverFailed?(held: HeldLease, error: unknown, retrying: boolean): void;
 }
 
 /**
@@ -151,21 +156,40 @@ export class LeaseCoordinator {
 
   /**
    * Marks every held lease as being handed over (the worker is stopping), so that balancing steals
-   * none before its release. A mark that fails (throttled) is reported and not retried: the lease
-   * may then be stolen before its release, a duplicate of the page in flight at most. One that
-   * finds the lease taken loses it, as any lease write does.
+   * none before its release. A mark that fails for a transient reason (throttled, a server or
+   * network error) is retried with back-off while the lease is still held and not yet released,
+   * until `ended` aborts (every consumer has exited: the leases left are released at once), and
+   * no later than `handOffTimeoutMs` after the call: each failure is reported, the last one as given
+   * up (the lease may then be stolen before its release, a duplicate of the page in flight at most).
+   * One that finds the lease taken (a failed condition) loses it, as any lease write does, and is
+   * not retried.
    */
-  async handOverAll(): Promise<void> {
-    await Promise.all(
-      [...this.held.values()].map(async (held) => {
-        try {
-          await held.handOver();
-        } catch (error) {
-          if (error instanceof LeaseLostError || held.lost) this.lose(held, held.lostBecause ?? errorMessage(error));
-          else this.events.handOverFailed?.(held, error);
+  async handOverAll(ended?: AbortSignal): Promise<void> {
+    const deadline = this.now() + this.settings.handOffTimeoutMs;
+    await Promise.all([...this.held.values()].map((held) => this.handOver(held, deadline, ended)));
+  }
+
+  private async handOver(held: HeldLease, deadline: number, ended: AbortSignal | undefined): Promise<void> {
+    const backoff = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 50, maxDelayMs: this.settings.retryMaxDelayMs };
+    const isEnded = (): boolean => ended?.aborted === true;
+    for (let retry = 1; ; retry++) {
+      try {
+        // `false`: released or lost before the mark's turn, the loss reported where it was found.
+        await held.handOver();
+        return;
+      } catch (error) {
+        if (error instanceof LeaseLostError || held.lost) {
+          this.lose(held, held.lostBecause ?? errorMessage(error));
+          return;
         }
-      }),
-    );
+        const pause = backoffDelay(backoff, retry);
+        const retrying = isTransientFailure(error) && !isEnded() && this.now() + pause < deadline;
+        this.events.handOverFailed?.(held, error, retrying);
+        if (!retrying) return;
+        await sleep(pause, ended === undefined ? held.dropped : AbortSignal.any([held.dropped, ended]));
+        if (isEnded() || held.lost) return;
+      }
+    }
   }
 
   /**

@@ -94,7 +94,7 @@ export interface LeaseStore {
    * done), incrementing the counter as a renewal does; only the owner at the given counter may.
    * Without it, a stopping worker's leases may be stolen while it finishes its pages (duplicates).
    */
-  handOver?(lease: Lease, owner: string): Promise<Lease>;
+  handOver(lease: Lease, owner: string): Promise<Lease>;
   /** Deletes a finished lease; `false` when it changed since (someone else did it). */
   remove(lease: Lease): Promise<boolean>;
 }

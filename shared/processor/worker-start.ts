@@ -13,12 +13,12 @@ const THROTTLED = /throttl|limitexceeded|throughputexceeded|toomanyrequests|slow
 const NETWORK = /timeout|abort|^e(conn|pipe|hostunreach|netunreach|ai_again|notfound)|socket|networking/i;
 
 /**
- * Whether a failed start-up step may succeed if tried again: throttling, a server or network
+ * Whether a failed start-up step (or another request: a lease write) may succeed if tried again: throttling, a server or network
  * error, a timeout, an error the SDK calls retryable, an incomplete shard listing. Anything else
  * is the deployment's fault and never goes away by waiting: a stream or lease table not found,
  * access denied, a malformed request, no credentials or region, a bug.
  */
-export function isTransientStartFailure(error: unknown): boolean {
+export function isTransientFailure(error: unknown): boolean {
   if (error instanceof StreamCallTimeoutError || error instanceof IncompleteShardListingError) return true;
   if (typeof error !== 'object' || error === null) return false;
   const { name, code, $retryable, $metadata } = error as {
@@ -62,7 +62,7 @@ export async function retryStartStep(what: string, step: () => Promise<unknown>,
       await step();
       return;
     } catch (error) {
-      if (!isTransientStartFailure(error)) throw new ProcessorStartError(what, describeError(error), { cause: error });
+      if (!isTransientFailure(error)) throw new ProcessorStartError(what, describeError(error), { cause: error });
       context.failed(`starting: ${what} failed; retrying`, error);
       await context.clock.sleep(backoffDelay(backoff, retry));
     }

@@ -56,9 +56,11 @@ export class ProcessorWorker {
       lost: (held, reason) => options.observer?.leaseLost?.(held.leaseKey, reason),
       renewFailed: (held, error) =>
         options.observer?.error?.(`shard ${held.leaseKey}: renewing the lease failed; retrying while it cannot have expired`, error),
-      handOverFailed: (held, error) =>
+      handOverFailed: (held, error, retrying) =>
         options.observer?.error?.(
-          `shard ${held.leaseKey}: marking the lease as handed over failed; another worker may steal it before it is released`,
+          `shard ${held.leaseKey}: marking the lease as handed over failed; ${
+            retrying ? 'retrying' : 'another worker may steal it before it is released'
+          }`,
           error,
         ),
     });
@@ -169,13 +171,18 @@ export class ProcessorWorker {
   private async wind(last: () => Promise<void>): Promise<void> {
     this.state = 'stopping';
     this.clock.stop();
-    // Marked while the pages in flight finish, so that no worker steals a lease about to be released.
+    // Marked while the pages in flight finish, so that no worker steals a lease about to be released;
+    // a failed mark is retried until then at most.
+    const consumersExited = new AbortController();
     const marked = this.halted
       ? undefined
-      : this.coordinator.handOverAll().catch((error: unknown) => this.reportError('marking the leases as handed over failed', error));
+      : this.coordinator
+          .handOverAll(consumersExited.signal)
+          .catch((error: unknown) => this.reportError('marking the leases as handed over failed', error));
     // A start under way may still take leases: they are handed over with the others. Its failure is its caller's.
     await this.starting?.catch(() => undefined);
     await Promise.all(this.consumers.values());
+    consumersExited.abort();
     this.renewals.stop();
     await Promise.all(this.loops);
     await marked;

@@ -36,6 +36,7 @@ export class HangingLeaseStore implements LeaseStore {
   recordFailure = (lease: Lease, owner: string, failed: FailedAttempts) =>
     this.through(() => this.table.recordFailure(lease, owner, failed));
   release = (lease: Lease, owner: string) => this.through(() => this.table.release(lease, owner));
+  handOver = (lease: Lease, owner: string) => this.through(() => this.table.handOver(lease, owner));
   remove = (lease: Lease) => this.through(() => this.table.remove(lease));
 }
 

@@ -4,7 +4,8 @@ import { appliedWrite, type FailedAttempts, type Lease, type LeaseStore, TRIM_HO
 /**
  * An in-memory lease table with the DynamoDB implementation's conditional semantics (every
  * write checks and increments the counter), for property runs that need hundreds of workers'
- * lifetimes in seconds. The DynamoDB implementation is tested against DynamoDB Local.
+ * lifetimes in seconds. The DynamoDB implementation is tested against DynamoDB Local; the
+ * hand-over mark of both is pinned by the same test (`lease-store-hand-over.ts`).
  */
 export class MemoryLeaseStore implements LeaseStore {
   readonly rows = new Map<string, Lease>();
@@ -44,7 +45,7 @@ export class MemoryLeaseStore implements LeaseStore {
         lease,
         undefined,
         'take',
-        (row) => ({
+        ({ handingOver: _, ...row }) => ({
           ...row,
           leaseOwner: owner,
           ownerSwitchesSinceCheckpoint: row.ownerSwitchesSinceCheckpoint + (row.leaseOwner === owner ? 0 : 1),
@@ -82,8 +83,18 @@ export class MemoryLeaseStore implements LeaseStore {
       lease,
       owner,
       'release',
-      ({ leaseOwner: _, ...row }) => row,
+      ({ leaseOwner: _, handingOver: __, ...row }) => row,
       (found) => appliedWrite.release(found, lease),
+    );
+  }
+
+  async handOver(lease: Lease, owner: string): Promise<Lease> {
+    return this.write(
+      lease,
+      owner,
+      'handOver',
+      (row) => ({ ...row, handingOver: true }),
+      (found) => appliedWrite.handOver(found, lease, owner),
     );
   }
 

@@ -87,7 +87,9 @@ describe('a checkpoint throttled after the worker began stopping', () => {
     const { shard, leases, publisher, seen, stopped } = await stopWithThrottledCheckpoint(Number.POSITIVE_INFINITY, {
       handOffTimeoutMs: 50,
     });
-    // Renewed every 50 ms: two more renewals, and the stop has gone on for longer than handOffTimeoutMs.
+    // Renewed every 50 ms: two more renewals after the stop's hand-over mark (itself a counter step),
+    // and the stop has gone on for longer than handOffTimeoutMs.
+    await waitFor(() => leases.rows.get(shard)!.handingOver === true, { what: 'the hand-over mark' });
     const counter = leases.rows.get(shard)!.leaseCounter;
     await waitFor(() => leases.rows.get(shard)!.leaseCounter >= counter + 2, { what: 'two more renewals' });
     publisher.open();

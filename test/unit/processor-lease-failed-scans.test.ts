@@ -22,6 +22,7 @@ class FailingScans implements LeaseStore {
   checkpoint = (lease: Lease, owner: string, checkpoint: string) => this.table.checkpoint(lease, owner, checkpoint);
   recordFailure = (lease: Lease, owner: string, failed: FailedAttempts) => this.table.recordFailure(lease, owner, failed);
   release = (lease: Lease, owner: string) => this.table.release(lease, owner);
+  handOver = (lease: Lease, owner: string) => this.table.handOver(lease, owner);
   remove = (lease: Lease) => this.table.remove(lease);
 }
 

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HeldLease } from '../../shared/processor/held-lease.js';
 import type { Lease } from '../../shared/processor/lease.js';
 import { planLeases } from '../../shared/processor/lease-balance.js';
 import { StreamSource } from '../../shared/processor/stream-source.js';
 import { CountingPublisher, openPublishers } from '../helpers/counting-publisher.js';
+import { handOverMarkTests } from '../helpers/lease-store-hand-over.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { haltWorkers, recorder, worker } from '../helpers/processor-worker.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
@@ -53,57 +53,73 @@ describe('lease balancing (planLeases) with leases being handed over', () => {
   });
 });
 
-describe('held lease: the hand-over mark', () => {
-  it('writes nothing on a store without the mark, and leaves the lease held', async () => {
-    const store = new MemoryLeaseStore();
-    await store.create('shard-1', []);
-    const taken = (await store.take(store.rows.get('shard-1')!, 'A'))!;
-    const held = new HeldLease(store, 'A', taken);
-    const writes = store.writes;
-
-    await held.handOver();
-
-    expect(store.writes).toBe(writes);
-    expect(held.lost).toBe(false);
-    await held.release();
-    expect(store.rows.get('shard-1')!.leaseOwner).toBeUndefined();
+describe('memory lease store: the hand-over mark (as the DynamoDB lease table has it)', () => {
+  handOverMarkTests(async () => {
+    const table = new MemoryLeaseStore();
+    await table.create('shard-1', []);
+    return { table, held: (await table.take((await table.list())[0]!, 'A'))! };
   });
 });
 
-/** A memory lease table with the hand-over mark, whose marks can be made to fail as a throttled write does. */
+/** A memory lease table whose marks can be made to fail, as a throttled (or refused) write does. */
 class MarkingStore extends MemoryLeaseStore {
   markFailures = 0;
+  /** What a failed mark throws. */
+  markError: () => Error = () =>
+    Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException' });
+  attempts = 0;
   marks = 0;
 
-  async handOver(lease: Lease, owner: string): Promise<Lease> {
+  override async handOver(lease: Lease, owner: string): Promise<Lease> {
+    this.attempts++;
     if (this.markFailures > 0) {
       this.markFailures--;
-      throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException' });
+      throw this.markError();
     }
-    const marked: Lease = { ...(await this.renew(lease, owner)), handingOver: true };
-    this.rows.set(lease.leaseKey, marked);
+    const marked = await super.handOver(lease, owner);
     this.marks++;
-    return { ...marked };
+    return marked;
   }
 }
 
 describe('a stopping worker marking its leases', () => {
-  async function started(leases: MarkingStore, observe: (recorded: ReturnType<typeof recorder>) => object = (r) => r.observer) {
+  async function started(
+    leases: MarkingStore,
+    observe: (recorded: ReturnType<typeof recorder>) => object = (r) => r.observer,
+    settings: object = {},
+  ) {
     const stream = new SimulatedStream();
+    const publisher = new CountingPublisher();
     const a = recorder();
     const w = worker({
       source: new StreamSource(stream, stream.streamArn),
       leases,
-      publisher: new CountingPublisher(),
+      publisher,
       workerId: 'A',
       observer: observe(a),
       // Renewals and scans seldom: the stop's mark is the write that finds the lease taken.
-      settings: { failoverMs: 16_000, renewIntervalMs: 4000, leaseScanIntervalMs: 1000 },
+      settings: { failoverMs: 16_000, renewIntervalMs: 4000, leaseScanIntervalMs: 1000, ...settings },
     });
     await w.start();
     await waitFor(() => w.status().leases.length === 1, { what: 'A to take the lease' });
-    return { w, a, shard: stream.shards[0]!.id };
+    return { w, a, shard: stream.shards[0]!.id, stream, publisher };
   }
+
+  /** A stops while a page of its shard is being published, held until the test opens the publisher. */
+  async function stoppingWithPageInFlight(started: {
+    w: { stop(): Promise<void> };
+    stream: SimulatedStream;
+    publisher: CountingPublisher;
+  }) {
+    started.publisher.hold();
+    started.stream.commit({ type: 'order', id: 'o1' }, 1, 1);
+    await waitFor(() => started.publisher.inFlight === 1, { what: "A's page in flight" });
+    return { stopped: started.w.stop() };
+  }
+
+  const RETRYING = (shard: string) => `shard ${shard}: marking the lease as handed over failed; retrying`;
+  const GIVEN_UP = (shard: string) =>
+    `shard ${shard}: marking the lease as handed over failed; another worker may steal it before it is released`;
 
   it('marks each lease before it releases it', async () => {
     const leases = new MarkingStore();
@@ -117,19 +133,72 @@ describe('a stopping worker marking its leases', () => {
     expect(leases.rows.get(shard)!.leaseOwner).toBeUndefined();
   });
 
-  it('reports a mark that failed and still hands the lease over', async () => {
+  it('reports a mark that failed and still hands the lease over, released before the retry is due or after it', async () => {
     const leases = new MarkingStore();
     leases.markFailures = 1;
     const { w, a, shard } = await started(leases);
 
     await w.stop();
 
-    expect(a.seen.errors.map((e) => e.message)).toEqual([
-      `shard ${shard}: marking the lease as handed over failed; another worker may steal it before it is released`,
-    ]);
+    expect(a.seen.errors.map((e) => e.message)).toEqual([RETRYING(shard)]);
     expect(a.seen.released).toEqual([shard]);
     expect(a.seen.lost).toEqual([]);
     expect(leases.rows.get(shard)!.leaseOwner).toBeUndefined();
+  });
+
+  it('retries a throttled mark while the page in flight finishes, so the lease is marked before its release', async () => {
+    const leases = new MarkingStore();
+    leases.markFailures = 2;
+    const a = await started(leases);
+
+    const { stopped } = await stoppingWithPageInFlight(a);
+    await waitFor(() => leases.rows.get(a.shard)?.handingOver === true, { what: "A's lease marked after two throttled marks" });
+    expect(leases.attempts).toBe(3);
+    a.publisher.open();
+    await stopped;
+
+    expect(a.a.seen.errors.map((e) => e.message)).toEqual([RETRYING(a.shard), RETRYING(a.shard)]);
+    expect(a.a.seen.released).toEqual([a.shard]);
+    expect(a.a.seen.lost).toEqual([]);
+    expect(leases.rows.get(a.shard)).not.toHaveProperty('handingOver');
+    expect(leases.rows.get(a.shard)!.leaseOwner).toBeUndefined();
+  });
+
+  it('gives a throttled mark up once the stop has taken handOffTimeoutMs, reported, and still hands the lease over', async () => {
+    const leases = new MarkingStore();
+    leases.markFailures = Number.POSITIVE_INFINITY;
+    const a = await started(leases, undefined, { handOffTimeoutMs: 300 });
+
+    const { stopped } = await stoppingWithPageInFlight(a);
+    await waitFor(() => a.a.seen.errors.some((e) => e.message === GIVEN_UP(a.shard)), { what: 'the mark given up' });
+    a.publisher.open();
+    await stopped;
+
+    const messages = a.a.seen.errors.map((e) => e.message).filter((m) => m.includes('handed over'));
+    expect(messages.length).toBeGreaterThan(1);
+    expect(messages).toEqual([...messages.slice(0, -1).map(() => RETRYING(a.shard)), GIVEN_UP(a.shard)]);
+    expect(leases.attempts).toBe(messages.length);
+    expect(a.a.seen.released).toEqual([a.shard]);
+  });
+
+  it('does not retry a mark refused for good (access denied): reported as given up at once', async () => {
+    const leases = new MarkingStore();
+    leases.markFailures = Number.POSITIVE_INFINITY;
+    leases.markError = () =>
+      Object.assign(new Error('not authorized to perform: dynamodb:UpdateItem'), {
+        name: 'AccessDeniedException',
+        $metadata: { httpStatusCode: 400 },
+      });
+    const a = await started(leases);
+
+    const { stopped } = await stoppingWithPageInFlight(a);
+    await waitFor(() => a.a.seen.errors.length > 0, { what: 'the failed mark reported' });
+    a.publisher.open();
+    await stopped;
+
+    expect(a.a.seen.errors.map((e) => e.message)).toEqual([GIVEN_UP(a.shard)]);
+    expect(leases.attempts).toBe(1);
+    expect(a.a.seen.released).toEqual([a.shard]);
   });
 
   it('loses a lease the mark finds taken, reported once, and releases nothing of it', async () => {
@@ -143,6 +212,8 @@ describe('a stopping worker marking its leases', () => {
     expect(a.seen.lost).toEqual([shard]);
     expect(a.seen.released).toEqual([]);
     expect(a.seen.errors).toEqual([]);
+    // A failed condition is not retried.
+    expect(leases.attempts).toBeLessThanOrEqual(1);
     expect(leases.rows.get(shard)!.leaseOwner).toBe('B');
   });
 

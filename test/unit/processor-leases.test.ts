@@ -279,6 +279,7 @@ describe('lease expiry under write latency and slow scans (on a fake clock)', ()
       checkpoint: (lease, owner, checkpoint) => store.checkpoint(lease, owner, checkpoint),
       recordFailure: (lease, owner, failed) => store.recordFailure(lease, owner, failed),
       release: (lease, owner) => store.release(lease, owner),
+      handOver: (lease, owner) => store.handOver(lease, owner),
       remove: (lease) => store.remove(lease),
     };
     const events = { acquired: () => {}, lost: () => {} };

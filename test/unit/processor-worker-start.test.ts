@@ -3,7 +3,7 @@ import { IncompleteShardListingError, StreamCallTimeoutError } from '../../share
 import { ProcessorStartError } from '../../shared/processor/index.js';
 import type { Lease } from '../../shared/processor/lease.js';
 import { StreamSource } from '../../shared/processor/stream-source.js';
-import { isTransientStartFailure } from '../../shared/processor/worker-start.js';
+import { isTransientFailure } from '../../shared/processor/worker-start.js';
 import { CountingPublisher, openPublishers } from '../helpers/counting-publisher.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { answerHungCalls, awsError, FaultyStreams } from '../helpers/processor-faulty-streams.js';
@@ -116,7 +116,7 @@ describe('which start-up failures are retried', () => {
     ['a timed-out call', new StreamCallTimeoutError('DescribeStream', 'arn:stream', 10_000)],
     ['an incomplete shard listing', new IncompleteShardListingError('arn:stream', 'returned no stream description')],
   ])('retries %s', (_, error) => {
-    expect(isTransientStartFailure(error)).toBe(true);
+    expect(isTransientFailure(error)).toBe(true);
   });
 
   it.each<[string, unknown]>([
@@ -129,6 +129,6 @@ describe('which start-up failures are retried', () => {
     ['a missing region', new Error('Region is missing')],
     ['a bug', new TypeError("Cannot read properties of undefined (reading 'shardId')")],
   ])('fails fast on %s, which waiting does not cure', (_, error) => {
-    expect(isTransientStartFailure(error)).toBe(false);
+    expect(isTransientFailure(error)).toBe(false);
   });
 });

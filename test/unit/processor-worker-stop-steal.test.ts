@@ -1,6 +1,7 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RecordPublisher } from '../../shared/processor/consumer-context.js';
+import type { Lease } from '../../shared/processor/lease.js';
 import { StreamSource } from '../../shared/processor/stream-source.js';
 import type { RelayResult } from '../../shared/relay/index.js';
 import { coordinatesOf } from '../../shared/relay/stream-record.js';
@@ -43,11 +44,21 @@ class NeverAnswering implements RecordPublisher {
   }
 }
 
-describe('a stopping worker, on a lease store without the hand-over mark', () => {
-  // With the mark (the DynamoDB lease table), nothing is stolen: test/integration/processor-stop-hand-over.test.ts.
+/** A lease table that refuses the hand-over mark for good, as a table without the permission to write it would. */
+class RefusingMarks extends MemoryLeaseStore {
+  override async handOver(): Promise<Lease> {
+    throw Object.assign(new Error('not authorized to perform: dynamodb:UpdateItem'), {
+      name: 'AccessDeniedException',
+      $metadata: { httpStatusCode: 400 },
+    });
+  }
+}
+
+describe('a stopping worker whose hand-over marks were refused', () => {
+  // With the mark written, nothing is stolen: test/integration/processor-stop-hand-over.test.ts.
   it('may have a lease with a page in flight stolen by a worker below its share: duplicates at most, never a loss', async () => {
     const stream = new SimulatedStream({ initialShards: 3 });
-    const leases = new MemoryLeaseStore();
+    const leases = new RefusingMarks();
     const hanging = new NeverAnswering();
     const a = recorder();
     const first = worker({
