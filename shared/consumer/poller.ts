@@ -1,7 +1,7 @@
 import { sharedAbortController } from '../abort.js';
 import { backoffDelay, sleep } from '../backoff.js';
-import { DEFAULT_POLLER_BACKOFF, POLL_KEYS, validatePollerOptions, validateStopOptions } from './options.js';
 import { describeCause, PollError, PollerStoppedError, type PollResult } from './poll-errors.js';
+import { DEFAULT_POLLER_BACKOFF, POLL_KEYS, validatePollerOptions, validateStopOptions } from './poll-options.js';
 import { type PollOptions, pollQueue } from './sqs-poller.js';
 
 export interface PollerOptions extends PollOptions {

@@ -9,8 +9,8 @@ import {
 import { CONTENT_TYPE_ATTRIBUTE, REPLAY_ATTRIBUTE } from '../envelope.js';
 import type { Consumer } from './consumer.js';
 import { fromSqsMessage, queueNameOf } from './messages.js';
-import { MIN_VISIBILITY_TIMEOUT_SECONDS, VISIBILITY_TIMEOUT_ALLOWED, validatePollOptions } from './options.js';
 import { describeCause, PollError, type PollPhase, type PollResult } from './poll-errors.js';
+import { MIN_VISIBILITY_TIMEOUT_SECONDS, VISIBILITY_TIMEOUT_ALLOWED, validatePollOptions } from './poll-options.js';
 import { CHECKED_ATTRIBUTES } from './trust.js';
 
 export type { PollResult } from './poll-errors.js';
