@@ -82,6 +82,17 @@ describe("consumer, an event's own transaction throttled", () => {
     expect(count(sent, 'TransactWriteItems')).toBe(1);
   });
 
+  it("does not send again a cancellation whose inbox record's condition failed beside the throttled action: the event is a duplicate", async () => {
+    const { consumer, sent } = eventConsumer('event-duplicate');
+    throttleAll(cancelledWith(['ThrottlingError', 'ConditionalCheckFailed']));
+
+    const { outcomes, batchItemFailures } = await consumer.process(messages([anEnvelope({ aggregateId: 'd0' }).body]));
+
+    expect(statuses(outcomes)).toEqual(['duplicate']);
+    expect(batchItemFailures).toEqual([]);
+    expect(count(sent, 'TransactWriteItems')).toBe(1);
+  });
+
   it("commit: 'event' does not retry a conflict with another transaction (not throttling): it fails the message at once", async () => {
     const { consumer, sent } = eventConsumer('event-conflict');
     failTransactions(cancelledWith(['TransactionConflict', 'None']));
