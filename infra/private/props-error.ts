@@ -1,6 +1,7 @@
 import { type Duration, Stack, Token } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { OutboxError } from '../../shared/errors.js';
+import { showValue } from '../../shared/show-value.js';
 
 /**
  * A construct was given props it cannot deploy. Thrown from the constructor, before synthesis,
@@ -36,7 +37,8 @@ export class OutboxPropsError extends OutboxError {
 export function checkInteger(path: string, prop: string, value: number | undefined, min: number, max: number): void {
   if (value === undefined || Token.isUnresolved(value)) return;
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new OutboxPropsError(path, prop, `is ${value}; allowed: an integer from ${min} to ${max}`);
+    // A value typed number may be a string from JavaScript or the CDK context: it shows quoted.
+    throw new OutboxPropsError(path, prop, `is ${showValue(value)}; allowed: an integer from ${min} to ${max}`);
   }
 }
 

@@ -148,6 +148,12 @@ describe('OutboxSubscriber props', () => {
     expectPropsError(subscriber(false, { maxReceiveCount: 0 }), 'maxReceiveCount', 'is 0', 'from 1 to 1000');
   });
 
+  it('shows a count given as a string (as `cdk -c` context gives it) as a string, and NaN as NaN', () => {
+    const fromContext = '5' as unknown as number;
+    expectPropsError(subscriber(false, { maxReceiveCount: fromContext }), 'maxReceiveCount', 'is "5"; allowed: an integer from 1 to 1000');
+    expectPropsError(subscriber(false, { maxReceiveCount: Number.NaN }), 'maxReceiveCount', 'is NaN; allowed: an integer from 1 to 1000');
+  });
+
   it('rejects a retention period over 14 days', () => {
     expectPropsError(subscriber(false, { retentionPeriod: Duration.days(15) }), 'retentionPeriod', '15 days', 'from 60 to 1209600');
   });
