@@ -143,13 +143,11 @@ const FLAGS: Readonly<Record<string, string>> = {
 
 /** A refusal of the redrive functions as the command line gave it: `topicArns.payments` is `--topic-arns` (payments). */
 function asFlag(error: RedriveOptionsError): string {
-  const whole = FLAGS[error.field];
-  if (whole !== undefined) return error.message.replace(`Invalid redrive option ${error.field}:`, `Invalid redrive option ${whole}:`);
   const [option, ...path] = error.field.split('.');
-  const flag = FLAGS[option as string];
+  const whole = FLAGS[error.field];
+  const flag = whole ?? FLAGS[option as string];
   if (flag === undefined) return error.message;
-  const named = path.length === 0 ? flag : `${flag} (${path.join('.')})`;
-  return error.message.replace(`Invalid redrive option ${error.field}:`, `Invalid redrive option ${named}:`);
+  return error.restated({ field: whole !== undefined || path.length === 0 ? flag : `${flag} (${path.join('.')})` }).message;
 }
 
 /** `dlq summarize`: the table (or JSON) on stdout; every message read is visible again when it returns. */

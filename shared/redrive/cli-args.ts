@@ -2,6 +2,7 @@ import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
 import { RELAY_ENV } from '../event-source.js';
 import { rateOfText } from '../rate-limit.js';
+import { commandLineRefusal } from './cli-refusal.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
@@ -199,14 +200,19 @@ export function parseRedriveArgs(
       valueFlags: VALUE_FLAGS,
       repeatable: ['type'],
       allowed: ALLOWED,
-      refuse: (message, options) => new RedriveOptionsError('arguments', message, options),
+      refuse: commandLineRefusal('redrive', ALLOWED, VALUE_FLAGS),
     },
   );
   if (values.help) return { kind: 'help' };
   const [command, kind, ...rest] = positionals;
   if (command !== 'redrive') throw new RedriveOptionsError('command', `${givenWord(command)}; allowed: redrive`);
   if (!KINDS.includes(kind as RedriveKind)) throw new RedriveOptionsError('kind', `${givenWord(kind)}; allowed: ${KINDS.join(', ')}`);
-  if (rest.length > 0) throw new RedriveOptionsError('arguments', `unexpected ${JSON.stringify(rest.join(' '))}; see --help`);
+  if (rest.length > 0) {
+    throw new RedriveOptionsError(
+      'argument',
+      `got ${JSON.stringify(rest.join(' '))}; allowed: options only after redrive ${kind} (see --help)`,
+    );
+  }
   const rate = rateOf(values.rate);
   const max = positiveWholeNumber(values.max, '--max');
   if (values.endpoint !== undefined) {

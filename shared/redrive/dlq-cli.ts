@@ -1,5 +1,6 @@
 import { parseStrictArgs } from '../cli-tokens.js';
 import { httpUrl, positiveWholeNumber, QUEUE_URL } from './cli-args.js';
+import { commandLineRefusal } from './cli-refusal.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_USAGE, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
@@ -57,13 +58,16 @@ export type DlqCommand =
       readonly filter?: DeadLetterFilter;
     };
 
+/** The command whose options these are, as typed. */
+const COMMAND = 'dlq summarize';
+
 const ALLOWED = `${Object.entries(DLQ_VALUE_FLAGS)
   .map(([flag, value]) => `${flag} ${value}`)
   .join(', ')}, --json, --help`;
 
 /**
  * Parses `dlq summarize [options]`; a bad flag or value throws a {@link RedriveOptionsError}
- * naming it, before any AWS call.
+ * naming it as an option of `dlq summarize`, before any AWS call.
  *
  * @example
  * ```ts
@@ -71,6 +75,15 @@ const ALLOWED = `${Object.entries(DLQ_VALUE_FLAGS)
  * ```
  */
 export function parseDlqArgs(argv: readonly string[]): DlqCommand {
+  try {
+    return dlqCommand(argv);
+  } catch (error) {
+    // The checks shared with redrive (a URL, --max, the filters) refuse as redrive's: restated as dlq summarize's own.
+    throw error instanceof RedriveOptionsError && error.command !== COMMAND ? error.restated({ command: COMMAND }) : error;
+  }
+}
+
+function dlqCommand(argv: readonly string[]): DlqCommand {
   const { values, positionals } = parseStrictArgs(
     argv,
     {
@@ -86,14 +99,22 @@ export function parseDlqArgs(argv: readonly string[]): DlqCommand {
       valueFlags: DLQ_VALUE_FLAGS,
       repeatable: ['type'],
       allowed: ALLOWED,
-      refuse: (message, options) => new RedriveOptionsError('arguments', message, options),
+      refuse: commandLineRefusal(COMMAND, ALLOWED, DLQ_VALUE_FLAGS),
     },
   );
   if (values.help) return { kind: 'dlq-help' };
   const [, action, ...rest] = positionals;
   if (action !== 'summarize') throw new RedriveOptionsError('dlq', `${givenWord(action)}; allowed: summarize`);
-  if (rest.length > 0) throw new RedriveOptionsError('arguments', `unexpected ${JSON.stringify(rest.join(' '))}; see --help`);
-  if (values['queue-url'] === undefined) throw new RedriveOptionsError('--queue-url', 'is required for dlq summarize');
+  if (rest.length > 0) {
+    throw new RedriveOptionsError(
+      'argument',
+      `got ${JSON.stringify(rest.join(' '))}; allowed: options only after ${COMMAND} (see --help)`,
+      {
+        command: COMMAND,
+      },
+    );
+  }
+  if (values['queue-url'] === undefined) throw new RedriveOptionsError('--queue-url', `is required; allowed: ${QUEUE_URL}`);
   const queueUrl = httpUrl(values['queue-url'], '--queue-url', QUEUE_URL);
   if (values.endpoint !== undefined) {
     httpUrl(values.endpoint, '--endpoint', 'an http:// or https:// URL with a host, e.g. http://localhost:4566');

@@ -5,26 +5,54 @@ import type { StreamBatchInfo } from './on-failure-record.js';
 import type { RedriveSummary } from './types.js';
 
 /**
- * What each field that is a word of the command line before its options, and no option, is
- * called in a refusal: `command` (the command), `dlq` (its subcommand), `kind` (redrive's kind).
+ * The heading of a refusal whose field is no option, by that field: a word of the command line
+ * before its options (`command`, `dlq` its subcommand, `kind` redrive's kind), an option the
+ * command does not know (`option`), a word after them that the command does not take
+ * (`argument`), or anything else wrong with the command line (`line`).
  */
-const WORDS: Readonly<Record<string, string>> = { command: 'command', dlq: 'dlq subcommand', kind: 'redrive kind' };
+const HEADINGS: Readonly<Record<string, (command: string) => string>> = {
+  command: () => 'Invalid command',
+  dlq: () => 'Invalid dlq subcommand',
+  kind: () => 'Invalid redrive kind',
+  option: (command) => `Unknown ${command} option`,
+  argument: (command) => `Unexpected ${command} argument`,
+  line: (command) => `Invalid ${command} command line`,
+};
 
 /** How a refusal of a command-line word shows it: what was typed, or that there was none. */
 export const givenWord = (word: string | undefined): string => (word === undefined ? 'none given' : `got ${JSON.stringify(word)}`);
 
+export interface RedriveRefusalOptions extends ErrorOptions {
+  /** The command whose option was refused, as typed: `dlq summarize` for its own. @default 'redrive' */
+  readonly command?: string;
+}
+
 /**
- * A redrive was asked for something impossible or unsafe; nothing was read or moved. `field` is
- * the option at fault, or the command-line word (`command`, `dlq`, `kind`), named as such.
+ * A redrive (or `dlq summarize`) was asked for something impossible or unsafe; nothing was read or
+ * moved. `field` is the option at fault, or what else of the command line is, named as such:
+ * `command`, `dlq` (its subcommand), `kind` (redrive's kind), `option` (an unknown option),
+ * `argument` (a word the command does not take), `line` (anything else of the command line).
  */
 export class RedriveOptionsError extends OutboxError {
   readonly field: string;
+  /** What was wrong, given and allowed: the message without its heading. */
+  readonly detail: string;
+  /** The command whose option it is, as typed. */
+  readonly command: string;
 
-  constructor(field: string, message: string, options?: ErrorOptions) {
-    const word = WORDS[field];
-    super('INVALID_REDRIVE_OPTIONS', `Invalid ${word ?? `redrive option ${field}`}: ${message}`, options);
+  constructor(field: string, detail: string, options: RedriveRefusalOptions = {}) {
+    const { command = 'redrive', ...errorOptions } = options;
+    const heading = HEADINGS[field]?.(command) ?? `Invalid ${command} option ${field}`;
+    super('INVALID_REDRIVE_OPTIONS', `${heading}: ${detail}`, errorOptions);
     this.name = 'RedriveOptionsError';
     this.field = field;
+    this.detail = detail;
+    this.command = command;
+  }
+
+  /** The same refusal of the option as the command line names it (`--max` for `maxMessages`), or as an option of `command`. */
+  restated({ field = this.field, command = this.command }: { readonly field?: string; readonly command?: string }): RedriveOptionsError {
+    return new RedriveOptionsError(field, this.detail, { command, ...(this.cause === undefined ? {} : { cause: this.cause }) });
   }
 }
 

@@ -61,6 +61,59 @@ describe('the words before the options', () => {
   });
 });
 
+describe('the options', () => {
+  const REDRIVE_ALLOWED =
+    '--queue-url URL, --to URL, --bucket NAME, --prefix P, --topic-arns JSON, --config FILE, --relay-dlq-url URL, --rate N, --max N, --endpoint URL, --region REGION, --reason R, --type T, --aggregate-type A, --aggregate TYPE:ID, --since ISO, --until ISO, --dry-run, --help';
+  const DLQ_ALLOWED =
+    '--queue-url URL, --max N, --endpoint URL, --region REGION, --reason R, --type T, --aggregate-type A, --aggregate TYPE:ID, --since ISO, --until ISO, --json, --help';
+  const redrive = ['redrive', 'queue-dlq', '--queue-url', DLQ, '--to', SOURCE];
+  const dlq = ['dlq', 'summarize', '--queue-url', DLQ];
+
+  it.each([
+    [[...redrive, '--colour'], `Unknown redrive option: got "--colour"; allowed: ${REDRIVE_ALLOWED}`],
+    [[...redrive, '-x'], `Unknown redrive option: got "-x"; allowed: ${REDRIVE_ALLOWED}`],
+    [[...dlq, '--to', SOURCE], `Unknown dlq summarize option: got "--to"; allowed: ${DLQ_ALLOWED}`],
+    [[...dlq, '--dry-run'], `Unknown dlq summarize option: got "--dry-run"; allowed: ${DLQ_ALLOWED}`],
+  ])('%j: says the option given is unknown, and lists the options allowed', (argv, message) => {
+    const error = refusal(() => parseCommandLine(argv, {}));
+    expect(error.message).toBe(message);
+    expect(error).toMatchObject({ field: 'option' });
+  });
+
+  it.each([
+    [
+      ['redrive', 'queue-dlq', '--to', SOURCE, '--queue-url'],
+      'Invalid redrive option --queue-url: no value given; allowed: --queue-url URL',
+    ],
+    [[...redrive, '--dry-run=yes'], 'Invalid redrive option --dry-run: takes no value (no "=…" after it); allowed: --dry-run alone'],
+    [[...redrive, '--max', '1', '--max', '2'], 'Invalid redrive option --max: given twice ("1", then "2"); allowed: each option once'],
+    [[...redrive, 'now'], 'Unexpected redrive argument: got "now"; allowed: options only after redrive queue-dlq (see --help)'],
+    [['dlq', 'summarize', '--queue-url'], 'Invalid dlq summarize option --queue-url: no value given; allowed: --queue-url URL'],
+    [[...dlq, '--json=yes'], 'Invalid dlq summarize option --json: takes no value (no "=…" after it); allowed: --json alone'],
+    [[...dlq, '--max', '1', '--max', '2'], 'Invalid dlq summarize option --max: given twice ("1", then "2"); allowed: each option once'],
+    [
+      [...dlq, '--max', '-x'],
+      'Invalid dlq summarize option --max: followed by "-x", not by its value; allowed: --max N (a value starting with "-" as --max=-x)',
+    ],
+    [[...dlq, 'now'], 'Unexpected dlq summarize argument: got "now"; allowed: options only after dlq summarize (see --help)'],
+  ])('%j: names the option (or word) at fault, as one of its command', (argv, message) => {
+    expect(refusal(() => parseCommandLine(argv, {})).message).toBe(message);
+  });
+
+  it.each([
+    [['dlq', 'summarize'], '--queue-url: is required; allowed: an SQS queue URL'],
+    [['dlq', 'summarize', '--queue-url', 'billing-dlq'], '--queue-url: got "billing-dlq"; allowed: an SQS queue URL'],
+    [[...dlq, '--max', '0'], '--max: got "0"; allowed: a positive whole number in decimal digits'],
+    [[...dlq, '--since', 'yesterday'], '--since: got "yesterday"; allowed: a UTC date'],
+    [[...dlq, '--reason', 'LOST'], '--reason: got "LOST"; allowed: PUBLISH_REJECTED'],
+  ])('%j: dlq summarize calls its own options its own, not redrive options', (argv, message) => {
+    const error = refusal(() => parseCommandLine(argv, {}));
+    expect(error.message).toMatch(/^Invalid dlq summarize option /);
+    expect(error.message).toContain(message);
+    expect(usageFor(error, argv)).toBe(DLQ_USAGE);
+  });
+});
+
 describe('--rate', () => {
   const redrive = (rate: string) => ['redrive', 'queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--rate', rate];
   const replay = (rate: string) => [

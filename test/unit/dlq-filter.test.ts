@@ -220,7 +220,7 @@ describe('filter flags', () => {
     ];
     expect(refusal(() => parseRedriveArgs(onFailure)).message).toContain('--reason: does not apply to on-failure');
     expect(refusal(() => parseRedriveArgs([...onFailure.slice(0, 6), '--reason', 'MALFORMED', '--reason', 'MALFORMED'])).message).toContain(
-      '--reason is given twice',
+      '--reason: given twice',
     );
   });
 });
@@ -243,7 +243,7 @@ describe('dlq command line', () => {
       [['dlq', 'purge', '--queue-url', DLQ], 'dlq'],
       [['dlq', 'summarize'], '--queue-url'],
       [['dlq', 'summarize', '--queue-url', 'sqs://x'], '--queue-url'],
-      [['dlq', 'summarize', '--queue-url', DLQ, '--to', DLQ], 'arguments'],
+      [['dlq', 'summarize', '--queue-url', DLQ, '--to', DLQ], 'option'],
     ] as const) {
       const error = refusal(() => parseDlqArgs(argv));
       expect(error.field).toBe(field);

@@ -70,20 +70,20 @@ describe('parseRedriveArgs refuses input that would fail only once the run began
       'Invalid redrive option --max: got "-1"; allowed: a positive whole number in decimal digits',
     );
     expect(refused(['queue-dlq', '--queue-url', '--dry-run', '--to', SOURCE])).toBe(
-      'Invalid redrive option arguments: --queue-url is followed by "--dry-run", not by its value; allowed: --queue-url URL (a value starting with "-" as --queue-url=--dry-run)',
+      'Invalid redrive option --queue-url: followed by "--dry-run", not by its value; allowed: --queue-url URL (a value starting with "-" as --queue-url=--dry-run)',
     );
     expect(parseRedriveArgs(['-h'], {})).toEqual({ kind: 'help' });
   });
 
   it('refuses a flag given twice instead of running against its last value', () => {
     expect(refused(['relay-dlq', '--queue-url', DLQ, '--queue-url', SOURCE, '--topic-arns', ARNS])).toBe(
-      `Invalid redrive option arguments: --queue-url is given twice (${JSON.stringify(DLQ)}, then ${JSON.stringify(SOURCE)}); allowed: each option once`,
+      `Invalid redrive option --queue-url: given twice (${JSON.stringify(DLQ)}, then ${JSON.stringify(SOURCE)}); allowed: each option once`,
     );
     expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--to', `${SOURCE}-2`])).toMatch(
-      /^Invalid redrive option arguments: --to is given twice/,
+      /^Invalid redrive option --to: given twice/,
     );
     expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--dry-run', '--dry-run'])).toMatch(
-      /--dry-run is given twice; allowed: each option once$/,
+      /^Invalid redrive option --dry-run: given twice; allowed: each option once$/,
     );
   });
 

@@ -128,7 +128,7 @@ describe('parseRedriveArgs', () => {
     fails(['redrive', 'on-failure', '--topic-arns', '{}'], /give exactly one/);
     fails(['redrive', 'queue-dlq', '--queue-url', Q, '--to', S, '--rate', '0'], /--rate: got "0"/);
     fails(['redrive', 'teleport'], /allowed: relay-dlq, queue-dlq, on-failure/);
-    fails(['redrive', 'queue-dlq', '--colour'], /Unknown option '--colour'/);
+    fails(['redrive', 'queue-dlq', '--colour'], /^Unknown redrive option: got "--colour"; allowed: --queue-url URL/);
   });
 });
 
