@@ -20,7 +20,15 @@ export {
 } from './dead-letter-info.js';
 export { type DeadLetterGroup, type DlqSummarizeOptions, type DlqSummary, IN_FLIGHT_LIMIT, summarizeDlq } from './dlq-summary.js';
 export { formatDlqSummary } from './dlq-summary-format.js';
-export { RedriveInFlightLimitError, RedriveOptionsError, RedriveStoppedError, StreamRangeIncompleteError } from './errors.js';
+export {
+  type InFlightHolding,
+  type InFlightLimitFacts,
+  RedriveInFlightLimitError,
+  RedriveOptionsError,
+  type RedriveRefusalOptions,
+  RedriveStoppedError,
+  StreamRangeIncompleteError,
+} from './errors.js';
 export { type OnFailureRedriveOptions, type OnFailureSource, redriveOnFailure } from './on-failure.js';
 export type { RelayDeadLetterQueue } from './on-failure-dead-letters.js';
 export { type QueueDlqRedriveOptions, redriveQueueDlq } from './queue-dlq.js';
