@@ -4,6 +4,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { showValue } from '../shared/show-value.js';
 import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-error.js';
 import { SQS_MAX_RETENTION_SECONDS } from './private/retention.js';
 import { minVisibilityTimeoutSeconds } from './private/visibility-timeout.js';
@@ -154,7 +155,7 @@ function checkConcurrency(path: string, props: OutboxSubscriberProps): void {
     throw new OutboxPropsError(
       path,
       'reservedConcurrency',
-      `is ${reserved}; allowed: an integer of at least 2 (the event source invokes up to maxConcurrency consumers, 2 at least, and would be throttled past the reservation), within what the account can reserve (its concurrency limit less 100, checked by Lambda at deploy), or leave it out`,
+      `is ${showValue(reserved)}; allowed: an integer of at least 2 (the event source invokes up to maxConcurrency consumers, 2 at least, and would be throttled past the reservation), within what the account can reserve (its concurrency limit less 100, checked by Lambda at deploy), or leave it out`,
     );
   }
   const max = props.maxConcurrency;

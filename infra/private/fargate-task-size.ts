@@ -1,4 +1,5 @@
 import { Token } from 'aws-cdk-lib';
+import { showValue } from '../../shared/show-value.js';
 
 /** Memory Fargate offers (MiB) for a task CPU value: from `min` to `max` in steps of `step`, or exactly `values`. */
 type MemoryChoices = { readonly values: readonly number[] } | { readonly min: number; readonly max: number; readonly step: number };
@@ -48,12 +49,12 @@ export function fargateTaskSizeProblem(
     const cpus = [...FARGATE_TASK_SIZES.keys()];
     return {
       prop: 'cpu',
-      message: `got ${cpu}; allowed: ${cpus.slice(0, -1).join(', ')} or ${cpus.at(-1)} (Fargate task CPU units)`,
+      message: `got ${showValue(cpu)}; allowed: ${cpus.slice(0, -1).join(', ')} or ${cpus.at(-1)} (Fargate task CPU units)`,
     };
   }
   if (Token.isUnresolved(memoryLimitMiB) || offers(choices, memoryLimitMiB)) return undefined;
   return {
     prop: 'memoryLimitMiB',
-    message: `got ${memoryLimitMiB} with cpu ${cpu}; allowed with cpu ${cpu}: ${describeChoices(choices)} (Fargate task sizes)`,
+    message: `got ${showValue(memoryLimitMiB)} with cpu ${cpu}; allowed with cpu ${cpu}: ${describeChoices(choices)} (Fargate task sizes)`,
   };
 }

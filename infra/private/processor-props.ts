@@ -6,6 +6,7 @@ import type { Construct } from 'constructs';
 import type { OutboxConfig } from '../../shared/config.js';
 import { ProcessorOptionsError } from '../../shared/processor/errors.js';
 import { processorAggregateTypes } from '../../shared/publishing-paths.js';
+import { showValue } from '../../shared/show-value.js';
 import { tableKeyProblem } from './props-error.js';
 
 /** Refuses props the processor cannot run with, naming the prop by the construct's path, before anything is built. */
@@ -38,7 +39,7 @@ export function validateProcessorProps(
   }
   const whole = (value: number, min: number, max: number, prop: string) => {
     if (!Token.isUnresolved(value) && (!Number.isInteger(value) || value < min || value > max)) {
-      throw new ProcessorOptionsError(at(prop), `got ${value}; allowed: an integer from ${min} to ${max}`);
+      throw new ProcessorOptionsError(at(prop), `got ${showValue(value)}; allowed: an integer from ${min} to ${max}`);
     }
   };
   whole(minTasks, 1, 100, 'minTasks');

@@ -239,6 +239,15 @@ describe('LowLatencyProcessor', () => {
     );
   });
 
+  it('shows a size or count given as a string (as CDK context gives it) quoted, not as the number it reads like', () => {
+    const text = (value: string) => value as unknown as number;
+    expect(() => build({ cpu: text('256'), memoryLimitMiB: 512 })).toThrow(/Processor\.cpu: got "256"; allowed: 256, 512/);
+    expect(() => build({ cpu: 256, memoryLimitMiB: text('512') })).toThrow(
+      /Processor\.memoryLimitMiB: got "512" with cpu 256; allowed with cpu 256: 512/,
+    );
+    expect(() => build({ minTasks: text('2') })).toThrow(/Processor\.minTasks: got "2"; allowed: an integer from 1 to 100/);
+  });
+
   it('accepts the task sizes Fargate offers, at the edges of each CPU value, and leaves tokens to CloudFormation', () => {
     const offered: [number, number][] = [
       [256, 512],

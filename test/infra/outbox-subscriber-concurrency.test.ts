@@ -86,6 +86,14 @@ describe('OutboxSubscriber: concurrency bounds', { timeout: 120_000 }, () => {
     );
   });
 
+  it('shows a reservedConcurrency given as a string (as CDK context gives it) quoted, not as the number it reads like', () => {
+    expectPropsError(
+      () => synth({ consumerEntry: CONSUMER_ENTRY, reservedConcurrency: '5' as unknown as number }),
+      'reservedConcurrency',
+      'is "5"; allowed: an integer of at least 2',
+    );
+  });
+
   it('rejects a maxConcurrency above the reservation, which Lambda would throttle', () => {
     expectPropsError(
       () => synth({ consumerEntry: CONSUMER_ENTRY, reservedConcurrency: 10, maxConcurrency: 11 }),
