@@ -217,7 +217,7 @@ describe('npm start stack, end to end', () => {
   });
 
   it.each([
-    ['dynamoDbPort', 'DynamoDB Local', 'LOCAL_START_FAILED'],
+    ['dynamoDbPort', 'DynamoDB Local', 'PORT_IN_USE'],
     ['emulatorPort', 'the SNS/SQS emulator', 'PORT_IN_USE'],
   ] as const)('fails with a one-line error naming the port when the %s is taken', async (option, what, code) => {
     const holder: Server = createServer();

