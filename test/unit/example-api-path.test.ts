@@ -52,3 +52,45 @@ describe('example API paths', () => {
     expect(calls).toEqual([]);
   });
 });
+
+const ROUTES = 'POST /orders, GET /orders/{id}, POST /orders/{id}/pay, POST /orders/{id}/cancel';
+
+describe('example API: 404 and 405', () => {
+  it.each([
+    ['GET', '/orders', 'POST', 'POST /orders (to place an order; there is no list of orders: read one at GET /orders/{id})'],
+    ['GET', '/orders/', 'POST', 'POST /orders (to place an order; there is no list of orders: read one at GET /orders/{id})'],
+    ['DELETE', '/orders/o-1', 'GET', 'GET /orders/{id}'],
+    // The method is checked before the id: it does not depend on it.
+    ['DELETE', '/orders/not!valid', 'GET', 'GET /orders/{id}'],
+    ['GET', '/orders/o-1/pay', 'POST', 'POST /orders/{id}/pay'],
+    ['PUT', '/orders/o-1/cancel/', 'POST', 'POST /orders/{id}/cancel'],
+  ])(
+    'answers 405 to %s %s, with Allow: %s and the route in the message, reading and writing nothing',
+    async (method, path, allow, allowed) => {
+      const { api, calls } = apiCountingCalls();
+      const response = await api({ method, path, headers: {}, body: undefined });
+      expect(response).toEqual({
+        status: 405,
+        headers: { allow },
+        body: { error: { code: 'METHOD_NOT_ALLOWED', message: `${method} ${path} is not supported; allowed: ${allowed}` } },
+      });
+      expect(calls).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['GET', '/'],
+    ['GET', '/order'],
+    ['POST', '/orders/o-1/ship'],
+    ['DELETE', '/orders/o-1/ship'],
+    ['POST', '/orders/o-1/pay/now'],
+  ])('answers 404 to %s %s, a path no route has, naming the routes, without Allow', async (method, path) => {
+    const { api, calls } = apiCountingCalls();
+    const response = await api({ method, path, headers: {}, body: undefined });
+    expect(response).toEqual({
+      status: 404,
+      body: { error: { code: 'NOT_FOUND', message: `no route ${method} ${path}; allowed: ${ROUTES}` } },
+    });
+    expect(calls).toEqual([]);
+  });
+});

@@ -20,13 +20,14 @@ export interface ApiErrorBody {
   readonly error: { readonly code: string; readonly message: string; readonly field?: string };
 }
 
-/** A request the API refuses; becomes a 4xx answer with its `code`, `message` and `field`. */
+/** A request the API refuses; becomes a 4xx answer with its `code`, `message` and `field` (and `headers`, such as a 405's `Allow`). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     readonly field?: string,
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.name = 'ApiError';

@@ -66,6 +66,7 @@ export function errorResponse(error: unknown): ApiResponse {
     return {
       status: error.status,
       body: { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } },
+      ...(error.headers === undefined ? {} : { headers: error.headers }),
     };
   }
   if (error instanceof WriteValidationError) {
@@ -220,28 +221,27 @@ export function ordersApi({ outbox, document, tableName, onUnexpectedError }: Or
     // One trailing slash is forgiven; an empty segment inside (`/orders//pay`) is an empty id, not a shorter path.
     const parts = request.path.replace(/^\/|\/$/g, '').split('/');
     const [collection, rawId, action] = parts.map((p) => decodeURIComponent(p));
-    if (collection !== 'orders' || parts.length > 3) {
+    if (collection !== 'orders' || parts.length > 3 || (action !== undefined && action !== 'pay' && action !== 'cancel')) {
       throw new ApiError(404, 'NOT_FOUND', `no route ${request.method} ${request.path}; allowed: ${ROUTES}`);
     }
-    const allow = (methods: string) => {
-      if (!methods.split(', ').includes(request.method)) {
-        throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${request.method} ${request.path} is not supported; allowed: ${methods}`);
-      }
-    };
-    if (rawId === undefined) {
-      allow('POST');
-      return place(request);
+    // A route takes one method whatever its id: a wrong one is a 405 (with `Allow`) before the id is looked at.
+    const reads = rawId !== undefined && action === undefined;
+    const method = reads ? 'GET' : 'POST';
+    if (request.method !== method) {
+      const route = rawId === undefined ? '/orders' : `/orders/{id}${action === undefined ? '' : `/${action}`}`;
+      const more = rawId === undefined ? ' (to place an order; there is no list of orders: read one at GET /orders/{id})' : '';
+      throw new ApiError(
+        405,
+        'METHOD_NOT_ALLOWED',
+        `${request.method} ${request.path} is not supported; allowed: ${method} ${route}${more}`,
+        undefined,
+        { allow: method },
+      );
     }
+    if (rawId === undefined) return place(request);
     if (!ID_PATTERN.test(rawId))
       throw new ApiError(400, 'INVALID_FIELD', `order id ${JSON.stringify(rawId)} is not valid; allowed: ${ID_ALLOWED}`, 'id');
-    if (action === undefined) {
-      allow('GET');
-      return show(rawId);
-    }
-    if (action !== 'pay' && action !== 'cancel') {
-      throw new ApiError(404, 'NOT_FOUND', `no route ${request.method} ${request.path}; allowed: ${ROUTES}`);
-    }
-    allow('POST');
+    if (action === undefined) return show(rawId);
     return action === 'pay' ? pay(request, rawId) : cancel(request, rawId);
   };
 
