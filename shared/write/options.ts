@@ -4,7 +4,7 @@
  */
 
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
 import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
@@ -96,8 +96,13 @@ export function resolveOptions(options: OutboxOptions): ResolvedOptions {
     }
   }
   checkParts(options);
+  // The SDK sets a DocumentClient's options on the client it wraps: wrapping it with none would take
+  // away those of a DocumentClient the caller made from it (its removeUndefinedValues, say).
+  const given = options.client;
   const client =
-    options.client instanceof DynamoDBClient ? DynamoDBDocumentClient.from(options.client) : (options.client as DynamoDBDocumentClient);
+    given instanceof DynamoDBClient
+      ? DynamoDBDocumentClient.from(given, (given.config as { translateConfig?: TranslateConfig }).translateConfig)
+      : (given as DynamoDBDocumentClient);
   const retry = { ...DEFAULT_RETRY, ...options.retry };
   const idempotencyTtlSeconds = options.idempotencyTtlSeconds ?? 86_400;
   for (const [name, value, kind, min] of [

@@ -1,0 +1,23 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { Outbox } from '../../shared/write/index.js';
+import { capturingClient } from '../helpers/capturing-client.js';
+import { orderEvent, testConfig } from '../helpers/factories.js';
+
+describe('an Outbox given a DynamoDBClient that a DocumentClient of the caller wraps', () => {
+  it("leaves that DocumentClient's marshallOptions in force, and writes with them itself", async () => {
+    const { client, document, bodies } = capturingClient({ marshallOptions: { removeUndefinedValues: true } });
+    const outbox = new Outbox({ config: testConfig(), tableName: 'shop', client });
+
+    // The SDK keeps a DocumentClient's options on the client it wraps: building the Outbox must not reset them.
+    await document.send(new PutCommand({ TableName: 'shop', Item: { pk: 'NOTE#1', sk: 'NOTE', note: { gone: undefined } } }));
+    expect(bodies[0]?.Item).toEqual({ pk: { S: 'NOTE#1' }, sk: { S: 'NOTE' }, note: { M: {} } });
+
+    await outbox.write({
+      operations: [{ Put: { Item: { pk: 'ORDER#o-1', sk: 'ORDER', note: { gone: undefined } } } }],
+      events: [orderEvent('o-1')],
+    });
+    const sent = bodies[1] as { TransactItems: { Put?: { Item: Record<string, unknown> } }[] };
+    expect(sent.TransactItems[0]?.Put?.Item).toEqual({ pk: { S: 'ORDER#o-1' }, sk: { S: 'ORDER' }, note: { M: {} } });
+  });
+});
