@@ -1,9 +1,9 @@
 import { DeleteMessageBatchCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
-import { RedriveInFlightLimitError, RedriveOptionsError, RedriveStoppedError } from './errors.js';
+import { RedriveOptionsError, RedriveStoppedError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
-import { InFlightRoom } from './in-flight-room.js';
-import { approximateCount, fifoNotes, IN_FLIGHT_LIMIT, isFifoQueueUrl, queueCounts } from './queue-counts.js';
+import { InFlightRoom, partialReadNotes } from './in-flight-room.js';
+import { approximateCount, fifoNotes, isFifoQueueUrl, queueCounts } from './queue-counts.js';
 import { rateLimiter } from './rate-limit.js';
 import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
 
@@ -278,31 +278,12 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   const unreleased = await held.releaseAll();
   const after =
     stoppedBy === undefined ? await approximateCount(sqs, queueUrl) : await approximateCount(sqs, queueUrl).catch(() => undefined);
+  const fifo = isFifoQueueUrl(queueUrl);
   const notes = [
     ...republishNotes,
-    ...(isFifoQueueUrl(queueUrl) ? fifoNotes(counts, dryRun, processed, kept) : []),
-    ...(dryRun &&
-    !isFifoQueueUrl(queueUrl) &&
-    !interrupted &&
-    stoppedBy === undefined &&
-    processed < (options.maxMessages ?? before) &&
-    processed < before
-      ? [
-          // A dry run holds all it reads: past SQS's in-flight limit, a long poll comes back empty, as if the queue were read whole.
-          `read ${processed} of about ${before}: the rest were in flight with another reader, delayed, or not handed out because SQS keeps at most about ${IN_FLIGHT_LIMIT.standard.toLocaleString('en')} of a standard queue in flight, and a dry run holds every message it reads; the counts cover those read`,
-        ]
-      : []),
-    ...(stoppedBy?.error instanceof RedriveInFlightLimitError && stoppedBy.error.holding === 'kept'
-      ? [
-          `read ${processed} of about ${before}: SQS handed out no more while the run held ${kept} it leaves in the queue (its in-flight limit); the rest of the queue was not read: run it again to read further`,
-        ]
-      : []),
-    ...(held.lapsed > 0
-      ? [
-          `${held.lapsed} held message(s) became visible during the run: their visibility could not be renewed (${held.lastRenewalFailure ?? 'no answer in time'}); another reader may have received them`,
-        ]
-      : []),
-    ...(unreleased > 0 ? [`${unreleased} kept message(s) could not be made visible again; they will be within ${visibility} s`] : []),
+    ...(fifo ? fifoNotes(counts, dryRun, processed, kept) : []),
+    ...partialReadNotes({ dryRun, fifo, processed, before, maxMessages: options.maxMessages, kept, interrupted, stoppedBy }),
+    ...held.notes(unreleased),
   ];
   const summary: RedriveSummary = {
     status: interrupted || stoppedBy !== undefined ? 'interrupted' : dryRun ? 'dry-run' : 'completed',

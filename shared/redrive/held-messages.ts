@@ -194,4 +194,21 @@ export class HeldMessages {
     this.#byId.clear();
     return unreleased;
   }
+
+  /**
+   * What the summary must say of the held messages, after {@link HeldMessages.releaseAll} (its
+   * result is `unreleased`): those whose visibility lapsed during the run, and those not released.
+   */
+  notes(unreleased: number): string[] {
+    return [
+      ...(this.#lapsed > 0
+        ? [
+            `${this.#lapsed} held message(s) became visible during the run: their visibility could not be renewed (${this.#lastFailure ?? 'no answer in time'}); another reader may have received them`,
+          ]
+        : []),
+      ...(unreleased > 0
+        ? [`${unreleased} kept message(s) could not be made visible again; they will be within ${this.#timeoutMs / 1000} s`]
+        : []),
+    ];
+  }
 }

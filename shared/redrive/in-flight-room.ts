@@ -82,3 +82,38 @@ export class InFlightRoom {
     return this.error(`a receive came back empty while about ${now.visible} were still visible`, held);
   }
 }
+
+/** How a drain ended, for {@link partialReadNotes}. */
+export interface DrainEnd {
+  readonly dryRun: boolean;
+  readonly fifo: boolean;
+  /** Messages read (counted), and about how many the queue held before the run. */
+  readonly processed: number;
+  readonly before: number;
+  readonly maxMessages: number | undefined;
+  /** Messages held when the run ended (left in the queue, or in hand). */
+  readonly kept: number;
+  /** Ended by the caller's signal. */
+  readonly interrupted: boolean;
+  /** What stopped the run, when an error did. */
+  readonly stoppedBy: { readonly error: unknown } | undefined;
+}
+
+/**
+ * The note a drain's summary needs when the run read only part of the queue for SQS's in-flight
+ * limit: a dry run (standard queue) that read fewer than the queue held, not for `maxMessages`
+ * (its long polls past the limit come back empty, as if the queue were read whole); a run stopped
+ * with a {@link RedriveInFlightLimitError} while holding the messages it leaves in the queue.
+ */
+export function partialReadNotes(end: DrainEnd): string[] {
+  const { dryRun, fifo, processed, before, maxMessages, kept, interrupted, stoppedBy } = end;
+  if (stoppedBy?.error instanceof RedriveInFlightLimitError && stoppedBy.error.holding === 'kept') {
+    return [
+      `read ${processed} of about ${before}: SQS handed out no more while the run held ${kept} it leaves in the queue (its in-flight limit); the rest of the queue was not read: run it again to read further`,
+    ];
+  }
+  if (!dryRun || fifo || interrupted || stoppedBy !== undefined || processed >= (maxMessages ?? before) || processed >= before) return [];
+  return [
+    `read ${processed} of about ${before}: the rest were in flight with another reader, delayed, or not handed out because SQS keeps at most about ${IN_FLIGHT_LIMIT.standard.toLocaleString('en')} of a standard queue in flight, and a dry run holds every message it reads; the counts cover those read`,
+  ];
+}
