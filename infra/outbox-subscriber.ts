@@ -9,8 +9,9 @@ import { DeduplicationScope, FifoThroughputLimit, type IQueue, Queue, QueueEncry
 import { Construct } from 'constructs';
 import { DEFAULT_FUNCTION_TIMEOUT, OutboxFunction } from './outbox-function.js';
 import { SQS_MAX_RETENTION } from './private/retention.js';
+import { validateSubscriberProps } from './private/subscriber-checks.js';
 import { checkQueueVisibility, minVisibilityTimeoutSeconds } from './private/visibility-timeout.js';
-import { DEFAULT_QUEUE_RETENTION, type OutboxSubscriberProps, validateSubscriberProps } from './subscriber-props.js';
+import { DEFAULT_QUEUE_RETENTION, type OutboxSubscriberProps } from './subscriber-props.js';
 
 export type { OutboxSubscriberProps } from './subscriber-props.js';
 

@@ -20,8 +20,8 @@ import { OutboxTopics } from './outbox-topics.js';
 import { OutboxPropsError } from './private/props-error.js';
 import { checkRelayTimeout } from './private/relay-props.js';
 import { restrictSnsKeyUse } from './private/sns-key-policy.js';
+import { queueAgeThreshold } from './private/subscriber-checks.js';
 import { RelayFunction } from './relay-function.js';
-import { queueAgeThreshold } from './subscriber-props.js';
 
 /** Props of {@link Outbox}. */
 export interface OutboxProps {
