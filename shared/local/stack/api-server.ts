@@ -1,4 +1,4 @@
-import { createServer, type RequestListener } from 'node:http';
+import { createServer, type RequestListener, type ServerResponse } from 'node:http';
 import { listen } from './listen.js';
 
 /** An HTTP server bound before the stack starts, answering 503 until it is given its listener. */
@@ -13,9 +13,15 @@ const starting: RequestListener = (_req, res) => {
   res.end(JSON.stringify({ error: { code: 'STARTING', message: 'the local stack is still starting' } }));
 };
 
+/** How long `close()` waits for the requests in flight before it cuts them, in ms. */
+export const API_DRAIN_MS = 5000;
+
 /**
  * Binds the API's port at once, so a taken port fails (`PORT_IN_USE`) in milliseconds, before
- * Java starts; requests meanwhile get 503 `STARTING`.
+ * Java starts; requests meanwhile get 503 `STARTING`. `close()` is graceful: the port stops
+ * taking connections and idle ones are closed at once; requests in flight are answered (each
+ * connection closed after its answer) for up to `drainMs`, and only those still unanswered then
+ * are cut.
  *
  * @example
  * ```ts
@@ -24,18 +30,42 @@ const starting: RequestListener = (_req, res) => {
  * await server.close();
  * ```
  */
-export async function bindApiServer(port: number, host: string): Promise<ApiServer> {
+export async function bindApiServer(port: number, host: string, drainMs = API_DRAIN_MS): Promise<ApiServer> {
   let listener = starting;
-  const http = createServer((req, res) => listener(req, res));
+  let closing = false;
+  /** Responses not yet sent in full: once closing, each connection is closed after its answer, not kept alive. */
+  const inFlight = new Set<ServerResponse>();
+  const closeAfterAnswer = (res: ServerResponse): void => {
+    if (!res.headersSent) res.shouldKeepAlive = false;
+    if (res.writableFinished) res.socket?.end();
+    else res.once('finish', () => res.socket?.end());
+  };
+  const http = createServer((req, res) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    if (closing) closeAfterAnswer(res);
+    listener(req, res);
+  });
   const bound = await listen(http, port, host, 'the example API');
+  let closed: Promise<void> | undefined;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${bound}`,
     serve(next) {
       listener = next;
     },
-    async close() {
-      http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        closing = true;
+        for (const res of inFlight) closeAfterAnswer(res);
+        const cut = setTimeout(() => http.closeAllConnections(), drainMs);
+        // Stops taking connections, closes the idle ones, and calls back once the last one has ended.
+        http.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
+        http.closeIdleConnections();
+      });
+      return closed;
     },
   };
 }
