@@ -17,6 +17,7 @@ import {
 import { checkEventVersion, writtenVersion } from './catalog-check.js';
 import { checkOutboxKey, otherTableItemId } from './keys.js';
 import { checkDataNesting } from './nesting.js';
+import { checkOperationFields } from './operation-fields.js';
 import {
   type EventInput,
   IDEMPOTENCY_PREFIX,
@@ -86,6 +87,7 @@ export function resolveOperation(
       `operations[${index}].${kind} has no ${keyField}; allowed: an object of attribute values`,
     );
   }
+  checkOperationFields(kind, body, index);
   let itemId: string | undefined;
   if (table === tableName) {
     const key = keySource as Record<string, unknown>;

@@ -1,0 +1,29 @@
+/**
+ * The fields each kind of `TransactWriteItems` action has. The SDK's serializer drops any other in
+ * silence, so a misspelt `ConditionExpresion` would commit a `Put` without its condition.
+ */
+
+import { WriteValidationError } from '../errors.js';
+
+const CONDITION = ['ConditionExpression', 'ExpressionAttributeNames', 'ExpressionAttributeValues', 'ReturnValuesOnConditionCheckFailure'];
+
+const FIELDS: Readonly<Record<string, readonly string[]>> = {
+  Put: ['Item', 'TableName', ...CONDITION],
+  Update: ['Key', 'UpdateExpression', 'TableName', ...CONDITION],
+  Delete: ['Key', 'TableName', ...CONDITION],
+  ConditionCheck: ['Key', 'TableName', ...CONDITION],
+};
+
+/** Refuses a field `body` (the action of `kind` at `operations[index]`) does not have, before anything is sent. */
+export function checkOperationFields(kind: string, body: object, index: number): void {
+  const allowed = FIELDS[kind] as readonly string[];
+  for (const field in body) {
+    if (Object.hasOwn(body, field) && !allowed.includes(field)) {
+      const unknown = Object.keys(body).filter((name) => !allowed.includes(name));
+      throw new WriteValidationError(
+        'INVALID_OPERATION',
+        `operations[${index}].${kind} has unknown ${unknown.length === 1 ? 'field' : 'fields'} ${unknown.map((name) => JSON.stringify(name)).join(', ')}; allowed: ${allowed.join(', ')}`,
+      );
+    }
+  }
+}
