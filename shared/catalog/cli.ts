@@ -91,8 +91,7 @@ async function configOf(configFile: string | undefined, env: NodeJS.ProcessEnv):
     if (configFile !== undefined) return await loadConfigFile(configFile);
     if (env[CONFIG_ENV] !== undefined && env[CONFIG_ENV] !== '') return configFromEnv(env, CONFIG_ENV);
   } catch (error) {
-    if (error instanceof RedriveOptionsError)
-      throw refuse('--config', error.message.replace(/^Invalid redrive option --config: /, ''), { cause: error });
+    if (error instanceof RedriveOptionsError) throw refuse('--config', error.detail, { cause: error });
     if (error instanceof EnvironmentError) throw refuse(CONFIG_ENV, error.message, { cause: error });
     throw error;
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCatalogArgs } from '../../shared/catalog/cli.js';
+import { parseCatalogArgs, runCatalogCommand } from '../../shared/catalog/cli.js';
 import { CatalogError } from '../../shared/catalog/errors.js';
 
 function refusal(argv: readonly string[]): CatalogError {
@@ -33,5 +33,12 @@ describe('catalog command line', () => {
   it('takes catalog and catalog check', () => {
     expect(parseCatalogArgs(['catalog', '--out', 'a.json'])).toEqual({ kind: 'catalog', out: 'a.json' });
     expect(parseCatalogArgs(['catalog', 'check', '--published', 'a.json'])).toEqual({ kind: 'catalog-check', published: 'a.json' });
+  });
+
+  it('names a config file it cannot read as a catalog option, in the words of the config loader', async () => {
+    let stderr = '';
+    const io = { stdout: { write: () => true }, stderr: { write: (text: string) => (stderr += text) } };
+    expect(await runCatalogCommand({ kind: 'catalog', configFile: 'no-such-outbox.config.json' }, {}, io)).toBe(2);
+    expect(stderr).toMatch(/^Invalid catalog option --config: "no-such-outbox\.config\.json" does not exist \(looked for .*\)\n$/);
   });
 });
