@@ -1,12 +1,11 @@
-import { sleep } from '../backoff.js';
+import { backoffDelay, sleep } from '../backoff.js';
 import { LeaseLostError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
 import type { ProcessorSettings } from './settings.js';
 
-/** A random pause up to 50 ms × 2^failures, capped at `retryMaxDelayMs`. */
+/** A random pause up to 50 ms × 2^failures, capped at `retryMaxDelayMs` (the shared back-off, full jitter). */
 export function backoffMs(settings: Pick<ProcessorSettings, 'retryMaxDelayMs'>, failures: number): number {
-  const cap = Math.min(settings.retryMaxDelayMs, 50 * 2 ** Math.min(failures, 16));
-  return Math.floor(Math.random() * cap);
+  return backoffDelay({ maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 100, maxDelayMs: settings.retryMaxDelayMs }, failures);
 }
 
 /** Retries of a failed checkpoint write once the worker is stopping, before the lease is given up. */
