@@ -17,13 +17,12 @@ export const rateAllowed = (reason?: string): string =>
 /**
  * Why `perSecond` cannot be a rate, as what was given and what is allowed, with the caller's
  * `reason` for the floor when it gives one; `undefined` when it can. Anything but a finite number
- * of at least {@link MIN_RATE_PER_SECOND} is refused: a number as itself (`NaN`, `Infinity`), any
- * other value as JSON (`"5"`, a string, is not a rate).
+ * of at least {@link MIN_RATE_PER_SECOND} is refused, shown by {@link showValue} (`NaN`, `"5"`:
+ * a string is not a rate).
  */
 export function rateProblem(perSecond: unknown, reason?: string): string | undefined {
   if (typeof perSecond === 'number' && Number.isFinite(perSecond) && perSecond >= MIN_RATE_PER_SECOND) return undefined;
-  const given = typeof perSecond === 'number' ? String(perSecond) : showValue(perSecond);
-  return `got ${given}; allowed: ${rateAllowed(reason)}`;
+  return `got ${showValue(perSecond)}; allowed: ${rateAllowed(reason)}`;
 }
 
 /**
