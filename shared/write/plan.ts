@@ -10,6 +10,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
 import { itemSize } from '../item-size.js';
+import { showValue } from '../show-value.js';
 import type { TraceContext } from '../tracing/trace-context.js';
 import { idempotencyPut, writeFingerprint } from './idempotency.js';
 import {
@@ -63,14 +64,16 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
     throw new WriteValidationError('EMPTY_WRITE', `write() got ${String(input)}; allowed: { operations?, events, idempotencyKey? }`);
   }
   rejectUnknownFields(input, 'write()', WRITE_FIELDS);
-  const operationsInput = input.operations ?? [];
-  const eventsInput = input.events ?? [];
+  // Only a field left out means none: events: null beside operations would commit them without the events meant.
+  const operationsInput = input.operations === undefined ? [] : input.operations;
+  const eventsInput = input.events === undefined ? [] : input.events;
   for (const [name, value] of [
     ['operations', operationsInput],
     ['events', eventsInput],
   ] as const) {
     if (!Array.isArray(value)) {
-      throw new WriteValidationError('EMPTY_WRITE', `write() got ${name} of type ${typeof value}; allowed: an array, or leave it out`);
+      const given = value === null ? 'null' : `of type ${typeof value}`;
+      throw new WriteValidationError('EMPTY_WRITE', `write() got ${name} ${given}; allowed: an array, or leave it out`);
     }
   }
   if (operationsInput.length === 0 && eventsInput.length === 0) {
@@ -78,6 +81,13 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
   }
   validateIdempotencyKey(input.idempotencyKey);
   const now = context.clock();
+  if (!(now instanceof Date) || Number.isNaN(now.getTime())) {
+    const returned = now instanceof Date ? 'an invalid Date' : showValue(now);
+    throw new WriteValidationError(
+      'INVALID_OPERATION',
+      `options.clock returned ${returned}; allowed: a function returning a valid Date, e.g. () => new Date()`,
+    );
+  }
   const time = now.toISOString();
   const operations: TransactOperation[] = [];
   const kinds: string[] = [];
