@@ -1,5 +1,6 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
+import { CONFIG_FILE_FORMS } from '../config-file.js';
 import { RELAY_ENV } from '../event-source.js';
 import { rateOfText } from '../rate-limit.js';
 import { commandLineRefusal } from './cli-refusal.js';
@@ -7,10 +8,6 @@ import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
 import { RATE_FLOOR_REASON } from './rate-limit.js';
-
-/** What `--config FILE` may be, for the usage and for refusals. */
-export const CONFIG_FILE_FORMS =
-  'a .json file holding the outbox config as JSON (as $OUTBOX_CONFIG holds it), or a module exporting `config` (.js, .mjs; .ts, .mts under a TypeScript loader such as tsx)';
 
 export { REDRIVE_USAGE } from './redrive-usage.js';
 

@@ -1,12 +1,13 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defineConfig, serializeConfig } from '../../shared/config.js';
+import { ConfigFileError } from '../../shared/config-file.js';
 import { EnvironmentError } from '../../shared/errors.js';
 import { parseRedriveArgs, REDRIVE_USAGE } from '../../shared/redrive/cli-args.js';
 import { CLI_USAGE, parseCommandLine, usageFor } from '../../shared/redrive/cli-command.js';
-import { loadConfigFile, withRedriveConfig } from '../../shared/redrive/cli-config.js';
+import { withRedriveConfig } from '../../shared/redrive/cli-config.js';
 import { RedriveOptionsError } from '../../shared/redrive/errors.js';
 
 const DLQ = 'https://sqs.eu-west-1.amazonaws.com/123456789012/relay-dlq';
@@ -37,67 +38,6 @@ const run = (args: string[]) => {
   return command;
 };
 
-describe('loadConfigFile', () => {
-  it('reads the config as JSON, as the relay holds it, and as a module exporting config', async () => {
-    expect(await loadConfigFile(file('relay.json', serializeConfig(config)))).toEqual(config);
-    expect(await loadConfigFile(file('input.json', '{"source":"urn:a","topics":[{"name":"t"}],"routes":{"a":"t"}}'))).toMatchObject({
-      routes: { a: 't' },
-      relay: { batchSize: 100 },
-    });
-    expect(await loadConfigFile(file('outbox.config.mjs', `export const config = ${serializeConfig(config)};`))).toEqual(config);
-    expect(await loadConfigFile('examples/orders/outbox.config.ts')).toMatchObject({
-      routes: { order: 'orders.fifo', payment: 'payments' },
-    });
-  });
-
-  it('rejects a file that does not exist, naming it and where it was looked for', async () => {
-    expect(await refusal(loadConfigFile('no-such-config.json', dir))).toBe(
-      `Invalid redrive option --config: "no-such-config.json" does not exist (looked for ${join(dir, 'no-such-config.json')})`,
-    );
-  });
-
-  it('rejects a .json file that is not JSON', async () => {
-    const path = file('broken.json', '{"source":');
-    expect(await refusal(loadConfigFile(path))).toMatch(
-      new RegExp(
-        `^Invalid redrive option --config: "${path}" is not JSON \\(.+\\); allowed: the outbox config as JSON, as serializeConfig writes it$`,
-      ),
-    );
-  });
-
-  it('rejects a module without a config export, naming what it exports', async () => {
-    const path = file('default.mjs', `export default ${serializeConfig(config)}; export const routes = {};`);
-    expect(await refusal(loadConfigFile(path))).toBe(
-      `Invalid redrive option --config: "${path}" has no \`config\` export (it exports default, routes); allowed: a module with \`export const config = defineConfig({ … })\``,
-    );
-  });
-
-  it('rejects an invalid config with the field the config check names', async () => {
-    const json = file('unrouted.json', '{"source":"urn:a","topics":[{"name":"payments"}],"routes":{"payment":"nowhere"}}');
-    expect(await refusal(loadConfigFile(json))).toBe(
-      `Invalid redrive option --config: "${json}" holds an invalid outbox config: Invalid outbox config at routes.payment: routes to unknown topic "nowhere"; allowed: "payments"`,
-    );
-    const module = file('unknown-key.mjs', 'export const config = { source: "urn:a", topics: [{ name: "t" }], routes: {}, route: {} };');
-    expect(await refusal(loadConfigFile(module))).toMatch(
-      /holds an invalid outbox config: Invalid outbox config at config\.route: unknown setting "route"/,
-    );
-  });
-
-  it('rejects a module that fails to load, and a file of another kind, saying what is allowed', async () => {
-    const broken = file('broken.mjs', 'export const config = ;');
-    expect(await refusal(loadConfigFile(broken))).toMatch(
-      new RegExp(`^Invalid redrive option --config: "${broken}" could not be loaded: `),
-    );
-    const yaml = file('outbox.yaml', 'source: urn:a');
-    expect(await refusal(loadConfigFile(yaml))).toBe(
-      `Invalid redrive option --config: "${yaml}" has the extension ".yaml"; allowed: a .json file holding the outbox config as JSON (as $OUTBOX_CONFIG holds it), or a module exporting \`config\` (.js, .mjs; .ts, .mts under a TypeScript loader such as tsx)`,
-    );
-    const folder = join(dir, 'folder.json');
-    mkdirSync(folder);
-    expect(await refusal(loadConfigFile(folder))).toBe(`Invalid redrive option --config: "${folder}" is not a file`);
-  });
-});
-
 describe('withRedriveConfig', () => {
   const env = { OUTBOX_CONFIG: serializeConfig(other) };
 
@@ -113,6 +53,26 @@ describe('withRedriveConfig', () => {
     const queueDlq = parseRedriveArgs(['redrive', 'queue-dlq', '--queue-url', DLQ, '--to', `${DLQ}-source`], {});
     if (queueDlq.kind === 'help') throw new Error('not a run');
     expect(await withRedriveConfig(queueDlq, { OUTBOX_CONFIG: '{' })).toEqual(queueDlq);
+  });
+
+  it('refuses a config file the loader refuses as its --config option, in the same words, before anything is read', async () => {
+    const yaml = file('outbox.yaml', 'source: urn:a');
+    const json = file('unrouted.json', '{"source":"urn:a","topics":[{"name":"payments"}],"routes":{"payment":"nowhere"}}');
+    for (const kind of [
+      ['on-failure', '--bucket', 'failures'],
+      ['relay-dlq', '--queue-url', DLQ],
+    ]) {
+      const error = await withRedriveConfig(run([...kind, '--config', yaml]), {}).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RedriveOptionsError);
+      expect(error).toMatchObject({ field: '--config', command: 'redrive' });
+      expect((error as Error).message).toBe(
+        `Invalid redrive option --config: "${yaml}" has the extension ".yaml"; allowed: a .json file holding the outbox config as JSON (as $OUTBOX_CONFIG holds it), or a module exporting \`config\` (.js, .mjs; .ts, .mts under a TypeScript loader such as tsx)`,
+      );
+      expect((error as Error).cause).toBeInstanceOf(ConfigFileError);
+    }
+    expect(await refusal(withRedriveConfig(run(['on-failure', '--bucket', 'failures', '--config', json]), {}))).toBe(
+      `Invalid redrive option --config: "${json}" holds an invalid outbox config: Invalid outbox config at routes.payment: routes to unknown topic "nowhere"; allowed: "payments"`,
+    );
   });
 
   it('rejects on-failure without a config, naming both ways to give one', async () => {
