@@ -7,9 +7,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseStrictArgs } from '../cli-tokens.js';
 import { CONFIG_ENV, configFromEnv, type OutboxConfig } from '../config.js';
+import { ConfigFileError, loadConfigFile } from '../config-file.js';
 import { EnvironmentError } from '../errors.js';
-import { loadConfigFile } from '../redrive/cli-config.js';
-import { RedriveOptionsError } from '../redrive/errors.js';
 import { catalogDocument } from './asyncapi.js';
 import { checkCatalog } from './check.js';
 import { CatalogError } from './errors.js';
@@ -91,7 +90,7 @@ async function configOf(configFile: string | undefined, env: NodeJS.ProcessEnv):
     if (configFile !== undefined) return await loadConfigFile(configFile);
     if (env[CONFIG_ENV] !== undefined && env[CONFIG_ENV] !== '') return configFromEnv(env, CONFIG_ENV);
   } catch (error) {
-    if (error instanceof RedriveOptionsError) throw refuse('--config', error.detail, { cause: error });
+    if (error instanceof ConfigFileError) throw refuse('--config', error.detail, { cause: error });
     if (error instanceof EnvironmentError) throw refuse(CONFIG_ENV, error.message, { cause: error });
     throw error;
   }
