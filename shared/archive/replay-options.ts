@@ -125,11 +125,25 @@ export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
     }
     types = [...new Set(options.types)].sort();
   }
-  const aggregateType = nonEmpty(options.aggregateType, 'aggregateType', 'an aggregate type name');
+  // An aggregate type names a key segment, URI-encoded: a lone surrogate has no encoding.
+  const aggregateTypeAllowed = 'an aggregate type name of well-formed Unicode (no lone surrogate)';
+  const aggregateType = nonEmpty(options.aggregateType, 'aggregateType', aggregateTypeAllowed);
+  if (aggregateType !== undefined && !aggregateType.isWellFormed()) {
+    throw new ReplayOptionsError('aggregateType', `got ${JSON.stringify(aggregateType)}; allowed: ${aggregateTypeAllowed}`);
+  }
   const aggregate = options.aggregate;
   if (aggregate !== undefined) {
-    if (typeof aggregate?.type !== 'string' || aggregate.type === '' || typeof aggregate.id !== 'string' || aggregate.id === '') {
-      throw new ReplayOptionsError('aggregate', `got ${JSON.stringify(aggregate)}; allowed: { type, id }, both non-empty`);
+    if (
+      typeof aggregate?.type !== 'string' ||
+      aggregate.type === '' ||
+      !aggregate.type.isWellFormed() ||
+      typeof aggregate.id !== 'string' ||
+      aggregate.id === ''
+    ) {
+      throw new ReplayOptionsError(
+        'aggregate',
+        `got ${JSON.stringify(aggregate)}; allowed: { type, id }, both non-empty, the type of well-formed Unicode (no lone surrogate)`,
+      );
     }
     if (aggregateType !== undefined && aggregateType !== aggregate.type) {
       throw new ReplayOptionsError(
