@@ -7,6 +7,7 @@ import {
   ThrottledException,
 } from '@aws-sdk/client-sns';
 import type { PublishBatchClient } from '../../shared/relay/index.js';
+import { seededRandom } from './seeded-random.js';
 
 /** Share of requests and entries that fail, by kind; decided by a seeded generator so runs repeat. */
 export interface FaultPlan {
@@ -19,18 +20,6 @@ export interface FaultPlan {
   /** Entries published but reported failed (a lost acknowledgement: the retry duplicates them). */
   readonly lostAcks: number;
   readonly seed: number;
-}
-
-/** A small seeded PRNG (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const eventId = (entry: PublishBatchRequestEntry): string => (JSON.parse(entry.Message ?? '{}') as { id: string }).id;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogDocument } from '../../shared/catalog/asyncapi.js';
 import { defineConfig } from '../../shared/config.js';
 import { traceparentProblem } from '../../shared/tracing/trace-context.js';
-import { seededRandom } from '../helpers/faulty-sns.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 /*
  * The catalog tells consumers what a valid `traceparent` is. It must say what the write helper's

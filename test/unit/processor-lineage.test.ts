@@ -7,8 +7,8 @@ import { createProcessorRelay } from '../../shared/processor/processor.js';
 import { StreamSource } from '../../shared/processor/stream-source.js';
 import { ProcessorWorker } from '../../shared/processor/worker.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
-import { seededRandom } from '../helpers/faulty-sns.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 
 const config = defineConfig({
