@@ -76,7 +76,7 @@ function failureAt(index: number, reason: CancellationReason, plan: Plan, idempo
   // DynamoDB's message as given, also when empty, for every kind of action alike.
   const message = reason.Message === undefined ? {} : { message: reason.Message };
   if (index < plan.operations.length) {
-    const item = reason.Item === undefined ? {} : { item: unmarshall(reason.Item) };
+    const item = reason.Item === undefined ? {} : { item: itemAsItWas(reason.Item) };
     return {
       index,
       kind: plan.kinds[index] as string,
@@ -89,4 +89,17 @@ function failureAt(index: number, reason: CancellationReason, plan: Plan, idempo
   const kind =
     slot === undefined ? `idempotency record of key "${idempotencyKey}"` : `outbox slot of ${slot.aggregate.type}/${slot.aggregate.id}`;
   return { index: -1, kind, reason: code, ...message };
+}
+
+/**
+ * The item a failed condition returned, as the DocumentClient reads one by default; with every
+ * number a `NumberValue` when one is a number neither a JS number nor a BigInt holds (a fraction
+ * beyond 2^53), which that reading refuses: the failure is reported with its item all the same.
+ */
+function itemAsItWas(item: Record<string, AttributeValue>): Record<string, unknown> {
+  try {
+    return unmarshall(item);
+  } catch {
+    return unmarshall(item, { wrapNumbers: true });
+  }
 }
