@@ -1,9 +1,9 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
+import { commandLineRefusal } from '../cli-refusal.js';
 import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
 import { CONFIG_FILE_FORMS } from '../config-file.js';
 import { RELAY_ENV } from '../event-source.js';
 import { rateOfText } from '../rate-limit.js';
-import { commandLineRefusal } from './cli-refusal.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
@@ -197,7 +197,11 @@ export function parseRedriveArgs(
       valueFlags: VALUE_FLAGS,
       repeatable: ['type'],
       allowed: ALLOWED,
-      refuse: commandLineRefusal('redrive', ALLOWED, VALUE_FLAGS),
+      refuse: commandLineRefusal(
+        ALLOWED,
+        VALUE_FLAGS,
+        (field, detail, options) => new RedriveOptionsError(field, detail, { ...options, command: 'redrive' }),
+      ),
     },
   );
   if (values.help) return { kind: 'help' };

@@ -1,6 +1,6 @@
+import { commandLineRefusal } from '../cli-refusal.js';
 import { parseStrictArgs } from '../cli-tokens.js';
 import { httpUrl, positiveWholeNumber, QUEUE_URL } from './cli-args.js';
-import { commandLineRefusal } from './cli-refusal.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_USAGE, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
@@ -99,7 +99,11 @@ function dlqCommand(argv: readonly string[]): DlqCommand {
       valueFlags: DLQ_VALUE_FLAGS,
       repeatable: ['type'],
       allowed: ALLOWED,
-      refuse: commandLineRefusal(COMMAND, ALLOWED, DLQ_VALUE_FLAGS),
+      refuse: commandLineRefusal(
+        ALLOWED,
+        DLQ_VALUE_FLAGS,
+        (field, detail, options) => new RedriveOptionsError(field, detail, { ...options, command: COMMAND }),
+      ),
     },
   );
   if (values.help) return { kind: 'dlq-help' };

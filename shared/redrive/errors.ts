@@ -1,3 +1,4 @@
+import { COMMAND_LINE_HEADINGS } from '../cli-refusal.js';
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
 import type { IN_FLIGHT_LIMIT } from './in-flight-limit.js';
@@ -6,17 +7,14 @@ import type { RedriveSummary } from './types.js';
 
 /**
  * The heading of a refusal whose field is no option, by that field: a word of the command line
- * before its options (`command`, `dlq` its subcommand, `kind` redrive's kind), an option the
- * command does not know (`option`), a word after them that the command does not take
- * (`argument`), or anything else wrong with the command line (`line`).
+ * before its options (`command`, `dlq` its subcommand, `kind` redrive's kind), or one of
+ * {@link COMMAND_LINE_HEADINGS} (`option`, `argument`, `line`).
  */
 const HEADINGS: Readonly<Record<string, (command: string) => string>> = {
   command: () => 'Invalid command',
   dlq: () => 'Invalid dlq subcommand',
   kind: () => 'Invalid redrive kind',
-  option: (command) => `Unknown ${command} option`,
-  argument: (command) => `Unexpected ${command} argument`,
-  line: (command) => `Invalid ${command} command line`,
+  ...COMMAND_LINE_HEADINGS,
 };
 
 /** How a refusal of a command-line word shows it: what was typed, or that there was none. */

@@ -84,8 +84,8 @@ describe('replay command line', () => {
     [['--to-queue', 'orders'], '--to-queue', 'an SQS queue URL'],
     [['--archive-bucket', 'Orders_Archive'], '--archive-bucket', 'S3 bucket name'],
     [['--restart', '--dry-run'], '--restart', 'does not apply with --dry-run'],
-    [['--frm', 'x'], 'arguments', "Unknown option '--frm'"],
-    [['--type'], 'arguments', "'--type <value>' argument missing"],
+    [['--frm', 'x'], 'option', 'Unknown replay option: got "--frm"'],
+    [['--type'], '--type', 'no value given; allowed: --type T'],
   ])('rejects %j, naming %s', (extra, field, text) => {
     // A flag of `extra` stands in for the base's.
     const kept = Object.entries(BASE_FLAGS).filter(([flag]) => !extra.includes(flag));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseReplayArgs } from '../../shared/archive/replay-cli.js';
+import { parseReplayArgs, REPLAY_USAGE } from '../../shared/archive/replay-cli.js';
 import { ReplayOptionsError } from '../../shared/archive/replay-errors.js';
 import { parseRedriveArgs } from '../../shared/redrive/cli-args.js';
 import { CLI_USAGE, parseCommandLine, usageFor } from '../../shared/redrive/cli-command.js';
@@ -111,6 +111,45 @@ describe('the options', () => {
     expect(error.message).toMatch(/^Invalid dlq summarize option /);
     expect(error.message).toContain(message);
     expect(usageFor(error, argv)).toBe(DLQ_USAGE);
+  });
+});
+
+describe("replay's command line", () => {
+  const REPLAY_ALLOWED =
+    '--archive-bucket B, --from DATE, --to DATE, --type T, --aggregate-type A, --aggregate A:ID, --to-queue URL, --rate N, --concurrency N, --checkpoint PATH, --endpoint URL, --region REGION, --dry-run, --restart, --json, --help';
+  const replay = ['replay', '--archive-bucket', 'orders-archive', '--from', '2026-03-01', '--to-queue', QUEUE];
+
+  it.each([
+    [[...replay, '--frm', 'x'], 'option', `Unknown replay option: got "--frm"; allowed: ${REPLAY_ALLOWED}`],
+    [[...replay, '-x'], 'option', `Unknown replay option: got "-x"; allowed: ${REPLAY_ALLOWED}`],
+    [[...replay, 'now'], 'argument', 'Unexpected replay argument: got "now"; allowed: options only after replay (see --help)'],
+    [[...replay, '--type'], '--type', 'Invalid replay option --type: no value given; allowed: --type T'],
+    [
+      [...replay, '--dry-run=yes'],
+      '--dry-run',
+      'Invalid replay option --dry-run: takes no value (no "=…" after it); allowed: --dry-run alone',
+    ],
+    [
+      [...replay, '--rate', '2', '--rate', '3'],
+      '--rate',
+      'Invalid replay option --rate: given twice ("2", then "3"); allowed: each option once',
+    ],
+    [
+      [...replay, '--concurrency', '-x'],
+      '--concurrency',
+      'Invalid replay option --concurrency: followed by "-x", not by its value; allowed: --concurrency N (a value starting with "-" as --concurrency=-x)',
+    ],
+  ])('%j: is refused on %s in its own words, as redrive is', (argv, field, message) => {
+    const error = refusal(() => parseCommandLine(argv, {}));
+    expect(error).toBeInstanceOf(ReplayOptionsError);
+    expect(error).toMatchObject({ name: 'ReplayOptionsError', code: 'INVALID_REPLAY_OPTIONS', field });
+    expect(error.message).toBe(message);
+    expect(error.message).toBe(
+      String(error.stack)
+        .split('\n')[0]
+        ?.replace(/^ReplayOptionsError: /, ''),
+    );
+    expect(usageFor(error, argv)).toBe(REPLAY_USAGE);
   });
 });
 

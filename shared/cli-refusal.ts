@@ -1,0 +1,64 @@
+/**
+ * The refusals of a command line that `parseStrictArgs` did not take, in the command's own words,
+ * for every command of the `dynamodb-outbox` CLI that words them so (redrive, dlq summarize, replay).
+ */
+
+/**
+ * The heading of a refusal of the command line that is no option's, by its field: an option the
+ * command does not know (`option`), a word after the options that it does not take (`argument`),
+ * or anything else wrong with the command line (`line`).
+ */
+export const COMMAND_LINE_HEADINGS: Readonly<Record<string, (command: string) => string>> = {
+  option: (command) => `Unknown ${command} option`,
+  argument: (command) => `Unexpected ${command} argument`,
+  line: (command) => `Invalid ${command} command line`,
+};
+
+/** The command's typed error for a refusal: `field` is an option (`--max`) or a field of {@link COMMAND_LINE_HEADINGS}. */
+export type CommandRefusal<E extends Error> = (field: string, detail: string, options?: ErrorOptions) => E;
+
+/** What `util.parseArgs` threw: its code says what was wrong, its message which option. */
+const parseArgsCode = (error: unknown): string | undefined =>
+  typeof error === 'object' && error !== null ? ((error as { code?: unknown }).code as string | undefined) : undefined;
+
+/** The option a `util.parseArgs` message names (`Unknown option '--foo'`, `Option '--queue-url <value>' argument missing`). */
+const namedOption = (error: unknown): string | undefined => /'(-[^' ]*)/.exec(error instanceof Error ? error.message : '')?.[1];
+
+/**
+ * The `refuse` of `parseStrictArgs` for a command: an unknown option is refused on `option` with
+ * `got "--foo"; allowed: …` (every option the command takes); an option without its value, with
+ * one it does not take, given twice or followed by another flag is refused on that option
+ * (`--max`); anything else on `line`. `refusal` makes the command's typed error of it.
+ *
+ * @example
+ * ```ts
+ * parseStrictArgs(argv, options, {
+ *   allowed, valueFlags,
+ *   refuse: commandLineRefusal(allowed, valueFlags, (field, detail, options) => new RedriveOptionsError(field, detail, options)),
+ * });
+ * ```
+ */
+export function commandLineRefusal<E extends Error>(
+  allowed: string,
+  valueFlags: Readonly<Record<string, string>>,
+  refusal: CommandRefusal<E>,
+): (message: string, options?: ErrorOptions) => E {
+  return (message, options) => {
+    const cause = options?.cause;
+    const flag = namedOption(cause);
+    const code = parseArgsCode(cause);
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && flag !== undefined) {
+      return refusal('option', `got ${JSON.stringify(flag)}; allowed: ${allowed}`, { cause });
+    }
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && flag !== undefined) {
+      const value = valueFlags[flag];
+      const detail =
+        value !== undefined ? `no value given; allowed: ${flag} ${value}` : `takes no value (no "=…" after it); allowed: ${flag} alone`;
+      return refusal(flag, detail, { cause });
+    }
+    // The refusals parseStrictArgs words itself start with the option: `--max is given twice (…)`.
+    const own = cause === undefined ? /^(--?[\w-]+) (?:is )?(.*)$/s.exec(message) : null;
+    if (own !== null) return refusal(own[1] as string, own[2] as string);
+    return refusal('line', message, cause === undefined ? undefined : { cause });
+  };
+}
