@@ -100,7 +100,7 @@ export interface StrictArgsSettings {
   readonly repeatable?: readonly string[];
   /** The options the command allows, in words, for the refusal of an unknown one. */
   readonly allowed: string;
-  /** The command's typed error for a message. */
+  /** The command's typed error for a message (`commandLineRefusal` words it by the parser's error, kept as `cause`). */
   readonly refuse: (message: string, options?: ErrorOptions) => Error;
 }
 
@@ -117,7 +117,8 @@ type StrictParse<O extends ArgsOptions> = ReturnType<
  * @example
  * ```ts
  * const { values, positionals } = parseStrictArgs(argv, { json: { type: 'boolean' } }, {
- *   allowed: '--json', refuse: (message) => new RedriveOptionsError('arguments', message),
+ *   allowed: '--json',
+ *   refuse: commandLineRefusal('--json', {}, (field, detail, options) => new RedriveOptionsError(field, detail, { ...options, command: 'dlq summarize' })),
  * });
  * ```
  */
