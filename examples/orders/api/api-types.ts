@@ -5,8 +5,10 @@ export interface ApiRequest {
   readonly path: string;
   /** Lower-cased header names. */
   readonly headers: Readonly<Record<string, string | undefined>>;
-  /** The parsed JSON body; `undefined` when there was none. */
+  /** The parsed JSON body; `undefined` when there was none, or when it could not be read. */
   readonly body: unknown;
+  /** Why the body could not be read (not JSON, too large): the API answers with it once the method and path are known to be a route's. */
+  readonly bodyError?: ApiError;
 }
 
 export interface ApiResponse {

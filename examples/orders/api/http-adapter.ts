@@ -1,35 +1,26 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { ApiRequest, ApiResponse } from './api-types.js';
+import { ApiError, type ApiRequest, type ApiResponse } from './api-types.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-type BodyResult = { ok: true; body: unknown } | { ok: false; response: ApiResponse };
-
-async function readBody(req: IncomingMessage): Promise<BodyResult> {
+/** The body as JSON (`undefined` when empty), or why it could not be read: handed on, for the API to answer once it has routed the request. */
+async function readBody(req: IncomingMessage): Promise<Pick<ApiRequest, 'body' | 'bodyError'>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > MAX_BODY_BYTES) {
-      return {
-        ok: false,
-        response: { status: 413, body: { error: { code: 'BODY_TOO_LARGE', message: `the body exceeds ${MAX_BODY_BYTES} bytes` } } },
-      };
+      return { body: undefined, bodyError: new ApiError(413, 'BODY_TOO_LARGE', `the body exceeds ${MAX_BODY_BYTES} bytes`) };
     }
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return { ok: true, body: undefined };
+  if (text.trim() === '') return { body: undefined };
   try {
-    return { ok: true, body: JSON.parse(text) };
+    return { body: JSON.parse(text) };
   } catch (error) {
-    return {
-      ok: false,
-      response: {
-        status: 400,
-        body: { error: { code: 'INVALID_JSON', message: `the body is not JSON (${(error as Error).message}); allowed: a JSON object` } },
-      },
-    };
+    const message = `the body is not JSON (${(error as Error).message}); allowed: a JSON object`;
+    return { body: undefined, bodyError: new ApiError(400, 'INVALID_JSON', message) };
   }
 }
 
@@ -40,8 +31,9 @@ function send(res: ServerResponse, response: ApiResponse): void {
 }
 
 /**
- * Serves an `(ApiRequest) => ApiResponse` handler over `node:http`: JSON bodies up to 64 KiB
- * (400 when not JSON, 413 when larger), JSON answers.
+ * Serves an `(ApiRequest) => ApiResponse` handler over `node:http`: JSON bodies up to 64 KiB,
+ * JSON answers. A body that is not JSON (400) or larger (413) is handed on as the request's
+ * `bodyError`, so the handler answers a wrong route or method first.
  *
  * @example
  * ```ts
@@ -52,11 +44,10 @@ export function httpListener(handler: (request: ApiRequest) => Promise<ApiRespon
   return (req, res) => {
     void (async () => {
       const read = await readBody(req);
-      if (!read.ok) return send(res, read.response);
       const url = new URL(req.url ?? '/', 'http://localhost');
       const headers: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(req.headers)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-      send(res, await handler({ method: req.method ?? 'GET', path: url.pathname, headers, body: read.body }));
+      send(res, await handler({ method: req.method ?? 'GET', path: url.pathname, headers, ...read }));
     })().catch(() => {
       if (!res.headersSent) send(res, { status: 500, body: { error: { code: 'INTERNAL', message: 'the request failed on the server' } } });
       else res.destroy();

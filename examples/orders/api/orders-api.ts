@@ -238,9 +238,11 @@ export function ordersApi({ outbox, document, tableName, onUnexpectedError }: Or
         { allow: method },
       );
     }
-    if (rawId === undefined) return place(request);
-    if (!ID_PATTERN.test(rawId))
+    if (rawId !== undefined && !ID_PATTERN.test(rawId))
       throw new ApiError(400, 'INVALID_FIELD', `order id ${JSON.stringify(rawId)} is not valid; allowed: ${ID_ALLOWED}`, 'id');
+    // The body is looked at only once the request is known to be a route's: a wrong route is a 404 or 405 whatever it carries.
+    if (request.bodyError !== undefined) throw request.bodyError;
+    if (rawId === undefined) return place(request);
     if (action === undefined) return show(rawId);
     return action === 'pay' ? pay(request, rawId) : cancel(request, rawId);
   };
