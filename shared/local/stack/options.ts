@@ -26,13 +26,11 @@ export const VISIBILITY_TIMEOUT_ALLOWED = `a whole number of seconds from ${MIN_
 
 const SUBSCRIBER_NAME = /^[A-Za-z0-9_-]{1,70}$/;
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
-/** As `showValue`, but a number as written: JSON has no NaN or Infinity (`Number(process.env.PORT)` unset is NaN, not `null`). */
-const show = (value: unknown): string => (typeof value === 'number' ? String(value) : showValue(value));
 
 /** An `INVALID_OPTION` naming `what`, the value given as `shown` says it, and what is allowed. */
 const refuse = (what: string, shown: string, allowed: string): LocalStackError =>
   new LocalStackError('INVALID_OPTION', `${what} is ${shown}; allowed: ${allowed}`);
-const invalid = (what: string, value: unknown, allowed: string): LocalStackError => refuse(what, show(value), allowed);
+const invalid = (what: string, value: unknown, allowed: string): LocalStackError => refuse(what, showValue(value), allowed);
 
 /** Fails with `INVALID_OPTION` unless `value` is `undefined` or a whole number from `min` to `max`. */
 export function checkInteger(what: string, value: number | undefined, min: number, max: number, allowed?: string): void {
@@ -136,19 +134,19 @@ export function checkSubscriptions(config: OutboxConfig, subscribers: readonly O
     if (!topics.includes(subscriber.topic)) {
       throw new LocalStackError(
         'INVALID_SUBSCRIPTION',
-        `${at}.topic is ${show(subscriber.topic)}; allowed: a topic of the config (${topics.join(', ')})`,
+        `${at}.topic is ${showValue(subscriber.topic)}; allowed: a topic of the config (${topics.join(', ')})`,
       );
     }
     if (typeof subscriber.name !== 'string' || !SUBSCRIBER_NAME.test(subscriber.name)) {
       throw new LocalStackError(
         'INVALID_SUBSCRIPTION',
-        `${at}.name is ${show(subscriber.name)}; allowed: a name of 1–70 letters, digits, "-" or "_"`,
+        `${at}.name is ${showValue(subscriber.name)}; allowed: a name of 1–70 letters, digits, "-" or "_"`,
       );
     }
     if (names.has(subscriber.name)) {
       throw new LocalStackError(
         'INVALID_SUBSCRIPTION',
-        `${at}.name is ${show(subscriber.name)}, which an earlier subscriber has; allowed: a name of its own (receive() and the counters go by it)`,
+        `${at}.name is ${showValue(subscriber.name)}, which an earlier subscriber has; allowed: a name of its own (receive() and the counters go by it)`,
       );
     }
     names.add(subscriber.name);
@@ -157,7 +155,7 @@ export function checkSubscriptions(config: OutboxConfig, subscribers: readonly O
       if (owner !== undefined) {
         throw new LocalStackError(
           'INVALID_SUBSCRIPTION',
-          `${at}.name is ${show(subscriber.name)}, whose queue ${queue} is already ${owner}'s; allowed: a name whose queue and DLQ (<name>-dlq) no other queue has`,
+          `${at}.name is ${showValue(subscriber.name)}, whose queue ${queue} is already ${owner}'s; allowed: a name whose queue and DLQ (<name>-dlq) no other queue has`,
         );
       }
       taken.set(queue, `${at} (${subscriber.name})`);
