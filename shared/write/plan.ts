@@ -81,8 +81,10 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
   }
   validateIdempotencyKey(input.idempotencyKey);
   const now = context.clock();
-  if (!(now instanceof Date) || Number.isNaN(now.getTime())) {
-    const returned = now instanceof Date ? 'an invalid Date' : showValue(now);
+  // By its tag, not instanceof: a Date of another realm (a test runner's context) is one too.
+  const isDate = Object.prototype.toString.call(now) === '[object Date]';
+  if (!isDate || Number.isNaN(now.getTime())) {
+    const returned = isDate ? 'an invalid Date' : showValue(now);
     throw new WriteValidationError(
       'INVALID_OPERATION',
       `options.clock returned ${returned}; allowed: a function returning a valid Date, e.g. () => new Date()`,

@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { WriteValidationError } from '../../shared/errors.js';
 import { Outbox, type WriteInput } from '../../shared/write/index.js';
@@ -33,6 +34,15 @@ describe('write() given null for its operations or events', () => {
 });
 
 describe('write() with a clock that does not return a valid Date', () => {
+  it("takes a Date of another realm (a test runner's context)", async () => {
+    const { document, bodies } = capturingClient();
+    const foreign = runInNewContext('new Date(Date.UTC(2026, 2, 1))') as Date;
+    const outbox = new Outbox({ config: testConfig(), tableName: 'shop', client: document, clock: () => foreign });
+    const { events } = await outbox.write({ events: [orderEvent('o-1')] });
+    expect(events[0]?.time).toBe('2026-03-01T00:00:00.000Z');
+    expect(bodies).toHaveLength(1);
+  });
+
   it.each<[string, () => unknown, string]>([
     ['Date.now, which returns a number', () => 1_767_225_600_000, 'options.clock returned 1767225600000'],
     ['an invalid Date', () => new Date(Number.NaN), 'options.clock returned an invalid Date'],
