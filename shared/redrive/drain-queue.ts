@@ -1,8 +1,8 @@
 import { DeleteMessageBatchCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
-import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
-import { RedriveOptionsError, RedriveStoppedError } from './errors.js';
+import { RedriveStoppedError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
 import { InFlightRoom, partialReadNotes } from './in-flight-room.js';
+import { checkCommonOptions, visibilityTimeoutOf } from './option-checks.js';
 import { approximateCount, fifoNotes, isFifoQueueUrl, queueCounts } from './queue-counts.js';
 import { rateLimiter } from './rate-limit.js';
 import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
@@ -63,34 +63,6 @@ export interface DrainOptions<T> extends RedriveCommonOptions {
   order?(items: readonly { readonly messageId: string; readonly item: T }[]): readonly { readonly messageId: string; readonly item: T }[];
 }
 
-export { approximateCount } from './queue-counts.js';
-
-export function checkCommonOptions(options: RedriveCommonOptions): void {
-  if (options.maxMessages !== undefined && (!Number.isInteger(options.maxMessages) || options.maxMessages < 1)) {
-    throw new RedriveOptionsError('maxMessages', `got ${options.maxMessages}; allowed: a positive whole number`);
-  }
-}
-
-/**
- * Checks the topic name → ARN map a republishing redrive takes, as the relay checks its own: a
- * wrong value would otherwise fail every publish after the messages were received.
- */
-export function checkTopicArns(topicArns: unknown): void {
-  if (typeof topicArns !== 'object' || topicArns === null || Object.keys(topicArns).length === 0) {
-    throw new RedriveOptionsError(
-      'topicArns',
-      `got ${JSON.stringify(topicArns) ?? String(topicArns)}; allowed: an object of topic name → topic ARN, e.g. the relay's OUTBOX_TOPIC_ARNS`,
-    );
-  }
-  for (const [name, arn] of Object.entries(topicArns)) {
-    const problem = snsTopicArnProblem(arn);
-    if (problem !== undefined) throw new RedriveOptionsError(`topicArns.${name}`, `got ${JSON.stringify(arn)}; allowed: ${problem}`);
-  }
-}
-
-/** Visibility timeouts in seconds: SQS takes 0 to 43,200, and 0 would hide nothing. */
-const VISIBILITY_RANGE = [1, 43_200] as const;
-
 /**
  * Moves messages off a queue until a receive comes back empty (so messages added while it runs
  * are moved too), `maxMessages` is reached or `signal` aborts. A message is deleted only after
@@ -112,13 +84,7 @@ const VISIBILITY_RANGE = [1, 43_200] as const;
  */
 export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSummary> {
   checkCommonOptions(options);
-  const visibility = options.visibilityTimeoutSeconds ?? 120;
-  if (!Number.isInteger(visibility) || visibility < VISIBILITY_RANGE[0] || visibility > VISIBILITY_RANGE[1]) {
-    throw new RedriveOptionsError(
-      'visibilityTimeoutSeconds',
-      `got ${visibility}; allowed: a whole number of seconds from ${VISIBILITY_RANGE[0]} to ${VISIBILITY_RANGE[1]}`,
-    );
-  }
+  const visibility = visibilityTimeoutOf(options.visibilityTimeoutSeconds);
   const { sqs, queueUrl, signal } = options;
   const dryRun = options.dryRun === true;
   const limiter = rateLimiter(options.ratePerSecond);

@@ -7,12 +7,12 @@ import type { OutboxConfig } from '../config.js';
 import { REDRIVE_READ_RETRY } from '../read-retry.js';
 import { deadLetterQueueUrlProblem } from '../relay/dead-letter-sender.js';
 import type { PublishBatchClient } from '../relay/types.js';
-import { checkCommonOptions, checkTopicArns } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
 import { OnFailureDeadLetters, type RelayDeadLetterQueue } from './on-failure-dead-letters.js';
 import type { ResolveOptions } from './on-failure-events.js';
 import { redriveFromS3 } from './on-failure-s3.js';
 import { redriveFromQueue } from './on-failure-sqs.js';
+import { checkCommonOptions, checkTopicArns } from './option-checks.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 
 /** Where the event source mapping's on-failure destination put its records. */

@@ -8,7 +8,8 @@ import { envelopeTrace } from '../tracing/envelope-trace.js';
 import { type AggregatePosition, inAggregateOrder } from './aggregate-order.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { describeDeadLetter } from './dead-letter-info.js';
-import { checkTopicArns, type DrainPlan, drainQueue } from './drain-queue.js';
+import { type DrainPlan, drainQueue } from './drain-queue.js';
+import { checkTopicArns } from './option-checks.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 

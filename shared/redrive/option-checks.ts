@@ -1,0 +1,41 @@
+import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
+import { RedriveOptionsError } from './errors.js';
+import type { RedriveCommonOptions } from './types.js';
+
+/** The options every redrive takes, checked before anything is read: `maxMessages` a positive whole number. */
+export function checkCommonOptions(options: RedriveCommonOptions): void {
+  if (options.maxMessages !== undefined && (!Number.isInteger(options.maxMessages) || options.maxMessages < 1)) {
+    throw new RedriveOptionsError('maxMessages', `got ${options.maxMessages}; allowed: a positive whole number`);
+  }
+}
+
+/**
+ * Checks the topic name → ARN map a republishing redrive takes, as the relay checks its own: a
+ * wrong value would otherwise fail every publish after the messages were received.
+ */
+export function checkTopicArns(topicArns: unknown): void {
+  if (typeof topicArns !== 'object' || topicArns === null || Object.keys(topicArns).length === 0) {
+    throw new RedriveOptionsError(
+      'topicArns',
+      `got ${JSON.stringify(topicArns) ?? String(topicArns)}; allowed: an object of topic name → topic ARN, e.g. the relay's OUTBOX_TOPIC_ARNS`,
+    );
+  }
+  for (const [name, arn] of Object.entries(topicArns)) {
+    const problem = snsTopicArnProblem(arn);
+    if (problem !== undefined) throw new RedriveOptionsError(`topicArns.${name}`, `got ${JSON.stringify(arn)}; allowed: ${problem}`);
+  }
+}
+
+/** Visibility timeouts in seconds: SQS takes 0 to 43,200, and 0 would hide nothing. */
+const VISIBILITY_RANGE = [1, 43_200] as const;
+
+/** The visibility timeout a queue's messages are held with while moved: `seconds`, checked, or 120. */
+export function visibilityTimeoutOf(seconds: number = 120): number {
+  if (!Number.isInteger(seconds) || seconds < VISIBILITY_RANGE[0] || seconds > VISIBILITY_RANGE[1]) {
+    throw new RedriveOptionsError(
+      'visibilityTimeoutSeconds',
+      `got ${seconds}; allowed: a whole number of seconds from ${VISIBILITY_RANGE[0]} to ${VISIBILITY_RANGE[1]}`,
+    );
+  }
+  return seconds;
+}
