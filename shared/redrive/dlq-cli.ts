@@ -118,8 +118,9 @@ function dlqCommand(argv: readonly string[]): DlqCommand {
       },
     );
   }
-  if (values['queue-url'] === undefined) throw new RedriveOptionsError('--queue-url', `is required; allowed: ${QUEUE_URL}`);
-  const queueUrl = httpUrl(values['queue-url'], '--queue-url', QUEUE_URL);
+  const given = values['queue-url'];
+  if (given === undefined) throw new RedriveOptionsError('--queue-url', `is required, ${givenWord(given)}; allowed: ${QUEUE_URL}`);
+  const queueUrl = httpUrl(given, '--queue-url', QUEUE_URL);
   if (values.endpoint !== undefined) {
     httpUrl(values.endpoint, '--endpoint', 'an http:// or https:// URL with a host, e.g. http://localhost:4566');
   }

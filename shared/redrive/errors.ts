@@ -115,7 +115,7 @@ export class RedriveInFlightLimitError extends OutboxError {
     const why =
       holding === 'ordered'
         ? `this redrive holds every record it receives until it has put them all in stream order. Nothing was published, and every record received was made visible again. Allowed: at most about ${room} records a run; redrive the queue in runs of fewer (maxMessages, --max on the command line; each run keeps stream order among the records it receives)`
-        : 'this run holds every message it reads and leaves in the queue (in a dry run all of them; else those its filter does not match, skipped or failed) until it ends, so that it reads none twice. The messages moved before are moved; the rest of the queue was not read, and every message held was made visible again. Allowed: run it again, which reads past the messages moved, or narrow the filter';
+        : `this run holds every message it reads and leaves in the queue (in a dry run all of them; else those its filter does not match, skipped or failed) until it ends, so that it reads none twice. The messages moved before are moved; the rest of the queue was not read, and every message held was made visible again. Allowed: a run that holds fewer: a wider filter or none (the messages it matches are moved, not held), or at most about ${room} messages read a run (maxMessages, --max on the command line); a run again reads past the messages moved, not past those it left`;
     super(
       'IN_FLIGHT_LIMIT',
       `SQS would hand out no more of the queue's messages (${what}) once this run held ${held} of them, with ${others} more in flight before it: a ${fifo ? 'FIFO' : 'standard'} queue keeps at most about ${limit.toLocaleString('en')} in flight, and ${why}`,

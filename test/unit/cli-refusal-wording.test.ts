@@ -101,7 +101,7 @@ describe('the options', () => {
   });
 
   it.each([
-    [['dlq', 'summarize'], '--queue-url: is required; allowed: an SQS queue URL'],
+    [['dlq', 'summarize'], '--queue-url: is required, none given; allowed: an SQS queue URL'],
     [['dlq', 'summarize', '--queue-url', 'billing-dlq'], '--queue-url: got "billing-dlq"; allowed: an SQS queue URL'],
     [[...dlq, '--max', '0'], '--max: got "0"; allowed: a positive whole number in decimal digits'],
     [[...dlq, '--since', 'yesterday'], '--since: got "yesterday"; allowed: a UTC date'],
