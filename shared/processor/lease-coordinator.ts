@@ -17,11 +17,15 @@ export interface LeaseEvents {
   /** A renewal failed for another reason than a lost lease (throttling, a network error); it is retried. */
   renewFailed?(held: HeldLease, error: unknown): void;
   /**
-   * Marking a lease as handed over failed for another reason than a lost lease: `retrying`, or
-   * given up (not transient, or out of time), the stop going on without the mark.
+   * Marking a lease as handed over failed for another reason than a lost lease: `retrying`;
+   * `given-up` (not transient, or out of time), the stop going on without the mark; or
+   * `not-needed`, every consumer having exited meanwhile (no page is in flight to publish twice).
    */
-  handOverFailed?(held: HeldLease, error: unknown, retrying: boolean): void;
+  handOverFailed?(held: HeldLease, error: unknown, outcome: HandOverOutcome): void;
 }
+
+/** What follows a failed hand-over mark (see `LeaseEvents.handOverFailed`). */
+export type HandOverOutcome = 'retrying' | 'given-up' | 'not-needed';
 
 /**
  * Holds this worker's leases: renews them every `renewIntervalMs`, and on every scan of the
@@ -52,6 +56,8 @@ export class LeaseCoordinator {
   private readonly seen = new Map<string, { counter: number; at: number }>();
   /** Held leases with a renewal under way. */
   private readonly renewing = new Set<HeldLease>();
+  /** Held leases already reported lost. */
+  private readonly reportedLost = new WeakSet<HeldLease>();
   private snapshot: readonly Lease[] = [];
 
   constructor(
@@ -160,7 +166,8 @@ export class LeaseCoordinator {
    * network error) is retried with back-off while the lease is still held and not yet released,
    * until `ended` aborts (every consumer has exited: the leases left are released at once), and
    * no later than `handOffTimeoutMs` after the call: each failure is reported, the last one as given
-   * up (the lease may then be stolen before its release, a duplicate of the page in flight at most).
+   * up (the lease may then be stolen before its release, a duplicate of the page in flight at most),
+   * or as not needed when every consumer had exited by then (no page is left in flight).
    * One that finds the lease taken (a failed condition) loses it, as any lease write does, and is
    * not retried.
    */
@@ -183,9 +190,10 @@ export class LeaseCoordinator {
           return;
         }
         const pause = backoffDelay(backoff, retry);
-        const retrying = isTransientFailure(error) && !isEnded() && this.now() + pause < deadline;
-        this.events.handOverFailed?.(held, error, retrying);
-        if (!retrying) return;
+        const retrying = isTransientFailure(error) && this.now() + pause < deadline;
+        const outcome: HandOverOutcome = isEnded() ? 'not-needed' : retrying ? 'retrying' : 'given-up';
+        this.events.handOverFailed?.(held, error, outcome);
+        if (outcome !== 'retrying') return;
         await sleep(pause, ended === undefined ? held.dropped : AbortSignal.any([held.dropped, ended]));
         if (isEnded() || held.lost) return;
       }
@@ -211,9 +219,15 @@ export class LeaseCoordinator {
     if (this.held.get(held.leaseKey) === held) this.held.delete(held.leaseKey);
   }
 
-  private lose(held: HeldLease, reason: string): void {
+  /**
+   * Drops a held lease, forgets it and reports it lost, once: wherever the loss is found first (a
+   * scan, a renewal, the hand-over mark, or its consumer giving it up), later finds of it are quiet.
+   */
+  lose(held: HeldLease, reason: string): void {
     held.drop(reason);
     this.forget(held);
+    if (this.reportedLost.has(held)) return;
+    this.reportedLost.add(held);
     this.events.lost(held, reason);
   }
 

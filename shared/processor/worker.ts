@@ -1,7 +1,7 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { RelayResult } from '../relay/index.js';
 import type { HeldLease } from './held-lease.js';
-import { LeaseCoordinator } from './lease-coordinator.js';
+import { type HandOverOutcome, LeaseCoordinator } from './lease-coordinator.js';
 import { type ProcessorSettings, processorSettings } from './settings.js';
 import { ShardConsumer } from './shard-consumer.js';
 import { parentsFinished, syncShards } from './shard-sync.js';
@@ -10,6 +10,13 @@ import { everyTick, renewLoop } from './worker-loops.js';
 import { reportBatch, reportCutOff, reportFailure, reportGivenUp, reportOnFailureWriteFailed, reportTrimmed } from './worker-reports.js';
 import { retryStartStep } from './worker-start.js';
 import type { ProcessorWorkerOptions, WorkerStatus } from './worker-types.js';
+
+/** What a failed hand-over mark's report says follows it. */
+const HAND_OVER_FAILED: Record<HandOverOutcome, string> = {
+  retrying: 'retrying',
+  'given-up': 'another worker may steal it before it is released',
+  'not-needed': 'not retried: every consumer has exited, so no page is in flight to be published twice',
+};
 
 /**
  * One stream processor worker: discovers shards, holds and balances leases with the other
@@ -56,13 +63,8 @@ export class ProcessorWorker {
       lost: (held, reason) => options.observer?.leaseLost?.(held.leaseKey, reason),
       renewFailed: (held, error) =>
         options.observer?.error?.(`shard ${held.leaseKey}: renewing the lease failed; retrying while it cannot have expired`, error),
-      handOverFailed: (held, error, retrying) =>
-        options.observer?.error?.(
-          `shard ${held.leaseKey}: marking the lease as handed over failed; ${
-            retrying ? 'retrying' : 'another worker may steal it before it is released'
-          }`,
-          error,
-        ),
+      handOverFailed: (held, error, outcome) =>
+        options.observer?.error?.(`shard ${held.leaseKey}: marking the lease as handed over failed; ${HAND_OVER_FAILED[outcome]}`, error),
     });
   }
 
@@ -259,11 +261,10 @@ export class ProcessorWorker {
         } else if (exit === 'stopped' && !this.halted) {
           await this.release(held);
         } else {
-          // Given up by the consumer itself (unwritten for too long, or a checkpoint failed while stopping).
-          if (exit === 'lease-lost' && !this.halted && this.coordinator.held.get(key) === held) {
-            this.options.observer?.leaseLost?.(key, held.lostBecause ?? 'lost');
-          }
-          this.coordinator.forget(held);
+          // Given up by the consumer itself (unwritten for too long, or a checkpoint failed while stopping):
+          // reported unless the coordinator reported it already (a scan, a renewal or the hand-over mark found it).
+          if (exit === 'lease-lost' && !this.halted) this.coordinator.lose(held, held.lostBecause ?? 'lost');
+          else this.coordinator.forget(held);
         }
       })
       .catch((error: unknown) => {
