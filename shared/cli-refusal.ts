@@ -21,8 +21,15 @@ export type CommandRefusal<E extends Error> = (field: string, detail: string, op
 const parseArgsCode = (error: unknown): string | undefined =>
   typeof error === 'object' && error !== null ? ((error as { code?: unknown }).code as string | undefined) : undefined;
 
-/** The option a `util.parseArgs` message names (`Unknown option '--foo'`, `Option '--queue-url <value>' argument missing`). */
-const namedOption = (error: unknown): string | undefined => /'(-[^' ]*)/.exec(error instanceof Error ? error.message : '')?.[1];
+/**
+ * The option a `util.parseArgs` message names (`Unknown option '--foo'`, `Option '--queue-url <value>'
+ * argument missing`), by its long name when it gives both (`Option '-h, --help' does not take an argument`).
+ */
+function namedOption(error: unknown): string | undefined {
+  const quoted = /'(-[^']*)'/.exec(error instanceof Error ? error.message : '')?.[1] ?? '';
+  const names = quoted.split(/[\s,]+/).filter((word) => word.startsWith('-'));
+  return names.find((name) => name.startsWith('--')) ?? names[0];
+}
 
 /**
  * The `refuse` of `parseStrictArgs` for a command: an unknown option is refused on `option` with

@@ -5,6 +5,7 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { commandLineRefusal } from '../cli-refusal.js';
 import { parseStrictArgs } from '../cli-tokens.js';
 import { CONFIG_ENV, configFromEnv, type OutboxConfig } from '../config.js';
 import { ConfigFileError, loadConfigFile } from '../config-file.js';
@@ -43,6 +44,11 @@ export type CatalogCommand =
 /** The flags of `catalog` that take a value, with what the value is. */
 export const CATALOG_VALUE_FLAGS: Readonly<Record<string, string>> = { '--config': 'FILE', '--out': 'FILE', '--published': 'FILE' };
 
+/** Every option of `catalog`, as a refusal lists them. */
+const CATALOG_ALLOWED = `${Object.entries(CATALOG_VALUE_FLAGS)
+  .map(([flag, value]) => `${flag} ${value}`)
+  .join(', ')}, --help`;
+
 const refuse = (field: string, message: string, options?: ErrorOptions) =>
   new CatalogError('INVALID_CATALOG_OPTIONS', field, message, options);
 
@@ -64,7 +70,7 @@ export function parseCatalogArgs(argv: readonly string[]): CatalogCommand {
       published: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
-    { allowed: '--config FILE, --out FILE, --published FILE, --help', refuse: (message, options) => refuse('arguments', message, options) },
+    { valueFlags: CATALOG_VALUE_FLAGS, allowed: CATALOG_ALLOWED, refuse: commandLineRefusal(CATALOG_ALLOWED, CATALOG_VALUE_FLAGS, refuse) },
   );
   if (values.help === true) return { kind: 'catalog-help' };
   const [, sub, ...rest] = positionals;

@@ -1,4 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { COMMAND_LINE_HEADINGS } from '../cli-refusal.js';
 import { OutboxError } from '../errors.js';
 
 /** Codes of {@link EventSchemaError}: an event the catalog refuses, before any request. */
@@ -89,15 +90,22 @@ export type CatalogErrorCode =
   /** The published catalog to check against is not an AsyncAPI document `dynamodb-outbox catalog` wrote. */
   | 'INVALID_PUBLISHED_CATALOG';
 
-/** How a refusal names its field: the command as a command, a flag as an option, a path as a place in the published document. */
+/**
+ * How a refusal names its field: the command as a command, what else of the command line is at
+ * fault as {@link COMMAND_LINE_HEADINGS} word it (`option`, `argument`, `line`), a flag as an
+ * option, a path as a place in the published document.
+ */
 function fieldPhrase(code: CatalogErrorCode, field: string): string {
   if (code === 'INVALID_PUBLISHED_CATALOG') return `Invalid published catalog at ${field}`;
-  return field === 'command' ? 'Invalid catalog command' : `Invalid catalog option ${field}`;
+  if (field === 'command') return 'Invalid catalog command';
+  const heading = Object.hasOwn(COMMAND_LINE_HEADINGS, field) ? COMMAND_LINE_HEADINGS[field] : undefined;
+  return heading?.('catalog') ?? `Invalid catalog option ${field}`;
 }
 
 /**
  * A catalog command or function was given something it cannot use; `field` names it (`command`
- * for the command's words, a flag such as `--published`, or a path into the published document).
+ * for the command's words, `option` for an option it does not know, `line` for anything else wrong
+ * with the command line, a flag such as `--published`, or a path into the published document).
  *
  * @example
  * ```ts

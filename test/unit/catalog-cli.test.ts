@@ -30,6 +30,30 @@ describe('catalog command line', () => {
     );
   });
 
+  const ALLOWED = '--config FILE, --out FILE, --published FILE, --help';
+
+  it.each([
+    [['catalog', '--x'], 'option', `Unknown catalog option: got "--x"; allowed: ${ALLOWED}`],
+    [['catalog', '-x'], 'option', `Unknown catalog option: got "-x"; allowed: ${ALLOWED}`],
+    [['catalog', '--out'], '--out', 'Invalid catalog option --out: no value given; allowed: --out FILE'],
+    [['catalog', '--help=yes'], '--help', 'Invalid catalog option --help: takes no value (no "=…" after it); allowed: --help alone'],
+    [
+      ['catalog', '--out', 'a.json', '--out', 'b.json'],
+      '--out',
+      'Invalid catalog option --out: given twice ("a.json", then "b.json"); allowed: each option once',
+    ],
+    [
+      ['catalog', '--out', '-x'],
+      '--out',
+      'Invalid catalog option --out: followed by "-x", not by its value; allowed: --out FILE (a value starting with "-" as --out=-x)',
+    ],
+  ])('%j: a command line it cannot parse is refused in the words of redrive and replay, on the option at fault', (argv, field, message) => {
+    const error = refusal(argv);
+    expect(error.message).toBe(message);
+    expect(error.field).toBe(field);
+    expect(error.code).toBe('INVALID_CATALOG_OPTIONS');
+  });
+
   it('takes catalog and catalog check', () => {
     expect(parseCatalogArgs(['catalog', '--out', 'a.json'])).toEqual({ kind: 'catalog', out: 'a.json' });
     expect(parseCatalogArgs(['catalog', 'check', '--published', 'a.json'])).toEqual({ kind: 'catalog-check', published: 'a.json' });

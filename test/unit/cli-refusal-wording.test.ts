@@ -86,6 +86,7 @@ describe('the options', () => {
       'Invalid redrive option --queue-url: no value given; allowed: --queue-url URL',
     ],
     [[...redrive, '--dry-run=yes'], 'Invalid redrive option --dry-run: takes no value (no "=…" after it); allowed: --dry-run alone'],
+    [[...redrive, '--help=yes'], 'Invalid redrive option --help: takes no value (no "=…" after it); allowed: --help alone'],
     [[...redrive, '--max', '1', '--max', '2'], 'Invalid redrive option --max: given twice ("1", then "2"); allowed: each option once'],
     [[...redrive, 'now'], 'Unexpected redrive argument: got "now"; allowed: options only after redrive queue-dlq (see --help)'],
     [['dlq', 'summarize', '--queue-url'], 'Invalid dlq summarize option --queue-url: no value given; allowed: --queue-url URL'],
