@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBRecord } from 'aws-lambda';
-import type { StreamBatchInfo } from '../redrive/on-failure-record.js';
 
 /** Why a batch was given up on: its retries were spent, or its first record grew too old. */
 export type OnFailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
@@ -10,6 +9,17 @@ export type OnFailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
  * holds only records of the processor's own aggregate types, which the redrive republishes.
  */
 export const PROCESSOR_ORIGIN = 'outbox-stream-processor';
+
+/** Where a failed batch lies in the stream: its shard, first and last sequence numbers, arrival times and size. */
+export interface StreamBatchInfo {
+  readonly shardId: string;
+  readonly startSequenceNumber: string;
+  readonly endSequenceNumber: string;
+  readonly approximateArrivalOfFirstRecord: string;
+  readonly approximateArrivalOfLastRecord: string;
+  readonly batchSize: number;
+  readonly streamArn: string;
+}
 
 /** AWS's invocation record for a DynamoDB stream batch sent to an on-failure destination. */
 export interface StreamBatchFailureRecord {

@@ -1,8 +1,8 @@
 import { COMMAND_LINE_HEADINGS } from '../cli-refusal.js';
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
+import type { StreamBatchInfo } from '../on-failure/batch-record.js';
 import type { IN_FLIGHT_LIMIT } from './in-flight-limit.js';
-import type { StreamBatchInfo } from './on-failure-record.js';
 import type { RedriveSummary } from './types.js';
 
 /**

@@ -1,4 +1,5 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { StreamBatchInfo } from '../on-failure/batch-record.js';
 
 /**
  * The invocation record an event source mapping sends to its on-failure destination for a
@@ -22,16 +23,6 @@ export interface StreamOnFailureRecord {
    * payload holds only records of the processor's aggregate types, which are republished.
    */
   readonly origin?: string;
-}
-
-export interface StreamBatchInfo {
-  readonly shardId: string;
-  readonly startSequenceNumber: string;
-  readonly endSequenceNumber: string;
-  readonly approximateArrivalOfFirstRecord: string;
-  readonly approximateArrivalOfLastRecord: string;
-  readonly batchSize: number;
-  readonly streamArn: string;
 }
 
 /** The stream records as the function received them (DynamoDB JSON images). */

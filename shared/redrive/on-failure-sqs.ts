@@ -1,10 +1,10 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { StreamBatchInfo } from '../on-failure/batch-record.js';
 import type { PublishBatchClient } from '../relay/types.js';
 import { drainQueue } from './drain-queue.js';
 import { RedriveStoppedError } from './errors.js';
 import type { RecordDeadLetter } from './on-failure-dead-letters.js';
 import { parseRecord, publishAll, type ResolveOptions, resolveRecord, type TopicEvent } from './on-failure-events.js';
-import type { StreamBatchInfo } from './on-failure-record.js';
 import type { BlockedAggregates } from './publish-events.js';
 import { ShardHolds } from './shard-holds.js';
 import { ShardLineage } from './shard-lineage.js';

@@ -1,4 +1,4 @@
-import type { StreamBatchInfo } from './on-failure-record.js';
+import type { StreamBatchInfo } from '../on-failure/batch-record.js';
 
 /** Where a shard is held: from a sequence number on, or (`from` undefined) all of it. */
 interface Hold {

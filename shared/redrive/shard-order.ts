@@ -1,4 +1,4 @@
-import type { StreamBatchInfo } from './on-failure-record.js';
+import type { StreamBatchInfo } from '../on-failure/batch-record.js';
 
 /** An on-failure record, placed by its batch info alone (its payload is read again when its turn comes). */
 export interface PlacedRecord {

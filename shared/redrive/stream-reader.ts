@@ -1,7 +1,8 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import type { StreamBatchInfo } from '../on-failure/batch-record.js';
 import { StreamRangeIncompleteError } from './errors.js';
-import type { StreamBatchInfo, StreamInvocationPayload } from './on-failure-record.js';
+import type { StreamInvocationPayload } from './on-failure-record.js';
 
 /** DynamoDB Streams keeps records for 24 hours. */
 export const STREAM_RETENTION_MS = 24 * 3600 * 1000;

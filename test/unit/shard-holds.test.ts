@@ -1,7 +1,7 @@
 import { DescribeStreamCommand, LimitExceededException, ResourceNotFoundException } from '@aws-sdk/client-dynamodb-streams';
 import { describe, expect, it } from 'vitest';
+import type { StreamBatchInfo } from '../../shared/on-failure/batch-record.js';
 import type { StreamsApi } from '../../shared/processor/stream-source.js';
-import type { StreamBatchInfo } from '../../shared/redrive/on-failure-record.js';
 import { type Ancestry, ShardHolds } from '../../shared/redrive/shard-holds.js';
 import { ShardLineage } from '../../shared/redrive/shard-lineage.js';
 import { streamOrder } from '../../shared/redrive/shard-order.js';
