@@ -38,7 +38,10 @@ async function givenConfig(configFile: string | undefined, env: NodeJS.ProcessEn
  *
  * @example
  * ```ts
- * const configured = await withRedriveConfig(parseRedriveArgs(argv) as RunCommand, process.env);
+ * const command = parseRedriveArgs(argv, process.env);
+ * if (command.kind !== 'help') {
+ *   const configured = await withRedriveConfig(command, process.env); // on-failure: { ...command, config }
+ * }
  * ```
  */
 export async function withRedriveConfig(
