@@ -37,8 +37,10 @@ export async function bindApiServer(port: number, host: string, drainMs = API_DR
   const inFlight = new Set<ServerResponse>();
   const closeAfterAnswer = (res: ServerResponse): void => {
     if (!res.headersSent) res.shouldKeepAlive = false;
-    if (res.writableFinished) res.socket?.end();
-    else res.once('finish', () => res.socket?.end());
+    // Taken now: Node detaches the socket from the response before 'finish' listeners run.
+    const socket = res.socket;
+    if (res.writableFinished) socket?.end();
+    else res.once('finish', () => socket?.end());
   };
   const http = createServer((req, res) => {
     inFlight.add(res);
