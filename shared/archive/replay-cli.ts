@@ -1,4 +1,4 @@
-import { COMMAND_LINE_HEADINGS, commandLineRefusal } from '../cli-refusal.js';
+import { commandLineRefusal } from '../cli-refusal.js';
 import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
 import { MIN_RATE_PER_SECOND, rateOfText } from '../rate-limit.js';
 import { ReplayOptionsError } from './replay-errors.js';
@@ -98,27 +98,6 @@ const FLAGS: Readonly<Record<string, string>> = {
   concurrency: '--concurrency',
 };
 
-/**
- * A refusal of replay's command line that is no option's, headed as redrive's are: an unknown
- * option (`Unknown replay option: got "--frm"; allowed: …`), a word after the options (`Unexpected
- * replay argument: …`), anything else (`Invalid replay command line: …`). Still a
- * {@link ReplayOptionsError}, with its field, detail and code.
- */
-class ReplayCommandLineError extends ReplayOptionsError {
-  constructor(heading: string, field: string, detail: string, options?: ErrorOptions) {
-    super(field, detail, options);
-    this.message = `${heading}: ${detail}`;
-  }
-}
-
-/** Replay's refusal on `field`: an option (`--from`), or a field of {@link COMMAND_LINE_HEADINGS}. */
-function refusal(field: string, detail: string, options?: ErrorOptions): ReplayOptionsError {
-  const heading = COMMAND_LINE_HEADINGS[field]?.('replay');
-  return heading === undefined
-    ? new ReplayOptionsError(field, detail, options)
-    : new ReplayCommandLineError(heading, field, detail, options);
-}
-
 function required(value: string | undefined, flag: string): string {
   if (value === undefined) throw new ReplayOptionsError(flag, 'is required for replay; see --help');
   return value;
@@ -190,12 +169,13 @@ export function parseReplayArgs(argv: readonly string[]): ReplayCommand {
       valueFlags: REPLAY_VALUE_FLAGS,
       repeatable: ['type'],
       allowed: ALLOWED,
-      refuse: commandLineRefusal(ALLOWED, REPLAY_VALUE_FLAGS, refusal),
+      refuse: commandLineRefusal(ALLOWED, REPLAY_VALUE_FLAGS, (field, detail, options) => new ReplayOptionsError(field, detail, options)),
     },
   );
   if (values.help) return { kind: 'replay-help' };
   const [, ...rest] = positionals;
-  if (rest.length > 0) throw refusal('argument', `got ${JSON.stringify(rest.join(' '))}; allowed: options only after replay (see --help)`);
+  if (rest.length > 0)
+    throw new ReplayOptionsError('argument', `got ${JSON.stringify(rest.join(' '))}; allowed: options only after replay (see --help)`);
   if (values.endpoint !== undefined) httpUrl(values.endpoint, '--endpoint');
   if (values.region !== undefined && !/^[a-z0-9-]+$/.test(values.region)) {
     throw new ReplayOptionsError('--region', `got ${JSON.stringify(values.region)}; allowed: an AWS region name, e.g. eu-west-1`);
