@@ -99,7 +99,8 @@ const FLAGS: Readonly<Record<string, string>> = {
 };
 
 function required(value: string | undefined, flag: string): string {
-  if (value === undefined) throw new ReplayOptionsError(flag, 'is required for replay; see --help');
+  if (value === undefined)
+    throw new ReplayOptionsError(flag, `is required for replay, none given; allowed: ${flag} ${REPLAY_VALUE_FLAGS[flag]} (see --help)`);
   return value;
 }
 

@@ -83,7 +83,8 @@ export function parseCatalogArgs(argv: readonly string[]): CatalogCommand {
   const config = values.config === undefined ? {} : { configFile: values.config };
   if (sub === 'check') {
     if (values.out !== undefined) throw refuse('--out', 'does not apply to catalog check; allowed: --published, --config');
-    if (values.published === undefined) throw refuse('--published', 'is required by catalog check: the document catalog last wrote');
+    if (values.published === undefined)
+      throw refuse('--published', 'is required by catalog check, none given; allowed: --published FILE, the document catalog last wrote');
     return { kind: 'catalog-check', published: values.published, ...config };
   }
   if (values.published !== undefined) throw refuse('--published', 'applies only to catalog check; allowed: --out, --config');

@@ -85,11 +85,6 @@ export function positiveWholeNumber(value: string | undefined, flag: string): nu
 const rateOf = (value: string | undefined): number | undefined =>
   value === undefined ? undefined : rateOfText(value, (problem) => new RedriveOptionsError('--rate', problem), RATE_FLOOR_REASON);
 
-function required(value: string | undefined, flag: string, kind: string): string {
-  if (value === undefined) throw new RedriveOptionsError(flag, `is required for ${kind}`);
-  return value;
-}
-
 /** An http(s) URL, as SQS queue URLs and endpoints are; anything else fails only after the run began, or sends nowhere. */
 export function httpUrl(value: string, flag: string, allowed: string): string {
   if (!isHttpUrl(value)) throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: ${allowed}`);
@@ -97,7 +92,10 @@ export function httpUrl(value: string, flag: string, allowed: string): string {
 }
 
 export const QUEUE_URL = 'an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/my-dlq';
-const queueUrlOf = (value: string | undefined, flag: string, kind: string): string => httpUrl(required(value, flag, kind), flag, QUEUE_URL);
+function queueUrlOf(value: string | undefined, flag: string, kind: string): string {
+  if (value === undefined) throw new RedriveOptionsError(flag, `is required for ${kind}, ${givenWord(value)}; allowed: ${QUEUE_URL}`);
+  return httpUrl(value, flag, QUEUE_URL);
+}
 
 /** S3's rules for bucket names (general purpose buckets). */
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
@@ -115,7 +113,7 @@ function bucketOf(value: string): string {
 function topicArnsOf(value: string | undefined, env: NodeJS.ProcessEnv, envName: string): Record<string, string> {
   const text = value ?? env[envName];
   if (text === undefined || text === '')
-    throw new RedriveOptionsError('--topic-arns', `is required (or set ${envName}); allowed: JSON {"topic name":"topic ARN"}`);
+    throw new RedriveOptionsError('--topic-arns', `is required, none given (nor ${envName}); allowed: JSON {"topic name":"topic ARN"}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -269,7 +267,7 @@ export function parseRedriveArgs(
   if ((values['queue-url'] === undefined) === (values.bucket === undefined)) {
     throw new RedriveOptionsError(
       '--queue-url/--bucket',
-      'give exactly one: --queue-url for an SQS destination or --bucket for an S3 destination',
+      `${values.bucket === undefined ? 'neither given' : 'both given'}; allowed: exactly one, --queue-url for an SQS destination or --bucket for an S3 destination`,
     );
   }
   if (values.prefix !== undefined && values.bucket === undefined) throw new RedriveOptionsError('--prefix', 'applies only with --bucket');

@@ -26,7 +26,7 @@ describe('catalog command line', () => {
 
   it('still names an option an option', () => {
     expect(refusal(['catalog', 'check']).message).toBe(
-      'Invalid catalog option --published: is required by catalog check: the document catalog last wrote',
+      'Invalid catalog option --published: is required by catalog check, none given; allowed: --published FILE, the document catalog last wrote',
     );
   });
 

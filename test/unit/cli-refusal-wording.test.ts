@@ -115,6 +115,34 @@ describe('the options', () => {
   });
 });
 
+describe('an option required and not given', () => {
+  const URL_ALLOWED = 'allowed: an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/my-dlq';
+
+  it.each([
+    [['redrive', 'queue-dlq', '--queue-url', DLQ], `Invalid redrive option --to: is required for queue-dlq, none given; ${URL_ALLOWED}`],
+    [['redrive', 'queue-dlq', '--to', SOURCE], `Invalid redrive option --queue-url: is required for queue-dlq, none given; ${URL_ALLOWED}`],
+    [
+      ['redrive', 'relay-dlq', '--queue-url', DLQ],
+      'Invalid redrive option --topic-arns: is required, none given (nor OUTBOX_TOPIC_ARNS); allowed: JSON {"topic name":"topic ARN"}',
+    ],
+    [
+      ['redrive', 'on-failure', '--topic-arns', '{}'],
+      'Invalid redrive option --queue-url/--bucket: neither given; allowed: exactly one, --queue-url for an SQS destination or --bucket for an S3 destination',
+    ],
+    [
+      ['redrive', 'on-failure', '--topic-arns', '{}', '--queue-url', DLQ, '--bucket', 'failed-batches'],
+      'Invalid redrive option --queue-url/--bucket: both given; allowed: exactly one, --queue-url for an SQS destination or --bucket for an S3 destination',
+    ],
+    [
+      ['replay', '--archive-bucket', 'orders-archive', '--to-queue', QUEUE],
+      'Invalid replay option --from: is required for replay, none given; allowed: --from DATE (see --help)',
+    ],
+  ])('%j: says none was given, and what is allowed', (argv, message) => {
+    const parse = argv[0] === 'replay' ? () => parseReplayArgs(argv) : () => parseCommandLine(argv, {});
+    expect(refusal(parse).message).toBe(message);
+  });
+});
+
 describe("replay's command line", () => {
   const REPLAY_ALLOWED =
     '--archive-bucket B, --from DATE, --to DATE, --type T, --aggregate-type A, --aggregate A:ID, --to-queue URL, --rate N, --concurrency N, --checkpoint PATH, --endpoint URL, --region REGION, --dry-run, --restart, --json, --help';

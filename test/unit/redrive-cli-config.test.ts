@@ -140,7 +140,9 @@ describe('parseCommandLine', () => {
         return e;
       }
     })();
-    expect((error as Error).message).toBe('Invalid redrive option --queue-url: is required for relay-dlq');
+    expect((error as Error).message).toBe(
+      'Invalid redrive option --queue-url: is required for relay-dlq, none given; allowed: an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/my-dlq',
+    );
     expect(usageFor(error)).toBe(REDRIVE_USAGE);
   });
 });

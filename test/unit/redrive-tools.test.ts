@@ -125,7 +125,7 @@ describe('parseRedriveArgs', () => {
     fails(['redrive', 'relay-dlq', '--queue-url', Q], /--topic-arns: is required/);
     fails(['redrive', 'relay-dlq', '--queue-url', Q, '--topic-arns', '[1]'], /allowed: an object of topic name/);
     fails(['redrive', 'queue-dlq', '--queue-url', Q, '--to', S, '--bucket', 'b'], /--bucket: does not apply to queue-dlq/);
-    fails(['redrive', 'on-failure', '--topic-arns', '{}'], /give exactly one/);
+    fails(['redrive', 'on-failure', '--topic-arns', '{}'], /--queue-url\/--bucket: neither given; allowed: exactly one/);
     fails(['redrive', 'queue-dlq', '--queue-url', Q, '--to', S, '--rate', '0'], /--rate: got "0"/);
     fails(['redrive', 'teleport'], /allowed: relay-dlq, queue-dlq, on-failure/);
     fails(['redrive', 'queue-dlq', '--colour'], /^Unknown redrive option: got "--colour"; allowed: --queue-url URL/);
