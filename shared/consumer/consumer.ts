@@ -1,9 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { catalogSchemas } from '../catalog/consumer-schemas.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
 import { BatchWorker } from './batch-worker.js';
+import { catalogSchemas } from './catalog-schemas.js';
 import { runEventGroup } from './event-worker.js';
 import { type MessageHandlingDeps, type PreparedMessage, prepareMessage } from './handle-message.js';
 import { Inbox } from './inbox.js';

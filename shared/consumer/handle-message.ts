@@ -1,5 +1,5 @@
-import type { CatalogSchemaLookup } from '../catalog/consumer-schemas.js';
 import type { OutboxEnvelope } from '../envelope.js';
+import type { CatalogSchemaLookup } from './catalog-schemas.js';
 import { asError, ClaimDeadlinePassedError, ClaimHeldError, InboxWriteError, MessageRejectedError } from './errors.js';
 import type { Inbox } from './inbox.js';
 import type { LegacyState } from './inbox-records.js';

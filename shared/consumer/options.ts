@@ -1,8 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
-import { validateCatalogOption } from '../catalog/consumer-schemas.js';
 import { showValue as show } from '../show-value.js';
+import { validateCatalogOption } from './catalog-schemas.js';
 import { ConsumerOptionsError } from './errors.js';
 import { CONSUMER_LIMITS } from './limits.js';
 import { isRecord, positiveInteger, rejectUnknown, shapeOf } from './option-checks.js';

@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { CatalogSource } from '../catalog/consumer-schemas.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import type { HandlerLogger } from '../logger.js';
+import type { CatalogSource } from './catalog-schemas.js';
 import type { MessageRejectedError } from './errors.js';
 
 /** One DocumentClient-style transaction action (`Put`, `Update`, `Delete` or `ConditionCheck`). */

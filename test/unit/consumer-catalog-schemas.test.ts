@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { catalogSchemas, validateCatalogOption } from '../../shared/catalog/consumer-schemas.js';
 import { defineConfig } from '../../shared/config.js';
+import { catalogSchemas, validateCatalogOption } from '../../shared/consumer/catalog-schemas.js';
 import { ConsumerOptionsError, MessageRejectedError } from '../../shared/consumer/errors.js';
 import type { OutboxEnvelope } from '../../shared/envelope.js';
 

@@ -5,12 +5,12 @@
  */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { dataschemaOf } from '../catalog/event-types.js';
 import type { OutboxConfig } from '../config.js';
-import { ConsumerOptionsError, MessageRejectedError } from '../consumer/errors.js';
-import { excerpt } from '../consumer/limits.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { showValue as show } from '../show-value.js';
-import { dataschemaOf } from './event-types.js';
+import { ConsumerOptionsError, MessageRejectedError } from './errors.js';
+import { excerpt } from './limits.js';
 
 /** What a consumer reads of a config's catalog. */
 export type CatalogSource = Pick<OutboxConfig, 'source' | 'eventTypes'>;
