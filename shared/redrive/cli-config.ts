@@ -54,7 +54,7 @@ export async function withRedriveConfig(
   if (config === undefined) {
     throw new RedriveOptionsError(
       '--config',
-      `is required for on-failure, whose events the outbox config routes; allowed: --config FILE (a .json file of the config, or a module exporting \`config\`) or the config as JSON in ${CONFIG_ENV}, as the relay holds it`,
+      `is required for on-failure, whose events the outbox config routes, none given (nor ${CONFIG_ENV}); allowed: --config FILE (a .json file of the config, or a module exporting \`config\`) or the config as JSON in ${CONFIG_ENV}, as the relay holds it`,
     );
   }
   return { ...command, config };

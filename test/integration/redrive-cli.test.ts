@@ -310,7 +310,7 @@ describe('redrive CLI config', () => {
     {
       what: 'no config at all',
       stderr: () =>
-        'Invalid redrive option --config: is required for on-failure, whose events the outbox config routes; allowed: --config FILE (a .json file of the config, or a module exporting `config`) or the config as JSON in OUTBOX_CONFIG, as the relay holds it\n',
+        'Invalid redrive option --config: is required for on-failure, whose events the outbox config routes, none given (nor OUTBOX_CONFIG); allowed: --config FILE (a .json file of the config, or a module exporting `config`) or the config as JSON in OUTBOX_CONFIG, as the relay holds it\n',
     },
     {
       what: 'a file that does not exist',

@@ -77,7 +77,7 @@ describe('withRedriveConfig', () => {
 
   it('rejects on-failure without a config, naming both ways to give one', async () => {
     expect(await refusal(withRedriveConfig(run(['on-failure', '--bucket', 'failures']), { OUTBOX_CONFIG: '' }))).toBe(
-      'Invalid redrive option --config: is required for on-failure, whose events the outbox config routes; allowed: --config FILE (a .json file of the config, or a module exporting `config`) or the config as JSON in OUTBOX_CONFIG, as the relay holds it',
+      'Invalid redrive option --config: is required for on-failure, whose events the outbox config routes, none given (nor OUTBOX_CONFIG); allowed: --config FILE (a .json file of the config, or a module exporting `config`) or the config as JSON in OUTBOX_CONFIG, as the relay holds it',
     );
   });
 
