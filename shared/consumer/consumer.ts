@@ -1,6 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { documentClientOf } from '../aws/document-client.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
 import { BatchWorker } from './batch-worker.js';
 import { catalogSchemas } from './catalog-schemas.js';
@@ -80,8 +81,10 @@ export function consumerMetrics(name: string, env: NodeJS.ProcessEnv = process.e
  * });
  * ```
  */
-export function createConsumer(options: ConsumerOptions): Consumer {
-  validateConsumerOptions(options);
+export function createConsumer(given: ConsumerOptions): Consumer {
+  validateConsumerOptions(given);
+  // A DocumentClient of another copy of the SDK (an older one cannot send this copy's commands).
+  const options: ConsumerOptions = { ...given, inbox: { ...given.inbox, document: documentClientOf(given.inbox.document) } };
   const now = options.now ?? Date.now;
   const inbox = new Inbox(options.name, options.inbox, now);
   const logger = options.logger ?? new Logger({ serviceName: options.name });

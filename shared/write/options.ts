@@ -3,8 +3,9 @@
  * wrong option fails there, saying what was given and what is allowed, and not at a later write.
  */
 
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, type TranslateConfig } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { documentClientOf } from '../aws/document-client.js';
 import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
@@ -98,11 +99,8 @@ export function resolveOptions(options: OutboxOptions): ResolvedOptions {
   checkParts(options);
   // The SDK sets a DocumentClient's options on the client it wraps: wrapping it with none would take
   // away those of a DocumentClient the caller made from it (its removeUndefinedValues, say).
-  const given = options.client;
-  const client =
-    given instanceof DynamoDBClient
-      ? DynamoDBDocumentClient.from(given, (given.config as { translateConfig?: TranslateConfig }).translateConfig)
-      : (given as DynamoDBDocumentClient);
+  // A client of another copy of the SDK is wrapped too: its class is not this copy's.
+  const client = documentClientOf(options.client);
   const retry = { ...DEFAULT_RETRY, ...options.retry };
   const idempotencyTtlSeconds = options.idempotencyTtlSeconds ?? 86_400;
   for (const [name, value, kind, min] of [
