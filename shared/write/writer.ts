@@ -156,7 +156,16 @@ export class Outbox {
         const request = { TransactItems: [...plan.operations, ...own], ClientRequestToken: token };
         const command = new TransactWriteItemsCommand(request as TransactWriteItemsInput);
         watch = watchAttempts(command, wire as TransactWriteItemsInput, plan.sending);
-        await this.#client.send(command);
+        let answer: Promise<unknown>;
+        try {
+          answer = this.#client.send(command);
+        } catch (error) {
+          // Thrown by send() itself, before it returns the request's promise: while the SDK
+          // assembled the request (its middleware), so no attempt of it left.
+          watch = { observed: true, unanswered: [] };
+          throw error;
+        }
+        await answer;
         for (const slot of plan.slots) {
           const state = known.get(slot.pk);
           const createdAt = state === undefined ? plan.now.toISOString() : state.createdAt;
