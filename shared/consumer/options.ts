@@ -8,9 +8,6 @@ import { CONSUMER_LIMITS } from './limits.js';
 import { isRecord, positiveInteger, rejectUnknown, shapeOf } from './option-checks.js';
 import type { ClaimHandler, ConsumerOptions, EventHandler, TransactionHandler } from './types.js';
 
-// The poll options' bounds, which the local stack checks its queues' visibility timeout against.
-export { MIN_VISIBILITY_TIMEOUT_SECONDS } from './poll-options.js';
-
 export const CONSUMER_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 const OPTION_KEYS = [
   'name',

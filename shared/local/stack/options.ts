@@ -1,6 +1,6 @@
 import type { OutboxConfig } from '../../config.js';
 import { isRecord } from '../../config-fields.js';
-import { MIN_VISIBILITY_TIMEOUT_SECONDS } from '../../consumer/options.js';
+import { MIN_VISIBILITY_TIMEOUT_SECONDS } from '../../consumer/poll-options.js';
 import { showValue } from '../../show-value.js';
 import { LocalStackError } from '../errors.js';
 import type { OutboxTestSubscriber } from './test-stack-types.js';
