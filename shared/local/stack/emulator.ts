@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { LocalStackError } from '../errors.js';
-import { portBindError, portRefusal } from './dynamodb-local.js';
+import { checkPortFree, portRefusal } from './dynamodb-local.js';
 import { loadPeer, type PeerImporter } from './peers.js';
 
 /**
@@ -21,10 +21,7 @@ export const EMULATOR_HOST = '127.0.0.1';
 export const EMULATOR = 'the SNS/SQS emulator';
 
 /** Fails with `PORT_IN_USE` naming the port when the emulator could not bind it; 0 (a free port) passes. */
-export async function checkEmulatorPort(port: number): Promise<void> {
-  const bindError = port === 0 ? undefined : await portBindError(port);
-  if (bindError !== undefined) throw new LocalStackError('PORT_IN_USE', portRefusal(bindError, port, EMULATOR));
-}
+export const checkEmulatorPort = (port: number): Promise<void> => checkPortFree(port, EMULATOR);
 
 /**
  * Starts fauxqs in this process on {@link EMULATOR_HOST}, loaded only now: a missing package is
