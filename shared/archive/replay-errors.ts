@@ -1,4 +1,4 @@
-import { COMMAND_LINE_HEADINGS } from '../cli-refusal.js';
+import { refusalHeading } from '../cli-refusal.js';
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
 import type { ReplaySummary } from './replay-types.js';
@@ -6,7 +6,7 @@ import type { ReplaySummary } from './replay-types.js';
 /**
  * A replay was asked for something impossible; nothing was read or sent. `field` is the option at
  * fault (`from`, or `--from` on the command line), or what else of the command line is, headed as
- * redrive's are ({@link COMMAND_LINE_HEADINGS}): an unknown option (`option`: `Unknown replay
+ * redrive's are ({@link refusalHeading}): an unknown option (`option`: `Unknown replay
  * option: got "--frm"; allowed: …`), a word after the options (`argument`: `Unexpected replay
  * argument: …`), anything else (`line`: `Invalid replay command line: …`).
  *
@@ -24,8 +24,7 @@ export class ReplayOptionsError extends OutboxError {
   readonly detail: string;
 
   constructor(field: string, detail: string, options?: ErrorOptions) {
-    const heading = Object.hasOwn(COMMAND_LINE_HEADINGS, field) ? COMMAND_LINE_HEADINGS[field]?.('replay') : undefined;
-    super('INVALID_REPLAY_OPTIONS', `${heading ?? `Invalid replay option ${field}`}: ${detail}`, options);
+    super('INVALID_REPLAY_OPTIONS', `${refusalHeading('replay', field)}: ${detail}`, options);
     this.name = 'ReplayOptionsError';
     this.field = field;
     this.detail = detail;

@@ -1,5 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { COMMAND_LINE_HEADINGS } from '../cli-refusal.js';
+import { refusalHeading } from '../cli-refusal.js';
 import { OutboxError } from '../errors.js';
 
 /** Codes of {@link EventSchemaError}: an event the catalog refuses, before any request. */
@@ -92,14 +92,12 @@ export type CatalogErrorCode =
 
 /**
  * How a refusal names its field: the command as a command, what else of the command line is at
- * fault as {@link COMMAND_LINE_HEADINGS} word it (`option`, `argument`, `line`), a flag as an
+ * fault as {@link refusalHeading} words it (`option`, `argument`, `line`), a flag as an
  * option, a path as a place in the published document.
  */
 function fieldPhrase(code: CatalogErrorCode, field: string): string {
   if (code === 'INVALID_PUBLISHED_CATALOG') return `Invalid published catalog at ${field}`;
-  if (field === 'command') return 'Invalid catalog command';
-  const heading = Object.hasOwn(COMMAND_LINE_HEADINGS, field) ? COMMAND_LINE_HEADINGS[field] : undefined;
-  return heading?.('catalog') ?? `Invalid catalog option ${field}`;
+  return refusalHeading('catalog', field, { command: () => 'Invalid catalog command' });
 }
 
 /**

@@ -1,4 +1,4 @@
-import { COMMAND_LINE_HEADINGS } from '../cli-refusal.js';
+import { refusalHeading } from '../cli-refusal.js';
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
 import type { StreamBatchInfo } from '../on-failure/batch-record.js';
@@ -6,15 +6,13 @@ import type { IN_FLIGHT_LIMIT } from './in-flight-limit.js';
 import type { RedriveSummary } from './types.js';
 
 /**
- * The heading of a refusal whose field is no option, by that field: a word of the command line
- * before its options (`command`, `dlq` its subcommand, `kind` redrive's kind), or one of
- * {@link COMMAND_LINE_HEADINGS} (`option`, `argument`, `line`).
+ * The headings of refusals of a word of the command line before its options (`command`, `dlq` its
+ * subcommand, `kind` redrive's kind); {@link refusalHeading} words `option`, `argument` and `line`.
  */
-const HEADINGS: Readonly<Record<string, (command: string) => string>> = {
+const WORD_HEADINGS: Readonly<Record<string, (command: string) => string>> = {
   command: () => 'Invalid command',
   dlq: () => 'Invalid dlq subcommand',
   kind: () => 'Invalid redrive kind',
-  ...COMMAND_LINE_HEADINGS,
 };
 
 /** How a refusal of a command-line word shows it: what was typed, or that there was none. */
@@ -40,8 +38,7 @@ export class RedriveOptionsError extends OutboxError {
 
   constructor(field: string, detail: string, options: RedriveRefusalOptions = {}) {
     const { command = 'redrive', ...errorOptions } = options;
-    const heading = HEADINGS[field]?.(command) ?? `Invalid ${command} option ${field}`;
-    super('INVALID_REDRIVE_OPTIONS', `${heading}: ${detail}`, errorOptions);
+    super('INVALID_REDRIVE_OPTIONS', `${refusalHeading(command, field, WORD_HEADINGS)}: ${detail}`, errorOptions);
     this.name = 'RedriveOptionsError';
     this.field = field;
     this.detail = detail;
