@@ -5,10 +5,9 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { OutboxError } from '../../errors.js';
-import { showValue } from '../../show-value.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
 import { LocalStackError } from '../errors.js';
-import { checkInteger, checkOptionKeys, checkPort } from './options.js';
+import { checkInteger, checkOptionKeys, checkPort, invalidOption } from './options.js';
 import { loadPeer, PEERS } from './peers.js';
 
 /** A running DynamoDB Local; `stop()` ends the Java process and waits for it. */
@@ -189,7 +188,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   // Node would refuse such a port with a bare RangeError, and a start timeout below 1 ms fails as if Java never answered.
   checkPort('port', options.port);
   if (options.dbPath !== undefined && (typeof options.dbPath !== 'string' || options.dbPath.trim() === ''))
-    throw new LocalStackError('INVALID_OPTION', `dbPath is ${showValue(options.dbPath)}; allowed: a folder path, or none for in memory`);
+    throw invalidOption('dbPath', options.dbPath, 'a folder path, or none for in memory');
   checkInteger('startTimeoutMs', options.startTimeoutMs, 1, 3_600_000, 'a whole number of ms from 1 to 3600000 (an hour)');
   const { jar, libs } = await dynamoDbLocalJar();
   checkJava();

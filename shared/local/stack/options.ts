@@ -30,12 +30,14 @@ const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 /** An `INVALID_OPTION` naming `what`, the value given as `shown` says it, and what is allowed. */
 const refuse = (what: string, shown: string, allowed: string): LocalStackError =>
   new LocalStackError('INVALID_OPTION', `${what} is ${shown}; allowed: ${allowed}`);
-const invalid = (what: string, value: unknown, allowed: string): LocalStackError => refuse(what, showValue(value), allowed);
+/** An `INVALID_OPTION` naming `what`, the value given (`showValue`), and what is allowed. */
+export const invalidOption = (what: string, value: unknown, allowed: string): LocalStackError => refuse(what, showValue(value), allowed);
 
 /** Fails with `INVALID_OPTION` unless `value` is `undefined` or a whole number from `min` to `max`. */
 export function checkInteger(what: string, value: number | undefined, min: number, max: number, allowed?: string): void {
   if (value === undefined) return;
-  if (!Number.isInteger(value) || value < min || value > max) throw invalid(what, value, allowed ?? `a whole number from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw invalidOption(what, value, allowed ?? `a whole number from ${min} to ${max}`);
 }
 
 /** Fails with `INVALID_OPTION` unless `value` is `undefined` or a port: 0 (a free one) to 65535. */
@@ -65,7 +67,7 @@ export const checkVisibilityTimeout = (value: number | undefined): void =>
 /** Fails with `INVALID_OPTION` unless `value` is `undefined` or a DynamoDB table name. */
 export function checkTableName(value: string | undefined): void {
   if (value !== undefined && (typeof value !== 'string' || !TABLE_NAME.test(value)))
-    throw invalid('tableName', value, 'a DynamoDB table name of 3–255 letters, digits, "_", "-" or "."');
+    throw invalidOption('tableName', value, 'a DynamoDB table name of 3–255 letters, digits, "_", "-" or "."');
 }
 
 /**
@@ -75,7 +77,7 @@ export function checkTableName(value: string | undefined): void {
  */
 export function checkOptionKeys(what: string, value: unknown, allowed: readonly string[], optional = false): void {
   if (optional && value === undefined) return;
-  if (!isRecord(value)) throw refuse(what, showValue(value), `an object with ${allowed.join(', ')}`);
+  if (!isRecord(value)) throw invalidOption(what, value, `an object with ${allowed.join(', ')}`);
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key)) throw refuse(`${what}.${key}`, `${showValue(value[key])}, an unknown option`, allowed.join(', '));
   }
@@ -91,20 +93,23 @@ const SUBSCRIBER_KEYS = ['name', 'topic', 'eventTypes', 'aggregateTypes', 'maxRe
  */
 export function checkOptionShapes(config: unknown, subscribers: unknown, onError: unknown): void {
   if (!isRecord(config) || !Array.isArray(config.topics) || !isRecord(config.routes))
-    throw refuse('config', showValue(config), 'the outbox config defineConfig returns');
+    throw invalidOption('config', config, 'the outbox config defineConfig returns');
   if (subscribers !== undefined && !Array.isArray(subscribers))
-    throw refuse('subscribers', showValue(subscribers), 'a list of subscribers, each { name, topic, … }');
-  if (onError !== undefined && typeof onError !== 'function')
-    throw refuse('onError', showValue(onError), 'a function (source, error) => void');
+    throw invalidOption('subscribers', subscribers, 'a list of subscribers, each { name, topic, … }');
+  if (onError !== undefined && typeof onError !== 'function') throw invalidOption('onError', onError, 'a function (source, error) => void');
 }
 
 function checkNames(what: string, values: readonly string[] | undefined, allowed: readonly string[] | undefined, means: string): void {
   if (values === undefined) return;
-  if (!Array.isArray(values) || values.length === 0) throw refuse(what, showValue(values), `a non-empty list of ${means}`);
+  if (!Array.isArray(values) || values.length === 0) throw invalidOption(what, values, `a non-empty list of ${means}`);
   values.forEach((value, j) => {
-    if (typeof value !== 'string' || value === '') throw invalid(`${what}[${j}]`, value, `a non-empty string: ${means}`);
+    if (typeof value !== 'string' || value === '') throw invalidOption(`${what}[${j}]`, value, `a non-empty string: ${means}`);
     if (allowed !== undefined && !allowed.includes(value))
-      throw invalid(`${what}[${j}]`, value, `${means} (${allowed.length === 0 ? 'the config routes none there' : allowed.join(', ')})`);
+      throw invalidOption(
+        `${what}[${j}]`,
+        value,
+        `${means} (${allowed.length === 0 ? 'the config routes none there' : allowed.join(', ')})`,
+      );
   });
 }
 

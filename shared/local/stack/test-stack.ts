@@ -1,10 +1,9 @@
 import { sharedAbortController } from '../../abort.js';
 import { replayArchive } from '../../archive/replay.js';
-import { showValue } from '../../show-value.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
 import { LocalStackError } from '../errors.js';
 import { startLocalStack } from './local-stack.js';
-import { checkInteger, checkOptionKeys } from './options.js';
+import { checkInteger, checkOptionKeys, invalidOption } from './options.js';
 import { receiveMessages } from './receive.js';
 import { localRelayHandler } from './relay.js';
 import type { OutboxTestArchive, OutboxTestQueue, OutboxTestStack, OutboxTestStackOptions, ReceiveOptions } from './test-stack-types.js';
@@ -132,11 +131,7 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
     const { count = 1, timeoutMs = DEFAULT_RECEIVE_TIMEOUT_MS, deadLetters = false } = receiveOptions ?? {};
     checkInteger('receive() count', count, 1, 1000);
     checkInteger('receive() timeoutMs', timeoutMs, 0, MAX_RECEIVE_TIMEOUT_MS);
-    if (typeof deadLetters !== 'boolean')
-      throw new LocalStackError(
-        'INVALID_OPTION',
-        `receive() deadLetters is ${showValue(deadLetters)}; allowed: true (its DLQ) or false (its queue)`,
-      );
+    if (typeof deadLetters !== 'boolean') throw invalidOption('receive() deadLetters', deadLetters, 'true (its DLQ) or false (its queue)');
     const handled = options.subscribers?.find((s) => s.name === subscriber)?.handler !== undefined;
     if (handled && !deadLetters) {
       throw new LocalStackError(
