@@ -1,11 +1,12 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
+import { showValue } from '../show-value.js';
 import { RedriveOptionsError } from './errors.js';
 import type { RedriveCommonOptions } from './types.js';
 
 /** The options every redrive takes, checked before anything is read: `maxMessages` a positive whole number. */
 export function checkCommonOptions(options: RedriveCommonOptions): void {
   if (options.maxMessages !== undefined && (!Number.isInteger(options.maxMessages) || options.maxMessages < 1)) {
-    throw new RedriveOptionsError('maxMessages', `got ${options.maxMessages}; allowed: a positive whole number`);
+    throw new RedriveOptionsError('maxMessages', `got ${showValue(options.maxMessages)}; allowed: a positive whole number`);
   }
 }
 
@@ -17,12 +18,12 @@ export function checkTopicArns(topicArns: unknown): void {
   if (typeof topicArns !== 'object' || topicArns === null || Object.keys(topicArns).length === 0) {
     throw new RedriveOptionsError(
       'topicArns',
-      `got ${JSON.stringify(topicArns) ?? String(topicArns)}; allowed: an object of topic name → topic ARN, e.g. the relay's OUTBOX_TOPIC_ARNS`,
+      `got ${showValue(topicArns)}; allowed: an object of topic name → topic ARN, e.g. the relay's OUTBOX_TOPIC_ARNS`,
     );
   }
   for (const [name, arn] of Object.entries(topicArns)) {
     const problem = snsTopicArnProblem(arn);
-    if (problem !== undefined) throw new RedriveOptionsError(`topicArns.${name}`, `got ${JSON.stringify(arn)}; allowed: ${problem}`);
+    if (problem !== undefined) throw new RedriveOptionsError(`topicArns.${name}`, `got ${showValue(arn)}; allowed: ${problem}`);
   }
 }
 
@@ -34,7 +35,7 @@ export function visibilityTimeoutOf(seconds: number = 120): number {
   if (!Number.isInteger(seconds) || seconds < VISIBILITY_RANGE[0] || seconds > VISIBILITY_RANGE[1]) {
     throw new RedriveOptionsError(
       'visibilityTimeoutSeconds',
-      `got ${seconds}; allowed: a whole number of seconds from ${VISIBILITY_RANGE[0]} to ${VISIBILITY_RANGE[1]}`,
+      `got ${showValue(seconds)}; allowed: a whole number of seconds from ${VISIBILITY_RANGE[0]} to ${VISIBILITY_RANGE[1]}`,
     );
   }
   return seconds;
