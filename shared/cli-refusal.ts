@@ -15,6 +15,18 @@ const COMMAND_LINE_HEADINGS: Readonly<Record<string, (command: string) => string
 };
 
 /**
+ * Every option of a command, as its refusals list them: each flag that takes a value with what the
+ * value is (`--max N`), then the flags that take none.
+ *
+ * @example
+ * ```ts
+ * allowedOptions({ '--out': 'FILE' }, '--help'); // '--out FILE, --help'
+ * ```
+ */
+export const allowedOptions = (valueFlags: Readonly<Record<string, string>>, ...flags: readonly string[]): string =>
+  [...Object.entries(valueFlags).map(([flag, value]) => `${flag} ${value}`), ...flags].join(', ');
+
+/**
  * The heading of a refusal of `command` on `field`: a field of `more` (the command's own words
  * before its options) or of {@link COMMAND_LINE_HEADINGS} in their words, any other field as the
  * option it is (`Invalid redrive option --max`).

@@ -1,4 +1,4 @@
-import { commandLineRefusal } from '../cli-refusal.js';
+import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
 import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
 import { MIN_RATE_PER_SECOND, rateOfText } from '../rate-limit.js';
 import { ReplayOptionsError } from './replay-errors.js';
@@ -66,9 +66,7 @@ export const REPLAY_VALUE_FLAGS: Readonly<Record<string, string>> = {
   '--region': 'REGION',
 };
 
-const ALLOWED = `${Object.entries(REPLAY_VALUE_FLAGS)
-  .map(([flag, value]) => `${flag} ${value}`)
-  .join(', ')}, --dry-run, --restart, --json, --help`;
+const ALLOWED = allowedOptions(REPLAY_VALUE_FLAGS, '--dry-run', '--restart', '--json', '--help');
 
 /** A parsed `replay` command line. */
 export type ReplayCommand =

@@ -5,7 +5,7 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { commandLineRefusal } from '../cli-refusal.js';
+import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
 import { parseStrictArgs } from '../cli-tokens.js';
 import { CONFIG_ENV, configFromEnv, type OutboxConfig } from '../config.js';
 import { ConfigFileError, loadConfigFile } from '../config-file.js';
@@ -45,9 +45,7 @@ export type CatalogCommand =
 export const CATALOG_VALUE_FLAGS: Readonly<Record<string, string>> = { '--config': 'FILE', '--out': 'FILE', '--published': 'FILE' };
 
 /** Every option of `catalog`, as a refusal lists them. */
-const CATALOG_ALLOWED = `${Object.entries(CATALOG_VALUE_FLAGS)
-  .map(([flag, value]) => `${flag} ${value}`)
-  .join(', ')}, --help`;
+const CATALOG_ALLOWED = allowedOptions(CATALOG_VALUE_FLAGS, '--help');
 
 const refuse = (field: string, message: string, options?: ErrorOptions) =>
   new CatalogError('INVALID_CATALOG_OPTIONS', field, message, options);

@@ -1,5 +1,5 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
-import { commandLineRefusal } from '../cli-refusal.js';
+import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
 import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
 import { CONFIG_FILE_FORMS } from '../config-file.js';
 import { RELAY_ENV } from '../event-source.js';
@@ -67,9 +67,7 @@ export const VALUE_FLAGS: Readonly<Record<string, string>> = {
   '--region': 'REGION',
   ...FILTER_VALUE_FLAGS,
 };
-const ALLOWED = `${Object.entries(VALUE_FLAGS)
-  .map(([flag, value]) => `${flag} ${value}`)
-  .join(', ')}, --dry-run, --help`;
+const ALLOWED = allowedOptions(VALUE_FLAGS, '--dry-run', '--help');
 
 /** A count typed after `flag` (`--max N`): a positive whole number in decimal digits. */
 export function positiveWholeNumber(value: string | undefined, flag: string): number | undefined {

@@ -1,4 +1,4 @@
-import { commandLineRefusal } from '../cli-refusal.js';
+import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
 import { parseStrictArgs } from '../cli-tokens.js';
 import { httpUrl, positiveWholeNumber, QUEUE_URL } from './cli-args.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
@@ -61,9 +61,7 @@ export type DlqCommand =
 /** The command whose options these are, as typed. */
 const COMMAND = 'dlq summarize';
 
-const ALLOWED = `${Object.entries(DLQ_VALUE_FLAGS)
-  .map(([flag, value]) => `${flag} ${value}`)
-  .join(', ')}, --json, --help`;
+const ALLOWED = allowedOptions(DLQ_VALUE_FLAGS, '--json', '--help');
 
 /**
  * Parses `dlq summarize [options]`; a bad flag or value throws a {@link RedriveOptionsError}
