@@ -10,7 +10,7 @@ const BACKOFF_KEYS = ['baseDelayMs', 'maxDelayMs'];
 /** How long a poller waits after a failed poll: up to 500 ms after the first, doubling up to 30 s. */
 export const DEFAULT_POLLER_BACKOFF = { baseDelayMs: 500, maxDelayMs: 30_000 } as const;
 /** SQS's longest visibility timeout: 12 hours. */
-const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
+export const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 /**
  * The shortest visibility timeout a poll takes. A batch's claims lapse up to 2 s before its
  * visibility timeout ends (the 1 s hand-out margin, then rounding down to the second): at 2 s or

@@ -1,6 +1,6 @@
 import type { OutboxConfig } from '../../config.js';
 import { isRecord } from '../../config-fields.js';
-import { MIN_VISIBILITY_TIMEOUT_SECONDS } from '../../consumer/poll-options.js';
+import { MAX_VISIBILITY_TIMEOUT_SECONDS, MIN_VISIBILITY_TIMEOUT_SECONDS } from '../../consumer/poll-options.js';
 import { showValue } from '../../show-value.js';
 import { LocalStackError } from '../errors.js';
 import type { OutboxTestSubscriber } from './test-stack-types.js';
@@ -22,7 +22,7 @@ export const ARCHIVE_FIFO_DLQ_NAME = 'outbox-archive-dlq.fifo';
  * the archiver start with no time left (the archiver then aborts each write), and at 0
  * concurrent invocations get the same messages.
  */
-export const VISIBILITY_TIMEOUT_ALLOWED = `a whole number of seconds from ${MIN_VISIBILITY_TIMEOUT_SECONDS} to 43200 (a handler's context ends 2 s before its batch comes back, so 2 s or less leaves the consumers and the archiver no time)`;
+export const VISIBILITY_TIMEOUT_ALLOWED = `a whole number of seconds from ${MIN_VISIBILITY_TIMEOUT_SECONDS} to ${MAX_VISIBILITY_TIMEOUT_SECONDS} (a handler's context ends 2 s before its batch comes back, so 2 s or less leaves the consumers and the archiver no time)`;
 
 const SUBSCRIBER_NAME = /^[A-Za-z0-9_-]{1,70}$/;
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
@@ -62,7 +62,13 @@ export function checkDistinctPorts(ports: readonly (readonly [string, number | u
 
 /** Fails with `INVALID_OPTION` unless `value` is `undefined` or a visibility timeout the stack's handlers have time in. */
 export const checkVisibilityTimeout = (value: number | undefined): void =>
-  checkInteger('visibilityTimeoutSeconds', value, MIN_VISIBILITY_TIMEOUT_SECONDS, 43_200, VISIBILITY_TIMEOUT_ALLOWED);
+  checkInteger(
+    'visibilityTimeoutSeconds',
+    value,
+    MIN_VISIBILITY_TIMEOUT_SECONDS,
+    MAX_VISIBILITY_TIMEOUT_SECONDS,
+    VISIBILITY_TIMEOUT_ALLOWED,
+  );
 
 /** Fails with `INVALID_OPTION` unless `value` is `undefined` or a DynamoDB table name. */
 export function checkTableName(value: string | undefined): void {
