@@ -28,7 +28,7 @@ export function minVisibilityTimeoutSeconds(functionTimeout: Duration, batchingW
  * const seconds = queueVisibilityTimeoutSeconds(props.queue); // 30 for new Queue(this, 'Queue')
  * ```
  */
-export function queueVisibilityTimeoutSeconds(queue: IQueue): number | undefined {
+function queueVisibilityTimeoutSeconds(queue: IQueue): number | undefined {
   const resource = queue.node.defaultChild;
   if (!(resource instanceof CfnQueue)) return undefined;
   const seconds = resource.visibilityTimeout;
