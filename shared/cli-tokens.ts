@@ -47,6 +47,23 @@ export function decimalNumber(text: string, integer = false): number {
 }
 
 /**
+ * A count typed on a command line (`--max 5`): its number when it is a positive whole number in
+ * decimal digits that a number holds exactly (at most `Number.MAX_SAFE_INTEGER`), else the error
+ * `refuse` makes of what was typed: `1e3`, `2.5`, `0` or twenty nines are no count, where the last
+ * would otherwise be read as a rounded number the operator never typed.
+ *
+ * @example
+ * ```ts
+ * const max = positiveWholeNumber('500', (problem) => new UsageError('--max', problem)); // 500
+ * ```
+ */
+export function positiveWholeNumber(text: string, refuse: (problem: string) => Error): number {
+  const n = decimalNumber(text, true);
+  if (Number.isSafeInteger(n) && n > 0) return n;
+  throw refuse(`got ${JSON.stringify(text)}; allowed: a positive whole number in decimal digits`);
+}
+
+/**
  * Node's parser refuses a value that starts with a dash (`--port -1`) with a long hint; a negative
  * number is joined to its flag (`--port=-1`), so it gets the flag's own message, and any other
  * dash after a flag that takes a value is `refused` with a one-line message. `valueFlags` maps

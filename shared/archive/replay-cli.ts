@@ -1,5 +1,5 @@
 import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
-import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
+import { isHttpUrl, parseStrictArgs, positiveWholeNumber } from '../cli-tokens.js';
 import { MIN_RATE_PER_SECOND, rateOfText } from '../rate-limit.js';
 import { ReplayOptionsError } from './replay-errors.js';
 import { DATE_FORMS, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, planReplay } from './replay-options.js';
@@ -114,16 +114,6 @@ function aggregateOf(value: string | undefined): { type: string; id: string } | 
   return { type: value.slice(0, colon), id: value.slice(colon + 1) };
 }
 
-/** A count typed after `flag` (`--concurrency N`): a positive whole number in decimal digits. */
-function positiveWholeNumber(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = decimalNumber(value, true);
-  if (!Number.isFinite(n) || n <= 0) {
-    throw new ReplayOptionsError(flag, `got ${JSON.stringify(value)}; allowed: a positive whole number in decimal digits`);
-  }
-  return n;
-}
-
 function httpUrl(value: string, flag: string): string {
   if (!isHttpUrl(value)) {
     throw new ReplayOptionsError(
@@ -184,7 +174,10 @@ export function parseReplayArgs(argv: readonly string[]): ReplayCommand {
     throw new ReplayOptionsError('--restart', 'does not apply with --dry-run, which neither reads nor writes a checkpoint');
   }
   const rate = values.rate === undefined ? undefined : rateOfText(values.rate, (problem) => new ReplayOptionsError('--rate', problem));
-  const concurrency = positiveWholeNumber(values.concurrency, '--concurrency');
+  const concurrency =
+    values.concurrency === undefined
+      ? undefined
+      : positiveWholeNumber(values.concurrency, (problem) => new ReplayOptionsError('--concurrency', problem));
   const aggregate = aggregateOf(values.aggregate);
   const command = {
     kind: 'replay' as const,

@@ -1,6 +1,6 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
-import { decimalNumber, isHttpUrl, parseStrictArgs } from '../cli-tokens.js';
+import { isHttpUrl, parseStrictArgs, positiveWholeNumber } from '../cli-tokens.js';
 import { CONFIG_FILE_FORMS } from '../config-file.js';
 import { RELAY_ENV } from '../event-source.js';
 import { rateOfText } from '../rate-limit.js';
@@ -69,15 +69,9 @@ export const VALUE_FLAGS: Readonly<Record<string, string>> = {
 };
 const ALLOWED = allowedOptions(VALUE_FLAGS, '--dry-run', '--help');
 
-/** A count typed after `flag` (`--max N`): a positive whole number in decimal digits. */
-export function positiveWholeNumber(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = decimalNumber(value, true);
-  if (!Number.isSafeInteger(n) || n <= 0) {
-    throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: a positive whole number in decimal digits`);
-  }
-  return n;
-}
+/** `--max N` (or another count), by the shared rule: a refusal names `flag` as a redrive option. */
+export const countOf = (value: string | undefined, flag: string): number | undefined =>
+  value === undefined ? undefined : positiveWholeNumber(value, (problem) => new RedriveOptionsError(flag, problem));
 
 /** `--rate N`, by the rule and with the reason of the redrive functions' `ratePerSecond`. */
 const rateOf = (value: string | undefined): number | undefined =>
@@ -211,7 +205,7 @@ export function parseRedriveArgs(
     );
   }
   const rate = rateOf(values.rate);
-  const max = positiveWholeNumber(values.max, '--max');
+  const max = countOf(values.max, '--max');
   if (values.endpoint !== undefined) {
     httpUrl(values.endpoint, '--endpoint', 'an http:// or https:// URL with a host, e.g. http://localhost:4566');
   }

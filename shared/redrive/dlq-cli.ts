@@ -1,6 +1,6 @@
 import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
 import { parseStrictArgs } from '../cli-tokens.js';
-import { httpUrl, positiveWholeNumber, QUEUE_URL } from './cli-args.js';
+import { countOf, httpUrl, QUEUE_URL } from './cli-args.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_USAGE, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
@@ -125,7 +125,7 @@ function dlqCommand(argv: readonly string[]): DlqCommand {
   if (values.region !== undefined && !/^[a-z0-9-]+$/.test(values.region)) {
     throw new RedriveOptionsError('--region', `got ${JSON.stringify(values.region)}; allowed: an AWS region name, e.g. eu-west-1`);
   }
-  const max = positiveWholeNumber(values.max, '--max');
+  const max = countOf(values.max, '--max');
   const filter = filterFromArgs(values);
   return {
     kind: 'dlq-summarize',
