@@ -1,12 +1,12 @@
-import { backoffDelay, sleep } from '../backoff.js';
+import { sleep } from '../backoff.js';
 import { errorMessage } from '../error-message.js';
 import { LeaseLostError } from './errors.js';
 import { HeldLease } from './held-lease.js';
 import type { Lease, LeaseStore } from './lease.js';
 import { planLeases } from './lease-balance.js';
+import { isTransientFailure, retryPauseMs, WAITED_ON_FIRST_PAUSE_MS } from './retries.js';
 import { leaseExpiresAfterMs, type ProcessorSettings } from './settings.js';
 import { monotonicNow } from './worker-clock.js';
-import { isTransientFailure } from './worker-start.js';
 
 /** What the coordinator tells its worker. */
 export interface LeaseEvents {
@@ -177,7 +177,6 @@ export class LeaseCoordinator {
   }
 
   private async handOver(held: HeldLease, deadline: number, ended: AbortSignal | undefined): Promise<void> {
-    const backoff = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 50, maxDelayMs: this.settings.retryMaxDelayMs };
     const isEnded = (): boolean => ended?.aborted === true;
     for (let retry = 1; ; retry++) {
       try {
@@ -189,7 +188,7 @@ export class LeaseCoordinator {
           this.lose(held, held.lostBecause ?? errorMessage(error));
           return;
         }
-        const pause = backoffDelay(backoff, retry);
+        const pause = retryPauseMs(retry, this.settings.retryMaxDelayMs, WAITED_ON_FIRST_PAUSE_MS);
         const retrying = isTransientFailure(error) && this.now() + pause < deadline;
         const outcome: HandOverOutcome = isEnded() ? 'not-needed' : retrying ? 'retrying' : 'given-up';
         this.events.handOverFailed?.(held, error, outcome);

@@ -1,12 +1,8 @@
-import { backoffDelay, sleep } from '../backoff.js';
+import { sleep } from '../backoff.js';
 import { LeaseLostError } from './errors.js';
 import type { HeldLease } from './held-lease.js';
+import { retryPauseMs } from './retries.js';
 import type { ProcessorSettings } from './settings.js';
-
-/** A random pause up to 50 ms × 2^failures, capped at `retryMaxDelayMs` (the shared back-off, full jitter). */
-export function backoffMs(settings: Pick<ProcessorSettings, 'retryMaxDelayMs'>, failures: number): number {
-  return backoffDelay({ maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 100, maxDelayMs: settings.retryMaxDelayMs }, failures);
-}
 
 /** Retries of a failed checkpoint write once the worker is stopping, before the lease is given up. */
 export const STOPPING_CHECKPOINT_RETRIES = 3;
@@ -99,10 +95,10 @@ export class ShardCheckpoints {
         this.context.checkpointFailed(error);
         const stoppingFor = this.context.stoppingFor();
         if (stoppingFor === undefined) {
-          await this.context.sleep(backoffMs(this.context.settings, failures), this.held.dropped);
+          await this.context.sleep(retryPauseMs(failures, this.context.settings.retryMaxDelayMs), this.held.dropped);
           continue;
         }
-        const pause = backoffMs(this.context.settings, ++stoppingFailures);
+        const pause = retryPauseMs(++stoppingFailures, this.context.settings.retryMaxDelayMs);
         if (stoppingFailures > STOPPING_CHECKPOINT_RETRIES || stoppingFor + pause >= this.context.settings.handOffTimeoutMs) {
           this.held.drop('a checkpoint kept failing while stopping; the lease is no longer renewed, so it expires for the next worker');
           const { owner, lease } = this.held;

@@ -6,9 +6,10 @@ import { writeGivenUp } from './failure-policy.js';
 import type { HeldLease } from './held-lease.js';
 import { SHARD_END } from './lease.js';
 import { publishCutoff } from './publish-cutoff.js';
+import { retryPauseMs } from './retries.js';
 import { RetryBudget } from './retry-budget.js';
 import { leaseExpiresAfterMs } from './settings.js';
-import { backoffMs, ShardCheckpoints } from './shard-checkpoints.js';
+import { ShardCheckpoints } from './shard-checkpoints.js';
 import type { ReadResult } from './stream-source.js';
 import { monotonicNow } from './worker-clock.js';
 
@@ -287,7 +288,7 @@ export class ShardConsumer {
   }
 
   private backoff(failures: number): number {
-    return backoffMs(this.context.settings, failures);
+    return retryPauseMs(failures, this.context.settings.retryMaxDelayMs);
   }
 }
 

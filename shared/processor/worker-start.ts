@@ -1,36 +1,7 @@
-import { backoffDelay } from '../backoff.js';
 import { describeError } from '../relay/failure-kind.js';
-import { IncompleteShardListingError, ProcessorStartError, StreamCallTimeoutError } from './errors.js';
+import { ProcessorStartError } from './errors.js';
+import { isTransientFailure, retryPauseMs, WAITED_ON_FIRST_PAUSE_MS } from './retries.js';
 import type { WorkerClock } from './worker-clock.js';
-
-/**
- * Throttling as DynamoDB and DynamoDB Streams name it: `LimitExceededException` (too many
- * `DescribeStream` calls) and `ProvisionedThroughputExceededException` come as plain 400s, which
- * the relay's request classification would call permanent.
- */
-const THROTTLED = /throttl|limitexceeded|throughputexceeded|toomanyrequests|slowdown/i;
-/** Timeouts and connections refused or cut: the next attempt may well get through. */
-const NETWORK = /timeout|abort|^e(conn|pipe|hostunreach|netunreach|ai_again|notfound)|socket|networking/i;
-
-/**
- * Whether a failed start-up step (or another request: a lease write) may succeed if tried again: throttling, a server or network
- * error, a timeout, an error the SDK calls retryable, an incomplete shard listing. Anything else
- * is the deployment's fault and never goes away by waiting: a stream or lease table not found,
- * access denied, a malformed request, no credentials or region, a bug.
- */
-export function isTransientFailure(error: unknown): boolean {
-  if (error instanceof StreamCallTimeoutError || error instanceof IncompleteShardListingError) return true;
-  if (typeof error !== 'object' || error === null) return false;
-  const { name, code, $retryable, $metadata } = error as {
-    name?: unknown;
-    code?: unknown;
-    $retryable?: unknown;
-    $metadata?: { httpStatusCode?: number };
-  };
-  const status = $metadata?.httpStatusCode;
-  if ($retryable !== undefined || (status !== undefined && (status >= 500 || status === 429))) return true;
-  return [name, code].some((value) => typeof value === 'string' && (THROTTLED.test(value) || NETWORK.test(value)));
-}
 
 /** What a start-up step needs from its worker. */
 export interface StartStepContext {
@@ -56,7 +27,6 @@ export interface StartStepContext {
  * ```
  */
 export async function retryStartStep(what: string, step: () => Promise<unknown>, context: StartStepContext): Promise<void> {
-  const backoff = { maxAttempts: Number.POSITIVE_INFINITY, baseDelayMs: 50, maxDelayMs: context.maxDelayMs };
   for (let retry = 1; !context.clock.stopped; retry++) {
     try {
       await step();
@@ -64,7 +34,7 @@ export async function retryStartStep(what: string, step: () => Promise<unknown>,
     } catch (error) {
       if (!isTransientFailure(error)) throw new ProcessorStartError(what, describeError(error), { cause: error });
       context.failed(`starting: ${what} failed; retrying`, error);
-      await context.clock.sleep(backoffDelay(backoff, retry));
+      await context.clock.sleep(retryPauseMs(retry, context.maxDelayMs, WAITED_ON_FIRST_PAUSE_MS));
     }
   }
 }
