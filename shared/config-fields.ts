@@ -13,6 +13,7 @@ import {
   type TopicSettings,
 } from './config-types.js';
 import { ConfigError } from './errors.js';
+import { showValue as show } from './show-value.js';
 import { AGGREGATE_TYPE_PATTERN } from './slot.js';
 
 /**
@@ -43,19 +44,6 @@ const RANGES: Record<Exclude<keyof RelayTuning, 'bisectBatchOnError'>, readonly 
 
 /** Settings that AWS also takes as -1, meaning no limit. */
 const UNLIMITED_ALLOWED: ReadonlySet<string> = new Set(['maxRetryAttempts', 'maxRecordAgeSeconds']);
-
-/** The value as given: strings quoted, every number and bigint as written (`NaN`, `Infinity`, `100n`). */
-export const show = (value: unknown): string => {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (value === undefined) return 'undefined';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-};
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -11,7 +11,6 @@ import {
   isRecord,
   MAX_SOURCE_LENGTH,
   rejectUnknownKeys,
-  show,
   URI_REFERENCE_PATTERN,
   validateArchive,
   validateRelay,
@@ -29,6 +28,7 @@ import {
 import { ConfigError, EnvironmentError } from './errors.js';
 import { validateLagAlarms } from './lag-alarms.js';
 import { MAX_FILTER_PATTERN_LENGTH, relayFilterPatterns } from './relay-filter.js';
+import { showValue as show } from './show-value.js';
 import { AGGREGATE_TYPE_PATTERN } from './slot.js';
 
 export * from './config-types.js';

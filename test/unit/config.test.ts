@@ -68,6 +68,12 @@ describe('defineConfig', () => {
       'got Infinity;',
     ],
     ['a bigint batch size, shown as a bigint', { ...base, relay: { batchSize: 100n } }, 'relay.batchSize', 'got 100n;'],
+    [
+      'a function for a batch size, shown as a function, not its code',
+      { ...base, relay: { batchSize: () => 100 } },
+      'relay.batchSize',
+      'got a function;',
+    ],
     ['a misspelt relay setting given as undefined', { ...base, relay: { batchsize: undefined } }, 'relay.batchsize', 'unknown setting'],
     ['a misspelt relay setting', { ...base, relay: { batchsize: 10 } }, 'relay.batchsize', 'allowed: batchSize'],
     ['a misspelt top-level setting', { ...base, topic: [] }, 'config.topic', 'unknown setting'],

@@ -23,9 +23,13 @@ describe('showValue', () => {
     expect(showValue(value)).toBe(shown);
   });
 
-  it('shows code as a function, and a value JSON refuses (a bigint, a cycle) as String does', () => {
+  it('shows a bigint as written, not as the number it would read as', () => {
+    expect(showValue(10n)).toBe('10n');
+    expect(showValue(-3n)).toBe('-3n');
+  });
+
+  it('shows code as a function, and a value JSON refuses (a cycle) as String does', () => {
     expect(showValue(() => 1)).toBe('a function');
-    expect(showValue(10n)).toBe('10');
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
     expect(showValue(cycle)).toBe('[object Object]');
