@@ -3,16 +3,17 @@ import { type MessageRecord, openMessageRecord, type Slot } from './batch-messag
 import { CommitGroup, type CommitScopes, type GroupOutcomes } from './commit-group.js';
 import { asError } from './errors.js';
 import { type MessageHandlingDeps, type PreparedEvent, type PreparedMessage, rememberCommitted, runEvent } from './handle-message.js';
+import type { ResolvedInboxOptions } from './inbox.js';
 import type { PendingCommit } from './pending-commit.js';
 import { acknowledged, messageOutcome, type RunEventsOptions, reportEvent } from './run-events.js';
 import { type MessageScope, outerContext, traceGroupCommit, traceMessage, UNTRACED } from './tracing.js';
-import type { ConsumerMessage, ConsumerTracingOptions, InboxOptions, MessageOutcome } from './types.js';
+import type { ConsumerMessage, ConsumerTracingOptions, MessageOutcome } from './types.js';
 import { reportUnexpected, unexpectedOutcome } from './unexpected.js';
 
 /** What a worker of a batch shares with the others (`commit: 'event'` and `'batch'` alike). */
 export interface BatchWorkerContext extends RunEventsOptions {
   readonly deps: MessageHandlingDeps;
-  readonly inbox: InboxOptions;
+  readonly inbox: ResolvedInboxOptions;
   readonly tracing: ConsumerTracingOptions | undefined;
   readonly messages: readonly ConsumerMessage[];
   readonly prepared: readonly PreparedMessage[];

@@ -7,7 +7,7 @@ import { BatchWorker } from './batch-worker.js';
 import { catalogSchemas } from './catalog-schemas.js';
 import { runEventGroup } from './event-worker.js';
 import { type MessageHandlingDeps, type PreparedMessage, prepareMessage } from './handle-message.js';
-import { Inbox } from './inbox.js';
+import { Inbox, type ResolvedInboxOptions } from './inbox.js';
 import { readInboxSnapshot } from './inbox-snapshot.js';
 import { fromSqsRecord } from './messages.js';
 import { validateConsumerOptions, validateProcessOptions } from './options.js';
@@ -83,8 +83,11 @@ export function consumerMetrics(name: string, env: NodeJS.ProcessEnv = process.e
  */
 export function createConsumer(given: ConsumerOptions): Consumer {
   validateConsumerOptions(given);
-  // A DocumentClient of another copy of the SDK (an older one cannot send this copy's commands).
-  const options: ConsumerOptions = { ...given, inbox: { ...given.inbox, document: documentClientOf(given.inbox.document) } };
+  // A plain DynamoDBClient, or a client of another copy of the SDK (an older one cannot send this copy's commands).
+  const options: ConsumerOptions & { readonly inbox: ResolvedInboxOptions } = {
+    ...given,
+    inbox: { ...given.inbox, document: documentClientOf(given.inbox.document) },
+  };
   const now = options.now ?? Date.now;
   const inbox = new Inbox(options.name, options.inbox, now);
   const logger = options.logger ?? new Logger({ serviceName: options.name });

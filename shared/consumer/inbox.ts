@@ -1,5 +1,12 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { throttledTransaction } from '../aws/transient-transaction-errors.js';
 import { backoffDelay, sleep } from '../backoff.js';
 import { TABLE } from '../table.js';
@@ -21,6 +28,11 @@ import { commitFailure, recordAsFound } from './inbox-write-failures.js';
 import type { InboxOptions, TransactItem } from './types.js';
 
 export { INBOX_PREFIX, INBOX_SORT_KEY, type InboxEventKey, inboxKey } from './inbox-keys.js';
+
+/** The inbox options as the consumer uses them: its client a DocumentClient (`createConsumer` wraps any other). */
+export interface ResolvedInboxOptions extends InboxOptions {
+  readonly document: DynamoDBDocumentClient;
+}
 
 /**
  * The condition of a Put that takes an event's inbox record, a claim's or a transaction's: no
@@ -47,10 +59,10 @@ const takesRecord = (nowSeconds: number) => ({
  */
 export class Inbox {
   readonly #consumer: string;
-  readonly #options: InboxOptions;
+  readonly #options: ResolvedInboxOptions;
   readonly #now: () => number;
 
-  constructor(consumer: string, options: InboxOptions, now: () => number = Date.now) {
+  constructor(consumer: string, options: ResolvedInboxOptions, now: () => number = Date.now) {
     this.#consumer = consumer;
     this.#options = options;
     this.#now = now;

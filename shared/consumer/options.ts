@@ -1,4 +1,3 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { showValue as show } from '../show-value.js';
@@ -93,11 +92,10 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
   if (raw.catalog !== undefined) validateCatalogOption(raw.catalog, raw.sources);
   if (!isRecord(raw.inbox)) throw new ConsumerOptionsError('inbox', `got ${show(raw.inbox)}; allowed: { document, tableName, … }`);
   rejectUnknown(raw.inbox, INBOX_KEYS, 'inbox');
-  // A plain DynamoDBClient has send() too, but would be handed DocumentClient-style values it cannot marshal.
-  if (!isRecord(raw.inbox.document) || typeof raw.inbox.document.send !== 'function' || raw.inbox.document instanceof DynamoDBClient) {
+  if (!isRecord(raw.inbox.document) || typeof raw.inbox.document.send !== 'function') {
     throw new ConsumerOptionsError(
       'inbox.document',
-      `got ${shapeOf(raw.inbox.document)}, which is not a DynamoDBDocumentClient; allowed: DynamoDBDocumentClient.from(new DynamoDBClient())`,
+      `got ${shapeOf(raw.inbox.document)}, which is not a DynamoDB client; allowed: a DynamoDBClient or a DynamoDBDocumentClient`,
     );
   }
   if (typeof raw.inbox.tableName !== 'string' || raw.inbox.tableName === '') {

@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { type AggregateSequenceFields, aggregateSequenceOf, type OutboxEnvelope } from '../envelope.js';
 import { TABLE } from '../table.js';
-import type { InboxOptions } from './types.js';
+import type { ResolvedInboxOptions } from './inbox.js';
 
 export const SEQUENCE_PREFIX = 'SEQ#';
 export const SEQUENCE_SORT_KEY = 'SEQ';
@@ -66,11 +66,11 @@ export function classify(last: SequencePosition | undefined, received: SequenceP
  */
 export class SequenceTracker {
   readonly #consumer: string;
-  readonly #options: InboxOptions;
+  readonly #options: ResolvedInboxOptions;
   readonly #retentionSeconds: number;
   readonly #now: () => number;
 
-  constructor(consumer: string, options: InboxOptions, retentionSeconds: number, now: () => number = Date.now) {
+  constructor(consumer: string, options: ResolvedInboxOptions, retentionSeconds: number, now: () => number = Date.now) {
     this.#consumer = consumer;
     this.#options = options;
     this.#retentionSeconds = retentionSeconds;

@@ -1,3 +1,4 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { OutboxEnvelope } from '../envelope.js';
@@ -66,7 +67,11 @@ export type EventHandler<TData = unknown> = TransactionHandler<TData> | ClaimHan
 
 /** Where the inbox records live: the outbox table or the consumer's own table with the same `pk`/`sk` string keys. */
 export interface InboxOptions {
-  readonly document: DynamoDBDocumentClient;
+  /**
+   * The client the inbox reads and writes through, created once and reused: a `DynamoDBDocumentClient`,
+   * or a `DynamoDBClient`, which is wrapped in one (as the `Outbox` wraps its client).
+   */
+  readonly document: DynamoDBClient | DynamoDBDocumentClient;
   readonly tableName: string;
   /** How long an inbox record (and a sequence record) is kept before TTL removes it. @default 1209600 (14 days, the longest SQS retention) */
   readonly retentionSeconds?: number;

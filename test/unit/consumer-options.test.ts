@@ -84,15 +84,16 @@ describe('consumer options', () => {
     });
   });
 
-  it('rejects an inbox client that is not a DocumentClient, saying what it got', () => {
+  it('takes a plain DynamoDBClient for the inbox, as the Outbox takes one, and rejects what is no client, saying what it got', () => {
     const plain = new DynamoDBClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1' });
-    expect(rejection({ ...valid, inbox: { document: plain, tableName: 't' } })).toMatchObject({
+    expect(() => createConsumer({ ...valid, inbox: { document: plain, tableName: 't' } })).not.toThrow();
+    expect(rejection({ ...valid, inbox: { document: 'client', tableName: 't' } })).toMatchObject({
       field: 'inbox.document',
       message: expect.stringContaining(
-        'got an instance of DynamoDBClient, which is not a DynamoDBDocumentClient; allowed: DynamoDBDocumentClient.from(',
+        'got "client", which is not a DynamoDB client; allowed: a DynamoDBClient or a DynamoDBDocumentClient',
       ),
     });
-    expect(rejection({ ...valid, inbox: { document: 'client', tableName: 't' } }).message).toContain('got "client"');
+    expect(rejection({ ...valid, inbox: { document: {}, tableName: 't' } }).message).toContain('got an instance of Object');
   });
 
   it('rejects a consumer without sources: there is no default it could know, and accepting any would accept forged events', () => {
