@@ -35,9 +35,9 @@ export type ResolvedRecord =
    */
   | { readonly status: 'events'; readonly events: TopicEvent[]; readonly letters: RecordDeadLetter[] }
   /**
-   * Its events cannot be republished as they are (a topic without an ARN; a malformed slot or no
-   * route when no relay DLQ was given): it stays, and so must every later record of its shard,
-   * which could hold a later event of its aggregates.
+   * Its events cannot be republished as they are (a malformed slot or no route when no relay DLQ
+   * was given): it stays, and so must every later record of its shard, which could hold a later
+   * event of its aggregates.
    */
   | { readonly status: 'skip'; readonly reason: string }
   /**
@@ -56,6 +56,7 @@ export type ResolvedRecord =
 export interface ResolveOptions {
   readonly streams: DynamoDBStreamsClient;
   readonly config: OutboxConfig;
+  /** An ARN for every topic the config routes to: `redriveOnFailure` refuses a run without one before it reads anything. */
   readonly topicArns: Readonly<Record<string, string>>;
   readonly now: () => number;
   readonly retry: BackoffOptions;
@@ -182,8 +183,8 @@ function decodeEvents(
       continue;
     }
     const { topic } = decoded;
-    const topicArn = Object.hasOwn(options.topicArns, topic.name) ? options.topicArns[topic.name] : undefined;
-    if (topicArn === undefined) return { status: 'skip', reason: `topic ${JSON.stringify(topic.name)} has no ARN` };
+    // A routed topic (decoded events have a route), so one with its ARN: see ResolveOptions.topicArns.
+    const topicArn = options.topicArns[topic.name] as string;
     for (const message of decoded.messages) {
       events.push({
         key: `${streamRecord.dynamodb?.SequenceNumber}:${message.id}`,
