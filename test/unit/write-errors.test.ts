@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import {
   Outbox,
   type OutboxError,
@@ -62,7 +63,7 @@ function scriptedClient(
   return { client, sent };
 }
 
-const outboxOn = (client: DynamoDBClient) =>
+const outboxOn = (client: DynamoDBClient | DynamoDBDocumentClient) =>
   new Outbox({ config: testConfig(), tableName: 'shop', client, retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 } });
 
 async function failure(script: Parameters<typeof scriptedClient>[0], options: { maxAttempts?: number; idempotencyKey?: string } = {}) {
@@ -184,6 +185,33 @@ describe('write(): a failure whose outcome is unknown says so', () => {
       "reading the key's idempotency record to learn whether that request committed failed (ECONNRESET (socket hang up))",
     );
     expect(error.message).toContain('Retry it with the same idempotencyKey ("k-2")');
+  });
+
+  it("says the outcome is unknown, as for a failed read, when the client's send() throws the read before sending it", async () => {
+    // The commit's own send() throwing so means nothing was written; the read's cannot say whether the request under the key committed.
+    const { client, sent } = scriptedClient({
+      TransactWriteItems: [refusal(400, 'IdempotentParameterMismatchException', 'Idempotent parameters mismatch')],
+    });
+    const document = DynamoDBDocumentClient.from(client);
+    const send = document.send.bind(document) as (command: unknown) => Promise<unknown>;
+    const throwing = new TypeError('middleware failed to assemble the request');
+    Object.assign(document, {
+      send: (command: unknown) => {
+        if (command instanceof GetCommand) throw throwing;
+        return send(command);
+      },
+    });
+    const error = await outboxOn(document)
+      .write({ events: [orderEvent('o-1')], idempotencyKey: 'k-3' })
+      .then(
+        () => undefined,
+        (e: unknown) => e as WriteOutcomeUnknownError,
+      );
+
+    expect(sent).toEqual(['TransactWriteItems']);
+    expect(error).toBeInstanceOf(WriteOutcomeUnknownError);
+    expect(error).toMatchObject({ reason: 'RECORD_UNREADABLE', idempotencyKey: 'k-3', cause: throwing });
+    expect(error?.message).toContain('failed (TypeError (middleware failed to assemble the request)); the write may have committed');
   });
 });
 
