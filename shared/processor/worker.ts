@@ -60,7 +60,11 @@ export class ProcessorWorker {
     this.settings = processorSettings(options.settings);
     this.coordinator = new LeaseCoordinator(options.leases, options.workerId, this.settings, {
       acquired: (held) => this.startConsumer(held),
-      lost: (held, reason) => options.observer?.leaseLost?.(held.leaseKey, reason),
+      // A halted worker reports nothing more, as a crashed one could not: not even a write queued
+      // before the halt that then finds the lease dropped by it.
+      lost: (held, reason) => {
+        if (!this.halted) options.observer?.leaseLost?.(held.leaseKey, reason);
+      },
       renewFailed: (held, error) =>
         options.observer?.error?.(`shard ${held.leaseKey}: renewing the lease failed; retrying while it cannot have expired`, error),
       handOverFailed: (held, error, outcome) =>
@@ -144,7 +148,8 @@ export class ProcessorWorker {
   }
 
   /**
-   * Stops at once, as a crash would: no checkpoint, no release, no further lease write. Its
+   * Stops at once, as a crash would: no checkpoint, no release, no further lease write, no lease
+   * reported lost (a write queued before the halt finds it dropped, quietly). Its
    * leases expire after the failover time. For failure drills and tests.
    */
   halt(): Promise<void> {
@@ -263,7 +268,7 @@ export class ProcessorWorker {
         } else {
           // Given up by the consumer itself (unwritten for too long, or a checkpoint failed while stopping):
           // reported unless the coordinator reported it already (a scan, a renewal or the hand-over mark found it).
-          if (exit === 'lease-lost' && !this.halted) this.coordinator.lose(held, held.lostBecause ?? 'lost');
+          if (exit === 'lease-lost') this.coordinator.lose(held, held.lostBecause ?? 'lost');
           else this.coordinator.forget(held);
         }
       })
