@@ -6,17 +6,19 @@ import type { MessageOutcome } from './types.js';
 
 export const rejected = (messageId: string, error: MessageRejectedError): MessageOutcome => ({ status: 'rejected', messageId, error });
 
-/** The schema's issues as text; never throws (issues come from the schema, and may hold anything), so a rejection stays one. */
+/** How many of a schema's issues a rejection's reason lists. */
+const SHOWN_ISSUES = 5;
+
+/** The schema's first issues as text, and how many more there were; never throws (issues come from the schema, and may hold anything), so a rejection stays one. */
 function describeIssues(issues: readonly StandardSchemaV1.Issue[]): string {
   try {
-    return issues
-      .slice(0, 5)
-      .map((issue) => {
-        const path = (issue.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.');
-        const text = path === '' ? String(issue.message) : `${path}: ${String(issue.message)}`;
-        return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-      })
-      .join('; ');
+    const shown = issues.slice(0, SHOWN_ISSUES).map((issue) => {
+      const path = (issue.path ?? []).map((segment) => String(typeof segment === 'object' ? segment.key : segment)).join('.');
+      const text = path === '' ? String(issue.message) : `${path}: ${String(issue.message)}`;
+      return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+    });
+    const more = issues.length - shown.length;
+    return more > 0 ? `${shown.join('; ')}; … and ${more} more` : shown.join('; ');
   } catch (error) {
     return `(the issues cannot be shown: ${error instanceof Error ? error.message : 'unknown error'})`;
   }
