@@ -30,7 +30,7 @@ describe('errorMessage: what a command prints of a caught value', () => {
     ['', '""'],
     [{ code: 'E_X' }, '{"code":"E_X"}'],
     [{ message: 7 }, '{"message":7}'],
-    [10n, '10'],
+    [10n, '10n'],
   ])('says what was thrown for %s, in one line', (thrown, shown) => {
     expect(errorMessage(thrown)).toBe(`no error message; the value thrown was ${shown}`);
   });

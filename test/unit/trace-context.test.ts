@@ -127,7 +127,7 @@ describe('tracestate validation', () => {
 
   it.each([
     ['a number', 42, '42'],
-    ['a bigint', 10n, '10'],
+    ['a bigint', 10n, '10n'],
     ['a symbol', Symbol('ts'), 'Symbol(ts)'],
   ])('rejects a tracestate that is %s, showing it', (_, tracestate, shown) => {
     const attempt = () => stored(event({ traceparent: EXPLICIT, tracestate: tracestate as unknown as string }));

@@ -93,7 +93,7 @@ describe('INVALID_TRACEPARENT says what was wrong, what was given and what is al
 
   it.each([
     ['a number', 42, '42'],
-    ['a bigint', 10n, '10'],
+    ['a bigint', 10n, '10n'],
     ['a symbol', Symbol('tp'), 'Symbol(tp)'],
     ['null', null, 'null'],
   ])('shows %s given for it safely', (_, traceparent, shown) => {
