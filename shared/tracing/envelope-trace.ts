@@ -1,10 +1,11 @@
-import { isTraceparent, type TraceContext, tracestateProblem } from './trace-context.js';
+import { isTraceparent, type TraceContext, tracestateToPass } from './trace-context.js';
 
 /**
  * The trace context an envelope carries (`traceparent`, and `tracestate` with it), to send as the
  * relay sends it: as message attributes, through `messageAttributes(type, aggregateType, trace)`.
  * A value that is not W3C trace context (another publisher's envelope) is left out rather than
- * passed on, as the write helper refuses one; `tracestate` without a `traceparent` means nothing.
+ * passed on, as the write helper refuses one; so is a `tracestate` without list members (`" , "`),
+ * as W3C asks; `tracestate` without a `traceparent` means nothing.
  *
  * @example
  * ```ts
@@ -14,6 +15,6 @@ import { isTraceparent, type TraceContext, tracestateProblem } from './trace-con
 export function envelopeTrace(envelope: { readonly traceparent?: unknown; readonly tracestate?: unknown }): TraceContext | undefined {
   const { traceparent, tracestate } = envelope;
   if (!isTraceparent(traceparent)) return undefined;
-  const state = typeof tracestate === 'string' && tracestate !== '' && tracestateProblem(tracestate) === undefined ? tracestate : undefined;
+  const state = tracestateToPass(tracestate);
   return state === undefined ? { traceparent } : { traceparent, tracestate: state };
 }

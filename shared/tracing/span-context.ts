@@ -5,20 +5,22 @@
 
 import type { Link, SpanContext } from '@opentelemetry/api';
 import type { OtelApi } from './otel-api.js';
-import { isTraceparent, tracestateProblem } from './trace-context.js';
+import { isTraceparent, tracestateToPass } from './trace-context.js';
 
 /** OpenTelemetry's default limit of links per span; links past it would be dropped by the SDK anyway. */
 export const MAX_SPAN_LINKS = 128;
 
 /**
  * The remote span context a `traceparent` (and its `tracestate`) names, or `undefined` for one
- * that is not W3C trace context: a consumer must not trust a header to be well-formed.
+ * that is not W3C trace context: a consumer must not trust a header to be well-formed. A
+ * `tracestate` without list members (`" , "`) gives no trace state, so that a span continuing
+ * this context does not send an empty `tracestate` on.
  */
 export function remoteSpanContext(api: OtelApi, traceparent: unknown, tracestate?: unknown): SpanContext | undefined {
   if (!isTraceparent(traceparent)) return undefined;
   const [, traceId, spanId, flags] = traceparent.split('-') as [string, string, string, string];
-  const state =
-    typeof tracestate === 'string' && tracestateProblem(tracestate) === undefined ? api.createTraceState(tracestate) : undefined;
+  const passed = tracestateToPass(tracestate);
+  const state = passed === undefined ? undefined : api.createTraceState(passed);
   return {
     traceId,
     spanId,

@@ -88,6 +88,23 @@ export function forwardedTraceContext(traceparent: string, tracestate?: string):
 /** A `tracestate` {@link tracestateMembers} finds no member in: commas, spaces and tabs only. */
 const NO_MEMBERS = /^[ \t,]*$/;
 
+/**
+ * A `tracestate` as it is passed on with its `traceparent` (a message attribute, a span's trace
+ * state): as given when it is W3C trace state with at least one list member; `undefined` for a
+ * value that is not (another publisher's envelope may hold anything), and for one without members
+ * (`""`, `" , "`), which W3C says a vendor SHOULD avoid sending.
+ *
+ * @example
+ * ```ts
+ * tracestateToPass('vendor=a'); // 'vendor=a'
+ * tracestateToPass(' , '); // undefined
+ * ```
+ */
+export function tracestateToPass(tracestate: unknown): string | undefined {
+  if (typeof tracestate !== 'string' || NO_MEMBERS.test(tracestate)) return undefined;
+  return tracestateProblem(tracestate) === undefined ? tracestate : undefined;
+}
+
 /** The longest `tracestate` carried: W3C's floor for what every system propagates, and OpenTelemetry's own limit. */
 export const MAX_TRACESTATE_LENGTH = 512;
 /** W3C's limit of list members in a `tracestate`. */
