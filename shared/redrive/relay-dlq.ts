@@ -40,6 +40,17 @@ interface Planned {
   readonly position: AggregatePosition;
 }
 
+/**
+ * Why a dead letter whose topic has no ARN stays, and how to move it: the topic, the topics given
+ * an ARN, and where its ARN goes. Known only once the letter is read (the relay DLQ holds letters
+ * of any topic), it is skipped, not refused: an aggregate's events all go to one topic, so the
+ * letters moved meanwhile overtake none of its own.
+ */
+const noTopicArn = (topic: string, topicArns: Readonly<Record<string, string>>): string =>
+  `topic ${JSON.stringify(topic)} has no ARN (given for ${Object.keys(topicArns)
+    .map((name) => JSON.stringify(name))
+    .join(', ')}); give its ARN too (--topic-arns, default $OUTBOX_TOPIC_ARNS, as the relay has them; topicArns in the API), then redrive`;
+
 function planOf(message: Message, topicArns: Readonly<Record<string, string>>, config: OutboxConfig | undefined): DrainPlan<Planned> {
   let letter: unknown;
   try {
@@ -79,12 +90,7 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>, c
     return { status: 'skip', reason: `${letter.reason}: no topic recorded (${letter.detail}); ${why}: add the route, then redrive` };
   }
   const topicArn = Object.hasOwn(topicArns, topic) ? topicArns[topic] : undefined;
-  if (topicArn === undefined) {
-    return {
-      status: 'skip',
-      reason: `topic ${JSON.stringify(topic)} has no ARN; known: ${Object.keys(topicArns).join(', ') || '(none)'}`,
-    };
-  }
+  if (topicArn === undefined) return { status: 'skip', reason: noTopicArn(topic, topicArns) };
   return {
     status: 'republish',
     units: 1,
