@@ -186,7 +186,9 @@ export class ProcessorWorker {
       : this.coordinator
           .handOverAll(consumersExited.signal)
           .catch((error: unknown) => this.reportError('marking the leases as handed over failed', error));
-    // A start under way may still take leases: they are handed over with the others. Its failure is its caller's.
+    // A start under way may still take leases: taken after the stop began, they get no consumer, so no page
+    // of theirs is in flight for a steal to publish twice; they are not marked, only released by `last`
+    // once the consumers exited. Its failure is its caller's.
     await this.starting?.catch(() => undefined);
     await Promise.all(this.consumers.values());
     consumersExited.abort();
@@ -225,7 +227,7 @@ export class ProcessorWorker {
   }
 
   private startConsumer(held: HeldLease): void {
-    // Taken by a scan that raced `stop()`: released by the hand-off.
+    // Taken by a scan that raced `stop()`: no consumer, no mark; released by the hand-off.
     if (this.clock.stopped) return;
     this.options.observer?.leaseAcquired?.(held.leaseKey);
     const consumer = new ShardConsumer(held, {

@@ -5,6 +5,7 @@ import type { Lease } from '../../shared/processor/lease.js';
 import { isTransientFailure } from '../../shared/processor/retries.js';
 import { StreamSource } from '../../shared/processor/stream-source.js';
 import { CountingPublisher, openPublishers } from '../helpers/counting-publisher.js';
+import { Gate } from '../helpers/gate.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { answerHungCalls, awsError, FaultyStreams } from '../helpers/processor-faulty-streams.js';
 import { haltWorkers, recorder, worker } from '../helpers/processor-worker.js';
@@ -29,9 +30,21 @@ class FailingLeaseStore extends MemoryLeaseStore {
     return super.list();
   }
 
+  /** Takes after the first `takesBeforeGate` wait at `takeGate` while it is closed. */
+  takesBeforeGate = Number.POSITIVE_INFINITY;
+  readonly takeGate = new Gate();
+  takesStarted = 0;
+  readonly marked: string[] = [];
+
   override async take(lease: Lease, owner: string): Promise<Lease | undefined> {
+    if (this.takesStarted++ >= this.takesBeforeGate) await this.takeGate.passed();
     if (this.takesAllowed-- <= 0 && this.takeRefusal !== undefined) throw this.takeRefusal;
     return super.take(lease, owner);
+  }
+
+  override async handOver(lease: Lease, owner: string): Promise<Lease> {
+    this.marked.push(lease.leaseKey);
+    return super.handOver(lease, owner);
   }
 }
 
@@ -95,6 +108,27 @@ describe('worker start-up', () => {
     expect(seen.acquired).toHaveLength(1);
     expect(seen.released).toEqual(seen.acquired);
     expect([...leases.rows.values()].map((lease) => lease.leaseOwner)).toEqual([undefined, undefined]);
+  });
+
+  it('releases a lease its first scan takes once the stop began, unmarked: no consumer ran on it, no page was in flight', async () => {
+    const { leases, seen, w } = starting({ shards: 2 });
+    leases.takesBeforeGate = 1;
+    leases.takeGate.close();
+    const started = w.start();
+    await waitFor(() => seen.acquired.length === 1 && leases.takesStarted === 2, { what: 'one lease taken, the second take waiting' });
+
+    const stopped = w.stop();
+    leases.takeGate.open();
+    await stopped;
+    await expect(started).resolves.toBeUndefined();
+
+    // The lease taken before the stop had a consumer, so it was marked; the one taken after had none.
+    expect(leases.marked).toEqual(seen.acquired);
+    expect(seen.released.toSorted()).toEqual([...leases.rows.keys()].toSorted());
+    expect([...leases.rows.values()].map((lease) => [lease.leaseOwner, lease.handingOver])).toEqual([
+      [undefined, undefined],
+      [undefined, undefined],
+    ]);
   });
 
   it('ends a start that keeps retrying when the worker is stopped', async () => {
