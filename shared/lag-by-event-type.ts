@@ -4,8 +4,6 @@
  * `config.ts` and both publishers in the imports.
  */
 
-import type { EventTypeCatalog } from './catalog/event-types.js';
-
 /**
  * The `eventType` dimension value of every event type the config does not declare. A config may
  * not declare an event type of this name (`defineConfig` refuses it), so it never stands for a
@@ -17,15 +15,16 @@ export const UNDECLARED_EVENT_TYPE = '(undeclared)';
 export type LagByEventType = Readonly<Record<string, Readonly<Record<string, number>>>>;
 
 /**
- * The names of the event types a config declares, which bound the `eventType` dimension, or
- * `undefined` when it declares none: then no lag per event type is measured at all.
+ * The names of the event types a config declares (the keys of its `eventTypes` catalog), which
+ * bound the `eventType` dimension, or `undefined` when it declares none: then no lag per event
+ * type is measured at all.
  *
  * @example
  * ```ts
  * const declared = declaredEventTypes(config); // Set { 'order.placed', 'order.paid' }, or undefined
  * ```
  */
-export function declaredEventTypes(config: { readonly eventTypes?: EventTypeCatalog }): ReadonlySet<string> | undefined {
+export function declaredEventTypes(config: { readonly eventTypes?: Readonly<Record<string, unknown>> }): ReadonlySet<string> | undefined {
   return config.eventTypes === undefined ? undefined : new Set(Object.keys(config.eventTypes));
 }
 
