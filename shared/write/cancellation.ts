@@ -4,7 +4,7 @@
  */
 
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall, type unmarshallOptions } from '@aws-sdk/util-dynamodb';
 import { classifyCancellation } from '../aws/transient-transaction-errors.js';
 import { type OperationFailure, TransactionFailedError } from '../errors.js';
 import { storedResult } from './idempotency.js';
@@ -76,7 +76,7 @@ function failureAt(index: number, reason: CancellationReason, plan: Plan, idempo
   // DynamoDB's message as given, also when empty, for every kind of action alike.
   const message = reason.Message === undefined ? {} : { message: reason.Message };
   if (index < plan.operations.length) {
-    const item = reason.Item === undefined ? {} : { item: itemAsItWas(reason.Item) };
+    const item = reason.Item === undefined ? {} : { item: itemAsItWas(reason.Item, plan.reading) };
     return {
       index,
       kind: plan.kinds[index] as string,
@@ -92,14 +92,17 @@ function failureAt(index: number, reason: CancellationReason, plan: Plan, idempo
 }
 
 /**
- * The item a failed condition returned, as the DocumentClient reads one by default; with every
- * number a `NumberValue` when one is a number neither a JS number nor a BigInt holds (a fraction
- * beyond 2^53), which that reading refuses: the failure is reported with its item all the same.
+ * The item a failed condition returned, as the caller's DocumentClient reads one (its
+ * `unmarshallOptions`); with every number a `NumberValue` when one is a number neither a JS number
+ * nor a BigInt holds (a fraction beyond 2^53), which reading without `wrapNumbers` refuses: the
+ * failure is reported with its item all the same. The helper's own records (a slot, the
+ * idempotency record) are read with the defaults instead, whatever the client's options: the
+ * helper reads their fields as numbers and strings.
  */
-function itemAsItWas(item: Record<string, AttributeValue>): Record<string, unknown> {
+function itemAsItWas(item: Record<string, AttributeValue>, options: unmarshallOptions): Record<string, unknown> {
   try {
-    return unmarshall(item);
+    return unmarshall(item, options);
   } catch {
-    return unmarshall(item, { wrapNumbers: true });
+    return unmarshall(item, { ...options, wrapNumbers: true });
   }
 }

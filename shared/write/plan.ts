@@ -5,7 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { marshall, type marshallOptions } from '@aws-sdk/util-dynamodb';
+import { marshall, type marshallOptions, type unmarshallOptions } from '@aws-sdk/util-dynamodb';
 import { v7 as uuidv7 } from 'uuid';
 import type { OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
@@ -44,6 +44,8 @@ export interface Plan {
   readonly wire: Record<string, unknown>[];
   /** The client's marshalling options, as the DocumentClient applies them to each top-level value. */
   readonly sending: marshallOptions;
+  /** The client's unmarshalling options, for the items of the caller's operations that a failed condition returns. */
+  readonly reading: unmarshallOptions;
 }
 
 /** What planning needs of the outbox it plans for. */
@@ -118,7 +120,9 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
       `This write needs ${actions} actions (${operations.length} operation${operations.length === 1 ? '' : 's'}, ${slots.length} aggregate slot${slots.length === 1 ? '' : 's'}${input.idempotencyKey === undefined ? '' : ', 1 idempotency record'}); allowed: at most ${MAX_TRANSACTION_ACTIONS} per transaction`,
     );
   }
-  const marshallOptions = context.client.config.translateConfig?.marshallOptions ?? {};
+  // config?.: a test double of a client may have none; it is then sent as it is, with no options.
+  const translateConfig = context.client.config?.translateConfig;
+  const marshallOptions = translateConfig?.marshallOptions ?? {};
   let requestBytes = 0;
   const marshalled: Record<string, unknown>[] = [];
   const wire: Record<string, unknown>[] = [];
@@ -167,5 +171,6 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
       `This write is about ${requestBytes} bytes; allowed: at most ${MAX_REQUEST_BYTES} bytes per transaction`,
     );
   }
-  return { operations, kinds, slots, now, fingerprint, writeId, wire, sending: sendingOptions(marshallOptions) };
+  const reading = translateConfig?.unmarshallOptions ?? {};
+  return { operations, kinds, slots, now, fingerprint, writeId, wire, sending: sendingOptions(marshallOptions), reading };
 }

@@ -54,3 +54,25 @@ describe('an Outbox whose client cannot assemble the request', () => {
     });
   });
 });
+
+describe('an Outbox given a test double of a client: an object with send and no configuration', () => {
+  it('writes through its send, instead of failing with a TypeError on the configuration it lacks', async () => {
+    const sent: unknown[] = [];
+    const double = {
+      send: async (command: { input: unknown }) => {
+        sent.push(command.input);
+        return {};
+      },
+    };
+    const outbox = new Outbox({ config: testConfig(), tableName: 'shop', client: double as never });
+
+    const { events } = await outbox.write({
+      operations: [{ Put: { Item: { pk: 'ORDER#o-1', sk: 'ORDER' } } }],
+      events: [orderEvent('o-1')],
+    });
+
+    expect(events.map((event) => event.sequence)).toEqual([1]);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ TransactItems: [{ Put: { TableName: 'shop', Item: { pk: 'ORDER#o-1', sk: 'ORDER' } } }, {}] });
+  });
+});
