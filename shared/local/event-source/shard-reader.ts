@@ -3,12 +3,12 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { errorName } from '../../aws/error-name.js';
 import { batchFailureRecord, type OnFailureCondition } from '../../on-failure/batch-record.js';
 import { toLambdaRecord } from '../../on-failure/lambda-record.js';
-import { expiredPrefix, failedIndex } from './batch-failures.js';
+import { expiredPrefix } from './batch-failures.js';
 import { type BatchLane, emptyLane, laneIndex } from './batch-lanes.js';
 import { cutByPayload, headBatch } from './head-batch.js';
 import { ProgressSignal } from './progress-signal.js';
 import { ShardCheckpoint } from './shard-checkpoint.js';
-import { invokeWithTimeout, outlive } from './timed-invocation.js';
+import { invokeBatch } from './timed-invocation.js';
 import type { ReaderContext, ShardState, StreamRunnerOptions } from './types.js';
 import { LOCAL_RELAY_FUNCTION_NAME } from './types.js';
 
@@ -230,27 +230,13 @@ export class ShardReader {
       return;
     }
     this.context.stats.invocations++;
-    let failedAt: number | undefined;
-    let threw = false;
-    const timeoutMs = settings.functionTimeoutSeconds * 1000;
-    try {
-      const result = await invokeWithTimeout(handler, batch, timeoutMs);
-      if (result.timedOut) {
-        threw = true;
-        failedAt = 0;
-        this.context.report(
-          new Error(
-            `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds: the invocation with ${batch.length} records of ${this.shardId} is a function error`,
-          ),
-        );
-        await outlive(result.settled, timeoutMs, this.context, `the timed-out invocation with ${batch.length} records of ${this.shardId}`);
-      } else {
-        failedAt = failedIndex(batch, result.response);
-      }
-    } catch {
-      threw = true;
-      failedAt = 0;
-    }
+    const { failedAt, functionError } = await invokeBatch(
+      handler,
+      batch,
+      settings.functionTimeoutSeconds * 1000,
+      this.context,
+      this.shardId,
+    );
     if (failedAt === undefined) {
       this.settle(lane, batch.length);
       lane.segments.shift();
@@ -261,7 +247,7 @@ export class ShardReader {
     // The checkpoint moves to just before the first failed record; everything before it is done.
     this.settle(lane, failedAt);
     const remaining = batch.length - failedAt;
-    if (threw && settings.bisectBatchOnError && remaining > 1) {
+    if (functionError && settings.bisectBatchOnError && remaining > 1) {
       // Splitting a batch does not count against the retry quota.
       lane.segments.splice(0, 1, Math.ceil(remaining / 2), Math.floor(remaining / 2));
       return;
@@ -272,7 +258,7 @@ export class ShardReader {
     lane.retries++;
     // -1: no limit, as on AWS; the batch is retried until it succeeds or its records age out.
     if (settings.maxRetryAttempts !== -1 && lane.retries > settings.maxRetryAttempts) {
-      await this.giveUp(batch.slice(failedAt), 'RetryAttemptsExhausted', threw, lane.retries);
+      await this.giveUp(batch.slice(failedAt), 'RetryAttemptsExhausted', functionError, lane.retries);
       this.settle(lane, remaining);
       lane.segments.shift();
       lane.retries = 0;

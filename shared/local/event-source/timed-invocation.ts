@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { failedIndex } from './batch-failures.js';
 import type { StreamHandler, StreamInvocationContext } from './types.js';
 import { LOCAL_RELAY_FUNCTION_NAME } from './types.js';
 
@@ -66,4 +67,45 @@ export async function outlive(
       `${what} is still running ${((2 * timeoutMs) / 1000).toFixed(2)} seconds after it began (Lambda would have ended it); its retry runs alongside it`,
     ),
   );
+}
+
+/** Where an invocation left its batch: its first failed record's index (`undefined` when all succeeded), and whether that was a function error. */
+export interface BatchOutcome {
+  readonly failedAt: number | undefined;
+  /** The handler threw or timed out: the whole batch failed, and may be bisected. */
+  readonly functionError: boolean;
+}
+
+/**
+ * Invokes the handler with a batch as the mapping does ({@link invokeWithTimeout}) and says
+ * where the batch failed: at the first record its `batchItemFailures` name, or at its start when
+ * the handler threw or timed out. A timeout is reported as Lambda logs it, and the abandoned call
+ * outlived ({@link outlive}) before the batch is tried again.
+ *
+ * @example
+ * ```ts
+ * const { failedAt, functionError } = await invokeBatch(handler, batch, 30_000, runner, shardId);
+ * ```
+ */
+export async function invokeBatch(
+  handler: StreamHandler,
+  batch: DynamoDBRecord[],
+  timeoutMs: number,
+  runner: { sleep(ms: number): Promise<void>; stopped(): boolean; report(error: unknown): void },
+  shardId: string,
+): Promise<BatchOutcome> {
+  let result: InvocationResult;
+  try {
+    result = await invokeWithTimeout(handler, batch, timeoutMs);
+  } catch {
+    return { failedAt: 0, functionError: true };
+  }
+  if (!result.timedOut) return { failedAt: failedIndex(batch, result.response), functionError: false };
+  runner.report(
+    new Error(
+      `Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds: the invocation with ${batch.length} records of ${shardId} is a function error`,
+    ),
+  );
+  await outlive(result.settled, timeoutMs, runner, `the timed-out invocation with ${batch.length} records of ${shardId}`);
+  return { failedAt: 0, functionError: true };
 }
