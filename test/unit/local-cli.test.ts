@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LocalStackError } from '../../shared/local/errors.js';
 import { parseLocalArgs } from '../../shared/local/stack/cli-args.js';
-import { portRefusal } from '../../shared/local/stack/dynamodb-local.js';
+import { portRefusal } from '../../shared/local/stack/ports.js';
 
 const rejection = (argv: string[]): LocalStackError => {
   try {

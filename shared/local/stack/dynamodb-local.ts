@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { OutboxError } from '../../errors.js';
@@ -9,6 +8,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
 import { LocalStackError } from '../errors.js';
 import { checkInteger, checkOptionKeys, checkPort, invalidOption } from './options.js';
 import { loadPeer, PEERS } from './peers.js';
+import { checkPortFree, freePort, portRefusal } from './ports.js';
 
 /** A running DynamoDB Local; `stop()` ends the Java process and waits for it. */
 export interface DynamoDbLocal {
@@ -98,37 +98,6 @@ export function checkJava(): void {
   }
 }
 
-/** Why a port cannot be bound on 127.0.0.1 right now (the error's code), or `undefined` when it can. */
-export function portBindError(port: number): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'UNKNOWN'));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(undefined)));
-  });
-}
-
-/** What to tell the user when `port`, wanted for `purpose`, could not be bound with error `code`. */
-export function portRefusal(code: string, port: number, purpose: string): string {
-  if (code === 'EADDRINUSE') return `port ${port} for ${purpose} is already in use; choose another port or stop what holds it`;
-  if (code === 'EACCES') return `port ${port} for ${purpose} is not allowed for this user; choose a port above 1023`;
-  return `port ${port} for ${purpose} cannot be bound (${code}); choose another port`;
-}
-
-/** A port that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 const running = new Set<ChildProcess & { javaPid?: number }>();
 let exitHookInstalled = false;
 function installExitHook(): void {
@@ -152,12 +121,6 @@ function installExitHook(): void {
 export const DYNAMODB_LOCAL_DATA_FILE = 'shared-local-instance.db';
 /** Error answers in a row after which a starting DynamoDB Local is given up on (about a second). */
 const ANSWERED_ERRORS_TO_FAIL = 10;
-
-/** Refuses a port `purpose` could not bind, with a `LocalStackError` `PORT_IN_USE` naming it; 0 (a free port) passes. */
-export async function checkPortFree(port: number, purpose: string): Promise<void> {
-  const bindError = port === 0 ? undefined : await portBindError(port);
-  if (bindError !== undefined) throw new LocalStackError('PORT_IN_USE', portRefusal(bindError, port, purpose));
-}
 
 /** Refuses a port DynamoDB Local could not bind (`PORT_IN_USE`); 0 (a free port) passes. */
 export const checkDynamoDbPort = (port: number): Promise<void> => checkPortFree(port, 'DynamoDB Local');

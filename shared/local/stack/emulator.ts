@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { LocalStackError } from '../errors.js';
-import { checkPortFree, portRefusal } from './dynamodb-local.js';
 import { loadPeer, type PeerImporter } from './peers.js';
+import { checkPortFree, portRefusal } from './ports.js';
 
 /**
  * The in-process SNS/SQS/S3 emulator (fauxqs) as the local stack runs it: listening on the

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { LocalStackError } from '../errors.js';
-import { portRefusal } from './dynamodb-local.js';
+import { portRefusal } from './ports.js';
 
 /**
  * Binds an HTTP server, resolving with the port it got (useful with port 0). A taken port is a
