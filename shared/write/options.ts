@@ -83,6 +83,14 @@ export function resolveOptions(options: OutboxOptions): ResolvedOptions {
       "options.client has cacheMiddleware: true, which reuses one request's middleware for the next; allowed: a client whose cacheMiddleware is false or unset",
     );
   }
+  // `retry: 5` for five attempts would otherwise have no keys to refuse, and leave every default in force.
+  const given = (options as { retry?: unknown }).retry;
+  if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) {
+    throw new WriteValidationError(
+      'INVALID_OPERATION',
+      `options.retry is ${showValue(given)}; allowed: an object with any of ${RETRY_KEYS.join(', ')}, e.g. { maxAttempts: 5 }, or leave it out`,
+    );
+  }
   // A misspelt option would otherwise be ignored, and the default it meant to change used silently.
   for (const [where, value, allowed] of [
     ['options', options, OPTION_KEYS],

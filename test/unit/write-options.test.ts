@@ -35,6 +35,13 @@ describe('the write helper built with a missing or wrong part', () => {
       'options.config is {"source":"urn:example:shop","topics":[{"name":"orders"}],"routes":{"order":"orders"}}; allowed: the config defineConfig returned',
     ],
     ['a clock that is not a function', { ...valid, clock: 5 }, 'options.clock is 5; allowed: a function returning a Date, or leave it out'],
+    [
+      'retry given as a number of attempts',
+      { ...valid, retry: 5 },
+      'options.retry is 5; allowed: an object with any of maxAttempts, baseDelayMs, maxDelayMs, maxSequenceRaces, e.g. { maxAttempts: 5 }, or leave it out',
+    ],
+    ['retry given as null', { ...valid, retry: null }, 'options.retry is null; allowed: an object with any of'],
+    ['retry given as a string', { ...valid, retry: 'fast' }, 'options.retry is "fast"; allowed: an object with any of'],
   ])('refuses %s when the Outbox is built, naming the option, the value and what is allowed', (_, options, message) => {
     const error = refusal(options);
     expect(error).toBeInstanceOf(WriteValidationError);
