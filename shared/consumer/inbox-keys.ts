@@ -1,3 +1,4 @@
+import { showValue } from '../show-value.js';
 import { TABLE } from '../table.js';
 import { ConsumerOptionsError } from './errors.js';
 
@@ -12,6 +13,14 @@ export const INBOX_SORT_KEY = 'INBOX';
 export interface InboxEventKey {
   readonly source: string;
   readonly id: string;
+}
+
+/** What `inboxKey` was given instead of an event: which of `source` and `id` an object lacks, say. */
+function givenEvent(event: unknown): string {
+  if (typeof event === 'string') return `an event id alone (${showValue(event)})`;
+  if (typeof event !== 'object' || event === null) return showValue(event);
+  const { source, id } = event as Partial<Record<'source' | 'id', unknown>>;
+  return `an object whose source is ${showValue(source)} and id is ${showValue(id)}`;
 }
 
 /**
@@ -29,7 +38,7 @@ export function inboxKey(consumer: string, event: InboxEventKey): { readonly pk:
   if (typeof event !== 'object' || event === null || typeof event.source !== 'string' || typeof event.id !== 'string') {
     throw new ConsumerOptionsError(
       'inboxKey',
-      `got ${typeof event === 'string' ? 'an event id alone' : typeof event} as the event; allowed: the event, or { source, id }: ids are unique per source only`,
+      `got ${givenEvent(event)} as the event; allowed: the event, or { source, id } (both strings): ids are unique per source only`,
     );
   }
   return {
