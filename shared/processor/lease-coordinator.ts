@@ -142,7 +142,8 @@ export class LeaseCoordinator {
           return true;
         } catch (error) {
           if (error instanceof LeaseLostError || held.lost) {
-            this.lose(held, errorMessage(error));
+            // Dropped before the renewal's turn (its consumer gave it up): that is why, not a lease taken.
+            this.lose(held, held.lostBecause ?? errorMessage(error));
             return true;
           }
           const unrenewedMs = this.now() - held.writtenAt;

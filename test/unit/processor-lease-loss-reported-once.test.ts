@@ -102,3 +102,25 @@ describe('a hand-over mark that fails once every consumer has exited', () => {
     expect(failedMarks).toEqual(['retrying', 'not-needed']);
   });
 });
+
+describe('a lease its consumer gave up, then found by a renewal', () => {
+  it('is reported lost for the reason it was given up, not as taken by another worker', async () => {
+    const store = new MemoryLeaseStore();
+    await store.create('s1', []);
+    const lost: string[] = [];
+    const coordinator = new LeaseCoordinator(store, 'A', processorSettings({ failoverMs: 10_000 }), {
+      acquired: () => undefined,
+      lost: (_held, reason) => lost.push(reason),
+    });
+    await coordinator.scan();
+    const held = coordinator.held.get('s1') as HeldLease;
+    // The consumer dropped it (unwritten too long); the renewal loop comes round before the consumer's exit is handled.
+    held.drop('not written for 8000 ms, so another worker may take it');
+
+    await expect(coordinator.renewAll()).resolves.toBe(true);
+
+    expect(lost).toEqual(['not written for 8000 ms, so another worker may take it']);
+    expect(store.rows.get('s1')!.leaseOwner).toBe('A');
+    expect(coordinator.held.has('s1')).toBe(false);
+  });
+});
