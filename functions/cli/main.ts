@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { REPLAY_USAGE } from '../../shared/archive/replay-cli.js';
+import { withHint } from '../../shared/cli-aws-hint.js';
 import { errorMessage } from '../../shared/error-message.js';
 import { EnvironmentError, OutboxError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
@@ -175,7 +176,7 @@ async function summarize(command: Extract<DlqCommand, { kind: 'dlq-summarize' }>
   } catch (error) {
     const code = error instanceof OutboxError ? ` [${error.code}]` : '';
     const hint = awsErrorHint(error, command);
-    process.stderr.write(`dlq summarize stopped${code}: ${errorMessage(error)}${hint === undefined ? '' : `; ${hint}`}\n`);
+    process.stderr.write(`dlq summarize stopped${code}: ${withHint(errorMessage(error), hint)}\n`);
     return 1;
   } finally {
     stop.dispose();
@@ -244,7 +245,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     const code = error instanceof OutboxError ? ` [${error.code}]` : '';
     const hint = awsErrorHint(error, command);
-    process.stderr.write(`Redrive stopped${code}: ${errorMessage(error)}${hint === undefined ? '' : `; ${hint}`}\n`);
+    process.stderr.write(`Redrive stopped${code}: ${withHint(errorMessage(error), hint)}\n`);
     // What was done before the error: a person must know what moved before running it again.
     if (error instanceof RedriveStoppedError) process.stdout.write(`${formatSummary(error.summary)}\n`);
     return 1;

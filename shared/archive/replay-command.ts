@@ -1,5 +1,6 @@
 import { sqsClient } from '../aws/messaging-clients.js';
 import { s3Client } from '../aws/s3-client.js';
+import { awsSetupHint, withHint } from '../cli-aws-hint.js';
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
 import { defaultCheckpointPath } from './checkpoint.js';
@@ -65,7 +66,13 @@ export async function runReplayCommand(
       return 2;
     }
     const code = error instanceof OutboxError ? ` [${error.code}]` : '';
-    io.stderr.write(`Replay stopped${code}: ${errorMessage(error)}\n`);
+    // No region, no credentials, a bucket or queue that is not there: what to do, by the flags given.
+    const hint = awsSetupHint(error, {
+      queues: `--to-queue ${command.queueUrl}`,
+      bucket: `--archive-bucket ${command.bucket}`,
+      endpoint: command.endpoint,
+    });
+    io.stderr.write(`Replay stopped${code}: ${withHint(errorMessage(error), hint)}\n`);
     if (error instanceof ReplayStoppedError) print(io, error.summary, json);
     return 1;
   } finally {
