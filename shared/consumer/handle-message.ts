@@ -4,6 +4,7 @@ import { asError, ClaimDeadlinePassedError, ClaimHeldError, InboxWriteError, Mes
 import type { Inbox } from './inbox.js';
 import type { LegacyState } from './inbox-records.js';
 import type { InboxSnapshot } from './inbox-snapshot.js';
+import { transactItemProblem } from './inbox-write-failures.js';
 import { excerpt } from './limits.js';
 import { parseMessage } from './parse.js';
 import { type CommitDeps, type PendingCommit, settleCommit } from './pending-commit.js';
@@ -91,6 +92,12 @@ async function runWithTransaction(
           );
           deps.logger.error('A write was added after the handler returned; it is lost', { ...logFields(deps, envelope), error });
           throw error;
+        }
+        const problem = transactItemProblem(item);
+        if (problem !== undefined) {
+          throw new InboxWriteError(
+            `ctx.write for event ${envelope.id} (${envelope.type}) ${problem}; allowed: one transact item, { Put: { TableName, Item } }, { Update | Delete | ConditionCheck: { TableName, Key, … } }. Nothing was written.`,
+          );
         }
         writes.push(item);
       },

@@ -3,8 +3,10 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { errorName } from '../aws/error-name.js';
 import { classifyCancellation, TRANSIENT_REQUEST_ERRORS, throttledTransaction } from '../aws/transient-transaction-errors.js';
 import { TransactionFailedError } from '../errors.js';
+import { showValue } from '../show-value.js';
 import { InboxConflictError, InboxTransactionInProgressError, InboxWriteError } from './errors.js';
 import type { CommitResult, InboxEvent, InboxRecord } from './inbox-records.js';
+import { jsonExcerpt } from './limits.js';
 import type { TransactItem } from './types.js';
 
 /** The inbox record as a failed condition found it (`ALL_OLD`); none when there was no record. */
@@ -22,6 +24,27 @@ function validationRefusal(error: unknown): string | undefined {
   if (/payload size/i.test(message)) return 'at most 4 MB for the whole transaction';
   if (/item size/i.test(message)) return 'items of at most 400 KB';
   return 'writes DynamoDB accepts: each with a TableName, keys and expressions that match the table';
+}
+
+const ACTIONS = ['Put', 'Update', 'Delete', 'ConditionCheck'] as const;
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * What is wrong with an item given to `ctx.write`, or `undefined`: one transact item, exactly one
+ * action, the action an object with its `Item` (a `Put`) or `Key` an object. Anything else would
+ * fail only when the transaction is sent, as a `TypeError` of the SDK's marshalling.
+ */
+export function transactItemProblem(item: unknown): string | undefined {
+  if (!isObject(item)) return `got ${showValue(item)}`;
+  const actions = ACTIONS.filter((action) => item[action] !== undefined);
+  if (actions.length !== 1)
+    return `got ${actions.length === 0 ? 'no action' : `${actions.join(' and ')} in one item`} (${jsonExcerpt(item)})`;
+  const action = actions[0] as (typeof ACTIONS)[number];
+  const body = item[action];
+  if (!isObject(body)) return `got ${action} ${showValue(body)}`;
+  const part = action === 'Put' ? 'Item' : 'Key';
+  if (!isObject(body[part])) return `got ${action === 'Update' ? 'an' : 'a'} ${action} whose ${part} is ${showValue(body[part])}`;
+  return undefined;
 }
 
 const kindOf = (item: TransactItem): string => Object.keys(item).find((k) => item[k as keyof TransactItem] !== undefined) ?? 'unknown';

@@ -209,3 +209,36 @@ describe('transaction: writes DynamoDB refuses', () => {
     );
   });
 });
+
+describe('transaction: ctx.write given what is no transact item', () => {
+  it.each<[string, unknown, string]>([
+    ['null', null, 'got null'],
+    ['a Put without its Item', { Put: { TableName: 't', Item: null } }, 'got a Put whose Item is null'],
+    ['an Update without its Key', { Update: { TableName: 't', UpdateExpression: 'SET n = :n' } }, 'got an Update whose Key is undefined'],
+    [
+      'two actions in one item',
+      { Put: { Item: {} }, Delete: { Key: {} } },
+      'got Put and Delete in one item ({"Put":{"Item":{}},"Delete":{"Key":{}}})',
+    ],
+    ['no action', { put: { Item: {} } }, 'got no action ({"put":{"Item":{}}})'],
+  ])('fails the message with INVALID_INBOX_WRITE, saying what it got, for %s, and writes nothing', async (_, item, got) => {
+    const name = `bad-write-${Math.random().toString(36).slice(2, 8)}`;
+    const { consumer } = consumerWith(name, {
+      'order.placed': {
+        handle: (event, ctx) => {
+          ctx.write({ Put: { TableName: tableName, Item: { pk: `VIEW#${event.id}`, sk: 'VIEW' } } });
+          ctx.write(item as never);
+        },
+      },
+    });
+    const event = anEnvelope({ aggregateId: name });
+
+    const { outcomes } = await consumer.process([{ messageId: 'm1', body: event.body }]);
+
+    const { error } = outcomes[0] as { error: Error };
+    expect(outcomes[0]).toMatchObject({ status: 'failed' });
+    expect(error).toBeInstanceOf(InboxWriteError);
+    expect(error.message).toContain(`ctx.write for event ${event.id} (order.placed) ${got}; allowed: one transact item`);
+    expect(await inboxRecord(name, event.id)).toBeUndefined();
+  });
+});
