@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { errorMessage } from '../error-message.js';
 import { archiveHourOf } from './layout.js';
 import type { ArchivedEvent } from './reader-decode.js';
-import { ReplayCheckpointError } from './replay-errors.js';
+import { ReplayCheckpointError, ReplayOptionsError } from './replay-errors.js';
 import type { ReplayParameters } from './replay-options.js';
 import { aggregateKeyOf, type Position } from './replay-order.js';
 
@@ -180,6 +181,22 @@ export class CheckpointWriter {
     this.close();
     this.#fd = openSync(this.path, 'a');
     this.#hour = state.nextHour;
+  }
+
+  /**
+   * The run's first write, before anything is read: a path that cannot be written (its directory
+   * missing, no permission) is refused as the option it is, as no later write could succeed either.
+   */
+  start(state: CheckpointState): void {
+    try {
+      this.write(state);
+    } catch (error) {
+      throw new ReplayOptionsError(
+        'checkpointPath',
+        `got ${JSON.stringify(this.path)}, which cannot be written (${errorMessage(error)}); allowed: a file in an existing directory the replay may write to; nothing was read or sent`,
+        { cause: error },
+      );
+    }
   }
 
   /** Records events the queue acknowledged in the hour under way, each aggregate's last one. */

@@ -94,6 +94,7 @@ const FLAGS: Readonly<Record<string, string>> = {
   queueUrl: '--to-queue',
   ratePerSecond: '--rate',
   concurrency: '--concurrency',
+  checkpointPath: '--checkpoint',
 };
 
 function required(value: string | undefined, flag: string): string {

@@ -209,12 +209,9 @@ export async function replayArchive(options: ReplayArchiveOptions): Promise<Repl
   const replay = { replayId: run.replayId, parameters: plan.parameters, to: new Date(toMs).toISOString() };
   const state = (nextHour: string | null, carry: readonly ArchivedEvent[][]) =>
     checkpointState(replay, nextHour, carry, run.tally.refusedAggregates);
+  writer?.start(loaded === undefined ? state(hours[0] as string, []) : loaded.state);
   try {
-    if (loaded === undefined) writer?.write(state(hours[0] as string, []));
-    else {
-      writer?.write(loaded.state);
-      writer?.sent([...loaded.sent].map(([key, p]) => [...(JSON.parse(key) as [string, string]), p.epoch, p.sequence] as const));
-    }
+    writer?.sent([...(loaded?.sent ?? [])].map(([key, p]) => [...(JSON.parse(key) as [string, string]), p.epoch, p.sequence] as const));
     const partitions = await typePartitions(options.s3, plan.parameters, plan.readConcurrency);
     let carried = loaded === undefined ? [] : await carriedAgain(run, loaded, partitions);
     const lister = new HourKeys(run, partitions);

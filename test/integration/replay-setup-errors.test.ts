@@ -6,6 +6,7 @@ import { parseReplayArgs } from '../../shared/archive/replay-cli.js';
 import { runReplayCommand } from '../../shared/archive/replay-command.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../shared/local/clients.js';
 import { aHistory, putArchive } from '../helpers/archive-fixtures.js';
+import { queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile } from '../helpers/local.js';
 
 /*
@@ -30,7 +31,8 @@ await putArchive(
 /** Runs `replay` as the command line does (a checkpoint of its own), with `args`; its exit status and stderr. */
 async function replay(...args: string[]): Promise<{ code: number; stderr: string }> {
   const checkpoint = join(mkdtempSync(join(tmpdir(), 'replay-setup-')), 'run.checkpoint');
-  const command = parseReplayArgs(['replay', '--from', '2026-03-01', '--to', '2026-03-02', '--checkpoint', checkpoint, ...args]);
+  const own = args.includes('--checkpoint') ? [] : ['--checkpoint', checkpoint];
+  const command = parseReplayArgs(['replay', '--from', '2026-03-01', '--to', '2026-03-02', ...own, ...args]);
   if (command.kind !== 'replay') throw new Error('not a replay');
   let stderr = '';
   const write = (text: string) => {
@@ -80,5 +82,20 @@ describe('a replay stopped by its set-up', () => {
     expect(stderr).toBe(
       'Replay stopped [REPLAY_STOPPED]: replay stopped after 0 events sent: Region is missing; no AWS region is set; allowed: --region NAME, or AWS_REGION in the environment\n',
     );
+  });
+
+  it('refuses a checkpoint it cannot write as a usage error, before it reads or sends anything', async () => {
+    const { queueUrl } = server.createQueue('replay-setup-checkpoint');
+    const checkpoint = join(tmpdir(), 'replay-setup-no-such-directory', 'run.checkpoint');
+
+    const { code, stderr } = await replay('--archive-bucket', ARCHIVE, '--to-queue', queueUrl, ...local, '--checkpoint', checkpoint);
+
+    expect(code).toBe(2);
+    expect(stderr).toMatch(
+      new RegExp(
+        `^Invalid replay option --checkpoint: got ${JSON.stringify(checkpoint)}, which cannot be written \\(ENOENT: [^\\n]*\\); allowed: a file in an existing directory the replay may write to; nothing was read or sent\\n$`,
+      ),
+    );
+    expect(queueDepth(server, 'replay-setup-checkpoint')).toBe(0);
   });
 });
