@@ -120,13 +120,13 @@ export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
     ) {
       throw new ReplayOptionsError(
         'types',
-        `got ${JSON.stringify(options.types)}; allowed: one or more event type names of well-formed Unicode (no lone surrogate)`,
+        `got ${JSON.stringify(options.types)}; allowed: one or more event type names, each non-empty and of well-formed Unicode (no lone surrogate)`,
       );
     }
     types = [...new Set(options.types)].sort();
   }
   // An aggregate type names a key segment, URI-encoded: a lone surrogate has no encoding.
-  const aggregateTypeAllowed = 'an aggregate type name of well-formed Unicode (no lone surrogate)';
+  const aggregateTypeAllowed = 'a non-empty aggregate type name of well-formed Unicode (no lone surrogate)';
   const aggregateType = nonEmpty(options.aggregateType, 'aggregateType', aggregateTypeAllowed);
   if (aggregateType !== undefined && !aggregateType.isWellFormed()) {
     throw new ReplayOptionsError('aggregateType', `got ${JSON.stringify(aggregateType)}; allowed: ${aggregateTypeAllowed}`);

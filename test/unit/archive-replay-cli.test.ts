@@ -81,6 +81,8 @@ describe('replay command line', () => {
     [['--rate', '0.5'], '--rate', 'at least 1'],
     [['--concurrency', '1000'], '--concurrency', 'from 1 to 100'],
     [['--concurrency', '2.5'], '--concurrency', 'whole number'],
+    [['--type', 'order.placed', '--type', ''], '--type', 'got ["order.placed",""]; allowed: one or more event type names, each non-empty'],
+    [['--aggregate-type', ''], '--aggregate-type', 'got ""; allowed: a non-empty aggregate type name'],
     [['--to-queue', 'orders'], '--to-queue', 'an SQS queue URL'],
     [['--archive-bucket', 'Orders_Archive'], '--archive-bucket', 'S3 bucket name'],
     [['--restart', '--dry-run'], '--restart', 'does not apply with --dry-run'],
