@@ -1,4 +1,5 @@
 import { Duration, Token } from 'aws-cdk-lib';
+import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../../shared/consumer/poll-options.js';
 import { showValue } from '../../shared/show-value.js';
 import { DEFAULT_QUEUE_RETENTION, type OutboxSubscriberProps } from '../subscriber-props.js';
 import { checkInteger, checkSeconds, OutboxPropsError } from './props-error.js';
@@ -145,7 +146,7 @@ export function validateSubscriberProps(
   }
   checkInteger(path, 'maxReceiveCount', props.maxReceiveCount, 1, 1_000);
   checkSeconds(path, 'retentionPeriod', props.retentionPeriod, 60, SQS_MAX_RETENTION_SECONDS);
-  checkSeconds(path, 'visibilityTimeout', props.visibilityTimeout, 0, 43_200);
+  checkSeconds(path, 'visibilityTimeout', props.visibilityTimeout, 0, MAX_VISIBILITY_TIMEOUT_SECONDS);
   checkSeconds(path, 'consumerTimeout', consumerTimeout, 1, 900);
   checkSeconds(path, 'maxBatchingWindow', window, 0, 300);
   checkInteger(path, 'batchSize', props.batchSize, 1, fifoQueue ? 10 : 10_000);
