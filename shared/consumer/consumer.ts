@@ -5,12 +5,14 @@ import { documentClientOf } from '../aws/document-client.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
 import { BatchWorker } from './batch-worker.js';
 import { catalogSchemas } from './catalog-schemas.js';
+import { ConsumerOptionsError } from './errors.js';
 import { runEventGroup } from './event-worker.js';
 import { type MessageHandlingDeps, type PreparedMessage, prepareMessage } from './handle-message.js';
 import { Inbox, type ResolvedInboxOptions } from './inbox.js';
 import { readInboxSnapshot } from './inbox-snapshot.js';
+import { jsonExcerpt } from './limits.js';
 import { fromSqsRecord } from './messages.js';
-import { validateConsumerOptions, validateProcessOptions } from './options.js';
+import { validateConsumerOptions, validateMessages, validateProcessOptions } from './options.js';
 import { groupsOf, runPool } from './pool.js';
 import { Reporter } from './reporter.js';
 import { SequenceTracker } from './sequence-tracker.js';
@@ -145,12 +147,19 @@ export function createConsumer(given: ConsumerOptions): Consumer {
   return {
     name: options.name,
     process: async (messages, processOptions) => {
+      validateMessages(messages);
       validateProcessOptions(processOptions);
       return process(messages, processOptions?.claimExpiresAt);
     },
     handler: async (event, context) => {
       // Every log line of the invocation names its request, as Powertools' injectLambdaContext does.
       if (typeof context?.awsRequestId === 'string') logger.addContext?.(context as Context);
+      if (!Array.isArray(event?.Records)) {
+        throw new ConsumerOptionsError(
+          'handler.event',
+          `got ${jsonExcerpt(event)}, which is no SQS event; allowed: the event of an SQS event source mapping, { Records: [...] }`,
+        );
+      }
       const { batchItemFailures } = await process(event.Records.map(fromSqsRecord), invocationEnd(context));
       return { batchItemFailures };
     },

@@ -183,6 +183,37 @@ export function validateProcessOptions(options: unknown): void {
 }
 
 /**
+ * Checks what `consumer.process` was given to handle: a list of `{ messageId, body, … }`, each
+ * `messageId` and `body` a string. A message of the SQS SDK (`MessageId`, `Body`) or an SQS event
+ * would otherwise fail the whole batch with a `TypeError` of the first property read.
+ */
+export function validateMessages(messages: unknown): void {
+  const allowed = 'a list of { messageId, body, messageGroupId?, receiveCount?, messageAttributes? }, body the message body as text';
+  if (!Array.isArray(messages)) {
+    const hint = isRecord(messages) && Array.isArray(messages.Records) ? ' (an SQS event: give it to consumer.handler)' : '';
+    throw new ConsumerOptionsError('process.messages', `got ${shapeOf(messages)}${hint}; allowed: ${allowed}`);
+  }
+  messages.forEach((message: unknown, index) => {
+    const field = `process.messages[${index}]`;
+    if (!isRecord(message)) throw new ConsumerOptionsError(field, `got ${show(message)}; allowed: ${allowed}`);
+    if ('Body' in message || 'MessageId' in message) {
+      throw new ConsumerOptionsError(
+        field,
+        `got a message of the SQS SDK (MessageId, Body); allowed: ${allowed}: convert it with fromSqsMessage`,
+      );
+    }
+    for (const key of ['messageId', 'body'] as const) {
+      if (typeof message[key] !== 'string') {
+        throw new ConsumerOptionsError(
+          `${field}.${key}`,
+          `got ${shapeOf(message[key])}; allowed: a string${key === 'body' ? ' (the message body as text: JSON.stringify an envelope object)' : ''}`,
+        );
+      }
+    }
+  });
+}
+
+/**
  * Declares a handler whose event `data` type is inferred from its Standard Schema.
  *
  * @example

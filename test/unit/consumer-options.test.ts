@@ -239,6 +239,48 @@ describe('pollOnce and process options', () => {
   });
 });
 
+describe('what process and handler are given to handle', () => {
+  const refusal = async (call: Promise<unknown>): Promise<ConsumerOptionsError> => {
+    const error = await call.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (!(error instanceof ConsumerOptionsError)) throw new Error(`not refused with a ConsumerOptionsError: ${String(error)}`);
+    return error;
+  };
+
+  it('refuses what is no list of messages, a message without a string messageId or body, and an SQS SDK message, naming it', async () => {
+    const handle = vi.fn();
+    const consumer = createConsumer({ ...valid, handlers: { 'order.placed': { handle } } });
+    const process = (messages: unknown) => consumer.process(messages as never);
+
+    expect(await refusal(process({ messageId: 'm1', body: '{}' }))).toMatchObject({
+      field: 'process.messages',
+      message: expect.stringContaining('got an instance of Object; allowed: a list of { messageId, body,'),
+    });
+    expect((await refusal(process({ Records: [] }))).message).toContain('(an SQS event: give it to consumer.handler)');
+    expect(await refusal(process([{ messageId: 'm1' }]))).toMatchObject({
+      field: 'process.messages[0].body',
+      message: expect.stringContaining('got undefined; allowed: a string (the message body as text'),
+    });
+    expect((await refusal(process([{ messageId: 'm1', body: '{}' }, { body: '{}' }]))).field).toBe('process.messages[1].messageId');
+    expect(await refusal(process([{ MessageId: 'm1', Body: '{}' }]))).toMatchObject({
+      field: 'process.messages[0]',
+      message: expect.stringContaining('got a message of the SQS SDK (MessageId, Body)'),
+    });
+    expect((await refusal(process([{ messageId: 'm1', body: { id: 'e' } }]))).message).toContain('JSON.stringify an envelope object');
+    expect(handle).not.toHaveBeenCalled();
+  });
+
+  it('refuses an event that is no SQS event in the Lambda handler, showing it', async () => {
+    const consumer = createConsumer(valid);
+    expect(await refusal(consumer.handler({ detail: {} } as never, undefined as never))).toMatchObject({
+      field: 'handler.event',
+      message: expect.stringContaining('got {"detail":{}}, which is no SQS event'),
+    });
+  });
+});
+
 describe('classify', () => {
   const at = (epoch: string, sequence: number) => ({ epoch, sequence });
   it('sees the first event, the next one, a gap and a late one', () => {
