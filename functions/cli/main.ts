@@ -19,6 +19,15 @@ import type { RedriveSummary } from '../../shared/redrive/types.js';
 // The SDK's notice that its future releases need Node 22 would open every run's output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+// A reader that stops early (`| head`, a pager quit) closes the pipe: the rest of the output has no
+// one to read it, which is no failure of the command and no reason for a stack trace. The run ends
+// as it would have, with its own exit status.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  });
+}
+
 /** Exit status of a run ended by Ctrl-C (SIGINT) or SIGTERM, as a shell reports 128 + SIGINT. */
 const INTERRUPTED_EXIT = 130;
 /**
