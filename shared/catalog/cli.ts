@@ -104,7 +104,13 @@ async function configOf(configFile: string | undefined, env: NodeJS.ProcessEnv):
 
 async function publishedOf(file: string): Promise<unknown> {
   const text = await readFile(resolve(file), 'utf8').catch((error: Error) => {
-    throw refuse('--published', `${JSON.stringify(file)} cannot be read: ${error.message}`, { cause: error });
+    throw refuse(
+      '--published',
+      `${JSON.stringify(file)} cannot be read (${error.message}); allowed: a document dynamodb-outbox catalog wrote`,
+      {
+        cause: error,
+      },
+    );
   });
   try {
     return JSON.parse(text);
@@ -150,7 +156,11 @@ export async function runCatalogCommand(
       if (command.out === undefined) io.stdout.write(text);
       else {
         await writeFile(resolve(command.out), text).catch((error: Error) => {
-          throw refuse('--out', `${JSON.stringify(command.out)} cannot be written: ${error.message}`, { cause: error });
+          throw refuse(
+            '--out',
+            `${JSON.stringify(command.out)} cannot be written (${error.message}); allowed: a file in an existing directory the command may write to`,
+            { cause: error },
+          );
         });
         io.stderr.write(`Wrote the AsyncAPI 3.0 document of ${config.source} to ${command.out}\n`);
       }

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCatalogArgs, runCatalogCommand } from '../../shared/catalog/cli.js';
 import { CatalogError } from '../../shared/catalog/errors.js';
@@ -64,5 +66,19 @@ describe('catalog command line', () => {
     const io = { stdout: { write: () => true }, stderr: { write: (text: string) => (stderr += text) } };
     expect(await runCatalogCommand({ kind: 'catalog', configFile: 'no-such-outbox.config.json' }, {}, io)).toBe(2);
     expect(stderr).toMatch(/^Invalid catalog option --config: "no-such-outbox\.config\.json" does not exist \(looked for .*\)\n$/);
+  });
+
+  it('says what is allowed when the published document cannot be read or the output cannot be written', async () => {
+    let stderr = '';
+    const io = { stdout: { write: () => true }, stderr: { write: (text: string) => (stderr += text) } };
+    const configFile = 'examples/orders/outbox.config.ts';
+    const missing = join(tmpdir(), 'catalog-cli-no-such-directory', 'asyncapi.json');
+    expect(await runCatalogCommand({ kind: 'catalog-check', published: missing, configFile }, {}, io)).toBe(2);
+    expect(await runCatalogCommand({ kind: 'catalog', out: missing, configFile }, {}, io)).toBe(2);
+    expect(stderr.split('\n')).toEqual([
+      `Invalid catalog option --published: ${JSON.stringify(missing)} cannot be read (ENOENT: no such file or directory, open '${missing}'); allowed: a document dynamodb-outbox catalog wrote`,
+      `Invalid catalog option --out: ${JSON.stringify(missing)} cannot be written (ENOENT: no such file or directory, open '${missing}'); allowed: a file in an existing directory the command may write to`,
+      '',
+    ]);
   });
 });
