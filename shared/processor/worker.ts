@@ -42,6 +42,8 @@ export class ProcessorWorker {
   /** Renewals: stopped once every consumer has exited (at once by `halt()`). */
   private readonly renewals = new WorkerClock();
   private readonly loops: Promise<void>[] = [];
+  /** Releases of leases taken once the stop began (no consumer runs on them): awaited by the stop. */
+  private readonly unworked: Promise<void>[] = [];
   private state: WorkerStatus['state'] = 'starting';
   private halted = false;
   private lastScanAt = 0;
@@ -163,7 +165,7 @@ export class ProcessorWorker {
     return this.stopped;
   }
 
-  /** Consumers release their own leases as they exit; this releases any lease taken without one. */
+  /** Consumers release their own leases as they exit, and a lease taken once the stop began is released at once; this releases any left. */
   private handOff(): Promise<void> {
     return this.wind(async () => {
       await Promise.all([...this.coordinator.held.values()].map((held) => this.release(held)));
@@ -187,14 +189,15 @@ export class ProcessorWorker {
           .handOverAll(consumersExited.signal)
           .catch((error: unknown) => this.reportError('marking the leases as handed over failed', error));
     // A start under way may still take leases: taken after the stop began, they get no consumer, so no page
-    // of theirs is in flight for a steal to publish twice; they are not marked, only released by `last`
-    // once the consumers exited. Its failure is its caller's.
+    // of theirs is in flight for a steal to publish twice; they are not marked, but released at once
+    // (`startConsumer`). Its failure is its caller's.
     await this.starting?.catch(() => undefined);
     await Promise.all(this.consumers.values());
     consumersExited.abort();
     this.renewals.stop();
     await Promise.all(this.loops);
     await marked;
+    await Promise.all(this.unworked);
     await last();
     this.state = 'stopped';
   }
@@ -227,8 +230,13 @@ export class ProcessorWorker {
   }
 
   private startConsumer(held: HeldLease): void {
-    // Taken by a scan that raced `stop()`: no consumer, no mark; released by the hand-off.
-    if (this.clock.stopped) return;
+    if (this.clock.stopped) {
+      // Taken by a scan that raced `stop()`: no consumer, no mark. Released at once, not held idle while the
+      // other consumers finish (no other worker would take it meanwhile: it is renewed, and none steals
+      // while this worker's other leases are marked); a halt leaves it to expire.
+      if (!this.halted) this.unworked.push(this.release(held));
+      return;
+    }
     this.options.observer?.leaseAcquired?.(held.leaseKey);
     const consumer = new ShardConsumer(held, {
       source: this.options.source,

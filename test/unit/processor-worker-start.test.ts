@@ -53,14 +53,9 @@ function starting(options: { shards?: number } = {}) {
   const streams = new FaultyStreams(stream);
   const leases = new FailingLeaseStore();
   const { seen, observer } = recorder();
-  const w = worker({
-    source: new StreamSource(streams, stream.streamArn),
-    leases,
-    publisher: new CountingPublisher(),
-    workerId: 'A',
-    observer,
-  });
-  return { stream, streams, leases, seen, w };
+  const publisher = new CountingPublisher();
+  const w = worker({ source: new StreamSource(streams, stream.streamArn), leases, publisher, workerId: 'A', observer });
+  return { stream, streams, leases, seen, w, publisher };
 }
 
 describe('worker start-up', () => {
@@ -129,6 +124,36 @@ describe('worker start-up', () => {
       [undefined, undefined],
       [undefined, undefined],
     ]);
+  });
+
+  it('releases such a lease at once, not once the other consumers are done: none would take it meanwhile', async () => {
+    const { stream, leases, seen, w, publisher } = starting({ shards: 2 });
+    leases.takesBeforeGate = 1;
+    leases.takeGate.close();
+    publisher.hold();
+    const started = w.start();
+    await waitFor(() => seen.acquired.length === 1 && leases.takesStarted === 2, { what: 'one lease taken, the second take waiting' });
+    const first = seen.acquired[0]!;
+    for (let id = 1; publisher.inFlight === 0; id++) {
+      const [event] = stream.commit({ type: 'order', id: `o${id}` }, 1, 1);
+      if (stream.shardOfEvent.get(event!) === first)
+        await waitFor(() => publisher.inFlight === 1, { what: `a page of ${first} in flight` });
+    }
+
+    const stopped = w.stop();
+    leases.takeGate.open();
+    const second = [...leases.rows.keys()].find((key) => key !== first)!;
+    // The page of the first lease is still in flight, its lease marked; the second, taken unmarked, is free already.
+    await waitFor(() => seen.released.includes(second), { what: `${second} released while ${first}'s page is in flight` });
+    expect(publisher.inFlight).toBe(1);
+    expect(leases.rows.get(second)!.leaseOwner).toBeUndefined();
+    expect(leases.rows.get(first)).toMatchObject({ leaseOwner: 'A', handingOver: true });
+
+    publisher.open();
+    await stopped;
+    await expect(started).resolves.toBeUndefined();
+    expect(seen.released.toSorted()).toEqual([first, second].toSorted());
+    expect(leases.marked).toEqual([first]);
   });
 
   it('ends a start that keeps retrying when the worker is stopped', async () => {
