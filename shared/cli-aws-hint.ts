@@ -23,6 +23,9 @@ function hintOf(error: unknown, { queues, bucket, endpoint }: GivenResources): s
   }
   if (name === 'NoSuchBucket') return `the bucket does not exist (${bucket ?? 'none given'}); allowed: an existing bucket's name`;
   if (message === 'Region is missing') return 'no AWS region is set; allowed: --region NAME, or AWS_REGION in the environment';
+  if ((error as { readonly code?: unknown }).code === 'ECONNREFUSED' && endpoint !== undefined) {
+    return `nothing answers at --endpoint ${endpoint}; allowed: the address of a running emulator (as its banner gives it), or no --endpoint for AWS itself`;
+  }
   if (name === 'CredentialsProviderError') {
     return 'no AWS credentials were found; allowed: AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a role of the machine';
   }
@@ -31,9 +34,9 @@ function hintOf(error: unknown, { queues, bucket, endpoint }: GivenResources): s
 
 /**
  * What to do about an AWS error that stopped a command because of how it was set up (no region,
- * no credentials, a queue or bucket that does not exist), found in the error or its causes (a run
- * stopped part way wraps the SDK's error), or `undefined` for any other error: the SDK's own words
- * name neither the flag nor the fix.
+ * no credentials, a queue or bucket that does not exist, an endpoint where nothing answers), found
+ * in the error or its causes (a run stopped part way wraps the SDK's error), or `undefined` for any
+ * other error: the SDK's own words name neither the flag nor the fix.
  *
  * @example
  * ```ts

@@ -26,6 +26,14 @@ describe('the hint for an AWS error of how a command was set up', () => {
     );
   });
 
+  it('says nothing answers at the endpoint given when the connection is refused', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4567'), { code: 'ECONNREFUSED' });
+    expect(awsSetupHint(refused, { endpoint: 'http://127.0.0.1:4567' })).toBe(
+      'nothing answers at --endpoint http://127.0.0.1:4567; allowed: the address of a running emulator (as its banner gives it), or no --endpoint for AWS itself',
+    );
+    expect(awsSetupHint(refused, {})).toBeUndefined();
+  });
+
   it('ends on a chain of causes that loops, and adds nothing to other errors', () => {
     const looping = new Error('a');
     Object.assign(looping, { cause: new Error('b', { cause: looping }) });
