@@ -1,5 +1,5 @@
 import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { marshall, type marshallOptions, unmarshall } from '@aws-sdk/util-dynamodb';
 import { errorName } from '../aws/error-name.js';
 import { classifyCancellation, TRANSIENT_REQUEST_ERRORS, throttledTransaction } from '../aws/transient-transaction-errors.js';
 import { TransactionFailedError } from '../errors.js';
@@ -47,6 +47,30 @@ export function transactItemProblem(item: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The first write of `writes` holding a value the DocumentClient cannot marshal with `options` (a
+ * `Date`, say), and the marshaller's reason; `undefined` when every one marshals. Each top-level
+ * value is marshalled on its own, as the DocumentClient does, `undefined` and functions left out.
+ */
+function unmarshallableWrite(writes: readonly TransactItem[], options: marshallOptions): string | undefined {
+  for (const [index, write] of writes.entries()) {
+    const kind = kindOf(write);
+    const body = (write as Record<string, Record<string, unknown> | undefined>)[kind] ?? {};
+    for (const field of ['Item', 'Key', 'ExpressionAttributeValues']) {
+      for (const [name, value] of Object.entries((body[field] ?? {}) as Record<string, unknown>)) {
+        if (value === undefined || typeof value === 'function') continue;
+        try {
+          marshall({ value }, options);
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          return `write ${index} (${kind}).${field}.${name}: ${reason.length > 200 ? `${reason.slice(0, 200)}…` : reason}`;
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
 const kindOf = (item: TransactItem): string => Object.keys(item).find((k) => item[k as keyof TransactItem] !== undefined) ?? 'unknown';
 
 /** How often a throttled transaction was sent, for its error's message (nothing when it was sent once). */
@@ -63,9 +87,16 @@ const attemptsNote = (attempts: number): string => (attempts > 1 ? `; throttled 
  * an earlier attempt of it was still running and may commit, a `TransactionFailedError` naming every
  * action that failed otherwise (a permanent reason decides over transient ones beside it, as in
  * the write helper: {@link classifyCancellation}), or as it came. `attempts`: how often the
- * transaction was sent, which a throttled one's error names.
+ * transaction was sent, which a throttled one's error names; `marshalling`: the DocumentClient's
+ * `marshallOptions`, to tell a value of the writes it could not marshal.
  */
-export function commitFailure(event: InboxEvent, writes: readonly TransactItem[], error: unknown, attempts = 1): CommitResult {
+export function commitFailure(
+  event: InboxEvent,
+  writes: readonly TransactItem[],
+  error: unknown,
+  attempts = 1,
+  marshalling: marshallOptions = {},
+): CommitResult {
   const refusal = validationRefusal(error);
   if (refusal !== undefined) {
     throw new InboxWriteError(
@@ -81,6 +112,15 @@ export function commitFailure(event: InboxEvent, writes: readonly TransactItem[]
   }
   // An earlier attempt (its answer lost, sent again under the same token) may yet commit: not a cancellation.
   if (name === 'TransactionInProgressException') throw new InboxTransactionInProgressError(event, { cause: error });
+  // Not DynamoDB's answer: the DocumentClient may have refused to marshal a value of the handler's writes, before sending.
+  const unmarshallable =
+    (error as { $metadata?: unknown } | null)?.$metadata === undefined ? unmarshallableWrite(writes, marshalling) : undefined;
+  if (unmarshallable !== undefined) {
+    throw new InboxWriteError(
+      `The writes of event ${event.id} (${event.type}) hold a value the DynamoDB DocumentClient cannot marshal (${unmarshallable}); allowed: strings, numbers (NumberValue beyond 2^53), booleans, null, binary, non-empty Sets, arrays and plain objects — convert a Date to an ISO string or epoch number first. Nothing was written.`,
+      { cause: error },
+    );
+  }
   if (!(error instanceof TransactionCanceledException)) throw error;
   const reasons = error.CancellationReasons ?? [];
   const inboxReason = reasons[writes.length];

@@ -162,7 +162,7 @@ export class Inbox {
         return { status: 'committed' };
       } catch (error) {
         try {
-          return commitFailure(event, writes, error, attempt);
+          return commitFailure(event, writes, error, attempt, this.#options.document.config?.translateConfig?.marshallOptions);
         } catch (failure) {
           // Throttled, and nothing else decides (the inbox record's condition, a handler's): nothing of it was written.
           const retry = failure instanceof InboxConflictError && throttledTransaction(error) !== undefined;

@@ -242,3 +242,41 @@ describe('transaction: ctx.write given what is no transact item', () => {
     expect(await inboxRecord(name, event.id)).toBeUndefined();
   });
 });
+
+describe('transaction: a write holding a value the DocumentClient cannot marshal', () => {
+  it.each(['event', 'batch'] as const)(
+    'fails that message with INVALID_INBOX_WRITE naming the value, writes nothing of it, and commits the others (commit: %s)',
+    async (commit) => {
+      const name = `date-write-${commit}`;
+      const { consumer } = consumerWith(
+        name,
+        {
+          'order.placed': {
+            handle: (event, ctx) => {
+              const at = event.subject.endsWith('bad') ? new Date() : 'now';
+              ctx.write({ Put: { TableName: tableName, Item: { pk: `VIEW#${event.id}`, sk: 'VIEW', at } } });
+            },
+          },
+        },
+        { commit },
+      );
+      const bad = anEnvelope({ aggregateId: `${name}-bad` });
+      const good = anEnvelope({ aggregateId: `${name}-good` });
+
+      const { outcomes } = await consumer.process([
+        { messageId: 'm1', body: bad.body },
+        { messageId: 'm2', body: good.body },
+      ]);
+
+      expect(outcomes.map((o) => o.status)).toEqual(['failed', 'processed']);
+      const { error } = outcomes[0] as { error: Error };
+      expect(error).toBeInstanceOf(InboxWriteError);
+      expect(error.message).toContain(
+        `The writes of event ${bad.id} (order.placed) hold a value the DynamoDB DocumentClient cannot marshal (write 0 (Put).Item.at: Unsupported type passed`,
+      );
+      expect(error.message).toContain('convert a Date to an ISO string or epoch number first');
+      expect(await inboxRecord(name, bad.id)).toBeUndefined();
+      expect(await inboxRecord(name, good.id)).toMatchObject({ status: 'COMPLETED' });
+    },
+  );
+});
