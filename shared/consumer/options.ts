@@ -98,6 +98,13 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
       `got ${shapeOf(raw.inbox.document)}, which is not a DynamoDB client; allowed: a DynamoDBClient or a DynamoDBDocumentClient`,
     );
   }
+  // The SDK's DocumentClient refuses such a client with a plain Error, as it wraps it.
+  if ((raw.inbox.document as { config?: { cacheMiddleware?: unknown } }).config?.cacheMiddleware === true) {
+    throw new ConsumerOptionsError(
+      'inbox.document',
+      'got a client with cacheMiddleware: true, which the DynamoDB DocumentClient cannot take; allowed: a client whose cacheMiddleware is false or unset',
+    );
+  }
   if (typeof raw.inbox.tableName !== 'string' || raw.inbox.tableName === '') {
     throw new ConsumerOptionsError('inbox.tableName', `got ${show(raw.inbox.tableName)}; allowed: a table name`);
   }

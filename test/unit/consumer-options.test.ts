@@ -94,6 +94,11 @@ describe('consumer options', () => {
       ),
     });
     expect(rejection({ ...valid, inbox: { document: {}, tableName: 't' } }).message).toContain('got an instance of Object');
+    const caching = new DynamoDBClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1', cacheMiddleware: true });
+    expect(rejection({ ...valid, inbox: { document: caching, tableName: 't' } })).toMatchObject({
+      field: 'inbox.document',
+      message: expect.stringContaining('got a client with cacheMiddleware: true'),
+    });
   });
 
   it('rejects a consumer without sources: there is no default it could know, and accepting any would accept forged events', () => {
