@@ -1,13 +1,4 @@
 import {
-  catalogWithoutSchemas,
-  type EventTypeCatalog,
-  type EventTypeInput,
-  type UndeclaredEventTypes,
-  validateEventTypes,
-  validateUndeclared,
-} from './catalog/event-types.js';
-import { checkEventTypeDimension } from './catalog/metric-dimension.js';
-import {
   isRecord,
   MAX_SOURCE_LENGTH,
   rejectUnknownKeys,
@@ -26,7 +17,16 @@ import {
   type TopicSettings,
 } from './config-types.js';
 import { ConfigError, EnvironmentError } from './errors.js';
+import {
+  catalogWithoutSchemas,
+  type EventTypeCatalog,
+  type EventTypeInput,
+  type UndeclaredEventTypes,
+  validateEventTypes,
+  validateUndeclared,
+} from './event-types.js';
 import { validateLagAlarms } from './lag-alarms.js';
+import { checkEventTypeDimension } from './metric-dimension.js';
 import { MAX_FILTER_PATTERN_LENGTH, relayFilterPatterns } from './relay-filter.js';
 import { showValue as show } from './show-value.js';
 import { AGGREGATE_TYPE_PATTERN } from './slot.js';

@@ -9,7 +9,6 @@ export {
   EventSchemaError,
   type EventSchemaIssue,
 } from './catalog/errors.js';
-export type { EventTypeCatalog, EventTypeDeclaration, EventTypeInput, UndeclaredEventTypes } from './catalog/event-types.js';
 export type { ArchiveConfig, OutboxConfig, OutboxConfigInput, RelayTuning, TopicBatching, TopicConfig } from './config.js';
 export { AGGREGATE_TYPE_PATTERN, CONFIG_ENV, configFromEnv, defineConfig, requireEnv, serializeConfig } from './config.js';
 export { MessageRejectedError, type RejectionCode } from './consumer/errors.js';
@@ -31,4 +30,5 @@ export {
   type WriteValidationCode,
   WriteValidationError,
 } from './errors.js';
+export type { EventTypeCatalog, EventTypeDeclaration, EventTypeInput, UndeclaredEventTypes } from './event-types.js';
 export * from './write/index.js';

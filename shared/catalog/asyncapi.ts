@@ -5,8 +5,8 @@
  */
 
 import type { OutboxConfig } from '../config.js';
+import { dataschemaOf, type EventTypeDeclaration } from '../event-types.js';
 import { MAX_TRACESTATE_LENGTH, TRACESTATE_PATTERN } from '../tracing/trace-context.js';
-import { dataschemaOf, type EventTypeDeclaration } from './event-types.js';
 import { pointerSegment, toJsonSchema } from './json-schema.js';
 
 /** An AsyncAPI 3.0 document, as JSON. */

@@ -5,6 +5,7 @@
  */
 
 export { OutboxError } from '../errors.js';
+export { dataschemaOf, type EventTypeDeclaration, type EventTypeInput } from '../event-types.js';
 export {
   type AsyncApiDocument,
   type CatalogDocument,
@@ -15,5 +16,4 @@ export {
 } from './asyncapi.js';
 export { type CatalogCheckResult, checkCatalog } from './check.js';
 export { CatalogError, type CatalogErrorCode, EventSchemaError } from './errors.js';
-export { dataschemaOf, type EventTypeDeclaration, type EventTypeInput } from './event-types.js';
 export type { BreakingChange, BreakingKind } from './schema-keywords.js';

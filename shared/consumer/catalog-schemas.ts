@@ -5,9 +5,9 @@
  */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { dataschemaOf } from '../catalog/event-types.js';
 import type { OutboxConfig } from '../config.js';
 import type { OutboxEnvelope } from '../envelope.js';
+import { dataschemaOf } from '../event-types.js';
 import { showValue as show } from '../show-value.js';
 import { ConsumerOptionsError, MessageRejectedError } from './errors.js';
 import { excerpt } from './limits.js';

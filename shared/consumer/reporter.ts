@@ -1,6 +1,6 @@
-import { isDimensionValue, OTHER_BUCKET } from '../catalog/metric-dimension.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { parseEventTime } from '../event-time.js';
+import { isDimensionValue, OTHER_BUCKET } from '../metric-dimension.js';
 import type { SequenceObservation } from './sequence-tracker.js';
 import type { ConsumerLogger, ConsumerMetrics, MessageOutcome } from './types.js';
 import { logSafely } from './unexpected.js';

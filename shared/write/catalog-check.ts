@@ -8,9 +8,9 @@
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { describeIssues, EventSchemaError, schemaIssues } from '../catalog/errors.js';
-import type { EventTypeDeclaration } from '../catalog/event-types.js';
 import type { OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
+import type { EventTypeDeclaration } from '../event-types.js';
 import { showValue } from '../show-value.js';
 import type { EventInput } from './types.js';
 

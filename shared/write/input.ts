@@ -1,7 +1,7 @@
-import { dataschemaOf, eventTypeProblem, MAX_EVENT_TYPE_LENGTH } from '../catalog/event-types.js';
 import { AGGREGATE_TYPE_PATTERN, type OutboxConfig, topicFor } from '../config.js';
 import { envelopeJson, MAX_MESSAGE_BYTES, messageSize } from '../envelope.js';
 import { WriteValidationError } from '../errors.js';
+import { dataschemaOf, eventTypeProblem, MAX_EVENT_TYPE_LENGTH } from '../event-types.js';
 import { jsonProblem } from '../json-data.js';
 import { showValue } from '../show-value.js';
 import { SLOT_PREFIX, type SlotEvent } from '../slot.js';

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { catalogDocument } from '../../shared/catalog/asyncapi.js';
 import { checkCatalog } from '../../shared/catalog/check.js';
 import { CatalogError } from '../../shared/catalog/errors.js';
-import type { EventTypeInput } from '../../shared/catalog/event-types.js';
 import { defineConfig } from '../../shared/config.js';
+import type { EventTypeInput } from '../../shared/event-types.js';
 
 const configOf = (eventTypes: Record<string, EventTypeInput>, source = 'urn:test:shop') =>
   defineConfig({

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { dataschemaOf } from '../../shared/catalog/event-types.js';
 import { CONFIG_ENV, configFromEnv, defineConfig, type OutboxConfigInput, serializeConfig } from '../../shared/config.js';
 import { ConfigError, EnvironmentError } from '../../shared/errors.js';
+import { dataschemaOf } from '../../shared/event-types.js';
 
 const base = {
   source: 'urn:test:catalog',

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { OTHER_BUCKET } from '../../shared/catalog/metric-dimension.js';
 import { CONFIG_ENV, configFromEnv, defineConfig, type OutboxConfigInput, serializeRuntimeConfig } from '../../shared/config.js';
 import { OTHER_EVENT_TYPE } from '../../shared/consumer/reporter.js';
 import { ConfigError } from '../../shared/errors.js';
 import { declaredEventTypes, UNDECLARED_EVENT_TYPE } from '../../shared/lag-by-event-type.js';
 import { OTHER_TYPES } from '../../shared/local/stack/stats.js';
+import { OTHER_BUCKET } from '../../shared/metric-dimension.js';
 
 const base: OutboxConfigInput = { source: 'urn:example:shop', topics: [{ name: 'orders' }], routes: { order: 'orders' } };
 

@@ -1,5 +1,5 @@
-import { OTHER_BUCKET } from '../../catalog/metric-dimension.js';
 import { parseEventTime } from '../../event-time.js';
+import { OTHER_BUCKET } from '../../metric-dimension.js';
 import { percentile } from '../../percentile.js';
 
 /** Counters of one subscriber queue's consumer. */

@@ -6,8 +6,8 @@
  * refused where the type is declared.
  */
 
-import { ConfigError } from '../errors.js';
-import { UNDECLARED_EVENT_TYPE } from '../lag-by-event-type.js';
+import { ConfigError } from './errors.js';
+import { UNDECLARED_EVENT_TYPE } from './lag-by-event-type.js';
 
 /**
  * The consumer's bucket for a type it has no handler for (its `OTHER_EVENT_TYPE`) and the local

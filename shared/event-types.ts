@@ -6,8 +6,8 @@
  */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { ConfigError } from '../errors.js';
-import { showValue as show } from '../show-value.js';
+import { ConfigError } from './errors.js';
+import { showValue as show } from './show-value.js';
 
 /**
  * One version of an event type, as a config declares it.
