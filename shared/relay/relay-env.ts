@@ -1,8 +1,9 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import type { OutboxConfig } from '../config.js';
-import { configFromEnv, requireEnv } from '../config.js';
+import { configFromEnv } from '../config.js';
 import { EnvironmentError } from '../errors.js';
 import { RELAY_ENV } from '../event-source.js';
+import { showValue } from '../show-value.js';
 import { deadLetterQueueUrlProblem } from './dead-letter-sender.js';
 
 /** What a deployed relay reads from its environment at cold start. */
@@ -12,9 +13,21 @@ export interface RelayEnvironment {
   readonly deadLetterQueueUrl: string;
 }
 
+/** How much of a malformed value a message shows: enough to recognise it, never a whole config. */
+const SHOWN_CHARS = 200;
+const shown = (text: string): string => JSON.stringify(text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text);
+
+/** The variable's value, or an error saying it is unset or empty and what it should hold. */
+export function relayVariable(env: NodeJS.ProcessEnv, variable: string, allowed: string): string {
+  const value = env[variable];
+  if (value === undefined) throw new EnvironmentError(variable, `is not set; allowed: ${allowed}`);
+  if (value.trim() === '') throw new EnvironmentError(variable, `is not set (got ${shown(value)}); allowed: ${allowed}`);
+  return value;
+}
+
 /**
- * Reads the relay's environment ({@link RELAY_ENV}) once, failing with the variable's name
- * when one is missing or malformed.
+ * Reads the relay's environment ({@link RELAY_ENV}) once, failing with an {@link EnvironmentError}
+ * that names the variable, what it held and what it may hold when one is missing, empty or malformed.
  *
  * @example
  * ```ts
@@ -23,37 +36,45 @@ export interface RelayEnvironment {
  */
 export function relayEnvironment(env: NodeJS.ProcessEnv = process.env): RelayEnvironment {
   const config = configFromEnv(env, RELAY_ENV.config);
-  const text = requireEnv(RELAY_ENV.topicArns, env);
+  const topicArns = readTopicArns(env, config);
+  const allowedUrl = 'the URL of the relay dead-letter queue, a standard SQS queue (https://sqs.<region>.amazonaws.com/<account>/<queue>)';
+  const deadLetterQueueUrl = relayVariable(env, RELAY_ENV.deadLetterQueueUrl, allowedUrl);
+  const problem = deadLetterQueueUrlProblem(deadLetterQueueUrl);
+  if (problem !== undefined) {
+    throw new EnvironmentError(RELAY_ENV.deadLetterQueueUrl, `got ${shown(deadLetterQueueUrl)}; allowed: ${problem}`);
+  }
+  return { config, topicArns, deadLetterQueueUrl };
+}
+
+function readTopicArns(env: NodeJS.ProcessEnv, config: OutboxConfig): Record<string, string> {
+  const names = config.topics.map((topic) => JSON.stringify(topic.name)).join(', ');
+  const allowed = `a JSON object of topic name → SNS topic ARN, with an entry for each configured topic (${names})`;
+  const text = relayVariable(env, RELAY_ENV.topicArns, allowed);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new EnvironmentError(RELAY_ENV.topicArns, `is not valid JSON (${(error as Error).message})`, { cause: error });
+    const reason = (error as Error).message;
+    throw new EnvironmentError(RELAY_ENV.topicArns, `got ${shown(text)}, which is not JSON (${reason}); allowed: ${allowed}`, {
+      cause: error,
+    });
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new EnvironmentError(RELAY_ENV.topicArns, `got ${text.slice(0, 200)}; allowed: a JSON object of topic name → topic ARN`);
+    throw new EnvironmentError(RELAY_ENV.topicArns, `got ${shown(text)}; allowed: ${allowed}`);
   }
+  const arns = parsed as Record<string, unknown>;
   for (const topic of config.topics) {
-    const arn = (parsed as Record<string, unknown>)[topic.name];
-    if (typeof arn !== 'string' || !arn.startsWith('arn:')) {
-      throw new EnvironmentError(
-        RELAY_ENV.topicArns,
-        `has no ARN for topic "${topic.name}" (got ${JSON.stringify(arn)}); allowed: an "arn:…" string for every configured topic`,
-      );
+    if (!Object.hasOwn(arns, topic.name)) {
+      const keys = Object.keys(arns).map((key) => JSON.stringify(key));
+      const given = keys.length === 0 ? 'an empty object' : `entries for ${keys.join(', ')} only`;
+      throw new EnvironmentError(RELAY_ENV.topicArns, `has no entry for topic "${topic.name}" (got ${given}); allowed: ${allowed}`);
     }
+    const arn = arns[topic.name];
     // The relay checks the same when it is built, but its ConfigError would not name the variable.
     const problem = snsTopicArnProblem(arn, topic.fifo);
     if (problem !== undefined) {
-      throw new EnvironmentError(RELAY_ENV.topicArns, `has ${JSON.stringify(arn)} for topic "${topic.name}"; allowed: ${problem}`);
+      throw new EnvironmentError(RELAY_ENV.topicArns, `has ${showValue(arn)} for topic "${topic.name}"; allowed: ${problem}`);
     }
   }
-  const deadLetterQueueUrl = requireEnv(RELAY_ENV.deadLetterQueueUrl, env);
-  const problem = deadLetterQueueUrlProblem(deadLetterQueueUrl);
-  if (problem !== undefined) {
-    throw new EnvironmentError(
-      RELAY_ENV.deadLetterQueueUrl,
-      `got ${JSON.stringify(deadLetterQueueUrl.slice(0, 200))}; allowed: ${problem}`,
-    );
-  }
-  return { config, topicArns: parsed as Record<string, string>, deadLetterQueueUrl };
+  return arns as Record<string, string>;
 }

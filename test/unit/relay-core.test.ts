@@ -274,7 +274,9 @@ describe('relay set-up', () => {
     const env = { OUTBOX_CONFIG: JSON.stringify(config), OUTBOX_RELAY_DLQ_URL: deadLetterQueueUrl };
     expect(() => relayEnvironment(env)).toThrow(EnvironmentError);
     expect(() => relayEnvironment(env)).toThrow(/OUTBOX_TOPIC_ARNS: is not set/);
-    expect(() => relayEnvironment({ ...env, OUTBOX_TOPIC_ARNS: '{"payments":"arn:x"}' })).toThrow(/no ARN for topic "orders.fifo"/);
+    expect(() => relayEnvironment({ ...env, OUTBOX_TOPIC_ARNS: '{"payments":"arn:x"}' })).toThrow(
+      /has no entry for topic "orders.fifo" \(got entries for "payments" only\)/,
+    );
     expect(relayEnvironment({ ...env, OUTBOX_TOPIC_ARNS: JSON.stringify(topicArns) }).topicArns).toEqual(topicArns);
   });
 

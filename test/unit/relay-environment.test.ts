@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { serializeConfig } from '../../shared/config.js';
 import { ConfigError, EnvironmentError, Relay, relayEnvironment } from '../../shared/relay/index.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
@@ -111,5 +111,94 @@ describe('the relay DLQ URL', () => {
     const result = await relay.relay([slotRecord({ type: 'shipment', id: 's-1' })]);
     expect(result.deadLettered).toBe(1);
     expect(sqs.bodies).toHaveLength(1);
+  });
+});
+
+describe('a relay environment misconfigured at deployment', () => {
+  const arnsText = JSON.stringify(topicArns);
+  const complete = { ...withArns(topicArns) };
+  const without = (variable: string): NodeJS.ProcessEnv =>
+    Object.fromEntries(Object.entries(complete).filter(([name]) => name !== variable));
+  const topicsAllowed =
+    /allowed: a JSON object of topic name → SNS topic ARN, with an entry for each configured topic \("orders\.fifo", "payments"\)/;
+  const urlAllowed = /allowed: the URL of the relay dead-letter queue, a standard SQS queue/;
+
+  it.each([
+    ['OUTBOX_TOPIC_ARNS unset', without('OUTBOX_TOPIC_ARNS'), 'OUTBOX_TOPIC_ARNS', /: is not set; /, topicsAllowed],
+    ['OUTBOX_TOPIC_ARNS empty', { ...complete, OUTBOX_TOPIC_ARNS: '' }, 'OUTBOX_TOPIC_ARNS', /is not set \(got ""\)/, topicsAllowed],
+    ['OUTBOX_TOPIC_ARNS blank', { ...complete, OUTBOX_TOPIC_ARNS: ' \n' }, 'OUTBOX_TOPIC_ARNS', /is not set \(got " \\n"\)/, topicsAllowed],
+    [
+      'OUTBOX_TOPIC_ARNS not JSON',
+      { ...complete, OUTBOX_TOPIC_ARNS: "{'payments': 'arn'}" },
+      'OUTBOX_TOPIC_ARNS',
+      /got "\{'payments': 'arn'\}", which is not JSON \(/,
+      topicsAllowed,
+    ],
+    ['OUTBOX_TOPIC_ARNS a list', { ...complete, OUTBOX_TOPIC_ARNS: `[${arnsText}]` }, 'OUTBOX_TOPIC_ARNS', /got "\[\{/, topicsAllowed],
+    [
+      'OUTBOX_TOPIC_ARNS missing a topic',
+      withArns({ 'orders.fifo': topicArns['orders.fifo'], paymentz: topicArns.payments }),
+      'OUTBOX_TOPIC_ARNS',
+      /has no entry for topic "payments" \(got entries for "orders\.fifo", "paymentz" only\)/,
+      topicsAllowed,
+    ],
+    [
+      'OUTBOX_TOPIC_ARNS an empty object',
+      withArns({}),
+      'OUTBOX_TOPIC_ARNS',
+      /no entry for topic "orders\.fifo" \(got an empty object\)/,
+      topicsAllowed,
+    ],
+    [
+      'OUTBOX_TOPIC_ARNS with an empty ARN',
+      withArns({ ...topicArns, payments: '' }),
+      'OUTBOX_TOPIC_ARNS',
+      /has "" for topic "payments"/,
+      /allowed: an SNS topic ARN/,
+    ],
+    ['OUTBOX_RELAY_DLQ_URL unset', without('OUTBOX_RELAY_DLQ_URL'), 'OUTBOX_RELAY_DLQ_URL', /: is not set; /, urlAllowed],
+    ['OUTBOX_RELAY_DLQ_URL empty', { ...complete, OUTBOX_RELAY_DLQ_URL: '' }, 'OUTBOX_RELAY_DLQ_URL', /is not set \(got ""\)/, urlAllowed],
+    [
+      'OUTBOX_RELAY_DLQ_URL a queue ARN',
+      { ...complete, OUTBOX_RELAY_DLQ_URL: 'arn:aws:sqs:us-east-1:123456789012:relay-dlq' },
+      'OUTBOX_RELAY_DLQ_URL',
+      /got "arn:aws:sqs:us-east-1:123456789012:relay-dlq"/,
+      /allowed: an SQS queue URL/,
+    ],
+  ])('%s: an EnvironmentError naming the variable, what it held and what it may hold', (_, env, variable, given, allowed) => {
+    const error = failure(env);
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect(error).toMatchObject({ variable, code: 'INVALID_ENVIRONMENT' });
+    const message = (error as Error).message;
+    expect(message).toContain(`Environment variable ${variable}: `);
+    expect(message).toMatch(given);
+    expect(message).toMatch(allowed);
+  });
+
+  it('shows at most 200 characters of a malformed value', () => {
+    const long = `{${'x'.repeat(5_000)}`;
+    const message = (failure({ ...complete, OUTBOX_TOPIC_ARNS: long }) as Error).message;
+    expect(message).toContain(`got "{${'x'.repeat(199)}…", which is not JSON`);
+    expect(message.length).toBeLessThan(600);
+  });
+});
+
+describe('the deployed relay entry at cold start', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.resetModules();
+  });
+
+  it('refuses an unset AWS_LAMBDA_FUNCTION_NAME, naming it and what it holds, before any invocation', async () => {
+    for (const [name, value] of Object.entries(withArns(topicArns))) vi.stubEnv(name, value);
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', '');
+    const error = await import('../../functions/relay/handler.js').then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(EnvironmentError);
+    expect((error as Error).message).toBe(
+      'Environment variable AWS_LAMBDA_FUNCTION_NAME: is not set (got ""); allowed: the function\'s name, which Lambda sets in every function\'s environment',
+    );
   });
 });
