@@ -34,6 +34,7 @@ export interface OutboxSubscriberProps {
   /**
    * Visibility timeout of the new queue (AWS: 0–43,200 s). With a consumer it must be at least
    * 6 × the consumer's timeout plus the batching window, so a slow batch is not delivered twice.
+   * Needed when either of those is a token (known only at deploy): the default is sized at synth.
    * @default 6 × `consumerTimeout` + `maxBatchingWindow`
    */
   readonly visibilityTimeout?: Duration;

@@ -92,6 +92,23 @@ function checkConsumerTimeout(path: string, props: OutboxSubscriberProps, own: D
 }
 
 /**
+ * A new queue's visibility timeout is sized at synth from the consumer's timeout and the batching
+ * window (6 × the one + the other), which a token (a value known only at deploy) does not allow:
+ * such a value is taken when the queue's visibility timeout is given, or the queue is an existing one.
+ */
+function checkSizableVisibility(path: string, props: OutboxSubscriberProps, consumerTimeout: Duration, window: Duration): void {
+  if (props.queue !== undefined || props.visibilityTimeout !== undefined) return;
+  const prop = consumerTimeout.isUnresolved() ? 'consumerTimeout' : window.isUnresolved() ? 'maxBatchingWindow' : undefined;
+  if (prop === undefined) return;
+  const what = prop === 'consumerTimeout' && props.consumerTimeout === undefined ? `(the timeout of ${props.consumer!.node.path}) ` : '';
+  throw new OutboxPropsError(
+    path,
+    prop,
+    `${what}is a token, known only at deploy, and the new queue's visibility timeout is sized from it at synth (6 × the consumer timeout + the batching window); allowed: a duration known at synth, or set visibilityTimeout too (at least 6 × the consumer timeout + the batching window as they deploy)`,
+  );
+}
+
+/**
  * Checks an {@link OutboxSubscriber}'s props against AWS's limits and against each other, throwing
  * an `OutboxPropsError` that names the prop, the value given and what is allowed; unresolved
  * tokens are left to CloudFormation.
@@ -171,6 +188,8 @@ export function validateSubscriberProps(
   }
   if (props.consumerEntry === undefined && props.consumer === undefined) return;
   checkConsumerTimeout(path, props, consumerOwnTimeout);
+  checkSizableVisibility(path, props, consumerTimeout, window);
+  if (consumerTimeout.isUnresolved() || window.isUnresolved()) return;
   const minimum = minVisibilityTimeoutSeconds(consumerTimeout, window);
   if (props.visibilityTimeout && !props.visibilityTimeout.isUnresolved() && props.visibilityTimeout.toSeconds() < minimum) {
     throw new OutboxPropsError(
