@@ -4,6 +4,7 @@ import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDe
 import { type DeadLetterEvent, type DeadLetterInfo, describeDeadLetter } from './dead-letter-info.js';
 import { RedriveOptionsError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
+import { visibilityTimeoutOf } from './option-checks.js';
 import { IN_FLIGHT_LIMIT, isFifoQueueUrl, queueCounts } from './queue-counts.js';
 
 export interface DlqSummarizeOptions {
@@ -154,10 +155,7 @@ export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSum
   if (options.maxMessages !== undefined && (!Number.isSafeInteger(options.maxMessages) || options.maxMessages < 1)) {
     throw new RedriveOptionsError('maxMessages', `got ${options.maxMessages}; allowed: a positive whole number`);
   }
-  const visibility = options.visibilityTimeoutSeconds ?? 120;
-  if (!Number.isInteger(visibility) || visibility < 1 || visibility > 43_200) {
-    throw new RedriveOptionsError('visibilityTimeoutSeconds', `got ${visibility}; allowed: a whole number of seconds from 1 to 43200`);
-  }
+  const visibility = visibilityTimeoutOf(options.visibilityTimeoutSeconds);
   const counts = await queueCounts(sqs, queueUrl);
   const before = counts.visible + counts.inFlight + counts.delayed;
   const held = new HeldMessages(sqs, queueUrl, visibility);

@@ -1,4 +1,5 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
+import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../consumer/poll-options.js';
 import { showValue } from '../show-value.js';
 import { RedriveOptionsError } from './errors.js';
 import type { RedriveCommonOptions } from './types.js';
@@ -27,8 +28,8 @@ export function checkTopicArns(topicArns: unknown): void {
   }
 }
 
-/** Visibility timeouts in seconds: SQS takes 0 to 43,200, and 0 would hide nothing. */
-const VISIBILITY_RANGE = [1, 43_200] as const;
+/** Visibility timeouts in seconds: SQS takes 0 to 12 hours, and 0 would hide nothing. */
+const VISIBILITY_RANGE = [1, MAX_VISIBILITY_TIMEOUT_SECONDS] as const;
 
 /** The visibility timeout a queue's messages are held with while moved: `seconds`, checked, or 120. */
 export function visibilityTimeoutOf(seconds: number = 120): number {
