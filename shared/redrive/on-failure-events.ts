@@ -15,6 +15,7 @@ import { coordinatesOf, type RecordCoordinates } from '../relay/stream-record.js
 import type { PublishBatchClient } from '../relay/types.js';
 import { SLOT_PREFIX } from '../slot.js';
 import { TABLE } from '../table.js';
+import { envelopeTrace } from '../tracing/envelope-trace.js';
 import { StreamRangeIncompleteError } from './errors.js';
 import { NO_RELAY_DLQ, type OnFailureDeadLetters, type RecordDeadLetter } from './on-failure-dead-letters.js';
 import { onFailureRecordProblem, payloadRecords, type StreamInvocationPayload, type StreamOnFailureRecord } from './on-failure-record.js';
@@ -194,8 +195,9 @@ function decodeEvents(
         type: message.type,
         aggregateType: message.aggregateType,
         aggregateId: message.aggregateId,
-        // The slot event's own trace context, as the relay would have sent it.
-        trace: { traceparent: message.traceparent, tracestate: message.tracestate },
+        // The slot event's own trace context, as relay-dlq sends an envelope's: a slot an older write
+        // helper or another producer wrote may hold a tracestate without members, or no W3C value.
+        trace: envelopeTrace(message),
         rejected: (detail) => eventDeadLetter(eventItem(message, topic), where, 'PUBLISH_REJECTED', detail),
       });
     }
