@@ -31,6 +31,7 @@ import { acknowledgeProcessorContainer, addProcessorContainer } from './private/
 import { grantProcessorTask } from './private/processor-grants.js';
 import { validateProcessorProps } from './private/processor-props.js';
 import { publicProcessorVpc } from './private/processor-vpc.js';
+import { millisTokenProblem } from './private/props-error.js';
 import { DEFAULT_LOG_RETENTION } from './private/retention.js';
 
 /** Props of {@link LowLatencyProcessor}. */
@@ -121,6 +122,8 @@ export class LowLatencyProcessor extends Construct {
     super(scope, id);
     const minTasks = props.minTasks ?? 2;
     const maxTasks = props.maxTasks ?? 4;
+    const failoverProblem = millisTokenProblem(props.failover);
+    if (failoverProblem) throw new ProcessorOptionsError(`${this.node.path}.failover`, failoverProblem);
     const failoverMs = props.failover?.toMilliseconds() ?? DEFAULT_FAILOVER_MS;
     const cpu = props.cpu ?? 256;
     const memoryLimitMiB = props.memoryLimitMiB ?? 512;

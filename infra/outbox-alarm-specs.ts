@@ -10,7 +10,7 @@ import type { OutboxConfig } from '../shared/config.js';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
 import { relayLagOf } from './outbox-lag-charts.js';
 import { alphanumeric, distinctIds } from './private/construct-ids.js';
-import { checkSeconds } from './private/props-error.js';
+import { checkMillisToken, checkSeconds } from './private/props-error.js';
 
 /** One alarm to raise: `OutboxAlarms.addAlarm`'s arguments. */
 export interface AlarmSpec {
@@ -124,6 +124,7 @@ export function relayLagAlarmSpecs(functionName: string, config: OutboxConfig): 
  */
 export function checkProcessorLagThreshold(path: string, prop: string, value: Duration | undefined): void {
   checkSeconds(path, prop, value, 1, 86_400);
+  checkMillisToken(path, prop, value);
 }
 
 /** The processor lagging, not running, giving records up, and failing to write them to the failed-batch bucket. */

@@ -30,7 +30,7 @@ import { processorLagCharts, relayLagCharts } from './outbox-lag-charts.js';
 import { AlarmStatusWidgets } from './private/alarm-status-widgets.js';
 import { alphanumeric, distinctIds } from './private/construct-ids.js';
 import { relayMetric } from './private/emf-metrics.js';
-import { checkEmail, checkSeconds } from './private/props-error.js';
+import { checkEmail, checkMillisToken, checkSeconds } from './private/props-error.js';
 import { SQS_MAX_RETENTION_SECONDS } from './private/retention.js';
 
 /** Processor lag that raises its alarm by default: well above a lease takeover (10 s), far below the Lambda path's scale. */
@@ -100,6 +100,7 @@ export class OutboxAlarms extends Construct {
     super(scope, id);
     const path = this.node.path;
     checkSeconds(path, 'iteratorAgeThreshold', props.iteratorAgeThreshold, 60, 86_400);
+    checkMillisToken(path, 'iteratorAgeThreshold', props.iteratorAgeThreshold);
     checkEmail(path, 'alarmEmail', props.alarmEmail);
     this.alarmTopic = props.alarmTopic ?? createAlarmTopic(this, props.removalPolicy ?? RemovalPolicy.RETAIN);
     this.action = new SnsAction(this.alarmTopic);

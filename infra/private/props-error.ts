@@ -106,3 +106,36 @@ export function tableKeyProblem(scope: IConstruct): string | undefined {
   if (!Token.isUnresolved(stack.region)) return undefined;
   return `is set in the region-agnostic stack ${stack.stackName}; allowed: a customer-managed key only in a stack with an explicit env.region (TableV2 names the key per replica region)`;
 }
+
+/**
+ * Why a duration cannot be read in milliseconds at synth, or `undefined` when it can: a token (a
+ * value known only at deploy) given in another unit, which CDK cannot convert.
+ *
+ * @example
+ * ```ts
+ * const problem = millisTokenProblem(props.failover); // for Duration.seconds(parameter.valueAsNumber)
+ * if (problem) throw new OutboxPropsError(this.node.path, 'failover', problem);
+ * ```
+ */
+export function millisTokenProblem(value: Duration | undefined): string | undefined {
+  if (value === undefined || !value.isUnresolved()) return undefined;
+  try {
+    value.toMilliseconds();
+    return undefined;
+  } catch {
+    return `is a token (a value known only at deploy) in a unit other than milliseconds, which cannot be converted to the milliseconds it is used in at synth; allowed: a duration known at synth, or the token as Duration.millis(…)`;
+  }
+}
+
+/**
+ * Throws an `OutboxPropsError` for a duration {@link millisTokenProblem} refuses.
+ *
+ * @example
+ * ```ts
+ * checkMillisToken(this.node.path, 'iteratorAgeThreshold', props.iteratorAgeThreshold);
+ * ```
+ */
+export function checkMillisToken(path: string, prop: string, value: Duration | undefined): void {
+  const problem = millisTokenProblem(value);
+  if (problem) throw new OutboxPropsError(path, prop, problem);
+}

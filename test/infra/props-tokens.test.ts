@@ -1,10 +1,14 @@
 import { CfnParameter, Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { ContainerImage } from 'aws-cdk-lib/aws-ecs';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
+import { Outbox, type OutboxProps } from '../../infra/outbox.js';
 import { OutboxSubscriber, type OutboxSubscriberProps } from '../../infra/outbox-subscriber.js';
+import { defineConfig } from '../../shared/config.js';
+import { ProcessorOptionsError } from '../../shared/processor/errors.js';
 import { appWithoutBundling, CONSUMER_ENTRY, expectPropsError, logicalId, resource } from '../helpers/cdk.js';
 
 /** A stack with a standard topic and a number parameter, whose value is a token at synth. */
@@ -69,5 +73,58 @@ describe('OutboxSubscriber: tokens where the queue is sized at synth', () => {
     expect(fn.Timeout).toEqual({ Ref: 'Seconds' });
     const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
     expect(mappings.map((m) => m.Properties.MaximumBatchingWindowInSeconds)).toEqual([{ Ref: 'Seconds' }, { Ref: 'Seconds' }]);
+  });
+});
+
+const config = defineConfig({
+  source: 'urn:example:shop',
+  topics: [{ name: 'orders' }],
+  routes: { order: 'orders', payment: 'orders' },
+  lowLatencyAggregateTypes: ['payment'],
+});
+const IMAGE = ContainerImage.fromRegistry('public.ecr.aws/example/processor:1');
+
+/** An Outbox (with a processor) in a stack with a number parameter, whose value is a token at synth. */
+function outboxWith(props: (seconds: number) => Partial<OutboxProps>) {
+  const stack = new Stack(appWithoutBundling(), 'Tokens');
+  const seconds = new CfnParameter(stack, 'Seconds', { type: 'Number' }).valueAsNumber;
+  return new Outbox(stack, 'Outbox', { config, ...props(seconds), processor: { image: IMAGE, ...props(seconds).processor } });
+}
+
+describe('Outbox: duration tokens read in milliseconds at synth', () => {
+  it("refuses a token in seconds as iteratorAgeThreshold or processorLagThreshold with the typed error, where CDK's MustBeDurationSpecified was thrown", () => {
+    for (const prop of ['iteratorAgeThreshold', 'processorLagThreshold'] as const) {
+      expectPropsError(
+        () => outboxWith((seconds) => ({ [prop]: Duration.seconds(seconds) })),
+        prop,
+        'is a token (a value known only at deploy) in a unit other than milliseconds',
+        'allowed: a duration known at synth, or the token as Duration.millis(…)',
+      );
+    }
+  });
+
+  it("refuses a token in seconds as processor.failover with the processor's typed error", () => {
+    let caught: unknown;
+    try {
+      outboxWith((seconds) => ({ processor: { failover: Duration.seconds(seconds) } }));
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ProcessorOptionsError);
+    expect((caught as ProcessorOptionsError).field).toBe('Tokens/Outbox/Processor.failover');
+    expect((caught as Error).message).toContain('or the token as Duration.millis(…)');
+  });
+
+  it('takes tokens in milliseconds on purpose, into the alarms and the processor as given', () => {
+    const outbox = outboxWith((ms) => ({
+      iteratorAgeThreshold: Duration.millis(ms),
+      processorLagThreshold: Duration.millis(ms),
+      processor: { failover: Duration.millis(ms) },
+    }));
+    const template = Template.fromStack(Stack.of(outbox));
+    const thresholds = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties.Threshold);
+    expect(thresholds.filter((t) => JSON.stringify(t) === JSON.stringify({ Ref: 'Seconds' }))).toHaveLength(2);
+    const task = Object.values(template.findResources('AWS::ECS::TaskDefinition'))[0]!.Properties;
+    expect(JSON.stringify(task.ContainerDefinitions)).toContain('{"Ref":"Seconds"}');
   });
 });
