@@ -257,6 +257,15 @@ export class Outbox extends Construct {
    */
   addSubscriber(id: string, options: OutboxSubscriptionOptions): OutboxSubscriber {
     const { topic, queueAgeThreshold: ageThreshold, ...rest } = options;
+    const taken = this.node.tryFindChild(id);
+    if (taken !== undefined) {
+      const what = this.subscriberMap.has(id) ? 'another subscriber' : `the outbox's own ${taken.node.path}`;
+      throw new OutboxPropsError(
+        `${this.node.path}/${id}`,
+        'id',
+        `is "${id}", already the id of ${what}; allowed: an id not yet used in ${this.node.path} (taken: ${this.node.children.map((c) => c.node.id).join(', ')})`,
+      );
+    }
     // `??`, not a spread over the defaults: an option given as undefined keeps the outbox's.
     const subscriber = new OutboxSubscriber(this, id, {
       ...rest,

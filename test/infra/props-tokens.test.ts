@@ -128,3 +128,24 @@ describe('Outbox: duration tokens read in milliseconds at synth', () => {
     expect(JSON.stringify(task.ContainerDefinitions)).toContain('{"Ref":"Seconds"}');
   });
 });
+
+describe('Outbox.addSubscriber: the subscriber id', () => {
+  it("refuses an id already taken, by a subscriber or by the outbox's own parts, with the typed error, where constructs threw its plain Error", () => {
+    const outbox = new Outbox(new Stack(appWithoutBundling(), 'Ids'), 'Outbox', {
+      config: defineConfig({ source: 'urn:example:shop', topics: [{ name: 'orders' }], routes: { order: 'orders' } }),
+    });
+    outbox.addSubscriber('Billing', { topic: 'orders' });
+    expectPropsError(
+      () => outbox.addSubscriber('Billing', { topic: 'orders' }),
+      'id',
+      'is "Billing", already the id of another subscriber',
+    );
+    expectPropsError(
+      () => outbox.addSubscriber('Relay', { topic: 'orders' }),
+      'id',
+      "already the id of the outbox's own Ids/Outbox/Relay",
+      'allowed: an id not yet used in Ids/Outbox',
+    );
+    expect([...outbox.subscribers.keys()]).toEqual(['Billing']);
+  });
+});
