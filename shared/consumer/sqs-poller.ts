@@ -17,6 +17,7 @@ export type { PollResult } from './poll-errors.js';
 
 export interface PollOptions {
   readonly sqs: SQSClient;
+  /** The queue's http(s) URL, as SQS gives it; anything else is refused before SQS is called. */
   readonly queueUrl: string;
   readonly consumer: Pick<Consumer, 'process'>;
   /** 1–10. @default 10 */
