@@ -12,6 +12,43 @@ import { DEFAULT_LOG_RETENTION } from './private/retention.js';
 /** A function's timeout unless `timeout` says otherwise (a subscriber's consumer too, unless `consumerTimeout` does). */
 export const DEFAULT_FUNCTION_TIMEOUT = Duration.seconds(30);
 
+/** Lambda's pattern of an environment variable's name. */
+const ENVIRONMENT_NAME = /^[a-zA-Z][a-zA-Z0-9_]+$/;
+/** Names Lambda sets itself and refuses in a function's environment. */
+const RESERVED_ENVIRONMENT_NAMES = new Set([
+  '_HANDLER',
+  '_X_AMZN_TRACE_ID',
+  'AWS_DEFAULT_REGION',
+  'AWS_REGION',
+  'AWS_EXECUTION_ENV',
+  'AWS_LAMBDA_FUNCTION_NAME',
+  'AWS_LAMBDA_FUNCTION_MEMORY_SIZE',
+  'AWS_LAMBDA_FUNCTION_VERSION',
+  'AWS_LAMBDA_INITIALIZATION_TYPE',
+  'AWS_LAMBDA_LOG_GROUP_NAME',
+  'AWS_LAMBDA_LOG_STREAM_NAME',
+  'AWS_ACCESS_KEY',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_LAMBDA_RUNTIME_API',
+  'LAMBDA_TASK_ROOT',
+  'LAMBDA_RUNTIME_DIR',
+]);
+
+/** Refuses, at synth, an environment variable name Lambda would refuse at deploy. */
+function checkEnvironmentNames(path: string, environment: Readonly<Record<string, string>> | undefined): void {
+  for (const name of Object.keys(environment ?? {})) {
+    if (!ENVIRONMENT_NAME.test(name) || RESERVED_ENVIRONMENT_NAMES.has(name)) {
+      throw new OutboxPropsError(
+        path,
+        'environment',
+        `has the variable ${JSON.stringify(name)}${RESERVED_ENVIRONMENT_NAMES.has(name) ? ', a name Lambda reserves' : ''}; allowed: names of a letter then letters, digits and underscores (at least 2 characters), other than those Lambda sets itself (AWS_REGION, AWS_LAMBDA_*, …)`,
+      );
+    }
+  }
+}
+
 /** Props of {@link OutboxFunction}. */
 export interface OutboxFunctionProps {
   /**
@@ -77,6 +114,7 @@ export class OutboxFunction extends Construct {
     const path = this.node.path;
     checkInteger(path, 'memorySize', props.memorySize, 128, 10_240);
     checkSeconds(path, 'timeout', props.timeout, 1, 900);
+    checkEnvironmentNames(path, props.environment);
     if ((props.entry === undefined) === (props.code === undefined)) {
       throw new OutboxPropsError(
         path,

@@ -149,3 +149,17 @@ describe('Outbox.addSubscriber: the subscriber id', () => {
     expect([...outbox.subscribers.keys()]).toEqual(['Billing']);
   });
 });
+
+describe('OutboxSubscriber: consumerEnvironment names Lambda refuses', () => {
+  it('refuses a name with a space and a name Lambda reserves at synth, where the deploy failed', () => {
+    for (const [name, fragment] of [
+      ['TABLE NAME', 'has the variable "TABLE NAME"; allowed: names of a letter'],
+      ['AWS_REGION', 'has the variable "AWS_REGION", a name Lambda reserves'],
+    ] as const) {
+      const { build } = setUp();
+      expectPropsError(() => build({ consumerEntry: CONSUMER_ENTRY, consumerEnvironment: { [name]: 'x' } }), 'environment', fragment);
+    }
+    const { build } = setUp();
+    expect(() => build({ consumerEntry: CONSUMER_ENTRY, consumerEnvironment: { TABLE_NAME: 'x', a1: 'y' } })).not.toThrow();
+  });
+});
