@@ -14,6 +14,9 @@ import { ConfigError, OutboxError } from './errors.js';
 export const CONFIG_FILE_FORMS =
   'a .json file holding the outbox config as JSON (as $OUTBOX_CONFIG holds it), or a module exporting `config` (.js, .mjs; .ts, .mts under a TypeScript loader such as tsx)';
 
+/** What a config file's path may name, for a path that names no file. */
+const EXISTING_FILE = `the path of an existing file, absolute or relative to the working directory: ${CONFIG_FILE_FORMS}`;
+
 const MODULE_EXTENSIONS: readonly string[] = ['.js', '.mjs', '.ts', '.mts'];
 const TYPESCRIPT_EXTENSIONS: readonly string[] = ['.ts', '.mts'];
 
@@ -101,10 +104,10 @@ export async function loadConfigFile(file: string, cwd: string = process.cwd()):
     throw refused(file, `has the extension ${JSON.stringify(extension)}; allowed: ${CONFIG_FILE_FORMS}`);
   }
   const found = await stat(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') throw refused(file, `does not exist${where}`, error);
+    if (error.code === 'ENOENT') throw refused(file, `does not exist${where}; allowed: ${EXISTING_FILE}`, error);
     throw refused(file, `cannot be read: ${error.message}`, error);
   });
-  if (!found.isFile()) throw refused(file, `is not a file${where}`);
+  if (!found.isFile()) throw refused(file, `is not a file${where}; allowed: ${EXISTING_FILE}`);
   if (extension !== '.json') return importConfig(file, path);
   const text = await readFile(path, 'utf8').catch((error: Error) => {
     throw refused(file, `cannot be read: ${error.message}`, error);

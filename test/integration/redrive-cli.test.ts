@@ -315,7 +315,8 @@ describe('redrive CLI config', () => {
     {
       what: 'a file that does not exist',
       config: () => join(dir, 'missing.json'),
-      stderr: (path) => `Invalid redrive option --config: "${path}" does not exist\n`,
+      stderr: (path) =>
+        `Invalid redrive option --config: "${path}" does not exist; allowed: the path of an existing file, absolute or relative to the working directory: a .json file holding the outbox config as JSON (as $OUTBOX_CONFIG holds it), or a module exporting \`config\` (.js, .mjs; .ts, .mts under a TypeScript loader such as tsx)\n`,
     },
     {
       what: 'a .json file that is not JSON',

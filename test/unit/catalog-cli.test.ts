@@ -65,7 +65,9 @@ describe('catalog command line', () => {
     let stderr = '';
     const io = { stdout: { write: () => true }, stderr: { write: (text: string) => (stderr += text) } };
     expect(await runCatalogCommand({ kind: 'catalog', configFile: 'no-such-outbox.config.json' }, {}, io)).toBe(2);
-    expect(stderr).toMatch(/^Invalid catalog option --config: "no-such-outbox\.config\.json" does not exist \(looked for .*\)\n$/);
+    expect(stderr).toMatch(
+      /^Invalid catalog option --config: "no-such-outbox\.config\.json" does not exist \(looked for .*\); allowed: the path of an existing file, absolute or relative to the working directory: a \.json file .*\n$/,
+    );
   });
 
   it('says what is allowed when the published document cannot be read or the output cannot be written', async () => {

@@ -7,6 +7,9 @@ import { ConfigFileError, loadConfigFile } from '../../shared/config-file.js';
 
 const config = defineConfig({ source: 'urn:test:cli', topics: [{ name: 'payments' }], routes: { payment: 'payments' } });
 
+/** What a refusal of a path that names no file allows. */
+const existingFile = `allowed: the path of an existing file, absolute or relative to the working directory: a .json file holding the outbox config as JSON (as $OUTBOX_CONFIG holds it), or a module exporting \`config\` (.js, .mjs; .ts, .mts under a TypeScript loader such as tsx)`;
+
 const dir = mkdtempSync(join(tmpdir(), 'config-file-'));
 const file = (name: string, text: string) => {
   const path = join(dir, name);
@@ -44,7 +47,7 @@ describe('loadConfigFile', () => {
 
   it('rejects a file that does not exist, naming it and where it was looked for', async () => {
     expect(await refusal(loadConfigFile('no-such-config.json', dir), 'no-such-config.json')).toBe(
-      `Invalid config file: "no-such-config.json" does not exist (looked for ${join(dir, 'no-such-config.json')})`,
+      `Invalid config file: "no-such-config.json" does not exist (looked for ${join(dir, 'no-such-config.json')}); ${existingFile}`,
     );
   });
 
@@ -82,6 +85,6 @@ describe('loadConfigFile', () => {
     );
     const folder = join(dir, 'folder.json');
     mkdirSync(folder);
-    expect(await refusal(loadConfigFile(folder))).toBe(`Invalid config file: "${folder}" is not a file`);
+    expect(await refusal(loadConfigFile(folder))).toBe(`Invalid config file: "${folder}" is not a file; ${existingFile}`);
   });
 });
