@@ -67,7 +67,7 @@ export interface LowLatencyProcessorProps {
   readonly minTasks?: number;
   /** Most running tasks under CPU load (AWS: shards are the limit: at most 2 readers per shard). @default 4 */
   readonly maxTasks?: number;
-  /** Lease failover time. @default Duration.millis(10000) */
+  /** Lease failover time (1–600 s; a token only as `Duration.millis`). @default Duration.millis(10000) */
   readonly failover?: Duration;
   /** Task CPU units (Fargate: 256, 512, 1,024, 2,048, 4,096, 8,192 or 16,384). @default 256 */
   readonly cpu?: number;

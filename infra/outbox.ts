@@ -68,9 +68,9 @@ export interface OutboxProps {
   readonly alarmTopic?: ITopic;
   /** Address subscribed to the alarm topic. @default no subscription */
   readonly alarmEmail?: string;
-  /** Relay iterator age that raises an alarm (60 s–24 h). @default Duration.minutes(1) */
+  /** Relay iterator age that raises an alarm (60 s–24 h; a token only as `Duration.millis`). @default Duration.minutes(1) */
   readonly iteratorAgeThreshold?: Duration;
-  /** Processor lag that raises its alarm when held for three minutes (1 s–24 h). @default Duration.seconds(30) */
+  /** Processor lag that raises its alarm when held for three minutes (1 s–24 h; a token only as `Duration.millis`). @default Duration.seconds(30) */
   readonly processorLagThreshold?: Duration;
   /**
    * Settings of the low-latency stream processor, created when `config.lowLatencyAggregateTypes`
