@@ -261,13 +261,16 @@ export function serializeRuntimeConfig(config: OutboxConfig): string {
  * A missing or malformed variable fails with its name.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, variable = CONFIG_ENV): OutboxConfig {
-  const text = env[variable];
-  if (text === undefined || text === '') throw new EnvironmentError(variable, 'is not set; it must hold the outbox config as JSON');
+  const allowed = 'the outbox config as JSON, as serializeConfig writes it (the Outbox construct sets it)';
+  const text = requireEnv(variable, env, allowed);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new EnvironmentError(variable, `is not valid JSON (${(error as Error).message})`, { cause: error });
+    const reason = (error as Error).message;
+    throw new EnvironmentError(variable, `got ${shownEnvValue(text)}, which is not JSON (${reason}); allowed: ${allowed}`, {
+      cause: error,
+    });
   }
   try {
     return defineConfig(parsed as OutboxConfigInput);
@@ -283,9 +286,26 @@ export function topicFor(config: OutboxConfig, aggregateType: string): TopicSett
   return name === undefined ? undefined : config.topics.find((t) => t.name === name);
 }
 
-/** Reads a required environment variable, failing with its name. */
-export function requireEnv(variable: string, env: NodeJS.ProcessEnv = process.env): string {
+/** How much of an environment value a message shows: enough to recognise it, never a whole config. */
+const SHOWN_ENV_CHARS = 200;
+
+/** An environment value as a message shows it: quoted, cut after {@link SHOWN_ENV_CHARS} characters. */
+export const shownEnvValue = (text: string): string =>
+  JSON.stringify(text.length > SHOWN_ENV_CHARS ? `${text.slice(0, SHOWN_ENV_CHARS)}…` : text);
+
+/**
+ * Reads a required environment variable, failing with an {@link EnvironmentError} that names it when
+ * it is unset, empty or blank (`is not set (got " ")`), and says what it may hold when `allowed` is given.
+ *
+ * @example
+ * ```ts
+ * const bucket = requireEnv('ARCHIVE_BUCKET', process.env, 'the name of the archive bucket');
+ * ```
+ */
+export function requireEnv(variable: string, env: NodeJS.ProcessEnv = process.env, allowed?: string): string {
   const value = env[variable];
-  if (value === undefined || value === '') throw new EnvironmentError(variable, 'is not set');
+  const may = allowed === undefined ? '' : `; allowed: ${allowed}`;
+  if (value === undefined) throw new EnvironmentError(variable, `is not set${may}`);
+  if (value.trim() === '') throw new EnvironmentError(variable, `is not set (got ${shownEnvValue(value)})${may}`);
   return value;
 }

@@ -1,6 +1,5 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
-import type { OutboxConfig } from '../config.js';
-import { configFromEnv } from '../config.js';
+import { configFromEnv, type OutboxConfig, requireEnv, shownEnvValue as shown } from '../config.js';
 import { EnvironmentError } from '../errors.js';
 import { RELAY_ENV } from '../event-source.js';
 import { showValue } from '../show-value.js';
@@ -11,18 +10,6 @@ export interface RelayEnvironment {
   readonly config: OutboxConfig;
   readonly topicArns: Readonly<Record<string, string>>;
   readonly deadLetterQueueUrl: string;
-}
-
-/** How much of a malformed value a message shows: enough to recognise it, never a whole config. */
-const SHOWN_CHARS = 200;
-const shown = (text: string): string => JSON.stringify(text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text);
-
-/** The variable's value, or an error saying it is unset or empty and what it should hold. */
-export function relayVariable(env: NodeJS.ProcessEnv, variable: string, allowed: string): string {
-  const value = env[variable];
-  if (value === undefined) throw new EnvironmentError(variable, `is not set; allowed: ${allowed}`);
-  if (value.trim() === '') throw new EnvironmentError(variable, `is not set (got ${shown(value)}); allowed: ${allowed}`);
-  return value;
 }
 
 /**
@@ -38,7 +25,7 @@ export function relayEnvironment(env: NodeJS.ProcessEnv = process.env): RelayEnv
   const config = configFromEnv(env, RELAY_ENV.config);
   const topicArns = readTopicArns(env, config);
   const allowedUrl = 'the URL of the relay dead-letter queue, a standard SQS queue (https://sqs.<region>.amazonaws.com/<account>/<queue>)';
-  const deadLetterQueueUrl = relayVariable(env, RELAY_ENV.deadLetterQueueUrl, allowedUrl);
+  const deadLetterQueueUrl = requireEnv(RELAY_ENV.deadLetterQueueUrl, env, allowedUrl);
   const problem = deadLetterQueueUrlProblem(deadLetterQueueUrl);
   if (problem !== undefined) {
     throw new EnvironmentError(RELAY_ENV.deadLetterQueueUrl, `got ${shown(deadLetterQueueUrl)}; allowed: ${problem}`);
@@ -49,7 +36,7 @@ export function relayEnvironment(env: NodeJS.ProcessEnv = process.env): RelayEnv
 function readTopicArns(env: NodeJS.ProcessEnv, config: OutboxConfig): Record<string, string> {
   const names = config.topics.map((topic) => JSON.stringify(topic.name)).join(', ');
   const allowed = `a JSON object of topic name → SNS topic ARN, with an entry for each configured topic (${names})`;
-  const text = relayVariable(env, RELAY_ENV.topicArns, allowed);
+  const text = requireEnv(RELAY_ENV.topicArns, env, allowed);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

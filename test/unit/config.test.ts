@@ -6,6 +6,7 @@ import {
   defineConfig,
   MAX_SOURCE_LENGTH,
   type OutboxConfigInput,
+  requireEnv,
   serializeConfig,
 } from '../../shared/config.js';
 import { inboxKey } from '../../shared/consumer/inbox-keys.js';
@@ -174,7 +175,27 @@ describe('defineConfig', () => {
   it('fails with the variable name when the environment lacks the config', () => {
     expect(() => configFromEnv({})).toThrow(EnvironmentError);
     expect(() => configFromEnv({})).toThrow(/OUTBOX_CONFIG/);
-    expect(() => configFromEnv({ OUTBOX_CONFIG: '{nope' })).toThrow(/OUTBOX_CONFIG: is not valid JSON/);
+    expect(() => configFromEnv({ OUTBOX_CONFIG: '{nope' })).toThrow(
+      /^Environment variable OUTBOX_CONFIG: got "\{nope", which is not JSON \(.+\); allowed: the outbox config as JSON, as serializeConfig writes it/,
+    );
+  });
+
+  it('says what the config variable held and may hold when it is unset, empty or blank', () => {
+    const allowed = '; allowed: the outbox config as JSON, as serializeConfig writes it (the Outbox construct sets it)';
+    expect(() => configFromEnv({})).toThrow(`Environment variable OUTBOX_CONFIG: is not set${allowed}`);
+    expect(() => configFromEnv({ OUTBOX_CONFIG: '' })).toThrow(`Environment variable OUTBOX_CONFIG: is not set (got "")${allowed}`);
+    expect(() => configFromEnv({ OUTBOX_CONFIG: ' \n' })).toThrow(`Environment variable OUTBOX_CONFIG: is not set (got " \\n")${allowed}`);
+  });
+
+  it('shows at most 200 characters of a config variable that is no JSON', () => {
+    const long = `{${'x'.repeat(500)}`;
+    expect(() => configFromEnv({ OUTBOX_CONFIG: long })).toThrow(`got "${long.slice(0, 200)}…", which is not JSON`);
+  });
+
+  it('refuses a blank required variable with what it held, as an unset one', () => {
+    expect(() => requireEnv('BUCKET', { BUCKET: '  ' })).toThrow('Environment variable BUCKET: is not set (got "  ")');
+    expect(() => requireEnv('BUCKET', {}, 'a bucket name')).toThrow('Environment variable BUCKET: is not set; allowed: a bucket name');
+    expect(requireEnv('BUCKET', { BUCKET: 'b' })).toBe('b');
   });
 
   it('names the variable when it holds valid JSON that is no valid config, keeping the ConfigError as the cause', () => {
