@@ -1,6 +1,7 @@
 import { escapeNoncharacters } from './json-data.js';
 import type { OutboxSlot, SlotEvent } from './slot.js';
 import { sequenceOf } from './slot.js';
+import { tracestateToPass } from './tracing/trace-context.js';
 
 /** SNS and SQS message size limit (bytes), message body plus attributes. */
 export const MAX_MESSAGE_BYTES = 262_144;
@@ -140,8 +141,12 @@ export function slotMessages(slot: OutboxSlot): SlotMessage[] {
     aggregateId: slot.aggregateId,
     sequenceEpoch: slot.createdAt,
   };
-  return slot.events.map((event, i) => {
+  return slot.events.map((stored, i) => {
     const sequence = sequenceOf(slot, i);
+    // A trace state W3C says not to pass on (one without members, as an earlier write helper kept
+    // it, or one another writer stored malformed) is left out of the envelope and the attributes.
+    const tracestate = stored.tracestate === undefined ? undefined : tracestateToPass(stored.tracestate);
+    const event = tracestate === stored.tracestate ? stored : { ...stored, tracestate };
     return {
       id: event.id,
       type: event.type,

@@ -126,6 +126,24 @@ describe('CloudEvents envelope', () => {
     }
   });
 
+  it('leaves out a stored tracestate W3C says not to pass on (no members, malformed), in the envelope and the message', () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const base = slot.events[0]!;
+    const traced: OutboxSlot = {
+      ...slot,
+      events: [' , ', ',,', 'Upper=case', 'vendor=a'].map((tracestate, i) => ({ ...base, id: `${base.id}-${i}`, traceparent, tracestate })),
+    };
+    const messages = slotMessages(traced);
+    expect(messages.map((message) => message.tracestate)).toEqual([undefined, undefined, undefined, 'vendor=a']);
+    expect(messages.map((message) => (JSON.parse(message.body) as OutboxEnvelope).tracestate)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      'vendor=a',
+    ]);
+    for (const message of messages) expect(message.traceparent).toBe(traceparent);
+  });
+
   it('counts message size in bytes, attributes included', () => {
     const body = slotMessages(slot)[1]?.body as string;
     expect(messageSize(body, 'order.priced', 'order')).toBe(
