@@ -17,6 +17,7 @@ import { OutboxArchive, type OutboxArchiveProps } from './outbox-archive.js';
 import { OutboxSubscriber, type OutboxSubscriberProps } from './outbox-subscriber.js';
 import { OutboxTable } from './outbox-table.js';
 import { OutboxTopics } from './outbox-topics.js';
+import { checkDeployedConfig } from './private/config-check.js';
 import { OutboxPropsError } from './private/props-error.js';
 import { checkRelayTimeout } from './private/relay-props.js';
 import { restrictSnsKeyUse } from './private/sns-key-policy.js';
@@ -141,6 +142,7 @@ export class Outbox extends Construct {
     this.config = props.config;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     this.removalPolicy = removalPolicy;
+    checkDeployedConfig(this.node.path, props.config);
     checkProcessorLagThreshold(this.node.path, 'processorLagThreshold', props.processorLagThreshold);
     checkRelayTimeout(this.node.path, 'relayTimeout', props.relayTimeout, props.config);
     if (props.encryptionKey) restrictSnsKeyUse(this, props.encryptionKey);

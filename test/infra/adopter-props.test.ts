@@ -163,3 +163,16 @@ describe('OutboxSubscriber: consumerEnvironment names Lambda refuses', () => {
     expect(() => build({ consumerEntry: CONSUMER_ENTRY, consumerEnvironment: { TABLE_NAME: 'x', a1: 'y' } })).not.toThrow();
   });
 });
+
+describe('Outbox: a config not made by defineConfig', () => {
+  it('refuses at synth, with the typed error, a config the relay would refuse at cold start, where a topic named "orders fifo" was synthesized', () => {
+    const valid = defineConfig({ source: 'urn:example:shop', topics: [{ name: 'orders' }], routes: { order: 'orders' } });
+    const spread = { ...valid, topics: [{ name: 'orders fifo', fifo: false }], routes: { order: 'orders fifo' } };
+    expectPropsError(
+      () => new Outbox(new Stack(appWithoutBundling(), 'Raw'), 'Outbox', { config: spread }),
+      'config',
+      'is not a valid outbox config: Invalid outbox config at topics[0].name: got "orders fifo"',
+      'allowed: a config made by defineConfig',
+    );
+  });
+});
