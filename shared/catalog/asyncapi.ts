@@ -7,6 +7,7 @@
 import type { OutboxConfig } from '../config.js';
 import { dataschemaOf, type EventTypeDeclaration } from '../event-types.js';
 import { MAX_TRACESTATE_LENGTH, TRACESTATE_PATTERN } from '../tracing/trace-context.js';
+import { catalogConfig, checkDocumentOptions } from './inputs.js';
 import { pointerSegment, toJsonSchema } from './json-schema.js';
 
 /** An AsyncAPI 3.0 document, as JSON. */
@@ -177,7 +178,9 @@ function channelOf(config: OutboxConfig, topic: { readonly name: string; readonl
  * ordering, message group and deduplication id noted), a `send` operation per channel, a message
  * per declared (event type, version) with the CloudEvents envelope as payload and the declared
  * schema's JSON Schema as its `data` (in `components.schemas`). A schema without Standard JSON
- * Schema support leaves `data` unconstrained and adds a warning.
+ * Schema support leaves `data` unconstrained and adds a warning. Throws a `CatalogError`
+ * (`INVALID_CATALOG_OPTIONS`) on a config `defineConfig` would refuse, or on options that are
+ * not `title` and `version` as non-blank strings.
  *
  * @example
  * ```ts
@@ -185,7 +188,9 @@ function channelOf(config: OutboxConfig, topic: { readonly name: string; readonl
  * await writeFile('asyncapi.json', `${JSON.stringify(document, null, 2)}\n`);
  * ```
  */
-export function catalogDocument(config: OutboxConfig, options: CatalogDocumentOptions = {}): CatalogDocument {
+export function catalogDocument(given: OutboxConfig, options: CatalogDocumentOptions = {}): CatalogDocument {
+  const config = catalogConfig(given);
+  checkDocumentOptions(options);
   const warnings: string[] = [];
   const channels: Record<string, ReturnType<typeof channelOf>> = {};
   const channelIds = new Map<string, string>();

@@ -68,7 +68,8 @@ function entriesOf(document: unknown, published: boolean): Map<string, { readonl
  * dataschema changed, or its data schema narrowed (a property removed or newly required, a type
  * changed, an enum value removed, `additionalProperties` tightened, a bound tightened …) is a
  * breaking change, listed with its JSON pointer in the published document. New types and new
- * versions are not. Throws a {@link CatalogError} when `published` is not such a document.
+ * versions are not. Throws a {@link CatalogError} when `published` is not such a document, or
+ * `config` one `defineConfig` would refuse.
  *
  * @example
  * ```ts

@@ -1,0 +1,52 @@
+/**
+ * The checks of what `catalogDocument` and `checkCatalog` are given, before anything is built: a
+ * config that `defineConfig` would refuse, and options of the wrong type or name, each refused with
+ * a {@link CatalogError} naming the field, the value and what is allowed.
+ */
+
+import { defineConfig, type OutboxConfig, type OutboxConfigInput } from '../config.js';
+import { ConfigError } from '../errors.js';
+import { showValue } from '../show-value.js';
+import type { CatalogDocumentOptions } from './asyncapi.js';
+import { CatalogError } from './errors.js';
+
+const OPTION_KEYS = ['title', 'version'];
+
+const refuse = (field: string, problem: string, options?: ErrorOptions) =>
+  new CatalogError('INVALID_CATALOG_OPTIONS', field, problem, options);
+
+/**
+ * The config as `defineConfig` validates it (its schemas kept): one it made passes unchanged; an
+ * object literal, or a spread of a config with other fields, is checked the same way.
+ *
+ * @example
+ * ```ts
+ * catalogConfig(null); // CatalogError: Invalid catalog option config: got null; allowed: …
+ * ```
+ */
+export function catalogConfig(config: unknown): OutboxConfig {
+  if (typeof config !== 'object' || config === null || Array.isArray(config))
+    throw refuse('config', `got ${showValue(config)}; allowed: the outbox config defineConfig returns`);
+  try {
+    return defineConfig(config as OutboxConfigInput);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw refuse('config', `is not a valid outbox config: ${error.message}; allowed: the outbox config defineConfig returns`, {
+      cause: error,
+    });
+  }
+}
+
+/** Refuses options of `catalogDocument` that are not an object of `title` and `version`, each a non-blank string. */
+export function checkDocumentOptions(options: unknown): asserts options is CatalogDocumentOptions {
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    throw refuse('options', `got ${showValue(options)}; allowed: an object with title and version, or nothing`);
+  const unknown = Object.keys(options).filter((key) => !OPTION_KEYS.includes(key));
+  if (unknown.length > 0)
+    throw refuse('options', `has ${unknown.map((key) => JSON.stringify(key)).join(', ')}; allowed: ${OPTION_KEYS.join(', ')}`);
+  for (const key of OPTION_KEYS) {
+    const value = (options as Record<string, unknown>)[key];
+    if (value !== undefined && (typeof value !== 'string' || value.trim() === ''))
+      throw refuse(key, `got ${showValue(value)}; allowed: a string that is not blank, or nothing for the default`);
+  }
+}

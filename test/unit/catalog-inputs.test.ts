@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { catalogDocument } from '../../shared/catalog/asyncapi.js';
+import { checkCatalog } from '../../shared/catalog/check.js';
+import { CatalogError } from '../../shared/catalog/errors.js';
+import { defineConfig, type OutboxConfig } from '../../shared/config.js';
+
+const config = defineConfig({
+  source: 'urn:test:shop',
+  topics: [{ name: 'orders.fifo', fifo: true }],
+  routes: { order: 'orders.fifo' },
+  eventTypes: { 'order.placed': { version: 1, schema: z.object({ total: z.number() }), aggregateType: 'order' } },
+});
+const published = catalogDocument(config).document;
+
+/** What an adopter may hand the catalog functions from JavaScript, or through a cast. */
+const refusedConfigs: [string, unknown, RegExp][] = [
+  ['null', null, /Invalid catalog option config: got null; allowed: the outbox config defineConfig returns/],
+  ['no value', undefined, /Invalid catalog option config: got undefined; allowed:/],
+  [
+    'an object literal with a topic SNS refuses',
+    { source: 'urn:test:shop', topics: [{ name: 'orders fifo' }], routes: { order: 'orders fifo' } },
+    /Invalid catalog option config: is not a valid outbox config: .*orders fifo.*; allowed: the outbox config defineConfig returns/,
+  ],
+  [
+    'a declaration whose aggregate type has no route',
+    {
+      source: 'urn:test:shop',
+      topics: [{ name: 'orders' }],
+      routes: { order: 'orders' },
+      eventTypes: { 'x.y': { version: 1, aggregateType: 'payment' } },
+    },
+    /Invalid catalog option config: is not a valid outbox config: .*payment/,
+  ],
+];
+
+describe('catalogDocument and checkCatalog refuse what they cannot use, with a CatalogError naming it', () => {
+  it.each(refusedConfigs)('catalogDocument: a config that is %s', (_, given, message) => {
+    const call = () => catalogDocument(given as OutboxConfig);
+    expect(call).toThrow(CatalogError);
+    expect(call).toThrow(message);
+    expect(() => checkCatalog(published, given as OutboxConfig)).toThrow(message);
+  });
+
+  it('takes an object literal that defineConfig accepts, as defineConfig makes it (a single declaration not in a list)', () => {
+    const literal = {
+      source: 'urn:test:shop',
+      topics: [{ name: 'orders.fifo', fifo: true }],
+      routes: { order: 'orders.fifo' },
+      eventTypes: { 'order.placed': { version: 1, schema: z.object({ total: z.number() }), aggregateType: 'order' } },
+    };
+    expect(catalogDocument(literal as unknown as OutboxConfig).document).toEqual(published);
+    expect(checkCatalog(published, literal as unknown as OutboxConfig)).toMatchObject({ status: 'compatible', kept: 1 });
+  });
+
+  it.each([
+    ['a title that is a number', { title: 42 }, /Invalid catalog option title: got 42; allowed: a string that is not blank/],
+    ['a blank version', { version: ' ' }, /Invalid catalog option version: got " "; allowed: a string that is not blank/],
+    ['a misspelt key', { titel: 'Orders' }, /Invalid catalog option options: has "titel"; allowed: title, version/],
+    ['null', null, /Invalid catalog option options: got null; allowed: an object with title and version, or nothing/],
+  ])('catalogDocument: options with %s', (_, options, message) => {
+    const call = () => catalogDocument(config, options as never);
+    expect(call).toThrow(CatalogError);
+    expect(call).toThrow(message);
+  });
+
+  it('takes a title and a version as given', () => {
+    expect(catalogDocument(config, { title: 'Orders', version: '2.1.0' }).document.info).toMatchObject({
+      title: 'Orders',
+      version: '2.1.0',
+    });
+  });
+});
