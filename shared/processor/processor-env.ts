@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { requireEnv } from '../config.js';
+import { requireEnv, shownEnvValue as shown } from '../config.js';
 import { EnvironmentError } from '../errors.js';
 import { type RelayEnvironment, relayEnvironment } from '../relay/index.js';
 import { ProcessorOptionsError } from './errors.js';
@@ -39,11 +39,51 @@ export interface ProcessorEnvironment extends RelayEnvironment {
   readonly settings: Partial<ProcessorSettings>;
 }
 
-function optionalInteger(env: NodeJS.ProcessEnv, variable: string): number | undefined {
+/**
+ * A whole number from an optional variable: unset gives `undefined` (the default applies); set, it
+ * must hold digits only. Empty or blank is refused, not taken for unset: a deployment that meant to
+ * set the variable (a template parameter that resolved to nothing) must not run on the default.
+ */
+function optionalInteger(env: NodeJS.ProcessEnv, variable: string, allowed: string): number | undefined {
   const text = env[variable];
-  if (text === undefined || text === '') return undefined;
-  if (!/^\d+$/.test(text)) throw new EnvironmentError(variable, `got ${JSON.stringify(text)}; allowed: a whole number`);
+  if (text === undefined) return undefined;
+  const unset = '; leave it unset for the default';
+  if (text.trim() === '') throw new EnvironmentError(variable, `is not set (got ${shown(text)}); allowed: ${allowed}${unset}`);
+  if (!/^\d+$/.test(text)) throw new EnvironmentError(variable, `got ${shown(text)}; allowed: ${allowed}${unset}`);
   return Number(text);
+}
+
+/**
+ * A DynamoDB stream ARN, as a table's `LatestStreamArn` gives it: the table's ARN followed by
+ * `/stream/` and the stream's label (a time stamp).
+ */
+const STREAM_ARN_PATTERN = /^arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:\d{12}:table\/[A-Za-z0-9_.-]{3,255}\/stream\/[^\s/]+$/;
+const STREAM_ARN_ALLOWED =
+  "the ARN of the outbox table's stream, arn:aws:dynamodb:<region>:<account>:table/<table>/stream/<label> (the table's LatestStreamArn)";
+
+/** DynamoDB's rule for table names. */
+const TABLE_NAME_PATTERN = /^[A-Za-z0-9_.-]{3,255}$/;
+const LEASE_TABLE_ALLOWED = "the lease table's name (not its ARN): 3 to 255 letters, digits, '_', '.' and '-'";
+
+/** S3's rule for general purpose bucket names. */
+const BUCKET_NAME_PATTERN = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const BUCKET_ALLOWED = "an S3 bucket name: 3 to 63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit";
+
+/** A required variable that must match `pattern`, else an error naming it, what it held and what it may hold. */
+function matchingEnv(env: NodeJS.ProcessEnv, variable: string, pattern: RegExp, allowed: string): string {
+  const value = requireEnv(variable, env, allowed);
+  if (!pattern.test(value)) throw new EnvironmentError(variable, `got ${shown(value)}; allowed: ${allowed}`);
+  return value;
+}
+
+/** The worker id given, or one made up; set but blank, it is refused (a blank lease owner). */
+function workerIdOf(env: NodeJS.ProcessEnv): string {
+  if (env[PROCESSOR_ENV.workerId] === undefined) return `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  return requireEnv(
+    PROCESSOR_ENV.workerId,
+    env,
+    'an id unique per task; leave it unset for one made of the host name, the process id and a random suffix',
+  );
 }
 
 /** The settings read from the environment, by the variable that sets each. */
@@ -84,23 +124,21 @@ function checkedSettings(settings: Partial<ProcessorSettings>): Partial<Processo
 export function processorEnvironment(env: NodeJS.ProcessEnv = process.env): ProcessorEnvironment {
   const settings: Record<string, number> = {};
   for (const [key, variable] of Object.entries(SETTINGS_VARIABLES)) {
-    const value = optionalInteger(env, variable);
+    const value = optionalInteger(env, variable, 'a whole number of milliseconds');
     if (value !== undefined) settings[key] = value;
   }
-  const healthPort = optionalInteger(env, PROCESSOR_ENV.healthPort) ?? 8080;
+  const portAllowed = 'a port from 1 to 65535';
+  const healthPort = optionalInteger(env, PROCESSOR_ENV.healthPort, portAllowed) ?? 8080;
   if (healthPort < 1 || healthPort > 65_535) {
-    throw new EnvironmentError(
-      PROCESSOR_ENV.healthPort,
-      `got ${JSON.stringify(env[PROCESSOR_ENV.healthPort])}; allowed: a port from 1 to 65535`,
-    );
+    throw new EnvironmentError(PROCESSOR_ENV.healthPort, `got ${shown(env[PROCESSOR_ENV.healthPort] ?? '')}; allowed: ${portAllowed}`);
   }
   return {
     ...relayEnvironment(env),
-    streamArn: requireEnv(PROCESSOR_ENV.streamArn, env),
-    leaseTableName: requireEnv(PROCESSOR_ENV.leaseTable, env),
+    streamArn: matchingEnv(env, PROCESSOR_ENV.streamArn, STREAM_ARN_PATTERN, STREAM_ARN_ALLOWED),
+    leaseTableName: matchingEnv(env, PROCESSOR_ENV.leaseTable, TABLE_NAME_PATTERN, LEASE_TABLE_ALLOWED),
     // Required: a deployed processor without an on-failure destination would block a shard on a failing record.
-    failedBatchBucket: requireEnv(PROCESSOR_ENV.failedBatchBucket, env),
-    workerId: env[PROCESSOR_ENV.workerId] || `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+    failedBatchBucket: matchingEnv(env, PROCESSOR_ENV.failedBatchBucket, BUCKET_NAME_PATTERN, BUCKET_ALLOWED),
+    workerId: workerIdOf(env),
     healthPort,
     settings: checkedSettings(settings),
   };

@@ -63,7 +63,7 @@ describe('processor environment', () => {
       payments: 'arn:aws:sns:us-east-1:000000000000:payments',
     }),
     [RELAY_ENV.deadLetterQueueUrl]: 'http://localhost/0/relay-dlq',
-    [PROCESSOR_ENV.streamArn]: 'arn:aws:dynamodb:us-east-1:0:table/outbox/stream/x',
+    [PROCESSOR_ENV.streamArn]: 'arn:aws:dynamodb:us-east-1:000000000000:table/outbox/stream/2025-01-01T00:00:00.000',
     [PROCESSOR_ENV.leaseTable]: 'outbox-leases',
     [PROCESSOR_ENV.failedBatchBucket]: 'outbox-failed-batches',
     [PROCESSOR_ENV.failoverMs]: '6000',

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { serializeConfig } from '../../shared/config.js';
+import { EnvironmentError } from '../../shared/errors.js';
+import { RELAY_ENV } from '../../shared/event-source.js';
+import { PROCESSOR_ENV, processorEnvironment } from '../../shared/processor/index.js';
+import { testConfig } from '../helpers/factories.js';
+
+const STREAM_ARN = 'arn:aws:dynamodb:eu-west-1:123456789012:table/outbox/stream/2025-01-01T00:00:00.000';
+
+/** A complete, valid environment of the ECS entry point. */
+const env: NodeJS.ProcessEnv = {
+  [RELAY_ENV.config]: serializeConfig(testConfig({ lowLatencyAggregateTypes: ['payment'] })),
+  [RELAY_ENV.topicArns]: JSON.stringify({
+    'orders.fifo': 'arn:aws:sns:eu-west-1:123456789012:orders.fifo',
+    payments: 'arn:aws:sns:eu-west-1:123456789012:payments',
+  }),
+  [RELAY_ENV.deadLetterQueueUrl]: 'https://sqs.eu-west-1.amazonaws.com/123456789012/relay-dlq',
+  [PROCESSOR_ENV.streamArn]: STREAM_ARN,
+  [PROCESSOR_ENV.leaseTable]: 'outbox-leases',
+  [PROCESSOR_ENV.failedBatchBucket]: 'outbox-failed-batches',
+};
+
+/** The error `processorEnvironment` throws for `env` with `changes` (`undefined` unsets a variable). */
+function failure(changes: Record<string, string | undefined>): EnvironmentError {
+  const changed: NodeJS.ProcessEnv = { ...env };
+  for (const [variable, value] of Object.entries(changes)) {
+    if (value === undefined) delete changed[variable];
+    else changed[variable] = value;
+  }
+  try {
+    processorEnvironment(changed);
+  } catch (error) {
+    expect(error).toBeInstanceOf(EnvironmentError);
+    return error as EnvironmentError;
+  }
+  throw new Error(`no error for ${JSON.stringify(changes)}`);
+}
+
+describe('processor environment as a deployer may get it wrong', () => {
+  it('reads a valid environment, with the defaults for every optional variable left unset', () => {
+    expect(processorEnvironment(env)).toMatchObject({
+      streamArn: STREAM_ARN,
+      leaseTableName: 'outbox-leases',
+      failedBatchBucket: 'outbox-failed-batches',
+      healthPort: 8080,
+      settings: {},
+    });
+    expect(processorEnvironment(env).workerId).not.toBe('');
+  });
+
+  it.each([
+    PROCESSOR_ENV.failoverMs,
+    PROCESSOR_ENV.idleMinDelayMs,
+    PROCESSOR_ENV.idleMaxDelayMs,
+    PROCESSOR_ENV.handOffTimeoutMs,
+    PROCESSOR_ENV.healthPort,
+  ])('refuses %s set empty or blank instead of running on the default', (variable) => {
+    for (const value of ['', '  ']) {
+      const error = failure({ [variable]: value });
+      expect(error.variable).toBe(variable);
+      expect(error.message).toContain(`${variable}: is not set (got ${JSON.stringify(value)}); allowed: a`);
+      expect(error.message).toContain('leave it unset for the default');
+    }
+  });
+
+  it.each([
+    [PROCESSOR_ENV.failoverMs, '10s', 'a whole number of milliseconds'],
+    [PROCESSOR_ENV.failoverMs, '-5000', 'a whole number of milliseconds'],
+    [PROCESSOR_ENV.idleMaxDelayMs, '1e3', 'a whole number of milliseconds'],
+    [PROCESSOR_ENV.handOffTimeoutMs, '25000.5', 'a whole number of milliseconds'],
+    [PROCESSOR_ENV.healthPort, 'http', 'a port from 1 to 65535'],
+  ])('refuses %s=%j, naming what it may hold', (variable, value, allowed) => {
+    expect(failure({ [variable]: value }).message).toContain(`${variable}: got ${JSON.stringify(value)}; allowed: ${allowed}`);
+  });
+
+  it.each([
+    ['', 'is not set (got "")'],
+    ['   ', 'is not set (got "   ")'],
+    ['arn:aws:dynamodb:eu-west-1:123456789012:table/outbox', 'got "arn:aws:dynamodb:eu-west-1:123456789012:table/outbox"'],
+    ['outbox', 'got "outbox"'],
+    ['2025-01-01T00:00:00.000', 'got "2025-01-01T00:00:00.000"'],
+    ['arn:aws:sns:eu-west-1:123456789012:table/outbox/stream/x', 'got "arn:aws:sns'],
+    [` ${STREAM_ARN}`, `got " ${STREAM_ARN}"`],
+  ])('refuses the stream ARN %j before any client is built', (value, got) => {
+    const error = failure({ [PROCESSOR_ENV.streamArn]: value });
+    expect(error.variable).toBe(PROCESSOR_ENV.streamArn);
+    expect(error.message).toContain(`OUTBOX_STREAM_ARN: ${got}`);
+    expect(error.message).toContain("allowed: the ARN of the outbox table's stream");
+  });
+
+  it.each([
+    ['', 'is not set (got "")'],
+    ['  ', 'is not set (got "  ")'],
+    ['ab', 'got "ab"'],
+    ['outbox leases', 'got "outbox leases"'],
+    ['arn:aws:dynamodb:eu-west-1:123456789012:table/outbox-leases', 'got "arn:aws:dynamodb:eu-west-1:123456789012:table/outbox-leases"'],
+  ])('refuses the lease table name %j', (value, got) => {
+    const error = failure({ [PROCESSOR_ENV.leaseTable]: value });
+    expect(error.variable).toBe(PROCESSOR_ENV.leaseTable);
+    expect(error.message).toContain(`OUTBOX_LEASE_TABLE: ${got}; allowed: the lease table's name (not its ARN)`);
+  });
+
+  it.each([
+    ['', 'is not set (got "")'],
+    ['Outbox_Failed', 'got "Outbox_Failed"'],
+    ['s3://outbox-failed-batches', 'got "s3://outbox-failed-batches"'],
+  ])('refuses the failed-batch bucket %j: found out only when a record is given up on otherwise', (value, got) => {
+    const error = failure({ [PROCESSOR_ENV.failedBatchBucket]: value });
+    expect(error.variable).toBe(PROCESSOR_ENV.failedBatchBucket);
+    expect(error.message).toContain(`OUTBOX_FAILED_BATCH_BUCKET: ${got}; allowed: an S3 bucket name`);
+  });
+
+  it.each(['', ' '])('refuses a worker id set to %j: a blank lease owner', (value) => {
+    const error = failure({ [PROCESSOR_ENV.workerId]: value });
+    expect(error.variable).toBe(PROCESSOR_ENV.workerId);
+    expect(error.message).toContain(
+      `OUTBOX_PROCESSOR_WORKER_ID: is not set (got ${JSON.stringify(value)}); allowed: an id unique per task`,
+    );
+  });
+
+  it.each([RELAY_ENV.config, RELAY_ENV.topicArns, RELAY_ENV.deadLetterQueueUrl, PROCESSOR_ENV.streamArn, PROCESSOR_ENV.leaseTable])(
+    'refuses %s unset, naming it',
+    (variable) => {
+      const error = failure({ [variable]: undefined });
+      expect(error.variable).toBe(variable);
+      expect(error.message).toContain(`${variable}: is not set; allowed:`);
+    },
+  );
+});
