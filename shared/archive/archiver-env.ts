@@ -1,4 +1,4 @@
-import { requireEnv } from '../config.js';
+import { requireEnv, shownEnvValue } from '../config.js';
 import { EnvironmentError } from '../errors.js';
 
 /** Environment variables of the deployed archiver, read once at cold start. */
@@ -12,13 +12,28 @@ export interface ArchiverEnvironment {
   readonly bucket: string;
 }
 
-/** S3's rule for bucket names (general purpose buckets): 3–63 of lower-case letters, digits, `.` and `-`, starting and ending with a letter or digit. */
+/** What {@link ARCHIVE_ENV}.bucket may hold, as its errors say. */
+const ALLOWED_BUCKET =
+  "an S3 bucket name, the archive bucket's: 3–63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit, no '..', not an IP address, not starting with 'xn--', 'sthree-' or 'amzn-s3-demo-' nor ending in '-s3alias', '--ol-s3', '.mrap' or '--x-s3'";
+
+/** S3's naming rules for general purpose buckets. */
 const BUCKET_NAME_PATTERN = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const IP_ADDRESS = /^\d+\.\d+\.\d+\.\d+$/;
+const RESERVED_PREFIX = /^(xn--|sthree-|amzn-s3-demo-)/;
+const RESERVED_SUFFIX = /(-s3alias|--ol-s3|\.mrap|--x-s3)$/;
+
+const isBucketName = (name: string): boolean =>
+  BUCKET_NAME_PATTERN.test(name) &&
+  !name.includes('..') &&
+  !IP_ADDRESS.test(name) &&
+  !RESERVED_PREFIX.test(name) &&
+  !RESERVED_SUFFIX.test(name);
 
 /**
- * Reads the archiver's environment ({@link ARCHIVE_ENV}) once, failing with the variable's name
- * when it is missing or not a bucket name. The region comes from Lambda's `AWS_REGION`, which
- * the SDK reads itself.
+ * Reads the archiver's environment ({@link ARCHIVE_ENV}) once, failing with an
+ * {@link EnvironmentError} that names the variable, what it held and what it may hold when it is
+ * unset, blank or not a bucket name. The region comes from Lambda's `AWS_REGION`, which the SDK
+ * reads itself.
  *
  * @example
  * ```ts
@@ -26,12 +41,9 @@ const BUCKET_NAME_PATTERN = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
  * ```
  */
 export function archiverEnvironment(env: NodeJS.ProcessEnv = process.env): ArchiverEnvironment {
-  const bucket = requireEnv(ARCHIVE_ENV.bucket, env);
-  if (!BUCKET_NAME_PATTERN.test(bucket)) {
-    throw new EnvironmentError(
-      ARCHIVE_ENV.bucket,
-      `got ${JSON.stringify(bucket.slice(0, 100))}; allowed: an S3 bucket name (3–63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit)`,
-    );
+  const bucket = requireEnv(ARCHIVE_ENV.bucket, env, ALLOWED_BUCKET);
+  if (!isBucketName(bucket)) {
+    throw new EnvironmentError(ARCHIVE_ENV.bucket, `got ${shownEnvValue(bucket)}; allowed: ${ALLOWED_BUCKET}`);
   }
   return { bucket };
 }

@@ -1,6 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import { sentAt } from './archiver-records.js';
-import { ARCHIVE_OBJECT_SUFFIX, archiveHourOf } from './layout.js';
+import { ARCHIVE_OBJECT_SUFFIX, archiveHourOf, checkedArchiveObjectName } from './layout.js';
 
 /**
  * Where the archiver keeps messages of the archive queue that hold no outbox envelope: apart
@@ -32,6 +32,6 @@ export function malformedLine(record: SQSRecord, reason: string, now: number): {
   return { hour: archiveHourOf(sent), text: JSON.stringify(line) };
 }
 
-/** The key of a malformed-records object named `name` for an hour (`YYYY-MM-DDTHH`). */
+/** The key of a malformed-records object named `name` (see {@link checkedArchiveObjectName}) for an hour (`YYYY-MM-DDTHH`). */
 export const malformedObjectKey = (hour: string, name: string): string =>
-  `${ARCHIVE_MALFORMED_ROOT}date=${hour.slice(0, 10)}/hour=${hour.slice(11, 13)}/${name}${ARCHIVE_OBJECT_SUFFIX}`;
+  `${ARCHIVE_MALFORMED_ROOT}date=${hour.slice(0, 10)}/hour=${hour.slice(11, 13)}/${checkedArchiveObjectName(name)}${ARCHIVE_OBJECT_SUFFIX}`;

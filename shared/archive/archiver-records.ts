@@ -19,10 +19,16 @@ export type ReadArchiveRecord =
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** When SQS received the message; the archiver's clock when the attribute is missing or not a number. */
+/** The last millisecond of the year 9999: a later instant has no `date=YYYY-MM-DD` segment. */
+const LAST_ARCHIVE_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * When SQS received the message; the archiver's clock when the attribute is missing, not a
+ * number, or past the year 9999 (no partition hour, or not a date at all).
+ */
 export function sentAt(record: SQSRecord, now: number): Date {
   const sent = Number(record.attributes?.SentTimestamp);
-  return new Date(Number.isFinite(sent) && sent > 0 ? sent : now);
+  return new Date(Number.isFinite(sent) && sent > 0 && sent <= LAST_ARCHIVE_INSTANT ? sent : now);
 }
 
 /**

@@ -4,7 +4,9 @@ import type { Context, SQSRecord } from 'aws-lambda';
 import { v7 as uuidv7 } from 'uuid';
 import { followSignal } from '../abort.js';
 import { s3Client } from '../aws/s3-client.js';
+import { ConfigError } from '../errors.js';
 import type { HandlerLogger } from '../logger.js';
+import { showValue } from '../show-value.js';
 import { malformedLine, malformedObjectKey } from './archiver-malformed.js';
 import { ARCHIVER_METRICS, archiverMetrics } from './archiver-metrics.js';
 import { readArchiveRecord } from './archiver-records.js';
@@ -77,6 +79,19 @@ function planObjects(records: readonly SQSRecord[], now: number, logger: Handler
   return { objects: [...objects.values()], placedBySentTime, malformed };
 }
 
+/** The most objects an archiver writes at once. */
+export const MAX_ARCHIVER_WRITE_CONCURRENCY = 1000;
+
+/** Refuses a `writeConcurrency` that would write no object (0, negative, NaN): its batch would be acknowledged unwritten. */
+function checkWriteConcurrency(value: unknown): void {
+  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > MAX_ARCHIVER_WRITE_CONCURRENCY) {
+    throw new ConfigError(
+      'writeConcurrency',
+      `got ${showValue(value)}; allowed: an integer from 1 to ${MAX_ARCHIVER_WRITE_CONCURRENCY}, the archive objects written at once`,
+    );
+  }
+}
+
 /** Runs `work` on each item, at most `concurrency` at once. */
 async function eachLimited<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -103,6 +118,7 @@ export async function archiveBatch(
   },
 ): Promise<ArchiveBatchSummary> {
   const { bucket, s3, logger } = options;
+  checkWriteConcurrency(options.writeConcurrency);
   const plan = planObjects(records, options.now(), logger);
   const failed = new Set<string>();
   const keys: string[] = [];
@@ -111,8 +127,10 @@ export async function archiveBatch(
   // Up to writeConcurrency writes listen to the deadline at once: past 10, Node would warn of a leak on the caller's signal.
   const deadline = options.signal === undefined ? undefined : followSignal(options.signal);
   await eachLimited(plan.objects, options.writeConcurrency, async (object) => {
-    const key = object.key(options.objectName());
+    let key: string | undefined;
     try {
+      // A name that cannot be one (from an `objectName` of the caller's) fails this object's messages alone.
+      key = object.key(options.objectName());
       deadline?.signal.throwIfAborted();
       await s3.send(
         new PutObjectCommand({ Bucket: bucket, Key: key, Body: encodeArchiveObject(object.lines), ContentType: ARCHIVE_CONTENT_TYPE }),
@@ -172,6 +190,7 @@ export function createArchiverHandler(options: ArchiverOptions): ArchiverHandler
     now: options.now ?? Date.now,
     writeConcurrency: options.writeConcurrency ?? 16,
   };
+  checkWriteConcurrency(settings.writeConcurrency);
   return async (event, context) => {
     if (typeof context?.awsRequestId === 'string') logger.addContext?.(context as Context);
     // Lambda always passes its context; a caller without one (a test) sets no deadline.

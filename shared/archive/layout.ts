@@ -1,6 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { OutboxError } from '../errors.js';
 import { parseEventTime } from '../event-time.js';
+import { showValue } from '../show-value.js';
 import { archiveSegment, decodeArchiveSegment, MAX_ARCHIVE_OBJECT_NAME } from './layout-segment.js';
 
 const nameOf = (segment: string): string | undefined => {
@@ -105,13 +106,23 @@ export function archiveTypePrefix(aggregateType: string, type?: string): string 
 
 const OBJECT_NAME = new RegExp(`^[A-Za-z0-9._-]{1,${MAX_ARCHIVE_OBJECT_NAME}}$`);
 
-/** The key of an object named `name` (letters, digits, `-`, `_`, `.`; at most 64) in a partition. */
-export function archiveObjectKey(partition: ArchivePartition, name: string): string {
-  if (!OBJECT_NAME.test(name))
+/**
+ * `name` when it may name an archive object (1 to 64 letters, digits, `-`, `_`, `.`; not `.` or
+ * `..`): one key segment, never a path.
+ *
+ * @throws {RangeError} naming what was given and what is allowed.
+ */
+export function checkedArchiveObjectName(name: unknown): string {
+  if (typeof name !== 'string' || !OBJECT_NAME.test(name) || name === '.' || name === '..')
     throw new RangeError(
-      `archive object name ${JSON.stringify(name)} must be 1 to ${MAX_ARCHIVE_OBJECT_NAME} letters, digits, '-', '_' or '.'`,
+      `archive object name ${showValue(name)} is not allowed; allowed: 1 to ${MAX_ARCHIVE_OBJECT_NAME} letters, digits, '-', '_' or '.' (not '.' or '..')`,
     );
-  return `${archivePartitionPrefix(partition)}${name}${ARCHIVE_OBJECT_SUFFIX}`;
+  return name;
+}
+
+/** The key of an object named `name` (see {@link checkedArchiveObjectName}) in a partition. */
+export function archiveObjectKey(partition: ArchivePartition, name: string): string {
+  return `${archivePartitionPrefix(partition)}${checkedArchiveObjectName(name)}${ARCHIVE_OBJECT_SUFFIX}`;
 }
 
 const KEY_PATTERN = /^events\/v1\/aggregatetype=([^/]+)\/type=([^/]+)\/date=(\d{4}-\d{2}-\d{2})\/hour=(\d{2})\/([^/]+)\.ndjson\.gz$/;
