@@ -6,6 +6,7 @@ import { startLocalStack } from './local-stack.js';
 import { checkInteger, checkOptionKeys, invalidOption } from './options.js';
 import { receiveMessages } from './receive.js';
 import { localRelayHandler } from './relay.js';
+import { checkSubscriberEventTypes, testStackConfig } from './test-stack-checks.js';
 import type { OutboxTestArchive, OutboxTestQueue, OutboxTestStack, OutboxTestStackOptions, ReceiveOptions } from './test-stack-types.js';
 import type { LocalStack, LocalStackOptions } from './types.js';
 
@@ -67,7 +68,7 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
  * dependencies of the service), loaded only now. A start that fails half-way stops what it
  * started, Java included.
  *
- * @throws LocalStackError `INVALID_SUBSCRIPTION` / `INVALID_OPTION` for options that cannot be (before anything starts), `MISSING_PEER_DEPENDENCY`, `PORT_IN_USE` (DynamoDB Local's port or the emulator's)
+ * @throws LocalStackError `INVALID_SUBSCRIPTION` / `INVALID_OPTION` for options that cannot be (before anything starts): a config `defineConfig` refuses, a subscriber's `eventTypes` entry the config's catalog does not declare (under `undeclaredEventTypes: 'reject'`), `MISSING_PEER_DEPENDENCY`, `PORT_IN_USE` (DynamoDB Local's port or the emulator's)
  * @throws LocalStartError when DynamoDB Local cannot start (no Java 17+, say)
  * @example
  * ```ts
@@ -97,9 +98,11 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
  */
 export async function startOutboxTestStack(options: OutboxTestStackOptions): Promise<OutboxTestStack> {
   checkOptionKeys('options', options, OPTION_KEYS);
+  const config = testStackConfig(options.config);
+  checkSubscriberEventTypes(config, options.subscribers);
   const onError = options.onError ?? reportToStderr;
   const engineOptions: LocalStackOptions = {
-    config: options.config,
+    config,
     // The relay's EMF metrics have no CloudWatch to go to in a test, and would crowd its output.
     relay: (deps) => localRelayHandler(deps, { metrics: 'discard' }),
     archiverMetrics: 'discard',
@@ -153,7 +156,7 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
 
   const archive = archiveOf(stack);
   return {
-    config: options.config,
+    config,
     tableName: stack.tableName,
     streamArn: stack.streamArn,
     outbox: stack.outbox,

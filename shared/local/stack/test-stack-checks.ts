@@ -1,0 +1,59 @@
+/**
+ * The checks `startOutboxTestStack` runs on its config and subscribers before anything starts,
+ * beyond the local stack's own: a config `defineConfig` would refuse, and a subscriber filtering
+ * on an event type the config's catalog refuses to write.
+ */
+
+import { defineConfig, type OutboxConfig, type OutboxConfigInput } from '../../config.js';
+import { ConfigError } from '../../errors.js';
+import { LocalStackError } from '../errors.js';
+import { checkOptionShapes } from './options.js';
+import type { OutboxTestSubscriber } from './test-stack-types.js';
+
+/**
+ * The config as `defineConfig` validates it: one it made passes unchanged (its schemas kept); an
+ * object literal, or a spread of a config with other topics, is checked as the deployed relay
+ * checks its `OUTBOX_CONFIG`, and refused with `INVALID_OPTION` rather than failing half-way
+ * through the start.
+ *
+ * @example
+ * ```ts
+ * testStackConfig({ source, topics: [{ name: 'orders fifo' }], routes }); // LocalStackError INVALID_OPTION
+ * ```
+ */
+export function testStackConfig(config: unknown): OutboxConfig {
+  checkOptionShapes(config, undefined, undefined);
+  try {
+    return defineConfig(config as OutboxConfigInput);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new LocalStackError(
+      'INVALID_OPTION',
+      `config is not a valid outbox config: ${error.message}; allowed: the outbox config defineConfig returns`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Refuses (`INVALID_SUBSCRIPTION`) a subscriber's `eventTypes` entry that the config's catalog
+ * does not declare while it refuses undeclared types (`undeclaredEventTypes: 'reject'`, the
+ * default): no event of that type can be written, so its queue would stay empty and `receive()`
+ * time out. Any type passes without `eventTypes`, or under `'allow'`.
+ */
+export function checkSubscriberEventTypes(config: OutboxConfig, subscribers: readonly OutboxTestSubscriber[] | undefined): void {
+  if (config.eventTypes === undefined || config.undeclaredEventTypes === 'allow') return;
+  const declared = Object.keys(config.eventTypes);
+  if (!Array.isArray(subscribers)) return; // the local stack's own checks refuse it
+  subscribers.forEach((subscriber, i) => {
+    const types: unknown = subscriber?.eventTypes;
+    if (!Array.isArray(types)) return;
+    types.forEach((type, j) => {
+      if (typeof type === 'string' && !Object.hasOwn(config.eventTypes ?? {}, type))
+        throw new LocalStackError(
+          'INVALID_SUBSCRIPTION',
+          `subscribers[${i}].eventTypes[${j}] is ${JSON.stringify(type)}, which the config's eventTypes do not declare, so no event of it can be written; allowed: a declared type (${declared.join(', ')}), or undeclaredEventTypes: 'allow' in the config`,
+        );
+    });
+  });
+}
