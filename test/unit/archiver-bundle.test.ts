@@ -37,7 +37,16 @@ describe('the archiver bundle', () => {
 
   it('fails to load without its bucket, naming the variable', async () => {
     await expect(invoke({ AWS_LAMBDA_FUNCTION_NAME: 'orders-archiver' }, { Records: [] })).rejects.toThrow(
-      /OUTBOX_ARCHIVE_BUCKET: is not set/,
+      /OUTBOX_ARCHIVE_BUCKET: is not set; allowed: an S3 bucket name/,
+    );
+  });
+
+  it('fails to load with a blank bucket or without its function name, naming the variable, what it held and what it may hold', async () => {
+    await expect(invoke({ OUTBOX_ARCHIVE_BUCKET: ' ', AWS_LAMBDA_FUNCTION_NAME: 'orders-archiver' }, { Records: [] })).rejects.toThrow(
+      /OUTBOX_ARCHIVE_BUCKET: is not set \(got " "\); allowed: an S3 bucket name/,
+    );
+    await expect(invoke({ OUTBOX_ARCHIVE_BUCKET: 'orders-archive' }, { Records: [] })).rejects.toThrow(
+      /AWS_LAMBDA_FUNCTION_NAME: is not set; allowed: the archiver function's name, which Lambda sets/,
     );
   });
 });
