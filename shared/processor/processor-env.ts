@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
 import { requireEnv, shownEnvValue as shown } from '../config.js';
 import { EnvironmentError } from '../errors.js';
+import { RELAY_ENV } from '../event-source.js';
+import { processorAggregateTypes } from '../publishing-paths.js';
 import { type RelayEnvironment, relayEnvironment } from '../relay/index.js';
 import { ProcessorOptionsError } from './errors.js';
 import { type ProcessorSettings, processorSettings } from './settings.js';
@@ -132,8 +134,16 @@ export function processorEnvironment(env: NodeJS.ProcessEnv = process.env): Proc
   if (healthPort < 1 || healthPort > 65_535) {
     throw new EnvironmentError(PROCESSOR_ENV.healthPort, `got ${shown(env[PROCESSOR_ENV.healthPort] ?? '')}; allowed: ${portAllowed}`);
   }
+  const relay = relayEnvironment(env);
+  if (processorAggregateTypes(relay.config).length === 0) {
+    throw new EnvironmentError(
+      RELAY_ENV.config,
+      'holds a config whose lowLatencyAggregateTypes and handoverAggregateTypes are both empty; allowed: a config with at least one ' +
+        'routed aggregate type in either (with none, the processor would publish nothing; the Outbox construct deploys none then)',
+    );
+  }
   return {
-    ...relayEnvironment(env),
+    ...relay,
     streamArn: matchingEnv(env, PROCESSOR_ENV.streamArn, STREAM_ARN_PATTERN, STREAM_ARN_ALLOWED),
     leaseTableName: matchingEnv(env, PROCESSOR_ENV.leaseTable, TABLE_NAME_PATTERN, LEASE_TABLE_ALLOWED),
     // Required: a deployed processor without an on-failure destination would block a shard on a failing record.

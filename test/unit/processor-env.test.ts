@@ -127,3 +127,18 @@ describe('processor environment as a deployer may get it wrong', () => {
     },
   );
 });
+
+describe('processor environment: a config with nothing for the processor', () => {
+  it('refuses it naming OUTBOX_CONFIG, not as an option of createProcessor', () => {
+    const error = failure({ [RELAY_ENV.config]: serializeConfig(testConfig()) });
+    expect(error.variable).toBe(RELAY_ENV.config);
+    expect(error.message).toContain(
+      'OUTBOX_CONFIG: holds a config whose lowLatencyAggregateTypes and handoverAggregateTypes are both empty; allowed: a config with at least one routed aggregate type',
+    );
+  });
+
+  it('accepts a config whose types are only being handed over', () => {
+    const config = serializeConfig(testConfig({ handoverAggregateTypes: ['payment'] }));
+    expect(processorEnvironment({ ...env, [RELAY_ENV.config]: config }).config.handoverAggregateTypes).toEqual(['payment']);
+  });
+});
