@@ -63,6 +63,16 @@ describe('the ECS entry point (functions/processor/main.ts)', () => {
     expect(logged(p, 'OUTBOX_RELAY_DLQ_URL: got \\"relay-dlq\\"')).toBe(true);
   });
 
+  it('exits 1 at once, naming the variable, when the stream ARN is the table ARN, before any call to AWS', async () => {
+    // Nothing listens at the endpoint: a start that got as far as a call would retry, not exit.
+    const env = await environment('http://127.0.0.1:1');
+    const p = spawnMain({ ...env, [PROCESSOR_ENV.streamArn]: 'arn:aws:dynamodb:ddblocal:000000000000:table/missing' });
+    spawned.push(p);
+    expect(await p.exited).toBe(1);
+    expect(logged(p, 'OUTBOX_STREAM_ARN: got \\"arn:aws:dynamodb:ddblocal:000000000000:table/missing\\"')).toBe(true);
+    expect(logged(p, 'starting: the first shard sync')).toBe(false);
+  });
+
   it('exits 1 at once, saying why, when the stream does not exist', async () => {
     const p = spawnMain(await environment(inject('dynamodbEndpoint')));
     spawned.push(p);
