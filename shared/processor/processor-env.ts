@@ -88,6 +88,20 @@ function workerIdOf(env: NodeJS.ProcessEnv): string {
   );
 }
 
+/**
+ * Refuses a variable named like the processor's settings that it does not read: a misspelt one
+ * (`OUTBOX_PROCESSOR_HANDOFF_TIMEOUT_MS`) would otherwise leave its setting on the default unseen.
+ */
+function rejectUnknownSettings(env: NodeJS.ProcessEnv): void {
+  const known: readonly string[] = Object.values(PROCESSOR_ENV);
+  for (const variable of Object.keys(env)) {
+    if (variable.startsWith('OUTBOX_PROCESSOR_') && !known.includes(variable)) {
+      const allowed = known.filter((name) => name.startsWith('OUTBOX_PROCESSOR_')).join(', ');
+      throw new EnvironmentError(variable, `is set, but the processor reads no such variable; allowed: ${allowed}`);
+    }
+  }
+}
+
 /** The settings read from the environment, by the variable that sets each. */
 const SETTINGS_VARIABLES = {
   failoverMs: PROCESSOR_ENV.failoverMs,
@@ -124,6 +138,7 @@ function checkedSettings(settings: Partial<ProcessorSettings>): Partial<Processo
  * ```
  */
 export function processorEnvironment(env: NodeJS.ProcessEnv = process.env): ProcessorEnvironment {
+  rejectUnknownSettings(env);
   const settings: Record<string, number> = {};
   for (const [key, variable] of Object.entries(SETTINGS_VARIABLES)) {
     const value = optionalInteger(env, variable, 'a whole number of milliseconds');

@@ -142,3 +142,17 @@ describe('processor environment: a config with nothing for the processor', () =>
     expect(processorEnvironment({ ...env, [RELAY_ENV.config]: config }).config.handoverAggregateTypes).toEqual(['payment']);
   });
 });
+
+describe('processor environment: a misspelt setting', () => {
+  it.each(['OUTBOX_PROCESSOR_HANDOFF_TIMEOUT_MS', 'OUTBOX_PROCESSOR_FAILOVER'])(
+    'refuses %s rather than running on the default it meant to change',
+    (variable) => {
+      const error = failure({ [variable]: '25000' });
+      expect(error.variable).toBe(variable);
+      expect(error.message).toContain(
+        `${variable}: is set, but the processor reads no such variable; allowed: OUTBOX_PROCESSOR_WORKER_ID,`,
+      );
+      expect(error.message).toContain('OUTBOX_PROCESSOR_HAND_OFF_TIMEOUT_MS');
+    },
+  );
+});
