@@ -8,7 +8,7 @@ import { defineConfig, type OutboxConfig, type OutboxConfigInput } from '../../c
 import { ConfigError } from '../../errors.js';
 import { LocalStackError } from '../errors.js';
 import { checkOptionShapes } from './options.js';
-import type { OutboxTestSubscriber } from './test-stack-types.js';
+import type { OutboxTestSqsHandler, OutboxTestSubscriber } from './test-stack-types.js';
 
 /**
  * The config as `defineConfig` validates it: one it made passes unchanged (its schemas kept); an
@@ -55,5 +55,39 @@ export function checkSubscriberEventTypes(config: OutboxConfig, subscribers: rea
           `subscribers[${i}].eventTypes[${j}] is ${JSON.stringify(type)}, which the config's eventTypes do not declare, so no event of it can be written; allowed: a declared type (${declared.join(', ')}), or undeclaredEventTypes: 'allow' in the config`,
         );
     });
+  });
+}
+
+/** What a handler factory returned, in words: `an object with a handler function` for a consumer given whole. */
+function describeBuilt(built: unknown): string {
+  if (built === null || built === undefined) return String(built);
+  if (typeof built === 'object' && typeof (built as { handler?: unknown }).handler === 'function')
+    return 'an object with a handler function (createConsumer(…) rather than createConsumer(…).handler?)';
+  if (typeof (built as { then?: unknown }).then === 'function') return 'a promise';
+  return `a ${typeof built}`;
+}
+
+/**
+ * The subscribers, each handler factory wrapped to refuse (`INVALID_OPTION`) what is no handler:
+ * the stack builds every handler before any poller starts, so the start fails and stops what it
+ * started, rather than each batch failing with "handler is not a function".
+ */
+export function checkedHandlers(subscribers: readonly OutboxTestSubscriber[] | undefined): readonly OutboxTestSubscriber[] | undefined {
+  if (!Array.isArray(subscribers)) return subscribers;
+  return subscribers.map((subscriber, i) => {
+    const build: unknown = subscriber?.handler;
+    if (typeof build !== 'function') return subscriber;
+    return {
+      ...subscriber,
+      handler: (deps) => {
+        const built: unknown = build(deps);
+        if (typeof built !== 'function')
+          throw new LocalStackError(
+            'INVALID_OPTION',
+            `subscribers[${i}].handler returned ${describeBuilt(built)}; allowed: a function that returns an SQS Lambda handler, such as ({ document, tableName }) => createConsumer({ … }).handler`,
+          );
+        return built as OutboxTestSqsHandler;
+      },
+    };
   });
 }

@@ -6,7 +6,7 @@ import { startLocalStack } from './local-stack.js';
 import { checkInteger, checkOptionKeys, invalidOption } from './options.js';
 import { receiveMessages } from './receive.js';
 import { localRelayHandler } from './relay.js';
-import { checkSubscriberEventTypes, testStackConfig } from './test-stack-checks.js';
+import { checkedHandlers, checkSubscriberEventTypes, testStackConfig } from './test-stack-checks.js';
 import type { OutboxTestArchive, OutboxTestQueue, OutboxTestStack, OutboxTestStackOptions, ReceiveOptions } from './test-stack-types.js';
 import type { LocalStack, LocalStackOptions } from './types.js';
 
@@ -107,7 +107,7 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
     relay: (deps) => localRelayHandler(deps, { metrics: 'discard' }),
     archiverMetrics: 'discard',
     onError,
-    ...(options.subscribers === undefined ? {} : { subscribers: options.subscribers }),
+    ...(options.subscribers === undefined ? {} : { subscribers: checkedHandlers(options.subscribers) }),
     ...(options.tableName === undefined ? {} : { tableName: options.tableName }),
     ...(options.dynamoDbPort === undefined ? {} : { dynamoDbPort: options.dynamoDbPort }),
     ...(options.emulatorPort === undefined ? {} : { emulatorPort: options.emulatorPort }),
