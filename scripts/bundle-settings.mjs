@@ -39,8 +39,8 @@ export function assetBuildOptions(major = deployedNodeMajor()) {
  * A bundle's source map reduced to the package's own code: segments that map into `node_modules`
  * (the AWS SDK, Powertools) are dropped, and so are the sources and names no segment left uses.
  * A stack trace still names our files and lines, and a frame inside a dependency points into the
- * bundle, as it would without a map. It keeps the maps about a tenth of their size, and the
- * package under 1 MB packed.
+ * bundle, as it would without a map. It keeps the maps about a tenth of their size, and with them
+ * the package's.
  */
 export function ownCodeSourceMap(text) {
   const map = JSON.parse(text);

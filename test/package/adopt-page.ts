@@ -72,6 +72,6 @@ it('places an order with the handler of step 4, once per request id', async () =
   expect(again).toMatchObject({ replayed: true, events: [{ id: first.events[0]?.id, sequence: 1 }] });
   const [message] = await stack.receive('audit', { count: 1, timeoutMs: 10_000 });
   expect(message?.envelope).toMatchObject({ id: first.events[0]?.id, subject: 'o-7', data: { total: 42 } });
-});
+}, 30_000);
 `,
 };
