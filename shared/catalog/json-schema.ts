@@ -6,6 +6,7 @@
 
 import type { StandardJSONSchemaV1, StandardSchemaV1 } from '@standard-schema/spec';
 import { errorMessage } from '../error-message.js';
+import { showValue } from '../show-value.js';
 
 /** The JSON Schema draft AsyncAPI 3.0's Schema Object extends. */
 export const JSON_SCHEMA_TARGET = 'draft-07';
@@ -56,6 +57,13 @@ export function toJsonSchema(schema: StandardSchemaV1 | undefined, base: string)
     return {
       status: 'unavailable',
       reason: `its ${String(standard.vendor)} schema could not be converted to JSON Schema (${errorMessage(error)})`,
+    };
+  }
+  if (typeof converted !== 'object' || converted === null || Array.isArray(converted)) {
+    // Spread into the document, a string or a list would become an object of its characters or items.
+    return {
+      status: 'unavailable',
+      reason: `its ${String(standard.vendor)} schema's JSON Schema is ${showValue(converted)}, not a JSON Schema object`,
     };
   }
   // `$schema` names the draft of a whole document; inside the AsyncAPI document it is the spec's.

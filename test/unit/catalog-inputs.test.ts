@@ -71,3 +71,33 @@ describe('catalogDocument and checkCatalog refuse what they cannot use, with a C
     });
   });
 });
+
+describe('catalogDocument: a schema whose Standard JSON Schema converter answers no JSON Schema object', () => {
+  const answering = (answer: unknown) => ({
+    '~standard': {
+      version: 1 as const,
+      vendor: 'handmade',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: { input: () => answer, output: () => answer },
+    },
+  });
+
+  it.each([
+    ['a string', 'nope', '"nope"'],
+    ['a list', [1], '[1]'],
+    ['null', null, 'null'],
+  ])('leaves data unconstrained with a warning when it answers %s, rather than spreading it into the document', (_, answer, shown) => {
+    const declaring = defineConfig({
+      source: 'urn:test:shop',
+      topics: [{ name: 'orders.fifo', fifo: true }],
+      routes: { order: 'orders.fifo' },
+      eventTypes: { 'order.placed': { version: 1, schema: answering(answer) as never } },
+    });
+    const { document, warnings } = catalogDocument(declaring);
+
+    expect((document.components as { schemas: object }).schemas).toEqual({});
+    expect(warnings).toEqual([
+      `order.placed version 1: its handmade schema's JSON Schema is ${shown}, not a JSON Schema object; its message has no schema for data.`,
+    ]);
+  });
+});
