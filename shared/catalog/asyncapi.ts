@@ -7,8 +7,10 @@
 import type { OutboxConfig } from '../config.js';
 import { dataschemaOf, type EventTypeDeclaration } from '../event-types.js';
 import { MAX_TRACESTATE_LENGTH, TRACESTATE_PATTERN } from '../tracing/trace-context.js';
-import { catalogConfig, checkDocumentOptions } from './inputs.js';
+import { type CatalogDocumentOptions, catalogConfig, checkDocumentOptions } from './inputs.js';
 import { pointerSegment, toJsonSchema } from './json-schema.js';
+
+export type { CatalogDocumentOptions } from './inputs.js';
 
 /** An AsyncAPI 3.0 document, as JSON. */
 export type AsyncApiDocument = Record<string, unknown> & { readonly asyncapi: '3.0.0' };
@@ -24,13 +26,6 @@ export interface CatalogEventEntry {
   readonly aggregateType?: string;
   /** JSON pointer of the data's JSON Schema in the document; absent when the schema has none. */
   readonly schema?: string;
-}
-
-export interface CatalogDocumentOptions {
-  /** `info.title`. @default `Events of <source>` */
-  readonly title?: string;
-  /** `info.version`, the version of the document itself. @default '1.0.0' */
-  readonly version?: string;
 }
 
 /** The document, and what it leaves out (a schema with no JSON Schema), one sentence each. */

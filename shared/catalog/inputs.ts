@@ -7,8 +7,15 @@
 import { defineConfig, type OutboxConfig, type OutboxConfigInput } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { showValue } from '../show-value.js';
-import type { CatalogDocumentOptions } from './asyncapi.js';
 import { CatalogError } from './errors.js';
+
+/** The options of `catalogDocument`, checked by {@link checkDocumentOptions}. */
+export interface CatalogDocumentOptions {
+  /** `info.title`. @default `Events of <source>` */
+  readonly title?: string;
+  /** `info.version`, the version of the document itself. @default '1.0.0' */
+  readonly version?: string;
+}
 
 const OPTION_KEYS = ['title', 'version'];
 
