@@ -104,12 +104,19 @@ describe('stream processor on a splitting stream (simulated; DynamoDB Local neve
   );
 });
 
+/** Runs `then` after `turns` turns of the event loop (at once for 0): where in the work under way it lands, not when. */
+function afterTurns(turns: number, then: () => void): void {
+  if (turns === 0) then();
+  else setImmediate(() => afterTurns(turns - 1, then));
+}
+
 async function splittingRun(run: typeof scenario extends fc.Arbitrary<infer T> ? T : never, leases: MemoryLeaseStore): Promise<void> {
   const random = seededRandom(run.seed);
   const stream = new SimulatedStream({ initialShards: run.initialShards, pageSize: 2, expiryRate: 0.05, trimmedRate: 0.02, random });
   const sns = new FakeSns();
+  // Each publish answers a turn of the event loop later, so pages are in flight while the next steps run.
   const slowSns = {
-    send: (command: PublishBatchCommand) => new Promise<void>((resolve) => setTimeout(resolve, 1)).then(() => sns.send(command)),
+    send: (command: PublishBatchCommand) => new Promise<void>((resolve) => setImmediate(resolve)).then(() => sns.send(command)),
   };
   const publisher = createProcessorRelay({
     config,
@@ -165,7 +172,7 @@ async function splittingRun(run: typeof scenario extends fc.Arbitrary<infer T> ?
       if (action.graceful) {
         // The hand-off runs on while the next steps do; a third of them crash part-way through it.
         pendingStops.push(victim.stop());
-        if (action.pick % 3 === 0) setTimeout(() => void victim.halt(), action.pick % 7);
+        if (action.pick % 3 === 0) afterTurns(action.pick % 7, () => void victim.halt());
       } else await victim.halt();
     } else {
       await join();
