@@ -1,3 +1,4 @@
+import { S3_BUCKET_NAME } from '../aws/s3-bucket-name.js';
 import { requireEnv, shownEnvValue } from '../config.js';
 import { EnvironmentError } from '../errors.js';
 
@@ -16,18 +17,12 @@ export interface ArchiverEnvironment {
 const ALLOWED_BUCKET =
   "an S3 bucket name, the archive bucket's: 3–63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit, no '..', not an IP address, not starting with 'xn--', 'sthree-' or 'amzn-s3-demo-' nor ending in '-s3alias', '--ol-s3', '.mrap' or '--x-s3'";
 
-/** S3's naming rules for general purpose buckets. */
-const BUCKET_NAME_PATTERN = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const IP_ADDRESS = /^\d+\.\d+\.\d+\.\d+$/;
 const RESERVED_PREFIX = /^(xn--|sthree-|amzn-s3-demo-)/;
 const RESERVED_SUFFIX = /(-s3alias|--ol-s3|\.mrap|--x-s3)$/;
 
 const isBucketName = (name: string): boolean =>
-  BUCKET_NAME_PATTERN.test(name) &&
-  !name.includes('..') &&
-  !IP_ADDRESS.test(name) &&
-  !RESERVED_PREFIX.test(name) &&
-  !RESERVED_SUFFIX.test(name);
+  S3_BUCKET_NAME.test(name) && !name.includes('..') && !IP_ADDRESS.test(name) && !RESERVED_PREFIX.test(name) && !RESERVED_SUFFIX.test(name);
 
 /**
  * Reads the archiver's environment ({@link ARCHIVE_ENV}) once, failing with an

@@ -1,3 +1,4 @@
+import { S3_BUCKET_NAME } from '../aws/s3-bucket-name.js';
 import { INSTANT_FORMS, parseInstantText } from '../event-time.js';
 import { rateProblem } from '../rate-limit.js';
 import { ReplayOptionsError } from './replay-errors.js';
@@ -58,9 +59,6 @@ export function parseReplayInstant(value: Date | string, field: string): number 
   return ms;
 }
 
-/** S3's rules for general purpose bucket names. */
-const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
-
 function nonEmpty(value: string | undefined, field: string, what: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value === '') throw new ReplayOptionsError(field, `got ${JSON.stringify(value)}; allowed: ${what}`);
@@ -96,7 +94,7 @@ function queueUrlOf(value: string): string {
  * naming the option, what was given and what is allowed.
  */
 export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
-  if (typeof options.bucket !== 'string' || !BUCKET_NAME.test(options.bucket)) {
+  if (typeof options.bucket !== 'string' || !S3_BUCKET_NAME.test(options.bucket)) {
     throw new ReplayOptionsError(
       'bucket',
       `got ${JSON.stringify(options.bucket)}; allowed: an S3 bucket name, 3 to 63 lowercase letters, digits, dots and hyphens`,

@@ -1,3 +1,4 @@
+import { S3_BUCKET_NAME } from '../aws/s3-bucket-name.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
 import { isHttpUrl, parseStrictArgs, positiveWholeNumber } from '../cli-tokens.js';
@@ -89,11 +90,8 @@ function queueUrlOf(value: string | undefined, flag: string, kind: string): stri
   return httpUrl(value, flag, QUEUE_URL);
 }
 
-/** S3's rules for bucket names (general purpose buckets). */
-const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
-
 function bucketOf(value: string): string {
-  if (!BUCKET_NAME.test(value)) {
+  if (!S3_BUCKET_NAME.test(value)) {
     throw new RedriveOptionsError(
       '--bucket',
       `got ${JSON.stringify(value)}; allowed: an S3 bucket name, 3 to 63 lowercase letters, digits, dots and hyphens`,
