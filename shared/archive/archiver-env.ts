@@ -1,6 +1,4 @@
-import { S3_BUCKET_NAME } from '../aws/s3-bucket-name.js';
-import { requireEnv, shownEnvValue } from '../config.js';
-import { EnvironmentError } from '../errors.js';
+import { bucketNameFromEnv, S3_BUCKET_NAME_RULE } from '../aws/s3-bucket-name.js';
 
 /** Environment variables of the deployed archiver, read once at cold start. */
 export const ARCHIVE_ENV = Object.freeze({
@@ -14,15 +12,7 @@ export interface ArchiverEnvironment {
 }
 
 /** What {@link ARCHIVE_ENV}.bucket may hold, as its errors say. */
-const ALLOWED_BUCKET =
-  "an S3 bucket name, the archive bucket's: 3–63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit, no '..', not an IP address, not starting with 'xn--', 'sthree-' or 'amzn-s3-demo-' nor ending in '-s3alias', '--ol-s3', '.mrap' or '--x-s3'";
-
-const IP_ADDRESS = /^\d+\.\d+\.\d+\.\d+$/;
-const RESERVED_PREFIX = /^(xn--|sthree-|amzn-s3-demo-)/;
-const RESERVED_SUFFIX = /(-s3alias|--ol-s3|\.mrap|--x-s3)$/;
-
-const isBucketName = (name: string): boolean =>
-  S3_BUCKET_NAME.test(name) && !name.includes('..') && !IP_ADDRESS.test(name) && !RESERVED_PREFIX.test(name) && !RESERVED_SUFFIX.test(name);
+const ALLOWED_BUCKET = `an S3 bucket name, the archive bucket's: ${S3_BUCKET_NAME_RULE}`;
 
 /**
  * Reads the archiver's environment ({@link ARCHIVE_ENV}) once, failing with an
@@ -36,9 +26,5 @@ const isBucketName = (name: string): boolean =>
  * ```
  */
 export function archiverEnvironment(env: NodeJS.ProcessEnv = process.env): ArchiverEnvironment {
-  const bucket = requireEnv(ARCHIVE_ENV.bucket, env, ALLOWED_BUCKET);
-  if (!isBucketName(bucket)) {
-    throw new EnvironmentError(ARCHIVE_ENV.bucket, `got ${shownEnvValue(bucket)}; allowed: ${ALLOWED_BUCKET}`);
-  }
-  return { bucket };
+  return { bucket: bucketNameFromEnv(ARCHIVE_ENV.bucket, env, ALLOWED_BUCKET) };
 }

@@ -1,4 +1,4 @@
-import { S3_BUCKET_NAME } from '../aws/s3-bucket-name.js';
+import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
 import { INSTANT_FORMS, parseInstantText } from '../event-time.js';
 import { rateProblem } from '../rate-limit.js';
 import { ReplayOptionsError } from './replay-errors.js';
@@ -94,10 +94,11 @@ function queueUrlOf(value: string): string {
  * naming the option, what was given and what is allowed.
  */
 export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
-  if (typeof options.bucket !== 'string' || !S3_BUCKET_NAME.test(options.bucket)) {
+  const bucketProblem = typeof options.bucket === 'string' ? s3BucketNameProblem(options.bucket) : 'is not a string';
+  if (bucketProblem !== undefined) {
     throw new ReplayOptionsError(
       'bucket',
-      `got ${JSON.stringify(options.bucket)}; allowed: an S3 bucket name, 3 to 63 lowercase letters, digits, dots and hyphens`,
+      `got ${JSON.stringify(options.bucket)}, which ${bucketProblem}; allowed: an S3 bucket name: ${S3_BUCKET_NAME_RULE}`,
     );
   }
   const fromMs = parseReplayInstant(options.from, 'from');

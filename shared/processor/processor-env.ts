@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { S3_BUCKET_NAME } from '../aws/s3-bucket-name.js';
+import { bucketNameFromEnv, S3_BUCKET_NAME_RULE } from '../aws/s3-bucket-name.js';
 import { requireEnv, shownEnvValue as shown } from '../config.js';
 import { EnvironmentError } from '../errors.js';
 import { RELAY_ENV } from '../event-source.js';
@@ -68,7 +68,7 @@ const STREAM_ARN_ALLOWED =
 const TABLE_NAME_PATTERN = /^[A-Za-z0-9_.-]{3,255}$/;
 const LEASE_TABLE_ALLOWED = "the lease table's name (not its ARN): 3 to 255 letters, digits, '_', '.' and '-'";
 
-const BUCKET_ALLOWED = "an S3 bucket name: 3 to 63 lower-case letters, digits, '.' and '-', starting and ending with a letter or digit";
+const BUCKET_ALLOWED = `an S3 bucket name: ${S3_BUCKET_NAME_RULE}`;
 
 /** A required variable that must match `pattern`, else an error naming it, what it held and what it may hold. */
 function matchingEnv(env: NodeJS.ProcessEnv, variable: string, pattern: RegExp, allowed: string): string {
@@ -161,7 +161,7 @@ export function processorEnvironment(env: NodeJS.ProcessEnv = process.env): Proc
     streamArn: matchingEnv(env, PROCESSOR_ENV.streamArn, STREAM_ARN_PATTERN, STREAM_ARN_ALLOWED),
     leaseTableName: matchingEnv(env, PROCESSOR_ENV.leaseTable, TABLE_NAME_PATTERN, LEASE_TABLE_ALLOWED),
     // Required: a deployed processor without an on-failure destination would block a shard on a failing record.
-    failedBatchBucket: matchingEnv(env, PROCESSOR_ENV.failedBatchBucket, S3_BUCKET_NAME, BUCKET_ALLOWED),
+    failedBatchBucket: bucketNameFromEnv(PROCESSOR_ENV.failedBatchBucket, env, BUCKET_ALLOWED),
     workerId: workerIdOf(env),
     healthPort,
     settings: checkedSettings(settings),

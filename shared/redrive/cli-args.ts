@@ -1,4 +1,4 @@
-import { S3_BUCKET_NAME } from '../aws/s3-bucket-name.js';
+import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
 import { isHttpUrl, parseStrictArgs, positiveWholeNumber } from '../cli-tokens.js';
@@ -91,10 +91,11 @@ function queueUrlOf(value: string | undefined, flag: string, kind: string): stri
 }
 
 function bucketOf(value: string): string {
-  if (!S3_BUCKET_NAME.test(value)) {
+  const problem = s3BucketNameProblem(value);
+  if (problem !== undefined) {
     throw new RedriveOptionsError(
       '--bucket',
-      `got ${JSON.stringify(value)}; allowed: an S3 bucket name, 3 to 63 lowercase letters, digits, dots and hyphens`,
+      `got ${JSON.stringify(value)}, which ${problem}; allowed: an S3 bucket name: ${S3_BUCKET_NAME_RULE}`,
     );
   }
   return value;

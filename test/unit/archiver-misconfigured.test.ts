@@ -30,17 +30,19 @@ const refusal = (env: NodeJS.ProcessEnv): EnvironmentError => {
   throw new Error('expected an EnvironmentError');
 };
 
+const OTHER_CHARACTER = "holds a character other than a lower-case letter, a digit, '.' or '-'";
+
 describe('the archiver environment as a deployer may get it wrong', () => {
   it.each([
     ['unset', undefined, 'is not set; allowed: an S3 bucket name'],
     ['empty', '', 'is not set (got ""); allowed: an S3 bucket name'],
     ['blank', '  ', 'is not set (got "  "); allowed: an S3 bucket name'],
-    ['padded', ' orders-archive ', 'got " orders-archive "; allowed: an S3 bucket name'],
-    ['an ARN', 'arn:aws:s3:::orders-archive', 'got "arn:aws:s3:::orders-archive"; allowed: an S3 bucket name'],
-    ['with two dots in a row', 'orders..archive', 'got "orders..archive"; allowed:'],
-    ['an IP address', '192.168.5.4', 'got "192.168.5.4"; allowed:'],
-    ['with a reserved prefix', 'xn--orders', 'got "xn--orders"; allowed:'],
-    ['with a reserved suffix', 'orders-s3alias', 'got "orders-s3alias"; allowed:'],
+    ['padded', ' orders-archive ', `got " orders-archive ", which ${OTHER_CHARACTER}; allowed: an S3 bucket name`],
+    ['an ARN', 'arn:aws:s3:::orders-archive', `got "arn:aws:s3:::orders-archive", which ${OTHER_CHARACTER}; allowed: an S3 bucket name`],
+    ['with two dots in a row', 'orders..archive', `got "orders..archive", which holds '..'; allowed:`],
+    ['an IP address', '192.168.5.4', 'got "192.168.5.4", which is shaped like an IP address; allowed:'],
+    ['with a reserved prefix', 'xn--orders', `got "xn--orders", which starts with the reserved prefix 'xn--'; allowed:`],
+    ['with a reserved suffix', 'orders-s3alias', `got "orders-s3alias", which ends in the reserved suffix '-s3alias'; allowed:`],
   ])('refuses OUTBOX_ARCHIVE_BUCKET %s, naming the variable, what it held and what it may hold', (_, value, message) => {
     const error = refusal(value === undefined ? {} : { OUTBOX_ARCHIVE_BUCKET: value });
     expect(error.variable).toBe('OUTBOX_ARCHIVE_BUCKET');

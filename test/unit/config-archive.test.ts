@@ -62,7 +62,7 @@ describe('the archiver environment', () => {
     expect(() => archiverEnvironment({})).toThrow(EnvironmentError);
     expect(() => archiverEnvironment({})).toThrow(/OUTBOX_ARCHIVE_BUCKET: is not set/);
     expect(() => archiverEnvironment({ OUTBOX_ARCHIVE_BUCKET: 'arn:aws:s3:::x' })).toThrow(
-      /OUTBOX_ARCHIVE_BUCKET: got "arn:aws:s3:::x"; allowed: an S3 bucket name/,
+      /OUTBOX_ARCHIVE_BUCKET: got "arn:aws:s3:::x", which holds a character other than .*; allowed: an S3 bucket name/,
     );
   });
 });

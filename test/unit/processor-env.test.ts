@@ -102,8 +102,12 @@ describe('processor environment as a deployer may get it wrong', () => {
 
   it.each([
     ['', 'is not set (got "")'],
-    ['Outbox_Failed', 'got "Outbox_Failed"'],
-    ['s3://outbox-failed-batches', 'got "s3://outbox-failed-batches"'],
+    ['Outbox_Failed', `got "Outbox_Failed", which holds a character other than a lower-case letter, a digit, '.' or '-'`],
+    [
+      's3://outbox-failed-batches',
+      `got "s3://outbox-failed-batches", which holds a character other than a lower-case letter, a digit, '.' or '-'`,
+    ],
+    ['xn--outbox-failed', `got "xn--outbox-failed", which starts with the reserved prefix 'xn--'`],
   ])('refuses the failed-batch bucket %j: found out only when a record is given up on otherwise', (value, got) => {
     const error = failure({ [PROCESSOR_ENV.failedBatchBucket]: value });
     expect(error.variable).toBe(PROCESSOR_ENV.failedBatchBucket);

@@ -35,7 +35,7 @@ describe('parseRedriveArgs refuses input that would fail only once the run began
     expect(refused(['on-failure', '--queue-url', '', '--topic-arns', ARNS])).toMatch(/--queue-url: got ""; allowed: an SQS queue URL/);
     expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', 'ftp://x/q'])).toMatch(/--to: got "ftp:\/\/x\/q"; allowed: an SQS queue URL/);
     expect(refused(['on-failure', '--bucket', '', '--topic-arns', ARNS])).toMatch(
-      /--bucket: got ""; allowed: an S3 bucket name, 3 to 63 lowercase letters, digits, dots and hyphens/,
+      /--bucket: got "", which has 0 characters, not 3 to 63; allowed: an S3 bucket name: 3–63 lower-case letters/,
     );
     expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--endpoint', 'localhost:4566'])).toMatch(
       /--endpoint: got "localhost:4566"; allowed: an http:\/\/ or https:\/\/ URL with a host/,
