@@ -272,11 +272,30 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, variable = C
       cause: error,
     });
   }
+  return checkedConfig(
+    parsed,
+    (error) => new EnvironmentError(variable, `holds an invalid outbox config: ${error.message}`, { cause: error }),
+  );
+}
+
+/**
+ * `config` as {@link defineConfig} validates it, for a part given a config it did not necessarily
+ * make (an object literal, a spread of one with other topics, JSON read back): one it made passes
+ * unchanged, its schemas kept. Its {@link ConfigError} is handed to `wrap`, whose error is thrown
+ * instead, so that the refusal is the part's own and names what the part was given; any other
+ * error passes as it is.
+ *
+ * @example
+ * ```ts
+ * checkedConfig(options.config, (error) => new MyOptionsError('config', `is not a valid outbox config: ${error.message}`, { cause: error }));
+ * ```
+ */
+export function checkedConfig(config: unknown, wrap: (error: ConfigError) => Error): OutboxConfig {
   try {
-    return defineConfig(parsed as OutboxConfigInput);
+    return defineConfig(config as OutboxConfigInput);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new EnvironmentError(variable, `holds an invalid outbox config: ${error.message}`, { cause: error });
+    throw wrap(error);
   }
 }
 
@@ -295,17 +314,31 @@ export const shownEnvValue = (text: string): string =>
 
 /**
  * Reads a required environment variable, failing with an {@link EnvironmentError} that names it when
- * it is unset, empty or blank (`is not set (got " ")`), and says what it may hold when `allowed` is given.
+ * it is unset, empty or blank (`is not set (got " ")`), or when `check` refuses its value (`got "…"`),
+ * and says what it may hold when `allowed` is given. `check` is a pattern the value must match, or
+ * a function that says what is wrong with it, worded to follow "which" (`got "…", which holds '..'`),
+ * and returns `undefined` when nothing is.
  *
  * @example
  * ```ts
- * const bucket = requireEnv('ARCHIVE_BUCKET', process.env, 'the name of the archive bucket');
+ * const table = requireEnv('LEASE_TABLE', process.env, 'a DynamoDB table name', /^[A-Za-z0-9_.-]{3,255}$/);
  * ```
  */
-export function requireEnv(variable: string, env: NodeJS.ProcessEnv = process.env, allowed?: string): string {
+export function requireEnv(
+  variable: string,
+  env: NodeJS.ProcessEnv = process.env,
+  allowed?: string,
+  check?: RegExp | ((value: string) => string | undefined),
+): string {
   const value = env[variable];
   const may = allowed === undefined ? '' : `; allowed: ${allowed}`;
   if (value === undefined) throw new EnvironmentError(variable, `is not set${may}`);
   if (value.trim() === '') throw new EnvironmentError(variable, `is not set (got ${shownEnvValue(value)})${may}`);
+  if (check instanceof RegExp) {
+    if (!check.test(value)) throw new EnvironmentError(variable, `got ${shownEnvValue(value)}${may}`);
+  } else {
+    const problem = check?.(value);
+    if (problem !== undefined) throw new EnvironmentError(variable, `got ${shownEnvValue(value)}, which ${problem}${may}`);
+  }
   return value;
 }

@@ -1,6 +1,4 @@
-import { configFromEnv, type OutboxConfig, serializeRuntimeConfig } from '../../shared/config.js';
-import { ConfigError, EnvironmentError } from '../../shared/errors.js';
-import { RELAY_ENV } from '../../shared/event-source.js';
+import { checkedConfig, type OutboxConfig, serializeRuntimeConfig } from '../../shared/config.js';
 import { OutboxPropsError } from './props-error.js';
 
 /**
@@ -14,16 +12,15 @@ import { OutboxPropsError } from './props-error.js';
  * ```
  */
 export function checkDeployedConfig(path: string, config: OutboxConfig): void {
-  try {
-    configFromEnv({ [RELAY_ENV.config]: serializeRuntimeConfig(config) }, RELAY_ENV.config);
-  } catch (error) {
-    const cause = error instanceof EnvironmentError ? error.cause : undefined;
-    if (!(cause instanceof ConfigError)) throw error;
-    throw new OutboxPropsError(
-      path,
-      'config',
-      `is not a valid outbox config: ${cause.message}; allowed: a config made by defineConfig, which the relay and processor check again at cold start`,
-      { cause },
-    );
-  }
+  // The config as the deployed functions read it back from their OUTBOX_CONFIG.
+  checkedConfig(
+    JSON.parse(serializeRuntimeConfig(config)),
+    (cause) =>
+      new OutboxPropsError(
+        path,
+        'config',
+        `is not a valid outbox config: ${cause.message}; allowed: a config made by defineConfig, which the relay and processor check again at cold start`,
+        { cause },
+      ),
+  );
 }

@@ -4,8 +4,7 @@
  * a {@link CatalogError} naming the field, the value and what is allowed.
  */
 
-import { defineConfig, type OutboxConfig, type OutboxConfigInput } from '../config.js';
-import { ConfigError } from '../errors.js';
+import { checkedConfig, type OutboxConfig } from '../config.js';
 import { showValue } from '../show-value.js';
 import { CatalogError } from './errors.js';
 
@@ -34,14 +33,9 @@ const refuse = (field: string, problem: string, options?: ErrorOptions) =>
 export function catalogConfig(config: unknown): OutboxConfig {
   if (typeof config !== 'object' || config === null || Array.isArray(config))
     throw refuse('config', `got ${showValue(config)}; allowed: the outbox config defineConfig returns`);
-  try {
-    return defineConfig(config as OutboxConfigInput);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    throw refuse('config', `is not a valid outbox config: ${error.message}; allowed: the outbox config defineConfig returns`, {
-      cause: error,
-    });
-  }
+  return checkedConfig(config, (error) =>
+    refuse('config', `is not a valid outbox config: ${error.message}; allowed: the outbox config defineConfig returns`, { cause: error }),
+  );
 }
 
 /** Refuses options of `catalogDocument` that are not an object of `title` and `version`, each a non-blank string. */

@@ -4,8 +4,7 @@
  * on an event type the config's catalog refuses to write.
  */
 
-import { defineConfig, type OutboxConfig, type OutboxConfigInput } from '../../config.js';
-import { ConfigError } from '../../errors.js';
+import { checkedConfig, type OutboxConfig } from '../../config.js';
 import { LocalStackError } from '../errors.js';
 import { checkOptionShapes } from './options.js';
 import type { OutboxTestSqsHandler, OutboxTestSubscriber } from './test-stack-types.js';
@@ -23,16 +22,15 @@ import type { OutboxTestSqsHandler, OutboxTestSubscriber } from './test-stack-ty
  */
 export function testStackConfig(config: unknown): OutboxConfig {
   checkOptionShapes(config, undefined, undefined);
-  try {
-    return defineConfig(config as OutboxConfigInput);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    throw new LocalStackError(
-      'INVALID_OPTION',
-      `config is not a valid outbox config: ${error.message}; allowed: the outbox config defineConfig returns`,
-      { cause: error },
-    );
-  }
+  return checkedConfig(
+    config,
+    (error) =>
+      new LocalStackError(
+        'INVALID_OPTION',
+        `config is not a valid outbox config: ${error.message}; allowed: the outbox config defineConfig returns`,
+        { cause: error },
+      ),
+  );
 }
 
 /**
