@@ -26,8 +26,8 @@ function parentsFirst(shards: readonly ShardInfo[]): ShardInfo[] {
 
 /**
  * Keeps the lease table in step with the stream's shards. A lease is created for every shard
- * that has none, parents before children, unless a descendant already has one (then the shard
- * was finished and its lease removed). A finished lease is removed only once every child shard
+ * that has none, parents before children, unless a descendant already has one or is named as a
+ * parent by one (then the shard was finished and its lease removed). A finished lease is removed only once every child shard
  * has a lease that has started, so a child never runs while its parent could still be missing.
  * `bound` limits each `DescribeStream` call.
  *
@@ -44,17 +44,17 @@ export async function syncShards(source: StreamSource, store: LeaseStore, bound:
     if (shard.parentShardId === undefined) continue;
     children.set(shard.parentShardId, [...(children.get(shard.parentShardId) ?? []), shard.shardId]);
   }
-  const descendantHasLease = (shardId: string): boolean =>
-    (children.get(shardId) ?? []).some((child) => leases.has(child) || descendantHasLease(child));
-
   // A parent named by a lease but without one of its own was finished and removed once its
   // children started: never created again, even from a listing older than the lease read (a slow
-  // scan), which would not show the children yet.
+  // scan), which would not show the children yet. Nor is any ancestor of it the listing shows:
+  // removed before it, it is named by no lease once the shard it parented was removed in turn.
   const namedParents = new Set([...leases.values()].flatMap((lease) => lease.parentShardIds));
+  const known = (shardId: string): boolean => leases.has(shardId) || namedParents.has(shardId);
+  const knownOrDescendantKnown = (shardId: string): boolean => known(shardId) || (children.get(shardId) ?? []).some(knownOrDescendantKnown);
   let created = 0;
   const inStream = new Set(shards.map((shard) => shard.shardId));
   for (const shard of shards) {
-    if (leases.has(shard.shardId) || descendantHasLease(shard.shardId) || namedParents.has(shard.shardId)) continue;
+    if (knownOrDescendantKnown(shard.shardId)) continue;
     // A parent already trimmed from the stream has nothing left to wait for.
     const parents = shard.parentShardId !== undefined && inStream.has(shard.parentShardId) ? [shard.parentShardId] : [];
     if (await store.create(shard.shardId, parents)) created++;

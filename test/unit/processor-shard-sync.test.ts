@@ -43,6 +43,35 @@ describe('shard sync', () => {
     expect(store.rows.has(root)).toBe(false);
   });
 
+  it('never recreates a removed grandparent from a stale listing whose children were removed too', async () => {
+    const stream = new SimulatedStream();
+    const root = stream.shards[0]!.id;
+    stream.split(root);
+    const [, a, b] = stream.shards.map((s) => s.id) as [string, string, string];
+    // The listing as a slow sync got it: the root and its children, the children not yet split.
+    const stale = await new StreamSource(stream, stream.streamArn).listShards();
+    stream.split(a);
+    stream.split(b);
+    const grandchildren = stream.shards.slice(3).map((s) => s.id);
+    const source = new StreamSource(stream, stream.streamArn);
+    const store = new MemoryLeaseStore();
+    await syncShards(source, store);
+    await setCheckpoint(store, root, SHARD_END);
+    await setCheckpoint(store, a, '100');
+    await setCheckpoint(store, b, '200');
+    await syncShards(source, store);
+    await setCheckpoint(store, a, SHARD_END);
+    await setCheckpoint(store, b, SHARD_END);
+    for (const [i, shard] of grandchildren.entries()) await setCheckpoint(store, shard, String(300 + i));
+    await syncShards(source, store);
+    expect([...store.rows.keys()].toSorted()).toEqual(grandchildren.toSorted());
+
+    // Only the grandchildren's leases are left, naming a and b: nothing names the root.
+    const slow = { streamArn: stream.streamArn, listShards: async () => stale } as unknown as StreamSource;
+    expect(await syncShards(slow, store)).toEqual({ shards: 3, created: 0, removed: 0 });
+    expect([...store.rows.keys()].toSorted()).toEqual(grandchildren.toSorted());
+  });
+
   it('removes a finished lease only once every child has started, and never recreates it', async () => {
     const stream = new SimulatedStream();
     stream.split(stream.shards[0]!.id);
