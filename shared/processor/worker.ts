@@ -230,14 +230,17 @@ export class ProcessorWorker {
   }
 
   private startConsumer(held: HeldLease): void {
+    // Taken by a scan that raced `halt()`: left to expire, unreported, as a crashed worker's would be.
+    if (this.halted) return;
+    // Reported for every lease taken, so that each release or loss reported follows its take.
+    this.options.observer?.leaseAcquired?.(held.leaseKey);
     if (this.clock.stopped) {
       // Taken by a scan that raced `stop()`: no consumer, no mark. Released at once, not held idle while the
       // other consumers finish (no other worker would take it meanwhile: it is renewed, and none steals
-      // while this worker's other leases are marked); a halt leaves it to expire.
-      if (!this.halted) this.unworked.push(this.release(held));
+      // while this worker's other leases are marked).
+      this.unworked.push(this.release(held));
       return;
     }
-    this.options.observer?.leaseAcquired?.(held.leaseKey);
     const consumer = new ShardConsumer(held, {
       source: this.options.source,
       publisher: this.options.publisher,
