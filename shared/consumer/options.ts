@@ -217,7 +217,39 @@ export function validateMessages(messages: unknown): void {
         );
       }
     }
+    if (message.messageAttributes !== undefined) validateMessageAttributes(message.messageAttributes, `${field}.messageAttributes`);
   });
+}
+
+/**
+ * Checks a message's attributes are in a Lambda SQS record's shape, `{ dataType, stringValue? }`
+ * each (other keys, such as a record's `binaryValue`, are left alone): an attribute given as a plain
+ * string would otherwise read as one without a value, and the message be rejected for it.
+ */
+function validateMessageAttributes(attributes: unknown, field: string): void {
+  const shape = '{ dataType, stringValue? }, as a Lambda SQS record carries it';
+  if (!isRecord(attributes)) {
+    throw new ConsumerOptionsError(field, `got ${show(attributes)}; allowed: an object mapping attribute name to ${shape}`);
+  }
+  for (const [name, attribute] of Object.entries(attributes)) {
+    const at = `${field}.${name}`;
+    if (!isRecord(attribute)) throw new ConsumerOptionsError(at, `got ${show(attribute)}; allowed: ${shape}`);
+    if (attribute.dataType === undefined && ('DataType' in attribute || 'StringValue' in attribute)) {
+      throw new ConsumerOptionsError(
+        at,
+        `got an attribute of the SQS SDK (DataType, StringValue); allowed: ${shape}: convert the message with fromSqsMessage`,
+      );
+    }
+    if (typeof attribute.dataType !== 'string') {
+      throw new ConsumerOptionsError(`${at}.dataType`, `got ${shapeOf(attribute.dataType)}; allowed: a string such as "String"`);
+    }
+    if (attribute.stringValue !== undefined && typeof attribute.stringValue !== 'string') {
+      throw new ConsumerOptionsError(
+        `${at}.stringValue`,
+        `got ${shapeOf(attribute.stringValue)}; allowed: a string, or none (a binary attribute)`,
+      );
+    }
+  }
 }
 
 /**
