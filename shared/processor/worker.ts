@@ -4,10 +4,11 @@ import type { HeldLease } from './held-lease.js';
 import { type HandOverOutcome, LeaseCoordinator } from './lease-coordinator.js';
 import { type ProcessorSettings, processorSettings } from './settings.js';
 import { ShardConsumer } from './shard-consumer.js';
-import { parentsFinished, syncShards } from './shard-sync.js';
+import { syncShards } from './shard-sync.js';
 import { monotonicNow, WorkerClock } from './worker-clock.js';
+import { consumerContext } from './worker-consumer.js';
 import { everyTick, renewLoop } from './worker-loops.js';
-import { reportBatch, reportCutOff, reportFailure, reportGivenUp, reportOnFailureWriteFailed, reportTrimmed } from './worker-reports.js';
+import { reportBatch } from './worker-reports.js';
 import { retryStartStep } from './worker-start.js';
 import type { ProcessorWorkerOptions, WorkerStatus } from './worker-types.js';
 
@@ -241,31 +242,16 @@ export class ProcessorWorker {
       this.unworked.push(this.release(held));
       return;
     }
-    const consumer = new ShardConsumer(held, {
-      source: this.options.source,
-      publisher: this.options.publisher,
-      settings: this.settings,
-      parentsFinished: () => parentsFinished(held.lease, this.coordinator.leases),
-      stopping: this.clock.signal,
-      stoppingFor: () => this.clock.stoppedFor(),
-      sleep: (ms, signal) => this.clock.sleep(ms, signal),
-      processed: (records, result) => this.processed(held.leaseKey, records, result),
-      failed: (error, stalled) => reportFailure(this.options.observer, held.leaseKey, error, stalled),
-      cutOff: (reason, unpublished) => reportCutOff(this.options.observer, held.leaseKey, reason, unpublished),
-      checkpointFailed: (error) =>
-        this.options.observer?.error?.(`shard ${held.leaseKey}: checkpoint failed; retrying while the lease is held`, error),
-      trimmed: (error) => reportTrimmed(this.options.observer, error),
-      ...(this.options.retryBounds === undefined
-        ? {}
-        : {
-            failures: {
-              bounds: this.options.retryBounds,
-              ...(this.options.onFailure === undefined ? {} : { write: this.options.onFailure }),
-              gaveUp: (given, key) => reportGivenUp(this.options.observer, given, key),
-              writeFailed: (error, given) => reportOnFailureWriteFailed(this.options.observer, given, error),
-            },
-          }),
-    });
+    const consumer = new ShardConsumer(
+      held,
+      consumerContext(held, {
+        options: this.options,
+        settings: this.settings,
+        clock: this.clock,
+        leases: () => this.coordinator.leases,
+        processed: (shardId, records, result) => this.processed(shardId, records, result),
+      }),
+    );
     const key = held.leaseKey;
     // A lease lost and taken back while its previous consumer still publishes: never two at once.
     const previous = this.consumers.get(key) ?? Promise.resolve();
