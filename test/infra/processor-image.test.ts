@@ -73,15 +73,20 @@ describe('processor image', { timeout: 120_000 }, () => {
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     // Asynchronous: the server answering the check lives in this process.
-    const check = (healthPort: number): Promise<number | null> =>
+    const run = (healthPort: string): Promise<{ code: number | null; stderr: string }> =>
       new Promise((resolve, reject) => {
         const child = spawn(process.execPath, [join(out, 'health-check.mjs')], {
-          env: { PATH: process.env.PATH, OUTBOX_PROCESSOR_HEALTH_PORT: String(healthPort) },
-          stdio: 'ignore',
+          env: { PATH: process.env.PATH, OUTBOX_PROCESSOR_HEALTH_PORT: healthPort },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
         });
         child.once('error', reject);
-        child.once('exit', (code) => resolve(code));
+        child.once('close', (code) => resolve({ code, stderr }));
       });
+    const check = async (healthPort: number): Promise<number | null> => (await run(String(healthPort))).code;
 
     it('exits 0 when the worker answers 200, and 1 when it answers otherwise', async () => {
       status = 200;
@@ -96,6 +101,18 @@ describe('processor image', { timeout: 120_000 }, () => {
       const freePort = (closed.address() as AddressInfo).port;
       await new Promise<void>((resolve) => closed.close(() => resolve()));
       expect(await check(freePort)).toBe(1);
+    });
+
+    it.each([
+      ['', 'is not set (got "")'],
+      [' ', 'is not set (got " ")'],
+      ['80a', 'got "80a"'],
+      ['0', 'got "0"'],
+      ['65536', 'got "65536"'],
+    ])('exits 1 on the port setting %j, saying what was given and what is allowed, and asks no port', async (value, given) => {
+      const { code, stderr } = await run(value);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`Environment variable OUTBOX_PROCESSOR_HEALTH_PORT: ${given}; allowed: a port from 1 to 65535`);
     });
   });
 });
