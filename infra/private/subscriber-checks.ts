@@ -1,4 +1,5 @@
 import { Duration, Token } from 'aws-cdk-lib';
+import type { OutboxConfig } from '../../shared/config.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../../shared/consumer/poll-options.js';
 import { showValue } from '../../shared/show-value.js';
 import { DEFAULT_QUEUE_RETENTION, type OutboxSubscriberProps } from '../subscriber-props.js';
@@ -227,4 +228,28 @@ export function queueAgeThreshold(
     );
   }
   return given;
+}
+
+/**
+ * Refuses a subscriber's `eventTypes` entry that the config's catalog does not declare while it
+ * refuses undeclared types (`undeclaredEventTypes: 'reject'`, the default): no event of that type
+ * can be written, so the filter is a typo and the queue would stay empty. Without `eventTypes` in
+ * the config, or under `'allow'`, any type passes.
+ *
+ * @example
+ * ```ts
+ * checkCatalogEventTypes(`${outbox.node.path}/Billing`, outbox.config, ['order.plcaed']); // OutboxPropsError
+ * ```
+ */
+export function checkCatalogEventTypes(path: string, config: OutboxConfig, eventTypes: readonly string[] | undefined): void {
+  const catalog = config.eventTypes;
+  if (catalog === undefined || config.undeclaredEventTypes === 'allow' || !Array.isArray(eventTypes)) return;
+  eventTypes.forEach((type, i) => {
+    if (typeof type !== 'string' || Object.hasOwn(catalog, type)) return; // the subscriber's own checks refuse a non-string
+    throw new OutboxPropsError(
+      path,
+      `eventTypes[${i}]`,
+      `is ${JSON.stringify(type)}, which the config's eventTypes do not declare, so no event of it can be written and the subscriber would receive nothing; allowed: a declared type (${Object.keys(catalog).join(', ')}), or undeclaredEventTypes: 'allow' in the config`,
+    );
+  });
 }

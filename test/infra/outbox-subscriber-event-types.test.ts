@@ -1,0 +1,55 @@
+import { Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { Outbox } from '../../infra/outbox.js';
+import { defineConfig, type OutboxConfigInput } from '../../shared/config.js';
+import { appWithoutBundling, expectPropsError } from '../helpers/cdk.js';
+
+const baseConfig: OutboxConfigInput = {
+  source: 'urn:test:infra',
+  topics: [{ name: 'orders.fifo', fifo: true }],
+  routes: { order: 'orders.fifo' },
+};
+const catalog = { 'order.placed': { version: 1 }, 'order.paid': { version: 1 } };
+
+function outboxOf(config: OutboxConfigInput): Outbox {
+  return new Outbox(new Stack(appWithoutBundling(), 'Subscribers'), 'Outbox', { config: defineConfig(config) });
+}
+
+/** The event types of the one subscription's filter policy. */
+function filteredTypes(outbox: Outbox): unknown {
+  const subscriptions = Template.fromStack(Stack.of(outbox)).findResources('AWS::SNS::Subscription');
+  const [subscription] = Object.values(subscriptions);
+  return subscription?.Properties.FilterPolicy.type;
+}
+
+describe('Outbox.addSubscriber: eventTypes against the config catalog', () => {
+  it('refuses a type the catalog does not declare, naming the subscriber, the type and the declared types, and adds nothing', () => {
+    const outbox = outboxOf({ ...baseConfig, eventTypes: catalog });
+    expectPropsError(
+      () => outbox.addSubscriber('Billing', { topic: 'orders.fifo', eventTypes: ['order.placed', 'order.plcaed'] }),
+      'eventTypes[1]',
+      'Invalid props for Subscribers/Outbox/Billing: eventTypes[1] is "order.plcaed"',
+      "which the config's eventTypes do not declare",
+      'allowed: a declared type (order.placed, order.paid)',
+    );
+    expect(outbox.subscribers.size).toBe(0);
+    expect(outbox.node.tryFindChild('Billing')).toBeUndefined();
+  });
+
+  it('takes the declared types, filtering on them', () => {
+    const outbox = outboxOf({ ...baseConfig, eventTypes: catalog });
+    outbox.addSubscriber('Billing', { topic: 'orders.fifo', eventTypes: ['order.paid'] });
+    expect(filteredTypes(outbox)).toEqual(['order.paid']);
+  });
+
+  it('takes any type without a catalog, or with undeclaredEventTypes: allow, where such events can be written', () => {
+    const free = outboxOf(baseConfig);
+    free.addSubscriber('Billing', { topic: 'orders.fifo', eventTypes: ['order.anything'] });
+    expect(filteredTypes(free)).toEqual(['order.anything']);
+
+    const allowing = outboxOf({ ...baseConfig, eventTypes: catalog, undeclaredEventTypes: 'allow' });
+    allowing.addSubscriber('Billing', { topic: 'orders.fifo', eventTypes: ['order.anything'] });
+    expect(filteredTypes(allowing)).toEqual(['order.anything']);
+  });
+});
