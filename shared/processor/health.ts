@@ -36,19 +36,28 @@ export function healthPortFromEnv(env: NodeJS.ProcessEnv = process.env): number 
 export const STARTING_HEALTHY_MS = 300_000;
 
 /**
- * Healthy while starting, for at most {@link STARTING_HEALTHY_MS} after `startingSince`, and
- * while running with the lease table read within the failover time. `now` and `startingSince` are
- * on the worker's monotonic clock, as `status.lastScanAt` is (`monotonicNow`): a wall clock stepped
- * by NTP makes no stuck worker look healthy, nor a healthy one stuck.
+ * Healthy while starting, for at most {@link STARTING_HEALTHY_MS} after `startingSince`, while
+ * running with the lease table read within the failover time, and while stopping. `now` and
+ * `startingSince` are on the worker's monotonic clock, as `status.lastScanAt` is (`monotonicNow`):
+ * a wall clock stepped by NTP makes no stuck worker look healthy, nor a healthy one stuck.
+ *
+ * A stopping worker scans no more, and its hand-off may take `handOffTimeoutMs` (90 s) and its last
+ * checkpoints: judged as a running one, it would turn unhealthy one failover time into the stop,
+ * and ECS would count the task unhealthy after its health check's retries (30 s), during every
+ * deployment and scale-in. That would gain nothing: ECS is already stopping the task (it sent the
+ * SIGTERM) and kills it once its `stopTimeout` has passed, however the health check answers; the
+ * hand-off itself is bounded by `handOffTimeoutMs`. Stopped, the worker is unhealthy: the process is exiting.
  */
 export function isHealthy(status: WorkerStatus, failoverMs: number, now = monotonicNow(), startingSince = now): boolean {
   if (status.state === 'starting') return now - startingSince <= STARTING_HEALTHY_MS;
+  if (status.state === 'stopping') return true;
   return status.state === 'running' && now - status.lastScanAt <= failoverMs;
 }
 
 /**
  * The container's health endpoint: `GET /health` answers 200 with the worker's status while it
- * is healthy, 503 otherwise (ECS then replaces the task). Started before the worker's start, whose
+ * is healthy ({@link isHealthy}: starting, for a while; running and reading the lease table;
+ * stopping), 503 otherwise (ECS then replaces the task). Started before the worker's start, whose
  * time counts from here.
  *
  * @example

@@ -28,7 +28,14 @@ describe('processor health', () => {
     const now = 1_000_000;
     expect(isHealthy(status({ lastScanAt: now - 9_000 }), 10_000, now)).toBe(true);
     expect(isHealthy(status({ lastScanAt: now - 11_000 }), 10_000, now)).toBe(false);
-    expect(isHealthy(status({ state: 'stopping', lastScanAt: now }), 10_000, now)).toBe(false);
+    expect(isHealthy(status({ state: 'stopped', lastScanAt: now }), 10_000, now)).toBe(false);
+  });
+
+  it('is healthy through a hand-off of any length, scans stopped: ECS, which sent SIGTERM, bounds it with stopTimeout', () => {
+    const now = 1_000_000;
+    // 90 s into a stop (handOffTimeoutMs), the last scan long before: nine failover times.
+    expect(isHealthy(status({ state: 'stopping', lastScanAt: now - 90_000 }), 10_000, now)).toBe(true);
+    expect(isHealthy(status({ state: 'stopping', lastScanAt: 0 }), 10_000, now, now - STARTING_HEALTHY_MS - 1)).toBe(true);
   });
 
   it('is healthy while starting, for a while: a start that never gets through ends in a replaced task', () => {
@@ -39,13 +46,17 @@ describe('processor health', () => {
     expect(isHealthy(starting, 10_000, since + STARTING_HEALTHY_MS + 1, since)).toBe(false);
   });
 
-  it('answers 200 with the status while healthy and 503 once not', async () => {
+  it('answers 200 with the status while healthy (running, then draining) and 503 once not', async () => {
     let current = status();
     const server = await startHealthServer(() => current, 10_000, 0);
     try {
       const ok = await fetch(`http://127.0.0.1:${server.port}/health`);
       expect(ok.status).toBe(200);
       expect(await ok.json()).toMatchObject({ healthy: true, workerId: 'w1', leases: ['shard-1'] });
+      current = status({ state: 'stopping', lastScanAt: Date.now() - 60_000 });
+      const draining = await fetch(`http://127.0.0.1:${server.port}/health`);
+      expect(draining.status).toBe(200);
+      expect(await draining.json()).toMatchObject({ healthy: true, state: 'stopping' });
       current = status({ state: 'stopped' });
       expect((await fetch(`http://127.0.0.1:${server.port}/health`)).status).toBe(503);
       expect((await fetch(`http://127.0.0.1:${server.port}/other`)).status).toBe(404);
@@ -62,7 +73,7 @@ describe('processor environment', () => {
       'orders.fifo': 'arn:aws:sns:us-east-1:000000000000:orders.fifo',
       payments: 'arn:aws:sns:us-east-1:000000000000:payments',
     }),
-    [RELAY_ENV.deadLetterQueueUrl]: 'http://localhost/0/relay-dlq',
+    [RELAY_ENV.deadLetterQueueUrl]: 'http://localhost/000000000000/relay-dlq',
     [PROCESSOR_ENV.streamArn]: 'arn:aws:dynamodb:us-east-1:000000000000:table/outbox/stream/2025-01-01T00:00:00.000',
     [PROCESSOR_ENV.leaseTable]: 'outbox-leases',
     [PROCESSOR_ENV.failedBatchBucket]: 'outbox-failed-batches',
@@ -96,7 +107,9 @@ describe('processor environment', () => {
     (url) => {
       const read = () => processorEnvironment({ ...env, [RELAY_ENV.deadLetterQueueUrl]: url });
       expect(read).toThrow(EnvironmentError);
-      expect(read).toThrow(`OUTBOX_RELAY_DLQ_URL: got ${JSON.stringify(url)}; allowed: an SQS queue URL`);
+      expect(read).toThrow(
+        `OUTBOX_RELAY_DLQ_URL: got ${JSON.stringify(url)}, which is not an http:// or https:// URL with a host; allowed: the URL of the relay dead-letter queue`,
+      );
     },
   );
 
