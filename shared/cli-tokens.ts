@@ -160,8 +160,9 @@ export function parseStrictArgs<const O extends ArgsOptions>(
 }
 
 /**
- * Whether a value is an http(s) URL with a host, as SQS queue URLs and endpoints are: anything
- * else would fail only after a run began, or send nowhere.
+ * Whether a value is an http(s) URL with a host, as an endpoint (`--endpoint`) is: anything else
+ * would fail only after a run began, or send nowhere. A queue URL has its own, stricter check
+ * (`sqsQueueUrlFault` in shared/aws/sqs-queue-url.ts).
  *
  * @example
  * ```ts

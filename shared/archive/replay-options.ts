@@ -1,4 +1,5 @@
 import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
+import { isFifoQueueUrl, SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
 import { INSTANT_FORMS, parseInstantText } from '../event-time.js';
 import { rateProblem } from '../rate-limit.js';
 import { ReplayOptionsError } from './replay-errors.js';
@@ -74,17 +75,9 @@ function wholeNumber(value: number | undefined, field: string, min: number, max:
 }
 
 function queueUrlOf(value: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.pathname.length <= 1) {
-    throw new ReplayOptionsError(
-      'queueUrl',
-      `got ${JSON.stringify(value)}; allowed: an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/orders-replay.fifo`,
-    );
+  const fault = sqsQueueUrlFault(value);
+  if (fault !== undefined) {
+    throw new ReplayOptionsError('queueUrl', `got ${JSON.stringify(value)}, which ${fault}; allowed: ${SQS_QUEUE_URL_ALLOWED}`);
   }
   return value;
 }
@@ -168,7 +161,7 @@ export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
     },
     fromMs,
     toMs,
-    fifo: new URL(queueUrl).pathname.endsWith('.fifo'),
+    fifo: isFifoQueueUrl(queueUrl),
     concurrency: wholeNumber(options.concurrency, 'concurrency', 1, MAX_CONCURRENCY, DEFAULT_CONCURRENCY),
     readConcurrency: wholeNumber(options.readConcurrency, 'readConcurrency', 1, MAX_CONCURRENCY, DEFAULT_READ_CONCURRENCY),
     holdBackMs,

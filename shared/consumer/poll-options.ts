@@ -1,6 +1,6 @@
 /** The options of `pollOnce` and `createPoller` (and the poller's `stop`), checked before anything is received. */
 
-import { isHttpUrl } from '../cli-tokens.js';
+import { SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
 import { showValue as show } from '../show-value.js';
 import { ConsumerOptionsError } from './errors.js';
 import { isRecord, positiveInteger, rejectUnknown, shapeOf, wholeNumberIn } from './option-checks.js';
@@ -22,16 +22,18 @@ export const MIN_VISIBILITY_TIMEOUT_SECONDS = 3;
 /** What a poll's visibility timeout may be, and why no less. */
 export const VISIBILITY_TIMEOUT_ALLOWED = `a whole number of seconds from ${MIN_VISIBILITY_TIMEOUT_SECONDS} to ${MAX_VISIBILITY_TIMEOUT_SECONDS} (a batch's claims lapse up to 2 s before its visibility timeout ends, so 2 s or less leaves them no time)`;
 
-const QUEUE_URL_ALLOWED = 'an SQS queue URL (http or https), e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/orders-view';
-
 /** The options `pollOnce` and `createPoller` share, checked under `where`. */
 function checkPollFields(options: Record<string, unknown>, where: string): void {
   if (!isRecord(options.sqs) || typeof options.sqs.send !== 'function') {
     throw new ConsumerOptionsError(`${where}.sqs`, `got ${shapeOf(options.sqs)}; allowed: an SQSClient`);
   }
   // Else a URL SQS cannot take fails only at the first call, as the SDK's error (no credentials, say).
-  if (typeof options.queueUrl !== 'string' || !isHttpUrl(options.queueUrl)) {
-    throw new ConsumerOptionsError(`${where}.queueUrl`, `got ${show(options.queueUrl)}; allowed: ${QUEUE_URL_ALLOWED}`);
+  const queueUrlFault = sqsQueueUrlFault(options.queueUrl);
+  if (queueUrlFault !== undefined) {
+    throw new ConsumerOptionsError(
+      `${where}.queueUrl`,
+      `got ${show(options.queueUrl)}, which ${queueUrlFault}; allowed: ${SQS_QUEUE_URL_ALLOWED}`,
+    );
   }
   if (!isRecord(options.consumer) || typeof options.consumer.process !== 'function') {
     throw new ConsumerOptionsError(`${where}.consumer`, `got ${shapeOf(options.consumer)}; allowed: a consumer from createConsumer`);

@@ -1,10 +1,12 @@
 import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
+import { SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
 import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
 import { isHttpUrl, parseStrictArgs, positiveWholeNumber } from '../cli-tokens.js';
 import { CONFIG_FILE_FORMS } from '../config-file.js';
 import { RELAY_ENV } from '../event-source.js';
 import { rateOfText } from '../rate-limit.js';
+import { DEAD_LETTER_QUEUE_URL_ALLOWED, deadLetterQueueUrlFault } from '../relay/dead-letter-sender.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
@@ -78,16 +80,29 @@ export const countOf = (value: string | undefined, flag: string): number | undef
 const rateOf = (value: string | undefined): number | undefined =>
   value === undefined ? undefined : rateOfText(value, (problem) => new RedriveOptionsError('--rate', problem), RATE_FLOOR_REASON);
 
-/** An http(s) URL, as SQS queue URLs and endpoints are; anything else fails only after the run began, or sends nowhere. */
+/** An http(s) URL, as endpoints are; anything else sends nowhere. */
 export function httpUrl(value: string, flag: string, allowed: string): string {
   if (!isHttpUrl(value)) throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}; allowed: ${allowed}`);
   return value;
 }
 
-export const QUEUE_URL = 'an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/my-dlq';
+/**
+ * An SQS queue URL by the one rule ({@link sqsQueueUrlFault}), else a refusal naming `flag`, what
+ * was given and what was wrong: anything else fails only after the run began.
+ */
+export function queueUrlArg(value: string, flag: string): string {
+  const fault = sqsQueueUrlFault(value);
+  if (fault !== undefined) {
+    throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}, which ${fault}; allowed: ${SQS_QUEUE_URL_ALLOWED}`);
+  }
+  return value;
+}
+
 function queueUrlOf(value: string | undefined, flag: string, kind: string): string {
-  if (value === undefined) throw new RedriveOptionsError(flag, `is required for ${kind}, ${givenWord(value)}; allowed: ${QUEUE_URL}`);
-  return httpUrl(value, flag, QUEUE_URL);
+  if (value === undefined) {
+    throw new RedriveOptionsError(flag, `is required for ${kind}, ${givenWord(value)}; allowed: ${SQS_QUEUE_URL_ALLOWED}`);
+  }
+  return queueUrlArg(value, flag);
 }
 
 function bucketOf(value: string): string {
@@ -132,13 +147,19 @@ function topicArnsOf(value: string | undefined, env: NodeJS.ProcessEnv, envName:
 
 /**
  * `--relay-dlq-url URL`, else `$OUTBOX_RELAY_DLQ_URL` (the relay's variable), as a spread: nothing
- * when neither is given. `redriveOnFailure` refuses a FIFO queue's URL, as the relay does.
+ * when neither is given. Checked as the relay checks its DLQ's URL: a FIFO queue's is refused.
  */
 function relayDlqUrlOf(value: string | undefined, env: NodeJS.ProcessEnv): { relayDlqUrl?: string } {
   const url = value ?? (env[RELAY_DLQ_URL_ENV] === '' ? undefined : env[RELAY_DLQ_URL_ENV]);
   if (url === undefined) return {};
   const from = value === undefined ? ` (from ${RELAY_DLQ_URL_ENV})` : '';
-  if (!isHttpUrl(url)) throw new RedriveOptionsError('--relay-dlq-url', `got ${JSON.stringify(url)}${from}; allowed: ${QUEUE_URL}`);
+  const fault = deadLetterQueueUrlFault(url);
+  if (fault !== undefined) {
+    throw new RedriveOptionsError(
+      '--relay-dlq-url',
+      `got ${JSON.stringify(url)}${from}, which ${fault}; allowed: ${DEAD_LETTER_QUEUE_URL_ALLOWED}`,
+    );
+  }
   return { relayDlqUrl: url };
 }
 

@@ -1,6 +1,7 @@
+import { SQS_QUEUE_URL_ALLOWED } from '../aws/sqs-queue-url.js';
 import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
 import { parseStrictArgs } from '../cli-tokens.js';
-import { countOf, httpUrl, QUEUE_URL } from './cli-args.js';
+import { countOf, httpUrl, queueUrlArg } from './cli-args.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_USAGE, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
@@ -117,8 +118,9 @@ function dlqCommand(argv: readonly string[]): DlqCommand {
     );
   }
   const given = values['queue-url'];
-  if (given === undefined) throw new RedriveOptionsError('--queue-url', `is required, ${givenWord(given)}; allowed: ${QUEUE_URL}`);
-  const queueUrl = httpUrl(given, '--queue-url', QUEUE_URL);
+  if (given === undefined)
+    throw new RedriveOptionsError('--queue-url', `is required, ${givenWord(given)}; allowed: ${SQS_QUEUE_URL_ALLOWED}`);
+  const queueUrl = queueUrlArg(given, '--queue-url');
   if (values.endpoint !== undefined) {
     httpUrl(values.endpoint, '--endpoint', 'an http:// or https:// URL with a host, e.g. http://localhost:4566');
   }

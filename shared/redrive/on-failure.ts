@@ -5,8 +5,9 @@ import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { REDRIVE_READ_RETRY } from '../read-retry.js';
-import { deadLetterQueueUrlProblem } from '../relay/dead-letter-sender.js';
+import { DEAD_LETTER_QUEUE_URL_ALLOWED, deadLetterQueueUrlFault } from '../relay/dead-letter-sender.js';
 import type { PublishBatchClient } from '../relay/types.js';
+import { showValue } from '../show-value.js';
 import { RedriveOptionsError } from './errors.js';
 import { OnFailureDeadLetters, type RelayDeadLetterQueue } from './on-failure-dead-letters.js';
 import type { ResolveOptions } from './on-failure-events.js';
@@ -117,9 +118,12 @@ export async function redriveOnFailure(options: OnFailureRedriveOptions): Promis
   const { source, deadLetterQueue } = options;
   if (deadLetterQueue !== undefined) {
     // The relay's own check of its DLQ's URL: a FIFO queue refuses every dead letter.
-    const problem = deadLetterQueueUrlProblem(deadLetterQueue.queueUrl);
-    if (problem !== undefined) {
-      throw new RedriveOptionsError('deadLetterQueue.queueUrl', `got ${JSON.stringify(deadLetterQueue.queueUrl)}; allowed: ${problem}`);
+    const fault = deadLetterQueueUrlFault(deadLetterQueue.queueUrl);
+    if (fault !== undefined) {
+      throw new RedriveOptionsError(
+        'deadLetterQueue.queueUrl',
+        `got ${showValue(deadLetterQueue.queueUrl)}, which ${fault}; allowed: ${DEAD_LETTER_QUEUE_URL_ALLOWED}`,
+      );
     }
   }
   const retry = options.retry ?? REDRIVE_READ_RETRY;

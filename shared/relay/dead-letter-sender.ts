@@ -1,4 +1,5 @@
 import { SendMessageCommand, type SendMessageCommandOutput } from '@aws-sdk/client-sqs';
+import { isFifoQueueUrl, SQS_QUEUE_URL_FORM, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import { deadLetterBody, RELAY_DEAD_LETTER_KIND, type RelayDeadLetter } from '../dead-letter.js';
 import { describeError, requestErrorKind } from './failure-kind.js';
@@ -10,18 +11,21 @@ export interface DeadLetterClient {
 
 export type DeadLetterFields = Omit<RelayDeadLetter, 'kind' | 'version' | 'failedAt'>;
 
+/** What the relay DLQ's URL may be, as its refusals say after `allowed: `. */
+export const DEAD_LETTER_QUEUE_URL_ALLOWED = `the URL of a standard SQS queue (not FIFO), ${SQS_QUEUE_URL_FORM}`;
+
 /**
- * Why `url` cannot be the relay DLQ's, or `undefined`: checked where a relay is built and where
- * the deployed relay reads its environment, so both refuse the same URLs. A FIFO queue (SQS names
- * every one `….fifo`) refuses a message without a message group, and a dead letter carries none:
- * every dead letter would be refused, and its record fail on every retry of the batch.
+ * What is wrong with `url` as the relay DLQ's, worded to follow "which", or `undefined`: checked
+ * where a relay is built, where the deployed relay reads its environment and where a redrive is
+ * given the relay DLQ, so all refuse the same URLs. A FIFO queue (SQS names every one `….fifo`)
+ * refuses a message without a message group, and a dead letter carries none: every dead letter
+ * would be refused, and its record fail on every retry of the batch.
  */
-export function deadLetterQueueUrlProblem(url: unknown): string | undefined {
-  if (typeof url !== 'string' || !/^https?:\/\/[^/\s]+\/\S+$/.test(url)) {
-    return 'an SQS queue URL (https://sqs.<region>.amazonaws.com/<account>/<queue>)';
-  }
-  return /\.fifo$/.test(url.split(/[?#]/)[0]!)
-    ? 'the URL of a standard queue: a FIFO queue (a name ending in ".fifo") refuses every dead letter, which carries no message group'
+export function deadLetterQueueUrlFault(url: unknown): string | undefined {
+  const fault = sqsQueueUrlFault(url);
+  if (fault !== undefined) return fault;
+  return isFifoQueueUrl(url as string)
+    ? 'names a FIFO queue (".fifo"), which refuses every dead letter: a dead letter carries no message group'
     : undefined;
 }
 

@@ -1,9 +1,10 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
+import { SQS_QUEUE_URL_FORM } from '../aws/sqs-queue-url.js';
 import { configFromEnv, type OutboxConfig, requireEnv, shownEnvValue as shown } from '../config.js';
 import { EnvironmentError } from '../errors.js';
 import { RELAY_ENV } from '../event-source.js';
 import { showValue } from '../show-value.js';
-import { deadLetterQueueUrlProblem } from './dead-letter-sender.js';
+import { deadLetterQueueUrlFault } from './dead-letter-sender.js';
 
 /** What a deployed relay reads from its environment at cold start. */
 export interface RelayEnvironment {
@@ -24,12 +25,8 @@ export interface RelayEnvironment {
 export function relayEnvironment(env: NodeJS.ProcessEnv = process.env): RelayEnvironment {
   const config = configFromEnv(env, RELAY_ENV.config);
   const topicArns = readTopicArns(env, config);
-  const allowedUrl = 'the URL of the relay dead-letter queue, a standard SQS queue (https://sqs.<region>.amazonaws.com/<account>/<queue>)';
-  const deadLetterQueueUrl = requireEnv(RELAY_ENV.deadLetterQueueUrl, env, allowedUrl);
-  const problem = deadLetterQueueUrlProblem(deadLetterQueueUrl);
-  if (problem !== undefined) {
-    throw new EnvironmentError(RELAY_ENV.deadLetterQueueUrl, `got ${shown(deadLetterQueueUrl)}; allowed: ${problem}`);
-  }
+  const allowedUrl = `the URL of the relay dead-letter queue, a standard SQS queue (not FIFO), ${SQS_QUEUE_URL_FORM}`;
+  const deadLetterQueueUrl = requireEnv(RELAY_ENV.deadLetterQueueUrl, env, allowedUrl, deadLetterQueueUrlFault);
   return { config, topicArns, deadLetterQueueUrl };
 }
 

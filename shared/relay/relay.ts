@@ -4,7 +4,7 @@ import type { OutboxConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { relayIgnoredAggregateTypes } from '../publishing-paths.js';
 import { showValue } from '../show-value.js';
-import { DeadLetterSender, deadLetterQueueUrlProblem } from './dead-letter-sender.js';
+import { DEAD_LETTER_QUEUE_URL_ALLOWED, DeadLetterSender, deadLetterQueueUrlFault } from './dead-letter-sender.js';
 import type { RelayResult } from './outcome.js';
 import { RelayRun } from './relay-run.js';
 import { retryBackoff } from './retry-delays.js';
@@ -51,9 +51,12 @@ export class Relay {
       const problem = snsTopicArnProblem(arn, topic.fifo);
       if (problem !== undefined) throw new ConfigError(`topicArns.${topic.name}`, `got ${JSON.stringify(arn)}; allowed: ${problem}`);
     }
-    const dlqProblem = deadLetterQueueUrlProblem(options.deadLetterQueueUrl);
-    if (dlqProblem !== undefined) {
-      throw new ConfigError('deadLetterQueueUrl', `got ${showValue(options.deadLetterQueueUrl)}; allowed: ${dlqProblem}`);
+    const dlqFault = deadLetterQueueUrlFault(options.deadLetterQueueUrl);
+    if (dlqFault !== undefined) {
+      throw new ConfigError(
+        'deadLetterQueueUrl',
+        `got ${showValue(options.deadLetterQueueUrl)}, which ${dlqFault}; allowed: ${DEAD_LETTER_QUEUE_URL_ALLOWED}`,
+      );
     }
     // The type forbids both; options built at run time may still carry them.
     const { onlyAggregateTypes: only, ignoreAggregateTypes: ignore } = options as {

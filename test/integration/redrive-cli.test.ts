@@ -421,12 +421,12 @@ describe('redrive CLI config', () => {
     const refusedFifo = await cli([...args, '--relay-dlq-url', fifo]);
     expect(refusedFifo.code).toBe(2);
     expect(refusedFifo.stderr).toContain(
-      `Invalid redrive option --relay-dlq-url: got ${JSON.stringify(fifo)}; allowed: the URL of a standard queue`,
+      `Invalid redrive option --relay-dlq-url: got ${JSON.stringify(fifo)}, which names a FIFO queue (".fifo"), which refuses every dead letter: a dead letter carries no message group; allowed: the URL of a standard SQS queue (not FIFO)`,
     );
     const refusedEnv = await cli(args, { OUTBOX_RELAY_DLQ_URL: 'relay-dlq' });
     expect(refusedEnv.code).toBe(2);
     expect(refusedEnv.stderr).toContain(
-      'Invalid redrive option --relay-dlq-url: got "relay-dlq" (from OUTBOX_RELAY_DLQ_URL); allowed: an SQS queue URL',
+      'Invalid redrive option --relay-dlq-url: got "relay-dlq" (from OUTBOX_RELAY_DLQ_URL), which is not an http:// or https:// URL with a host; allowed: the URL of a standard SQS queue (not FIFO)',
     );
     const elsewhere = await cli([
       'redrive',

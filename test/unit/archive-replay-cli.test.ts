@@ -83,7 +83,17 @@ describe('replay command line', () => {
     [['--concurrency', '2.5'], '--concurrency', 'whole number'],
     [['--type', 'order.placed', '--type', ''], '--type', 'got ["order.placed",""]; allowed: one or more event type names, each non-empty'],
     [['--aggregate-type', ''], '--aggregate-type', 'got ""; allowed: a non-empty aggregate type name'],
-    [['--to-queue', 'orders'], '--to-queue', 'an SQS queue URL'],
+    [
+      ['--to-queue', 'orders'],
+      '--to-queue',
+      'got "orders", which is not an http:// or https:// URL with a host; allowed: an SQS queue URL',
+    ],
+    // Taken before: any path was.
+    [
+      ['--to-queue', 'https://sqs.eu-west-1.amazonaws.com/orders'],
+      '--to-queue',
+      'which has "/orders" after its host, where /<account>/<queue name> belongs',
+    ],
     [['--archive-bucket', 'Orders_Archive'], '--archive-bucket', 'S3 bucket name'],
     [['--restart', '--dry-run'], '--restart', 'does not apply with --dry-run'],
     [['--frm', 'x'], 'option', 'Unknown replay option: got "--frm"'],

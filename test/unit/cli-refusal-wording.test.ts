@@ -103,7 +103,10 @@ describe('the options', () => {
 
   it.each([
     [['dlq', 'summarize'], '--queue-url: is required, none given; allowed: an SQS queue URL'],
-    [['dlq', 'summarize', '--queue-url', 'billing-dlq'], '--queue-url: got "billing-dlq"; allowed: an SQS queue URL'],
+    [
+      ['dlq', 'summarize', '--queue-url', 'billing-dlq'],
+      '--queue-url: got "billing-dlq", which is not an http:// or https:// URL with a host; allowed: an SQS queue URL',
+    ],
     [[...dlq, '--max', '0'], '--max: got "0"; allowed: a positive whole number in decimal digits'],
     [[...dlq, '--since', 'yesterday'], '--since: got "yesterday"; allowed: a UTC date'],
     [[...dlq, '--reason', 'LOST'], '--reason: got "LOST"; allowed: PUBLISH_REJECTED'],
@@ -116,7 +119,8 @@ describe('the options', () => {
 });
 
 describe('an option required and not given', () => {
-  const URL_ALLOWED = 'allowed: an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/my-dlq';
+  const URL_ALLOWED =
+    'allowed: an SQS queue URL, https://sqs.<region>.amazonaws.com/<12-digit account>/<queue name> (http://<host>:<port>/<account>/<queue name> for a local endpoint)';
 
   it.each([
     [['redrive', 'queue-dlq', '--queue-url', DLQ], `Invalid redrive option --to: is required for queue-dlq, none given; ${URL_ALLOWED}`],

@@ -14,15 +14,32 @@ const consumer = createConsumer({
   handlers: { 'order.placed': { handle: () => {} } },
   inbox: { document, tableName: 't' },
 });
-const allowed = 'allowed: an SQS queue URL (http or https), e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/orders-view';
+const allowed =
+  'allowed: an SQS queue URL, https://sqs.<region>.amazonaws.com/<12-digit account>/<queue name> (http://<host>:<port>/<account>/<queue name> for a local endpoint)';
 
-describe('pollOnce and createPoller refuse a queue URL that is not an http(s) URL, before SQS is asked anything', () => {
+describe('pollOnce and createPoller refuse a queue URL that is not an SQS queue URL, before SQS is asked anything', () => {
   it.each([
-    ['not a url', '"not a url"'],
-    ['', '""'],
-    ['sqs.eu-west-1.amazonaws.com/123456789012/q', '"sqs.eu-west-1.amazonaws.com/123456789012/q"'],
-    ['ftp://sqs.eu-west-1.amazonaws.com/123456789012/q', '"ftp://sqs.eu-west-1.amazonaws.com/123456789012/q"'],
-    [42, '42'],
+    ['not a url', '"not a url", which is not an http:// or https:// URL with a host'],
+    ['', '"", which is not an http:// or https:// URL with a host'],
+    [
+      'sqs.eu-west-1.amazonaws.com/123456789012/q',
+      '"sqs.eu-west-1.amazonaws.com/123456789012/q", which is not an http:// or https:// URL with a host',
+    ],
+    [
+      'ftp://sqs.eu-west-1.amazonaws.com/123456789012/q',
+      '"ftp://sqs.eu-west-1.amazonaws.com/123456789012/q", which is not an http:// or https:// URL with a host',
+    ],
+    [42, '42, which is not a string'],
+    // Taken before, as any http(s) URL with a host was: an endpoint, a path without the account, plain http to AWS.
+    ['http://localhost:4566', '"http://localhost:4566", which names no queue: /<account>/<queue name> is missing after the host'],
+    [
+      'https://sqs.eu-west-1.amazonaws.com/orders-view',
+      '"https://sqs.eu-west-1.amazonaws.com/orders-view", which has "/orders-view" after its host, where /<account>/<queue name> belongs',
+    ],
+    [
+      'http://sqs.eu-west-1.amazonaws.com/123456789012/q',
+      '"http://sqs.eu-west-1.amazonaws.com/123456789012/q", which sends to AWS over plain http, in clear',
+    ],
   ])('%j', async (queueUrl, given) => {
     const send = vi.fn(async () => ({}));
     const sqs = { send } as unknown as SQSClient;

@@ -141,7 +141,7 @@ describe('parseCommandLine', () => {
       }
     })();
     expect((error as Error).message).toBe(
-      'Invalid redrive option --queue-url: is required for relay-dlq, none given; allowed: an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/my-dlq',
+      'Invalid redrive option --queue-url: is required for relay-dlq, none given; allowed: an SQS queue URL, https://sqs.<region>.amazonaws.com/<12-digit account>/<queue name> (http://<host>:<port>/<account>/<queue name> for a local endpoint)',
     );
     expect(usageFor(error)).toBe(REDRIVE_USAGE);
   });

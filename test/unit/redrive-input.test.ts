@@ -27,13 +27,21 @@ describe('parseRedriveArgs refuses input that would fail only once the run began
 
   it('names the flag, what was given and what is allowed', () => {
     expect(refused(['relay-dlq', '--queue-url', 'not-a-url', '--topic-arns', ARNS])).toBe(
-      'Invalid redrive option --queue-url: got "not-a-url"; allowed: an SQS queue URL, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/my-dlq',
+      'Invalid redrive option --queue-url: got "not-a-url", which is not an http:// or https:// URL with a host; allowed: an SQS queue URL, https://sqs.<region>.amazonaws.com/<12-digit account>/<queue name> (http://<host>:<port>/<account>/<queue name> for a local endpoint)',
     );
     expect(refused(['relay-dlq', '--queue-url', DLQ, '--topic-arns', '{"payments":"nope"}'])).toBe(
       'Invalid redrive option --topic-arns: topic "payments" has "nope"; allowed: an SNS topic ARN (arn:<partition>:sns:<region>:<12-digit account>:<topic name>), e.g. arn:aws:sns:eu-west-1:123456789012:payments',
     );
-    expect(refused(['on-failure', '--queue-url', '', '--topic-arns', ARNS])).toMatch(/--queue-url: got ""; allowed: an SQS queue URL/);
-    expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', 'ftp://x/q'])).toMatch(/--to: got "ftp:\/\/x\/q"; allowed: an SQS queue URL/);
+    expect(refused(['on-failure', '--queue-url', '', '--topic-arns', ARNS])).toMatch(
+      /--queue-url: got "", which is not an http:\/\/ or https:\/\/ URL with a host; allowed: an SQS queue URL/,
+    );
+    // An endpoint was taken for a queue before: any http(s) URL with a host was.
+    expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', 'http://localhost:4566'])).toMatch(
+      /--to: got "http:\/\/localhost:4566", which names no queue: \/<account>\/<queue name> is missing after the host; allowed: an SQS queue URL/,
+    );
+    expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', 'ftp://x/q'])).toMatch(
+      /--to: got "ftp:\/\/x\/q", which is not an http:\/\/ or https:\/\/ URL with a host; allowed: an SQS queue URL/,
+    );
     expect(refused(['on-failure', '--bucket', '', '--topic-arns', ARNS])).toMatch(
       /--bucket: got "", which has 0 characters, not 3 to 63; allowed: an S3 bucket name: 3–63 lower-case letters/,
     );

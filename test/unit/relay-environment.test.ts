@@ -62,23 +62,45 @@ describe('the relay DLQ URL', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect(error).toMatchObject({ field: 'deadLetterQueueUrl' });
     expect((error as Error).message).toContain(JSON.stringify(fifoUrl));
-    expect((error as Error).message).toMatch(/allowed: the URL of a standard queue/);
+    expect((error as Error).message).toMatch(
+      /, which names a FIFO queue \("\.fifo"\), which refuses every dead letter: a dead letter carries no message group; allowed: the URL of a standard SQS queue \(not FIFO\)/,
+    );
   });
 
   it('refuses a FIFO queue in OUTBOX_RELAY_DLQ_URL with an EnvironmentError naming the variable', () => {
     const error = failure({ ...withArns(topicArns), OUTBOX_RELAY_DLQ_URL: fifoUrl });
     expect(error).toBeInstanceOf(EnvironmentError);
     expect(error).toMatchObject({ variable: 'OUTBOX_RELAY_DLQ_URL' });
-    expect((error as Error).message).toMatch(/allowed: the URL of a standard queue/);
+    expect((error as Error).message).toMatch(
+      /which names a FIFO queue .*; allowed: the URL of the relay dead-letter queue, a standard SQS queue \(not FIFO\)/,
+    );
   });
 
   // One check for both: a URL the deployed relay would refuse at cold start is refused by the relay built by hand too.
   it.each([
-    ['no path', 'https://sqs.us-east-1.amazonaws.com'],
-    ['no host', 'https:///123456789012/relay-dlq'],
-    ['a space', 'https://sqs.us-east-1.amazonaws.com/123456789012/relay dlq'],
-    ['not a URL', 'relay-dlq'],
-  ])('refuses a URL with %s alike when the relay is built and in OUTBOX_RELAY_DLQ_URL', (_, url) => {
+    ['no path', 'https://sqs.us-east-1.amazonaws.com', 'names no queue: /<account>/<queue name> is missing after the host'],
+    ['no host', 'https:///123456789012/relay-dlq', 'is not an http:// or https:// URL with a host'],
+    ['a space', 'https://sqs.us-east-1.amazonaws.com/123456789012/relay dlq', 'has the queue name "relay dlq" (9 characters)'],
+    ['not a URL', 'relay-dlq', 'is not an http:// or https:// URL with a host'],
+    // Taken before: only an http(s) URL with some path was asked for.
+    [
+      'no account',
+      'https://sqs.us-east-1.amazonaws.com/relay-dlq',
+      'has "/relay-dlq" after its host, where /<account>/<queue name> belongs',
+    ],
+    ['an account of other than 12 digits', 'http://localhost:4566/0/relay-dlq', 'has the account "0", not 12 digits'],
+    [
+      'more path',
+      'https://sqs.us-east-1.amazonaws.com/123456789012/relay-dlq/x',
+      'has "/123456789012/relay-dlq/x" after its host, where /<account>/<queue name> belongs',
+    ],
+    [
+      'a query',
+      'https://sqs.us-east-1.amazonaws.com/123456789012/relay-dlq?x=1',
+      'has "/123456789012/relay-dlq?x=1" after its host, where /<account>/<queue name> belongs',
+    ],
+    ['plain http to AWS', 'http://sqs.us-east-1.amazonaws.com/123456789012/relay-dlq', 'sends to AWS over plain http, in clear'],
+  ])('refuses a URL with %s alike when the relay is built and in OUTBOX_RELAY_DLQ_URL', (_, url, fault) => {
     let error: unknown;
     try {
       new Relay({ config, sns: new FakeSns(), sqs: new FakeSqs(), topicArns, deadLetterQueueUrl: url });
@@ -87,19 +109,24 @@ describe('the relay DLQ URL', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect(error).toMatchObject({ field: 'deadLetterQueueUrl' });
-    expect((error as Error).message).toContain(JSON.stringify(url));
-    expect((error as Error).message).toMatch(/allowed: an SQS queue URL \(https:\/\/sqs\.<region>\.amazonaws\.com\/<account>\/<queue>\)/);
+    expect((error as Error).message).toContain(`got ${JSON.stringify(url)}, which ${fault}`);
+    expect((error as Error).message).toMatch(
+      /allowed: the URL of a standard SQS queue \(not FIFO\), https:\/\/sqs\.<region>\.amazonaws\.com\/<12-digit account>\/<queue name> \(http:\/\/<host>:<port>\/<account>\/<queue name> for a local endpoint\)$/,
+    );
     const fromEnv = failure({ ...withArns(topicArns), OUTBOX_RELAY_DLQ_URL: url });
     expect(fromEnv).toBeInstanceOf(EnvironmentError);
     expect(fromEnv).toMatchObject({ variable: 'OUTBOX_RELAY_DLQ_URL' });
-    expect((fromEnv as Error).message).toMatch(/allowed: an SQS queue URL/);
+    expect((fromEnv as Error).message).toContain(`got ${JSON.stringify(url)}, which ${fault}`);
+    expect((fromEnv as Error).message).toMatch(
+      /allowed: the URL of the relay dead-letter queue, a standard SQS queue \(not FIFO\), https:/,
+    );
   });
 
   it('refuses a URL that is not a string when the relay is built', () => {
     const build = () =>
       new Relay({ config, sns: new FakeSns(), sqs: new FakeSqs(), topicArns, deadLetterQueueUrl: 42 as unknown as string });
     expect(build).toThrow(ConfigError);
-    expect(build).toThrow(/deadLetterQueueUrl: got 42; allowed: an SQS queue URL/);
+    expect(build).toThrow(/deadLetterQueueUrl: got 42, which is not a string; allowed: the URL of a standard SQS queue/);
   });
 
   it('takes a standard queue, whatever its name holds besides a .fifo ending', async () => {
@@ -111,6 +138,12 @@ describe('the relay DLQ URL', () => {
     const result = await relay.relay([slotRecord({ type: 'shipment', id: 's-1' })]);
     expect(result.deadLettered).toBe(1);
     expect(sqs.bodies).toHaveLength(1);
+  });
+
+  it("takes a local endpoint's queue URL, over http", () => {
+    const url = 'http://127.0.0.1:4566/000000000000/relay-dlq';
+    expect(() => new Relay({ config, sns: new FakeSns(), sqs: new FakeSqs(), topicArns, deadLetterQueueUrl: url })).not.toThrow();
+    expect(relayEnvironment({ ...withArns(topicArns), OUTBOX_RELAY_DLQ_URL: url }).deadLetterQueueUrl).toBe(url);
   });
 });
 
@@ -162,8 +195,8 @@ describe('a relay environment misconfigured at deployment', () => {
       'OUTBOX_RELAY_DLQ_URL a queue ARN',
       { ...complete, OUTBOX_RELAY_DLQ_URL: 'arn:aws:sqs:us-east-1:123456789012:relay-dlq' },
       'OUTBOX_RELAY_DLQ_URL',
-      /got "arn:aws:sqs:us-east-1:123456789012:relay-dlq"/,
-      /allowed: an SQS queue URL/,
+      /got "arn:aws:sqs:us-east-1:123456789012:relay-dlq", which is not an http:\/\/ or https:\/\/ URL with a host/,
+      urlAllowed,
     ],
   ])('%s: an EnvironmentError naming the variable, what it held and what it may hold', (_, env, variable, given, allowed) => {
     const error = failure(env);
