@@ -1,4 +1,5 @@
-import { bucketNameFromEnv, S3_BUCKET_NAME_RULE } from '../aws/s3-bucket-name.js';
+import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
+import { requireEnv } from '../config.js';
 
 /** Environment variables of the deployed archiver, read once at cold start. */
 export const ARCHIVE_ENV = Object.freeze({
@@ -26,5 +27,5 @@ const ALLOWED_BUCKET = `an S3 bucket name, the archive bucket's: ${S3_BUCKET_NAM
  * ```
  */
 export function archiverEnvironment(env: NodeJS.ProcessEnv = process.env): ArchiverEnvironment {
-  return { bucket: bucketNameFromEnv(ARCHIVE_ENV.bucket, env, ALLOWED_BUCKET) };
+  return { bucket: requireEnv(ARCHIVE_ENV.bucket, env, ALLOWED_BUCKET, s3BucketNameProblem) };
 }

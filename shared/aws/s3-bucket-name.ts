@@ -3,8 +3,6 @@
  * archive, the processor's failed batches, redrive's and replay's `--bucket`): S3 refuses these
  * names anyway, so a name that breaks one is refused before anything is read or written.
  */
-import { requireEnv, shownEnvValue } from '../config.js';
-import { EnvironmentError } from '../errors.js';
 
 /** The reserved prefixes S3 refuses at the start of a general purpose bucket's name. */
 const RESERVED_PREFIXES = ['xn--', 'sthree-', 'amzn-s3-demo-'] as const;
@@ -43,13 +41,3 @@ export function s3BucketNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/**
- * Reads a required bucket name from the environment, failing with an {@link EnvironmentError} that
- * names the variable, what it held, what is wrong with it and what it may hold (`allowed`).
- */
-export function bucketNameFromEnv(variable: string, env: NodeJS.ProcessEnv, allowed: string): string {
-  const bucket = requireEnv(variable, env, allowed);
-  const problem = s3BucketNameProblem(bucket);
-  if (problem !== undefined) throw new EnvironmentError(variable, `got ${shownEnvValue(bucket)}, which ${problem}; allowed: ${allowed}`);
-  return bucket;
-}

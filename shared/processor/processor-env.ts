@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { bucketNameFromEnv, S3_BUCKET_NAME_RULE } from '../aws/s3-bucket-name.js';
+import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
 import { requireEnv, shownEnvValue as shown } from '../config.js';
 import { EnvironmentError } from '../errors.js';
 import { RELAY_ENV } from '../event-source.js';
@@ -69,13 +69,6 @@ const TABLE_NAME_PATTERN = /^[A-Za-z0-9_.-]{3,255}$/;
 const LEASE_TABLE_ALLOWED = "the lease table's name (not its ARN): 3 to 255 letters, digits, '_', '.' and '-'";
 
 const BUCKET_ALLOWED = `an S3 bucket name: ${S3_BUCKET_NAME_RULE}`;
-
-/** A required variable that must match `pattern`, else an error naming it, what it held and what it may hold. */
-function matchingEnv(env: NodeJS.ProcessEnv, variable: string, pattern: RegExp, allowed: string): string {
-  const value = requireEnv(variable, env, allowed);
-  if (!pattern.test(value)) throw new EnvironmentError(variable, `got ${shown(value)}; allowed: ${allowed}`);
-  return value;
-}
 
 /** The worker id given, or one made up; set but blank, it is refused (a blank lease owner). */
 function workerIdOf(env: NodeJS.ProcessEnv): string {
@@ -158,10 +151,10 @@ export function processorEnvironment(env: NodeJS.ProcessEnv = process.env): Proc
   }
   return {
     ...relay,
-    streamArn: matchingEnv(env, PROCESSOR_ENV.streamArn, STREAM_ARN_PATTERN, STREAM_ARN_ALLOWED),
-    leaseTableName: matchingEnv(env, PROCESSOR_ENV.leaseTable, TABLE_NAME_PATTERN, LEASE_TABLE_ALLOWED),
+    streamArn: requireEnv(PROCESSOR_ENV.streamArn, env, STREAM_ARN_ALLOWED, STREAM_ARN_PATTERN),
+    leaseTableName: requireEnv(PROCESSOR_ENV.leaseTable, env, LEASE_TABLE_ALLOWED, TABLE_NAME_PATTERN),
     // Required: a deployed processor without an on-failure destination would block a shard on a failing record.
-    failedBatchBucket: bucketNameFromEnv(PROCESSOR_ENV.failedBatchBucket, env, BUCKET_ALLOWED),
+    failedBatchBucket: requireEnv(PROCESSOR_ENV.failedBatchBucket, env, BUCKET_ALLOWED, s3BucketNameProblem),
     workerId: workerIdOf(env),
     healthPort,
     settings: checkedSettings(settings),
