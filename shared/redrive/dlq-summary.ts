@@ -2,9 +2,8 @@ import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import { errorName } from '../aws/error-name.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { type DeadLetterEvent, type DeadLetterInfo, describeDeadLetter } from './dead-letter-info.js';
-import { RedriveOptionsError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
-import { visibilityTimeoutOf } from './option-checks.js';
+import { checkCommonOptions, visibilityTimeoutOf } from './option-checks.js';
 import { IN_FLIGHT_LIMIT, isFifoQueueUrl, queueCounts } from './queue-counts.js';
 
 export interface DlqSummarizeOptions {
@@ -152,9 +151,7 @@ const isOverLimit = (error: unknown): boolean => errorName(error) === 'OverLimit
 export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSummary> {
   checkDeadLetterFilter(options.filter);
   const { sqs, queueUrl, filter, signal } = options;
-  if (options.maxMessages !== undefined && (!Number.isSafeInteger(options.maxMessages) || options.maxMessages < 1)) {
-    throw new RedriveOptionsError('maxMessages', `got ${options.maxMessages}; allowed: a positive whole number`);
-  }
+  checkCommonOptions(options);
   const visibility = visibilityTimeoutOf(options.visibilityTimeoutSeconds);
   const counts = await queueCounts(sqs, queueUrl);
   const before = counts.visible + counts.inFlight + counts.delayed;

@@ -4,10 +4,17 @@ import { showValue } from '../show-value.js';
 import { RedriveOptionsError } from './errors.js';
 import type { RedriveCommonOptions } from './types.js';
 
-/** The options every redrive takes, checked before anything is read: `maxMessages` a positive whole number. */
-export function checkCommonOptions(options: RedriveCommonOptions): void {
-  if (options.maxMessages !== undefined && (!Number.isInteger(options.maxMessages) || options.maxMessages < 1)) {
-    throw new RedriveOptionsError('maxMessages', `got ${showValue(options.maxMessages)}; allowed: a positive whole number`);
+/**
+ * The options every redrive (and `summarizeDlq`) takes, checked before anything is read:
+ * `maxMessages` a positive whole number, no more than `Number.MAX_SAFE_INTEGER` (past it a number
+ * is not the one written: `2 ** 53 + 1` is `2 ** 53`), as the command line's `--max` is.
+ */
+export function checkCommonOptions(options: Pick<RedriveCommonOptions, 'maxMessages'>): void {
+  if (options.maxMessages !== undefined && (!Number.isSafeInteger(options.maxMessages) || options.maxMessages < 1)) {
+    throw new RedriveOptionsError(
+      'maxMessages',
+      `got ${showValue(options.maxMessages)}; allowed: a positive whole number, at most ${Number.MAX_SAFE_INTEGER}`,
+    );
   }
 }
 
