@@ -6,6 +6,7 @@
  */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { checkDeclaredJsonSchema } from './catalog/schema-shape.js';
 import { ConfigError } from './errors.js';
 import { showValue as show } from './show-value.js';
 
@@ -101,6 +102,7 @@ function validateDeclaration(raw: unknown, field: string, routes: Readonly<Recor
         `got ${typeof schema === 'object' && schema !== null ? `an instance of ${schema.constructor?.name || 'Object'}` : show(schema)}, which is not a Standard Schema (no ~standard.validate); allowed: a zod, valibot, ArkType … schema, or leave it out`,
       );
     }
+    checkDeclaredJsonSchema(schema as StandardSchemaV1, `${field}.schema`, version);
   }
   if (aggregateType !== undefined && (typeof aggregateType !== 'string' || !Object.hasOwn(routes, aggregateType))) {
     throw new ConfigError(

@@ -1,0 +1,129 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import * as v from 'valibot';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { catalogDocument } from '../../shared/catalog/asyncapi.js';
+import { defineConfig } from '../../shared/config.js';
+import { ConfigError } from '../../shared/errors.js';
+import type { EventTypeInput } from '../../shared/event-types.js';
+
+/** A schema whose Standard JSON Schema converter answers `json`. */
+const answering = (json: unknown): StandardSchemaV1 =>
+  ({
+    '~standard': {
+      version: 1,
+      vendor: 'handmade',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: { input: () => json, output: () => json },
+    },
+  }) as StandardSchemaV1;
+
+const configOf = (declared: EventTypeInput) =>
+  defineConfig({
+    source: 'urn:test:shop',
+    topics: [{ name: 'orders.fifo', fifo: true }],
+    routes: { order: 'orders.fifo' },
+    eventTypes: { 'order.placed': declared },
+  });
+
+const refusal = (declared: EventTypeInput): ConfigError => {
+  try {
+    configOf(declared);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('defineConfig accepted the schema');
+};
+
+describe('defineConfig: a declared schema whose JSON Schema is malformed', () => {
+  it.each([
+    [
+      { type: 'foo' },
+      '/type is "foo"',
+      'allowed: one of "array", "boolean", "integer", "null", "number", "object", "string", or a list of them',
+    ],
+    [{ type: ['string', 'string'] }, '/type is ["string","string"]', 'a list of them, each once'],
+    [{ required: 'x' }, '/required is "x"', 'allowed: a list of property names, each once'],
+    [{ properties: [] }, '/properties is []', 'allowed: an object mapping each name to a schema'],
+    [{ type: 'object', properties: { total: { type: 'numbr' } } }, '/properties/total/type is "numbr"', 'allowed: one of'],
+    [{ properties: { total: 5 } }, '/properties/total is 5', 'allowed: a schema: an object or a boolean'],
+    [{ anyOf: [] }, '/anyOf is []', 'allowed: a non-empty list of schemas'],
+    [{ items: ['x'] }, '/items/0 is "x"', 'allowed: a schema'],
+    [{ enum: 'a' }, '/enum is "a"', 'allowed: a list of the values allowed'],
+    [{ minLength: -1 }, '/minLength is -1', 'allowed: a whole number, 0 or more'],
+    [{ maximum: '10' }, '/maximum is "10"', 'allowed: a number'],
+    [{ multipleOf: 0 }, '/multipleOf is 0', 'allowed: a number above 0'],
+    [{ pattern: '(' }, '/pattern is "("', 'allowed: a regular expression'],
+    [{ $ref: 7 }, '/$ref is 7', 'allowed: a URI reference'],
+    [{ definitions: { 'a/b': { required: [1] } } }, '/definitions/a~1b/required is [1]', 'a list of property names'],
+  ])('refuses %j, naming the event type, the version, the keyword, what it held and what is allowed', (json, held, allowed) => {
+    const error = refusal({ version: 3, schema: answering(json) });
+    expect(error.field).toBe('eventTypes["order.placed"].schema');
+    expect(error.message).toContain(`version 3: its handmade schema's JSON Schema (~standard.jsonSchema) is malformed: ${held}; `);
+    expect(error.message).toContain(allowed);
+  });
+
+  it('names the declaration in a list of versions', () => {
+    const error = refusal([{ version: 1 }, { version: 2, schema: answering({ required: 'x' }) }]);
+    expect(error.field).toBe('eventTypes["order.placed"][1].schema');
+    expect(error.message).toContain('version 2: ');
+  });
+});
+
+describe('defineConfig: declared schemas whose JSON Schema is well-formed, or that have none', () => {
+  it('takes what zod converts, across the keywords the catalog reads', () => {
+    type Node = { name: string; children: Node[] };
+    const node: z.ZodType<Node> = z.lazy(() => z.object({ name: z.string(), children: z.array(node) })) as z.ZodType<Node>;
+    const schema = z.object({
+      id: z.string().uuid(),
+      code: z.string().regex(/^[A-Z]{3}-\d+$/),
+      total: z.number().positive().multipleOf(0.01).max(1e6),
+      count: z.number().int().min(0),
+      status: z.enum(['open', 'paid']),
+      kind: z.literal('order'),
+      note: z.string().max(200).nullable().optional(),
+      lines: z
+        .array(z.object({ sku: z.string().min(1), qty: z.number().int() }))
+        .min(1)
+        .max(100),
+      pair: z.tuple([z.string(), z.number()]),
+      tags: z.record(z.string(), z.boolean()),
+      either: z.union([z.string(), z.number()]),
+      both: z.intersection(z.object({ a: z.string() }), z.object({ b: z.string() })),
+      tree: node,
+    });
+    expect(() => configOf({ version: 1, schema })).not.toThrow();
+  });
+
+  it('takes boolean subschemas, a list of types, and keywords it does not check', () => {
+    const json = {
+      type: ['object', 'null'],
+      properties: { a: true, b: false },
+      additionalProperties: false,
+      'x-owner': 'billing',
+      dependencies: 'x',
+    };
+    expect(() => configOf({ version: 1, schema: answering(json) })).not.toThrow();
+  });
+
+  it('takes a schema whose converter has no JSON Schema, throws or answers no object: the document warns instead', () => {
+    const throwing = {
+      '~standard': {
+        version: 1,
+        vendor: 'handmade',
+        validate: (value: unknown) => ({ value }),
+        jsonSchema: {
+          input: () => {
+            throw new Error('cannot convert');
+          },
+          output: () => ({}),
+        },
+      },
+    } as StandardSchemaV1;
+    for (const schema of [v.object({ id: v.string() }), throwing, answering('nope'), z.object({ at: z.date() })]) {
+      const config = configOf({ version: 1, schema });
+      expect(catalogDocument(config).warnings).toHaveLength(1);
+    }
+  });
+});
