@@ -40,4 +40,3 @@ export function s3BucketNameProblem(name: string): string | undefined {
   if (suffix !== undefined) return `ends in the reserved suffix ${quoted(suffix)}`;
   return undefined;
 }
-
