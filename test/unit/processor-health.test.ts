@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { serializeConfig } from '../../shared/config.js';
 import { EnvironmentError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
@@ -10,7 +10,11 @@ import {
   startHealthServer,
   type WorkerStatus,
 } from '../../shared/processor/index.js';
+import { monotonicNow } from '../../shared/processor/worker-clock.js';
+import { openPublishers } from '../helpers/counting-publisher.js';
 import { testConfig } from '../helpers/factories.js';
+import { haltWorkers, SETTINGS, workerOnFlakyLeases } from '../helpers/processor-worker.js';
+import { waitFor } from '../helpers/wait.js';
 
 const status = (overrides: Partial<WorkerStatus> = {}): WorkerStatus => ({
   workerId: 'w1',
@@ -60,6 +64,37 @@ describe('processor health', () => {
       current = status({ state: 'stopped' });
       expect((await fetch(`http://127.0.0.1:${server.port}/health`)).status).toBe(503);
       expect((await fetch(`http://127.0.0.1:${server.port}/other`)).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('processor health through a hand-off', () => {
+  afterEach(async () => {
+    openPublishers();
+    await haltWorkers();
+  });
+
+  it('answers 200 while a page in flight holds the stop past the failover time, and 503 once stopped', async () => {
+    const { stream, publisher, w } = await workerOnFlakyLeases();
+    const server = await startHealthServer(() => w.status(), SETTINGS.failoverMs, 0);
+    const health = async () => (await fetch(`http://127.0.0.1:${server.port}/health`)).status;
+    try {
+      publisher.hold();
+      stream.commit({ type: 'order', id: 'o1' }, 1, 1);
+      await waitFor(() => publisher.inFlight === 1, { what: 'a page in flight' });
+      const stopped = w.stop();
+      // The stopping worker scans no more: its last scan ages past the failover time.
+      const { lastScanAt } = w.status();
+      await waitFor(() => monotonicNow() - lastScanAt > 2 * SETTINGS.failoverMs, {
+        what: 'two failover times since the last scan',
+      });
+      expect(w.status()).toMatchObject({ state: 'stopping', lastScanAt });
+      expect(await health()).toBe(200);
+      publisher.open();
+      await stopped;
+      expect(await health()).toBe(503);
     } finally {
       await server.close();
     }
