@@ -21,7 +21,7 @@ import { checkDeployedConfig } from './private/config-check.js';
 import { OutboxPropsError } from './private/props-error.js';
 import { checkRelayTimeout } from './private/relay-props.js';
 import { restrictSnsKeyUse } from './private/sns-key-policy.js';
-import { checkCatalogEventTypes, queueAgeThreshold } from './private/subscriber-checks.js';
+import { checkCatalogEventTypes, checkRoutedAggregateTypes, queueAgeThreshold } from './private/subscriber-checks.js';
 import { RelayFunction } from './relay-function.js';
 
 /** Props of {@link Outbox}. */
@@ -269,6 +269,7 @@ export class Outbox extends Construct {
       );
     }
     checkCatalogEventTypes(`${this.node.path}/${id}`, this.config, rest.eventTypes);
+    checkRoutedAggregateTypes(`${this.node.path}/${id}`, this.config, topic, rest.aggregateTypes);
     // `??`, not a spread over the defaults: an option given as undefined keeps the outbox's.
     const subscriber = new OutboxSubscriber(this, id, {
       ...rest,

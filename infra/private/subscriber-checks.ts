@@ -253,3 +253,35 @@ export function checkCatalogEventTypes(path: string, config: OutboxConfig, event
     );
   });
 }
+
+/**
+ * Refuses a subscriber's `aggregateTypes` entry that the config does not route to the topic it
+ * subscribes to: events of that aggregate type are published to another topic (or, unrouted, not
+ * written at all), so the filter would let nothing through. A topic the config does not name is
+ * left to the topic lookup, which refuses it.
+ *
+ * @example
+ * ```ts
+ * checkRoutedAggregateTypes(`${outbox.node.path}/Billing`, outbox.config, 'orders.fifo', ['payment']); // OutboxPropsError
+ * ```
+ */
+export function checkRoutedAggregateTypes(
+  path: string,
+  config: OutboxConfig,
+  topic: string,
+  aggregateTypes: readonly string[] | undefined,
+): void {
+  if (!Array.isArray(aggregateTypes) || !config.topics.some((t) => t.name === topic)) return;
+  const routed = Object.keys(config.routes).filter((type) => config.routes[type] === topic);
+  aggregateTypes.forEach((type, i) => {
+    if (typeof type !== 'string' || (Object.hasOwn(config.routes, type) && config.routes[type] === topic)) return;
+    const where = Object.hasOwn(config.routes, type)
+      ? `routes to ${JSON.stringify(config.routes[type])}`
+      : 'does not route (no event of it can be written)';
+    throw new OutboxPropsError(
+      path,
+      `aggregateTypes[${i}]`,
+      `is ${JSON.stringify(type)}, which the config ${where}, not to ${JSON.stringify(topic)}, so the subscriber would receive nothing; allowed: an aggregate type routed to ${JSON.stringify(topic)} (${routed.join(', ') || 'none'}), or subscribe to the topic it routes to`,
+    );
+  });
+}

@@ -7,8 +7,8 @@ import { appWithoutBundling, expectPropsError } from '../helpers/cdk.js';
 
 const baseConfig: OutboxConfigInput = {
   source: 'urn:test:infra',
-  topics: [{ name: 'orders.fifo', fifo: true }],
-  routes: { order: 'orders.fifo' },
+  topics: [{ name: 'orders.fifo', fifo: true }, { name: 'payments' }],
+  routes: { order: 'orders.fifo', payment: 'payments' },
 };
 const catalog = { 'order.placed': { version: 1 }, 'order.paid': { version: 1 } };
 
@@ -16,11 +16,11 @@ function outboxOf(config: OutboxConfigInput): Outbox {
   return new Outbox(new Stack(appWithoutBundling(), 'Subscribers'), 'Outbox', { config: defineConfig(config) });
 }
 
-/** The event types of the one subscription's filter policy. */
-function filteredTypes(outbox: Outbox): unknown {
+/** The values of `attribute` in the one subscription's filter policy. */
+function filtered(outbox: Outbox, attribute = 'type'): unknown {
   const subscriptions = Template.fromStack(Stack.of(outbox)).findResources('AWS::SNS::Subscription');
   const [subscription] = Object.values(subscriptions);
-  return subscription?.Properties.FilterPolicy.type;
+  return subscription?.Properties.FilterPolicy[attribute];
 }
 
 describe('Outbox.addSubscriber: eventTypes against the config catalog', () => {
@@ -40,16 +40,44 @@ describe('Outbox.addSubscriber: eventTypes against the config catalog', () => {
   it('takes the declared types, filtering on them', () => {
     const outbox = outboxOf({ ...baseConfig, eventTypes: catalog });
     outbox.addSubscriber('Billing', { topic: 'orders.fifo', eventTypes: ['order.paid'] });
-    expect(filteredTypes(outbox)).toEqual(['order.paid']);
+    expect(filtered(outbox)).toEqual(['order.paid']);
   });
 
   it('takes any type without a catalog, or with undeclaredEventTypes: allow, where such events can be written', () => {
     const free = outboxOf(baseConfig);
     free.addSubscriber('Billing', { topic: 'orders.fifo', eventTypes: ['order.anything'] });
-    expect(filteredTypes(free)).toEqual(['order.anything']);
+    expect(filtered(free)).toEqual(['order.anything']);
 
     const allowing = outboxOf({ ...baseConfig, eventTypes: catalog, undeclaredEventTypes: 'allow' });
     allowing.addSubscriber('Billing', { topic: 'orders.fifo', eventTypes: ['order.anything'] });
-    expect(filteredTypes(allowing)).toEqual(['order.anything']);
+    expect(filtered(allowing)).toEqual(['order.anything']);
+  });
+});
+
+describe('Outbox.addSubscriber: aggregateTypes against the config routes', () => {
+  it('refuses an aggregate type routed to another topic, or to none, naming the subscriber, the type and the routed ones', () => {
+    const outbox = outboxOf(baseConfig);
+    expectPropsError(
+      () => outbox.addSubscriber('Billing', { topic: 'orders.fifo', aggregateTypes: ['order', 'payment'] }),
+      'aggregateTypes[1]',
+      'Invalid props for Subscribers/Outbox/Billing: aggregateTypes[1] is "payment", which the config routes to "payments", not to "orders.fifo"',
+      'allowed: an aggregate type routed to "orders.fifo" (order)',
+    );
+    expectPropsError(
+      () => outbox.addSubscriber('Shipping', { topic: 'orders.fifo', aggregateTypes: ['ordr'] }),
+      'aggregateTypes[0]',
+      'is "ordr", which the config does not route (no event of it can be written)',
+    );
+    expect(outbox.subscribers.size).toBe(0);
+  });
+
+  it('takes the aggregate types routed to the topic, filtering on them', () => {
+    const outbox = outboxOf(baseConfig);
+    outbox.addSubscriber('Billing', { topic: 'payments', aggregateTypes: ['payment'] });
+    expect(filtered(outbox, 'aggregatetype')).toEqual(['payment']);
+  });
+
+  it('leaves a topic the config does not name to the topic lookup', () => {
+    expectPropsError(() => outboxOf(baseConfig).addSubscriber('Billing', { topic: 'invoices', aggregateTypes: ['order'] }), 'topic');
   });
 });
