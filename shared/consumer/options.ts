@@ -217,6 +217,18 @@ export function validateMessages(messages: unknown): void {
         );
       }
     }
+    for (const key of ['messageGroupId', 'queueName'] as const) {
+      if (message[key] !== undefined && (typeof message[key] !== 'string' || message[key] === '')) {
+        throw new ConsumerOptionsError(`${field}.${key}`, `got ${show(message[key])}; allowed: a non-empty string, or leave it out`);
+      }
+    }
+    const { receiveCount } = message;
+    if (receiveCount !== undefined && !(Number.isSafeInteger(receiveCount) && (receiveCount as number) >= 1)) {
+      throw new ConsumerOptionsError(
+        `${field}.receiveCount`,
+        `got ${show(receiveCount)}; allowed: a whole number from 1 (SQS's ApproximateReceiveCount), or leave it out`,
+      );
+    }
     if (message.messageAttributes !== undefined) validateMessageAttributes(message.messageAttributes, `${field}.messageAttributes`);
   });
 }

@@ -23,6 +23,21 @@ const refusal = async (call: Promise<unknown>): Promise<ConsumerOptionsError> =>
   return error;
 };
 
+describe('consumer.process given a message field of the wrong type', () => {
+  const given = (fields: Record<string, unknown>) => consumer.process([{ messageId: 'm1', body: '{}', ...fields } as never]);
+
+  it.each([
+    [{ messageGroupId: 7 }, 'process.messages[0].messageGroupId', 'got 7; allowed: a non-empty string'],
+    [{ messageGroupId: '' }, 'process.messages[0].messageGroupId', 'got ""; allowed: a non-empty string'],
+    [{ queueName: null }, 'process.messages[0].queueName', 'got null; allowed: a non-empty string'],
+    [{ receiveCount: '3' }, 'process.messages[0].receiveCount', 'got "3"; allowed: a whole number from 1'],
+    [{ receiveCount: 0 }, 'process.messages[0].receiveCount', 'got 0; allowed: a whole number from 1'],
+  ])('refuses %j, naming the field', async (fields, field, message) => {
+    expect(await refusal(given(fields))).toMatchObject({ field, message: expect.stringContaining(message) });
+    expect(handle).not.toHaveBeenCalled();
+  });
+});
+
 describe('consumer.process given message attributes of the wrong shape', () => {
   it('refuses an attribute given as a plain string, naming it, what it got and the shape allowed', async () => {
     expect(await refusal(process({ type: 'order.placed' }))).toMatchObject({
