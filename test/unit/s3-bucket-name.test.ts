@@ -6,7 +6,9 @@ import { s3BucketNameProblem } from '../../shared/aws/s3-bucket-name.js';
 import { serializeConfig } from '../../shared/config.js';
 import { EnvironmentError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
+import { ProcessorOptionsError } from '../../shared/processor/errors.js';
 import { PROCESSOR_ENV, processorEnvironment } from '../../shared/processor/index.js';
+import { onFailureWriter } from '../../shared/processor/on-failure-writer.js';
 import { parseRedriveArgs } from '../../shared/redrive/cli-args.js';
 import { RedriveOptionsError } from '../../shared/redrive/errors.js';
 import { testConfig } from '../helpers/factories.js';
@@ -61,6 +63,13 @@ const NO_CLIENT = { send: async () => ({}) } as never;
 const PARTS: readonly (readonly [string, (bucket: string) => unknown, new (...args: never[]) => Error, string])[] = [
   ['the archiver', (bucket) => archiverEnvironment({ OUTBOX_ARCHIVE_BUCKET: bucket }), EnvironmentError, 'OUTBOX_ARCHIVE_BUCKET: '],
   ['the processor', (bucket) => processorEnvironment(processorEnv(bucket)), EnvironmentError, 'OUTBOX_FAILED_BATCH_BUCKET: '],
+  [
+    "createProcessor's onFailure",
+    (bucket) =>
+      onFailureWriter({ s3: NO_CLIENT, bucket }, 'arn:aws:dynamodb:eu-west-1:123456789012:table/outbox/stream/2025-01-01T00:00:00.000'),
+    ProcessorOptionsError,
+    'onFailure.bucket: ',
+  ],
   [
     'redrive',
     (bucket) =>
