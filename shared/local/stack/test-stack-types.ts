@@ -82,6 +82,13 @@ export interface OutboxTestStackOptions {
    * @default written to stderr with `console.error`
    */
   readonly onError?: (source: string, error: unknown) => void;
+  /**
+   * Aborts the start (a test run cancelled, or `AbortSignal.timeout(ms)` to bound it): what had
+   * started is stopped, DynamoDB Local's Java process included, and the start rejects with
+   * `LocalStackError` `START_ABORTED`. An abort once the stack is running does nothing: call `stop()`.
+   * @default none
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** SDK clients on the local parts, created once and destroyed by `stop()`. */

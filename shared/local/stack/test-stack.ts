@@ -13,7 +13,7 @@ import type { LocalStack, LocalStackOptions } from './types.js';
 export type * from './test-stack-types.js';
 
 /** The keys of `OutboxTestStackOptions`, `ReceiveOptions` and `WaitForArchivedOptions`. */
-const OPTION_KEYS = ['config', 'subscribers', 'tableName', 'dynamoDbPort', 'emulatorPort', 'visibilityTimeoutSeconds', 'onError'];
+const OPTION_KEYS = ['config', 'subscribers', 'tableName', 'dynamoDbPort', 'emulatorPort', 'visibilityTimeoutSeconds', 'onError', 'signal'];
 const RECEIVE_KEYS = ['count', 'timeoutMs', 'deadLetters'];
 const WAIT_KEYS = ['timeoutMs'];
 
@@ -70,6 +70,7 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
  *
  * @throws LocalStackError `INVALID_SUBSCRIPTION` / `INVALID_OPTION` for options that cannot be (before anything starts): a config `defineConfig` refuses, a subscriber's `eventTypes` entry the config's catalog does not declare (under `undeclaredEventTypes: 'reject'`), `MISSING_PEER_DEPENDENCY`, `PORT_IN_USE` (DynamoDB Local's port or the emulator's)
  * @throws LocalStartError when DynamoDB Local cannot start (no Java 17+, say)
+ * @throws LocalStackError `START_ABORTED` when `signal` aborts the start, once what it had started has stopped
  * @example
  * ```ts
  * import { createConsumer } from 'dynamodb-outbox/consumer';
@@ -112,6 +113,7 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
     ...(options.dynamoDbPort === undefined ? {} : { dynamoDbPort: options.dynamoDbPort }),
     ...(options.emulatorPort === undefined ? {} : { emulatorPort: options.emulatorPort }),
     ...(options.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
   };
   const stack = await startLocalStack(engineOptions);
   const queues = queuesOf(stack);

@@ -107,6 +107,14 @@ export interface LocalStackOptions {
   readonly onError?: (source: string, error: unknown) => void;
   /** Loaders of the optional peers in place of `import()`, for tests. @default `import()` of each */
   readonly peers?: PeerImporters;
+  /**
+   * Aborts the start: what had started is stopped (DynamoDB Local's Java waited for) and the
+   * start rejects with `LocalStackError` `START_ABORTED`. An abort once it has resolved does
+   * nothing: call `stop()`. @default none
+   */
+  readonly signal?: AbortSignal;
+  /** Called as each step of the start begins, with what it does (`starting DynamoDB Local`), for tests. @default none */
+  readonly onStep?: (step: string) => void;
 }
 
 /** The running local stack. */
