@@ -1,6 +1,7 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
@@ -116,6 +117,15 @@ export async function redriveOnFailure(options: OnFailureRedriveOptions): Promis
   checkRoutedTopics(options.config, options.topicArns);
   if (options.retry !== undefined) checkRetry(options.retry);
   const { source, deadLetterQueue } = options;
+  if (source?.bucket !== undefined) {
+    const bucket: unknown = source.bucket;
+    const problem = typeof bucket === 'string' ? s3BucketNameProblem(bucket) : 'is not a string';
+    if (problem !== undefined)
+      throw new RedriveOptionsError(
+        'source.bucket',
+        `got ${showValue(bucket)}, which ${problem}; allowed: an S3 bucket name: ${S3_BUCKET_NAME_RULE}`,
+      );
+  }
   if (deadLetterQueue !== undefined) {
     // The relay's own check of its DLQ's URL: a FIFO queue refuses every dead letter.
     const fault = deadLetterQueueUrlFault(deadLetterQueue.queueUrl);

@@ -3,7 +3,7 @@ import { archiverEnvironment } from '../../shared/archive/archiver-env.js';
 import { ReplayOptionsError } from '../../shared/archive/replay-errors.js';
 import { planReplay } from '../../shared/archive/replay-options.js';
 import { s3BucketNameProblem } from '../../shared/aws/s3-bucket-name.js';
-import { serializeConfig } from '../../shared/config.js';
+import { defineConfig, serializeConfig } from '../../shared/config.js';
 import { EnvironmentError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
 import { ProcessorOptionsError } from '../../shared/processor/errors.js';
@@ -11,6 +11,7 @@ import { PROCESSOR_ENV, processorEnvironment } from '../../shared/processor/inde
 import { onFailureWriter } from '../../shared/processor/on-failure-writer.js';
 import { parseRedriveArgs } from '../../shared/redrive/cli-args.js';
 import { RedriveOptionsError } from '../../shared/redrive/errors.js';
+import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
 import { testConfig } from '../helpers/factories.js';
 
 /** Names S3 refuses for a general purpose bucket, with what the error says is wrong. */
@@ -56,8 +57,10 @@ const processorEnv = (bucket: string): NodeJS.ProcessEnv => ({
   [PROCESSOR_ENV.failedBatchBucket]: bucket,
 });
 
-/** A client planReplay keeps but does not call. */
+/** A client that answers every command with nothing: planReplay keeps it, redriveOnFailure lists an empty bucket with it. */
 const NO_CLIENT = { send: async () => ({}) } as never;
+const REDRIVE_CONFIG = defineConfig({ source: 'urn:test', topics: [{ name: 'orders' }], routes: { order: 'orders' } });
+const ORDERS_ARN = { orders: 'arn:aws:sns:eu-west-1:123456789012:orders' };
 
 /** Every part given a bucket name, as its caller gives it. */
 const PARTS: readonly (readonly [string, (bucket: string) => unknown, new (...args: never[]) => Error, string])[] = [
@@ -81,6 +84,19 @@ const PARTS: readonly (readonly [string, (bucket: string) => unknown, new (...ar
     '--bucket: ',
   ],
   [
+    'redriveOnFailure',
+    (bucket) =>
+      redriveOnFailure({
+        source: { s3: NO_CLIENT, bucket },
+        sns: NO_CLIENT,
+        streams: NO_CLIENT,
+        config: REDRIVE_CONFIG,
+        topicArns: ORDERS_ARN,
+      }),
+    RedriveOptionsError,
+    'source.bucket: ',
+  ],
+  [
     'replay',
     (bucket) =>
       planReplay({
@@ -95,16 +111,26 @@ const PARTS: readonly (readonly [string, (bucket: string) => unknown, new (...ar
   ],
 ];
 
+/** What `read` threw or rejected with, or `undefined` when it returned or resolved. */
+const refusalOf = async (read: (bucket: string) => unknown, bucket: string): Promise<unknown> =>
+  Promise.resolve()
+    .then(() => read(bucket))
+    .then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
 describe.each(PARTS)('%s, given a bucket name S3 refuses', (_, read, errorClass, named) => {
-  it.each(REFUSED)('refuses %j, saying it %s and what is allowed', (name, problem) => {
-    expect(() => read(name)).toThrow(errorClass);
-    expect(() => read(name)).toThrow(`${named}got ${JSON.stringify(name)}, which ${problem}; allowed: an S3 bucket name`);
-    expect(() => read(name)).toThrow(
+  it.each(REFUSED)('refuses %j, saying it %s and what is allowed', async (name, problem) => {
+    const error = await refusalOf(read, name);
+    expect(error).toBeInstanceOf(errorClass);
+    expect((error as Error).message).toContain(`${named}got ${JSON.stringify(name)}, which ${problem}; allowed: an S3 bucket name`);
+    expect((error as Error).message).toContain(
       "not starting with 'xn--', 'sthree-' or 'amzn-s3-demo-' nor ending in '-s3alias', '--ol-s3', '.mrap', '--x-s3' or '--table-s3'",
     );
   });
 
-  it.each(ALLOWED)('takes %j', (name) => {
-    expect(() => read(name)).not.toThrow();
+  it.each(ALLOWED)('takes %j', async (name) => {
+    expect(await refusalOf(read, name)).toBeUndefined();
   });
 });
