@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lockPersistDir, PERSIST_LOCK_FILE, type PersistLock } from '../../shared/local/stack/persist-lock.js';
+import { settlesWithin } from '../helpers/wait.js';
 
 const dirs: string[] = [];
 const locks: PersistLock[] = [];
@@ -77,5 +78,29 @@ describe('--persist folder lock', () => {
     await lock.release();
 
     expect(existsSync(join(dir, PERSIST_LOCK_FILE))).toBe(false);
+  });
+});
+
+describe('--persist folder lock, on a path where no folder can be made', () => {
+  // Node's recursive mkdir never settles there (creating a folder fails with ENOENT though its parent is there): the run hung, silent.
+  it.runIf(existsSync('/proc/self'))('refuses a folder below /proc at once with PERSIST_DIR_UNUSABLE', async () => {
+    const dir = '/proc/outbox-data/a';
+
+    const error = await settlesWithin(
+      lockPersistDir(dir).then(
+        async (lock) => {
+          await lock.release();
+          return new Error('the folder was locked');
+        },
+        (e: unknown) => e,
+      ),
+      10_000,
+      'an answer from lockPersistDir',
+    );
+
+    expect(error).toMatchObject({
+      code: 'PERSIST_DIR_UNUSABLE',
+      message: `--persist "${dir}" cannot be used as a folder (ENOENT: no such file or directory, mkdir '/proc/outbox-data'); allowed: a writable folder path`,
+    });
   });
 });

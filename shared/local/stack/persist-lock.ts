@@ -1,5 +1,5 @@
-import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { LocalStackError } from '../errors.js';
 
 /** The file in a `--persist` folder that names the process using it. */
@@ -88,19 +88,53 @@ const unusable = (dir: string, error: unknown): LocalStackError =>
   );
 
 /**
+ * Creates `dir` and its missing parents one at a time, resolving with the first one created.
+ * Node's `mkdir(…, { recursive: true })` never settles on some paths (below `/proc`, where
+ * creating a folder fails with ENOENT though its parent is there): this fails there instead.
+ */
+async function makeFolders(dir: string): Promise<string | undefined> {
+  const missing: string[] = [];
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    const exists = await stat(at).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+        return false;
+      },
+    );
+    if (exists || dirname(at) === at) break;
+    missing.unshift(at);
+  }
+  try {
+    for (const folder of missing) {
+      // Another run may have made it meanwhile; a file there fails as the lock is written.
+      await mkdir(folder).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EEXIST') throw error;
+      });
+    }
+  } catch (error) {
+    // A refused path leaves no folder of this run behind.
+    if (missing[0] !== undefined) await rm(missing[0], { recursive: true, force: true }).catch(() => {});
+    throw error;
+  }
+  return missing[0];
+}
+
+/**
  * Writes this process's lock into `dir`, creating the folder when missing: `locked` is `false`
  * when a lock is there; `createdDir` the first folder created.
  */
 async function writeLock(dir: string, path: string): Promise<{ locked: boolean; createdDir: string | undefined }> {
   let createdDir: string | undefined;
   try {
-    createdDir = await mkdir(dir, { recursive: true });
+    createdDir = await makeFolders(dir);
     await writeFile(path, `${process.pid}\n`, { flag: 'wx' });
     return { locked: true, createdDir };
   } catch (error) {
-    // EEXIST from `writeFile` is a lock; from `mkdir`, a file where the folder should be.
+    // EEXIST from `writeFile` is a lock.
     if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (error as NodeJS.ErrnoException).path === path)
       return { locked: false, createdDir };
+    if (createdDir !== undefined) await rm(createdDir, { recursive: true, force: true }).catch(() => {});
     throw unusable(dir, error);
   }
 }
