@@ -155,3 +155,25 @@ describe('startOutboxTestStack options', () => {
     expect(error).toMatchObject({ code: 'INVALID_OPTION', message });
   });
 });
+
+describe('startOutboxTestStack tableName, with the low-latency processor', () => {
+  // The processor's lease table is outbox-leases: an outbox table of that name was taken for it (CreateTable's "in use" is how a persisted lease table is found).
+  it('rejects the lease table name for the outbox table, before anything starts', async () => {
+    const withProcessor = defineConfig({ ...config, lowLatencyAggregateTypes: ['payment'] });
+
+    const error = await startOutboxTestStack({ config: withProcessor, tableName: 'outbox-leases' }).then(
+      async (stack) => {
+        await stack.stop();
+        throw new Error('the stack started');
+      },
+      (e: unknown) => e,
+    );
+
+    expect(error).toMatchObject({
+      name: 'LocalStackError',
+      code: 'INVALID_OPTION',
+      message:
+        'tableName is "outbox-leases"; allowed: a DynamoDB table name other than outbox-leases, the low-latency processor\'s lease table (the config names low-latency or handed-over aggregate types)',
+    });
+  });
+});

@@ -19,7 +19,7 @@ import { startLocalArchiver } from './local-archiver.js';
 import { checkDistinctPorts, checkOptionShapes, checkPort, checkSubscriptions, checkTableName, checkVisibilityTimeout } from './options.js';
 import { loadPeers } from './peers.js';
 import { lockPersistDir } from './persist-lock.js';
-import { createLocalLeaseTable, startLocalProcessor } from './processor.js';
+import { createLocalLeaseTable, LOCAL_LEASE_TABLE, startLocalProcessor } from './processor.js';
 import { localRelayHandler } from './relay.js';
 import { createLocalResources } from './resources.js';
 import { checkSignal, startAborted } from './start-abort.js';
@@ -33,7 +33,7 @@ export type * from './types.js';
 function checkOptions(options: LocalStackOptions): void {
   checkOptionShapes(options.config, options.subscribers, options.onError);
   checkSubscriptions(options.config, options.subscribers ?? []);
-  checkTableName(options.tableName);
+  checkTableName(options.tableName, processorAggregateTypes(options.config).length > 0 ? LOCAL_LEASE_TABLE : undefined);
   checkPort('apiPort', options.apiPort);
   checkPort('dynamoDbPort', options.dynamoDbPort);
   checkPort('emulatorPort', options.emulatorPort);

@@ -70,10 +70,20 @@ export const checkVisibilityTimeout = (value: number | undefined): void =>
     VISIBILITY_TIMEOUT_ALLOWED,
   );
 
-/** Fails with `INVALID_OPTION` unless `value` is `undefined` or a DynamoDB table name. */
-export function checkTableName(value: string | undefined): void {
+/**
+ * Fails with `INVALID_OPTION` unless `value` is `undefined` or a DynamoDB table name, other than
+ * `leaseTable` (the low-latency processor's, when it runs): the processor would take the outbox
+ * table for its lease table, which DynamoDB Local already has.
+ */
+export function checkTableName(value: string | undefined, leaseTable?: string): void {
   if (value !== undefined && (typeof value !== 'string' || !TABLE_NAME.test(value)))
     throw invalidOption('tableName', value, 'a DynamoDB table name of 3–255 letters, digits, "_", "-" or "."');
+  if (value !== undefined && value === leaseTable)
+    throw invalidOption(
+      'tableName',
+      value,
+      `a DynamoDB table name other than ${leaseTable}, the low-latency processor's lease table (the config names low-latency or handed-over aggregate types)`,
+    );
 }
 
 /**
