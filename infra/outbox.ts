@@ -21,7 +21,8 @@ import { checkDeployedConfig } from './private/config-check.js';
 import { OutboxPropsError } from './private/props-error.js';
 import { checkRelayTimeout } from './private/relay-props.js';
 import { restrictSnsKeyUse } from './private/sns-key-policy.js';
-import { checkCatalogEventTypes, checkRoutedAggregateTypes, queueAgeThreshold } from './private/subscriber-checks.js';
+import { queueAgeThreshold } from './private/subscriber-checks.js';
+import { checkSubscriberFilters } from './private/subscriber-filters.js';
 import { RelayFunction } from './relay-function.js';
 
 /** Props of {@link Outbox}. */
@@ -268,8 +269,7 @@ export class Outbox extends Construct {
         `is "${id}", already the id of ${what}; allowed: an id not yet used in ${this.node.path} (taken: ${this.node.children.map((c) => c.node.id).join(', ')})`,
       );
     }
-    checkCatalogEventTypes(`${this.node.path}/${id}`, this.config, rest.eventTypes);
-    checkRoutedAggregateTypes(`${this.node.path}/${id}`, this.config, topic, rest.aggregateTypes);
+    checkSubscriberFilters(`${this.node.path}/${id}`, this.config, topic, rest);
     // `??`, not a spread over the defaults: an option given as undefined keeps the outbox's.
     const subscriber = new OutboxSubscriber(this, id, {
       ...rest,

@@ -1,5 +1,4 @@
 import { Duration, Token } from 'aws-cdk-lib';
-import type { OutboxConfig } from '../../shared/config.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../../shared/consumer/poll-options.js';
 import { showValue } from '../../shared/show-value.js';
 import { DEFAULT_QUEUE_RETENTION, type OutboxSubscriberProps } from '../subscriber-props.js';
@@ -228,60 +227,4 @@ export function queueAgeThreshold(
     );
   }
   return given;
-}
-
-/**
- * Refuses a subscriber's `eventTypes` entry that the config's catalog does not declare while it
- * refuses undeclared types (`undeclaredEventTypes: 'reject'`, the default): no event of that type
- * can be written, so the filter is a typo and the queue would stay empty. Without `eventTypes` in
- * the config, or under `'allow'`, any type passes.
- *
- * @example
- * ```ts
- * checkCatalogEventTypes(`${outbox.node.path}/Billing`, outbox.config, ['order.plcaed']); // OutboxPropsError
- * ```
- */
-export function checkCatalogEventTypes(path: string, config: OutboxConfig, eventTypes: readonly string[] | undefined): void {
-  const catalog = config.eventTypes;
-  if (catalog === undefined || config.undeclaredEventTypes === 'allow' || !Array.isArray(eventTypes)) return;
-  eventTypes.forEach((type, i) => {
-    if (typeof type !== 'string' || Object.hasOwn(catalog, type)) return; // the subscriber's own checks refuse a non-string
-    throw new OutboxPropsError(
-      path,
-      `eventTypes[${i}]`,
-      `is ${JSON.stringify(type)}, which the config's eventTypes do not declare, so no event of it can be written and the subscriber would receive nothing; allowed: a declared type (${Object.keys(catalog).join(', ')}), or undeclaredEventTypes: 'allow' in the config`,
-    );
-  });
-}
-
-/**
- * Refuses a subscriber's `aggregateTypes` entry that the config does not route to the topic it
- * subscribes to: events of that aggregate type are published to another topic (or, unrouted, not
- * written at all), so the filter would let nothing through. A topic the config does not name is
- * left to the topic lookup, which refuses it.
- *
- * @example
- * ```ts
- * checkRoutedAggregateTypes(`${outbox.node.path}/Billing`, outbox.config, 'orders.fifo', ['payment']); // OutboxPropsError
- * ```
- */
-export function checkRoutedAggregateTypes(
-  path: string,
-  config: OutboxConfig,
-  topic: string,
-  aggregateTypes: readonly string[] | undefined,
-): void {
-  if (!Array.isArray(aggregateTypes) || !config.topics.some((t) => t.name === topic)) return;
-  const routed = Object.keys(config.routes).filter((type) => config.routes[type] === topic);
-  aggregateTypes.forEach((type, i) => {
-    if (typeof type !== 'string' || (Object.hasOwn(config.routes, type) && config.routes[type] === topic)) return;
-    const where = Object.hasOwn(config.routes, type)
-      ? `routes to ${JSON.stringify(config.routes[type])}`
-      : 'does not route (no event of it can be written)';
-    throw new OutboxPropsError(
-      path,
-      `aggregateTypes[${i}]`,
-      `is ${JSON.stringify(type)}, which the config ${where}, not to ${JSON.stringify(topic)}, so the subscriber would receive nothing; allowed: an aggregate type routed to ${JSON.stringify(topic)} (${routed.join(', ') || 'none'}), or subscribe to the topic it routes to`,
-    );
-  });
 }

@@ -54,6 +54,36 @@ describe('Outbox.addSubscriber: eventTypes against the config catalog', () => {
   });
 });
 
+describe('Outbox.addSubscriber: eventTypes against the topics their aggregate types route to', () => {
+  const routedCatalog = {
+    'order.placed': { version: 1, aggregateType: 'order' },
+    'payment.captured': [
+      { version: 1, aggregateType: 'payment' },
+      { version: 2, aggregateType: 'payment' },
+    ],
+    'note.added': [{ version: 1, aggregateType: 'payment' }, { version: 2 }],
+  };
+
+  it('refuses a type declared only on aggregate types routed to another topic, under reject or allow', () => {
+    for (const undeclaredEventTypes of ['reject', 'allow'] as const) {
+      const outbox = outboxOf({ ...baseConfig, eventTypes: routedCatalog, undeclaredEventTypes });
+      expectPropsError(
+        () => outbox.addSubscriber('Billing', { topic: 'orders.fifo', eventTypes: ['order.placed', 'payment.captured'] }),
+        'eventTypes[1]',
+        'eventTypes[1] is "payment.captured", declared on aggregate type "payment" → "payments", not on one routed to "orders.fifo"',
+        'allowed: a type published to "orders.fifo"',
+      );
+      expect(outbox.subscribers.size).toBe(0);
+    }
+  });
+
+  it('takes a type with a version on any aggregate type, or on one routed to the topic', () => {
+    const outbox = outboxOf({ ...baseConfig, eventTypes: routedCatalog });
+    outbox.addSubscriber('Billing', { topic: 'orders.fifo', eventTypes: ['order.placed', 'note.added'] });
+    expect(filtered(outbox)).toEqual(['order.placed', 'note.added']);
+  });
+});
+
 describe('Outbox.addSubscriber: aggregateTypes against the config routes', () => {
   it('refuses an aggregate type routed to another topic, or to none, naming the subscriber, the type and the routed ones', () => {
     const outbox = outboxOf(baseConfig);
