@@ -13,11 +13,11 @@ afterEach(() => {
   dir = undefined;
 });
 
-/** Puts a `java` first on the PATH that prints `version` the way `java -version` does (on stderr). */
-function fakeJava(version: string): void {
+/** Puts a `java` first on the PATH that runs `script` (by default, prints `version` the way `java -version` does, on stderr). */
+function fakeJava(version: string, script = `echo 'openjdk version "${version}"' >&2`): void {
   dir = mkdtempSync(join(tmpdir(), 'fake-java-'));
   const java = join(dir, 'java');
-  writeFileSync(java, `#!/bin/sh\necho 'openjdk version "${version}"' >&2\n`);
+  writeFileSync(java, `#!/bin/sh\n${script}\n`);
   chmodSync(java, 0o755);
   process.env.PATH = `${dir}:${originalPath}`;
 }
@@ -36,5 +36,14 @@ describe('Java version check', () => {
     fakeJava('21.0.3');
 
     expect(() => checkJava()).not.toThrow();
+  });
+
+  // It was called too old, as "Java (unknown version)": the fix it gave (install 17) was no fix for a Java 17 that does not run.
+  it('says what a java that gives no version said, and its exit code', () => {
+    fakeJava('', "echo 'Error: could not find libjava.so' >&2; exit 1");
+
+    expect(() => checkJava()).toThrow(
+      '`java -version` did not say which Java it is (exit code 1; it said: Error: could not find libjava.so): DynamoDB Local needs Java 17 or newer; check that `java` runs, or install Java 17 or newer',
+    );
   });
 });
