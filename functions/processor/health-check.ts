@@ -1,4 +1,4 @@
-import { healthPortFromEnv } from '../../shared/processor/health.js';
+import { healthPortFromEnv } from '../../shared/processor/processor-env.js';
 
 // The container's HEALTHCHECK: exit 0 when the worker's health endpoint answers 200. A port setting
 // it cannot read (empty, blank, not a port) fails the check, saying why, rather than asking another port.

@@ -1,32 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { shownEnvValue as shown } from '../config.js';
-import { EnvironmentError } from '../errors.js';
-import { PROCESSOR_ENV } from './processor-env.js';
 import { monotonicNow } from './worker-clock.js';
 import type { WorkerStatus } from './worker-types.js';
-
-/** The health endpoint's port when `OUTBOX_PROCESSOR_HEALTH_PORT` is unset. */
-export const DEFAULT_HEALTH_PORT = 8080;
-
-/**
- * The health endpoint's port, from `OUTBOX_PROCESSOR_HEALTH_PORT`: unset, the default; set, a port
- * from 1 to 65535 in digits. Empty, blank or anything else is refused with an `EnvironmentError`
- * naming the variable, the value given and what is allowed, never taken for the default: the
- * container's health check must ask where the worker listens, or say why it cannot.
- */
-export function healthPortFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const variable = PROCESSOR_ENV.healthPort;
-  const text = env[variable];
-  if (text === undefined) return DEFAULT_HEALTH_PORT;
-  const port = /^\d+$/.test(text) ? Number(text) : 0;
-  if (port >= 1 && port <= 65_535) return port;
-  const given = text.trim() === '' ? `is not set (got ${shown(text)})` : `got ${shown(text)}`;
-  throw new EnvironmentError(
-    variable,
-    `${given}; allowed: a port from 1 to 65535; leave it unset for the default (${DEFAULT_HEALTH_PORT})`,
-  );
-}
 
 /**
  * How long a start may retry and still be healthy. A start retries transient failures without end

@@ -120,6 +120,28 @@ function checkedSettings(settings: Partial<ProcessorSettings>): Partial<Processo
   }
 }
 
+/** The health endpoint's port when `OUTBOX_PROCESSOR_HEALTH_PORT` is unset. */
+export const DEFAULT_HEALTH_PORT = 8080;
+
+/**
+ * The health endpoint's port, from `OUTBOX_PROCESSOR_HEALTH_PORT`: unset, the default; set, a port
+ * from 1 to 65535 in digits. Empty, blank or anything else is refused with an `EnvironmentError`
+ * naming the variable, the value given and what is allowed, never taken for the default: the
+ * container's health check must ask where the worker listens, or say why it cannot.
+ */
+export function healthPortFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const variable = PROCESSOR_ENV.healthPort;
+  const text = env[variable];
+  if (text === undefined) return DEFAULT_HEALTH_PORT;
+  const port = /^\d+$/.test(text) ? Number(text) : 0;
+  if (port >= 1 && port <= 65_535) return port;
+  const given = text.trim() === '' ? `is not set (got ${shown(text)})` : `got ${shown(text)}`;
+  throw new EnvironmentError(
+    variable,
+    `${given}; allowed: a port from 1 to 65535; leave it unset for the default (${DEFAULT_HEALTH_PORT})`,
+  );
+}
+
 /**
  * Reads the processor's environment once, at start-up; a missing, malformed or out-of-range
  * variable fails with its name, the value given and what is allowed.
@@ -136,11 +158,7 @@ export function processorEnvironment(env: NodeJS.ProcessEnv = process.env): Proc
     const value = optionalInteger(env, variable, 'a whole number of milliseconds');
     if (value !== undefined) settings[key] = value;
   }
-  const portAllowed = 'a port from 1 to 65535';
-  const healthPort = optionalInteger(env, PROCESSOR_ENV.healthPort, portAllowed) ?? 8080;
-  if (healthPort < 1 || healthPort > 65_535) {
-    throw new EnvironmentError(PROCESSOR_ENV.healthPort, `got ${shown(env[PROCESSOR_ENV.healthPort] ?? '')}; allowed: ${portAllowed}`);
-  }
+  const healthPort = healthPortFromEnv(env);
   const relay = relayEnvironment(env);
   if (processorAggregateTypes(relay.config).length === 0) {
     throw new EnvironmentError(

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { serializeConfig } from '../../shared/config.js';
 import { EnvironmentError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
-import { DEFAULT_HEALTH_PORT, healthPortFromEnv } from '../../shared/processor/health.js';
 import { PROCESSOR_ENV, processorEnvironment } from '../../shared/processor/index.js';
+import { DEFAULT_HEALTH_PORT, healthPortFromEnv } from '../../shared/processor/processor-env.js';
 import { testConfig } from '../helpers/factories.js';
 
 const variable = PROCESSOR_ENV.healthPort;
