@@ -6,8 +6,8 @@
  */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { checkDeclaredJsonSchema } from './catalog/schema-shape.js';
 import { ConfigError } from './errors.js';
+import { checkDeclaredJsonSchema } from './json-schema/shape.js';
 import { showValue as show } from './show-value.js';
 
 /**

@@ -6,9 +6,9 @@
 
 import type { OutboxConfig } from '../config.js';
 import { dataschemaOf, type EventTypeDeclaration } from '../event-types.js';
+import { pointerSegment, toJsonSchema } from '../json-schema/convert.js';
 import { MAX_TRACESTATE_LENGTH, TRACESTATE_PATTERN } from '../tracing/trace-context.js';
 import { type CatalogDocumentOptions, catalogConfig, checkDocumentOptions } from './inputs.js';
-import { pointerSegment, toJsonSchema } from './json-schema.js';
 
 export type { CatalogDocumentOptions } from './inputs.js';
 

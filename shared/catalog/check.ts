@@ -5,11 +5,11 @@
  */
 
 import type { OutboxConfig } from '../config.js';
+import { pointerSegment } from '../json-schema/convert.js';
+import type { BreakingChange } from '../json-schema/keywords.js';
 import { type CatalogEventEntry, catalogDocument, EVENT_EXTENSION } from './asyncapi.js';
 import { CatalogError } from './errors.js';
-import { pointerSegment } from './json-schema.js';
 import { SchemaDiff } from './schema-diff.js';
-import type { BreakingChange } from './schema-keywords.js';
 
 /**
  * What {@link checkCatalog} found: `compatible` (possibly with versions added), or `breaking` with

@@ -6,6 +6,7 @@
 
 export { OutboxError } from '../errors.js';
 export { dataschemaOf, type EventTypeDeclaration, type EventTypeInput } from '../event-types.js';
+export type { BreakingChange, BreakingKind } from '../json-schema/keywords.js';
 export {
   type AsyncApiDocument,
   type CatalogDocument,
@@ -16,4 +17,3 @@ export {
 } from './asyncapi.js';
 export { type CatalogCheckResult, checkCatalog } from './check.js';
 export { CatalogError, type CatalogErrorCode, EventSchemaError } from './errors.js';
-export type { BreakingChange, BreakingKind } from './schema-keywords.js';

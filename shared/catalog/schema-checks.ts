@@ -3,7 +3,7 @@
  * and its counterpart alone, and a proof that two schemas accept no value in common.
  */
 
-import { type Found, isSchema, LOWER_BOUNDS, type Schema, same, show, UPPER_BOUNDS } from './schema-keywords.js';
+import { type Found, isSchema, LOWER_BOUNDS, type Schema, same, show, UPPER_BOUNDS } from '../json-schema/keywords.js';
 
 type At = (suffix?: string) => string;
 

@@ -6,8 +6,7 @@
  * counts as breaking.
  */
 
-import { pointerSegment } from './json-schema.js';
-import { checkBounds, checkTypes, checkValues, disjoint } from './schema-checks.js';
+import { pointerSegment } from '../json-schema/convert.js';
 import {
   ANNOTATIONS,
   atPointer,
@@ -20,7 +19,8 @@ import {
   type Schema,
   same,
   show,
-} from './schema-keywords.js';
+} from '../json-schema/keywords.js';
+import { checkBounds, checkTypes, checkValues, disjoint } from './schema-checks.js';
 
 const without = (schema: Schema, keyword: string): Schema => Object.fromEntries(Object.entries(schema).filter(([k]) => k !== keyword));
 

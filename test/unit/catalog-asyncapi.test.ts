@@ -5,9 +5,9 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { catalogDocument } from '../../shared/catalog/asyncapi.js';
-import { atPointer } from '../../shared/catalog/schema-keywords.js';
 import { defineConfig, type OutboxConfigInput } from '../../shared/config.js';
 import { messageAttributes, slotMessages } from '../../shared/envelope.js';
+import { atPointer } from '../../shared/json-schema/keywords.js';
 import type { OutboxSlot } from '../../shared/slot.js';
 import { planSlots } from '../../shared/write/input.js';
 

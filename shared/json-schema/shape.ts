@@ -9,8 +9,8 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ConfigError } from '../errors.js';
 import { showValue } from '../show-value.js';
-import { pointerSegment, toJsonSchema } from './json-schema.js';
-import { isSchema } from './schema-keywords.js';
+import { pointerSegment, toJsonSchema } from './convert.js';
+import { isSchema } from './keywords.js';
 
 /** A keyword holding what it may not: where (a JSON pointer into the data's schema), what it held, what it may hold. */
 interface ShapeProblem {
