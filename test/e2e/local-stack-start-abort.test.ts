@@ -37,6 +37,7 @@ const javaOn = (port: number): string[] => {
 
 const STEPS = [
   'loading the optional peer dependencies',
+  'checking Java',
   "binding the example API's port",
   'checking the ports',
   'taking the --persist folder',

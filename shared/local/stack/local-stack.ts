@@ -13,7 +13,7 @@ import { StreamRunner } from '../event-source/stream-runner.js';
 import { type ApiServer, bindApiServer } from './api-server.js';
 import { startLocalConsumers } from './consumers.js';
 import { watchDeadLetterDepths } from './dead-letter-depths.js';
-import { checkDynamoDbPort, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
+import { checkDynamoDbPort, checkJava, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
 import { checkEmulatorPort, startEmulator } from './emulator.js';
 import { startLocalArchiver } from './local-archiver.js';
 import { checkDistinctPorts, checkOptionShapes, checkPort, checkSubscriptions, checkTableName, checkVisibilityTimeout } from './options.js';
@@ -78,8 +78,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     options.onStep?.(step);
   };
   next('loading the optional peer dependencies');
-  // Before anything starts: a missing optional peer leaves nothing behind.
+  // Before anything starts: a missing optional peer, or Java, leaves nothing behind.
   await loadPeers(options.peers);
+  next('checking Java');
+  checkJava();
   const stops: (() => Promise<void>)[] = [];
   let stopped = false;
   let stopping: Promise<void> | undefined;
