@@ -7,7 +7,6 @@
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { ConfigError } from './errors.js';
-import { checkDeclaredJsonSchema } from './json-schema/shape.js';
 import { showValue as show } from './show-value.js';
 
 /**
@@ -102,7 +101,6 @@ function validateDeclaration(raw: unknown, field: string, routes: Readonly<Recor
         `got ${typeof schema === 'object' && schema !== null ? `an instance of ${schema.constructor?.name || 'Object'}` : show(schema)}, which is not a Standard Schema (no ~standard.validate); allowed: a zod, valibot, ArkType … schema, or leave it out`,
       );
     }
-    checkDeclaredJsonSchema(schema as StandardSchemaV1, `${field}.schema`, version);
   }
   if (aggregateType !== undefined && (typeof aggregateType !== 'string' || !Object.hasOwn(routes, aggregateType))) {
     throw new ConfigError(

@@ -7,7 +7,9 @@
 import type { OutboxConfig } from '../config.js';
 import { dataschemaOf, type EventTypeDeclaration } from '../event-types.js';
 import { pointerSegment, toJsonSchema } from '../json-schema/convert.js';
+import { jsonSchemaProblem } from '../json-schema/shape.js';
 import { MAX_TRACESTATE_LENGTH, TRACESTATE_PATTERN } from '../tracing/trace-context.js';
+import { CatalogError } from './errors.js';
 import { type CatalogDocumentOptions, catalogConfig, checkDocumentOptions } from './inputs.js';
 
 export type { CatalogDocumentOptions } from './inputs.js';
@@ -169,13 +171,31 @@ function channelOf(config: OutboxConfig, topic: { readonly name: string; readonl
 }
 
 /**
+ * Refuses a declared schema whose JSON Schema is malformed (`{ type: 'foo' }`, say): the document
+ * would publish it, and its readers (code generators, `catalog check`) fail on it. Checked here,
+ * where the JSON Schema is used, not by `defineConfig`: converting every schema at each cold start
+ * of a function that only validates with it would cost that function's start-up.
+ */
+function checkConverted(json: Record<string, unknown>, type: string, declaration: EventTypeDeclaration): void {
+  const problem = jsonSchemaProblem(json);
+  if (problem === undefined) return;
+  const vendor = String(declaration.schema?.['~standard'].vendor);
+  throw new CatalogError(
+    'INVALID_EVENT_SCHEMA',
+    `eventTypes[${JSON.stringify(type)}]`,
+    `version ${declaration.version}: its ${vendor} schema's JSON Schema (~standard.jsonSchema) is malformed: ${problem}`,
+  );
+}
+
+/**
  * The AsyncAPI 3.0 document of `config`: a channel per topic (address = topic name; FIFO
  * ordering, message group and deduplication id noted), a `send` operation per channel, a message
  * per declared (event type, version) with the CloudEvents envelope as payload and the declared
  * schema's JSON Schema as its `data` (in `components.schemas`). A schema without Standard JSON
  * Schema support leaves `data` unconstrained and adds a warning. Throws a `CatalogError`
  * (`INVALID_CATALOG_OPTIONS`) on a config `defineConfig` would refuse, or on options that are
- * not `title` and `version` as non-blank strings.
+ * not `title` and `version` as non-blank strings, and (`INVALID_EVENT_SCHEMA`) on a declared
+ * schema whose JSON Schema is malformed.
  *
  * @example
  * ```ts
@@ -205,6 +225,7 @@ export function catalogDocument(given: OutboxConfig, options: CatalogDocumentOpt
       const dataschema = dataschemaOf(config.source, type, declaration.version);
       const pointer = `/components/schemas/${pointerSegment(id)}`;
       const converted = toJsonSchema(declaration.schema, pointer);
+      if (converted.status === 'converted') checkConverted(converted.schema, type, declaration);
       if (converted.status === 'converted') schemas[id] = converted.schema;
       else warnings.push(`${type} version ${declaration.version}: ${converted.reason}; its message has no schema for data.`);
       const aggregateTypes = declaration.aggregateType === undefined ? Object.keys(config.routes) : [declaration.aggregateType];

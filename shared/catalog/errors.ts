@@ -88,7 +88,9 @@ export type CatalogErrorCode =
   /** The command line or the options of a catalog function are invalid. */
   | 'INVALID_CATALOG_OPTIONS'
   /** The published catalog to check against is not an AsyncAPI document `dynamodb-outbox catalog` wrote. */
-  | 'INVALID_PUBLISHED_CATALOG';
+  | 'INVALID_PUBLISHED_CATALOG'
+  /** A declared schema's JSON Schema, as its converter answers it, is malformed: the document cannot carry it. */
+  | 'INVALID_EVENT_SCHEMA';
 
 /**
  * How a refusal names its field: the command as a command, what else of the command line is at
@@ -97,6 +99,7 @@ export type CatalogErrorCode =
  */
 function fieldPhrase(code: CatalogErrorCode, field: string): string {
   if (code === 'INVALID_PUBLISHED_CATALOG') return `Invalid published catalog at ${field}`;
+  if (code === 'INVALID_EVENT_SCHEMA') return `Invalid event schema at ${field}`;
   return refusalHeading('catalog', field, { command: () => 'Invalid catalog command' });
 }
 

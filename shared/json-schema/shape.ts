@@ -6,10 +6,8 @@
  * `{ required: 'x' }`, which the document would publish and its readers fail on.
  */
 
-import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { ConfigError } from '../errors.js';
 import { showValue } from '../show-value.js';
-import { pointerSegment, toJsonSchema } from './convert.js';
+import { pointerSegment } from './convert.js';
 import { isSchema } from './keywords.js';
 
 /** A keyword holding what it may not: where (a JSON pointer into the data's schema), what it held, what it may hold. */
@@ -119,25 +117,16 @@ const RULES: ReadonlyMap<string, Rule> = new Map([
 ]);
 
 /**
- * Refuses, with a {@link ConfigError} on `field`, a declared schema whose Standard JSON Schema
- * converter answers a JSON Schema with a keyword of the wrong kind, naming the version, the
- * keyword (a JSON pointer into the data's schema), what it held and what it may hold. A schema
- * without a converter, or whose converter throws or answers no object, passes: the AsyncAPI
- * document then leaves its data unconstrained, with a warning.
+ * What is wrong with `json`, a declared schema's JSON Schema as its converter answered it: the
+ * first keyword, in it or a subschema, holding what draft-07 does not give that keyword, as
+ * `<JSON pointer> is <what it held>; allowed: <what it may hold>`; `undefined` when none is.
  *
  * @example
  * ```ts
- * checkDeclaredJsonSchema(schema, 'eventTypes["order.placed"].schema', 1);
+ * jsonSchemaProblem({ type: 'object', required: 'x' }); // '/required is "x"; allowed: a list of property names, each once'
  * ```
  */
-export function checkDeclaredJsonSchema(schema: StandardSchemaV1, field: string, version: number): void {
-  const converted = toJsonSchema(schema, '');
-  if (converted.status !== 'converted') return;
-  const found = schemaProblem(converted.schema, '', new WeakSet());
-  if (found === undefined) return;
-  const vendor = String(schema['~standard'].vendor);
-  throw new ConfigError(
-    field,
-    `version ${version}: its ${vendor} schema's JSON Schema (~standard.jsonSchema) is malformed: ${found.pointer} is ${shown(found.given)}; allowed: ${found.allowed}`,
-  );
+export function jsonSchemaProblem(json: Record<string, unknown>): string | undefined {
+  const found = schemaProblem(json, '', new WeakSet());
+  return found === undefined ? undefined : `${found.pointer} is ${shown(found.given)}; allowed: ${found.allowed}`;
 }

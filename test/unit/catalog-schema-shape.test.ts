@@ -3,8 +3,8 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { catalogDocument } from '../../shared/catalog/asyncapi.js';
+import { CatalogError } from '../../shared/catalog/errors.js';
 import { defineConfig } from '../../shared/config.js';
-import { ConfigError } from '../../shared/errors.js';
 import type { EventTypeInput } from '../../shared/event-types.js';
 
 /** A schema whose Standard JSON Schema converter answers `json`. */
@@ -26,17 +26,18 @@ const configOf = (declared: EventTypeInput) =>
     eventTypes: { 'order.placed': declared },
   });
 
-const refusal = (declared: EventTypeInput): ConfigError => {
+const refusal = (declared: EventTypeInput): CatalogError => {
+  const config = configOf(declared);
   try {
-    configOf(declared);
+    catalogDocument(config);
   } catch (error) {
-    if (error instanceof ConfigError) return error;
+    if (error instanceof CatalogError) return error;
     throw error;
   }
-  throw new Error('defineConfig accepted the schema');
+  throw new Error('catalogDocument accepted the schema');
 };
 
-describe('defineConfig: a declared schema whose JSON Schema is malformed', () => {
+describe('catalogDocument: a declared schema whose JSON Schema is malformed', () => {
   it.each([
     [
       { type: 'foo' },
@@ -59,19 +60,36 @@ describe('defineConfig: a declared schema whose JSON Schema is malformed', () =>
     [{ definitions: { 'a/b': { required: [1] } } }, '/definitions/a~1b/required is [1]', 'a list of property names'],
   ])('refuses %j, naming the event type, the version, the keyword, what it held and what is allowed', (json, held, allowed) => {
     const error = refusal({ version: 3, schema: answering(json) });
-    expect(error.field).toBe('eventTypes["order.placed"].schema');
+    expect(error.code).toBe('INVALID_EVENT_SCHEMA');
+    expect(error.field).toBe('eventTypes["order.placed"]');
+    expect(error.message).toMatch(/^Invalid event schema at eventTypes\["order.placed"\]: /);
     expect(error.message).toContain(`version 3: its handmade schema's JSON Schema (~standard.jsonSchema) is malformed: ${held}; `);
     expect(error.message).toContain(allowed);
   });
 
+  it('is left to the catalog: defineConfig does not convert schemas (a function that only validates with them starts without it)', () => {
+    let conversions = 0;
+    const counted = answering({ type: 'foo' });
+    const convert = counted['~standard'] as unknown as { jsonSchema: { input: () => unknown } };
+    const input = convert.jsonSchema.input;
+    convert.jsonSchema.input = () => {
+      conversions++;
+      return input();
+    };
+    const config = configOf({ version: 1, schema: counted });
+    expect(conversions).toBe(0);
+    expect(() => catalogDocument(config)).toThrow(CatalogError);
+    expect(conversions).toBe(1);
+  });
+
   it('names the declaration in a list of versions', () => {
     const error = refusal([{ version: 1 }, { version: 2, schema: answering({ required: 'x' }) }]);
-    expect(error.field).toBe('eventTypes["order.placed"][1].schema');
+    expect(error.field).toBe('eventTypes["order.placed"]');
     expect(error.message).toContain('version 2: ');
   });
 });
 
-describe('defineConfig: declared schemas whose JSON Schema is well-formed, or that have none', () => {
+describe('catalogDocument: declared schemas whose JSON Schema is well-formed, or that have none', () => {
   it('takes what zod converts, across the keywords the catalog reads', () => {
     type Node = { name: string; children: Node[] };
     const node: z.ZodType<Node> = z.lazy(() => z.object({ name: z.string(), children: z.array(node) })) as z.ZodType<Node>;
@@ -93,7 +111,7 @@ describe('defineConfig: declared schemas whose JSON Schema is well-formed, or th
       both: z.intersection(z.object({ a: z.string() }), z.object({ b: z.string() })),
       tree: node,
     });
-    expect(() => configOf({ version: 1, schema })).not.toThrow();
+    expect(catalogDocument(configOf({ version: 1, schema })).warnings).toEqual([]);
   });
 
   it('takes boolean subschemas, a list of types, and keywords it does not check', () => {
@@ -104,7 +122,7 @@ describe('defineConfig: declared schemas whose JSON Schema is well-formed, or th
       'x-owner': 'billing',
       dependencies: 'x',
     };
-    expect(() => configOf({ version: 1, schema: answering(json) })).not.toThrow();
+    expect(catalogDocument(configOf({ version: 1, schema: answering(json) })).warnings).toEqual([]);
   });
 
   it('takes a schema whose converter has no JSON Schema, throws or answers no object: the document warns instead', () => {
