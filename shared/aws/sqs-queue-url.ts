@@ -59,7 +59,7 @@ function parse(url: unknown): { name: string } | { fault: string } {
  * ```ts
  * sqsQueueUrlFault('https://sqs.eu-west-1.amazonaws.com/123456789012/orders-view'); // undefined
  * sqsQueueUrlFault('http://localhost:4566/000000000000/orders-view'); // undefined
- * sqsQueueUrlFault('http://localhost:4566'); // 'names no queue: /<account>/<queue> is missing after the host'
+ * sqsQueueUrlFault('http://localhost:4566'); // 'names no queue: /<account>/<queue name> is missing after the host'
  * ```
  */
 export function sqsQueueUrlFault(url: unknown): string | undefined {
