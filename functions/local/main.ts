@@ -1,8 +1,7 @@
 import { resolve } from 'node:path';
 import { ordersScenario } from '../../examples/orders/api/load-scenario.js';
-import { localApp } from '../../examples/orders/local-app.js';
-import { config } from '../../examples/orders/outbox.config.js';
 import { errorMessage } from '../../shared/error-message.js';
+import type { OutboxConfig } from '../../shared/config.js';
 import { OutboxError } from '../../shared/errors.js';
 import { renderBanner } from '../../shared/local/stack/banner.js';
 import { LOCAL_USAGE, type LocalCommand, parseLocalArgs } from '../../shared/local/stack/cli-args.js';
@@ -42,6 +41,24 @@ if (command.kind === 'help') {
   process.stdout.write(`${LOCAL_USAGE}\n`);
   process.exit(0);
 }
+
+/*
+ * The config, and the example app that imports it, are loaded now rather than imported: a config
+ * edited into one defineConfig refuses ends in its one line, as a wrong flag does, not in a stack trace.
+ */
+const CONFIG_FILE = 'examples/orders/outbox.config.ts';
+let example: { config: OutboxConfig; localApp: typeof import('../../examples/orders/local-app.js').localApp };
+try {
+  const [{ config: loaded }, { localApp: app }] = await Promise.all([
+    import('../../examples/orders/outbox.config.js'),
+    import('../../examples/orders/local-app.js'),
+  ]);
+  example = { config: loaded, localApp: app };
+} catch (error) {
+  const invalid = error instanceof OutboxError && error.code === 'INVALID_CONFIG';
+  example = fail(`${CONFIG_FILE} ${invalid ? 'is not a valid config' : 'could not be loaded'}: ${errorMessage(error)}`, invalid ? 2 : 1);
+}
+const { config, localApp } = example;
 
 // Created, when missing, only once the ports are known to be free: a refused start leaves nothing.
 const persistDir = command.persistDir === undefined ? undefined : resolve(command.persistDir);
