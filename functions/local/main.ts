@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { ordersScenario } from '../../examples/orders/api/load-scenario.js';
-import { errorMessage } from '../../shared/error-message.js';
 import type { OutboxConfig } from '../../shared/config.js';
+import { errorMessage } from '../../shared/error-message.js';
 import { OutboxError } from '../../shared/errors.js';
 import { renderBanner } from '../../shared/local/stack/banner.js';
 import { LOCAL_USAGE, type LocalCommand, parseLocalArgs } from '../../shared/local/stack/cli-args.js';
