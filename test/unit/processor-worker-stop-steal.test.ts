@@ -103,3 +103,44 @@ describe('a stopping worker whose hand-over marks were refused', () => {
     await waitFor(() => records.every((sequence) => publisher.published.has(sequence)), { what: 'B to publish every record A did not' });
   });
 });
+
+describe('a lease taken by another worker while its page is in flight', () => {
+  it("does not move the new owner's checkpoint back when the page's publishing ends", async () => {
+    const stream = new SimulatedStream();
+    for (let seq = 1; seq <= 3; seq++) stream.commit({ type: 'order', id: 'a' }, seq, 1);
+    const shard = stream.shards[0]!.id;
+    const [first, second, third] = stream.shards[0]!.records.map(sequenceOf) as [string, string, string];
+    const leases = new MemoryLeaseStore();
+    /** B takes the lease while A publishes its first page, and checkpoints past it before A's publish returns. */
+    class OvertakenPublisher extends CountingPublisher {
+      override async relay(records: readonly _Record[]): Promise<RelayResult> {
+        const row = leases.rows.get(shard)!;
+        if (row.leaseOwner === 'A') await leases.checkpoint((await leases.take(row, 'B'))!, 'B', third);
+        return super.relay(records);
+      }
+    }
+    const publisher = new OvertakenPublisher();
+    const lost: string[] = [];
+    const exits: string[] = [];
+    // Renewals and scans far apart: A learns of B's take from its own checkpoint write, not before it.
+    const a = worker({
+      source: new StreamSource(stream, stream.streamArn),
+      leases,
+      publisher,
+      workerId: 'A',
+      settings: { failoverMs: 30_000, renewIntervalMs: 5_000, leaseScanIntervalMs: 5_000, readLimit: 1 },
+      observer: { leaseLost: (_shard, reason) => lost.push(reason), consumerExited: (_shard, exit) => exits.push(exit) },
+    });
+    await a.start();
+
+    await waitFor(() => exits.length === 1, { what: "A's consumer to exit" });
+    expect(exits).toEqual(['lease-lost']);
+    expect(lost).toEqual([expect.stringMatching(/checkpoint failed because the lease changed/)]);
+    // B's checkpoint stands: A's write, conditional on the counter and owner it held, was refused.
+    expect(leases.rows.get(shard)).toMatchObject({ leaseOwner: 'B', checkpoint: third });
+    // A published its page in flight, and at most the page read while that page's checkpoint was
+    // under way: duplicates of B's at most, and none once the checkpoint found the lease taken.
+    expect([...publisher.published.keys()]).toEqual([first, second].slice(0, publisher.published.size));
+    expect(publisher.published.has(third)).toBe(false);
+  });
+});
