@@ -1,6 +1,6 @@
 import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
-import { SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
+import { SQS_QUEUE_URL_ALLOWED } from '../aws/sqs-queue-url.js';
 import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
 import { isHttpUrl, parseStrictArgs, positiveWholeNumber } from '../cli-tokens.js';
 import { CONFIG_FILE_FORMS } from '../config-file.js';
@@ -10,6 +10,7 @@ import { DEAD_LETTER_QUEUE_URL_ALLOWED, deadLetterQueueUrlFault } from '../relay
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
+import { checkQueueUrl } from './option-checks.js';
 import { RATE_FLOOR_REASON } from './rate-limit.js';
 
 export { REDRIVE_USAGE } from './redrive-usage.js';
@@ -87,14 +88,11 @@ export function httpUrl(value: string, flag: string, allowed: string): string {
 }
 
 /**
- * An SQS queue URL by the one rule ({@link sqsQueueUrlFault}), else a refusal naming `flag`, what
- * was given and what was wrong: anything else fails only after the run began.
+ * An SQS queue URL by the one rule, as the library functions check theirs ({@link checkQueueUrl}),
+ * else a refusal naming `flag`, what was given and what was wrong: anything else fails only after the run began.
  */
 export function queueUrlArg(value: string, flag: string): string {
-  const fault = sqsQueueUrlFault(value);
-  if (fault !== undefined) {
-    throw new RedriveOptionsError(flag, `got ${JSON.stringify(value)}, which ${fault}; allowed: ${SQS_QUEUE_URL_ALLOWED}`);
-  }
+  checkQueueUrl(value, flag);
   return value;
 }
 

@@ -1,10 +1,11 @@
 import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import { errorName } from '../aws/error-name.js';
+import { isFifoQueueUrl } from '../aws/sqs-queue-url.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { type DeadLetterEvent, type DeadLetterInfo, describeDeadLetter } from './dead-letter-info.js';
 import { HeldMessages } from './held-messages.js';
-import { checkCommonOptions, visibilityTimeoutOf } from './option-checks.js';
-import { IN_FLIGHT_LIMIT, isFifoQueueUrl, queueCounts } from './queue-counts.js';
+import { checkCommonOptions, checkQueueUrl, visibilityTimeoutOf } from './option-checks.js';
+import { IN_FLIGHT_LIMIT, queueCounts } from './queue-counts.js';
 
 export interface DlqSummarizeOptions {
   readonly sqs: SQSClient;
@@ -149,6 +150,7 @@ const isOverLimit = (error: unknown): boolean => errorName(error) === 'OverLimit
  * ```
  */
 export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSummary> {
+  checkQueueUrl(options.queueUrl, 'queueUrl');
   checkDeadLetterFilter(options.filter);
   const { sqs, queueUrl, filter, signal } = options;
   checkCommonOptions(options);

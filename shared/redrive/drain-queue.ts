@@ -1,9 +1,10 @@
 import { DeleteMessageBatchCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { isFifoQueueUrl } from '../aws/sqs-queue-url.js';
 import { RedriveStoppedError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
 import { InFlightRoom, partialReadNotes } from './in-flight-room.js';
-import { checkCommonOptions, visibilityTimeoutOf } from './option-checks.js';
-import { approximateCount, fifoNotes, isFifoQueueUrl, queueCounts } from './queue-counts.js';
+import { checkCommonOptions, checkQueueUrl, visibilityTimeoutOf } from './option-checks.js';
+import { approximateCount, fifoNotes, queueCounts } from './queue-counts.js';
 import { rateLimiter } from './rate-limit.js';
 import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
 
@@ -84,6 +85,7 @@ export interface DrainOptions<T> extends RedriveCommonOptions {
  */
 export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSummary> {
   checkCommonOptions(options);
+  checkQueueUrl(options.queueUrl, 'queueUrl');
   const visibility = visibilityTimeoutOf(options.visibilityTimeoutSeconds);
   const { sqs, queueUrl, signal } = options;
   const dryRun = options.dryRun === true;

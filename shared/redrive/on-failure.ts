@@ -14,7 +14,7 @@ import { OnFailureDeadLetters, type RelayDeadLetterQueue } from './on-failure-de
 import type { ResolveOptions } from './on-failure-events.js';
 import { redriveFromS3 } from './on-failure-s3.js';
 import { redriveFromQueue } from './on-failure-sqs.js';
-import { checkCommonOptions, checkTopicArns } from './option-checks.js';
+import { checkCommonOptions, checkQueueUrl, checkTopicArns } from './option-checks.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 
 /** Where the event source mapping's on-failure destination put its records. */
@@ -126,6 +126,7 @@ export async function redriveOnFailure(options: OnFailureRedriveOptions): Promis
         `got ${showValue(bucket)}, which ${problem}; allowed: an S3 bucket name: ${S3_BUCKET_NAME_RULE}`,
       );
   }
+  if (source?.queueUrl !== undefined) checkQueueUrl(source.queueUrl, 'source.queueUrl');
   if (deadLetterQueue !== undefined) {
     // The relay's own check of its DLQ's URL: a FIFO queue refuses every dead letter.
     const fault = deadLetterQueueUrlFault(deadLetterQueue.queueUrl);

@@ -1,4 +1,5 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
+import { SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../consumer/poll-options.js';
 import { showValue } from '../show-value.js';
 import { RedriveOptionsError } from './errors.js';
@@ -15,6 +16,19 @@ export function checkCommonOptions(options: Pick<RedriveCommonOptions, 'maxMessa
       'maxMessages',
       `got ${showValue(options.maxMessages)}; allowed: a positive whole number, at most ${Number.MAX_SAFE_INTEGER}`,
     );
+  }
+}
+
+/**
+ * Checks a queue URL a redrive (or `summarizeDlq`) is given, on `field` (`queueUrl`,
+ * `targetQueueUrl`, `source.queueUrl`), by the one rule ({@link sqsQueueUrlFault}) the command
+ * line's `--queue-url` is checked by: a URL SQS cannot take would otherwise fail only at the first
+ * call, as the SDK's error.
+ */
+export function checkQueueUrl(url: unknown, field: string): void {
+  const fault = sqsQueueUrlFault(url);
+  if (fault !== undefined) {
+    throw new RedriveOptionsError(field, `got ${showValue(url)}, which ${fault}; allowed: ${SQS_QUEUE_URL_ALLOWED}`);
   }
 }
 

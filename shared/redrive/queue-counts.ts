@@ -48,9 +48,6 @@ export async function approximateCount(sqs: SQSClient, queueUrl: string): Promis
   return counts.visible + counts.inFlight + counts.delayed;
 }
 
-/** A queue is FIFO when its URL (its name) ends in `.fifo`. */
-export const isFifoQueueUrl = (url: string): boolean => url.endsWith('.fifo');
-
 /**
  * What a reader of a FIFO queue's summary must know: SQS hands out no message of a group while an
  * earlier one of it is in flight, and the run keeps what it does not move in flight to the end. So

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type Message, type MessageAttributeValue, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { isFifoQueueUrl } from '../aws/sqs-queue-url.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { describeDeadLetter } from './dead-letter-info.js';
 import { type DrainPlan, drainQueue } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
-import { isFifoQueueUrl } from './queue-counts.js';
+import { checkQueueUrl } from './option-checks.js';
 import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
 
 export interface QueueDlqRedriveOptions extends RedriveCommonOptions {
@@ -106,6 +107,8 @@ export function sendBatches<T extends { readonly item: Planned }>(items: readonl
  * ```
  */
 export async function redriveQueueDlq(options: QueueDlqRedriveOptions): Promise<RedriveSummary> {
+  checkQueueUrl(options.queueUrl, 'queueUrl');
+  checkQueueUrl(options.targetQueueUrl, 'targetQueueUrl');
   if (options.targetQueueUrl === options.queueUrl) {
     throw new RedriveOptionsError('targetQueueUrl', `is the DLQ itself (${options.queueUrl}); allowed: the source queue the DLQ serves`);
   }

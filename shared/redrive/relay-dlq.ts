@@ -9,7 +9,7 @@ import { type AggregatePosition, inAggregateOrder } from './aggregate-order.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { describeDeadLetter } from './dead-letter-info.js';
 import { type DrainPlan, drainQueue } from './drain-queue.js';
-import { checkTopicArns } from './option-checks.js';
+import { checkQueueUrl, checkTopicArns } from './option-checks.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 
@@ -137,6 +137,7 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>, c
  * ```
  */
 export async function redriveRelayDlq(options: RelayDlqRedriveOptions): Promise<RedriveSummary> {
+  checkQueueUrl(options.queueUrl, 'queueUrl');
   checkTopicArns(options.topicArns);
   checkDeadLetterFilter(options.filter);
   const { filter } = options;

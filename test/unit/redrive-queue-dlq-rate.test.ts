@@ -42,7 +42,12 @@ describe('redriveQueueDlq --rate', () => {
     };
     const { sqs, sentAt } = queue([[batch], [single]]);
 
-    const summary = await redriveQueueDlq({ sqs, queueUrl: 'https://sqs/q-dlq', targetQueueUrl: 'https://sqs/q', ratePerSecond: 10 });
+    const summary = await redriveQueueDlq({
+      sqs,
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q-dlq',
+      targetQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q',
+      ratePerSecond: 10,
+    });
 
     expect(summary).toMatchObject({ moved: 2, republished: 11 });
     expect(sentAt).toHaveLength(2);

@@ -48,8 +48,8 @@ describe('RateLimiter', () => {
     } as unknown as typeof sqs;
     const error = await redriveQueueDlq({
       sqs: watched,
-      queueUrl: 'https://sqs/q-dlq',
-      targetQueueUrl: 'https://sqs/q',
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q-dlq',
+      targetQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q',
       ratePerSecond: 0,
     }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(RedriveOptionsError);
@@ -289,7 +289,11 @@ describe('redriveQueueDlq sends', () => {
       throw new Error('ServiceUnavailable');
     });
 
-    const summary = await redriveQueueDlq({ sqs, queueUrl: 'https://sqs/q-dlq.fifo', targetQueueUrl: 'https://sqs/q.fifo' });
+    const summary = await redriveQueueDlq({
+      sqs,
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q-dlq.fifo',
+      targetQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q.fifo',
+    });
 
     expect(sent.map((entries) => entries.map((e) => e.MessageBody?.slice(0, 5)))).toEqual([['xxxxx']]);
     expect(summary).toMatchObject({ processed: 3, moved: 0 });
@@ -306,7 +310,11 @@ describe('redriveQueueDlq sends', () => {
       Failed: [],
     }));
 
-    const summary = await redriveQueueDlq({ sqs, queueUrl: 'https://sqs/q-dlq', targetQueueUrl: 'https://sqs/q' });
+    const summary = await redriveQueueDlq({
+      sqs,
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q-dlq',
+      targetQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q',
+    });
 
     expect(summary).toMatchObject({ processed: 1, moved: 0, failed: [{ id: 'm1', reason: 'SQS returned no result for the message' }] });
   });
@@ -331,7 +339,11 @@ describe('redriveQueueDlq into a FIFO queue', () => {
       }),
     );
 
-    const summary = await redriveQueueDlq({ sqs, queueUrl: 'https://sqs/q-dlq.fifo', targetQueueUrl: 'https://sqs/q.fifo' });
+    const summary = await redriveQueueDlq({
+      sqs,
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q-dlq.fifo',
+      targetQueueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q.fifo',
+    });
 
     expect(sent.map((entries) => entries.map((e) => e.MessageBody))).toEqual([['g1', 'h1']]);
     expect(summary).toMatchObject({ processed: 4, moved: 1 });

@@ -37,7 +37,7 @@ describe("redrive's visibility timeouts are bounded by SQS's 12 hours", () => {
     const queue = emptyQueue();
     const run = summarizeDlq({
       sqs: queue.sqs,
-      queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/dlq',
+      queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dlq',
       visibilityTimeoutSeconds: seconds as number,
     });
     await expect(run).rejects.toThrow(RedriveOptionsError);
@@ -49,7 +49,7 @@ describe("redrive's visibility timeouts are bounded by SQS's 12 hours", () => {
     const queue = emptyQueue();
     const summary = await summarizeDlq({
       sqs: queue.sqs,
-      queueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/dlq',
+      queueUrl: 'https://sqs.eu-west-1.amazonaws.com/123456789012/dlq',
       visibilityTimeoutSeconds: 43_200,
       waitTimeSeconds: 0,
     });

@@ -75,7 +75,7 @@ describe('drainQueue keeps what it holds hidden', () => {
   const run = (queue: ReturnType<typeof visibilityQueue>) =>
     drainQueue<string>({
       sqs: queue.sqs,
-      queueUrl: 'https://sqs/q-dlq',
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q-dlq',
       target: 'elsewhere',
       ratePerSecond: 5,
       // Each message republishes 1,000 events (an on-failure record can hold that many): at 5 per second, 200 s.
@@ -115,7 +115,7 @@ describe('drainQueue keeps what it holds hidden', () => {
 
     const stopped = await drainQueue<string>({
       sqs: queue.sqs,
-      queueUrl: 'https://sqs/q-dlq',
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q-dlq',
       target: 'elsewhere',
       plan: (m) => (m.Body === 'kept' ? { status: 'skip', reason: 'kept back' } : { status: 'republish', item: m.Body ?? '', units: 2 }),
       republish: async (items) => ({ succeeded: items.map((i) => i.messageId), failed: [] }),
@@ -178,7 +178,7 @@ describe('drainQueue memory', () => {
 
     const summary = await drainQueue<string>({
       sqs,
-      queueUrl: 'https://sqs/q-dlq',
+      queueUrl: 'https://sqs.us-east-1.amazonaws.com/123456789012/q-dlq',
       target: 'elsewhere',
       dryRun: true,
       plan: () => ({ status: 'republish', item: 'small', units: 1 }),
