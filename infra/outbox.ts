@@ -9,6 +9,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { OutboxConfig } from '../shared/config.js';
+import { subscriberFilterProblem } from '../shared/subscriber-filter.js';
 import { type ArchiveAlarmsOptions, addArchiveAlarms } from './archive-alarms.js';
 import { LowLatencyProcessor, type LowLatencyProcessorProps } from './low-latency-processor.js';
 import { checkProcessorLagThreshold } from './outbox-alarm-specs.js';
@@ -22,7 +23,6 @@ import { OutboxPropsError } from './private/props-error.js';
 import { checkRelayTimeout } from './private/relay-props.js';
 import { restrictSnsKeyUse } from './private/sns-key-policy.js';
 import { queueAgeThreshold } from './private/subscriber-checks.js';
-import { checkSubscriberFilters } from './private/subscriber-filters.js';
 import { RelayFunction } from './relay-function.js';
 
 /** Props of {@link Outbox}. */
@@ -269,7 +269,8 @@ export class Outbox extends Construct {
         `is "${id}", already the id of ${what}; allowed: an id not yet used in ${this.node.path} (taken: ${this.node.children.map((c) => c.node.id).join(', ')})`,
       );
     }
-    checkSubscriberFilters(`${this.node.path}/${id}`, this.config, topic, rest);
+    const filterProblem = subscriberFilterProblem(this.config, topic, rest);
+    if (filterProblem !== undefined) throw new OutboxPropsError(`${this.node.path}/${id}`, filterProblem.entry, filterProblem.message);
     // `??`, not a spread over the defaults: an option given as undefined keeps the outbox's.
     const subscriber = new OutboxSubscriber(this, id, {
       ...rest,

@@ -107,6 +107,23 @@ describe('Outbox.addSubscriber: aggregateTypes against the config routes', () =>
     expect(filtered(outbox, 'aggregatetype')).toEqual(['payment']);
   });
 
+  it('refuses before anything is added: the template has no queue and no subscription of the refused subscriber', () => {
+    const outbox = outboxOf({ ...baseConfig, eventTypes: { 'order.placed': { version: 1, aggregateType: 'order' } } });
+    expectPropsError(() => outbox.addSubscriber('Billing', { topic: 'payments', eventTypes: ['order.placed'] }), 'eventTypes[0]');
+    expectPropsError(() => outbox.addSubscriber('Billing', { topic: 'payments', aggregateTypes: ['order'] }), 'aggregateTypes[0]');
+    const template = Template.fromStack(Stack.of(outbox));
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    expect(Object.keys(template.toJSON().Resources).filter((id) => id.includes('Billing'))).toEqual([]);
+  });
+
+  it("leaves a list of no strings to the subscriber's own check, which names it", () => {
+    expectPropsError(
+      () => outboxOf(baseConfig).addSubscriber('Billing', { topic: 'orders.fifo', aggregateTypes: [7 as never] }),
+      'aggregateTypes',
+      'is [7]; allowed: a non-empty list of non-empty strings',
+    );
+  });
+
   it('leaves a topic the config does not name to the topic lookup', () => {
     expectPropsError(() => outboxOf(baseConfig).addSubscriber('Billing', { topic: 'invoices', aggregateTypes: ['order'] }), 'topic');
   });

@@ -38,7 +38,8 @@ describe('startOutboxTestStack options', () => {
 
     expect(error).toMatchObject({
       code: 'INVALID_SUBSCRIPTION',
-      message: 'subscribers[0].aggregateTypes[0] is "payment"; allowed: aggregate types the config routes to orders.fifo (order)',
+      message:
+        'subscribers[0].aggregateTypes[0] (subscriber "billing") is "payment", which the config routes to "payments", not to "orders.fifo", so the subscriber would receive nothing; allowed: an aggregate type routed to "orders.fifo" (order), or subscribe to the topic it routes to',
     });
   });
 

@@ -1,10 +1,12 @@
 /**
  * The checks `startOutboxTestStack` runs on its config and subscribers before anything starts,
  * beyond the local stack's own: a config `defineConfig` would refuse, and a subscriber filtering
- * on an event type the config's catalog refuses to write.
+ * on a value that no event published to its topic carries.
  */
 
 import { checkedConfig, type OutboxConfig } from '../../config.js';
+import { showValue } from '../../show-value.js';
+import { subscriberFilterProblem } from '../../subscriber-filter.js';
 import { LocalStackError } from '../errors.js';
 import { checkOptionShapes } from './options.js';
 import type { OutboxTestSqsHandler, OutboxTestSubscriber } from './test-stack-types.js';
@@ -34,25 +36,27 @@ export function testStackConfig(config: unknown): OutboxConfig {
 }
 
 /**
- * Refuses (`INVALID_SUBSCRIPTION`) a subscriber's `eventTypes` entry that the config's catalog
- * does not declare while it refuses undeclared types (`undeclaredEventTypes: 'reject'`, the
- * default): no event of that type can be written, so its queue would stay empty and `receive()`
- * time out. Any type passes without `eventTypes`, or under `'allow'`.
+ * Refuses (`INVALID_SUBSCRIPTION`) a subscriber whose filter lets nothing through, as
+ * `Outbox.addSubscriber` does at synth: an `eventTypes` entry the config's catalog does not
+ * declare (under `undeclaredEventTypes: 'reject'`, the default) or declares only on aggregate
+ * types routed to another topic, an `aggregateTypes` entry the config does not route to the
+ * subscriber's topic. Its queue would stay empty and `receive()` time out.
+ *
+ * @example
+ * ```ts
+ * checkSubscriberEventTypes(config, [{ name: 'audit', topic: 'orders.fifo', eventTypes: ['order.plcaed'] }]); // LocalStackError
+ * ```
  */
 export function checkSubscriberEventTypes(config: OutboxConfig, subscribers: readonly OutboxTestSubscriber[] | undefined): void {
-  if (config.eventTypes === undefined || config.undeclaredEventTypes === 'allow') return;
-  const declared = Object.keys(config.eventTypes);
   if (!Array.isArray(subscribers)) return; // the local stack's own checks refuse it
-  subscribers.forEach((subscriber, i) => {
-    const types: unknown = subscriber?.eventTypes;
-    if (!Array.isArray(types)) return;
-    types.forEach((type, j) => {
-      if (typeof type === 'string' && !Object.hasOwn(config.eventTypes ?? {}, type))
-        throw new LocalStackError(
-          'INVALID_SUBSCRIPTION',
-          `subscribers[${i}].eventTypes[${j}] is ${JSON.stringify(type)}, which the config's eventTypes do not declare, so no event of it can be written; allowed: a declared type (${declared.join(', ')}), or undeclaredEventTypes: 'allow' in the config`,
-        );
-    });
+  subscribers.forEach((subscriber: OutboxTestSubscriber | null | undefined, i) => {
+    if (subscriber === null || typeof subscriber !== 'object') return;
+    const problem = subscriberFilterProblem(config, subscriber.topic, subscriber);
+    if (problem !== undefined)
+      throw new LocalStackError(
+        'INVALID_SUBSCRIPTION',
+        `subscribers[${i}].${problem.entry} (subscriber ${showValue(subscriber.name)}) ${problem.message}`,
+      );
   });
 }
 
