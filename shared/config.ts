@@ -16,6 +16,7 @@ import {
   type TopicConfig,
   type TopicSettings,
 } from './config-types.js';
+import { requireEnv, shownEnvValue } from './env.js';
 import { ConfigError, EnvironmentError } from './errors.js';
 import {
   catalogWithoutSchemas,
@@ -303,42 +304,4 @@ export function checkedConfig(config: unknown, wrap: (error: ConfigError) => Err
 export function topicFor(config: OutboxConfig, aggregateType: string): TopicSettings | undefined {
   const name = Object.hasOwn(config.routes, aggregateType) ? config.routes[aggregateType] : undefined;
   return name === undefined ? undefined : config.topics.find((t) => t.name === name);
-}
-
-/** How much of an environment value a message shows: enough to recognise it, never a whole config. */
-const SHOWN_ENV_CHARS = 200;
-
-/** An environment value as a message shows it: quoted, cut after {@link SHOWN_ENV_CHARS} characters. */
-export const shownEnvValue = (text: string): string =>
-  JSON.stringify(text.length > SHOWN_ENV_CHARS ? `${text.slice(0, SHOWN_ENV_CHARS)}…` : text);
-
-/**
- * Reads a required environment variable, failing with an {@link EnvironmentError} that names it when
- * it is unset, empty or blank (`is not set (got " ")`), or when `check` refuses its value (`got "…"`),
- * and says what it may hold when `allowed` is given. `check` is a pattern the value must match, or
- * a function that says what is wrong with it, worded to follow "which" (`got "…", which holds '..'`),
- * and returns `undefined` when nothing is.
- *
- * @example
- * ```ts
- * const table = requireEnv('LEASE_TABLE', process.env, 'a DynamoDB table name', /^[A-Za-z0-9_.-]{3,255}$/);
- * ```
- */
-export function requireEnv(
-  variable: string,
-  env: NodeJS.ProcessEnv = process.env,
-  allowed?: string,
-  check?: RegExp | ((value: string) => string | undefined),
-): string {
-  const value = env[variable];
-  const may = allowed === undefined ? '' : `; allowed: ${allowed}`;
-  if (value === undefined) throw new EnvironmentError(variable, `is not set${may}`);
-  if (value.trim() === '') throw new EnvironmentError(variable, `is not set (got ${shownEnvValue(value)})${may}`);
-  if (check instanceof RegExp) {
-    if (!check.test(value)) throw new EnvironmentError(variable, `got ${shownEnvValue(value)}${may}`);
-  } else {
-    const problem = check?.(value);
-    if (problem !== undefined) throw new EnvironmentError(variable, `got ${shownEnvValue(value)}, which ${problem}${may}`);
-  }
-  return value;
 }

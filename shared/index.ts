@@ -10,9 +10,10 @@ export {
   type EventSchemaIssue,
 } from './catalog/errors.js';
 export type { ArchiveConfig, OutboxConfig, OutboxConfigInput, RelayTuning, TopicBatching, TopicConfig } from './config.js';
-export { AGGREGATE_TYPE_PATTERN, CONFIG_ENV, configFromEnv, defineConfig, requireEnv, serializeConfig } from './config.js';
+export { AGGREGATE_TYPE_PATTERN, CONFIG_ENV, configFromEnv, defineConfig, serializeConfig } from './config.js';
 export { MessageRejectedError, type RejectionCode } from './consumer/errors.js';
 export { type ParseResult, parseMessage } from './consumer/parse.js';
+export { requireEnv } from './env.js';
 export { BATCH_CONTENT_TYPE, type OutboxEnvelope } from './envelope.js';
 export {
   ConfigError,

@@ -1,6 +1,6 @@
 import { createArchiverHandler } from '../../shared/archive/archiver.js';
 import { archiverEnvironment } from '../../shared/archive/archiver-env.js';
-import { requireEnv } from '../../shared/config.js';
+import { requireEnv } from '../../shared/env.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../../shared/relay/metrics.js';
 
 // Read and validated once per cold start: a bad deployment fails loudly on the first invocation.

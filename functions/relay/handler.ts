@@ -1,4 +1,4 @@
-import { requireEnv } from '../../shared/config.js';
+import { requireEnv } from '../../shared/env.js';
 import { createRelayHandler, relayEnvironment } from '../../shared/relay/index.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../../shared/relay/metrics.js';
 

@@ -1,5 +1,5 @@
 import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
-import { requireEnv } from '../config.js';
+import { requireEnv } from '../env.js';
 
 /** Environment variables of the deployed archiver, read once at cold start. */
 export const ARCHIVE_ENV = Object.freeze({

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
-import { requireEnv, shownEnvValue as shown } from '../config.js';
+import { requireEnv, shownEnvValue as shown } from '../env.js';
 import { EnvironmentError } from '../errors.js';
 import { RELAY_ENV } from '../event-source.js';
 import { processorAggregateTypes } from '../publishing-paths.js';

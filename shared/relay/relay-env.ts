@@ -1,6 +1,7 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { SQS_QUEUE_URL_FORM } from '../aws/sqs-queue-url.js';
-import { configFromEnv, type OutboxConfig, requireEnv, shownEnvValue as shown } from '../config.js';
+import { configFromEnv, type OutboxConfig } from '../config.js';
+import { requireEnv, shownEnvValue as shown } from '../env.js';
 import { EnvironmentError } from '../errors.js';
 import { RELAY_ENV } from '../event-source.js';
 import { showValue } from '../show-value.js';

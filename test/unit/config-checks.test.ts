@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkedConfig, defineConfig, requireEnv } from '../../shared/config.js';
+import { checkedConfig, defineConfig } from '../../shared/config.js';
+import { requireEnv } from '../../shared/env.js';
 import { ConfigError, EnvironmentError } from '../../shared/errors.js';
 
 const config = defineConfig({ source: 'urn:test:shop', topics: [{ name: 'orders' }], routes: { order: 'orders' } });

@@ -6,11 +6,11 @@ import {
   defineConfig,
   MAX_SOURCE_LENGTH,
   type OutboxConfigInput,
-  requireEnv,
   serializeConfig,
 } from '../../shared/config.js';
 import { inboxKey } from '../../shared/consumer/inbox-keys.js';
 import { CONSUMER_LIMITS } from '../../shared/consumer/limits.js';
+import { requireEnv } from '../../shared/env.js';
 import { ConfigError, EnvironmentError } from '../../shared/errors.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
 
