@@ -28,7 +28,8 @@ import { monotonicNow } from './worker-clock.js';
  * A page read ahead is published only while the lease is still held as
  * far as this worker knows, and not once it went unwritten until another worker may take it
  * (`leaseExpiresAfterMs`), even if no write failed. Records trimmed from the stream before they
- * were read are reported and skipped; a shard gone from the stream is finished. A Streams call
+ * were read are reported (once per checkpoint found past the retention, however often the shard reads
+ * from it again) and skipped; a shard gone from the stream is finished. A Streams call
  * unanswered for the failover time is abandoned and counts as a failed read.
  *
  * @example
@@ -45,6 +46,8 @@ export class ShardConsumer {
   private readAt = monotonicNow();
   /** Failed attempts at the record the shard retries from. */
   private readonly budget: RetryBudget;
+  /** The checkpoint last found past the stream's retention: reading from it again (a retry) is no new trim. */
+  private trimReportedFor: string | undefined;
 
   constructor(
     private readonly held: HeldLease,
@@ -104,7 +107,10 @@ export class ShardConsumer {
               this.context.trimmed(new RecordsTrimmedError(this.held.leaseKey, this.position, true));
               return await this.finish();
             }
-            if (start.trimmed) this.context.trimmed(new RecordsTrimmedError(this.held.leaseKey, this.position, false));
+            if (start.trimmed && this.trimReportedFor !== this.position) {
+              this.trimReportedFor = this.position;
+              this.context.trimmed(new RecordsTrimmedError(this.held.leaseKey, this.position, false));
+            }
             if (start.iterator === undefined) return await this.finish();
             iterator = start.iterator;
             fresh = true;

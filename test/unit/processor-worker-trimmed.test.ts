@@ -1,4 +1,5 @@
 import {
+  type _Record,
   type DescribeStreamCommand,
   type DescribeStreamCommandOutput,
   type GetRecordsCommand,
@@ -8,6 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RecordsTrimmedError } from '../../shared/processor/index.js';
 import { syncShards } from '../../shared/processor/shard-sync.js';
 import { StreamSource, type StreamsApi } from '../../shared/processor/stream-source.js';
+import type { RelayResult } from '../../shared/relay/index.js';
+import { coordinatesOf } from '../../shared/relay/stream-record.js';
 import { CountingPublisher, openPublishers, sequenceOf } from '../helpers/counting-publisher.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { haltWorkers, recorder, worker } from '../helpers/processor-worker.js';
@@ -100,5 +103,43 @@ describe('data trimmed from the stream', () => {
     expect(seen.errors).toHaveLength(1);
     expect(seen.errors[0]!.message).toBe(`shard ${shard}: records were trimmed from the stream before they were read`);
     expect(seen.errors[0]!.error).toBeInstanceOf(RecordsTrimmedError);
+  });
+
+  it('reports a trim once, however often the first page after it fails and is read again from the checkpoint', async () => {
+    const stream = new SimulatedStream();
+    for (let seq = 1; seq <= 4; seq++) stream.commit({ type: 'order', id: 'a' }, seq, 1);
+    const shard = stream.shards[0]!.id;
+    const [firstRecord, , third, fourth] = stream.shards[0]!.records.map(sequenceOf) as [string, string, string, string];
+    const leases = new MemoryLeaseStore();
+    const source = new StreamSource(stream, stream.streamArn);
+    await syncShards(source, leases);
+    const taken = (await leases.take(leases.rows.get(shard)!, 'old'))!;
+    await leases.release(await leases.checkpoint(taken, 'old', firstRecord), 'old');
+    stream.trimRecords(shard, 2);
+    /** Fails the whole page twice (SNS down, say), then publishes. */
+    class FailingTwice extends CountingPublisher {
+      attempts = 0;
+      override async relay(records: readonly _Record[]): Promise<RelayResult> {
+        if (++this.attempts > 2) return super.relay(records);
+        const outcomes = records.map((record) => ({
+          status: 'failed' as const,
+          record: coordinatesOf(record),
+          reason: 'PUBLISH_FAILED' as const,
+          detail: 'SNS is down',
+        }));
+        return { outcomes, published: 0, retried: 0, deadLettered: 0, ignored: 0, failed: records.length };
+      }
+    }
+
+    const publisher = new FailingTwice();
+    const { seen, observer } = recorder();
+    const w = worker({ source, leases, publisher, workerId: 'A', observer });
+    await w.start();
+    await waitFor(() => publisher.published.size === 2, { what: 'the records left' });
+    expect(publisher.attempts).toBe(3);
+    expect([...publisher.published.keys()]).toEqual([third, fourth]);
+    // Found once: each retry reads again from the checkpoint past the retention, which is not a new trim.
+    expect(seen.trimmed).toEqual([{ shardId: shard, checkpoint: firstRecord, shardGone: false }]);
+    expect(seen.errors.filter(({ error }) => error instanceof RecordsTrimmedError)).toHaveLength(1);
   });
 });
