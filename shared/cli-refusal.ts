@@ -4,17 +4,6 @@
  */
 
 /**
- * The heading of a refusal of the command line that is no option's, by its field: an option the
- * command does not know (`option`), a word after the options that it does not take (`argument`),
- * or anything else wrong with the command line (`line`).
- */
-const COMMAND_LINE_HEADINGS: Readonly<Record<string, (command: string) => string>> = {
-  option: (command) => `Unknown ${command} option`,
-  argument: (command) => `Unexpected ${command} argument`,
-  line: (command) => `Invalid ${command} command line`,
-};
-
-/**
  * Every option of a command, as its refusals list them: each flag that takes a value with what the
  * value is (`--max N`), then the flags that take none.
  *
@@ -26,21 +15,7 @@ const COMMAND_LINE_HEADINGS: Readonly<Record<string, (command: string) => string
 export const allowedOptions = (valueFlags: Readonly<Record<string, string>>, ...flags: readonly string[]): string =>
   [...Object.entries(valueFlags).map(([flag, value]) => `${flag} ${value}`), ...flags].join(', ');
 
-/**
- * The heading of a refusal of `command` on `field`: a field of `more` (the command's own words
- * before its options) or of {@link COMMAND_LINE_HEADINGS} in their words, any other field as the
- * option it is (`Invalid redrive option --max`).
- */
-export function refusalHeading(command: string, field: string, more: Readonly<Record<string, (command: string) => string>> = {}): string {
-  const words = Object.hasOwn(more, field)
-    ? more[field]
-    : Object.hasOwn(COMMAND_LINE_HEADINGS, field)
-      ? COMMAND_LINE_HEADINGS[field]
-      : undefined;
-  return words?.(command) ?? `Invalid ${command} option ${field}`;
-}
-
-/** The command's typed error for a refusal: `field` is an option (`--max`) or a field of {@link COMMAND_LINE_HEADINGS}. */
+/** The command's typed error for a refusal: `field` is an option (`--max`), or `option` or `line` (headed by `refusalHeading` in refusal-heading.ts). */
 export type CommandRefusal<E extends Error> = (field: string, detail: string, options?: ErrorOptions) => E;
 
 /** What `util.parseArgs` threw: its code says what was wrong, its message which option. */

@@ -1,5 +1,9 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { decimalNumber } from './decimal-number.js';
 import { errorMessage } from './error-message.js';
+
+// Below the command lines, where the library reads numbers too; here for the command lines that take it from this module.
+export { decimalNumber } from './decimal-number.js';
 
 /** An option token of `util.parseArgs` with `tokens: true`. */
 interface OptionToken {
@@ -30,20 +34,6 @@ export function repeatedOption(tokens: readonly OptionToken[]): string | undefin
     given.set(flag, token.value);
   }
   return undefined;
-}
-
-/**
- * A number written in plain decimal digits (`12`, `12.5`, `.5`; with `integer`, digits only), else
- * `NaN`: `Number()` alone would also take `0x10`, `1e2`, `0b101`, a sign or blanks.
- *
- * @example
- * ```ts
- * decimalNumber('2.5'); // 2.5
- * decimalNumber('1e2'); // NaN
- * ```
- */
-export function decimalNumber(text: string, integer = false): number {
-  return (integer ? /^\d+$/ : /^(\d+(\.\d+)?|\.\d+)$/).test(text) ? Number(text) : Number.NaN;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { sleep } from './backoff.js';
-import { decimalNumber } from './cli-tokens.js';
+import { decimalNumber } from './decimal-number.js';
 import { showValue } from './show-value.js';
 
 /**

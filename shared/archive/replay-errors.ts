@@ -1,6 +1,6 @@
-import { refusalHeading } from '../cli-refusal.js';
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
+import { refusalHeading } from '../refusal-heading.js';
 import type { ReplaySummary } from './replay-types.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import { refusalHeading } from '../cli-refusal.js';
 import { OutboxError } from '../errors.js';
+import { refusalHeading } from '../refusal-heading.js';
 
 /** Codes of {@link EventSchemaError}: an event the catalog refuses, before any request. */
 export type EventSchemaCode =

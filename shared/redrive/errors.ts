@@ -1,7 +1,7 @@
-import { refusalHeading } from '../cli-refusal.js';
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
 import type { StreamBatchInfo } from '../on-failure/batch-record.js';
+import { refusalHeading } from '../refusal-heading.js';
 import type { IN_FLIGHT_LIMIT } from './in-flight-limit.js';
 import type { RedriveSummary } from './types.js';
 
