@@ -24,6 +24,7 @@ import { localRelayHandler } from './relay.js';
 import { createLocalResources } from './resources.js';
 import { checkSignal, startAborted } from './start-abort.js';
 import { LocalStats } from './stats.js';
+import { StopList } from './stop-list.js';
 import { ensureOutboxTable } from './table.js';
 import type { LocalConsumerDeps, LocalRelayDeps, LocalStack, LocalStackOptions, OutboxWriter } from './types.js';
 
@@ -82,31 +83,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   await loadPeers(options.peers);
   next('checking Java');
   checkJava();
-  const stops: (() => Promise<void>)[] = [];
-  let stopped = false;
-  let stopping: Promise<void> | undefined;
-  /**
-   * A later call waits for the first one's stop to end (a caller that awaits it may count on
-   * Java having ended), but does not throw its failure again: the first caller has it.
-   */
-  const stopAll = (): Promise<void> => {
-    if (stopping !== undefined) return stopping.catch(() => {});
-    stopping = stopParts();
-    return stopping;
-  };
-  /** Every part is stopped even when one fails to, so DynamoDB Local's Java always ends; the first failure is rethrown. */
-  const stopParts = async () => {
-    stopped = true;
-    let failure: unknown;
-    for (const stop of stops.splice(0).reverse()) {
-      try {
-        await stop();
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-    if (failure !== undefined) throw failure;
-  };
+  const stops = new StopList();
   const report = (source: string) => (error: unknown) => options.onError?.(source, error);
   const reportRelay = report('relay');
   /*
@@ -258,9 +235,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         },
       };
       api.serve(options.api({ ...consumerDeps, outbox: writer }));
-      // Moved last, so it runs first on stop: no request reaches a half-stopped stack.
-      stops.splice(stops.indexOf(api.close), 1);
-      stops.push(api.close);
+      // Stopped first: no request reaches a half-stopped stack.
+      stops.moveFirst(api.close);
     }
 
     // An abort during the last step ends the start too; one after this line does nothing.
@@ -283,17 +259,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       relayStats: runner.stats,
       processorRunning,
       get stopped() {
-        return stopped;
+        return stops.stopped;
       },
       deadLetterDepths: deadLetters.current,
       ...(archive === undefined || archiver === undefined
         ? {}
         : { archive: { ...archive, counts: archiver.counts, waitForArchived: archiver.waitForArchived } }),
-      stop: stopAll,
+      stop: stops.stopAll,
     };
   } catch (error) {
     // The start failure is what the caller must see; a failure to stop on top of it goes with it as its cause.
-    await stopAll().catch((stopError: unknown) => {
+    await stops.stopAll().catch((stopError: unknown) => {
       if (error instanceof Error && error.cause === undefined) error.cause = stopError;
     });
     // A --persist folder this failed start created holds nothing of an earlier run.

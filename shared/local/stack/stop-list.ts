@@ -1,0 +1,48 @@
+/**
+ * What a start has started, to stop again newest first: on `stop()`, on a failed start, and on an
+ * aborted one.
+ */
+export class StopList {
+  readonly #stops: (() => Promise<void>)[] = [];
+  #stopping: Promise<void> | undefined;
+
+  /** Whether stopping has begun. */
+  get stopped(): boolean {
+    return this.#stopping !== undefined;
+  }
+
+  /** Adds a part's stop; it runs before those added earlier. */
+  push(stop: () => Promise<void>): void {
+    this.#stops.push(stop);
+  }
+
+  /** Moves `stop`, added earlier, to run first. */
+  moveFirst(stop: () => Promise<void>): void {
+    this.#stops.splice(this.#stops.indexOf(stop), 1);
+    this.#stops.push(stop);
+  }
+
+  /**
+   * Stops every part, newest first, even when one fails to, so DynamoDB Local's Java always ends;
+   * the first failure is rethrown. A later call waits for the first one's stop to end (a caller
+   * that awaits it may count on Java having ended), but does not throw its failure again: the
+   * first caller has it.
+   */
+  readonly stopAll = (): Promise<void> => {
+    if (this.#stopping !== undefined) return this.#stopping.catch(() => {});
+    this.#stopping = this.#stopParts();
+    return this.#stopping;
+  };
+
+  async #stopParts(): Promise<void> {
+    let failure: unknown;
+    for (const stop of this.#stops.splice(0).reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure !== undefined) throw failure;
+  }
+}
