@@ -1,3 +1,4 @@
+import { showValue } from '../show-value.js';
 import { DEAD_LETTER_REASONS, type DeadLetterInfo } from './dead-letter-info.js';
 import { RedriveOptionsError } from './errors.js';
 
@@ -37,29 +38,34 @@ export function checkDeadLetterFilter(filter: DeadLetterFilter | undefined): voi
   if (filter === undefined) return;
   const { reason, types, aggregateType, aggregate, since, until } = filter;
   if (reason !== undefined && !DEAD_LETTER_REASONS.includes(reason)) {
-    throw new RedriveOptionsError('filter.reason', `got ${JSON.stringify(reason)}; allowed: ${DEAD_LETTER_REASONS.join(', ')}`);
+    throw new RedriveOptionsError('filter.reason', `got ${showValue(reason)}; allowed: ${DEAD_LETTER_REASONS.join(', ')}`);
   }
   if (types !== undefined && (!Array.isArray(types) || types.length === 0 || !types.every(nonEmpty))) {
-    throw new RedriveOptionsError('filter.types', `got ${JSON.stringify(types)}; allowed: one or more non-empty event types`);
+    throw new RedriveOptionsError('filter.types', `got ${showValue(types)}; allowed: one or more non-empty event types`);
   }
   if (aggregateType !== undefined && !nonEmpty(aggregateType)) {
-    throw new RedriveOptionsError('filter.aggregateType', `got ${JSON.stringify(aggregateType)}; allowed: a non-empty aggregate type`);
+    throw new RedriveOptionsError('filter.aggregateType', `got ${showValue(aggregateType)}; allowed: a non-empty aggregate type`);
   }
   if (aggregate !== undefined && (!nonEmpty(aggregate?.type) || !nonEmpty(aggregate?.id))) {
-    throw new RedriveOptionsError('filter.aggregate', `got ${JSON.stringify(aggregate)}; allowed: { type, id }, both non-empty`);
+    throw new RedriveOptionsError('filter.aggregate', `got ${showValue(aggregate)}; allowed: { type, id }, both non-empty`);
   }
   if (aggregate !== undefined && aggregateType !== undefined && aggregate.type !== aggregateType) {
     throw new RedriveOptionsError(
       'filter.aggregate',
-      `is of type ${JSON.stringify(aggregate.type)}, but aggregateType is ${JSON.stringify(aggregateType)}; allowed: the same type, or only one of them`,
+      `is of type ${showValue(aggregate.type)}, but aggregateType is ${showValue(aggregateType)}; allowed: the same type, or only one of them`,
     );
   }
   for (const [field, value] of [
     ['since', since],
     ['until', until],
   ] as const) {
-    if (value !== undefined && !isDate(value)) {
-      throw new RedriveOptionsError(`filter.${field}`, `got ${String(value)}; allowed: a valid Date`);
+    const given: unknown = value;
+    if (given !== undefined && !isDate(given)) {
+      // An invalid Date as such (JSON would read it back as null); anything else as what it is: a string is no Date.
+      throw new RedriveOptionsError(
+        `filter.${field}`,
+        `got ${given instanceof Date ? String(given) : showValue(given)}; allowed: a valid Date`,
+      );
     }
   }
   if (since !== undefined && until !== undefined && since.getTime() >= until.getTime()) {

@@ -70,21 +70,24 @@ function checkRoutedTopics(config: OutboxConfig, topicArns: Readonly<Record<stri
   for (const topic of config.topics) {
     const arn = Object.hasOwn(topicArns, topic.name) ? topicArns[topic.name] : undefined;
     const problem = arn === undefined ? undefined : snsTopicArnProblem(arn, topic.fifo);
-    if (problem !== undefined) throw new RedriveOptionsError(`topicArns.${topic.name}`, `got ${JSON.stringify(arn)}; allowed: ${problem}`);
+    if (problem !== undefined) throw new RedriveOptionsError(`topicArns.${topic.name}`, `got ${showValue(arn)}; allowed: ${problem}`);
   }
 }
 
 function checkRetry(retry: BackoffOptions): void {
   const { maxAttempts, baseDelayMs, maxDelayMs } = retry;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 20) {
-    throw new RedriveOptionsError('retry.maxAttempts', `got ${maxAttempts}; allowed: a whole number from 1 to 20 (attempts in all)`);
+    throw new RedriveOptionsError(
+      'retry.maxAttempts',
+      `got ${showValue(maxAttempts)}; allowed: a whole number from 1 to 20 (attempts in all)`,
+    );
   }
   for (const [field, value] of [
     ['baseDelayMs', baseDelayMs],
     ['maxDelayMs', maxDelayMs],
   ] as const) {
     if (!Number.isFinite(value) || value < 0 || value > 60_000) {
-      throw new RedriveOptionsError(`retry.${field}`, `got ${value}; allowed: milliseconds from 0 to 60000`);
+      throw new RedriveOptionsError(`retry.${field}`, `got ${showValue(value)}; allowed: milliseconds from 0 to 60000`);
     }
   }
 }
