@@ -2,6 +2,7 @@ import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.
 import { isFifoQueueUrl, SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
 import { INSTANT_FORMS, parseInstantText } from '../event-time.js';
 import { rateProblem } from '../rate-limit.js';
+import { showValue } from '../show-value.js';
 import { ReplayOptionsError } from './replay-errors.js';
 import type { AggregateRef, ReplayArchiveOptions } from './replay-types.js';
 
@@ -55,21 +56,21 @@ export function parseReplayInstant(value: Date | string, field: string): number 
     if (Number.isNaN(value.getTime())) throw new ReplayOptionsError(field, `got an invalid Date; allowed: ${DATE_FORMS}`);
     return value.getTime();
   }
-  const ms = parseInstantText(value);
-  if (ms === undefined) throw new ReplayOptionsError(field, `got ${JSON.stringify(value)}; allowed: ${DATE_FORMS}`);
+  const ms = typeof value === 'string' ? parseInstantText(value) : undefined;
+  if (ms === undefined) throw new ReplayOptionsError(field, `got ${showValue(value)}; allowed: ${DATE_FORMS}`);
   return ms;
 }
 
 function nonEmpty(value: string | undefined, field: string, what: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '') throw new ReplayOptionsError(field, `got ${JSON.stringify(value)}; allowed: ${what}`);
+  if (typeof value !== 'string' || value === '') throw new ReplayOptionsError(field, `got ${showValue(value)}; allowed: ${what}`);
   return value;
 }
 
 function wholeNumber(value: number | undefined, field: string, min: number, max: number, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ReplayOptionsError(field, `got ${JSON.stringify(value)}; allowed: a whole number from ${min} to ${max}`);
+    throw new ReplayOptionsError(field, `got ${showValue(value)}; allowed: a whole number from ${min} to ${max}`);
   }
   return value;
 }
@@ -77,7 +78,7 @@ function wholeNumber(value: number | undefined, field: string, min: number, max:
 function queueUrlOf(value: string): string {
   const fault = sqsQueueUrlFault(value);
   if (fault !== undefined) {
-    throw new ReplayOptionsError('queueUrl', `got ${JSON.stringify(value)}, which ${fault}; allowed: ${SQS_QUEUE_URL_ALLOWED}`);
+    throw new ReplayOptionsError('queueUrl', `got ${showValue(value)}, which ${fault}; allowed: ${SQS_QUEUE_URL_ALLOWED}`);
   }
   return value;
 }
@@ -91,7 +92,7 @@ export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
   if (bucketProblem !== undefined) {
     throw new ReplayOptionsError(
       'bucket',
-      `got ${JSON.stringify(options.bucket)}, which ${bucketProblem}; allowed: an S3 bucket name: ${S3_BUCKET_NAME_RULE}`,
+      `got ${showValue(options.bucket)}, which ${bucketProblem}; allowed: an S3 bucket name: ${S3_BUCKET_NAME_RULE}`,
     );
   }
   const fromMs = parseReplayInstant(options.from, 'from');
@@ -112,7 +113,7 @@ export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
     ) {
       throw new ReplayOptionsError(
         'types',
-        `got ${JSON.stringify(options.types)}; allowed: one or more event type names, each non-empty and of well-formed Unicode (no lone surrogate)`,
+        `got ${showValue(options.types)}; allowed: one or more event type names, each non-empty and of well-formed Unicode (no lone surrogate)`,
       );
     }
     types = [...new Set(options.types)].sort();
@@ -121,7 +122,7 @@ export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
   const aggregateTypeAllowed = 'a non-empty aggregate type name of well-formed Unicode (no lone surrogate)';
   const aggregateType = nonEmpty(options.aggregateType, 'aggregateType', aggregateTypeAllowed);
   if (aggregateType !== undefined && !aggregateType.isWellFormed()) {
-    throw new ReplayOptionsError('aggregateType', `got ${JSON.stringify(aggregateType)}; allowed: ${aggregateTypeAllowed}`);
+    throw new ReplayOptionsError('aggregateType', `got ${showValue(aggregateType)}; allowed: ${aggregateTypeAllowed}`);
   }
   const aggregate = options.aggregate;
   if (aggregate !== undefined) {
@@ -134,13 +135,13 @@ export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
     ) {
       throw new ReplayOptionsError(
         'aggregate',
-        `got ${JSON.stringify(aggregate)}; allowed: { type, id }, both non-empty, the type of well-formed Unicode (no lone surrogate)`,
+        `got ${showValue(aggregate)}; allowed: { type, id }, both non-empty, the type of well-formed Unicode (no lone surrogate)`,
       );
     }
     if (aggregateType !== undefined && aggregateType !== aggregate.type) {
       throw new ReplayOptionsError(
         'aggregate',
-        `is of type ${JSON.stringify(aggregate.type)}, but the aggregate type given is ${JSON.stringify(aggregateType)}; allowed: the same aggregate type, or only one of the two filters`,
+        `is of type ${showValue(aggregate.type)}, but the aggregate type given is ${showValue(aggregateType)}; allowed: the same aggregate type, or only one of the two filters`,
       );
     }
   }
