@@ -1,4 +1,5 @@
 import { ConfigError } from './errors.js';
+import { showValue } from './show-value.js';
 
 /** The range of a lag alarm's threshold, in seconds: a stream record lives 24 hours. */
 export const LAG_ALARM_SECONDS_RANGE: readonly [number, number] = [1, 86_400];
@@ -14,10 +15,7 @@ export function validateLagAlarms(
   lowLatency: readonly string[],
 ): Record<string, number> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new ConfigError(
-      'lagAlarmSeconds',
-      `got ${JSON.stringify(raw) ?? String(raw)}; allowed: an object mapping aggregate type to seconds`,
-    );
+    throw new ConfigError('lagAlarmSeconds', `got ${showValue(raw)}; allowed: an object mapping aggregate type to seconds`);
   }
   const relayed = Object.keys(routes).filter((type) => !lowLatency.includes(type));
   const alarms: Record<string, number> = {};
@@ -34,10 +32,7 @@ export function validateLagAlarms(
     }
     const [min, max] = LAG_ALARM_SECONDS_RANGE;
     if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < min || seconds > max) {
-      throw new ConfigError(
-        field,
-        `got ${JSON.stringify(seconds) ?? String(seconds)}; allowed: a whole number of seconds from ${min} to ${max}`,
-      );
+      throw new ConfigError(field, `got ${showValue(seconds)}; allowed: a whole number of seconds from ${min} to ${max}`);
     }
     alarms[type] = seconds;
   }
