@@ -36,20 +36,20 @@ export class Relay {
 
   constructor(options: RelayOptions) {
     if (typeof options.topicArns !== 'object' || options.topicArns === null) {
-      throw new ConfigError('topicArns', `got ${JSON.stringify(options.topicArns)}; allowed: an object of topic name → topic ARN`);
+      throw new ConfigError('topicArns', `got ${showValue(options.topicArns)}; allowed: an object of topic name → topic ARN`);
     }
     for (const topic of options.config.topics) {
       const arn = options.topicArns[topic.name];
       if (typeof arn !== 'string' || !arn.startsWith('arn:')) {
         throw new ConfigError(
           `topicArns.${topic.name}`,
-          `got ${JSON.stringify(arn)}; allowed: the ARN of topic "${topic.name}" (every configured topic needs one)`,
+          `got ${showValue(arn)}; allowed: the ARN of topic "${topic.name}" (every configured topic needs one)`,
         );
       }
       // SNS refuses each message of a FIFO topic without a message group (and of a standard one
       // with a deduplication id) as the sender's fault: a mismatch would send every event to the relay DLQ.
       const problem = snsTopicArnProblem(arn, topic.fifo);
-      if (problem !== undefined) throw new ConfigError(`topicArns.${topic.name}`, `got ${JSON.stringify(arn)}; allowed: ${problem}`);
+      if (problem !== undefined) throw new ConfigError(`topicArns.${topic.name}`, `got ${showValue(arn)}; allowed: ${problem}`);
     }
     const dlqFault = deadLetterQueueUrlFault(options.deadLetterQueueUrl);
     if (dlqFault !== undefined) {
@@ -66,7 +66,7 @@ export class Relay {
     if (only !== undefined && ignore !== undefined) {
       throw new ConfigError(
         'onlyAggregateTypes',
-        `got both onlyAggregateTypes ${JSON.stringify(only)} and ignoreAggregateTypes ${JSON.stringify(ignore)}; allowed: at most one of them (the types published, or the types left to the other path)`,
+        `got both onlyAggregateTypes ${showValue(only)} and ignoreAggregateTypes ${showValue(ignore)}; allowed: at most one of them (the types published, or the types left to the other path)`,
       );
     }
     this.options =
