@@ -7,6 +7,7 @@
 
 import { type marshallOptions, NumberValueImpl as NumberValue } from '@aws-sdk/util-dynamodb';
 import { WriteValidationError } from '../errors.js';
+import { showValue } from '../show-value.js';
 import { type Inspection, nameSegment, pathOf, tooDeepMessage, walkNested } from './nesting.js';
 import { canonicalNumber, isNumeric, numericProblem } from './numbers.js';
 import type { TransactOperation } from './types.js';
@@ -203,7 +204,7 @@ export function checkAttributeValues(operation: TransactOperation, index: number
   const placeholders = body.ExpressionAttributeValues;
   if (placeholders !== undefined && (typeof placeholders !== 'object' || placeholders === null || Array.isArray(placeholders))) {
     // The DocumentClient would fail on null (nothing sent) and turn a string or an array into a map by index.
-    const shown = Array.isArray(placeholders) ? 'an array' : (JSON.stringify(placeholders) ?? String(placeholders));
+    const shown = Array.isArray(placeholders) ? 'an array' : showValue(placeholders);
     throw new WriteValidationError(
       'INVALID_OPERATION',
       `operations[${index}].${kind}.ExpressionAttributeValues is ${shown}; allowed: an object of attribute values by placeholder (":v"), or leave it out`,
