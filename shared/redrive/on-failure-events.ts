@@ -20,7 +20,7 @@ import { StreamRangeIncompleteError } from './errors.js';
 import { NO_RELAY_DLQ, type OnFailureDeadLetters, type RecordDeadLetter } from './on-failure-dead-letters.js';
 import { onFailureRecordProblem, payloadRecords, type StreamInvocationPayload, type StreamOnFailureRecord } from './on-failure-record.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
-import { readStreamRange, STREAM_RETENTION_MS } from './stream-reader.js';
+import { readRangeLeft, readStreamRange, STREAM_RETENTION_MS } from './stream-reader.js';
 
 export type TopicEvent = RepublishEvent & {
   readonly topicArn: string;
@@ -34,7 +34,13 @@ export type ResolvedRecord =
    * `letters`: what the relay dead-letters (malformed slots, events without a route), in stream
    * order, sent to the relay DLQ before `events` are published; only when a relay DLQ was given.
    */
-  | { readonly status: 'events'; readonly events: TopicEvent[]; readonly letters: RecordDeadLetter[] }
+  /**
+   * `trimmed`: the batch is past the 24-hour retention, has no payload and the stream trimmed its
+   * first records; `events` are those of the records still there, and `trimmed` says which part is
+   * gone. Once they are republished the record stays, as an `expired` one does: nothing more of it
+   * can ever be read, and it holds nothing back.
+   */
+  | { readonly status: 'events'; readonly events: TopicEvent[]; readonly letters: RecordDeadLetter[]; readonly trimmed?: string }
   /**
    * Its events cannot be republished as they are (a malformed slot or no route when no relay DLQ
    * was given): it stays, and so must every later record of its shard, which could hold a later
@@ -87,16 +93,20 @@ export function parseRecord(text: string): ParsedRecord {
 const recordsGone = (error: unknown): boolean =>
   error instanceof StreamRangeIncompleteError || ['TrimmedDataAccessException', 'ResourceNotFoundException'].includes(errorName(error));
 
+/** The batch's stream records, and when the stream trimmed its first records, which part is gone. */
+type BatchRecords = { status: 'records'; records: StreamInvocationPayload['Records']; trimmed?: string };
+
 /**
  * The batch's stream records: the payload an S3 destination kept, or the stream read again. The
  * stream is read whatever the batch's age: it trims records at some time after 24 h, not at 24 h
- * (and the relay gives a batch up at 24 h by default). Only a batch past the retention whose read
- * says its records are gone is `expired`.
+ * (and the relay gives a batch up at 24 h by default), from the oldest on. A batch past the
+ * retention whose start was trimmed is read from the oldest record left: its later records may be
+ * there still. Only a batch past the retention whose read says its records are all gone is `expired`.
  */
 async function batchRecords(
   record: StreamOnFailureRecord,
   options: ResolveOptions,
-): Promise<{ status: 'records'; records: StreamInvocationPayload['Records'] } | Exclude<ResolvedRecord, { status: 'events' }>> {
+): Promise<BatchRecords | Exclude<ResolvedRecord, { status: 'events' }>> {
   const payload = payloadRecords(record);
   if (payload.status === 'records') return payload;
   if (payload.status === 'malformed') return { status: 'unknown', reason: payload.reason };
@@ -106,11 +116,28 @@ async function batchRecords(
   if (read.ok && read.value.length > 0) return { status: 'records', records: read.value };
   const firstArrival = Date.parse(info.approximateArrivalOfFirstRecord);
   const pastRetention = Number.isFinite(firstArrival) && options.now() - firstArrival > STREAM_RETENTION_MS;
+  const retention = `first arrived ${info.approximateArrivalOfFirstRecord}, retention 24 h`;
+  let gone = read.ok ? 'none found' : read.reason;
+  if (pastRetention && !read.ok && errorName(read.error) === 'TrimmedDataAccessException') {
+    const left = await retried(() => readRangeLeft(options.streams, info), options.retry);
+    if (left.ok && left.value.records.length > 0) {
+      const { records, firstLeft } = left.value;
+      if (firstLeft === undefined) return { status: 'records', records };
+      const trimmed = `sequence numbers ${info.startSequenceNumber} to just before ${firstLeft} of shard ${info.shardId} were trimmed from the stream (${retention}) and the record has no payload`;
+      return { status: 'records', records, trimmed };
+    }
+    // The start is gone, but what follows it could not be read: it may be there yet.
+    if (!left.ok && !recordsGone(left.error)) {
+      return {
+        status: 'unknown',
+        reason: `could not re-read shard ${info.shardId} from its oldest record left: ${left.reason}`,
+        transient: isTransientReadError(left.error),
+      };
+    }
+    gone += left.ok ? '; the oldest record left is past its end' : `; from the oldest record left: ${left.reason}`;
+  }
   if (pastRetention && (read.ok || recordsGone(read.error))) {
-    return {
-      status: 'expired',
-      reason: `the stream no longer holds these records (first arrived ${info.approximateArrivalOfFirstRecord}, retention 24 h: ${read.ok ? 'none found' : read.reason}) and the record has no payload`,
-    };
+    return { status: 'expired', reason: `the stream no longer holds these records (${retention}: ${gone}) and the record has no payload` };
   }
   if (!read.ok) {
     return {
@@ -134,7 +161,9 @@ export async function resolveRecord(record: StreamOnFailureRecord, options: Reso
     const read = await batchRecords(record, options);
     // Only a payload the processor kept is its own records alone; a stream range holds the other path's too.
     const processorPayload = record.origin === PROCESSOR_ORIGIN && payloadRecords(record).status === 'records';
-    return read.status === 'records' ? decodeEvents(read.records, options, processorPayload, record.DDBStreamBatchInfo.streamArn) : read;
+    if (read.status !== 'records') return read;
+    const resolved = decodeEvents(read.records, options, processorPayload, record.DDBStreamBatchInfo.streamArn);
+    return resolved.status === 'events' && read.trimmed !== undefined ? { ...resolved, trimmed: read.trimmed } : resolved;
   } catch (error) {
     return { status: 'unknown', reason: `could not read the record: ${describeError(error)}` };
   }
@@ -204,6 +233,13 @@ function decodeEvents(
   }
   return { status: 'events', events, letters };
 }
+
+/**
+ * Why a record whose first records the stream trimmed stays once the rest was republished (in a
+ * dry run: would be): nothing more of it can ever be read.
+ */
+export const trimmedReason = (trimmed: string, events: number, dryRun: boolean | undefined): string =>
+  `${trimmed}; the ${events} events of its records still there ${dryRun === true ? 'would be' : 'were'} republished`;
 
 /**
  * Sends a record's dead letters (what the relay dead-letters) to the relay DLQ, then publishes its

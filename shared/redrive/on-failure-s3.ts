@@ -2,7 +2,7 @@ import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Cli
 import type { BackoffOptions } from '../backoff.js';
 import { isTransientReadError, retried } from '../read-retry.js';
 import type { PublishBatchClient } from '../relay/types.js';
-import { parseRecord, publishAll, type ResolveOptions, resolveRecord } from './on-failure-events.js';
+import { parseRecord, publishAll, type ResolveOptions, resolveRecord, trimmedReason } from './on-failure-events.js';
 import type { BlockedAggregates } from './publish-events.js';
 import { rateLimiter } from './rate-limit.js';
 import { ShardHolds } from './shard-holds.js';
@@ -62,7 +62,8 @@ type Step =
 type Outcome =
   | { readonly kind: 'moved'; readonly events: number }
   | { readonly kind: 'failed'; readonly reason: string; readonly events: number }
-  | { readonly kind: 'skipped'; readonly reason: string }
+  /** `events`: of a record whose first records the stream trimmed, those of the rest, republished before it was kept. */
+  | { readonly kind: 'skipped'; readonly reason: string; readonly events?: number }
   /** The caller's signal aborted before the record was published: it is left as it was, uncounted. */
   | { readonly kind: 'stopped' };
 
@@ -137,10 +138,14 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
         : { kind: 'skipped', reason: resolved.reason };
     }
     const events = resolved.events.length;
-    if (options.dryRun) return { kind: 'moved', events };
+    const { trimmed } = resolved;
+    if (options.dryRun)
+      return trimmed === undefined ? { kind: 'moved', events } : { kind: 'skipped', reason: trimmedReason(trimmed, events, true), events };
     if (!(await limiter.take(events, options.signal))) return { kind: 'stopped' };
     const { published, problem } = await publishAll(options.sns, resolved, blocked, options);
     if (problem !== undefined) return { kind: 'failed', reason: problem, events: published };
+    // Its trimmed part can never be read again: it stays, as an expired record does, and holds nothing back.
+    if (trimmed !== undefined) return { kind: 'skipped', reason: trimmedReason(trimmed, published, false), events: published };
     // Published but still there: a later run publishes it again, which the event ids make harmless.
     const deleted = await retried(() => s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })), options.retry);
     // Events dead-lettered instead (SNS refused them for good) are not published: the summary counts them apart.
@@ -175,7 +180,7 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
     if (outcome.kind === 'skipped') skipped.push({ id, reason: outcome.reason });
     else if (outcome.kind === 'failed') failed.push({ id, reason: outcome.reason });
     else moved++;
-    if (outcome.kind !== 'skipped') republished += outcome.events;
+    republished += outcome.events ?? 0;
     options.onProgress?.({ processed, total: keys.length, moved, failed: failed.length, skipped: skipped.length });
   }
   // The count after is for the reader only: when it cannot be had, the run still reports what it did.

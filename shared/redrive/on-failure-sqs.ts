@@ -4,7 +4,7 @@ import type { PublishBatchClient } from '../relay/types.js';
 import { drainQueue } from './drain-queue.js';
 import { RedriveStoppedError } from './errors.js';
 import type { RecordDeadLetter } from './on-failure-dead-letters.js';
-import { parseRecord, publishAll, type ResolveOptions, resolveRecord, type TopicEvent } from './on-failure-events.js';
+import { parseRecord, publishAll, type ResolveOptions, resolveRecord, type TopicEvent, trimmedReason } from './on-failure-events.js';
 import type { BlockedAggregates } from './publish-events.js';
 import { ShardHolds } from './shard-holds.js';
 import { ShardLineage } from './shard-lineage.js';
@@ -23,6 +23,8 @@ interface Planned {
   readonly info: StreamBatchInfo;
   readonly events: TopicEvent[];
   readonly letters: RecordDeadLetter[];
+  /** Which first records of the batch the stream trimmed: once the rest is republished, the record stays. */
+  readonly trimmed: string | undefined;
 }
 
 /**
@@ -74,7 +76,11 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
       if (held !== undefined) return { status: 'skip', reason: held };
       const resolved = await resolveRecord(parsed.record, options);
       if (resolved.status === 'events')
-        return { status: 'republish', item: { info, events: resolved.events, letters: resolved.letters }, units: resolved.events.length };
+        return {
+          status: 'republish',
+          item: { info, events: resolved.events, letters: resolved.letters, trimmed: resolved.trimmed },
+          units: resolved.events.length,
+        };
       // Past the stream's retention: never readable again, so holding its shard would block it for ever.
       if (resolved.status !== 'expired')
         holds.hold(info.shardId, info.startSequenceNumber, `message ${message.MessageId}: ${resolved.reason}`, info);
@@ -93,17 +99,26 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
           skipped.push({ id, reason: held });
           continue;
         }
-        const planned = byId.get(id) ?? { events: [], letters: [] };
+        const planned = byId.get(id) ?? { events: [], letters: [], trimmed: undefined };
         const result = await publishAll(options.sns, planned, blocked, options);
         // Events dead-lettered instead (SNS refused them for good) are not published: the summary counts them apart.
         published += result.published;
-        if (result.problem === undefined) succeeded.push(id);
-        else failed.push({ id, reason: result.problem });
+        if (result.problem !== undefined) failed.push({ id, reason: result.problem });
+        // Its trimmed part can never be read again: it stays, as an expired record does, and holds nothing back.
+        else if (planned.trimmed !== undefined) skipped.push({ id, reason: trimmedReason(planned.trimmed, result.published, false) });
+        else succeeded.push(id);
       }
       return { succeeded, failed, skipped, published };
     },
     // What republish would keep back, without publishing: a dry run counts it skipped, as the real run would.
-    preview: (items) => inOrder(items).flatMap(({ id, held }) => (held === undefined ? [] : [{ id, reason: held }])),
+    preview: (items) => {
+      const byId = new Map(items.map((i) => [i.messageId, i.item]));
+      return inOrder(items).flatMap(({ id, held }) => {
+        const item = byId.get(id);
+        if (held !== undefined) return [{ id, reason: held }];
+        return item?.trimmed === undefined ? [] : [{ id, reason: trimmedReason(item.trimmed, item.events.length, true) }];
+      });
+    },
   });
   return run.then(noted, (error: unknown) => {
     throw error instanceof RedriveStoppedError ? new RedriveStoppedError(noted(error.summary), error.cause) : error;

@@ -68,12 +68,21 @@ function withoutLineage(stream: SimulatedStream, error: Error, unreadable?: stri
   } as unknown as DynamoDBStreamsClient;
 }
 
-/** The real streams client, except that the records from `sequence` on are trimmed: an iterator there fails as past the retention. */
-function trimmedAt(sequence: string | undefined): DynamoDBStreamsClient {
+/**
+ * The real streams client, except that the records through `batch`'s last are trimmed: an iterator
+ * at its first fails as past the retention, and the oldest record left is the one after it.
+ */
+function trimmedThrough(batch: readonly _Record[]): DynamoDBStreamsClient {
+  const [first, last] = [batch[0]?.dynamodb?.SequenceNumber, batch.at(-1)?.dynamodb?.SequenceNumber];
   return {
     send(command: GetShardIteratorCommand) {
-      if (command instanceof GetShardIteratorCommand && command.input.SequenceNumber === sequence) {
+      if (command instanceof GetShardIteratorCommand && command.input.SequenceNumber === first) {
         return Promise.reject(new TrimmedDataAccessException({ message: 'Trimmed', $metadata: {} }));
+      }
+      if (command instanceof GetShardIteratorCommand && command.input.ShardIteratorType === 'TRIM_HORIZON') {
+        return clients.streams.send(
+          new GetShardIteratorCommand({ ...command.input, ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: last }),
+        );
       }
       return clients.streams.send(command);
     },
@@ -189,7 +198,7 @@ describe('on-failure redrive: a record skipped after decoding holds its shard', 
     const summary = await redriveOnFailure({
       source: { sqs: clients.sqs, queueUrl },
       sns: clients.sns,
-      streams: trimmedAt(first[0]?.dynamodb?.SequenceNumber),
+      streams: trimmedThrough(first),
       config,
       topicArns: view.topicArns,
     });
