@@ -3,6 +3,8 @@
  * keywords it knows, and the small helpers it reads schemas with.
  */
 
+import { showValue } from '../show-value.js';
+
 /** What kind of break a change is. */
 export type BreakingKind =
   | 'version-removed'
@@ -90,7 +92,8 @@ export const LOWER_BOUNDS = ['minimum', 'exclusiveMinimum', 'minLength', 'minIte
 export const UPPER_BOUNDS = ['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties'] as const;
 
 export const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
-export const show = (value: unknown): string => JSON.stringify(value) ?? 'undefined';
+/** A keyword's value as a message shows it: {@link showValue}. */
+export const show = showValue;
 export const isSchema = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
