@@ -134,7 +134,7 @@ describe('on-failure redrive: a batch past the retention whose first records the
     expect(reasons(summary.skipped)).toEqual([expect.stringContaining(`sequence numbers ${seq.l2} to just before ${seq.l3}`)]);
   });
 
-  it('from S3: republishes the records still there, counts them, and keeps the object', async () => {
+  it('from S3: republishes the records still there (a dry run none), counts them, and keeps the object', async () => {
     const { split, batches, ids, seq } = shardA();
     const view = fifoView(server, 'part-trimmed-s3');
     split.stream.trimRecords(split.a, 1);
@@ -144,15 +144,23 @@ describe('on-failure redrive: a batch past the retention whose first records the
       await clients.s3.send(new PutObjectCommand({ Bucket: 'part-trimmed', Key: `batch-${i}.json`, Body: body }));
     }
 
-    const summary = await redriveOnFailure({
-      source: { s3: clients.s3, bucket: 'part-trimmed' },
-      sns: clients.sns,
-      streams: streamsOf(split).streams,
-      config,
-      topicArns: view.topicArns,
-      retry,
-    });
+    const run = (dryRun: boolean) =>
+      redriveOnFailure({
+        source: { s3: clients.s3, bucket: 'part-trimmed' },
+        sns: clients.sns,
+        streams: streamsOf(split).streams,
+        config,
+        topicArns: view.topicArns,
+        retry,
+        dryRun,
+      });
 
+    const dry = await run(true);
+    expect(view.delivered()).toEqual([]);
+    expect(dry).toMatchObject({ status: 'dry-run', moved: 1, republished: 2, after: 2 });
+    expect(reasons(dry.skipped)).toEqual([expect.stringMatching(/; the 1 events of its records still there would be republished$/)]);
+
+    const summary = await run(false);
     expect(view.delivered().map((e) => e.id)).toEqual([ids.l3, ids.l4]);
     expect(summary).toMatchObject({ moved: 1, republished: 2, failed: [], before: 2, after: 1 });
     expect(summary.skipped).toEqual([
