@@ -33,8 +33,6 @@ export type ResolvedRecord =
   /**
    * `letters`: what the relay dead-letters (malformed slots, events without a route), in stream
    * order, sent to the relay DLQ before `events` are published; only when a relay DLQ was given.
-   */
-  /**
    * `trimmed`: the batch is past the 24-hour retention, has no payload and the stream trimmed its
    * first records; `events` are those of the records still there, and `trimmed` says which part is
    * gone. Once they are republished the record stays, as an `expired` one does: nothing more of it
