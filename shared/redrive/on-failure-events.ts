@@ -237,7 +237,7 @@ function decodeEvents(
  * dry run: would be): nothing more of it can ever be read.
  */
 export const trimmedReason = (trimmed: string, events: number, dryRun: boolean | undefined): string =>
-  `${trimmed}; the ${events} events of its records still there ${dryRun === true ? 'would be' : 'were'} republished`;
+  `${trimmed}; the ${events} event${events === 1 ? '' : 's'} of its records still there ${dryRun === true ? 'would be' : 'were'} republished`;
 
 /**
  * Sends a record's dead letters (what the relay dead-letters) to the relay DLQ, then publishes its

@@ -69,7 +69,7 @@ describe('on-failure redrive: a batch past the retention whose first records the
     expect(reasons(summary.skipped)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^${trimmed} \\(first arrived .*, retention 24 h\\) and the record has no payload; the 1 events of its records still there were republished$`,
+          `^${trimmed} \\(first arrived .*, retention 24 h\\) and the record has no payload; the 1 event of its records still there were republished$`,
         ),
       ),
     ]);
@@ -96,9 +96,7 @@ describe('on-failure redrive: a batch past the retention whose first records the
     expect(summary).toMatchObject({ status: 'dry-run', moved: 1, failed: [], after: 2 });
     expect(reasons(summary.skipped)).toEqual([
       expect.stringMatching(
-        new RegExp(
-          `^sequence numbers ${seq.l2} to just before ${seq.l3} .*; the 1 events of its records still there would be republished$`,
-        ),
+        new RegExp(`^sequence numbers ${seq.l2} to just before ${seq.l3} .*; the 1 event of its records still there would be republished$`),
       ),
     ]);
   });
@@ -158,7 +156,7 @@ describe('on-failure redrive: a batch past the retention whose first records the
     const dry = await run(true);
     expect(view.delivered()).toEqual([]);
     expect(dry).toMatchObject({ status: 'dry-run', moved: 1, republished: 2, after: 2 });
-    expect(reasons(dry.skipped)).toEqual([expect.stringMatching(/; the 1 events of its records still there would be republished$/)]);
+    expect(reasons(dry.skipped)).toEqual([expect.stringMatching(/; the 1 event of its records still there would be republished$/)]);
 
     const summary = await run(false);
     expect(view.delivered().map((e) => e.id)).toEqual([ids.l3, ids.l4]);
