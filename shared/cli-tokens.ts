@@ -2,9 +2,6 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { decimalNumber } from './decimal-number.js';
 import { errorMessage } from './error-message.js';
 
-// Below the command lines, where the library reads numbers too; here for the command lines that take it from this module.
-export { decimalNumber } from './decimal-number.js';
-
 /** An option token of `util.parseArgs` with `tokens: true`. */
 interface OptionToken {
   readonly kind: string;

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { decimalNumber, joinDashValues, parseArgsProblem, repeatedOption } from '../../cli-tokens.js';
+import { joinDashValues, parseArgsProblem, repeatedOption } from '../../cli-tokens.js';
+import { decimalNumber } from '../../decimal-number.js';
 import { LocalStackError } from '../errors.js';
 import { checkLoadRate } from './load.js';
 
