@@ -44,10 +44,10 @@ export function testStackConfig(config: unknown): OutboxConfig {
  *
  * @example
  * ```ts
- * checkSubscriberEventTypes(config, [{ name: 'audit', topic: 'orders.fifo', eventTypes: ['order.plcaed'] }]); // LocalStackError
+ * checkSubscriberFilters(config, [{ name: 'audit', topic: 'orders.fifo', eventTypes: ['order.plcaed'] }]); // LocalStackError
  * ```
  */
-export function checkSubscriberEventTypes(config: OutboxConfig, subscribers: readonly OutboxTestSubscriber[] | undefined): void {
+export function checkSubscriberFilters(config: OutboxConfig, subscribers: readonly OutboxTestSubscriber[] | undefined): void {
   if (!Array.isArray(subscribers)) return; // the local stack's own checks refuse it
   subscribers.forEach((subscriber: OutboxTestSubscriber | null | undefined, i) => {
     if (subscriber === null || typeof subscriber !== 'object') return;

@@ -6,7 +6,7 @@ import { startLocalStack } from './local-stack.js';
 import { checkInteger, checkOptionKeys, invalidOption } from './options.js';
 import { receiveMessages } from './receive.js';
 import { localRelayHandler } from './relay.js';
-import { checkedHandlers, checkSubscriberEventTypes, testStackConfig } from './test-stack-checks.js';
+import { checkedHandlers, checkSubscriberFilters, testStackConfig } from './test-stack-checks.js';
 import type { OutboxTestArchive, OutboxTestQueue, OutboxTestStack, OutboxTestStackOptions, ReceiveOptions } from './test-stack-types.js';
 import type { LocalStack, LocalStackOptions } from './types.js';
 
@@ -68,7 +68,7 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
  * dependencies of the service), loaded only now. A start that fails half-way stops what it
  * started, Java included.
  *
- * @throws LocalStackError `INVALID_SUBSCRIPTION` / `INVALID_OPTION` for options that cannot be (before anything starts): a config `defineConfig` refuses, a subscriber's `eventTypes` entry the config's catalog does not declare (under `undeclaredEventTypes: 'reject'`), `MISSING_PEER_DEPENDENCY`, `PORT_IN_USE` (DynamoDB Local's port or the emulator's)
+ * @throws LocalStackError `INVALID_SUBSCRIPTION` / `INVALID_OPTION` for options that cannot be (before anything starts): a config `defineConfig` refuses, a subscriber filter that lets nothing through (as `Outbox.addSubscriber` refuses it: an event type the config's catalog does not declare under `undeclaredEventTypes: 'reject'`, or declares only on aggregate types routed to another topic, an aggregate type not routed to the topic), `MISSING_PEER_DEPENDENCY`, `PORT_IN_USE` (DynamoDB Local's port or the emulator's)
  * @throws LocalStartError when DynamoDB Local cannot start (no Java 17+, say)
  * @throws LocalStackError `START_ABORTED` when `signal` aborts the start, once what it had started has stopped
  * @example
@@ -100,7 +100,7 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
 export async function startOutboxTestStack(options: OutboxTestStackOptions): Promise<OutboxTestStack> {
   checkOptionKeys('options', options, OPTION_KEYS);
   const config = testStackConfig(options.config);
-  checkSubscriberEventTypes(config, options.subscribers);
+  checkSubscriberFilters(config, options.subscribers);
   const onError = options.onError ?? reportToStderr;
   const engineOptions: LocalStackOptions = {
     config,
