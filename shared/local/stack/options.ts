@@ -2,6 +2,7 @@ import type { OutboxConfig } from '../../config.js';
 import { isRecord } from '../../config-fields.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS, MIN_VISIBILITY_TIMEOUT_SECONDS } from '../../consumer/poll-options.js';
 import { showValue } from '../../show-value.js';
+import { subscriberFilterProblem } from '../../subscriber-filter.js';
 import { LocalStackError } from '../errors.js';
 import type { OutboxTestSubscriber } from './test-stack-types.js';
 
@@ -115,17 +116,11 @@ export function checkOptionShapes(config: unknown, subscribers: unknown, onError
   if (onError !== undefined && typeof onError !== 'function') throw invalidOption('onError', onError, 'a function (source, error) => void');
 }
 
-function checkNames(what: string, values: readonly string[] | undefined, allowed: readonly string[] | undefined, means: string): void {
+function checkNames(what: string, values: readonly string[] | undefined, means: string): void {
   if (values === undefined) return;
   if (!Array.isArray(values) || values.length === 0) throw invalidOption(what, values, `a non-empty list of ${means}`);
   values.forEach((value, j) => {
     if (typeof value !== 'string' || value === '') throw invalidOption(`${what}[${j}]`, value, `a non-empty string: ${means}`);
-    if (allowed !== undefined && !allowed.includes(value))
-      throw invalidOption(
-        `${what}[${j}]`,
-        value,
-        `${means} (${allowed.length === 0 ? 'the config routes none there' : allowed.join(', ')})`,
-      );
   });
 }
 
@@ -137,7 +132,8 @@ function queueNames(config: OutboxConfig, subscriber: OutboxTestSubscriber): str
 
 /**
  * Checks the subscribers against the config before anything starts, so a typo fails in
- * milliseconds with `INVALID_SUBSCRIPTION` (a topic, name or filter that cannot be) or
+ * milliseconds with `INVALID_SUBSCRIPTION` (a topic, name or filter that cannot be; a filter that
+ * lets nothing through is refused as `Outbox.addSubscriber` refuses it, in its words) or
  * `INVALID_OPTION` (a bad number or handler), naming the subscriber's field and the value.
  */
 export function checkSubscriptions(config: OutboxConfig, subscribers: readonly OutboxTestSubscriber[]): void {
@@ -181,15 +177,19 @@ export function checkSubscriptions(config: OutboxConfig, subscribers: readonly O
       }
       taken.set(queue, `${at} (${subscriber.name})`);
     }
-    const routed = Object.entries(config.routes)
-      .filter(([, topic]) => topic === subscriber.topic)
-      .map(([type]) => type);
     try {
-      checkNames(`${at}.eventTypes`, subscriber.eventTypes, undefined, 'CloudEvents types');
-      checkNames(`${at}.aggregateTypes`, subscriber.aggregateTypes, routed, `aggregate types the config routes to ${subscriber.topic}`);
+      checkNames(`${at}.eventTypes`, subscriber.eventTypes, 'CloudEvents types');
+      checkNames(`${at}.aggregateTypes`, subscriber.aggregateTypes, `aggregate types the config routes to ${subscriber.topic}`);
     } catch (error) {
       throw new LocalStackError('INVALID_SUBSCRIPTION', (error as Error).message);
     }
+    // A filter that lets nothing through, as Outbox.addSubscriber refuses it at synth, in its words.
+    const problem = subscriberFilterProblem(config, subscriber.topic, subscriber);
+    if (problem !== undefined)
+      throw new LocalStackError(
+        'INVALID_SUBSCRIPTION',
+        `${at}.${problem.entry} (subscriber ${showValue(subscriber.name)}) ${problem.message}`,
+      );
     checkInteger(`${at}.maxReceiveCount`, subscriber.maxReceiveCount, 1, 1000);
     checkInteger(`${at}.concurrency`, subscriber.concurrency, 1, 10);
     if (subscriber.handler !== undefined && typeof subscriber.handler !== 'function')

@@ -1,12 +1,10 @@
 /**
  * The checks `startOutboxTestStack` runs on its config and subscribers before anything starts,
- * beyond the local stack's own: a config `defineConfig` would refuse, and a subscriber filtering
- * on a value that no event published to its topic carries.
+ * beyond the local stack's own: a config `defineConfig` would refuse, and handler factories that
+ * build no handler.
  */
 
 import { checkedConfig, type OutboxConfig } from '../../config.js';
-import { showValue } from '../../show-value.js';
-import { subscriberFilterProblem } from '../../subscriber-filter.js';
 import { LocalStackError } from '../errors.js';
 import { checkOptionShapes } from './options.js';
 import type { OutboxTestSqsHandler, OutboxTestSubscriber } from './test-stack-types.js';
@@ -33,31 +31,6 @@ export function testStackConfig(config: unknown): OutboxConfig {
         { cause: error },
       ),
   );
-}
-
-/**
- * Refuses (`INVALID_SUBSCRIPTION`) a subscriber whose filter lets nothing through, as
- * `Outbox.addSubscriber` does at synth: an `eventTypes` entry the config's catalog does not
- * declare (under `undeclaredEventTypes: 'reject'`, the default) or declares only on aggregate
- * types routed to another topic, an `aggregateTypes` entry the config does not route to the
- * subscriber's topic. Its queue would stay empty and `receive()` time out.
- *
- * @example
- * ```ts
- * checkSubscriberFilters(config, [{ name: 'audit', topic: 'orders.fifo', eventTypes: ['order.plcaed'] }]); // LocalStackError
- * ```
- */
-export function checkSubscriberFilters(config: OutboxConfig, subscribers: readonly OutboxTestSubscriber[] | undefined): void {
-  if (!Array.isArray(subscribers)) return; // the local stack's own checks refuse it
-  subscribers.forEach((subscriber: OutboxTestSubscriber | null | undefined, i) => {
-    if (subscriber === null || typeof subscriber !== 'object') return;
-    const problem = subscriberFilterProblem(config, subscriber.topic, subscriber);
-    if (problem !== undefined)
-      throw new LocalStackError(
-        'INVALID_SUBSCRIPTION',
-        `subscribers[${i}].${problem.entry} (subscriber ${showValue(subscriber.name)}) ${problem.message}`,
-      );
-  });
 }
 
 /** What a handler factory returned, in words: `an object with a handler function` for a consumer given whole. */

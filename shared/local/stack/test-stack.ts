@@ -6,7 +6,7 @@ import { startLocalStack } from './local-stack.js';
 import { checkInteger, checkOptionKeys, invalidOption } from './options.js';
 import { receiveMessages } from './receive.js';
 import { localRelayHandler } from './relay.js';
-import { checkedHandlers, checkSubscriberFilters, testStackConfig } from './test-stack-checks.js';
+import { checkedHandlers, testStackConfig } from './test-stack-checks.js';
 import type { OutboxTestArchive, OutboxTestQueue, OutboxTestStack, OutboxTestStackOptions, ReceiveOptions } from './test-stack-types.js';
 import type { LocalStack, LocalStackOptions } from './types.js';
 
@@ -100,7 +100,6 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
 export async function startOutboxTestStack(options: OutboxTestStackOptions): Promise<OutboxTestStack> {
   checkOptionKeys('options', options, OPTION_KEYS);
   const config = testStackConfig(options.config);
-  checkSubscriberFilters(config, options.subscribers);
   const onError = options.onError ?? reportToStderr;
   const engineOptions: LocalStackOptions = {
     config,
