@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { startOutboxTestStack } from '../../shared/local/index.js';
 import { startDynamoDbLocal } from '../../shared/local/stack/dynamodb-local.js';
 import { startLocalStack } from '../../shared/local/stack/local-stack.js';
 import { freePort, portBindError } from '../../shared/local/stack/ports.js';
+import { dynamoDbLocalJavaOn as javaOn } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 /*
@@ -22,18 +22,6 @@ import { waitFor } from '../helpers/wait.js';
 const config = defineConfig({ ...appConfig, lowLatencyAggregateTypes: ['payment'] });
 const parent = mkdtempSync(join(tmpdir(), 'outbox-start-abort-'));
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
-
-/** The Java processes of a DynamoDB Local on `port` (its command line has `-port N -sharedDb`). */
-const javaOn = (port: number): string[] => {
-  try {
-    return execFileSync('pgrep', ['-f', '--', `-port ${port} -sharedDb`], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean);
-  } catch {
-    return [];
-  }
-};
 
 const STEPS = [
   'loading the optional peer dependencies',

@@ -1,10 +1,11 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RELAY_CHECKPOINT_FILE } from '../../shared/local/event-source/checkpoints.js';
+import { dynamoDbLocalJavaOn as javaOn } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
 const freePort = () =>
@@ -21,18 +22,6 @@ const alive = (pid: number): boolean => {
     return true;
   } catch {
     return false;
-  }
-};
-
-/** The Java processes of a DynamoDB Local on `port` (its command line has `-port N -sharedDb`). */
-const javaOn = (port: number): string[] => {
-  try {
-    return execFileSync('pgrep', ['-f', '--', `-port ${port} -sharedDb`], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean);
-  } catch {
-    return [];
   }
 };
 

@@ -1,21 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DYNAMODB_LOCAL_DATA_FILE, LocalStartError, startDynamoDbLocal } from '../../shared/local/stack/dynamodb-local.js';
+import { processesNaming } from '../helpers/processes.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'outbox-damaged-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-/** The processes whose command line names `text`. */
-const processesNaming = (text: string): string[] => {
-  try {
-    return execFileSync('pgrep', ['-f', text], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
-};
 
 describe('DynamoDB Local on damaged persisted data', () => {
   it('fails the start at once, naming the data file, instead of waiting out the start timeout, and leaves no Java behind', async () => {

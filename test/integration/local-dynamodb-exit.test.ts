@@ -1,21 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LocalStartError, startDynamoDbLocal } from '../../shared/local/stack/dynamodb-local.js';
+import { processesNaming } from '../helpers/processes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'outbox-ddb-exit-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The processes whose command line names `text`. */
-const processesNaming = (text: string): string[] => {
-  try {
-    return execFileSync('pgrep', ['-f', text], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
-};
 
 describe('DynamoDB Local whose Java ends before it answers', () => {
   it('fails the start as soon as Java has exited, with its output, instead of waiting out the start timeout', async () => {
