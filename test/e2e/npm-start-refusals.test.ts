@@ -55,7 +55,9 @@ describe('npm start, refused before it starts anything', { timeout: 60_000 }, ()
 
     expect(code).toBe(1);
     expect(output).toMatch(
-      new RegExp(`npm start: --persist "${file}" cannot be used as a folder \\(EEXIST: [^\\n]*\\); allowed: a writable folder path\\n`),
+      new RegExp(
+        `npm start: --persist "${file}" cannot be used as a folder \\(ENOTDIR: not a directory[^\\n]*\\); allowed: a writable folder path\\n`,
+      ),
     );
     expect(output).not.toContain('    at ');
   });

@@ -241,7 +241,9 @@ describe('the packed package', { timeout: 600_000 }, () => {
       );
       expect(refused).toBeInstanceOf(Error);
       expect(((refused as Error).cause as { code?: number }).code).toBe(2);
-      expect(String(refused)).toContain('--queue-url: got "x"; allowed: an SQS queue URL');
+      expect(String(refused)).toContain(
+        '--queue-url: got "x", which is not an http:// or https:// URL with a host; allowed: an SQS queue URL',
+      );
     });
   });
 });
