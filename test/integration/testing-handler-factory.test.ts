@@ -3,6 +3,7 @@ import { createConsumer, eventHandler } from 'dynamodb-outbox/consumer';
 import { LocalStackError, type OutboxTestSqsHandler, startOutboxTestStack } from 'dynamodb-outbox/testing';
 import { expect, it } from 'vitest';
 import { checkPortFree, freePort } from '../../shared/local/stack/ports.js';
+import { startRefusal } from '../helpers/start-refusal.js';
 
 const config = defineConfig({
   source: 'urn:test:handler-factory',
@@ -31,13 +32,7 @@ it('refuses a handler factory that returns the consumer rather than its handler,
       },
     ],
   });
-  const error = await started.then(
-    async (stack) => {
-      await stack.stop();
-      throw new Error('the stack started');
-    },
-    (e: unknown) => e,
-  );
+  const error = await startRefusal(started);
 
   expect(error).toBeInstanceOf(LocalStackError);
   expect(error).toMatchObject({

@@ -6,6 +6,7 @@ import { localApp } from '../../examples/orders/local-app.js';
 import { config } from '../../examples/orders/outbox.config.js';
 import { LocalStartError } from '../../shared/local/stack/dynamodb-local.js';
 import { startLocalStack } from '../../shared/local/stack/local-stack.js';
+import { startRefusal } from '../helpers/start-refusal.js';
 
 const originalPath = process.env.PATH;
 const dirs: string[] = [];
@@ -22,18 +23,8 @@ describe('the local stack without Java', () => {
     process.env.PATH = empty;
     const steps: string[] = [];
 
-    const error = await startLocalStack({
-      config,
-      ...localApp(),
-      apiPort: 0,
-      persistDir: join(empty, 'data'),
-      onStep: (step) => steps.push(step),
-    }).then(
-      async (stack) => {
-        await stack.stop();
-        return new Error('the stack started');
-      },
-      (e: unknown) => e,
+    const error = await startRefusal(
+      startLocalStack({ config, ...localApp(), apiPort: 0, persistDir: join(empty, 'data'), onStep: (step) => steps.push(step) }),
     );
 
     expect(error).toBeInstanceOf(LocalStartError);

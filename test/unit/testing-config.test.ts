@@ -1,6 +1,7 @@
 import { defineConfig, type OutboxConfig } from 'dynamodb-outbox';
 import { LocalStackError, startOutboxTestStack } from 'dynamodb-outbox/testing';
 import { describe, expect, it } from 'vitest';
+import { startRefusal } from '../helpers/start-refusal.js';
 
 /* A config defineConfig refuses, and a subscriber filtering on a value no event published to its topic carries, fail before anything starts. */
 
@@ -12,13 +13,7 @@ const declared = defineConfig({
 });
 
 async function startError(options: Parameters<typeof startOutboxTestStack>[0]): Promise<LocalStackError> {
-  const error = await startOutboxTestStack(options).then(
-    async (stack) => {
-      await stack.stop();
-      throw new Error('the stack started');
-    },
-    (e: unknown) => e,
-  );
+  const error = await startRefusal(startOutboxTestStack(options));
   expect(error).toBeInstanceOf(LocalStackError);
   return error as LocalStackError;
 }

@@ -2,6 +2,7 @@ import { defineConfig } from 'dynamodb-outbox';
 import { LocalStackError, startOutboxTestStack } from 'dynamodb-outbox/testing';
 import { describe, expect, it } from 'vitest';
 import { VISIBILITY_TIMEOUT_ALLOWED } from '../../shared/local/stack/options.js';
+import { startRefusal } from '../helpers/start-refusal.js';
 
 /* Options that cannot be fail before anything starts (no Java, no emulator), naming the field and the value. */
 
@@ -12,13 +13,7 @@ const config = defineConfig({
 });
 
 async function startError(options: Omit<Parameters<typeof startOutboxTestStack>[0], 'config'>): Promise<LocalStackError> {
-  const error = await startOutboxTestStack({ config, ...options }).then(
-    async (stack) => {
-      await stack.stop();
-      throw new Error('the stack started');
-    },
-    (e: unknown) => e,
-  );
+  const error = await startRefusal(startOutboxTestStack({ config, ...options }));
   expect(error).toBeInstanceOf(LocalStackError);
   return error as LocalStackError;
 }
