@@ -16,7 +16,7 @@ import {
   type TopicConfig,
   type TopicSettings,
 } from './config-types.js';
-import { requireEnv, shownEnvValue } from './env.js';
+import { jsonFromEnv } from './env.js';
 import { ConfigError, EnvironmentError } from './errors.js';
 import {
   catalogWithoutSchemas,
@@ -263,18 +263,8 @@ export function serializeRuntimeConfig(config: OutboxConfig): string {
  */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, variable = CONFIG_ENV): OutboxConfig {
   const allowed = 'the outbox config as JSON, as serializeConfig writes it (the Outbox construct sets it)';
-  const text = requireEnv(variable, env, allowed);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    const reason = (error as Error).message;
-    throw new EnvironmentError(variable, `got ${shownEnvValue(text)}, which is not JSON (${reason}); allowed: ${allowed}`, {
-      cause: error,
-    });
-  }
   return checkedConfig(
-    parsed,
+    jsonFromEnv(variable, env, allowed).value,
     (error) => new EnvironmentError(variable, `holds an invalid outbox config: ${error.message}`, { cause: error }),
   );
 }

@@ -41,3 +41,25 @@ export function requireEnv(
   }
   return value;
 }
+
+/**
+ * Reads a required environment variable that holds JSON ({@link requireEnv}'s checks first): its
+ * text and the value it parses to, failing with an {@link EnvironmentError} that shows the text and
+ * says why it is not JSON, and what it may hold.
+ *
+ * @example
+ * ```ts
+ * const { value } = jsonFromEnv('OUTBOX_TOPIC_ARNS', process.env, 'a JSON object of topic name → ARN');
+ * ```
+ */
+export function jsonFromEnv(variable: string, env: NodeJS.ProcessEnv, allowed: string): { text: string; value: unknown } {
+  const text = requireEnv(variable, env, allowed);
+  try {
+    return { text, value: JSON.parse(text) };
+  } catch (error) {
+    const reason = (error as Error).message;
+    throw new EnvironmentError(variable, `got ${shownEnvValue(text)}, which is not JSON (${reason}); allowed: ${allowed}`, {
+      cause: error,
+    });
+  }
+}

@@ -1,7 +1,7 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { SQS_QUEUE_URL_FORM } from '../aws/sqs-queue-url.js';
 import { configFromEnv, type OutboxConfig } from '../config.js';
-import { requireEnv, shownEnvValue as shown } from '../env.js';
+import { jsonFromEnv, requireEnv, shownEnvValue as shown } from '../env.js';
 import { EnvironmentError } from '../errors.js';
 import { RELAY_ENV } from '../event-source.js';
 import { showValue } from '../show-value.js';
@@ -34,16 +34,7 @@ export function relayEnvironment(env: NodeJS.ProcessEnv = process.env): RelayEnv
 function readTopicArns(env: NodeJS.ProcessEnv, config: OutboxConfig): Record<string, string> {
   const names = config.topics.map((topic) => JSON.stringify(topic.name)).join(', ');
   const allowed = `a JSON object of topic name → SNS topic ARN, with an entry for each configured topic (${names})`;
-  const text = requireEnv(RELAY_ENV.topicArns, env, allowed);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    const reason = (error as Error).message;
-    throw new EnvironmentError(RELAY_ENV.topicArns, `got ${shown(text)}, which is not JSON (${reason}); allowed: ${allowed}`, {
-      cause: error,
-    });
-  }
+  const { text, value: parsed } = jsonFromEnv(RELAY_ENV.topicArns, env, allowed);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new EnvironmentError(RELAY_ENV.topicArns, `got ${shown(text)}; allowed: ${allowed}`);
   }
