@@ -6,7 +6,7 @@
 
 import type { OutboxConfig } from '../config.js';
 import { dataschemaOf, type EventTypeDeclaration } from '../event-types.js';
-import { pointerSegment, toJsonSchema } from '../json-schema/convert.js';
+import { type Conversion, pointerSegment, toJsonSchema } from '../json-schema/convert.js';
 import { jsonSchemaProblem } from '../json-schema/shape.js';
 import { MAX_TRACESTATE_LENGTH, TRACESTATE_PATTERN } from '../tracing/trace-context.js';
 import { CatalogError } from './errors.js';
@@ -171,13 +171,19 @@ function channelOf(config: OutboxConfig, topic: { readonly name: string; readonl
 }
 
 /**
- * Refuses a declared schema whose JSON Schema is malformed (`{ type: 'foo' }`, say): the document
- * would publish it, and its readers (code generators, `catalog check`) fail on it. Checked here,
- * where the JSON Schema is used, not by `defineConfig`: converting every schema at each cold start
- * of a function that only validates with it would cost that function's start-up.
+ * Refuses a declared schema whose JSON Schema is malformed (`{ type: 'foo' }`, or an object that
+ * holds itself, say): the document would publish it, and its readers (code generators, `catalog
+ * check`) fail on it. Checked here, where the JSON Schema is used, not by `defineConfig`:
+ * converting every schema at each cold start of a function that only validates with it would cost
+ * that function's start-up.
  */
-function checkConverted(json: Record<string, unknown>, type: string, declaration: EventTypeDeclaration): void {
-  const problem = jsonSchemaProblem(json);
+function checkConverted(converted: Conversion, type: string, declaration: EventTypeDeclaration): void {
+  const problem =
+    converted.status === 'malformed'
+      ? converted.problem
+      : converted.status === 'converted'
+        ? jsonSchemaProblem(converted.schema)
+        : undefined;
   if (problem === undefined) return;
   const vendor = String(declaration.schema?.['~standard'].vendor);
   throw new CatalogError(
@@ -195,7 +201,7 @@ function checkConverted(json: Record<string, unknown>, type: string, declaration
  * Schema support leaves `data` unconstrained and adds a warning. Throws a `CatalogError`
  * (`INVALID_CATALOG_OPTIONS`) on a config `defineConfig` would refuse, or on options that are
  * not `title` and `version` as non-blank strings, and (`INVALID_EVENT_SCHEMA`) on a declared
- * schema whose JSON Schema is malformed.
+ * schema whose JSON Schema is malformed (a keyword of the wrong kind, or an object holding itself).
  *
  * @example
  * ```ts
@@ -225,9 +231,10 @@ export function catalogDocument(given: OutboxConfig, options: CatalogDocumentOpt
       const dataschema = dataschemaOf(config.source, type, declaration.version);
       const pointer = `/components/schemas/${pointerSegment(id)}`;
       const converted = toJsonSchema(declaration.schema, pointer);
-      if (converted.status === 'converted') checkConverted(converted.schema, type, declaration);
+      checkConverted(converted, type, declaration);
       if (converted.status === 'converted') schemas[id] = converted.schema;
-      else warnings.push(`${type} version ${declaration.version}: ${converted.reason}; its message has no schema for data.`);
+      else if (converted.status === 'unavailable')
+        warnings.push(`${type} version ${declaration.version}: ${converted.reason}; its message has no schema for data.`);
       const aggregateTypes = declaration.aggregateType === undefined ? Object.keys(config.routes) : [declaration.aggregateType];
       const entry: CatalogEventEntry = {
         type,

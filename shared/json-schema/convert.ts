@@ -11,30 +11,66 @@ import { showValue } from '../show-value.js';
 /** The JSON Schema draft AsyncAPI 3.0's Schema Object extends. */
 export const JSON_SCHEMA_TARGET = 'draft-07';
 
-/** A declared schema converted, or why it could not be. */
+/** A declared schema converted, or why it could not be: unavailable (the document warns), or malformed (refused). */
 export type Conversion =
   | { readonly status: 'converted'; readonly schema: Record<string, unknown> }
-  | { readonly status: 'unavailable'; readonly reason: string };
+  | { readonly status: 'unavailable'; readonly reason: string }
+  | { readonly status: 'malformed'; readonly problem: string };
+
+/** A converted schema that holds itself: thrown by {@link rebased}, answered as `malformed`. */
+class CycleFound {
+  constructor(readonly problem: string) {}
+}
+
+const pointerOf = (keys: readonly (string | number)[]): string => keys.map((key) => `/${pointerSegment(String(key))}`).join('');
 
 /**
  * `schema` with every local `$ref` (`#`, `#/definitions/…`) moved under `base`, the JSON pointer
- * where the schema is placed in a larger document: refs resolve against the document's root.
+ * where the schema is placed in a larger document: refs resolve against the document's root. A
+ * subschema shared between places is copied to each; one that holds itself (a cycle, which JSON
+ * cannot write and the copy would follow until the stack overflows) throws {@link CycleFound}.
  */
-function rebased(value: unknown, base: string): unknown {
-  if (Array.isArray(value)) return value.map((item) => rebased(item, base));
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) {
-    out[key] = key === '$ref' && typeof inner === 'string' && inner.startsWith('#') ? `#${base}${inner.slice(1)}` : rebased(inner, base);
-  }
-  return out;
+function rebased(schema: unknown, base: string): unknown {
+  /** The objects enclosing the one being copied, each with its depth in `keys`, the path to it. */
+  const enclosing = new Map<object, number>();
+  const keys: (string | number)[] = [];
+  const inner = (value: unknown, key: string | number): unknown => {
+    keys.push(key);
+    const copied = copy(value);
+    keys.pop();
+    return copied;
+  };
+  const copy = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null) return value;
+    const depth = enclosing.get(value);
+    if (depth !== undefined) {
+      const outer = depth === 0 ? 'the whole schema' : `its enclosing subschema ${pointerOf(keys.slice(0, depth))}`;
+      throw new CycleFound(
+        `${pointerOf(keys)} is ${outer} again, a cycle JSON cannot write; allowed: a tree of JSON values; a recursive schema refers to itself by $ref (e.g. "#/definitions/node")`,
+      );
+    }
+    enclosing.set(value, keys.length);
+    let out: unknown;
+    if (Array.isArray(value)) out = value.map(inner);
+    else {
+      const fields: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value)) {
+        fields[key] = key === '$ref' && typeof item === 'string' && item.startsWith('#') ? `#${base}${item.slice(1)}` : inner(item, key);
+      }
+      out = fields;
+    }
+    enclosing.delete(value);
+    return out;
+  };
+  return copy(schema);
 }
 
 /**
  * The JSON Schema (draft-07) of what a declared schema accepts as `data` (its input: the write
  * helper publishes the data as given, before any transform), to be placed at the JSON pointer
  * `base`; `unavailable` with the reason when the schema has no Standard JSON Schema converter, or
- * the converter refuses (a transform, say).
+ * the converter refuses (a transform, say); `malformed` with the problem when the converter answers
+ * an object that holds itself.
  *
  * @example
  * ```ts
@@ -66,9 +102,14 @@ export function toJsonSchema(schema: StandardSchemaV1 | undefined, base: string)
       reason: `its ${String(standard.vendor)} schema's JSON Schema is ${showValue(converted)}, not a JSON Schema object`,
     };
   }
-  // `$schema` names the draft of a whole document; inside the AsyncAPI document it is the spec's.
-  const { $schema: _, ...rest } = converted;
-  return { status: 'converted', schema: rebased(rest, base) as Record<string, unknown> };
+  try {
+    // `$schema` names the draft of a whole document; inside the AsyncAPI document it is the spec's.
+    const { $schema: _, ...rest } = rebased(converted, base) as Record<string, unknown>;
+    return { status: 'converted', schema: rest };
+  } catch (error) {
+    if (error instanceof CycleFound) return { status: 'malformed', problem: error.problem };
+    throw error;
+  }
 }
 
 /** `name` as one JSON pointer segment: `~` and `/` escaped. */

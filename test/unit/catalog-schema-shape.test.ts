@@ -89,6 +89,69 @@ describe('catalogDocument: a declared schema whose JSON Schema is malformed', ()
   });
 });
 
+describe('catalogDocument: a declared schema whose JSON Schema holds a cycle', () => {
+  /** `{ type: 'object', properties: { … } }` where `place` puts the object itself somewhere inside it. */
+  const cyclic = (place: (self: Record<string, unknown>) => void) => {
+    const self: Record<string, unknown> = { type: 'object', properties: { total: { type: 'number' } } };
+    place(self);
+    return self;
+  };
+
+  const nested = (self: Record<string, unknown>) => {
+    const line: Record<string, unknown> = { type: 'object' };
+    line.properties = { parts: { type: 'array', items: line } };
+    Object.assign(self.properties as object, { line });
+  };
+
+  it.each([
+    [
+      'a property',
+      (self: Record<string, unknown>) => Object.assign(self.properties as object, { child: self }),
+      '/properties/child',
+      'the whole schema',
+    ],
+    [
+      'a list of schemas',
+      (self: Record<string, unknown>) => Object.assign(self, { anyOf: [{ type: 'null' }, self] }),
+      '/anyOf/1',
+      'the whole schema',
+    ],
+    [
+      'a keyword it does not check',
+      (self: Record<string, unknown>) => Object.assign(self, { 'x-meta': { of: self } }),
+      '/x-meta/of',
+      'the whole schema',
+    ],
+    [
+      'a definition',
+      (self: Record<string, unknown>) => Object.assign(self, { definitions: { node: { items: [self] } } }),
+      '/definitions/node/items/0',
+      'the whole schema',
+    ],
+    ['a subschema', nested, '/properties/line/properties/parts/items', 'its enclosing subschema /properties/line'],
+  ])(
+    'refuses one through %s with the typed error, naming the event type, the version and where the cycle closes',
+    (_, place, pointer, outer) => {
+      const error = refusal({ version: 2, schema: answering(cyclic(place)) });
+      expect(error.code).toBe('INVALID_EVENT_SCHEMA');
+      expect(error.field).toBe('eventTypes["order.placed"]');
+      expect(error.message).toContain(
+        `version 2: its handmade schema's JSON Schema (~standard.jsonSchema) is malformed: ${pointer} is ${outer} again, a cycle JSON cannot write; `,
+      );
+      expect(error.message).toContain('allowed: a tree of JSON values; a recursive schema refers to itself by $ref');
+    },
+  );
+
+  it('takes a subschema shared between places (no cycle), each place written out in full', () => {
+    const shared = { type: 'string', minLength: 1 };
+    const json = { type: 'object', properties: { a: shared, b: shared, c: { anyOf: [shared, { type: 'null' }] } } };
+    const { document, warnings } = catalogDocument(configOf({ version: 1, schema: answering(json) }));
+    expect(warnings).toEqual([]);
+    const written = JSON.parse(JSON.stringify(document)).components.schemas['order.placed.v1'];
+    expect(written.properties).toEqual({ a: shared, b: shared, c: { anyOf: [shared, { type: 'null' }] } });
+  });
+});
+
 describe('catalogDocument: declared schemas whose JSON Schema is well-formed, or that have none', () => {
   it('takes what zod converts, across the keywords the catalog reads', () => {
     type Node = { name: string; children: Node[] };
