@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { LocalStackError } from '../errors.js';
 
@@ -88,8 +88,8 @@ const unusable = (dir: string, error: unknown): LocalStackError =>
   );
 
 /**
- * Creates `dir` and its missing parents one at a time, resolving with the first one created.
- * Node's `mkdir(…, { recursive: true })` never settles on some paths (below `/proc`, where
+ * Creates `dir` and its missing parents one at a time, resolving with the first one this call
+ * created. Node's `mkdir(…, { recursive: true })` never settles on some paths (below `/proc`, where
  * creating a folder fails with ENOENT though its parent is there): this fails there instead.
  */
 async function makeFolders(dir: string): Promise<string | undefined> {
@@ -105,24 +105,30 @@ async function makeFolders(dir: string): Promise<string | undefined> {
     if (exists || dirname(at) === at) break;
     missing.unshift(at);
   }
+  const created: string[] = [];
   try {
     for (const folder of missing) {
-      // Another run may have made it meanwhile; a file there fails as the lock is written.
-      await mkdir(folder).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
-      });
+      // Another run may have made it meanwhile (it is then that run's); a file there fails as the lock is written.
+      const made = await mkdir(folder).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw error;
+          return false;
+        },
+      );
+      if (made) created.push(folder);
     }
   } catch (error) {
-    // A refused path leaves no folder of this run behind.
-    if (missing[0] !== undefined) await rm(missing[0], { recursive: true, force: true }).catch(() => {});
+    // A refused path leaves no folder of this call behind, deepest first; one another run made, or wrote into, stays.
+    for (const folder of created.reverse()) await rmdir(folder).catch(() => {});
     throw error;
   }
-  return missing[0];
+  return created[0];
 }
 
 /**
  * Writes this process's lock into `dir`, creating the folder when missing: `locked` is `false`
- * when a lock is there; `createdDir` the first folder created.
+ * when a lock is there; `createdDir` the first folder this call created.
  */
 async function writeLock(dir: string, path: string): Promise<{ locked: boolean; createdDir: string | undefined }> {
   let createdDir: string | undefined;
