@@ -1,11 +1,10 @@
-import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
-import { SQS_QUEUE_URL_FORM } from '../aws/sqs-queue-url.js';
 import { configFromEnv, type OutboxConfig } from '../config.js';
 import { jsonFromEnv, requireEnv, shownEnvValue as shown } from '../env.js';
 import { EnvironmentError } from '../errors.js';
 import { RELAY_ENV } from '../event-source.js';
 import { showValue } from '../show-value.js';
-import { deadLetterQueueUrlFault } from './dead-letter-sender.js';
+import { DEAD_LETTER_QUEUE_URL_ALLOWED, deadLetterQueueUrlFault } from './dead-letter-sender.js';
+import { topicArnFaultWords, topicArnsFault } from './topic-arns.js';
 
 /** What a deployed relay reads from its environment at cold start. */
 export interface RelayEnvironment {
@@ -26,8 +25,7 @@ export interface RelayEnvironment {
 export function relayEnvironment(env: NodeJS.ProcessEnv = process.env): RelayEnvironment {
   const config = configFromEnv(env, RELAY_ENV.config);
   const topicArns = readTopicArns(env, config);
-  const allowedUrl = `the URL of the relay dead-letter queue, a standard SQS queue (not FIFO), ${SQS_QUEUE_URL_FORM}`;
-  const deadLetterQueueUrl = requireEnv(RELAY_ENV.deadLetterQueueUrl, env, allowedUrl, deadLetterQueueUrlFault);
+  const deadLetterQueueUrl = requireEnv(RELAY_ENV.deadLetterQueueUrl, env, DEAD_LETTER_QUEUE_URL_ALLOWED, deadLetterQueueUrlFault);
   return { config, topicArns, deadLetterQueueUrl };
 }
 
@@ -39,18 +37,19 @@ function readTopicArns(env: NodeJS.ProcessEnv, config: OutboxConfig): Record<str
     throw new EnvironmentError(RELAY_ENV.topicArns, `got ${shown(text)}; allowed: ${allowed}`);
   }
   const arns = parsed as Record<string, unknown>;
-  for (const topic of config.topics) {
-    if (!Object.hasOwn(arns, topic.name)) {
-      const keys = Object.keys(arns).map((key) => JSON.stringify(key));
-      const given = keys.length === 0 ? 'an empty object' : `entries for ${keys.join(', ')} only`;
-      throw new EnvironmentError(RELAY_ENV.topicArns, `has no entry for topic "${topic.name}" (got ${given}); allowed: ${allowed}`);
-    }
-    const arn = arns[topic.name];
+  const fault = topicArnsFault(config.topics, arns);
+  if (fault?.kind === 'missing') {
+    const keys = Object.keys(arns).map((key) => JSON.stringify(key));
+    const given = keys.length === 0 ? 'an empty object' : `entries for ${keys.join(', ')} only`;
+    throw new EnvironmentError(RELAY_ENV.topicArns, `has no entry for topic "${fault.topic}" (got ${given}); allowed: ${allowed}`);
+  }
+  if (fault !== undefined) {
     // The relay checks the same when it is built, but its ConfigError would not name the variable.
-    const problem = snsTopicArnProblem(arn, topic.fifo);
-    if (problem !== undefined) {
-      throw new EnvironmentError(RELAY_ENV.topicArns, `has ${showValue(arn)} for topic "${topic.name}"; allowed: ${problem}`);
-    }
+    const words = topicArnFaultWords(fault);
+    throw new EnvironmentError(
+      RELAY_ENV.topicArns,
+      `has ${showValue(fault.arn)} for topic "${fault.topic}"${words.given}; allowed: ${words.allowed}`,
+    );
   }
   return arns as Record<string, string>;
 }

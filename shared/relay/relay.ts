@@ -1,5 +1,4 @@
 import { followSignal } from '../abort.js';
-import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import type { OutboxConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { relayIgnoredAggregateTypes } from '../publishing-paths.js';
@@ -9,6 +8,7 @@ import type { RelayResult } from './outcome.js';
 import { RelayRun } from './relay-run.js';
 import { retryBackoff } from './retry-delays.js';
 import type { StreamRecordInput } from './stream-record.js';
+import { topicArnFaultWords, topicArnsFault } from './topic-arns.js';
 import type { RelayOptions, RelayRunOptions } from './types.js';
 
 /**
@@ -18,8 +18,8 @@ import type { RelayOptions, RelayRunOptions } from './types.js';
  * process; what still fails is reported per record; what can never be published goes to the
  * relay DLQ. Used by the Lambda relay and the stream processor alike.
  *
- * @throws ConfigError when a configured topic has no ARN, or one that is not an SNS topic's or not of
- * the topic's kind (a FIFO topic's name ends in `.fifo`), or the DLQ URL is not a standard SQS queue's URL
+ * @throws ConfigError when a configured topic has no ARN, or one that is not an SNS topic's, not of
+ * the topic's kind (a FIFO topic's name ends in `.fifo`) or another topic's too, or the DLQ URL is not a standard SQS queue's URL
  * (the same check as `relayEnvironment()`'s)
  *
  * @example
@@ -38,18 +38,16 @@ export class Relay {
     if (typeof options.topicArns !== 'object' || options.topicArns === null) {
       throw new ConfigError('topicArns', `got ${showValue(options.topicArns)}; allowed: an object of topic name → topic ARN`);
     }
-    for (const topic of options.config.topics) {
-      const arn = options.topicArns[topic.name];
-      if (typeof arn !== 'string' || !arn.startsWith('arn:')) {
-        throw new ConfigError(
-          `topicArns.${topic.name}`,
-          `got ${showValue(arn)}; allowed: the ARN of topic "${topic.name}" (every configured topic needs one)`,
-        );
-      }
-      // SNS refuses each message of a FIFO topic without a message group (and of a standard one
-      // with a deduplication id) as the sender's fault: a mismatch would send every event to the relay DLQ.
-      const problem = snsTopicArnProblem(arn, topic.fifo);
-      if (problem !== undefined) throw new ConfigError(`topicArns.${topic.name}`, `got ${showValue(arn)}; allowed: ${problem}`);
+    const fault = topicArnsFault(options.config.topics, options.topicArns);
+    if (fault?.kind === 'missing') {
+      throw new ConfigError(
+        `topicArns.${fault.topic}`,
+        `got undefined; allowed: the ARN of topic "${fault.topic}" (every configured topic needs one)`,
+      );
+    }
+    if (fault !== undefined) {
+      const { given, allowed } = topicArnFaultWords(fault);
+      throw new ConfigError(`topicArns.${fault.topic}`, `got ${showValue(fault.arn)}${given}; allowed: ${allowed}`);
     }
     const dlqFault = deadLetterQueueUrlFault(options.deadLetterQueueUrl);
     if (dlqFault !== undefined) {

@@ -25,8 +25,8 @@ function refusal(topicArns: unknown): unknown {
 describe("a Relay's refusal of its topic ARNs shows what was given (showValue), with the ConfigError", () => {
   it.each([
     ['topicArns', 5n, 'got 5n; allowed: an object of topic name → topic ARN'],
-    ['topicArns.orders', { orders: 5n }, 'got 5n; allowed: the ARN of topic "orders"'],
-    ['topicArns.orders', { orders: Number.NaN }, 'got NaN; allowed: the ARN of topic "orders"'],
+    ['topicArns.orders', { orders: 5n }, 'got 5n; allowed: an SNS topic ARN (arn:'],
+    ['topicArns.orders', { orders: Number.NaN }, 'got NaN; allowed: an SNS topic ARN (arn:'],
   ])('%s: %s', (field, topicArns, detail) => {
     const error = refusal(topicArns);
     expect(error).toBeInstanceOf(ConfigError);
