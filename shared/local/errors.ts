@@ -41,3 +41,20 @@ export class LocalStackError extends OutboxError {
     this.name = 'LocalStackError';
   }
 }
+
+/**
+ * DynamoDB Local could not be started (code `LOCAL_START_FAILED`): Java missing or too old, no
+ * answer, or an exit before it answered; the message says which, and the fix. (A taken port is a
+ * `LocalStackError` `PORT_IN_USE`, as for the other parts of the local stack.)
+ *
+ * @example
+ * ```ts
+ * await expect(startDynamoDbLocal({ startTimeoutMs: 1 })).rejects.toBeInstanceOf(LocalStartError);
+ * ```
+ */
+export class LocalStartError extends OutboxError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('LOCAL_START_FAILED', message, options);
+    this.name = 'LocalStartError';
+  }
+}

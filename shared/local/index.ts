@@ -16,8 +16,8 @@
  */
 
 export { OutboxError } from '../errors.js';
-export { LocalStackError, type LocalStackErrorCode } from './errors.js';
-export { type DynamoDbLocal, type DynamoDbLocalOptions, LocalStartError, startDynamoDbLocal } from './stack/dynamodb-local.js';
+export { LocalStackError, type LocalStackErrorCode, LocalStartError } from './errors.js';
+export { type DynamoDbLocal, type DynamoDbLocalOptions, startDynamoDbLocal } from './stack/dynamodb-local.js';
 export {
   type OutboxTestArchive,
   type OutboxTestClients,

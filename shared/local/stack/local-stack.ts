@@ -13,8 +13,9 @@ import { StreamRunner } from '../event-source/stream-runner.js';
 import { type ApiServer, bindApiServer } from './api-server.js';
 import { startLocalConsumers } from './consumers.js';
 import { watchDeadLetterDepths } from './dead-letter-depths.js';
-import { checkDynamoDbPort, checkJava, type DynamoDbLocal, startDynamoDbLocal } from './dynamodb-local.js';
+import { checkDynamoDbPort, type DynamoDbLocal, startDynamoDbLocalJavaChecked } from './dynamodb-local.js';
 import { checkEmulatorPort, startEmulator } from './emulator.js';
+import { checkJava } from './java.js';
 import { startLocalArchiver } from './local-archiver.js';
 import { checkDistinctPorts, checkOptionShapes, checkPort, checkSubscriptions, checkTableName, checkVisibilityTimeout } from './options.js';
 import { loadPeers } from './peers.js';
@@ -79,7 +80,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     options.onStep?.(step);
   };
   next('loading the optional peer dependencies');
-  // Before anything starts: a missing optional peer, or Java, leaves nothing behind.
+  // Before anything starts: a missing optional peer, or Java, leaves nothing behind. DynamoDB Local checks it not again.
   await loadPeers(options.peers);
   next('checking Java');
   checkJava();
@@ -119,7 +120,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       stops.push(() => lock.release());
     }
     next('starting DynamoDB Local');
-    const dynamoDb: DynamoDbLocal = await startDynamoDbLocal({
+    const dynamoDb: DynamoDbLocal = await startDynamoDbLocalJavaChecked({
       port: dynamoDbPort,
       ...(options.persistDir === undefined ? {} : { dbPath: options.persistDir }),
       ...(signal === undefined ? {} : { signal }),
