@@ -1,4 +1,5 @@
 import { PublishBatchCommand, type PublishBatchCommandOutput, type PublishBatchRequestEntry } from '@aws-sdk/client-sns';
+import { isFifoTopicArn } from '../aws/sns-topic-arn.js';
 import { type BackoffOptions, backoffDelay, sleep } from '../backoff.js';
 import { MAX_MESSAGE_BYTES, type MessageTrace, messageAttributes, messageSize } from '../envelope.js';
 import { REDRIVE_READ_RETRY } from '../read-retry.js';
@@ -49,9 +50,6 @@ export interface PublishRetryOptions {
   /** Without it, an event SNS refuses for good fails, as one failed for any other reason. */
   readonly onRejected?: OnRejected | undefined;
 }
-
-/** A topic is FIFO when its name (the ARN's last part) ends in `.fifo`. */
-export const isFifoTopicArn = (topicArn: string): boolean => topicArn.endsWith('.fifo');
 
 const MAX_ENTRIES = 10;
 
