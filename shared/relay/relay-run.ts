@@ -1,4 +1,5 @@
 import { PublishBatchCommand, type PublishBatchCommandOutput } from '@aws-sdk/client-sns';
+import { snsTopicName } from '../aws/sns-topic-arn.js';
 import { backoffDelay } from '../backoff.js';
 import type { DeadLetterFields, DeadLetterSender } from './dead-letter-sender.js';
 import { eventDeadLetter } from './event-dead-letter.js';
@@ -10,8 +11,8 @@ import type { RecordFailureReason, RelayResult } from './outcome.js';
 import { batchEntry } from './publish-entry.js';
 import { traceRelayBatch } from './relay-tracing.js';
 import { retryBackoff } from './retry-delays.js';
-import { type RecordState, runResult } from './run-result.js';
-import { coordinatesOf, type RecordCoordinates, type StreamRecordInput } from './stream-record.js';
+import { RunRecords } from './run-result.js';
+import { coordinatesOf, type StreamRecordInput } from './stream-record.js';
 import type { RelayOptions, RelayRunOptions } from './types.js';
 
 /** The events of an entry, as details name them. */
@@ -20,15 +21,12 @@ const eventsOf = (items: readonly EventItem[]): string =>
     ? `event ${items[0]!.message.id}`
     : `the ${items.length} events ${items[0]!.message.id} … ${items[items.length - 1]!.message.id} (one batch message)`;
 
-/** One invocation's work: the lanes, the records' states and the scheduler. */
+/** One invocation's work: the lanes and the scheduler, sending each request; {@link RunRecords} keeps what came of each record. */
 export class RelayRun {
   private readonly lanes = new Lanes();
-  private readonly states: RecordState[];
-  /** Each record's coordinates, worked out once. */
-  private readonly coordinates: RecordCoordinates[];
+  /** What came of each record. */
+  private readonly records: RunRecords;
   private inFlight = 0;
-  private retried = 0;
-  private deadLettered = 0;
   /** Set once `mayPublish()` refused a request: nothing more is sent. */
   private refused = false;
   private wake: () => void = () => {};
@@ -40,18 +38,18 @@ export class RelayRun {
   constructor(
     private readonly options: RelayOptions,
     private readonly deadLetters: DeadLetterSender,
-    private readonly records: readonly StreamRecordInput[],
+    private readonly input: readonly StreamRecordInput[],
     private readonly limits: RelayRunOptions = {},
   ) {
     this.deadline = limits.deadline ?? Number.POSITIVE_INFINITY;
     this.signal = limits.signal;
-    this.states = records.map(() => ({ outstanding: 0, published: 0, deadLettered: 0 }));
-    this.coordinates = records.map(coordinatesOf);
+    this.records = new RunRecords(input.map(coordinatesOf));
   }
 
   async run(): Promise<RelayResult> {
-    const messages = fillLanes(this.lanes, this.records, this.states, this.coordinates, this.options);
-    const topics = [...new Set(messages.map(({ topic }) => this.options.topicArns[topic]?.split(':').pop() ?? topic))];
+    const { states, coordinates } = this.records;
+    const messages = fillLanes(this.lanes, this.input, states, coordinates, this.options);
+    const topics = [...new Set(messages.map(({ topic }) => snsTopicName(this.options.topicArns[topic]) ?? topic))];
     return traceRelayBatch({ messages: messages.map(({ message }) => message), topics }, () => this.publishAll());
   }
 
@@ -89,7 +87,7 @@ export class RelayRun {
         clearTimeout(timer);
       }
     }
-    return this.result();
+    return this.records.result();
   }
 
   /** Whether nothing more may be sent, asked now (see {@link sendingEnded}); when so, every lane still waiting fails its records. */
@@ -115,7 +113,7 @@ export class RelayRun {
         : this.refused && beforeDeadline
           ? 'publishing was refused (mayPublish() returned false) before these events were sent; the record is retried'
           : 'the invocation reached its deadline before these events were sent; the event source mapping retries the record';
-    for (const lane of this.lanes.waiting()) this.failLane(lane, 'DEADLINE_REACHED', detail);
+    for (const lane of this.lanes.waiting()) this.records.failLane(lane, 'DEADLINE_REACHED', detail);
   }
 
   /** The next request to send, as a task the scheduler runs, or `undefined` when no lane is ready. */
@@ -131,7 +129,7 @@ export class RelayRun {
         this.deadLetter(
           next.lane,
           next.item,
-          eventDeadLetter(next.item, this.coordinates[next.item.recordIndex]!, next.reason, next.detail),
+          eventDeadLetter(next.item, this.records.coordinates[next.item.recordIndex]!, next.reason, next.detail),
         ),
       );
   }
@@ -147,13 +145,13 @@ export class RelayRun {
     } catch (error) {
       for (const { lane, items } of sent)
         if (lane.busy && lane.items[0] === items[0])
-          this.failLane(lane, reason, `the relay failed on its request: ${describeError(error)}`);
+          this.records.failLane(lane, reason, `the relay failed on its request: ${describeError(error)}`);
     }
   }
 
   private async publish(batch: readonly Entry[]): Promise<void> {
     const topic = batch[0]!.items[0]!.topic!;
-    for (const { items } of batch) if (items[0]!.attempts > 0) this.retried++;
+    for (const { items } of batch) if (items[0]!.attempts > 0) this.records.retried++;
     const entries = batch.map(({ items }, i) =>
       batchEntry(
         items.map((item) => item.message),
@@ -193,11 +191,11 @@ export class RelayRun {
       const failure = failed.get(id);
       const kind = failure === undefined ? 'transient' : entryFailureKind(failure);
       if (succeeded.has(id) && failure === undefined) {
-        this.advance(entry.lane, entry.items, 'published');
+        this.records.advance(entry.lane, entry.items, 'published');
       } else if (failure !== undefined && kind === 'rejected') {
         this.rejected(entry, `SNS rejected the message: ${failure.Code}: ${failure.Message ?? ''}`);
       } else if (failure !== undefined && kind === 'deployment') {
-        this.failLane(
+        this.records.failLane(
           entry.lane,
           'PUBLISH_FAILED',
           `publishing ${eventsOf(entry.items)} failed for a reason of the deployment, not of the message (not retried, not dead-lettered): ${failure.Code}: ${failure.Message ?? ''}`,
@@ -224,7 +222,11 @@ export class RelayRun {
     const item = items[0]!;
     if (Date.now() >= this.deadline) {
       // Nothing new goes out after the deadline, a dead letter neither: the retry meets the same refusal.
-      this.failLane(lane, 'DEADLINE_REACHED', `SNS rejected event ${item.message.id} after the deadline; it is dead-lettered on the retry`);
+      this.records.failLane(
+        lane,
+        'DEADLINE_REACHED',
+        `SNS rejected event ${item.message.id} after the deadline; it is dead-lettered on the retry`,
+      );
       return;
     }
     item.rejection = detail;
@@ -238,7 +240,7 @@ export class RelayRun {
     lane.busy = false;
     if (this.signal?.aborted === true) {
       // The run was cut short (the invocation's end, a lost lease): that, not SNS, failed the request.
-      this.failLane(
+      this.records.failLane(
         lane,
         'DEADLINE_REACHED',
         `publishing ${eventsOf(items)} was cut short (${describeError(this.signal.reason)}): ${detail}`,
@@ -252,7 +254,7 @@ export class RelayRun {
       return;
     }
     const why = transient ? `still failing after ${item.attempts} attempts` : 'not retryable';
-    this.failLane(lane, 'PUBLISH_FAILED', `publishing ${eventsOf(items)} failed (${why}): ${detail}`);
+    this.records.failLane(lane, 'PUBLISH_FAILED', `publishing ${eventsOf(items)} failed (${why}): ${detail}`);
   }
 
   /** Sends the lane head's dead letter; the lane moves on once it is in the DLQ, and fails if the DLQ refuses it. */
@@ -264,41 +266,9 @@ export class RelayRun {
       ...(mayPublish === undefined ? {} : { mayPublish }),
     });
     if (sent.status === 'sent') {
-      this.deadLettered++;
-      this.advance(lane, [item], 'deadLettered');
+      this.records.advance(lane, [item], 'deadLettered');
     } else {
-      this.failLane(lane, sent.status === 'deadline' ? 'DEADLINE_REACHED' : 'DEAD_LETTER_FAILED', sent.detail);
+      this.records.failLane(lane, sent.status === 'deadline' ? 'DEADLINE_REACHED' : 'DEAD_LETTER_FAILED', sent.detail);
     }
-  }
-
-  /** The lane's head items are done: they leave the lane, and their records count them. */
-  private advance(lane: Lane, items: readonly LaneItem[], how: 'published' | 'deadLettered'): void {
-    lane.items.splice(0, items.length);
-    lane.busy = false;
-    lane.readyAt = 0;
-    for (const item of items) {
-      const state = this.states[item.recordIndex]!;
-      state[how]++;
-      state.outstanding--;
-    }
-  }
-
-  /** Stops the lane: its head's record failed, and every later record of the aggregate waits for the retry. */
-  private failLane(lane: Lane, reason: RecordFailureReason, detail: string): void {
-    lane.failed = true;
-    lane.busy = false;
-    const head = lane.items[0]!.recordIndex;
-    for (const item of lane.items) {
-      const state = this.states[item.recordIndex]!;
-      state.failure ??=
-        item.recordIndex === head
-          ? { reason, detail }
-          : { reason: 'BLOCKED_BY_EARLIER_FAILURE', detail: `held back behind the failed record of aggregate ${lane.key}` };
-    }
-    lane.items.length = 0;
-  }
-
-  private result(): RelayResult {
-    return runResult(this.states, this.coordinates, { retried: this.retried, deadLettered: this.deadLettered });
   }
 }
