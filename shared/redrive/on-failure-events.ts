@@ -85,11 +85,15 @@ export function parseRecord(text: string): ParsedRecord {
 
 /**
  * Whether a failed read says the records are no longer in the stream: trimmed, their shard or
- * stream gone, or the range not there to its end. Not a refusal (no permission, a bad request) nor
- * a passing failure: the records may still be there.
+ * stream gone, or none of the range there. Not a refusal (no permission, a bad request) nor a
+ * passing failure: the records may still be there. Nor a read that stopped short of the batch's
+ * end after reading some of it: the stream trims a shard from its oldest record on, so the records
+ * after one still there are there too, only not reached.
  */
 const recordsGone = (error: unknown): boolean =>
-  error instanceof StreamRangeIncompleteError || ['TrimmedDataAccessException', 'ResourceNotFoundException'].includes(errorName(error));
+  error instanceof StreamRangeIncompleteError
+    ? error.lastRead === undefined
+    : ['TrimmedDataAccessException', 'ResourceNotFoundException'].includes(errorName(error));
 
 /** The batch's stream records, and when the stream trimmed its first records, which part is gone. */
 type BatchRecords = { status: 'records'; records: StreamInvocationPayload['Records']; trimmed?: string };
