@@ -8,8 +8,9 @@ import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { DeduplicationScope, FifoThroughputLimit, type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEFAULT_FUNCTION_TIMEOUT, OutboxFunction } from './outbox-function.js';
+import { OutboxTopics } from './outbox-topics.js';
 import { SQS_MAX_RETENTION } from './private/retention.js';
-import { validateSubscriberProps } from './private/subscriber-checks.js';
+import { checkSubscriberConfig, validateSubscriberProps } from './private/subscriber-checks.js';
 import { checkQueueVisibility, minVisibilityTimeoutSeconds } from './private/visibility-timeout.js';
 import { DEFAULT_QUEUE_RETENTION, type OutboxSubscriberProps } from './subscriber-props.js';
 
@@ -31,17 +32,26 @@ function consumerOwnTimeout(consumer: IFunction | undefined): Duration | undefin
   return fn instanceof LambdaFunction ? fn.timeout : 'unknown';
 }
 
+/** The name `topic` has in the outbox config, when it is a topic of an {@link OutboxTopics} (an `Outbox`'s or the app's own). */
+function configTopicName(topic: ITopic): string | undefined {
+  const owner = topic.node.scope;
+  return owner instanceof OutboxTopics && owner.topics.get(topic.node.id) === topic ? topic.node.id : undefined;
+}
+
 /**
  * An SQS subscriber of an outbox topic: a queue (a new one FIFO on a FIFO topic) with raw message delivery
  * (the body is the CloudEvents envelope, the attributes `type` and `aggregatetype`), an optional
  * filter policy on those attributes, a DLQ that takes both messages the consumer keeps failing
  * and messages SNS could not deliver, and optionally a consumer Lambda that reports batch item
- * failures.
+ * failures. Given the outbox `config`, the filter is checked against it at synth, as
+ * `Outbox.addSubscriber` checks it: an event type or aggregate type no event on the topic can
+ * carry is refused, before the subscriber joins the tree.
  *
  * @example
  * ```ts
  * new OutboxSubscriber(this, 'Billing', {
  *   topic: outbox.topics.topic('orders.fifo'),
+ *   config,
  *   eventTypes: ['order.placed'],
  *   consumerEntry: 'functions/billing/handler.ts',
  * });
@@ -57,6 +67,8 @@ export class OutboxSubscriber extends Construct {
   readonly consumer?: IFunction;
 
   constructor(scope: Construct, id: string, props: OutboxSubscriberProps) {
+    // Checked before the subscriber joins the tree, so a refused one leaves nothing behind.
+    checkSubscriberConfig([scope.node.path, id].filter((part) => part !== '').join('/'), props, configTopicName(props.topic));
     super(scope, id);
     const { topic } = props;
     this.topic = topic;

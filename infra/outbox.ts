@@ -9,7 +9,6 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { OutboxConfig } from '../shared/config.js';
-import { subscriberFilterProblem } from '../shared/subscriber-filter.js';
 import { type ArchiveAlarmsOptions, addArchiveAlarms } from './archive-alarms.js';
 import { LowLatencyProcessor, type LowLatencyProcessorProps } from './low-latency-processor.js';
 import { checkProcessorLagThreshold } from './outbox-alarm-specs.js';
@@ -88,8 +87,8 @@ export interface OutboxProps {
     ArchiveAlarmsOptions;
 }
 
-/** Props of {@link Outbox.addSubscriber}: a subscriber's props, with the topic named as in the config. */
-export interface OutboxSubscriptionOptions extends Omit<OutboxSubscriberProps, 'topic'> {
+/** Props of {@link Outbox.addSubscriber}: a subscriber's props, with the topic named as in the config (the outbox's). */
+export interface OutboxSubscriptionOptions extends Omit<OutboxSubscriberProps, 'topic' | 'config'> {
   /** Name of a topic of the outbox config, e.g. `orders.fifo`. */
   readonly topic: string;
   /**
@@ -251,7 +250,8 @@ export class Outbox extends Construct {
   /**
    * Subscribes a new queue (and optionally a consumer Lambda) to a topic of the config, with the
    * outbox's key, removal policy and log retention, and raises an alarm on its DLQ. Throws when
-   * the config has no such topic.
+   * the config has no such topic, or the filter lets nothing of it through (the subscriber checks
+   * it against the outbox's config).
    *
    * @example
    * ```ts
@@ -269,8 +269,6 @@ export class Outbox extends Construct {
         `is "${id}", already the id of ${what}; allowed: an id not yet used in ${this.node.path} (taken: ${this.node.children.map((c) => c.node.id).join(', ')})`,
       );
     }
-    const filterProblem = subscriberFilterProblem(this.config, topic, rest);
-    if (filterProblem !== undefined) throw new OutboxPropsError(`${this.node.path}/${id}`, filterProblem.entry, filterProblem.message);
     // `??`, not a spread over the defaults: an option given as undefined keeps the outbox's.
     const subscriber = new OutboxSubscriber(this, id, {
       ...rest,
@@ -279,6 +277,8 @@ export class Outbox extends Construct {
       // Only a consumer the subscriber creates has logs of its own: the subscriber refuses it otherwise.
       logRetention: rest.consumerEntry === undefined ? rest.logRetention : (rest.logRetention ?? this.props.logRetention),
       topic: this.topics.topic(topic),
+      // The subscriber checks its filter against it: a type or aggregate type the topic never carries is refused.
+      config: this.config,
     });
     this.subscriberMap.set(id, subscriber);
     this.alarms.addDeadLetterQueue(`${id}DeadLetterQueue`, subscriber.deadLetterQueue);

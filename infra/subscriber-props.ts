@@ -4,6 +4,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { OutboxConfig } from '../shared/config.js';
 
 /** Props of {@link OutboxSubscriber}. */
 export interface OutboxSubscriberProps {
@@ -17,6 +18,17 @@ export interface OutboxSubscriberProps {
   readonly eventTypes?: readonly string[];
   /** Deliver only events of these aggregate types (`aggregatetype`); see `eventTypes` for the limit. @default every aggregate type */
   readonly aggregateTypes?: readonly string[];
+  /**
+   * The outbox config (`defineConfig`) whose topics `topic` is one of: given, `eventTypes` and
+   * `aggregateTypes` are checked against it at synth as `Outbox.addSubscriber` checks them (which
+   * passes its own): an event type the catalog does not declare (under `undeclaredEventTypes:
+   * 'reject'`) or declares only on aggregate types routed to another topic, and an aggregate type
+   * not routed to this topic, are refused, as the subscriber would receive nothing of them. The
+   * topic must then be one of an `OutboxTopics` of the app (`outbox.topics.topic(name)`,
+   * `topics.topic(name)`), whose name in the config it knows.
+   * @default no check of the filter against a config
+   */
+  readonly config?: OutboxConfig;
   /**
    * An existing queue to subscribe instead of a new one; its own redrive policy and visibility
    * timeout are the caller's (with a consumer, a timeout of this app's queue below the consumer's

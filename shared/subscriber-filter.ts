@@ -2,8 +2,8 @@
  * A subscriber's filter (`eventTypes`, `aggregateTypes`) against the outbox config it subscribes
  * to: a filter value that no event published to the topic can carry is a typo or a misplaced
  * subscription, whose queue would stay empty unseen. One reading for the CDK construct
- * (`Outbox.addSubscriber`) and the test stack (`startOutboxTestStack`), each refusing in its
- * own error.
+ * (`OutboxSubscriber` given the config, which `Outbox.addSubscriber` passes) and the test stack
+ * (`startOutboxTestStack`), each refusing in its own error.
  */
 
 import type { OutboxConfig } from './config.js';

@@ -1,6 +1,8 @@
 import { Duration, Token } from 'aws-cdk-lib';
+import { checkedConfig } from '../../shared/config.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../../shared/consumer/poll-options.js';
 import { showValue } from '../../shared/show-value.js';
+import { subscriberFilterProblem } from '../../shared/subscriber-filter.js';
 import { DEFAULT_QUEUE_RETENTION, type OutboxSubscriberProps } from '../subscriber-props.js';
 import { checkInteger, checkSeconds, OutboxPropsError } from './props-error.js';
 import { SQS_MAX_RETENTION_SECONDS } from './retention.js';
@@ -106,6 +108,44 @@ function checkSizableVisibility(path: string, props: OutboxSubscriberProps, cons
     prop,
     `${what}is a token, known only at deploy, and the new queue's visibility timeout is sized from it at synth (6 × the consumer timeout + the batching window); allowed: a duration known at synth, or set visibilityTimeout too (at least 6 × the consumer timeout + the batching window as they deploy)`,
   );
+}
+
+/**
+ * Refuses, when the subscriber is given the config, a filter that lets nothing of its topic
+ * through (`subscriberFilterProblem`, as `Outbox.addSubscriber` words it), and a config it cannot
+ * check against: one `defineConfig` would refuse, a topic whose config name is not known
+ * (`topicName`, its name in its `OutboxTopics`), or a config without that topic.
+ *
+ * @example
+ * ```ts
+ * checkSubscriberConfig(path, props, 'orders.fifo'); // eventTypes: ['order.plcaed'] throws
+ * ```
+ */
+export function checkSubscriberConfig(path: string, props: OutboxSubscriberProps, topicName: string | undefined): void {
+  if (props.config === undefined) return;
+  const config = checkedConfig(
+    props.config,
+    (cause) =>
+      new OutboxPropsError(path, 'config', `is not a valid outbox config: ${cause.message}; allowed: a config made by defineConfig`, {
+        cause,
+      }),
+  );
+  if (topicName === undefined) {
+    throw new OutboxPropsError(
+      path,
+      'config',
+      `is given with the topic ${props.topic.node.path}, which is no topic of an OutboxTopics in this app (an imported one, say), so which of the config's topics it is cannot be told; allowed: a topic from outbox.topics.topic(name) or an OutboxTopics' topic(name), or leave config out`,
+    );
+  }
+  if (!config.topics.some((topic) => topic.name === topicName)) {
+    throw new OutboxPropsError(
+      path,
+      'config',
+      `names no topic ${JSON.stringify(topicName)}, the config topic ${props.topic.node.path} was made for; allowed: the config the topics were made from (its topics: ${config.topics.map((t) => JSON.stringify(t.name)).join(', ')}), or leave config out`,
+    );
+  }
+  const problem = subscriberFilterProblem(config, topicName, props);
+  if (problem !== undefined) throw new OutboxPropsError(path, problem.entry, problem.message);
 }
 
 /**
