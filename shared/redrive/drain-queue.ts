@@ -41,9 +41,15 @@ export interface DrainOptions<T> extends RedriveCommonOptions {
   republish(items: readonly { readonly messageId: string; readonly item: T }[]): Promise<RepublishResult>;
   /**
    * In a dry run, the planned messages that `republish` would still keep back (e.g. held behind
-   * another of the same batch), counted skipped instead of moved. @default none
+   * another of the same batch), counted skipped instead of moved, and the events that would be
+   * published, as `republish` counts them: of those kept back too when some of theirs would still
+   * go out (an on-failure record whose first records the stream trimmed). @default none kept back,
+   * and the planned `units` of those that would move
    */
-  preview?(items: readonly { readonly messageId: string; readonly item: T }[]): readonly RedriveProblem[];
+  preview?(items: readonly { readonly messageId: string; readonly item: T }[]): {
+    readonly skipped: readonly RedriveProblem[];
+    readonly published?: number;
+  };
   /**
    * How long a received message stays hidden from other readers while it is moved; the batch in
    * hand and the messages kept back (skipped, failed, or all in a dry run) are hidden again before
@@ -117,12 +123,12 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   const settle = async (planned: readonly PlannedMessage[]): Promise<boolean> => {
     const items = planned.map((p) => ({ messageId: p.message.MessageId ?? '', item: p.item }));
     if (dryRun) {
-      const keptBack = options.preview?.(items) ?? [];
-      const kept = new Set(keptBack.map((k) => k.id));
+      const preview = options.preview?.(items);
+      const kept = new Set(preview?.skipped.map((k) => k.id));
       const going = planned.filter((p) => !kept.has(p.message.MessageId ?? ''));
-      skipped.push(...keptBack);
+      skipped.push(...(preview?.skipped ?? []));
       moved += going.length;
-      republished += going.reduce((sum, p) => sum + p.units, 0);
+      republished += preview?.published ?? going.reduce((sum, p) => sum + p.units, 0);
       return true;
     }
     if (planned.length === 0) return true;

@@ -2,6 +2,7 @@ import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Cli
 import type { BackoffOptions } from '../backoff.js';
 import { isTransientReadError, retried } from '../read-retry.js';
 import type { PublishBatchClient } from '../relay/types.js';
+import { KeptRepublished } from './kept-records.js';
 import { parseRecord, publishAll, type ResolveOptions, resolveRecord, trimmedReason } from './on-failure-events.js';
 import type { BlockedAggregates } from './publish-events.js';
 import { rateLimiter } from './rate-limit.js';
@@ -156,6 +157,7 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
 
   const failed: RedriveProblem[] = [];
   const skipped: RedriveProblem[] = [];
+  const kept = new KeptRepublished();
   let moved = 0;
   let republished = 0;
   let processed = 0;
@@ -177,9 +179,14 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
       break;
     }
     processed++;
-    if (outcome.kind === 'skipped') skipped.push({ id, reason: outcome.reason });
-    else if (outcome.kind === 'failed') failed.push({ id, reason: outcome.reason });
-    else moved++;
+    // A record that stays after events of it went out (its first records trimmed, or some events failed) is told apart.
+    if (outcome.kind === 'skipped') {
+      skipped.push({ id, reason: outcome.reason });
+      kept.add('trimmed', outcome.events ?? 0);
+    } else if (outcome.kind === 'failed') {
+      failed.push({ id, reason: outcome.reason });
+      kept.add('failed', outcome.events);
+    } else moved++;
     republished += outcome.events ?? 0;
     options.onProgress?.({ processed, total: keys.length, moved, failed: failed.length, skipped: skipped.length });
   }
@@ -199,6 +206,7 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
     processed,
     moved,
     republished,
+    ...kept.summary(),
     ...deadLettered,
     failed,
     skipped,

@@ -3,6 +3,7 @@ import type { StreamBatchInfo } from '../on-failure/batch-record.js';
 import type { PublishBatchClient } from '../relay/types.js';
 import { drainQueue } from './drain-queue.js';
 import { RedriveStoppedError } from './errors.js';
+import { KeptRepublished } from './kept-records.js';
 import type { RecordDeadLetter } from './on-failure-dead-letters.js';
 import { parseRecord, publishAll, type ResolveOptions, resolveRecord, type TopicEvent, trimmedReason } from './on-failure-events.js';
 import type { BlockedAggregates } from './publish-events.js';
@@ -37,6 +38,8 @@ interface Planned {
  */
 export async function redriveFromQueue(options: QueueRedriveOptions): Promise<RedriveSummary> {
   const blocked: BlockedAggregates = new Map();
+  /** Records that stay though events of theirs went out (in a dry run: would). */
+  const kept = new KeptRepublished();
   const holds = new ShardHolds();
   const lineage = new ShardLineage(options.streams, options.retry);
   /** Why a record must wait behind one that was not republished, or `undefined`. */
@@ -54,7 +57,7 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
   /** The summary with the count and the note of what went to the relay DLQ, when one was given. */
   const noted = (summary: RedriveSummary): RedriveSummary => {
     const { note, ...dead } = options.deadLetters?.summary(options.dryRun) ?? {};
-    return { ...summary, ...dead, ...(note === undefined ? {} : { notes: [...(summary.notes ?? []), note] }) };
+    return { ...summary, ...dead, ...kept.summary(), ...(note === undefined ? {} : { notes: [...(summary.notes ?? []), note] }) };
   };
   const run = drainQueue<Planned>({
     ...options,
@@ -103,21 +106,37 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
         const result = await publishAll(options.sns, planned, blocked, options);
         // Events dead-lettered instead (SNS refused them for good) are not published: the summary counts them apart.
         published += result.published;
-        if (result.problem !== undefined) failed.push({ id, reason: result.problem });
+        if (result.problem !== undefined) {
+          failed.push({ id, reason: result.problem });
+          kept.add('failed', result.published);
+        }
         // Its trimmed part can never be read again: it stays, as an expired record does, and holds nothing back.
-        else if (planned.trimmed !== undefined) skipped.push({ id, reason: trimmedReason(planned.trimmed, result.published, false) });
-        else succeeded.push(id);
+        else if (planned.trimmed !== undefined) {
+          skipped.push({ id, reason: trimmedReason(planned.trimmed, result.published, false) });
+          kept.add('trimmed', result.published);
+        } else succeeded.push(id);
       }
       return { succeeded, failed, skipped, published };
     },
-    // What republish would keep back, without publishing: a dry run counts it skipped, as the real run would.
+    // What republish would keep back, without publishing: a dry run counts it skipped, as the real run would,
+    // and the events it would publish, those of a record whose first records the stream trimmed included.
     preview: (items) => {
       const byId = new Map(items.map((i) => [i.messageId, i.item]));
-      return inOrder(items).flatMap(({ id, held }) => {
+      const skipped: RedriveProblem[] = [];
+      let published = 0;
+      for (const { id, held } of inOrder(items)) {
+        if (held !== undefined) {
+          skipped.push({ id, reason: held });
+          continue;
+        }
         const item = byId.get(id);
-        if (held !== undefined) return [{ id, reason: held }];
-        return item?.trimmed === undefined ? [] : [{ id, reason: trimmedReason(item.trimmed, item.events.length, true) }];
-      });
+        const events = item?.events.length ?? 0;
+        published += events;
+        if (item?.trimmed === undefined) continue;
+        skipped.push({ id, reason: trimmedReason(item.trimmed, events, true) });
+        kept.add('trimmed', events);
+      }
+      return { skipped, published };
     },
   });
   return run.then(noted, (error: unknown) => {

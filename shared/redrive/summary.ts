@@ -12,6 +12,31 @@ function headline(summary: RedriveSummary): string {
 const deadLettered = ({ deadLettered: n }: RedriveSummary): string =>
   n === undefined ? '' : ` published; ${n} dead-lettered to the relay DLQ`;
 
+const events = (n: number): string => `${n} event${n === 1 ? '' : 's'}`;
+const was = (n: number): string => (n === 1 ? 'was' : 'were');
+
+/**
+ * The records of a count that stay although events of theirs were republished (in a dry run: would
+ * be), which the moved records' events do not include: told with the failed and skipped counts.
+ */
+function keptAfterRepublish(summary: RedriveSummary, dryRun: boolean) {
+  const { trimmed, failed } = summary.keptRepublished ?? {};
+  const kept = dryRun ? 'would be kept' : 'kept';
+  return {
+    failed:
+      failed === undefined
+        ? ''
+        : ` (${failed.records} kept after ${events(failed.events)} of ${failed.records === 1 ? 'it' : 'them'} ${was(failed.events)} republished)`,
+    skipped:
+      trimmed === undefined
+        ? ''
+        : trimmed.records === 1
+          ? ` (1 ${kept} after the ${events(trimmed.events)} of its records still in the stream ${was(trimmed.events)} republished: the stream had trimmed the first records of its batch)`
+          : ` (${trimmed.records} ${kept} after the ${events(trimmed.events)} of their records still in the stream ${was(trimmed.events)} republished: the stream had trimmed the first records of their batches)`,
+    events: (trimmed?.events ?? 0) + (failed?.events ?? 0),
+  };
+}
+
 /**
  * The summary a person reads after a redrive: counts before and after, what moved, and every
  * message left behind with its reason, then any note the counts need.
@@ -22,7 +47,9 @@ const deadLettered = ({ deadLettered: n }: RedriveSummary): string =>
  * ```
  */
 export function formatSummary(summary: RedriveSummary): string {
-  const verb = summary.status === 'dry-run' || summary.dryRun === true ? 'would move' : 'moved';
+  const dryRun = summary.status === 'dry-run' || summary.dryRun === true;
+  const verb = dryRun ? 'would move' : 'moved';
+  const kept = keptAfterRepublish(summary, dryRun);
   const lines = [
     headline(summary),
     `  status:      ${summary.status}`,
@@ -32,9 +59,9 @@ export function formatSummary(summary: RedriveSummary): string {
     ...(summary.filter === undefined ? [] : [`  filter:      ${summary.filter}`]),
     `  processed:   ${summary.processed}`,
     ...(summary.unmatched === undefined ? [] : [`  unmatched:   ${summary.unmatched} (left in the source, untouched)`]),
-    `  ${verb.padEnd(11)}  ${summary.moved} (${summary.republished} events${deadLettered(summary)})`,
-    `  failed:      ${summary.failed.length}`,
-    `  skipped:     ${summary.skipped.length}`,
+    `  ${verb.padEnd(11)}  ${summary.moved} (${summary.republished - kept.events} events${deadLettered(summary)})`,
+    `  failed:      ${summary.failed.length}${kept.failed}`,
+    `  skipped:     ${summary.skipped.length}${kept.skipped}`,
     `  after:       ${summary.after ?? 'unknown'}`,
   ];
   for (const problem of summary.failed) lines.push(`  failed  ${problem.id}: ${problem.reason}`);

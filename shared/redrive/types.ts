@@ -31,6 +31,12 @@ export interface RedriveProgress {
   readonly skipped: number;
 }
 
+/** Records that stay in their source, and how many events of theirs were published. */
+export interface KeptRecords {
+  readonly records: number;
+  readonly events: number;
+}
+
 /** A message that was not moved, and why; it stays in its source. */
 export interface RedriveProblem {
   readonly id: string;
@@ -56,8 +62,20 @@ export interface RedriveSummary {
   readonly after: number | undefined;
   readonly processed: number;
   readonly moved: number;
-  /** Events published (in a dry run: that would be): a relay-DLQ message is one; a queue message one, or all a CloudEvents batch message holds; an on-failure record may hold many. */
+  /**
+   * Events published (in a dry run: that would be): a relay-DLQ message is one; a queue message one, or all a CloudEvents batch
+   * message holds; an on-failure record may hold many, and those of a record that stays count too (see `keptRepublished`).
+   */
   readonly republished: number;
+  /**
+   * On-failure: records that stay in the source though events of theirs were published (in a dry
+   * run: would be), with those events, which `republished` counts too. `trimmed`: records past the
+   * stream's retention whose first records the stream had trimmed: the events of their records
+   * still there went out, and they are listed in `skipped` with the trimmed range. `failed`: records
+   * some of whose events went out before the rest failed (from S3, also one published whole but not
+   * deleted), listed in `failed`. Absent when there were none.
+   */
+  readonly keptRepublished?: { readonly trimmed?: KeptRecords; readonly failed?: KeptRecords };
   /**
    * On-failure redrives given the relay DLQ (`deadLetterQueue`), not in a dry run: dead letters sent
    * to it (events SNS refused for good, unrouted events, malformed slots), which `republished` does

@@ -79,8 +79,13 @@ describe('on-failure redrive: a batch past the retention whose first records the
       expect.any(String),
     ]);
     expect(queueDepth(server, 'part-trimmed-failures')).toBe(1);
+    expect(summary.keptRepublished).toEqual({ trimmed: { records: 1, events: 1 } });
     const text = formatSummary(summary);
-    expect(text).toContain('  moved        1 (2 events)');
+    // The moved record's event; the kept record's event is told with the record, which stays.
+    expect(text).toContain('  moved        1 (1 events)\n');
+    expect(text).toContain(
+      '  skipped:     1 (1 kept after the 1 event of its records still in the stream was republished: the stream had trimmed the first records of its batch)\n',
+    );
     expect(text).toContain(`  skipped ${summary.skipped[0]?.id}: ${trimmed}`);
   });
 
@@ -93,7 +98,12 @@ describe('on-failure redrive: a batch past the retention whose first records the
     const summary = await fromQueue(queueUrl, streamsOf(split).streams, view.topicArns, true);
 
     expect(view.delivered()).toEqual([]);
-    expect(summary).toMatchObject({ status: 'dry-run', moved: 1, failed: [], after: 2 });
+    // The record that would move and the one that would stay after its event went out: as an S3 dry run counts them.
+    expect(summary).toMatchObject({ status: 'dry-run', moved: 1, republished: 2, failed: [], after: 2 });
+    expect(summary.keptRepublished).toEqual({ trimmed: { records: 1, events: 1 } });
+    expect(formatSummary(summary)).toContain(
+      '  skipped:     1 (1 would be kept after the 1 event of its records still in the stream was republished: the stream had trimmed the first records of its batch)\n',
+    );
     expect(reasons(summary.skipped)).toEqual([
       expect.stringMatching(
         new RegExp(`^sequence numbers ${seq.l2} to just before ${seq.l3} .*; the 1 event of its records still there would be republished$`),
@@ -156,11 +166,14 @@ describe('on-failure redrive: a batch past the retention whose first records the
     const dry = await run(true);
     expect(view.delivered()).toEqual([]);
     expect(dry).toMatchObject({ status: 'dry-run', moved: 1, republished: 2, after: 2 });
+    expect(dry.keptRepublished).toEqual({ trimmed: { records: 1, events: 1 } });
     expect(reasons(dry.skipped)).toEqual([expect.stringMatching(/; the 1 event of its records still there would be republished$/)]);
 
     const summary = await run(false);
     expect(view.delivered().map((e) => e.id)).toEqual([ids.l3, ids.l4]);
     expect(summary).toMatchObject({ moved: 1, republished: 2, failed: [], before: 2, after: 1 });
+    expect(summary.keptRepublished).toEqual({ trimmed: { records: 1, events: 1 } });
+    expect(formatSummary(summary)).toContain('  moved        1 (1 events)\n');
     expect(summary.skipped).toEqual([
       { id: 'batch-0.json', reason: expect.stringContaining(`sequence numbers ${seq.l2} to just before ${seq.l3}`) },
     ]);

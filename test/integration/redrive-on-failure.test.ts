@@ -8,6 +8,7 @@ import { defineConfig } from '../../shared/config.js';
 import { parseEnvelope } from '../../shared/envelope.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
 import type { StreamOnFailureRecord } from '../../shared/redrive/on-failure-record.js';
+import { formatSummary } from '../../shared/redrive/summary.js';
 import type { PublishBatchClient } from '../../shared/relay/types.js';
 import type { SlotEvent } from '../../shared/slot.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
@@ -410,6 +411,11 @@ describe('on-failure redrive of a record some of whose events fail', () => {
     for (const summary of [fromS3, fromSqs]) {
       expect(summary).toMatchObject({ moved: 0, republished: 3, after: 1 });
       expect(summary.failed).toEqual([{ id: expect.any(String), reason: expect.stringMatching(/^1 of 4 events failed, first /) }]);
+      // The events went out with a record that stays: told with it, not as moved.
+      expect(summary.keptRepublished).toEqual({ failed: { records: 1, events: 3 } });
+      expect(formatSummary(summary)).toMatch(
+        / {2}moved {8}0 \(0 events\)\n {2}failed: {6}1 \(1 kept after 3 events of it were republished\)\n/,
+      );
     }
   });
 });
