@@ -19,6 +19,7 @@ export { OutboxError } from '../errors.js';
 export { LocalStackError, type LocalStackErrorCode, LocalStartError } from './errors.js';
 export { type DynamoDbLocal, type DynamoDbLocalOptions, startDynamoDbLocal } from './stack/dynamodb-local.js';
 export {
+  type AbortSignalLike,
   type OutboxTestArchive,
   type OutboxTestClients,
   type OutboxTestHandlerDeps,

@@ -1,11 +1,16 @@
 import { defineConfig } from 'dynamodb-outbox';
 import { LocalStackError, startDynamoDbLocal, startOutboxTestStack } from 'dynamodb-outbox/testing';
 import { describe, expect, it } from 'vitest';
+import { PolyfillAbortController } from '../helpers/polyfill-signal.js';
 
-/* A `signal` that is no AbortSignal is refused before anything starts, as any option of the wrong shape is. */
+/*
+ * A `signal` that does not behave like an AbortSignal is refused before anything starts, as any
+ * option of the wrong shape is; one that does, from a polyfill or another realm, is taken.
+ */
 
 const config = defineConfig({ source: 'urn:test:signal', topics: [{ name: 'orders' }], routes: { order: 'orders' } });
-const ALLOWED = 'allowed: an AbortSignal (such as AbortController().signal or AbortSignal.timeout(ms)), or none';
+const ALLOWED =
+  'allowed: an AbortSignal (such as AbortController().signal or AbortSignal.timeout(ms)) or an object that behaves as one (a boolean `aborted`, and `addEventListener` and `removeEventListener` functions), or none';
 
 describe('the start signal option', () => {
   it('startOutboxTestStack refuses a signal that is no AbortSignal, naming it', async () => {
@@ -16,10 +21,16 @@ describe('the start signal option', () => {
     expect((error as Error).message).toContain(ALLOWED);
   });
 
-  it('startDynamoDbLocal refuses a signal that is no AbortSignal, before Java starts', async () => {
-    const error = await startDynamoDbLocal({ signal: 'abort' as never }).catch((e: unknown) => e);
+  it.each([
+    ['"abort"', 'abort'],
+    ['true', true],
+    ['{}', {}],
+    ['{"aborted":false}', { aborted: false }],
+    ['null', null],
+  ])('startDynamoDbLocal refuses the signal %s, before Java starts', async (shown, signal) => {
+    const error = await startDynamoDbLocal({ signal: signal as never }).catch((e: unknown) => e);
 
-    expect(error).toMatchObject({ name: 'LocalStackError', code: 'INVALID_OPTION', message: `signal is "abort"; ${ALLOWED}` });
+    expect(error).toMatchObject({ name: 'LocalStackError', code: 'INVALID_OPTION', message: `signal is ${shown}; ${ALLOWED}` });
   });
 
   it('startDynamoDbLocal starts no Java when the signal has aborted already', async () => {
@@ -30,5 +41,26 @@ describe('the start signal option', () => {
       message:
         'the start was aborted while starting DynamoDB Local (cancelled); what it had started has been stopped, nothing is left running',
     });
+  });
+
+  // It was refused as no AbortSignal, though it behaves as one.
+  it('takes an AbortSignal of a polyfill or another realm: one aborted already starts nothing', async () => {
+    const controller = new PolyfillAbortController();
+    controller.abort(new Error('cancelled'));
+
+    const alone = await startDynamoDbLocal({ signal: controller.signal }).catch((e: unknown) => e);
+    const stack = await startOutboxTestStack({ config, signal: controller.signal }).catch((e: unknown) => e);
+
+    expect(alone).toMatchObject({
+      code: 'START_ABORTED',
+      message: expect.stringMatching(/^the start was aborted while starting DynamoDB Local \(cancelled\); /),
+      cause: new Error('cancelled'),
+    });
+    expect(stack).toMatchObject({
+      code: 'START_ABORTED',
+      message: expect.stringMatching(/^the start was aborted before anything had started \(cancelled\); /),
+      cause: new Error('cancelled'),
+    });
+    expect(controller.listeners).toBe(0);
   });
 });

@@ -10,7 +10,8 @@ import { checkJava } from './java.js';
 import { checkInteger, checkOptionKeys, checkPort, invalidOption } from './options.js';
 import { loadPeer, PEERS } from './peers.js';
 import { checkPortFree, freePort, portRefusal } from './ports.js';
-import { checkSignal, startAborted } from './start-abort.js';
+import { checkSignal, followSignal, startAborted } from './start-abort.js';
+import type { AbortSignalLike } from './test-stack-types.js';
 
 export { LocalStartError } from '../errors.js';
 
@@ -34,9 +35,10 @@ export interface DynamoDbLocalOptions {
   /**
    * Aborts the start: Java, when it has been started, is ended (and waited for), and the start
    * rejects with `LocalStackError` `START_ABORTED`. An abort once it has resolved does nothing: call `stop()`.
+   * Node's own `AbortSignal`, or one of a polyfill or another realm that behaves as it does.
    * @default none
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
 }
 
 /*
@@ -138,8 +140,16 @@ async function start(options: DynamoDbLocalOptions, checkJavaHere: () => void): 
   if (options.dbPath !== undefined && (typeof options.dbPath !== 'string' || options.dbPath.trim() === ''))
     throw invalidOption('dbPath', options.dbPath, 'a folder path, or none for in memory');
   checkInteger('startTimeoutMs', options.startTimeoutMs, 1, 3_600_000, 'a whole number of ms from 1 to 3600000 (an hour)');
-  const { signal } = options;
-  checkSignal('signal', signal);
+  checkSignal('signal', options.signal);
+  const followed = followSignal(options.signal);
+  try {
+    return await launch(options, followed.signal, checkJavaHere);
+  } finally {
+    followed.release();
+  }
+}
+
+async function launch(options: DynamoDbLocalOptions, signal: AbortSignal | undefined, checkJavaHere: () => void): Promise<DynamoDbLocal> {
   const aborted = () => startAborted(signal as AbortSignal, 'while starting DynamoDB Local');
   if (signal?.aborted) throw aborted();
   const { jar, libs } = await dynamoDbLocalJar();

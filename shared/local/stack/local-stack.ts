@@ -23,7 +23,7 @@ import { lockPersistDir } from './persist-lock.js';
 import { createLocalLeaseTable, LOCAL_LEASE_TABLE, startLocalProcessor } from './processor.js';
 import { localRelayHandler } from './relay.js';
 import { createLocalResources } from './resources.js';
-import { checkSignal, startAborted } from './start-abort.js';
+import { checkSignal, followSignal, startAborted } from './start-abort.js';
 import { LocalStats } from './stats.js';
 import { StopList } from './stop-list.js';
 import { ensureOutboxTable } from './table.js';
@@ -65,9 +65,19 @@ function checkOptions(options: LocalStackOptions): void {
  * ```
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  const { config, signal } = options;
-  const subscribers = options.subscribers ?? [];
   checkOptions(options);
+  const followed = followSignal(options.signal);
+  try {
+    return await startParts(options, followed.signal);
+  } finally {
+    followed.release();
+  }
+}
+
+/** The start once its options are checked, `signal` Node's own. */
+async function startParts(options: LocalStackOptions, signal: AbortSignal | undefined): Promise<LocalStack> {
+  const { config } = options;
+  const subscribers = options.subscribers ?? [];
   /** The step the start is in, for the error an abort ends it with. */
   let during = 'before anything had started';
   /**

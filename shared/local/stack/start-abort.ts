@@ -6,11 +6,35 @@
 import { errorMessage } from '../../error-message.js';
 import { LocalStackError } from '../errors.js';
 import { invalidOption } from './options.js';
+import type { AbortSignalLike } from './test-stack-types.js';
 
-/** Fails with `INVALID_OPTION` unless `signal` is `undefined` or an `AbortSignal`. */
+const isFunction = (value: unknown): boolean => typeof value === 'function';
+
+/** Fails with `INVALID_OPTION` unless `signal` is `undefined` or behaves as an `AbortSignal`. */
 export function checkSignal(what: string, signal: unknown): void {
-  if (signal !== undefined && !(signal instanceof AbortSignal))
-    throw invalidOption(what, signal, 'an AbortSignal (such as AbortController().signal or AbortSignal.timeout(ms)), or none');
+  if (signal === undefined || signal instanceof AbortSignal) return;
+  const like = typeof signal === 'object' && signal !== null ? (signal as Record<string, unknown>) : undefined;
+  if (like !== undefined && typeof like.aborted === 'boolean' && isFunction(like.addEventListener) && isFunction(like.removeEventListener))
+    return;
+  throw invalidOption(
+    what,
+    signal,
+    'an AbortSignal (such as AbortController().signal or AbortSignal.timeout(ms)) or an object that behaves as one (a boolean `aborted`, and `addEventListener` and `removeEventListener` functions), or none',
+  );
+}
+
+/**
+ * The start's own `AbortSignal` for the `signal` it was given: that one when it is Node's, else
+ * one that aborts with its reason when it does, as the SDK and `AbortSignal.any` follow only
+ * Node's. `release()`, once the start has ended, removes the listener this added to `signal`.
+ */
+export function followSignal(signal: AbortSignalLike | undefined): { signal: AbortSignal | undefined; release(): void } {
+  if (signal === undefined || signal instanceof AbortSignal) return { signal, release: () => {} };
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  return { signal: controller.signal, release: () => signal.removeEventListener('abort', onAbort) };
 }
 
 /**

@@ -13,6 +13,17 @@ import type { OutboxEnvelope } from '../../envelope.js';
 import type { Outbox } from '../../write/index.js';
 import type { LocalClients } from '../clients.js';
 
+/**
+ * What a start takes as its `signal`: Node's own `AbortSignal`, or one that behaves as it does
+ * from a polyfill or another realm (a jsdom window, say).
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** What a subscriber's handler is built from: the local table and a client for it. */
 export interface OutboxTestHandlerDeps {
   readonly config: OutboxConfig;
@@ -86,9 +97,10 @@ export interface OutboxTestStackOptions {
    * Aborts the start (a test run cancelled, or `AbortSignal.timeout(ms)` to bound it): what had
    * started is stopped, DynamoDB Local's Java process included, and the start rejects with
    * `LocalStackError` `START_ABORTED`. An abort once the stack is running does nothing: call `stop()`.
+   * Node's own `AbortSignal`, or one of a polyfill or another realm that behaves as it does.
    * @default none
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
 }
 
 /** SDK clients on the local parts, created once and destroyed by `stop()`. */

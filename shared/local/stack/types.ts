@@ -12,7 +12,7 @@ import type { LocalArchiver } from './local-archiver.js';
 import type { PeerImporters } from './peers.js';
 import type { LocalArchiveResources, LocalResources } from './resources.js';
 import type { LocalStats } from './stats.js';
-import type { OutboxTestHandlerDeps, OutboxTestSubscriber } from './test-stack-types.js';
+import type { AbortSignalLike, OutboxTestHandlerDeps, OutboxTestSubscriber } from './test-stack-types.js';
 
 /** The write helper as the example API sees it. */
 export type OutboxWriter = { write(input: WriteInput): Promise<WriteResult> };
@@ -110,9 +110,10 @@ export interface LocalStackOptions {
   /**
    * Aborts the start: what had started is stopped (DynamoDB Local's Java waited for) and the
    * start rejects with `LocalStackError` `START_ABORTED`. An abort once it has resolved does
-   * nothing: call `stop()`. @default none
+   * nothing: call `stop()`. Node's own `AbortSignal`, or one of a polyfill or another realm that
+   * behaves as it does. @default none
    */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignalLike;
   /** Called as each step of the start begins, with what it does (`starting DynamoDB Local`), for tests. @default none */
   readonly onStep?: (step: string) => void;
 }
