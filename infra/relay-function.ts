@@ -20,7 +20,9 @@ import { Construct } from 'constructs';
 import { type OutboxConfig, serializeRuntimeConfig } from '../shared/config.js';
 import { MAX_DEAD_LETTER_MESSAGE_BYTES } from '../shared/dead-letter.js';
 import { RELAY_ENV, relayEventSourceSettings } from '../shared/event-source.js';
+import { relayIgnoredAggregateTypes } from '../shared/publishing-paths.js';
 import { RELAY_METRICS, type RelayMetricName } from '../shared/relay/metrics.js';
+import { LowLatencyProcessor } from './low-latency-processor.js';
 import { OutboxFunction } from './outbox-function.js';
 import type { OutboxTopics } from './outbox-topics.js';
 import { prebuiltAssetDir } from './private/assets.js';
@@ -73,6 +75,15 @@ export interface RelayFunctionProps {
   readonly accessLogsBucket?: IBucket;
   /** X-Ray tracing of the relay. @default Tracing.ACTIVE */
   readonly tracing?: Tracing;
+  /**
+   * Who publishes the config's `lowLatencyAggregateTypes` (those not also in `handoverAggregateTypes`),
+   * whose events this relay's filter leaves out, acknowledged unpublished: `'stream-processor'` says a
+   * stream processor deployed apart from this construct (in another stack, say) publishes them. Not
+   * needed when a `LowLatencyProcessor` stands beside this relay in its scope, as in the `Outbox`
+   * construct; without either, synthesis fails rather than deploy a relay that drops those events.
+   * @default the `LowLatencyProcessor` beside this relay; none needed when the config has no such types
+   */
+  readonly lowLatencyPublisher?: 'stream-processor';
 }
 
 /**
@@ -182,6 +193,22 @@ export class RelayFunction extends Construct {
     }
 
     this.acknowledgeFindings();
+    // At synthesis, when the rest of the scope is built: the Outbox construct adds its processor after the relay.
+    this.node.addValidation({ validate: () => this.unpublishedTypes(props) });
+  }
+
+  /**
+   * What this relay's filter would leave unpublished: the config's low-latency types when no
+   * `LowLatencyProcessor` stands beside it and `lowLatencyPublisher` does not say who publishes them.
+   */
+  private unpublishedTypes(props: RelayFunctionProps): string[] {
+    const left = relayIgnoredAggregateTypes(props.config);
+    if (left.length === 0 || props.lowLatencyPublisher !== undefined) return [];
+    if (this.node.scope?.node.children.some((sibling) => sibling instanceof LowLatencyProcessor) === true) return [];
+    const types = left.map((type) => JSON.stringify(type)).join(', ');
+    return [
+      `Invalid props for ${this.node.path}: lowLatencyPublisher is not set, and the config's lowLatencyAggregateTypes ${types} are left out by this relay's event source filter (acknowledged unpublished), with no LowLatencyProcessor beside it to publish them; allowed: a LowLatencyProcessor in the same scope (as the Outbox construct builds), lowLatencyPublisher: 'stream-processor' when a processor deployed elsewhere publishes them, or the types in handoverAggregateTypes too or out of lowLatencyAggregateTypes, so that this relay publishes them`,
+    ];
   }
 
   /** The CloudFormation resource of the relay's event source mapping (the function has no other). */

@@ -3,6 +3,7 @@ import { CfnGlobalTable, CfnTable, type ITable } from 'aws-cdk-lib/aws-dynamodb'
 import type { Construct } from 'constructs';
 import type { OutboxConfig } from '../../shared/config.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
+import { showValue } from '../../shared/show-value.js';
 import type { OutboxTopics } from '../outbox-topics.js';
 import { checkWholeDays, OutboxPropsError } from './props-error.js';
 
@@ -43,7 +44,8 @@ function streamViewType(table: ITable): string | null | undefined {
 /**
  * Refuses `RelayFunction` props the relay cannot run with, naming the prop by the construct's
  * path, before anything is built: a timeout other than the config's, a table whose stream carries
- * no new images, topics missing a config topic, a failed-batch retention in part days.
+ * no new images, topics missing a config topic, a failed-batch retention in part days, a
+ * `lowLatencyPublisher` other than `'stream-processor'`.
  *
  * @example
  * ```ts
@@ -58,6 +60,7 @@ export function validateRelayProps(
     readonly topics: OutboxTopics;
     readonly timeout?: Duration | undefined;
     readonly failedBatchRetention?: Duration | undefined;
+    readonly lowLatencyPublisher?: string | undefined;
   },
 ): void {
   const { config, table, topics } = props;
@@ -80,4 +83,12 @@ export function validateRelayProps(
     );
   }
   checkWholeDays(path, 'failedBatchRetention', props.failedBatchRetention);
+  // Typed as one value; JavaScript or a context value may give another.
+  if (props.lowLatencyPublisher !== undefined && props.lowLatencyPublisher !== 'stream-processor') {
+    throw new OutboxPropsError(
+      path,
+      'lowLatencyPublisher',
+      `is ${showValue(props.lowLatencyPublisher)}; allowed: 'stream-processor' (a stream processor deployed elsewhere publishes the config's lowLatencyAggregateTypes), or leave it out`,
+    );
+  }
 }
