@@ -12,7 +12,7 @@ export type LocalStackErrorCode =
   | 'MISSING_PEER_DEPENDENCY'
   /** The stack was used after `stop()`. */
   | 'STACK_STOPPED'
-  /** The `signal` given to the start aborted before the start ended; what had started is stopped again. */
+  /** The `signal` given to the start aborted before the start ended; what had started is stopped again (a part that failed to stop is in `errors`). */
   | 'START_ABORTED'
   | 'TABLE_WITHOUT_STREAM'
   | 'INVALID_CHECKPOINT'
@@ -35,10 +35,16 @@ export type LocalStackErrorCode =
  */
 export class LocalStackError extends OutboxError {
   declare readonly code: LocalStackErrorCode;
+  /**
+   * `START_ABORTED`: the failure of each part that then failed to stop, newest part first (the
+   * others stopped); absent when every part stopped.
+   */
+  declare readonly errors?: readonly unknown[];
 
-  constructor(code: LocalStackErrorCode, message: string, options?: ErrorOptions) {
+  constructor(code: LocalStackErrorCode, message: string, options?: ErrorOptions & { readonly errors?: readonly unknown[] }) {
     super(code, message, options);
     this.name = 'LocalStackError';
+    if (options?.errors !== undefined) this.errors = options.errors;
   }
 }
 

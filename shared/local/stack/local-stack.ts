@@ -7,6 +7,7 @@ import { processorAggregateTypes } from '../../publishing-paths.js';
 import type { PublishBatchClient } from '../../relay/index.js';
 import { Outbox } from '../../write/index.js';
 import { localClients } from '../clients.js';
+import { LocalStackError } from '../errors.js';
 import { fileCheckpointStore, RELAY_CHECKPOINT_FILE } from '../event-source/checkpoints.js';
 import { s3OnFailureDestination } from '../event-source/on-failure.js';
 import { StreamRunner } from '../event-source/stream-runner.js';
@@ -279,12 +280,14 @@ async function startParts(options: LocalStackOptions, signal: AbortSignal | unde
       stop: stops.stopAll,
     };
   } catch (error) {
-    // The start failure is what the caller must see; a failure to stop on top of it goes with it as its cause.
-    await stops.stopAll().catch((stopError: unknown) => {
-      if (error instanceof Error && error.cause === undefined) error.cause = stopError;
-    });
+    // The start failure is what the caller must see; a failure to stop on top of it goes with it as its
+    // cause, or, for an aborted start (whose cause is the signal's reason), each one in its `errors`.
+    const stopFailures = await stops.stopReporting();
     // A --persist folder this failed start created holds nothing of an earlier run.
     if (createdDir !== undefined) await rm(createdDir, { recursive: true, force: true }).catch(() => {});
+    if (signal?.aborted && error instanceof LocalStackError && error.code === 'START_ABORTED')
+      throw startAborted(signal, during, stopFailures);
+    if (stopFailures.length > 0 && error instanceof Error && error.cause === undefined) error.cause = stopFailures[0];
     throw error;
   }
 }

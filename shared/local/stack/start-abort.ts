@@ -40,13 +40,18 @@ export function followSignal(signal: AbortSignalLike | undefined): { signal: Abo
 /**
  * The error a start rejects with once `signal` has aborted, `during` the step it was in (`while
  * starting DynamoDB Local`). Thrown only once what the start had started is stopped again, so its
- * message says so; the signal's reason is its `cause`.
+ * message says so, naming each part that failed to stop (`stopFailures`, its `errors`); the
+ * signal's reason is its `cause`.
  */
-export function startAborted(signal: AbortSignal, during: string): LocalStackError {
+export function startAborted(signal: AbortSignal, during: string, stopFailures: readonly unknown[] = []): LocalStackError {
   const reason = signal.reason === undefined ? 'no reason given' : errorMessage(signal.reason);
-  return new LocalStackError(
-    'START_ABORTED',
-    `the start was aborted ${during} (${reason}); what it had started has been stopped, nothing is left running`,
-    { cause: signal.reason },
-  );
+  const count = stopFailures.length;
+  const stopped =
+    count === 0
+      ? 'what it had started has been stopped, nothing is left running'
+      : `of what it had started, ${count === 1 ? '1 part' : `${count} parts`} failed to stop (${stopFailures.map(errorMessage).join('; ')}: ${count === 1 ? 'it is' : 'they are'} in the error's \`errors\`), the others have been stopped`;
+  return new LocalStackError('START_ABORTED', `the start was aborted ${during} (${reason}); ${stopped}`, {
+    cause: signal.reason,
+    ...(count === 0 ? {} : { errors: stopFailures }),
+  });
 }

@@ -4,7 +4,7 @@
  */
 export class StopList {
   readonly #stops: (() => Promise<void>)[] = [];
-  #stopping: Promise<void> | undefined;
+  #stopping: Promise<unknown[]> | undefined;
 
   /** Whether stopping has begun. */
   get stopped(): boolean {
@@ -29,20 +29,30 @@ export class StopList {
    * first caller has it.
    */
   readonly stopAll = (): Promise<void> => {
-    if (this.#stopping !== undefined) return this.#stopping.catch(() => {});
-    this.#stopping = this.#stopParts();
-    return this.#stopping;
+    if (this.#stopping !== undefined) return this.#stopping.then(() => {});
+    return this.stopReporting().then((failures) => {
+      if (failures.length > 0) throw failures[0];
+    });
   };
 
-  async #stopParts(): Promise<void> {
-    let failure: unknown;
+  /**
+   * Stops every part as `stopAll` does, and resolves with every failure to stop, newest part
+   * first (none when all stopped): what a failed start reports with its own failure.
+   */
+  stopReporting(): Promise<readonly unknown[]> {
+    this.#stopping ??= this.#stopParts();
+    return this.#stopping;
+  }
+
+  async #stopParts(): Promise<unknown[]> {
+    const failures: unknown[] = [];
     for (const stop of this.#stops.splice(0).reverse()) {
       try {
         await stop();
       } catch (error) {
-        failure ??= error;
+        failures.push(error);
       }
     }
-    if (failure !== undefined) throw failure;
+    return failures;
   }
 }
