@@ -143,7 +143,7 @@ describe('processor environment', () => {
       const read = () => processorEnvironment({ ...env, [RELAY_ENV.deadLetterQueueUrl]: url });
       expect(read).toThrow(EnvironmentError);
       expect(read).toThrow(
-        `OUTBOX_RELAY_DLQ_URL: got ${JSON.stringify(url)}, which is not an http:// or https:// URL with a host; allowed: the URL of the relay dead-letter queue`,
+        `OUTBOX_RELAY_DLQ_URL: got ${JSON.stringify(url)}, which is not an http:// or https:// URL with a host; allowed: the URL of a standard SQS queue (not FIFO)`,
       );
     },
   );
