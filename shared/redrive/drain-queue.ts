@@ -3,6 +3,7 @@ import { isFifoQueueUrl } from '../aws/sqs-queue-url.js';
 import { RedriveStoppedError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
 import { InFlightRoom, partialReadNotes } from './in-flight-room.js';
+import { KeptRepublished } from './kept-records.js';
 import { checkCommonOptions, checkQueueUrl, visibilityTimeoutOf } from './option-checks.js';
 import { approximateCount, fifoNotes, queueCounts } from './queue-counts.js';
 import { rateLimiter } from './rate-limit.js';
@@ -31,6 +32,8 @@ export interface RepublishResult {
    * planned `units` of the succeeded messages
    */
   readonly published?: number;
+  /** Events published of each succeeded message, where not its planned `units` (some were dead-lettered instead). */
+  readonly publishedOf?: ReadonlyMap<string, number>;
 }
 
 export interface DrainOptions<T> extends RedriveCommonOptions {
@@ -58,6 +61,11 @@ export interface DrainOptions<T> extends RedriveCommonOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** Long-poll wait per receive; the run ends at the first empty receive. @default 1 */
   readonly waitTimeSeconds?: number;
+  /**
+   * Counts the messages that stay though events of theirs went out (here: republished, but not
+   * deleted), for the summary's `keptRepublished`; the caller may count its own in it too. @default a new one
+   */
+  readonly kept?: KeptRepublished;
   /** The run's filter in words, for the summary. @default none */
   readonly filterText?: string;
   /**
@@ -107,6 +115,7 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   const before = counts.visible + counts.inFlight + counts.delayed;
   const seen = new Set<string>();
   const held = new HeldMessages(sqs, queueUrl, visibility);
+  const republishedKept = options.kept ?? new KeptRepublished();
   const failed: RedriveProblem[] = [];
   const skipped: RedriveProblem[] = [];
   const republishNotes: string[] = [];
@@ -150,6 +159,8 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
     // Those not republished stay held; the others are let go once their delete was answered.
     const done = planned.filter((p) => ok.has(p.message.MessageId ?? ''));
     if (done.length === 0) return true;
+    // Not deleted, it stays: its events went out, but not with the messages moved.
+    const stays = (p: PlannedMessage) => republishedKept.add('failed', result.publishedOf?.get(p.message.MessageId ?? '') ?? p.units);
     const deleted = await sqs
       .send(
         new DeleteMessageBatchCommand({
@@ -161,12 +172,16 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
         // They went out but are still in the source (held, released with the rest): the partial
         // summary must say so, or the events published look as if they never were.
         const reason = `republished, but not deleted from the source (DeleteMessageBatch failed: ${(error as Error).message})`;
-        for (const p of done) failed.push({ id: p.message.MessageId ?? '', reason });
+        for (const p of done) {
+          failed.push({ id: p.message.MessageId ?? '', reason });
+          stays(p);
+        }
         throw error;
       });
     for (const f of deleted.Failed ?? []) {
-      const message = done[Number(f.Id)]?.message;
-      failed.push({ id: message?.MessageId ?? '', reason: `republished, but not deleted from the source (${f.Code}: ${f.Message})` });
+      const entry = done[Number(f.Id)];
+      failed.push({ id: entry?.message.MessageId ?? '', reason: `republished, but not deleted from the source (${f.Code}: ${f.Message})` });
+      if (entry !== undefined) stays(entry);
     }
     // One whose delete failed is let go too (as before): it comes back after its timeout, and a
     // receive in this run holds it again as seen.
@@ -269,6 +284,7 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
     processed,
     moved,
     republished,
+    ...republishedKept.summary(),
     failed,
     skipped,
     ...(options.filterText === undefined ? {} : { filter: options.filterText, unmatched }),

@@ -1,12 +1,16 @@
 import type { KeptRecords, RedriveSummary } from './types.js';
 
-/** Why an on-failure record stays in its source although events of it were published. */
+/**
+ * Why a message (an on-failure record) stays in its source although events of it were published:
+ * `trimmed`, an on-failure record whose first records the stream trimmed; `failed`, one some of
+ * whose events failed, or a message published but not deleted.
+ */
 export type KeptKind = 'trimmed' | 'failed';
 
 /**
- * Counts the on-failure records that stay in their source though events of theirs were published
- * (in a dry run: would be), by why they stay, for {@link RedriveSummary.keptRepublished}: their
- * events count in `republished`, but the records did not move.
+ * Counts the messages (on-failure records) that stay in their source though events of theirs were
+ * published (in a dry run: would be), by why they stay, for {@link RedriveSummary.keptRepublished}:
+ * their events count in `republished`, but the messages did not move.
  */
 export class KeptRepublished {
   private readonly counts = new Map<KeptKind, KeptRecords>();

@@ -57,10 +57,11 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
   /** The summary with the count and the note of what went to the relay DLQ, when one was given. */
   const noted = (summary: RedriveSummary): RedriveSummary => {
     const { note, ...dead } = options.deadLetters?.summary(options.dryRun) ?? {};
-    return { ...summary, ...dead, ...kept.summary(), ...(note === undefined ? {} : { notes: [...(summary.notes ?? []), note] }) };
+    return { ...summary, ...dead, ...(note === undefined ? {} : { notes: [...(summary.notes ?? []), note] }) };
   };
   const run = drainQueue<Planned>({
     ...options,
+    kept,
     order: (items) => {
       const byId = new Map(items.map((i) => [i.messageId, i]));
       return ordered(items).map(({ id }) => byId.get(id) as (typeof items)[number]);
@@ -95,6 +96,7 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
       const failed: RedriveProblem[] = [];
       const skipped: RedriveProblem[] = [];
       let published = 0;
+      const publishedOf = new Map<string, number>();
       const byId = new Map(items.map((i) => [i.messageId, i.item]));
       for (const { id, held } of inOrder(items)) {
         // A record planned before a hold was found on an earlier one must wait as well.
@@ -114,9 +116,12 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
         else if (planned.trimmed !== undefined) {
           skipped.push({ id, reason: trimmedReason(planned.trimmed, result.published, false) });
           kept.add('trimmed', result.published);
-        } else succeeded.push(id);
+        } else {
+          succeeded.push(id);
+          publishedOf.set(id, result.published);
+        }
       }
-      return { succeeded, failed, skipped, published };
+      return { succeeded, failed, skipped, published, publishedOf };
     },
     // What republish would keep back, without publishing: a dry run counts it skipped, as the real run would,
     // and the events it would publish, those of a record whose first records the stream trimmed included.

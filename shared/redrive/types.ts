@@ -64,16 +64,16 @@ export interface RedriveSummary {
   readonly moved: number;
   /**
    * Events published (in a dry run: that would be): a relay-DLQ message is one; a queue message one, or all a CloudEvents batch
-   * message holds; an on-failure record may hold many, and those of a record that stays count too (see `keptRepublished`).
+   * message holds; an on-failure record may hold many. Those of a message that stays count too (see `keptRepublished`).
    */
   readonly republished: number;
   /**
-   * On-failure: records that stay in the source though events of theirs were published (in a dry
-   * run: would be), with those events, which `republished` counts too. `trimmed`: records past the
-   * stream's retention whose first records the stream had trimmed: the events of their records
-   * still there went out, and they are listed in `skipped` with the trimmed range. `failed`: records
-   * some of whose events went out before the rest failed (from S3, also one published whole but not
-   * deleted), listed in `failed`. Absent when there were none.
+   * Messages (records) that stay in the source though events of theirs were published (in a dry
+   * run: would be), with those events, which `republished` counts too. `trimmed`: on-failure records
+   * past the stream's retention whose first records the stream had trimmed: the events of their
+   * records still there went out, and they are listed in `skipped` with the trimmed range. `failed`:
+   * on-failure records some of whose events went out before the rest failed, and messages of any
+   * kind republished but not deleted, listed in `failed`. Absent when there were none.
    */
   readonly keptRepublished?: { readonly trimmed?: KeptRecords; readonly failed?: KeptRecords };
   /**

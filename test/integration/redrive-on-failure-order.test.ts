@@ -269,6 +269,7 @@ describe('on-failure redrive: malformed records', () => {
 
     expect(summary).toMatchObject({ moved: 1, republished: 2, skipped: [], after: 1 });
     expect(summary.failed).toEqual([{ id: '1', reason: 'republished, but not deleted from the source (AccessDenied: Access Denied)' }]);
+    expect(summary.keptRepublished).toEqual({ failed: { records: 1, events: 1 } });
     expect(view.delivered().map((e) => e.id)).toEqual(ids);
     expect(await keysIn('undeleted')).toEqual(['1']);
   });

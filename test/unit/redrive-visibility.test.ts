@@ -11,6 +11,7 @@ import {
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { drainQueue } from '../../shared/redrive/drain-queue.js';
 import { RedriveStoppedError } from '../../shared/redrive/errors.js';
+import { formatSummary } from '../../shared/redrive/summary.js';
 
 /**
  * An SQS queue that hands out the given receives in turn and keeps each receipt handle's visibility
@@ -128,6 +129,11 @@ describe('drainQueue keeps what it holds hidden', () => {
     expect(summary.failed).toEqual([
       { id: 'a1', reason: expect.stringMatching(/^republished, but not deleted from the source \(.*socket hang up/) },
     ]);
+    // Its events went out with a message that stays, not with one moved.
+    expect(summary.keptRepublished).toEqual({ failed: { records: 1, events: 2 } });
+    expect(formatSummary(summary)).toContain(
+      '  moved        0 (0 events)\n  failed:      1 (1 kept after 2 events of it were republished)\n',
+    );
     expect(queue.lapses).toEqual([]);
   });
 
