@@ -2,14 +2,13 @@ import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { lowestFailedSequenceNumber, type RelayResult } from '../relay/index.js';
 import type { ConsumerContext, ConsumerExit } from './consumer-context.js';
 import { LeaseLostError, RecordsTrimmedError } from './errors.js';
-import { writeGivenUp } from './failure-policy.js';
 import type { HeldLease } from './held-lease.js';
 import { SHARD_END } from './lease.js';
 import { publishCutoff } from './publish-cutoff.js';
 import { retryPauseMs } from './retries.js';
-import { RetryBudget } from './retry-budget.js';
 import { leaseExpiresAfterMs } from './settings.js';
 import { ShardCheckpoints } from './shard-checkpoints.js';
+import { ShardRetries } from './shard-retries.js';
 import type { ReadResult } from './stream-source.js';
 import { monotonicNow } from './worker-clock.js';
 
@@ -44,8 +43,8 @@ export class ShardConsumer {
   private position: string;
   /** When a read last succeeded (or reading began): while reads fail, records written since wait unread. */
   private readAt = monotonicNow();
-  /** Failed attempts at the record the shard retries from. */
-  private readonly budget: RetryBudget;
+  /** Failed attempts at the record the shard retries from, and the records given up on. */
+  private readonly retries: ShardRetries;
   /** The checkpoint last found past the stream's retention: reading from it again (a retry) is no new trim. */
   private trimReportedFor: string | undefined;
 
@@ -55,11 +54,7 @@ export class ShardConsumer {
   ) {
     this.position = held.lease.checkpoint;
     this.checkpoints = new ShardCheckpoints(held, context);
-    this.budget = new RetryBudget(
-      context.failures?.bounds ?? { maxRetryAttempts: -1, maxRecordAgeSeconds: -1 },
-      Date.now,
-      held.lease.failedAttempts,
-    );
+    this.retries = new ShardRetries(held, context);
   }
 
   async run(): Promise<ConsumerExit> {
@@ -201,7 +196,7 @@ export class ShardConsumer {
     }
     const failed = lowestFailedSequenceNumber(result);
     if (failed === undefined) {
-      this.budget.reset();
+      this.retries.reset();
       this.position = records.at(-1)!.dynamodb!.SequenceNumber!;
       this.checkpoints.soon(this.position);
       this.context.processed(records, result);
@@ -225,56 +220,18 @@ export class ShardConsumer {
       return false;
     }
     await this.settle();
-    const from = records[start]!;
-    const { attempts, spent } = this.budget.failed(from);
-    const policy = this.context.failures;
-    if (spent === undefined && policy !== undefined && policy.bounds.maxRetryAttempts !== -1) await this.keepAttempts(from, attempts);
-    const write = policy?.write;
-    if (spent !== undefined && policy !== undefined && write !== undefined) {
-      // Every record of the page not delivered: the failed one and those held back behind it, in stream order.
-      const undelivered = records.filter((_, i) => result.outcomes[i]?.status === 'failed');
-      const given = { shardId: this.held.leaseKey, records: undelivered, condition: spent, attempts };
-      // Cut off as a publish is: a stop during an S3 outage must not wait out the SDK's retries.
-      const cutoff = publishCutoff(this.held, this.context.settings, this.context);
-      let written: boolean;
-      try {
-        written = await writeGivenUp(write, policy, given, {
-          active: () => this.active(),
-          pause: (failures) => this.context.sleep(this.backoff(failures)),
-          signal: cutoff.signal,
-        });
-      } finally {
-        cutoff.dispose();
-      }
-      if (!written) return false;
+    const retry = await this.retries.failed(records, start, result.outcomes, () => this.active());
+    if (retry.outcome === 'stopped') return false;
+    if (retry.outcome === 'written') {
       // The rest of the page is done with too: the records given up on, and those behind the failed
       // one that were delivered or ignored (their events were counted with the records before it).
       this.context.processed(records.slice(start), part(result, start, records.length, 0));
-      this.budget.reset();
       this.position = records.at(-1)!.dynamodb!.SequenceNumber!;
       this.checkpoints.soon(this.position);
       return true;
     }
-    const bound = spent === undefined ? '' : ` (${spent} after ${attempts} attempts, but the processor has no on-failure destination)`;
-    this.context.failed(new Error(`record ${failed} failed to publish${bound}; retrying from it`), { unpublished: from });
+    this.context.failed(new Error(`record ${failed} failed to publish${retry.bound}; retrying from it`), { unpublished: records[start]! });
     return false;
-  }
-
-  /**
-   * Keeps the count in the lease (the checkpoint clears it), so that a worker taking the lease
-   * over counts on from it. A failed write other than a lost lease is reported and the retry goes
-   * on: only a takeover before the next one succeeds would miss this attempt.
-   */
-  private async keepAttempts(record: _Record, attempts: number): Promise<void> {
-    const sequenceNumber = record.dynamodb?.SequenceNumber;
-    if (sequenceNumber === undefined) return;
-    try {
-      await this.held.recordFailure({ sequenceNumber, attempts });
-    } catch (error) {
-      if (error instanceof LeaseLostError) throw error;
-      const why = `the ${attempts} failed attempts at record ${sequenceNumber} could not be kept in the lease; a worker that takes it over counts from those last kept`;
-      this.context.checkpointFailed(new Error(why, { cause: error }));
-    }
   }
 
   private async finish(): Promise<ConsumerExit> {
@@ -290,11 +247,7 @@ export class ShardConsumer {
 
   private async pause(): Promise<void> {
     this.failures++;
-    await this.context.sleep(this.backoff(this.failures));
-  }
-
-  private backoff(failures: number): number {
-    return retryPauseMs(failures, this.context.settings.retryMaxDelayMs);
+    await this.context.sleep(retryPauseMs(this.failures, this.context.settings.retryMaxDelayMs));
   }
 }
 
