@@ -65,7 +65,7 @@ export interface DrainOptions<T> extends RedriveCommonOptions {
    * Counts the messages that stay though events of theirs went out (here: republished, but not
    * deleted), for the summary's `keptRepublished`; the caller may count its own in it too. @default a new one
    */
-  readonly kept?: KeptRepublished;
+  readonly republishedKept?: KeptRepublished;
   /** The run's filter in words, for the summary. @default none */
   readonly filterText?: string;
   /**
@@ -115,7 +115,7 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   const before = counts.visible + counts.inFlight + counts.delayed;
   const seen = new Set<string>();
   const held = new HeldMessages(sqs, queueUrl, visibility);
-  const republishedKept = options.kept ?? new KeptRepublished();
+  const republishedKept = options.republishedKept ?? new KeptRepublished();
   const failed: RedriveProblem[] = [];
   const skipped: RedriveProblem[] = [];
   const republishNotes: string[] = [];

@@ -61,7 +61,7 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
   };
   const run = drainQueue<Planned>({
     ...options,
-    kept,
+    republishedKept: kept,
     order: (items) => {
       const byId = new Map(items.map((i) => [i.messageId, i]));
       return ordered(items).map(({ id }) => byId.get(id) as (typeof items)[number]);
