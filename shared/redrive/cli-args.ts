@@ -1,5 +1,4 @@
 import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
-import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { SQS_QUEUE_URL_ALLOWED } from '../aws/sqs-queue-url.js';
 import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
 import { isHttpUrl, parseStrictArgs, positiveWholeNumber } from '../cli-tokens.js';
@@ -10,7 +9,7 @@ import { DEAD_LETTER_QUEUE_URL_ALLOWED, deadLetterQueueUrlFault } from '../relay
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
-import { checkQueueUrl } from './option-checks.js';
+import { checkQueueUrl, topicArnsProblem } from './option-checks.js';
 import { RATE_FLOOR_REASON } from './rate-limit.js';
 
 export { REDRIVE_USAGE } from './redrive-usage.js';
@@ -130,15 +129,15 @@ function topicArnsOf(value: string | undefined, env: NodeJS.ProcessEnv, envName:
   if (Object.keys(parsed).length === 0) {
     throw new RedriveOptionsError('--topic-arns', `got ${text}; allowed: at least one topic name → topic ARN`);
   }
-  // The relay's own check: a value that is no topic ARN would fail every publish, after the messages were received.
-  for (const [name, arn] of Object.entries(parsed as Record<string, string>)) {
-    const problem = snsTopicArnProblem(arn);
-    if (problem !== undefined) {
-      throw new RedriveOptionsError(
-        '--topic-arns',
-        `topic ${JSON.stringify(name)} has ${JSON.stringify(arn)}; allowed: ${problem}, e.g. arn:aws:sns:eu-west-1:123456789012:${name}`,
-      );
-    }
+  // The relay's own rule: a value that is no topic ARN would fail every publish, after the messages
+  // were received; an ARN two topics share would republish the events of both to one.
+  const problem = topicArnsProblem(parsed as Record<string, string>);
+  if (problem !== undefined) {
+    const example = problem.shared ? '' : `, e.g. arn:aws:sns:eu-west-1:123456789012:${problem.topic}`;
+    throw new RedriveOptionsError(
+      '--topic-arns',
+      `topic ${JSON.stringify(problem.topic)} has ${problem.given}; allowed: ${problem.allowed}${example}`,
+    );
   }
   return parsed as Record<string, string>;
 }

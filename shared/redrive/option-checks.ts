@@ -1,6 +1,7 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../consumer/poll-options.js';
+import { topicArnFaultWords, topicArnsFault } from '../relay/topic-arns.js';
 import { showValue } from '../show-value.js';
 import { RedriveOptionsError } from './errors.js';
 import type { RedriveCommonOptions } from './types.js';
@@ -33,8 +34,31 @@ export function checkQueueUrl(url: unknown, field: string): void {
 }
 
 /**
- * Checks the topic name → ARN map a republishing redrive takes, as the relay checks its own: a
- * wrong value would otherwise fail every publish after the messages were received.
+ * The first fault of a redrive's topic name → ARN map, by the relay's rule ({@link topicArnsFault}),
+ * its entries taken as the topics (of either kind: the kind is checked against a config where the
+ * redrive has one): a value that is no SNS topic ARN, or an ARN an earlier topic has too (the events
+ * of both would go to that one topic). `given` is the value as shown, with what it shares;
+ * `allowed` what it should be.
+ */
+export function topicArnsProblem(
+  topicArns: Readonly<Record<string, unknown>>,
+): { readonly topic: string; readonly given: string; readonly allowed: string; readonly shared: boolean } | undefined {
+  const fault = topicArnsFault(
+    Object.keys(topicArns).map((name) => ({ name })),
+    topicArns,
+  );
+  if (fault === undefined) return undefined;
+  if (fault.kind === 'missing') {
+    return { topic: fault.topic, given: showValue(undefined), allowed: snsTopicArnProblem(undefined) as string, shared: false };
+  }
+  const words = topicArnFaultWords(fault);
+  return { topic: fault.topic, given: `${showValue(fault.arn)}${words.given}`, allowed: words.allowed, shared: fault.kind === 'shared' };
+}
+
+/**
+ * Checks the topic name → ARN map a republishing redrive takes, as the relay checks its own
+ * ({@link topicArnsProblem}): a wrong value would otherwise fail every publish after the messages
+ * were received, and a shared one republish two topics' events to one.
  */
 export function checkTopicArns(topicArns: unknown): void {
   if (typeof topicArns !== 'object' || topicArns === null || Object.keys(topicArns).length === 0) {
@@ -43,9 +67,9 @@ export function checkTopicArns(topicArns: unknown): void {
       `got ${showValue(topicArns)}; allowed: an object of topic name → topic ARN, e.g. the relay's OUTBOX_TOPIC_ARNS`,
     );
   }
-  for (const [name, arn] of Object.entries(topicArns)) {
-    const problem = snsTopicArnProblem(arn);
-    if (problem !== undefined) throw new RedriveOptionsError(`topicArns.${name}`, `got ${showValue(arn)}; allowed: ${problem}`);
+  const problem = topicArnsProblem(topicArns as Readonly<Record<string, unknown>>);
+  if (problem !== undefined) {
+    throw new RedriveOptionsError(`topicArns.${problem.topic}`, `got ${problem.given}; allowed: ${problem.allowed}`);
   }
 }
 

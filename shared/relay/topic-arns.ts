@@ -16,7 +16,8 @@ export type TopicArnsFault =
 
 /**
  * The first fault of `arns` for the config's topics, in config order, or `undefined` when every
- * topic has an SNS topic's ARN of its kind and of its own. A FIFO topic given a standard topic's
+ * topic has an SNS topic's ARN of its kind and of its own (of either kind for a topic without
+ * `fifo`, as a redrive names its topics without a config). A FIFO topic given a standard topic's
  * ARN (or the reverse) would have SNS refuse each message as the sender's fault (a deduplication
  * id, which a standard topic does not take; no message group, which a FIFO topic needs): every
  * event would go to the relay DLQ. Two topics given one ARN would send the events routed to both to that one topic,
@@ -28,7 +29,7 @@ export type TopicArnsFault =
  * ```
  */
 export function topicArnsFault(
-  topics: readonly Pick<TopicSettings, 'name' | 'fifo'>[],
+  topics: readonly (Pick<TopicSettings, 'name'> & { readonly fifo?: boolean })[],
   arns: Readonly<Record<string, unknown>>,
 ): TopicArnsFault | undefined {
   const topicOf = new Map<string, string>();
