@@ -12,7 +12,7 @@ export type LocalStackErrorCode =
   | 'MISSING_PEER_DEPENDENCY'
   /** The stack was used after `stop()`. */
   | 'STACK_STOPPED'
-  /** The `signal` given to the start aborted before the start ended; what had started is stopped again (a part that failed to stop is in `errors`). */
+  /** The `signal` given to the start aborted before the start ended; what had started is stopped again (a part that failed to stop is in `errors`, as for any failed start). */
   | 'START_ABORTED'
   | 'TABLE_WITHOUT_STREAM'
   | 'INVALID_CHECKPOINT'
@@ -36,8 +36,9 @@ export type LocalStackErrorCode =
 export class LocalStackError extends OutboxError {
   declare readonly code: LocalStackErrorCode;
   /**
-   * `START_ABORTED`: the failure of each part that then failed to stop, newest part first (the
-   * others stopped); absent when every part stopped.
+   * A failed start (`START_ABORTED` or any other code): the failure of each part it had started
+   * that then failed to stop, newest part first (the others stopped; the message names them);
+   * absent when every part stopped.
    */
   declare readonly errors?: readonly unknown[];
 
@@ -59,8 +60,16 @@ export class LocalStackError extends OutboxError {
  * ```
  */
 export class LocalStartError extends OutboxError {
-  constructor(message: string, options?: ErrorOptions) {
+  /**
+   * The local stack's start that failed so: the failure of each part it had started that then
+   * failed to stop, newest part first (the others stopped; the message names them); absent when
+   * every part stopped.
+   */
+  declare readonly errors?: readonly unknown[];
+
+  constructor(message: string, options?: ErrorOptions & { readonly errors?: readonly unknown[] }) {
     super('LOCAL_START_FAILED', message, options);
     this.name = 'LocalStartError';
+    if (options?.errors !== undefined) this.errors = options.errors;
   }
 }

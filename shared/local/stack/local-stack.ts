@@ -26,6 +26,7 @@ import { localRelayHandler } from './relay.js';
 import { createLocalResources } from './resources.js';
 import { checkSignal, followSignal, startAborted } from './start-abort.js';
 import { LocalStats } from './stats.js';
+import { withStopFailures } from './stop-failures.js';
 import { StopList } from './stop-list.js';
 import { ensureOutboxTable } from './table.js';
 import type { LocalConsumerDeps, LocalRelayDeps, LocalStack, LocalStackOptions, OutboxWriter } from './types.js';
@@ -280,14 +281,13 @@ async function startParts(options: LocalStackOptions, signal: AbortSignal | unde
       stop: stops.stopAll,
     };
   } catch (error) {
-    // The start failure is what the caller must see; a failure to stop on top of it goes with it as its
-    // cause, or, for an aborted start (whose cause is the signal's reason), each one in its `errors`.
+    // The start failure is what the caller must see; each failure to stop on top of it goes with it,
+    // in its `errors` (its cause, the signal's reason for an aborted start, stays its own).
     const stopFailures = await stops.stopReporting();
     // A --persist folder this failed start created holds nothing of an earlier run.
     if (createdDir !== undefined) await rm(createdDir, { recursive: true, force: true }).catch(() => {});
     if (signal?.aborted && error instanceof LocalStackError && error.code === 'START_ABORTED')
       throw startAborted(signal, during, stopFailures);
-    if (stopFailures.length > 0 && error instanceof Error && error.cause === undefined) error.cause = stopFailures[0];
-    throw error;
+    throw withStopFailures(error, stopFailures);
   }
 }

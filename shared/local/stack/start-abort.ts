@@ -6,6 +6,7 @@
 import { errorMessage } from '../../error-message.js';
 import { LocalStackError } from '../errors.js';
 import { invalidOption } from './options.js';
+import { stoppedPhrase } from './stop-failures.js';
 import type { AbortSignalLike } from './test-stack-types.js';
 
 const isFunction = (value: unknown): boolean => typeof value === 'function';
@@ -45,13 +46,8 @@ export function followSignal(signal: AbortSignalLike | undefined): { signal: Abo
  */
 export function startAborted(signal: AbortSignal, during: string, stopFailures: readonly unknown[] = []): LocalStackError {
   const reason = signal.reason === undefined ? 'no reason given' : errorMessage(signal.reason);
-  const count = stopFailures.length;
-  const stopped =
-    count === 0
-      ? 'what it had started has been stopped, nothing is left running'
-      : `of what it had started, ${count === 1 ? '1 part' : `${count} parts`} failed to stop (${stopFailures.map(errorMessage).join('; ')}: ${count === 1 ? 'it is' : 'they are'} in the error's \`errors\`), the others have been stopped`;
-  return new LocalStackError('START_ABORTED', `the start was aborted ${during} (${reason}); ${stopped}`, {
+  return new LocalStackError('START_ABORTED', `the start was aborted ${during} (${reason}); ${stoppedPhrase('it', stopFailures)}`, {
     cause: signal.reason,
-    ...(count === 0 ? {} : { errors: stopFailures }),
+    ...(stopFailures.length === 0 ? {} : { errors: stopFailures }),
   });
 }
