@@ -63,12 +63,12 @@ export function resolveOperation(
   const kind = operationKind(operation, index);
   const body = (operation as unknown as Record<OperationKind, Record<string, unknown>>)[kind];
   if (typeof body !== 'object' || body === null) {
-    throw new WriteValidationError('INVALID_OPERATION', `operations[${index}].${kind} is ${String(body)}; allowed: an object`);
+    throw new WriteValidationError('INVALID_OPERATION', `operations[${index}].${kind} is ${showValue(body)}; allowed: an object`);
   }
   if (body.TableName !== undefined && (typeof body.TableName !== 'string' || body.TableName === '')) {
     throw new WriteValidationError(
       'INVALID_OPERATION',
-      `operations[${index}].${kind}.TableName is ${JSON.stringify(body.TableName)}; allowed: a table name, or leave it out for the outbox table`,
+      `operations[${index}].${kind}.TableName is ${showValue(body.TableName)}; allowed: a table name, or leave it out for the outbox table`,
     );
   }
   const table = (body.TableName as string | undefined) ?? tableName;
@@ -96,7 +96,7 @@ export function resolveOperation(
       if (typeof value !== 'string' || value === '') {
         throw new WriteValidationError(
           'INVALID_OPERATION',
-          `operations[${index}].${kind}.${keyField}.${name} is ${name in key ? (JSON.stringify(value) ?? String(value)) : 'missing'}; allowed: a non-empty string (the outbox table's keys are ${TABLE.partitionKey} and ${TABLE.sortKey}, both strings)`,
+          `operations[${index}].${kind}.${keyField}.${name} is ${name in key ? showValue(value) : 'missing'}; allowed: a non-empty string (the outbox table's keys are ${TABLE.partitionKey} and ${TABLE.sortKey}, both strings)`,
         );
       }
     }
@@ -146,15 +146,24 @@ export function rejectUnknownFields(value: object, path: string, allowed: readon
 function validateEvent(event: EventInput, index: number, config: OutboxConfig): void {
   const path = `events[${index}]`;
   if (typeof event !== 'object' || event === null) {
-    throw new WriteValidationError('MISSING_AGGREGATE', `${path} is ${String(event)}; allowed: { aggregate, type, data }`);
+    throw new WriteValidationError('MISSING_AGGREGATE', `${path} is ${showValue(event)}; allowed: { aggregate, type, data }`);
   }
   rejectUnknownFields(event, path, EVENT_FIELDS);
   const { aggregate, type } = event;
-  if (typeof aggregate !== 'object' || aggregate === null || typeof aggregate.type !== 'string' || typeof aggregate.id !== 'string') {
+  if (typeof aggregate !== 'object' || aggregate === null) {
     throw new WriteValidationError(
       'MISSING_AGGREGATE',
-      `${path}.aggregate is ${JSON.stringify(aggregate) ?? 'undefined'}; allowed: { type: string, id: string }`,
+      `${path}.aggregate is ${showValue(aggregate)}; allowed: { type: string, id: string }`,
     );
+  }
+  // The field at fault, shown alone: a bigint beside it would make the whole aggregate unshowable as JSON.
+  for (const field of ['type', 'id'] as const) {
+    if (typeof aggregate[field] !== 'string') {
+      throw new WriteValidationError(
+        'MISSING_AGGREGATE',
+        `${path}.aggregate.${field} is ${field in aggregate ? showValue(aggregate[field]) : 'missing'}; allowed: { type: string, id: string }`,
+      );
+    }
   }
   rejectUnknownFields(aggregate, `${path}.aggregate`, ['type', 'id']);
   if (!aggregate.id.isWellFormed()) {
@@ -182,7 +191,7 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
     // The type becomes an SNS message attribute: text SNS cannot take could never be published.
     throw new WriteValidationError(
       'MISSING_EVENT_TYPE',
-      `${path}.type is ${JSON.stringify(type) ?? 'undefined'}; allowed: a non-empty string of at most ${MAX_EVENT_TYPE_LENGTH} characters of well-formed Unicode without control characters or U+FFFE/U+FFFF, e.g. "order.placed"`,
+      `${path}.type is ${showValue(type)}; allowed: a non-empty string of at most ${MAX_EVENT_TYPE_LENGTH} characters of well-formed Unicode without control characters or U+FFFE/U+FFFF, e.g. "order.placed"`,
     );
   }
   checkEventVersion(event, index, config);
@@ -290,7 +299,7 @@ export function validateIdempotencyKey(key: unknown): void {
   if (key !== undefined && (typeof key !== 'string' || !IDEMPOTENCY_KEY_PATTERN.test(key))) {
     throw new WriteValidationError(
       'INVALID_IDEMPOTENCY_KEY',
-      `idempotencyKey is ${JSON.stringify(key)}; allowed: 1–36 printable ASCII characters without spaces (DynamoDB ClientRequestToken), e.g. a UUID`,
+      `idempotencyKey is ${showValue(key)}; allowed: 1–36 printable ASCII characters without spaces (DynamoDB ClientRequestToken), e.g. a UUID`,
     );
   }
 }

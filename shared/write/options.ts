@@ -121,10 +121,7 @@ export function resolveOptions(options: OutboxOptions): ResolvedOptions {
     // Plain JS can pass anything: a string TTL would be stored as a string, which TTL ignores.
     const valid = typeof value === 'number' && (kind === 'an integer' ? Number.isInteger(value) : Number.isFinite(value)) && value >= min;
     if (!valid) {
-      throw new WriteValidationError(
-        'INVALID_OPERATION',
-        `${name} is ${typeof value === 'string' ? JSON.stringify(value) : String(value)}; allowed: ${kind} ≥ ${min}`,
-      );
+      throw new WriteValidationError('INVALID_OPERATION', `${name} is ${showValue(value)}; allowed: ${kind} ≥ ${min}`);
     }
   }
   return {
