@@ -3,12 +3,14 @@ import { ordersScenario } from '../../examples/orders/api/load-scenario.js';
 import type { OutboxConfig } from '../../shared/config.js';
 import { errorMessage } from '../../shared/error-message.js';
 import { OutboxError } from '../../shared/errors.js';
+import { LocalStackError } from '../../shared/local/errors.js';
 import { renderBanner } from '../../shared/local/stack/banner.js';
 import { LOCAL_USAGE, type LocalCommand, parseLocalArgs } from '../../shared/local/stack/cli-args.js';
 import { type LiveRefresher, startLiveRefresher } from '../../shared/local/stack/live-refresher.js';
 import { type Load, startLoad } from '../../shared/local/stack/load.js';
 import { type LocalStack, startLocalStack } from '../../shared/local/stack/local-stack.js';
 import { liveSnapshot } from '../../shared/local/stack/snapshot.js';
+import { abortedStartExit } from '../../shared/local/stack/start-exit.js';
 
 /*
  * `npm start`: the whole system on this machine, from the same config the CDK stack deploys.
@@ -79,8 +81,6 @@ const starting = new AbortController();
 const STOP_DEADLINE_MS = (config.relay.timeoutSeconds + 15) * 1000;
 /** A signal this soon after the first is the same Ctrl-C, delivered again (to the process group and by npm). */
 const REPEAT_SIGNAL_MS = 1_000;
-/** The exit code of a run a signal ended, as a shell reports one: 128 and the signal's number. */
-const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 };
 let stoppingSince: number | undefined;
 const shutdown = async (signal: string) => {
   if (stoppingSince !== undefined) {
@@ -144,10 +144,11 @@ try {
     signal: starting.signal,
   });
 } catch (error) {
-  if (error instanceof OutboxError && error.code === 'START_ABORTED') {
-    const signal = String(starting.signal.reason);
-    process.stdout.write(`stopped before the stack was up; nothing is left running\n`);
-    process.exit(SIGNAL_EXIT_CODES[signal] ?? 1);
+  if (error instanceof LocalStackError && error.code === 'START_ABORTED') {
+    // Nothing left running, or the part that failed to stop named, and an exit code that tells them apart.
+    const exit = abortedStartExit(error, String(starting.signal.reason));
+    process[exit.stream].write(`${exit.line}\n`);
+    process.exit(exit.code);
   }
   stack = fail(fix(error, command));
 }
