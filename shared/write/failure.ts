@@ -49,7 +49,8 @@ const CREDENTIAL_ERRORS = new Set([
 function remedy(name: string, tables: readonly string[]): string {
   if (name === 'AccessDeniedException') {
     // DynamoDB authorises a transaction action by action, by the permission of the single-item call.
-    return `Grant the caller, on ${tables.join(', ')}, the permission of each action of the write: dynamodb:PutItem (a Put, and the idempotency record), dynamodb:UpdateItem (an Update, and each outbox slot), dynamodb:DeleteItem (a Delete) or dynamodb:ConditionCheckItem (a ConditionCheck); a write with an idempotencyKey also reads its record with dynamodb:GetItem.`;
+    // Each outbox slot is written whole (a Put conditional on the sequence seen); only a slot found without its creation time is updated.
+    return `Grant the caller, on ${tables.join(', ')}, the permission of each action of the write: dynamodb:PutItem (a Put, each outbox slot, and the idempotency record), dynamodb:UpdateItem (an Update, and a slot found without its creation time), dynamodb:DeleteItem (a Delete) or dynamodb:ConditionCheckItem (a ConditionCheck); a write with an idempotencyKey also reads its record with dynamodb:GetItem.`;
   }
   if (CREDENTIAL_ERRORS.has(name)) {
     return "Check the DynamoDB client's credentials (missing, expired, or of another account) and its region.";

@@ -226,7 +226,9 @@ describe('write(): a failure that wrote nothing says so, and what to do', () => 
       new RegExp(`^DynamoDB refused the write \\(AccessDeniedException: ${denied}\\); nothing was written\\. `),
     );
     expect(error.message).toContain('Grant the caller, on shop, orders, the permission of each action of the write');
-    expect(error.message).toContain('dynamodb:UpdateItem (an Update, and each outbox slot)');
+    // Each outbox slot goes out as a Put (the whole item, conditional on the sequence seen): an UpdateItem grant alone denies it.
+    expect(error.message).toContain('dynamodb:PutItem (a Put, each outbox slot, and the idempotency record)');
+    expect(error.message).toContain('dynamodb:UpdateItem (an Update, and a slot found without its creation time)');
     expect(error.cause).toMatchObject({ name: 'AccessDeniedException', $metadata: { httpStatusCode: 400 } });
   });
 
