@@ -29,3 +29,53 @@ export class KeptRepublished {
     return { keptRepublished: { ...(trimmed === undefined ? {} : { trimmed }), ...(failed === undefined ? {} : { failed }) } };
   }
 }
+
+/** What became of one record's events and dead letters once it was published (in a dry run: would become). */
+export interface RecordPublished {
+  /** The events of its records read. */
+  readonly events: number;
+  /** Those published. */
+  readonly published: number;
+  /** Those SNS refused for good, dead-lettered to the relay DLQ instead (`PUBLISH_REJECTED`). */
+  readonly deadLettered: number;
+  /** Its own dead letters (malformed slots, unrouted events) sent to the relay DLQ. */
+  readonly letters: number;
+  /** When not all went out (published or dead-lettered): why. */
+  readonly problem?: string;
+}
+
+const counted = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** `a`, `a and b`, `a, b and c`. */
+const listed = (parts: readonly string[]): string =>
+  parts.length < 2 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+
+/** What went out of a record whose first records the stream trimmed: its events published, dead-lettered, failed, and its dead letters. */
+function whatWentOut(outcome: RecordPublished, dryRun: boolean | undefined): string {
+  const { events, published, deadLettered, letters } = outcome;
+  const verb = (n: number) => (dryRun === true ? 'would be' : n === 1 ? 'was' : 'were');
+  const failed = events - published - deadLettered;
+  const told =
+    published === events
+      ? `the ${counted(events, 'event')} of its records still there ${verb(events)} republished`
+      : `of the ${counted(events, 'event')} of its records still there, ${listed([
+          `${published} ${verb(published)} republished`,
+          ...(deadLettered === 0
+            ? []
+            : [`${deadLettered} dead-lettered to the relay DLQ (SNS refused ${deadLettered === 1 ? 'it' : 'them'} for good)`]),
+          ...(failed <= 0 ? [] : [`${failed} failed`]),
+        ])}`;
+  if (letters === 0) return told;
+  return `${told}; ${counted(letters, 'dead letter')} of its records (malformed slots, unrouted events) ${verb(letters)} sent to the relay DLQ`;
+}
+
+/**
+ * Why a record whose first records the stream trimmed stays once the rest was republished (in a
+ * dry run: would be): the trimmed range (`trimmed`), which can never be read again, and what went
+ * out of the rest (published, dead-lettered to the relay DLQ, failed); when not all went out, why
+ * first, as a failed record's reason says.
+ */
+export function trimmedReason(trimmed: string, outcome: RecordPublished, dryRun: boolean | undefined): string {
+  const told = `${trimmed}; ${whatWentOut(outcome, dryRun)}`;
+  return outcome.problem === undefined ? told : `${outcome.problem}; ${told}`;
+}

@@ -17,6 +17,7 @@ import { SLOT_PREFIX } from '../slot.js';
 import { TABLE } from '../table.js';
 import { envelopeTrace } from '../tracing/envelope-trace.js';
 import { StreamRangeIncompleteError } from './errors.js';
+import type { RecordPublished } from './kept-records.js';
 import { NO_RELAY_DLQ, type OnFailureDeadLetters, type RecordDeadLetter } from './on-failure-dead-letters.js';
 import { onFailureRecordProblem, payloadRecords, type StreamInvocationPayload, type StreamOnFailureRecord } from './on-failure-record.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
@@ -237,17 +238,10 @@ function decodeEvents(
 }
 
 /**
- * Why a record whose first records the stream trimmed stays once the rest was republished (in a
- * dry run: would be): nothing more of it can ever be read.
- */
-export const trimmedReason = (trimmed: string, events: number, dryRun: boolean | undefined): string =>
-  `${trimmed}; the ${events} event${events === 1 ? '' : 's'} of its records still there ${dryRun === true ? 'would be' : 'were'} republished`;
-
-/**
  * Sends a record's dead letters (what the relay dead-letters) to the relay DLQ, then publishes its
- * events by topic: how many were published, and when not all went out (published or
- * dead-lettered), the first reason. Every topic's events are tried, so each aggregate that fails is
- * known and `blocked` for the run. An event SNS refuses for good is dead-lettered as the relay
+ * events by topic: how many were published, dead-lettered instead and sent as its dead letters,
+ * and when not all went out (published or dead-lettered), the first reason. Every topic's events
+ * are tried, so each aggregate that fails is known and `blocked` for the run. An event SNS refuses for good is dead-lettered as the relay
  * does, when a relay DLQ was given; else it fails, saying so.
  */
 export async function publishAll(
@@ -255,10 +249,12 @@ export async function publishAll(
   record: { readonly events: readonly TopicEvent[]; readonly letters: readonly RecordDeadLetter[] },
   blocked: BlockedAggregates,
   { retry, signal, deadLetters }: Pick<ResolveOptions, 'retry' | 'deadLetters'> & { readonly signal?: AbortSignal | undefined },
-): Promise<{ readonly published: number; readonly problem?: string }> {
+): Promise<RecordPublished> {
   const { events, letters } = record;
   // Before the events: a later event of an aggregate goes out only once its earlier dead letter is in the DLQ.
+  const sentBefore = deadLetters?.sent ?? 0;
   const unsent = letters.length === 0 || deadLetters === undefined ? undefined : await deadLetters.sendAll(letters, blocked);
+  const lettersSent = (deadLetters?.sent ?? 0) - sentBefore;
   const onRejected = (event: RepublishEvent, detail: string) =>
     deadLetters === undefined ? Promise.resolve(NO_RELAY_DLQ) : deadLetters.send((event as TopicEvent).rejected(detail));
   const byTopic = new Map<string, TopicEvent[]>();
@@ -278,5 +274,6 @@ export async function publishAll(
     ...(unsent === undefined ? [] : [unsent]),
     ...(first === undefined ? [] : [`${failures} of ${events.length} events failed, first ${first}`]),
   ];
-  return problems.length === 0 ? { published } : { published, problem: problems.join('; ') };
+  const outcome = { events: events.length, published, deadLettered, letters: lettersSent };
+  return problems.length === 0 ? outcome : { ...outcome, problem: problems.join('; ') };
 }

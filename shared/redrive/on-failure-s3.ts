@@ -2,8 +2,8 @@ import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Cli
 import type { BackoffOptions } from '../backoff.js';
 import { isTransientReadError, retried } from '../read-retry.js';
 import type { PublishBatchClient } from '../relay/types.js';
-import { KeptRepublished } from './kept-records.js';
-import { parseRecord, publishAll, type ResolveOptions, resolveRecord, trimmedReason } from './on-failure-events.js';
+import { KeptRepublished, trimmedReason } from './kept-records.js';
+import { parseRecord, publishAll, type ResolveOptions, resolveRecord } from './on-failure-events.js';
 import type { BlockedAggregates } from './publish-events.js';
 import { rateLimiter } from './rate-limit.js';
 import { ShardHolds } from './shard-holds.js';
@@ -140,13 +140,19 @@ export async function redriveFromS3(options: S3RedriveOptions): Promise<RedriveS
     }
     const events = resolved.events.length;
     const { trimmed } = resolved;
-    if (options.dryRun)
-      return trimmed === undefined ? { kind: 'moved', events } : { kind: 'skipped', reason: trimmedReason(trimmed, events, true), events };
+    if (options.dryRun) {
+      if (trimmed === undefined) return { kind: 'moved', events };
+      const would = { events, published: events, deadLettered: 0, letters: resolved.letters.length };
+      return { kind: 'skipped', reason: trimmedReason(trimmed, would, true), events };
+    }
     if (!(await limiter.take(events, options.signal))) return { kind: 'stopped' };
-    const { published, problem } = await publishAll(options.sns, resolved, blocked, options);
-    if (problem !== undefined) return { kind: 'failed', reason: problem, events: published };
+    const outcome = await publishAll(options.sns, resolved, blocked, options);
+    const { published, problem } = outcome;
+    // A failed record whose first records were trimmed says so too: a later run republishes the rest again.
+    if (problem !== undefined)
+      return { kind: 'failed', reason: trimmed === undefined ? problem : trimmedReason(trimmed, outcome, false), events: published };
     // Its trimmed part can never be read again: it stays, as an expired record does, and holds nothing back.
-    if (trimmed !== undefined) return { kind: 'skipped', reason: trimmedReason(trimmed, published, false), events: published };
+    if (trimmed !== undefined) return { kind: 'skipped', reason: trimmedReason(trimmed, outcome, false), events: published };
     // Published but still there: a later run publishes it again, which the event ids make harmless.
     const deleted = await retried(() => s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })), options.retry);
     // Events dead-lettered instead (SNS refused them for good) are not published: the summary counts them apart.

@@ -3,9 +3,9 @@ import type { StreamBatchInfo } from '../on-failure/batch-record.js';
 import type { PublishBatchClient } from '../relay/types.js';
 import { drainQueue } from './drain-queue.js';
 import { RedriveStoppedError } from './errors.js';
-import { KeptRepublished } from './kept-records.js';
+import { KeptRepublished, trimmedReason } from './kept-records.js';
 import type { RecordDeadLetter } from './on-failure-dead-letters.js';
-import { parseRecord, publishAll, type ResolveOptions, resolveRecord, type TopicEvent, trimmedReason } from './on-failure-events.js';
+import { parseRecord, publishAll, type ResolveOptions, resolveRecord, type TopicEvent } from './on-failure-events.js';
 import type { BlockedAggregates } from './publish-events.js';
 import { ShardHolds } from './shard-holds.js';
 import { ShardLineage } from './shard-lineage.js';
@@ -109,12 +109,14 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
         // Events dead-lettered instead (SNS refused them for good) are not published: the summary counts them apart.
         published += result.published;
         if (result.problem !== undefined) {
-          failed.push({ id, reason: result.problem });
+          // A failed record whose first records were trimmed says so too: a later run republishes the rest again.
+          const reason = planned.trimmed === undefined ? result.problem : trimmedReason(planned.trimmed, result, false);
+          failed.push({ id, reason });
           kept.add('failed', result.published);
         }
         // Its trimmed part can never be read again: it stays, as an expired record does, and holds nothing back.
         else if (planned.trimmed !== undefined) {
-          skipped.push({ id, reason: trimmedReason(planned.trimmed, result.published, false) });
+          skipped.push({ id, reason: trimmedReason(planned.trimmed, result, false) });
           kept.add('trimmed', result.published);
         } else {
           succeeded.push(id);
@@ -138,7 +140,8 @@ export async function redriveFromQueue(options: QueueRedriveOptions): Promise<Re
         const events = item?.events.length ?? 0;
         published += events;
         if (item?.trimmed === undefined) continue;
-        skipped.push({ id, reason: trimmedReason(item.trimmed, events, true) });
+        const would = { events, published: events, deadLettered: 0, letters: item.letters.length };
+        skipped.push({ id, reason: trimmedReason(item.trimmed, would, true) });
         kept.add('trimmed', events);
       }
       return { skipped, published };

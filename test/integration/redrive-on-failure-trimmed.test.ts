@@ -69,7 +69,7 @@ describe('on-failure redrive: a batch past the retention whose first records the
     expect(reasons(summary.skipped)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^${trimmed} \\(first arrived .*, retention 24 h\\) and the record has no payload; the 1 event of its records still there were republished$`,
+          `^${trimmed} \\(first arrived .*, retention 24 h\\) and the record has no payload; the 1 event of its records still there was republished$`,
         ),
       ),
     ]);

@@ -71,7 +71,7 @@ async function republishedAttributes(records: DynamoDBRecord[]) {
     },
   };
   const result = await publishAll(sns, resolved, new Map(), { retry });
-  expect(result).toEqual({ published: records.length });
+  expect(result).toEqual({ events: records.length, published: records.length, deadLettered: 0, letters: 0 });
   return Object.fromEntries(entries.map((e) => [JSON.parse(e.Message!).subject, e.MessageAttributes]));
 }
 
