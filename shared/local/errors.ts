@@ -12,6 +12,8 @@ export type LocalStackErrorCode =
   | 'MISSING_PEER_DEPENDENCY'
   /** The stack was used after `stop()`. */
   | 'STACK_STOPPED'
+  /** `stop()`: several parts failed to stop (each in `errors`, newest part first); the others stopped. One alone rejects with its own failure. */
+  | 'STOP_FAILED'
   /** The `signal` given to the start aborted before the start ended; what had started is stopped again (a part that failed to stop is in `errors`, as for any failed start). */
   | 'START_ABORTED'
   | 'TABLE_WITHOUT_STREAM'
@@ -36,9 +38,9 @@ export type LocalStackErrorCode =
 export class LocalStackError extends OutboxError {
   declare readonly code: LocalStackErrorCode;
   /**
-   * A failed start (`START_ABORTED` or any other code): the failure of each part it had started
-   * that then failed to stop, newest part first (the others stopped; the message names them);
-   * absent when every part stopped.
+   * A failed start (`START_ABORTED` or any other code), or `STOP_FAILED`: the failure of each part
+   * that failed to stop, newest part first (the others stopped; the message names them); absent
+   * when every part stopped.
    */
   declare readonly errors?: readonly unknown[];
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LocalStackError } from '../../shared/local/errors.js';
 import { StopList } from '../../shared/local/stack/stop-list.js';
 
 /** A list of three parts, the middle one failing to stop with `middle`, the newest with `newest`; `stopped` names those stopped, in order. */
@@ -39,5 +40,24 @@ describe('StopList', () => {
     await expect(list.stopAll()).resolves.toBeUndefined();
 
     expect(stopped).toEqual(['newest', 'middle', 'oldest']);
+  });
+
+  it('stopAll with several parts failing to stop rejects with STOP_FAILED naming each, not the first alone', async () => {
+    const newest = new Error('newest failed');
+    const { list, stopped, middle } = parts(newest);
+
+    const error = await list.stopAll().then(
+      () => new Error('stopAll resolved'),
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(LocalStackError);
+    expect(error).toMatchObject({
+      code: 'STOP_FAILED',
+      message: "2 parts failed to stop (newest failed; middle failed: they are in the error's `errors`), the others have been stopped",
+    });
+    expect((error as LocalStackError).errors).toEqual([newest, middle]);
+    expect(stopped).toEqual(['newest', 'middle', 'oldest']);
+    await expect(list.stopAll()).resolves.toBeUndefined();
   });
 });

@@ -1,3 +1,6 @@
+import { errorMessage } from '../../error-message.js';
+import { LocalStackError } from '../errors.js';
+
 /**
  * What a start has started, to stop again newest first: on `stop()`, on a failed start, and on an
  * aborted one.
@@ -24,14 +27,21 @@ export class StopList {
 
   /**
    * Stops every part, newest first, even when one fails to, so DynamoDB Local's Java always ends;
-   * the first failure is rethrown. A later call waits for the first one's stop to end (a caller
-   * that awaits it may count on Java having ended), but does not throw its failure again: the
-   * first caller has it.
+   * a part's failure to stop is rethrown, and when several parts failed, a `LocalStackError`
+   * `STOP_FAILED` that names each and holds them in `errors`, newest part first. A later call
+   * waits for the first one's stop to end (a caller that awaits it may count on Java having
+   * ended), but does not throw its failure again: the first caller has it.
    */
   readonly stopAll = (): Promise<void> => {
     if (this.#stopping !== undefined) return this.#stopping.then(() => {});
     return this.stopReporting().then((failures) => {
-      if (failures.length > 0) throw failures[0];
+      if (failures.length === 1) throw failures[0];
+      if (failures.length > 1)
+        throw new LocalStackError(
+          'STOP_FAILED',
+          `${failures.length} parts failed to stop (${failures.map(errorMessage).join('; ')}: they are in the error's \`errors\`), the others have been stopped`,
+          { errors: failures },
+        );
     });
   };
 

@@ -241,6 +241,9 @@ export interface OutboxTestStack {
   /**
    * Stops everything, newest part first, and waits for DynamoDB Local's Java process to end. A
    * later call stops nothing more, but resolves only once the first call's stop has ended.
+   *
+   * @throws the failure of a part that failed to stop (the others still stop, Java included);
+   * `LocalStackError` `STOP_FAILED`, naming each and holding them in `errors`, when several did
    */
   stop(): Promise<void>;
 }

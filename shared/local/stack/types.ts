@@ -144,6 +144,11 @@ export interface LocalStack {
   deadLetterDepths(): { readonly relay: number; readonly subscribers: Readonly<Record<string, number>> };
   /** The archive and its archiver, when the config has `archive`. */
   readonly archive?: LocalArchiveResources & Pick<LocalArchiver, 'counts' | 'waitForArchived'>;
-  /** Stops everything, newest part first, and waits for DynamoDB Local's Java process to end. */
+  /**
+   * Stops everything, newest part first, and waits for DynamoDB Local's Java process to end.
+   *
+   * @throws the failure of a part that failed to stop (the others still stop, Java included);
+   * `LocalStackError` `STOP_FAILED`, naming each and holding them in `errors`, when several did
+   */
   stop(): Promise<void>;
 }
