@@ -53,17 +53,19 @@ export class RedriveOptionsError extends OutboxError {
 
 /**
  * Reading a failed batch's records back from the stream stopped before the batch's last
- * sequence number; what was read is not the whole batch, so its record is kept.
+ * sequence number; what was read is not the whole batch, so its record is kept. `readFrom` says
+ * where the read started: the batch's start by default, or the oldest record left (with the first
+ * sequence number the shard gave) when the stream had trimmed the start.
  */
 export class StreamRangeIncompleteError extends OutboxError {
   readonly shardId: string;
   /** The last sequence number read, if any. */
   readonly lastRead: string | undefined;
 
-  constructor(info: StreamBatchInfo, lastRead: string | undefined, why: string) {
+  constructor(info: StreamBatchInfo, lastRead: string | undefined, why: string, readFrom: string = info.startSequenceNumber) {
     super(
       'STREAM_RANGE_INCOMPLETE',
-      `read shard ${info.shardId} from ${info.startSequenceNumber} up to ${lastRead ?? '(no record)'}, but the batch ends at ${info.endSequenceNumber}: ${why}`,
+      `read shard ${info.shardId} from ${readFrom} up to ${lastRead ?? '(no record)'}, but the batch ends at ${info.endSequenceNumber}: ${why}`,
     );
     this.name = 'StreamRangeIncompleteError';
     this.shardId = info.shardId;

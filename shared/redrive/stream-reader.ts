@@ -69,7 +69,12 @@ async function readToEnd(
     iterator = page.NextShardIterator;
   }
   const why = iterator === undefined ? 'the shard is closed and has no more records' : `${MAX_EMPTY_PAGES} pages in a row came back empty`;
-  throw new StreamRangeIncompleteError(info, lastRead, why);
+  // Read from the oldest record left, it did not start at the batch's start, which is trimmed.
+  const readFrom =
+    from.ShardIteratorType === 'TRIM_HORIZON'
+      ? `the oldest record left${first === undefined ? ' (none given)' : ` (${first})`}`
+      : info.startSequenceNumber;
+  throw new StreamRangeIncompleteError(info, lastRead, why, readFrom);
 }
 
 /**

@@ -100,7 +100,7 @@ describe('on-failure redrive past the retention: a read that gets part of the ba
     expect(view.delivered()).toEqual([]);
     expect(summary).toMatchObject({ moved: 0, republished: 0, failed: [], after: 2 });
     expect(reasons(summary.skipped)).toEqual([
-      `could not re-read shard ${split.a} from its oldest record left: StreamRangeIncompleteError: read shard ${split.a} from ${sequence(l2)} up to ${sequence(l3)}, but the batch ends at ${sequence(l4)}: 5 pages in a row came back empty`,
+      `could not re-read shard ${split.a} from its oldest record left: StreamRangeIncompleteError: read shard ${split.a} from the oldest record left (${sequence(l3)}) up to ${sequence(l3)}, but the batch ends at ${sequence(l4)}: 5 pages in a row came back empty`,
       expect.stringMatching(new RegExp(`^held back: an earlier record of shard ${split.a} was not republished`)),
     ]);
     expect(depth()).toBe(2);

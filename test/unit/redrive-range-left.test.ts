@@ -65,6 +65,20 @@ describe('readRangeLeft: what a shard still holds of a batch, read from the olde
     await expect(readRangeLeft(streams, batch(stream, shard.id, sequences[0]!, pastEnd))).rejects.toThrow(StreamRangeIncompleteError);
   });
 
+  it('says the read started at the oldest record left, not at the trimmed batch start', async () => {
+    const { stream, shard, sequences, streams } = shardOf(3);
+    stream.split(shard.id);
+    stream.trimRecords(shard.id, 1);
+    const pastEnd = (BigInt(sequences[2]!) + 5n).toString();
+
+    const error = await readRangeLeft(streams, batch(stream, shard.id, sequences[0]!, pastEnd)).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(StreamRangeIncompleteError);
+    expect((error as Error).message).toBe(
+      `read shard ${shard.id} from the oldest record left (${sequences[1]}) up to ${sequences[2]}, but the batch ends at ${pastEnd}: the shard is closed and has no more records`,
+    );
+  });
+
   it('lets ResourceNotFoundException through when the shard is gone', async () => {
     const { stream, shard, sequences, streams } = shardOf(2);
     stream.split(shard.id);
