@@ -71,6 +71,7 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
  * @throws LocalStackError `INVALID_SUBSCRIPTION` / `INVALID_OPTION` for options that cannot be (before anything starts): a config `defineConfig` refuses, a subscriber filter that lets nothing through (as `Outbox.addSubscriber` refuses it: an event type the config's catalog does not declare under `undeclaredEventTypes: 'reject'`, or declares only on aggregate types routed to another topic, an aggregate type not routed to the topic), `MISSING_PEER_DEPENDENCY`, `PORT_IN_USE` (DynamoDB Local's port or the emulator's)
  * @throws LocalStartError when DynamoDB Local cannot start (no Java 17+, say)
  * @throws LocalStackError `START_ABORTED` when `signal` aborts the start, once what it had started has stopped
+ * (whatever the failure, a part that then failed to stop is in the error's `errors`, and named in the message)
  * @example
  * ```ts
  * import { createConsumer } from 'dynamodb-outbox/consumer';
