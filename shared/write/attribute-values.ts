@@ -237,7 +237,7 @@ export function checkAttributeValues(operation: TransactOperation, index: number
   for (const [placeholder, name] of Object.entries(names)) {
     const path = `operations[${index}].${kind}.ExpressionAttributeNames${nameSegment(placeholder)}`;
     if (typeof name !== 'string') {
-      throw new WriteValidationError('INVALID_OPERATION', `${path} is ${String(name)}; allowed: an attribute name (a string)`);
+      throw new WriteValidationError('INVALID_OPERATION', `${path} is ${showValue(name)}; allowed: an attribute name (a string)`);
     }
     const problem = attributeNameProblem(name);
     if (problem !== undefined) {

@@ -53,6 +53,12 @@ describe('a value of the wrong type in the input is shown by showValue, with its
       'operations[0].Put.Item.pk is 5n; allowed: ',
     ],
     ['a bigint action', { operations: [{ Put: 5n }] }, 'INVALID_OPERATION', 'operations[0].Put is 5n; allowed: '],
+    [
+      'a bigint attribute name',
+      { operations: [{ Update: { Key: { pk: 'a', sk: 'b' }, UpdateExpression: 'SET #a = :a', ExpressionAttributeNames: { '#a': 5n } } }] },
+      'INVALID_OPERATION',
+      'operations[0].Update.ExpressionAttributeNames["#a"] is 5n; allowed: ',
+    ],
   ])('%s', async (_name, input, code, message) => {
     const { document, bodies } = capturingClient();
     const outbox = new Outbox({ config: testConfig(), tableName: 'shop', client: document });
