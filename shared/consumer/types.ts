@@ -85,7 +85,7 @@ export interface InboxOptions {
   /**
    * Also look an event up under the inbox key of releases before the source was part of it
    * (`pk = INBOX#<consumer>#<event id>`, `sk = INBOX`), so an event handled before the upgrade is
-   * still a duplicate. Costs one consistent read per event; turn it off once `retentionSeconds`
+   * still a duplicate. Costs one more key in the batch's read of the inbox; turn it off once `retentionSeconds`
    * have passed since the upgrade, when every such record has expired. @default true
    */
   readonly legacyKeyCheck?: boolean;
@@ -107,7 +107,7 @@ export interface ConsumerMetrics {
 }
 
 export interface ConsumerOptions {
-  /** Names the consumer in inbox keys: two consumers of one event each handle it once. Letters, digits, `.`, `_`, `-`. */
+  /** Names the consumer in inbox keys: two consumers of one event each handle it once. 1–64 letters, digits, `.`, `_`, `-`. */
   readonly name: string;
   /**
    * The CloudEvents `source`s this consumer accepts: the `source` of the producers' outbox
