@@ -10,7 +10,7 @@ import { type LiveRefresher, startLiveRefresher } from '../../shared/local/stack
 import { type Load, startLoad } from '../../shared/local/stack/load.js';
 import { type LocalStack, startLocalStack } from '../../shared/local/stack/local-stack.js';
 import { liveSnapshot } from '../../shared/local/stack/snapshot.js';
-import { abortedStartExit } from '../../shared/local/stack/start-exit.js';
+import { abortedStartExit, startFailureMessage } from '../../shared/local/stack/start-exit.js';
 
 /*
  * `npm start`: the whole system on this machine, from the same config the CDK stack deploys.
@@ -25,7 +25,7 @@ const fail = (message: string, code = 1): never => {
 };
 
 function fix(error: unknown, command: Extract<LocalCommand, { kind: 'start' }>): string {
-  const message = (error as Error).message;
+  const message = startFailureMessage(error);
   if (error instanceof OutboxError && error.code === 'PORT_IN_USE' && message.includes('example API')) {
     const next = command.apiPort === 65_535 ? 65_534 : command.apiPort + 1;
     return `${message} (e.g. npm start -- --port ${next}, or --port 0 for a free one)`;

@@ -1,8 +1,11 @@
 /**
- * How `npm start` ends when a signal aborted its start: the line it prints, where, and its exit code.
+ * How `npm start` ends when its start fails: when a signal aborted it, the line it prints, where,
+ * and its exit code; otherwise what its error line says.
  */
 
-import type { LocalStackError } from '../errors.js';
+import { errorMessage } from '../../error-message.js';
+import { LocalStackError, LocalStartError } from '../errors.js';
+import { stoppedPhrase } from './stop-failures.js';
 
 /** The exit code of a run a signal ended, as a shell reports one: 128 and the signal's number. */
 const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 };
@@ -29,4 +32,23 @@ export interface StartExit {
 export function abortedStartExit(error: LocalStackError, signal: string): StartExit {
   if (error.errors !== undefined && error.errors.length > 0) return { stream: 'stderr', line: `npm start: ${error.message}`, code: 1 };
   return { stream: 'stdout', line: 'stopped before the stack was up; nothing is left running', code: SIGNAL_EXIT_CODES[signal] ?? 1 };
+}
+
+/**
+ * What `npm start` says of a start that failed otherwise: the error's message, and, for an error
+ * not the local stack's own (one the SDK threw, say), whose message cannot name them, the parts
+ * that then failed to stop (its `errors`). A `LocalStackError`'s or `LocalStartError`'s message
+ * names them already.
+ *
+ * @example
+ * ```ts
+ * startFailureMessage(Object.assign(new Error('table gone'), { errors: [new Error('lease kept')] }));
+ * // "table gone; of what the start had started, 1 part failed to stop (lease kept: …), the others have been stopped"
+ * ```
+ */
+export function startFailureMessage(error: unknown): string {
+  const message = errorMessage(error);
+  if (error instanceof LocalStackError || error instanceof LocalStartError || error instanceof AggregateError) return message;
+  const failures = typeof error === 'object' && error !== null ? (error as { errors?: unknown }).errors : undefined;
+  return Array.isArray(failures) && failures.length > 0 ? `${message}; ${stoppedPhrase('the start', failures)}` : message;
 }
