@@ -6,6 +6,7 @@ import { CONFIG_FILE_FORMS } from '../config-file.js';
 import { RELAY_ENV } from '../event-source.js';
 import { rateOfText } from '../rate-limit.js';
 import { DEAD_LETTER_QUEUE_URL_ALLOWED, deadLetterQueueUrlFault } from '../relay/dead-letter-sender.js';
+import { showValue } from '../show-value.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
@@ -117,17 +118,19 @@ function topicArnsOf(value: string | undefined, env: NodeJS.ProcessEnv, envName:
   const text = value ?? env[envName];
   if (text === undefined || text === '')
     throw new RedriveOptionsError('--topic-arns', `is required, none given (nor ${envName}); allowed: JSON {"topic name":"topic ARN"}`);
+  // A refusal of the variable's value says so: the option was not typed.
+  const from = value === undefined ? ` (from ${envName})` : '';
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new RedriveOptionsError('--topic-arns', `got ${JSON.stringify(text)}, which is not JSON; allowed: {"topic name":"topic ARN"}`);
+    throw new RedriveOptionsError('--topic-arns', `got ${showValue(text)}${from}, which is not JSON; allowed: {"topic name":"topic ARN"}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
-    throw new RedriveOptionsError('--topic-arns', `got ${text}; allowed: an object of topic name → topic ARN strings`);
+    throw new RedriveOptionsError('--topic-arns', `got ${showValue(text)}${from}; allowed: an object of topic name → topic ARN strings`);
   }
   if (Object.keys(parsed).length === 0) {
-    throw new RedriveOptionsError('--topic-arns', `got ${text}; allowed: at least one topic name → topic ARN`);
+    throw new RedriveOptionsError('--topic-arns', `got ${showValue(text)}${from}; allowed: at least one topic name → topic ARN`);
   }
   // The relay's own rule: a value that is no topic ARN would fail every publish, after the messages
   // were received; an ARN two topics share would republish the events of both to one.
@@ -136,7 +139,7 @@ function topicArnsOf(value: string | undefined, env: NodeJS.ProcessEnv, envName:
     const example = problem.shared ? '' : `, e.g. arn:aws:sns:eu-west-1:123456789012:${problem.topic}`;
     throw new RedriveOptionsError(
       '--topic-arns',
-      `topic ${JSON.stringify(problem.topic)} has ${problem.given}; allowed: ${problem.allowed}${example}`,
+      `topic ${JSON.stringify(problem.topic)} has ${problem.given}${from}; allowed: ${problem.allowed}${example}`,
     );
   }
   return parsed as Record<string, string>;
@@ -279,7 +282,12 @@ export function parseRedriveArgs(
       `${values.bucket === undefined ? 'neither given' : 'both given'}; allowed: exactly one, --queue-url for an SQS destination or --bucket for an S3 destination`,
     );
   }
-  if (values.prefix !== undefined && values.bucket === undefined) throw new RedriveOptionsError('--prefix', 'applies only with --bucket');
+  if (values.prefix !== undefined && values.bucket === undefined) {
+    throw new RedriveOptionsError(
+      '--prefix',
+      `got ${showValue(values.prefix)} without --bucket; allowed: --prefix only with --bucket (the key prefix of an S3 destination)`,
+    );
+  }
   const source =
     values.bucket !== undefined
       ? { bucket: bucketOf(values.bucket), ...(values.prefix === undefined ? {} : { prefix: values.prefix }) }

@@ -74,6 +74,18 @@ function checkRoutedTopics(config: OutboxConfig, topicArns: Readonly<Record<stri
   }
 }
 
+const SOURCE_ALLOWED = 'allowed: { bucket, s3, prefix? } (an S3 destination) or { queueUrl, sqs } (an SQS destination)';
+
+/** Refuses a source that names no destination (no bucket, no queue URL), or none, with what it was. */
+function checkSource(source: unknown): void {
+  const given = source as { readonly bucket?: unknown; readonly queueUrl?: unknown } | null | undefined;
+  const isObject = typeof source === 'object' && source !== null && !Array.isArray(source);
+  if (isObject && (given?.bucket !== undefined || given?.queueUrl !== undefined)) return;
+  // Its keys only: the clients it holds would show as pages of JSON.
+  const shown = isObject ? `an object with neither bucket nor queueUrl (its keys: ${showValue(Object.keys(source))})` : showValue(source);
+  throw new RedriveOptionsError('source', `got ${shown}; ${SOURCE_ALLOWED}`);
+}
+
 function checkRetry(retry: BackoffOptions): void {
   const { maxAttempts, baseDelayMs, maxDelayMs } = retry;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1 || maxAttempts > 20) {
@@ -120,7 +132,8 @@ export async function redriveOnFailure(options: OnFailureRedriveOptions): Promis
   checkRoutedTopics(options.config, options.topicArns);
   if (options.retry !== undefined) checkRetry(options.retry);
   const { source, deadLetterQueue } = options;
-  if (source?.bucket !== undefined) {
+  checkSource(source);
+  if (source.bucket !== undefined) {
     const bucket: unknown = source.bucket;
     const problem = typeof bucket === 'string' ? s3BucketNameProblem(bucket) : 'is not a string';
     if (problem !== undefined)
@@ -129,7 +142,7 @@ export async function redriveOnFailure(options: OnFailureRedriveOptions): Promis
         `got ${showValue(bucket)}, which ${problem}; allowed: an S3 bucket name: ${S3_BUCKET_NAME_RULE}`,
       );
   }
-  if (source?.queueUrl !== undefined) checkQueueUrl(source.queueUrl, 'source.queueUrl');
+  if (source.queueUrl !== undefined) checkQueueUrl(source.queueUrl, 'source.queueUrl');
   if (deadLetterQueue !== undefined) {
     // The relay's own check of its DLQ's URL: a FIFO queue refuses every dead letter.
     const fault = deadLetterQueueUrlFault(deadLetterQueue.queueUrl);
@@ -154,6 +167,7 @@ export async function redriveOnFailure(options: OnFailureRedriveOptions): Promis
   if (source.bucket !== undefined) {
     return redriveFromS3({ ...options, ...resolveOptions, s3: source.s3, bucket: source.bucket, prefix: source.prefix, target });
   }
-  if (source.queueUrl === undefined) throw new RedriveOptionsError('source', 'allowed: { bucket, s3, prefix? } or { queueUrl, sqs }');
+  // Refused above (checkSource); the type cannot tell.
+  if (source.queueUrl === undefined) throw new RedriveOptionsError('source', `got ${showValue(Object.keys(source))}; ${SOURCE_ALLOWED}`);
   return redriveFromQueue({ ...options, ...resolveOptions, sqs: source.sqs, queueUrl: source.queueUrl, target });
 }

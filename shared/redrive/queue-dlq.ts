@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Message, type MessageAttributeValue, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { isFifoQueueUrl } from '../aws/sqs-queue-url.js';
+import { showValue } from '../show-value.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { describeDeadLetter } from './dead-letter-info.js';
 import { type DrainPlan, drainQueue } from './drain-queue.js';
@@ -110,14 +111,17 @@ export async function redriveQueueDlq(options: QueueDlqRedriveOptions): Promise<
   checkQueueUrl(options.queueUrl, 'queueUrl');
   checkQueueUrl(options.targetQueueUrl, 'targetQueueUrl');
   if (options.targetQueueUrl === options.queueUrl) {
-    throw new RedriveOptionsError('targetQueueUrl', `is the DLQ itself (${options.queueUrl}); allowed: the source queue the DLQ serves`);
+    throw new RedriveOptionsError(
+      'targetQueueUrl',
+      `is the DLQ itself (got ${showValue(options.targetQueueUrl)}); allowed: the source queue the DLQ serves`,
+    );
   }
   // A FIFO DLQ may feed a standard queue (a standard queue on a FIFO topic has a FIFO SNS DLQ); a standard DLQ's
   // messages carry no message group for a FIFO queue.
   if (isFifoQueueUrl(options.targetQueueUrl) && !isFifoQueueUrl(options.queueUrl)) {
     throw new RedriveOptionsError(
       'targetQueueUrl',
-      `${options.targetQueueUrl} is a FIFO queue and the DLQ ${options.queueUrl} a standard one, whose messages carry no message group; allowed: a standard queue, or a FIFO queue from a FIFO DLQ`,
+      `got ${showValue(options.targetQueueUrl)}, which is a FIFO queue and the DLQ ${showValue(options.queueUrl)} a standard one, whose messages carry no message group; allowed: a standard queue, or a FIFO queue from a FIFO DLQ`,
     );
   }
   checkDeadLetterFilter(options.filter);

@@ -54,7 +54,7 @@ describe('parseRedriveArgs refuses input that would fail only once the run began
     expect(refused(['queue-dlq', '--queue-url', DLQ, '--to', SOURCE, '--rate', ''])).toMatch(
       /--rate: got ""; allowed: at least 1 event per second/,
     );
-    expect(refused(['relay-dlq', '--queue-url', DLQ, '--topic-arns', '{}'])).toMatch(/--topic-arns: got \{\}; allowed: at least one/);
+    expect(refused(['relay-dlq', '--queue-url', DLQ, '--topic-arns', '{}'])).toMatch(/--topic-arns: got "\{\}"; allowed: at least one/);
   });
 
   it('refuses numbers in other notations than decimal digits, which Number() alone would take', () => {

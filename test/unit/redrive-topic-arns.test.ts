@@ -66,7 +66,7 @@ describe('a redrive refuses two topics sharing one ARN, by the relay’s rule, b
       expect(fromFlag).toBeInstanceOf(RedriveOptionsError);
       expect(fromFlag).toMatchObject({ message: `Invalid redrive option --topic-arns: ${detail}` });
       const fromEnv = refusal(() => parseRedriveArgs(['redrive', kind, '--queue-url', DLQ], { OUTBOX_TOPIC_ARNS: json }));
-      expect(fromEnv).toMatchObject({ field: '--topic-arns', detail });
+      expect(fromEnv).toMatchObject({ field: '--topic-arns', detail: detail.replace('" too;', '" too (from OUTBOX_TOPIC_ARNS);') });
     }
   });
 
