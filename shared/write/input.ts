@@ -150,20 +150,14 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
   }
   rejectUnknownFields(event, path, EVENT_FIELDS);
   const { aggregate, type } = event;
-  if (typeof aggregate !== 'object' || aggregate === null) {
+  if (typeof aggregate !== 'object' || aggregate === null || typeof aggregate.type !== 'string' || typeof aggregate.id !== 'string') {
+    // The field at fault, shown alone: a bigint beside it would make the whole aggregate unshowable as JSON.
+    const field = typeof aggregate !== 'object' || aggregate === null ? undefined : typeof aggregate.type !== 'string' ? 'type' : 'id';
+    const shown = field === undefined ? showValue(aggregate) : field in aggregate ? showValue(aggregate[field]) : 'missing';
     throw new WriteValidationError(
       'MISSING_AGGREGATE',
-      `${path}.aggregate is ${showValue(aggregate)}; allowed: { type: string, id: string }`,
+      `${path}.aggregate${field === undefined ? '' : `.${field}`} is ${shown}; allowed: { type: string, id: string }`,
     );
-  }
-  // The field at fault, shown alone: a bigint beside it would make the whole aggregate unshowable as JSON.
-  for (const field of ['type', 'id'] as const) {
-    if (typeof aggregate[field] !== 'string') {
-      throw new WriteValidationError(
-        'MISSING_AGGREGATE',
-        `${path}.aggregate.${field} is ${field in aggregate ? showValue(aggregate[field]) : 'missing'}; allowed: { type: string, id: string }`,
-      );
-    }
   }
   rejectUnknownFields(aggregate, `${path}.aggregate`, ['type', 'id']);
   if (!aggregate.id.isWellFormed()) {
