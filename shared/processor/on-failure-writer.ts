@@ -3,6 +3,7 @@ import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.
 import { batchFailureRecord, type OnFailureCondition, PROCESSOR_ORIGIN } from '../on-failure/batch-record.js';
 import { toLambdaRecord } from '../on-failure/lambda-record.js';
 import { type OnFailureBucketClient, onFailureKey, PROCESSOR_KEY_WRITER, putOnFailureObject } from '../on-failure/s3-object.js';
+import { showValue } from '../show-value.js';
 import { ProcessorOptionsError } from './errors.js';
 
 /** The stream processor's on-failure destination: an S3 bucket, as the Lambda relay's event source mapping has. */
@@ -46,7 +47,7 @@ export function onFailureWriter(destination: ProcessorOnFailureDestination, stre
   if (problem !== undefined) {
     throw new ProcessorOptionsError(
       'onFailure.bucket',
-      `got ${JSON.stringify(bucket)}, which ${problem}; allowed: an S3 bucket name: ${S3_BUCKET_NAME_RULE}`,
+      `got ${showValue(bucket)}, which ${problem}; allowed: an S3 bucket name: ${S3_BUCKET_NAME_RULE}`,
     );
   }
   return async ({ shardId, records, condition, attempts }, signal) => {

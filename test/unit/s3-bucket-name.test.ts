@@ -134,3 +134,18 @@ describe.each(PARTS)('%s, given a bucket name S3 refuses', (_, read, errorClass,
     expect(await refusalOf(read, name)).toBeUndefined();
   });
 });
+
+describe("createProcessor's onFailure, given a bucket that is no string", () => {
+  it.each([
+    [5n, 'got 5n, which is not a string'],
+    [() => 'bucket', 'got a function, which is not a string'],
+  ])('shows %s as it is', (bucket, shown) => {
+    const write = () =>
+      onFailureWriter(
+        { s3: NO_CLIENT, bucket } as never,
+        'arn:aws:dynamodb:eu-west-1:123456789012:table/outbox/stream/2025-01-01T00:00:00.000',
+      );
+    expect(write).toThrow(ProcessorOptionsError);
+    expect(write).toThrow(`onFailure.bucket: ${shown}; allowed: an S3 bucket name`);
+  });
+});
