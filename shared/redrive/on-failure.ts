@@ -144,6 +144,18 @@ export async function redriveOnFailure(options: OnFailureRedriveOptions): Promis
   }
   if (source.queueUrl !== undefined) checkQueueUrl(source.queueUrl, 'source.queueUrl');
   if (deadLetterQueue !== undefined) {
+    const sqs: unknown = (deadLetterQueue as { sqs?: unknown } | null)?.sqs;
+    // Else the first dead letter would fail only in the run, once records were read.
+    if (deadLetterQueue === null || typeof deadLetterQueue !== 'object' || typeof (sqs as { send?: unknown })?.send !== 'function') {
+      const [field, given] =
+        deadLetterQueue === null || typeof deadLetterQueue !== 'object'
+          ? ['deadLetterQueue', showValue(deadLetterQueue)]
+          : ['deadLetterQueue.sqs', typeof sqs === 'object' && sqs !== null ? 'an object without a send method' : showValue(sqs)];
+      throw new RedriveOptionsError(
+        field,
+        `got ${given}; allowed: { queueUrl, sqs }: the relay DLQ's URL and an SQSClient (or anything that sends SendMessage like one)`,
+      );
+    }
     // The relay's own check of its DLQ's URL: a FIFO queue refuses every dead letter.
     const fault = deadLetterQueueUrlFault(deadLetterQueue.queueUrl);
     if (fault !== undefined) {

@@ -49,6 +49,30 @@ describe('redrive refusals say what was given, as showValue shows it, and what i
     expect(sent).toEqual([]);
   });
 
+  it('redriveOnFailure: a deadLetterQueue that is no { queueUrl, sqs } is refused with what it was, before anything is read', async () => {
+    const { client, sent } = recorder();
+    const run = (deadLetterQueue: unknown) =>
+      redriveOnFailure({
+        source: { s3: client, bucket: 'relay-failures' },
+        sns: client,
+        streams: client,
+        config: defineConfig({ source: 'urn:test', topics: [{ name: 'orders' }], routes: { order: 'orders' } }),
+        topicArns: { orders: 'arn:aws:sns:eu-west-1:123456789012:orders' },
+        deadLetterQueue: deadLetterQueue as never,
+      }).catch((e: unknown) => e);
+    const allowed = "allowed: { queueUrl, sqs }: the relay DLQ's URL and an SQSClient (or anything that sends SendMessage like one)";
+    for (const [deadLetterQueue, field, given] of [
+      [null, 'deadLetterQueue', 'got null'],
+      [{ queueUrl: DLQ }, 'deadLetterQueue.sqs', 'got undefined'],
+      [{ queueUrl: DLQ, sqs: {} }, 'deadLetterQueue.sqs', 'got an object without a send method'],
+    ] as const) {
+      const error = await run(deadLetterQueue);
+      expect(error).toBeInstanceOf(RedriveOptionsError);
+      expect(error).toMatchObject({ field, detail: `${given}; ${allowed}` });
+    }
+    expect(sent).toEqual([]);
+  });
+
   it('redriveQueueDlq: a target that is the DLQ itself, or a FIFO queue for a standard DLQ, shows both URLs', async () => {
     const { client, sent } = recorder();
     const itself = await redriveQueueDlq({ sqs: client, queueUrl: DLQ, targetQueueUrl: DLQ }).catch((e: unknown) => e);
