@@ -7,6 +7,7 @@
 import type { OutboxConfig } from '../config.js';
 import { pointerSegment } from '../json-schema/convert.js';
 import type { BreakingChange } from '../json-schema/keywords.js';
+import { showValue } from '../show-value.js';
 import { type CatalogEventEntry, catalogDocument, EVENT_EXTENSION } from './asyncapi.js';
 import { CatalogError } from './errors.js';
 import { SchemaDiff } from './schema-diff.js';
@@ -40,7 +41,7 @@ function entriesOf(document: unknown, published: boolean): Map<string, { readonl
   if (!isRecord(document) || document.asyncapi !== '3.0.0') {
     throw refuse(
       '/asyncapi',
-      `got ${isRecord(document) ? JSON.stringify(document.asyncapi) : 'no JSON object'}; allowed: an AsyncAPI 3.0.0 document that dynamodb-outbox catalog wrote`,
+      `got ${isRecord(document) ? showValue(document.asyncapi) : 'no JSON object'}; allowed: an AsyncAPI 3.0.0 document that dynamodb-outbox catalog wrote`,
     );
   }
   const messages = isRecord(document.components) ? document.components.messages : undefined;
@@ -53,7 +54,7 @@ function entriesOf(document: unknown, published: boolean): Map<string, { readonl
       if (published)
         throw refuse(
           field,
-          `got ${JSON.stringify(entry) ?? 'nothing'}; allowed: { type, version, dataschema, … } as dynamodb-outbox catalog writes it`,
+          `got ${entry === undefined ? 'nothing' : showValue(entry)}; allowed: { type, version, dataschema, … } as dynamodb-outbox catalog writes it`,
         );
       continue;
     }

@@ -72,6 +72,33 @@ describe('catalogDocument and checkCatalog refuse what they cannot use, with a C
   });
 });
 
+describe('checkCatalog: a published document it cannot read is refused with a CatalogError that shows what it held', () => {
+  const looped: Record<string, unknown> = { type: 'order.placed' };
+  looped.self = looped;
+  it.each([
+    [
+      'an asyncapi that is a bigint',
+      { asyncapi: 3n },
+      /Invalid published catalog at \/asyncapi: got 3n; allowed: an AsyncAPI 3\.0\.0 document/,
+    ],
+    ['an asyncapi that is a number', { asyncapi: 3 }, /Invalid published catalog at \/asyncapi: got 3; allowed:/],
+    [
+      "a message's x-outbox-event with a bigint version",
+      { asyncapi: '3.0.0', components: { messages: { m: { 'x-outbox-event': { type: 'order.placed', version: 1n, dataschema: 'x' } } } } },
+      /Invalid published catalog at \/components\/messages\/m\/x-outbox-event: got \[object Object\]; allowed: \{ type, version, dataschema/,
+    ],
+    [
+      "a message's x-outbox-event that holds itself",
+      { asyncapi: '3.0.0', components: { messages: { m: { 'x-outbox-event': looped } } } },
+      /Invalid published catalog at \/components\/messages\/m\/x-outbox-event: got \[object Object\]; allowed:/,
+    ],
+  ])('%s', (_, given, message) => {
+    const call = () => checkCatalog(given, config);
+    expect(call).toThrow(CatalogError);
+    expect(call).toThrow(message);
+  });
+});
+
 describe('catalogDocument: a schema whose Standard JSON Schema converter answers no JSON Schema object', () => {
   const answering = (answer: unknown) => ({
     '~standard': {
