@@ -4,6 +4,7 @@
  */
 
 import { WriteValidationError } from '../errors.js';
+import { showValue } from '../show-value.js';
 
 const CONDITION = ['ConditionExpression', 'ExpressionAttributeNames', 'ExpressionAttributeValues', 'ReturnValuesOnConditionCheckFailure'];
 
@@ -14,7 +15,11 @@ const FIELDS: Readonly<Record<string, readonly string[]>> = {
   ConditionCheck: ['Key', 'TableName', ...CONDITION],
 };
 
-/** Refuses a field `body` (the action of `kind` at `operations[index]`) does not have, before anything is sent. */
+/**
+ * Refuses a field `body` (the action of `kind` at `operations[index]`) does not have, and an
+ * expression that is no string (the SDK would send a bigint `ConditionExpression` as a number, and
+ * fail on a bigint `UpdateExpression` before sending), before anything is sent.
+ */
 export function checkOperationFields(kind: string, body: object, index: number): void {
   const allowed = FIELDS[kind] as readonly string[];
   for (const field in body) {
@@ -25,5 +30,18 @@ export function checkOperationFields(kind: string, body: object, index: number):
         `operations[${index}].${kind} has unknown ${unknown.length === 1 ? 'field' : 'fields'} ${unknown.map((name) => JSON.stringify(name)).join(', ')}; allowed: ${allowed.join(', ')}`,
       );
     }
+  }
+  const { ConditionExpression: condition, UpdateExpression: update } = body as Record<string, unknown>;
+  if (typeof condition !== 'string' && condition !== undefined) {
+    throw new WriteValidationError(
+      'INVALID_OPERATION',
+      `operations[${index}].${kind}.ConditionExpression is ${showValue(condition)}; allowed: a condition expression string, or leave it out`,
+    );
+  }
+  if (typeof update !== 'string' && update !== undefined) {
+    throw new WriteValidationError(
+      'INVALID_OPERATION',
+      `operations[${index}].${kind}.UpdateExpression is ${showValue(update)}; allowed: an update expression string, e.g. "SET #a = :a"`,
+    );
   }
 }

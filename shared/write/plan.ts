@@ -63,7 +63,10 @@ export interface PlanContext {
 /** Validates the input and plans its write; throws a {@link WriteValidationError} for input that cannot commit. */
 export function planWrite(input: WriteInput, context: PlanContext): Plan {
   if (typeof input !== 'object' || input === null) {
-    throw new WriteValidationError('EMPTY_WRITE', `write() got ${showValue(input)}; allowed: { operations?, events, idempotencyKey? }`);
+    throw new WriteValidationError(
+      'EMPTY_WRITE',
+      `write() got ${showValue(input)}; allowed: { operations?, events?, idempotencyKey? } with operations or events or both`,
+    );
   }
   rejectUnknownFields(input, 'write()', WRITE_FIELDS);
   // Only a field left out means none: events: null beside operations would commit them without the events meant.

@@ -59,7 +59,8 @@ export interface EventInput<TData = unknown> {
 export interface WriteInput {
   /** Business operations committed together with the events. @default [] */
   readonly operations?: readonly WriteOperation[];
-  readonly events: readonly EventInput[];
+  /** The events the operations imply. @default [] (a write of operations only; at least one of the two is needed) */
+  readonly events?: readonly EventInput[];
   /**
    * Makes the write idempotent: sent as `ClientRequestToken`, and recorded with the result so
    * that a retried call (even after the 10-minute token window) returns the first result and
