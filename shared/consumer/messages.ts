@@ -26,16 +26,30 @@ export const queueNameOf = (arnOrUrl: string | undefined): string | undefined =>
   return name === undefined || name === '' ? undefined : name;
 };
 
+/**
+ * `ApproximateReceiveCount` as `consumer.process` takes `receiveCount`: a whole number from 1,
+ * written in decimal digits as SQS writes it; anything else (`''`, which `Number` reads as 0,
+ * `'0'`, `'1e3'`) is left out, as a message without the attribute, not refused with the batch.
+ */
+function receiveCountOf(value: string | undefined): { receiveCount?: number } {
+  if (value === undefined || !/^[1-9][0-9]{0,15}$/.test(value)) return {};
+  const receiveCount = Number(value);
+  return Number.isSafeInteger(receiveCount) ? { receiveCount } : {};
+}
+
+/** `MessageGroupId` as `consumer.process` takes `messageGroupId`: an empty one is left out, as it refuses one. */
+const groupOf = (value: string | undefined): { messageGroupId?: string } =>
+  value === undefined || value === '' ? {} : { messageGroupId: value };
+
 /** A record of an SQS-triggered Lambda's event as a {@link ConsumerMessage}. */
 export function fromSqsRecord(record: SQSRecord): ConsumerMessage {
-  const receiveCount = Number(record.attributes.ApproximateReceiveCount);
   const messageAttributes = attributesOf(record.messageAttributes);
   const queueName = queueNameOf(record.eventSourceARN);
   return {
     messageId: record.messageId,
     body: record.body,
-    ...(record.attributes.MessageGroupId === undefined ? {} : { messageGroupId: record.attributes.MessageGroupId }),
-    ...(Number.isInteger(receiveCount) ? { receiveCount } : {}),
+    ...groupOf(record.attributes.MessageGroupId),
+    ...receiveCountOf(record.attributes.ApproximateReceiveCount),
     ...(messageAttributes === undefined ? {} : { messageAttributes }),
     ...(queueName === undefined ? {} : { queueName }),
   };
@@ -49,13 +63,12 @@ export function fromSqsRecord(record: SQSRecord): ConsumerMessage {
  */
 export function fromSqsMessage(message: Message): ConsumerMessage {
   const attributes = message.Attributes ?? {};
-  const receiveCount = Number(attributes.ApproximateReceiveCount);
   const messageAttributes = attributesOf(message.MessageAttributes);
   return {
     messageId: message.MessageId ?? '',
     body: message.Body ?? '',
-    ...(attributes.MessageGroupId === undefined ? {} : { messageGroupId: attributes.MessageGroupId }),
-    ...(Number.isInteger(receiveCount) ? { receiveCount } : {}),
+    ...groupOf(attributes.MessageGroupId),
+    ...receiveCountOf(attributes.ApproximateReceiveCount),
     ...(messageAttributes === undefined ? {} : { messageAttributes }),
   };
 }
