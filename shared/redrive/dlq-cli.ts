@@ -30,10 +30,12 @@ Options:
 ${FILTER_USAGE}
   With filters, every message is still read; the groups count the matching events.
 
-Limits: SQS lets a standard queue have about 120,000 messages in flight; past that the summary
-stops with status partial and a note (--max N reads a sample). A FIFO queue hands out at most
-${IN_FLIGHT_LIMIT.fifo.toLocaleString('en')} too, and no message of a group while an earlier one is in flight, so only the first messages
-of each group are read; a note says how many of about how many.
+Limits: SQS lets a standard queue have about 120,000 messages in flight; past that its receives
+come back empty and the summary ends there, status completed, with a note that it read N of about
+M; a receive refused with OverLimit ends it with status partial, as --max N does (a sample).
+A FIFO queue hands out at most ${IN_FLIGHT_LIMIT.fifo.toLocaleString('en')} too, and no message of a group while an earlier one
+is in flight, so only the first messages of each group are read; a note says how many of about
+how many.
 
 Exit status: 0 when read, 1 when a call failed, 2 on a usage error, 130 when interrupted.`;
 

@@ -139,8 +139,9 @@ const isOverLimit = (error: unknown): boolean => errorName(error) === 'OverLimit
  * visible again at the end, also after an abort or an error; nothing is deleted. Each message's
  * receive count grows by one.
  *
- * Bounded by what SQS lets one reader hold in flight: at 120,000 messages (standard) a receive is
- * refused and the summary is `partial`; a FIFO queue hands out at most {@link IN_FLIGHT_LIMIT}`.fifo` and, while a message
+ * Bounded by what SQS lets one reader hold in flight: past 120,000 messages (standard) a long poll
+ * comes back empty, so the summary ends `completed` with a note that it read fewer than the queue
+ * held; only a receive refused with `OverLimit` makes it `partial`. A FIFO queue hands out at most {@link IN_FLIGHT_LIMIT}`.fifo` and, while a message
  * of a group is held, none behind it, so on FIFO only the first messages of each group are read (a note says so).
  *
  * @example

@@ -1,5 +1,6 @@
 import { GetQueueAttributesCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { DLQ_USAGE } from '../../shared/redrive/dlq-cli.js';
 import { summarizeDlq } from '../../shared/redrive/dlq-summary.js';
 import { redriveQueueDlq } from '../../shared/redrive/queue-dlq.js';
 import { anEnvelope } from '../helpers/envelopes.js';
@@ -60,5 +61,13 @@ describe('a dry run past the in-flight limit, whose long polls come back empty',
     expect(summary.notes).toEqual([
       expect.stringMatching(/^read 2 of about 130000: .*SQS keeps at most about 120,000 of a standard queue in flight/),
     ]);
+  });
+
+  it('dlq summarize --help tells the limit as the summary above meets it: completed with a note, partial only on OverLimit', () => {
+    const limits = DLQ_USAGE.slice(DLQ_USAGE.indexOf('Limits:'), DLQ_USAGE.indexOf('Exit status:')).replace(/\s+/g, ' ');
+
+    expect(limits).not.toMatch(/past that the summary stops with status partial/);
+    expect(limits).toMatch(/past that its receives come back empty and the summary ends there, status completed, with a note/);
+    expect(limits).toMatch(/a receive refused with OverLimit ends it with status partial/);
   });
 });
