@@ -1,6 +1,7 @@
 import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
 import { isHttpUrl, parseStrictArgs, positiveWholeNumber } from '../cli-tokens.js';
 import { MIN_RATE_PER_SECOND, rateOfText } from '../rate-limit.js';
+import { showValue } from '../show-value.js';
 import { ReplayOptionsError } from './replay-errors.js';
 import { DATE_FORMS, DEFAULT_CONCURRENCY, MAX_CONCURRENCY, planReplay } from './replay-options.js';
 import type { ReplaySelection } from './replay-types.js';
@@ -115,6 +116,18 @@ function aggregateOf(value: string | undefined): { type: string; id: string } | 
   return { type: value.slice(0, colon), id: value.slice(colon + 1) };
 }
 
+/** `--concurrency N`: one refusal for any value outside 1–100, with the range and the text as typed. */
+function concurrencyOf(text: string): number {
+  const refuse = () =>
+    new ReplayOptionsError(
+      '--concurrency',
+      `got ${showValue(text)}; allowed: a whole number from 1 to ${MAX_CONCURRENCY} in decimal digits`,
+    );
+  const n = positiveWholeNumber(text, refuse);
+  if (n > MAX_CONCURRENCY) throw refuse();
+  return n;
+}
+
 function httpUrl(value: string, flag: string): string {
   if (!isHttpUrl(value)) {
     throw new ReplayOptionsError(
@@ -175,10 +188,7 @@ export function parseReplayArgs(argv: readonly string[]): ReplayCommand {
     throw new ReplayOptionsError('--restart', 'does not apply with --dry-run, which neither reads nor writes a checkpoint');
   }
   const rate = values.rate === undefined ? undefined : rateOfText(values.rate, (problem) => new ReplayOptionsError('--rate', problem));
-  const concurrency =
-    values.concurrency === undefined
-      ? undefined
-      : positiveWholeNumber(values.concurrency, (problem) => new ReplayOptionsError('--concurrency', problem));
+  const concurrency = values.concurrency === undefined ? undefined : concurrencyOf(values.concurrency);
   const aggregate = aggregateOf(values.aggregate);
   const command = {
     kind: 'replay' as const,

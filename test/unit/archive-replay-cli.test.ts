@@ -81,6 +81,10 @@ describe('replay command line', () => {
     [['--rate', '0.5'], '--rate', 'at least 1'],
     [['--concurrency', '1000'], '--concurrency', 'from 1 to 100'],
     [['--concurrency', '2.5'], '--concurrency', 'whole number'],
+    // Every refusal of the flag says the whole range, and what was typed, as typed.
+    [['--concurrency', '0'], '--concurrency', 'got "0"; allowed: a whole number from 1 to 100'],
+    [['--concurrency', '101'], '--concurrency', 'got "101"; allowed: a whole number from 1 to 100'],
+    [['--concurrency', '1e2'], '--concurrency', 'got "1e2"; allowed: a whole number from 1 to 100'],
     [['--type', 'order.placed', '--type', ''], '--type', 'got ["order.placed",""]; allowed: one or more event type names, each non-empty'],
     [['--aggregate-type', ''], '--aggregate-type', 'got ""; allowed: a non-empty aggregate type name'],
     [
