@@ -161,6 +161,11 @@ describe('dynamodb-outbox/testing, from a service’s own config', () => {
       code: 'INVALID_OPTION',
       message: 'receive() count is 0; allowed: a whole number from 1 to 1000',
     });
+    // From JavaScript: a subscriber that is no string is shown as given, not a TypeError of JSON.stringify.
+    await expect(stack.receive(3n as never)).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      message: 'receive() subscriber is 3n; allowed: a subscriber of this stack (audit, payments-audit, shipping, billing)',
+    });
   });
 
   it('rejects receive() options of the wrong shape at once, instead of ignoring a misspelt one or reading a DLQ for "no"', async () => {
@@ -193,6 +198,10 @@ describe('dynamodb-outbox/testing, from a service’s own config', () => {
     await first;
     await expect(fetch(stack.endpoints.dynamoDb)).rejects.toThrow();
     await expect(stack.receive('audit')).rejects.toMatchObject({ code: 'STACK_STOPPED' });
+    await expect(stack.receive(Symbol('audit') as never)).rejects.toMatchObject({
+      code: 'STACK_STOPPED',
+      message: 'receive(Symbol(audit)) was called after stop(); allowed: receive before stop()',
+    });
     // A second stop does nothing.
     await expect(stack.stop()).resolves.toBeUndefined();
   });

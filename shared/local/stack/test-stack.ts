@@ -1,5 +1,6 @@
 import { sharedAbortController } from '../../abort.js';
 import { replayArchive } from '../../archive/replay.js';
+import { showValue } from '../../show-value.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../clients.js';
 import { LocalStackError } from '../errors.js';
 import { startLocalStack } from './local-stack.js';
@@ -123,13 +124,16 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
 
   const receive: OutboxTestStack['receive'] = async (subscriber, receiveOptions?: ReceiveOptions) => {
     if (stack.stopped)
-      throw new LocalStackError('STACK_STOPPED', `receive("${subscriber}") was called after stop(); allowed: receive before stop()`);
+      throw new LocalStackError(
+        'STACK_STOPPED',
+        `receive(${showValue(subscriber)}) was called after stop(); allowed: receive before stop()`,
+      );
     const queue = Object.hasOwn(queues, subscriber) ? queues[subscriber] : undefined;
     if (queue === undefined) {
       const names = Object.keys(queues);
       throw new LocalStackError(
         'INVALID_OPTION',
-        `receive() subscriber is ${JSON.stringify(subscriber)}; allowed: a subscriber of this stack (${names.length === 0 ? 'it has none' : names.join(', ')})`,
+        `receive() subscriber is ${showValue(subscriber)}; allowed: a subscriber of this stack (${names.length === 0 ? 'it has none' : names.join(', ')})`,
       );
     }
     checkOptionKeys('receive() options', receiveOptions, RECEIVE_KEYS, true);
