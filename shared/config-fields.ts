@@ -151,3 +151,18 @@ export function validateArchive(raw: unknown): ArchiveConfig {
   rejectUnknownKeys(raw, ['retentionDays'], 'archive');
   return Object.freeze({ retentionDays: integerIn(raw.retentionDays, [1, MAX_ARCHIVE_RETENTION_DAYS], 'archive.retentionDays') });
 }
+
+/** Checks a list of distinct routed aggregate types (`lowLatencyAggregateTypes`, `handoverAggregateTypes`). */
+export function validateAggregateTypeList(field: string, value: unknown, routes: Readonly<Record<string, string>>): string[] {
+  if (!Array.isArray(value)) throw new ConfigError(field, `got ${show(value)}; allowed: an array of routed aggregate types`);
+  value.forEach((type: unknown, i) => {
+    if (typeof type !== 'string' || !Object.hasOwn(routes, type)) {
+      throw new ConfigError(
+        `${field}[${i}]`,
+        `got ${show(type)}; allowed: a routed aggregate type (${Object.keys(routes).map(show).join(', ')})`,
+      );
+    }
+    if (value.indexOf(type) !== i) throw new ConfigError(`${field}[${i}]`, `duplicate aggregate type ${show(type)}`);
+  });
+  return [...(value as string[])];
+}

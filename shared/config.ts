@@ -3,6 +3,7 @@ import {
   MAX_SOURCE_LENGTH,
   rejectUnknownKeys,
   URI_REFERENCE_PATTERN,
+  validateAggregateTypeList,
   validateArchive,
   validateRelay,
   validateRoutes,
@@ -201,7 +202,7 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
   const undeclaredEventTypes = validateUndeclared(raw.undeclaredEventTypes, eventTypes !== undefined);
   const lagAlarmSeconds = raw.lagAlarmSeconds === undefined ? undefined : validateLagAlarms(raw.lagAlarmSeconds, routes, lowLatency);
   const archive = raw.archive === undefined ? undefined : validateArchive(raw.archive);
-  return Object.freeze({
+  const config: OutboxConfig = Object.freeze({
     source,
     topics: Object.freeze(topics),
     routes: Object.freeze(routes),
@@ -213,22 +214,12 @@ export function defineConfig(input: OutboxConfigInput): OutboxConfig {
     ...(lagAlarmSeconds === undefined ? {} : { lagAlarmSeconds: Object.freeze(lagAlarmSeconds) }),
     ...(archive === undefined ? {} : { archive }),
   });
+  MADE.add(config);
+  return config;
 }
 
-/** Checks a list of distinct routed aggregate types (`lowLatencyAggregateTypes`, `handoverAggregateTypes`). */
-function validateAggregateTypeList(field: string, value: unknown, routes: Readonly<Record<string, string>>): string[] {
-  if (!Array.isArray(value)) throw new ConfigError(field, `got ${show(value)}; allowed: an array of routed aggregate types`);
-  value.forEach((type: unknown, i) => {
-    if (typeof type !== 'string' || !Object.hasOwn(routes, type)) {
-      throw new ConfigError(
-        `${field}[${i}]`,
-        `got ${show(type)}; allowed: a routed aggregate type (${Object.keys(routes).map(show).join(', ')})`,
-      );
-    }
-    if (value.indexOf(type) !== i) throw new ConfigError(`${field}[${i}]`, `duplicate aggregate type ${show(type)}`);
-  });
-  return [...(value as string[])];
-}
+/** The configs {@link defineConfig} returned (frozen): {@link checkedConfig} passes them as they are. */
+const MADE = new WeakSet<OutboxConfig>();
 
 /** Name of the environment variable that carries the config to deployed functions as JSON. */
 export const CONFIG_ENV = 'OUTBOX_CONFIG';
@@ -269,26 +260,36 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env, variable = C
   );
 }
 
+/** What a part given a config takes, as its refusal of another says. */
+export const CONFIG_ALLOWED = 'the outbox config defineConfig returns (or an object defineConfig accepts)';
+
 /**
  * `config` as {@link defineConfig} validates it, for a part given a config it did not necessarily
  * make (an object literal, a spread of one with other topics, JSON read back): one it made passes
  * unchanged, its schemas kept. Its {@link ConfigError} is handed to `wrap`, whose error is thrown
  * instead, so that the refusal is the part's own and names what the part was given; any other
- * error passes as it is.
+ * error passes as it is. Nothing else (undefined, null, a string) gets as far as defineConfig: its
+ * ConfigError says what was given and {@link CONFIG_ALLOWED}. {@link configRefusal} words either.
  *
  * @example
  * ```ts
- * checkedConfig(options.config, (error) => new MyOptionsError('config', `is not a valid outbox config: ${error.message}`, { cause: error }));
+ * checkedConfig(options.config, (error) => new MyOptionsError('config', configRefusal(error), { cause: error }));
  * ```
  */
 export function checkedConfig(config: unknown, wrap: (error: ConfigError) => Error): OutboxConfig {
   try {
-    return defineConfig(config as OutboxConfigInput);
+    if (MADE.has(config as OutboxConfig)) return config as OutboxConfig;
+    if (!isRecord(config)) throw new ConfigError('(root)', `got ${show(config)}; allowed: ${CONFIG_ALLOWED}`);
+    return defineConfig(config as unknown as OutboxConfigInput);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     throw wrap(error);
   }
 }
+
+/** The one wording of a part's refusal of its `config`, after the field's name: what was given and what is allowed. */
+export const configRefusal = (error: ConfigError): string =>
+  error.field === '(root)' ? error.detail : `is not a valid outbox config (at ${error.field}: ${error.detail}); allowed: ${CONFIG_ALLOWED}`;
 
 /** The topic an aggregate type routes to, or `undefined` when it has no route. */
 export function topicFor(config: OutboxConfig, aggregateType: string): TopicSettings | undefined {

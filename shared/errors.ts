@@ -16,11 +16,14 @@ export class OutboxError extends Error {
 /** The outbox configuration is invalid; `field` names the offending path. */
 export class ConfigError extends OutboxError {
   readonly field: string;
+  /** What was wrong, given and allowed: the message without its heading. */
+  readonly detail: string;
 
   constructor(field: string, message: string, options?: ErrorOptions) {
     super('INVALID_CONFIG', `Invalid outbox config at ${field}: ${message}`, options);
     this.name = 'ConfigError';
     this.field = field;
+    this.detail = message;
   }
 }
 

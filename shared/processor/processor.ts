@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
 import { declaredEventTypes } from '../lag-by-event-type.js';
 import { processorAggregateTypes } from '../publishing-paths.js';
 import { Relay } from '../relay/index.js';
@@ -24,8 +25,10 @@ export type ProcessorRelayOptions = RelayBaseOptions;
  * const relay = createProcessorRelay({ config, sns, sqs, topicArns, deadLetterQueueUrl });
  * ```
  */
-export function createProcessorRelay(options: ProcessorRelayOptions): Relay {
-  const types = processorAggregateTypes(options.config);
+export function createProcessorRelay(given: ProcessorRelayOptions): Relay {
+  const config = processorConfig(given.config);
+  const options = { ...given, config };
+  const types = processorAggregateTypes(config);
   if (types.length === 0) {
     throw new ProcessorOptionsError(
       'config.lowLatencyAggregateTypes',
@@ -71,7 +74,8 @@ export interface StartProcessorOptions extends ProcessorRelayOptions {
  * ```
  */
 export function createProcessor(options: StartProcessorOptions): ProcessorWorker {
-  const { streams, streamArn, document, leaseTableName, workerId, settings, observer, onFailure, ...relay } = options;
+  const { streams, streamArn, document, leaseTableName, workerId, settings, observer, onFailure, ...given } = options;
+  const relay = { ...given, config: processorConfig(given.config) };
   const declared = declaredEventTypes(relay.config);
   return new ProcessorWorker({
     source: new StreamSource(streams, streamArn),
@@ -103,3 +107,7 @@ export async function startProcessor(options: StartProcessorOptions): Promise<Pr
   await worker.start();
   return worker;
 }
+
+/** The processor's config, checked before anything reads it: a ProcessorOptionsError names it, what was given and what is allowed. */
+const processorConfig = (config: unknown): OutboxConfig =>
+  checkedConfig(config, (cause) => new ProcessorOptionsError('config', configRefusal(cause), { cause }));

@@ -14,7 +14,7 @@ import { OnFailureDeadLetters, type RelayDeadLetterQueue } from './on-failure-de
 import type { ResolveOptions } from './on-failure-events.js';
 import { redriveFromS3 } from './on-failure-s3.js';
 import { redriveFromQueue } from './on-failure-sqs.js';
-import { checkCommonOptions, checkQueueUrl, checkTopicArns } from './option-checks.js';
+import { checkCommonOptions, checkQueueUrl, checkTopicArns, redriveConfig } from './option-checks.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 
 /** Where the event source mapping's on-failure destination put its records. */
@@ -129,7 +129,8 @@ function checkRetry(retry: BackoffOptions): void {
 export async function redriveOnFailure(options: OnFailureRedriveOptions): Promise<RedriveSummary> {
   checkCommonOptions(options);
   checkTopicArns(options.topicArns);
-  checkRoutedTopics(options.config, options.topicArns);
+  const config = redriveConfig(options.config);
+  checkRoutedTopics(config, options.topicArns);
   if (options.retry !== undefined) checkRetry(options.retry);
   const { source, deadLetterQueue } = options;
   checkSource(source);
@@ -168,7 +169,7 @@ export async function redriveOnFailure(options: OnFailureRedriveOptions): Promis
   const retry = options.retry ?? REDRIVE_READ_RETRY;
   const resolveOptions: ResolveOptions = {
     streams: options.streams,
-    config: options.config,
+    config,
     topicArns: options.topicArns,
     now: options.now ?? Date.now,
     retry,

@@ -1,5 +1,6 @@
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
+import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../consumer/poll-options.js';
 import { topicArnFaultWords, topicArnsFault } from '../relay/topic-arns.js';
 import { showValue } from '../show-value.js';
@@ -86,3 +87,7 @@ export function visibilityTimeoutOf(seconds: number = 120): number {
   }
   return seconds;
 }
+
+/** A redrive's `config`, checked before anything is read: a RedriveOptionsError names it, what was given and what is allowed. */
+export const redriveConfig = (config: unknown): OutboxConfig =>
+  checkedConfig(config, (cause) => new RedriveOptionsError('config', configRefusal(cause), { cause }));

@@ -9,7 +9,7 @@ import { type AggregatePosition, inAggregateOrder } from './aggregate-order.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { describeDeadLetter } from './dead-letter-info.js';
 import { type DrainPlan, drainQueue } from './drain-queue.js';
-import { checkQueueUrl, checkTopicArns } from './option-checks.js';
+import { checkQueueUrl, checkTopicArns, redriveConfig } from './option-checks.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 
@@ -140,6 +140,8 @@ export async function redriveRelayDlq(options: RelayDlqRedriveOptions): Promise<
   checkQueueUrl(options.queueUrl, 'queueUrl');
   checkTopicArns(options.topicArns);
   checkDeadLetterFilter(options.filter);
+  // Given, it routes dead letters the relay wrote without a topic: a null one would fail only at the first of them.
+  const config = options.config === undefined ? undefined : redriveConfig(options.config);
   const { filter } = options;
   // One for the whole run: an aggregate whose event failed in one receive stays blocked in the next.
   const blocked: BlockedAggregates = new Map();
@@ -151,7 +153,7 @@ export async function redriveRelayDlq(options: RelayDlqRedriveOptions): Promise<
     ...(filter === undefined ? {} : { filterText: describeFilter(filter) ?? 'none' }),
     plan: (message) =>
       filter === undefined || matchesDeadLetterFilter(describeDeadLetter(message), filter)
-        ? planOf(message, options.topicArns, options.config)
+        ? planOf(message, options.topicArns, config)
         : { status: 'leave' },
     republish: async (items) => {
       const byTopic = new Map<string, { messageId: string; item: Planned }[]>();

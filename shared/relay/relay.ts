@@ -1,5 +1,5 @@
 import { followSignal } from '../abort.js';
-import type { OutboxConfig } from '../config.js';
+import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
 import { ConfigError } from '../errors.js';
 import { relayIgnoredAggregateTypes } from '../publishing-paths.js';
 import { showValue } from '../show-value.js';
@@ -34,7 +34,10 @@ export class Relay {
   /** The options with the aggregate-type selection resolved once, not on every batch. */
   private readonly options: RelayOptions;
 
-  constructor(options: RelayOptions) {
+  constructor(given: RelayOptions) {
+    // Before anything else reads it: a plain object is checked and given its defaults, as defineConfig would.
+    const config = checkedConfig(given.config, (cause) => new ConfigError('config', configRefusal(cause), { cause }));
+    const options = config === given.config ? given : { ...given, config };
     if (typeof options.topicArns !== 'object' || options.topicArns === null) {
       throw new ConfigError('topicArns', `got ${showValue(options.topicArns)}; allowed: an object of topic name → topic ARN`);
     }

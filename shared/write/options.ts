@@ -7,7 +7,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentClientOf } from '../aws/document-client.js';
 import type { BackoffOptions } from '../backoff.js';
-import type { OutboxConfig } from '../config.js';
+import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
 import { showValue } from '../show-value.js';
 
@@ -104,7 +104,7 @@ export function resolveOptions(options: OutboxOptions): ResolvedOptions {
       );
     }
   }
-  checkParts(options);
+  const config = checkParts(options);
   // The SDK sets a DocumentClient's options on the client it wraps: wrapping it with none would take
   // away those of a DocumentClient the caller made from it (its removeUndefinedValues, say).
   // A client of another copy of the SDK is wrapped too: its class is not this copy's.
@@ -125,7 +125,7 @@ export function resolveOptions(options: OutboxOptions): ResolvedOptions {
     }
   }
   return {
-    config: options.config,
+    config,
     tableName: options.tableName,
     client,
     retry,
@@ -141,11 +141,16 @@ const TABLE_NAME_PATTERN = /^(?:arn:[^:\s]+:dynamodb:[^:\s]*:[^:\s]*:table\/)?[A
  * Plain JS, or an unset environment variable, can hand the helper nothing where it needs a part: a
  * missing table name would reach DynamoDB with every write, a missing client fail at the first.
  */
-function checkParts(options: OutboxOptions): void {
-  const { config, tableName, client, clock } = options as Partial<Record<keyof OutboxOptions, unknown>>;
+function checkParts(options: OutboxOptions): OutboxConfig {
+  const { tableName, client, clock } = options as Partial<Record<keyof OutboxOptions, unknown>>;
   const problem = (name: string, value: unknown, allowed: string): WriteValidationError =>
     new WriteValidationError('INVALID_OPERATION', `options.${name} is ${showValue(value)}; allowed: ${allowed}`);
-  if (!isDefinedConfig(config)) throw problem('config', config, 'the config defineConfig returned');
+  // A plain object (a config parsed from JSON in plain JS) is checked and given its defaults: without
+  // them the first write would fail after it was planned (a `NaN` expiry), as an outcome the helper could not tell.
+  const config = checkedConfig(
+    options.config,
+    (cause) => new WriteValidationError('INVALID_OPERATION', `options.config ${configRefusal(cause)}`, { cause }),
+  );
   if (typeof tableName !== 'string' || !TABLE_NAME_PATTERN.test(tableName)) {
     throw problem('tableName', tableName, "the outbox table's name (3–255 of A–Z a–z 0–9 _ . -) or its ARN");
   }
@@ -153,23 +158,5 @@ function checkParts(options: OutboxOptions): void {
     throw problem('client', client, 'a DynamoDBClient or a DynamoDBDocumentClient');
   }
   if (clock !== undefined && typeof clock !== 'function') throw problem('clock', clock, 'a function returning a Date, or leave it out');
-}
-
-/**
- * Whether `config` has what the helper reads of the config `defineConfig` returns. A plain object
- * (a config parsed from JSON in plain JS) without its defaults would fail the first write after
- * it was planned (a `NaN` expiry), as an outcome the helper could not tell.
- */
-function isDefinedConfig(config: unknown): config is OutboxConfig {
-  if (typeof config !== 'object' || config === null) return false;
-  const { source, topics, routes, outboxRetentionSeconds } = config as Partial<Record<keyof OutboxConfig, unknown>>;
-  return (
-    typeof source === 'string' &&
-    Array.isArray(topics) &&
-    typeof routes === 'object' &&
-    routes !== null &&
-    typeof outboxRetentionSeconds === 'number' &&
-    Number.isInteger(outboxRetentionSeconds) &&
-    outboxRetentionSeconds > 0
-  );
+  return config;
 }

@@ -27,12 +27,15 @@ describe('the write helper built with a missing or wrong part', () => {
     ['a table name that is not a string', { ...valid, tableName: 42 }, 'options.tableName is 42; allowed:'],
     ['no client', { ...valid, client: undefined }, 'options.client is undefined; allowed: a DynamoDBClient or a DynamoDBDocumentClient'],
     ['a client without send', { ...valid, client: { region: 'eu-west-1' } }, 'options.client is {"region":"eu-west-1"}; allowed:'],
-    ['no config', { ...valid, config: undefined }, 'options.config is undefined; allowed: the config defineConfig returned'],
-    ['a config not made by defineConfig', { ...valid, config: { routes: {} } }, 'options.config is {"routes":{}}; allowed:'],
     [
-      'a config parsed from JSON without its defaults',
-      { ...valid, config: { source: 'urn:example:shop', topics: [{ name: 'orders' }], routes: { order: 'orders' } } },
-      'options.config is {"source":"urn:example:shop","topics":[{"name":"orders"}],"routes":{"order":"orders"}}; allowed: the config defineConfig returned',
+      'no config',
+      { ...valid, config: undefined },
+      'options.config got undefined; allowed: the outbox config defineConfig returns (or an object defineConfig accepts)',
+    ],
+    [
+      'a config not made by defineConfig, which defineConfig refuses',
+      { ...valid, config: { routes: {} } },
+      'options.config is not a valid outbox config (at source: got undefined; allowed: a non-empty RFC 3986 URI reference',
     ],
     ['a clock that is not a function', { ...valid, clock: 5 }, 'options.clock is 5; allowed: a function returning a Date, or leave it out'],
     [
@@ -69,6 +72,17 @@ describe('the write helper built with a missing or wrong part', () => {
     ['a DocumentClient', { client: DynamoDBDocumentClient.from(client) }],
     ['a clock', { clock: () => new Date(0) }],
     ['a copy of the config defineConfig returned', { config: { ...testConfig() } }],
+    // Checked as defineConfig checks it and given its defaults, as every part given a config does.
+    [
+      'a config parsed from JSON without its defaults',
+      {
+        config: {
+          source: 'urn:example:shop',
+          topics: [{ name: 'orders' }],
+          routes: { order: 'orders' },
+        } as unknown as OutboxOptions['config'],
+      },
+    ],
   ])('takes %s', (_, options) => {
     expect(new Outbox({ ...valid, ...options })).toBeInstanceOf(Outbox);
   });
