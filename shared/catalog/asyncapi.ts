@@ -6,7 +6,7 @@
 
 import type { OutboxConfig } from '../config.js';
 import { dataschemaOf, type EventTypeDeclaration } from '../event-types.js';
-import { type Conversion, pointerSegment, toJsonSchema } from '../json-schema/convert.js';
+import { type Conversion, jsonValueProblem, pointerSegment, toJsonSchema } from '../json-schema/convert.js';
 import { jsonSchemaProblem } from '../json-schema/shape.js';
 import { MAX_TRACESTATE_LENGTH, TRACESTATE_PATTERN } from '../tracing/trace-context.js';
 import { CatalogError } from './errors.js';
@@ -182,7 +182,7 @@ function checkConverted(converted: Conversion, type: string, declaration: EventT
     converted.status === 'malformed'
       ? converted.problem
       : converted.status === 'converted'
-        ? jsonSchemaProblem(converted.schema)
+        ? (jsonSchemaProblem(converted.schema) ?? jsonValueProblem(converted.schema))
         : undefined;
   if (problem === undefined) return;
   const vendor = String(declaration.schema?.['~standard'].vendor);

@@ -112,5 +112,35 @@ export function toJsonSchema(schema: StandardSchemaV1 | undefined, base: string)
   }
 }
 
+/**
+ * Where a converted schema holds a value JSON cannot write as it is, and what: a bigint, a symbol
+ * or a function (`JSON.stringify` throws on the first and drops the others) or a number that is
+ * not finite (written as `null`, which says something else); `undefined` when there is none. A
+ * property whose value is `undefined` is left out by JSON and by this check alike.
+ *
+ * @example
+ * ```ts
+ * jsonValueProblem({ enum: [1, 2n] }); // '/enum/1 is 2n, which JSON cannot write as it is; allowed: …'
+ * ```
+ */
+export function jsonValueProblem(schema: unknown): string | undefined {
+  const keys: (string | number)[] = [];
+  const find = (value: unknown): boolean => {
+    const kind = typeof value;
+    if (kind === 'bigint' || kind === 'symbol' || kind === 'function' || (kind === 'number' && !Number.isFinite(value))) return true;
+    if (typeof value !== 'object' || value === null) return false;
+    const entries: [string | number, unknown][] = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
+    for (const [key, item] of entries) {
+      keys.push(key);
+      if (find(item)) return true;
+      keys.pop();
+    }
+    return false;
+  };
+  if (!find(schema)) return undefined;
+  const value = keys.reduce<unknown>((at, key) => (at as Record<string | number, unknown>)[key], schema);
+  return `${pointerOf(keys)} is ${showValue(value)}, which JSON cannot write as it is; allowed: JSON values (strings, finite numbers, booleans, null, and lists and objects of them)`;
+}
+
 /** `name` as one JSON pointer segment: `~` and `/` escaped. */
 export const pointerSegment = (name: string): string => name.replaceAll('~', '~0').replaceAll('/', '~1');

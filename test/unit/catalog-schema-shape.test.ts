@@ -152,6 +152,23 @@ describe('catalogDocument: a declared schema whose JSON Schema holds a cycle', (
   });
 });
 
+describe('catalogDocument: a declared schema whose JSON Schema holds a value JSON cannot write', () => {
+  it.each([
+    ['a bigint in an enum', { type: 'integer', enum: [1, 2n] }, '/enum/1 is 2n'],
+    ['NaN as a const, which JSON would write as null', { type: 'number', const: Number.NaN }, '/const is NaN'],
+    ['Infinity as a default', { type: 'number', default: Number.POSITIVE_INFINITY }, '/default is Infinity'],
+    ['a function under a keyword it does not check', { type: 'string', 'x-meta': { make: () => 'x' } }, '/x-meta/make is a function'],
+    ['a symbol in examples', { type: 'string', examples: [Symbol('s')] }, '/examples/0 is Symbol(s)'],
+    ['a bigint in a subschema', { type: 'object', properties: { total: { const: 10n } } }, '/properties/total/const is 10n'],
+  ])('refuses one with %s, where the document would fail to be written or say something else', (_, json, shown) => {
+    const error = refusal({ version: 1, schema: answering(json) });
+    expect(error.code).toBe('INVALID_EVENT_SCHEMA');
+    expect(error.message).toContain(
+      `version 1: its handmade schema's JSON Schema (~standard.jsonSchema) is malformed: ${shown}, which JSON cannot write as it is; allowed: JSON values`,
+    );
+  });
+});
+
 describe('catalogDocument: declared schemas whose JSON Schema is well-formed, or that have none', () => {
   it('takes what zod converts, across the keywords the catalog reads', () => {
     type Node = { name: string; children: Node[] };
