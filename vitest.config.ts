@@ -85,12 +85,12 @@ export default defineConfig({
       },
       {
         ...shared,
-        // The CDK tests change no process-wide state (no env, no mocks): they share their worker's
-        // modules instead of loading aws-cdk-lib and the constructs again for each file, and CDK's
-        // in-process asset cache stages a handler another file already bundled (same sources, same
-        // options) instead of running esbuild again: some two thirds of their time. A test here
-        // that changes the process must undo it.
-        test: { ...shared.test, name: 'infra', include: [INFRA], isolate: false },
+        // The CDK tests share their worker's modules instead of loading aws-cdk-lib and the
+        // constructs again for each file, and CDK's in-process asset cache stages a handler another
+        // file already bundled (same sources, same options) instead of running esbuild again: some
+        // two thirds of their time. What a file sets in process.env is put back as elsewhere; a test
+        // here that changes the process otherwise must undo it.
+        test: { ...shared.test, name: 'infra', include: [INFRA], isolate: false, setupFiles: [RESTORE_ENV] },
       },
     ],
   },
