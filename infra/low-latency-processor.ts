@@ -24,6 +24,7 @@ import { LEASE_TABLE } from '../shared/processor/lease-table.js';
 import { PROCESSOR_METRICS } from '../shared/processor/observability.js';
 import { DEFAULT_FAILOVER_MS } from '../shared/processor/settings.js';
 import { processorAggregateTypes } from '../shared/publishing-paths.js';
+import { propsConfig } from './private/config-check.js';
 import { processorMetric } from './private/emf-metrics.js';
 import { failedBatchBucket } from './private/failed-batch-bucket.js';
 import { fargateTaskSizeProblem } from './private/fargate-task-size.js';
@@ -120,6 +121,7 @@ export class LowLatencyProcessor extends Construct {
 
   constructor(scope: Construct, id: string, props: LowLatencyProcessorProps) {
     super(scope, id);
+    props = { ...props, config: propsConfig(this.node.path, props.config) };
     const minTasks = props.minTasks ?? 2;
     const maxTasks = props.maxTasks ?? 4;
     const failoverProblem = millisTokenProblem(props.failover);

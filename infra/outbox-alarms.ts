@@ -28,6 +28,7 @@ import {
 } from './outbox-alarm-specs.js';
 import { processorLagCharts, relayLagCharts } from './outbox-lag-charts.js';
 import { AlarmStatusWidgets } from './private/alarm-status-widgets.js';
+import { propsConfig } from './private/config-check.js';
 import { alphanumeric, distinctIds } from './private/construct-ids.js';
 import { relayMetric } from './private/emf-metrics.js';
 import { checkEmail, checkMillisToken, checkSeconds } from './private/props-error.js';
@@ -98,6 +99,7 @@ export class OutboxAlarms extends Construct {
 
   constructor(scope: Construct, id: string, props: OutboxAlarmsProps) {
     super(scope, id);
+    if (props.config !== undefined) props = { ...props, config: propsConfig(this.node.path, props.config) };
     const path = this.node.path;
     checkSeconds(path, 'iteratorAgeThreshold', props.iteratorAgeThreshold, 60, 86_400);
     checkMillisToken(path, 'iteratorAgeThreshold', props.iteratorAgeThreshold);

@@ -17,6 +17,7 @@ import { ARCHIVE_ROOT } from '../shared/archive/layout.js';
 import type { OutboxConfig } from '../shared/config.js';
 import { OutboxFunction } from './outbox-function.js';
 import { prebuiltAssetDir } from './private/assets.js';
+import { propsConfig } from './private/config-check.js';
 import { privateBucket } from './private/private-bucket.js';
 import { checkInteger, checkSeconds, OutboxPropsError } from './private/props-error.js';
 import { SQS_MAX_RETENTION } from './private/retention.js';
@@ -107,6 +108,7 @@ export class OutboxArchive extends Construct {
 
   constructor(scope: Construct, id: string, props: OutboxArchiveProps) {
     super(scope, id);
+    props = { ...props, config: propsConfig(this.node.path, props.config) };
     const path = this.node.path;
     const { config, topics } = props;
     const archive = config.archive;

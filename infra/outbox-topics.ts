@@ -12,6 +12,7 @@ import { Alias, type IKey } from 'aws-cdk-lib/aws-kms';
 import { FifoThroughputScope, type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import type { OutboxConfig } from '../shared/config.js';
+import { propsConfig } from './private/config-check.js';
 import { OutboxPropsError } from './private/props-error.js';
 
 /** The actions of SNS's default topic policy other than `sns:Publish`. */
@@ -82,6 +83,7 @@ export class OutboxTopics extends Construct {
 
   constructor(scope: Construct, id: string, props: OutboxTopicsProps) {
     super(scope, id);
+    props = { ...props, config: propsConfig(this.node.path, props.config) };
     this.customerKey = props.encryptionKey;
     // The id has a character no topic name may have, so no topic's construct can collide with it.
     this.encryptionKey = props.encryptionKey ?? Alias.fromAliasName(this, 'Key:aws-sns', 'alias/aws/sns');

@@ -14,7 +14,7 @@ import type { OutboxProps, OutboxSubscriptionOptions } from './outbox-props.js';
 import { OutboxSubscriber } from './outbox-subscriber.js';
 import { OutboxTable } from './outbox-table.js';
 import { OutboxTopics } from './outbox-topics.js';
-import { checkDeployedConfig } from './private/config-check.js';
+import { checkDeployedConfig, propsConfig } from './private/config-check.js';
 import { OutboxPropsError } from './private/props-error.js';
 import { checkRelayTimeout } from './private/relay-props.js';
 import { restrictSnsKeyUse } from './private/sns-key-policy.js';
@@ -62,6 +62,7 @@ export class Outbox extends Construct {
 
   constructor(scope: Construct, id: string, props: OutboxProps) {
     super(scope, id);
+    props = { ...props, config: propsConfig(this.node.path, props.config) };
     this.props = props;
     this.config = props.config;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;

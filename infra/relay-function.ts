@@ -26,6 +26,7 @@ import { LowLatencyProcessor } from './low-latency-processor.js';
 import { OutboxFunction } from './outbox-function.js';
 import type { OutboxTopics } from './outbox-topics.js';
 import { prebuiltAssetDir } from './private/assets.js';
+import { propsConfig } from './private/config-check.js';
 import { relayMetric } from './private/emf-metrics.js';
 import { failedBatchBucket } from './private/failed-batch-bucket.js';
 import { checkLambdaEnvironment, queueUrlStandIn, topicArnStandIn } from './private/lambda-environment.js';
@@ -116,6 +117,7 @@ export class RelayFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: RelayFunctionProps) {
     super(scope, id);
+    props = { ...props, config: propsConfig(this.node.path, props.config) };
     validateRelayProps(this, props);
     const { config, table, topics } = props;
     const settings = relayEventSourceSettings(config);

@@ -1,5 +1,20 @@
-import { checkedConfig, type OutboxConfig, serializeRuntimeConfig } from '../../shared/config.js';
+import { checkedConfig, configRefusal, type OutboxConfig, serializeRuntimeConfig } from '../../shared/config.js';
 import { OutboxPropsError } from './props-error.js';
+
+/**
+ * A construct's `config` prop, checked before anything is built or read of it: one `defineConfig`
+ * made passes as it is, an object it accepts is given its defaults, anything else (undefined,
+ * null, an object it refuses) is an {@link OutboxPropsError} naming `config`, what was given and
+ * what is allowed.
+ *
+ * @example
+ * ```ts
+ * const config = propsConfig(this.node.path, props.config); // null throws
+ * ```
+ */
+export function propsConfig(path: string, config: unknown): OutboxConfig {
+  return checkedConfig(config, (cause) => new OutboxPropsError(path, 'config', configRefusal(cause), { cause }));
+}
 
 /**
  * Refuses, at synth, a config the deployed relay and processor would refuse at cold start: they

@@ -1,5 +1,5 @@
 import { Duration, Token } from 'aws-cdk-lib';
-import { checkedConfig } from '../../shared/config.js';
+import { checkedConfig, configRefusal } from '../../shared/config.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../../shared/consumer/poll-options.js';
 import { showValue } from '../../shared/show-value.js';
 import { subscriberFilterProblem } from '../../shared/subscriber-filter.js';
@@ -123,13 +123,7 @@ function checkSizableVisibility(path: string, props: OutboxSubscriberProps, cons
  */
 export function checkSubscriberConfig(path: string, props: OutboxSubscriberProps, topicName: string | undefined): void {
   if (props.config === undefined) return;
-  const config = checkedConfig(
-    props.config,
-    (cause) =>
-      new OutboxPropsError(path, 'config', `is not a valid outbox config: ${cause.message}; allowed: a config made by defineConfig`, {
-        cause,
-      }),
-  );
+  const config = checkedConfig(props.config, (cause) => new OutboxPropsError(path, 'config', configRefusal(cause), { cause }));
   if (topicName === undefined) {
     throw new OutboxPropsError(
       path,

@@ -171,8 +171,8 @@ describe('Outbox: a config not made by defineConfig', () => {
     expectPropsError(
       () => new Outbox(new Stack(appWithoutBundling(), 'Raw'), 'Outbox', { config: spread }),
       'config',
-      'is not a valid outbox config: Invalid outbox config at topics[0].name: got "orders fifo"',
-      'allowed: a config made by defineConfig',
+      'is not a valid outbox config (at topics[0].name: got "orders fifo"',
+      'allowed: the outbox config defineConfig returns',
     );
   });
 });

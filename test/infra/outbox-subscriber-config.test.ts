@@ -85,8 +85,8 @@ describe('OutboxSubscriber given the config: its filter checked as Outbox.addSub
     expectPropsError(
       () => new OutboxSubscriber(stack, 'Ledger', { topic: topics.topic('invoices'), config: { source: '' } as unknown as OutboxConfig }),
       'config',
-      'is not a valid outbox config: ',
-      'allowed: a config made by defineConfig',
+      'is not a valid outbox config (at ',
+      'allowed: the outbox config defineConfig returns',
     );
   });
 
