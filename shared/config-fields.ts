@@ -92,7 +92,7 @@ export function validateTopics(raw: unknown): TopicSettings[] {
     seen.add(name);
     const batching = validateBatching(topic.batching, `${field}.batching`);
     // Absent unless the topic batches: a config without batching stays as it was, down to its JSON.
-    return batching === undefined ? { name, fifo } : { name, fifo, batching };
+    return Object.freeze(batching === undefined ? { name, fifo } : { name, fifo, batching });
   });
 }
 

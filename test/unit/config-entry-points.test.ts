@@ -131,6 +131,11 @@ describe('the wording every part shares', () => {
 });
 
 describe('a config defineConfig made', () => {
+  it('is frozen down to its topics, so what passes as it is stays as defineConfig checked it', () => {
+    expect(Object.isFrozen(config.topics[0])).toBe(true);
+    expect(Object.isFrozen(config.relay)).toBe(true);
+  });
+
   it('is the one the relay keeps, not a copy', () => {
     expect(new Relay({ config, ...relayParts }).config).toBe(config);
   });
