@@ -237,7 +237,12 @@ export class OutboxArchive extends Construct {
       });
     }
     this.encryptionKey?.grant(grantee, 'kms:Decrypt');
-    target?.grantSendMessages(grantee);
+    if (target !== undefined) {
+      // What sending needs, not grantSendMessages: on a customer-managed key that adds kms:Encrypt
+      // and the wildcards kms:ReEncrypt* and kms:GenerateDataKey*, which no send uses.
+      target.grant(grantee, 'sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl');
+      target.encryptionMasterKey?.grant(grantee, 'kms:GenerateDataKey', 'kms:Decrypt');
+    }
   }
 
   /** `s3:PutObject` under the archive's and the malformed records' prefixes only, and the key to encrypt there. */

@@ -1,7 +1,8 @@
 import type { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Outbox } from '../../infra/outbox.js';
 import { ARCHIVE_ENV } from '../../shared/archive/archiver-env.js';
@@ -204,4 +205,23 @@ describe('Outbox with config.archive', () => {
   it('leaves no AwsSolutions or Serverless finding unacknowledged, in the outbox or in the role granted replay', () => {
     expect([...unacknowledgedFindings(outbox), ...unacknowledgedFindings(stack.node.findChild('Operator'))]).toEqual([]);
   });
+
+  it('grants a target queue on a customer-managed key what sending needs of the key, and no more (no finding unacknowledged)', () => {
+    const built = buildArchiveOutbox();
+    const operator = new Role(built.stack, 'KeyedOperator', { assumedBy: new ServicePrincipal('ec2.amazonaws.com') });
+    const key = new Key(built.stack, 'TargetKey', { enableKeyRotation: true });
+    built.outbox.grantReplay(
+      operator,
+      new Queue(built.stack, 'KeyedTarget', { encryption: QueueEncryption.KMS, encryptionMasterKey: key }),
+    );
+    const keyed = Template.fromStack(built.stack);
+    const statements = roleStatements(keyed, logicalId(keyed, 'AWS::IAM::Role', 'KeyedOperator'));
+    const keyArn = { 'Fn::GetAtt': [logicalId(keyed, 'AWS::KMS::Key', 'TargetKey'), 'Arn'] };
+    const onKey = statements.filter((s) => resourcesOf(s).some((r) => JSON.stringify(r) === JSON.stringify(keyArn)));
+    expect(onKey.flatMap(actionsOf).sort()).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+    const send = statements.find((s) => actionsOf(s).includes('sqs:SendMessage'))!;
+    expect(actionsOf(send).sort()).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+    expect(resourcesOf(send)).toEqual([{ 'Fn::GetAtt': [logicalId(keyed, 'AWS::SQS::Queue', 'KeyedTarget'), 'Arn'] }]);
+    expect(unacknowledgedFindings(operator)).toEqual([]);
+  }, 120_000);
 });
