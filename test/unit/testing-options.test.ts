@@ -145,6 +145,15 @@ describe('startOutboxTestStack options', () => {
       { tableName: ['orders'] as never },
       'tableName is ["orders"]; allowed: a DynamoDB table name of 3–255 letters, digits, "_", "-" or "."',
     ],
+    // A handler that is no function shows as every other refusal's value does: what was given, not its type.
+    [
+      { subscribers: [{ name: 'b', topic: 'payments', handler: 42 as never }] },
+      'subscribers[0].handler is 42; allowed: a function that builds an SQS Lambda handler (deps) => handler, or none',
+    ],
+    [
+      { subscribers: [{ name: 'b', topic: 'payments', handler: { handler: 'index.handler' } as never }] },
+      'subscribers[0].handler is {"handler":"index.handler"}; allowed: a function that builds an SQS Lambda handler (deps) => handler, or none',
+    ],
   ])('rejects %j with INVALID_OPTION naming it', async (options, message) => {
     const error = await startError(options);
 
