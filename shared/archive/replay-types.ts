@@ -67,7 +67,7 @@ export interface ReplayArchiveOptions extends ReplaySelection {
 export interface ReplayProgress {
   /** The UTC hour (`YYYY-MM-DDTHH`) being sent. */
   readonly hour: string;
-  /** Hours of the range done, and in all. */
+  /** Hours of the range done (after a resume, those the runs before did included), and in all. */
   readonly hoursDone: number;
   readonly hours: number;
   /** Events sent (in a dry run: that would be) by this run so far. */

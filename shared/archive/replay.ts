@@ -267,7 +267,7 @@ export async function replayArchive(options: ReplayArchiveOptions): Promise<Repl
           sent = await sendWindow(target, split.send, (acknowledged) => {
             run.tally.count(acknowledged);
             writer?.sent(acknowledged.map(positionOf));
-            progress(hour, i - start);
+            progress(hour, i);
           });
         } catch (error) {
           if (!(error instanceof SendHaltedError)) throw error;
@@ -283,7 +283,7 @@ export async function replayArchive(options: ReplayArchiveOptions): Promise<Repl
       }
       carried = [...split.carry.values()].flat();
       writer?.write(state(last ? null : (hours[i + 1] as string), [...split.carry.values()]));
-      progress(hour, i - start + 1);
+      progress(hour, i + 1);
     }
     return summaryOf(run, dryRun ? 'dry-run' : 'completed');
   } catch (error) {

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { archiveObjectKey, encodeArchiveObject } from '../../shared/archive/layout.js';
 import { replayArchive } from '../../shared/archive/replay.js';
 import { ReplayCheckpointError, ReplayStoppedError } from '../../shared/archive/replay-errors.js';
-import { formatReplaySummary } from '../../shared/archive/replay-summary-format.js';
+import { formatReplaySummary, replayProgressLine } from '../../shared/archive/replay-summary-format.js';
+import type { ReplayProgress } from '../../shared/archive/replay-types.js';
 import { envelopeJson, REPLAY_ATTRIBUTE } from '../../shared/envelope.js';
 import { messageGroupId } from '../../shared/relay/publish-entry.js';
 import { aHistory, type HistorySpec, putArchive } from '../helpers/archive-fixtures.js';
@@ -370,6 +371,26 @@ describe('replayArchive', () => {
         .map((m) => (JSON.parse(m.body) as { id: string }).id)
         .sort(),
     ).toEqual(['o-1-1', 'o-2-1']);
+  });
+
+  it('counts, after a resume, the hours done before it too: the progress reaches the whole range', async () => {
+    const { options } = await aReplayScenario('replay-progress-resumed', {
+      events: 240,
+      aggregates: 12,
+      types: ['order.placed'],
+      spanMs: DAY,
+      checkpoint: true,
+    });
+    const stop = new AbortController();
+    await replayArchive({ ...options, signal: stop.signal, onProgress: (p) => p.hoursDone === 5 && stop.abort() });
+    const seen: ReplayProgress[] = [];
+
+    const resumed = await replayArchive({ ...options, onProgress: (p) => seen.push(p) });
+
+    expect(resumed).toMatchObject({ status: 'completed', resumedFrom: '2026-03-01T05' });
+    expect(Math.min(...seen.map((p) => p.hoursDone))).toBe(5);
+    expect(seen.at(-1)).toMatchObject({ hour: '2026-03-01T23', hoursDone: 24, hours: 24 });
+    expect(replayProgressLine(seen.at(-1) as ReplayProgress)).toContain('(24/24 done)');
   });
 
   it('fails with the summary so far when an object cannot be read for good, and the same call goes on after it is fixed', async () => {
