@@ -4,7 +4,7 @@
  * a {@link CatalogError} naming the field, the value and what is allowed.
  */
 
-import { checkedConfig, type OutboxConfig } from '../config.js';
+import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
 import { showValue } from '../show-value.js';
 import { CatalogError } from './errors.js';
 
@@ -23,7 +23,8 @@ const refuse = (field: string, problem: string, options?: ErrorOptions) =>
 
 /**
  * The config as `defineConfig` validates it (its schemas kept): one it made passes unchanged; an
- * object literal, or a spread of a config with other fields, is checked the same way.
+ * object literal, or a spread of a config with other fields, is checked the same way; what is
+ * refused is worded as every part words it (`configRefusal`).
  *
  * @example
  * ```ts
@@ -31,11 +32,7 @@ const refuse = (field: string, problem: string, options?: ErrorOptions) =>
  * ```
  */
 export function catalogConfig(config: unknown): OutboxConfig {
-  if (typeof config !== 'object' || config === null || Array.isArray(config))
-    throw refuse('config', `got ${showValue(config)}; allowed: the outbox config defineConfig returns`);
-  return checkedConfig(config, (error) =>
-    refuse('config', `is not a valid outbox config: ${error.message}; allowed: the outbox config defineConfig returns`, { cause: error }),
-  );
+  return checkedConfig(config, (cause) => refuse('config', configRefusal(cause), { cause }));
 }
 
 /** Refuses options of `catalogDocument` that are not an object of `title` and `version`, each a non-blank string. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { catalogDocument } from '../../shared/catalog/asyncapi.js';
 import { checkCatalog } from '../../shared/catalog/check.js';
 import { CatalogError } from '../../shared/catalog/errors.js';
-import { defineConfig, type OutboxConfig } from '../../shared/config.js';
+import { CONFIG_ALLOWED, defineConfig, type OutboxConfig } from '../../shared/config.js';
 
 const config = defineConfig({
   source: 'urn:test:shop',
@@ -14,13 +14,13 @@ const config = defineConfig({
 const published = catalogDocument(config).document;
 
 /** What an adopter may hand the catalog functions from JavaScript, or through a cast. */
-const refusedConfigs: [string, unknown, RegExp][] = [
-  ['null', null, /Invalid catalog option config: got null; allowed: the outbox config defineConfig returns/],
-  ['no value', undefined, /Invalid catalog option config: got undefined; allowed:/],
+const refusedConfigs: [string, unknown, RegExp | string][] = [
+  ['null', null, `Invalid catalog option config: got null; allowed: ${CONFIG_ALLOWED}`],
+  ['no value', undefined, `Invalid catalog option config: got undefined; allowed: ${CONFIG_ALLOWED}`],
   [
     'an object literal with a topic SNS refuses',
     { source: 'urn:test:shop', topics: [{ name: 'orders fifo' }], routes: { order: 'orders fifo' } },
-    /Invalid catalog option config: is not a valid outbox config: .*orders fifo.*; allowed: the outbox config defineConfig returns/,
+    /^Invalid catalog option config: is not a valid outbox config \(at topics\[0\]\.name: got "orders fifo" .*\); allowed: the outbox config defineConfig returns \(or an object defineConfig accepts\)$/,
   ],
   [
     'a declaration whose aggregate type has no route',
@@ -30,7 +30,7 @@ const refusedConfigs: [string, unknown, RegExp][] = [
       routes: { order: 'orders' },
       eventTypes: { 'x.y': { version: 1, aggregateType: 'payment' } },
     },
-    /Invalid catalog option config: is not a valid outbox config: .*payment/,
+    /^Invalid catalog option config: is not a valid outbox config \(at eventTypes.*payment.*\); allowed: the outbox config defineConfig returns/,
   ],
 ];
 

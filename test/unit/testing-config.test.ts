@@ -29,7 +29,7 @@ describe('startOutboxTestStack: the config and the subscribers against its catal
 
     expect(error.code).toBe('INVALID_OPTION');
     expect(error.message).toMatch(
-      /^config is not a valid outbox config: .*"orders fifo".*; allowed: the outbox config defineConfig returns$/,
+      /^config is not a valid outbox config \(at topics\[0\]\.name: got "orders fifo" .*\); allowed: the outbox config defineConfig returns \(or an object defineConfig accepts\)$/,
     );
     expect(error.cause).toMatchObject({ name: 'ConfigError' });
   });

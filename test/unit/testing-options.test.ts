@@ -64,8 +64,12 @@ describe('startOutboxTestStack options', () => {
       { config, subscriber: [{ name: 'billing', topic: 'payments' }] },
       'options.subscriber is [{"name":"billing","topic":"payments"}], an unknown option; allowed: config, subscribers,',
     ],
-    [{}, 'config is undefined; allowed: the outbox config defineConfig returns'],
-    [{ config: { topics: 'orders.fifo' } }, 'config is {"topics":"orders.fifo"}; allowed: the outbox config defineConfig returns'],
+    [{}, 'config got undefined; allowed: the outbox config defineConfig returns (or an object defineConfig accepts)'],
+    // What is wrong in the object, not the whole object: a config's JSON is long.
+    [
+      { config: { topics: 'orders.fifo' } },
+      'config is not a valid outbox config (at source: got undefined; allowed: a non-empty RFC 3986 URI',
+    ],
     [
       { config, subscribers: { name: 'billing', topic: 'payments' } },
       'subscribers is {"name":"billing","topic":"payments"}; allowed: a list of subscribers',

@@ -4,16 +4,16 @@
  * build no handler.
  */
 
-import { checkedConfig, type OutboxConfig } from '../../config.js';
+import { checkedConfig, configRefusal, type OutboxConfig } from '../../config.js';
 import { LocalStackError } from '../errors.js';
-import { checkOptionShapes } from './options.js';
 import type { OutboxTestSqsHandler, OutboxTestSubscriber } from './test-stack-types.js';
 
 /**
  * The config as `defineConfig` validates it: one it made passes unchanged (its schemas kept); an
  * object literal, or a spread of a config with other topics, is checked as the deployed relay
  * checks its `OUTBOX_CONFIG`, and refused with `INVALID_OPTION` rather than failing half-way
- * through the start.
+ * through the start. What is refused is worded as every part words it (`configRefusal`): what
+ * in the config is wrong, not the whole object.
  *
  * @example
  * ```ts
@@ -21,16 +21,7 @@ import type { OutboxTestSqsHandler, OutboxTestSubscriber } from './test-stack-ty
  * ```
  */
 export function testStackConfig(config: unknown): OutboxConfig {
-  checkOptionShapes(config, undefined, undefined);
-  return checkedConfig(
-    config,
-    (error) =>
-      new LocalStackError(
-        'INVALID_OPTION',
-        `config is not a valid outbox config: ${error.message}; allowed: the outbox config defineConfig returns`,
-        { cause: error },
-      ),
-  );
+  return checkedConfig(config, (cause) => new LocalStackError('INVALID_OPTION', `config ${configRefusal(cause)}`, { cause }));
 }
 
 /** What a handler factory returned, in words: `an object with a handler function` for a consumer given whole. */
