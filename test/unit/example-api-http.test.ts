@@ -31,14 +31,36 @@ async function serveApi() {
   servers.push(server);
   server.serve(httpListener(api));
   const send = async (method: string, path: string, body: string) => {
-    const response = await fetch(`${server.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: BODIES[body] });
-    return { status: response.status, allow: response.headers.get('allow'), body: (await response.json()) as { error: { code: string } } };
+    const streamed = body.endsWith(', chunked');
+    const text = BODIES[streamed ? body.slice(0, -', chunked'.length) : body] as string;
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(streamed ? { body: chunked(text), duplex: 'half' } : { body: text }),
+    } as RequestInit);
+    return {
+      status: response.status,
+      allow: response.headers.get('allow'),
+      body: (await response.json()) as { error: { code: string; message: string } },
+    };
   };
   return { send, calls };
 }
 
 /** Bodies the adapter cannot hand on: not JSON, and over its 64 KiB. */
 const BODIES: Record<string, string> = { 'not JSON': '{"total": 12,', 'over 64 KiB': `{"reason":"${'x'.repeat(70 * 1024)}"}` };
+const BODY_BYTES = Buffer.byteLength(BODIES['over 64 KiB'] as string);
+const BODY_ALLOWED = 'a JSON body of at most 65536 bytes (64 KiB)';
+
+/** A body as a stream: fetch sends it chunked, without Content-Length. */
+const chunked = (text: string) =>
+  new ReadableStream<Uint8Array>({
+    start(controller) {
+      const bytes = new TextEncoder().encode(text);
+      for (let at = 0; at < bytes.length; at += 16 * 1024) controller.enqueue(bytes.subarray(at, at + 16 * 1024));
+      controller.close();
+    },
+  });
 
 describe('example API over HTTP: the route is checked before the body', () => {
   it.each([
@@ -62,11 +84,16 @@ describe('example API over HTTP: the route is checked before the body', () => {
     expect(calls).toEqual([]);
   });
 
-  it('answers 400 INVALID_PATH to an id that is not valid percent-encoding, whatever its body', async () => {
+  it('answers 400 INVALID_PATH to an id that is not valid percent-encoding, whatever its body, naming the path', async () => {
     const { send, calls } = await serveApi();
     expect(await send('POST', '/orders/%E0%A4%A/pay', 'not JSON')).toMatchObject({
       status: 400,
-      body: { error: { code: 'INVALID_PATH' } },
+      body: {
+        error: {
+          code: 'INVALID_PATH',
+          message: expect.stringMatching(/^the path "\/orders\/%E0%A4%A\/pay" is not valid percent-encoding \("%E0%A4%A": .*\); allowed: /),
+        },
+      },
     });
     expect(calls).toEqual([]);
   });
@@ -88,8 +115,24 @@ describe('example API over HTTP: the route is checked before the body', () => {
     });
     expect(await send('POST', '/orders/o-1/cancel', 'over 64 KiB')).toMatchObject({
       status: 413,
-      body: { error: { code: 'BODY_TOO_LARGE', message: 'the body exceeds 65536 bytes' } },
+      body: { error: { code: 'BODY_TOO_LARGE', message: `the body is ${BODY_BYTES} bytes; allowed: ${BODY_ALLOWED}` } },
     });
+    expect(calls).toEqual([]);
+  });
+
+  it('answers 413 BODY_TOO_LARGE to a body sent without its length (chunked), saying how much came before reading stopped', async () => {
+    const { send, calls } = await serveApi();
+    const response = await send('POST', '/orders', 'over 64 KiB, chunked');
+    expect(response).toMatchObject({
+      status: 413,
+      body: {
+        error: {
+          code: 'BODY_TOO_LARGE',
+          message: expect.stringMatching(/^the body is more than 65536 bytes \(\d+ read, sent without Content-Length\); allowed: /),
+        },
+      },
+    });
+    expect(response.body.error.message).toContain(`; allowed: ${BODY_ALLOWED}`);
     expect(calls).toEqual([]);
   });
 });

@@ -23,20 +23,28 @@ function apiCountingCalls() {
   return { api, calls };
 }
 
+const PATH_ALLOWED =
+  'a path whose every "%" starts an escape of two hex digits, together UTF-8 (such as %2D or %C3%A9), e.g. /orders/o-1/pay';
+
 describe('example API paths', () => {
   it.each([
-    ['GET', '/orders/%E0%A4%A'],
-    ['GET', '/orders/%'],
-    ['POST', '/orders/o-1/%ZZ'],
-    ['POST', '/%E0%A4%A'],
+    ['GET', '/orders/%E0%A4%A', '%E0%A4%A'],
+    ['GET', '/orders/%', '%'],
+    ['POST', '/orders/o-1/%ZZ', '%ZZ'],
+    ['POST', '/%E0%A4%A', '%E0%A4%A'],
   ])(
-    'answers 400 INVALID_PATH to %s %s, a segment that is not valid percent-encoding, reading and writing nothing',
-    async (method, path) => {
+    'answers 400 INVALID_PATH to %s %s, naming the path, the segment %s and what is allowed, reading and writing nothing',
+    async (method, path, segment) => {
       const { api, calls } = apiCountingCalls();
       const response = await api({ method, path, headers: {}, body: undefined });
       expect(response).toEqual({
         status: 400,
-        body: { error: { code: 'INVALID_PATH', message: 'the path is not valid percent-encoding: URI malformed' } },
+        body: {
+          error: {
+            code: 'INVALID_PATH',
+            message: `the path ${JSON.stringify(path)} is not valid percent-encoding (${JSON.stringify(segment)}: URI malformed); allowed: ${PATH_ALLOWED}`,
+          },
+        },
       });
       expect(calls).toEqual([]);
     },

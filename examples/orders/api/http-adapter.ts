@@ -2,6 +2,18 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { ApiError, type ApiRequest, type ApiResponse } from './api-types.js';
 
 const MAX_BODY_BYTES = 64 * 1024;
+const BODY_ALLOWED = `a JSON body of at most ${MAX_BODY_BYTES} bytes (64 KiB)`;
+
+/**
+ * A body over the limit, by the size its Content-Length declares (Node reads exactly that many
+ * bytes), or, sent without one (chunked), by what had been read when reading stopped.
+ */
+function bodyTooLarge(req: IncomingMessage, read: number): ApiError {
+  const declared = req.headers['content-length'];
+  const size = declared !== undefined && /^\d+$/.test(declared) ? declared : undefined;
+  const shown = size === undefined ? `more than ${MAX_BODY_BYTES} bytes (${read} read, sent without Content-Length)` : `${size} bytes`;
+  return new ApiError(413, 'BODY_TOO_LARGE', `the body is ${shown}; allowed: ${BODY_ALLOWED}`);
+}
 
 /** The body as JSON (`undefined` when empty), or why it could not be read: handed on, for the API to answer once it has routed the request. */
 async function readBody(req: IncomingMessage): Promise<Pick<ApiRequest, 'body' | 'bodyError'>> {
@@ -9,9 +21,7 @@ async function readBody(req: IncomingMessage): Promise<Pick<ApiRequest, 'body' |
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      return { body: undefined, bodyError: new ApiError(413, 'BODY_TOO_LARGE', `the body exceeds ${MAX_BODY_BYTES} bytes`) };
-    }
+    if (size > MAX_BODY_BYTES) return { body: undefined, bodyError: bodyTooLarge(req, size) };
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8');

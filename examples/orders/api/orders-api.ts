@@ -38,6 +38,22 @@ const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const ID_ALLOWED = '1–64 letters, digits, "-" or "_"';
 const orderKey = (orderId: string) => ({ pk: `ORDER#${orderId}`, sk: 'ORDER' });
 const ROUTES = 'POST /orders, GET /orders/{id}, POST /orders/{id}/pay, POST /orders/{id}/cancel';
+const PATH_ALLOWED =
+  'a path whose every "%" starts an escape of two hex digits, together UTF-8 (such as %2D or %C3%A9), e.g. /orders/o-1/pay';
+
+/** A path segment decoded, or `INVALID_PATH` naming the path, the segment and what is allowed. */
+function decodeSegment(path: string, segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch (error) {
+    const detail = `${JSON.stringify(segment)}: ${(error as Error).message}`;
+    throw new ApiError(
+      400,
+      'INVALID_PATH',
+      `the path ${JSON.stringify(path)} is not valid percent-encoding (${detail}); allowed: ${PATH_ALLOWED}`,
+    );
+  }
+}
 
 const written = (result: WriteResult) => ({
   events: result.events.map((e) => ({ id: e.id, type: e.type, aggregate: e.aggregate, sequence: e.sequence })),
@@ -72,9 +88,6 @@ export function errorResponse(error: unknown): ApiResponse {
   if (error instanceof WriteValidationError) {
     const field = error.code === 'INVALID_IDEMPOTENCY_KEY' ? { field: 'Idempotency-Key' } : {};
     return { status: 400, body: { error: { code: error.code, message: error.message, ...field } } };
-  }
-  if (error instanceof URIError) {
-    return { status: 400, body: { error: { code: 'INVALID_PATH', message: `the path is not valid percent-encoding: ${error.message}` } } };
   }
   if (error instanceof WriteOutcomeUnknownError) {
     // The write may yet commit: the client learns which by retrying with its Idempotency-Key.
@@ -220,7 +233,7 @@ export function ordersApi({ outbox, document, tableName, onUnexpectedError }: Or
   const route = (request: ApiRequest): Promise<ApiResponse> => {
     // One trailing slash is forgiven; an empty segment inside (`/orders//pay`) is an empty id, not a shorter path.
     const parts = request.path.replace(/^\/|\/$/g, '').split('/');
-    const [collection, rawId, action] = parts.map((p) => decodeURIComponent(p));
+    const [collection, rawId, action] = parts.map((p) => decodeSegment(request.path, p));
     if (collection !== 'orders' || parts.length > 3 || (action !== undefined && action !== 'pay' && action !== 'cancel')) {
       throw new ApiError(404, 'NOT_FOUND', `no route ${request.method} ${request.path}; allowed: ${ROUTES}`);
     }
