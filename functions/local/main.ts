@@ -10,7 +10,7 @@ import { type LiveRefresher, startLiveRefresher } from '../../shared/local/stack
 import { type Load, startLoad } from '../../shared/local/stack/load.js';
 import { type LocalStack, startLocalStack } from '../../shared/local/stack/local-stack.js';
 import { liveSnapshot } from '../../shared/local/stack/snapshot.js';
-import { abortedStartExit, startFailureMessage } from '../../shared/local/stack/start-exit.js';
+import { abortedStartExit, signalExitCode, startFailureMessage } from '../../shared/local/stack/start-exit.js';
 
 /*
  * `npm start`: the whole system on this machine, from the same config the CDK stack deploys.
@@ -85,8 +85,9 @@ let stoppingSince: number | undefined;
 const shutdown = async (signal: string) => {
   if (stoppingSince !== undefined) {
     if (Date.now() - stoppingSince < REPEAT_SIGNAL_MS) return;
-    // A second Ctrl-C: leave now; DynamoDB Local's watchdog ends Java when this process goes.
-    process.exit(130);
+    // A second Ctrl-C (or SIGTERM): leave now, with the signal's own code (130, 143); DynamoDB
+    // Local's watchdog ends Java when this process goes.
+    process.exit(signalExitCode(signal));
   }
   stoppingSince = Date.now();
   view?.stop();

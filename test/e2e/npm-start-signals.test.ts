@@ -84,6 +84,36 @@ describe('npm start, stopped by a signal', { timeout: 180_000 }, () => {
     expect(output()).toContain(`stopped; DynamoDB Local (java pid ${javaPid}) has ended`);
   });
 
+  it("a second SIGTERM while it stops (past the repeat of the first) leaves at once with 143, SIGTERM's code, not SIGINT's 130", async () => {
+    const { npm, output, javaPid, exited } = await npmStart();
+    // DynamoDB Local no longer answers: the stop waits on it (for its end, at most its 5 s kill timer).
+    process.kill(javaPid, 'SIGSTOP');
+    try {
+      npm.kill('SIGTERM');
+      await waitFor(() => output().includes('SIGTERM: stopping…'), { what: 'the stop to begin' });
+      // A SIGTERM within a second of the first is the same one, delivered again, and ignored: send
+      // one until the run leaves, which it does at the first past that second, long before the stop ends.
+      let code: number | null | undefined;
+      void exited.then((exitCode) => {
+        code = exitCode;
+      });
+      await waitFor(
+        () => {
+          if (code === undefined) npm.kill('SIGTERM');
+          return code !== undefined;
+        },
+        { timeoutMs: 4_000, what: 'a second SIGTERM to end the run' },
+      );
+
+      expect(code).toBe(143);
+      expect(output()).not.toContain('stopped;');
+    } finally {
+      // Ended with the run already, by its exit hook, or here.
+      if (alive(javaPid)) process.kill(javaPid, 'SIGKILL');
+    }
+    await waitFor(() => !alive(javaPid), { timeoutMs: 20_000, what: `java pid ${javaPid} to end` });
+  });
+
   it('a part that fails to stop is reported in one line, and the run still ends in order, Java included, with code 1', async () => {
     const persist = mkdtempSync(join(tmpdir(), 'outbox-stop-fails-'));
     try {

@@ -10,6 +10,17 @@ import { stoppedPhrase } from './stop-failures.js';
 /** The exit code of a run a signal ended, as a shell reports one: 128 and the signal's number. */
 const SIGNAL_EXIT_CODES: Readonly<Record<string, number>> = { SIGINT: 130, SIGTERM: 143 };
 
+/**
+ * The exit code of a run `signal` (`SIGINT`, `SIGTERM`) ended, as a shell reports one (130, 143);
+ * 1 for any other.
+ *
+ * @example
+ * ```ts
+ * signalExitCode('SIGTERM'); // 143
+ * ```
+ */
+export const signalExitCode = (signal: string): number => SIGNAL_EXIT_CODES[signal] ?? 1;
+
 /** What `npm start` prints and exits with. */
 export interface StartExit {
   readonly stream: 'stdout' | 'stderr';
@@ -31,7 +42,7 @@ export interface StartExit {
  */
 export function abortedStartExit(error: LocalStackError, signal: string): StartExit {
   if (error.errors !== undefined && error.errors.length > 0) return { stream: 'stderr', line: `npm start: ${error.message}`, code: 1 };
-  return { stream: 'stdout', line: 'stopped before the stack was up; nothing is left running', code: SIGNAL_EXIT_CODES[signal] ?? 1 };
+  return { stream: 'stdout', line: 'stopped before the stack was up; nothing is left running', code: signalExitCode(signal) };
 }
 
 /**
