@@ -64,7 +64,8 @@ export function relayAlarmSpecs(
       metric: iteratorAge,
       threshold: iteratorAgeThreshold.toMilliseconds(),
       periods: 3,
-      description: 'The relay is falling behind the table stream: the oldest unrelayed record is older than the threshold.',
+      // The alarm fires at the threshold (GreaterThanOrEqualToThreshold), not only past it.
+      description: `The relay is falling behind the table stream: the oldest record an invocation saw had waited ${iteratorAgeThreshold.toMilliseconds() / 1000} s or more (iteratorAgeThreshold), 3 minutes in a row.`,
     },
     {
       id: 'RelayErrors',
@@ -135,8 +136,7 @@ export function processorAlarmSpecs(processor: LowLatencyProcessor, lagThreshold
       metric: processor.metricLag(),
       threshold: lagThreshold.toMilliseconds(),
       periods: 3,
-      description:
-        'The low-latency processor is falling behind the table stream: its records are published later than the threshold after their commit.',
+      description: `The low-latency processor is falling behind the table stream: its records are published ${lagThreshold.toMilliseconds() / 1000} s or more after their commit (the lag threshold), 3 minutes in a row.`,
     },
     {
       id: 'ProcessorNotRunning',
