@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { errorName } from '../../aws/error-name.js';
@@ -20,7 +19,7 @@ import { checkJava } from './java.js';
 import { startLocalArchiver } from './local-archiver.js';
 import { checkDistinctPorts, checkOptionShapes, checkPort, checkSubscriptions, checkTableName, checkVisibilityTimeout } from './options.js';
 import { loadPeers } from './peers.js';
-import { lockPersistDir } from './persist-lock.js';
+import { lockPersistDir, type PersistLock } from './persist-lock.js';
 import { createLocalLeaseTable, LOCAL_LEASE_TABLE, startLocalProcessor } from './processor.js';
 import { localRelayHandler } from './relay.js';
 import { createLocalResources } from './resources.js';
@@ -108,7 +107,9 @@ async function startParts(options: LocalStackOptions, signal: AbortSignal | unde
   const onRelayError = (error: unknown) => {
     if (errorName(error) !== 'TrimmedDataAccessException') reportRelay(error);
   };
-  let createdDir: string | undefined;
+  let lock: PersistLock | undefined;
+  /** Set once the start has failed: the catch below gives the lock up, once it knows whether every part stopped. */
+  let failed = false;
   try {
     // The API port is bound first: a taken port fails in milliseconds, before Java starts.
     let api: ApiServer | undefined;
@@ -127,9 +128,9 @@ async function startParts(options: LocalStackOptions, signal: AbortSignal | unde
 
     if (options.persistDir !== undefined) {
       next('taking the --persist folder');
-      const lock = await lockPersistDir(options.persistDir);
-      createdDir = lock.createdDir;
-      stops.push(() => lock.release());
+      const held = await lockPersistDir(options.persistDir);
+      lock = held;
+      stops.push(async () => (failed ? undefined : held.release()));
     }
     next('starting DynamoDB Local');
     const dynamoDb: DynamoDbLocal = await startDynamoDbLocalJavaChecked({
@@ -283,9 +284,11 @@ async function startParts(options: LocalStackOptions, signal: AbortSignal | unde
   } catch (error) {
     // The start failure is what the caller must see; each failure to stop on top of it goes with it,
     // in its `errors` (its cause, the signal's reason for an aborted start, stays its own).
-    const stopFailures = await stops.stopReporting();
-    // A --persist folder this failed start created holds nothing of an earlier run.
-    if (createdDir !== undefined) await rm(createdDir, { recursive: true, force: true }).catch(() => {});
+    failed = true;
+    const stopFailures = [...(await stops.stopReporting())];
+    // A --persist folder this failed start created holds nothing of an earlier run; it stays while a part that failed to stop may use it.
+    const notRemoved = await lock?.discard(stopFailures.length === 0);
+    if (notRemoved !== undefined) stopFailures.push(notRemoved);
     if (signal?.aborted && error instanceof LocalStackError && error.code === 'START_ABORTED')
       throw startAborted(signal, during, stopFailures);
     throw withStopFailures(error, stopFailures);

@@ -1,5 +1,6 @@
-import { mkdir, readFile, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { errorMessage } from '../../error-message.js';
 import { LocalStackError } from '../errors.js';
 
 /** The file in a `--persist` folder that names the process using it. */
@@ -7,9 +8,16 @@ export const PERSIST_LOCK_FILE = '.lock';
 /** Held for the moment a run takes over a lock left by a run that has ended, so only one run does. */
 const TAKEOVER_SUFFIX = '.takeover';
 
-/** A held lock on a data folder; `release()` gives it up (once, later calls do nothing). */
+/** A held lock on a data folder; `release()` or `discard()` gives it up (once, later calls do nothing). */
 export interface PersistLock {
   release(): Promise<void>;
+  /**
+   * Gives the lock up after a failed start, removing the folder this lock created (with the lock
+   * in it) when `removeCreated`: not when a part that failed to stop may still use it. The folder
+   * is moved aside before it is removed, so no other run can take it in the meantime. Resolves
+   * with the failure to remove it, for the start's `errors`; with `undefined` when there is none.
+   */
+  discard(removeCreated: boolean): Promise<Error | undefined>;
   /** The first folder this lock created (the data folder or a parent of it), if it created any. */
   readonly createdDir: string | undefined;
 }
@@ -162,13 +170,40 @@ export async function lockPersistDir(dir: string): Promise<PersistLock> {
   }
   heldHere.add(key);
   let released = false;
+  // A lock that cannot be deleted names this process: the next start takes it over as stale, here or in another process.
+  const release = async (): Promise<void> => {
+    if (released) return;
+    released = true;
+    await unlink(path).catch(() => {});
+    heldHere.delete(key);
+  };
   return {
     createdDir,
-    release: async () => {
-      if (released) return;
+    release,
+    discard: async (removeCreated) => {
+      if (released || createdDir === undefined || !removeCreated) return release().then(() => undefined);
       released = true;
+      const aside = `${createdDir}.${process.pid}.removed`;
+      const failure = await rename(createdDir, aside).then(
+        () =>
+          rm(aside, { recursive: true, force: true }).then(
+            () => undefined,
+            (error: unknown) => notRemoved(createdDir, error, aside),
+          ),
+        async (error: unknown) => {
+          await unlink(path).catch(() => {});
+          return notRemoved(createdDir, error, createdDir);
+        },
+      );
       heldHere.delete(key);
-      await unlink(path).catch(() => {});
+      return failure;
     },
   };
 }
+
+/** A folder a failed start created and could not remove: what is left of it, where, and why. */
+const notRemoved = (createdDir: string, error: unknown, left: string): Error =>
+  new Error(
+    `the --persist folder ${JSON.stringify(createdDir)} this start created could not be removed (${errorMessage(error)}); delete ${JSON.stringify(left)}`,
+    { cause: error },
+  );
