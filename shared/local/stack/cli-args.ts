@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
+import { allowedOptions, commandLineRefusal } from '../../cli-refusal.js';
 import { joinDashValues, parseArgsProblem, repeatedOption } from '../../cli-tokens.js';
 import { decimalNumber } from '../../decimal-number.js';
+import { refusalHeading } from '../../refusal-heading.js';
 import { LocalStackError } from '../errors.js';
 import { checkLoadRate } from './load.js';
 
@@ -53,12 +55,22 @@ const VALUE_FLAGS: Readonly<Record<string, string>> = {
   '--dynamodb-port': 'N',
   '--emulator-port': 'N',
 };
-const ALLOWED = '--port N, --persist DIR, --load RATE, --dynamodb-port N, --emulator-port N, --help';
+const ALLOWED = allowedOptions(VALUE_FLAGS, '--help');
 
 /**
- * Parses `npm start`'s arguments strictly: an unknown flag, a missing value, a flag given twice,
- * a bad number or one port given to two flags is a {@link LocalStackError} `INVALID_OPTION`
- * that names the flag, the value and what is allowed.
+ * The parser's refusals (an unknown option, a missing value, a value after `--help`) in the words
+ * every command of the package uses: `Unknown npm start option: got "--bogus"; allowed: …`.
+ */
+const parserRefusal = commandLineRefusal(
+  ALLOWED,
+  VALUE_FLAGS,
+  (field, detail, options) => new LocalStackError('INVALID_OPTION', `${refusalHeading('npm start', field)}: ${detail}`, options),
+);
+
+/**
+ * Parses `npm start`'s arguments strictly: an unknown flag, a missing value, a word that is no
+ * option, a flag given twice, a bad number or one port given to two flags is a
+ * {@link LocalStackError} `INVALID_OPTION` that names the flag, the value and what is allowed.
  */
 export function parseLocalArgs(argv: readonly string[]): LocalCommand {
   let parsed: ReturnType<typeof parseOptions>;
@@ -66,7 +78,14 @@ export function parseLocalArgs(argv: readonly string[]): LocalCommand {
     parsed = parseOptions(joinDashValues(argv, VALUE_FLAGS, (message) => new LocalStackError('INVALID_OPTION', message)));
   } catch (error) {
     if (error instanceof LocalStackError) throw error;
-    throw new LocalStackError('INVALID_OPTION', `${parseArgsProblem(error)}; allowed: ${ALLOWED}`);
+    throw parserRefusal(`${parseArgsProblem(error)}; allowed: ${ALLOWED}`, { cause: error });
+  }
+  if (parsed.positionals.length > 0) {
+    const given = JSON.stringify(parsed.positionals.join(' '));
+    throw new LocalStackError(
+      'INVALID_OPTION',
+      `${refusalHeading('npm start', 'argument')}: got ${given}; allowed: options only (${ALLOWED})`,
+    );
   }
   const repeated = repeatedOption(parsed.tokens);
   if (repeated !== undefined) throw new LocalStackError('INVALID_OPTION', repeated);
@@ -100,7 +119,7 @@ function parseOptions(args: string[]) {
   return parseArgs({
     args,
     strict: true,
-    allowPositionals: false,
+    allowPositionals: true,
     tokens: true,
     options: {
       port: { type: 'string' },
