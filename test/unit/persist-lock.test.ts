@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -67,6 +67,31 @@ describe('--persist folder lock', () => {
           new RegExp(`^--persist "${dir}" cannot be used as a folder \\(E[A-Z]+: .*\\); allowed: a writable folder path$`),
         ),
       });
+    }
+  });
+
+  it('refuses a folder whose lock is no file, saying what it found and what to do, and leaves it alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'outbox-lock-'));
+    dirs.push(dir);
+    const lock = join(dir, PERSIST_LOCK_FILE);
+    mkdirSync(lock);
+
+    await expect(lockPersistDir(dir)).rejects.toMatchObject({
+      code: 'PERSIST_DIR_IN_USE',
+      message: `--persist ${JSON.stringify(dir)} has a lock that names no process: ${JSON.stringify(lock)} is a folder, not a file holding a process id; allowed: a folder no other run uses — if none uses it, delete ${JSON.stringify(lock)}`,
+    });
+    expect(existsSync(lock)).toBe(true);
+  });
+
+  it('takes over a lock that holds no process id (a run killed as it wrote it)', async () => {
+    for (const text of ['', 'not a pid\n']) {
+      const dir = mkdtempSync(join(tmpdir(), 'outbox-lock-'));
+      dirs.push(dir);
+      writeFileSync(join(dir, PERSIST_LOCK_FILE), text);
+
+      locks.push(await lockPersistDir(dir));
+
+      expect(readFileSync(join(dir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
     }
   });
 

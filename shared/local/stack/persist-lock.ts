@@ -35,25 +35,51 @@ function isRunning(pid: number): boolean {
   }
 }
 
-const holderOf = async (path: string): Promise<number> => Number.parseInt(await readFile(path, 'utf8').catch(() => ''), 10);
+/**
+ * What a lock holds: the process id it names; `undefined` when it names none (empty, say: a run
+ * killed as it wrote it), so it is stale; or, when it is no file this process can read (a folder,
+ * say), what was found instead, and then it cannot be taken over.
+ */
+type Holder = number | undefined | { readonly found: string };
+
+async function holderOf(path: string): Promise<Holder> {
+  try {
+    const pid = Number.parseInt(await readFile(path, 'utf8'), 10);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    // Gone meanwhile: nobody holds the folder.
+    if (code === 'ENOENT') return undefined;
+    return { found: code === 'EISDIR' ? 'is a folder, not a file holding a process id' : `cannot be read (${errorMessage(error)})` };
+  }
+}
 
 /** Whether the lock names a run that still holds the folder. */
-function isLive(holder: number, dir: string): boolean {
-  if (!Number.isInteger(holder) || holder <= 0) return false;
+function isLive(holder: number | undefined, dir: string): boolean {
+  if (holder === undefined) return false;
   // After a restart (a container, say) this process may have the id of the run that was killed.
   return holder === process.pid ? heldHere.has(dir) : isRunning(holder);
 }
 
-function inUse(dir: string, holder: number | undefined): LocalStackError {
+/** The refusal of a folder whose lock `holder` holds; `'takeover'` while another run takes a stale lock over. */
+function inUse(dir: string, holder: Holder | 'takeover'): LocalStackError {
+  const lock = join(dir, PERSIST_LOCK_FILE);
+  if (typeof holder === 'object')
+    return new LocalStackError(
+      'PERSIST_DIR_IN_USE',
+      `--persist ${JSON.stringify(dir)} has a lock that names no process: ${JSON.stringify(lock)} ${holder.found}; allowed: a folder no other run uses — if none uses it, delete ${JSON.stringify(lock)}`,
+    );
   const by =
-    holder === undefined
+    holder === 'takeover'
       ? `another local stack taking it over (${PERSIST_LOCK_FILE}${TAKEOVER_SUFFIX}: delete it if no other run is starting)`
-      : `another local stack (pid ${holder}${holder === process.pid ? ', this process' : ''})`;
+      : holder === undefined
+        ? `another local stack writing its lock (${PERSIST_LOCK_FILE} names no process yet)`
+        : `another local stack (pid ${holder}${holder === process.pid ? ', this process' : ''})`;
   // A process id can outlive its run: after a reboot, another process may have been given it.
   const stale =
-    holder === undefined || holder === process.pid
+    typeof holder !== 'number' || holder === process.pid
       ? ''
-      : ` (if process ${holder} is no local stack, its id was reused after the run that held the folder ended: delete ${join(dir, PERSIST_LOCK_FILE)})`;
+      : ` (if process ${holder} is no local stack, its id was reused after the run that held the folder ended: delete ${lock})`;
   return new LocalStackError(
     'PERSIST_DIR_IN_USE',
     `--persist ${JSON.stringify(dir)} is in use by ${by}; allowed: a folder no other run uses — stop that run, or choose another folder${stale}`,
@@ -65,17 +91,17 @@ function inUse(dir: string, holder: number | undefined): LocalStackError {
  * at a time do so, and the lock is read again under it: two runs that both found the same dead
  * holder would otherwise each delete the other's new lock.
  */
-async function takeOver(path: string, dir: string, stale: number): Promise<void> {
+async function takeOver(path: string, dir: string, stale: number | undefined): Promise<void> {
   const guard = `${path}${TAKEOVER_SUFFIX}`;
   try {
     await writeFile(guard, `${process.pid}\n`, { flag: 'wx' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw inUse(dir, undefined);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw inUse(dir, 'takeover');
     throw error;
   }
   try {
     const holder = await holderOf(path);
-    if (holder !== stale && isLive(holder, dir)) throw inUse(dir, holder);
+    if (typeof holder === 'object' || (holder !== stale && isLive(holder, dir))) throw inUse(dir, holder);
     await unlink(path).catch(() => {});
     await writeFile(path, `${process.pid}\n`, { flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
       // A run that found no lock at all took the folder in between.
@@ -165,7 +191,7 @@ export async function lockPersistDir(dir: string): Promise<PersistLock> {
   const { locked, createdDir } = await writeLock(dir, path);
   if (!locked) {
     const holder = await holderOf(path);
-    if (isLive(holder, key)) throw inUse(dir, holder);
+    if (typeof holder === 'object' || isLive(holder, key)) throw inUse(dir, holder);
     await takeOver(path, key, holder);
   }
   heldHere.add(key);
