@@ -97,16 +97,19 @@ async function takeOver(path: string, dir: string, stale: number | undefined): P
     await writeFile(guard, `${process.pid}\n`, { flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw inUse(dir, 'takeover');
-    throw error;
+    // A folder that cannot be written any more (read-only, say) fails here, not as the lock would be written.
+    throw unusable(dir, error);
   }
   try {
     const holder = await holderOf(path);
     if (typeof holder === 'object' || (holder !== stale && isLive(holder, dir))) throw inUse(dir, holder);
-    await unlink(path).catch(() => {});
+    await unlink(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw unusable(dir, error);
+    });
     await writeFile(path, `${process.pid}\n`, { flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
       // A run that found no lock at all took the folder in between.
       if (error.code === 'EEXIST') throw inUse(dir, await holderOf(path));
-      throw error;
+      throw unusable(dir, error);
     });
   } finally {
     await unlink(guard).catch(() => {});
