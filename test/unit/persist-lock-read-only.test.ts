@@ -12,6 +12,7 @@ import { lockPersistDir, PERSIST_LOCK_FILE, type PersistLock } from '../../share
 const dirs: string[] = [];
 const locks: PersistLock[] = [];
 afterEach(async () => {
+  // Whatever a test made read-only (a folder, a lock) is made writable again before the folders go.
   for (const dir of dirs) spawnSync('chattr', ['-i', dir]);
   for (const lock of locks.splice(0)) await lock.release();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -47,6 +48,23 @@ describe.runIf(canMakeReadOnly())('--persist folder lock in a folder that cannot
       ),
     });
     expect(readFileSync(join(dir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${ended}\n`);
+  });
+
+  it('refuses the folder with PERSIST_DIR_UNUSABLE when the lock of an ended run cannot be deleted, rather than calling that run live', async () => {
+    const dir = folder();
+    const ended = spawnSync('true').pid as number;
+    const lock = join(dir, PERSIST_LOCK_FILE);
+    writeFileSync(lock, `${ended}\n`);
+    dirs.push(lock);
+    readOnly(lock);
+
+    await expect(lockPersistDir(dir)).rejects.toMatchObject({
+      code: 'PERSIST_DIR_UNUSABLE',
+      message: expect.stringMatching(
+        new RegExp(`^--persist "${dir}" cannot be used as a folder \\(EPERM: .*\\); allowed: a writable folder path$`),
+      ),
+    });
+    expect(readFileSync(lock, 'utf8')).toBe(`${ended}\n`);
   });
 
   it('leaves its lock when release cannot delete it, and the next start takes that lock over', async () => {
