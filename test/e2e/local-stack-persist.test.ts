@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -112,6 +112,6 @@ describe('npm start stack with --persist', () => {
       code: 'PERSIST_DIR_IN_USE',
       message: `--persist ${JSON.stringify(persistDir)} is in use by another local stack (pid ${process.pid}, this process); allowed: a folder no other run uses — stop that run, or choose another folder`,
     });
-    expect(readFileSync(join(persistDir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(join(persistDir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n${hostname()}\n`);
   });
 });

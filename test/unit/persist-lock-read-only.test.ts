@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lockPersistDir, PERSIST_LOCK_FILE, type PersistLock } from '../../shared/local/stack/persist-lock.js';
@@ -73,11 +73,11 @@ describe.runIf(canMakeReadOnly())('--persist folder lock in a folder that cannot
     readOnly(dir);
 
     await lock.release();
-    expect(readFileSync(join(dir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(join(dir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n${hostname()}\n`);
     writable(dir);
 
     // It names this process, which no longer holds the folder: stale, as after a run that was killed.
     locks.push(await lockPersistDir(dir));
-    expect(readFileSync(join(dir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(join(dir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n${hostname()}\n`);
   });
 });

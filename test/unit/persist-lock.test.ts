@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { lockPersistDir, PERSIST_LOCK_FILE, type PersistLock } from '../../shared/local/stack/persist-lock.js';
@@ -56,7 +56,7 @@ describe('--persist folder lock', () => {
     dirs.push(base);
     const nested = join(base, 'a', 'b');
     locks.push(await lockPersistDir(nested));
-    expect(readFileSync(join(nested, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
+    expect(readFileSync(join(nested, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n${hostname()}\n`);
 
     const file = join(base, 'a-file');
     writeFileSync(file, 'not a folder');
@@ -68,6 +68,20 @@ describe('--persist folder lock', () => {
         ),
       });
     }
+  });
+
+  it('refuses a folder whose lock names a process on another host, which this host cannot look for, and leaves that lock alone', async () => {
+    // The id of no process here: a run on this host would take such a lock over.
+    const dir = folderLockedBy(deadPid());
+    const lock = join(dir, PERSIST_LOCK_FILE);
+    const theirs = `${readFileSync(lock, 'utf8').trim()}\nother-host\n`;
+    writeFileSync(lock, theirs);
+
+    await expect(lockPersistDir(dir)).rejects.toMatchObject({
+      code: 'PERSIST_DIR_IN_USE',
+      message: `--persist ${JSON.stringify(dir)} is in use by a local stack on another host (pid ${theirs.split('\n')[0]} on "other-host", this is ${JSON.stringify(hostname())}); allowed: a folder no other run uses — stop that run, or choose another folder (if that run has ended, delete ${lock})`,
+    });
+    expect(readFileSync(lock, 'utf8')).toBe(theirs);
   });
 
   it('refuses a folder whose lock is no file, saying what it found and what to do, and leaves it alone', async () => {
@@ -91,7 +105,7 @@ describe('--persist folder lock', () => {
 
       locks.push(await lockPersistDir(dir));
 
-      expect(readFileSync(join(dir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n`);
+      expect(readFileSync(join(dir, PERSIST_LOCK_FILE), 'utf8')).toBe(`${process.pid}\n${hostname()}\n`);
     }
   });
 

@@ -1,10 +1,13 @@
 import { mkdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { errorMessage } from '../../error-message.js';
 import { LocalStackError } from '../errors.js';
 
 /** The file in a `--persist` folder that names the process using it. */
 export const PERSIST_LOCK_FILE = '.lock';
+/** What this process's lock says: its id, and the host it runs on (a folder may be shared with other hosts). */
+const LOCK_TEXT = `${process.pid}\n${hostname()}\n`;
 /** Held for the moment a run takes over a lock left by a run that has ended, so only one run does. */
 const TAKEOVER_SUFFIX = '.takeover';
 
@@ -36,16 +39,20 @@ function isRunning(pid: number): boolean {
 }
 
 /**
- * What a lock holds: the process id it names; `undefined` when it names none (empty, say: a run
- * killed as it wrote it), so it is stale; or, when it is no file this process can read (a folder,
- * say), what was found instead, and then it cannot be taken over.
+ * What a lock holds: the id of the process on this host it names; `undefined` when it names none
+ * (empty, say: a run killed as it wrote it), so it is stale; a process on another host, which this
+ * one cannot look for; or, when it is no file this process can read (a folder, say), what was
+ * found instead. A lock of the last two kinds is never taken over.
  */
-type Holder = number | undefined | { readonly found: string };
+type Holder = number | undefined | { readonly pid: number; readonly host: string } | { readonly found: string };
 
 async function holderOf(path: string): Promise<Holder> {
   try {
-    const pid = Number.parseInt(await readFile(path, 'utf8'), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    // A lock written before locks named their host names the process alone: one on this host.
+    const [first = '', host = ''] = (await readFile(path, 'utf8')).split('\n');
+    const pid = Number.parseInt(first, 10);
+    if (!Number.isInteger(pid) || pid <= 0) return undefined;
+    return host.trim() === '' || host.trim() === hostname() ? pid : { pid, host: host.trim() };
   } catch (error) {
     const { code } = error as NodeJS.ErrnoException;
     // Gone meanwhile: nobody holds the folder.
@@ -64,6 +71,11 @@ function isLive(holder: number | undefined, dir: string): boolean {
 /** The refusal of a folder whose lock `holder` holds; `'takeover'` while another run takes a stale lock over. */
 function inUse(dir: string, holder: Holder | 'takeover'): LocalStackError {
   const lock = join(dir, PERSIST_LOCK_FILE);
+  if (typeof holder === 'object' && 'host' in holder)
+    return new LocalStackError(
+      'PERSIST_DIR_IN_USE',
+      `--persist ${JSON.stringify(dir)} is in use by a local stack on another host (pid ${holder.pid} on ${JSON.stringify(holder.host)}, this is ${JSON.stringify(hostname())}); allowed: a folder no other run uses — stop that run, or choose another folder (if that run has ended, delete ${lock})`,
+    );
   if (typeof holder === 'object')
     return new LocalStackError(
       'PERSIST_DIR_IN_USE',
@@ -106,7 +118,7 @@ async function takeOver(path: string, dir: string, stale: number | undefined): P
     await unlink(path).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw unusable(dir, error);
     });
-    await writeFile(path, `${process.pid}\n`, { flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
+    await writeFile(path, LOCK_TEXT, { flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
       // A run that found no lock at all took the folder in between.
       if (error.code === 'EEXIST') throw inUse(dir, await holderOf(path));
       throw unusable(dir, error);
@@ -171,7 +183,7 @@ async function writeLock(dir: string, path: string): Promise<{ locked: boolean; 
   let createdDir: string | undefined;
   try {
     createdDir = await makeFolders(dir);
-    await writeFile(path, `${process.pid}\n`, { flag: 'wx' });
+    await writeFile(path, LOCK_TEXT, { flag: 'wx' });
     return { locked: true, createdDir };
   } catch (error) {
     // EEXIST from `writeFile` is a lock.
