@@ -37,7 +37,13 @@ let command: LocalCommand;
 try {
   command = parseLocalArgs(process.argv.slice(2));
 } catch (error) {
-  command = fail(`${(error as Error).message} (see npm start -- --help)`, 2);
+  const message = `${(error as Error).message} (see npm start -- --help)`;
+  // A refusal whose heading names npm start ('Unknown npm start option: …') takes no prefix naming it again.
+  if (message.split(':', 1)[0]?.includes('npm start')) {
+    process.stderr.write(`${message}\n`);
+    process.exit(2);
+  }
+  command = fail(message, 2);
 }
 if (command.kind === 'help') {
   process.stdout.write(`${LOCAL_USAGE}\n`);

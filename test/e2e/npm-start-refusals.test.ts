@@ -24,6 +24,14 @@ function npmStart(args: readonly string[]): Promise<{ code: number | null; outpu
 }
 
 describe('npm start, refused before it starts anything', { timeout: 60_000 }, () => {
+  it('names an unknown flag in one line, npm start named once, exit code 2', async () => {
+    const { code, output } = await npmStart(['--bogus']);
+
+    expect(code).toBe(2);
+    const line = output.split('\n').find((l) => l.includes('got "--bogus"'));
+    expect(line).toMatch(/^Unknown npm start option: got "--bogus"; allowed: --port N, .* \(see npm start -- --help\)$/);
+  });
+
   it('leaves no --persist folder behind when the API port is taken', async () => {
     const holder: Server = createServer();
     const port = await new Promise<number>((resolve) =>
