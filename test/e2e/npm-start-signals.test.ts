@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -91,6 +91,13 @@ describe('npm start, stopped by a signal', { timeout: 180_000 }, () => {
     try {
       npm.kill('SIGTERM');
       await waitFor(() => output().includes('SIGTERM: stopping…'), { what: 'the stop to begin' });
+      // The stack's own process (npm's child: its script execs node). The second SIGTERM goes to it
+      // alone: npm, signalled again once that child has left, would end by the signal itself.
+      const [stackPid] = execFileSync('pgrep', ['-P', String(npm.pid)], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .map(Number);
+      expect(stackPid).toBeGreaterThan(0);
       // A SIGTERM within a second of the first is the same one, delivered again, and ignored: send
       // one until the run leaves, which it does at the first past that second, long before the stop ends.
       let code: number | null | undefined;
@@ -99,7 +106,7 @@ describe('npm start, stopped by a signal', { timeout: 180_000 }, () => {
       });
       await waitFor(
         () => {
-          if (code === undefined) npm.kill('SIGTERM');
+          if (alive(stackPid as number)) process.kill(stackPid as number, 'SIGTERM');
           return code !== undefined;
         },
         { timeoutMs: 4_000, what: 'a second SIGTERM to end the run' },
