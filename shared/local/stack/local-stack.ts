@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { PublishBatchCommand } from '@aws-sdk/client-sns';
 import { errorName } from '../../aws/error-name.js';
+import type { OutboxConfig } from '../../config.js';
 import { relayEventSourceSettings } from '../../event-source.js';
 import { processorAggregateTypes } from '../../publishing-paths.js';
 import type { PublishBatchClient } from '../../relay/index.js';
@@ -32,11 +33,11 @@ import type { LocalConsumerDeps, LocalRelayDeps, LocalStack, LocalStackOptions, 
 
 export type * from './types.js';
 
-/** Every option that can be checked without starting anything, so a typo fails in milliseconds. */
-function checkOptions(options: LocalStackOptions): void {
-  checkOptionShapes(options.config, options.subscribers, options.onError);
-  checkSubscriptions(options.config, options.subscribers ?? []);
-  checkTableName(options.tableName, processorAggregateTypes(options.config).length > 0 ? LOCAL_LEASE_TABLE : undefined);
+/** Every option that can be checked without starting anything, so a typo fails in milliseconds; the config the start runs on. */
+function checkOptions(options: LocalStackOptions): OutboxConfig {
+  const config = checkOptionShapes(options.config, options.subscribers, options.onError);
+  checkSubscriptions(config, options.subscribers ?? []);
+  checkTableName(options.tableName, processorAggregateTypes(config).length > 0 ? LOCAL_LEASE_TABLE : undefined);
   checkPort('apiPort', options.apiPort);
   checkPort('dynamoDbPort', options.dynamoDbPort);
   checkPort('emulatorPort', options.emulatorPort);
@@ -47,6 +48,7 @@ function checkOptions(options: LocalStackOptions): void {
   ]);
   checkVisibilityTimeout(options.visibilityTimeoutSeconds);
   checkSignal('signal', options.signal);
+  return config;
 }
 
 /**
@@ -66,10 +68,10 @@ function checkOptions(options: LocalStackOptions): void {
  * ```
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
-  checkOptions(options);
+  const config = checkOptions(options);
   const followed = followSignal(options.signal);
   try {
-    return await startParts(options, followed.signal);
+    return await startParts({ ...options, config }, followed.signal);
   } finally {
     followed.release();
   }

@@ -4,6 +4,7 @@ import { MAX_VISIBILITY_TIMEOUT_SECONDS, MIN_VISIBILITY_TIMEOUT_SECONDS } from '
 import { showValue } from '../../show-value.js';
 import { subscriberFilterProblem } from '../../subscriber-filter.js';
 import { LocalStackError } from '../errors.js';
+import { testStackConfig } from './test-stack-checks.js';
 import type { OutboxTestSubscriber } from './test-stack-types.js';
 
 /** How loud the local relay and archiver are: warnings and errors (a record that failed, a dead letter), so a run's output stays readable. */
@@ -104,16 +105,19 @@ export function checkOptionKeys(what: string, value: unknown, allowed: readonly 
 const SUBSCRIBER_KEYS = ['name', 'topic', 'eventTypes', 'aggregateTypes', 'maxReceiveCount', 'handler', 'concurrency'];
 
 /**
- * Fails with `INVALID_OPTION` unless `config` has the shape `defineConfig` returns, `subscribers`
- * is `undefined` or a list, and `onError` `undefined` or a function: each would otherwise fail
- * later as a bare TypeError, or (`onError`) only once a part in the background reports.
+ * The config as `defineConfig` validates it (one it made passes unchanged), which the stack then
+ * runs on; fails with `INVALID_OPTION` for a config it refuses, in the words every part uses
+ * (`configRefusal`: what in it is wrong, not the whole object), unless `subscribers` is
+ * `undefined` or a list, and unless `onError` is `undefined` or a function. Each would otherwise
+ * fail later as a bare TypeError (a config given without the defaults `defineConfig` fills in),
+ * or (`onError`) only once a part in the background reports.
  */
-export function checkOptionShapes(config: unknown, subscribers: unknown, onError: unknown): void {
-  if (!isRecord(config) || !Array.isArray(config.topics) || !isRecord(config.routes))
-    throw invalidOption('config', config, 'the outbox config defineConfig returns');
+export function checkOptionShapes(config: unknown, subscribers: unknown, onError: unknown): OutboxConfig {
+  const checked = testStackConfig(config);
   if (subscribers !== undefined && !Array.isArray(subscribers))
     throw invalidOption('subscribers', subscribers, 'a list of subscribers, each { name, topic, … }');
   if (onError !== undefined && typeof onError !== 'function') throw invalidOption('onError', onError, 'a function (source, error) => void');
+  return checked;
 }
 
 function checkNames(what: string, values: readonly string[] | undefined, means: string): void {
