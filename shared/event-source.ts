@@ -31,7 +31,7 @@ export interface RelayEventSourceSettings {
  *
  * @example
  * ```ts
- * const runner = new StreamRunner({ streams, streamArn, settings: relayEventSourceSettings(config), handler });
+ * const { batchSize, maxRetryAttempts, functionTimeoutSeconds } = relayEventSourceSettings(config);
  * ```
  */
 export function relayEventSourceSettings(config: OutboxConfig): RelayEventSourceSettings {

@@ -28,7 +28,10 @@ const HAND_OVER_FAILED: Record<HandOverOutcome, string> = {
  *
  * @example
  * ```ts
- * const worker = new ProcessorWorker({ source, leases, publisher: relay, workerId: 'task-1' });
+ * // Made by `createProcessor` (or `startProcessor`, which also starts it).
+ * const worker: ProcessorWorker = createProcessor({
+ *   config, streams, streamArn, document, leaseTableName, sns, sqs, topicArns, deadLetterQueueUrl,
+ * });
  * await worker.start();
  * process.once('SIGTERM', () => void worker.stop());
  * ```

@@ -8,7 +8,12 @@ import { lowestFailedSequenceNumber, type RecordFailureReason, type RelayResult 
  *
  * @example
  * ```ts
- * createRelayHandler({ ...relayEnvironment(), onOutcome: ({ failed, failedByReason }) => failed > 0 && alert(failedByReason) });
+ * createRelayHandler({
+ *   ...relayEnvironment(),
+ *   onOutcome: ({ failed, failedByReason }) => {
+ *     if (failed > 0) alert(failedByReason);
+ *   },
+ * });
  * ```
  */
 export interface RelayBatchSummary {

@@ -114,7 +114,7 @@ export interface WrittenEvent {
    * @example
    * ```ts
    * const { events } = await outbox.write({ events: [{ aggregate: { type: 'order', id }, type: 'order.placed', data }] });
-   * logger.info('written', { version: events[0].version }); // the newest declared version of order.placed
+   * logger.info('written', { version: events[0]?.version }); // the newest declared version of order.placed
    * ```
    */
   readonly version?: number;
@@ -130,7 +130,7 @@ export interface WrittenEvent {
  * @example
  * ```ts
  * const { events, replayed } = await outbox.write({ operations, events: [placed], idempotencyKey: requestId });
- * if (!replayed) logger.info('order placed', { eventId: events[0].id, sequence: events[0].sequence });
+ * if (!replayed) logger.info('order placed', { eventId: events[0]?.id, sequence: events[0]?.sequence });
  * ```
  */
 export interface WriteResult {

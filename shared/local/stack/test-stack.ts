@@ -86,7 +86,12 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
  *       name: 'billing',
  *       topic: 'orders.fifo',
  *       handler: ({ document, tableName }) =>
- *         createConsumer({ name: 'billing', inbox: { document, tableName }, handlers: { 'order.placed': { handle: bill } } }).handler,
+ *         createConsumer({
+ *           name: 'billing',
+ *           sources: [config.source],
+ *           inbox: { document, tableName },
+ *           handlers: { 'order.placed': { handle: bill } },
+ *         }).handler,
  *     },
  *   ],
  * });
