@@ -29,7 +29,7 @@ export const S3_BUCKET_NAME_RULE =
  * ```
  */
 export function s3BucketNameProblem(name: string): string | undefined {
-  if (name.length < 3 || name.length > 63) return `has ${name.length} characters, not 3 to 63`;
+  if (name.length < 3 || name.length > 63) return `has ${name.length} character${name.length === 1 ? '' : 's'}, not 3 to 63`;
   if (!/^[a-z0-9.-]*$/.test(name)) return "holds a character other than a lower-case letter, a digit, '.' or '-'";
   if (!/^[a-z0-9].*[a-z0-9]$/.test(name)) return 'does not start and end with a letter or digit';
   if (name.includes('..')) return "holds '..'";

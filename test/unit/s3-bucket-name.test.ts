@@ -16,6 +16,7 @@ import { testConfig } from '../helpers/factories.js';
 
 /** Names S3 refuses for a general purpose bucket, with what the error says is wrong. */
 const REFUSED: readonly (readonly [string, string])[] = [
+  ['a', 'has 1 character, not 3 to 63'],
   ['ab', 'has 2 characters, not 3 to 63'],
   ['a'.repeat(64), 'has 64 characters, not 3 to 63'],
   ['Orders_Archive', "holds a character other than a lower-case letter, a digit, '.' or '-'"],
