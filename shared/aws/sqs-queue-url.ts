@@ -44,7 +44,7 @@ function parse(url: unknown): { name: string } | { fault: string } {
   if (account !== undefined && !/^\d{12}$/.test(account)) return { fault: `has the account ${JSON.stringify(account)}, not 12 digits` };
   if (queue !== undefined) {
     return {
-      fault: `has the queue name ${JSON.stringify(queue)} (${queue.length} characters), where SQS takes 1 to 80 letters, digits, "-" and "_", a FIFO queue's ending in ".fifo"`,
+      fault: `has the queue name ${JSON.stringify(queue)} (${queue.length} character${queue.length === 1 ? '' : 's'}), where SQS takes 1 to 80 letters, digits, "-" and "_", a FIFO queue's ending in ".fifo"`,
     };
   }
   return { fault: `has ${JSON.stringify(rest)} after its host, where /<account>/<queue name> belongs` };

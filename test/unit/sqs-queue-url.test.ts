@@ -29,6 +29,7 @@ describe('sqsQueueUrlFault: the one check of an SQS queue URL', () => {
       'https://sqs.eu-west-1.amazonaws.com/123456789012/a b',
       'has the queue name "a b" (3 characters), where SQS takes 1 to 80 letters, digits, "-" and "_", a FIFO queue\'s ending in ".fifo"',
     ],
+    ['https://sqs.eu-west-1.amazonaws.com/123456789012/!', 'has the queue name "!" (1 character), where SQS takes'],
     [`https://sqs.eu-west-1.amazonaws.com/123456789012/${'q'.repeat(81)}`, 'has the queue name "qqqq'],
     [`https://sqs.eu-west-1.amazonaws.com/123456789012/${'q'.repeat(76)}.fifo`, '(81 characters)'],
     ['https://sqs.eu-west-1.amazonaws.com/123456789012/q/', 'has "/123456789012/q/" after its host'],
