@@ -66,7 +66,9 @@ export interface OutboxProps {
   readonly processorLagThreshold?: Duration;
   /**
    * Settings of the low-latency stream processor, created when `config.lowLatencyAggregateTypes`
-   * or `config.handoverAggregateTypes` is not empty. @default the processor's own defaults (image built from functions/processor/Dockerfile, 2–4 tasks, 10 s failover)
+   * or `config.handoverAggregateTypes` is not empty. @default the processor's own defaults (its
+   * image built at `cdk deploy` for linux/arm64 from the prebuilt bundles the package ships,
+   * `dist/assets/processor`, which needs Docker; 2–4 tasks, 10 s failover)
    */
   readonly processor?: Pick<LowLatencyProcessorProps, 'image' | 'vpc' | 'minTasks' | 'maxTasks' | 'failover' | 'cpu' | 'memoryLimitMiB'>;
   /**
