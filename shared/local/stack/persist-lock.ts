@@ -1,13 +1,16 @@
-import { mkdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { link, mkdir, readFile, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { errorMessage } from '../../error-message.js';
 import { LocalStackError } from '../errors.js';
+import { alreadyThere, createWhole } from './whole-file.js';
 
 /** The file in a `--persist` folder that names the process using it. */
 export const PERSIST_LOCK_FILE = '.lock';
 /** What this process's lock says: its id, and the host it runs on (a folder may be shared with other hosts). */
-const LOCK_TEXT = `${process.pid}\n${hostname()}\n`;
+const PID = process.pid;
+const LOCK_TEXT = `${PID}\n${hostname()}\n`;
 /** Held for the moment a run takes over a lock left by a run that has ended, so only one run does. */
 const TAKEOVER_SUFFIX = '.takeover';
 
@@ -25,7 +28,10 @@ export interface PersistLock {
   readonly createdDir: string | undefined;
 }
 
-/** The folders this process holds: a lock naming this process's id is stale unless listed here. */
+/**
+ * The folders this process holds or is taking, each marked before its lock is looked at: a second
+ * start here on one of them is refused at once, so a lock naming this process's id is stale.
+ */
 const heldHere = new Set<string>();
 
 /** Whether a process with this id is running (one owned by another user counts). */
@@ -61,11 +67,13 @@ async function holderOf(path: string): Promise<Holder> {
   }
 }
 
-/** Whether the lock names a run that still holds the folder. */
-function isLive(holder: number | undefined, dir: string): boolean {
-  if (holder === undefined) return false;
-  // After a restart (a container, say) this process may have the id of the run that was killed.
-  return holder === process.pid ? heldHere.has(dir) : isRunning(holder);
+/**
+ * Whether a lock (or takeover guard) names a run that still holds the folder. One naming this
+ * process is stale: no other start here takes this folder (`heldHere`), and after a restart (a
+ * container, say) this process may have the id of the run that was killed.
+ */
+function isLive(holder: number | undefined): boolean {
+  return holder !== undefined && holder !== PID && isRunning(holder);
 }
 
 /** The refusal of a folder whose lock `holder` holds; `'takeover'` while another run takes a stale lock over. */
@@ -86,10 +94,10 @@ function inUse(dir: string, holder: Holder | 'takeover'): LocalStackError {
       ? `another local stack taking it over (${PERSIST_LOCK_FILE}${TAKEOVER_SUFFIX}: delete it if no other run is starting)`
       : holder === undefined
         ? `another local stack writing its lock (${PERSIST_LOCK_FILE} names no process yet)`
-        : `another local stack (pid ${holder}${holder === process.pid ? ', this process' : ''})`;
+        : `another local stack (pid ${holder}${holder === PID ? ', this process' : ''})`;
   // A process id can outlive its run: after a reboot, another process may have been given it.
   const stale =
-    typeof holder !== 'number' || holder === process.pid
+    typeof holder !== 'number' || holder === PID
       ? ''
       : ` (if process ${holder} is no local stack, its id was reused after the run that held the folder ended: delete ${lock})`;
   return new LocalStackError(
@@ -105,26 +113,63 @@ function inUse(dir: string, holder: Holder | 'takeover'): LocalStackError {
  */
 async function takeOver(path: string, dir: string, stale: number | undefined): Promise<void> {
   const guard = `${path}${TAKEOVER_SUFFIX}`;
-  try {
-    await writeFile(guard, `${process.pid}\n`, { flag: 'wx' });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw inUse(dir, 'takeover');
-    // A folder that cannot be written any more (read-only, say) fails here, not as the lock would be written.
-    throw unusable(dir, error);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await createWhole(guard, LOCK_TEXT);
+      break;
+    } catch (error) {
+      // A folder that cannot be written any more (read-only, say) fails here, not as the lock would be written.
+      if (!alreadyThere(error, guard)) throw unusable(dir, error);
+      if (attempt > 0 || !(await removeStaleGuard(guard))) throw inUse(dir, 'takeover');
+    }
   }
   try {
     const holder = await holderOf(path);
-    if (typeof holder === 'object' || (holder !== stale && isLive(holder, dir))) throw inUse(dir, holder);
+    if (typeof holder === 'object' || (holder !== stale && isLive(holder))) throw inUse(dir, holder);
     await unlink(path).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw unusable(dir, error);
     });
-    await writeFile(path, LOCK_TEXT, { flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
+    await createWhole(path, LOCK_TEXT).catch(async (error: unknown) => {
       // A run that found no lock at all took the folder in between.
-      if (error.code === 'EEXIST') throw inUse(dir, await holderOf(path));
+      if (alreadyThere(error, path)) throw inUse(dir, await holderOf(path));
       throw unusable(dir, error);
     });
   } finally {
     await unlink(guard).catch(() => {});
+  }
+}
+
+/**
+ * Removes the takeover guard of a run that was killed as it took the folder over: one naming a
+ * process of this host that no longer runs (or none). Resolves `true` when the guard is gone. Two
+ * runs that both found it so must not both go on: the guard is pinned by a link of this run's
+ * own, and removed only while that link and the guard's own name are its only names (the link
+ * of a second remover that came meanwhile makes three), so of two removers at most one removes it.
+ * Where the file system has no hard links, it is left (`false`).
+ */
+async function removeStaleGuard(guard: string): Promise<boolean> {
+  const found = await holderOf(guard);
+  if (typeof found === 'object' || isLive(found)) return false;
+  const pin = `${guard}.${PID}.${randomUUID()}.reap`;
+  try {
+    await link(guard, pin);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+  try {
+    // Read again through the pin: the guard found stale may have been replaced by a live one meanwhile.
+    const pinned = await holderOf(pin);
+    if (typeof pinned === 'object' || isLive(pinned)) return false;
+    const mine = await stat(pin);
+    const current = await stat(guard).catch(() => undefined);
+    if (current === undefined) return true;
+    if (mine.nlink !== 2 || current.ino !== mine.ino || current.dev !== mine.dev) return false;
+    await unlink(guard);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await unlink(pin).catch(() => {});
   }
 }
 
@@ -183,12 +228,11 @@ async function writeLock(dir: string, path: string): Promise<{ locked: boolean; 
   let createdDir: string | undefined;
   try {
     createdDir = await makeFolders(dir);
-    await writeFile(path, LOCK_TEXT, { flag: 'wx' });
+    await createWhole(path, LOCK_TEXT);
     return { locked: true, createdDir };
   } catch (error) {
-    // EEXIST from `writeFile` is a lock.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (error as NodeJS.ErrnoException).path === path)
-      return { locked: false, createdDir };
+    // EEXIST for the lock's own path is a lock.
+    if (alreadyThere(error, path)) return { locked: false, createdDir };
     if (createdDir !== undefined) await rm(createdDir, { recursive: true, force: true }).catch(() => {});
     throw unusable(dir, error);
   }
@@ -203,13 +247,22 @@ async function writeLock(dir: string, path: string): Promise<{ locked: boolean; 
 export async function lockPersistDir(dir: string): Promise<PersistLock> {
   const path = join(dir, PERSIST_LOCK_FILE);
   const key = resolve(dir);
-  const { locked, createdDir } = await writeLock(dir, path);
-  if (!locked) {
-    const holder = await holderOf(path);
-    if (typeof holder === 'object' || isLive(holder, key)) throw inUse(dir, holder);
-    await takeOver(path, key, holder);
-  }
+  // Marked before anything is looked at: a second start here would find this process's lock, and take it as stale.
+  if (heldHere.has(key)) throw inUse(dir, PID);
   heldHere.add(key);
+  let createdDir: string | undefined;
+  try {
+    const written = await writeLock(dir, path);
+    createdDir = written.createdDir;
+    if (!written.locked) {
+      const holder = await holderOf(path);
+      if (typeof holder === 'object' || isLive(holder)) throw inUse(dir, holder);
+      await takeOver(path, key, holder);
+    }
+  } catch (error) {
+    heldHere.delete(key);
+    throw error;
+  }
   let released = false;
   // A lock that cannot be deleted names this process: the next start takes it over as stale, here or in another process.
   const release = async (): Promise<void> => {
@@ -224,7 +277,7 @@ export async function lockPersistDir(dir: string): Promise<PersistLock> {
     discard: async (removeCreated) => {
       if (released || createdDir === undefined || !removeCreated) return release().then(() => undefined);
       released = true;
-      const aside = `${createdDir}.${process.pid}.removed`;
+      const aside = `${createdDir}.${PID}.removed`;
       const failure = await rename(createdDir, aside).then(
         () =>
           rm(aside, { recursive: true, force: true }).then(
