@@ -19,7 +19,9 @@ export const leaseTableTimeouts = (renewIntervalMs: number) => {
  *
  * @example
  * ```ts
- * const document = leaseTableClient(worker.settings.renewIntervalMs);
+ * // Before the worker exists: the same settings the worker is then given.
+ * const { renewIntervalMs } = processorSettings(env.settings);
+ * const document = leaseTableClient(renewIntervalMs);
  * ```
  */
 export const leaseTableClient = (renewIntervalMs: number, config: DynamoDBClientConfig = {}): DynamoDBDocumentClient =>
