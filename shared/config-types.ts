@@ -72,7 +72,7 @@ export interface RelayTuning {
 
 /** The event archive: an archive queue subscribed to every topic, and an archiver writing its envelopes to S3. */
 export interface ArchiveConfig {
-  /** Days an archive object is kept before the bucket's lifecycle rule deletes it, 1 to {@link MAX_ARCHIVE_RETENTION_DAYS}. */
+  /** Days an archive object is kept before the bucket's lifecycle rule deletes it, 1 to 3650 (10 years). */
   readonly retentionDays: number;
 }
 

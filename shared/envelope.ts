@@ -33,7 +33,7 @@ export interface OutboxEnvelope<TData = unknown> {
   readonly aggregatetype: string;
   /**
    * The event's position in its aggregate, per slot epoch: a CloudEvents Integer (a JSON number),
-   * within the spec's range up to {@link CLOUDEVENTS_INTEGER_MAX}.
+   * within the spec's range up to 2147483647.
    */
   readonly aggregatesequence: number;
   readonly sequenceepoch: string;
@@ -206,7 +206,7 @@ const EVENT_ATTRIBUTE_NAME_BYTES = Buffer.byteLength('type') + Buffer.byteLength
 /**
  * The content type of a message that carries several events of one aggregate: a CloudEvents
  * JSON batch (a JSON array of structured-mode envelopes, in sequence order). The relay marks such
- * a message with the message attribute {@link CONTENT_TYPE_ATTRIBUTE}; a message without it
+ * a message with the message attribute `content-type`; a message without it
  * carries one envelope.
  *
  * @example

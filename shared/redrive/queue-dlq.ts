@@ -89,7 +89,7 @@ export function sendBatches<T extends { readonly item: Planned }>(items: readonl
 /**
  * Moves a subscriber DLQ's messages back to their source queue: same body, message attributes
  * and (FIFO) message group; each is deleted from the DLQ only after the send succeeded. Sends go
- * in batches of at most 10 messages and {@link MAX_SEND_BATCH_BYTES}, and into a FIFO queue with
+ * in batches of at most 10 messages and 256 KiB, and into a FIFO queue with
  * at most one message of a group each; once a message of a group fails, no later message of that
  * group is sent in the run (it fails too, and stays), so none overtakes it.
  *
