@@ -166,8 +166,17 @@ describe('npm start, stopped by a signal before the banner', { timeout: 180_000 
     };
     npm.stdout?.on('data', append);
     npm.stderr?.on('data', append);
-    const exited = new Promise<number | null>((resolve) => npm.once('close', (code) => resolve(code)));
-    await waitFor(() => javaOn(dynamoDbPort).length > 0, { timeoutMs: 90_000, what: `DynamoDB Local's Java; output so far:\n${output}` });
+    let ended: number | null | undefined;
+    const exited = new Promise<number | null>((resolve) =>
+      npm.once('close', (code) => {
+        ended = code;
+        resolve(code);
+      }),
+    );
+    // A run that ends before its Java appears (a port taken meanwhile, say) ends the wait at once, and fails with what it said.
+    await waitFor(() => ended !== undefined || javaOn(dynamoDbPort).length > 0, { timeoutMs: 90_000, what: "DynamoDB Local's Java" });
+    if (javaOn(dynamoDbPort).length === 0)
+      throw new Error(`npm start ended (exit code ${ended}) before DynamoDB Local's Java started; it said:\n${output}`);
     return { npm, output: () => output, exited, dynamoDbPort };
   }
 
