@@ -34,6 +34,7 @@ export interface Consumer {
 /** Lambda's context as the handler reads it: the time left always; the rest (request id, function) when Lambda passes it. */
 export type LambdaContext = Pick<Context, 'getRemainingTimeInMillis'> & Partial<Context>;
 
+/** The CloudWatch namespace of a consumer's metrics when `metrics` is not given (`'DynamoDbOutbox'`). */
 export const METRICS_NAMESPACE = 'DynamoDbOutbox';
 
 export { CONSUMER_LAG_DIMENSION, CONSUMER_LAG_METRIC, OTHER_EVENT_TYPE } from './reporter.js';

@@ -2,6 +2,7 @@ import { showValue } from '../show-value.js';
 import { TABLE } from '../table.js';
 import { ConsumerOptionsError } from './errors.js';
 
+/** Partition-key prefix of inbox records: `pk = INBOX#<consumer name>#<event id>`. */
 export const INBOX_PREFIX = 'INBOX#';
 /**
  * The start of every inbox record's sort key: `INBOX#<source>`. Records written before the source

@@ -4,6 +4,7 @@ import { describeCause, PollError, PollerStoppedError, type PollResult } from '.
 import { DEFAULT_POLLER_BACKOFF, POLL_KEYS, validatePollerOptions, validateStopOptions } from './poll-options.js';
 import { type PollOptions, pollQueue } from './sqs-poller.js';
 
+/** Options of `createPoller`: those of `pollOnce`, plus how many loops receive and how failures are backed off and reported. */
 export interface PollerOptions extends PollOptions {
   /**
    * Receive loops, each taking a batch, processing it and deleting what was acknowledged before

@@ -5,7 +5,12 @@ import { type AggregateSequenceFields, aggregateSequenceOf, type OutboxEnvelope 
 import { TABLE } from '../table.js';
 import type { ResolvedInboxOptions } from './inbox.js';
 
+/**
+ * Partition-key prefix of the records `sequenceTracking` keeps, one per consumer and aggregate:
+ * `pk = SEQ#<consumer name>#<aggregate type>#<aggregate id>`.
+ */
 export const SEQUENCE_PREFIX = 'SEQ#';
+/** Sort key of every sequence-tracking record (`sk = SEQ`). */
 export const SEQUENCE_SORT_KEY = 'SEQ';
 
 /** A position in an aggregate's event history: (slot creation time, `aggregatesequence`) increases strictly. */

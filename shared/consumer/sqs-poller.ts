@@ -15,10 +15,13 @@ import { CHECKED_ATTRIBUTES } from './trust.js';
 
 export type { PollResult } from './poll-errors.js';
 
+/** Options of `pollOnce`: the queue to receive one batch from, the consumer that processes it, and how it is received. */
 export interface PollOptions {
+  /** The client every SQS call of the poll goes through. */
   readonly sqs: SQSClient;
   /** The queue's http(s) URL, as SQS gives it; anything else is refused before SQS is called. */
   readonly queueUrl: string;
+  /** The consumer (from `createConsumer`) whose `process` handles each received batch. */
   readonly consumer: Pick<Consumer, 'process'>;
   /** 1–10. @default 10 */
   readonly maxMessages?: number;

@@ -63,6 +63,7 @@ export interface ClaimHandler<TData = unknown> extends HandlerBase<TData> {
   handle(event: OutboxEnvelope<TData>, context: ClaimContext): Promise<void> | void;
 }
 
+/** The handler of one event type: idempotent by transaction (the default) or by claim. */
 export type EventHandler<TData = unknown> = TransactionHandler<TData> | ClaimHandler<TData>;
 
 /** Where the inbox records live: the outbox table or the consumer's own table with the same `pk`/`sk` string keys. */
@@ -106,6 +107,7 @@ export interface ConsumerMetrics {
   publishStoredMetrics?(): void;
 }
 
+/** Options of `createConsumer`: its name, the sources and topics it trusts, its handlers and its inbox. */
 export interface ConsumerOptions {
   /** Names the consumer in inbox keys: two consumers of one event each handle it once. 1–64 letters, digits, `.`, `_`, `-`. */
   readonly name: string;
@@ -248,10 +250,13 @@ export type MessageOutcome =
       readonly failedMessageId: string;
     };
 
+/** One message of a batch that was not acknowledged, in the shape of Lambda's partial batch response. */
 export interface BatchItemFailure {
+  /** The SQS message id. */
   readonly itemIdentifier: string;
 }
 
+/** What `process` returns: the messages to retry, and every message's outcome. */
 export interface BatchResult {
   /** The SQS partial batch response: every message not acknowledged, by message id. */
   readonly batchItemFailures: BatchItemFailure[];

@@ -56,6 +56,10 @@ export interface EventInput<TData = unknown> {
   readonly tracestate?: string;
 }
 
+/**
+ * What `outbox.write` commits in one DynamoDB transaction: the caller's business operations and
+ * the events they imply, optionally made idempotent by a key.
+ */
 export interface WriteInput {
   /** Business operations committed together with the events. @default [] */
   readonly operations?: readonly WriteOperation[];
@@ -83,8 +87,21 @@ export interface SlotPlan {
   readonly versions?: (number | undefined)[];
 }
 
+/**
+ * Most actions one write may send (the DynamoDB transaction limit): its operations, plus one per
+ * aggregate its events belong to, plus one for the idempotency record when a key is given. A
+ * write that needs more is refused with `TOO_MANY_ACTIONS` before anything is sent.
+ */
 export const MAX_TRANSACTION_ACTIONS = 100;
+/**
+ * Largest item DynamoDB stores, in bytes (400 KiB, attribute names included). A `Put` item, an
+ * aggregate's slot item of events, or an idempotency record over it is refused before anything is sent.
+ */
 export const MAX_ITEM_BYTES = 400 * 1024;
+/**
+ * Largest transaction request DynamoDB accepts, in bytes (4 MiB). A write whose estimated size is
+ * over it is refused with `REQUEST_TOO_LARGE` before anything is sent.
+ */
 export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
 /**
