@@ -32,8 +32,14 @@ export const PROCESSOR_ENV = Object.freeze({
   healthPort: 'OUTBOX_PROCESSOR_HEALTH_PORT',
 });
 
+/**
+ * What `processorEnvironment` reads from the deployed processor's environment variables
+ * (`PROCESSOR_ENV`, besides the relay's): the options `createProcessor` needs that are not clients.
+ */
 export interface ProcessorEnvironment extends RelayEnvironment {
+  /** From `OUTBOX_STREAM_ARN`. */
   readonly streamArn: string;
+  /** From `OUTBOX_LEASE_TABLE`. */
   readonly leaseTableName: string;
   /** Where records given up on go: pass it to `createProcessor` as `onFailure.bucket`. */
   readonly failedBatchBucket: string;

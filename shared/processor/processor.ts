@@ -38,16 +38,24 @@ export function createProcessorRelay(given: ProcessorRelayOptions): Relay {
   return new Relay({ ...options, onlyAggregateTypes: types });
 }
 
+/**
+ * Options of `createProcessor` and `startProcessor`: the relay's (those of `createProcessorRelay`),
+ * plus the stream to read, the lease table that shares its shards among workers, and the worker's own.
+ */
 export interface StartProcessorOptions extends ProcessorRelayOptions {
   /** A `DynamoDBStreamsClient` (or a stream with the same operations). */
   readonly streams: StreamsApi;
+  /** The outbox table's stream, as its `LatestStreamArn` gives it. */
   readonly streamArn: string;
   /** Document client of the DynamoDB that holds the lease table. */
   readonly document: DynamoDBDocumentClient;
+  /** The table the workers keep their shard leases and checkpoints in. */
   readonly leaseTableName: string;
-  /** @default `worker-<pid>-<random>` */
+  /** Names this worker in the leases it holds; give each worker its own. @default `worker-<pid>-<random>` */
   readonly workerId?: string;
+  /** Timing and balancing; a field left out takes its default (see `ProcessorSettings`). @default every field's default */
   readonly settings?: Partial<ProcessorSettings>;
+  /** Told what the worker does (leases taken and lost, pages published, failures); `processorObserver` logs it. @default none: nothing is reported */
   readonly observer?: WorkerObserver;
   /**
    * Where a failing record goes, with every later record of its page not delivered, once the

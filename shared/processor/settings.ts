@@ -37,6 +37,7 @@ export interface ProcessorSettings {
   readonly handOffTimeoutMs: number;
 }
 
+/** The default of `ProcessorSettings.failoverMs`, in milliseconds (10 s); the CDK construct's default `failover` too. */
 export const DEFAULT_FAILOVER_MS = 10_000;
 
 /**

@@ -109,4 +109,9 @@ export type RelayHandlerDependencies = RelayHandlerOptions;
 /** Lambda's context as the relay reads it: how long the invocation has left; the rest (request id, function) for the logs when Lambda passes it. */
 export type RelayInvocationContext = Pick<Context, 'getRemainingTimeInMillis'> & Partial<Context>;
 
+/**
+ * The Lambda handler `createRelayHandler` returns: publishes a DynamoDB stream batch and answers
+ * with its lowest failed record in `batchItemFailures`, which the event source mapping (with
+ * `ReportBatchItemFailures` on) retries from.
+ */
 export type RelayHandler = (event: DynamoDBStreamEvent, context?: RelayInvocationContext) => Promise<DynamoDBBatchResponse>;

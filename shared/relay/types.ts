@@ -28,6 +28,7 @@ export type AggregateTypeSelection =
       readonly ignoreAggregateTypes?: never;
     };
 
+/** Options of `new Relay(...)`: the config and clients it publishes with, and which aggregate types it takes. */
 export type RelayOptions = RelayBaseOptions & AggregateTypeSelection;
 
 /** Options of one {@link Relay.relay} call. */
