@@ -7,7 +7,9 @@ import { HeldMessages } from './held-messages.js';
 import { checkCommonOptions, checkQueueUrl, visibilityTimeoutOf } from './option-checks.js';
 import { IN_FLIGHT_LIMIT, queueCounts } from './queue-counts.js';
 
+/** Options of `summarizeDlq`: the dead-letter queue to read, which of its messages to count, and how long to read. */
 export interface DlqSummarizeOptions {
+  /** The client the queue is read through. */
   readonly sqs: SQSClient;
   /** URL of a relay DLQ or a subscriber's DLQ; which one is told by each message's shape. */
   readonly queueUrl: string;

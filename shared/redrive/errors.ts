@@ -18,6 +18,7 @@ const WORD_HEADINGS: Readonly<Record<string, (command: string) => string>> = {
 /** How a refusal of a command-line word shows it: what was typed, or that there was none. */
 export const givenWord = (word: string | undefined): string => (word === undefined ? 'none given' : `got ${JSON.stringify(word)}`);
 
+/** The last argument of `new RedriveOptionsError(...)`: the error's `cause`, and the command the refused option belongs to. */
 export interface RedriveRefusalOptions extends ErrorOptions {
   /** The command whose option was refused, as typed: `dlq summarize` for its own. @default 'redrive' */
   readonly command?: string;

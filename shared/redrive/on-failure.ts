@@ -22,7 +22,12 @@ export type OnFailureSource =
   | { readonly bucket: string; readonly prefix?: string; readonly s3: S3Client; readonly queueUrl?: never; readonly sqs?: never }
   | { readonly queueUrl: string; readonly sqs: SQSClient; readonly bucket?: never; readonly s3?: never };
 
+/**
+ * Options of `redriveOnFailure`: where the stream's on-failure destination put its records, and
+ * the clients, config and topic ARNs to republish their events with, as the relay would.
+ */
 export interface OnFailureRedriveOptions extends RedriveCommonOptions {
+  /** The S3 bucket (and prefix) or the SQS queue the records are in. */
   readonly source: OnFailureSource;
   /** An `SNSClient`, or anything that sends `PublishBatch` like one. */
   readonly sns: PublishBatchClient;

@@ -9,7 +9,9 @@ import { RedriveOptionsError } from './errors.js';
 import { checkQueueUrl } from './option-checks.js';
 import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
 
+/** Options of `redriveQueueDlq`: a subscriber's dead-letter queue, and the queue its messages are sent back to as they came. */
 export interface QueueDlqRedriveOptions extends RedriveCommonOptions {
+  /** The client both queues are read and written through. */
   readonly sqs: SQSClient;
   /** URL of the subscriber's dead-letter queue. */
   readonly queueUrl: string;

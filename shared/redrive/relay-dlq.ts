@@ -13,7 +13,9 @@ import { checkQueueUrl, checkTopicArns, redriveConfig } from './option-checks.js
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 
+/** Options of `redriveRelayDlq`: the relay's dead-letter queue, and the SNS client and topic ARNs its events are republished to. */
 export interface RelayDlqRedriveOptions extends RedriveCommonOptions {
+  /** The client the relay DLQ is read and deleted from. */
   readonly sqs: SQSClient;
   /** An `SNSClient`, or anything that sends `PublishBatch` like one. */
   readonly sns: PublishBatchClient;

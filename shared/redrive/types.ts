@@ -21,13 +21,17 @@ export interface RedriveCommonOptions {
   readonly signal?: AbortSignal;
 }
 
+/** What `onProgress` is called with after every batch of a redrive: the counts so far. */
 export interface RedriveProgress {
   /** Messages (or records) taken from the source so far. */
   readonly processed: number;
   /** The count before the run, for a progress bar; may grow while producers add messages. */
   readonly total: number;
+  /** Moved so far, as the summary's `moved` counts them. */
   readonly moved: number;
+  /** Failed so far, as the summary's `failed` counts them. */
   readonly failed: number;
+  /** Skipped so far, as the summary's `skipped` counts them. */
   readonly skipped: number;
 }
 

@@ -25,8 +25,9 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
+/** Options of `startDynamoDbLocal`: its port, where it keeps its data, and how long its start may take. */
 export interface DynamoDbLocalOptions {
-  /** @default 0 — a free port */
+  /** Port DynamoDB Local listens on. @default 0 — a free port */
   readonly port?: number;
   /** Folder to keep the data in. @default undefined — in memory */
   readonly dbPath?: string;

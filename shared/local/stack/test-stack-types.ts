@@ -70,12 +70,13 @@ export interface OutboxTestSubscriber {
   readonly concurrency?: number;
 }
 
+/** Options of `startOutboxTestStack`: the service's config, the subscriber queues to set up, and the local ports and timeouts. */
 export interface OutboxTestStackOptions {
   /** The service's outbox config, from `defineConfig`: the topics, routes and relay tuning it deploys. */
   readonly config: OutboxConfig;
-  /** @default none */
+  /** Queues to create, each subscribed to one of the config's topics, as `OutboxSubscriber` deploys them. @default none */
   readonly subscribers?: readonly OutboxTestSubscriber[];
-  /** @default 'outbox' */
+  /** Name of the outbox table created on DynamoDB Local. @default 'outbox' */
   readonly tableName?: string;
   /** Port of DynamoDB Local. @default 0 — a free port */
   readonly dynamoDbPort?: number;
@@ -115,6 +116,7 @@ export interface OutboxTestQueue {
   readonly deadLetterQueue: { readonly name: string; readonly url: string; readonly arn: string };
 }
 
+/** Options of `stack.receive`: how many messages to wait for, how long, and from which queue. */
 export interface ReceiveOptions {
   /** Messages to wait for, 1–1000: `receive` resolves as soon as this many have arrived. @default 1 */
   readonly count?: number;
@@ -145,6 +147,7 @@ export interface ReceivedMessage<TData = unknown> {
   readonly receiveCount: number;
 }
 
+/** Options of `stack.archive.waitForArchived`. */
 export interface WaitForArchivedOptions {
   /** How long to wait, in ms (0–900000); then `waitForArchived` resolves with the count reached. @default 10000 */
   readonly timeoutMs?: number;
