@@ -24,6 +24,17 @@ export function sharedAbortController(): AbortController {
 }
 
 /**
+ * What a start takes as its `signal`: Node's own `AbortSignal`, or one that behaves as it does
+ * from a polyfill or another realm (a jsdom window, say).
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/**
  * A signal that aborts when `parent` does (with its reason) and takes any number of listeners
  * at once, leaving the caller's signal as it was; `detach()` stops following `parent`.
  *
@@ -37,7 +48,7 @@ export function sharedAbortController(): AbortController {
  * }
  * ```
  */
-export function followSignal(parent: AbortSignal): { readonly signal: AbortSignal; detach(): void } {
+export function followSignal(parent: AbortSignalLike): { readonly signal: AbortSignal; detach(): void } {
   const controller = sharedAbortController();
   if (parent.aborted) {
     controller.abort(parent.reason);

@@ -3,11 +3,11 @@
  * while it runs becomes a `LocalStackError` `START_ABORTED` that says which step it stopped in.
  */
 
+import { type AbortSignalLike, followSignal as followAbort } from '../../abort.js';
 import { errorMessage } from '../../error-message.js';
 import { LocalStackError } from '../errors.js';
 import { invalidOption } from './options.js';
 import { stoppedPhrase } from './stop-failures.js';
-import type { AbortSignalLike } from './test-stack-types.js';
 
 const isFunction = (value: unknown): boolean => typeof value === 'function';
 
@@ -31,11 +31,8 @@ export function checkSignal(what: string, signal: unknown): void {
  */
 export function followSignal(signal: AbortSignalLike | undefined): { signal: AbortSignal | undefined; release(): void } {
   if (signal === undefined || signal instanceof AbortSignal) return { signal, release: () => {} };
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(signal.reason);
-  if (signal.aborted) onAbort();
-  else signal.addEventListener('abort', onAbort, { once: true });
-  return { signal: controller.signal, release: () => signal.removeEventListener('abort', onAbort) };
+  const followed = followAbort(signal);
+  return { signal: followed.signal, release: followed.detach };
 }
 
 /**

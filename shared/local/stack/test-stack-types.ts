@@ -7,22 +7,14 @@
 
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { AbortSignalLike } from '../../abort.js';
 import type { ReplayArchiveOptions, ReplaySummary } from '../../archive/replay-types.js';
 import type { OutboxConfig } from '../../config.js';
 import type { OutboxEnvelope } from '../../envelope.js';
 import type { Outbox } from '../../write/index.js';
 import type { LocalClients } from '../clients.js';
 
-/**
- * What a start takes as its `signal`: Node's own `AbortSignal`, or one that behaves as it does
- * from a polyfill or another realm (a jsdom window, say).
- */
-export interface AbortSignalLike {
-  readonly aborted: boolean;
-  readonly reason?: unknown;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
-}
+export type { AbortSignalLike };
 
 /** What a subscriber's handler is built from: the local table and a client for it. */
 export interface OutboxTestHandlerDeps {
