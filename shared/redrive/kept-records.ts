@@ -44,7 +44,11 @@ export interface RecordPublished {
   readonly problem?: string;
 }
 
-const counted = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
+/** `1 event`, `2 events`: a count of `one`, its noun in the plural but for 1. */
+export const counted = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** The verb a count of `n` takes: `was` for 1, `were` for any other. */
+export const wasOrWere = (n: number): string => (n === 1 ? 'was' : 'were');
 
 /** `a`, `a and b`, `a, b and c`. */
 const listed = (parts: readonly string[]): string =>
@@ -53,7 +57,7 @@ const listed = (parts: readonly string[]): string =>
 /** What went out of a record whose first records the stream trimmed: its events published, dead-lettered, failed, and its dead letters. */
 function whatWentOut(outcome: RecordPublished, dryRun: boolean | undefined): string {
   const { events, published, deadLettered, letters } = outcome;
-  const verb = (n: number) => (dryRun === true ? 'would be' : n === 1 ? 'was' : 'were');
+  const verb = (n: number) => (dryRun === true ? 'would be' : wasOrWere(n));
   const failed = events - published - deadLettered;
   const told =
     published === events

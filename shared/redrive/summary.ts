@@ -1,3 +1,4 @@
+import { counted, wasOrWere } from './kept-records.js';
 import type { RedriveSummary } from './types.js';
 
 function headline(summary: RedriveSummary): string {
@@ -12,8 +13,7 @@ function headline(summary: RedriveSummary): string {
 const deadLettered = ({ deadLettered: n }: RedriveSummary): string =>
   n === undefined ? '' : ` published; ${n} dead-lettered to the relay DLQ`;
 
-const events = (n: number): string => `${n} event${n === 1 ? '' : 's'}`;
-const was = (n: number): string => (n === 1 ? 'was' : 'were');
+const events = (n: number): string => counted(n, 'event');
 
 /**
  * The records of a count that stay although events of theirs were republished (in a dry run: would
@@ -26,13 +26,13 @@ function keptAfterRepublish(summary: RedriveSummary, dryRun: boolean) {
     failed:
       failed === undefined
         ? ''
-        : ` (${failed.records} kept after ${events(failed.events)} of ${failed.records === 1 ? 'it' : 'them'} ${was(failed.events)} republished)`,
+        : ` (${failed.records} kept after ${events(failed.events)} of ${failed.records === 1 ? 'it' : 'them'} ${wasOrWere(failed.events)} republished)`,
     skipped:
       trimmed === undefined
         ? ''
         : trimmed.records === 1
-          ? ` (1 ${kept} after the ${events(trimmed.events)} of its records still in the stream ${was(trimmed.events)} republished: the stream had trimmed the first records of its batch)`
-          : ` (${trimmed.records} ${kept} after the ${events(trimmed.events)} of their records still in the stream ${was(trimmed.events)} republished: the stream had trimmed the first records of their batches)`,
+          ? ` (1 ${kept} after the ${events(trimmed.events)} of its records still in the stream ${wasOrWere(trimmed.events)} republished: the stream had trimmed the first records of its batch)`
+          : ` (${trimmed.records} ${kept} after the ${events(trimmed.events)} of their records still in the stream ${wasOrWere(trimmed.events)} republished: the stream had trimmed the first records of their batches)`,
     events: (trimmed?.events ?? 0) + (failed?.events ?? 0),
   };
 }
