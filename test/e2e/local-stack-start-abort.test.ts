@@ -7,9 +7,9 @@ import { config as appConfig } from '../../examples/orders/outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
 import { LocalStackError } from '../../shared/local/errors.js';
 import { startOutboxTestStack } from '../../shared/local/index.js';
-import { startDynamoDbLocal } from '../../shared/local/stack/dynamodb-local.js';
 import { startLocalStack } from '../../shared/local/stack/local-stack.js';
 import { freePort, portBindError } from '../../shared/local/stack/ports.js';
+import { abortWhileJavaStarts } from '../helpers/abort-while-java-starts.js';
 import { dynamoDbLocalJavaOn as javaOn } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -93,19 +93,7 @@ describe('startLocalStack aborted by its signal', { timeout: 120_000 }, () => {
 
 describe('startDynamoDbLocal aborted by its signal', { timeout: 120_000 }, () => {
   it('ends Java at once while it is starting, and rejects with START_ABORTED', async () => {
-    const port = await freePort();
-    const controller = new AbortController();
-    const starting = startDynamoDbLocal({ port, signal: controller.signal }).then(
-      async (ddb) => {
-        await ddb.stop();
-        return new Error('DynamoDB Local answered before the abort');
-      },
-      (e: unknown) => e,
-    );
-    await waitFor(() => javaOn(port).length > 0, { timeoutMs: 30_000, what: `a Java process for port ${port}` });
-
-    controller.abort();
-    const error = await starting;
+    const { port, error } = await abortWhileJavaStarts(new AbortController());
 
     expect(error).toMatchObject({ name: 'LocalStackError', code: 'START_ABORTED' });
     expect((error as Error).message).toMatch(/^the start was aborted while starting DynamoDB Local \(This operation was aborted\)/);

@@ -3,9 +3,9 @@ import { config } from '../../examples/orders/outbox.config.js';
 import { startDynamoDbLocal } from '../../shared/local/stack/dynamodb-local.js';
 import { startLocalStack } from '../../shared/local/stack/local-stack.js';
 import { freePort, portBindError } from '../../shared/local/stack/ports.js';
+import { abortWhileJavaStarts } from '../helpers/abort-while-java-starts.js';
 import { PolyfillAbortController } from '../helpers/polyfill-signal.js';
 import { dynamoDbLocalJavaOn as javaOn } from '../helpers/processes.js';
-import { waitFor } from '../helpers/wait.js';
 
 /*
  * A start's `signal` from a polyfill or another realm aborts it as Node's own does: DynamoDB
@@ -13,19 +13,8 @@ import { waitFor } from '../helpers/wait.js';
  */
 describe('a start given an AbortSignal of a polyfill', { timeout: 120_000 }, () => {
   it('startDynamoDbLocal ends Java when it aborts while Java starts', async () => {
-    const port = await freePort();
     const controller = new PolyfillAbortController();
-    const starting = startDynamoDbLocal({ port, signal: controller.signal }).then(
-      async (ddb) => {
-        await ddb.stop();
-        return new Error('DynamoDB Local answered before the abort');
-      },
-      (e: unknown) => e,
-    );
-    await waitFor(() => javaOn(port).length > 0, { timeoutMs: 30_000, what: `a Java process for port ${port}` });
-
-    controller.abort(new Error('cancelled'));
-    const error = await starting;
+    const { port, error } = await abortWhileJavaStarts(controller, new Error('cancelled'));
 
     expect(error).toMatchObject({ name: 'LocalStackError', code: 'START_ABORTED', cause: new Error('cancelled') });
     expect((error as Error).message).toMatch(/^the start was aborted while starting DynamoDB Local \(cancelled\); /);
