@@ -1,8 +1,16 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { FauxqsServer } from 'fauxqs';
+import { defineConfig } from '../../shared/config.js';
 import { type OutboxEnvelope, parseEnvelope } from '../../shared/envelope.js';
 import type { StreamOnFailureRecord } from '../../shared/redrive/on-failure-record.js';
 import { queueBodies } from './fauxqs.js';
+
+/** The config of the on-failure redrive tests: aggregate type `order` on one FIFO topic, `orders.fifo`. */
+export const ORDERS_FIFO_CONFIG = defineConfig({
+  source: 'urn:dynamodb-outbox:test',
+  topics: [{ name: 'orders.fifo', fifo: true }],
+  routes: { order: 'orders.fifo' },
+});
 
 /** The record Lambda writes for a failed batch of stream records; with its payload as an S3 destination keeps it. */
 export function failedBatch(

@@ -8,19 +8,14 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { defineConfig } from '../../shared/config.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
-import { failedBatch, fifoView } from '../helpers/failed-batch.js';
+import { failedBatch, fifoView, ORDERS_FIFO_CONFIG } from '../helpers/failed-batch.js';
 import { queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile } from '../helpers/local.js';
 import { recordOf, type Split, splitWithSibling, streamsOf } from '../helpers/split-stream.js';
 
 const { server, clients } = await emulatorForFile();
-const config = defineConfig({
-  source: 'urn:dynamodb-outbox:test',
-  topics: [{ name: 'orders.fifo', fifo: true }],
-  routes: { order: 'orders.fifo' },
-});
+const config = ORDERS_FIFO_CONFIG;
 /** One attempt per read and publish: the tests never wait on a backoff. */
 const retry = { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 2 };
 /** Past the stream's 24-hour retention, as a batch the relay gave up at 24 h is when it is redriven. */

@@ -3,20 +3,15 @@ import { GetShardIteratorCommand, LimitExceededException } from '@aws-sdk/client
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { defineConfig } from '../../shared/config.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
-import { batchPayload, failedBatch, fifoView } from '../helpers/failed-batch.js';
+import { batchPayload, failedBatch, fifoView, ORDERS_FIFO_CONFIG } from '../helpers/failed-batch.js';
 import { queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile, freshTable } from '../helpers/local.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 import { streamRecords, writeSlot } from '../helpers/slot-stream.js';
 
 const { server, clients } = await emulatorForFile();
-const config = defineConfig({
-  source: 'urn:dynamodb-outbox:test',
-  topics: [{ name: 'orders.fifo', fifo: true }],
-  routes: { order: 'orders.fifo' },
-});
+const config = ORDERS_FIFO_CONFIG;
 /** Quick retries: the tests wait on the redrive's own retries, never on a fixed sleep. */
 const retry = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
 const ESM = 'aws/lambda/0f6c9a5e-1111-2222-3333-444455556666';

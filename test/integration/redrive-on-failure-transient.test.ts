@@ -3,9 +3,8 @@ import { DescribeStreamCommand, GetShardIteratorCommand, LimitExceededException 
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { defineConfig } from '../../shared/config.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
-import { batchPayload, failedBatch, fifoView } from '../helpers/failed-batch.js';
+import { batchPayload, failedBatch, fifoView, ORDERS_FIFO_CONFIG } from '../helpers/failed-batch.js';
 import { queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile, freshTable } from '../helpers/local.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
@@ -18,11 +17,7 @@ import { streamRecords, writeSlot } from '../helpers/slot-stream.js';
  */
 
 const { server, clients } = await emulatorForFile();
-const config = defineConfig({
-  source: 'urn:dynamodb-outbox:test',
-  topics: [{ name: 'orders.fifo', fifo: true }],
-  routes: { order: 'orders.fifo' },
-});
+const config = ORDERS_FIFO_CONFIG;
 /** Quick retries: the tests wait on the redrive's own retries, never on a fixed sleep. */
 const retry = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 };
 

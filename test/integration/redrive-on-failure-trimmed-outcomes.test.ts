@@ -3,20 +3,15 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { PublishBatchCommand, type PublishBatchCommandOutput } from '@aws-sdk/client-sns';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
-import { defineConfig } from '../../shared/config.js';
 import { redriveOnFailure } from '../../shared/redrive/on-failure.js';
 import type { PublishBatchClient } from '../../shared/relay/types.js';
-import { failedBatch, fifoView } from '../helpers/failed-batch.js';
+import { failedBatch, fifoView, ORDERS_FIFO_CONFIG } from '../helpers/failed-batch.js';
 import { queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile } from '../helpers/local.js';
 import { recordOf, splitWithSibling, streamsOf } from '../helpers/split-stream.js';
 
 const { server, clients } = await emulatorForFile();
-const config = defineConfig({
-  source: 'urn:dynamodb-outbox:test',
-  topics: [{ name: 'orders.fifo', fifo: true }],
-  routes: { order: 'orders.fifo' },
-});
+const config = ORDERS_FIFO_CONFIG;
 /** One attempt per read and publish: the tests never wait on a backoff. */
 const retry = { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 2 };
 
