@@ -4,6 +4,8 @@
  * names anyway, so a name that breaks one is refused before anything is read or written.
  */
 
+import { counted } from '../plural.js';
+
 /** The reserved prefixes S3 refuses at the start of a general purpose bucket's name. */
 const RESERVED_PREFIXES = ['xn--', 'sthree-', 'amzn-s3-demo-'] as const;
 /** The reserved suffixes (access point and Object Lambda aliases, Multi-Region Access Points, directory and table buckets). */
@@ -29,7 +31,7 @@ export const S3_BUCKET_NAME_RULE =
  * ```
  */
 export function s3BucketNameProblem(name: string): string | undefined {
-  if (name.length < 3 || name.length > 63) return `has ${name.length} character${name.length === 1 ? '' : 's'}, not 3 to 63`;
+  if (name.length < 3 || name.length > 63) return `has ${counted(name.length, 'character')}, not 3 to 63`;
   if (!/^[a-z0-9.-]*$/.test(name)) return "holds a character other than a lower-case letter, a digit, '.' or '-'";
   if (!/^[a-z0-9].*[a-z0-9]$/.test(name)) return 'does not start and end with a letter or digit';
   if (name.includes('..')) return "holds '..'";

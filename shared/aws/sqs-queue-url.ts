@@ -4,6 +4,8 @@
  * it is given, not at the first call after a run began, as the SDK's error.
  */
 
+import { counted } from '../plural.js';
+
 /** `<scheme>://<host><rest>`; the groups are the scheme, the host and the rest. */
 const HTTP_URL = /^(https?):\/\/([^/?#\s]+)(.*)$/s;
 
@@ -44,7 +46,7 @@ function parse(url: unknown): { name: string } | { fault: string } {
   if (account !== undefined && !/^\d{12}$/.test(account)) return { fault: `has the account ${JSON.stringify(account)}, not 12 digits` };
   if (queue !== undefined) {
     return {
-      fault: `has the queue name ${JSON.stringify(queue)} (${queue.length} character${queue.length === 1 ? '' : 's'}), where SQS takes 1 to 80 letters, digits, "-" and "_", a FIFO queue's ending in ".fifo"`,
+      fault: `has the queue name ${JSON.stringify(queue)} (${counted(queue.length, 'character')}), where SQS takes 1 to 80 letters, digits, "-" and "_", a FIFO queue's ending in ".fifo"`,
     };
   }
   return { fault: `has ${JSON.stringify(rest)} after its host, where /<account>/<queue name> belongs` };

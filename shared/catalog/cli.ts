@@ -10,6 +10,7 @@ import { parseStrictArgs } from '../cli-tokens.js';
 import { CONFIG_ENV, configFromEnv, type OutboxConfig } from '../config.js';
 import { ConfigFileError, loadConfigFile } from '../config-file.js';
 import { EnvironmentError } from '../errors.js';
+import { counted } from '../plural.js';
 import { catalogDocument } from './asyncapi.js';
 import { checkCatalog } from './check.js';
 import { CatalogError } from './errors.js';
@@ -169,7 +170,7 @@ export async function runCatalogCommand(
     const result = checkCatalog(await publishedOf(command.published), config);
     for (const warning of result.warnings) io.stderr.write(`warning: ${warning}\n`);
     const added = result.added.map((a) => `${a.type} v${a.version}`);
-    const summary = `${result.kept} published version${result.kept === 1 ? '' : 's'} kept${added.length === 0 ? '' : `, added: ${added.join(', ')}`}`;
+    const summary = `${counted(result.kept, 'published version')} kept${added.length === 0 ? '' : `, added: ${added.join(', ')}`}`;
     if (result.status === 'compatible') {
       io.stdout.write(`Compatible with ${command.published}: ${summary}\n`);
       return 0;

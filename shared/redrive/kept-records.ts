@@ -1,3 +1,4 @@
+import { counted, wasOrWere } from '../plural.js';
 import type { KeptRecords, RedriveSummary } from './types.js';
 
 /**
@@ -43,12 +44,6 @@ export interface RecordPublished {
   /** When not all went out (published or dead-lettered): why. */
   readonly problem?: string;
 }
-
-/** `1 event`, `2 events`: a count of `one`, its noun in the plural but for 1. */
-export const counted = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : 's'}`;
-
-/** The verb a count of `n` takes: `was` for 1, `were` for any other. */
-export const wasOrWere = (n: number): string => (n === 1 ? 'was' : 'were');
 
 /** `a`, `a and b`, `a, b and c`. */
 const listed = (parts: readonly string[]): string =>

@@ -1,4 +1,4 @@
-import { counted, wasOrWere } from './kept-records.js';
+import { counted, wasOrWere } from '../plural.js';
 import type { RedriveSummary } from './types.js';
 
 function headline(summary: RedriveSummary): string {

@@ -5,6 +5,7 @@
  */
 
 import { errorMessage } from '../../error-message.js';
+import { counted } from '../../plural.js';
 import { LocalStackError, LocalStartError } from '../errors.js';
 
 /**
@@ -20,7 +21,7 @@ import { LocalStackError, LocalStartError } from '../errors.js';
 export function stoppedPhrase(who: string, failures: readonly unknown[]): string {
   const count = failures.length;
   if (count === 0) return `what ${who} had started has been stopped, nothing is left running`;
-  const parts = count === 1 ? '1 part' : `${count} parts`;
+  const parts = counted(count, 'part');
   const where = count === 1 ? 'it is' : 'they are';
   return `of what ${who} had started, ${parts} failed to stop (${failures.map(errorMessage).join('; ')}: ${where} in the error's \`errors\`), the others have been stopped`;
 }
