@@ -1,11 +1,20 @@
-import { hostname } from 'node:os';
-import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
+import { s3BucketNameProblem } from '../aws/s3-bucket-name.js';
 import { requireEnv, shownEnvValue as shown } from '../env.js';
 import { EnvironmentError } from '../errors.js';
 import { RELAY_ENV } from '../event-source.js';
 import { processorAggregateTypes } from '../publishing-paths.js';
 import { type RelayEnvironment, relayEnvironment } from '../relay/index.js';
 import { ProcessorOptionsError } from './errors.js';
+import {
+  BUCKET_ALLOWED,
+  defaultWorkerId,
+  LEASE_TABLE_ALLOWED,
+  STREAM_ARN_ALLOWED,
+  STREAM_ARN_PATTERN,
+  TABLE_NAME_PATTERN,
+  WORKER_ID_ALLOWED,
+  WORKER_ID_DEFAULT,
+} from './processor-rules.js';
 import { type ProcessorSettings, processorSettings } from './settings.js';
 
 /** Environment variables of the stream processor, besides the relay's (`RELAY_ENV`). */
@@ -62,28 +71,10 @@ function optionalInteger(env: NodeJS.ProcessEnv, variable: string, allowed: stri
   return Number(text);
 }
 
-/**
- * A DynamoDB stream ARN, as a table's `LatestStreamArn` gives it: the table's ARN followed by
- * `/stream/` and the stream's label (a time stamp).
- */
-const STREAM_ARN_PATTERN = /^arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:\d{12}:table\/[A-Za-z0-9_.-]{3,255}\/stream\/[^\s/]+$/;
-const STREAM_ARN_ALLOWED =
-  "the ARN of the outbox table's stream, arn:aws:dynamodb:<region>:<account>:table/<table>/stream/<label> (the table's LatestStreamArn)";
-
-/** DynamoDB's rule for table names. */
-const TABLE_NAME_PATTERN = /^[A-Za-z0-9_.-]{3,255}$/;
-const LEASE_TABLE_ALLOWED = "the lease table's name (not its ARN): 3 to 255 letters, digits, '_', '.' and '-'";
-
-const BUCKET_ALLOWED = `an S3 bucket name: ${S3_BUCKET_NAME_RULE}`;
-
 /** The worker id given, or one made up; set but blank, it is refused (a blank lease owner). */
 function workerIdOf(env: NodeJS.ProcessEnv): string {
-  if (env[PROCESSOR_ENV.workerId] === undefined) return `${hostname()}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  return requireEnv(
-    PROCESSOR_ENV.workerId,
-    env,
-    'an id unique per task; leave it unset for one made of the host name, the process id and a random suffix',
-  );
+  if (env[PROCESSOR_ENV.workerId] === undefined) return defaultWorkerId();
+  return requireEnv(PROCESSOR_ENV.workerId, env, `${WORKER_ID_ALLOWED}; leave it unset for ${WORKER_ID_DEFAULT}`);
 }
 
 /**

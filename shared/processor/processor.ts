@@ -7,6 +7,8 @@ import type { RelayBaseOptions } from '../relay/types.js';
 import { ProcessorOptionsError } from './errors.js';
 import { DynamoDbLeaseTable } from './lease-table.js';
 import { onFailureWriter, type ProcessorOnFailureDestination } from './on-failure-writer.js';
+import { checkProcessorOptions } from './processor-options.js';
+import { defaultWorkerId } from './processor-rules.js';
 import type { ProcessorSettings } from './settings.js';
 import { StreamSource, type StreamsApi } from './stream-source.js';
 import { ProcessorWorker } from './worker.js';
@@ -51,7 +53,10 @@ export interface StartProcessorOptions extends ProcessorRelayOptions {
   readonly document: DynamoDBDocumentClient;
   /** The table the workers keep their shard leases and checkpoints in. */
   readonly leaseTableName: string;
-  /** Names this worker in the leases it holds; give each worker its own. @default `worker-<pid>-<random>` */
+  /**
+   * Names this worker in the leases it holds; give each worker its own (not blank).
+   * @default `<hostname>-<pid>-<random>`, as `processorEnvironment` makes when `OUTBOX_PROCESSOR_WORKER_ID` is unset
+   */
   readonly workerId?: string;
   /** Timing and balancing; a field left out takes its default (see `ProcessorSettings`). @default every field's default */
   readonly settings?: Partial<ProcessorSettings>;
@@ -84,12 +89,14 @@ export interface StartProcessorOptions extends ProcessorRelayOptions {
 export function createProcessor(options: StartProcessorOptions): ProcessorWorker {
   const { streams, streamArn, document, leaseTableName, workerId, settings, observer, onFailure, ...given } = options;
   const relay = { ...given, config: processorConfig(given.config) };
+  const publisher = createProcessorRelay(relay);
+  checkProcessorOptions(options);
   const declared = declaredEventTypes(relay.config);
   return new ProcessorWorker({
     source: new StreamSource(streams, streamArn),
     leases: new DynamoDbLeaseTable(document, leaseTableName),
-    publisher: createProcessorRelay(relay),
-    workerId: workerId ?? `worker-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
+    publisher,
+    workerId: workerId ?? defaultWorkerId(),
     ...(settings === undefined ? {} : { settings }),
     ...(observer === undefined ? {} : { observer }),
     retryBounds: relay.config.relay,

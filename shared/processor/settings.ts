@@ -1,3 +1,4 @@
+import { showValue } from '../show-value.js';
 import { ProcessorOptionsError } from './errors.js';
 
 /** Timing and balancing of the stream processor; every field has a default. */
@@ -70,6 +71,12 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
     'retryMaxDelayMs',
     'handOffTimeoutMs',
   ];
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ProcessorOptionsError(
+      'settings',
+      `got ${showValue(input)}; allowed: an object of settings (${known.join(', ')}), or none for the defaults`,
+    );
+  }
   for (const key of Object.keys(input)) {
     if (!known.includes(key)) throw new ProcessorOptionsError(key, `unknown option; allowed: ${known.join(', ')}`);
   }
@@ -89,7 +96,7 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
   const range = (field: keyof ProcessorSettings, min: number, max: number, why = ''): void => {
     const value = settings[field];
     if (!Number.isInteger(value) || value < min || value > max) {
-      throw new ProcessorOptionsError(field, `got ${JSON.stringify(value)}; allowed: an integer from ${min} to ${max}${why}`);
+      throw new ProcessorOptionsError(field, `got ${showValue(value)}; allowed: an integer from ${min} to ${max}${why}`);
     }
   };
   range('failoverMs', 200, 600_000);
