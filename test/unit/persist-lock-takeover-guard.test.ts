@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -28,6 +28,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
 });
 
 const { lockPersistDir, PERSIST_LOCK_FILE } = await import('../../shared/local/stack/persist-lock.js');
+const { runStoppedAt } = await import('../helpers/stopped-lock-run.js');
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -98,4 +99,22 @@ describe('--persist folder lock, a takeover guard left by a killed run', () => {
     expect(existsSync(guard)).toBe(false);
     await held.release();
   }, 40_000);
+  it('lets only one of two starts remove a guard on which a remover that was killed left its pin, and take the folder', async () => {
+    const { dir, lock, guard } = folderWithGuard(`${deadPid()}\n`);
+    await runStoppedAt(dir, '.reap');
+    expect(readdirSync(dir).filter((name) => name.endsWith('.reap'))).toHaveLength(1);
+    moment.guard = guard;
+    let other = '';
+    moment.otherRun = async () => {
+      other = await otherProcessLocks(dir);
+    };
+
+    const held = await lockPersistDir(dir);
+
+    expect(other).toBe('PERSIST_DIR_IN_USE');
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n${hostname()}\n`);
+    expect(existsSync(guard)).toBe(false);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.reap'))).toEqual([]);
+    await held.release();
+  }, 60_000);
 });

@@ -1,16 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { link, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { errorMessage } from '../../error-message.js';
 import { LocalStackError } from '../errors.js';
+import { isLive, ownLeftover, PID, removeEndedLeftovers } from './lock-leftovers.js';
 import { makeFolders } from './make-folders.js';
 import { alreadyThere, createWhole } from './whole-file.js';
 
 /** The file in a `--persist` folder that names the process using it. */
 export const PERSIST_LOCK_FILE = '.lock';
 /** What this process's lock says: its id, and the host it runs on (a folder may be shared with other hosts). */
-const PID = process.pid;
 const LOCK_TEXT = `${PID}\n${hostname()}\n`;
 /** Held for the moment a run takes over a lock left by a run that has ended, so only one run does. */
 const TAKEOVER_SUFFIX = '.takeover';
@@ -35,16 +34,6 @@ export interface PersistLock {
  */
 const heldHere = new Set<string>();
 
-/** Whether a process with this id is running (one owned by another user counts). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * What a lock holds: the id of the process on this host it names; `undefined` when it names none
  * (empty, say: a run killed as it wrote it), so it is stale; a process on another host, which this
@@ -66,15 +55,6 @@ async function holderOf(path: string): Promise<Holder> {
     if (code === 'ENOENT') return undefined;
     return { found: code === 'EISDIR' ? 'is a folder, not a file holding a process id' : `cannot be read (${errorMessage(error)})` };
   }
-}
-
-/**
- * Whether a lock (or takeover guard) names a run that still holds the folder. One naming this
- * process is stale: no other start here takes this folder (`heldHere`), and after a restart (a
- * container, say) this process may have the id of the run that was killed.
- */
-function isLive(holder: number | undefined): boolean {
-  return holder !== undefined && holder !== PID && isRunning(holder);
 }
 
 /** The refusal of a folder whose lock `holder` holds; `'takeover'` while another run takes a stale lock over. */
@@ -146,12 +126,14 @@ async function takeOver(path: string, dir: string, stale: number | undefined): P
  * runs that both found it so must not both go on: the guard is pinned by a link of this run's
  * own, and removed only while that link and the guard's own name are its only names (the link
  * of a second remover that came meanwhile makes three), so of two removers at most one removes it.
- * Where the file system has no hard links, it is left (`false`).
+ * A pin left by a remover that was killed is removed before (`removeEndedLeftovers`): only its
+ * maker's end lets it go, so no remover that still runs loses its own. Where the file system has
+ * no hard links, the guard is left (`false`).
  */
 async function removeStaleGuard(guard: string): Promise<boolean> {
   const found = await holderOf(guard);
   if (typeof found === 'object' || isLive(found)) return false;
-  const pin = `${guard}.${PID}.${randomUUID()}.reap`;
+  const pin = ownLeftover(guard, 'reap');
   try {
     await link(guard, pin);
   } catch (error) {
@@ -216,6 +198,8 @@ export async function lockPersistDir(dir: string): Promise<PersistLock> {
   try {
     const written = await writeLock(dir, path);
     createdDir = written.createdDir;
+    // Before the guard is looked at: a pin a killed run left on it would keep it from being removed.
+    await removeEndedLeftovers(dir, PERSIST_LOCK_FILE);
     if (!written.locked) {
       const holder = await holderOf(path);
       if (typeof holder === 'object' || isLive(holder)) throw inUse(dir, holder);

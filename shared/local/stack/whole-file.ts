@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { link, unlink, writeFile } from 'node:fs/promises';
+import { ownLeftover } from './lock-leftovers.js';
 
 /** Error codes of a file system without hard links. */
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
@@ -8,10 +8,11 @@ const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDE
  * Creates `path` holding `text` whole, failing with EEXIST (atomically) when `path` is there: the
  * text is written to a file of its own, which is then linked into place. So a lock or guard that
  * is empty was left by a run killed as it wrote it, never one being written. Where the file system
- * has no hard links, `path` is created and written in place.
+ * has no hard links, `path` is created and written in place. A draft left by a run killed before
+ * it was linked is removed by the next start (`removeEndedLeftovers`).
  */
 export async function createWhole(path: string, text: string): Promise<void> {
-  const draft = `${path}.${process.pid}.${randomUUID()}.new`;
+  const draft = ownLeftover(path, 'new');
   await writeFile(draft, text, { flag: 'wx' });
   try {
     await link(draft, path);
