@@ -11,8 +11,9 @@ import { type MessageHandlingDeps, type PreparedMessage, prepareMessage } from '
 import { Inbox, type ResolvedInboxOptions } from './inbox.js';
 import { readInboxSnapshot } from './inbox-snapshot.js';
 import { jsonExcerpt } from './limits.js';
-import { fromSqsRecord } from './messages.js';
-import { validateConsumerOptions, validateMessages, validateProcessOptions } from './options.js';
+import { validateMessages, validateRecords } from './message-checks.js';
+import { messageOfRecord } from './messages.js';
+import { validateConsumerOptions, validateProcessOptions } from './options.js';
 import { groupsOf, runPool } from './pool.js';
 import { Reporter } from './reporter.js';
 import { SequenceTracker } from './sequence-tracker.js';
@@ -161,7 +162,9 @@ export function createConsumer(given: ConsumerOptions): Consumer {
           `got ${jsonExcerpt(event)}, which is no SQS event; allowed: the event of an SQS event source mapping, { Records: [...] }`,
         );
       }
-      const { batchItemFailures } = await process(event.Records.map(fromSqsRecord), invocationEnd(context));
+      // Checked as process checks its messages: a record Lambda would not build is refused before any is read.
+      validateRecords(event.Records);
+      const { batchItemFailures } = await process(Array.from(event.Records, messageOfRecord), invocationEnd(context));
       return { batchItemFailures };
     },
   };

@@ -1,24 +1,27 @@
 import type { Message } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
+import { checkRecord, checkSqsMessage } from './message-checks.js';
 import type { ConsumerMessage, MessageAttribute } from './types.js';
 
-/** Attributes in the consumer's shape: data type and string value (binary ones keep their type only). */
+/** Attributes in the consumer's shape: data type and string value (binary ones keep their type only); checked before. */
 function attributesOf(
-  attributes:
-    | Record<
-        string,
-        { readonly dataType?: string; readonly DataType?: string; readonly stringValue?: string; readonly StringValue?: string }
-      >
-    | undefined,
+  attributes: Record<string, { readonly dataType?: string; readonly stringValue?: string }> | undefined,
 ): Record<string, MessageAttribute> | undefined {
   if (attributes === undefined) return undefined;
   const result: Record<string, MessageAttribute> = {};
-  for (const [name, value] of Object.entries(attributes)) {
-    const stringValue = value.stringValue ?? value.StringValue;
-    result[name] = { dataType: value.dataType ?? value.DataType ?? 'String', ...(stringValue === undefined ? {} : { stringValue }) };
+  for (const [name, { dataType = '', stringValue }] of Object.entries(attributes)) {
+    result[name] = { dataType, ...(stringValue === undefined ? {} : { stringValue }) };
   }
   return result;
 }
+
+/** A message of the SQS SDK's attributes in the shape of a Lambda record's. */
+const sdkAttributes = (attributes: Message['MessageAttributes']) =>
+  attributes === undefined
+    ? undefined
+    : Object.fromEntries(
+        Object.entries(attributes).map(([name, { DataType, StringValue }]) => [name, { dataType: DataType, stringValue: StringValue }]),
+      );
 
 /** The last part of a queue's ARN or URL: its name. */
 export const queueNameOf = (arnOrUrl: string | undefined): string | undefined => {
@@ -41,32 +44,46 @@ function receiveCountOf(value: string | undefined): { receiveCount?: number } {
 const groupOf = (value: string | undefined): { messageGroupId?: string } =>
   value === undefined || value === '' ? {} : { messageGroupId: value };
 
-/** A record of an SQS-triggered Lambda's event as a {@link ConsumerMessage}. */
-export function fromSqsRecord(record: SQSRecord): ConsumerMessage {
+/** A record of an SQS event, checked already (`validateRecords`), as a {@link ConsumerMessage}. */
+export function messageOfRecord(record: SQSRecord): ConsumerMessage {
   const messageAttributes = attributesOf(record.messageAttributes);
   const queueName = queueNameOf(record.eventSourceARN);
+  const attributes: Partial<SQSRecord['attributes']> = record.attributes ?? {};
   return {
     messageId: record.messageId,
     body: record.body,
-    ...groupOf(record.attributes.MessageGroupId),
-    ...receiveCountOf(record.attributes.ApproximateReceiveCount),
+    ...groupOf(attributes.MessageGroupId),
+    ...receiveCountOf(attributes.ApproximateReceiveCount),
     ...(messageAttributes === undefined ? {} : { messageAttributes }),
     ...(queueName === undefined ? {} : { queueName }),
   };
 }
 
 /**
+ * A record of an SQS-triggered Lambda's event as a {@link ConsumerMessage}. A record Lambda would
+ * not build (no string `messageId` or `body`, an attribute without its `dataType`) throws
+ * `ConsumerOptionsError`, as `consumer.handler` and `consumer.process` refuse it.
+ */
+export function fromSqsRecord(record: SQSRecord): ConsumerMessage {
+  checkRecord(record, 'fromSqsRecord.record');
+  return messageOfRecord(record);
+}
+
+/**
  * A message from `ReceiveMessage` as a {@link ConsumerMessage}. Ask for
  * `MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount']` so FIFO groups are
  * kept, and `MessageAttributeNames: ['type', 'aggregatetype', 'content-type', 'outbox-replay']` so they are checked against the envelope
- * and a replayed message is told apart.
+ * and a replayed message is told apart. A message SQS would not send (no `MessageId` or `Body`,
+ * an attribute without its `DataType`) throws `ConsumerOptionsError`, as `consumer.process`
+ * refuses such a message: a missing body is not taken for an empty one.
  */
 export function fromSqsMessage(message: Message): ConsumerMessage {
+  checkSqsMessage(message, 'fromSqsMessage.message');
   const attributes = message.Attributes ?? {};
-  const messageAttributes = attributesOf(message.MessageAttributes);
+  const messageAttributes = attributesOf(sdkAttributes(message.MessageAttributes));
   return {
-    messageId: message.MessageId ?? '',
-    body: message.Body ?? '',
+    messageId: message.MessageId as string,
+    body: message.Body as string,
     ...groupOf(attributes.MessageGroupId),
     ...receiveCountOf(attributes.ApproximateReceiveCount),
     ...(messageAttributes === undefined ? {} : { messageAttributes }),

@@ -1,0 +1,193 @@
+/**
+ * The one check of what the consumer reads of a message, whichever way it comes: a message given
+ * to `consumer.process`, a record of the Lambda handler's event (the same fields: `messageId`,
+ * `body`, `messageAttributes`), or a message of the SQS SDK that `fromSqsMessage` converts (the
+ * same fields, capitalised). A message that fails it is refused with {@link ConsumerOptionsError}
+ * naming the field, before any message of its batch is read or handled: no such message is
+ * acknowledged, none is taken for what it is not.
+ */
+
+import { showValue as show } from '../show-value.js';
+import { ConsumerOptionsError } from './errors.js';
+import { isRecord, shapeOf } from './option-checks.js';
+
+/** The names a message's fields go by. */
+interface FieldNames {
+  readonly id: string;
+  readonly body: string;
+  readonly attributes: string;
+  readonly dataType: string;
+  readonly stringValue: string;
+}
+
+/** In a `ConsumerMessage` and in a Lambda SQS record. */
+const CONSUMER_FIELDS: FieldNames = {
+  id: 'messageId',
+  body: 'body',
+  attributes: 'messageAttributes',
+  dataType: 'dataType',
+  stringValue: 'stringValue',
+};
+
+/** In a message of the SQS SDK (`ReceiveMessage`). */
+const SDK_FIELDS: FieldNames = {
+  id: 'MessageId',
+  body: 'Body',
+  attributes: 'MessageAttributes',
+  dataType: 'DataType',
+  stringValue: 'StringValue',
+};
+
+/** How one entry point names what it takes, and what to do with a message of the SQS SDK given to it. */
+interface EntryPoint {
+  readonly allowed: string;
+  readonly sdkHint: string;
+}
+
+const PROCESS: EntryPoint = {
+  allowed: 'a list of { messageId, body, messageGroupId?, receiveCount?, messageAttributes? }, body the message body as text',
+  sdkHint: 'convert it with fromSqsMessage',
+};
+
+const HANDLER: EntryPoint = {
+  allowed: 'an SQS record as Lambda passes it, { messageId, body, attributes, messageAttributes, … }, body the message body as text',
+  sdkHint: 'convert it with fromSqsMessage and give it to consumer.process',
+};
+
+/** Checks a message's id, body and attributes; `field` names the message, `names` its fields' names. */
+function checkFields(message: unknown, field: string, names: FieldNames, entry: EntryPoint): asserts message is Record<string, unknown> {
+  if (!isRecord(message)) throw new ConsumerOptionsError(field, `got ${show(message)}; allowed: ${entry.allowed}`);
+  if (names === CONSUMER_FIELDS && ('Body' in message || 'MessageId' in message)) {
+    throw new ConsumerOptionsError(field, `got a message of the SQS SDK (MessageId, Body); allowed: ${entry.allowed}: ${entry.sdkHint}`);
+  }
+  for (const key of [names.id, names.body]) {
+    if (typeof message[key] !== 'string') {
+      throw new ConsumerOptionsError(
+        `${field}.${key}`,
+        `got ${shapeOf(message[key])}; allowed: a string${key === names.body ? ' (the message body as text: JSON.stringify an envelope object)' : ''}`,
+      );
+    }
+  }
+  const attributes = message[names.attributes];
+  if (attributes !== undefined) checkAttributes(attributes, `${field}.${names.attributes}`, names);
+}
+
+/**
+ * Checks a message's attributes are `{ dataType, stringValue? }` each, as a Lambda SQS record
+ * carries them (`{ DataType, StringValue? }` in the SDK's; other keys, such as a record's
+ * `binaryValue`, are left alone): one without its type, or given as a plain string, would
+ * otherwise be read as something it does not say.
+ */
+function checkAttributes(attributes: unknown, field: string, names: FieldNames): void {
+  const shape = `{ ${names.dataType}, ${names.stringValue}? }${names === CONSUMER_FIELDS ? ', as a Lambda SQS record carries it' : ''}`;
+  if (!isRecord(attributes)) {
+    throw new ConsumerOptionsError(field, `got ${show(attributes)}; allowed: an object mapping attribute name to ${shape}`);
+  }
+  for (const [name, attribute] of Object.entries(attributes)) {
+    const at = `${field}.${name}`;
+    if (!isRecord(attribute)) throw new ConsumerOptionsError(at, `got ${show(attribute)}; allowed: ${shape}`);
+    if (names === CONSUMER_FIELDS && attribute.dataType === undefined && ('DataType' in attribute || 'StringValue' in attribute)) {
+      throw new ConsumerOptionsError(
+        at,
+        `got an attribute of the SQS SDK (DataType, StringValue); allowed: ${shape}: convert the message with fromSqsMessage`,
+      );
+    }
+    const dataType = attribute[names.dataType];
+    if (typeof dataType !== 'string') {
+      throw new ConsumerOptionsError(`${at}.${names.dataType}`, `got ${shapeOf(dataType)}; allowed: a string such as "String"`);
+    }
+    const stringValue = attribute[names.stringValue];
+    if (stringValue !== undefined && typeof stringValue !== 'string') {
+      throw new ConsumerOptionsError(
+        `${at}.${names.stringValue}`,
+        `got ${shapeOf(stringValue)}; allowed: a string, or none (a binary attribute)`,
+      );
+    }
+  }
+}
+
+/** Checks one message as `consumer.process` takes it. */
+function checkMessage(message: unknown, field: string): void {
+  checkFields(message, field, CONSUMER_FIELDS, PROCESS);
+  for (const key of ['messageGroupId', 'queueName'] as const) {
+    if (message[key] !== undefined && (typeof message[key] !== 'string' || message[key] === '')) {
+      throw new ConsumerOptionsError(`${field}.${key}`, `got ${show(message[key])}; allowed: a non-empty string, or leave it out`);
+    }
+  }
+  const { receiveCount } = message;
+  if (receiveCount !== undefined && !(Number.isSafeInteger(receiveCount) && (receiveCount as number) >= 1)) {
+    throw new ConsumerOptionsError(
+      `${field}.receiveCount`,
+      `got ${show(receiveCount)}; allowed: a whole number from 1 (SQS's ApproximateReceiveCount), or leave it out`,
+    );
+  }
+}
+
+/** Each index of a list, holes too: `forEach` and `map` pass over a hole, which would leave its message without an outcome. */
+const indices = (list: readonly unknown[]): number[] => Array.from({ length: list.length }, (_, i) => i);
+
+/**
+ * Checks what `consumer.process` was given to handle: a list of `{ messageId, body, … }`, each
+ * `messageId` and `body` a string. A message of the SQS SDK (`MessageId`, `Body`) or an SQS event
+ * would otherwise fail the whole batch with a `TypeError` of the first property read.
+ */
+export function validateMessages(messages: unknown): void {
+  if (!Array.isArray(messages)) {
+    const hint = isRecord(messages) && Array.isArray(messages.Records) ? ' (an SQS event: give it to consumer.handler)' : '';
+    throw new ConsumerOptionsError('process.messages', `got ${shapeOf(messages)}${hint}; allowed: ${PROCESS.allowed}`);
+  }
+  for (const i of indices(messages)) checkMessage(messages[i], `process.messages[${i}]`);
+}
+
+/**
+ * Checks a record's `attributes` (a message's `Attributes`), when there: an object whose
+ * `MessageGroupId` and `ApproximateReceiveCount`, the ones the consumer reads, are strings.
+ */
+function checkSystemAttributes(attributes: unknown, field: string): void {
+  if (attributes === undefined) return;
+  if (!isRecord(attributes)) {
+    throw new ConsumerOptionsError(
+      field,
+      `got ${show(attributes)}; allowed: the SQS system attributes, { ApproximateReceiveCount?, MessageGroupId?, … }`,
+    );
+  }
+  for (const key of ['MessageGroupId', 'ApproximateReceiveCount'] as const) {
+    if (attributes[key] !== undefined && typeof attributes[key] !== 'string') {
+      throw new ConsumerOptionsError(`${field}.${key}`, `got ${show(attributes[key])}; allowed: a string, as SQS writes it`);
+    }
+  }
+}
+
+/**
+ * Checks one record of an SQS event as the Lambda handler (or `fromSqsRecord`) reads it: its
+ * `messageId`, `body` and `messageAttributes` as `consumer.process` takes them, its `attributes`
+ * (when there) an object whose `MessageGroupId` and `ApproximateReceiveCount` are strings, its
+ * `eventSourceARN` a string. Lambda builds every record so; one built otherwise (by a test, a
+ * replay, an event source of one's own) is refused as `consumer.process` refuses its message.
+ */
+export function checkRecord(record: unknown, field: string): void {
+  checkFields(record, field, CONSUMER_FIELDS, HANDLER);
+  checkSystemAttributes(record.attributes, `${field}.attributes`);
+  const { eventSourceARN } = record;
+  if (eventSourceARN !== undefined && typeof eventSourceARN !== 'string') {
+    throw new ConsumerOptionsError(`${field}.eventSourceARN`, `got ${show(eventSourceARN)}; allowed: the queue's ARN, a string`);
+  }
+}
+
+/** Checks the records of the Lambda handler's event, each as {@link checkRecord} does, before any is read. */
+export function validateRecords(records: readonly unknown[]): void {
+  for (const i of indices(records)) checkRecord(records[i], `handler.event.Records[${i}]`);
+}
+
+/**
+ * Checks a message of the SQS SDK as `fromSqsMessage` reads it: `MessageId` and `Body` strings
+ * (SQS always sends both), `MessageAttributes` `{ DataType, StringValue? }` each, `Attributes`
+ * (when there) an object. A missing `Body` is not taken for an empty one.
+ */
+export function checkSqsMessage(message: unknown, field: string): void {
+  checkFields(message, field, SDK_FIELDS, {
+    allowed: 'a message as ReceiveMessage returns it, { MessageId, Body, Attributes?, MessageAttributes? }',
+    sdkHint: '',
+  });
+  checkSystemAttributes(message.Attributes, `${field}.Attributes`);
+}

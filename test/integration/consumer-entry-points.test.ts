@@ -1,0 +1,165 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConsumer } from '../../shared/consumer/consumer.js';
+import { ConsumerOptionsError } from '../../shared/consumer/errors.js';
+import { REPLAY_ATTRIBUTE } from '../../shared/envelope.js';
+import { anEnvelope, anSqsEvent, anSqsRecord, TEST_SOURCE } from '../helpers/envelopes.js';
+import { freshTable, testClients } from '../helpers/local.js';
+
+const clients = testClients();
+let tableName: string;
+
+beforeAll(async () => {
+  ({ tableName } = await freshTable(clients, 'consumer-entry-points'));
+});
+afterAll(() => clients.destroy());
+
+/** A consumer whose handler notes each event (and its replay id) and writes a marker item, so what it applied shows in the table. */
+function consumerNamed(name: string) {
+  const ran: { id: string; replayId: string | undefined }[] = [];
+  const consumer = createConsumer({
+    name,
+    sources: [TEST_SOURCE],
+    inbox: { document: clients.document, tableName },
+    logger: { info: () => {}, warn: () => {}, error: () => {} },
+    metrics: { addMetric: () => {} },
+    handlers: {
+      'order.placed': {
+        handle: (event, ctx) => {
+          ran.push({ id: event.id, replayId: ctx.replayId });
+          ctx.write({ Put: { TableName: tableName, Item: { pk: `MARK#${name}#${event.id}`, sk: 'MARK' } } });
+        },
+      },
+    },
+  });
+  return { consumer, ran };
+}
+
+/** The items of the table written for a consumer: its inbox records and its handler's markers. */
+async function itemsOf(consumer: string): Promise<string[]> {
+  const { Items = [] } = await clients.document.send(new ScanCommand({ TableName: tableName, ConsistentRead: true }));
+  return Items.map((item) => String(item.pk)).filter((pk) => pk.startsWith(`INBOX#${consumer}#`) || pk.startsWith(`MARK#${consumer}#`));
+}
+
+const refusalOf = async (call: Promise<unknown>): Promise<ConsumerOptionsError> => {
+  const error = await call.then(
+    (value) => new Error(`not refused: resolved ${JSON.stringify(value)}`),
+    (e: unknown) => e,
+  );
+  if (error instanceof ConsumerOptionsError) return error;
+  throw error;
+};
+
+/** A good record of one event, and the record after it made malformed by `spoil`. */
+const batchWith = (spoil: (record: SQSRecord) => unknown): { good: SQSRecord; records: unknown[] } => {
+  const good = anSqsRecord(anEnvelope().body, undefined, 'm-good');
+  return { good, records: [good, spoil(anSqsRecord(anEnvelope().body, undefined, 'm-bad'))] };
+};
+
+describe('consumer entry points: a malformed record gets the outcome it gets from consumer.process', () => {
+  /** Each case's consumer has a name of its own, so its items in the table are its own. */
+  let cases = 0;
+
+  it.each([
+    [
+      'a body that is no string (the envelope object itself)',
+      (r: SQSRecord) => ({ ...r, body: JSON.parse(r.body) }),
+      'body',
+      'got an instance of Object; allowed: a string (the message body as text: JSON.stringify an envelope object)',
+    ],
+    ['no body', (r: SQSRecord) => ({ ...r, body: undefined }), 'body', 'got undefined; allowed: a string'],
+    ['no messageId', (r: SQSRecord) => ({ ...r, messageId: undefined }), 'messageId', 'got undefined; allowed: a string'],
+    [
+      'an attribute without dataType',
+      (r: SQSRecord) => ({ ...r, messageAttributes: { type: { stringValue: 'order.placed' } } }),
+      'messageAttributes.type.dataType',
+      'got undefined; allowed: a string such as "String"',
+    ],
+    [
+      'an attribute of the SQS SDK',
+      (r: SQSRecord) => ({ ...r, messageAttributes: { type: { DataType: 'String', StringValue: 'order.placed' } } }),
+      'messageAttributes.type',
+      'got an attribute of the SQS SDK (DataType, StringValue)',
+    ],
+    [
+      'an attribute whose stringValue is no string',
+      (r: SQSRecord) => ({ ...r, messageAttributes: { type: { dataType: 'Number', stringValue: 5 } } }),
+      'messageAttributes.type.stringValue',
+      'got 5; allowed: a string, or none (a binary attribute)',
+    ],
+  ])(
+    '%s: the Lambda handler refuses the batch with ConsumerOptionsError naming the record, before anything is handled or written',
+    async (_, spoil, field, said) => {
+      const name = `entry-field-${cases++}`;
+      const { consumer, ran } = consumerNamed(name);
+      const { records } = batchWith(spoil);
+
+      const refusal = await refusalOf(consumer.handler(anSqsEvent(records as SQSRecord[])));
+
+      expect(refusal.field).toBe(`handler.event.Records[1].${field}`);
+      expect(refusal.message).toContain(said);
+      expect(ran).toEqual([]);
+      expect(await itemsOf(name)).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['null', () => null, '', 'got null; allowed: an SQS record'],
+    [
+      'attributes that are no object',
+      (r: SQSRecord) => ({ ...r, attributes: 'ApproximateReceiveCount=1' }),
+      '.attributes',
+      'got "ApproximateReceiveCount=1"',
+    ],
+    [
+      'a MessageGroupId that is no string',
+      (r: SQSRecord) => ({ ...r, attributes: { ...r.attributes, MessageGroupId: 7 } }),
+      '.attributes.MessageGroupId',
+      'got 7; allowed: a string',
+    ],
+  ])(
+    'a record that is %s: refused with ConsumerOptionsError (not a TypeError), nothing handled or written',
+    async (_, spoil, field, said) => {
+      const name = `entry-record-${cases++}`;
+      const { consumer, ran } = consumerNamed(name);
+      const { records } = batchWith(spoil);
+
+      const refusal = await refusalOf(consumer.handler(anSqsEvent(records as SQSRecord[])));
+
+      expect(refusal.field).toBe(`handler.event.Records[1]${field}`);
+      expect(refusal.message).toContain(said);
+      expect(ran).toEqual([]);
+      expect(await itemsOf(name)).toEqual([]);
+    },
+  );
+
+  it('a replay marker without dataType is refused by the handler as by process, not taken for a replay', async () => {
+    const { consumer, ran } = consumerNamed('entry-replay-marker');
+    const record = {
+      ...anSqsRecord(anEnvelope().body, undefined, 'm-1'),
+      messageAttributes: { [REPLAY_ATTRIBUTE]: { stringValue: 'r-1' } },
+    };
+    const viaProcess = await refusalOf(
+      consumer.process([{ messageId: 'm-1', body: record.body, messageAttributes: record.messageAttributes as never }]),
+    );
+    const viaHandler = await refusalOf(consumer.handler(anSqsEvent([record as unknown as SQSRecord])));
+
+    expect(viaProcess.field).toBe(`process.messages[0].messageAttributes.${REPLAY_ATTRIBUTE}.dataType`);
+    expect(viaHandler.field).toBe(`handler.event.Records[0].messageAttributes.${REPLAY_ATTRIBUTE}.dataType`);
+    expect(ran).toEqual([]);
+    expect(await itemsOf('entry-replay-marker')).toEqual([]);
+  });
+
+  it('a well-formed record is still handled and acknowledged, its replay marker read', async () => {
+    const { consumer, ran } = consumerNamed('entry-well-formed');
+    const envelope = anEnvelope();
+    const record = {
+      ...anSqsRecord(envelope.body, undefined, 'm-1'),
+      messageAttributes: { [REPLAY_ATTRIBUTE]: { dataType: 'String', stringValue: 'r-1', stringListValues: [], binaryListValues: [] } },
+    };
+
+    expect(await consumer.handler(anSqsEvent([record]))).toEqual({ batchItemFailures: [] });
+    expect(ran).toEqual([{ id: envelope.id, replayId: 'r-1' }]);
+  });
+});
