@@ -76,7 +76,7 @@ describe('fromSqsRecord and fromSqsMessage refuse what Lambda and SQS never hand
   });
 
   it('fromSqsMessage: an attribute without DataType is refused, not taken for a String (a replay marker read from it)', () => {
-    const marked = { MessageId: 'm-1', Body: '{}', MessageAttributes: { 'outbox-replay': { StringValue: 'r-1' } } } as Message;
+    const marked = { MessageId: 'm-1', Body: '{}', MessageAttributes: { 'outbox-replay': { StringValue: 'r-1' } } } as unknown as Message;
     expect(refusal(() => fromSqsMessage(marked))).toMatchObject({
       field: 'fromSqsMessage.message.MessageAttributes.outbox-replay.DataType',
       message: expect.stringContaining('got undefined; allowed: a string such as "String"'),
