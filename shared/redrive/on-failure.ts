@@ -3,7 +3,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
-import type { BackoffOptions } from '../backoff.js';
+import { BACKOFF_DELAY_ALLOWED, type BackoffOptions, isBackoffDelay } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
 import { REDRIVE_READ_RETRY } from '../read-retry.js';
 import { DEAD_LETTER_QUEUE_URL_ALLOWED, deadLetterQueueUrlFault } from '../relay/dead-letter-sender.js';
@@ -103,8 +103,8 @@ function checkRetry(retry: BackoffOptions): void {
     ['baseDelayMs', baseDelayMs],
     ['maxDelayMs', maxDelayMs],
   ] as const) {
-    if (!Number.isFinite(value) || value < 0 || value > 60_000) {
-      throw new RedriveOptionsError(`retry.${field}`, `got ${showValue(value)}; allowed: milliseconds from 0 to 60000`);
+    if (!isBackoffDelay(value)) {
+      throw new RedriveOptionsError(`retry.${field}`, `got ${showValue(value)}; allowed: ${BACKOFF_DELAY_ALLOWED}`);
     }
   }
 }

@@ -5,6 +5,7 @@ import { snsClient, sqsClient } from '../aws/messaging-clients.js';
 import { ConfigError } from '../errors.js';
 import { declaredEventTypes } from '../lag-by-event-type.js';
 import { summarizeBatch } from './batch-summary.js';
+import { checkHandlerOptions } from './handler-options.js';
 import type { RelayHandler, RelayHandlerOptions, RelayLogger, RelayMetrics } from './handler-types.js';
 import { RELAY_METRICS, relayMetrics } from './metrics.js';
 import { Relay } from './relay.js';
@@ -81,7 +82,8 @@ function relayOf(options: RelayHandlerOptions): Relay {
  * reports what is left as failed. Each batch's counts go to the metrics, to one log line and,
  * when given, to `onOutcome`.
  *
- * @throws ConfigError when a configured topic has no ARN, the DLQ URL is not a standard queue's URL, or a `relay` comes with parts of another
+ * @throws ConfigError when a configured topic has no ARN, the DLQ URL is not a standard queue's URL, a `relay` comes with parts of another,
+ * or a logger, metrics sink, `onOutcome` or `now` lacks the functions the handler calls (it would fail each invocation after publishing)
  *
  * @example
  * ```ts
@@ -101,6 +103,7 @@ function relayOf(options: RelayHandlerOptions): Relay {
  */
 export function createRelayHandler(options: RelayHandlerOptions): RelayHandler {
   const relay = relayOf(options);
+  checkHandlerOptions(options);
   const logger: RelayLogger = options.logger ?? new Logger({ serviceName: RELAY_METRICS.service });
   const metrics: RelayMetrics = options.metrics ?? relayMetrics();
   const { onOutcome, now = Date.now } = options;

@@ -5,6 +5,7 @@ import { relayIgnoredAggregateTypes } from '../publishing-paths.js';
 import { showValue } from '../show-value.js';
 import { DEAD_LETTER_QUEUE_URL_ALLOWED, DeadLetterSender, deadLetterQueueUrlFault } from './dead-letter-sender.js';
 import type { RelayResult } from './outcome.js';
+import { checkRelayParts } from './relay-parts.js';
 import { RelayRun } from './relay-run.js';
 import { retryBackoff } from './retry-delays.js';
 import type { StreamRecordInput } from './stream-record.js';
@@ -20,7 +21,8 @@ import type { RelayOptions, RelayRunOptions } from './types.js';
  *
  * @throws ConfigError when a configured topic has no ARN, or one that is not an SNS topic's, not of
  * the topic's kind (a FIFO topic's name ends in `.fifo`) or another topic's too, or the DLQ URL is not a standard SQS queue's URL
- * (the same check as `relayEnvironment()`'s)
+ * (the same check as `relayEnvironment()`'s), an `sns` or `sqs` without `send`, a `backoff` delay that is negative, NaN or over a
+ * minute, or an aggregate-type selection that is no array of types
  *
  * @example
  * ```ts
@@ -70,6 +72,7 @@ export class Relay {
         `got both onlyAggregateTypes ${showValue(only)} and ignoreAggregateTypes ${showValue(ignore)}; allowed: at most one of them (the types published, or the types left to the other path)`,
       );
     }
+    checkRelayParts(options);
     this.options =
       options.onlyAggregateTypes === undefined
         ? { ...options, ignoreAggregateTypes: options.ignoreAggregateTypes ?? relayIgnoredAggregateTypes(options.config) }

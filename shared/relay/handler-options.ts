@@ -1,0 +1,64 @@
+/**
+ * The check of `createRelayHandler`'s own options (logger, metrics, onOutcome, now), once per call:
+ * a wrong one would throw only after a batch was published, failing the invocation, so the event
+ * source mapping would publish the batch again and again.
+ */
+
+import { ConfigError } from '../errors.js';
+import { showValue } from '../show-value.js';
+
+/** The handler's own options, as given (a caller without the types may pass anything). */
+export interface HandlerOwnOptions {
+  readonly logger?: unknown;
+  readonly metrics?: unknown;
+  readonly onOutcome?: unknown;
+  readonly now?: unknown;
+}
+
+/** `value` (given as `field`), refused unless it is an object whose `required` members are functions, and `optional` ones too when present. */
+function checkMethods(field: string, value: unknown, required: readonly string[], optional: readonly string[], allowed: string): void {
+  if (value === undefined) return;
+  const methods = value as Record<string, unknown> | null;
+  const isObject = typeof value === 'object' && value !== null;
+  const missing = isObject ? required.filter((name) => typeof methods?.[name] !== 'function') : [];
+  const wrong = isObject ? optional.filter((name) => methods?.[name] !== undefined && typeof methods?.[name] !== 'function') : [];
+  if (isObject && missing.length === 0 && wrong.length === 0) return;
+  const given = isObject
+    ? `an object whose ${[...missing, ...wrong].join(', ')} ${missing.length + wrong.length === 1 ? 'is no function' : 'are no functions'}`
+    : showValue(value);
+  throw new ConfigError(field, `got ${given}; allowed: ${allowed}`);
+}
+
+/**
+ * Refuses, with a {@link ConfigError} naming the option, what was given and what is allowed, a
+ * logger without `info`, `warn` and `error`, metrics without `addMetric`, or an `onOutcome` or
+ * `now` that is no function.
+ *
+ * @example
+ * ```ts
+ * checkHandlerOptions({ logger: console, metrics: {} }); // throws: metrics
+ * ```
+ */
+export function checkHandlerOptions(options: HandlerOwnOptions): void {
+  checkMethods(
+    'logger',
+    options.logger,
+    ['info', 'warn', 'error'],
+    ['addContext'],
+    'a logger with info, warn and error (Powertools Logger fits), or none for one',
+  );
+  checkMethods(
+    'metrics',
+    options.metrics,
+    ['addMetric'],
+    ['addDimension', 'publishStoredMetrics'],
+    'a metrics sink with addMetric, and optionally addDimension and publishStoredMetrics (Powertools Metrics fits), or none for relayMetrics()',
+  );
+  for (const [field, allowed] of [
+    ['onOutcome', "a function given each batch's summary, or none"],
+    ['now', 'a function returning epoch ms, or none for Date.now'],
+  ] as const) {
+    const value = options[field];
+    if (value !== undefined && typeof value !== 'function') throw new ConfigError(field, `got ${showValue(value)}; allowed: ${allowed}`);
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The check of the relay's clients, backoff and aggregate-type selection, which `new Relay` (and
+ * so `createRelayHandler` and the stream processor's relay) runs once, before anything is sent.
+ */
+
+import { sendClientFault } from '../aws/send-client.js';
+import { BACKOFF_DELAY_ALLOWED, isBackoffDelay } from '../backoff.js';
+import { ConfigError } from '../errors.js';
+import { showValue } from '../show-value.js';
+
+/** The relay's options this check reads, as given (a caller without the types may pass anything). */
+export interface RelayParts {
+  readonly sns?: unknown;
+  readonly sqs?: unknown;
+  readonly backoff?: unknown;
+  readonly onlyAggregateTypes?: unknown;
+  readonly ignoreAggregateTypes?: unknown;
+}
+
+const BACKOFF_FIELDS: readonly string[] = ['baseDelayMs', 'maxDelayMs'];
+
+/** `backoff`: an object of the two delay bounds, each in range; attempts come from the config. */
+function checkBackoff(backoff: unknown): void {
+  if (backoff === undefined) return;
+  const allowed = `{ baseDelayMs?, maxDelayMs? }, each ${BACKOFF_DELAY_ALLOWED} (attempts come from config.relay.maxPublishAttempts)`;
+  if (typeof backoff !== 'object' || backoff === null || Array.isArray(backoff)) {
+    throw new ConfigError('backoff', `got ${showValue(backoff)}; allowed: ${allowed}`);
+  }
+  for (const [field, value] of Object.entries(backoff)) {
+    if (!BACKOFF_FIELDS.includes(field))
+      throw new ConfigError(`backoff.${field}`, `is no backoff option (got ${showValue(value)}); allowed: ${allowed}`);
+    if (value !== undefined && !isBackoffDelay(value)) {
+      throw new ConfigError(`backoff.${field}`, `got ${showValue(value)}; allowed: ${BACKOFF_DELAY_ALLOWED}`);
+    }
+  }
+}
+
+/** An aggregate-type list: an array of non-empty strings (a string would match as its substrings). */
+function checkTypes(field: string, types: unknown): void {
+  if (types === undefined) return;
+  if (Array.isArray(types) && types.every((type) => typeof type === 'string' && type.trim() !== '')) return;
+  throw new ConfigError(field, `got ${showValue(types)}; allowed: an array of aggregate types (non-empty strings)`);
+}
+
+/**
+ * Refuses, with a {@link ConfigError} naming the option, what was given and what is allowed, what
+ * the relay would misuse only at its first batch: an `sns` or `sqs` without `send` (every publish
+ * or dead letter would fail, and its records be retried for ever), a `backoff` with a delay bound
+ * out of range or NaN (retries without a pause) or an unknown key, an aggregate-type selection that
+ * is no array of types.
+ *
+ * @example
+ * ```ts
+ * checkRelayParts({ sns, sqs, backoff: { baseDelayMs: -1 } }); // throws: backoff.baseDelayMs
+ * ```
+ */
+export function checkRelayParts(parts: RelayParts): void {
+  for (const [field, allowed] of [
+    ['sns', 'an SNSClient (or anything that sends PublishBatch like one)'],
+    ['sqs', "an SQSClient (or anything that sends SendMessage like one), for the relay's dead-letter queue"],
+  ] as const) {
+    const given = sendClientFault(parts[field]);
+    if (given !== undefined) throw new ConfigError(field, `got ${given}; allowed: ${allowed}`);
+  }
+  checkBackoff(parts.backoff);
+  checkTypes('onlyAggregateTypes', parts.onlyAggregateTypes);
+  checkTypes('ignoreAggregateTypes', parts.ignoreAggregateTypes);
+}

@@ -1,0 +1,73 @@
+import { ConfigError, createRelayHandler, Relay, type RelayOptions } from 'dynamodb-outbox/relay';
+import { describe, expect, it } from 'vitest';
+import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
+import { config, deadLetterQueueUrl, topicArns } from '../helpers/relay-fixtures.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+const discard = { addMetric() {} };
+
+function refusal(build: () => unknown): ConfigError {
+  try {
+    build();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('the options were taken');
+}
+
+const relayWith = (changed: Record<string, unknown>) => () =>
+  new Relay({ config, topicArns, deadLetterQueueUrl, sns: new FakeSns(), sqs: new FakeSqs(), ...changed } as RelayOptions);
+
+describe('new Relay refuses its clients, backoff and aggregate-type selection before a batch', () => {
+  it.each([
+    ['sns', undefined, 'got undefined; allowed: an SNSClient'],
+    ['sns', {}, 'got an object without a send method; allowed: an SNSClient'],
+    ['sqs', null, "got null; allowed: an SQSClient (or anything that sends SendMessage like one), for the relay's dead-letter queue"],
+  ])('a %s of %j: every publish or dead letter would fail, and its records be retried for ever', (field, value, words) => {
+    const error = refusal(relayWith({ [field]: value }));
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(`Invalid outbox config at ${field}: ${words}`);
+  });
+
+  it.each([
+    [{ baseDelayMs: Number.NaN }, 'backoff.baseDelayMs', 'got NaN; allowed: milliseconds from 0 to 60000'],
+    [{ maxDelayMs: -1 }, 'backoff.maxDelayMs', 'got -1; allowed: milliseconds from 0 to 60000'],
+    [{ maxAttempts: 5 }, 'backoff.maxAttempts', 'is no backoff option (got 5); allowed: { baseDelayMs?, maxDelayMs? }'],
+    ['fast', 'backoff', 'got "fast"; allowed: { baseDelayMs?, maxDelayMs? }'],
+  ])('a backoff of %j: retries that do not back off, or an option taken for another', (backoff, field, words) => {
+    const error = refusal(relayWith({ backoff }));
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(words);
+  });
+
+  it.each([
+    ['ignoreAggregateTypes', 'payment'],
+    ['onlyAggregateTypes', ['order', '']],
+  ])('%s %j: a string would match its substrings as aggregate types', (field, value) => {
+    const error = refusal(relayWith({ [field]: value }));
+    expect(error.field).toBe(field);
+    expect(error.message).toContain('allowed: an array of aggregate types (non-empty strings)');
+  });
+
+  it('takes delays of 0 and a minute, and lists of types', () => {
+    expect(relayWith({ backoff: { baseDelayMs: 0, maxDelayMs: 60_000 }, ignoreAggregateTypes: [] })()).toBeInstanceOf(Relay);
+  });
+});
+
+describe('createRelayHandler refuses a logger, metrics sink or callback it would fail on after publishing', () => {
+  const parts = { config, topicArns, deadLetterQueueUrl, sns: new FakeSns(), sqs: new FakeSqs() };
+
+  it.each([
+    ['metrics', {}, 'got an object whose addMetric is no function; allowed: a metrics sink with addMetric'],
+    ['metrics', { addMetric() {}, publishStoredMetrics: true }, 'got an object whose publishStoredMetrics is no function'],
+    ['logger', { info() {} }, 'got an object whose warn, error are no functions; allowed: a logger with info, warn and error'],
+    ['logger', 'console', 'got "console"; allowed: a logger'],
+    ['onOutcome', 'log', 'got "log"; allowed: a function'],
+    ['now', 1_700_000_000_000, 'got 1700000000000; allowed: a function returning epoch ms'],
+  ])('%s %j', (field, value, words) => {
+    const error = refusal(() => createRelayHandler({ ...parts, logger: silent, metrics: discard, [field]: value } as never));
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(`Invalid outbox config at ${field}: ${words}`);
+  });
+});
