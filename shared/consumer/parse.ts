@@ -1,6 +1,7 @@
 import { type LegacyOutboxEnvelope, normalizeEnvelope, type OutboxEnvelope } from '../envelope.js';
-import { MessageRejectedError } from './errors.js';
+import { ConsumerOptionsError, MessageRejectedError } from './errors.js';
 import { depthProblem, excerpt, fieldLimitProblem, jsonExcerpt } from './limits.js';
+import { shapeOf } from './option-checks.js';
 import type { MessageAttribute } from './types.js';
 
 /** The events a parsed message carries. */
@@ -166,11 +167,12 @@ function readEvents(value: unknown, body: string): { ok: true; events: ParsedEve
  * envelope) and SNS-enveloped delivery (`{"Type":"Notification","Message":"<envelope>",…}`), and
  * in either a CloudEvents batch (a JSON array of envelopes of one aggregate, in order): `envelopes`
  * holds every event of the message, `envelope` its first.
- * Never throws: a message that can never be handled comes back `rejected` with the reason,
+ * Never throws for a body: a message that can never be handled comes back `rejected` with the reason,
  * also one beyond the consumer's limits (`LIMIT_EXCEEDED`: an id or subject too long for its
  * key, data nested too deep). Whom to trust (sources, topics) is the consumer's to check.
  * An envelope of a relay before `aggregatesequence` (the position in a numeric `sequence`) comes
- * back in the current form, so handlers see one shape.
+ * back in the current form, so handlers see one shape. A body that is no string (an envelope
+ * object, `undefined`) throws `ConsumerOptionsError`, as `consumer.process` refuses it.
  *
  * @example
  * ```ts
@@ -179,6 +181,13 @@ function readEvents(value: unknown, body: string): { ok: true; events: ParsedEve
  * ```
  */
 export function parseMessage(body: string): ParseResult {
+  // A caller's slip, not a message: consumer.process and the handler refuse such a body alike.
+  if (typeof body !== 'string') {
+    throw new ConsumerOptionsError(
+      'parseMessage.body',
+      `got ${shapeOf(body)}; allowed: a string (the message body as text: JSON.stringify an envelope object)`,
+    );
+  }
   const outer = parseJson(body, 'The message body');
   if (!outer.ok) return { status: 'rejected', error: outer.error };
   let value = outer.value;

@@ -1,5 +1,6 @@
 import { fc, test } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
+import { ConsumerOptionsError } from '../../shared/consumer/errors.js';
 import { parseMessage } from '../../shared/consumer/parse.js';
 import { anEnvelope, snsNotification } from '../helpers/envelopes.js';
 
@@ -102,4 +103,24 @@ describe('parseMessage', () => {
       expect(parsed.status === 'parsed' && parsed.envelope.data).toEqual(JSON.parse(JSON.stringify(data ?? { total: 10 })));
     },
   );
+});
+
+describe('parseMessage given a body that is no string', () => {
+  it.each([
+    ['the envelope object itself', () => JSON.parse(anEnvelope().body), 'got an instance of Object'],
+    ['undefined', () => undefined, 'got undefined'],
+    ['a number', () => 42, 'got 42'],
+  ])('%s: throws ConsumerOptionsError, as consumer.process refuses such a body (not a rejection, not a TypeError)', (_, body, said) => {
+    let thrown: unknown;
+    try {
+      parseMessage(body() as never);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ConsumerOptionsError);
+    expect(thrown).toMatchObject({
+      field: 'parseMessage.body',
+      message: expect.stringContaining(`${said}; allowed: a string (the message body as text: JSON.stringify an envelope object)`),
+    });
+  });
 });
