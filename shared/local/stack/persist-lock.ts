@@ -5,7 +5,7 @@ import { errorMessage } from '../../error-message.js';
 import { LocalStackError } from '../errors.js';
 import { isLive, ownLeftover, PID, removeEndedLeftovers } from './lock-leftovers.js';
 import { makeFolders } from './make-folders.js';
-import { alreadyThere, createWhole } from './whole-file.js';
+import { alreadyThere, createWhole, hardLinksWork } from './whole-file.js';
 
 /** The file in a `--persist` folder that names the process using it. */
 export const PERSIST_LOCK_FILE = '.lock';
@@ -78,9 +78,11 @@ function inUse(dir: string, holder: Holder | 'takeover'): LocalStackError {
         : `another local stack (pid ${holder}${holder === PID ? ', this process' : ''})`;
   // A process id can outlive its run: after a reboot, another process may have been given it.
   const stale =
-    typeof holder !== 'number' || holder === PID
-      ? ''
-      : ` (if process ${holder} is no local stack, its id was reused after the run that held the folder ended: delete ${lock})`;
+    holder === undefined
+      ? ` (if no run is starting on it, delete ${lock})`
+      : typeof holder !== 'number' || holder === PID
+        ? ''
+        : ` (if process ${holder} is no local stack, its id was reused after the run that held the folder ended: delete ${lock})`;
   return new LocalStackError(
     'PERSIST_DIR_IN_USE',
     `--persist ${JSON.stringify(dir)} is in use by ${by}; allowed: a folder no other run uses — stop that run, or choose another folder${stale}`,
@@ -106,7 +108,8 @@ async function takeOver(path: string, dir: string, stale: number | undefined): P
   }
   try {
     const holder = await holderOf(path);
-    if (typeof holder === 'object' || (holder !== stale && isLive(holder))) throw inUse(dir, holder);
+    if (typeof holder === 'object' || (holder !== stale && isLive(holder)) || (await mayBeWritten(path, dir, holder)))
+      throw inUse(dir, holder);
     await unlink(path).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw unusable(dir, error);
     });
@@ -156,6 +159,21 @@ async function removeStaleGuard(guard: string): Promise<boolean> {
   }
 }
 
+/**
+ * Whether the lock at `path`, naming no process, may be one another run is writing: where the
+ * file system has no hard links, a lock is written in place and names no process for a moment
+ * after it appears, so it cannot be told from one a killed run left, and is not taken over.
+ * Elsewhere a lock appears whole, and one naming no process was left by a killed run.
+ */
+async function mayBeWritten(path: string, dir: string, holder: Holder): Promise<boolean> {
+  if (holder !== undefined) return false;
+  const there = await stat(path).then(
+    () => true,
+    () => false,
+  );
+  return there && !(await hardLinksWork(path).catch((error: unknown) => Promise.reject(unusable(dir, error))));
+}
+
 /** A `--persist` path that is no folder this process can write to: a file, say, or read-only. */
 const unusable = (dir: string, error: unknown): LocalStackError =>
   new LocalStackError(
@@ -202,7 +220,7 @@ export async function lockPersistDir(dir: string): Promise<PersistLock> {
     await removeEndedLeftovers(dir, PERSIST_LOCK_FILE);
     if (!written.locked) {
       const holder = await holderOf(path);
-      if (typeof holder === 'object' || isLive(holder)) throw inUse(dir, holder);
+      if (typeof holder === 'object' || isLive(holder) || (await mayBeWritten(path, dir, holder))) throw inUse(dir, holder);
       await takeOver(path, key, holder);
     }
   } catch (error) {
