@@ -3,6 +3,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClientOf } from '../aws/document-client.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
+import { showValue } from '../show-value.js';
 import { BatchWorker } from './batch-worker.js';
 import { catalogSchemas } from './catalog-schemas.js';
 import { ConsumerOptionsError } from './errors.js';
@@ -141,10 +142,18 @@ export function createConsumer(given: ConsumerOptions): Consumer {
   // No handler of this invocation runs past its timeout, so its claims hold while it may run. One it leaves behind
   // (a crash, a timeout) has lapsed when SQS delivers the message again if the queue's visibility timeout covers the
   // wait before the invocation, the function's timeout and these 2 s: 6 × the function's + the batching window does.
-  const invocationEnd = (context?: Pick<Context, 'getRemainingTimeInMillis'>): number | undefined =>
-    typeof context?.getRemainingTimeInMillis === 'function'
-      ? Math.ceil((now() + context.getRemainingTimeInMillis()) / 1000) + 1
-      : undefined;
+  // Checked as process checks claimExpiresAt: NaN would fail every claim, a string be appended to the clock's value.
+  const invocationEnd = (context?: Pick<Context, 'getRemainingTimeInMillis'>): number | undefined => {
+    if (typeof context?.getRemainingTimeInMillis !== 'function') return undefined;
+    const left: unknown = context.getRemainingTimeInMillis();
+    if (typeof left !== 'number' || !Number.isFinite(left)) {
+      throw new ConsumerOptionsError(
+        'handler.context.getRemainingTimeInMillis',
+        `gave ${showValue(left)}; allowed: the milliseconds the invocation has left, a finite number, as Lambda's context gives it`,
+      );
+    }
+    return Math.ceil((now() + left) / 1000) + 1;
+  };
 
   return {
     name: options.name,

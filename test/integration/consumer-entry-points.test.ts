@@ -163,3 +163,31 @@ describe('consumer entry points: a malformed record gets the outcome it gets fro
     expect(ran).toEqual([{ id: envelope.id, replayId: 'r-1' }]);
   });
 });
+
+describe("consumer entry points: the Lambda context's time left is checked as process checks claimExpiresAt", () => {
+  it.each([
+    ['undefined', undefined],
+    ['NaN', Number.NaN],
+    ['a string', '30000'],
+    ['Infinity', Number.POSITIVE_INFINITY],
+  ])('a getRemainingTimeInMillis that gives %s is refused with ConsumerOptionsError before any claim is taken', async (_, left) => {
+    const name = `entry-context-${String(left)}`.replace(/[^A-Za-z0-9-]/g, '');
+    const ran: string[] = [];
+    const consumer = createConsumer({
+      name,
+      sources: [TEST_SOURCE],
+      inbox: { document: clients.document, tableName },
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+      metrics: { addMetric: () => {} },
+      handlers: { 'order.placed': { idempotency: 'claim', handle: (event) => void ran.push(event.id) } },
+    });
+    const context = { getRemainingTimeInMillis: () => left as number };
+
+    const refusal = await refusalOf(consumer.handler(anSqsEvent([anSqsRecord(anEnvelope().body)]), context));
+
+    expect(refusal.field).toBe('handler.context.getRemainingTimeInMillis');
+    expect(refusal.message).toContain(`allowed: the milliseconds the invocation has left, a finite number`);
+    expect(ran).toEqual([]);
+    expect(await itemsOf(name)).toEqual([]);
+  });
+});
