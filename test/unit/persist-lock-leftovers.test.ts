@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, linkSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -75,6 +76,21 @@ describe('--persist folder lock, the leftovers of a run killed at its lock', () 
     expect(existsSync(guard)).toBe(false);
     expect(leftovers(dir)).toEqual([]);
   }, 60_000);
+
+  it('takes drafts and pins named without a host (as they were before they named it) for ones of this host', async () => {
+    const { dir, guard } = folderWithStaleGuard();
+    const ended = deadPid();
+    const legacy = [`${PERSIST_LOCK_FILE}.${ended}.${randomUUID()}.new`, `${PERSIST_LOCK_FILE}.takeover.${ended}.${randomUUID()}.reap`];
+    writeFileSync(join(dir, legacy[0] as string), `${ended}\n`);
+    linkSync(guard, join(dir, legacy[1] as string));
+    const running = `${PERSIST_LOCK_FILE}.${process.ppid}.${randomUUID()}.new`;
+    writeFileSync(join(dir, running), `${process.ppid}\n`);
+
+    locks.push(await lockPersistDir(dir));
+
+    expect(leftovers(dir)).toEqual([running]);
+    expect(existsSync(guard)).toBe(false);
+  });
 
   it('still refuses while the guard names a running process, or a pin of a running remover is on it', async () => {
     const live = folder();
