@@ -4,7 +4,7 @@ import { isFifoQueueUrl } from '../aws/sqs-queue-url.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { type DeadLetterEvent, type DeadLetterInfo, describeDeadLetter } from './dead-letter-info.js';
 import { HeldMessages } from './held-messages.js';
-import { checkCommonOptions, checkQueueUrl, visibilityTimeoutOf } from './option-checks.js';
+import { CLIENTS_ALLOWED, checkClients, checkCommonOptions, checkQueueUrl, visibilityTimeoutOf } from './option-checks.js';
 import { IN_FLIGHT_LIMIT, queueCounts } from './queue-counts.js';
 
 /** Options of `summarizeDlq`: the dead-letter queue to read, which of its messages to count, and how long to read. */
@@ -153,6 +153,7 @@ const isOverLimit = (error: unknown): boolean => errorName(error) === 'OverLimit
  * ```
  */
 export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSummary> {
+  checkClients(options, { sqs: CLIENTS_ALLOWED.sqs });
   checkQueueUrl(options.queueUrl, 'queueUrl');
   checkDeadLetterFilter(options.filter);
   const { sqs, queueUrl, filter, signal } = options;

@@ -2,6 +2,7 @@ import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
+import { sendClientFault } from '../aws/send-client.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { BACKOFF_DELAY_ALLOWED, type BackoffOptions, isBackoffDelay } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
@@ -14,7 +15,7 @@ import { OnFailureDeadLetters, type RelayDeadLetterQueue } from './on-failure-de
 import type { ResolveOptions } from './on-failure-events.js';
 import { redriveFromS3 } from './on-failure-s3.js';
 import { redriveFromQueue } from './on-failure-sqs.js';
-import { checkCommonOptions, checkQueueUrl, checkTopicArns, redriveConfig } from './option-checks.js';
+import { CLIENTS_ALLOWED, checkClients, checkCommonOptions, checkQueueUrl, checkTopicArns, redriveConfig } from './option-checks.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 
 /** Where the event source mapping's on-failure destination put its records. */
@@ -149,14 +150,20 @@ export async function redriveOnFailure(options: OnFailureRedriveOptions): Promis
       );
   }
   if (source.queueUrl !== undefined) checkQueueUrl(source.queueUrl, 'source.queueUrl');
+  checkClients(options, { sns: CLIENTS_ALLOWED.sns, streams: CLIENTS_ALLOWED.streams });
+  const client = source.bucket === undefined ? 'sqs' : 's3';
+  const clientFault = sendClientFault(source[client]);
+  if (clientFault !== undefined) {
+    throw new RedriveOptionsError(`source.${client}`, `got ${clientFault}; allowed: ${CLIENTS_ALLOWED[client]}`);
+  }
   if (deadLetterQueue !== undefined) {
-    const sqs: unknown = (deadLetterQueue as { sqs?: unknown } | null)?.sqs;
+    const sqsFault = sendClientFault((deadLetterQueue as { sqs?: unknown } | null)?.sqs);
     // Else the first dead letter would fail only in the run, once records were read.
-    if (deadLetterQueue === null || typeof deadLetterQueue !== 'object' || typeof (sqs as { send?: unknown })?.send !== 'function') {
+    if (deadLetterQueue === null || typeof deadLetterQueue !== 'object' || sqsFault !== undefined) {
       const [field, given] =
         deadLetterQueue === null || typeof deadLetterQueue !== 'object'
           ? ['deadLetterQueue', showValue(deadLetterQueue)]
-          : ['deadLetterQueue.sqs', typeof sqs === 'object' && sqs !== null ? 'an object without a send method' : showValue(sqs)];
+          : ['deadLetterQueue.sqs', sqsFault];
       throw new RedriveOptionsError(
         field,
         `got ${given}; allowed: { queueUrl, sqs }: the relay DLQ's URL and an SQSClient (or anything that sends SendMessage like one)`,

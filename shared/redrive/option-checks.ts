@@ -1,3 +1,4 @@
+import { sendClientFault } from '../aws/send-client.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
 import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
@@ -5,21 +6,63 @@ import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../consumer/poll-options.js';
 import { topicArnFaultWords, topicArnsFault } from '../relay/topic-arns.js';
 import { showValue } from '../show-value.js';
 import { RedriveOptionsError } from './errors.js';
-import type { RedriveCommonOptions } from './types.js';
+
+/** The options every redrive (and `summarizeDlq`) takes, as given (a caller without the types may pass anything). */
+export interface CommonOptionsGiven {
+  readonly maxMessages?: unknown;
+  readonly dryRun?: unknown;
+  readonly onProgress?: unknown;
+  readonly signal?: unknown;
+}
 
 /**
  * The options every redrive (and `summarizeDlq`) takes, checked before anything is read:
  * `maxMessages` a positive whole number, no more than `Number.MAX_SAFE_INTEGER` (past it a number
- * is not the one written: `2 ** 53 + 1` is `2 ** 53`), as the command line's `--max` is.
+ * is not the one written: `2 ** 53 + 1` is `2 ** 53`), as the command line's `--max` is; `dryRun` a
+ * boolean, as `--dry-run` is (a queue redrive took anything but `true` for a real run, the S3 one
+ * anything truthy for a dry run); `onProgress` a function (else the run stopped after its first
+ * batch had moved); `signal` an AbortSignal.
  */
-export function checkCommonOptions(options: Pick<RedriveCommonOptions, 'maxMessages'>): void {
-  if (options.maxMessages !== undefined && (!Number.isSafeInteger(options.maxMessages) || options.maxMessages < 1)) {
+export function checkCommonOptions(options: CommonOptionsGiven): void {
+  const { maxMessages, dryRun, onProgress, signal } = options;
+  if (maxMessages !== undefined && (!Number.isSafeInteger(maxMessages) || (maxMessages as number) < 1)) {
     throw new RedriveOptionsError(
       'maxMessages',
-      `got ${showValue(options.maxMessages)}; allowed: a positive whole number, at most ${Number.MAX_SAFE_INTEGER}`,
+      `got ${showValue(maxMessages)}; allowed: a positive whole number, at most ${Number.MAX_SAFE_INTEGER}`,
     );
   }
+  if (dryRun !== undefined && typeof dryRun !== 'boolean') {
+    throw new RedriveOptionsError('dryRun', `got ${showValue(dryRun)}; allowed: true (read and classify, move nothing) or false`);
+  }
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new RedriveOptionsError('onProgress', `got ${showValue(onProgress)}; allowed: a function called after every batch, or none`);
+  }
+  const listens = typeof (signal as { addEventListener?: unknown } | null)?.addEventListener === 'function';
+  if (signal !== undefined && (!listens || typeof (signal as { aborted?: unknown }).aborted !== 'boolean')) {
+    const given = typeof signal === 'object' && signal !== null ? 'an object that is no AbortSignal' : showValue(signal);
+    throw new RedriveOptionsError('signal', `got ${given}; allowed: an AbortSignal (an AbortController's signal), or none`);
+  }
 }
+
+/**
+ * Checks the clients a redrive is given, each `field` → what it may be: an object with a `send`
+ * method ({@link sendClientFault}), else the first SQS, SNS or S3 call would fail as a TypeError,
+ * after messages were received for some.
+ */
+export function checkClients(options: object, clients: Readonly<Record<string, string>>): void {
+  for (const [field, allowed] of Object.entries(clients)) {
+    const given = sendClientFault((options as Record<string, unknown>)[field]);
+    if (given !== undefined) throw new RedriveOptionsError(field, `got ${given}; allowed: ${allowed}`);
+  }
+}
+
+/** What a redrive's clients may be, as its refusals say it. */
+export const CLIENTS_ALLOWED = {
+  sqs: 'an SQSClient (or anything that sends SQS commands like one)',
+  sns: 'an SNSClient (or anything that sends PublishBatch like one)',
+  s3: 'an S3Client (or anything that sends ListObjectsV2, GetObject and DeleteObject like one)',
+  streams: 'a DynamoDBStreamsClient (or anything that sends DescribeStream, GetShardIterator and GetRecords like one)',
+} as const;
 
 /**
  * Checks a queue URL a redrive (or `summarizeDlq`) is given, on `field` (`queueUrl`,

@@ -6,7 +6,7 @@ import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDe
 import { describeDeadLetter } from './dead-letter-info.js';
 import { type DrainPlan, drainQueue } from './drain-queue.js';
 import { RedriveOptionsError } from './errors.js';
-import { checkQueueUrl } from './option-checks.js';
+import { CLIENTS_ALLOWED, checkClients, checkQueueUrl } from './option-checks.js';
 import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
 
 /** Options of `redriveQueueDlq`: a subscriber's dead-letter queue, and the queue its messages are sent back to as they came. */
@@ -110,6 +110,7 @@ export function sendBatches<T extends { readonly item: Planned }>(items: readonl
  * ```
  */
 export async function redriveQueueDlq(options: QueueDlqRedriveOptions): Promise<RedriveSummary> {
+  checkClients(options, { sqs: CLIENTS_ALLOWED.sqs });
   checkQueueUrl(options.queueUrl, 'queueUrl');
   checkQueueUrl(options.targetQueueUrl, 'targetQueueUrl');
   if (options.targetQueueUrl === options.queueUrl) {

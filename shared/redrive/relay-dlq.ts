@@ -9,7 +9,7 @@ import { type AggregatePosition, inAggregateOrder } from './aggregate-order.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { describeDeadLetter } from './dead-letter-info.js';
 import { type DrainPlan, drainQueue } from './drain-queue.js';
-import { checkQueueUrl, checkTopicArns, redriveConfig } from './option-checks.js';
+import { CLIENTS_ALLOWED, checkClients, checkQueueUrl, checkTopicArns, redriveConfig } from './option-checks.js';
 import { type BlockedAggregates, publishEvents, type RepublishEvent } from './publish-events.js';
 import type { RedriveCommonOptions, RedriveSummary } from './types.js';
 
@@ -139,6 +139,7 @@ function planOf(message: Message, topicArns: Readonly<Record<string, string>>, c
  * ```
  */
 export async function redriveRelayDlq(options: RelayDlqRedriveOptions): Promise<RedriveSummary> {
+  checkClients(options, { sqs: CLIENTS_ALLOWED.sqs, sns: CLIENTS_ALLOWED.sns });
   checkQueueUrl(options.queueUrl, 'queueUrl');
   checkTopicArns(options.topicArns);
   checkDeadLetterFilter(options.filter);
