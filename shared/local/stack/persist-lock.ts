@@ -36,9 +36,10 @@ const heldHere = new Set<string>();
 
 /**
  * What a lock holds: the id of the process on this host it names; `undefined` when it names none
- * (empty, say: a run killed as it wrote it), so it is stale; a process on another host, which this
- * one cannot look for; or, when it is no file this process can read (a folder, say), what was
- * found instead. A lock of the last two kinds is never taken over.
+ * (empty, say: a run killed as it wrote it), so it is stale where the file system has hard links
+ * (see `mayBeWritten`); a process on another host, which this one cannot look for; or, when it is
+ * no file this process can read (a folder, say), what was found instead. A lock of the last two
+ * kinds is never taken over.
  */
 type Holder = number | undefined | { readonly pid: number; readonly host: string } | { readonly found: string };
 
