@@ -72,8 +72,8 @@ export function fromSqsRecord(record: SQSRecord): ConsumerMessage {
 /**
  * A message from `ReceiveMessage` as a {@link ConsumerMessage}. Ask for
  * `MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount']` so FIFO groups are
- * kept, and `MessageAttributeNames: ['type', 'aggregatetype', 'content-type', 'outbox-replay']` so they are checked against the envelope
- * and a replayed message is told apart. A message SQS would not send (no `MessageId` or `Body`,
+ * kept, and `MessageAttributeNames: ['type', 'aggregatetype', 'content-type', 'outbox-replay', 'traceparent', 'tracestate']` so they are
+ * checked against the envelope, a replayed message is told apart, and a message whose body cannot be read is traced. A message SQS would not send (no `MessageId` or `Body`,
  * an attribute without its `DataType`) throws `ConsumerOptionsError`, as `consumer.process`
  * refuses such a message: a missing body is not taken for an empty one.
  */

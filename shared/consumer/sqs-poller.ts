@@ -6,7 +6,7 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { CONTENT_TYPE_ATTRIBUTE, REPLAY_ATTRIBUTE } from '../envelope.js';
+import { CONTENT_TYPE_ATTRIBUTE, REPLAY_ATTRIBUTE, TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE } from '../envelope.js';
 import type { Consumer } from './consumer.js';
 import { fromSqsMessage, queueNameOf } from './messages.js';
 import { describeCause, PollError, type PollPhase, type PollResult } from './poll-errors.js';
@@ -147,8 +147,15 @@ export async function pollQueue(options: PollOptions, signal?: AbortSignal): Pro
           WaitTimeSeconds: options.waitTimeSeconds ?? 0,
           VisibilityTimeout: visibilityTimeout,
           MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'],
-          // Checked against the envelope: subscription filters decided on them; and the replay marker.
-          MessageAttributeNames: [...CHECKED_ATTRIBUTES, CONTENT_TYPE_ATTRIBUTE, REPLAY_ATTRIBUTE],
+          // Checked against the envelope: subscription filters decided on them; the replay marker; and, as the
+          // Lambda handler gets them, the trace context a message's span falls back to when its body cannot be read.
+          MessageAttributeNames: [
+            ...CHECKED_ATTRIBUTES,
+            CONTENT_TYPE_ATTRIBUTE,
+            REPLAY_ATTRIBUTE,
+            TRACEPARENT_ATTRIBUTE,
+            TRACESTATE_ATTRIBUTE,
+          ],
         }),
         { abortSignal: signal },
       ),

@@ -1,10 +1,14 @@
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsumer } from '../../shared/consumer/consumer.js';
 import { ConsumerOptionsError } from '../../shared/consumer/errors.js';
+import { pollOnce } from '../../shared/consumer/sqs-poller.js';
+import type { ConsumerMessage, ProcessOptions } from '../../shared/consumer/types.js';
 import { REPLAY_ATTRIBUTE } from '../../shared/envelope.js';
 import { anEnvelope, anSqsEvent, anSqsRecord, TEST_SOURCE } from '../helpers/envelopes.js';
+import { startEmulator } from '../helpers/fauxqs.js';
 import { freshTable, testClients } from '../helpers/local.js';
 
 const clients = testClients();
@@ -189,5 +193,45 @@ describe("consumer entry points: the Lambda context's time left is checked as pr
     expect(refusal.message).toContain(`allowed: the milliseconds the invocation has left, a finite number`);
     expect(ran).toEqual([]);
     expect(await itemsOf(name)).toEqual([]);
+  });
+});
+
+describe('consumer entry points: pollOnce reads the message attributes the Lambda handler gets', () => {
+  it("asks SQS for the traceparent and tracestate attributes, a message's trace context when its body cannot be read", async () => {
+    const server = await startEmulator();
+    const sqs = testClients(server.address);
+    try {
+      const { queueUrl } = server.createQueue('entry-trace-attributes');
+      const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      await sqs.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: queueUrl,
+          MessageBody: 'not json',
+          MessageAttributes: {
+            traceparent: { DataType: 'String', StringValue: traceparent },
+            tracestate: { DataType: 'String', StringValue: 'vendor=a' },
+          },
+        }),
+      );
+      const { consumer } = consumerNamed('entry-trace-attributes');
+      const given: ConsumerMessage[] = [];
+      const watching = {
+        process: (messages: readonly ConsumerMessage[], options?: ProcessOptions) => {
+          given.push(...messages);
+          return consumer.process(messages, options);
+        },
+      };
+
+      const { result } = await pollOnce({ sqs: sqs.sqs, queueUrl, consumer: watching, visibilityTimeoutSeconds: 30 });
+
+      expect(result.outcomes).toMatchObject([{ status: 'rejected', error: { code: 'INVALID_JSON' } }]);
+      expect(given[0]?.messageAttributes).toEqual({
+        traceparent: { dataType: 'String', stringValue: traceparent },
+        tracestate: { dataType: 'String', stringValue: 'vendor=a' },
+      });
+    } finally {
+      sqs.destroy();
+      await server.stop();
+    }
   });
 });
