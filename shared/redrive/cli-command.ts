@@ -2,6 +2,7 @@ import { parseReplayArgs, REPLAY_USAGE, REPLAY_VALUE_FLAGS, type ReplayCommand }
 import { ReplayOptionsError } from '../archive/replay-errors.js';
 import { CATALOG_USAGE, CATALOG_VALUE_FLAGS, type CatalogCommand, parseCatalogArgs } from '../catalog/cli.js';
 import { CatalogError } from '../catalog/errors.js';
+import { showValue } from '../show-value.js';
 import { parseRedriveArgs, REDRIVE_USAGE, type RedriveCommand, VALUE_FLAGS } from './cli-args.js';
 import { DLQ_USAGE, type DlqCommand, parseDlqArgs } from './dlq-cli.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
@@ -67,7 +68,16 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   if (command === 'dlq') return parseDlqArgs(argv);
   if (command === 'catalog') return parseCatalogArgs(argv);
   if (argv.includes('--help') || argv.includes('-h')) return { kind: 'usage' };
-  throw new RedriveOptionsError('command', `${givenWord(command)}; allowed: ${COMMANDS.join(', ')}`);
+  throw new RedriveOptionsError('command', `${commandGiven(command, argv)}; allowed: ${COMMANDS.join(', ')}`);
+}
+
+/**
+ * How a refusal of the command shows what was typed: the word, or that none was, with the options
+ * typed without one (`--version` alone once read as if nothing had been typed).
+ */
+function commandGiven(command: string | undefined, argv: readonly string[]): string {
+  if (command !== undefined || argv.length === 0) return givenWord(command);
+  return `none given, only options (got ${showValue(argv)})`;
 }
 
 /** The usage to print below a refusal: the list of commands when the command was wrong, else the command's own. */

@@ -32,6 +32,12 @@ describe('the words before the options', () => {
     [[], 'Invalid command: none given; allowed: redrive, replay, dlq, catalog'],
     [['teleport'], 'Invalid command: got "teleport"; allowed: redrive, replay, dlq, catalog'],
     [['--region', 'eu-west-1', 'teleport'], 'Invalid command: got "teleport"; allowed: redrive, replay, dlq, catalog'],
+    // Options alone were refused as if nothing had been typed ("none given").
+    [['--version'], 'Invalid command: none given, only options (got ["--version"]); allowed: redrive, replay, dlq, catalog'],
+    [
+      ['--region', 'eu-west-1', '--dry-run'],
+      'Invalid command: none given, only options (got ["--region","eu-west-1","--dry-run"]); allowed: redrive, replay, dlq, catalog',
+    ],
   ])('%j: the command, and the commands allowed', (argv, message) => {
     const error = refusal(() => parseCommandLine(argv, {}));
     expect(error.message).toBe(message);
