@@ -1,3 +1,5 @@
+import { counted } from './plural.js';
+
 /**
  * Every error this library throws on purpose is an {@link OutboxError}: it carries a stable
  * `code` to branch on, and a message that says what was wrong, what was given and what is
@@ -133,7 +135,7 @@ export type UnknownOutcome =
 
 /** What happened to a write whose outcome is unknown, in words. */
 function unknownOutcomeText(outcome: UnknownOutcome): string {
-  const attempts = `${outcome.attempts} ${outcome.attempts === 1 ? 'attempt' : 'attempts'}`;
+  const attempts = counted(outcome.attempts, 'attempt');
   switch (outcome.reason) {
     case 'IN_PROGRESS':
       return outcome.refusedWith === undefined

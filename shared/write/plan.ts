@@ -10,6 +10,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
 import { itemSize } from '../item-size.js';
+import { counted } from '../plural.js';
 import { showValue } from '../show-value.js';
 import type { TraceContext } from '../tracing/trace-context.js';
 import { idempotencyPut, writeFingerprint } from './idempotency.js';
@@ -120,7 +121,7 @@ export function planWrite(input: WriteInput, context: PlanContext): Plan {
   if (actions > MAX_TRANSACTION_ACTIONS) {
     throw new WriteValidationError(
       'TOO_MANY_ACTIONS',
-      `This write needs ${actions} actions (${operations.length} operation${operations.length === 1 ? '' : 's'}, ${slots.length} aggregate slot${slots.length === 1 ? '' : 's'}${input.idempotencyKey === undefined ? '' : ', 1 idempotency record'}); allowed: at most ${MAX_TRANSACTION_ACTIONS} per transaction`,
+      `This write needs ${actions} actions (${counted(operations.length, 'operation')}, ${counted(slots.length, 'aggregate slot')}${input.idempotencyKey === undefined ? '' : ', 1 idempotency record'}); allowed: at most ${MAX_TRANSACTION_ACTIONS} per transaction`,
     );
   }
   // config?.: a test double of a client may have none; it is then sent as it is, with no options.
