@@ -1,7 +1,9 @@
 import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
+import { sendClientFault } from '../aws/send-client.js';
 import { isFifoQueueUrl, SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
 import { INSTANT_FORMS, parseInstantText } from '../event-time.js';
 import { rateProblem } from '../rate-limit.js';
+import { runOptionFault } from '../run-options.js';
 import { showValue } from '../show-value.js';
 import { ReplayOptionsError } from './replay-errors.js';
 import type { AggregateRef, ReplayArchiveOptions } from './replay-types.js';
@@ -84,6 +86,34 @@ function queueUrlOf(value: string): string {
 }
 
 /**
+ * The replay's clients and run options: `s3` and `sqs` with `send` (else the first read or send
+ * fails as a TypeError), `dryRun` and `restart` booleans (a `restart: "yes"` was taken for
+ * `false`, and a `dryRun: "yes"` sent for real), `checkpointPath` a file path, `onProgress` and `signal` as every run's ({@link runOptionFault}).
+ */
+function checkRunOptions(options: ReplayArchiveOptions): void {
+  for (const [field, allowed] of [
+    ['s3', "an S3Client of the archive's bucket (or anything that sends ListObjectsV2 and GetObject like one)"],
+    ['sqs', 'an SQSClient of the target queue (or anything that sends SendMessageBatch like one)'],
+  ] as const) {
+    const given = sendClientFault(options[field]);
+    if (given !== undefined) throw new ReplayOptionsError(field, `got ${given}; allowed: ${allowed}`);
+  }
+  const fault = runOptionFault(options);
+  if (fault !== undefined) throw new ReplayOptionsError(fault.field, fault.detail);
+  const restart: unknown = options.restart;
+  if (restart !== undefined && typeof restart !== 'boolean') {
+    throw new ReplayOptionsError(
+      'restart',
+      `got ${showValue(restart)}; allowed: true (replace the checkpoint, send it all again) or false`,
+    );
+  }
+  const path: unknown = options.checkpointPath;
+  if (path !== undefined && (typeof path !== 'string' || path.trim() === '')) {
+    throw new ReplayOptionsError('checkpointPath', `got ${showValue(path)}; allowed: a file path, or none for no checkpoint`);
+  }
+}
+
+/**
  * Checks a replay's options before anything is read: every problem is a {@link ReplayOptionsError}
  * naming the option, what was given and what is allowed.
  */
@@ -145,6 +175,7 @@ export function planReplay(options: ReplayArchiveOptions): ReplayPlan {
       );
     }
   }
+  checkRunOptions(options);
   const rate = options.ratePerSecond;
   const rateWrong = rate === undefined ? undefined : rateProblem(rate);
   if (rateWrong !== undefined) throw new ReplayOptionsError('ratePerSecond', rateWrong);

@@ -4,6 +4,7 @@ import { SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js
 import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../consumer/poll-options.js';
 import { topicArnFaultWords, topicArnsFault } from '../relay/topic-arns.js';
+import { runOptionFault } from '../run-options.js';
 import { showValue } from '../show-value.js';
 import { RedriveOptionsError } from './errors.js';
 
@@ -21,7 +22,7 @@ export interface CommonOptionsGiven {
  * is not the one written: `2 ** 53 + 1` is `2 ** 53`), as the command line's `--max` is; `dryRun` a
  * boolean, as `--dry-run` is (a queue redrive took anything but `true` for a real run, the S3 one
  * anything truthy for a dry run); `onProgress` a function (else the run stopped after its first
- * batch had moved); `signal` an AbortSignal.
+ * batch had moved); `signal` an AbortSignal ({@link runOptionFault}, the replay's rule too).
  */
 export function checkCommonOptions(options: CommonOptionsGiven): void {
   const { maxMessages, dryRun, onProgress, signal } = options;
@@ -31,17 +32,8 @@ export function checkCommonOptions(options: CommonOptionsGiven): void {
       `got ${showValue(maxMessages)}; allowed: a positive whole number, at most ${Number.MAX_SAFE_INTEGER}`,
     );
   }
-  if (dryRun !== undefined && typeof dryRun !== 'boolean') {
-    throw new RedriveOptionsError('dryRun', `got ${showValue(dryRun)}; allowed: true (read and classify, move nothing) or false`);
-  }
-  if (onProgress !== undefined && typeof onProgress !== 'function') {
-    throw new RedriveOptionsError('onProgress', `got ${showValue(onProgress)}; allowed: a function called after every batch, or none`);
-  }
-  const listens = typeof (signal as { addEventListener?: unknown } | null)?.addEventListener === 'function';
-  if (signal !== undefined && (!listens || typeof (signal as { aborted?: unknown }).aborted !== 'boolean')) {
-    const given = typeof signal === 'object' && signal !== null ? 'an object that is no AbortSignal' : showValue(signal);
-    throw new RedriveOptionsError('signal', `got ${given}; allowed: an AbortSignal (an AbortController's signal), or none`);
-  }
+  const fault = runOptionFault({ dryRun, onProgress, signal });
+  if (fault !== undefined) throw new RedriveOptionsError(fault.field, fault.detail);
 }
 
 /**

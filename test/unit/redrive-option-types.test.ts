@@ -81,7 +81,7 @@ describe('the redrives refuse a dryRun, onProgress or signal of the wrong type b
     ]) {
       const error = await refusal(run);
       expect(error.field).toBe('dryRun');
-      expect(error.detail).toBe(`got ${shown}; allowed: true (read and classify, move nothing) or false`);
+      expect(error.detail).toBe(`got ${shown}; allowed: true (read and classify, send nothing) or false`);
     }
   });
 
