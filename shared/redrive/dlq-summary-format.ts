@@ -1,3 +1,4 @@
+import { counted } from '../plural.js';
 import type { DeadLetterGroup, DlqSummary } from './dlq-summary.js';
 
 const HEADERS = ['REASON', 'TYPE', 'AGGREGATE TYPE', 'EVENTS', 'MESSAGES', 'FIRST', 'LAST'] as const;
@@ -36,11 +37,13 @@ export function formatDlqSummary(summary: DlqSummary): string {
       .trimEnd();
   const { relay, subscriber, malformed } = summary.kinds;
   const lines = [
-    `Dead letters in ${summary.queueUrl} (${summary.status}): ${summary.read} messages (${summary.events} events) read of about ${summary.before} messages; none deleted, all visible again`,
+    `Dead letters in ${summary.queueUrl} (${summary.status}): ${counted(summary.read, 'message')} (${counted(summary.events, 'event')}) read of about ${counted(summary.before, 'message')}; none deleted, all visible again`,
     `  relay dead letters ${relay}, subscriber messages ${subscriber}, malformed ${malformed}`,
     ...(summary.filter === undefined
       ? []
-      : [`  filter: ${summary.filter} — ${summary.matchedEvents} events in ${summary.matched} messages match`]),
+      : [
+          `  filter: ${summary.filter} — ${counted(summary.matchedEvents, 'event')} in ${counted(summary.matched, 'message')} ${summary.matchedEvents === 1 ? 'matches' : 'match'}`,
+        ]),
     '',
   ];
   if (rows.length === 0) lines.push('  (no dead letters)');
