@@ -59,7 +59,7 @@ export function formatSummary(summary: RedriveSummary): string {
     ...(summary.filter === undefined ? [] : [`  filter:      ${summary.filter}`]),
     `  processed:   ${summary.processed}`,
     ...(summary.unmatched === undefined ? [] : [`  unmatched:   ${summary.unmatched} (left in the source, untouched)`]),
-    `  ${verb.padEnd(11)}  ${summary.moved} (${summary.republished - kept.events} events${deadLettered(summary)})`,
+    `  ${verb.padEnd(11)}  ${summary.moved} (${events(summary.republished - kept.events)}${deadLettered(summary)})`,
     `  failed:      ${summary.failed.length}${kept.failed}`,
     `  skipped:     ${summary.skipped.length}${kept.skipped}`,
     `  after:       ${summary.after ?? 'unknown'}`,

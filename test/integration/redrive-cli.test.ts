@@ -282,21 +282,21 @@ describe('redrive CLI config', () => {
 
     const fromEnv = await cli(args, { OUTBOX_CONFIG: serializeConfig(exampleConfig) });
     expect(fromEnv.code).toBe(0);
-    expect(fromEnv.stdout).toMatch(/moved\s+1 \(1 events\)/);
+    expect(fromEnv.stdout).toMatch(/moved\s+1 \(1 event\)/);
     expect(queueDepth(server, 'cli-config-view')).toBe(1);
 
     await send();
     // A .ts config loads under a TypeScript loader only: the CLI from its source under tsx.
     const fromModule = await runCli([...args, '--config', 'examples/orders/outbox.config.ts'], {}, CLI_ARGS);
     expect(fromModule.code).toBe(0);
-    expect(fromModule.stdout).toMatch(/moved\s+1 \(1 events\)/);
+    expect(fromModule.stdout).toMatch(/moved\s+1 \(1 event\)/);
 
     await send();
     // --config wins over $OUTBOX_CONFIG, which here routes nothing.
     const empty = serializeConfig({ ...exampleConfig, routes: {} });
     const fromJson = await cli([...args, '--config', file('outbox.config.json', serializeConfig(exampleConfig))], { OUTBOX_CONFIG: empty });
     expect(fromJson.code).toBe(0);
-    expect(fromJson.stdout).toMatch(/moved\s+1 \(1 events\)/);
+    expect(fromJson.stdout).toMatch(/moved\s+1 \(1 event\)/);
     expect(queueDepth(server, 'cli-config-view')).toBe(3);
     expect(queueDepth(server, 'cli-config-dlq')).toBe(0);
   }, 120_000);

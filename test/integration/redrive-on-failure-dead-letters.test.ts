@@ -171,7 +171,7 @@ describe('on-failure redrive: what the relay dead-letters goes to the relay DLQ'
 
     // One event published, one dead-lettered: `republished` counts only the one that went out.
     expect(summary).toMatchObject({ status: 'completed', moved: 1, republished: 1, deadLettered: 1, failed: [], skipped: [], after: 0 });
-    expect(formatSummary(summary)).toContain('moved        1 (1 events published; 1 dead-lettered to the relay DLQ)');
+    expect(formatSummary(summary)).toContain('moved        1 (1 event published; 1 dead-lettered to the relay DLQ)');
     // The later event of the aggregate goes out once the earlier one is in the DLQ, as from the relay.
     expect(view.delivered().map((e) => e.id)).toEqual([paid[0]?.id]);
     expect(letters('dl-rej-relay-dlq')).toEqual([

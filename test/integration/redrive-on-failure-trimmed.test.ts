@@ -77,7 +77,7 @@ describe('on-failure redrive: a batch past the retention whose first records the
     expect(summary.keptRepublished).toEqual({ trimmed: { records: 1, events: 1 } });
     const text = formatSummary(summary);
     // The moved record's event; the kept record's event is told with the record, which stays.
-    expect(text).toContain('  moved        1 (1 events)\n');
+    expect(text).toContain('  moved        1 (1 event)\n');
     expect(text).toContain(
       '  skipped:     1 (1 kept after the 1 event of its records still in the stream was republished: the stream had trimmed the first records of its batch)\n',
     );
@@ -168,7 +168,7 @@ describe('on-failure redrive: a batch past the retention whose first records the
     expect(view.delivered().map((e) => e.id)).toEqual([ids.l3, ids.l4]);
     expect(summary).toMatchObject({ moved: 1, republished: 2, failed: [], before: 2, after: 1 });
     expect(summary.keptRepublished).toEqual({ trimmed: { records: 1, events: 1 } });
-    expect(formatSummary(summary)).toContain('  moved        1 (1 events)\n');
+    expect(formatSummary(summary)).toContain('  moved        1 (1 event)\n');
     expect(summary.skipped).toEqual([
       { id: 'batch-0.json', reason: expect.stringContaining(`sequence numbers ${seq.l2} to just before ${seq.l3}`) },
     ]);

@@ -205,7 +205,7 @@ describe('formatSummary of a partial run', () => {
     });
     expect(text).toContain('Redrive interrupted — the counts are partial; dry run: nothing was republished or deleted');
     expect(text).toMatch(/status:\s+interrupted/);
-    expect(text).toMatch(/would move\s+1 \(1 events\)/);
+    expect(text).toMatch(/would move\s+1 \(1 event\)/);
     expect(text).toMatch(/after:\s+unknown/);
     expect(text).toContain('note: FIFO queue: only the first messages of each message group were seen');
   });

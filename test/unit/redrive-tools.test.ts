@@ -151,6 +151,12 @@ describe('formatSummary', () => {
     expect(text).toContain('failed  m-4: InvalidParameter: too big');
     expect(text).toContain('skipped m-5: no envelope');
   });
+
+  it('counts the events moved in words that agree with the count (one was "1 (1 events)")', () => {
+    const summary = { status: 'dry-run', source: 'dlq', target: 'queue', before: 1, processed: 1, failed: [], skipped: [] } as const;
+    expect(formatSummary({ ...summary, moved: 1, republished: 1 })).toContain('  would move   1 (1 event)\n');
+    expect(formatSummary({ ...summary, moved: 2, republished: 3 })).toContain('  would move   2 (3 events)\n');
+  });
 });
 
 describe('publishEvents', () => {
