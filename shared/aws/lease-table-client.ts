@@ -1,5 +1,8 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ProcessorOptionsError } from '../processor/errors.js';
+import { FAILOVER_RANGE_MS, MIN_RENEW_INTERVAL_MS } from '../processor/settings.js';
+import { showValue } from '../show-value.js';
 
 /**
  * The timeouts of {@link leaseTableClient} for a lease renewal interval: a request gives up after
@@ -24,5 +27,14 @@ export const leaseTableTimeouts = (renewIntervalMs: number) => {
  * const document = leaseTableClient(renewIntervalMs);
  * ```
  */
-export const leaseTableClient = (renewIntervalMs: number, config: DynamoDBClientConfig = {}): DynamoDBDocumentClient =>
-  DynamoDBDocumentClient.from(new DynamoDBClient({ requestHandler: leaseTableTimeouts(renewIntervalMs), ...config }));
+export function leaseTableClient(renewIntervalMs: number, config: DynamoDBClientConfig = {}): DynamoDBDocumentClient {
+  // A NaN one would give NaN timeouts, which a timer takes for 1 ms: every lease write would time out.
+  const most = Math.floor(FAILOVER_RANGE_MS[1] / 2);
+  if (!Number.isInteger(renewIntervalMs) || renewIntervalMs < MIN_RENEW_INTERVAL_MS || renewIntervalMs > most) {
+    throw new ProcessorOptionsError(
+      'renewIntervalMs',
+      `got ${showValue(renewIntervalMs)}; allowed: an integer from ${MIN_RENEW_INTERVAL_MS} to ${most}, the worker's settings.renewIntervalMs (processorSettings gives it)`,
+    );
+  }
+  return DynamoDBDocumentClient.from(new DynamoDBClient({ requestHandler: leaseTableTimeouts(renewIntervalMs), ...config }));
+}

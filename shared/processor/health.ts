@@ -1,5 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { showValue } from '../show-value.js';
+import { ProcessorOptionsError } from './errors.js';
+import { processorSettings } from './settings.js';
 import { monotonicNow } from './worker-clock.js';
 import type { WorkerStatus } from './worker-types.js';
 
@@ -9,6 +12,9 @@ import type { WorkerStatus } from './worker-types.js';
  * replaced task, not one that looks alive and publishes nothing.
  */
 export const STARTING_HEALTHY_MS = 300_000;
+
+/** The highest TCP port, for the health endpoint's (`OUTBOX_PROCESSOR_HEALTH_PORT`, `startHealthServer`'s `port`). */
+export const MAX_PORT = 65_535;
 
 /**
  * Healthy while starting, for at most {@link STARTING_HEALTHY_MS} after `startingSince`, while
@@ -45,6 +51,11 @@ export async function startHealthServer(
   failoverMs: number,
   port: number,
 ): Promise<{ readonly port: number; close(): Promise<void> }> {
+  // The settings' rule: a NaN or negative failover time would make every answer 503, and ECS replace the task again and again.
+  processorSettings({ failoverMs });
+  if (!Number.isInteger(port) || port < 0 || port > MAX_PORT) {
+    throw new ProcessorOptionsError('port', `got ${showValue(port)}; allowed: a port from 1 to ${MAX_PORT}, or 0 for any free one`);
+  }
   const startingSince = monotonicNow();
   const server: Server = createServer((request, response) => {
     if (request.method !== 'GET' || request.url !== '/health') {

@@ -4,12 +4,14 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { errorName } from '../aws/error-name.js';
 import { LeaseLostError } from './errors.js';
 import { appliedWrite, type FailedAttempts, hasStarted, type Lease, type LeaseStore, TRIM_HORIZON } from './lease.js';
+import { checkLeaseTableName } from './processor-options.js';
 
 /** The lease table's definition, shared by the CDK construct and local set-ups. */
 export const LEASE_TABLE = Object.freeze({ partitionKey: 'leaseKey', keyType: 'S' } as const);
 
-/** `CreateTable` input for a lease table (on-demand, key `leaseKey`). */
+/** `CreateTable` input for a lease table (on-demand, key `leaseKey`); a name DynamoDB refuses is a `ProcessorOptionsError`. */
 export function createLeaseTableInput(tableName: string): CreateTableCommandInput {
+  checkLeaseTableName('tableName', tableName);
   return {
     TableName: tableName,
     AttributeDefinitions: [{ AttributeName: LEASE_TABLE.partitionKey, AttributeType: LEASE_TABLE.keyType }],

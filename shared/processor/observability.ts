@@ -1,6 +1,9 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { UNDECLARED_EVENT_TYPE } from '../lag-by-event-type.js';
+import { showValue } from '../show-value.js';
+import { ProcessorOptionsError } from './errors.js';
+import { checkLeaseTableName } from './processor-options.js';
 import { monotonicNow } from './worker-clock.js';
 import type { WorkerObserver } from './worker-observer.js';
 
@@ -54,6 +57,7 @@ export const PROCESSOR_METRICS = {
  * ```
  */
 export function processorMetrics(leaseTableName: string): Metrics {
+  checkLeaseTableName('leaseTableName', leaseTableName);
   return new Metrics({
     namespace: PROCESSOR_METRICS.namespace,
     serviceName: PROCESSOR_METRICS.service,
@@ -88,6 +92,13 @@ export interface ProcessorObserver extends WorkerObserver {
  * ```
  */
 export function processorObserver(logger: Logger, metrics: Metrics, flushIntervalMs = 10_000): ProcessorObserver {
+  // NaN would never flush (no time is ≥ NaN), so the metrics would wait for the shutdown's flush.
+  if (typeof flushIntervalMs !== 'number' || !Number.isFinite(flushIntervalMs) || flushIntervalMs < 0) {
+    throw new ProcessorOptionsError(
+      'flushIntervalMs',
+      `got ${showValue(flushIntervalMs)}; allowed: milliseconds from 0 (flush at every report) up, or none for 10000`,
+    );
+  }
   let flushedAt = monotonicNow();
   let records = 0;
   let published = 0;

@@ -5,6 +5,7 @@ import { RELAY_ENV } from '../event-source.js';
 import { processorAggregateTypes } from '../publishing-paths.js';
 import { type RelayEnvironment, relayEnvironment } from '../relay/index.js';
 import { ProcessorOptionsError } from './errors.js';
+import { MAX_PORT } from './health.js';
 import {
   BUCKET_ALLOWED,
   defaultWorkerId,
@@ -131,11 +132,11 @@ export function healthPortFromEnv(env: NodeJS.ProcessEnv = process.env): number 
   const text = env[variable];
   if (text === undefined) return DEFAULT_HEALTH_PORT;
   const port = /^\d+$/.test(text) ? Number(text) : 0;
-  if (port >= 1 && port <= 65_535) return port;
+  if (port >= 1 && port <= MAX_PORT) return port;
   const given = text.trim() === '' ? `is not set (got ${shown(text)})` : `got ${shown(text)}`;
   throw new EnvironmentError(
     variable,
-    `${given}; allowed: a port from 1 to 65535; leave it unset for the default (${DEFAULT_HEALTH_PORT})`,
+    `${given}; allowed: a port from 1 to ${MAX_PORT}; leave it unset for the default (${DEFAULT_HEALTH_PORT})`,
   );
 }
 

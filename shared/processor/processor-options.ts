@@ -31,6 +31,18 @@ function checkClient(field: string, client: unknown, allowed: string): void {
   if (given !== undefined) throw new ProcessorOptionsError(field, `got ${given}; allowed: ${allowed}`);
 }
 
+/**
+ * A lease table name, given as `field` (`leaseTableName`, `tableName`), by the rule
+ * `OUTBOX_LEASE_TABLE` is read with: refused with a {@link ProcessorOptionsError} unless DynamoDB takes it.
+ *
+ * @example
+ * ```ts
+ * checkLeaseTableName('tableName', 'arn:aws:dynamodb:eu-west-1:123456789012:table/leases'); // throws
+ * ```
+ */
+export const checkLeaseTableName = (field: string, value: unknown): void =>
+  checkText(field, value, TABLE_NAME_PATTERN, LEASE_TABLE_ALLOWED);
+
 /** A text option that must match `pattern`: refused with what was given and what is allowed. */
 function checkText(field: string, value: unknown, pattern: RegExp, allowed: string): void {
   if (typeof value === 'string' && pattern.test(value)) return;
@@ -57,7 +69,7 @@ export function checkProcessorOptions(options: ProcessorOwnOptions): void {
   );
   checkText('streamArn', options.streamArn, STREAM_ARN_PATTERN, STREAM_ARN_ALLOWED);
   checkClient('document', options.document, 'a DynamoDBDocumentClient of the DynamoDB that holds the lease table');
-  checkText('leaseTableName', options.leaseTableName, TABLE_NAME_PATTERN, LEASE_TABLE_ALLOWED);
+  checkLeaseTableName('leaseTableName', options.leaseTableName);
   const { workerId, observer } = options;
   if (workerId !== undefined && (typeof workerId !== 'string' || workerId.trim() === '')) {
     throw new ProcessorOptionsError(

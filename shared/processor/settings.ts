@@ -38,6 +38,11 @@ export interface ProcessorSettings {
   readonly handOffTimeoutMs: number;
 }
 
+/** The bounds of `ProcessorSettings.failoverMs`, in ms. */
+export const FAILOVER_RANGE_MS = [200, 600_000] as const;
+/** The least `ProcessorSettings.renewIntervalMs`, in ms (the most is half the failover time). */
+export const MIN_RENEW_INTERVAL_MS = 10;
+
 /** The default of `ProcessorSettings.failoverMs`, in milliseconds (10 s); the CDK construct's default `failover` too. */
 export const DEFAULT_FAILOVER_MS = 10_000;
 
@@ -99,8 +104,13 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
       throw new ProcessorOptionsError(field, `got ${showValue(value)}; allowed: an integer from ${min} to ${max}${why}`);
     }
   };
-  range('failoverMs', 200, 600_000);
-  range('renewIntervalMs', 10, Math.floor(failoverMs / 2), ' (at most half the failover time, so one missed renewal is not fatal)');
+  range('failoverMs', ...FAILOVER_RANGE_MS);
+  range(
+    'renewIntervalMs',
+    MIN_RENEW_INTERVAL_MS,
+    Math.floor(failoverMs / 2),
+    ' (at most half the failover time, so one missed renewal is not fatal)',
+  );
   range('leaseScanIntervalMs', 10, Math.floor(failoverMs / 4), ' (at most a quarter of the failover time)');
   // Another worker dates a live owner's write to the end of the read that saw it, up to a scan
   // interval (and the scans' durations) after it was issued, and judges the lease expired

@@ -1,0 +1,66 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { describe, expect, it } from 'vitest';
+import { leaseTableClient } from '../../shared/aws/lease-table-client.js';
+import { ProcessorOptionsError } from '../../shared/processor/errors.js';
+import { startHealthServer } from '../../shared/processor/health.js';
+import { createLeaseTableInput } from '../../shared/processor/lease-table.js';
+import { processorMetrics, processorObserver } from '../../shared/processor/observability.js';
+import type { WorkerStatus } from '../../shared/processor/worker-types.js';
+
+/** What `run` threw or rejected with; none fails the test. */
+async function refusal(run: () => unknown): Promise<ProcessorOptionsError> {
+  let caught: unknown;
+  try {
+    await run();
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(ProcessorOptionsError);
+  return caught as ProcessorOptionsError;
+}
+
+const status = (): WorkerStatus => ({
+  workerId: 'w',
+  state: 'running',
+  leases: [],
+  leasesInTable: 0,
+  lastScanAt: 0,
+  recordsProcessed: 0,
+  eventsPublished: 0,
+});
+
+describe("the processor's helpers refuse what they would misuse, as the options of createProcessor are", () => {
+  it('createLeaseTableInput: a table ARN, or a name DynamoDB refuses', async () => {
+    const error = await refusal(() => createLeaseTableInput('arn:aws:dynamodb:eu-west-1:123456789012:table/leases'));
+    expect(error.field).toBe('tableName');
+    expect(error.message).toContain("allowed: the lease table's name (not its ARN)");
+    expect(createLeaseTableInput('outbox-leases').TableName).toBe('outbox-leases');
+  });
+
+  it('processorMetrics: a blank lease table name, the dimension every metric would carry', async () => {
+    expect((await refusal(() => processorMetrics(' '))).message).toContain('leaseTableName: got " "; allowed:');
+  });
+
+  it.each([Number.NaN, -1])('processorObserver: a flush interval of %s (with NaN the metrics were never flushed)', async (ms) => {
+    const metrics = processorMetrics('orders-leases');
+    const error = await refusal(() => processorObserver(new Logger({ logLevel: 'SILENT' }), metrics, ms));
+    expect(error.field).toBe('flushIntervalMs');
+    expect(error.message).toContain(`got ${ms}; allowed: milliseconds from 0`);
+  });
+
+  it.each([Number.NaN, 5, 400_000])('leaseTableClient: a renewal interval of %s (NaN gave NaN timeouts)', async (ms) => {
+    const error = await refusal(() => leaseTableClient(ms));
+    expect(error.field).toBe('renewIntervalMs');
+    expect(error.message).toContain(`got ${ms}; allowed: an integer from 10 to 300000`);
+  });
+
+  it('startHealthServer: a NaN failover time (every answer 503) or a port out of range, before it listens', async () => {
+    const nan = await refusal(() => startHealthServer(status, Number.NaN, 0));
+    expect(nan.field).toBe('failoverMs');
+    expect(nan.message).toContain('got NaN; allowed: an integer from 200 to 600000');
+    const port = await refusal(() => startHealthServer(status, 10_000, 70_000));
+    expect(port.message).toContain(
+      'Invalid stream processor option port: got 70000; allowed: a port from 1 to 65535, or 0 for any free one',
+    );
+  });
+});
