@@ -153,7 +153,16 @@ describe('formatSummary', () => {
   });
 
   it('counts the events moved in words that agree with the count (one was "1 (1 events)")', () => {
-    const summary = { status: 'dry-run', source: 'dlq', target: 'queue', before: 1, processed: 1, failed: [], skipped: [] } as const;
+    const summary = {
+      status: 'dry-run',
+      source: 'dlq',
+      target: 'queue',
+      before: 1,
+      after: 1,
+      processed: 1,
+      failed: [],
+      skipped: [],
+    } as const;
     expect(formatSummary({ ...summary, moved: 1, republished: 1 })).toContain('  would move   1 (1 event)\n');
     expect(formatSummary({ ...summary, moved: 2, republished: 3 })).toContain('  would move   2 (3 events)\n');
   });
