@@ -1,4 +1,5 @@
-import type { OutboxConfig } from './config.js';
+import { checkedConfig, configRefusal, type OutboxConfig } from './config.js';
+import { ConfigError } from './errors.js';
 import { relayFilterPatterns } from './relay-filter.js';
 
 /**
@@ -27,14 +28,17 @@ export interface RelayEventSourceSettings {
 
 /**
  * The relay's event source mapping and function timeout, from the config: what the CDK stack
- * deploys and what the local runner applies.
+ * deploys and what the local runner applies. A config that is none, or one `defineConfig` would
+ * refuse, is a `ConfigError` naming `config`; a plain object is given its defaults first, as
+ * `new Relay` gives it.
  *
  * @example
  * ```ts
  * const { batchSize, maxRetryAttempts, functionTimeoutSeconds } = relayEventSourceSettings(config);
  * ```
  */
-export function relayEventSourceSettings(config: OutboxConfig): RelayEventSourceSettings {
+export function relayEventSourceSettings(given: OutboxConfig): RelayEventSourceSettings {
+  const config = checkedConfig(given, (cause) => new ConfigError('config', configRefusal(cause), { cause }));
   const { relay } = config;
   return {
     startingPosition: 'TRIM_HORIZON',

@@ -1,5 +1,6 @@
-import { ConfigError, createRelayHandler, Relay, type RelayOptions } from 'dynamodb-outbox/relay';
+import { ConfigError, createRelayHandler, Relay, type RelayOptions, relayEventSourceSettings } from 'dynamodb-outbox/relay';
 import { describe, expect, it } from 'vitest';
+import { defineConfig } from '../../shared/config.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { config, deadLetterQueueUrl, topicArns } from '../helpers/relay-fixtures.js';
 
@@ -69,5 +70,18 @@ describe('createRelayHandler refuses a logger, metrics sink or callback it would
     const error = refusal(() => createRelayHandler({ ...parts, logger: silent, metrics: discard, [field]: value } as never));
     expect(error.field).toBe(field);
     expect(error.message).toContain(`Invalid outbox config at ${field}: ${words}`);
+  });
+});
+
+describe('relayEventSourceSettings takes the config as every part given one does', () => {
+  it('refuses a config that is none with a ConfigError naming config, not a TypeError', () => {
+    const error = refusal(() => relayEventSourceSettings(null as never));
+    expect(error.field).toBe('config');
+    expect(error.message).toContain('Invalid outbox config at config: got null; allowed:');
+  });
+
+  it("gives a plain object the config's defaults, as new Relay does", () => {
+    const plain = { source: 'urn:test:shop', topics: [{ name: 'payments' }], routes: { payment: 'payments' } };
+    expect(relayEventSourceSettings(plain as never)).toEqual(relayEventSourceSettings(defineConfig(plain)));
   });
 });
