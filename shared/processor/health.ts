@@ -53,6 +53,13 @@ export async function startHealthServer(
 ): Promise<{ readonly port: number; close(): Promise<void> }> {
   // The settings' rule: a NaN or negative failover time would make every answer 503, and ECS replace the task again and again.
   processorSettings({ failoverMs });
+  // Else the first request would throw in the server's handler, and take the process down.
+  if (typeof status !== 'function') {
+    throw new ProcessorOptionsError(
+      'status',
+      `got ${showValue(status)}; allowed: a function giving the worker's status, () => worker.status()`,
+    );
+  }
   if (!Number.isInteger(port) || port < 0 || port > MAX_PORT) {
     throw new ProcessorOptionsError('port', `got ${showValue(port)}; allowed: a port from 1 to ${MAX_PORT}, or 0 for any free one`);
   }

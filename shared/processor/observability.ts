@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { UNDECLARED_EVENT_TYPE } from '../lag-by-event-type.js';
+import { methodsFault } from '../methods-fault.js';
 import { showValue } from '../show-value.js';
 import { ProcessorOptionsError } from './errors.js';
 import { checkLeaseTableName } from './processor-options.js';
@@ -92,6 +93,17 @@ export interface ProcessorObserver extends WorkerObserver {
  * ```
  */
 export function processorObserver(logger: Logger, metrics: Metrics, flushIntervalMs = 10_000): ProcessorObserver {
+  // Else the first report would throw in the worker's loop.
+  for (const [field, given, allowed] of [
+    ['logger', methodsFault(logger, ['debug', 'info', 'warn', 'error']), 'a Powertools Logger (debug, info, warn and error)'],
+    [
+      'metrics',
+      methodsFault(metrics, ['addMetric', 'addDimension', 'publishStoredMetrics']),
+      'a Powertools Metrics, as processorMetrics() gives',
+    ],
+  ] as const) {
+    if (given !== undefined) throw new ProcessorOptionsError(field, `got ${given}; allowed: ${allowed}`);
+  }
   // NaN would never flush (no time is ≥ NaN), so the metrics would wait for the shutdown's flush.
   if (typeof flushIntervalMs !== 'number' || !Number.isFinite(flushIntervalMs) || flushIntervalMs < 0) {
     throw new ProcessorOptionsError(

@@ -4,7 +4,14 @@ import { isFifoQueueUrl } from '../aws/sqs-queue-url.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { type DeadLetterEvent, type DeadLetterInfo, describeDeadLetter } from './dead-letter-info.js';
 import { HeldMessages } from './held-messages.js';
-import { CLIENTS_ALLOWED, checkClients, checkCommonOptions, checkQueueUrl, visibilityTimeoutOf } from './option-checks.js';
+import {
+  CLIENTS_ALLOWED,
+  checkClients,
+  checkCommonOptions,
+  checkQueueUrl,
+  checkWaitTimeSeconds,
+  visibilityTimeoutOf,
+} from './option-checks.js';
 import { IN_FLIGHT_LIMIT, queueCounts } from './queue-counts.js';
 
 /** Options of `summarizeDlq`: the dead-letter queue to read, which of its messages to count, and how long to read. */
@@ -159,6 +166,7 @@ export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSum
   const { sqs, queueUrl, filter, signal } = options;
   checkCommonOptions(options);
   const visibility = visibilityTimeoutOf(options.visibilityTimeoutSeconds);
+  checkWaitTimeSeconds(options.waitTimeSeconds);
   const counts = await queueCounts(sqs, queueUrl);
   const before = counts.visible + counts.inFlight + counts.delayed;
   const held = new HeldMessages(sqs, queueUrl, visibility);

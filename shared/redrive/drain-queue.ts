@@ -4,7 +4,7 @@ import { RedriveStoppedError } from './errors.js';
 import { HeldMessages } from './held-messages.js';
 import { InFlightRoom, partialReadNotes } from './in-flight-room.js';
 import { KeptRepublished } from './kept-records.js';
-import { checkCommonOptions, checkQueueUrl, visibilityTimeoutOf } from './option-checks.js';
+import { checkCommonOptions, checkQueueUrl, checkWaitTimeSeconds, visibilityTimeoutOf } from './option-checks.js';
 import { approximateCount, fifoNotes, queueCounts } from './queue-counts.js';
 import { rateLimiter } from './rate-limit.js';
 import type { RedriveCommonOptions, RedriveProblem, RedriveSummary } from './types.js';
@@ -101,6 +101,7 @@ export async function drainQueue<T>(options: DrainOptions<T>): Promise<RedriveSu
   checkCommonOptions(options);
   checkQueueUrl(options.queueUrl, 'queueUrl');
   const visibility = visibilityTimeoutOf(options.visibilityTimeoutSeconds);
+  checkWaitTimeSeconds(options.waitTimeSeconds);
   const { sqs, queueUrl, signal } = options;
   const dryRun = options.dryRun === true;
   const limiter = rateLimiter(options.ratePerSecond);

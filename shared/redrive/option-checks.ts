@@ -109,6 +109,25 @@ export function checkTopicArns(topicArns: unknown): void {
   }
 }
 
+/** SQS's long-poll wait of a `ReceiveMessage`, in seconds. */
+const WAIT_TIME_RANGE = [0, 20] as const;
+
+/**
+ * Checks a run's `waitTimeSeconds` (the long poll of each receive): SQS takes 0 to 20 seconds, and
+ * would refuse another at the first receive, after the queue was counted.
+ */
+export function checkWaitTimeSeconds(seconds: unknown): void {
+  if (
+    seconds !== undefined &&
+    (!Number.isInteger(seconds) || (seconds as number) < WAIT_TIME_RANGE[0] || (seconds as number) > WAIT_TIME_RANGE[1])
+  ) {
+    throw new RedriveOptionsError(
+      'waitTimeSeconds',
+      `got ${showValue(seconds)}; allowed: a whole number of seconds from ${WAIT_TIME_RANGE[0]} to ${WAIT_TIME_RANGE[1]}, or none for 1`,
+    );
+  }
+}
+
 /** Visibility timeouts in seconds: SQS takes 0 to 12 hours, and 0 would hide nothing. */
 const VISIBILITY_RANGE = [1, MAX_VISIBILITY_TIMEOUT_SECONDS] as const;
 

@@ -5,6 +5,7 @@
  */
 
 import { ConfigError } from '../errors.js';
+import { methodsFault } from '../methods-fault.js';
 import { showValue } from '../show-value.js';
 
 /** The handler's own options, as given (a caller without the types may pass anything). */
@@ -15,18 +16,11 @@ export interface HandlerOwnOptions {
   readonly now?: unknown;
 }
 
-/** `value` (given as `field`), refused unless it is an object whose `required` members are functions, and `optional` ones too when present. */
+/** `value` (given as `field`), refused unless it is an object of the methods {@link methodsFault} asks for. */
 function checkMethods(field: string, value: unknown, required: readonly string[], optional: readonly string[], allowed: string): void {
   if (value === undefined) return;
-  const methods = value as Record<string, unknown> | null;
-  const isObject = typeof value === 'object' && value !== null;
-  const missing = isObject ? required.filter((name) => typeof methods?.[name] !== 'function') : [];
-  const wrong = isObject ? optional.filter((name) => methods?.[name] !== undefined && typeof methods?.[name] !== 'function') : [];
-  if (isObject && missing.length === 0 && wrong.length === 0) return;
-  const given = isObject
-    ? `an object whose ${[...missing, ...wrong].join(', ')} ${missing.length + wrong.length === 1 ? 'is no function' : 'are no functions'}`
-    : showValue(value);
-  throw new ConfigError(field, `got ${given}; allowed: ${allowed}`);
+  const given = methodsFault(value, required, optional);
+  if (given !== undefined) throw new ConfigError(field, `got ${given}; allowed: ${allowed}`);
 }
 
 /**

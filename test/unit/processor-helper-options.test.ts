@@ -63,4 +63,21 @@ describe("the processor's helpers refuse what they would misuse, as the options 
       'Invalid stream processor option port: got 70000; allowed: a port from 1 to 65535, or 0 for any free one',
     );
   });
+
+  it('startHealthServer: a status that is no function, which the first request would have thrown on', async () => {
+    const error = await refusal(() => startHealthServer('running' as never, 10_000, 0));
+    expect(error.message).toContain('option status: got "running"; allowed: a function');
+  });
+
+  it.each([
+    ['logger', { info() {} }, 'got an object whose debug, warn, error are no functions; allowed: a Powertools Logger'],
+    ['metrics', {}, 'got an object whose addMetric, addDimension, publishStoredMetrics are no functions'],
+  ])('processorObserver: a %s %j, which the first report would have thrown on', async (field, value, words) => {
+    const logger = new Logger({ logLevel: 'SILENT' });
+    const metrics = processorMetrics('orders-leases');
+    const given = { logger, metrics, [field]: value } as { logger: Logger; metrics: typeof metrics };
+    const error = await refusal(() => processorObserver(given.logger, given.metrics));
+    expect(error.field).toBe(field);
+    expect(error.message).toContain(words);
+  });
 });
