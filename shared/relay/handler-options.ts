@@ -10,6 +10,7 @@ import { showValue } from '../show-value.js';
 
 /** The handler's own options, as given (a caller without the types may pass anything). */
 export interface HandlerOwnOptions {
+  readonly relay?: unknown;
   readonly logger?: unknown;
   readonly metrics?: unknown;
   readonly onOutcome?: unknown;
@@ -25,7 +26,7 @@ function checkMethods(field: string, value: unknown, required: readonly string[]
 
 /**
  * Refuses, with a {@link ConfigError} naming the option, what was given and what is allowed, a
- * logger without `info`, `warn` and `error`, metrics without `addMetric`, or an `onOutcome` or
+ * `relay` without a `relay` method, a logger without `info`, `warn` and `error`, metrics without `addMetric`, or an `onOutcome` or
  * `now` that is no function.
  *
  * @example
@@ -34,6 +35,8 @@ function checkMethods(field: string, value: unknown, required: readonly string[]
  * ```
  */
 export function checkHandlerOptions(options: HandlerOwnOptions): void {
+  // Else a relay of the wrong kind would throw at every invocation, not when the handler is built.
+  checkMethods('relay', options.relay, ['relay'], [], 'a Relay (new Relay({ … })), or leave it out and give its parts');
   checkMethods(
     'logger',
     options.logger,

@@ -102,8 +102,8 @@ function relayOf(options: RelayHandlerOptions): Relay {
  * ```
  */
 export function createRelayHandler(options: RelayHandlerOptions): RelayHandler {
-  const relay = relayOf(options);
   checkHandlerOptions(options);
+  const relay = relayOf(options);
   const logger: RelayLogger = options.logger ?? new Logger({ serviceName: RELAY_METRICS.service });
   const metrics: RelayMetrics = options.metrics ?? relayMetrics();
   const { onOutcome, now = Date.now } = options;

@@ -66,6 +66,7 @@ describe('createRelayHandler refuses a logger, metrics sink or callback it would
     ['logger', 'console', 'got "console"; allowed: a logger'],
     ['onOutcome', 'log', 'got "log"; allowed: a function'],
     ['now', 1_700_000_000_000, 'got 1700000000000; allowed: a function returning epoch ms'],
+    ['relay', { config: {} }, 'got an object whose relay is no function; allowed: a Relay'],
   ])('%s %j', (field, value, words) => {
     const error = refusal(() => createRelayHandler({ ...parts, logger: silent, metrics: discard, [field]: value } as never));
     expect(error.field).toBe(field);
