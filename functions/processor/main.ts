@@ -1,5 +1,4 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { leaseTableClient } from '../../shared/aws/lease-table-client.js';
 import { snsClient, sqsClient } from '../../shared/aws/messaging-clients.js';
 import { s3Client } from '../../shared/aws/s3-client.js';
 import { streamsClient } from '../../shared/aws/streams-client.js';
@@ -12,6 +11,7 @@ import {
   processorSettings,
   startHealthServer,
 } from '../../shared/processor/index.js';
+import { leaseTableClient } from '../../shared/processor/lease-table-client.js';
 
 const logger = new Logger({ serviceName: PROCESSOR_METRICS.service });
 

@@ -3,7 +3,6 @@
  * lease-based reader of the table's stream that publishes through the relay core.
  */
 
-export { leaseTableClient } from '../aws/lease-table-client.js';
 export { ConfigError, EnvironmentError, OutboxError } from '../errors.js';
 export {
   LeaseLostError,
@@ -14,6 +13,7 @@ export {
 } from './errors.js';
 export { startHealthServer } from './health.js';
 export { createLeaseTableInput, LEASE_TABLE } from './lease-table.js';
+export { leaseTableClient } from './lease-table-client.js';
 export { PROCESSOR_METRICS, type ProcessorObserver, processorMetrics, processorObserver } from './observability.js';
 export type { ProcessorOnFailureDestination } from './on-failure-writer.js';
 export { createProcessor, type ProcessorRelayOptions, type StartProcessorOptions, startProcessor } from './processor.js';

@@ -5,10 +5,10 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { CLIENT_TIMEOUTS } from '../../shared/aws/client-timeouts.js';
-import { leaseTableClient, leaseTableTimeouts } from '../../shared/aws/lease-table-client.js';
 import { snsClient, sqsClient } from '../../shared/aws/messaging-clients.js';
 import { s3Client } from '../../shared/aws/s3-client.js';
 import { streamsClient } from '../../shared/aws/streams-client.js';
+import { leaseTableClient, leaseTableTimeouts } from '../../shared/processor/lease-table-client.js';
 
 const logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const hasLoggerMiddleware = (client: { middlewareStack: { identify(): string[] } }): boolean =>

@@ -1,9 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { describe, expect, it } from 'vitest';
-import { leaseTableClient } from '../../shared/aws/lease-table-client.js';
 import { ProcessorOptionsError } from '../../shared/processor/errors.js';
 import { startHealthServer } from '../../shared/processor/health.js';
 import { createLeaseTableInput } from '../../shared/processor/lease-table.js';
+import { leaseTableClient } from '../../shared/processor/lease-table-client.js';
 import { processorMetrics, processorObserver } from '../../shared/processor/observability.js';
 import type { WorkerStatus } from '../../shared/processor/worker-types.js';
 

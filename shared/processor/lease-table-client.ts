@@ -1,8 +1,8 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ProcessorOptionsError } from '../processor/errors.js';
-import { FAILOVER_RANGE_MS, MIN_RENEW_INTERVAL_MS } from '../processor/settings.js';
 import { showValue } from '../show-value.js';
+import { ProcessorOptionsError } from './errors.js';
+import { FAILOVER_RANGE_MS, MIN_RENEW_INTERVAL_MS } from './settings.js';
 
 /**
  * The timeouts of {@link leaseTableClient} for a lease renewal interval: a request gives up after
