@@ -138,6 +138,26 @@ const tsconfig = JSON.stringify(
   2,
 );
 
+/**
+ * The stricter checks of the tsconfig.json TypeScript 7's `tsc --init` writes, which docs/adopt.md
+ * says the package's declarations and its steps' files compile under too. aws-cdk-lib's own
+ * declarations do not compile under exactOptionalPropertyTypes: only theirs are skipped.
+ */
+const tsconfigInit = JSON.stringify(
+  {
+    extends: './tsconfig.json',
+    compilerOptions: {
+      exactOptionalPropertyTypes: true,
+      noUncheckedIndexedAccess: true,
+      verbatimModuleSyntax: true,
+      isolatedModules: true,
+      skipLibCheck: true,
+    },
+  },
+  null,
+  2,
+);
+
 /** The pipeline on one machine: write, relay, a queue drained, a consumer handling the event. */
 const pipeline = `import { defineConfig } from 'dynamodb-outbox';
 import { createConsumer, eventHandler } from 'dynamodb-outbox/consumer';
@@ -253,6 +273,7 @@ console.log(JSON.stringify(outcomes));
 export const ADOPTER_FILES = {
   service: {
     'tsconfig.json': tsconfig,
+    'tsconfig.init.json': tsconfigInit,
     'entry-points.ts': entryPoints,
     'pipeline.mjs': pipeline,
     'app.mjs': app,

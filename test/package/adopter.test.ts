@@ -168,11 +168,13 @@ describe('the packed package', { timeout: 600_000 }, () => {
       dir = await service;
     }, 600_000);
 
-    it('type-checks a file importing every entry point, and the files of docs/adopt.md, under module NodeNext, target ES2022 and strict', async () => {
+    it('type-checks a file importing every entry point, and the files of docs/adopt.md, under module NodeNext, target ES2022 and strict, and under the stricter options of tsc --init', async () => {
       expect(Object.keys(adoptFiles).sort()).toEqual(
         ['lib/orders-stack.ts', 'outbox.config.ts', 'src/api.ts', 'src/billing/handler.ts', 'test/outbox.test.ts'].sort(),
       );
       await run(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], dir);
+      // And under the stricter options of TypeScript 7's tsc --init (exactOptionalPropertyTypes, verbatimModuleSyntax, …).
+      await run(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.init.json'], dir);
     });
 
     it('writes an event with the write helper, relays it and receives it with the consumer helper, through /testing', async () => {
