@@ -1,4 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { sendClientFault } from '../aws/send-client.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { showValue as show } from '../show-value.js';
 import { validateCatalogOption } from './catalog-schemas.js';
@@ -92,11 +93,9 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
   if (raw.catalog !== undefined) validateCatalogOption(raw.catalog, raw.sources);
   if (!isRecord(raw.inbox)) throw new ConsumerOptionsError('inbox', `got ${show(raw.inbox)}; allowed: { document, tableName, … }`);
   rejectUnknown(raw.inbox, INBOX_KEYS, 'inbox');
-  if (!isRecord(raw.inbox.document) || typeof raw.inbox.document.send !== 'function') {
-    throw new ConsumerOptionsError(
-      'inbox.document',
-      `got ${shapeOf(raw.inbox.document)}, which is not a DynamoDB client; allowed: a DynamoDBClient or a DynamoDBDocumentClient`,
-    );
+  const documentFault = sendClientFault(raw.inbox.document);
+  if (documentFault !== undefined) {
+    throw new ConsumerOptionsError('inbox.document', `got ${documentFault}; allowed: a DynamoDBClient or a DynamoDBDocumentClient`);
   }
   // The SDK's DocumentClient refuses such a client with a plain Error, as it wraps it.
   if ((raw.inbox.document as { config?: { cacheMiddleware?: unknown } }).config?.cacheMiddleware === true) {

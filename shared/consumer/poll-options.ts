@@ -1,5 +1,6 @@
 /** The options of `pollOnce` and `createPoller` (and the poller's `stop`), checked before anything is received. */
 
+import { sendClientFault } from '../aws/send-client.js';
 import { SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
 import { showValue as show } from '../show-value.js';
 import { ConsumerOptionsError } from './errors.js';
@@ -24,9 +25,8 @@ export const VISIBILITY_TIMEOUT_ALLOWED = `a whole number of seconds from ${MIN_
 
 /** The options `pollOnce` and `createPoller` share, checked under `where`. */
 function checkPollFields(options: Record<string, unknown>, where: string): void {
-  if (!isRecord(options.sqs) || typeof options.sqs.send !== 'function') {
-    throw new ConsumerOptionsError(`${where}.sqs`, `got ${shapeOf(options.sqs)}; allowed: an SQSClient`);
-  }
+  const sqsFault = sendClientFault(options.sqs);
+  if (sqsFault !== undefined) throw new ConsumerOptionsError(`${where}.sqs`, `got ${sqsFault}; allowed: an SQSClient`);
   // Else a URL SQS cannot take fails only at the first call, as the SDK's error (no credentials, say).
   const queueUrlFault = sqsQueueUrlFault(options.queueUrl);
   if (queueUrlFault !== undefined) {

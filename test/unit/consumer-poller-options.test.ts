@@ -53,7 +53,7 @@ describe('createPoller options', () => {
       ),
     });
     expect(rejection({ backoff: { maxDelay: 10 } }).message).toContain('allowed: baseDelayMs, maxDelayMs');
-    expect(rejection({ sqs: {} }).message).toContain('got an instance of Object; allowed: an SQSClient');
+    expect(rejection({ sqs: {} }).message).toContain('got an object without a send method; allowed: an SQSClient');
   });
 
   it('rejects a bad stop timeout, and a start after stop', async () => {
