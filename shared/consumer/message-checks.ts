@@ -42,6 +42,8 @@ const SDK_FIELDS: FieldNames = {
 interface EntryPoint {
   readonly allowed: string;
   readonly sdkHint: string;
+  /** Whether an attribute's value may be `null` for none, as Lambda writes a record's unset values (a binary attribute's `stringValue`). */
+  readonly nullValues?: boolean;
 }
 
 const PROCESS: EntryPoint = {
@@ -52,6 +54,7 @@ const PROCESS: EntryPoint = {
 const HANDLER: EntryPoint = {
   allowed: 'an SQS record as Lambda passes it, { messageId, body, attributes, messageAttributes, … }, body the message body as text',
   sdkHint: 'convert it with fromSqsMessage and give it to consumer.process',
+  nullValues: true,
 };
 
 /** Checks a message's id, body and attributes; `field` names the message, `names` its fields' names. */
@@ -69,16 +72,17 @@ function checkFields(message: unknown, field: string, names: FieldNames, entry: 
     }
   }
   const attributes = message[names.attributes];
-  if (attributes !== undefined) checkAttributes(attributes, `${field}.${names.attributes}`, names);
+  if (attributes !== undefined) checkAttributes(attributes, `${field}.${names.attributes}`, names, entry);
 }
 
 /**
  * Checks a message's attributes are `{ dataType, stringValue? }` each, as a Lambda SQS record
  * carries them (`{ DataType, StringValue? }` in the SDK's; other keys, such as a record's
  * `binaryValue`, are left alone): one without its type, or given as a plain string, would
- * otherwise be read as something it does not say.
+ * otherwise be read as something it does not say. A record's `stringValue` may be `null`: Lambda
+ * writes a binary attribute's so (and a string one's `binaryValue`); it is taken as none.
  */
-function checkAttributes(attributes: unknown, field: string, names: FieldNames): void {
+function checkAttributes(attributes: unknown, field: string, names: FieldNames, entry: EntryPoint): void {
   const shape = `{ ${names.dataType}, ${names.stringValue}? }${names === CONSUMER_FIELDS ? ', as a Lambda SQS record carries it' : ''}`;
   if (!isRecord(attributes)) {
     throw new ConsumerOptionsError(field, `got ${show(attributes)}; allowed: an object mapping attribute name to ${shape}`);
@@ -97,10 +101,10 @@ function checkAttributes(attributes: unknown, field: string, names: FieldNames):
       throw new ConsumerOptionsError(`${at}.${names.dataType}`, `got ${shapeOf(dataType)}; allowed: a string such as "String"`);
     }
     const stringValue = attribute[names.stringValue];
-    if (stringValue !== undefined && typeof stringValue !== 'string') {
+    if (stringValue !== undefined && typeof stringValue !== 'string' && !(entry.nullValues && stringValue === null)) {
       throw new ConsumerOptionsError(
         `${at}.${names.stringValue}`,
-        `got ${shapeOf(stringValue)}; allowed: a string, or none (a binary attribute)`,
+        `got ${shapeOf(stringValue)}; allowed: a string, or none (a binary attribute${entry.nullValues ? ': left out, or null as Lambda writes it' : ''})`,
       );
     }
   }

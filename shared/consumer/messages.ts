@@ -5,12 +5,13 @@ import type { ConsumerMessage, MessageAttribute } from './types.js';
 
 /** Attributes in the consumer's shape: data type and string value (binary ones keep their type only); checked before. */
 function attributesOf(
-  attributes: Record<string, { readonly dataType?: string; readonly stringValue?: string }> | undefined,
+  attributes: Record<string, { readonly dataType?: string; readonly stringValue?: string | null }> | undefined,
 ): Record<string, MessageAttribute> | undefined {
   if (attributes === undefined) return undefined;
   const result: Record<string, MessageAttribute> = {};
+  // A record's null stringValue (a binary attribute's, as Lambda writes it) is none.
   for (const [name, { dataType = '', stringValue }] of Object.entries(attributes)) {
-    result[name] = { dataType, ...(stringValue === undefined ? {} : { stringValue }) };
+    result[name] = { dataType, ...(stringValue === undefined || stringValue === null ? {} : { stringValue }) };
   }
   return result;
 }

@@ -4,6 +4,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConsumer } from '../../shared/consumer/consumer.js';
 import { ConsumerOptionsError } from '../../shared/consumer/errors.js';
+import { fromSqsRecord } from '../../shared/consumer/messages.js';
 import { pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { ConsumerMessage, ProcessOptions } from '../../shared/consumer/types.js';
 import { REPLAY_ATTRIBUTE } from '../../shared/envelope.js';
@@ -90,7 +91,7 @@ describe('consumer entry points: a malformed record gets the outcome it gets fro
       'an attribute whose stringValue is no string',
       (r: SQSRecord) => ({ ...r, messageAttributes: { type: { dataType: 'Number', stringValue: 5 } } }),
       'messageAttributes.type.stringValue',
-      'got 5; allowed: a string, or none (a binary attribute)',
+      'got 5; allowed: a string, or none (a binary attribute: left out, or null as Lambda writes it)',
     ],
   ])(
     '%s: the Lambda handler refuses the batch with ConsumerOptionsError naming the record, before anything is handled or written',
@@ -165,6 +166,40 @@ describe('consumer entry points: a malformed record gets the outcome it gets fro
 
     expect(await consumer.handler(anSqsEvent([record]))).toEqual({ batchItemFailures: [] });
     expect(ran).toEqual([{ id: envelope.id, replayId: 'r-1' }]);
+  });
+});
+
+describe('consumer entry points: records as Lambda builds them are handled', () => {
+  it("a binary attribute's stringValue null and a string attribute's binaryValue null, as Lambda writes unset values, are no value", async () => {
+    const { consumer, ran } = consumerNamed('entry-lambda-nulls');
+    const envelope = anEnvelope();
+    const unset = { stringListValues: [], binaryListValues: [] };
+    const record = {
+      ...anSqsRecord(envelope.body, undefined, 'm-1'),
+      messageAttributes: {
+        [REPLAY_ATTRIBUTE]: { dataType: 'String', stringValue: 'r-1', binaryValue: null, ...unset },
+        checksum: { dataType: 'Binary', stringValue: null, binaryValue: 'AAEC', ...unset },
+      },
+      md5OfMessageAttributes: null,
+    } as unknown as SQSRecord;
+
+    expect(await consumer.handler(anSqsEvent([record]))).toEqual({ batchItemFailures: [] });
+    expect(ran).toEqual([{ id: envelope.id, replayId: 'r-1' }]);
+    expect(fromSqsRecord(record).messageAttributes).toEqual({
+      [REPLAY_ATTRIBUTE]: { dataType: 'String', stringValue: 'r-1' },
+      checksum: { dataType: 'Binary' },
+    });
+  });
+
+  it('a getRemainingTimeInMillis at or past the timeout (0, -5) is a time left, not refused', async () => {
+    const { consumer, ran } = consumerNamed('entry-time-up');
+    const envelopes = [anEnvelope(), anEnvelope()];
+    for (const [i, left] of [0, -5].entries()) {
+      const context = { getRemainingTimeInMillis: () => left };
+      const envelope = envelopes[i] as (typeof envelopes)[number];
+      expect(await consumer.handler(anSqsEvent([anSqsRecord(envelope.body)]), context)).toEqual({ batchItemFailures: [] });
+    }
+    expect(ran.map((r) => r.id)).toEqual(envelopes.map((e) => e.id));
   });
 });
 
