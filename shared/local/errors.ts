@@ -19,7 +19,9 @@ export type LocalStackErrorCode =
   | 'TABLE_WITHOUT_STREAM'
   | 'INVALID_CHECKPOINT'
   | 'PERSIST_DIR_IN_USE'
-  | 'PERSIST_DIR_UNUSABLE';
+  | 'PERSIST_DIR_UNUSABLE'
+  /** A local SQS event source received a message without what SQS always sends; it is left in its queue, not handed to the handler. */
+  | 'MALFORMED_MESSAGE';
 
 /**
  * The local stack could not start or do as asked; `code` says why, the message what was given

@@ -11,7 +11,7 @@ import {
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sharedAbortController } from '../../abort.js';
 import { sleep } from '../../backoff.js';
-import { SQS_RECORD_SYSTEM_ATTRIBUTES, toSqsRecord } from './sqs-event.js';
+import { SQS_RECORD_SYSTEM_ATTRIBUTES, toSqsRecords } from './sqs-event.js';
 
 /** The SQS operations the poller uses; an `SQSClient` fits. */
 export interface SqsPollerClient {
@@ -224,10 +224,11 @@ export class SqsPoller {
 
   private async pollOnce(): Promise<void> {
     const { sqs, queue, handler } = this.options;
-    const Messages = await this.receiveBatch();
-    if (Messages.length === 0) return;
+    // Left in the queue, a refused message comes back, and moves to the queue's DLQ after maxReceiveCount receives.
+    const { records, refused } = toSqsRecords(await this.receiveBatch(), queue.arn);
+    for (const refusal of refused) this.options.onError?.(refusal);
+    if (records.length === 0) return;
     const receivedAt = Date.now();
-    const records = Messages.map((message) => toSqsRecord(message, queue.arn));
     let failedIds: Set<string> | undefined;
     try {
       // The handler's time ends a little before the batch would come back.

@@ -1,0 +1,96 @@
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalStackError } from '../../shared/local/errors.js';
+import { type SqsBatchReport, SqsPoller, type SqsPollerClient } from '../../shared/local/event-source/sqs-event-source.js';
+
+const QUEUE = { url: 'http://127.0.0.1:1/000000000000/q', arn: 'arn:aws:sqs:us-east-1:000000000000:q' };
+
+let poller: SqsPoller | undefined;
+afterEach(async () => {
+  await poller?.stop();
+});
+
+/** An SQS stub: one receive returns `messages`, later ones wait until the poller stops; the receipt handles of each delete are kept. */
+function stubQueue(messages: Message[]): { sqs: SqsPollerClient; deleted: string[] } {
+  const deleted: string[] = [];
+  let received = false;
+  const send = async (command: unknown, options?: { abortSignal?: AbortSignal }) => {
+    if (command instanceof DeleteMessageBatchCommand) {
+      const entries = command.input.Entries ?? [];
+      deleted.push(...entries.map((entry) => entry.ReceiptHandle ?? ''));
+      return { Successful: entries.map((entry) => ({ Id: entry.Id })) };
+    }
+    if (command instanceof ReceiveMessageCommand && !received) {
+      received = true;
+      return { Messages: messages };
+    }
+    return new Promise((resolve) => options?.abortSignal?.addEventListener('abort', () => resolve({ Messages: [] }), { once: true }));
+  };
+  return { sqs: { send: send as unknown as SqsPollerClient['send'] }, deleted };
+}
+
+/** Starts a poller on `sqs`, keeping the events its handler got, its batch reports and its errors. */
+function run(sqs: SqsPollerClient): { events: SQSEvent[]; reports: SqsBatchReport[]; errors: unknown[] } {
+  const seen = { events: [] as SQSEvent[], reports: [] as SqsBatchReport[], errors: [] as unknown[] };
+  poller = new SqsPoller({
+    sqs,
+    queue: QUEUE,
+    handler: async (event) => {
+      seen.events.push(event);
+      return { batchItemFailures: [] };
+    },
+    visibilityTimeoutSeconds: 30,
+    onBatch: (report) => seen.reports.push(report),
+    onError: (error) => seen.errors.push(error),
+  });
+  poller.start();
+  return seen;
+}
+
+const malformed: Message[] = [
+  { MessageId: 'no-body', ReceiptHandle: 'rh-no-body' },
+  { MessageId: 'no-type', ReceiptHandle: 'rh-no-type', Body: 'x', MessageAttributes: { type: { StringValue: 'order.placed' } } },
+  { ReceiptHandle: 'rh-no-id', Body: 'y' },
+];
+
+describe('local SQS event source, a message SQS would not send', () => {
+  it('hands the handler the others, and leaves each such message in its queue with a LocalStackError naming the queue and the message', async () => {
+    const { sqs, deleted } = stubQueue([{ MessageId: 'a', ReceiptHandle: 'rh-a', Body: 'a' }, ...malformed]);
+    const { events, reports, errors } = run(sqs);
+    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+
+    expect(events.flatMap((event) => event.Records.map((record) => record.messageId))).toEqual(['a']);
+    expect(reports[0]!.acknowledged.map((record) => record.messageId)).toEqual(['a']);
+    expect(deleted).toEqual(['rh-a']);
+    expect(errors).toHaveLength(3);
+    for (const error of errors) expect(error).toBeInstanceOf(LocalStackError);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        code: 'MALFORMED_MESSAGE',
+        message: expect.stringContaining(
+          `the queue ${QUEUE.arn} returned message "no-body", which SQS would not send: its Body is undefined; allowed: a string`,
+        ),
+      }),
+      expect.objectContaining({
+        message: expect.stringContaining(
+          'message "no-type", which SQS would not send: its MessageAttributes.type.DataType is undefined; allowed: a string such as "String"',
+        ),
+      }),
+      expect.objectContaining({
+        message: expect.stringContaining('a message (ReceiptHandle "rh-no-id"), which SQS would not send: its MessageId is undefined'),
+      }),
+    ]);
+    expect(String(errors[0])).toContain("nor deleted: it comes back after its visibility timeout, and moves to the queue's DLQ");
+  });
+
+  it('invokes no handler and deletes nothing when the whole batch is such messages', async () => {
+    const { sqs, deleted } = stubQueue(malformed);
+    const { events, reports, errors } = run(sqs);
+    await expect.poll(() => errors.length, { timeout: 10_000 }).toBe(3);
+
+    expect(events).toEqual([]);
+    expect(reports).toEqual([]);
+    expect(deleted).toEqual([]);
+  });
+});
