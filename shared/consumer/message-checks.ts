@@ -11,6 +11,9 @@ import { showValue as show } from '../show-value.js';
 import { ConsumerOptionsError } from './errors.js';
 import { isRecord, shapeOf } from './option-checks.js';
 
+/** What a message's body may be, as a refusal says it (`parseMessage` refuses a body by it too). */
+export const BODY_ALLOWED = 'a string (the message body as text: JSON.stringify an envelope object)';
+
 /** The names a message's fields go by. */
 interface FieldNames {
   readonly id: string;
@@ -67,7 +70,7 @@ function checkFields(message: unknown, field: string, names: FieldNames, entry: 
     if (typeof message[key] !== 'string') {
       throw new ConsumerOptionsError(
         `${field}.${key}`,
-        `got ${shapeOf(message[key])}; allowed: a string${key === names.body ? ' (the message body as text: JSON.stringify an envelope object)' : ''}`,
+        `got ${shapeOf(message[key])}; allowed: ${key === names.body ? BODY_ALLOWED : 'a string'}`,
       );
     }
   }

@@ -1,6 +1,7 @@
 import { type LegacyOutboxEnvelope, normalizeEnvelope, type OutboxEnvelope } from '../envelope.js';
 import { ConsumerOptionsError, MessageRejectedError } from './errors.js';
 import { depthProblem, excerpt, fieldLimitProblem, jsonExcerpt } from './limits.js';
+import { BODY_ALLOWED } from './message-checks.js';
 import { shapeOf } from './option-checks.js';
 import type { MessageAttribute } from './types.js';
 
@@ -183,10 +184,7 @@ function readEvents(value: unknown, body: string): { ok: true; events: ParsedEve
 export function parseMessage(body: string): ParseResult {
   // A caller's slip, not a message: consumer.process and the handler refuse such a body alike.
   if (typeof body !== 'string') {
-    throw new ConsumerOptionsError(
-      'parseMessage.body',
-      `got ${shapeOf(body)}; allowed: a string (the message body as text: JSON.stringify an envelope object)`,
-    );
+    throw new ConsumerOptionsError('parseMessage.body', `got ${shapeOf(body)}; allowed: ${BODY_ALLOWED}`);
   }
   const outer = parseJson(body, 'The message body');
   if (!outer.ok) return { status: 'rejected', error: outer.error };

@@ -3,7 +3,7 @@
  * environment's reading uses ({@link STREAM_ARN_PATTERN}, …): once per call, before the worker exists.
  */
 
-import { sendClientFault } from '../aws/send-client.js';
+import { SEND_CLIENT_ALLOWED, sendClientFault } from '../aws/send-client.js';
 import { showValue } from '../show-value.js';
 import { ProcessorOptionsError } from './errors.js';
 import {
@@ -62,11 +62,7 @@ function checkText(field: string, value: unknown, pattern: RegExp, allowed: stri
  * ```
  */
 export function checkProcessorOptions(options: ProcessorOwnOptions): void {
-  checkClient(
-    'streams',
-    options.streams,
-    'a DynamoDBStreamsClient (or anything that sends DescribeStream, GetShardIterator and GetRecords like one)',
-  );
+  checkClient('streams', options.streams, SEND_CLIENT_ALLOWED.streams);
   checkText('streamArn', options.streamArn, STREAM_ARN_PATTERN, STREAM_ARN_ALLOWED);
   checkClient('document', options.document, 'a DynamoDBDocumentClient of the DynamoDB that holds the lease table');
   checkLeaseTableName('leaseTableName', options.leaseTableName);

@@ -2,7 +2,7 @@ import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { S3_BUCKET_NAME_RULE, s3BucketNameProblem } from '../aws/s3-bucket-name.js';
-import { sendClientFault } from '../aws/send-client.js';
+import { SEND_CLIENT_ALLOWED, sendClientFault } from '../aws/send-client.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { BACKOFF_DELAY_ALLOWED, type BackoffOptions, isBackoffDelay } from '../backoff.js';
 import type { OutboxConfig } from '../config.js';
@@ -166,7 +166,7 @@ export async function redriveOnFailure(options: OnFailureRedriveOptions): Promis
           : ['deadLetterQueue.sqs', sqsFault];
       throw new RedriveOptionsError(
         field,
-        `got ${given}; allowed: { queueUrl, sqs }: the relay DLQ's URL and an SQSClient (or anything that sends SendMessage like one)`,
+        `got ${given}; allowed: { queueUrl, sqs }: the relay DLQ's URL and ${SEND_CLIENT_ALLOWED.deadLetterSqs}`,
       );
     }
     // The relay's own check of its DLQ's URL: a FIFO queue refuses every dead letter.

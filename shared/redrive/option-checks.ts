@@ -1,4 +1,4 @@
-import { sendClientFault } from '../aws/send-client.js';
+import { SEND_CLIENT_ALLOWED, sendClientFault } from '../aws/send-client.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
 import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
@@ -51,9 +51,9 @@ export function checkClients(options: object, clients: Readonly<Record<string, s
 /** What a redrive's clients may be, as its refusals say it. */
 export const CLIENTS_ALLOWED = {
   sqs: 'an SQSClient (or anything that sends SQS commands like one)',
-  sns: 'an SNSClient (or anything that sends PublishBatch like one)',
+  sns: SEND_CLIENT_ALLOWED.sns,
   s3: 'an S3Client (or anything that sends ListObjectsV2, GetObject and DeleteObject like one)',
-  streams: 'a DynamoDBStreamsClient (or anything that sends DescribeStream, GetShardIterator and GetRecords like one)',
+  streams: SEND_CLIENT_ALLOWED.streams,
 } as const;
 
 /**

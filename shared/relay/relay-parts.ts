@@ -3,7 +3,7 @@
  * so `createRelayHandler` and the stream processor's relay) runs once, before anything is sent.
  */
 
-import { sendClientFault } from '../aws/send-client.js';
+import { SEND_CLIENT_ALLOWED, sendClientFault } from '../aws/send-client.js';
 import { BACKOFF_DELAY_ALLOWED, isBackoffDelay } from '../backoff.js';
 import { ConfigError } from '../errors.js';
 import { showValue } from '../show-value.js';
@@ -56,8 +56,8 @@ function checkTypes(field: string, types: unknown): void {
  */
 export function checkRelayParts(parts: RelayParts): void {
   for (const [field, allowed] of [
-    ['sns', 'an SNSClient (or anything that sends PublishBatch like one)'],
-    ['sqs', "an SQSClient (or anything that sends SendMessage like one), for the relay's dead-letter queue"],
+    ['sns', SEND_CLIENT_ALLOWED.sns],
+    ['sqs', `${SEND_CLIENT_ALLOWED.deadLetterSqs}, for the relay's dead-letter queue`],
   ] as const) {
     const given = sendClientFault(parts[field]);
     if (given !== undefined) throw new ConfigError(field, `got ${given}; allowed: ${allowed}`);
