@@ -1,4 +1,4 @@
-import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, type Message, type MessageAttributeValue, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalStackError } from '../../shared/local/errors.js';
@@ -50,7 +50,13 @@ function run(sqs: SqsPollerClient): { events: SQSEvent[]; reports: SqsBatchRepor
 
 const malformed: Message[] = [
   { MessageId: 'no-body', ReceiptHandle: 'rh-no-body' },
-  { MessageId: 'no-type', ReceiptHandle: 'rh-no-type', Body: 'x', MessageAttributes: { type: { StringValue: 'order.placed' } } },
+  // The SDK's type has DataType required; a plain JS client or an emulator can still leave it out.
+  {
+    MessageId: 'no-type',
+    ReceiptHandle: 'rh-no-type',
+    Body: 'x',
+    MessageAttributes: { type: { StringValue: 'order.placed' } as MessageAttributeValue },
+  },
   { ReceiptHandle: 'rh-no-id', Body: 'y' },
 ];
 
