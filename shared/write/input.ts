@@ -26,6 +26,7 @@ import {
   type WriteInput,
   type WriteOperation,
 } from './types.js';
+import { unknownNames } from './unknown-names.js';
 
 export type { EventInput, SlotPlan, TransactOperation, WriteInput, WriteOperation } from './types.js';
 export { MAX_ITEM_BYTES, MAX_REQUEST_BYTES, MAX_TRANSACTION_ACTIONS } from './types.js';
@@ -136,10 +137,7 @@ function bareTableName(table: string): string {
 export function rejectUnknownFields(value: object, path: string, allowed: readonly string[]): void {
   const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
-    throw new WriteValidationError(
-      'UNKNOWN_FIELD',
-      `${path} has unknown ${unknown.length === 1 ? 'field' : 'fields'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; allowed: ${allowed.join(', ')}`,
-    );
+    throw new WriteValidationError('UNKNOWN_FIELD', unknownNames(path, 'field', unknown, allowed));
   }
 }
 

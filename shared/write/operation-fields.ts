@@ -5,6 +5,7 @@
 
 import { WriteValidationError } from '../errors.js';
 import { showValue } from '../show-value.js';
+import { unknownNames } from './unknown-names.js';
 
 const CONDITION = ['ConditionExpression', 'ExpressionAttributeNames', 'ExpressionAttributeValues', 'ReturnValuesOnConditionCheckFailure'];
 
@@ -25,10 +26,7 @@ export function checkOperationFields(kind: string, body: object, index: number):
   for (const field in body) {
     if (Object.hasOwn(body, field) && !allowed.includes(field)) {
       const unknown = Object.keys(body).filter((name) => !allowed.includes(name));
-      throw new WriteValidationError(
-        'INVALID_OPERATION',
-        `operations[${index}].${kind} has unknown ${unknown.length === 1 ? 'field' : 'fields'} ${unknown.map((name) => JSON.stringify(name)).join(', ')}; allowed: ${allowed.join(', ')}`,
-      );
+      throw new WriteValidationError('INVALID_OPERATION', unknownNames(`operations[${index}].${kind}`, 'field', unknown, allowed));
     }
   }
   const { ConditionExpression: condition, UpdateExpression: update } = body as Record<string, unknown>;

@@ -10,6 +10,7 @@ import type { BackoffOptions } from '../backoff.js';
 import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
 import { showValue } from '../show-value.js';
+import { unknownNames } from './unknown-names.js';
 
 /**
  * What an `Outbox` is built with.
@@ -98,10 +99,7 @@ export function resolveOptions(options: OutboxOptions): ResolvedOptions {
   ] as const) {
     const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
     if (unknown.length > 0) {
-      throw new WriteValidationError(
-        'INVALID_OPERATION',
-        `${where} has unknown ${unknown.length === 1 ? 'key' : 'keys'} ${unknown.map((k) => JSON.stringify(k)).join(', ')}; allowed: ${allowed.join(', ')}`,
-      );
+      throw new WriteValidationError('INVALID_OPERATION', unknownNames(where, 'key', unknown, allowed));
     }
   }
   const config = checkParts(options);
