@@ -35,6 +35,24 @@ export interface AbortSignalLike {
 }
 
 /**
+ * Whether `value` behaves as an {@link AbortSignalLike}: a boolean `aborted`, and `addEventListener`
+ * and `removeEventListener` functions (a wait that ends removes its listener). The one test of a
+ * `signal` option, whatever the error class its refusal is worded in.
+ *
+ * @example
+ * ```ts
+ * isAbortSignalLike(new AbortController().signal); // true
+ * isAbortSignalLike({ aborted: false, addEventListener() {} }); // false
+ * ```
+ */
+export function isAbortSignalLike(value: unknown): value is AbortSignalLike {
+  if (value instanceof AbortSignal) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const like = value as Record<string, unknown>;
+  return typeof like.aborted === 'boolean' && typeof like.addEventListener === 'function' && typeof like.removeEventListener === 'function';
+}
+
+/**
  * A signal that aborts when `parent` does (with its reason) and takes any number of listeners
  * at once, leaving the caller's signal as it was; `detach()` stops following `parent`.
  *

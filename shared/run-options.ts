@@ -4,6 +4,7 @@
  * error class.
  */
 
+import { isAbortSignalLike } from './abort.js';
 import { showValue } from './show-value.js';
 
 /** The run options {@link runOptionFault} checks, as given (a caller without the types may pass anything). */
@@ -18,7 +19,7 @@ export interface RunOptionsGiven {
  * and what is allowed, or `undefined`: `dryRun` a boolean (a run that compares it with `true`
  * would run for real on `"yes"`, one that takes it as truthy dry on `"false"`), `onProgress` a
  * function (else the run would stop at its first report, after its first batch was sent), `signal`
- * an AbortSignal.
+ * an AbortSignal, or one that behaves as one ({@link isAbortSignalLike}, as a local stack's start takes).
  *
  * @example
  * ```ts
@@ -33,8 +34,8 @@ export function runOptionFault(options: RunOptionsGiven): { readonly field: stri
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     return { field: 'onProgress', detail: `got ${showValue(onProgress)}; allowed: a function called after every batch, or none` };
   }
-  const listens = typeof (signal as { addEventListener?: unknown } | null)?.addEventListener === 'function';
-  if (signal !== undefined && (!listens || typeof (signal as { aborted?: unknown }).aborted !== 'boolean')) {
+  // A retry's pause listens for the abort and removes its listener when it ends (shared/backoff.ts sleep).
+  if (signal !== undefined && !isAbortSignalLike(signal)) {
     const given = typeof signal === 'object' && signal !== null ? 'an object that is no AbortSignal' : showValue(signal);
     return { field: 'signal', detail: `got ${given}; allowed: an AbortSignal (an AbortController's signal), or none` };
   }

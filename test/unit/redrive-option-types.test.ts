@@ -101,6 +101,26 @@ describe('the redrives refuse a dryRun, onProgress or signal of the wrong type b
     expect(error.detail).toContain(`got ${given}; allowed: an AbortSignal`);
   });
 
+  it("a signal without removeEventListener, which a retry's pause calls once it ends (a TypeError in a timer), is refused", async () => {
+    const signal = { aborted: false, addEventListener: () => {} };
+    const error = await refusal(onFailure({ signal }));
+    expect(error.field).toBe('signal');
+    expect(error.detail).toContain('got an object that is no AbortSignal; allowed: an AbortSignal');
+  });
+
+  it('takes a signal of a polyfill or another realm: a boolean aborted, addEventListener and removeEventListener', async () => {
+    const signal = { aborted: true, reason: undefined, addEventListener: () => {}, removeEventListener: () => {} };
+    const taken = await summarizeDlq({
+      sqs: { send: async () => ({ Attributes: {} }) } as never,
+      queueUrl: DLQ,
+      signal: signal as never,
+    }).then(
+      () => 'taken',
+      (error: unknown) => (error instanceof RedriveOptionsError ? error.field : 'taken'),
+    );
+    expect(taken).toBe('taken');
+  });
+
   it('takes a boolean dryRun, a function and a signal', async () => {
     const taken = await summarizeDlq({
       sqs: { send: async () => ({ Attributes: {} }) } as never,

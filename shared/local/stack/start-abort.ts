@@ -3,20 +3,15 @@
  * while it runs becomes a `LocalStackError` `START_ABORTED` that says which step it stopped in.
  */
 
-import { type AbortSignalLike, followSignal as followAbort } from '../../abort.js';
+import { type AbortSignalLike, followSignal as followAbort, isAbortSignalLike } from '../../abort.js';
 import { errorMessage } from '../../error-message.js';
 import { LocalStackError } from '../errors.js';
 import { invalidOption } from './options.js';
 import { stoppedPhrase } from './stop-failures.js';
 
-const isFunction = (value: unknown): boolean => typeof value === 'function';
-
 /** Fails with `INVALID_OPTION` unless `signal` is `undefined` or behaves as an `AbortSignal`. */
 export function checkSignal(what: string, signal: unknown): void {
-  if (signal === undefined || signal instanceof AbortSignal) return;
-  const like = typeof signal === 'object' && signal !== null ? (signal as Record<string, unknown>) : undefined;
-  if (like !== undefined && typeof like.aborted === 'boolean' && isFunction(like.addEventListener) && isFunction(like.removeEventListener))
-    return;
+  if (signal === undefined || isAbortSignalLike(signal)) return;
   throw invalidOption(
     what,
     signal,
