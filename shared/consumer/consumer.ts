@@ -30,8 +30,16 @@ export interface Consumer {
    * The Lambda handler (enable `ReportBatchItemFailures` on the event source mapping). Unless
    * `inbox.claimTimeoutSeconds` is set, its claims last until the invocation's timeout.
    */
-  readonly handler: (event: SQSEvent, context?: LambdaContext) => Promise<SQSBatchResponse>;
+  readonly handler: ConsumerHandler;
 }
+
+/**
+ * The Lambda handler a consumer gives (`Consumer['handler']`): handles an SQS event's batch and
+ * answers the messages that failed. Named, so that a service's `export const handler =
+ * createConsumer(…).handler` declares its type as this package's, without naming `aws-lambda`'s
+ * types, which a declaration build cannot reach where installs are not hoisted (TS2742).
+ */
+export type ConsumerHandler = (event: SQSEvent, context?: LambdaContext) => Promise<SQSBatchResponse>;
 
 /** Lambda's context as the handler reads it: the time left always; the rest (request id, function) when Lambda passes it. */
 export type LambdaContext = Pick<Context, 'getRemainingTimeInMillis'> & Partial<Context>;

@@ -9,6 +9,7 @@ export {
   CONSUMER_LAG_DIMENSION,
   CONSUMER_LAG_METRIC,
   type Consumer,
+  type ConsumerHandler,
   createConsumer,
   type LambdaContext,
   METRICS_NAMESPACE,

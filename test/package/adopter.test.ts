@@ -177,6 +177,19 @@ describe('the packed package', { timeout: 600_000 }, () => {
       await run(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.init.json'], dir);
     });
 
+    it("declares a service's exported consumer handler by this package's named type, not by aws-lambda's types (TS2742 where installs are not hoisted)", async () => {
+      const out = join(dir, 'declarations');
+      const tsc = join(dir, 'node_modules/typescript/bin/tsc');
+      await run(
+        process.execPath,
+        [tsc, '-p', 'tsconfig.json', '--noEmit', 'false', '--declaration', '--emitDeclarationOnly', '--outDir', out],
+        dir,
+      );
+      const consumer = readFileSync(join(out, 'src/billing/handler.d.ts'), 'utf8');
+      expect(consumer).toContain('export declare const handler: import("dynamodb-outbox/consumer").ConsumerHandler;');
+      expect(consumer).not.toContain('aws-lambda');
+    });
+
     it('writes an event with the write helper, relays it and receives it with the consumer helper, through /testing', async () => {
       const { stdout } = await run(process.execPath, ['pipeline.mjs'], dir, { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
       // The relay's and the consumer's logs go to stdout too: the script's answer is the line that names what was written.
