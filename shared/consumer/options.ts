@@ -154,7 +154,7 @@ function validateCollaborators(raw: Record<string, unknown>): void {
     'an object with an addMetric function, as Powertools Metrics',
   );
   if (raw.now !== undefined && typeof raw.now !== 'function') {
-    throw new ConsumerOptionsError('now', `got ${show(raw.now)}; allowed: a function returning epoch milliseconds, such as Date.now`);
+    throw new ConsumerOptionsError('now', `got ${show(raw.now)}; allowed: a function returning epoch ms, or none for Date.now`);
   }
 }
 
