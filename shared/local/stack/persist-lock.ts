@@ -1,4 +1,4 @@
-import { link, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { link, readFile, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { errorMessage } from '../../error-message.js';
@@ -213,10 +213,21 @@ export async function lockPersistDir(dir: string): Promise<PersistLock> {
   // Marked before anything is looked at: a second start here would find this process's lock, and take it as stale.
   if (heldHere.has(key)) throw inUse(dir, PID);
   heldHere.add(key);
+  // The folder by what it is, once it exists: another path to it (a symbolic link) is the same folder.
+  const marks = [key];
+  const unmark = (): void => {
+    for (const mark of marks) heldHere.delete(mark);
+  };
   let createdDir: string | undefined;
   try {
     const written = await writeLock(dir, path);
     createdDir = written.createdDir;
+    const real = await realpath(dir).catch(() => key);
+    if (real !== key) {
+      if (heldHere.has(real)) throw inUse(dir, PID);
+      heldHere.add(real);
+      marks.push(real);
+    }
     // Before the guard is looked at: a pin a killed run left on it would keep it from being removed.
     await removeEndedLeftovers(dir, PERSIST_LOCK_FILE);
     if (!written.locked) {
@@ -225,7 +236,7 @@ export async function lockPersistDir(dir: string): Promise<PersistLock> {
       await takeOver(path, key, holder);
     }
   } catch (error) {
-    heldHere.delete(key);
+    unmark();
     throw error;
   }
   let released = false;
@@ -234,7 +245,7 @@ export async function lockPersistDir(dir: string): Promise<PersistLock> {
     if (released) return;
     released = true;
     await unlink(path).catch(() => {});
-    heldHere.delete(key);
+    unmark();
   };
   return {
     createdDir,
@@ -254,7 +265,7 @@ export async function lockPersistDir(dir: string): Promise<PersistLock> {
           return notRemoved(createdDir, error, createdDir);
         },
       );
-      heldHere.delete(key);
+      unmark();
       return failure;
     },
   };
