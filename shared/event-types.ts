@@ -59,12 +59,15 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 /** Characters (code points), as the write helper counts an event type's length. */
 const characterCount = (text: string): number => [...text].length;
 
+/** What an event type may be, as a refusal says it after "allowed:" (the config's declarations, the write helper's `type`). */
+export const EVENT_TYPE_ALLOWED = `a string that is not blank, of at most ${MAX_EVENT_TYPE_LENGTH} characters of well-formed Unicode without control characters or U+FFFE/U+FFFF, e.g. "order.placed"`;
+
 /** Why `type` cannot name an event type, or `undefined` when it can: what the write helper accepts as an event's `type`. */
 export function eventTypeProblem(type: string): string | undefined {
   // Code points are never more than UTF-16 units: only a long string is counted.
   const tooLong = type.length > MAX_EVENT_TYPE_LENGTH && characterCount(type) > MAX_EVENT_TYPE_LENGTH;
   if (type.trim() === '' || !type.isWellFormed() || tooLong || EVENT_TYPE_FORBIDDEN.test(type)) {
-    return `event type ${show(type)} is not allowed; allowed: a non-empty string of at most ${MAX_EVENT_TYPE_LENGTH} characters of well-formed Unicode without control characters or U+FFFE/U+FFFF, e.g. "order.placed"`;
+    return `event type ${show(type)} is not allowed; allowed: ${EVENT_TYPE_ALLOWED}`;
   }
   return undefined;
 }
@@ -109,7 +112,7 @@ function validateDeclaration(raw: unknown, field: string, routes: Readonly<Recor
     );
   }
   if (description !== undefined && (typeof description !== 'string' || description.trim() === '')) {
-    throw new ConfigError(`${field}.description`, `got ${show(description)}; allowed: a non-empty string, or leave it out`);
+    throw new ConfigError(`${field}.description`, `got ${show(description)}; allowed: a string that is not blank, or leave it out`);
   }
   const declaration = {
     version,

@@ -35,11 +35,11 @@ function checkBackoff(backoff: unknown): void {
   }
 }
 
-/** An aggregate-type list: an array of non-empty strings (a string would match as its substrings). */
+/** An aggregate-type list: an array of strings that are not blank (a string would match as its substrings). */
 function checkTypes(field: string, types: unknown): void {
   if (types === undefined) return;
   if (Array.isArray(types) && types.every((type) => typeof type === 'string' && type.trim() !== '')) return;
-  throw new ConfigError(field, `got ${showValue(types)}; allowed: an array of aggregate types (non-empty strings)`);
+  throw new ConfigError(field, `got ${showValue(types)}; allowed: an array of aggregate types (strings that are not blank)`);
 }
 
 /**

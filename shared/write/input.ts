@@ -1,7 +1,7 @@
 import { AGGREGATE_TYPE_PATTERN, type OutboxConfig, topicFor } from '../config.js';
 import { envelopeJson, MAX_MESSAGE_BYTES, messageSize } from '../envelope.js';
 import { WriteValidationError } from '../errors.js';
-import { dataschemaOf, eventTypeProblem, MAX_EVENT_TYPE_LENGTH } from '../event-types.js';
+import { dataschemaOf, EVENT_TYPE_ALLOWED, eventTypeProblem } from '../event-types.js';
 import { jsonProblem } from '../json-data.js';
 import { showValue } from '../show-value.js';
 import { SLOT_PREFIX, type SlotEvent } from '../slot.js';
@@ -181,10 +181,7 @@ function validateEvent(event: EventInput, index: number, config: OutboxConfig): 
   }
   if (typeof type !== 'string' || eventTypeProblem(type) !== undefined) {
     // The type becomes an SNS message attribute: text SNS cannot take could never be published.
-    throw new WriteValidationError(
-      'MISSING_EVENT_TYPE',
-      `${path}.type is ${showValue(type)}; allowed: a non-empty string of at most ${MAX_EVENT_TYPE_LENGTH} characters of well-formed Unicode without control characters or U+FFFE/U+FFFF, e.g. "order.placed"`,
-    );
+    throw new WriteValidationError('MISSING_EVENT_TYPE', `${path}.type is ${showValue(type)}; allowed: ${EVENT_TYPE_ALLOWED}`);
   }
   checkEventVersion(event, index, config);
   if ('data' in event) checkDataNesting(event.data, `${path}.data`);

@@ -104,9 +104,19 @@ describe('config: event types', () => {
       'eventTypes["a"].schemas',
       /unknown setting "schemas"; allowed: version, schema, aggregateType, description/,
     ],
-    ['a blank description', { a: { version: 1, description: ' ' } }, 'eventTypes["a"].description', /a non-empty string/],
+    [
+      'a blank description',
+      { a: { version: 1, description: ' ' } },
+      'eventTypes["a"].description',
+      /got " "; allowed: a string that is not blank, or leave it out/,
+    ],
     ['a type with a control character', { 'a\u0007': { version: 1 } }, 'eventTypes["a\\u0007"]', /event type "a\\u0007" is not allowed/],
-    ['a blank type', { ' ': { version: 1 } }, 'eventTypes[" "]', /is not allowed; allowed: a non-empty string of at most 256 characters/],
+    [
+      'a blank type',
+      { ' ': { version: 1 } },
+      'eventTypes[" "]',
+      /is not allowed; allowed: a string that is not blank, of at most 256 characters/,
+    ],
     ['a type of 257 characters', { ['t'.repeat(257)]: { version: 1 } }, `eventTypes["${'t'.repeat(257)}"]`, /at most 256 characters/],
   ])('rejects %s, naming the field, what was given and what is allowed', (_, eventTypes, field, message) => {
     const error = refusal(() => configWith({ eventTypes: eventTypes as never }));

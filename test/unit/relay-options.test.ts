@@ -45,10 +45,11 @@ describe('new Relay refuses its clients, backoff and aggregate-type selection be
   it.each([
     ['ignoreAggregateTypes', 'payment'],
     ['onlyAggregateTypes', ['order', '']],
+    ['onlyAggregateTypes', ['order', ' ']],
   ])('%s %j: a string would match its substrings as aggregate types', (field, value) => {
     const error = refusal(relayWith({ [field]: value }));
     expect(error.field).toBe(field);
-    expect(error.message).toContain('allowed: an array of aggregate types (non-empty strings)');
+    expect(error.message).toContain('allowed: an array of aggregate types (strings that are not blank)');
   });
 
   it('takes delays of 0 and a minute, and lists of types', () => {

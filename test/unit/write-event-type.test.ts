@@ -21,6 +21,10 @@ describe('write helper: the length of an event type', () => {
     ['257 characters outside the Basic Multilingual Plane', '\u{1F4E6}'.repeat(257)],
   ])('refuses a type of %s, naming the limit', (_, type) => {
     expect(() => plan(type)).toThrow(WriteValidationError);
-    expect(() => plan(type)).toThrow(/events\[0\]\.type is .*; allowed: a non-empty string of at most 256 characters/);
+    expect(() => plan(type)).toThrow(/events\[0\]\.type is .*; allowed: a string that is not blank, of at most 256 characters/);
+  });
+
+  it('refuses a blank type in words that exclude it', () => {
+    expect(() => plan(' ')).toThrow(/events\[0\]\.type is " "; allowed: a string that is not blank, of at most 256 characters/);
   });
 });
