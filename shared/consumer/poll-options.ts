@@ -11,6 +11,8 @@ const POLLER_KEYS = ['concurrency', 'backoff', 'onBatch', 'onError'];
 const BACKOFF_KEYS = ['baseDelayMs', 'maxDelayMs'];
 /** How long a poller waits after a failed poll: up to 500 ms after the first, doubling up to 30 s. */
 export const DEFAULT_POLLER_BACKOFF = { baseDelayMs: 500, maxDelayMs: 30_000 } as const;
+/** SQS's longest long poll of a `ReceiveMessage` (its `WaitTimeSeconds`), in seconds. */
+export const MAX_WAIT_TIME_SECONDS = 20;
 /** SQS's longest visibility timeout: 12 hours. */
 export const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 /**
@@ -55,7 +57,7 @@ export function validatePollOptions(options: unknown): void {
     throw new ConsumerOptionsError('pollOnce', `got ${show(options)}; allowed: an object { sqs, queueUrl, consumer, … }`);
   rejectUnknown(options, POLL_KEYS, 'pollOnce');
   checkPollFields(options, 'pollOnce');
-  wholeNumberIn(options.waitTimeSeconds, 'pollOnce.waitTimeSeconds', 0, 20);
+  wholeNumberIn(options.waitTimeSeconds, 'pollOnce.waitTimeSeconds', 0, MAX_WAIT_TIME_SECONDS);
 }
 
 /** Checks `createPoller`'s options, before anything is received. */
@@ -65,7 +67,7 @@ export function validatePollerOptions(options: unknown): void {
   rejectUnknown(options, [...POLL_KEYS, ...POLLER_KEYS], where);
   checkPollFields(options, where);
   // Short polls in a loop would call SQS without pause while the queue is empty.
-  wholeNumberIn(options.waitTimeSeconds, `${where}.waitTimeSeconds`, 1, 20);
+  wholeNumberIn(options.waitTimeSeconds, `${where}.waitTimeSeconds`, 1, MAX_WAIT_TIME_SECONDS);
   positiveInteger(options.concurrency, `${where}.concurrency`);
   for (const callback of ['onBatch', 'onError']) {
     if (options[callback] !== undefined && typeof options[callback] !== 'function') {

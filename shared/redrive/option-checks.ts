@@ -2,7 +2,7 @@ import { SEND_CLIENT_ALLOWED, sendClientFault } from '../aws/send-client.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
 import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
-import { MAX_VISIBILITY_TIMEOUT_SECONDS } from '../consumer/poll-options.js';
+import { MAX_VISIBILITY_TIMEOUT_SECONDS, MAX_WAIT_TIME_SECONDS } from '../consumer/poll-options.js';
 import { topicArnFaultWords, topicArnsFault } from '../relay/topic-arns.js';
 import { runOptionFault } from '../run-options.js';
 import { showValue } from '../show-value.js';
@@ -110,7 +110,7 @@ export function checkTopicArns(topicArns: unknown): void {
 }
 
 /** SQS's long-poll wait of a `ReceiveMessage`, in seconds. */
-const WAIT_TIME_RANGE = [0, 20] as const;
+const WAIT_TIME_RANGE = [0, MAX_WAIT_TIME_SECONDS] as const;
 
 /**
  * Checks a run's `waitTimeSeconds` (the long poll of each receive): SQS takes 0 to 20 seconds, and
