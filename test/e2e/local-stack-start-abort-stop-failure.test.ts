@@ -3,7 +3,8 @@ import { config as appConfig } from '../../examples/orders/outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
 import { LocalStackError } from '../../shared/local/errors.js';
 import { startLocalStack } from '../../shared/local/stack/local-stack.js';
-import { freePort, portBindError } from '../../shared/local/stack/ports.js';
+import { portBindError } from '../../shared/local/stack/ports.js';
+import { freePorts } from '../helpers/free-ports.js';
 import { dynamoDbLocalJavaOn as javaOn } from '../helpers/processes.js';
 
 /*
@@ -15,7 +16,7 @@ const config = defineConfig({ ...appConfig, lowLatencyAggregateTypes: ['payment'
 
 describe('startLocalStack aborted while a part fails to stop', { timeout: 120_000 }, () => {
   it('rejects with START_ABORTED holding that failure, and stops the rest', async () => {
-    const [dynamoDbPort, emulatorPort] = [await freePort(), await freePort()];
+    const [dynamoDbPort, emulatorPort] = await freePorts(2);
     const controller = new AbortController();
     const stuck = new Error('the lease could not be given up');
     const error = await startLocalStack({

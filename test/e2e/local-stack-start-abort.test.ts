@@ -10,6 +10,7 @@ import { startOutboxTestStack } from '../../shared/local/index.js';
 import { startLocalStack } from '../../shared/local/stack/local-stack.js';
 import { freePort, portBindError } from '../../shared/local/stack/ports.js';
 import { abortWhileJavaStarts } from '../helpers/abort-while-java-starts.js';
+import { freePorts } from '../helpers/free-ports.js';
 import { dynamoDbLocalJavaOn as javaOn } from '../helpers/processes.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -42,7 +43,7 @@ const STEPS = [
 
 /** Starts the whole stack and aborts it as `abortAt` begins; what the start rejected with, the steps begun and the ports. */
 async function abortedStart(abortAt: string, run: number) {
-  const [apiPort, dynamoDbPort, emulatorPort] = [await freePort(), await freePort(), await freePort()];
+  const [apiPort, dynamoDbPort, emulatorPort] = await freePorts(3);
   const persistDir = join(parent, `run-${run}`, 'data');
   const controller = new AbortController();
   const steps: string[] = [];

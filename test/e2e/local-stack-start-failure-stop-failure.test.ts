@@ -3,9 +3,10 @@ import { config as appConfig } from '../../examples/orders/outbox.config.js';
 import { defineConfig } from '../../shared/config.js';
 import { LocalStackError } from '../../shared/local/errors.js';
 import { startLocalStack } from '../../shared/local/stack/local-stack.js';
-import { freePort, portBindError } from '../../shared/local/stack/ports.js';
+import { portBindError } from '../../shared/local/stack/ports.js';
 import { checkedHandlers } from '../../shared/local/stack/test-stack-checks.js';
 import type { LocalStackOptions } from '../../shared/local/stack/types.js';
+import { freePorts } from '../helpers/free-ports.js';
 import { dynamoDbLocalJavaOn as javaOn } from '../helpers/processes.js';
 
 /*
@@ -19,7 +20,7 @@ const topic = config.topics[0]?.name as string;
 
 /** The start's rejection, with the ports it was given; a stack that starts is stopped and fails the test. */
 async function failedStart(handler: NonNullable<LocalStackOptions['subscribers']>[number]['handler'], stuck: Error) {
-  const [dynamoDbPort, emulatorPort] = [await freePort(), await freePort()];
+  const [dynamoDbPort, emulatorPort] = await freePorts(2);
   const error = await startLocalStack({
     config,
     dynamoDbPort,

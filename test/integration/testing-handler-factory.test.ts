@@ -2,7 +2,8 @@ import { defineConfig } from 'dynamodb-outbox';
 import { createConsumer, eventHandler } from 'dynamodb-outbox/consumer';
 import { LocalStackError, type OutboxTestSqsHandler, startOutboxTestStack } from 'dynamodb-outbox/testing';
 import { expect, it } from 'vitest';
-import { checkPortFree, freePort } from '../../shared/local/stack/ports.js';
+import { checkPortFree } from '../../shared/local/stack/ports.js';
+import { freePorts } from '../helpers/free-ports.js';
 import { startRefusal } from '../helpers/start-refusal.js';
 
 const config = defineConfig({
@@ -12,7 +13,7 @@ const config = defineConfig({
 });
 
 it('refuses a handler factory that returns the consumer rather than its handler, failing the start and leaving nothing running', async () => {
-  const [dynamoDbPort, emulatorPort] = [await freePort(), await freePort()];
+  const [dynamoDbPort, emulatorPort] = await freePorts(2);
   const started = startOutboxTestStack({
     config,
     dynamoDbPort,
