@@ -5,6 +5,7 @@ import { decimalNumber } from '../../decimal-number.js';
 import { refusalHeading } from '../../refusal-heading.js';
 import { LocalStackError } from '../errors.js';
 import { checkLoadRate } from './load.js';
+import { MAX_PORT, PORT_ALLOWED } from './ports.js';
 
 /** What `npm start` was asked to do. */
 export type LocalCommand =
@@ -38,11 +39,8 @@ Options:
 function port(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   const n = decimalNumber(value, true);
-  if (!Number.isInteger(n) || n > 65_535) {
-    throw new LocalStackError(
-      'INVALID_OPTION',
-      `${flag} ${JSON.stringify(value)} is not a port; allowed: a whole number from 0 (a free port) to 65535`,
-    );
+  if (!Number.isInteger(n) || n > MAX_PORT) {
+    throw new LocalStackError('INVALID_OPTION', `${flag} ${JSON.stringify(value)} is not a port; allowed: ${PORT_ALLOWED}`);
   }
   return n;
 }

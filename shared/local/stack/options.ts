@@ -4,6 +4,7 @@ import { MAX_VISIBILITY_TIMEOUT_SECONDS, MIN_VISIBILITY_TIMEOUT_SECONDS } from '
 import { showValue } from '../../show-value.js';
 import { subscriberFilterProblem } from '../../subscriber-filter.js';
 import { LocalStackError } from '../errors.js';
+import { MAX_PORT, PORT_ALLOWED } from './ports.js';
 import { testStackConfig } from './test-stack-checks.js';
 import type { OutboxTestSubscriber } from './test-stack-types.js';
 
@@ -43,8 +44,7 @@ export function checkInteger(what: string, value: number | undefined, min: numbe
 }
 
 /** Fails with `INVALID_OPTION` unless `value` is `undefined` or a port: 0 (a free one) to 65535. */
-export const checkPort = (what: string, value: number | undefined): void =>
-  checkInteger(what, value, 0, 65_535, 'a whole number from 0 (a free port) to 65535');
+export const checkPort = (what: string, value: number | undefined): void => checkInteger(what, value, 0, MAX_PORT, PORT_ALLOWED);
 
 /**
  * Fails with `INVALID_OPTION` when two parts are given the same port (0, a free one, aside): the

@@ -3,6 +3,11 @@
 import { createServer } from 'node:net';
 import { LocalStackError } from '../errors.js';
 
+/** The highest port. */
+export const MAX_PORT = 65_535;
+/** What a port of the local stack may be, as a refusal says it after "allowed:": its option's and its flag's. */
+export const PORT_ALLOWED = `a whole number from 0 (a free port) to ${MAX_PORT}`;
+
 /** Why a port cannot be bound on 127.0.0.1 right now (the error's code), or `undefined` when it can. */
 export function portBindError(port: number): Promise<string | undefined> {
   return new Promise((resolve) => {
