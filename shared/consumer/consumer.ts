@@ -13,7 +13,7 @@ import { Inbox, type ResolvedInboxOptions } from './inbox.js';
 import { readInboxSnapshot } from './inbox-snapshot.js';
 import { jsonExcerpt } from './limits.js';
 import { validateMessages, validateRecords } from './message-checks.js';
-import { messageOfRecord } from './messages.js';
+import { messageOfRecord, withoutNullValues } from './messages.js';
 import { validateConsumerOptions, validateProcessOptions } from './options.js';
 import { groupsOf, runPool } from './pool.js';
 import { Reporter } from './reporter.js';
@@ -168,7 +168,7 @@ export function createConsumer(given: ConsumerOptions): Consumer {
     process: async (messages, processOptions) => {
       validateMessages(messages);
       validateProcessOptions(processOptions);
-      return process(messages, processOptions?.claimExpiresAt);
+      return process(Array.from(messages, withoutNullValues), processOptions?.claimExpiresAt);
     },
     handler: async (event, context) => {
       // Every log line of the invocation names its request, as Powertools' injectLambdaContext does.

@@ -52,6 +52,7 @@ interface EntryPoint {
 const PROCESS: EntryPoint = {
   allowed: 'a list of { messageId, body, messageGroupId?, receiveCount?, messageAttributes? }, body the message body as text',
   sdkHint: 'convert it with fromSqsMessage',
+  nullValues: true,
 };
 
 const HANDLER: EntryPoint = {
@@ -82,8 +83,9 @@ function checkFields(message: unknown, field: string, names: FieldNames, entry: 
  * Checks a message's attributes are `{ dataType, stringValue? }` each, as a Lambda SQS record
  * carries them (`{ DataType, StringValue? }` in the SDK's; other keys, such as a record's
  * `binaryValue`, are left alone): one without its type, or given as a plain string, would
- * otherwise be read as something it does not say. A record's `stringValue` may be `null`: Lambda
- * writes a binary attribute's so (and a string one's `binaryValue`); it is taken as none.
+ * otherwise be read as something it does not say. A record's (or a message's of
+ * `consumer.process`) `stringValue` may be `null`: Lambda writes a binary attribute's so (and a
+ * string one's `binaryValue`); it is taken as none.
  */
 function checkAttributes(attributes: unknown, field: string, names: FieldNames, entry: EntryPoint): void {
   const shape = `{ ${names.dataType}, ${names.stringValue}? }${names === CONSUMER_FIELDS ? ', as a Lambda SQS record carries it' : ''}`;

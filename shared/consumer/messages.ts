@@ -16,6 +16,17 @@ function attributesOf(
   return result;
 }
 
+/**
+ * A message given to `consumer.process`, checked already (`validateMessages`), with an attribute's
+ * `null` stringValue (a binary one's, as a Lambda record carries it) left out: the consumer reads
+ * none there. The message itself when it has no such attribute.
+ */
+export function withoutNullValues(message: ConsumerMessage): ConsumerMessage {
+  const attributes: Readonly<Record<string, { readonly stringValue?: string | null }>> | undefined = message.messageAttributes;
+  if (attributes === undefined || !Object.values(attributes).some((attribute) => attribute.stringValue === null)) return message;
+  return { ...message, messageAttributes: attributesOf(message.messageAttributes) };
+}
+
 /** A message of the SQS SDK's attributes in the shape of a Lambda record's. */
 const sdkAttributes = (attributes: Message['MessageAttributes']) =>
   attributes === undefined

@@ -191,6 +191,21 @@ describe('consumer entry points: records as Lambda builds them are handled', () 
     });
   });
 
+  it("consumer.process takes a Lambda record's attributes as they come, a binary one's stringValue null", async () => {
+    const { consumer, ran } = consumerNamed('entry-process-lambda-nulls');
+    const envelope = anEnvelope();
+    const unset = { stringListValues: [], binaryListValues: [] };
+    const messageAttributes = {
+      [REPLAY_ATTRIBUTE]: { dataType: 'String', stringValue: 'r-2', binaryValue: null, ...unset },
+      checksum: { dataType: 'Binary', stringValue: null, binaryValue: 'AAEC', ...unset },
+    } as unknown as ConsumerMessage['messageAttributes'];
+
+    const { outcomes } = await consumer.process([{ messageId: 'm-2', body: envelope.body, messageAttributes }]);
+
+    expect(outcomes).toMatchObject([{ status: 'processed' }]);
+    expect(ran).toEqual([{ id: envelope.id, replayId: 'r-2' }]);
+  });
+
   it('a getRemainingTimeInMillis at or past the timeout (0, -5) is a time left, not refused', async () => {
     const { consumer, ran } = consumerNamed('entry-time-up');
     const envelopes = [anEnvelope(), anEnvelope()];
