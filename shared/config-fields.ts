@@ -59,7 +59,10 @@ export function rejectUnknownKeys(value: Record<string, unknown>, allowed: reado
 function integerIn(value: unknown, [min, max]: readonly [number, number], field: string, unlimited = false): number {
   if (unlimited && value === -1) return value;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new ConfigError(field, `got ${show(value)}; allowed: ${unlimited ? '-1 (no limit) or ' : ''}an integer from ${min} to ${max}`);
+    throw new ConfigError(
+      field,
+      `got ${show(value)}; allowed: ${unlimited ? '-1 (no limit) or ' : ''}a whole number from ${min} to ${max}`,
+    );
   }
   return value;
 }

@@ -94,7 +94,7 @@ function validateDeclaration(raw: unknown, field: string, routes: Readonly<Recor
   }
   const { version, schema, aggregateType, description } = raw;
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) {
-    throw new ConfigError(`${field}.version`, `got ${show(version)}; allowed: a positive integer (1, 2, …)`);
+    throw new ConfigError(`${field}.version`, `got ${show(version)}; allowed: a positive whole number (1, 2, …)`);
   }
   if (schema !== undefined) {
     const standard = (schema as { '~standard'?: { validate?: unknown } } | null)?.['~standard'];

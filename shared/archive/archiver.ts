@@ -87,7 +87,7 @@ function checkWriteConcurrency(value: unknown): void {
   if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > MAX_ARCHIVER_WRITE_CONCURRENCY) {
     throw new ConfigError(
       'writeConcurrency',
-      `got ${showValue(value)}; allowed: an integer from 1 to ${MAX_ARCHIVER_WRITE_CONCURRENCY}, the archive objects written at once`,
+      `got ${showValue(value)}; allowed: a whole number from 1 to ${MAX_ARCHIVER_WRITE_CONCURRENCY}, the archive objects written at once`,
     );
   }
 }

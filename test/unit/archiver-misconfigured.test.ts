@@ -68,7 +68,7 @@ describe('the archiver handler given options that would write nothing', () => {
       ConfigError,
     );
     expect(() => createArchiverHandler({ bucket: 'archive', s3, logger: quiet, metrics: noMetrics, writeConcurrency })).toThrow(
-      `writeConcurrency: got ${writeConcurrency}; allowed: an integer from 1 to 1000`,
+      `writeConcurrency: got ${writeConcurrency}; allowed: a whole number from 1 to 1000`,
     );
   });
 

@@ -41,7 +41,7 @@ describe('config archive', () => {
       const error = rejection({ retentionDays: value });
       expect(error).toBeInstanceOf(ConfigError);
       expect(error.message).toContain('archive.retentionDays');
-      expect(error.message).toMatch(/allowed: an integer from 1 to 3650/);
+      expect(error.message).toMatch(/allowed: a whole number from 1 to 3650/);
     },
   );
 

@@ -27,8 +27,8 @@ describe('topic batching in the config', () => {
   });
 
   it.each([
-    [1, /topics\[0\]\.batching\.maxEvents.*got 1; allowed: an integer from 2 to 100/],
-    [101, /got 101; allowed: an integer from 2 to 100/],
+    [1, /topics\[0\]\.batching\.maxEvents.*got 1; allowed: a whole number from 2 to 100/],
+    [101, /got 101; allowed: a whole number from 2 to 100/],
     [2.5, /got 2\.5/],
     ['10', /got "10"/],
     [undefined, /got undefined/],

@@ -58,7 +58,7 @@ describe('defineConfig', () => {
       'a relay timeout over 15 minutes',
       { ...base, relay: { timeoutSeconds: 901 } },
       'relay.timeoutSeconds',
-      'got 901; allowed: an integer from 1 to 900',
+      'got 901; allowed: a whole number from 1 to 900',
     ],
     ['a relay timeout of part of a second', { ...base, relay: { timeoutSeconds: 0.5 } }, 'relay.timeoutSeconds', 'got 0.5'],
     ['a NaN batch size, shown as NaN', { ...base, relay: { batchSize: Number.NaN } }, 'relay.batchSize', 'got NaN; allowed'],
