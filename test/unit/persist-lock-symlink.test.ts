@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { lockPersistDir, PERSIST_LOCK_FILE } from '../../shared/local/stack/persist-lock.js';
 
 /*
- * One folder reached by two paths (a symbolic link to it): the lock names this process either
+ * One folder reached by two paths (a symbolic link to it; a bind mount is alike): the lock names this process either
  * way, so a second start here must know the folder is held here by what it is, not by how its
  * path is spelt; else it takes the first one's lock for stale, and removes its leftovers.
  */

@@ -1,4 +1,4 @@
-import { link, readFile, realpath, rename, rm, stat, unlink } from 'node:fs/promises';
+import { link, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { errorMessage } from '../../error-message.js';
@@ -30,7 +30,9 @@ export interface PersistLock {
 
 /**
  * The folders this process holds or is taking, each marked before its lock is looked at: a second
- * start here on one of them is refused at once, so a lock naming this process's id is stale.
+ * start here on one of them is refused at once, so a lock naming this process's id is stale. Each
+ * is marked by its resolved path, and once it exists by its device and inode (`folder <dev>:<ino>`),
+ * so a start by another path to it is refused too.
  */
 const heldHere = new Set<string>();
 
@@ -213,7 +215,7 @@ export async function lockPersistDir(dir: string): Promise<PersistLock> {
   // Marked before anything is looked at: a second start here would find this process's lock, and take it as stale.
   if (heldHere.has(key)) throw inUse(dir, PID);
   heldHere.add(key);
-  // The folder by what it is, once it exists: another path to it (a symbolic link) is the same folder.
+  // The folder by what it is (device and inode), once it exists: another path to it (a symbolic link, a bind mount) is the same folder.
   const marks = [key];
   const unmark = (): void => {
     for (const mark of marks) heldHere.delete(mark);
@@ -222,11 +224,14 @@ export async function lockPersistDir(dir: string): Promise<PersistLock> {
   try {
     const written = await writeLock(dir, path);
     createdDir = written.createdDir;
-    const real = await realpath(dir).catch(() => key);
-    if (real !== key) {
-      if (heldHere.has(real)) throw inUse(dir, PID);
-      heldHere.add(real);
-      marks.push(real);
+    const folder = await stat(dir).then(
+      ({ dev, ino }) => `folder ${dev}:${ino}`,
+      () => undefined,
+    );
+    if (folder !== undefined) {
+      if (heldHere.has(folder)) throw inUse(dir, PID);
+      heldHere.add(folder);
+      marks.push(folder);
     }
     // Before the guard is looked at: a pin a killed run left on it would keep it from being removed.
     await removeEndedLeftovers(dir, PERSIST_LOCK_FILE);
