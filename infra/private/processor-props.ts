@@ -39,7 +39,7 @@ export function validateProcessorProps(
   }
   const whole = (value: number, min: number, max: number, prop: string) => {
     if (!Token.isUnresolved(value) && (!Number.isInteger(value) || value < min || value > max)) {
-      throw new ProcessorOptionsError(at(prop), `got ${showValue(value)}; allowed: an integer from ${min} to ${max}`);
+      throw new ProcessorOptionsError(at(prop), `got ${showValue(value)}; allowed: a whole number from ${min} to ${max}`);
     }
   };
   whole(minTasks, 1, 100, 'minTasks');

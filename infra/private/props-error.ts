@@ -38,7 +38,7 @@ export function checkInteger(path: string, prop: string, value: number | undefin
   if (value === undefined || Token.isUnresolved(value)) return;
   if (!Number.isInteger(value) || value < min || value > max) {
     // A value typed number may be a string from JavaScript or the CDK context: it shows quoted.
-    throw new OutboxPropsError(path, prop, `is ${showValue(value)}; allowed: an integer from ${min} to ${max}`);
+    throw new OutboxPropsError(path, prop, `is ${showValue(value)}; allowed: a whole number from ${min} to ${max}`);
   }
 }
 

@@ -59,7 +59,7 @@ function checkConcurrency(path: string, props: OutboxSubscriberProps): void {
     throw new OutboxPropsError(
       path,
       'reservedConcurrency',
-      `is ${showValue(reserved)}; allowed: an integer of at least 2 (the event source invokes up to maxConcurrency consumers, 2 at least, and would be throttled past the reservation), within what the account can reserve (its concurrency limit less 100, checked by Lambda at deploy), or leave it out`,
+      `is ${showValue(reserved)}; allowed: a whole number from 2 (the event source invokes up to maxConcurrency consumers, 2 at least, and would be throttled past the reservation), within what the account can reserve (its concurrency limit less 100, checked by Lambda at deploy), or leave it out`,
     );
   }
   const max = props.maxConcurrency;

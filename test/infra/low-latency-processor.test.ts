@@ -224,7 +224,7 @@ describe('LowLatencyProcessor', () => {
   });
 
   it('rejects a task maximum below the minimum and a topic map missing a configured topic', () => {
-    expect(() => build({ minTasks: 3, maxTasks: 2 })).toThrow(/Processor\.maxTasks: got 2; allowed: an integer from 3 to 100/);
+    expect(() => build({ minTasks: 3, maxTasks: 2 })).toThrow(/Processor\.maxTasks: got 2; allowed: a whole number from 3 to 100/);
     expect(() => build({ topics: new Map() })).toThrow(/has no topic "orders\.fifo"/);
   });
 
@@ -245,7 +245,7 @@ describe('LowLatencyProcessor', () => {
     expect(() => build({ cpu: 256, memoryLimitMiB: text('512') })).toThrow(
       /Processor\.memoryLimitMiB: got "512" with cpu 256; allowed with cpu 256: 512/,
     );
-    expect(() => build({ minTasks: text('2') })).toThrow(/Processor\.minTasks: got "2"; allowed: an integer from 1 to 100/);
+    expect(() => build({ minTasks: text('2') })).toThrow(/Processor\.minTasks: got "2"; allowed: a whole number from 1 to 100/);
   });
 
   it('accepts the task sizes Fargate offers, at the edges of each CPU value, and leaves tokens to CloudFormation', () => {

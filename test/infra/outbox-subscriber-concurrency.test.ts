@@ -81,7 +81,7 @@ describe('OutboxSubscriber: concurrency bounds', { timeout: 120_000 }, () => {
     expectPropsError(
       () => synth({ consumerEntry: CONSUMER_ENTRY, reservedConcurrency }),
       'reservedConcurrency',
-      `is ${reservedConcurrency}; allowed: an integer of at least 2`,
+      `is ${reservedConcurrency}; allowed: a whole number from 2`,
       'its concurrency limit less 100, checked by Lambda at deploy',
     );
   });
@@ -90,7 +90,7 @@ describe('OutboxSubscriber: concurrency bounds', { timeout: 120_000 }, () => {
     expectPropsError(
       () => synth({ consumerEntry: CONSUMER_ENTRY, reservedConcurrency: '5' as unknown as number }),
       'reservedConcurrency',
-      'is "5"; allowed: an integer of at least 2',
+      'is "5"; allowed: a whole number from 2',
     );
   });
 

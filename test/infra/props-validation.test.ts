@@ -150,8 +150,16 @@ describe('OutboxSubscriber props', () => {
 
   it('shows a count given as a string (as `cdk -c` context gives it) as a string, and NaN as NaN', () => {
     const fromContext = '5' as unknown as number;
-    expectPropsError(subscriber(false, { maxReceiveCount: fromContext }), 'maxReceiveCount', 'is "5"; allowed: an integer from 1 to 1000');
-    expectPropsError(subscriber(false, { maxReceiveCount: Number.NaN }), 'maxReceiveCount', 'is NaN; allowed: an integer from 1 to 1000');
+    expectPropsError(
+      subscriber(false, { maxReceiveCount: fromContext }),
+      'maxReceiveCount',
+      'is "5"; allowed: a whole number from 1 to 1000',
+    );
+    expectPropsError(
+      subscriber(false, { maxReceiveCount: Number.NaN }),
+      'maxReceiveCount',
+      'is NaN; allowed: a whole number from 1 to 1000',
+    );
   });
 
   it('rejects a retention period over 14 days', () => {
