@@ -1,6 +1,7 @@
 import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import { errorName } from '../aws/error-name.js';
 import { isFifoQueueUrl } from '../aws/sqs-queue-url.js';
+import { counted } from '../plural.js';
 import { checkDeadLetterFilter, type DeadLetterFilter, describeFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { type DeadLetterEvent, type DeadLetterInfo, describeDeadLetter } from './dead-letter-info.js';
 import { HeldMessages } from './held-messages.js';
@@ -228,16 +229,16 @@ export async function summarizeDlq(options: DlqSummarizeOptions): Promise<DlqSum
     }
   } finally {
     const unreleased = await held.releaseAll();
-    if (unreleased > 0) notes.push(`${unreleased} message(s) could not be made visible again; they will be within ${visibility} s`);
+    if (unreleased > 0) notes.push(`${counted(unreleased, 'message')} could not be made visible again, and will be within ${visibility} s`);
   }
   if (held.lapsed > 0) {
     notes.push(
-      `${held.lapsed} message(s) became visible during the run (renewal failed: ${held.lastRenewalFailure ?? 'no answer'}); another reader may have received them`,
+      `${counted(held.lapsed, 'message')} became visible during the run (renewal failed: ${held.lastRenewalFailure ?? 'no answer'}) and may have been received by another reader`,
     );
   }
   if (isFifoQueueUrl(queueUrl) && status !== 'interrupted') {
     notes.push(
-      `FIFO queue: only the first message(s) of each message group were read (${seen.size} of about ${before}): SQS hands out no further message of a group while one is in flight, and every message read stays in flight until the end; at most ${IN_FLIGHT_LIMIT.fifo.toLocaleString('en')} are handed out at once`,
+      `FIFO queue: only the first messages of each message group were read (${seen.size} of about ${before}): SQS hands out no further message of a group while one is in flight, and every message read stays in flight until the end; at most ${IN_FLIGHT_LIMIT.fifo.toLocaleString('en')} are handed out at once`,
     );
   } else if (status === 'completed' && seen.size < before) {
     // Past SQS's in-flight limit a long poll comes back empty, as if the queue were read whole.

@@ -1,4 +1,5 @@
 import { ChangeMessageVisibilityBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { counted } from '../plural.js';
 
 const chunks = <T>(items: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, i * size + size));
@@ -203,11 +204,11 @@ export class HeldMessages {
     return [
       ...(this.#lapsed > 0
         ? [
-            `${this.#lapsed} held message(s) became visible during the run: their visibility could not be renewed (${this.#lastFailure ?? 'no answer in time'}); another reader may have received them`,
+            `${counted(this.#lapsed, 'held message')} became visible during the run, as the visibility timeout could not be renewed (${this.#lastFailure ?? 'no answer in time'}), and may have been received by another reader`,
           ]
         : []),
       ...(unreleased > 0
-        ? [`${unreleased} kept message(s) could not be made visible again; they will be within ${this.#timeoutMs / 1000} s`]
+        ? [`${counted(unreleased, 'kept message')} could not be made visible again, and will be within ${this.#timeoutMs / 1000} s`]
         : []),
     ];
   }

@@ -1,4 +1,5 @@
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { counted } from '../plural.js';
 
 // In a module of its own, which loads no SDK client, for the errors that state it.
 export { IN_FLIGHT_LIMIT } from './in-flight-limit.js';
@@ -62,7 +63,7 @@ export function fifoNotes(counts: QueueCounts, dryRun: boolean, seen: number, ke
     return [
       seen < total
         ? `FIFO queue: only the first messages of each message group were seen (${seen} of about ${total}; ApproximateNumberOfMessages was ${counts.visible} before the run). ${why}; a real run moves the rest too.`
-        : `FIFO queue: ${seen} message(s) seen, as many as the queue held before the run (about ${total}; ApproximateNumberOfMessages was ${counts.visible}); messages behind the first of a message group may still have been missed (${why}); a real run would move them too.`,
+        : `FIFO queue: ${counted(seen, 'message')} seen, as many as the queue held before the run (about ${total}; ApproximateNumberOfMessages was ${counts.visible}); messages behind the first of a message group may still have been missed (${why}); a real run would move them too.`,
     ];
   }
   if (kept === 0) return [];

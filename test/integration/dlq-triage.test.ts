@@ -126,7 +126,7 @@ describe('dlq summarize', () => {
     expect(summary.filter).toBe('type order.placed');
     expect(summary.groups.reduce((sum, g) => sum + g.count, 0)).toBe(summary.matched);
     expect(summary.groups[0]).toMatchObject({ eventType: 'order.placed' });
-    expect(summary.notes.join(' ')).toContain('FIFO queue: only the first message(s) of each message group were read');
+    expect(summary.notes.join(' ')).toContain('FIFO queue: only the first messages of each message group were read');
     expect(ready('triage-fifo-summary.fifo')).toBe(4);
   });
 });

@@ -128,7 +128,7 @@ describe('a FIFO dry run', () => {
     expect(summary).toMatchObject({ status: 'dry-run', before: 5, processed: 5, after: 5 });
     expect(summary.notes).toEqual([
       expect.stringMatching(
-        /^FIFO queue: 5 message\(s\) seen, as many as the queue held before the run \(about 5; ApproximateNumberOfMessages was 5\); messages behind the first of a message group may still have been missed/,
+        /^FIFO queue: 5 messages seen, as many as the queue held before the run \(about 5; ApproximateNumberOfMessages was 5\); messages behind the first of a message group may still have been missed/,
       ),
     ]);
     expect(summary.notes?.[0]).not.toContain('only the first messages');

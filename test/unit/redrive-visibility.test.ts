@@ -146,7 +146,7 @@ describe('drainQueue keeps what it holds hidden', () => {
     const summary = await done;
 
     expect(summary.notes).toEqual([
-      '2 held message(s) became visible during the run: their visibility could not be renewed (InternalError: try again); another reader may have received them',
+      '2 held messages became visible during the run, as the visibility timeout could not be renewed (InternalError: try again), and may have been received by another reader',
     ]);
   });
 });
