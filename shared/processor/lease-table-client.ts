@@ -33,7 +33,7 @@ export function leaseTableClient(renewIntervalMs: number, config: DynamoDBClient
   if (!Number.isInteger(renewIntervalMs) || renewIntervalMs < MIN_RENEW_INTERVAL_MS || renewIntervalMs > most) {
     throw new ProcessorOptionsError(
       'renewIntervalMs',
-      `got ${showValue(renewIntervalMs)}; allowed: an integer from ${MIN_RENEW_INTERVAL_MS} to ${most}, the worker's settings.renewIntervalMs (processorSettings gives it)`,
+      `got ${showValue(renewIntervalMs)}; allowed: a whole number from ${MIN_RENEW_INTERVAL_MS} to ${most}, the worker's settings.renewIntervalMs (processorSettings gives it)`,
     );
   }
   return DynamoDBDocumentClient.from(new DynamoDBClient({ requestHandler: leaseTableTimeouts(renewIntervalMs), ...config }));

@@ -101,7 +101,7 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
   const range = (field: keyof ProcessorSettings, min: number, max: number, why = ''): void => {
     const value = settings[field];
     if (!Number.isInteger(value) || value < min || value > max) {
-      throw new ProcessorOptionsError(field, `got ${showValue(value)}; allowed: an integer from ${min} to ${max}${why}`);
+      throw new ProcessorOptionsError(field, `got ${showValue(value)}; allowed: a whole number from ${min} to ${max}${why}`);
     }
   };
   range('failoverMs', ...FAILOVER_RANGE_MS);

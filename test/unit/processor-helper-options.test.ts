@@ -51,13 +51,13 @@ describe("the processor's helpers refuse what they would misuse, as the options 
   it.each([Number.NaN, 5, 400_000])('leaseTableClient: a renewal interval of %s (NaN gave NaN timeouts)', async (ms) => {
     const error = await refusal(() => leaseTableClient(ms));
     expect(error.field).toBe('renewIntervalMs');
-    expect(error.message).toContain(`got ${ms}; allowed: an integer from 10 to 300000`);
+    expect(error.message).toContain(`got ${ms}; allowed: a whole number from 10 to 300000`);
   });
 
   it('startHealthServer: a NaN failover time (every answer 503) or a port out of range, before it listens', async () => {
     const nan = await refusal(() => startHealthServer(status, Number.NaN, 0));
     expect(nan.field).toBe('failoverMs');
-    expect(nan.message).toContain('got NaN; allowed: an integer from 200 to 600000');
+    expect(nan.message).toContain('got NaN; allowed: a whole number from 200 to 600000');
     const port = await refusal(() => startHealthServer(status, 10_000, 70_000));
     expect(port.message).toContain(
       'Invalid stream processor option port: got 70000; allowed: a port from 1 to 65535, or 0 for any free one',

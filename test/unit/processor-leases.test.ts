@@ -161,7 +161,7 @@ describe('processor settings', () => {
   it('rejects a renewal interval above half the failover time, saying what is allowed', () => {
     expect(() => processorSettings({ failoverMs: 1000, renewIntervalMs: 800 })).toThrow(ProcessorOptionsError);
     expect(() => processorSettings({ failoverMs: 1000, renewIntervalMs: 800 })).toThrow(
-      /renewIntervalMs: got 800; allowed: an integer from 10 to 500/,
+      /renewIntervalMs: got 800; allowed: a whole number from 10 to 500/,
     );
   });
 
