@@ -23,7 +23,7 @@ import { showValue as show } from './show-value.js';
  * ```
  */
 export interface EventTypeDeclaration {
-  /** A positive integer. A breaking change of the schema is a new version, declared beside the old one. */
+  /** A positive whole number. A breaking change of the schema is a new version, declared beside the old one. */
   readonly version: number;
   /**
    * A Standard Schema (zod, valibot, ArkType …) of the event's `data`. Left out, the type and

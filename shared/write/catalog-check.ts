@@ -29,7 +29,7 @@ export function writtenVersion(config: OutboxConfig, type: string, version?: num
 
 /**
  * Refuses an event's `version` that names no version the config declares for its type: not a
- * positive integer, not among the type's versions, or given with a config that declares no
+ * positive whole number, not among the type's versions, or given with a config that declares no
  * versions at all. Writing it anyway would publish a `dataschema` no consumer's catalog knows.
  * A version on a type a catalog does not declare is left to {@link checkEventCatalog}, which
  * alone decides what an undeclared type means.
@@ -41,7 +41,7 @@ export function checkEventVersion(event: EventInput, index: number, config: Outb
   const versions = declaredVersions(config, event.type);
   if (versions === undefined || versions.some((declared) => declared.version === version)) return;
   const numbers = versions.map((declared) => declared.version);
-  const why = typeof version === 'number' && Number.isSafeInteger(version) && version > 0 ? 'not declared' : 'not a positive integer';
+  const why = typeof version === 'number' && Number.isSafeInteger(version) && version > 0 ? 'not declared' : 'not a positive whole number';
   throw new WriteValidationError(
     'INVALID_EVENT_VERSION',
     `${givenVersion(index, version)} (${why}); allowed: a version eventTypes declares for ${JSON.stringify(event.type)} (${numbers.join(', ')}), or leave version out for the newest (${numbers[numbers.length - 1]})`,

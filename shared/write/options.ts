@@ -109,17 +109,18 @@ export function resolveOptions(options: OutboxOptions): ResolvedOptions {
   const client = documentClientOf(options.client);
   const retry = { ...DEFAULT_RETRY, ...options.retry };
   const idempotencyTtlSeconds = options.idempotencyTtlSeconds ?? 86_400;
-  for (const [name, value, kind, min] of [
-    ['retry.maxAttempts', retry.maxAttempts, 'an integer', 1],
-    ['retry.maxSequenceRaces', retry.maxSequenceRaces, 'an integer', 0],
-    ['retry.baseDelayMs', retry.baseDelayMs, 'a finite number', 0],
-    ['retry.maxDelayMs', retry.maxDelayMs, 'a finite number', 0],
-    ['idempotencyTtlSeconds', idempotencyTtlSeconds, 'an integer', 1],
+  for (const [name, value, whole, min] of [
+    ['retry.maxAttempts', retry.maxAttempts, true, 1],
+    ['retry.maxSequenceRaces', retry.maxSequenceRaces, true, 0],
+    ['retry.baseDelayMs', retry.baseDelayMs, false, 0],
+    ['retry.maxDelayMs', retry.maxDelayMs, false, 0],
+    ['idempotencyTtlSeconds', idempotencyTtlSeconds, true, 1],
   ] as const) {
     // Plain JS can pass anything: a string TTL would be stored as a string, which TTL ignores.
-    const valid = typeof value === 'number' && (kind === 'an integer' ? Number.isInteger(value) : Number.isFinite(value)) && value >= min;
+    const valid = typeof value === 'number' && (whole ? Number.isInteger(value) : Number.isFinite(value)) && value >= min;
     if (!valid) {
-      throw new WriteValidationError('INVALID_OPERATION', `${name} is ${showValue(value)}; allowed: ${kind} ≥ ${min}`);
+      const allowed = whole ? `a whole number from ${min}` : `a finite number ≥ ${min}`;
+      throw new WriteValidationError('INVALID_OPERATION', `${name} is ${showValue(value)}; allowed: ${allowed}`);
     }
   }
   return {

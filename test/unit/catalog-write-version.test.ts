@@ -96,10 +96,10 @@ describe('write helper: the version an event names', () => {
 
   it.each([
     [3, 'events[1].version is 3 (not declared)'],
-    [0, 'events[1].version is 0 (not a positive integer)'],
-    [1.5, 'events[1].version is 1.5 (not a positive integer)'],
-    [Number.NaN, 'events[1].version is NaN (not a positive integer)'],
-    ['2', 'events[1].version is "2" (not a positive integer)'],
+    [0, 'events[1].version is 0 (not a positive whole number)'],
+    [1.5, 'events[1].version is 1.5 (not a positive whole number)'],
+    [Number.NaN, 'events[1].version is NaN (not a positive whole number)'],
+    ['2', 'events[1].version is "2" (not a positive whole number)'],
   ])('rejects version %j with the index, the version given and the declared ones, sending nothing', async (version, given) => {
     const { outbox, sent } = recordingOutbox();
     const error = await refusal(outbox, { events: [placed(v1Data, 1), placed(v2Data, version, 'payment')] });

@@ -249,12 +249,12 @@ describe('write helper options', () => {
     new Outbox({ config: testConfig(), tableName: 'orders', client: fakeClient(() => undefined).client, ...options });
 
   it.each<[string, Partial<OutboxOptions>, string]>([
-    ['a NaN TTL', { idempotencyTtlSeconds: Number.NaN }, 'idempotencyTtlSeconds is NaN; allowed: an integer ≥ 1'],
-    ['a string TTL', { idempotencyTtlSeconds: '60' as unknown as number }, 'idempotencyTtlSeconds is "60"; allowed: an integer ≥ 1'],
-    ['a zero TTL', { idempotencyTtlSeconds: 0 }, 'idempotencyTtlSeconds is 0; allowed: an integer ≥ 1'],
-    ['a fractional TTL', { idempotencyTtlSeconds: 1.5 }, 'idempotencyTtlSeconds is 1.5; allowed: an integer ≥ 1'],
-    ['negative races', { retry: { maxSequenceRaces: -1 } }, 'retry.maxSequenceRaces is -1; allowed: an integer ≥ 0'],
-    ['fractional races', { retry: { maxSequenceRaces: 2.5 } }, 'retry.maxSequenceRaces is 2.5; allowed: an integer ≥ 0'],
+    ['a NaN TTL', { idempotencyTtlSeconds: Number.NaN }, 'idempotencyTtlSeconds is NaN; allowed: a whole number from 1'],
+    ['a string TTL', { idempotencyTtlSeconds: '60' as unknown as number }, 'idempotencyTtlSeconds is "60"; allowed: a whole number from 1'],
+    ['a zero TTL', { idempotencyTtlSeconds: 0 }, 'idempotencyTtlSeconds is 0; allowed: a whole number from 1'],
+    ['a fractional TTL', { idempotencyTtlSeconds: 1.5 }, 'idempotencyTtlSeconds is 1.5; allowed: a whole number from 1'],
+    ['negative races', { retry: { maxSequenceRaces: -1 } }, 'retry.maxSequenceRaces is -1; allowed: a whole number from 0'],
+    ['fractional races', { retry: { maxSequenceRaces: 2.5 } }, 'retry.maxSequenceRaces is 2.5; allowed: a whole number from 0'],
     ['a NaN base delay', { retry: { baseDelayMs: Number.NaN } }, 'retry.baseDelayMs is NaN; allowed: a finite number ≥ 0'],
     ['a negative base delay', { retry: { baseDelayMs: -1 } }, 'retry.baseDelayMs is -1; allowed: a finite number ≥ 0'],
     [
