@@ -6,6 +6,7 @@
  */
 
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { isRecord, rejectUnknownKeys } from './config-fields.js';
 import { ConfigError } from './errors.js';
 import { showValue as show } from './show-value.js';
 
@@ -54,8 +55,6 @@ const EVENT_TYPE_FORBIDDEN = /[\p{Cc}\uFFFE\uFFFF]/u;
 const ABSOLUTE_URI_WITHOUT_FRAGMENT = /^[a-z][a-z0-9+\-.]*:[^#]*$/i;
 const DECLARATION_KEYS = ['version', 'schema', 'aggregateType', 'description'];
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /** Characters (code points), as the write helper counts an event type's length. */
 const characterCount = (text: string): number => [...text].length;
 
@@ -87,11 +86,7 @@ function validateDeclaration(raw: unknown, field: string, routes: Readonly<Recor
   if (!isRecord(raw)) {
     throw new ConfigError(field, `got ${show(raw)}; allowed: { version, schema?, aggregateType?, description? }`);
   }
-  for (const key of Object.keys(raw)) {
-    if (!DECLARATION_KEYS.includes(key)) {
-      throw new ConfigError(`${field}.${key}`, `unknown setting ${show(key)}; allowed: ${DECLARATION_KEYS.join(', ')}`);
-    }
-  }
+  rejectUnknownKeys(raw, DECLARATION_KEYS, field);
   const { version, schema, aggregateType, description } = raw;
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 1) {
     throw new ConfigError(`${field}.version`, `got ${show(version)}; allowed: a positive whole number (1, 2, …)`);
