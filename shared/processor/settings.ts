@@ -83,7 +83,7 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
     );
   }
   for (const key of Object.keys(input)) {
-    if (!known.includes(key)) throw new ProcessorOptionsError(key, `unknown option; allowed: ${known.join(', ')}`);
+    if (!known.includes(key)) throw new ProcessorOptionsError(key, `unknown option ${showValue(key)}; allowed: ${known.join(', ')}`);
   }
   const failoverMs = input.failoverMs ?? DEFAULT_FAILOVER_MS;
   const settings: ProcessorSettings = {
