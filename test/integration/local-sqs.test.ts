@@ -205,6 +205,52 @@ describe('local resources', () => {
   });
 });
 
+describe('local SQS event source, a message SQS would not send', () => {
+  it('leaves it in its queue, so it moves to the DLQ after maxReceiveCount receives, and hands the handler the rest', async () => {
+    const { queueUrl, queueArn } = queueWithDlq('poller-malformed', 2);
+    // The queue is real; its answers lose the body of the message "lost", as a faulty emulator or client could.
+    const sqs: SqsPollerClient = {
+      send: (async (command: object, options?: object) => {
+        const output = await clients.sqs.send(command as never, options as never);
+        if (!(command instanceof ReceiveMessageCommand)) return output;
+        const { Messages = [] } = output as { Messages?: { Body?: string }[] };
+        return { ...output, Messages: Messages.map((m) => (m.Body === 'lost' ? { ...m, Body: undefined } : m)) };
+      }) as SqsPollerClient['send'],
+    };
+    const handled: string[] = [];
+    const errors: unknown[] = [];
+    const poller = new SqsPoller({
+      sqs,
+      queue: { url: queueUrl, arn: queueArn },
+      handler: async (event) => {
+        handled.push(...event.Records.map((r) => r.body));
+        return { batchItemFailures: [] };
+      },
+      visibilityTimeoutSeconds: 1,
+      waitTimeSeconds: 1,
+      onError: (error) => errors.push(error),
+    });
+    pollers.push(poller);
+    poller.start();
+
+    await clients.sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: ['kept', 'lost'].map((body, i) => ({ Id: String(i), MessageBody: body })),
+      }),
+    );
+
+    await waitFor(() => queueDepth(server, 'poller-malformed-dlq') === 1, { timeoutMs: 20_000, what: 'the message in the DLQ' });
+    expect(queueBodies(server, 'poller-malformed-dlq')).toEqual(['lost']);
+    expect(queueDepth(server, 'poller-malformed')).toBe(0);
+    expect(handled).toEqual(['kept']);
+    expect(errors).toEqual([
+      expect.objectContaining({ code: 'MALFORMED_MESSAGE', message: expect.stringContaining('its Body is undefined') }),
+      expect.objectContaining({ code: 'MALFORMED_MESSAGE' }),
+    ]);
+  });
+});
+
 describe('dead-letter depths', () => {
   it('counts messages ready, in flight and delayed on each DLQ, and keeps counting in the background', async () => {
     const relay = server.createQueue('depth-relay-dlq');
