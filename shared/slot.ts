@@ -84,7 +84,7 @@ export function slotProblem(item: Record<string, unknown>): string | undefined {
   if (pk !== `${SLOT_PREFIX}${item.aggregateType}#${item.aggregateId}`)
     return `${TABLE.partitionKey} does not match aggregateType and aggregateId`;
   if (typeof item.source !== 'string' || item.source === '') return 'source is missing';
-  if (typeof item.seq !== 'number' || !Number.isInteger(item.seq) || item.seq < 1) return 'seq is not a positive integer';
+  if (typeof item.seq !== 'number' || !Number.isInteger(item.seq) || item.seq < 1) return 'seq is not a positive whole number';
   if (typeof item.createdAt !== 'string') return 'createdAt is missing';
   if (!Array.isArray(item.events) || item.events.length === 0) return 'events is not a non-empty list';
   if (item.events.length > item.seq) return 'events outnumber seq';

@@ -78,7 +78,7 @@ describe('the deployed relay handler on AWS-documented stream events', () => {
     expect(letters[0]).toMatchObject({
       kind: 'outbox-relay-dead-letter',
       reason: 'MALFORMED_SLOT',
-      detail: 'seq is not a positive integer',
+      detail: 'seq is not a positive whole number',
       record: { eventId: 'c81e728d9d4c2f636f067f89cc14862c', sequenceNumber: '4421584500000000017450439093' },
       rawImage: { pk: { S: 'OUTBOX#payment#p-1' } },
     });

@@ -173,7 +173,7 @@ describe('relay core', () => {
       expect.arrayContaining([
         expect.objectContaining({
           reason: 'MALFORMED_SLOT',
-          detail: 'seq is not a positive integer',
+          detail: 'seq is not a positive whole number',
           rawImage: malformed.dynamodb!.NewImage,
         }),
         expect.objectContaining({

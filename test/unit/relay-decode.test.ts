@@ -59,7 +59,7 @@ describe('relay: reading a slot from its stream image', () => {
   it('refuses a sequence beyond the safe integers instead of rounding it', () => {
     const decoded = decodeStreamRecord(withAttribute('seq', { N: '9007199254740993' }), config);
 
-    expect(decoded).toMatchObject({ status: 'malformed', problem: 'seq is not a positive integer' });
+    expect(decoded).toMatchObject({ status: 'malformed', problem: 'seq is not a positive whole number' });
   });
 
   it('refuses an attribute of the slot that is not DynamoDB JSON, and leaves those it does not read alone', () => {
