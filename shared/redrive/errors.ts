@@ -1,6 +1,7 @@
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
 import type { StreamBatchInfo } from '../on-failure/batch-record.js';
+import { counted } from '../plural.js';
 import { refusalHeading } from '../refusal-heading.js';
 import type { IN_FLIGHT_LIMIT } from './in-flight-limit.js';
 import type { RedriveSummary } from './types.js';
@@ -143,7 +144,7 @@ export class RedriveStoppedError extends OutboxError {
   readonly summary: RedriveSummary;
 
   constructor(summary: RedriveSummary, cause: unknown) {
-    super('REDRIVE_STOPPED', `stopped after ${summary.processed} messages: ${errorMessage(cause)}`, { cause });
+    super('REDRIVE_STOPPED', `stopped after ${counted(summary.processed, 'message')}: ${errorMessage(cause)}`, { cause });
     this.name = 'RedriveStoppedError';
     this.summary = summary;
   }

@@ -1,5 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { errorName } from '../aws/error-name.js';
+import { counted } from '../plural.js';
 import { type InFlightHolding, RedriveInFlightLimitError, RedriveOptionsError } from './errors.js';
 import { IN_FLIGHT_LIMIT, type QueueCounts, queueCounts } from './queue-counts.js';
 
@@ -56,7 +57,7 @@ export class InFlightRoom {
         : 'none until the messages in flight are deleted or visible again';
     throw new RedriveOptionsError(
       'maxMessages',
-      `${given}, and the queue holds about ${waiting} messages to receive, with ${inFlight} in flight (SQS's approximate counts); this redrive holds every record it receives in flight until it has put them all in stream order, and SQS keeps at most about ${this.limit.toLocaleString('en')} of the queue in flight; allowed: ${allowed}`,
+      `${given}, and the queue holds about ${counted(waiting, 'message')} to receive, with ${inFlight} in flight (SQS's approximate counts); this redrive holds every record it receives in flight until it has put them all in stream order, and SQS keeps at most about ${this.limit.toLocaleString('en')} of the queue in flight; allowed: ${allowed}`,
     );
   }
 

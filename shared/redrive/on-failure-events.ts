@@ -4,6 +4,7 @@ import type { BackoffOptions } from '../backoff.js';
 import type { OutboxConfig, TopicSettings } from '../config.js';
 import type { SlotMessage } from '../envelope.js';
 import { PROCESSOR_ORIGIN } from '../on-failure/batch-record.js';
+import { counted } from '../plural.js';
 import { relayIgnoredAggregateTypes } from '../publishing-paths.js';
 import { isTransientReadError, retried } from '../read-retry.js';
 import type { DeadLetterFields } from '../relay/dead-letter-sender.js';
@@ -272,7 +273,7 @@ export async function publishAll(
   const published = events.length - failures - deadLettered;
   const problems = [
     ...(unsent === undefined ? [] : [unsent]),
-    ...(first === undefined ? [] : [`${failures} of ${events.length} events failed, first ${first}`]),
+    ...(first === undefined ? [] : [`${failures} of ${counted(events.length, 'event')} failed, first ${first}`]),
   ];
   const outcome = { events: events.length, published, deadLettered, letters: lettersSent };
   return problems.length === 0 ? outcome : { ...outcome, problem: problems.join('; ') };
