@@ -32,4 +32,5 @@ export {
   type ReceiveOptions,
   startOutboxTestStack,
   type WaitForArchivedOptions,
+  type WaitForIdleOptions,
 } from './stack/test-stack.js';

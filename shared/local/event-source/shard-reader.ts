@@ -96,10 +96,12 @@ export class ShardReader {
   private startReading(pollInterval: number): void {
     const readAhead = Math.max(2 * this.options.settings.batchSize * this.lanes.length, 2000);
     if (this.shardEnded || this.reading !== undefined || this.pendingCount() >= readAhead || Date.now() < this.nextReadAt) return;
+    const startedAt = Date.now();
     const reading: Promise<ReadResult> = this.read().then(
       (count) => {
         if (count > 0) return 'records';
         this.nextReadAt = Date.now() + pollInterval;
+        if (this.pendingCount() === 0) this.state.drainedSince = startedAt;
         return 'empty';
       },
       (error: unknown) => {
@@ -204,12 +206,14 @@ export class ShardReader {
     }
     // Records filtered out are done: with nothing before them pending, they move the checkpoint.
     this.checkpoint.move(this.lanes, this.lastRead);
+    this.state.pending = this.pendingCount();
     return records.length;
   }
 
   /** Takes the first `count` records of a lane as done (answered, or given up on), and moves the checkpoint past them. */
   private settle(lane: BatchLane, count: number): void {
     lane.pending.splice(0, count);
+    this.state.pending = this.pendingCount();
     lane.fitsUpTo = 0;
     this.checkpoint.move(this.lanes, this.lastRead);
   }

@@ -4,7 +4,7 @@ import { StreamSource } from '../../processor/stream-source.js';
 import { StreamRunnerOptionsError } from './errors.js';
 import { compileFilters, type RecordTest } from './filter-pattern.js';
 import { ShardReader } from './shard-reader.js';
-import type { ReaderContext, ShardState, StreamRunnerOptions, StreamRunnerStats } from './types.js';
+import type { ReaderContext, ShardState, StreamRunnerOptions, StreamRunnerProgress, StreamRunnerStats } from './types.js';
 
 export type * from './types.js';
 
@@ -88,6 +88,22 @@ export class StreamRunner {
     }
   }
 
+  /**
+   * Where the runner is, at this moment: when it last listed the shards, what it has read and
+   * invoked, and per shard its status, the records not yet done with and since when it is
+   * drained (see `ShardState.drainedSince`). The test stack's `waitForIdle` reads it.
+   */
+  progress(): StreamRunnerProgress {
+    const { recordsRead, invocations } = this.stats;
+    const shards = [...this.shards.values()].map(({ shard, status, pending, drainedSince }) => ({
+      shardId: shard.shardId,
+      status,
+      pending,
+      drainedSince,
+    }));
+    return { refreshedAt: this.refreshedAt, recordsRead, invocations, shards };
+  }
+
   private get stopped(): boolean {
     return this.abort.signal.aborted;
   }
@@ -117,7 +133,8 @@ export class StreamRunner {
   private async refreshShards(): Promise<void> {
     const listed = await this.source.listShards();
     for (const shard of listed) {
-      if (!this.shards.has(shard.shardId)) this.shards.set(shard.shardId, { shard, status: 'waiting', caughtUp: 0 });
+      if (!this.shards.has(shard.shardId))
+        this.shards.set(shard.shardId, { shard, status: 'waiting', caughtUp: 0, pending: 0, drainedSince: 0 });
     }
     // A checkpoint of a shard that has left the stream (trimmed 24 hours after it closed) is of no more use.
     if (listed.length > 0) this.options.checkpoints?.retain(new Set(listed.map((shard) => shard.shardId)));

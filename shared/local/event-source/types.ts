@@ -75,6 +75,27 @@ export interface ShardState {
   status: 'waiting' | 'reading' | 'ended';
   /** Bumped each time the shard was read to its current end with nothing left to hand over. */
   caughtUp: number;
+  /** Records read and not yet done with (handed over and answered, or given up on), in every lane. */
+  pending: number;
+  /**
+   * When the latest read that found the shard at its end, with nothing pending as it ended,
+   * began (epoch ms; 0 before one): every record written before then has been done with.
+   */
+  drainedSince: number;
+}
+
+/** Where a runner is, for a wait on an idle pipeline (`StreamRunner.progress()`). */
+export interface StreamRunnerProgress {
+  /** When the stream's shards were last listed (epoch ms; 0 before the first listing). */
+  readonly refreshedAt: number;
+  readonly recordsRead: number;
+  readonly invocations: number;
+  readonly shards: readonly {
+    readonly shardId: string;
+    readonly status: ShardState['status'];
+    readonly pending: number;
+    readonly drainedSince: number;
+  }[];
 }
 
 /** What a shard reader needs from its runner. */

@@ -54,7 +54,8 @@ export function startLocalConsumers(options: LocalConsumersOptions): LocalWorker
       name: subscription.name,
       queue,
       onBatch,
-      handler: asSqsHandler(build(options.deps)),
+      // Counted while each invocation runs, for the test stack's waitForIdle.
+      handler: stats.handlers.counted(subscription.name, asSqsHandler(build(options.deps))),
     }));
   });
   return planned.map(({ name, queue, onBatch, handler }) => {

@@ -29,7 +29,7 @@ import { LocalStats } from './stats.js';
 import { withStopFailures } from './stop-failures.js';
 import { StopList } from './stop-list.js';
 import { ensureOutboxTable } from './table.js';
-import type { LocalConsumerDeps, LocalRelayDeps, LocalStack, LocalStackOptions, OutboxWriter } from './types.js';
+import type { LocalConsumerDeps, LocalRelayDeps, LocalStack, LocalStackOptions, LocalWorker, OutboxWriter } from './types.js';
 
 export type * from './types.js';
 
@@ -197,7 +197,7 @@ async function startParts(options: LocalStackOptions, signal: AbortSignal | unde
     runner.start();
     stops.push(() => runner.stop());
 
-    let processorRunning = false;
+    let processor: LocalWorker | undefined;
     if (processorAggregateTypes(config).length > 0) {
       next('starting the low-latency processor');
       const leaseTableName = await createLocalLeaseTable(clients);
@@ -206,7 +206,7 @@ async function startParts(options: LocalStackOptions, signal: AbortSignal | unde
       const worker = await (
         options.processor ?? ((d) => startLocalProcessor(d, (what, error) => options.onError?.(`processor: ${what}`, error)))
       )(deps);
-      processorRunning = true;
+      processor = worker;
       stops.push(() => worker.stop());
     }
 
@@ -273,7 +273,8 @@ async function startParts(options: LocalStackOptions, signal: AbortSignal | unde
       outbox,
       stats,
       relayStats: runner.stats,
-      processorRunning,
+      activity: { relay: () => runner.progress(), processor: () => processor?.status?.(), handlers: stats.handlers },
+      processorRunning: processor !== undefined,
       get stopped() {
         return stops.stopped;
       },

@@ -1,6 +1,7 @@
 import { parseEventTime } from '../../event-time.js';
 import { OTHER_BUCKET } from '../../metric-dimension.js';
 import { percentile } from '../../percentile.js';
+import { HandlerActivity } from './handler-activity.js';
 
 /** Counters of one subscriber queue's consumer. */
 export interface ConsumerCounters {
@@ -76,12 +77,14 @@ function eventsOf(body: string): { readonly time: unknown; readonly type: unknow
 /**
  * What the local stack counts as events flow: events committed by the write helper, entries
  * SNS accepted from the relay, deliveries per consumer, and commit→delivery lag (delivery time
- * minus the envelope's `time`, the commit time) over the last {@link LAG_WINDOW} deliveries.
+ * minus the envelope's `time`, the commit time) over the last {@link LAG_WINDOW} deliveries;
+ * and the subscribers' handlers' invocations, running and started.
  */
 export class LocalStats {
   written = 0;
   published = 0;
   readonly consumers = new Map<string, ConsumerCounters>();
+  readonly handlers = new HandlerActivity();
   readonly load: LoadCounters = { sent: 0, succeeded: 0, rejected: 0, errors: 0, skipped: 0 };
   private readonly lags = new LagWindow();
   private readonly lagsByType = new Map<string, LagWindow>();

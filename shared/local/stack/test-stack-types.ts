@@ -145,6 +145,12 @@ export interface WaitForArchivedOptions {
   readonly timeoutMs?: number;
 }
 
+/** Options of `stack.waitForIdle`. */
+export interface WaitForIdleOptions {
+  /** How long to wait, in ms (0–900000); then `waitForIdle` rejects with `NOT_IDLE`, naming what was still busy. @default 30000 */
+  readonly timeoutMs?: number;
+}
+
 /**
  * The event archive of a config with `archive`: a bucket on the emulator's S3 that the real
  * archiver fills from an archive queue subscribed to every topic, as deployed. Objects are
@@ -233,6 +239,24 @@ export interface OutboxTestStack {
    * @throws LocalStackError `INVALID_OPTION` for an unknown subscriber, bad options or a queue a handler reads; `STACK_STOPPED` when `stop()` is called before it ends (its long poll aborted), or was
    */
   receive<TData = unknown>(subscriber: string, options?: ReceiveOptions): Promise<ReceivedMessage<TData>[]>;
+  /**
+   * Resolves once nothing more can arrive: at one moment, the relay (and the low-latency
+   * processor, when it runs) has read and done with every record written to the table so far,
+   * and every queue a subscriber's `handler` reads holds no message (visible, in flight or
+   * delayed) with no invocation of its handler running. A write that lands meanwhile, the test's
+   * own or a handler's, is waited for too. Then a handler's runs can be counted: a redelivery
+   * would otherwise still be to come. Queues without a handler, the DLQs and the archive are not
+   * waited for.
+   * @throws LocalStackError `NOT_IDLE` at the timeout, naming what was still busy (a shard and its records, a queue and its messages, a handler running); `INVALID_OPTION` for bad options; `STACK_STOPPED` when `stop()` is called before it ends, or was
+   * @example
+   * ```ts
+   * const handled: string[] = []; // pushed to by the subscriber's handler
+   * const { events } = await stack.outbox.write({ events: [{ aggregate: { type: 'order', id: 'o-1' }, type: 'order.placed', data: {} }] });
+   * await stack.waitForIdle({ timeoutMs: 30_000 });
+   * expect(handled).toEqual([events[0]?.id]); // handled once: no delivery is left to come
+   * ```
+   */
+  waitForIdle(options?: WaitForIdleOptions): Promise<void>;
   /**
    * Stops everything, newest part first, and waits for DynamoDB Local's Java process to end. A
    * later call stops nothing more, but resolves only once the first call's stop has ended.

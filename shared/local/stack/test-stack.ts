@@ -10,15 +10,17 @@ import { localRelayHandler } from './relay.js';
 import { checkedHandlers, testStackConfig } from './test-stack-checks.js';
 import type { OutboxTestArchive, OutboxTestQueue, OutboxTestStack, OutboxTestStackOptions, ReceiveOptions } from './test-stack-types.js';
 import type { LocalStack, LocalStackOptions } from './types.js';
+import { waitUntilIdle } from './wait-for-idle.js';
 
 export type * from './test-stack-types.js';
 
-/** The keys of `OutboxTestStackOptions`, `ReceiveOptions` and `WaitForArchivedOptions`. */
+/** The keys of `OutboxTestStackOptions`, `ReceiveOptions`, and `WaitForArchivedOptions` and `WaitForIdleOptions`. */
 const OPTION_KEYS = ['config', 'subscribers', 'tableName', 'dynamoDbPort', 'emulatorPort', 'visibilityTimeoutSeconds', 'onError', 'signal'];
 const RECEIVE_KEYS = ['count', 'timeoutMs', 'deadLetters'];
 const WAIT_KEYS = ['timeoutMs'];
 
 const DEFAULT_RECEIVE_TIMEOUT_MS = 10_000;
+const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 const MAX_RECEIVE_TIMEOUT_MS = 15 * 60_000;
 
 const reportToStderr = (source: string, error: unknown): void => console.error(`[dynamodb-outbox/testing] ${source}:`, error);
@@ -165,6 +167,23 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
     });
   };
 
+  const handledQueues = (options.subscribers ?? []).flatMap(({ name, handler }) =>
+    handler === undefined || queues[name] === undefined ? [] : [{ subscriber: name, url: queues[name].url }],
+  );
+  const waitForIdle: OutboxTestStack['waitForIdle'] = async (waitOptions) => {
+    if (stack.stopped)
+      throw new LocalStackError('STACK_STOPPED', 'waitForIdle() was called after stop(); allowed: waitForIdle before stop()');
+    checkOptionKeys('waitForIdle() options', waitOptions, WAIT_KEYS, true);
+    const { timeoutMs = DEFAULT_IDLE_TIMEOUT_MS } = waitOptions ?? {};
+    checkInteger('waitForIdle() timeoutMs', timeoutMs, 0, MAX_RECEIVE_TIMEOUT_MS);
+    const stopped = () =>
+      new LocalStackError(
+        'STACK_STOPPED',
+        'waitForIdle() was still waiting when stop() was called; allowed: stop() once waitForIdle() has ended',
+      );
+    return waitUntilIdle({ activity: stack.activity, sqs, handledQueues, signal: stopping.signal, stopped }, timeoutMs);
+  };
+
   const archive = archiveOf(stack);
   return {
     config,
@@ -181,6 +200,7 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
     relayDeadLetterQueueUrl: stack.resources.relayDeadLetterQueue.url,
     ...(archive === undefined ? {} : { archive }),
     receive,
+    waitForIdle,
     stop: () => {
       stopping.abort();
       return stack.stop();

@@ -7,7 +7,8 @@ import type { ProcessorOnFailureDestination } from '../../processor/on-failure-w
 import type { PublishBatchClient } from '../../relay/index.js';
 import type { Outbox, WriteInput, WriteResult } from '../../write/index.js';
 import type { LocalClients } from '../clients.js';
-import type { StreamHandler, StreamRunnerStats } from '../event-source/stream-runner.js';
+import type { StreamHandler, StreamRunnerProgress, StreamRunnerStats } from '../event-source/stream-runner.js';
+import type { HandlerActivity } from './handler-activity.js';
 import type { LocalArchiver } from './local-archiver.js';
 import type { PeerImporters } from './peers.js';
 import type { LocalArchiveResources, LocalResources } from './resources.js';
@@ -53,6 +54,18 @@ export interface LocalProcessorDeps extends LocalRelayDeps {
 /** A running in-process worker, such as the low-latency stream processor. */
 export interface LocalWorker {
   stop(): Promise<void>;
+  /** The processor's counts (`ProcessorWorker.status()`): stream records done with, events published. */
+  status?(): { readonly recordsProcessed: number; readonly eventsPublished: number };
+}
+
+/** What the running parts are doing, for a wait on an idle pipeline (the test stack's `waitForIdle`). */
+export interface LocalActivity {
+  /** The relay's event source: its shards, what it has read and invoked. */
+  relay(): StreamRunnerProgress;
+  /** The low-latency processor's counts; `undefined` when none runs (or it tells none). */
+  processor(): { readonly recordsProcessed: number; readonly eventsPublished: number } | undefined;
+  /** The subscribers' handlers' invocations. */
+  readonly handlers: HandlerActivity;
 }
 
 /** A subscriber queue, and the Lambda handler that consumes it when it has one. */
@@ -133,6 +146,7 @@ export interface LocalStack {
   readonly outbox: Outbox;
   readonly stats: LocalStats;
   readonly relayStats: StreamRunnerStats;
+  readonly activity: LocalActivity;
   /** Whether the low-latency processor runs. */
   readonly processorRunning: boolean;
   /** Whether `stop()` has been called. */
