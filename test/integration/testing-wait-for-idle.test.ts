@@ -183,11 +183,23 @@ describe('stack.waitForIdle()', () => {
     expect(Date.now() - at).toBeLessThan(1_000);
   });
 
-  it('refuses to wait on a stopped stack', async () => {
+  it('ends a wait at stop(), and refuses to wait on a stopped stack', async () => {
     // But the flaky handler's failures and the gated handler's run past its time (the event source says so).
     const expected = /refused, on purpose|consumer gated: .* past the time its context gave it/;
     expect(backgroundErrors.filter((line) => !expected.test(line))).toEqual([]);
+    // A message the flaky handler fails on keeps the pipeline busy for seconds: the wait is still on at stop().
+    await stack.outbox.write({ events: [{ aggregate: { type: 'order', id: 'o-4' }, type: 'order.refused', data: {} }] });
+    const waiting = stack.waitForIdle({ timeoutMs: 60_000 }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     await stack.stop();
+    expect(await waiting).toEqual(
+      new LocalStackError(
+        'STACK_STOPPED',
+        'waitForIdle() was still waiting when stop() was called; allowed: stop() once waitForIdle() has ended',
+      ),
+    );
     await expect(stack.waitForIdle()).rejects.toThrow(
       new LocalStackError('STACK_STOPPED', 'waitForIdle() was called after stop(); allowed: waitForIdle before stop()'),
     );
