@@ -62,7 +62,7 @@ export class ShardReader {
       this.startReading(pollInterval);
       if (lane.pending.length === 0) {
         if (this.reading !== undefined) {
-          if ((await this.reading) === 'empty' && this.pendingCount() === 0) this.state.caughtUp++;
+          await this.reading;
         } else if (this.shardEnded) {
           break;
         } else if (Date.now() < this.nextReadAt) {

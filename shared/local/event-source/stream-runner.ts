@@ -68,18 +68,19 @@ export class StreamRunner {
   }
 
   /**
-   * Resolves once every shard has been read to its end after this call, and every record read
-   * was handed over (or filtered out or given up on). Rejects after `timeoutMs`.
+   * Resolves once every shard has been read to its end by a read begun after this call, with
+   * nothing pending (every record read handed over and answered, filtered out or given up on),
+   * and the shards were listed again: every record written before the call is then done with.
+   * Rejects after `timeoutMs`.
    */
   async idle({ timeoutMs = 60_000 }: { timeoutMs?: number } = {}): Promise<void> {
     const since = Date.now();
-    const refreshed = this.refreshedAt;
-    const marks = new Map([...this.shards].map(([id, state]) => [id, state.caughtUp]));
     for (;;) {
+      // Strictly after: a read begun in the same millisecond may have begun before a write that ended in it.
       const shardsDone =
-        this.refreshedAt > refreshed &&
-        [...this.shards].every(
-          ([id, state]) => state.status === 'ended' || (state.status === 'reading' && state.caughtUp > (marks.get(id) ?? 0)),
+        this.refreshedAt > since &&
+        [...this.shards.values()].every(
+          (state) => state.status === 'ended' || (state.status === 'reading' && state.pending === 0 && state.drainedSince > since),
         );
       if (shardsDone) return;
       if (Date.now() - since > timeoutMs) throw new Error(`the stream runner did not become idle within ${timeoutMs} ms`);
@@ -133,8 +134,7 @@ export class StreamRunner {
   private async refreshShards(): Promise<void> {
     const listed = await this.source.listShards();
     for (const shard of listed) {
-      if (!this.shards.has(shard.shardId))
-        this.shards.set(shard.shardId, { shard, status: 'waiting', caughtUp: 0, pending: 0, drainedSince: 0 });
+      if (!this.shards.has(shard.shardId)) this.shards.set(shard.shardId, { shard, status: 'waiting', pending: 0, drainedSince: 0 });
     }
     // A checkpoint of a shard that has left the stream (trimmed 24 hours after it closed) is of no more use.
     if (listed.length > 0) this.options.checkpoints?.retain(new Set(listed.map((shard) => shard.shardId)));

@@ -73,8 +73,6 @@ export interface StreamRunnerStats {
 export interface ShardState {
   readonly shard: ShardInfo;
   status: 'waiting' | 'reading' | 'ended';
-  /** Bumped each time the shard was read to its current end with nothing left to hand over. */
-  caughtUp: number;
   /** Records read and not yet done with (handed over and answered, or given up on), in every lane. */
   pending: number;
   /**
