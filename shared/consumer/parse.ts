@@ -93,10 +93,10 @@ export function envelopeProblem(value: unknown): string | undefined {
   // may still wait in queues and DLQs. A `sequence` beside `aggregatesequence` is not ours and is left alone.
   if ('aggregatesequence' in value || typeof value.sequence !== 'number') {
     if (!isPosition(value.aggregatesequence)) {
-      return `aggregatesequence is ${jsonExcerpt(value.aggregatesequence)}; allowed: a positive integer (or, in an envelope of an earlier relay, sequence as one)`;
+      return `aggregatesequence is ${jsonExcerpt(value.aggregatesequence)}; allowed: a positive whole number (or, in an envelope of an earlier relay, sequence as one)`;
     }
   } else if (!isPosition(value.sequence)) {
-    return `sequence is ${jsonExcerpt(value.sequence)}; allowed: a positive integer (in an envelope without aggregatesequence)`;
+    return `sequence is ${jsonExcerpt(value.sequence)}; allowed: a positive whole number (in an envelope without aggregatesequence)`;
   }
   if (!('data' in value)) return 'data is missing; allowed: any JSON value';
   return undefined;

@@ -55,7 +55,7 @@ describe('parseMessage', () => {
     const body = JSON.parse(anEnvelope().body);
     body.aggregatesequence = 0;
     const parsed = parseMessage(JSON.stringify(body));
-    expect(parsed.status === 'rejected' && parsed.error.message).toContain('aggregatesequence is 0; allowed: a positive integer');
+    expect(parsed.status === 'rejected' && parsed.error.message).toContain('aggregatesequence is 0; allowed: a positive whole number');
   });
 
   it('rejects an envelope without a position, or with a malformed one of either form', () => {
