@@ -6,7 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentClientOf } from '../aws/document-client.js';
-import type { BackoffOptions } from '../backoff.js';
+import { BACKOFF_DELAY_ALLOWED, type BackoffOptions, isBackoffDelay } from '../backoff.js';
 import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
 import { showValue } from '../show-value.js';
@@ -109,18 +109,23 @@ export function resolveOptions(options: OutboxOptions): ResolvedOptions {
   const client = documentClientOf(options.client);
   const retry = { ...DEFAULT_RETRY, ...options.retry };
   const idempotencyTtlSeconds = options.idempotencyTtlSeconds ?? 86_400;
-  for (const [name, value, whole, min] of [
-    ['retry.maxAttempts', retry.maxAttempts, true, 1],
-    ['retry.maxSequenceRaces', retry.maxSequenceRaces, true, 0],
-    ['retry.baseDelayMs', retry.baseDelayMs, false, 0],
-    ['retry.maxDelayMs', retry.maxDelayMs, false, 0],
-    ['idempotencyTtlSeconds', idempotencyTtlSeconds, true, 1],
+  for (const [name, value, min] of [
+    ['retry.maxAttempts', retry.maxAttempts, 1],
+    ['retry.maxSequenceRaces', retry.maxSequenceRaces, 0],
+    ['idempotencyTtlSeconds', idempotencyTtlSeconds, 1],
   ] as const) {
     // Plain JS can pass anything: a string TTL would be stored as a string, which TTL ignores.
-    const valid = typeof value === 'number' && (whole ? Number.isInteger(value) : Number.isFinite(value)) && value >= min;
-    if (!valid) {
-      const allowed = whole ? `a whole number from ${min}` : `a finite number ≥ ${min}`;
-      throw new WriteValidationError('INVALID_OPERATION', `${name} is ${showValue(value)}; allowed: ${allowed}`);
+    if (!(typeof value === 'number' && Number.isInteger(value) && value >= min)) {
+      throw new WriteValidationError('INVALID_OPERATION', `${name} is ${showValue(value)}; allowed: a whole number from ${min}`);
+    }
+  }
+  // The relay's and the redrives' rule for a delay bound: past setTimeout's reach (2^31 - 1 ms) a retry would not pause at all.
+  for (const [name, value] of [
+    ['retry.baseDelayMs', retry.baseDelayMs],
+    ['retry.maxDelayMs', retry.maxDelayMs],
+  ] as const) {
+    if (!isBackoffDelay(value)) {
+      throw new WriteValidationError('INVALID_OPERATION', `${name} is ${showValue(value)}; allowed: ${BACKOFF_DELAY_ALLOWED}`);
     }
   }
   return {

@@ -71,7 +71,7 @@ describe('a value of the wrong type in the input is shown by showValue, with its
 
   it.each<[string, Record<string, unknown>, string]>([
     ['a bigint maxAttempts', { retry: { maxAttempts: 5n } }, 'retry.maxAttempts is 5n; allowed: a whole number from 1'],
-    ['an object as base delay', { retry: { baseDelayMs: {} } }, 'retry.baseDelayMs is {}; allowed: a finite number ≥ 0'],
+    ['an object as base delay', { retry: { baseDelayMs: {} } }, 'retry.baseDelayMs is {}; allowed: milliseconds from 0 to 60000'],
     ['a function as TTL', { idempotencyTtlSeconds: () => 60 }, 'idempotencyTtlSeconds is a function; allowed: a whole number from 1'],
   ])('an Outbox built with %s', (_name, options, message) => {
     const { document } = capturingClient();

@@ -255,14 +255,25 @@ describe('write helper options', () => {
     ['a fractional TTL', { idempotencyTtlSeconds: 1.5 }, 'idempotencyTtlSeconds is 1.5; allowed: a whole number from 1'],
     ['negative races', { retry: { maxSequenceRaces: -1 } }, 'retry.maxSequenceRaces is -1; allowed: a whole number from 0'],
     ['fractional races', { retry: { maxSequenceRaces: 2.5 } }, 'retry.maxSequenceRaces is 2.5; allowed: a whole number from 0'],
-    ['a NaN base delay', { retry: { baseDelayMs: Number.NaN } }, 'retry.baseDelayMs is NaN; allowed: a finite number ≥ 0'],
-    ['a negative base delay', { retry: { baseDelayMs: -1 } }, 'retry.baseDelayMs is -1; allowed: a finite number ≥ 0'],
+    ['a NaN base delay', { retry: { baseDelayMs: Number.NaN } }, 'retry.baseDelayMs is NaN; allowed: milliseconds from 0 to 60000'],
+    ['a negative base delay', { retry: { baseDelayMs: -1 } }, 'retry.baseDelayMs is -1; allowed: milliseconds from 0 to 60000'],
     [
       'an infinite max delay',
       { retry: { maxDelayMs: Number.POSITIVE_INFINITY } },
-      'retry.maxDelayMs is Infinity; allowed: a finite number ≥ 0',
+      'retry.maxDelayMs is Infinity; allowed: milliseconds from 0 to 60000',
     ],
-    ['a string max delay', { retry: { maxDelayMs: '5' as unknown as number } }, 'retry.maxDelayMs is "5"; allowed: a finite number ≥ 0'],
+    [
+      'a string max delay',
+      { retry: { maxDelayMs: '5' as unknown as number } },
+      'retry.maxDelayMs is "5"; allowed: milliseconds from 0 to 60000',
+    ],
+    // Past setTimeout's reach (2^31 - 1 ms) Node fires a timer at once: every retry would go without a pause.
+    [
+      'a max delay past a timer',
+      { retry: { maxDelayMs: 2 ** 31 } },
+      'retry.maxDelayMs is 2147483648; allowed: milliseconds from 0 to 60000',
+    ],
+    ['a base delay over a minute', { retry: { baseDelayMs: 60_001 } }, 'retry.baseDelayMs is 60001; allowed: milliseconds from 0 to 60000'],
     [
       'a misspelt retry option',
       { retry: { maxAttempt: 1 } as unknown as OutboxOptions['retry'] },
