@@ -2,6 +2,7 @@
 
 import { sendClientFault } from '../aws/send-client.js';
 import { SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
+import { MAX_BACKOFF_DELAY_MS } from '../backoff.js';
 import { showValue as show } from '../show-value.js';
 import { ConsumerOptionsError } from './errors.js';
 import { isRecord, positiveInteger, rejectUnknown, shapeOf, wholeNumberIn } from './option-checks.js';
@@ -79,8 +80,16 @@ export function validatePollerOptions(options: unknown): void {
   if (!isRecord(backoff))
     throw new ConsumerOptionsError(`${where}.backoff`, `got ${show(backoff)}; allowed: an object { baseDelayMs?, maxDelayMs? }`);
   rejectUnknown(backoff, BACKOFF_KEYS, `${where}.backoff`);
-  positiveInteger(backoff.baseDelayMs, `${where}.backoff.baseDelayMs`);
-  positiveInteger(backoff.maxDelayMs, `${where}.backoff.maxDelayMs`);
+  // The delay bound of every retry in the package; past 2^31 - 1 ms a timer fires at once, and the loop would not pause.
+  for (const key of BACKOFF_KEYS) {
+    wholeNumberIn(
+      backoff[key],
+      `${where}.backoff.${key}`,
+      1,
+      MAX_BACKOFF_DELAY_MS,
+      `a whole number of ms from 1 to ${MAX_BACKOFF_DELAY_MS}`,
+    );
+  }
   const base = backoff.baseDelayMs ?? DEFAULT_POLLER_BACKOFF.baseDelayMs;
   const max = backoff.maxDelayMs ?? DEFAULT_POLLER_BACKOFF.maxDelayMs;
   if ((max as number) < (base as number)) {

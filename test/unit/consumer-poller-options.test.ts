@@ -39,6 +39,11 @@ describe('createPoller options', () => {
     expect(rejection({ retryDelaySeconds: -1 }).field).toBe('createPoller.retryDelaySeconds');
     expect(rejection({ onBatch: 'log' }).message).toContain('createPoller.onBatch: got "log"; allowed: a function');
     expect(rejection({ backoff: { baseDelayMs: 0 } }).field).toBe('createPoller.backoff.baseDelayMs');
+    // Past setTimeout's reach (2^31 - 1 ms) Node fires a timer at once: the loop would retry without a pause.
+    expect(rejection({ backoff: { maxDelayMs: 2 ** 31 } }).message).toContain(
+      'createPoller.backoff.maxDelayMs: got 2147483648; allowed: a whole number of ms from 1 to 60000',
+    );
+    expect(rejection({ backoff: { baseDelayMs: 60_001, maxDelayMs: 60_001 } }).field).toBe('createPoller.backoff.baseDelayMs');
     expect(rejection({ backoff: { baseDelayMs: 1000, maxDelayMs: 500 } }).message).toContain(
       'got 500, below baseDelayMs (1000); allowed: a whole number of ms ≥ baseDelayMs',
     );
