@@ -23,6 +23,12 @@ export const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
  * after a long poll every claim-mode message would fail with `CLAIM_DEADLINE_PASSED`.
  */
 export const MIN_VISIBILITY_TIMEOUT_SECONDS = 3;
+/**
+ * The longest `stop({ timeoutMs })` waits for the batches in flight, in ms: SQS's longest visibility
+ * timeout, by which every unacknowledged message of those batches is visible again anyway. Past
+ * 2^31 - 1 ms a timer would fire at once, and `stop` would report `timed-out` without waiting.
+ */
+export const MAX_STOP_TIMEOUT_MS = MAX_VISIBILITY_TIMEOUT_SECONDS * 1000;
 /** What a poll's visibility timeout may be, and why no less. */
 export const VISIBILITY_TIMEOUT_ALLOWED = `a whole number of seconds from ${MIN_VISIBILITY_TIMEOUT_SECONDS} to ${MAX_VISIBILITY_TIMEOUT_SECONDS} (a batch's claims lapse up to 2 s before its visibility timeout ends, so 2 s or less leaves them no time)`;
 
@@ -105,5 +111,11 @@ export function validateStopOptions(options: unknown): void {
   if (options === undefined) return;
   if (!isRecord(options)) throw new ConsumerOptionsError('stop', `got ${show(options)}; allowed: an object { timeoutMs? }`);
   rejectUnknown(options, ['timeoutMs'], 'stop');
-  positiveInteger(options.timeoutMs, 'stop.timeoutMs');
+  wholeNumberIn(
+    options.timeoutMs,
+    'stop.timeoutMs',
+    1,
+    MAX_STOP_TIMEOUT_MS,
+    `a whole number of ms from 1 to ${MAX_STOP_TIMEOUT_MS} (12 hours, SQS's longest visibility timeout)`,
+  );
 }

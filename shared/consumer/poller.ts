@@ -46,7 +46,9 @@ export interface Poller {
   start(): void;
   /**
    * Stops receiving (a long poll under way is cut short) and waits until every batch in flight
-   * has been processed and its acknowledged messages deleted, or `timeoutMs` has passed.
+   * has been processed and its acknowledged messages deleted, or `timeoutMs` has passed
+   * (whole ms from 1 to 43200000, SQS's longest visibility timeout; another is refused with a
+   * `ConsumerOptionsError` and the poller goes on).
    * @default timeoutMs 30000
    */
   stop(options?: { readonly timeoutMs?: number }): Promise<PollerStopResult>;

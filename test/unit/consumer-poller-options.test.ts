@@ -64,6 +64,14 @@ describe('createPoller options', () => {
   it('rejects a bad stop timeout, and a start after stop', async () => {
     const poller = createPoller({ sqs, queueUrl, consumer });
     await expect(poller.stop({ timeoutMs: -5 })).rejects.toMatchObject({ field: 'stop.timeoutMs' });
+    // Past setTimeout's reach (2^31 - 1 ms) Node fires a timer at once: stop would report 'timed-out' without waiting.
+    await expect(poller.stop({ timeoutMs: 2 ** 31 })).rejects.toMatchObject({
+      code: 'INVALID_CONSUMER_OPTIONS',
+      field: 'stop.timeoutMs',
+      message: expect.stringContaining('stop.timeoutMs: got 2147483648; allowed: a whole number of ms from 1 to 43200000'),
+    });
+    await expect(poller.stop({ timeoutMs: 43_200_001 })).rejects.toMatchObject({ field: 'stop.timeoutMs' });
+    await expect(poller.stop({ timeoutMs: Number.NaN })).rejects.toMatchObject({ field: 'stop.timeoutMs' });
     expect(await poller.stop()).toEqual({ status: 'drained' });
     expect(poller.running).toBe(false);
     expect(() => poller.start()).toThrow(PollerStoppedError);
