@@ -13,6 +13,7 @@ import {
   type TopicSettings,
 } from './config-types.js';
 import { ConfigError } from './errors.js';
+import { MAX_RELAY_TIMEOUT_SECONDS } from './relay-filter.js';
 import { showValue as show } from './show-value.js';
 import { AGGREGATE_TYPE_PATTERN } from './slot.js';
 
@@ -39,7 +40,7 @@ const RANGES: Record<Exclude<keyof RelayTuning, 'bisectBatchOnError'>, readonly 
   maxRecordAgeSeconds: [60, 604_800],
   publishConcurrency: [1, 64],
   maxPublishAttempts: [1, 10],
-  timeoutSeconds: [1, 900],
+  timeoutSeconds: [1, MAX_RELAY_TIMEOUT_SECONDS],
 };
 
 /** Settings that AWS also takes as -1, meaning no limit. */

@@ -12,6 +12,8 @@ import { TABLE } from './table.js';
  * config's timeout and the local event-source-mapping runner ends an invocation after it.
  */
 export const DEFAULT_RELAY_TIMEOUT_SECONDS = 60;
+/** The longest `relay.timeoutSeconds`: a Lambda function's longest timeout, 15 minutes. */
+export const MAX_RELAY_TIMEOUT_SECONDS = 900;
 
 /** Lambda's limit on one filter's `Pattern`, in characters; `defineConfig` keeps the relay's patterns within it. */
 export const MAX_FILTER_PATTERN_LENGTH = 4096;

@@ -6,6 +6,7 @@
 import { SEND_CLIENT_ALLOWED, sendClientFault } from '../aws/send-client.js';
 import { BACKOFF_DELAY_ALLOWED, isBackoffDelay } from '../backoff.js';
 import { ConfigError } from '../errors.js';
+import { MAX_RELAY_TIMEOUT_SECONDS } from '../relay-filter.js';
 import { showValue } from '../show-value.js';
 
 /** The relay's options this check reads, as given (a caller without the types may pass anything). */
@@ -65,4 +66,29 @@ export function checkRelayParts(parts: RelayParts): void {
   checkBackoff(parts.backoff);
   checkTypes('onlyAggregateTypes', parts.onlyAggregateTypes);
   checkTypes('ignoreAggregateTypes', parts.ignoreAggregateTypes);
+}
+
+/** How far ahead a run's `deadline` may be, in ms: a relay function's longest timeout. */
+export const MAX_DEADLINE_AHEAD_MS = MAX_RELAY_TIMEOUT_SECONDS * 1000;
+
+/**
+ * Refuses, with a {@link ConfigError}, a `relay()` call's `deadline` that is no finite number (NaN
+ * was taken for none) or is more than {@link MAX_DEADLINE_AHEAD_MS} ahead: the run waits for it
+ * with a timer, and past 2^31 - 1 ms one fires at once, so the run would wake without pause while
+ * its requests are in flight. A deadline already passed is taken (nothing is sent).
+ *
+ * @example
+ * ```ts
+ * checkRelayDeadline(Number.NaN); // throws: deadline
+ * ```
+ */
+export function checkRelayDeadline(deadline: unknown, now = Date.now()): void {
+  if (deadline === undefined) return;
+  const finite = typeof deadline === 'number' && Number.isFinite(deadline);
+  if (finite && deadline - now <= MAX_DEADLINE_AHEAD_MS) return;
+  const ahead = finite ? ` (${deadline - now} ms from now)` : '';
+  throw new ConfigError(
+    'deadline',
+    `got ${showValue(deadline)}${ahead}; allowed: epoch ms at most ${MAX_DEADLINE_AHEAD_MS} ms from now (a relay function's longest timeout, relay.timeoutSeconds' bound of ${MAX_RELAY_TIMEOUT_SECONDS} s), or none`,
+  );
 }

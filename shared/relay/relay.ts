@@ -5,7 +5,7 @@ import { relayIgnoredAggregateTypes } from '../publishing-paths.js';
 import { showValue } from '../show-value.js';
 import { DEAD_LETTER_QUEUE_URL_ALLOWED, DeadLetterSender, deadLetterQueueUrlFault } from './dead-letter-sender.js';
 import type { RelayResult } from './outcome.js';
-import { checkRelayParts } from './relay-parts.js';
+import { checkRelayDeadline, checkRelayParts } from './relay-parts.js';
 import { RelayRun } from './relay-run.js';
 import { retryBackoff } from './retry-delays.js';
 import type { StreamRecordInput } from './stream-record.js';
@@ -97,6 +97,8 @@ export class Relay {
    * flight as well; `mayPublish` is asked before every request, and ends the sending as the
    * deadline does once it returns `false`.
    *
+   * @throws ConfigError when `deadline` is no finite number, or more than 15 minutes (900000 ms) ahead
+   *
    * @example
    * ```ts
    * // Sends nothing once the lease this worker publishes under may have expired.
@@ -104,6 +106,7 @@ export class Relay {
    * ```
    */
   async relay(records: readonly StreamRecordInput[], options: RelayRunOptions = {}): Promise<RelayResult> {
+    checkRelayDeadline(options.deadline);
     const { signal } = options;
     if (signal === undefined) return new RelayRun(this.options, this.deadLetters, records, options).run();
     // Every request in flight, and every wait before a dead letter's retry, listens to the signal.

@@ -33,7 +33,10 @@ export type RelayOptions = RelayBaseOptions & AggregateTypeSelection;
 
 /** Options of one {@link Relay.relay} call. */
 export interface RelayRunOptions {
-  /** Epoch ms after which nothing new is sent (the Lambda handler sets it from the invocation's remaining time). @default none */
+  /**
+   * Epoch ms after which nothing new is sent (the Lambda handler sets it from the invocation's
+   * remaining time), at most 900000 ms from now; NaN or one further ahead is refused (`ConfigError`). @default none
+   */
   readonly deadline?: number;
   /** Aborts the requests still in flight (the Lambda handler: just before the function's timeout); their records fail. @default none */
   readonly signal?: AbortSignal;
