@@ -31,11 +31,11 @@ function stubQueue(messages: Message[]): { sqs: SqsPollerClient; deleted: string
 }
 
 /** Starts a poller on `sqs`, keeping the events its handler got, its batch reports and its errors. */
-function run(sqs: SqsPollerClient): { events: SQSEvent[]; reports: SqsBatchReport[]; errors: unknown[] } {
+function run(sqs: SqsPollerClient, queue = QUEUE): { events: SQSEvent[]; reports: SqsBatchReport[]; errors: unknown[] } {
   const seen = { events: [] as SQSEvent[], reports: [] as SqsBatchReport[], errors: [] as unknown[] };
   poller = new SqsPoller({
     sqs,
-    queue: QUEUE,
+    queue,
     handler: async (event) => {
       seen.events.push(event);
       return { batchItemFailures: [] };
@@ -98,5 +98,50 @@ describe('local SQS event source, a message SQS would not send', () => {
     expect(events).toEqual([]);
     expect(reports).toEqual([]);
     expect(deleted).toEqual([]);
+  });
+
+  it('on a FIFO queue, leaves the later messages of its message group with it, so they keep their order, and hands the handler the rest', async () => {
+    const fifo = { url: 'http://127.0.0.1:1/000000000000/q.fifo', arn: 'arn:aws:sqs:us-east-1:000000000000:q.fifo' };
+    const inGroup = (id: string, group: string, body?: string): Message => ({
+      MessageId: id,
+      ReceiptHandle: `rh-${id}`,
+      ...(body === undefined ? {} : { Body: body }),
+      Attributes: { MessageGroupId: group },
+    });
+    const { sqs, deleted } = stubQueue([
+      inGroup('a1', 'a', 'a1'),
+      inGroup('a2', 'a'), // no Body: refused
+      inGroup('a3', 'a', 'a3'),
+      inGroup('b1', 'b', 'b1'),
+    ]);
+    const { events, reports, errors } = run(sqs, fifo);
+    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+
+    // a3 handled before a2 would break the group's order: it stays in the queue with a2.
+    expect(events.flatMap((event) => event.Records.map((record) => record.messageId))).toEqual(['a1', 'b1']);
+    expect(deleted).toEqual(['rh-a1', 'rh-b1']);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        code: 'MALFORMED_MESSAGE',
+        message: expect.stringContaining('the later messages of its message group in this batch (1: "a3") are left with it'),
+      }),
+    ]);
+  });
+
+  it('on a FIFO queue, leaves every later message with one whose message group is not known', async () => {
+    const fifo = { url: 'http://127.0.0.1:1/000000000000/q.fifo', arn: 'arn:aws:sqs:us-east-1:000000000000:q.fifo' };
+    const { sqs, deleted } = stubQueue([
+      { MessageId: 'a1', ReceiptHandle: 'rh-a1', Body: 'a1', Attributes: { MessageGroupId: 'a' } },
+      { ReceiptHandle: 'rh-lost', Body: 'x' },
+      { MessageId: 'b1', ReceiptHandle: 'rh-b1', Body: 'b1', Attributes: { MessageGroupId: 'b' } },
+    ]);
+    const { events, reports, errors } = run(sqs, fifo);
+    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+
+    expect(events.flatMap((event) => event.Records.map((record) => record.messageId))).toEqual(['a1']);
+    expect(deleted).toEqual(['rh-a1']);
+    expect(errors).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('the later messages of this batch (1: "b1") are left with it') }),
+    ]);
   });
 });

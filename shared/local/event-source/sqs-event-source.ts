@@ -224,7 +224,8 @@ export class SqsPoller {
 
   private async pollOnce(): Promise<void> {
     const { sqs, queue, handler } = this.options;
-    // Left in the queue, a refused message comes back, and moves to the queue's DLQ after maxReceiveCount receives.
+    // Left in the queue, a refused message comes back, and moves to the queue's DLQ after maxReceiveCount receives;
+    // on a FIFO queue, the later messages of its group in the batch are left with it, keeping their order.
     const { records, refused } = toSqsRecords(await this.receiveBatch(), queue.arn);
     for (const refusal of refused) this.options.onError?.(refusal);
     if (records.length === 0) return;

@@ -46,25 +46,38 @@ function messageFault(message: Message): string | undefined {
 }
 
 /**
- * A received message SQS would not send (no `MessageId`, `ReceiptHandle` or `Body`, an attribute
- * without its `DataType`), refused naming the queue and the message, or `undefined`: it is not
- * made a record with a made-up id, body or type.
+ * The refusal of a received message SQS would not send (no `MessageId`, `ReceiptHandle` or
+ * `Body`, an attribute without its `DataType`), naming the queue, the message, what it lacks
+ * and, on a FIFO queue, the later messages of the batch left with it (`held`; `groupKnown`
+ * false when its group is not known, so every later message is): it is not made a record with a
+ * made-up id, body or type.
  */
-function sqsMessageRefusal(message: Message, queueArn: string): LocalStackError | undefined {
-  const fault = messageFault(message);
-  if (fault === undefined) return undefined;
+function sqsMessageRefusal(
+  message: Message,
+  queueArn: string,
+  fault: string,
+  held: readonly Message[],
+  groupKnown: boolean,
+): LocalStackError {
   const named =
     typeof message.MessageId === 'string'
       ? `message ${showValue(message.MessageId)}`
       : `a message (ReceiptHandle ${showValue(message.ReceiptHandle)})`;
+  const ids = `${held.length}: ${held.map((m) => showValue(m.MessageId)).join(', ')}`;
+  const left =
+    held.length === 0
+      ? ''
+      : groupKnown
+        ? `; the later messages of its message group in this batch (${ids}) are left with it, in their order, as a FIFO queue keeps them`
+        : `; its MessageGroupId is not known, so the later messages of this batch (${ids}) are left with it, in their order, as a FIFO queue keeps them`;
   return new LocalStackError(
     'MALFORMED_MESSAGE',
-    `the queue ${queueArn} returned ${named}, which SQS would not send: ${fault}, as SQS always sends it. It is not handed to the handler, nor deleted: it comes back after its visibility timeout, and moves to the queue's DLQ after maxReceiveCount receives`,
+    `the queue ${queueArn} returned ${named}, which SQS would not send: ${fault}, as SQS always sends it. It is not handed to the handler, nor deleted: it comes back after its visibility timeout, and moves to the queue's DLQ after maxReceiveCount receives${left}`,
   );
 }
 
 /**
- * A received SQS message, one {@link sqsMessageRefusal} takes, as the record of an SQS-triggered
+ * A received SQS message in which {@link messageFault} finds nothing amiss, as the record of an SQS-triggered
  * Lambda's `SQSEvent`: camel-cased fields, system attributes as strings, message attributes in
  * Lambda's shape (binary as base64).
  */
@@ -97,14 +110,31 @@ function toSqsRecord(message: Message, queueArn: string): SQSRecord {
 /**
  * The records of a batch of received messages, and the refusals of those SQS would not send
  * ({@link sqsMessageRefusal}): as an event source mapping, the others are handled without them.
+ * On a FIFO queue, a refused message holds back the later messages of its message group in
+ * the batch (every later message when its group is not known): handled before it, they would
+ * overtake it; left in the queue with it, they come back after it.
  */
 export function toSqsRecords(messages: readonly Message[], queueArn: string): { records: SQSRecord[]; refused: LocalStackError[] } {
+  const fifo = queueArn.endsWith('.fifo');
   const records: SQSRecord[] = [];
-  const refused: LocalStackError[] = [];
+  const refusals: { message: Message; fault: string; held: Message[]; groupKnown: boolean }[] = [];
+  /** On a FIFO queue: the refusal holding back each message group, and the one holding back every message. */
+  const holding = new Map<string, (typeof refusals)[number]>();
+  let holdingAll: (typeof refusals)[number] | undefined;
   for (const message of messages) {
-    const refusal = sqsMessageRefusal(message, queueArn);
-    if (refusal === undefined) records.push(toSqsRecord(message, queueArn));
-    else refused.push(refusal);
+    const group = message.Attributes?.MessageGroupId;
+    const holder = fifo ? (holdingAll ?? (group === undefined ? undefined : holding.get(group))) : undefined;
+    const fault = messageFault(message);
+    if (fault !== undefined) {
+      const refusal = { message, fault, held: [], groupKnown: group !== undefined };
+      refusals.push(refusal);
+      if (fifo && holder === undefined) {
+        if (group === undefined) holdingAll = refusal;
+        else holding.set(group, refusal);
+      }
+    } else if (holder !== undefined) holder.held.push(message);
+    else records.push(toSqsRecord(message, queueArn));
   }
+  const refused = refusals.map(({ message, fault, held, groupKnown }) => sqsMessageRefusal(message, queueArn, fault, held, groupKnown));
   return { records, refused };
 }
