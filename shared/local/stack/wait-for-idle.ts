@@ -1,5 +1,6 @@
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { sleep } from '../../backoff.js';
+import { errorMessage } from '../../error-message.js';
 import { counted } from '../../plural.js';
 import { LocalStackError } from '../errors.js';
 import type { StreamRunnerProgress } from '../event-source/types.js';
@@ -58,7 +59,7 @@ export async function waitUntilIdle(watch: IdleWatch, timeoutMs: number): Promis
   for (;;) {
     const look = await lookOnce(watch, deadline, began);
     if (look.idle && last?.idle === true && last.progress === look.progress) return;
-    if (Date.now() >= deadline) throw notIdle(look, timeoutMs);
+    if (Date.now() >= deadline) throw notIdle(look, last, timeoutMs);
     last = look;
     await pause(watch, deadline);
   }
@@ -116,8 +117,12 @@ function relayBusy(relay: StreamRunnerProgress, since: number): string[] {
   return busy;
 }
 
-/** Messages on a queue (visible, in flight, delayed), in words; `undefined` when it has none. */
-async function queueBusy(watch: IdleWatch, queue: { readonly url: string }): Promise<string | undefined> {
+/**
+ * Messages on a queue (visible, in flight, delayed), in words; `undefined` when it has none. A
+ * queue it cannot read ends the wait with `NOT_IDLE` naming it, the SDK's error as its `cause`:
+ * whether it is idle cannot be known.
+ */
+async function queueBusy(watch: IdleWatch, queue: { readonly subscriber: string; readonly url: string }): Promise<string | undefined> {
   const names = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
   let attributes: Partial<Record<string, string>>;
   try {
@@ -128,19 +133,35 @@ async function queueBusy(watch: IdleWatch, queue: { readonly url: string }): Pro
       },
     ));
   } catch (error) {
-    throw watch.signal.aborted ? watch.stopped() : error;
+    if (watch.signal.aborted) throw watch.stopped();
+    throw new LocalStackError(
+      'NOT_IDLE',
+      `waitForIdle() could not read the messages on queue ${JSON.stringify(queue.subscriber)} (${queue.url}): ${errorMessage(error)}; allowed: a queue the stack's SQS client can read (GetQueueAttributes), as it can while the stack runs`,
+      { cause: error },
+    );
   }
   const [visible, inFlight, delayed] = names.map((name) => Number(attributes[name] ?? 0)) as [number, number, number];
   if (visible + inFlight + delayed === 0) return undefined;
   return `${counted(visible, 'message')} visible, ${inFlight} in flight, ${delayed} delayed`;
 }
 
-/** The `NOT_IDLE` error of a wait that timed out, naming what its last look found busy. */
-function notIdle(look: Look, timeoutMs: number): LocalStackError {
+/**
+ * The `NOT_IDLE` error of a wait that timed out, naming what its last look found busy, or, when
+ * it found nothing busy, why that look did not end the wait: the relay had not read its shards to
+ * their end again since it began, it was the only look, the look before it found something busy,
+ * or something moved between the two.
+ */
+function notIdle(look: Look, last: Look | undefined, timeoutMs: number): LocalStackError {
   const what =
     look.busy.length > 0
       ? `still busy: ${look.busy.join('; ')}`
-      : 'nothing was busy at its last look, but something had moved since the look before (a record read, a handler invoked) or the relay had not read its shards to their end again';
+      : !look.idle
+        ? 'nothing was busy at its last look, but the relay had not read its shards to their end again since that look began'
+        : last === undefined
+          ? 'nothing was busy at its only look, but idle takes two idle looks in a row with nothing moved between them, and the timeout came before the second'
+          : !last.idle
+            ? 'nothing was busy at its last look, but the look before found something busy, and the timeout came before a second idle look'
+            : 'nothing was busy at its last two looks, but something had moved between them (a record read, a relay invocation, a record done with or an event published by the processor, a handler invoked)';
   return new LocalStackError(
     'NOT_IDLE',
     `waitForIdle() timed out after ${timeoutMs} ms; ${what}; allowed: a longer timeoutMs, once what is busy can end (a handler that fails until its messages reach the DLQ takes maxReceiveCount × the visibility timeout)`,
