@@ -1,4 +1,5 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
+import { DYNAMODB_TABLE_NAME_PATTERN, DYNAMODB_TABLE_NAME_RULE } from '../aws/dynamodb-table-name.js';
 import { sendClientFault } from '../aws/send-client.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
 import { showValue as show } from '../show-value.js';
@@ -104,8 +105,12 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
       'got a client with cacheMiddleware: true, which the DynamoDB DocumentClient cannot take; allowed: a client whose cacheMiddleware is false or unset',
     );
   }
-  if (typeof raw.inbox.tableName !== 'string' || raw.inbox.tableName === '') {
-    throw new ConsumerOptionsError('inbox.tableName', `got ${show(raw.inbox.tableName)}; allowed: a table name`);
+  // Else every message would fail at its first inbox write, be retried and reach the DLQ.
+  if (typeof raw.inbox.tableName !== 'string' || !DYNAMODB_TABLE_NAME_PATTERN.test(raw.inbox.tableName)) {
+    throw new ConsumerOptionsError(
+      'inbox.tableName',
+      `got ${show(raw.inbox.tableName)}; allowed: the inbox table's name ${DYNAMODB_TABLE_NAME_RULE}`,
+    );
   }
   positiveInteger(raw.inbox.retentionSeconds, 'inbox.retentionSeconds');
   positiveInteger(raw.inbox.claimTimeoutSeconds, 'inbox.claimTimeoutSeconds');

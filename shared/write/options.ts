@@ -6,6 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { documentClientOf } from '../aws/document-client.js';
+import { DYNAMODB_TABLE_NAME_PATTERN, DYNAMODB_TABLE_NAME_RULE } from '../aws/dynamodb-table-name.js';
 import { BACKOFF_DELAY_ALLOWED, type BackoffOptions, isBackoffDelay } from '../backoff.js';
 import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
@@ -138,9 +139,6 @@ export function resolveOptions(options: OutboxOptions): ResolvedOptions {
   };
 }
 
-/** A DynamoDB table name, or a table's ARN (which `TableName` also takes). */
-const TABLE_NAME_PATTERN = /^(?:arn:[^:\s]+:dynamodb:[^:\s]*:[^:\s]*:table\/)?[A-Za-z0-9_.-]{3,255}$/;
-
 /**
  * Plain JS, or an unset environment variable, can hand the helper nothing where it needs a part: a
  * missing table name would reach DynamoDB with every write, a missing client fail at the first.
@@ -155,8 +153,8 @@ function checkParts(options: OutboxOptions): OutboxConfig {
     options.config,
     (cause) => new WriteValidationError('INVALID_OPERATION', `options.config ${configRefusal(cause)}`, { cause }),
   );
-  if (typeof tableName !== 'string' || !TABLE_NAME_PATTERN.test(tableName)) {
-    throw problem('tableName', tableName, "the outbox table's name (3–255 of A–Z a–z 0–9 _ . -) or its ARN");
+  if (typeof tableName !== 'string' || !DYNAMODB_TABLE_NAME_PATTERN.test(tableName)) {
+    throw problem('tableName', tableName, `the outbox table's name ${DYNAMODB_TABLE_NAME_RULE}`);
   }
   if (typeof client !== 'object' || client === null || typeof (client as { send?: unknown }).send !== 'function') {
     throw problem('client', client, 'a DynamoDBClient or a DynamoDBDocumentClient');

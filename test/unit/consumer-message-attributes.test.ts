@@ -10,7 +10,7 @@ const consumer = createConsumer({
   name: 'view',
   sources: ['urn:test:shop'],
   handlers: { 'order.placed': { handle } },
-  inbox: { document, tableName: 't' },
+  inbox: { document, tableName: 'inbox' },
 });
 const process = (messageAttributes: unknown) => consumer.process([{ messageId: 'm1', body: '{}', messageAttributes } as never]);
 

@@ -14,7 +14,7 @@ const valid: ConsumerOptions = {
   name: 'view',
   sources: ['urn:test:shop'],
   handlers: { 'order.placed': { handle: () => {} } },
-  inbox: { document, tableName: 't' },
+  inbox: { document, tableName: 'inbox' },
 };
 
 const rejection = (options: unknown): ConsumerOptionsError => {
@@ -86,16 +86,16 @@ describe('consumer options', () => {
 
   it('takes a plain DynamoDBClient for the inbox, as the Outbox takes one, and rejects what is no client, saying what it got', () => {
     const plain = new DynamoDBClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1' });
-    expect(() => createConsumer({ ...valid, inbox: { document: plain, tableName: 't' } })).not.toThrow();
-    expect(rejection({ ...valid, inbox: { document: 'client', tableName: 't' } })).toMatchObject({
+    expect(() => createConsumer({ ...valid, inbox: { document: plain, tableName: 'inbox' } })).not.toThrow();
+    expect(rejection({ ...valid, inbox: { document: 'client', tableName: 'inbox' } })).toMatchObject({
       field: 'inbox.document',
       message: expect.stringContaining('got "client"; allowed: a DynamoDBClient or a DynamoDBDocumentClient'),
     });
-    expect(rejection({ ...valid, inbox: { document: {}, tableName: 't' } }).message).toContain(
+    expect(rejection({ ...valid, inbox: { document: {}, tableName: 'inbox' } }).message).toContain(
       'got an object without a send method; allowed: a DynamoDBClient or a DynamoDBDocumentClient',
     );
     const caching = new DynamoDBClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:1', cacheMiddleware: true });
-    expect(rejection({ ...valid, inbox: { document: caching, tableName: 't' } })).toMatchObject({
+    expect(rejection({ ...valid, inbox: { document: caching, tableName: 'inbox' } })).toMatchObject({
       field: 'inbox.document',
       message: expect.stringContaining('got a client with cacheMiddleware: true'),
     });
@@ -128,7 +128,7 @@ describe('consumer options', () => {
       message: expect.stringContaining('got "orders.fifo"; allowed: a list of SNS topic ARNs'),
     });
     expect(rejection({ ...valid, topicArns: 'arn:aws:sns:eu-west-1:123456789012:orders' }).field).toBe('topicArns');
-    expect(rejection({ ...valid, inbox: { document, tableName: 't', legacyKeyCheck: 'no' } }).field).toBe('inbox.legacyKeyCheck');
+    expect(rejection({ ...valid, inbox: { document, tableName: 'inbox', legacyKeyCheck: 'no' } }).field).toBe('inbox.legacyKeyCheck');
   });
 
   it('rejects a clock, logger or metrics sink it could not call, before any message is handled, saying what is allowed', () => {
@@ -156,6 +156,20 @@ describe('consumer options', () => {
     // What fits: a plain logger of console's functions, a sink with addMetric alone, any clock function.
     const fits = { logger: console, metrics: { addMetric: () => {} }, now: () => 0 };
     expect(createConsumer({ ...valid, ...fits }).name).toBe('view');
+  });
+
+  it("refuses an inbox table name DynamoDB would refuse at every first inbox write, by the write helper's rule", () => {
+    for (const tableName of ['ab', 'my table', `t${'x'.repeat(255)}`, 'arn:aws:dynamodb:eu-west-1:123456789012:table/a']) {
+      expect(rejection({ ...valid, inbox: { document, tableName } })).toMatchObject({
+        field: 'inbox.tableName',
+        message: expect.stringContaining(
+          `got ${JSON.stringify(tableName)}; allowed: the inbox table's name (3–255 of A–Z a–z 0–9 _ . -) or its ARN`,
+        ),
+      });
+    }
+    for (const tableName of ['abc', 'inbox-view.v2_1', 'arn:aws:dynamodb:eu-west-1:123456789012:table/inbox']) {
+      expect(createConsumer({ ...valid, inbox: { document, tableName } }).name).toBe('view');
+    }
   });
 
   it('rejects empty handlers, a missing table and a zero concurrency', () => {

@@ -40,7 +40,7 @@ describe('the visibility timeout a poll takes: claims must have time to run', ()
     name: 'mailer',
     sources: ['urn:test:shop'],
     handlers: { 'order.placed': { idempotency: 'claim', handle: () => {} } },
-    inbox: { document, tableName: 't' },
+    inbox: { document, tableName: 'inbox' },
   });
   const queueUrl = 'https://sqs.us-east-1.amazonaws.com/000000000000/q';
   const allowed =

@@ -9,7 +9,7 @@ const consumer = createConsumer({
   name: 'view',
   sources: ['urn:test:shop'],
   handlers: { 'order.placed': { handle: () => {} } },
-  inbox: { document, tableName: 't' },
+  inbox: { document, tableName: 'inbox' },
 });
 const queueUrl = 'https://sqs.us-east-1.amazonaws.com/000000000000/q';
 const send = vi.fn(async () => ({}));

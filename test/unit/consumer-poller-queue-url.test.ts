@@ -12,7 +12,7 @@ const consumer = createConsumer({
   name: 'view',
   sources: ['urn:test:shop'],
   handlers: { 'order.placed': { handle: () => {} } },
-  inbox: { document, tableName: 't' },
+  inbox: { document, tableName: 'inbox' },
 });
 const allowed =
   'allowed: an SQS queue URL, https://sqs.<region>.amazonaws.com/<12-digit account>/<queue name> (http://<host>:<port>/<account>/<queue name> for a local endpoint)';
