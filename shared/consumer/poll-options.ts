@@ -3,9 +3,10 @@
 import { sendClientFault } from '../aws/send-client.js';
 import { SQS_QUEUE_URL_ALLOWED, sqsQueueUrlFault } from '../aws/sqs-queue-url.js';
 import { MAX_BACKOFF_DELAY_MS } from '../backoff.js';
+import { methodsFault } from '../methods-fault.js';
 import { showValue as show } from '../show-value.js';
 import { ConsumerOptionsError } from './errors.js';
-import { isRecord, positiveInteger, rejectUnknown, shapeOf, wholeNumberIn } from './option-checks.js';
+import { isRecord, positiveInteger, rejectUnknown, wholeNumberIn } from './option-checks.js';
 
 export const POLL_KEYS = ['sqs', 'queueUrl', 'consumer', 'maxMessages', 'waitTimeSeconds', 'visibilityTimeoutSeconds', 'retryDelaySeconds'];
 const POLLER_KEYS = ['concurrency', 'backoff', 'onBatch', 'onError'];
@@ -44,8 +45,9 @@ function checkPollFields(options: Record<string, unknown>, where: string): void 
       `got ${show(options.queueUrl)}, which ${queueUrlFault}; allowed: ${SQS_QUEUE_URL_ALLOWED}`,
     );
   }
-  if (!isRecord(options.consumer) || typeof options.consumer.process !== 'function') {
-    throw new ConsumerOptionsError(`${where}.consumer`, `got ${shapeOf(options.consumer)}; allowed: a consumer from createConsumer`);
+  const consumerFault = methodsFault(options.consumer, ['process']);
+  if (consumerFault !== undefined) {
+    throw new ConsumerOptionsError(`${where}.consumer`, `got ${consumerFault}; allowed: a consumer from createConsumer`);
   }
   wholeNumberIn(options.maxMessages, `${where}.maxMessages`, 1, 10);
   wholeNumberIn(

@@ -211,7 +211,11 @@ describe('pollOnce and process options', () => {
     });
     expect((await pollRejection({ queueUrl: '' })).field).toBe('pollOnce.queueUrl');
     expect((await pollRejection({ sqs: {} })).message).toContain('got an object without a send method; allowed: an SQSClient');
-    expect((await pollRejection({ consumer: { handler: () => {} } })).field).toBe('pollOnce.consumer');
+    expect(await pollRejection({ consumer: { handler: () => {} } })).toMatchObject({
+      field: 'pollOnce.consumer',
+      message: expect.stringContaining('got an object whose process is no function; allowed: a consumer from createConsumer'),
+    });
+    expect((await pollRejection({ consumer: 'view' })).message).toContain('got "view"; allowed: a consumer from createConsumer');
     expect(send).not.toHaveBeenCalled();
   });
 

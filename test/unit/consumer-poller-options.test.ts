@@ -35,6 +35,10 @@ describe('createPoller options', () => {
     expect(rejection({ waitTimeSeconds: 0 }).message).toContain(
       'createPoller.waitTimeSeconds: got 0; allowed: a whole number from 1 to 20',
     );
+    expect(rejection({ consumer: { handler: () => {} } })).toMatchObject({
+      field: 'createPoller.consumer',
+      message: expect.stringContaining('got an object whose process is no function; allowed: a consumer from createConsumer'),
+    });
     expect(rejection({ maxMessages: 11 }).field).toBe('createPoller.maxMessages');
     expect(rejection({ retryDelaySeconds: -1 }).field).toBe('createPoller.retryDelaySeconds');
     expect(rejection({ onBatch: 'log' }).message).toContain('createPoller.onBatch: got "log"; allowed: a function');
