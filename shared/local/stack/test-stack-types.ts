@@ -147,7 +147,7 @@ export interface WaitForArchivedOptions {
 
 /** Options of `stack.waitForIdle`. */
 export interface WaitForIdleOptions {
-  /** How long to wait, in ms (0–900000); then `waitForIdle` rejects with `NOT_IDLE`, naming what was still busy. @default 30000 */
+  /** How long to wait, in ms (2000–900000: two idle looks take up to two seconds); then `waitForIdle` rejects with `NOT_IDLE`, naming what was still busy. @default 30000 */
   readonly timeoutMs?: number;
 }
 

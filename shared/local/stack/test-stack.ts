@@ -10,7 +10,7 @@ import { localRelayHandler } from './relay.js';
 import { checkedHandlers, testStackConfig } from './test-stack-checks.js';
 import type { OutboxTestArchive, OutboxTestQueue, OutboxTestStack, OutboxTestStackOptions, ReceiveOptions } from './test-stack-types.js';
 import type { LocalStack, LocalStackOptions } from './types.js';
-import { waitUntilIdle } from './wait-for-idle.js';
+import { MIN_IDLE_TIMEOUT_MS, waitUntilIdle } from './wait-for-idle.js';
 
 export type * from './test-stack-types.js';
 
@@ -175,7 +175,13 @@ export async function startOutboxTestStack(options: OutboxTestStackOptions): Pro
       throw new LocalStackError('STACK_STOPPED', 'waitForIdle() was called after stop(); allowed: waitForIdle before stop()');
     checkOptionKeys('waitForIdle() options', waitOptions, WAIT_KEYS, true);
     const { timeoutMs = DEFAULT_IDLE_TIMEOUT_MS } = waitOptions ?? {};
-    checkInteger('waitForIdle() timeoutMs', timeoutMs, 0, MAX_RECEIVE_TIMEOUT_MS);
+    checkInteger(
+      'waitForIdle() timeoutMs',
+      timeoutMs,
+      MIN_IDLE_TIMEOUT_MS,
+      MAX_RECEIVE_TIMEOUT_MS,
+      `a whole number from ${MIN_IDLE_TIMEOUT_MS} (two idle looks, each after the relay lists the stream's shards again, which it does every second) to ${MAX_RECEIVE_TIMEOUT_MS}`,
+    );
     const stopped = () =>
       new LocalStackError(
         'STACK_STOPPED',

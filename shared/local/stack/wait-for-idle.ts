@@ -9,6 +9,15 @@ import type { LocalActivity } from './types.js';
 /** How often the wait looks at the parts: well within the relay's poll of a shard at its end (250 ms). */
 const LOOK_INTERVAL_MS = 50;
 
+/**
+ * The shortest timeout `waitForIdle` takes. It resolves only on two idle looks in a row, and each
+ * look waits for the relay to list the stream's shards after it began, which the relay does every
+ * second: two looks take up to two seconds on an idle stack (one, at best), so a shorter timeout
+ * could end a wait on an idle pipeline, and 0 could never end one but in `NOT_IDLE`. (`receive()`
+ * and `waitForArchived()` take 0: one look is all they need.)
+ */
+export const MIN_IDLE_TIMEOUT_MS = 2_000;
+
 /** What `waitForIdle` watches: the stack's parts, its SQS client, the queues handlers read, and the stop. */
 export interface IdleWatch {
   readonly activity: LocalActivity;
