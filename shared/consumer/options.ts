@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { DYNAMODB_TABLE_NAME_PATTERN, DYNAMODB_TABLE_NAME_RULE } from '../aws/dynamodb-table-name.js';
 import { sendClientFault } from '../aws/send-client.js';
 import { snsTopicArnProblem } from '../aws/sns-topic-arn.js';
+import { methodsFault } from '../methods-fault.js';
 import { showValue as show } from '../show-value.js';
 import { validateCatalogOption } from './catalog-schemas.js';
 import { ConsumerOptionsError } from './errors.js';
@@ -130,16 +131,17 @@ export function validateConsumerOptions(options: ConsumerOptions): void {
 
 /**
  * Checks an object the consumer calls into (its logger, its metrics sink): `required` methods must
- * be functions, `optional` ones functions when present.
+ * be functions, `optional` ones functions when present. The message is {@link methodsFault}'s, naming
+ * every method at fault; the field names the first (`logger.error`), or the object when it is none.
  */
 function callable(value: unknown, field: string, required: readonly string[], optional: readonly string[], allowed: string): void {
   if (value === undefined) return;
-  if (typeof value !== 'object' || value === null) throw new ConsumerOptionsError(field, `got ${show(value)}; allowed: ${allowed}`);
-  const methods = value as Record<string, unknown>;
-  for (const name of [...required, ...optional]) {
-    if (typeof methods[name] === 'function' || (methods[name] === undefined && optional.includes(name))) continue;
-    throw new ConsumerOptionsError(`${field}.${name}`, `got ${show(methods[name])}; allowed: a function (${field}: ${allowed})`);
-  }
+  const given = methodsFault(value, required, optional);
+  if (given === undefined) return;
+  const faulty = (name: string): boolean =>
+    required.includes(name) ? methodsFault(value, [name]) !== undefined : methodsFault(value, [], [name]) !== undefined;
+  const first = typeof value === 'object' && value !== null ? [...required, ...optional].find(faulty) : undefined;
+  throw new ConsumerOptionsError(first === undefined ? field : `${field}.${first}`, `got ${given}; allowed: ${allowed}`);
 }
 
 /** Checks what the consumer calls for every message, which would otherwise fail each one on every delivery. */

@@ -141,17 +141,27 @@ describe('consumer options', () => {
       field: 'logger',
       message: expect.stringContaining('got "debug"; allowed: an object with info, warn and error functions'),
     });
+    // The field names the first method at fault, as before; the message, in the package's one wording, names every one.
     expect(rejection({ ...valid, logger: { info: () => {}, warn: () => {} } })).toMatchObject({
       field: 'logger.error',
-      message: expect.stringContaining('got undefined; allowed: a function'),
+      message:
+        'Invalid consumer option logger.error: got an object whose error is no function; allowed: an object with info, warn and error functions, as Powertools Logger',
     });
-    expect(rejection({ ...valid, logger: { ...console, addContext: true } })).toMatchObject({ field: 'logger.addContext' });
+    expect(rejection({ ...valid, logger: { info: () => {} } })).toMatchObject({
+      field: 'logger.warn',
+      message: expect.stringContaining('got an object whose warn, error are no functions; allowed: an object with info, warn'),
+    });
+    expect(rejection({ ...valid, logger: { ...console, addContext: true } })).toMatchObject({
+      field: 'logger.addContext',
+      message: expect.stringContaining('got an object whose addContext is no function; allowed: an object with info, warn'),
+    });
     expect(rejection({ ...valid, metrics: {} })).toMatchObject({
       field: 'metrics.addMetric',
-      message: expect.stringContaining('got undefined; allowed: a function'),
+      message: expect.stringContaining('got an object whose addMetric is no function; allowed: an object with an addMetric function'),
     });
     expect(rejection({ ...valid, metrics: { addMetric: () => {}, publishStoredMetrics: 'yes' } })).toMatchObject({
       field: 'metrics.publishStoredMetrics',
+      message: expect.stringContaining('got an object whose publishStoredMetrics is no function'),
     });
     // What fits: a plain logger of console's functions, a sink with addMetric alone, any clock function.
     const fits = { logger: console, metrics: { addMetric: () => {} }, now: () => 0 };
