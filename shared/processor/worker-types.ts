@@ -50,7 +50,8 @@ export interface WorkerStatus {
    * published, those ignored (not the processor's: another path's types, business items, removals),
    * and those given up on and written to the on-failure destination, with the delivered and ignored
    * records of their page behind them.
-   * A record the next holder of a lease publishes again is counted again by that worker.
+   * A record this worker reads again, after losing a lease and taking it back from its last
+   * checkpoint, is not counted again; one the next holder of a lease publishes again is counted by that worker.
    */
   readonly recordsProcessed: number;
   /** Events SNS accepted, the repeats of a page retried after a failed record included. */

@@ -52,6 +52,8 @@ export class ProcessorWorker {
   private halted = false;
   private lastScanAt = 0;
   private recordsProcessed = 0;
+  /** Per shard, the highest sequence number of a record done with (one entry per shard worked on). */
+  private readonly doneUpTo = new Map<string, bigint>();
   private eventsPublished = 0;
   private syncRequested = false;
   private lastSyncAt = 0;
@@ -285,8 +287,18 @@ export class ProcessorWorker {
     this.consumers.set(key, run);
   }
 
+  /**
+   * Counts each record once: one read again after a lease was lost and taken back (from its last
+   * checkpoint) is at or below the shard's highest sequence number this worker is done with.
+   */
   private processed(shardId: string, records: readonly _Record[], result: RelayResult): void {
-    this.recordsProcessed += records.length;
+    const done = this.doneUpTo.get(shardId);
+    const fresh = records.filter(
+      ({ dynamodb }) => done === undefined || dynamodb?.SequenceNumber === undefined || BigInt(dynamodb.SequenceNumber) > done,
+    );
+    const last = records.at(-1)?.dynamodb?.SequenceNumber;
+    if (last !== undefined && (done === undefined || BigInt(last) > done)) this.doneUpTo.set(shardId, BigInt(last));
+    this.recordsProcessed += fresh.length;
     this.eventsPublished += result.published;
     reportBatch(this.options.observer, shardId, records, result, this.options.declaredEventTypes);
   }

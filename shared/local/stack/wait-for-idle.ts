@@ -91,6 +91,10 @@ async function lookOnce(watch: IdleWatch, deadline: number, began: number): Prom
   const processor = watch.activity.processor();
   const queues = await Promise.all(watch.handledQueues.map((queue) => queueBusy(watch, queue)));
   const { handlers } = watch.activity;
+  // A count, not positions per shard: the processor counts each record once (one read again after its lease
+  // was lost and taken back is not counted again), and the local stack runs one processor, on the stream the
+  // relay reads to its end, each shard in order. So once the relay has read every record written before this look began, a count
+  // as high as the relay's means the processor is done with each of them too.
   const others = [
     ...(processor !== undefined && processor.recordsProcessed < relay.recordsRead
       ? [`the processor: done with ${processor.recordsProcessed} of the ${counted(relay.recordsRead, 'stream record')} read`]
