@@ -20,7 +20,7 @@ export type LocalStackErrorCode =
   | 'INVALID_CHECKPOINT'
   | 'PERSIST_DIR_IN_USE'
   | 'PERSIST_DIR_UNUSABLE'
-  /** `waitForIdle()` timed out; the message names what was still busy (a shard, a queue and its messages, a running handler). */
+  /** `waitForIdle()` timed out, the message naming what was still busy (a shard, a queue and its messages, a running handler); or it could not read a queue's attributes, the message naming the queue and `cause` holding the SDK's error. */
   | 'NOT_IDLE'
   /** A local SQS event source received a message without what SQS always sends; it is left in its queue, not handed to the handler. */
   | 'MALFORMED_MESSAGE';
