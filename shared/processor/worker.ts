@@ -2,6 +2,7 @@ import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { RelayResult } from '../relay/index.js';
 import type { HeldLease } from './held-lease.js';
 import { type HandOverOutcome, LeaseCoordinator } from './lease-coordinator.js';
+import { ProcessedRecords } from './processed-records.js';
 import { type ProcessorSettings, processorSettings } from './settings.js';
 import { ShardConsumer } from './shard-consumer.js';
 import { syncShards } from './shard-sync.js';
@@ -51,9 +52,7 @@ export class ProcessorWorker {
   private state: WorkerStatus['state'] = 'starting';
   private halted = false;
   private lastScanAt = 0;
-  private recordsProcessed = 0;
-  /** Per shard, the highest sequence number of a record done with (one entry per shard worked on). */
-  private readonly doneUpTo = new Map<string, bigint>();
+  private readonly recordsProcessed = new ProcessedRecords();
   private eventsPublished = 0;
   private syncRequested = false;
   private lastSyncAt = 0;
@@ -91,7 +90,7 @@ export class ProcessorWorker {
       leases: [...this.coordinator.held.keys()],
       leasesInTable: this.coordinator.leases.length,
       lastScanAt: this.lastScanAt,
-      recordsProcessed: this.recordsProcessed,
+      recordsProcessed: this.recordsProcessed.count,
       eventsPublished: this.eventsPublished,
     };
   }
@@ -266,6 +265,7 @@ export class ProcessorWorker {
         this.options.observer?.consumerExited?.(key, exit);
         if (exit === 'shard-end') {
           this.coordinator.forget(held);
+          this.recordsProcessed.forget(key);
           this.syncRequested = true;
         } else if (exit === 'stopped' && !this.halted) {
           await this.release(held);
@@ -287,18 +287,8 @@ export class ProcessorWorker {
     this.consumers.set(key, run);
   }
 
-  /**
-   * Counts each record once: one read again after a lease was lost and taken back (from its last
-   * checkpoint) is at or below the shard's highest sequence number this worker is done with.
-   */
   private processed(shardId: string, records: readonly _Record[], result: RelayResult): void {
-    const done = this.doneUpTo.get(shardId);
-    const fresh = records.filter(
-      ({ dynamodb }) => done === undefined || dynamodb?.SequenceNumber === undefined || BigInt(dynamodb.SequenceNumber) > done,
-    );
-    const last = records.at(-1)?.dynamodb?.SequenceNumber;
-    if (last !== undefined && (done === undefined || BigInt(last) > done)) this.doneUpTo.set(shardId, BigInt(last));
-    this.recordsProcessed += fresh.length;
+    this.recordsProcessed.add(shardId, records);
     this.eventsPublished += result.published;
     reportBatch(this.options.observer, shardId, records, result, this.options.declaredEventTypes);
   }
