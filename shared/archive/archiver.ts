@@ -5,6 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { followSignal } from '../abort.js';
 import { s3Client } from '../aws/s3-client.js';
 import { ConfigError } from '../errors.js';
+import { MAX_TIMER_MS, remainingTimeFault } from '../lambda-context.js';
 import type { HandlerLogger } from '../logger.js';
 import { showValue } from '../show-value.js';
 import { malformedLine, malformedObjectKey } from './archiver-malformed.js';
@@ -195,6 +196,8 @@ export function createArchiverHandler(options: ArchiverOptions): ArchiverHandler
     if (typeof context?.awsRequestId === 'string') logger.addContext?.(context as Context);
     // Lambda always passes its context; a caller without one (a test) sets no deadline.
     const remainingMs = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+    const fault = remainingMs === undefined ? undefined : remainingTimeFault(remainingMs, MAX_TIMER_MS, 'the longest a timer waits');
+    if (fault !== undefined) throw new ConfigError('context.getRemainingTimeInMillis', fault);
     const signal = remainingMs === undefined ? undefined : AbortSignal.timeout(Math.max(0, remainingMs - ARCHIVER_ANSWER_MARGIN_MS));
     const summary = await archiveBatch(event.Records ?? [], signal === undefined ? settings : { ...settings, signal });
     metrics.addMetric(ARCHIVER_METRICS.archivedEvents, 'Count', summary.archivedEvents);

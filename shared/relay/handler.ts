@@ -4,11 +4,13 @@ import { CLIENT_TIMEOUTS } from '../aws/client-timeouts.js';
 import { snsClient, sqsClient } from '../aws/messaging-clients.js';
 import { ConfigError } from '../errors.js';
 import { declaredEventTypes } from '../lag-by-event-type.js';
+import { remainingTimeFault } from '../lambda-context.js';
 import { summarizeBatch } from './batch-summary.js';
 import { checkHandlerOptions } from './handler-options.js';
 import type { RelayHandler, RelayHandlerOptions, RelayLogger, RelayMetrics } from './handler-types.js';
 import { RELAY_METRICS, relayMetrics } from './metrics.js';
 import { Relay } from './relay.js';
+import { MAX_DEADLINE_AHEAD_MS } from './relay-parts.js';
 
 export type {
   RelayHandler,
@@ -115,6 +117,9 @@ export function createRelayHandler(options: RelayHandlerOptions): RelayHandler {
     if (typeof context?.awsRequestId === 'string') logger.addContext?.(context as Context);
     // Lambda (and the local event source mapping) always passes its context; a caller without one (a test) sets no deadline.
     const remainingMs = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+    const fault =
+      remainingMs === undefined ? undefined : remainingTimeFault(remainingMs, MAX_DEADLINE_AHEAD_MS, "a Lambda function's longest timeout");
+    if (fault !== undefined) throw new ConfigError('context.getRemainingTimeInMillis', fault);
     const result = await relay.relay(
       records,
       remainingMs === undefined

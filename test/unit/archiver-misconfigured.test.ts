@@ -113,3 +113,20 @@ describe('the archiver handler given records it cannot place by when they were s
     expect(s3.keys.filter((key) => key.includes('/date=2026-03-01/hour=10/') && key.startsWith('events/'))).toHaveLength(1);
   });
 });
+
+describe('the archiver handler given a context of its own', () => {
+  it.each([
+    ['NaN', Number.NaN],
+    ['more than a Lambda function can have left', 2 ** 31],
+  ])('refuses a getRemainingTimeInMillis that gives %s with a ConfigError, before anything is written', async (_, left) => {
+    const s3 = recordingS3();
+    const handler = createArchiverHandler({ bucket: 'archive', s3, logger: quiet, metrics: noMetrics });
+    // NaN made AbortSignal.timeout throw a RangeError; past 2^31 - 1 ms its timer fired at once.
+    await expect(handler(anSqsEvent([anSqsRecord(anEnvelope({}).body)]), { getRemainingTimeInMillis: () => left })).rejects.toMatchObject({
+      name: 'ConfigError',
+      field: 'context.getRemainingTimeInMillis',
+      message: expect.stringContaining('a finite number up to 2147483647 (the longest a timer waits)'),
+    });
+    expect(s3.keys).toEqual([]);
+  });
+});

@@ -48,6 +48,25 @@ describe('createRelayHandler options', () => {
     expect(both).toThrow('Invalid outbox config at relay: got a relay and also config, sns; allowed: a relay, or the parts to build one');
   });
 
+  it.each([
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['more than a Lambda function can have left', 2 ** 31],
+  ])('refuses a context whose getRemainingTimeInMillis gives %s with a ConfigError, before anything is published', async (_, left) => {
+    const sns = new FakeSns();
+    const handler = createRelayHandler({ ...parts, sns, sqs: new FakeSqs(), logger: silent, metrics: discard });
+
+    // NaN made AbortSignal.timeout throw a RangeError; past 2^31 - 1 ms the run's timer fired at once, over and over.
+    await expect(handler({ Records: [slotRecord({ id: 'o-1' })] }, { getRemainingTimeInMillis: () => left })).rejects.toMatchObject({
+      name: 'ConfigError',
+      field: 'context.getRemainingTimeInMillis',
+      message: expect.stringContaining(
+        "allowed: the milliseconds the invocation has left, a finite number up to 900000 (a Lambda function's longest timeout)",
+      ),
+    });
+    expect(sns.requests).toEqual([]);
+  });
+
   it('rejects parts without the topic ARNs and the DLQ', () => {
     // @ts-expect-error the parts need the topic ARNs and the DLQ
     const incomplete = () => createRelayHandler({ config, sns: new FakeSns(), sqs: new FakeSqs() });
