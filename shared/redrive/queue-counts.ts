@@ -1,40 +1,10 @@
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { type QueueCounts, queueCounts } from '../aws/sqs-queue-counts.js';
 import { counted } from '../plural.js';
 
+export { type QueueCounts, queueCounts } from '../aws/sqs-queue-counts.js';
 // In a module of its own, which loads no SDK client, for the errors that state it.
 export { IN_FLIGHT_LIMIT } from './in-flight-limit.js';
-
-/** SQS's approximate counts of a queue's messages. */
-export interface QueueCounts {
-  /** `ApproximateNumberOfMessages`: ready to be received. */
-  readonly visible: number;
-  /** `ApproximateNumberOfMessagesNotVisible`: received and not yet deleted. */
-  readonly inFlight: number;
-  /** `ApproximateNumberOfMessagesDelayed`. */
-  readonly delayed: number;
-}
-
-/**
- * The approximate counts of a queue, as SQS reports them.
- *
- * @example
- * ```ts
- * const { visible, inFlight } = await queueCounts(sqs, queueUrl);
- * ```
- */
-export async function queueCounts(sqs: SQSClient, queueUrl: string): Promise<QueueCounts> {
-  const { Attributes = {} } = await sqs.send(
-    new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
-    }),
-  );
-  return {
-    visible: Number(Attributes.ApproximateNumberOfMessages ?? 0),
-    inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
-    delayed: Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0),
-  };
-}
 
 /**
  * Approximate messages on a queue: visible, in flight and delayed.

@@ -1,4 +1,5 @@
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { queueCounts } from '../../aws/sqs-queue-counts.js';
 
 /** Messages in each DLQ: the relay's, and each subscriber's by subscription name. */
 export interface DeadLetterDepths {
@@ -19,12 +20,10 @@ export interface DeadLetterDepthWatch {
   stop(): void;
 }
 
-const COUNTED = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
-
 /** Messages ready, in flight and delayed on a queue, as SQS counts them. */
 export async function queueDepth(sqs: Pick<SQSClient, 'send'>, queueUrl: string): Promise<number> {
-  const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: [...COUNTED] }));
-  return COUNTED.reduce((sum, name) => sum + Number(Attributes[name] ?? 0), 0);
+  const { visible, inFlight, delayed } = await queueCounts(sqs, queueUrl);
+  return visible + inFlight + delayed;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { type QueueCounts, queueCounts } from '../../aws/sqs-queue-counts.js';
 import { sleep } from '../../backoff.js';
 import { errorMessage } from '../../error-message.js';
 import { counted } from '../../plural.js';
@@ -136,15 +137,9 @@ function relayBusy(relay: StreamRunnerProgress, since: number): string[] {
  * whether it is idle cannot be known.
  */
 async function queueBusy(watch: IdleWatch, queue: { readonly subscriber: string; readonly url: string }): Promise<string | undefined> {
-  const names = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
-  let attributes: Partial<Record<string, string>>;
+  let counts: QueueCounts;
   try {
-    ({ Attributes: attributes = {} } = await watch.sqs.send(
-      new GetQueueAttributesCommand({ QueueUrl: queue.url, AttributeNames: [...names] }),
-      {
-        abortSignal: watch.signal,
-      },
-    ));
+    counts = await queueCounts(watch.sqs, queue.url, watch.signal);
   } catch (error) {
     if (watch.signal.aborted) throw watch.stopped();
     throw new LocalStackError(
@@ -153,7 +148,7 @@ async function queueBusy(watch: IdleWatch, queue: { readonly subscriber: string;
       { cause: error },
     );
   }
-  const [visible, inFlight, delayed] = names.map((name) => Number(attributes[name] ?? 0)) as [number, number, number];
+  const { visible, inFlight, delayed } = counts;
   if (visible + inFlight + delayed === 0) return undefined;
   return `${counted(visible, 'message')} visible, ${inFlight} in flight, ${delayed} delayed`;
 }
