@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { showValue } from '../show-value.js';
+import { MAX_PORT } from '../tcp-port.js';
 import { ProcessorOptionsError } from './errors.js';
 import { processorSettings } from './settings.js';
 import { monotonicNow } from './worker-clock.js';
@@ -12,9 +13,6 @@ import type { WorkerStatus } from './worker-types.js';
  * replaced task, not one that looks alive and publishes nothing.
  */
 export const STARTING_HEALTHY_MS = 300_000;
-
-/** The highest TCP port, for the health endpoint's (`OUTBOX_PROCESSOR_HEALTH_PORT`, `startHealthServer`'s `port`). */
-export const MAX_PORT = 65_535;
 
 /**
  * Healthy while starting, for at most {@link STARTING_HEALTHY_MS} after `startingSince`, while

@@ -4,8 +4,8 @@ import { EnvironmentError } from '../errors.js';
 import { RELAY_ENV } from '../event-source.js';
 import { processorAggregateTypes } from '../publishing-paths.js';
 import { type RelayEnvironment, relayEnvironment } from '../relay/index.js';
+import { MAX_PORT } from '../tcp-port.js';
 import { ProcessorOptionsError } from './errors.js';
-import { MAX_PORT } from './health.js';
 import {
   BUCKET_ALLOWED,
   defaultWorkerId,

@@ -3,9 +3,10 @@ import { allowedOptions, commandLineRefusal } from '../../cli-refusal.js';
 import { joinDashValues, parseArgsProblem, repeatedOption } from '../../cli-tokens.js';
 import { decimalNumber } from '../../decimal-number.js';
 import { refusalHeading } from '../../refusal-heading.js';
+import { MAX_PORT } from '../../tcp-port.js';
 import { LocalStackError } from '../errors.js';
 import { checkLoadRate } from './load.js';
-import { MAX_PORT, PORT_ALLOWED } from './ports.js';
+import { PORT_ALLOWED } from './ports.js';
 
 /** What `npm start` was asked to do. */
 export type LocalCommand =

@@ -3,8 +3,9 @@ import { isRecord } from '../../config-fields.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS, MIN_VISIBILITY_TIMEOUT_SECONDS } from '../../consumer/poll-options.js';
 import { showValue } from '../../show-value.js';
 import { subscriberFilterProblem } from '../../subscriber-filter.js';
+import { MAX_PORT } from '../../tcp-port.js';
 import { LocalStackError } from '../errors.js';
-import { MAX_PORT, PORT_ALLOWED } from './ports.js';
+import { PORT_ALLOWED } from './ports.js';
 import { testStackConfig } from './test-stack-checks.js';
 import type { OutboxTestSubscriber } from './test-stack-types.js';
 

@@ -1,10 +1,9 @@
 /** The local stack's ports: whether one is free on 127.0.0.1, a free one, and what to say of one that is not. */
 
 import { createServer } from 'node:net';
+import { MAX_PORT } from '../../tcp-port.js';
 import { LocalStackError } from '../errors.js';
 
-/** The highest port. */
-export const MAX_PORT = 65_535;
 /** What a port of the local stack may be, as a refusal says it after "allowed:": its option's and its flag's. */
 export const PORT_ALLOWED = `a whole number from 0 (a free port) to ${MAX_PORT}`;
 
