@@ -11,6 +11,7 @@ import {
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sharedAbortController } from '../../abort.js';
 import { sleep } from '../../backoff.js';
+import { MAX_WAIT_TIME_SECONDS } from '../../consumer/poll-options.js';
 import { SQS_RECORD_SYSTEM_ATTRIBUTES, toSqsRecords } from './sqs-event.js';
 
 /** The SQS operations the poller uses; an `SQSClient` fits. */
@@ -80,8 +81,6 @@ const RETRY_AFTER_ERROR_MS = 500;
 
 /** SQS's most entries per batch request (receive, delete, change visibility). */
 const SQS_BATCH_ENTRIES = 10;
-/** The longest long poll SQS takes (`WaitTimeSeconds`); a longer window is several of them. */
-const SQS_MAX_WAIT_SECONDS = 20;
 
 /** `items` in runs of at most {@link SQS_BATCH_ENTRIES}, each with the index of its first item. */
 const inChunks = <T>(items: readonly T[]): { readonly start: number; readonly chunk: readonly T[] }[] =>
@@ -207,7 +206,7 @@ export class SqsPoller {
     while (messages.length > 0 && messages.length < batchSize && !this.abort.signal.aborted) {
       const left = windowEnd - Date.now();
       if (left <= 0) break;
-      const wait = Math.min(SQS_MAX_WAIT_SECONDS, Math.floor(left / 1000));
+      const wait = Math.min(MAX_WAIT_TIME_SECONDS, Math.floor(left / 1000));
       let more: Message[];
       try {
         more = (await this.receive(batchSize - messages.length, wait)).Messages ?? [];

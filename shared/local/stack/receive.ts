@@ -1,11 +1,10 @@
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { sleep } from '../../backoff.js';
 import { parseMessage } from '../../consumer/parse.js';
+import { MAX_WAIT_TIME_SECONDS } from '../../consumer/poll-options.js';
 import type { OutboxEnvelope } from '../../envelope.js';
 import type { ReceivedMessage } from './test-stack-types.js';
 
-/** The longest long poll SQS allows, in seconds. */
-const MAX_WAIT_SECONDS = 20;
 /** Pause between short polls in the last second before the deadline. */
 const SHORT_POLL_PAUSE_MS = 50;
 
@@ -75,7 +74,7 @@ export async function receiveMessages<TData = unknown>(
   const aborted = () => signal?.aborted === true;
   do {
     if (aborted()) throw stopped(received.length);
-    const waitSeconds = Math.min(MAX_WAIT_SECONDS, Math.max(0, Math.floor((deadline - Date.now()) / 1000)));
+    const waitSeconds = Math.min(MAX_WAIT_TIME_SECONDS, Math.max(0, Math.floor((deadline - Date.now()) / 1000)));
     const { Messages = [] } = await sqs
       .send(
         new ReceiveMessageCommand({
