@@ -43,7 +43,7 @@ describe('createPoller options', () => {
     expect(rejection({ retryDelaySeconds: -1 }).field).toBe('createPoller.retryDelaySeconds');
     expect(rejection({ onBatch: 'log' }).message).toContain('createPoller.onBatch: got "log"; allowed: a function');
     expect(rejection({ backoff: { baseDelayMs: 0 } }).field).toBe('createPoller.backoff.baseDelayMs');
-    // Past setTimeout's reach (2^31 - 1 ms) Node fires a timer at once: the loop would retry without a pause.
+    // Past a timer's longest wait (2^31 - 1 ms) Node fires a timer at once: the loop would retry without a pause.
     expect(rejection({ backoff: { maxDelayMs: 2 ** 31 } }).message).toContain(
       'createPoller.backoff.maxDelayMs: got 2147483648; allowed: a whole number of ms from 1 to 60000',
     );
@@ -68,7 +68,7 @@ describe('createPoller options', () => {
   it('rejects a bad stop timeout, and a start after stop', async () => {
     const poller = createPoller({ sqs, queueUrl, consumer });
     await expect(poller.stop({ timeoutMs: -5 })).rejects.toMatchObject({ field: 'stop.timeoutMs' });
-    // Past setTimeout's reach (2^31 - 1 ms) Node fires a timer at once: stop would report 'timed-out' without waiting.
+    // Past a timer's longest wait (2^31 - 1 ms) Node fires a timer at once: stop would report 'timed-out' without waiting.
     await expect(poller.stop({ timeoutMs: 2 ** 31 })).rejects.toMatchObject({
       code: 'INVALID_CONSUMER_OPTIONS',
       field: 'stop.timeoutMs',

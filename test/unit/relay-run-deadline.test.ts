@@ -21,7 +21,7 @@ async function refusal(deadline: unknown): Promise<ConfigError> {
 
 describe('relay deadline option', () => {
   it('refuses, before sending anything, a deadline that is no finite number or is more than 15 minutes ahead', async () => {
-    // Past setTimeout's reach (2^31 - 1 ms ahead) the run's wait fires at once, over and over, while requests are in flight.
+    // Past a timer's longest wait (2^31 - 1 ms ahead) the run's wait fires at once, over and over, while requests are in flight.
     const far = await refusal(Date.now() + 2 ** 31);
     expect(far).toMatchObject({ field: 'deadline' });
     expect(far.message).toMatch(

@@ -267,7 +267,7 @@ describe('write helper options', () => {
       { retry: { maxDelayMs: '5' as unknown as number } },
       'retry.maxDelayMs is "5"; allowed: milliseconds from 0 to 60000',
     ],
-    // Past setTimeout's reach (2^31 - 1 ms) Node fires a timer at once: every retry would go without a pause.
+    // Past a timer's longest wait (2^31 - 1 ms) Node fires a timer at once: every retry would go without a pause.
     [
       'a max delay past a timer',
       { retry: { maxDelayMs: 2 ** 31 } },
