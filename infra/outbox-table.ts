@@ -2,11 +2,9 @@ import { RemovalPolicy, Token } from 'aws-cdk-lib';
 import { AttributeType, Billing, StreamViewType, TableEncryptionV2, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
+import { DYNAMODB_TABLE_NAME_ONLY_PATTERN } from '../shared/aws/dynamodb-table-name.js';
 import { TABLE } from '../shared/table.js';
 import { OutboxPropsError, tableKeyProblem } from './private/props-error.js';
-
-/** DynamoDB's rule for table names. */
-const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
 /** Props of {@link OutboxTable}. */
 export interface OutboxTableProps {
@@ -41,7 +39,7 @@ export class OutboxTable extends Construct {
     const keyProblem = props.encryptionKey && tableKeyProblem(this);
     if (keyProblem) throw new OutboxPropsError(this.node.path, 'encryptionKey', keyProblem);
     const { tableName } = props;
-    if (tableName !== undefined && !Token.isUnresolved(tableName) && !TABLE_NAME.test(tableName)) {
+    if (tableName !== undefined && !Token.isUnresolved(tableName) && !DYNAMODB_TABLE_NAME_ONLY_PATTERN.test(tableName)) {
       throw new OutboxPropsError(
         this.node.path,
         'tableName',

@@ -4,6 +4,7 @@
  */
 
 import { hostname } from 'node:os';
+import { DYNAMODB_TABLE_NAME_ONLY_PATTERN } from '../aws/dynamodb-table-name.js';
 import { S3_BUCKET_NAME_RULE } from '../aws/s3-bucket-name.js';
 
 /**
@@ -14,8 +15,8 @@ export const STREAM_ARN_PATTERN = /^arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:\d{12}:ta
 export const STREAM_ARN_ALLOWED =
   "the ARN of the outbox table's stream, arn:aws:dynamodb:<region>:<account>:table/<table>/stream/<label> (the table's LatestStreamArn)";
 
-/** DynamoDB's rule for table names. */
-export const TABLE_NAME_PATTERN = /^[A-Za-z0-9_.-]{3,255}$/;
+/** DynamoDB's rule for table names, the name alone. */
+export const TABLE_NAME_PATTERN = DYNAMODB_TABLE_NAME_ONLY_PATTERN;
 export const LEASE_TABLE_ALLOWED = "the lease table's name (not its ARN): 3 to 255 letters, digits, '_', '.' and '-'";
 
 /** What the on-failure bucket (`OUTBOX_FAILED_BATCH_BUCKET`, `onFailure.bucket`) may be named. */

@@ -1,3 +1,4 @@
+import { DYNAMODB_TABLE_NAME_ONLY_PATTERN } from '../../aws/dynamodb-table-name.js';
 import type { OutboxConfig } from '../../config.js';
 import { isRecord } from '../../config-fields.js';
 import { MAX_VISIBILITY_TIMEOUT_SECONDS, MIN_VISIBILITY_TIMEOUT_SECONDS } from '../../consumer/poll-options.js';
@@ -29,7 +30,6 @@ export const ARCHIVE_FIFO_DLQ_NAME = 'outbox-archive-dlq.fifo';
 export const VISIBILITY_TIMEOUT_ALLOWED = `a whole number of seconds from ${MIN_VISIBILITY_TIMEOUT_SECONDS} to ${MAX_VISIBILITY_TIMEOUT_SECONDS} (a handler's context ends 2 s before its batch comes back, so 2 s or less leaves the consumers and the archiver no time)`;
 
 const SUBSCRIBER_NAME = /^[A-Za-z0-9_-]{1,70}$/;
-const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
 /** An `INVALID_OPTION` naming `what`, the value given as `shown` says it, and what is allowed. */
 const refuse = (what: string, shown: string, allowed: string): LocalStackError =>
@@ -79,7 +79,7 @@ export const checkVisibilityTimeout = (value: number | undefined): void =>
  * table for its lease table, which DynamoDB Local already has.
  */
 export function checkTableName(value: string | undefined, leaseTable?: string): void {
-  if (value !== undefined && (typeof value !== 'string' || !TABLE_NAME.test(value)))
+  if (value !== undefined && (typeof value !== 'string' || !DYNAMODB_TABLE_NAME_ONLY_PATTERN.test(value)))
     throw invalidOption('tableName', value, 'a DynamoDB table name of 3–255 letters, digits, "_", "-" or "."');
   if (value !== undefined && value === leaseTable)
     throw invalidOption(
