@@ -196,7 +196,8 @@ export function createArchiverHandler(options: ArchiverOptions): ArchiverHandler
     if (typeof context?.awsRequestId === 'string') logger.addContext?.(context as Context);
     // Lambda always passes its context; a caller without one (a test) sets no deadline.
     const remainingMs = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
-    const fault = remainingMs === undefined ? undefined : remainingTimeFault(remainingMs, MAX_TIMER_MS, 'the longest a timer waits');
+    const fault =
+      remainingMs === undefined ? undefined : remainingTimeFault(remainingMs, { maxMs: MAX_TIMER_MS, bound: 'the longest a timer waits' });
     if (fault !== undefined) throw new ConfigError('context.getRemainingTimeInMillis', fault);
     const signal = remainingMs === undefined ? undefined : AbortSignal.timeout(Math.max(0, remainingMs - ARCHIVER_ANSWER_MARGIN_MS));
     const summary = await archiveBatch(event.Records ?? [], signal === undefined ? settings : { ...settings, signal });

@@ -2,8 +2,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClientOf } from '../aws/document-client.js';
+import { remainingTimeFault } from '../lambda-context.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
-import { showValue } from '../show-value.js';
 import { BatchWorker } from './batch-worker.js';
 import { catalogSchemas } from './catalog-schemas.js';
 import { ConsumerOptionsError } from './errors.js';
@@ -153,14 +153,11 @@ export function createConsumer(given: ConsumerOptions): Consumer {
   // Checked as process checks claimExpiresAt: NaN would fail every claim, a string be appended to the clock's value.
   const invocationEnd = (context?: Pick<Context, 'getRemainingTimeInMillis'>): number | undefined => {
     if (typeof context?.getRemainingTimeInMillis !== 'function') return undefined;
+    // No upper bound: no timer waits on it, and the local SQS event source counts down from the queue's visibility timeout.
     const left: unknown = context.getRemainingTimeInMillis();
-    if (typeof left !== 'number' || !Number.isFinite(left)) {
-      throw new ConsumerOptionsError(
-        'handler.context.getRemainingTimeInMillis',
-        `gave ${showValue(left)}; allowed: the milliseconds the invocation has left, a finite number, as Lambda's context gives it`,
-      );
-    }
-    return Math.ceil((now() + left) / 1000) + 1;
+    const fault = remainingTimeFault(left);
+    if (fault !== undefined) throw new ConsumerOptionsError('handler.context.getRemainingTimeInMillis', fault);
+    return Math.ceil((now() + (left as number)) / 1000) + 1;
   };
 
   return {

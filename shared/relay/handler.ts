@@ -118,7 +118,9 @@ export function createRelayHandler(options: RelayHandlerOptions): RelayHandler {
     // Lambda (and the local event source mapping) always passes its context; a caller without one (a test) sets no deadline.
     const remainingMs = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
     const fault =
-      remainingMs === undefined ? undefined : remainingTimeFault(remainingMs, MAX_DEADLINE_AHEAD_MS, "a Lambda function's longest timeout");
+      remainingMs === undefined
+        ? undefined
+        : remainingTimeFault(remainingMs, { maxMs: MAX_DEADLINE_AHEAD_MS, bound: "a Lambda function's longest timeout" });
     if (fault !== undefined) throw new ConfigError('context.getRemainingTimeInMillis', fault);
     const result = await relay.relay(
       records,
