@@ -4,7 +4,8 @@
  * `body`, `messageAttributes`), or a message of the SQS SDK that `fromSqsMessage` converts (the
  * same fields, capitalised). A message that fails it is refused with {@link ConsumerOptionsError}
  * naming the field, before any message of its batch is read or handled: no such message is
- * acknowledged, none is taken for what it is not.
+ * acknowledged, none is taken for what it is not. The local SQS event source refuses a received
+ * message by the same rule ({@link sqsMessageFault}).
  */
 
 import { showValue as show } from '../show-value.js';
@@ -16,7 +17,8 @@ export const BODY_ALLOWED = 'a string (the message body as text: JSON.stringify 
 
 /** The names a message's fields go by. */
 interface FieldNames {
-  readonly id: string;
+  /** The fields each message has, strings, in the order they are checked: its id and its body, and what else a reader needs. */
+  readonly required: readonly string[];
   readonly body: string;
   readonly attributes: string;
   readonly dataType: string;
@@ -25,7 +27,7 @@ interface FieldNames {
 
 /** In a `ConsumerMessage` and in a Lambda SQS record. */
 const CONSUMER_FIELDS: FieldNames = {
-  id: 'messageId',
+  required: ['messageId', 'body'],
   body: 'body',
   attributes: 'messageAttributes',
   dataType: 'dataType',
@@ -34,12 +36,15 @@ const CONSUMER_FIELDS: FieldNames = {
 
 /** In a message of the SQS SDK (`ReceiveMessage`). */
 const SDK_FIELDS: FieldNames = {
-  id: 'MessageId',
+  required: ['MessageId', 'Body'],
   body: 'Body',
   attributes: 'MessageAttributes',
   dataType: 'DataType',
   stringValue: 'StringValue',
 };
+
+/** In a message of the SQS SDK as a receiver that deletes it reads it: with its `ReceiptHandle`. */
+const RECEIVED_FIELDS: FieldNames = { ...SDK_FIELDS, required: ['MessageId', 'ReceiptHandle', 'Body'] };
 
 /** How one entry point names what it takes, and what to do with a message of the SQS SDK given to it. */
 interface EntryPoint {
@@ -61,63 +66,82 @@ const HANDLER: EntryPoint = {
   nullValues: true,
 };
 
-/** Checks a message's id, body and attributes; `field` names the message, `names` its fields' names. */
-function checkFields(message: unknown, field: string, names: FieldNames, entry: EntryPoint): asserts message is Record<string, unknown> {
-  if (!isRecord(message)) throw new ConsumerOptionsError(field, `got ${show(message)}; allowed: ${entry.allowed}`);
+/**
+ * What is wrong with a message: the field at fault, as a path below the message ('' for the message
+ * itself), what it holds and what is allowed there. Each entry point words it its own way: the
+ * consumer's throw it as a {@link ConsumerOptionsError} naming the field, the local SQS event
+ * source reports the message it refuses with it.
+ */
+export interface MessageFault {
+  readonly path: string;
+  readonly got: string;
+  readonly allowed: string;
+}
+
+/** The field `path` names below `field`. */
+const below = (field: string, path: string): string => (path === '' ? field : `${field}.${path}`);
+
+/** Throws `fault`, if any, as a {@link ConsumerOptionsError} naming its field below `field`. */
+function refuse(fault: MessageFault | undefined, field: string): void {
+  if (fault !== undefined) throw new ConsumerOptionsError(below(field, fault.path), `got ${fault.got}; allowed: ${fault.allowed}`);
+}
+
+/** What is wrong with a message's id, body (and `names.required`'s others) and attributes, if anything. */
+function fieldsFault(message: unknown, names: FieldNames, entry: EntryPoint): MessageFault | undefined {
+  if (!isRecord(message)) return { path: '', got: show(message), allowed: entry.allowed };
   if (names === CONSUMER_FIELDS && ('Body' in message || 'MessageId' in message)) {
-    throw new ConsumerOptionsError(field, `got a message of the SQS SDK (MessageId, Body); allowed: ${entry.allowed}: ${entry.sdkHint}`);
+    return { path: '', got: 'a message of the SQS SDK (MessageId, Body)', allowed: `${entry.allowed}: ${entry.sdkHint}` };
   }
-  for (const key of [names.id, names.body]) {
+  for (const key of names.required) {
     if (typeof message[key] !== 'string') {
-      throw new ConsumerOptionsError(
-        `${field}.${key}`,
-        `got ${shapeOf(message[key])}; allowed: ${key === names.body ? BODY_ALLOWED : 'a string'}`,
-      );
+      return { path: key, got: shapeOf(message[key]), allowed: key === names.body ? BODY_ALLOWED : 'a string' };
     }
   }
   const attributes = message[names.attributes];
-  if (attributes !== undefined) checkAttributes(attributes, `${field}.${names.attributes}`, names, entry);
+  return attributes === undefined ? undefined : attributesFault(attributes, names.attributes, names, entry);
 }
 
 /**
- * Checks a message's attributes are `{ dataType, stringValue? }` each, as a Lambda SQS record
- * carries them (`{ DataType, StringValue? }` in the SDK's; other keys, such as a record's
- * `binaryValue`, are left alone): one without its type, or given as a plain string, would
- * otherwise be read as something it does not say. A record's (or a message's of
+ * What is wrong with a message's attributes, if anything: each is to be `{ dataType, stringValue? }`,
+ * as a Lambda SQS record carries them (`{ DataType, StringValue? }` in the SDK's; other keys, such
+ * as a record's `binaryValue`, are left alone): one without its type, or given as a plain string,
+ * would otherwise be read as something it does not say. A record's (or a message's of
  * `consumer.process`) `stringValue` may be `null`: Lambda writes a binary attribute's so (and a
  * string one's `binaryValue`); it is taken as none.
  */
-function checkAttributes(attributes: unknown, field: string, names: FieldNames, entry: EntryPoint): void {
+function attributesFault(attributes: unknown, path: string, names: FieldNames, entry: EntryPoint): MessageFault | undefined {
   const shape = `{ ${names.dataType}, ${names.stringValue}? }${names === CONSUMER_FIELDS ? ', as a Lambda SQS record carries it' : ''}`;
-  if (!isRecord(attributes)) {
-    throw new ConsumerOptionsError(field, `got ${show(attributes)}; allowed: an object mapping attribute name to ${shape}`);
-  }
+  if (!isRecord(attributes)) return { path, got: show(attributes), allowed: `an object mapping attribute name to ${shape}` };
   for (const [name, attribute] of Object.entries(attributes)) {
-    const at = `${field}.${name}`;
-    if (!isRecord(attribute)) throw new ConsumerOptionsError(at, `got ${show(attribute)}; allowed: ${shape}`);
+    const at = `${path}.${name}`;
+    if (!isRecord(attribute)) return { path: at, got: show(attribute), allowed: shape };
     if (names === CONSUMER_FIELDS && attribute.dataType === undefined && ('DataType' in attribute || 'StringValue' in attribute)) {
-      throw new ConsumerOptionsError(
-        at,
-        `got an attribute of the SQS SDK (DataType, StringValue); allowed: ${shape}: convert the message with fromSqsMessage`,
-      );
+      return {
+        path: at,
+        got: 'an attribute of the SQS SDK (DataType, StringValue)',
+        allowed: `${shape}: convert the message with fromSqsMessage`,
+      };
     }
     const dataType = attribute[names.dataType];
     if (typeof dataType !== 'string') {
-      throw new ConsumerOptionsError(`${at}.${names.dataType}`, `got ${shapeOf(dataType)}; allowed: a string such as "String"`);
+      return { path: `${at}.${names.dataType}`, got: shapeOf(dataType), allowed: 'a string such as "String"' };
     }
     const stringValue = attribute[names.stringValue];
     if (stringValue !== undefined && typeof stringValue !== 'string' && !(entry.nullValues && stringValue === null)) {
-      throw new ConsumerOptionsError(
-        `${at}.${names.stringValue}`,
-        `got ${shapeOf(stringValue)}; allowed: a string, or none (a binary attribute${entry.nullValues ? ': left out, or null as Lambda writes it' : ''})`,
-      );
+      return {
+        path: `${at}.${names.stringValue}`,
+        got: shapeOf(stringValue),
+        allowed: `a string, or none (a binary attribute${entry.nullValues ? ': left out, or null as Lambda writes it' : ''})`,
+      };
     }
   }
+  return undefined;
 }
 
 /** Checks one message as `consumer.process` takes it. */
 function checkMessage(message: unknown, field: string): void {
-  checkFields(message, field, CONSUMER_FIELDS, PROCESS);
+  refuse(fieldsFault(message, CONSUMER_FIELDS, PROCESS), field);
+  if (!isRecord(message)) return;
   for (const key of ['messageGroupId', 'queueName'] as const) {
     if (message[key] !== undefined && (typeof message[key] !== 'string' || message[key] === '')) {
       throw new ConsumerOptionsError(`${field}.${key}`, `got ${show(message[key])}; allowed: a non-empty string, or leave it out`);
@@ -149,22 +173,21 @@ export function validateMessages(messages: unknown): void {
 }
 
 /**
- * Checks a record's `attributes` (a message's `Attributes`), when there: an object whose
- * `MessageGroupId` and `ApproximateReceiveCount`, the ones the consumer reads, are strings.
+ * What is wrong with a record's `attributes` (a message's `Attributes`, at `path`), if anything:
+ * when there, an object whose `MessageGroupId` and `ApproximateReceiveCount`, the ones the
+ * consumer reads, are strings.
  */
-function checkSystemAttributes(attributes: unknown, field: string): void {
-  if (attributes === undefined) return;
+function systemAttributesFault(attributes: unknown, path: string): MessageFault | undefined {
+  if (attributes === undefined) return undefined;
   if (!isRecord(attributes)) {
-    throw new ConsumerOptionsError(
-      field,
-      `got ${show(attributes)}; allowed: the SQS system attributes, { ApproximateReceiveCount?, MessageGroupId?, … }`,
-    );
+    return { path, got: show(attributes), allowed: 'the SQS system attributes, { ApproximateReceiveCount?, MessageGroupId?, … }' };
   }
   for (const key of ['MessageGroupId', 'ApproximateReceiveCount'] as const) {
     if (attributes[key] !== undefined && typeof attributes[key] !== 'string') {
-      throw new ConsumerOptionsError(`${field}.${key}`, `got ${show(attributes[key])}; allowed: a string, as SQS writes it`);
+      return { path: `${path}.${key}`, got: show(attributes[key]), allowed: 'a string, as SQS writes it' };
     }
   }
+  return undefined;
 }
 
 /**
@@ -175,8 +198,9 @@ function checkSystemAttributes(attributes: unknown, field: string): void {
  * replay, an event source of one's own) is refused as `consumer.process` refuses its message.
  */
 export function checkRecord(record: unknown, field: string): void {
-  checkFields(record, field, CONSUMER_FIELDS, HANDLER);
-  checkSystemAttributes(record.attributes, `${field}.attributes`);
+  refuse(fieldsFault(record, CONSUMER_FIELDS, HANDLER), field);
+  if (!isRecord(record)) return;
+  refuse(systemAttributesFault(record.attributes, 'attributes'), field);
   const { eventSourceARN } = record;
   if (eventSourceARN !== undefined && typeof eventSourceARN !== 'string') {
     throw new ConsumerOptionsError(`${field}.eventSourceARN`, `got ${show(eventSourceARN)}; allowed: the queue's ARN, a string`);
@@ -188,15 +212,26 @@ export function validateRecords(records: readonly unknown[]): void {
   for (const i of indices(records)) checkRecord(records[i], `handler.event.Records[${i}]`);
 }
 
+const SDK_MESSAGE: EntryPoint = {
+  allowed: 'a message as ReceiveMessage returns it, { MessageId, Body, Attributes?, MessageAttributes? }',
+  sdkHint: '',
+};
+
 /**
- * Checks a message of the SQS SDK as `fromSqsMessage` reads it: `MessageId` and `Body` strings
- * (SQS always sends both), `MessageAttributes` `{ DataType, StringValue? }` each, `Attributes`
- * (when there) an object. A missing `Body` is not taken for an empty one.
+ * What is wrong with a message of the SQS SDK, if anything, by the rule `fromSqsMessage` reads it
+ * by: `MessageId` and `Body` strings (SQS always sends both; a missing `Body` is not taken for an
+ * empty one), `MessageAttributes` `{ DataType, StringValue? }` each, `Attributes` (when there) an
+ * object whose `MessageGroupId` and `ApproximateReceiveCount` are strings. With `receiptHandle`,
+ * its `ReceiptHandle` is to be a string too (after `MessageId`), as a receiver that deletes it
+ * needs: the local SQS event source.
  */
+export function sqsMessageFault(message: unknown, options: { readonly receiptHandle?: boolean } = {}): MessageFault | undefined {
+  const fault = fieldsFault(message, options.receiptHandle ? RECEIVED_FIELDS : SDK_FIELDS, SDK_MESSAGE);
+  if (fault !== undefined || !isRecord(message)) return fault;
+  return systemAttributesFault(message.Attributes, 'Attributes');
+}
+
+/** Checks a message of the SQS SDK as `fromSqsMessage` reads it ({@link sqsMessageFault}); `field` names the message. */
 export function checkSqsMessage(message: unknown, field: string): void {
-  checkFields(message, field, SDK_FIELDS, {
-    allowed: 'a message as ReceiveMessage returns it, { MessageId, Body, Attributes?, MessageAttributes? }',
-    sdkHint: '',
-  });
-  checkSystemAttributes(message.Attributes, `${field}.Attributes`);
+  refuse(sqsMessageFault(message), field);
 }

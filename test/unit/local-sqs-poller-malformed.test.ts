@@ -1,6 +1,8 @@
 import { DeleteMessageBatchCommand, type Message, type MessageAttributeValue, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ConsumerOptionsError } from '../../shared/consumer/errors.js';
+import { fromSqsMessage } from '../../shared/consumer/messages.js';
 import { LocalStackError } from '../../shared/local/errors.js';
 import { type SqsBatchReport, SqsPoller, type SqsPollerClient } from '../../shared/local/event-source/sqs-event-source.js';
 
@@ -143,5 +145,37 @@ describe('local SQS event source, a message SQS would not send', () => {
     expect(errors).toEqual([
       expect.objectContaining({ message: expect.stringContaining('the later messages of this batch (1: "b1") are left with it') }),
     ]);
+  });
+
+  it('refuses a message by the rule fromSqsMessage reads it by, naming the same field', async () => {
+    const wrong = [
+      { MessageId: 'bad-value', Body: 'x', MessageAttributes: { type: { DataType: 'String', StringValue: 5 } } },
+      { MessageId: 'bad-system', Body: 'x', Attributes: 'FIFO' },
+      { MessageId: 'bad-group', Body: 'x', Attributes: { MessageGroupId: 7 } },
+      { MessageId: 'bad-attributes', Body: 'x', MessageAttributes: 'type=order.placed' },
+    ].map((message) => ({ ...message, ReceiptHandle: `rh-${message.MessageId}` }) as unknown as Message);
+    const { sqs, deleted } = stubQueue([{ MessageId: 'a', ReceiptHandle: 'rh-a', Body: 'a' }, ...wrong]);
+    const { events, reports, errors } = run(sqs);
+    await expect.poll(() => reports.length, { timeout: 10_000 }).toBe(1);
+
+    expect(events.flatMap((event) => event.Records.map((record) => record.messageId))).toEqual(['a']);
+    expect(deleted).toEqual(['rh-a']);
+    expect(errors).toHaveLength(wrong.length);
+    wrong.forEach((message, i) => {
+      let refusal: unknown;
+      try {
+        fromSqsMessage(message);
+      } catch (error) {
+        refusal = error;
+      }
+      expect(refusal).toBeInstanceOf(ConsumerOptionsError);
+      const { field, message: text } = refusal as ConsumerOptionsError;
+      const path = field.slice('fromSqsMessage.message.'.length);
+      const said = text.slice(text.indexOf(': got ') + ': got '.length);
+      expect(errors[i]).toMatchObject({ code: 'MALFORMED_MESSAGE' });
+      expect(String((errors[i] as Error).message)).toContain(
+        `message "${message.MessageId}", which SQS would not send: its ${path} is ${said}`,
+      );
+    });
   });
 });

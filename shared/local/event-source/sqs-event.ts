@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Message, MessageAttributeValue } from '@aws-sdk/client-sqs';
 import type { SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import { sqsMessageFault } from '../../consumer/message-checks.js';
 import { showValue } from '../../show-value.js';
 import { LOCAL_REGION } from '../clients.js';
 import { LocalStackError } from '../errors.js';
@@ -31,18 +32,14 @@ function messageAttributes(attributes: Record<string, MessageAttributeValue> | u
   return result;
 }
 
-/** What `message` lacks of what SQS always sends (an id, a receipt handle, a body, each attribute's type), as a refusal says it. */
+/**
+ * What is wrong with `message` of what SQS always sends (an id, a receipt handle, a body, each
+ * attribute's type, …), as a refusal says it: the rule `fromSqsMessage` reads a message by.
+ */
 function messageFault(message: Message): string | undefined {
-  for (const key of ['MessageId', 'ReceiptHandle', 'Body'] as const) {
-    if (typeof message[key] !== 'string') return `its ${key} is ${showValue(message[key])}; allowed: a string`;
-  }
-  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
-    const dataType = (value as MessageAttributeValue | undefined)?.DataType;
-    if (typeof dataType !== 'string') {
-      return `its MessageAttributes.${name}.DataType is ${showValue(dataType)}; allowed: a string such as "String"`;
-    }
-  }
-  return undefined;
+  const fault = sqsMessageFault(message, { receiptHandle: true });
+  if (fault === undefined) return undefined;
+  return `${fault.path === '' ? 'it' : `its ${fault.path}`} is ${fault.got}; allowed: ${fault.allowed}`;
 }
 
 /**
