@@ -3,6 +3,7 @@
  * config; the parts are exported for stacks that assemble their own.
  */
 
+export { ARCHIVER_METRICS, type ArchiverMetricName } from '../shared/archive/archiver-metrics.js';
 export { OutboxError } from '../shared/errors.js';
 export { type ArchiveAlarmsOptions, addArchiveAlarms } from './archive-alarms.js';
 export { LowLatencyProcessor, type LowLatencyProcessorProps } from './low-latency-processor.js';

@@ -4,6 +4,19 @@ import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
 /**
  * Where the archiver's EMF metrics land: the relay's namespace, its own `service`, the function's
  * name as a dimension (as the relay's), and the metric names, one value of each per batch.
+ * Exported by `dynamodb-outbox/cdk` for alarms and dashboards made outside `OutboxArchive`
+ * (whose `metric(name)` builds one of these for its function).
+ *
+ * @example
+ * ```ts
+ * import { ARCHIVER_METRICS } from 'dynamodb-outbox/cdk';
+ *
+ * const failedWrites = new Metric({
+ *   namespace: ARCHIVER_METRICS.namespace,
+ *   metricName: ARCHIVER_METRICS.failedWrites,
+ *   dimensionsMap: { service: ARCHIVER_METRICS.service, [ARCHIVER_METRICS.functionDimension]: archiverFunctionName },
+ * });
+ * ```
  */
 export const ARCHIVER_METRICS = {
   namespace: 'Outbox',
@@ -22,7 +35,7 @@ export const ARCHIVER_METRICS = {
   malformedRecords: 'malformedRecords',
 } as const;
 
-/** The name of one of the archiver's metrics. */
+/** The name of one of the archiver's metrics: what `OutboxArchive`'s `metric(name)` takes. */
 export type ArchiverMetricName = (typeof ARCHIVER_METRICS)[
   | 'archivedEvents'
   | 'objectsWritten'
