@@ -12,7 +12,7 @@ import type {
   TransactWriteItemsInput,
 } from '@aws-sdk/client-dynamodb';
 import type { marshallOptions } from '@aws-sdk/util-dynamodb';
-import type { SerializeMiddleware } from '@smithy/types';
+import type { HandlerExecutionContext, SerializeMiddleware } from '@smithy/types';
 import { errorName } from '../aws/error-name.js';
 import { sentInput } from './operation-size.js';
 
@@ -87,6 +87,13 @@ export function describeError(error: unknown): string {
   return `${label}${status} (${text}${sdkAttempts})`;
 }
 
+const asLogged = <T>(value: T): T => value;
+/** The log filters DynamoDB's requests need: none, as its API has no sensitive member. */
+const UNFILTERED_LOG = {
+  overrideInputFilterSensitiveLog: asLogged,
+  overrideOutputFilterSensitiveLog: asLogged,
+} as unknown as NonNullable<HandlerExecutionContext['dynamoDbDocumentClientOptions']>;
+
 /** What the attempts of one request showed. */
 export interface AttemptWatch {
   /** The request went through the SDK's middleware: `unanswered` is then complete. */
@@ -112,8 +119,11 @@ export function watchAttempts(command: TransactWriteItemsCommand, wire: Transact
   const planned = plannedFields(command.input.TransactItems ?? []);
   // Middleware passed inline: each is a closure over this request's state, and nothing more.
   command.middlewareStack.add(
-    (next) => (args) => {
+    (next, context) => (args) => {
       watch.observed = true;
+      // DynamoDB's API marks no member sensitive, so the SDK's log filter would only copy the whole
+      // request and answer for the client's logger (and a client without one drops them): it gets them as they are.
+      context.dynamoDbDocumentClientOptions = { ...context.dynamoDbDocumentClientOptions, ...UNFILTERED_LOG };
       return next(args);
     },
     { step: 'initialize' },
