@@ -119,4 +119,20 @@ describe('redrive notes count their messages in words', () => {
 
     expect(notes).toEqual([expect.stringMatching(new RegExp(`^${words.replace(/[()]/g, '\\$&')}; messages behind the first`))]);
   });
+
+  it('fifoNotes of a real run that read as many as the queue held says none was behind the kept ones, where it said some were not seen', () => {
+    const notes = fifoNotes({ visible: 4, inFlight: 0, delayed: 0 }, false, 4, 3);
+
+    expect(notes).toEqual([
+      'FIFO queue: the 3 messages it leaves in the queue stay first in their message groups; the run read as many messages as the queue held before it (about 4), so none was behind them then (SQS hands out no further message of a group while one is in flight: one that arrived since waits behind them).',
+    ]);
+  });
+
+  it('fifoNotes of a real run that read fewer than the queue held says how many it did not see', () => {
+    const notes = fifoNotes({ visible: 6, inFlight: 0, delayed: 0 }, false, 4, 1);
+
+    expect(notes).toEqual([
+      'FIFO queue: the run read 4 of about 6 messages; those behind the 1 message it leaves in the queue, in its message group, were not seen (SQS hands out no further message of a group while one is in flight); they stay in the queue, in order behind it.',
+    ]);
+  });
 });
