@@ -6,6 +6,7 @@ import { remainingTimeFault } from '../lambda-context.js';
 import { LAMBDA_FUNCTION_NAME_ENV } from '../relay/metrics.js';
 import { BatchWorker } from './batch-worker.js';
 import { catalogSchemas } from './catalog-schemas.js';
+import { withCheckedRun } from './checked-process.js';
 import { ConsumerOptionsError } from './errors.js';
 import { runEventGroup } from './event-worker.js';
 import { type MessageHandlingDeps, type PreparedMessage, prepareMessage } from './handle-message.js';
@@ -162,11 +163,12 @@ export function createConsumer(given: ConsumerOptions): Consumer {
 
   return {
     name: options.name,
-    process: async (messages, processOptions) => {
+    // A poller's messages, checked as fromSqsMessage made them, go to `process` without a second check.
+    process: withCheckedRun(async (messages: readonly ConsumerMessage[], processOptions?: ProcessOptions) => {
       validateMessages(messages);
       validateProcessOptions(processOptions);
       return process(Array.from(messages, withoutNullValues), processOptions?.claimExpiresAt);
-    },
+    }, process),
     handler: async (event, context) => {
       // Every log line of the invocation names its request, as Powertools' injectLambdaContext does.
       if (typeof context?.awsRequestId === 'string') logger.addContext?.(context as Context);

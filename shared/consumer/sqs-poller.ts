@@ -7,6 +7,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { CONTENT_TYPE_ATTRIBUTE, REPLAY_ATTRIBUTE, TRACEPARENT_ATTRIBUTE, TRACESTATE_ATTRIBUTE } from '../envelope.js';
+import { checkedRunOf } from './checked-process.js';
 import type { Consumer } from './consumer.js';
 import { fromSqsMessage, queueNameOf } from './messages.js';
 import { describeCause, PollError, type PollPhase, type PollResult } from './poll-errors.js';
@@ -168,11 +169,12 @@ export async function pollQueue(options: PollOptions, signal?: AbortSignal): Pro
     'process',
     queueUrl,
     `the consumer threw on the batch of ${Messages.length}, so none was deleted: they come back after their visibility timeout, and any it had handled are acknowledged then as duplicates`,
-    () =>
-      options.consumer.process(
-        Messages.map((message) => ({ ...fromSqsMessage(message), ...named })),
-        { claimExpiresAt },
-      ),
+    () => {
+      // fromSqsMessage checks each message; a consumer made by createConsumer takes them without checking them again.
+      const messages = Messages.map((message) => ({ ...fromSqsMessage(message), ...named }));
+      const checkedRun = checkedRunOf(options.consumer.process);
+      return checkedRun === undefined ? options.consumer.process(messages, { claimExpiresAt }) : checkedRun(messages, claimExpiresAt);
+    },
   );
   const failedIds = new Set(result.batchItemFailures.map((f) => f.itemIdentifier));
   const entries = (messages: Message[]) => messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' }));

@@ -1,9 +1,11 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createConsumer } from '../../shared/consumer/consumer.js';
-import { ClaimDeadlinePassedError } from '../../shared/consumer/errors.js';
+import { checkedRunOf } from '../../shared/consumer/checked-process.js';
+import { type Consumer, createConsumer } from '../../shared/consumer/consumer.js';
+import { ClaimDeadlinePassedError, ConsumerOptionsError } from '../../shared/consumer/errors.js';
 import { inboxKey } from '../../shared/consumer/inbox.js';
+import { PollError } from '../../shared/consumer/poll-errors.js';
 import { HAND_OUT_MARGIN_MS, pollOnce } from '../../shared/consumer/sqs-poller.js';
 import type { ConsumerOptions, InboxOptions } from '../../shared/consumer/types.js';
 import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
@@ -212,6 +214,77 @@ describe('pollOnce: claims lapse with the visibility timeout', () => {
     expect(commands.filter((c) => c === 'GetQueueAttributesCommand')).toHaveLength(1);
     expect(commands.filter((c) => c === 'ReceiveMessageCommand')).toHaveLength(3);
     own.destroy();
+  });
+});
+
+describe('pollOnce: a received message is checked once, as fromSqsMessage reads it', () => {
+  /** A client whose receives answer the queue's messages without their Body, as SQS never sends them. */
+  function bodilessClient() {
+    const own = testClients(server.address);
+    own.sqs.middlewareStack.add(
+      (next, context) => async (args) => {
+        const output = await next(args);
+        if (context.commandName === 'ReceiveMessageCommand') {
+          for (const message of (output.output as { Messages?: { Body?: string }[] }).Messages ?? []) delete message.Body;
+        }
+        return output;
+      },
+      { step: 'initialize' },
+    );
+    return own;
+  }
+
+  it.each([
+    ['the consumer createConsumer gave', (consumer: Consumer) => consumer],
+    [
+      "a consumer's process of one's own",
+      (consumer: Consumer) => ({ process: (...args: Parameters<Consumer['process']>) => consumer.process(...args) }),
+    ],
+  ])('refuses one without a Body before any is handled or deleted, with %s', async (label, given) => {
+    const name = `poll-bodiless-${label.startsWith('the consumer') ? 'created' : 'own'}`;
+    const { queueUrl } = await queueWithEvent(name, '30');
+    const own = bodilessClient();
+    const handle = vi.fn();
+    const { consumer } = consumerWith(name, { 'order.placed': { handle } });
+
+    const error = await pollOnce({ sqs: own.sqs, queueUrl, consumer: given(consumer) }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    own.destroy();
+
+    expect(error).toBeInstanceOf(PollError);
+    expect(error).toMatchObject({ phase: 'process', batch: undefined });
+    expect((error as PollError).message).toBe(
+      `Polling ${queueUrl} failed at process: ConsumerOptionsError (Invalid consumer option fromSqsMessage.message.Body: got undefined; allowed: a string (the message body as text: JSON.stringify an envelope object)); the consumer threw on the batch of 1, so none was deleted: they come back after their visibility timeout, and any it had handled are acknowledged then as duplicates`,
+    );
+    expect((error as PollError).cause).toBeInstanceOf(ConsumerOptionsError);
+    expect((error as PollError).cause).toMatchObject({ field: 'fromSqsMessage.message.Body', code: 'INVALID_CONSUMER_OPTIONS' });
+    expect(handle).not.toHaveBeenCalled();
+    expect(server.inspectQueue(name)?.messages.inflight).toHaveLength(1);
+  });
+
+  it("hands the messages of the consumer createConsumer gave to its run without process's check, and calls any other process as given", async () => {
+    const { consumer } = consumerWith('poll-checked-run', { 'order.placed': { handle: () => {} } });
+    expect(checkedRunOf(consumer.process)).toBeTypeOf('function');
+    const seen: unknown[] = [];
+    const wrapper = {
+      process: (...args: Parameters<Consumer['process']>) => {
+        seen.push(args);
+        return consumer.process(...args);
+      },
+    };
+    expect(checkedRunOf(wrapper.process)).toBeUndefined();
+
+    const { queueUrl, event } = await queueWithEvent('poll-checked-run', '30');
+    const direct = await pollOnce({ sqs: clients.sqs, queueUrl, consumer });
+    expect(direct.result.outcomes).toMatchObject([{ status: 'processed', eventId: event.id }]);
+    expect(direct.acknowledged).toBe(1);
+
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: anEnvelope({ aggregateId: 'again' }).body }));
+    const wrapped = await pollOnce({ sqs: clients.sqs, queueUrl, consumer: wrapper });
+    expect(wrapped.acknowledged).toBe(1);
+    expect(seen).toEqual([[[expect.objectContaining({ queueName: 'poll-checked-run' })], { claimExpiresAt: expect.any(Number) }]]);
   });
 });
 
