@@ -49,7 +49,8 @@ describe('what the docs import from the package', () => {
   it('reports a name an entry point does not export, an entry point that is not one, and a wrong prose mention', () => {
     const page = [
       'Intro naming `startLocalStack()` from `dynamodb-outbox/testing`, and',
-      '`STOPPING_CHECKPOINT_RETRIES` in `shard-checkpoints.ts`, not exported by `dynamodb-outbox/processor`.',
+      '`STOPPING_CHECKPOINT_RETRIES` in `shard-checkpoints.ts`, not exported by `dynamodb-outbox/processor`;',
+      '`EventSchemaError` (exported from `dynamodb-outbox/catalog`) and `LeaseTable` (exported by `dynamodb-outbox/processor`).',
       '',
       '```ts',
       'import {',
@@ -69,10 +70,11 @@ describe('what the docs import from the package', () => {
     ].join('\n');
     expect(missing('page.md', page)).toEqual([
       "page.md:1: startLocalStack from 'dynamodb-outbox/testing'",
-      "page.md:7: NoSuchHandler from 'dynamodb-outbox/consumer'",
-      "page.md:11: * from 'dynamodb-outbox/archive'",
-      "page.md:12: ARCHIVER_METRICS from 'dynamodb-outbox/relay'",
-      "page.md:13: LocalStack from 'dynamodb-outbox/testing'",
+      "page.md:3: LeaseTable from 'dynamodb-outbox/processor'",
+      "page.md:8: NoSuchHandler from 'dynamodb-outbox/consumer'",
+      "page.md:12: * from 'dynamodb-outbox/archive'",
+      "page.md:13: ARCHIVER_METRICS from 'dynamodb-outbox/relay'",
+      "page.md:14: LocalStack from 'dynamodb-outbox/testing'",
     ]);
   });
 });

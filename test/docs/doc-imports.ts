@@ -97,12 +97,12 @@ const firstName = (name: ts.EntityName): string => (ts.isIdentifier(name) ? name
 
 /**
  * Prose naming a symbol with its entry point: "`name`" or "`name(args)`" (or "`NAME.member`"),
- * then "from", "in", "is exported from/by", "exported by" or "(", then the entry point in
+ * then "from", "in", "is exported from/by", "exported by", "(exported from/by" or "(", then the entry point in
  * backticks. A file path between them in parentheses ("`OutboxProps` (`infra/outbox-props.ts`,
  * exported by `dynamodb-outbox/cdk`)") and "construct" after the name are passed over.
  */
 const PROSE_MENTION =
-  /`([A-Za-z_$][\w$]*)(?:\.[\w$]+)*(?:\([^`]*\))?`(?:\s+construct)?(?:\s+\(`[^`]*`)?,?\s+(?:from|in|is\s+exported\s+from|is\s+exported\s+by|exported\s+by|\()\s*`(dynamodb-outbox(?:\/[\w-]+)?)`/g;
+  /`([A-Za-z_$][\w$]*)(?:\.[\w$]+)*(?:\([^`]*\))?`(?:\s+construct)?(?:\s+\(`[^`]*`)?,?\s+(?:from|in|is\s+exported\s+from|is\s+exported\s+by|exported\s+by|\(exported\s+(?:from|by)|\()\s*`(dynamodb-outbox(?:\/[\w-]+)?)`/g;
 
 function proseImports(prose: string): DocImport[] {
   return [...prose.matchAll(PROSE_MENTION)].map((match) => ({
