@@ -7,7 +7,7 @@ import { subscriberFilterProblem } from '../../subscriber-filter.js';
 import { MAX_PORT } from '../../tcp-port.js';
 import { LocalStackError } from '../errors.js';
 import { PORT_ALLOWED } from './ports.js';
-import { testStackConfig } from './test-stack-checks.js';
+import { localStackConfig } from './test-stack-checks.js';
 import type { OutboxTestSubscriber } from './test-stack-types.js';
 
 /** How loud the local relay and archiver are: warnings and errors (a record that failed, a dead letter), so a run's output stays readable. */
@@ -114,7 +114,7 @@ const SUBSCRIBER_KEYS = ['name', 'topic', 'eventTypes', 'aggregateTypes', 'maxRe
  * or (`onError`) only once a part in the background reports.
  */
 export function checkOptionShapes(config: unknown, subscribers: unknown, onError: unknown): OutboxConfig {
-  const checked = testStackConfig(config);
+  const checked = localStackConfig(config);
   if (subscribers !== undefined && !Array.isArray(subscribers))
     throw invalidOption('subscribers', subscribers, 'a list of subscribers, each { name, topic, … }');
   if (onError !== undefined && typeof onError !== 'function') throw invalidOption('onError', onError, 'a function (source, error) => void');

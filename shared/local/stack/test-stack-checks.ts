@@ -1,7 +1,7 @@
 /**
- * The checks `startOutboxTestStack` runs on its config and subscribers before anything starts,
- * beyond the local stack's own: a config `defineConfig` would refuse, and handler factories that
- * build no handler.
+ * Checks run before anything starts: the config, by `startOutboxTestStack` and by the local stack
+ * `npm start` runs (a config `defineConfig` would refuse), and `startOutboxTestStack`'s handler
+ * factories that build no handler.
  */
 
 import { checkedConfig, configRefusal, type OutboxConfig } from '../../config.js';
@@ -17,10 +17,10 @@ import type { OutboxTestSqsHandler, OutboxTestSubscriber } from './test-stack-ty
  *
  * @example
  * ```ts
- * testStackConfig({ source, topics: [{ name: 'orders fifo' }], routes }); // LocalStackError INVALID_OPTION
+ * localStackConfig({ source, topics: [{ name: 'orders fifo' }], routes }); // LocalStackError INVALID_OPTION
  * ```
  */
-export function testStackConfig(config: unknown): OutboxConfig {
+export function localStackConfig(config: unknown): OutboxConfig {
   return checkedConfig(config, (cause) => new LocalStackError('INVALID_OPTION', `config ${configRefusal(cause)}`, { cause }));
 }
 

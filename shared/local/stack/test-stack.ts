@@ -7,7 +7,7 @@ import { startLocalStack } from './local-stack.js';
 import { checkInteger, checkOptionKeys, invalidOption } from './options.js';
 import { receiveMessages } from './receive.js';
 import { localRelayHandler } from './relay.js';
-import { checkedHandlers, testStackConfig } from './test-stack-checks.js';
+import { checkedHandlers, localStackConfig } from './test-stack-checks.js';
 import type { OutboxTestArchive, OutboxTestQueue, OutboxTestStack, OutboxTestStackOptions, ReceiveOptions } from './test-stack-types.js';
 import type { LocalStack, LocalStackOptions } from './types.js';
 import { MIN_IDLE_TIMEOUT_MS, waitUntilIdle } from './wait-for-idle.js';
@@ -108,7 +108,7 @@ function archiveOf(stack: LocalStack): OutboxTestArchive | undefined {
  */
 export async function startOutboxTestStack(options: OutboxTestStackOptions): Promise<OutboxTestStack> {
   checkOptionKeys('options', options, OPTION_KEYS);
-  const config = testStackConfig(options.config);
+  const config = localStackConfig(options.config);
   const onError = options.onError ?? reportToStderr;
   const engineOptions: LocalStackOptions = {
     config,
