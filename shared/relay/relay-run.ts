@@ -253,7 +253,8 @@ export class RelayRun {
       lane.readyAt = Date.now() + backoffDelay(backoff, item.attempts);
       return;
     }
-    const why = transient ? `still failing after ${item.attempts} attempts` : 'not retryable';
+    // Not "not retryable": the record fails, and the mapping (or the processor) retries it later.
+    const why = transient ? `still failing after ${item.attempts} attempts` : 'an error a retry in this run would not mend';
     this.records.failLane(lane, 'PUBLISH_FAILED', `publishing ${eventsOf(items)} failed (${why}): ${detail}`);
   }
 

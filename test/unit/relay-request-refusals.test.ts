@@ -54,6 +54,17 @@ describe('request-level SNS refusals', () => {
     expect(lowestFailedSequenceNumber(result)).toBe('600');
   });
 
+  it('fails the record of an event SNS refuses for the deployment (access denied) at once, saying it is not retried in this run only', async () => {
+    const sns = new FakeSns(undefined, () => 'denied');
+    const result = await relayWith(sns, new FakeSqs()).relay([slotRecord({ id: 'a', sequenceNumber: '650' })]);
+    expect(sns.requests).toHaveLength(1);
+    expect(result.outcomes[0]).toMatchObject({
+      status: 'failed',
+      reason: 'PUBLISH_FAILED',
+      detail: expect.stringMatching(/^publishing event \S+ failed \(an error a retry in this run would not mend\): AuthorizationErrorException/),
+    });
+  });
+
   it('retries a request SNS throttles, and fails the record once the attempts are spent, without dead-lettering it', async () => {
     const sqs = new FakeSqs();
     const sns = new FakeSns(undefined, () => 'throttled');
