@@ -65,6 +65,7 @@ export class BatchWorker {
   /** Runs the handlers of a FIFO group's messages (or one message of a standard queue); their commits may wait in the group. */
   async run(indices: readonly number[]): Promise<void> {
     this.#outer ??= { context: await outerContext() };
+    await this.#group.ready();
     for (const index of indices) {
       const message = this.#context.messages[index] as ConsumerMessage;
       const ready = this.#context.prepared[index] as PreparedMessage;

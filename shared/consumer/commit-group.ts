@@ -10,6 +10,7 @@ import { MAX_REQUEST_BYTES, type TransactOperation } from '../write/types.js';
 import { InboxConflictError } from './errors.js';
 import { MAX_HANDLER_WRITES, THROTTLED_COMMIT_RETRY } from './inbox-records.js';
 import { type CommitDeps, commitPending, committedOutcome, failedOutcome, type PendingCommit } from './pending-commit.js';
+import { clientRegionOf, sameTable, type TableIdentity, tableIdentity } from './table-identity.js';
 import type { MessageOutcome, TransactItem } from './types.js';
 
 /** TransactWriteItems takes 100 actions. */
@@ -33,33 +34,44 @@ export type GroupOutcomes = (pending: PendingCommit) => Promise<MessageOutcome>;
 
 const aggregateOf = (envelope: OutboxEnvelope): string => `${envelope.aggregatetype}\u0000${envelope.subject}`;
 
+/** An item a write names: its table's region and name with its key as one text, and the table's account when its ARN says it. */
+interface ItemRef {
+  readonly key: string;
+  readonly account: string | undefined;
+}
+
 // A bigint (which the DocumentClient sends as a number) as its digits: JSON.stringify would throw.
-const keyText = (tableName: string | undefined, key: Record<string, unknown>): string =>
-  `${tableName}\u0000${JSON.stringify(
+const itemRef = (table: TableIdentity, key: Record<string, unknown>): ItemRef => ({
+  key: `${table.table}\u0000${JSON.stringify(
     Object.keys(key)
       .sort()
       .map((name) => [name, key[name]]),
     (_name, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
-  )}`;
+  )}`,
+  account: table.account,
+});
 
 /**
  * The items a write names, where its keys are known: `Update`, `Delete` and `ConditionCheck` name
- * their `Key`; a `Put` into the inbox's table has its `pk`/`sk` in the item. A `Put` elsewhere is
- * not known: DynamoDB refuses a transaction with two actions on one item, and the fallback commits
- * each event on its own then.
+ * their `Key`; a `Put` into the inbox's table (by its name or its ARN, {@link sameTable}) has its
+ * `pk`/`sk` in the item. A `Put` elsewhere is not known: DynamoDB refuses a transaction with two
+ * actions on one item, and the fallback commits each event on its own then. A table is read
+ * against the client's region (`region`), as DynamoDB reads a name.
  */
-function itemsOf(writes: readonly TransactItem[], inboxTable: string): string[] {
-  const items: string[] = [];
+function itemsOf(writes: readonly TransactItem[], inboxTable: TableIdentity, region: string | undefined): ItemRef[] {
+  const items: ItemRef[] = [];
   for (const write of writes) {
     // Not a write at all (plain JS can pass anything): its own commit refuses it, as with commit: 'event'.
     if (typeof write !== 'object' || write === null) continue;
     const keyed = write.Update ?? write.Delete ?? write.ConditionCheck;
-    if (typeof keyed?.Key === 'object' && keyed.Key !== null) items.push(keyText(keyed.TableName, keyed.Key));
-    else if (write.Put !== undefined && write.Put.TableName === inboxTable) {
+    if (typeof keyed?.Key === 'object' && keyed.Key !== null) items.push(itemRef(tableIdentity(keyed.TableName, region), keyed.Key));
+    else if (write.Put !== undefined) {
+      const table = tableIdentity(write.Put.TableName, region);
+      if (!sameTable(table, inboxTable)) continue;
       const item = write.Put.Item ?? {};
       const pk = item[TABLE.partitionKey];
       const sk = item[TABLE.sortKey];
-      if (pk !== undefined && sk !== undefined) items.push(keyText(inboxTable, { [TABLE.partitionKey]: pk, [TABLE.sortKey]: sk }));
+      if (pk !== undefined && sk !== undefined) items.push(itemRef(table, { [TABLE.partitionKey]: pk, [TABLE.sortKey]: sk }));
     }
   }
   return items;
@@ -73,9 +85,14 @@ export class CommitGroup {
   readonly #deps: CommitDeps;
   readonly #document: DynamoDBDocumentClient;
   readonly #tableName: string;
+  /** The client's region, once {@link ready} has read it; until then no ARN is taken for a name's table. */
+  #region: string | undefined;
+  #inboxTable: TableIdentity;
+  #ready: Promise<void> | undefined;
   #entries: PendingCommit[] = [];
   #aggregates = new Set<string>();
-  #items = new Set<string>();
+  /** Each item's text → the accounts it is in (`undefined`: a table named by its name, the client's account). */
+  #items = new Map<string, Set<string | undefined>>();
   #actions = 0;
   #bytes = 0;
 
@@ -83,6 +100,22 @@ export class CommitGroup {
     this.#deps = deps;
     this.#document = document;
     this.#tableName = tableName;
+    this.#inboxTable = tableIdentity(tableName, undefined);
+  }
+
+  /** Reads the client's region, so a table named by its name and by its ARN is known as one; call before {@link join}. */
+  ready(): Promise<void> {
+    this.#ready ??= clientRegionOf(this.#document).then((region) => {
+      this.#region = region;
+      this.#inboxTable = tableIdentity(this.#tableName, region);
+    });
+    return this.#ready;
+  }
+
+  /** Whether the group holds `item` already: same table and key, in the same account unless either's is the client's. */
+  #holds(item: ItemRef): boolean {
+    const accounts = this.#items.get(item.key);
+    return accounts !== undefined && (item.account === undefined || accounts.has(undefined) || accounts.has(item.account));
   }
 
   /**
@@ -106,9 +139,9 @@ export class CommitGroup {
     return this.#aggregates.has(aggregateOf(envelope));
   }
 
-  #itemsOf(pending: PendingCommit): string[] {
+  #itemsOf(pending: PendingCommit): ItemRef[] {
     const { pk, sk } = this.#deps.inbox.keysOf(pending.envelope).own;
-    return [...itemsOf(pending.writes, this.#tableName), keyText(this.#tableName, { pk, sk })];
+    return [...itemsOf(pending.writes, this.#inboxTable, this.#region), itemRef(this.#inboxTable, { pk, sk })];
   }
 
   /** The group is past a transaction's limits: it holds one event that fits no transaction, which fails on its own commit. */
@@ -126,13 +159,14 @@ export class CommitGroup {
     const actions = pending.writes.length + 1;
     const bytes = this.#bytesOf(pending);
     const fits =
-      this.#actions + actions <= MAX_GROUP_ACTIONS &&
-      this.#bytes + bytes <= MAX_GROUP_BYTES &&
-      !items.some((item) => this.#items.has(item));
+      this.#actions + actions <= MAX_GROUP_ACTIONS && this.#bytes + bytes <= MAX_GROUP_BYTES && !items.some((item) => this.#holds(item));
     if (!fits && this.#entries.length > 0) return false;
     this.#entries.push(pending);
     this.#aggregates.add(aggregateOf(pending.envelope));
-    for (const item of items) this.#items.add(item);
+    for (const item of items) {
+      const accounts = this.#items.get(item.key) ?? new Set();
+      this.#items.set(item.key, accounts.add(item.account));
+    }
     this.#actions += actions;
     this.#bytes += bytes;
     return true;
@@ -154,7 +188,7 @@ export class CommitGroup {
     const entries = this.#entries;
     this.#entries = [];
     this.#aggregates = new Set();
-    this.#items = new Set();
+    this.#items = new Map();
     this.#actions = 0;
     this.#bytes = 0;
     if (entries.length === 0) return () => Promise.reject(new Error('No event of this group was pending'));
