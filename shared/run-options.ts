@@ -32,12 +32,12 @@ export function runOptionFault(options: RunOptionsGiven): { readonly field: stri
     return { field: 'dryRun', detail: `got ${showValue(dryRun)}; allowed: true (read and classify, send nothing) or false` };
   }
   if (onProgress !== undefined && typeof onProgress !== 'function') {
-    return { field: 'onProgress', detail: `got ${showValue(onProgress)}; allowed: a function called after every batch, or none` };
+    return { field: 'onProgress', detail: `got ${showValue(onProgress)}; allowed: a function called after every batch, or leave it out` };
   }
   // A retry's pause listens for the abort and removes its listener when it ends (shared/backoff.ts sleep).
   if (signal !== undefined && !isAbortSignalLike(signal)) {
     const given = typeof signal === 'object' && signal !== null ? 'an object that is no AbortSignal' : showValue(signal);
-    return { field: 'signal', detail: `got ${given}; allowed: an AbortSignal (an AbortController's signal), or none` };
+    return { field: 'signal', detail: `got ${given}; allowed: an AbortSignal (an AbortController's signal), or leave it out` };
   }
   return undefined;
 }

@@ -42,7 +42,7 @@ function rejectUnused(path: string, props: OutboxSubscriberProps): void {
   if (props.queue !== undefined) {
     unused(
       ['retentionPeriod', 'visibilityTimeout', 'maxReceiveCount'],
-      'configure a new queue, and an existing queue is given; allowed: set them on that queue, or leave out queue',
+      'configure a new queue, and an existing queue is given; allowed: set them on that queue, or leave queue out',
     );
   }
 }

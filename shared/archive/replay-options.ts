@@ -109,7 +109,7 @@ function checkRunOptions(options: ReplayArchiveOptions): void {
   }
   const path: unknown = options.checkpointPath;
   if (path !== undefined && (typeof path !== 'string' || path.trim() === '')) {
-    throw new ReplayOptionsError('checkpointPath', `got ${showValue(path)}; allowed: a file path, or none for no checkpoint`);
+    throw new ReplayOptionsError('checkpointPath', `got ${showValue(path)}; allowed: a file path, or leave it out for no checkpoint`);
   }
 }
 

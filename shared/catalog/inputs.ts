@@ -38,13 +38,13 @@ export function catalogConfig(config: unknown): OutboxConfig {
 /** Refuses options of `catalogDocument` that are not an object of `title` and `version`, each a non-blank string. */
 export function checkDocumentOptions(options: unknown): asserts options is CatalogDocumentOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options))
-    throw refuse('options', `got ${showValue(options)}; allowed: an object with title and version, or nothing`);
+    throw refuse('options', `got ${showValue(options)}; allowed: an object with title and version, or leave it out`);
   const unknown = Object.keys(options).filter((key) => !OPTION_KEYS.includes(key));
   if (unknown.length > 0)
     throw refuse('options', `has ${unknown.map((key) => JSON.stringify(key)).join(', ')}; allowed: ${OPTION_KEYS.join(', ')}`);
   for (const key of OPTION_KEYS) {
     const value = (options as Record<string, unknown>)[key];
     if (value !== undefined && (typeof value !== 'string' || value.trim() === ''))
-      throw refuse(key, `got ${showValue(value)}; allowed: a string that is not blank, or nothing for the default`);
+      throw refuse(key, `got ${showValue(value)}; allowed: a string that is not blank, or leave it out for the default`);
   }
 }

@@ -108,7 +108,7 @@ export function processorObserver(logger: Logger, metrics: Metrics, flushInterva
   if (typeof flushIntervalMs !== 'number' || !Number.isFinite(flushIntervalMs) || flushIntervalMs < 0) {
     throw new ProcessorOptionsError(
       'flushIntervalMs',
-      `got ${showValue(flushIntervalMs)}; allowed: milliseconds from 0 (flush at every report) up, or none for 10000`,
+      `got ${showValue(flushIntervalMs)}; allowed: milliseconds from 0 (flush at every report) up, or leave it out for 10000`,
     );
   }
   let flushedAt = monotonicNow();

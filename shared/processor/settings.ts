@@ -79,7 +79,7 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new ProcessorOptionsError(
       'settings',
-      `got ${showValue(input)}; allowed: an object of settings (${known.join(', ')}), or none for the defaults`,
+      `got ${showValue(input)}; allowed: an object of settings (${known.join(', ')}), or leave it out for the defaults`,
     );
   }
   for (const key of Object.keys(input)) {

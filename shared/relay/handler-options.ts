@@ -42,18 +42,18 @@ export function checkHandlerOptions(options: HandlerOwnOptions): void {
     options.logger,
     ['info', 'warn', 'error'],
     ['addContext'],
-    'a logger with info, warn and error (Powertools Logger fits), or none for one',
+    'a logger with info, warn and error (Powertools Logger fits), or leave it out for a Powertools Logger',
   );
   checkMethods(
     'metrics',
     options.metrics,
     ['addMetric'],
     ['addDimension', 'publishStoredMetrics'],
-    'a metrics sink with addMetric, and optionally addDimension and publishStoredMetrics (Powertools Metrics fits), or none for relayMetrics()',
+    'a metrics sink with addMetric, and optionally addDimension and publishStoredMetrics (Powertools Metrics fits), or leave it out for relayMetrics()',
   );
   for (const [field, allowed] of [
-    ['onOutcome', "a function given each batch's summary, or none"],
-    ['now', 'a function returning epoch ms, or none for Date.now'],
+    ['onOutcome', "a function given each batch's summary, or leave it out"],
+    ['now', 'a function returning epoch ms, or leave it out for Date.now'],
   ] as const) {
     const value = options[field];
     if (value !== undefined && typeof value !== 'function') throw new ConfigError(field, `got ${showValue(value)}; allowed: ${allowed}`);

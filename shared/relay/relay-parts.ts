@@ -89,6 +89,6 @@ export function checkRelayDeadline(deadline: unknown, now = Date.now()): void {
   const ahead = finite ? ` (${deadline - now} ms from now)` : '';
   throw new ConfigError(
     'deadline',
-    `got ${showValue(deadline)}${ahead}; allowed: epoch ms at most ${MAX_DEADLINE_AHEAD_MS} ms from now (a relay function's longest timeout, relay.timeoutSeconds' bound of ${MAX_RELAY_TIMEOUT_SECONDS} s), or none`,
+    `got ${showValue(deadline)}${ahead}; allowed: epoch ms at most ${MAX_DEADLINE_AHEAD_MS} ms from now (a relay function's longest timeout, relay.timeoutSeconds' bound of ${MAX_RELAY_TIMEOUT_SECONDS} s), or leave it out`,
   );
 }

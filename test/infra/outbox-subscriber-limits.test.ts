@@ -3,6 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Alias, Code, type IFunction, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { Outbox } from '../../infra/outbox.js';
 import { OutboxSubscriber, type OutboxSubscriberProps } from '../../infra/outbox-subscriber.js';
@@ -141,5 +142,18 @@ describe('OutboxSubscriber: logRetention without a consumer to create', () => {
     const outbox = new Outbox(stack, 'Outbox', { config, logRetention: RetentionDays.ONE_WEEK });
     const consumer = LambdaFunction.fromFunctionName(stack, 'Consumer', 'consumer');
     expect(() => outbox.addSubscriber('Billing', { topic: 'payments', consumer, consumerTimeout: Duration.seconds(30) })).not.toThrow();
+  });
+});
+
+describe('OutboxSubscriber: queue settings with an existing queue', () => {
+  it('rejects them, saying to set them on that queue or leave queue out', () => {
+    const stack = new Stack(appWithoutBundling(), 'OwnQueue');
+    const topic = new Topic(stack, 'Topic');
+    const queue = new Queue(stack, 'Own');
+    expectPropsError(
+      () => new OutboxSubscriber(stack, 'Billing', { topic, queue, consumerEntry: 'consumer.ts', maxReceiveCount: 3 }),
+      'maxReceiveCount',
+      'is set but configure a new queue, and an existing queue is given; allowed: set them on that queue, or leave queue out',
+    );
   });
 });

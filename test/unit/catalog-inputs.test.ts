@@ -55,9 +55,13 @@ describe('catalogDocument and checkCatalog refuse what they cannot use, with a C
 
   it.each([
     ['a title that is a number', { title: 42 }, /Invalid catalog option title: got 42; allowed: a string that is not blank/],
-    ['a blank version', { version: ' ' }, /Invalid catalog option version: got " "; allowed: a string that is not blank/],
+    [
+      'a blank version',
+      { version: ' ' },
+      /Invalid catalog option version: got " "; allowed: a string that is not blank, or leave it out for the default$/,
+    ],
     ['a misspelt key', { titel: 'Orders' }, /Invalid catalog option options: has "titel"; allowed: title, version/],
-    ['null', null, /Invalid catalog option options: got null; allowed: an object with title and version, or nothing/],
+    ['null', null, /Invalid catalog option options: got null; allowed: an object with title and version, or leave it out/],
   ])('catalogDocument: options with %s', (_, options, message) => {
     const call = () => catalogDocument(config, options as never);
     expect(call).toThrow(CatalogError);

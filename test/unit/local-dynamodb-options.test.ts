@@ -7,8 +7,8 @@ describe('startDynamoDbLocal options of the wrong shape', () => {
     // Misspelt, it was ignored: DynamoDB Local ran in memory, and the data the test meant to keep was gone.
     [{ dbpath: '/tmp/data' }, 'options.dbpath is "/tmp/data", an unknown option; allowed: port, dbPath, startTimeoutMs, signal'],
     [null, 'options is null; allowed: an object with port, dbPath, startTimeoutMs, signal'],
-    [{ dbPath: '' }, 'dbPath is ""; allowed: a folder path, or none for in memory'],
-    [{ dbPath: 5 }, 'dbPath is 5; allowed: a folder path, or none for in memory'],
+    [{ dbPath: '' }, 'dbPath is ""; allowed: a folder path, or leave it out for in memory'],
+    [{ dbPath: 5 }, 'dbPath is 5; allowed: a folder path, or leave it out for in memory'],
   ])('are refused with INVALID_OPTION before Java starts (%#)', async (options, message) => {
     const error = await startDynamoDbLocal(options as never).then(
       async (ddb) => {

@@ -10,7 +10,7 @@ import { PolyfillAbortController } from '../helpers/polyfill-signal.js';
 
 const config = defineConfig({ source: 'urn:test:signal', topics: [{ name: 'orders' }], routes: { order: 'orders' } });
 const ALLOWED =
-  'allowed: an AbortSignal (such as AbortController().signal or AbortSignal.timeout(ms)) or an object that behaves as one (a boolean `aborted`, and `addEventListener` and `removeEventListener` functions), or none';
+  'allowed: an AbortSignal (such as AbortController().signal or AbortSignal.timeout(ms)) or an object that behaves as one (a boolean `aborted`, and `addEventListener` and `removeEventListener` functions), or leave it out';
 
 describe('the start signal option', () => {
   it('startOutboxTestStack refuses a signal that is no AbortSignal, naming it', async () => {

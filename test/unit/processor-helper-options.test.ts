@@ -45,7 +45,7 @@ describe("the processor's helpers refuse what they would misuse, as the options 
     const metrics = processorMetrics('orders-leases');
     const error = await refusal(() => processorObserver(new Logger({ logLevel: 'SILENT' }), metrics, ms));
     expect(error.field).toBe('flushIntervalMs');
-    expect(error.message).toContain(`got ${ms}; allowed: milliseconds from 0`);
+    expect(error.message).toContain(`got ${ms}; allowed: milliseconds from 0 (flush at every report) up, or leave it out for 10000`);
   });
 
   it.each([Number.NaN, 5, 400_000])('leaseTableClient: a renewal interval of %s (NaN gave NaN timeouts)', async (ms) => {

@@ -98,7 +98,8 @@ describe('createProcessor refuses its own options before the worker exists', () 
   it.each([
     [{ failoverMs: Number.NaN }, 'failoverMs', 'got NaN; allowed: a whole number from 200 to 600000'],
     [{ readLimit: -1 }, 'readLimit', 'got -1; allowed: a whole number from 1 to 1000'],
-    [null, 'settings', 'got null; allowed: an object of settings'],
+    [null, 'settings', 'got null; allowed: an object of settings ('],
+    [7, 'settings', '), or leave it out for the defaults'],
   ])('settings %j: shown as given', (settings, field, words) => {
     const error = refusal({ settings });
     expect(error.field).toBe(field);

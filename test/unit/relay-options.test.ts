@@ -65,8 +65,14 @@ describe('createRelayHandler refuses a logger, metrics sink or callback it would
     ['metrics', { addMetric() {}, publishStoredMetrics: true }, 'got an object whose publishStoredMetrics is no function'],
     ['logger', { info() {} }, 'got an object whose warn, error are no functions; allowed: a logger with info, warn and error'],
     ['logger', 'console', 'got "console"; allowed: a logger'],
-    ['onOutcome', 'log', 'got "log"; allowed: a function'],
-    ['now', 1_700_000_000_000, 'got 1700000000000; allowed: a function returning epoch ms'],
+    ['logger', 7, 'got 7; allowed: a logger with info, warn and error (Powertools Logger fits), or leave it out for a Powertools Logger'],
+    [
+      'metrics',
+      7,
+      'got 7; allowed: a metrics sink with addMetric, and optionally addDimension and publishStoredMetrics (Powertools Metrics fits), or leave it out for relayMetrics()',
+    ],
+    ['onOutcome', 'log', 'got "log"; allowed: a function given each batch\'s summary, or leave it out'],
+    ['now', 1_700_000_000_000, 'got 1700000000000; allowed: a function returning epoch ms, or leave it out for Date.now'],
     ['relay', { config: {} }, 'got an object whose relay is no function; allowed: a Relay'],
   ])('%s %j', (field, value, words) => {
     const error = refusal(() => createRelayHandler({ ...parts, logger: silent, metrics: discard, [field]: value } as never));

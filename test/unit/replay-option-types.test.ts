@@ -25,10 +25,10 @@ describe('replayArchive refuses its clients and run options before anything is r
     ['sqs', {}, 'got an object without a send method; allowed: an SQSClient'],
     ['dryRun', 'yes', 'got "yes"; allowed: true (read and classify, send nothing) or false'],
     ['restart', 1, 'got 1; allowed: true (replace the checkpoint, send it all again) or false'],
-    ['checkpointPath', ' ', 'got " "; allowed: a file path, or none for no checkpoint'],
+    ['checkpointPath', ' ', 'got " "; allowed: a file path, or leave it out for no checkpoint'],
     ['checkpointPath', 42, 'got 42; allowed: a file path'],
-    ['onProgress', 'bar', 'got "bar"; allowed: a function called after every batch, or none'],
-    ['signal', {}, 'got an object that is no AbortSignal; allowed: an AbortSignal'],
+    ['onProgress', 'bar', 'got "bar"; allowed: a function called after every batch, or leave it out'],
+    ['signal', {}, "got an object that is no AbortSignal; allowed: an AbortSignal (an AbortController's signal), or leave it out"],
   ])('%s %j', async (field, value, words) => {
     const error = await refusal({ [field]: value });
     expect(error.field).toBe(field);

@@ -152,11 +152,11 @@ describe('startOutboxTestStack options', () => {
     // A handler that is no function shows as every other refusal's value does: what was given, not its type.
     [
       { subscribers: [{ name: 'b', topic: 'payments', handler: 42 as never }] },
-      'subscribers[0].handler is 42; allowed: a function that builds an SQS Lambda handler (deps) => handler, or none',
+      'subscribers[0].handler is 42; allowed: a function that builds an SQS Lambda handler (deps) => handler, or leave it out',
     ],
     [
       { subscribers: [{ name: 'b', topic: 'payments', handler: { handler: 'index.handler' } as never }] },
-      'subscribers[0].handler is {"handler":"index.handler"}; allowed: a function that builds an SQS Lambda handler (deps) => handler, or none',
+      'subscribers[0].handler is {"handler":"index.handler"}; allowed: a function that builds an SQS Lambda handler (deps) => handler, or leave it out',
     ],
   ])('rejects %j with INVALID_OPTION naming it', async (options, message) => {
     const error = await startError(options);

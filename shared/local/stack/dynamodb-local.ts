@@ -139,7 +139,7 @@ async function start(options: DynamoDbLocalOptions, checkJavaHere: () => void): 
   // Node would refuse such a port with a bare RangeError, and a start timeout below 1 ms fails as if Java never answered.
   checkPort('port', options.port);
   if (options.dbPath !== undefined && (typeof options.dbPath !== 'string' || options.dbPath.trim() === ''))
-    throw invalidOption('dbPath', options.dbPath, 'a folder path, or none for in memory');
+    throw invalidOption('dbPath', options.dbPath, 'a folder path, or leave it out for in memory');
   checkInteger('startTimeoutMs', options.startTimeoutMs, 1, 3_600_000, 'a whole number of ms from 1 to 3600000 (an hour)');
   checkSignal('signal', options.signal);
   const followed = followSignal(options.signal);

@@ -198,6 +198,10 @@ export function checkSubscriptions(config: OutboxConfig, subscribers: readonly O
     checkInteger(`${at}.maxReceiveCount`, subscriber.maxReceiveCount, 1, 1000);
     checkInteger(`${at}.concurrency`, subscriber.concurrency, 1, 10);
     if (subscriber.handler !== undefined && typeof subscriber.handler !== 'function')
-      throw invalidOption(`${at}.handler`, subscriber.handler, 'a function that builds an SQS Lambda handler (deps) => handler, or none');
+      throw invalidOption(
+        `${at}.handler`,
+        subscriber.handler,
+        'a function that builds an SQS Lambda handler (deps) => handler, or leave it out',
+      );
   });
 }

@@ -15,7 +15,7 @@ export function checkSignal(what: string, signal: unknown): void {
   throw invalidOption(
     what,
     signal,
-    'an AbortSignal (such as AbortController().signal or AbortSignal.timeout(ms)) or an object that behaves as one (a boolean `aborted`, and `addEventListener` and `removeEventListener` functions), or none',
+    'an AbortSignal (such as AbortController().signal or AbortSignal.timeout(ms)) or an object that behaves as one (a boolean `aborted`, and `addEventListener` and `removeEventListener` functions), or leave it out',
   );
 }
 
