@@ -6,7 +6,22 @@ function headline(summary: RedriveSummary): string {
   if (summary.status === 'interrupted') {
     return `Redrive interrupted — the counts are partial${dryRun ? '; dry run: nothing was republished or deleted' : ''}`;
   }
-  return dryRun ? 'DRY RUN — nothing was republished or deleted' : 'Redrive completed';
+  if (dryRun) return 'DRY RUN — nothing was republished or deleted';
+  return `Redrive completed${leftInSource(summary)}`;
+}
+
+/**
+ * What a finished run left in its source, for the headline: a run that failed some messages (or
+ * records) exits 1 and one that skipped some exits 3, and "Redrive completed" alone read as done.
+ * Nothing when all moved; `status` stays `completed` either way.
+ */
+function leftInSource({ failed, skipped }: RedriveSummary): string {
+  if (failed.length === 0 && skipped.length === 0) return '';
+  const parts = [
+    ...(failed.length === 0 ? [] : [`${failed.length} failed`]),
+    ...(skipped.length === 0 ? [] : [`${skipped.length} skipped`]),
+  ];
+  return `${failed.length === 0 ? '' : ' with failures'} — ${parts.join(' and ')}, kept in the source`;
 }
 
 /** What went to the relay DLQ instead of its topic, when the run had one. */
