@@ -16,6 +16,7 @@ import { ConfigError } from './errors.js';
 import { MAX_RELAY_TIMEOUT_SECONDS } from './relay-filter.js';
 import { showValue as show } from './show-value.js';
 import { AGGREGATE_TYPE_PATTERN } from './slot.js';
+import { unknownKeys, unknownKeysDetail } from './unknown-keys.js';
 
 /**
  * An RFC 3986 URI reference: the `uri-reference` format the `cloudevents` SDK checks `source`
@@ -50,11 +51,8 @@ export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function rejectUnknownKeys(value: Record<string, unknown>, allowed: readonly string[], field: string): void {
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) {
-      throw new ConfigError(`${field}.${key}`, `unknown setting ${show(key)}; allowed: ${allowed.join(', ')}`);
-    }
-  }
+  const [key] = unknownKeys(value, allowed);
+  if (key !== undefined) throw new ConfigError(`${field}.${key}`, unknownKeysDetail([key], allowed));
 }
 
 function integerIn(value: unknown, [min, max]: readonly [number, number], field: string, unlimited = false): number {

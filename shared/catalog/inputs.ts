@@ -6,6 +6,7 @@
 
 import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
 import { showValue } from '../show-value.js';
+import { unknownKeys, unknownKeysDetail } from '../unknown-keys.js';
 import { CatalogError } from './errors.js';
 
 /** The options of `catalogDocument`, checked by {@link checkDocumentOptions}. */
@@ -39,9 +40,8 @@ export function catalogConfig(config: unknown): OutboxConfig {
 export function checkDocumentOptions(options: unknown): asserts options is CatalogDocumentOptions {
   if (typeof options !== 'object' || options === null || Array.isArray(options))
     throw refuse('options', `got ${showValue(options)}; allowed: an object with title and version, or leave it out`);
-  const unknown = Object.keys(options).filter((key) => !OPTION_KEYS.includes(key));
-  if (unknown.length > 0)
-    throw refuse('options', `has ${unknown.map((key) => JSON.stringify(key)).join(', ')}; allowed: ${OPTION_KEYS.join(', ')}`);
+  const unknown = unknownKeys(options, OPTION_KEYS);
+  if (unknown.length > 0) throw refuse('options', unknownKeysDetail(unknown, OPTION_KEYS));
   for (const key of OPTION_KEYS) {
     const value = (options as Record<string, unknown>)[key];
     if (value !== undefined && (typeof value !== 'string' || value.trim() === ''))

@@ -1,4 +1,5 @@
 import { showValue } from '../show-value.js';
+import { unknownKeys, unknownKeysDetail } from '../unknown-keys.js';
 import { ProcessorOptionsError } from './errors.js';
 
 /** Timing and balancing of the stream processor; every field has a default. */
@@ -82,9 +83,8 @@ export function processorSettings(input: Partial<ProcessorSettings> = {}): Proce
       `got ${showValue(input)}; allowed: an object of settings (${known.join(', ')}), or leave it out for the defaults`,
     );
   }
-  for (const key of Object.keys(input)) {
-    if (!known.includes(key)) throw new ProcessorOptionsError(key, `unknown option ${showValue(key)}; allowed: ${known.join(', ')}`);
-  }
+  const [unknown] = unknownKeys(input, known);
+  if (unknown !== undefined) throw new ProcessorOptionsError(unknown, unknownKeysDetail([unknown], known));
   const failoverMs = input.failoverMs ?? DEFAULT_FAILOVER_MS;
   const settings: ProcessorSettings = {
     failoverMs,

@@ -14,6 +14,7 @@ import {
   traceparentProblem,
   tracestateProblem,
 } from '../tracing/trace-context.js';
+import { objectHasUnknownKeys, unknownKeys } from '../unknown-keys.js';
 import { checkEventVersion, writtenVersion } from './catalog-check.js';
 import { checkOutboxKey, otherTableItemId } from './keys.js';
 import { checkDataNesting } from './nesting.js';
@@ -26,7 +27,6 @@ import {
   type WriteInput,
   type WriteOperation,
 } from './types.js';
-import { unknownNames } from './unknown-names.js';
 
 export type { EventInput, SlotPlan, TransactOperation, WriteInput, WriteOperation } from './types.js';
 export { MAX_ITEM_BYTES, MAX_REQUEST_BYTES, MAX_TRANSACTION_ACTIONS } from './types.js';
@@ -135,9 +135,9 @@ function bareTableName(table: string): string {
  * would otherwise be dropped in silence, and with it the events or the idempotency it meant.
  */
 export function rejectUnknownFields(value: object, path: string, allowed: readonly string[]): void {
-  const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
+  const unknown = unknownKeys(value, allowed);
   if (unknown.length > 0) {
-    throw new WriteValidationError('UNKNOWN_FIELD', unknownNames(path, 'field', unknown, allowed));
+    throw new WriteValidationError('UNKNOWN_FIELD', objectHasUnknownKeys(path, unknown, allowed));
   }
 }
 

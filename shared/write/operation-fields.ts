@@ -5,7 +5,7 @@
 
 import { WriteValidationError } from '../errors.js';
 import { showValue } from '../show-value.js';
-import { unknownNames } from './unknown-names.js';
+import { objectHasUnknownKeys, unknownKeys } from '../unknown-keys.js';
 
 const CONDITION = ['ConditionExpression', 'ExpressionAttributeNames', 'ExpressionAttributeValues', 'ReturnValuesOnConditionCheckFailure'];
 
@@ -25,8 +25,10 @@ export function checkOperationFields(kind: string, body: object, index: number):
   const allowed = FIELDS[kind] as readonly string[];
   for (const field in body) {
     if (Object.hasOwn(body, field) && !allowed.includes(field)) {
-      const unknown = Object.keys(body).filter((name) => !allowed.includes(name));
-      throw new WriteValidationError('INVALID_OPERATION', unknownNames(`operations[${index}].${kind}`, 'field', unknown, allowed));
+      throw new WriteValidationError(
+        'INVALID_OPERATION',
+        objectHasUnknownKeys(`operations[${index}].${kind}`, unknownKeys(body, allowed), allowed),
+      );
     }
   }
   const { ConditionExpression: condition, UpdateExpression: update } = body as Record<string, unknown>;

@@ -11,7 +11,7 @@ import { BACKOFF_DELAY_ALLOWED, type BackoffOptions, isBackoffDelay } from '../b
 import { checkedConfig, configRefusal, type OutboxConfig } from '../config.js';
 import { WriteValidationError } from '../errors.js';
 import { showValue } from '../show-value.js';
-import { unknownNames } from './unknown-names.js';
+import { objectHasUnknownKeys, unknownKeys } from '../unknown-keys.js';
 
 /**
  * What an `Outbox` is built with.
@@ -98,9 +98,9 @@ export function resolveOptions(options: OutboxOptions): ResolvedOptions {
     ['options', options, OPTION_KEYS],
     ['options.retry', options.retry ?? {}, RETRY_KEYS],
   ] as const) {
-    const unknown = Object.keys(value).filter((key) => !allowed.includes(key));
+    const unknown = unknownKeys(value, allowed);
     if (unknown.length > 0) {
-      throw new WriteValidationError('INVALID_OPERATION', unknownNames(where, 'key', unknown, allowed));
+      throw new WriteValidationError('INVALID_OPERATION', objectHasUnknownKeys(where, unknown, allowed));
     }
   }
   const config = checkParts(options);

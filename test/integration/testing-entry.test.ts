@@ -172,7 +172,7 @@ describe('dynamodb-outbox/testing, from a service’s own config', () => {
     const at = Date.now();
     await expect(stack.receive('audit', { cout: 2 } as never)).rejects.toMatchObject({
       code: 'INVALID_OPTION',
-      message: 'receive() options.cout is 2, an unknown option; allowed: count, timeoutMs, deadLetters',
+      message: 'receive() options has unknown key "cout"; allowed: count, timeoutMs, deadLetters',
     });
     await expect(stack.receive('audit', { deadLetters: 'no' } as never)).rejects.toMatchObject({
       code: 'INVALID_OPTION',

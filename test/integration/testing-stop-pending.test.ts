@@ -88,7 +88,7 @@ describe('stop() with a wait of the test stack pending', { timeout: 60_000 }, ()
     // Options of the wrong shape are refused, not read as the defaults (or as a bare TypeError).
     await expect(stack.archive!.waitForArchived(1, { timeout: 5 } as never)).rejects.toMatchObject({
       code: 'INVALID_OPTION',
-      message: 'archive.waitForArchived() options.timeout is 5, an unknown option; allowed: timeoutMs',
+      message: 'archive.waitForArchived() options has unknown key "timeout"; allowed: timeoutMs',
     });
     await expect(stack.archive!.waitForArchived(1, null as never)).rejects.toMatchObject({
       code: 'INVALID_OPTION',

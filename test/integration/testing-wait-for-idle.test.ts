@@ -169,7 +169,7 @@ describe('stack.waitForIdle()', () => {
   it('refuses options it does not take before waiting', async () => {
     const at = Date.now();
     await expect(stack.waitForIdle({ timeout: 5 } as never)).rejects.toThrow(
-      new LocalStackError('INVALID_OPTION', 'waitForIdle() options.timeout is 5, an unknown option; allowed: timeoutMs'),
+      new LocalStackError('INVALID_OPTION', 'waitForIdle() options has unknown key "timeout"; allowed: timeoutMs'),
     );
     // Below two looks' time a wait could not end but in NOT_IDLE, 0 never.
     for (const timeoutMs of [0, 1_999, -1, 900_001])

@@ -55,22 +55,22 @@ describe('write validation (examples)', () => {
     [
       'a misspelt events (its events would be lost)',
       { operations: [], event: [event({})] },
-      'write() has unknown field "event"; allowed: operations, events, idempotencyKey',
+      'write() has unknown key "event"; allowed: operations, events, idempotencyKey',
     ],
     [
       'a misspelt idempotencyKey (the write would not be idempotent)',
       { events: [event({})], idempotencykey: 'k-1' },
-      'write() has unknown field "idempotencykey"',
+      'write() has unknown key "idempotencykey"',
     ],
     [
       'a misspelt traceparent',
       { events: [event({ traceParent: '00-x' } as never)] },
-      'events[0] has unknown field "traceParent"; allowed: aggregate, type, data, traceparent',
+      'events[0] has unknown key "traceParent"; allowed: aggregate, type, data, traceparent',
     ],
     [
       'an extra aggregate field',
       { events: [event({ aggregate: { type: 'order', id: 'o-1', version: 2 } as never })] },
-      'events[0].aggregate has unknown field "version"; allowed: type, id',
+      'events[0].aggregate has unknown key "version"; allowed: type, id',
     ],
   ])('refuses %s, naming the field and the fields allowed', async (_name, input, message) => {
     const error = await rejection(input as unknown as WriteInput);

@@ -102,7 +102,7 @@ describe('config: event types', () => {
       'an unknown key',
       { a: { version: 1, schemas: placedV1 } },
       'eventTypes["a"].schemas',
-      /unknown setting "schemas"; allowed: version, schema, aggregateType, description/,
+      /unknown key "schemas"; allowed: version, schema, aggregateType, description/,
     ],
     [
       'a blank description',

@@ -60,7 +60,7 @@ describe('catalogDocument and checkCatalog refuse what they cannot use, with a C
       { version: ' ' },
       /Invalid catalog option version: got " "; allowed: a string that is not blank, or leave it out for the default$/,
     ],
-    ['a misspelt key', { titel: 'Orders' }, /Invalid catalog option options: has "titel"; allowed: title, version/],
+    ['a misspelt key', { titel: 'Orders' }, /Invalid catalog option options: unknown key "titel"; allowed: title, version$/],
     ['null', null, /Invalid catalog option options: got null; allowed: an object with title and version, or leave it out/],
   ])('catalogDocument: options with %s', (_, options, message) => {
     const call = () => catalogDocument(config, options as never);

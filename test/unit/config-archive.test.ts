@@ -48,7 +48,7 @@ describe('config archive', () => {
   it('rejects an archive that is not an object, and unknown settings in it', () => {
     expect(rejection(true).message).toMatch(/archive.*got true; allowed: an object \{ retentionDays \}/);
     expect(rejection({ retentionDays: 30, bucketName: 'x' }).message).toMatch(
-      /archive\.bucketName.*unknown setting "bucketName"; allowed: retentionDays/,
+      /archive\.bucketName.*unknown key "bucketName"; allowed: retentionDays/,
     );
   });
 });

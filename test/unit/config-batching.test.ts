@@ -40,7 +40,7 @@ describe('topic batching in the config', () => {
   it('rejects batching that is not an object, and an unknown batching setting', () => {
     expect(() => withBatching(true)).toThrow(/topics\[0\]\.batching.*got true; allowed: \{ maxEvents \}/);
     expect(() => withBatching({ maxEvents: 5, maxBytes: 1000 })).toThrow(
-      /topics\[0\]\.batching\.maxBytes.*unknown setting "maxBytes"; allowed: maxEvents/,
+      /topics\[0\]\.batching\.maxBytes.*unknown key "maxBytes"; allowed: maxEvents/,
     );
   });
 });

@@ -72,7 +72,7 @@ describe('loadConfigFile', () => {
     );
     const module = file('unknown-key.mjs', 'export const config = { source: "urn:a", topics: [{ name: "t" }], routes: {}, route: {} };');
     expect(await refusal(loadConfigFile(module))).toMatch(
-      /holds an invalid outbox config: Invalid outbox config at config\.route: unknown setting "route"/,
+      /holds an invalid outbox config: Invalid outbox config at config\.route: unknown key "route"/,
     );
   });
 

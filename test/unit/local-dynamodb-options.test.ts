@@ -5,7 +5,8 @@ import { startDynamoDbLocal } from '../../shared/local/stack/dynamodb-local.js';
 describe('startDynamoDbLocal options of the wrong shape', () => {
   it.each([
     // Misspelt, it was ignored: DynamoDB Local ran in memory, and the data the test meant to keep was gone.
-    [{ dbpath: '/tmp/data' }, 'options.dbpath is "/tmp/data", an unknown option; allowed: port, dbPath, startTimeoutMs, signal'],
+    [{ dbpath: '/tmp/data' }, 'options has unknown key "dbpath"; allowed: port, dbPath, startTimeoutMs, signal'],
+    [{ dbpath: '/tmp/data', Port: 8000 }, 'options has unknown keys "dbpath", "Port"; allowed: port, dbPath, startTimeoutMs, signal'],
     [null, 'options is null; allowed: an object with port, dbPath, startTimeoutMs, signal'],
     [{ dbPath: '' }, 'dbPath is ""; allowed: a folder path, or leave it out for in memory'],
     [{ dbPath: 5 }, 'dbPath is 5; allowed: a folder path, or leave it out for in memory'],

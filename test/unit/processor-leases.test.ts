@@ -178,7 +178,7 @@ describe('processor settings', () => {
   });
 
   it('rejects an unknown option by name', () => {
-    expect(() => processorSettings({ failover: 5 } as never)).toThrow(/option failover: unknown option "failover"; allowed: failoverMs/);
+    expect(() => processorSettings({ failover: 5 } as never)).toThrow(/option failover: unknown key "failover"; allowed: failoverMs/);
   });
 });
 

@@ -62,7 +62,7 @@ describe('startOutboxTestStack options', () => {
     ],
     [
       { config, subscriber: [{ name: 'billing', topic: 'payments' }] },
-      'options.subscriber is [{"name":"billing","topic":"payments"}], an unknown option; allowed: config, subscribers,',
+      'options has unknown key "subscriber"; allowed: config, subscribers,',
     ],
     [{}, 'config got undefined; allowed: the outbox config defineConfig returns (or an object defineConfig accepts)'],
     // What is wrong in the object, not the whole object: a config's JSON is long.
@@ -77,7 +77,7 @@ describe('startOutboxTestStack options', () => {
     [{ config, subscribers: [null] }, 'subscribers[0] is null; allowed: an object with name, topic, eventTypes,'],
     [
       { config, subscribers: [{ name: 'billing', topic: 'payments', eventType: ['payment.captured'] }] },
-      'subscribers[0].eventType is ["payment.captured"], an unknown option; allowed: name, topic, eventTypes, aggregateTypes, maxReceiveCount, handler, concurrency',
+      'subscribers[0] has unknown key "eventType"; allowed: name, topic, eventTypes, aggregateTypes, maxReceiveCount, handler, concurrency',
     ],
     [{ config, onError: 'console' }, 'onError is "console"; allowed: a function (source, error) => void'],
   ])('rejects options of the wrong shape with INVALID_OPTION before anything starts (%#)', async (options, message) => {

@@ -11,12 +11,12 @@ describe('an operation with a field TransactWriteItems does not have', () => {
     [
       'a misspelt condition on a Put',
       { Put: { Item: key, ConditionExpresion: 'attribute_not_exists(pk)' } },
-      'operations[0].Put has unknown field "ConditionExpresion"; allowed: Item, TableName, ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure',
+      'operations[0].Put has unknown key "ConditionExpresion"; allowed: Item, TableName, ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure',
     ],
     [
       "a single-item call's field on an Update",
       { Update: { Key: key, UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': 1 }, ReturnValues: 'ALL_NEW' } },
-      'operations[0].Update has unknown field "ReturnValues"; allowed: Key, UpdateExpression, TableName, ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure',
+      'operations[0].Update has unknown key "ReturnValues"; allowed: Key, UpdateExpression, TableName, ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure',
     ],
     [
       'a lower-case condition on a ConditionCheck of another table',
@@ -28,12 +28,12 @@ describe('an operation with a field TransactWriteItems does not have', () => {
           conditionexpression: 'x',
         },
       },
-      'operations[0].ConditionCheck has unknown field "conditionexpression"; allowed: Key, TableName, ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure',
+      'operations[0].ConditionCheck has unknown key "conditionexpression"; allowed: Key, TableName, ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure',
     ],
     [
       'an Item on a Delete',
       { Delete: { Key: key, Item: key } },
-      'operations[0].Delete has unknown field "Item"; allowed: Key, TableName, ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure',
+      'operations[0].Delete has unknown key "Item"; allowed: Key, TableName, ConditionExpression, ExpressionAttributeNames, ExpressionAttributeValues, ReturnValuesOnConditionCheckFailure',
     ],
   ])('is refused with INVALID_OPERATION naming it, sending nothing: %s', async (_, operation, message) => {
     // The SDK's serializer drops a field its model does not have: the Put would commit without its condition.

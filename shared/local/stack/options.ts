@@ -5,6 +5,7 @@ import { MAX_VISIBILITY_TIMEOUT_SECONDS, MIN_VISIBILITY_TIMEOUT_SECONDS } from '
 import { showValue } from '../../show-value.js';
 import { subscriberFilterProblem } from '../../subscriber-filter.js';
 import { MAX_PORT } from '../../tcp-port.js';
+import { objectHasUnknownKeys, unknownKeys } from '../../unknown-keys.js';
 import { LocalStackError } from '../errors.js';
 import { PORT_ALLOWED } from './ports.js';
 import { localStackConfig } from './test-stack-checks.js';
@@ -97,9 +98,8 @@ export function checkTableName(value: string | undefined, leaseTable?: string): 
 export function checkOptionKeys(what: string, value: unknown, allowed: readonly string[], optional = false): void {
   if (optional && value === undefined) return;
   if (!isRecord(value)) throw invalidOption(what, value, `an object with ${allowed.join(', ')}`);
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) throw refuse(`${what}.${key}`, `${showValue(value[key])}, an unknown option`, allowed.join(', '));
-  }
+  const unknown = unknownKeys(value, allowed);
+  if (unknown.length > 0) throw new LocalStackError('INVALID_OPTION', objectHasUnknownKeys(what, unknown, allowed));
 }
 
 /** The keys a subscriber may have (`OutboxTestSubscriber`). */
