@@ -1,0 +1,74 @@
+/**
+ * One top-level declaration of an emitted `.d.ts` as the API report shows it: `export` and no
+ * `declare`, no doc comments (a `// @deprecated` line where the doc comment deprecates a member),
+ * and a class's public and protected members only (no `private`, no `#private`).
+ */
+import ts from 'typescript';
+
+const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed });
+
+const hasTag = (node: ts.Node, name: string): boolean => ts.getJSDocTags(node).some((tag) => tag.tagName.text === name);
+
+/** What a user of the class cannot reach: `private x`, `private constructor()` and the `#private` brand. */
+const isPrivate = (member: ts.ClassElement): boolean =>
+  (member.name !== undefined && ts.isPrivateIdentifier(member.name)) ||
+  (ts.canHaveModifiers(member) && (ts.getModifiers(member) ?? []).some((m) => m.kind === ts.SyntaxKind.PrivateKeyword));
+
+/** The statement's modifiers with `export` first and without `declare` or `default`. */
+function exportModifiers(statement: ts.Statement): ts.ModifierLike[] {
+  const kept = (ts.canHaveModifiers(statement) ? (ts.getModifiers(statement) ?? []) : []).filter(
+    (m) => m.kind !== ts.SyntaxKind.DeclareKeyword && m.kind !== ts.SyntaxKind.DefaultKeyword && m.kind !== ts.SyntaxKind.ExportKeyword,
+  );
+  return [ts.factory.createModifier(ts.SyntaxKind.ExportKeyword), ...kept];
+}
+
+function withModifiers(statement: ts.Statement, modifiers: ts.ModifierLike[]): ts.Statement {
+  const f = ts.factory;
+  if (ts.isClassDeclaration(statement)) {
+    const members = statement.members.filter((member) => !isPrivate(member));
+    return f.updateClassDeclaration(statement, modifiers, statement.name, statement.typeParameters, statement.heritageClauses, members);
+  }
+  if (ts.isInterfaceDeclaration(statement))
+    return f.updateInterfaceDeclaration(
+      statement,
+      modifiers,
+      statement.name,
+      statement.typeParameters,
+      statement.heritageClauses,
+      statement.members,
+    );
+  if (ts.isTypeAliasDeclaration(statement))
+    return f.updateTypeAliasDeclaration(statement, modifiers, statement.name, statement.typeParameters, statement.type);
+  if (ts.isFunctionDeclaration(statement))
+    return f.updateFunctionDeclaration(
+      statement,
+      modifiers,
+      statement.asteriskToken,
+      statement.name,
+      statement.typeParameters,
+      statement.parameters,
+      statement.type,
+      undefined,
+    );
+  if (ts.isEnumDeclaration(statement)) return f.updateEnumDeclaration(statement, modifiers, statement.name, statement.members);
+  if (ts.isModuleDeclaration(statement)) return f.updateModuleDeclaration(statement, modifiers, statement.name, statement.body);
+  if (ts.isVariableStatement(statement)) return f.updateVariableStatement(statement, modifiers, statement.declarationList);
+  throw new Error(`the API report does not print a ${ts.SyntaxKind[statement.kind]}`);
+}
+
+/** Leaves the source's comments out of everything under `node`, marking deprecated members with a line of their own. */
+function quiet(node: ts.Node): void {
+  ts.setEmitFlags(node, ts.EmitFlags.NoComments);
+  if ((ts.isClassElement(node) || ts.isTypeElement(node) || ts.isEnumMember(node)) && hasTag(node, 'deprecated')) {
+    ts.addSyntheticLeadingComment(node, ts.SyntaxKind.SingleLineCommentTrivia, ' @deprecated', true);
+  }
+  ts.forEachChild(node, quiet);
+}
+
+/** `statement` (a top-level declaration of `declarations`) printed for the report. */
+export function printDeclaration(statement: ts.Statement, declarations: ts.SourceFile): string {
+  const printed = withModifiers(statement, exportModifiers(statement));
+  ts.forEachChild(printed, quiet);
+  ts.setEmitFlags(printed, ts.EmitFlags.NoComments);
+  return printer.printNode(ts.EmitHint.Unspecified, printed, declarations);
+}
