@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { showValue } from '../show-value.js';
-import { MAX_PORT } from '../tcp-port.js';
+import { MAX_PORT, portAllowed } from '../tcp-port.js';
 import { ProcessorOptionsError } from './errors.js';
 import { processorSettings } from './settings.js';
 import { monotonicNow } from './worker-clock.js';
@@ -59,7 +59,7 @@ export async function startHealthServer(
     );
   }
   if (!Number.isInteger(port) || port < 0 || port > MAX_PORT) {
-    throw new ProcessorOptionsError('port', `got ${showValue(port)}; allowed: a port from 1 to ${MAX_PORT}, or 0 for any free one`);
+    throw new ProcessorOptionsError('port', `got ${showValue(port)}; allowed: ${portAllowed(0)}`);
   }
   const startingSince = monotonicNow();
   const server: Server = createServer((request, response) => {

@@ -4,7 +4,7 @@ import { EnvironmentError } from '../errors.js';
 import { RELAY_ENV } from '../event-source.js';
 import { processorAggregateTypes } from '../publishing-paths.js';
 import { type RelayEnvironment, relayEnvironment } from '../relay/index.js';
-import { MAX_PORT } from '../tcp-port.js';
+import { MAX_PORT, portAllowed } from '../tcp-port.js';
 import { ProcessorOptionsError } from './errors.js';
 import {
   BUCKET_ALLOWED,
@@ -134,10 +134,7 @@ export function healthPortFromEnv(env: NodeJS.ProcessEnv = process.env): number 
   const port = /^\d+$/.test(text) ? Number(text) : 0;
   if (port >= 1 && port <= MAX_PORT) return port;
   const given = text.trim() === '' ? `is not set (got ${shown(text)})` : `got ${shown(text)}`;
-  throw new EnvironmentError(
-    variable,
-    `${given}; allowed: a port from 1 to ${MAX_PORT}; leave it unset for the default (${DEFAULT_HEALTH_PORT})`,
-  );
+  throw new EnvironmentError(variable, `${given}; allowed: ${portAllowed(1)}; leave it unset for the default (${DEFAULT_HEALTH_PORT})`);
 }
 
 /**

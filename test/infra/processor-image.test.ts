@@ -112,7 +112,7 @@ describe('processor image', { timeout: 120_000 }, () => {
     ])('exits 1 on the port setting %j, saying what was given and what is allowed', async (value, given) => {
       const { code, stderr } = await run(value);
       expect(code).toBe(1);
-      expect(stderr).toContain(`Environment variable OUTBOX_PROCESSOR_HEALTH_PORT: ${given}; allowed: a port from 1 to 65535`);
+      expect(stderr).toContain(`Environment variable OUTBOX_PROCESSOR_HEALTH_PORT: ${given}; allowed: a whole number from 1 to 65535`);
     });
   });
 });

@@ -68,7 +68,7 @@ describe('processor environment as a deployer may get it wrong', () => {
     [PROCESSOR_ENV.failoverMs, '-5000', 'a whole number of milliseconds'],
     [PROCESSOR_ENV.idleMaxDelayMs, '1e3', 'a whole number of milliseconds'],
     [PROCESSOR_ENV.handOffTimeoutMs, '25000.5', 'a whole number of milliseconds'],
-    [PROCESSOR_ENV.healthPort, 'http', 'a port from 1 to 65535'],
+    [PROCESSOR_ENV.healthPort, 'http', 'a whole number from 1 to 65535'],
   ])('refuses %s=%j, naming what it may hold', (variable, value, allowed) => {
     expect(failure({ [variable]: value }).message).toContain(`${variable}: got ${JSON.stringify(value)}; allowed: ${allowed}`);
   });

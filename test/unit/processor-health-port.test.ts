@@ -30,7 +30,7 @@ describe("the health check's port", () => {
     const read = () => healthPortFromEnv({ [variable]: value });
     expect(read).toThrow(EnvironmentError);
     expect(read).toThrow(
-      `Environment variable OUTBOX_PROCESSOR_HEALTH_PORT: ${given}; allowed: a port from 1 to 65535; leave it unset for the default (8080)`,
+      `Environment variable OUTBOX_PROCESSOR_HEALTH_PORT: ${given}; allowed: a whole number from 1 to 65535; leave it unset for the default (8080)`,
     );
   });
 

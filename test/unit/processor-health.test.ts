@@ -151,7 +151,7 @@ describe('processor environment', () => {
   it.each(['0', '70000'])('rejects health port %s, naming the variable, the value and the allowed range', (port) => {
     expect(() => processorEnvironment({ ...env, [PROCESSOR_ENV.healthPort]: port })).toThrow(EnvironmentError);
     expect(() => processorEnvironment({ ...env, [PROCESSOR_ENV.healthPort]: port })).toThrow(
-      `OUTBOX_PROCESSOR_HEALTH_PORT: got "${port}"; allowed: a port from 1 to 65535`,
+      `OUTBOX_PROCESSOR_HEALTH_PORT: got "${port}"; allowed: a whole number from 1 to 65535`,
     );
   });
 

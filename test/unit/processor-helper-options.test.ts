@@ -60,7 +60,7 @@ describe("the processor's helpers refuse what they would misuse, as the options 
     expect(nan.message).toContain('got NaN; allowed: a whole number from 200 to 600000');
     const port = await refusal(() => startHealthServer(status, 10_000, 70_000));
     expect(port.message).toContain(
-      'Invalid stream processor option port: got 70000; allowed: a port from 1 to 65535, or 0 for any free one',
+      'Invalid stream processor option port: got 70000; allowed: a whole number from 0 (a free port) to 65535',
     );
   });
 

@@ -1,11 +1,11 @@
 /** The local stack's ports: whether one is free on 127.0.0.1, a free one, and what to say of one that is not. */
 
 import { createServer } from 'node:net';
-import { MAX_PORT } from '../../tcp-port.js';
+import { portAllowed } from '../../tcp-port.js';
 import { LocalStackError } from '../errors.js';
 
 /** What a port of the local stack may be, as a refusal says it after "allowed:": its option's and its flag's. */
-export const PORT_ALLOWED = `a whole number from 0 (a free port) to ${MAX_PORT}`;
+export const PORT_ALLOWED = portAllowed(0);
 
 /** Why a port cannot be bound on 127.0.0.1 right now (the error's code), or `undefined` when it can. */
 export function portBindError(port: number): Promise<string | undefined> {
