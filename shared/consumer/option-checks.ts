@@ -1,6 +1,7 @@
 /** Checks the option modules share: what a value is, and whether it is a record, a known key, a number in range. */
 
 import { showValue as show } from '../show-value.js';
+import { unknownKeysDetail } from '../unknown-keys.js';
 import { ConsumerOptionsError } from './errors.js';
 
 /** What a value is, for values that do not print well (clients, schemas): its class, else {@link show}. */
@@ -12,7 +13,7 @@ export const isRecord = (value: unknown): value is Record<string, unknown> =>
 export function rejectUnknown(value: Record<string, unknown>, allowed: readonly string[], field: string): void {
   for (const key of Object.keys(value)) {
     if (!allowed.includes(key))
-      throw new ConsumerOptionsError(`${field}.${key}`, `unknown option ${show(key)}; allowed: ${allowed.join(', ')}`);
+      throw new ConsumerOptionsError(`${field}.${key}`, unknownKeysDetail([key], allowed));
   }
 }
 

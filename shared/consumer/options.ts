@@ -161,7 +161,7 @@ function validateCollaborators(raw: Record<string, unknown>): void {
     'an object with an addMetric function, as Powertools Metrics',
   );
   if (raw.now !== undefined && typeof raw.now !== 'function') {
-    throw new ConsumerOptionsError('now', `got ${show(raw.now)}; allowed: a function returning epoch ms, or none for Date.now`);
+    throw new ConsumerOptionsError('now', `got ${show(raw.now)}; allowed: a function returning epoch ms, or leave it out for Date.now`);
   }
 }
 
