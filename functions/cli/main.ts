@@ -119,7 +119,10 @@ async function run(command: ConfiguredRedrive, signal: AbortSignal): Promise<Red
           import('../../shared/aws/s3-client.js'),
           import('../../shared/aws/streams-client.js'),
         ]);
-        const streams = streamsClient(clientConfig);
+        // DynamoDB Local serves the stream on a port of its own, apart from the SNS/SQS/S3 emulator.
+        const streams = streamsClient(
+          command.streamsEndpoint === undefined ? clientConfig : { ...clientConfig, endpoint: command.streamsEndpoint },
+        );
         const source =
           'bucket' in command.source
             ? { ...command.source, s3: s3Client({ ...clientConfig, forcePathStyle: command.endpoint !== undefined }) }

@@ -53,6 +53,8 @@ export type RedriveCommand =
       readonly configFile?: string;
       /** `--relay-dlq-url`, else `$OUTBOX_RELAY_DLQ_URL`: where what the relay dead-letters goes. */
       readonly relayDlqUrl?: string;
+      /** `--streams-endpoint`: where the DynamoDB Streams calls go, apart from `--endpoint` (DynamoDB Local's port on the local stack). */
+      readonly streamsEndpoint?: string;
     });
 
 const KINDS: readonly RedriveKind[] = ['relay-dlq', 'queue-dlq', 'on-failure'];
@@ -69,6 +71,7 @@ export const VALUE_FLAGS: Readonly<Record<string, string>> = {
   '--rate': 'N',
   '--max': 'N',
   '--endpoint': 'URL',
+  '--streams-endpoint': 'URL',
   '--region': 'REGION',
   ...FILTER_VALUE_FLAGS,
 };
@@ -81,6 +84,8 @@ export const countOf = (value: string | undefined, flag: string): number | undef
 /** `--rate N`, by the rule and with the reason of the redrive functions' `ratePerSecond`. */
 const rateOf = (value: string | undefined): number | undefined =>
   value === undefined ? undefined : rateOfText(value, (problem) => new RedriveOptionsError('--rate', problem), RATE_FLOOR_REASON);
+
+const ENDPOINT_ALLOWED = 'an http:// or https:// URL with a host';
 
 /** An http(s) URL, as endpoints are; anything else sends nowhere. */
 export function httpUrl(value: string, flag: string, allowed: string): string {
@@ -169,6 +174,7 @@ export function parseRedriveArgs(
       rate: { type: 'string' },
       max: { type: 'string' },
       endpoint: { type: 'string' },
+      'streams-endpoint': { type: 'string' },
       region: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
       ...FILTER_OPTIONS,
@@ -196,9 +202,9 @@ export function parseRedriveArgs(
   }
   const rate = rateOf(values.rate);
   const max = countOf(values.max, '--max');
-  if (values.endpoint !== undefined) {
-    httpUrl(values.endpoint, '--endpoint', 'an http:// or https:// URL with a host, e.g. http://localhost:4566');
-  }
+  if (values.endpoint !== undefined) httpUrl(values.endpoint, '--endpoint', `${ENDPOINT_ALLOWED}, e.g. http://localhost:4566`);
+  const streamsEndpoint = values['streams-endpoint'];
+  if (streamsEndpoint !== undefined) httpUrl(streamsEndpoint, '--streams-endpoint', `${ENDPOINT_ALLOWED}, e.g. http://localhost:8000`);
   if (values.region !== undefined && !/^[a-z0-9-]+$/.test(values.region)) {
     throw new RedriveOptionsError('--region', `got ${JSON.stringify(values.region)}; allowed: an AWS region name, e.g. eu-west-1`);
   }
@@ -212,7 +218,7 @@ export function parseRedriveArgs(
   const filter = filterFromArgs(values);
   const filterSpread = filter === undefined ? {} : { filter };
   const allow = (flags: readonly string[]) => {
-    for (const flag of ['queue-url', 'to', 'bucket', 'prefix', 'topic-arns', 'config', 'relay-dlq-url'] as const) {
+    for (const flag of ['queue-url', 'to', 'bucket', 'prefix', 'topic-arns', 'config', 'relay-dlq-url', 'streams-endpoint'] as const) {
       if (values[flag] !== undefined && !flags.includes(flag))
         throw new RedriveOptionsError(`--${flag}`, `does not apply to ${kind}; allowed: ${flags.map((f) => `--${f}`).join(', ')}`);
     }
@@ -238,7 +244,7 @@ export function parseRedriveArgs(
       ...filterSpread,
     };
   }
-  allow(['queue-url', 'bucket', 'prefix', 'topic-arns', 'config', 'relay-dlq-url']);
+  allow(['queue-url', 'bucket', 'prefix', 'topic-arns', 'config', 'relay-dlq-url', 'streams-endpoint']);
   if (filter !== undefined) {
     const given = Object.keys(FILTER_OPTIONS).filter((name) => values[name as keyof typeof FILTER_OPTIONS] !== undefined);
     throw new RedriveOptionsError(
@@ -269,5 +275,6 @@ export function parseRedriveArgs(
     topicArns: topicArnsOf(values['topic-arns'], env, topicArnsEnv),
     ...configFileOf(values.config),
     ...relayDlqUrlOf(values['relay-dlq-url'], env),
+    ...(streamsEndpoint === undefined ? {} : { streamsEndpoint }),
   };
 }

@@ -25,6 +25,10 @@ Kinds:
                                      dead-lettered there as the relay does, and their record moves once
                                      the dead letter is sent; without it, such a record stays (failed,
                                      or skipped holding back the later records of its shard)
+               --streams-endpoint URL
+                                     where the DynamoDB Streams calls go (re-reading a record, listing
+                                     a stream's shards) instead of --endpoint: on the local stack,
+                                     DynamoDB Local's address, as the stream is DynamoDB Local's
 
   FILE is a .json file holding the config as JSON (as $OUTBOX_CONFIG holds it), or a module
   exporting \`config\` (.js, .mjs; .ts, .mts when node runs with a TypeScript loader such as tsx).
@@ -36,7 +40,8 @@ Options:
                      message holds, an on-failure record may hold many),
                      reading N messages at a time (at most 10)
   --max N            stop after N messages (or records) read, matching a filter or not
-  --endpoint URL     send every AWS call to this endpoint (a local emulator)
+  --endpoint URL     send every AWS call to this endpoint (a local emulator), on-failure's
+                     DynamoDB Streams calls too unless --streams-endpoint is given
   --region REGION    AWS region (default: the SDK's)
   -h, --help         show this text
 

@@ -61,7 +61,7 @@ describe('redrive CLI', () => {
 
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      'Unknown redrive option: got "--too"; allowed: --queue-url URL, --to URL, --bucket NAME, --prefix P, --topic-arns JSON, --config FILE, --relay-dlq-url URL, --rate N, --max N, --endpoint URL, --region REGION, --reason R, --type T, --aggregate-type A, --aggregate TYPE:ID, --since ISO, --until ISO, --dry-run, --help\n',
+      'Unknown redrive option: got "--too"; allowed: --queue-url URL, --to URL, --bucket NAME, --prefix P, --topic-arns JSON, --config FILE, --relay-dlq-url URL, --rate N, --max N, --endpoint URL, --streams-endpoint URL, --region REGION, --reason R, --type T, --aggregate-type A, --aggregate TYPE:ID, --since ISO, --until ISO, --dry-run, --help\n',
     );
     expect(result.stderr).not.toContain('positional argument');
     expect(queueDepth(server, 'cli-typo-dlq')).toBe(1);

@@ -69,7 +69,7 @@ describe('the words before the options', () => {
 
 describe('the options', () => {
   const REDRIVE_ALLOWED =
-    '--queue-url URL, --to URL, --bucket NAME, --prefix P, --topic-arns JSON, --config FILE, --relay-dlq-url URL, --rate N, --max N, --endpoint URL, --region REGION, --reason R, --type T, --aggregate-type A, --aggregate TYPE:ID, --since ISO, --until ISO, --dry-run, --help';
+    '--queue-url URL, --to URL, --bucket NAME, --prefix P, --topic-arns JSON, --config FILE, --relay-dlq-url URL, --rate N, --max N, --endpoint URL, --streams-endpoint URL, --region REGION, --reason R, --type T, --aggregate-type A, --aggregate TYPE:ID, --since ISO, --until ISO, --dry-run, --help';
   const DLQ_ALLOWED =
     '--queue-url URL, --max N, --endpoint URL, --region REGION, --reason R, --type T, --aggregate-type A, --aggregate TYPE:ID, --since ISO, --until ISO, --json, --help';
   const redrive = ['redrive', 'queue-dlq', '--queue-url', DLQ, '--to', SOURCE];
