@@ -59,7 +59,9 @@ function withModifiers(statement: ts.Statement, modifiers: ts.ModifierLike[]): t
 /** Leaves the source's comments out of everything under `node`, marking deprecated members with a line of their own. */
 function quiet(node: ts.Node): void {
   ts.setEmitFlags(node, ts.EmitFlags.NoComments);
-  if ((ts.isClassElement(node) || ts.isTypeElement(node) || ts.isEnumMember(node)) && hasTag(node, 'deprecated')) {
+  // The parsed declarations are shared by every report that prints them: a member is marked once.
+  const member = ts.isClassElement(node) || ts.isTypeElement(node) || ts.isEnumMember(node);
+  if (member && hasTag(node, 'deprecated') && ts.getSyntheticLeadingComments(node) === undefined) {
     ts.addSyntheticLeadingComment(node, ts.SyntaxKind.SingleLineCommentTrivia, ' @deprecated', true);
   }
   ts.forEachChild(node, quiet);

@@ -1,0 +1,108 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { type ApiReport, apiReports } from './api-report.js';
+
+/*
+ * What the API report shows of a declaration, on a small package of its own (test/fixtures/api-report):
+ * names through `export *`, `export type *` and renames, sorted; a value exported for types only
+ * marked so; inferred types written out; no private members, no implementation signature, no doc
+ * comments but a deprecation.
+ */
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/api-report/', import.meta.url));
+
+/** The report's TypeScript block. */
+const block = (report: ApiReport | undefined): string => report?.text.split('```ts\n')[1]?.split('```')[0] ?? '';
+
+describe('the API report of a package', () => {
+  const reports = apiReports(FIXTURE);
+  const byFile = new Map(reports.map((report) => [report.file, report]));
+
+  it('has one report for each entry point of its exports map, named after the subpath', () => {
+    expect(reports.map((report) => [report.specifier, report.file])).toEqual([
+      ['api-report-fixture', 'index.api.md'],
+      ['api-report-fixture/extra', 'extra.api.md'],
+    ]);
+  });
+
+  it('lists every exported name with its kind and its declaration as the .d.ts gives it to a user', () => {
+    expect(block(byFile.get('index.api.md'))).toBe(`// alpha: const
+export const alpha = 1;
+
+// beta: const
+export const beta = "b";
+
+// Color: enum
+export enum Color {
+    Red = "red",
+    Blue = "blue"
+}
+
+// Handle: class (exported as a type only)
+export class Handle {
+    value: number;
+}
+
+// Level: type
+export type Level = (typeof LEVELS)[keyof typeof LEVELS];
+
+// LEVELS: const
+export const LEVELS: {
+    readonly low: 1;
+    readonly high: 3;
+};
+
+// OLD_LEVELS: const (@deprecated)
+export const OLD_LEVELS: {
+    readonly low: 1;
+    readonly high: 3;
+};
+
+// Options: interface
+export interface Options {
+    readonly retries?: number;
+}
+
+// pick: function
+export function pick(x: string): string;
+export function pick(x: number): number;
+
+// Renamed: class (declared as Hidden)
+export class Hidden {
+    readonly id = "h";
+}
+
+// Widget: class
+export class Widget {
+    readonly size: number;
+    protected readonly tag: string;
+    // @deprecated
+    width: number;
+    constructor(size: number, inner: string);
+    grow(by?: number): number;
+}
+
+// Worker: class (exported as a type only)
+export class Worker {
+    start(): void;
+}
+
+`);
+  });
+
+  it('follows `export *` of a module that has a class from `export type *`, and prints a declaration two reports share the same in both', () => {
+    const extra = block(byFile.get('extra.api.md'));
+    expect(extra.split('\n').filter((line) => line.startsWith('// '))).toEqual([
+      '// Handle: class (exported as a type only)',
+      '// Options: interface',
+      '// pick: function',
+      '// Widget: class (exported as a type only)',
+    ]);
+    expect(extra).toContain('export class Widget {\n    readonly size: number;');
+    expect(extra.split('// @deprecated').length - 1).toBe(1);
+  });
+
+  it('names no path of the machine it was made on', () => {
+    for (const report of reports) expect(report.text).not.toContain(FIXTURE);
+  });
+});
