@@ -123,7 +123,7 @@ export function checkWaitTimeSeconds(seconds: unknown): void {
   ) {
     throw new RedriveOptionsError(
       'waitTimeSeconds',
-      `got ${showValue(seconds)}; allowed: a whole number of seconds from ${WAIT_TIME_RANGE[0]} to ${WAIT_TIME_RANGE[1]}, or none for 1`,
+      `got ${showValue(seconds)}; allowed: a whole number of seconds from ${WAIT_TIME_RANGE[0]} to ${WAIT_TIME_RANGE[1]}, or leave it out for 1`,
     );
   }
 }

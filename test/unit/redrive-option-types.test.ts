@@ -137,6 +137,6 @@ describe('the redrives refuse a dryRun, onProgress or signal of the wrong type b
   it.each([21, Number.NaN, -1])('waitTimeSeconds %s, which SQS would refuse at the first receive', async (waitTimeSeconds) => {
     const error = await refusal(() => summarizeDlq({ sqs: client, queueUrl: DLQ, waitTimeSeconds }));
     expect(error.field).toBe('waitTimeSeconds');
-    expect(error.detail).toBe(`got ${waitTimeSeconds}; allowed: a whole number of seconds from 0 to 20, or none for 1`);
+    expect(error.detail).toBe(`got ${waitTimeSeconds}; allowed: a whole number of seconds from 0 to 20, or leave it out for 1`);
   });
 });
