@@ -14,12 +14,12 @@ const isPrivate = (member: ts.ClassElement): boolean =>
   (member.name !== undefined && ts.isPrivateIdentifier(member.name)) ||
   (ts.canHaveModifiers(member) && (ts.getModifiers(member) ?? []).some((m) => m.kind === ts.SyntaxKind.PrivateKeyword));
 
-/** The statement's modifiers with `export` first and without `declare` or `default`. */
-function exportModifiers(statement: ts.Statement): ts.ModifierLike[] {
+/** The statement's modifiers without `declare` or `default`, and with `export` first if it is `exported`. */
+function exportModifiers(statement: ts.Statement, exported: boolean): ts.ModifierLike[] {
   const kept = (ts.canHaveModifiers(statement) ? (ts.getModifiers(statement) ?? []) : []).filter(
     (m) => m.kind !== ts.SyntaxKind.DeclareKeyword && m.kind !== ts.SyntaxKind.DefaultKeyword && m.kind !== ts.SyntaxKind.ExportKeyword,
   );
-  return [ts.factory.createModifier(ts.SyntaxKind.ExportKeyword), ...kept];
+  return exported ? [ts.factory.createModifier(ts.SyntaxKind.ExportKeyword), ...kept] : kept;
 }
 
 function withModifiers(statement: ts.Statement, modifiers: ts.ModifierLike[]): ts.Statement {
@@ -67,9 +67,9 @@ function quiet(node: ts.Node): void {
   ts.forEachChild(node, quiet);
 }
 
-/** `statement` (a top-level declaration of `declarations`) printed for the report. */
-export function printDeclaration(statement: ts.Statement, declarations: ts.SourceFile): string {
-  const printed = withModifiers(statement, exportModifiers(statement));
+/** `statement` (a top-level declaration of `declarations`) printed for the report, as `export`ed or not. */
+export function printDeclaration(statement: ts.Statement, declarations: ts.SourceFile, exported = true): string {
+  const printed = withModifiers(statement, exportModifiers(statement, exported));
   ts.forEachChild(printed, quiet);
   ts.setEmitFlags(printed, ts.EmitFlags.NoComments);
   return printer.printNode(ts.EmitHint.Unspecified, printed, declarations);

@@ -6,7 +6,7 @@ import { type ApiReport, apiReports } from './api-report.js';
  * What the API report shows of a declaration, on a small package of its own (test/fixtures/api-report):
  * names through `export *`, `export type *` and renames, sorted; a value exported for types only
  * marked so; inferred types written out; no private members, no implementation signature, no doc
- * comments but a deprecation.
+ * comments but a deprecation; and the package's declarations no entry point exports that these name.
  */
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/api-report/', import.meta.url));
@@ -25,7 +25,7 @@ describe('the API report of a package', () => {
     ]);
   });
 
-  it('lists every exported name with its kind and its declaration as the .d.ts gives it to a user', () => {
+  it('lists every exported name with its kind and its declaration as the .d.ts gives it to a user, then what they name unexported', () => {
     expect(block(byFile.get('index.api.md'))).toBe(`// alpha: const
 export const alpha = 1;
 
@@ -79,13 +79,23 @@ export class Widget {
     // @deprecated
     width: number;
     constructor(size: number, inner: string);
-    grow(by?: number): number;
+    grow(by?: number, options?: GrowOptions): number;
 }
 
 // Worker: class (exported as a type only)
 export class Worker {
     start(): void;
 }
+
+// Declarations no entry point exports, which the ones above name: a user meets their members.
+
+// GrowOptions: interface (exported by no entry point)
+interface GrowOptions {
+    readonly step?: Step;
+}
+
+// Step: type (exported by no entry point)
+type Step = 1 | 2;
 
 `);
   });
@@ -97,6 +107,9 @@ export class Worker {
       '// Options: interface',
       '// pick: function',
       '// Widget: class (exported as a type only)',
+      '// Declarations no entry point exports, which the ones above name: a user meets their members.',
+      '// GrowOptions: interface (exported by no entry point)',
+      '// Step: type (exported by no entry point)',
     ]);
     expect(extra).toContain('export class Widget {\n    readonly size: number;');
     expect(extra.split('// @deprecated').length - 1).toBe(1);

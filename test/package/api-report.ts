@@ -8,9 +8,11 @@
 import { relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { entryPoints, ROOT } from '../docs/entry-exports.js';
+import { byName, type DeclarationRef, isDeprecated, keyOf, kindOf, packageOf, statementsNamed } from './api-declarations.js';
 import { printDeclaration } from './api-print.js';
 import { declarationProgram, declarationsOf } from './api-program.js';
 import { typeOnlyExports } from './api-type-only.js';
+import { unexportedDeclarations } from './api-unexported.js';
 
 /** One entry point's report: the file it goes to under `api/` and its text. */
 export interface ApiReport {
@@ -18,62 +20,6 @@ export interface ApiReport {
   readonly file: string;
   readonly text: string;
 }
-
-/** The top-level statements of a `.d.ts` that declare `name` (overloads and merged declarations give several). */
-function statementsNamed(declarations: ts.SourceFile, name: string): ts.Statement[] {
-  return declarations.statements.flatMap((statement): ts.Statement[] => {
-    if (ts.isVariableStatement(statement)) {
-      const declaration = statement.declarationList.declarations.find((d) => ts.isIdentifier(d.name) && d.name.text === name);
-      if (declaration === undefined) return [];
-      // `declare const a: A, b: B;` keeps the one asked for.
-      return [
-        ts.factory.updateVariableStatement(
-          statement,
-          statement.modifiers,
-          ts.factory.updateVariableDeclarationList(statement.declarationList, [declaration]),
-        ),
-      ];
-    }
-    const declared = (statement as ts.Statement & { readonly name?: ts.Node }).name;
-    return declared !== undefined && ts.isIdentifier(declared) && declared.text === name && !ts.isImportEqualsDeclaration(statement)
-      ? [statement]
-      : [];
-  });
-}
-
-/** What a declaration is, as a reader names it. */
-function kindOf(statement: ts.Statement): string {
-  if (ts.isClassDeclaration(statement))
-    return ts.getCombinedModifierFlags(statement) & ts.ModifierFlags.Abstract ? 'abstract class' : 'class';
-  if (ts.isInterfaceDeclaration(statement)) return 'interface';
-  if (ts.isTypeAliasDeclaration(statement)) return 'type';
-  if (ts.isFunctionDeclaration(statement)) return 'function';
-  if (ts.isEnumDeclaration(statement)) return ts.getCombinedModifierFlags(statement) & ts.ModifierFlags.Const ? 'const enum' : 'enum';
-  if (ts.isModuleDeclaration(statement)) return 'namespace';
-  if (ts.isVariableStatement(statement)) {
-    const flags = statement.declarationList.flags;
-    return flags & ts.NodeFlags.Const ? 'const' : flags & ts.NodeFlags.Let ? 'let' : 'var';
-  }
-  return ts.SyntaxKind[statement.kind];
-}
-
-/** Whether the doc comment of a top-level declaration deprecates it (a variable's is on its statement). */
-const isDeprecated = (statement: ts.Statement): boolean =>
-  ts
-    .getJSDocTags(ts.isVariableStatement(statement) ? (statement.declarationList.declarations[0] ?? statement) : statement)
-    .some((tag) => tag.tagName.text === 'deprecated');
-
-/** The package a declaration file under node_modules belongs to (`@scope/name` or `name`). */
-const packageOf = (file: string): string => {
-  const [first = '', second = ''] = file.slice(file.lastIndexOf('/node_modules/') + '/node_modules/'.length).split('/');
-  return first.startsWith('@') ? `${first}/${second}` : first;
-};
-
-/** Names in the order a reader looks them up: case aside, then as written (so the order is the same everywhere). */
-const byName = (a: string, b: string): number => {
-  const [x, y] = [a.toLowerCase(), b.toLowerCase()];
-  return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
-};
 
 /** The section of one exported name: a comment line with its kind, then its declaration(s). */
 function section(
@@ -113,6 +59,31 @@ function section(
 export const reportFile = (specifier: string): string =>
   `${specifier.includes('/') ? specifier.slice(specifier.indexOf('/') + 1).replaceAll('/', '.') : 'index'}.api.md`;
 
+/** An exported name of an entry point and the symbol it stands for. */
+interface Exported {
+  readonly name: string;
+  readonly target: ts.Symbol;
+  readonly typeOnly: boolean;
+}
+
+/** The package's own declarations of an exported symbol (none for a dependency's). */
+const ownDeclarations = (target: ts.Symbol): DeclarationRef[] =>
+  [...new Set((target.declarations ?? []).map((d) => d.getSourceFile()))]
+    .filter((source) => !source.fileName.includes('/node_modules/') && !target.declarations?.some(ts.isSourceFile))
+    .map((source) => ({ source, name: target.name }));
+
+/** The section of a declaration no entry point exports, which the exported ones name. */
+function unexportedSection(ref: DeclarationRef, declarationsFor: (source: ts.SourceFile) => ts.SourceFile): string {
+  const declarations = declarationsFor(ref.source);
+  const statements = statementsNamed(declarations, ref.name);
+  const kinds = [...new Set(statements.map(kindOf))].join(' + ');
+  return [
+    `// ${ref.name}: ${kinds} (exported by no entry point)`,
+    ...statements.map((s) => printDeclaration(s, declarations, false)),
+    '',
+  ].join('\n');
+}
+
 /** The report of every entry point in package.json's `exports`, in its order. */
 export function apiReports(root: string = ROOT): ApiReport[] {
   const entries = [...entryPoints(root)];
@@ -122,19 +93,30 @@ export function apiReports(root: string = ROOT): ApiReport[] {
   );
   const checker = program.getTypeChecker();
   const declarationsFor = declarationsOf(program);
-  return entries.map(([specifier, source]) => {
+  const exports = entries.map(([specifier, source]): Exported[] => {
     const file = program.getSourceFile(resolve(root, source));
     const module = file === undefined ? undefined : checker.getSymbolAtLocation(file);
     if (file === undefined || module === undefined) throw new Error(`${source} (behind ${specifier}) is no module the program read`);
     const typeOnly = typeOnlyExports(checker, file);
-    const sections = checker
+    return checker
       .getExportsOfModule(module)
-      .map((symbol) => ({ name: symbol.name, symbol }))
-      .sort((a, b) => byName(a.name, b.name))
-      .map(({ name, symbol }) => {
-        const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-        return section(name, target, typeOnly.has(name), declarationsFor);
-      });
+      .map((symbol) => ({
+        name: symbol.name,
+        target: symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol,
+        typeOnly: typeOnly.has(symbol.name),
+      }))
+      .sort((a, b) => byName(a.name, b.name));
+  });
+  const everyExported = new Set(exports.flat().flatMap(({ target }) => ownDeclarations(target).map(keyOf)));
+  return entries.map(([specifier, source], index) => {
+    const names = exports[index] ?? [];
+    const sections = names.map(({ name, target, typeOnly }) => section(name, target, typeOnly, declarationsFor));
+    const unexported = unexportedDeclarations(
+      program,
+      declarationsFor,
+      names.flatMap(({ target }) => ownDeclarations(target)),
+      (ref) => everyExported.has(keyOf(ref)),
+    );
     const text = [
       `## API report of \`${specifier}\``,
       '',
@@ -143,6 +125,13 @@ export function apiReports(root: string = ROOT): ApiReport[] {
       '',
       '```ts',
       sections.join('\n'),
+      ...(unexported.length === 0
+        ? []
+        : [
+            '// Declarations no entry point exports, which the ones above name: a user meets their members.',
+            '',
+            unexported.map((ref) => unexportedSection(ref, declarationsFor)).join('\n'),
+          ]),
       '```',
       '',
     ].join('\n');
