@@ -1,7 +1,7 @@
 /**
  * One top-level declaration of an emitted `.d.ts` as the API report shows it: `export` and no
  * `declare`, no doc comments (a `// @deprecated` line where the doc comment deprecates a member),
- * and a class's public and protected members only (no `private`, no `#private`).
+ * and a class's public and protected members only (no `private`, no `#private`; a private constructor stays).
  */
 import ts from 'typescript';
 
@@ -9,10 +9,15 @@ const printer = ts.createPrinter({ newLine: ts.NewLineKind.LineFeed });
 
 const hasTag = (node: ts.Node, name: string): boolean => ts.getJSDocTags(node).some((tag) => tag.tagName.text === name);
 
-/** What a user of the class cannot reach: `private x`, `private constructor()` and the `#private` brand. */
+/**
+ * What a user of the class cannot reach: `private x` and the `#private` brand. A `private
+ * constructor()` stays: that a class cannot be constructed is part of what a user sees.
+ */
 const isPrivate = (member: ts.ClassElement): boolean =>
   (member.name !== undefined && ts.isPrivateIdentifier(member.name)) ||
-  (ts.canHaveModifiers(member) && (ts.getModifiers(member) ?? []).some((m) => m.kind === ts.SyntaxKind.PrivateKeyword));
+  (!ts.isConstructorDeclaration(member) &&
+    ts.canHaveModifiers(member) &&
+    (ts.getModifiers(member) ?? []).some((m) => m.kind === ts.SyntaxKind.PrivateKeyword));
 
 /** The statement's modifiers without `declare` or `default`, and with `export` first if it is `exported`. */
 function exportModifiers(statement: ts.Statement, exported: boolean): ts.ModifierLike[] {

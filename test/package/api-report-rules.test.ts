@@ -5,7 +5,7 @@ import { type ApiReport, apiReports } from './api-report.js';
 /*
  * What the API report shows of a declaration, on a small package of its own (test/fixtures/api-report):
  * names through `export *`, `export type *` and renames, sorted; a value exported for types only
- * marked so; inferred types written out; no private members, no implementation signature, no doc
+ * marked so; inferred types written out; no private members (a private constructor stays), no implementation signature, no doc
  * comments but a deprecation; and the package's declarations no entry point exports that these name.
  */
 
@@ -66,6 +66,12 @@ export interface Options {
 // pick: function
 export function pick(x: string): string;
 export function pick(x: number): number;
+
+// Registry: class
+export class Registry {
+    static readonly shared: Registry;
+    private constructor();
+}
 
 // Renamed: class (declared as Hidden)
 export class Hidden {
