@@ -5,8 +5,9 @@ import { type ApiReport, apiReports } from './api-report.js';
 /*
  * What the API report shows of a declaration, on a small package of its own (test/fixtures/api-report):
  * names through `export *`, `export type *` and renames, sorted; a value exported for types only
- * marked so; inferred types written out; no private members (a private constructor stays), no implementation signature, no doc
- * comments but a deprecation; and the package's declarations no entry point exports that these name.
+ * marked so; inferred types written out; no private members (a private constructor stays), no
+ * implementation signature, no doc comments but a deprecation; and the package's declarations no
+ * entry point exports that these name.
  */
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/api-report/', import.meta.url));
