@@ -165,7 +165,10 @@ measured in other blocks: ${traced.none.toFixed(0)} µs against ${us('helper').t
 ${verdicts.map((v) => `- ${v}`).join('\n')}
 
 One run's verdict is no evidence here: it moves between runs by more than the target's margin on this shared
-machine. Two runs on 2026-11-28 gave helper/bare 1.14 and 1.10 sequentially, 1.20 and 1.09 16-way, and the second
+machine. Four runs on 2026-11-30 (the build that skips the SDK's log filter, below; the last is the one above) gave
+helper/bare 1.13, 1.05, 1.14 and 1.16 sequentially, 1.12, 1.10, 0.99 and 1.10 16-way: DynamoDB's share same/bare
+moved 1.03–1.12 and 1.03–1.16 across them, the helper's client side helper/same 1.02–1.09 and 0.95–0.98. Two runs
+on 2026-11-28 gave helper/bare 1.14 and 1.10 sequentially, 1.20 and 1.09 16-way, and the second
 run's client code was no cheaper: side by side (\`bench/write-compare.ts\`, three runs) the first run's build took
 0.97–1.05× the second's CPU per call, within what two copies of one build differ by (1.02–1.05×), and the helper took
 1.16–1.19× the same request by hand's CPU per call in those runs.
@@ -187,7 +190,12 @@ SDK's own work per request (${us('same').toFixed(0)} µs of CPU for the same req
 the helper's planning (${us('plan').toFixed(0)} µs measured alone: validation, ids, sizing, and the one marshalling of
 the attribute values, after which the helper sends a low-level \`TransactWriteItems\` and the DocumentClient does not
 marshal them again) and the rest (helper − same − planning = ${(us('helper') - us('same') - us('plan')).toFixed(0)} µs,
-net of the DocumentClient's marshalling the helper no longer pays). That rest is not the watch of the SDK's attempts:
+net of the DocumentClient's marshalling the helper no longer pays). Nor does the helper pay the SDK's log filter: the
+SDK's logger middleware walks and copies every request and answer by the command's schema for the client's logger, a
+client without one included (its logger drops them), 20–28 µs of CPU per call in the profiles; DynamoDB's API marks no
+member sensitive, so the helper hands the logger the request as it is (docs/write-helper.md), and the build before
+that took 1.04–1.14× this one's CPU per call side by side (\`bench/write-compare.ts\`, two runs, 2026-11-30). The
+rest is not the watch of the SDK's attempts:
 the SDK copies and resolves a command's whole middleware stack on every send, and the helper's three entries add to
 that about what the DocumentClient's own command adds with its two; builds of the helper without the watch (none of
 its entries, the marshalled request as the command's input; or only the entry that swaps in the marshalled request)
