@@ -48,7 +48,9 @@ const transport = new NodeHttpHandler();
 const timed = {
   handle: async (request: HttpRequest, options?: HttpHandlerOptions) => {
     httpRequests++;
-    const id = /ORDER#([a-z0-9]+-\d+)/.exec(Buffer.from(request.body as Uint8Array | string).toString())?.[1];
+    const body = request.body as Uint8Array | string;
+    // Read as bytes: the SDK's JSON body is a Uint8Array whose string methods it warns about.
+    const id = /ORDER#([a-z0-9]+-\d+)/.exec(typeof body === 'string' ? body : new TextDecoder().decode(body))?.[1];
     const start = performance.now();
     const response = await transport.handle(request as never, options);
     if (id !== undefined) spans.set(id, { start, end: performance.now() });

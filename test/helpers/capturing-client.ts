@@ -12,7 +12,8 @@ export function capturingClient(translateConfig?: TranslateConfig) {
   const inputs: unknown[] = [];
   const requestHandler = {
     handle: async (request: { body: string | Uint8Array }) => {
-      bodies.push(JSON.parse(Buffer.from(request.body).toString()));
+      // Read as bytes: the SDK's JSON body is a Uint8Array whose string methods it warns about.
+      bodies.push(JSON.parse(typeof request.body === 'string' ? request.body : new TextDecoder().decode(request.body)));
       const headers = { 'content-type': 'application/x-amz-json-1.0' };
       return { response: { statusCode: 200, headers, body: Readable.from([Buffer.from('{}')]) } };
     },
