@@ -4,8 +4,8 @@ import { defineConfig, serializeConfig } from '../../shared/config.js';
 import { parseEnvelope } from '../../shared/envelope.js';
 import { parseRedriveArgs } from '../../shared/redrive/cli-args.js';
 import { RedriveOptionsError } from '../../shared/redrive/errors.js';
-import type { StreamOnFailureRecord } from '../../shared/redrive/on-failure-record.js';
 import { runCli } from '../helpers/cli.js';
+import { failedBatch } from '../helpers/failed-batch.js';
 import { queueBodies, queueDepth } from '../helpers/fauxqs.js';
 import { emulatorForFile, freshTable } from '../helpers/local.js';
 import { streamRecords, writeSlot } from '../helpers/slot-stream.js';
@@ -16,36 +16,15 @@ const dynamoDb = inject('dynamodbEndpoint');
 const config = defineConfig({ source: 'urn:dynamodb-outbox:test', topics: [{ name: 'payments' }], routes: { payment: 'payments' } });
 let topicArns: string;
 let eventIds: string[];
-let failure: StreamOnFailureRecord;
+let failure: ReturnType<typeof failedBatch>;
 
 beforeAll(async () => {
   const { tableName, streamArn } = await freshTable(clients, 'cli-streams');
   topicArns = JSON.stringify({ payments: server.createTopic('payments').topicArn });
   eventIds = (await writeSlot(clients, tableName, { type: 'payment', id: 'P' }, ['payment.captured', 'payment.settled'])).map((e) => e.id);
   const { shardId, records } = await streamRecords(clients, streamArn);
-  const sequence = records[0]?.dynamodb?.SequenceNumber ?? '';
-  const arrival = new Date().toISOString().slice(0, 19).concat('Z');
   // What the relay's SQS on-failure destination holds: coordinates only, so the record is re-read from the stream.
-  failure = {
-    requestContext: {
-      requestId: 'r-1',
-      functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:relay',
-      condition: 'RetryAttemptsExhausted',
-      approximateInvokeCount: 3,
-    },
-    responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
-    version: '1.0',
-    timestamp: new Date().toISOString(),
-    DDBStreamBatchInfo: {
-      shardId,
-      startSequenceNumber: sequence,
-      endSequenceNumber: sequence,
-      approximateArrivalOfFirstRecord: arrival,
-      approximateArrivalOfLastRecord: arrival,
-      batchSize: 1,
-      streamArn,
-    },
-  };
+  failure = failedBatch(streamArn, shardId, records.slice(0, 1));
 });
 
 /** A fresh on-failure queue holding the record, and a subscriber queue of the topic. */
