@@ -8,6 +8,7 @@ import { escapeNoncharacters } from './json-data.js';
  */
 export const RELAY_DEAD_LETTER_KIND = 'outbox-relay-dead-letter';
 
+/** Why the relay sent a record to its dead-letter queue (the dead letter's `reason`). */
 export type RelayDeadLetterReason =
   /** SNS rejected the message for good (e.g. too large, invalid parameter). */
   | 'PUBLISH_REJECTED'

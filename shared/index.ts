@@ -9,10 +9,18 @@ export {
   EventSchemaError,
   type EventSchemaIssue,
 } from './catalog/errors.js';
-export type { ArchiveConfig, OutboxConfig, OutboxConfigInput, RelayTuning, TopicBatching, TopicConfig } from './config.js';
+export type {
+  ArchiveConfig,
+  OutboxConfig,
+  OutboxConfigInput,
+  RelayTuning,
+  TopicBatching,
+  TopicConfig,
+  TopicSettings,
+} from './config.js';
 export { AGGREGATE_TYPE_PATTERN, CONFIG_ENV, configFromEnv, defineConfig, serializeConfig } from './config.js';
 export { MessageRejectedError, type RejectionCode } from './consumer/errors.js';
-export { type ParseResult, parseMessage } from './consumer/parse.js';
+export { type ParsedEvents, type ParseResult, parseMessage } from './consumer/parse.js';
 export { requireEnv } from './env.js';
 export { BATCH_CONTENT_TYPE, type OutboxEnvelope } from './envelope.js';
 export {
@@ -32,4 +40,5 @@ export {
   WriteValidationError,
 } from './errors.js';
 export type { EventTypeCatalog, EventTypeDeclaration, EventTypeInput, UndeclaredEventTypes } from './event-types.js';
+export type { AggregateRef } from './slot.js';
 export * from './write/index.js';

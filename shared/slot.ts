@@ -51,8 +51,15 @@ export interface OutboxSlot {
   readonly expiresAt: number;
 }
 
+/**
+ * The aggregate an event belongs to: its type (which the config routes to a topic, and which is
+ * the envelope's `aggregatetype`) and its id (the envelope's `subject`). Its events share one
+ * outbox slot and one gapless sequence.
+ */
 export interface AggregateRef {
+  /** The aggregate type, as {@link AGGREGATE_TYPE_PATTERN} allows, e.g. `order`. */
   readonly type: string;
+  /** The aggregate's id, e.g. `o-123`. */
   readonly id: string;
 }
 

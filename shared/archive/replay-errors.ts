@@ -32,7 +32,11 @@ export class ReplayOptionsError extends OutboxError {
 }
 
 /** Why a checkpoint was not used. */
-export type ReplayCheckpointErrorCode = 'REPLAY_CHECKPOINT_MISMATCH' | 'REPLAY_CHECKPOINT_UNREADABLE';
+export type ReplayCheckpointErrorCode =
+  /** The checkpoint is of another replay: its selection differs from the one given. */
+  | 'REPLAY_CHECKPOINT_MISMATCH'
+  /** The file is no checkpoint a replay wrote, or names an hour outside the replay's range. */
+  | 'REPLAY_CHECKPOINT_UNREADABLE';
 
 /**
  * The checkpoint file belongs to another replay (its selection differs: `differences` names each

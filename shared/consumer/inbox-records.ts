@@ -22,6 +22,10 @@ export const MAX_HANDLER_WRITES = 99;
  */
 export const THROTTLED_COMMIT_RETRY: BackoffOptions = { maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 800 };
 
+/**
+ * Where an inbox record stands: `IN_PROGRESS` while a `claim` handler holds the event (until
+ * `claimExpiresAt`), `COMPLETED` once the event was handled (a redelivery is then a duplicate).
+ */
 export type InboxStatus = 'IN_PROGRESS' | 'COMPLETED';
 
 /** An inbox record as stored. */

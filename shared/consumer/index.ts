@@ -26,10 +26,10 @@ export {
   type RejectionCode,
 } from './errors.js';
 export { INBOX_PREFIX, INBOX_SORT_KEY, type InboxEventKey, inboxKey } from './inbox.js';
-export type { InboxRecord } from './inbox-records.js';
+export type { InboxRecord, InboxStatus } from './inbox-records.js';
 export { fromSqsMessage, fromSqsRecord } from './messages.js';
 export { eventHandler } from './options.js';
-export { type ParseResult, parseMessage } from './parse.js';
+export { type ParsedEvents, type ParseResult, parseMessage } from './parse.js';
 export { PollError, PollerStoppedError, type PollPhase } from './poll-errors.js';
 export { createPoller, type Poller, type PollerOptions, type PollerStopResult } from './poller.js';
 export { SEQUENCE_PREFIX, SEQUENCE_SORT_KEY, type SequenceObservation, type SequencePosition } from './sequence-tracker.js';

@@ -6,7 +6,7 @@ import { shapeOf } from './option-checks.js';
 import type { MessageAttribute } from './types.js';
 
 /** The events a parsed message carries. */
-interface ParsedEvents {
+export interface ParsedEvents {
   /** The message's first (with one event per message, its only) event. */
   readonly envelope: OutboxEnvelope;
   /**

@@ -22,6 +22,7 @@ export {
   type AbortSignalLike,
   type OutboxTestArchive,
   type OutboxTestClients,
+  type OutboxTestHandlerContext,
   type OutboxTestHandlerDeps,
   type OutboxTestQueue,
   type OutboxTestSqsHandler,

@@ -4,6 +4,8 @@
  */
 
 export { ConfigError, EnvironmentError, OutboxError } from '../errors.js';
+export type { LagByEventType } from '../lag-by-event-type.js';
+export type { OnFailureBucketClient } from '../on-failure/s3-object.js';
 export {
   LeaseLostError,
   ProcessorOptionsError,
@@ -19,6 +21,7 @@ export type { ProcessorOnFailureDestination } from './on-failure-writer.js';
 export { createProcessor, type ProcessorRelayOptions, type StartProcessorOptions, startProcessor } from './processor.js';
 export { PROCESSOR_ENV, type ProcessorEnvironment, processorEnvironment } from './processor-env.js';
 export { DEFAULT_FAILOVER_MS, type ProcessorSettings, processorSettings } from './settings.js';
+export type { StreamsApi, StreamsCallOptions } from './stream-source.js';
 export type { ProcessorWorker } from './worker.js';
 export type {
   BatchReport,

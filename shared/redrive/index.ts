@@ -5,13 +5,21 @@
  */
 
 export { replayArchive } from '../archive/replay.js';
-export { ReplayCheckpointError, ReplayOptionsError, ReplayStoppedError } from '../archive/replay-errors.js';
+export {
+  ReplayCheckpointError,
+  type ReplayCheckpointErrorCode,
+  ReplayOptionsError,
+  ReplayStoppedError,
+} from '../archive/replay-errors.js';
 export { formatReplaySummary } from '../archive/replay-summary-format.js';
 export type * from '../archive/replay-types.js';
+export type { BackoffOptions } from '../backoff.js';
+export type { RelayDeadLetterReason } from '../dead-letter.js';
 export { OutboxError } from '../errors.js';
 export { checkDeadLetterFilter, type DeadLetterFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 export {
   DEAD_LETTER_REASONS,
+  type DeadLetterEvent,
   type DeadLetterInfo,
   describeDeadLetter,
   MALFORMED,

@@ -6,6 +6,7 @@
 
 export { ConfigError, EnvironmentError, OutboxError } from '../errors.js';
 export { RELAY_ENV, type RelayEventSourceSettings, relayEventSourceSettings } from '../event-source.js';
+export type { LagByEventType } from '../lag-by-event-type.js';
 export type { RelayBatchSummary } from './batch-summary.js';
 export type { DeadLetterClient } from './dead-letter-sender.js';
 export { createRelayHandler } from './handler.js';
@@ -23,5 +24,5 @@ export { lowestFailedSequenceNumber } from './outcome.js';
 export { Relay } from './relay.js';
 export { type RelayEnvironment, relayEnvironment } from './relay-env.js';
 export type { RetryDelays } from './retry-delays.js';
-export type { StreamRecordInput } from './stream-record.js';
+export type { RecordCoordinates, StreamRecordInput } from './stream-record.js';
 export type { AggregateTypeSelection, PublishBatchClient, RelayOptions, RelayRunOptions } from './types.js';
