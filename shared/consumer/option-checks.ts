@@ -12,8 +12,7 @@ export const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 export function rejectUnknown(value: Record<string, unknown>, allowed: readonly string[], field: string): void {
   for (const key of Object.keys(value)) {
-    if (!allowed.includes(key))
-      throw new ConsumerOptionsError(`${field}.${key}`, unknownKeysDetail([key], allowed));
+    if (!allowed.includes(key)) throw new ConsumerOptionsError(`${field}.${key}`, unknownKeysDetail([key], allowed));
   }
 }
 

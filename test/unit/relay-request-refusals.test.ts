@@ -61,7 +61,9 @@ describe('request-level SNS refusals', () => {
     expect(result.outcomes[0]).toMatchObject({
       status: 'failed',
       reason: 'PUBLISH_FAILED',
-      detail: expect.stringMatching(/^publishing event \S+ failed \(an error a retry in this run would not mend\): AuthorizationErrorException/),
+      detail: expect.stringMatching(
+        /^publishing event \S+ failed \(an error a retry in this run would not mend\): AuthorizationErrorException/,
+      ),
     });
   });
 

@@ -140,7 +140,12 @@ export function ordersApi({ outbox, document, tableName, onUnexpectedError }: Or
       return { status: 201, body: { order, ...written(result) } };
     } catch (error) {
       if (error instanceof TransactionFailedError && error.failures.some((f) => f.index === 0 && f.reason === 'ConditionalCheckFailed')) {
-        throw new ApiError(409, 'ORDER_EXISTS', `order ${JSON.stringify(orderId)} already exists; allowed: a new id, or leave id out for a new one`, 'id');
+        throw new ApiError(
+          409,
+          'ORDER_EXISTS',
+          `order ${JSON.stringify(orderId)} already exists; allowed: a new id, or leave id out for a new one`,
+          'id',
+        );
       }
       throw error;
     }
