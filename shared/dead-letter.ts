@@ -1,11 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { escapeNoncharacters } from './json-data.js';
 
-/**
- * What the relay sends to its dead-letter queue when a record can never be published:
- * everything needed to understand the failure and to republish the original envelope with
- * the same id (so consumer dedup still holds).
- */
+/** The `kind` of every message the relay sends to its dead-letter queue ({@link RelayDeadLetter}). */
 export const RELAY_DEAD_LETTER_KIND = 'outbox-relay-dead-letter';
 
 /** Why the relay sent a record to its dead-letter queue (the dead letter's `reason`). */
@@ -25,6 +21,11 @@ export interface StreamCoordinates {
   readonly approximateCreationDateTime?: number;
 }
 
+/**
+ * What the relay sends to its dead-letter queue when a record can never be published:
+ * everything needed to understand the failure and to republish the original envelope with
+ * the same id (so consumer dedup still holds).
+ */
 export interface RelayDeadLetter {
   readonly kind: typeof RELAY_DEAD_LETTER_KIND;
   readonly version: 1;
