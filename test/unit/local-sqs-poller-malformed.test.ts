@@ -178,4 +178,25 @@ describe('local SQS event source, a message SQS would not send', () => {
       );
     });
   });
+
+  it('says what is allowed of the field once, without claiming SQS always sends a field it may leave out', async () => {
+    const wrong = [
+      { MessageId: 'bad-value', Body: 'x', MessageAttributes: { type: { DataType: 'String', StringValue: 5 } } },
+      { MessageId: 'bad-group', Body: 'x', Attributes: { MessageGroupId: 7 } },
+      { MessageId: 'no-body' },
+    ].map((message) => ({ ...message, ReceiptHandle: `rh-${message.MessageId}` }) as unknown as Message);
+    const { sqs } = stubQueue(wrong);
+    const { errors } = run(sqs);
+    await expect.poll(() => errors.length, { timeout: 10_000 }).toBe(wrong.length);
+
+    const faults = errors.map((error) => {
+      const text = String((error as Error).message);
+      return text.slice(text.indexOf('which SQS would not send: '), text.indexOf(' It is not handed'));
+    });
+    expect(faults).toEqual([
+      'which SQS would not send: its MessageAttributes.type.StringValue is 5; allowed: a string, or none (a binary attribute).',
+      'which SQS would not send: its Attributes.MessageGroupId is 7; allowed: a string, as SQS writes it.',
+      'which SQS would not send: its Body is undefined; allowed: a string (the message body as text: JSON.stringify an envelope object).',
+    ]);
+  });
 });

@@ -44,7 +44,8 @@ function messageFault(message: Message): string | undefined {
 
 /**
  * The refusal of a received message SQS would not send (no `MessageId`, `ReceiptHandle` or
- * `Body`, an attribute without its `DataType`), naming the queue, the message, what it lacks
+ * `Body`, an attribute without its `DataType`, …), naming the queue, the message, its field at
+ * fault with what is allowed there (once: not all of them are fields SQS always sends)
  * and, on a FIFO queue, the later messages of the batch left with it (`held`; `groupKnown`
  * false when its group is not known, so every later message is): it is not made a record with a
  * made-up id, body or type.
@@ -69,7 +70,7 @@ function sqsMessageRefusal(
         : `; its MessageGroupId is not known, so the later messages of this batch (${ids}) are left with it, in their order, as a FIFO queue keeps them`;
   return new LocalStackError(
     'MALFORMED_MESSAGE',
-    `the queue ${queueArn} returned ${named}, which SQS would not send: ${fault}, as SQS always sends it. It is not handed to the handler, nor deleted: it comes back after its visibility timeout, and moves to the queue's DLQ after maxReceiveCount receives${left}`,
+    `the queue ${queueArn} returned ${named}, which SQS would not send: ${fault}. It is not handed to the handler, nor deleted: it comes back after its visibility timeout, and moves to the queue's DLQ after maxReceiveCount receives${left}`,
   );
 }
 
