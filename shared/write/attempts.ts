@@ -12,8 +12,9 @@ import type {
   TransactWriteItemsInput,
 } from '@aws-sdk/client-dynamodb';
 import type { marshallOptions } from '@aws-sdk/util-dynamodb';
-import type { HandlerExecutionContext, SerializeMiddleware } from '@smithy/types';
+import type { SerializeMiddleware } from '@smithy/types';
 import { errorName } from '../aws/error-name.js';
+import { logAsIs } from '../aws/unfiltered-log.js';
 import { sentInput } from './operation-size.js';
 
 /** DynamoDB's refusals (HTTP 400): the request was not applied. */
@@ -87,13 +88,6 @@ export function describeError(error: unknown): string {
   return `${label}${status} (${text}${sdkAttempts})`;
 }
 
-const asLogged = <T>(value: T): T => value;
-/** The log filters DynamoDB's requests need: none, as its API has no sensitive member. */
-const UNFILTERED_LOG = {
-  overrideInputFilterSensitiveLog: asLogged,
-  overrideOutputFilterSensitiveLog: asLogged,
-} as unknown as NonNullable<HandlerExecutionContext['dynamoDbDocumentClientOptions']>;
-
 /** What the attempts of one request showed. */
 export interface AttemptWatch {
   /** The request went through the SDK's middleware: `unanswered` is then complete. */
@@ -112,18 +106,18 @@ export interface AttemptWatch {
  * `wire` the same request with its attribute values already marshalled: it takes the input's place
  * just before the serializer, where a DocumentClient command marshals its input, so middleware
  * that reads the input sees what it saw of a DocumentClient command. What middleware changed in
- * the input is sent as changed ({@link sentInput}), values marshalled with `options`.
+ * the input is sent as changed ({@link sentInput}), values marshalled with `options`. The client's
+ * logger gets the request and its answer as they are ({@link logAsIs}).
  */
 export function watchAttempts(command: TransactWriteItemsCommand, wire: TransactWriteItemsInput, options: marshallOptions): AttemptWatch {
   const watch = { observed: false, unanswered: [] as unknown[] };
   const planned = plannedFields(command.input.TransactItems ?? []);
+  // The client's logger gets the request and answer as they are (see unfiltered-log.ts).
+  logAsIs(command);
   // Middleware passed inline: each is a closure over this request's state, and nothing more.
   command.middlewareStack.add(
-    (next, context) => (args) => {
+    (next) => (args) => {
       watch.observed = true;
-      // DynamoDB's API marks no member sensitive, so the SDK's log filter would only copy the whole
-      // request and answer for the client's logger (and a client without one drops them): it gets them as they are.
-      context.dynamoDbDocumentClientOptions = { ...context.dynamoDbDocumentClientOptions, ...UNFILTERED_LOG };
       return next(args);
     },
     { step: 'initialize' },
