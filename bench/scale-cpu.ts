@@ -2,7 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import { createProcessorRelay } from '../shared/processor/processor.js';
 import { StreamSource } from '../shared/processor/stream-source.js';
-import { ProcessorWorker } from '../shared/processor/worker.js';
+import { Worker } from '../shared/processor/worker.js';
 import { createRelayHandler, Relay } from '../shared/relay/index.js';
 import { MemoryLeaseStore } from '../test/helpers/memory-lease-store.js';
 import { SimulatedStream } from '../test/helpers/simulated-stream.js';
@@ -66,7 +66,7 @@ export async function relayCpuPerEvent(events: number, perRecord: number): Promi
 export async function processorCpuPerEvent(events: number, perRecord: number): Promise<number> {
   const stream = new SimulatedStream({ initialShards: 1 });
   const sns = new CountingSns();
-  const worker = new ProcessorWorker({
+  const worker = new Worker({
     source: new StreamSource(stream, stream.streamArn),
     leases: new MemoryLeaseStore(),
     publisher: createProcessorRelay({ config: processorConfig, sns, sqs: unusedDlq, topicArns, deadLetterQueueUrl }),

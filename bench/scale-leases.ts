@@ -1,7 +1,7 @@
 import type { FailedAttempts, Lease, LeaseStore } from '../shared/processor/lease.js';
 import { createProcessorRelay } from '../shared/processor/processor.js';
 import { StreamSource } from '../shared/processor/stream-source.js';
-import { ProcessorWorker } from '../shared/processor/worker.js';
+import { Worker } from '../shared/processor/worker.js';
 import { MemoryLeaseStore } from '../test/helpers/memory-lease-store.js';
 import { SimulatedStream } from '../test/helpers/simulated-stream.js';
 import { CountingSns, deadLetterQueueUrl, processorConfig, topicArns, until, unusedDlq } from './scale-fixtures.js';
@@ -102,14 +102,14 @@ export interface ShardRun {
 }
 
 /** Whether every lease is held and each live worker holds its fair share (⌊n/w⌋ or ⌈n/w⌉). */
-function balanced(workers: readonly ProcessorWorker[], shards: number): boolean {
+function balanced(workers: readonly Worker[], shards: number): boolean {
   const counts = workers.map((worker) => worker.status().leases.length);
   const total = counts.reduce((a, b) => a + b, 0);
   return total === shards && Math.max(...counts) - Math.min(...counts) <= 1;
 }
 
 /** Time (ms) until the workers are balanced, checked every millisecond or so. */
-async function timeToBalance(workers: readonly ProcessorWorker[], shards: number): Promise<number> {
+async function timeToBalance(workers: readonly Worker[], shards: number): Promise<number> {
   const start = performance.now();
   await until(() => balanced(workers, shards), 120_000, `${workers.length} workers to balance ${shards} shards`, 1);
   return performance.now() - start;
@@ -128,7 +128,7 @@ export async function shardRun(shards: number, workers: number, events: number, 
   const publisher = createProcessorRelay({ config: processorConfig, sns, sqs: unusedDlq, topicArns, deadLetterQueueUrl });
   let count = 0;
   const make = () =>
-    new ProcessorWorker({
+    new Worker({
       source: new StreamSource(stream, stream.streamArn),
       leases,
       publisher,
@@ -175,7 +175,7 @@ export async function shardRun(shards: number, workers: number, events: number, 
     await joining.start();
     const joinScans = (await timeToBalance(running, shards)) / SCAN_MS;
 
-    const crashing = running.shift() as ProcessorWorker;
+    const crashing = running.shift() as Worker;
     await crashing.halt();
     const crashScans = (await timeToBalance(running, shards)) / SCAN_MS;
 
@@ -184,7 +184,7 @@ export async function shardRun(shards: number, workers: number, events: number, 
     running.push(another);
     await another.start();
     await timeToBalance(running, shards);
-    const leaving = running.shift() as ProcessorWorker;
+    const leaving = running.shift() as Worker;
     const stopped = leaving.stop();
     const leaveScans = (await timeToBalance(running, shards)) / SCAN_MS;
     await stopped;

@@ -5,6 +5,7 @@
 
 export { ConfigError, EnvironmentError, OutboxError } from '../errors.js';
 export type { LagByEventType } from '../lag-by-event-type.js';
+export type { OnFailureCondition } from '../on-failure/batch-record.js';
 export type { OnFailureBucketClient } from '../on-failure/s3-object.js';
 export {
   LeaseLostError,
@@ -20,9 +21,9 @@ export { PROCESSOR_METRICS, type ProcessorObserver, processorMetrics, processorO
 export type { ProcessorOnFailureDestination } from './on-failure-writer.js';
 export { createProcessor, type ProcessorRelayOptions, type StartProcessorOptions, startProcessor } from './processor.js';
 export { PROCESSOR_ENV, type ProcessorEnvironment, processorEnvironment } from './processor-env.js';
+export type { ProcessorWorker } from './processor-worker.js';
 export { DEFAULT_FAILOVER_MS, type ProcessorSettings, processorSettings } from './settings.js';
 export type { StreamsApi, StreamsCallOptions } from './stream-source.js';
-export type { ProcessorWorker } from './worker.js';
 export type {
   BatchReport,
   OnFailureReport,

@@ -9,9 +9,10 @@ import { DynamoDbLeaseTable } from './lease-table.js';
 import { onFailureWriter, type ProcessorOnFailureDestination } from './on-failure-writer.js';
 import { checkProcessorOptions } from './processor-options.js';
 import { defaultWorkerId } from './processor-rules.js';
+import type { ProcessorWorker } from './processor-worker.js';
 import type { ProcessorSettings } from './settings.js';
 import { StreamSource, type StreamsApi } from './stream-source.js';
-import { ProcessorWorker } from './worker.js';
+import { Worker } from './worker.js';
 import type { WorkerObserver } from './worker-observer.js';
 
 /** What the relay core needs to publish the processor's share: the relay's own options, without the aggregate-type selection (the processor takes the low-latency types). */
@@ -92,7 +93,7 @@ export function createProcessor(options: StartProcessorOptions): ProcessorWorker
   const publisher = createProcessorRelay(relay);
   checkProcessorOptions(options);
   const declared = declaredEventTypes(relay.config);
-  return new ProcessorWorker({
+  return new Worker({
     source: new StreamSource(streams, streamArn),
     leases: new DynamoDbLeaseTable(document, leaseTableName),
     publisher,

@@ -1,4 +1,5 @@
 import type { LagByEventType } from '../lag-by-event-type.js';
+import type { OnFailureCondition } from '../on-failure/batch-record.js';
 
 /**
  * Records of a shard done with, for logs and metrics: a page published, or the part of one before a
@@ -65,8 +66,8 @@ export interface TrimReport {
 /** Records of a shard given up on after their bounds (`relay.maxRetryAttempts`, `relay.maxRecordAgeSeconds`) were spent. */
 export interface OnFailureReport {
   readonly shardId: string;
-  /** `RetryAttemptsExhausted` or `RecordAgeExceeded`. */
-  readonly condition: string;
+  /** Which bound was spent: `RetryAttemptsExhausted` or `RecordAgeExceeded`. */
+  readonly condition: OnFailureCondition;
   /** Attempts made at the first of them. */
   readonly attempts: number;
   /** Records given up on: the failing one and every later record of its page not delivered. */

@@ -3,6 +3,7 @@ import type { RelayResult } from '../relay/index.js';
 import type { HeldLease } from './held-lease.js';
 import { type HandOverOutcome, LeaseCoordinator } from './lease-coordinator.js';
 import { ProcessedRecords } from './processed-records.js';
+import type { ProcessorWorker } from './processor-worker.js';
 import { type ProcessorSettings, processorSettings } from './settings.js';
 import { ShardConsumer } from './shard-consumer.js';
 import { syncShards } from './shard-sync.js';
@@ -21,23 +22,11 @@ const HAND_OVER_FAILED: Record<HandOverOutcome, string> = {
 };
 
 /**
- * One stream processor worker: discovers shards, holds and balances leases with the other
- * workers, runs a consumer per held shard and publishes through the relay core. `stop()` is the
- * graceful hand-off (SIGTERM): each shard's batch in flight is finished and checkpointed, and its
- * lease released as soon as that is done, so another worker takes it on its next scan; leases
- * are renewed until then, however long the batch takes, so none expires while it is published.
- *
- * @example
- * ```ts
- * // Made by `createProcessor` (or `startProcessor`, which also starts it).
- * const worker: ProcessorWorker = createProcessor({
- *   config, streams, streamArn, document, leaseTableName, sns, sqs, topicArns, deadLetterQueueUrl,
- * });
- * await worker.start();
- * process.once('SIGTERM', () => void worker.stop());
- * ```
+ * The stream processor worker behind `createProcessor`: what users see of it is the
+ * `ProcessorWorker` interface (its members' contracts are there); its constructor and options stay
+ * internal. It ties the lease coordinator, the shard sync and a consumer per held shard together.
  */
-export class ProcessorWorker {
+export class Worker implements ProcessorWorker {
   readonly settings: ProcessorSettings;
   private readonly coordinator: LeaseCoordinator;
   /** The latest consumer run per lease key; a new run of a key waits for the one before it. */
@@ -95,13 +84,6 @@ export class ProcessorWorker {
     };
   }
 
-  /**
-   * Syncs shards and scans leases once, then keeps doing so in the background; resolves when
-   * ready. A transient failure of the first sync or scan (throttling, a server or network error)
-   * is reported to `observer.error` and retried with back-off; any other rejects with a
-   * `ProcessorStartError`, after any lease taken is handed over. A `stop()` meanwhile ends the
-   * start where it is, and hands over any lease it took.
-   */
   start(): Promise<void> {
     if (this.started === undefined) {
       if (this.state !== 'starting') return Promise.resolve();
@@ -144,21 +126,11 @@ export class ProcessorWorker {
     );
   }
 
-  /**
-   * Graceful: each consumer finishes and checkpoints its batch in flight and releases its lease
-   * as soon as it is done, while the leases still held keep being renewed; resolves once every
-   * lease is released.
-   */
   stop(): Promise<void> {
     this.stopped ??= this.handOff();
     return this.stopped;
   }
 
-  /**
-   * Stops at once, as a crash would: no checkpoint, no release, no further lease write, no lease
-   * reported lost (a write queued before the halt finds it dropped, quietly). Its
-   * leases expire after the failover time. For failure drills and tests.
-   */
   halt(): Promise<void> {
     this.halted = true;
     for (const held of this.coordinator.held.values()) held.drop('halted');

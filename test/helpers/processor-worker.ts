@@ -1,6 +1,6 @@
 import type { TrimReport } from '../../shared/processor/index.js';
 import { StreamSource } from '../../shared/processor/stream-source.js';
-import { ProcessorWorker } from '../../shared/processor/worker.js';
+import { Worker } from '../../shared/processor/worker.js';
 import { CountingPublisher } from './counting-publisher.js';
 import { FlakyLeaseStore } from './flaky-lease-store.js';
 import { SimulatedStream } from './simulated-stream.js';
@@ -31,13 +31,11 @@ export function recorder() {
   return { seen, observer };
 }
 
-let workers: ProcessorWorker[] = [];
+let workers: Worker[] = [];
 
 /** A worker with the short timings, halted by `haltWorkers()`. */
-export function worker(
-  options: Omit<ConstructorParameters<typeof ProcessorWorker>[0], 'settings'> & { settings?: object },
-): ProcessorWorker {
-  const created = new ProcessorWorker({ ...options, settings: { ...SETTINGS, ...options.settings } });
+export function worker(options: Omit<ConstructorParameters<typeof Worker>[0], 'settings'> & { settings?: object }): Worker {
+  const created = new Worker({ ...options, settings: { ...SETTINGS, ...options.settings } });
   workers.push(created);
   return created;
 }
@@ -49,7 +47,7 @@ export async function haltWorkers(): Promise<void> {
 }
 
 type Recorded = ReturnType<typeof recorder>;
-type WorkerObserver = ConstructorParameters<typeof ProcessorWorker>[0]['observer'];
+type WorkerObserver = ConstructorParameters<typeof Worker>[0]['observer'];
 
 /**
  * Worker A, started, on a new simulated stream (its one shard, `shard`), a lease store whose

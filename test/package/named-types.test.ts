@@ -4,12 +4,17 @@ import type { AggregateRef, EventInput, OutboxConfig, ParsedEvents, ParseResult,
 import type { ParsedEvents as ConsumerParsedEvents, InboxRecord, InboxStatus } from 'dynamodb-outbox/consumer';
 import type {
   BatchReport,
+  createProcessor,
   OnFailureBucketClient,
+  OnFailureCondition,
+  OnFailureReport,
   LagByEventType as ProcessorLagByEventType,
   ProcessorOnFailureDestination,
+  ProcessorWorker,
   StartProcessorOptions,
   StreamsApi,
   StreamsCallOptions,
+  startProcessor,
 } from 'dynamodb-outbox/processor';
 import type {
   BackoffOptions,
@@ -42,12 +47,17 @@ const NAMED: Readonly<Record<string, readonly string[]>> = {
   'dynamodb-outbox': ['AggregateRef', 'ParsedEvents', 'TopicSettings'],
   'dynamodb-outbox/consumer': ['InboxStatus', 'ParsedEvents'],
   'dynamodb-outbox/relay': ['LagByEventType', 'RecordCoordinates'],
-  'dynamodb-outbox/processor': ['LagByEventType', 'OnFailureBucketClient', 'StreamsApi', 'StreamsCallOptions'],
+  'dynamodb-outbox/processor': [
+    'LagByEventType',
+    'OnFailureBucketClient',
+    'OnFailureCondition',
+    'ProcessorWorker',
+    'StreamsApi',
+    'StreamsCallOptions',
+  ],
   'dynamodb-outbox/redrive': ['BackoffOptions', 'DeadLetterEvent', 'RelayDeadLetterReason', 'ReplayCheckpointErrorCode'],
   'dynamodb-outbox/testing': ['OutboxTestHandlerContext'],
 };
-
-const WORKER = 'behind ProcessorWorker, exported as a type only: no user constructs one, so its constructor options are internal';
 
 /** Per entry point, the declarations its API names that stay unexported, and why a user need not name them. */
 const INTERNAL: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -69,21 +79,7 @@ const INTERNAL: Readonly<Record<string, Readonly<Record<string, string>>>> = {
     RelayHandlerWithRelay: 'a branch of RelayHandlerOptions, which users build',
   },
   'dynamodb-outbox/processor': {
-    FailedAttempts: WORKER,
-    GivenUpRecords: WORKER,
-    Lease: WORKER,
-    LeaseStore: WORKER,
-    OnFailureCondition: WORKER,
-    OnFailureWriter: WORKER,
-    ProcessorWorkerOptions: WORKER,
-    ReadResult: WORKER,
-    RecordPublisher: WORKER,
     RelayBaseOptions: 'named ProcessorRelayOptions here',
-    RetryBounds: WORKER,
-    ShardInfo: WORKER,
-    ShardIteratorResult: WORKER,
-    StreamCallBound: WORKER,
-    StreamSource: WORKER,
   },
   'dynamodb-outbox/redrive': {
     StreamBatchInfo: "StreamRangeIncompleteError's constructor parameter; users read the error's fields, they do not construct it",
@@ -130,6 +126,9 @@ describe('the types a user meets in the API', () => {
     expectTypeOf<ProcessorOnFailureDestination['s3']>().toEqualTypeOf<OnFailureBucketClient>();
     expectTypeOf<StartProcessorOptions['streams']>().toEqualTypeOf<StreamsApi>();
     expectTypeOf<Parameters<StreamsApi['send']>[1]>().toEqualTypeOf<StreamsCallOptions | undefined>();
+    expectTypeOf<OnFailureReport['condition']>().toEqualTypeOf<OnFailureCondition>();
+    expectTypeOf<ReturnType<typeof createProcessor>>().toEqualTypeOf<ProcessorWorker>();
+    expectTypeOf<Awaited<ReturnType<typeof startProcessor>>>().toEqualTypeOf<ProcessorWorker>();
     expectTypeOf<NonNullable<OnFailureRedriveOptions['retry']>>().toEqualTypeOf<BackoffOptions>();
     expectTypeOf<NonNullable<DeadLetterInfo['batch']>[number]>().toEqualTypeOf<DeadLetterEvent>();
     expectTypeOf<(typeof RELAY_REASONS)[number]>().toEqualTypeOf<RelayDeadLetterReason>();

@@ -5,7 +5,7 @@ import { defineConfig } from '../../shared/config.js';
 import { isFinished, type Lease } from '../../shared/processor/lease.js';
 import { createProcessorRelay } from '../../shared/processor/processor.js';
 import { StreamSource } from '../../shared/processor/stream-source.js';
-import { ProcessorWorker } from '../../shared/processor/worker.js';
+import { Worker } from '../../shared/processor/worker.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
 import { seededRandom } from '../helpers/seeded-random.js';
@@ -42,7 +42,7 @@ const step = fc.oneof(
   fc.record({ kind: fc.constant('join' as const) }),
 );
 
-let running: ProcessorWorker[] = [];
+let running: Worker[] = [];
 afterEach(async () => {
   await Promise.all(running.map((w) => w.halt()));
   running = [];
@@ -127,9 +127,9 @@ async function splittingRun(run: typeof scenario extends fc.Arbitrary<infer T> ?
     backoff: { baseDelayMs: 1, maxDelayMs: 5 },
   });
   let workerCounter = 0;
-  const live: ProcessorWorker[] = [];
+  const live: Worker[] = [];
   const join = async (): Promise<void> => {
-    const worker = new ProcessorWorker({
+    const worker = new Worker({
       source: new StreamSource(stream, stream.streamArn),
       leases,
       publisher,

@@ -4,9 +4,9 @@ import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { GetRecordsCommand } from '@aws-sdk/client-dynamodb-streams';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RecordPublisher } from '../../shared/processor/consumer-context.js';
-import { PROCESSOR_METRICS, processorMetrics, processorObserver } from '../../shared/processor/index.js';
+import { type OnFailureReport, PROCESSOR_METRICS, processorMetrics, processorObserver } from '../../shared/processor/index.js';
 import { StreamSource } from '../../shared/processor/stream-source.js';
-import { ProcessorWorker } from '../../shared/processor/worker.js';
+import { Worker } from '../../shared/processor/worker.js';
 import type { BatchReport } from '../../shared/processor/worker-observer.js';
 import { reportBatch } from '../../shared/processor/worker-reports.js';
 import type { RelayResult } from '../../shared/relay/index.js';
@@ -64,7 +64,7 @@ describe('processor metrics', () => {
     const logger = new Logger({ logLevel: 'SILENT' });
     const errors = vi.spyOn(logger, 'error');
     const observer = processorObserver(logger, metrics);
-    const report = {
+    const report: OnFailureReport = {
       shardId: 's1',
       condition: 'RetryAttemptsExhausted',
       attempts: 11,
@@ -91,7 +91,7 @@ describe('processor lag, as the worker reports it', () => {
   const MINUTE = 60_000;
   /** Commit ages of a backlog of three records on one shard, oldest first. */
   const AGES = [60 * MINUTE, 10 * MINUTE, MINUTE];
-  let worker: ProcessorWorker | undefined;
+  let worker: Worker | undefined;
   afterEach(async () => {
     await worker?.halt();
     worker = undefined;
@@ -118,7 +118,7 @@ describe('processor lag, as the worker reports it', () => {
     }
     const metrics = processorMetrics('orders-leases');
     const written = captureEmf(metrics);
-    worker = new ProcessorWorker({
+    worker = new Worker({
       source: new StreamSource(stream, stream.streamArn),
       leases: new MemoryLeaseStore(),
       publisher,
