@@ -2,6 +2,7 @@ import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-
 import type { marshallOptions } from '@aws-sdk/util-dynamodb';
 import { errorName } from '../aws/error-name.js';
 import { throttledTransaction } from '../aws/transient-transaction-errors.js';
+import { logAsIs } from '../aws/unfiltered-log.js';
 import { backoffDelay, sleep } from '../backoff.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { TABLE } from '../table.js';
@@ -201,7 +202,7 @@ export class CommitGroup {
     const items = entries.flatMap((p) => [...p.writes, inbox.completedPut(p.envelope)]);
     for (let attempt = 1; ; attempt++) {
       try {
-        await scopes.group(entries, () => this.#document.send(new TransactWriteCommand({ TransactItems: items })));
+        await scopes.group(entries, () => this.#document.send(logAsIs(new TransactWriteCommand({ TransactItems: items }))));
         return async (pending) => committedOutcome(this.#deps, pending);
       } catch (error) {
         const throttled = throttledTransaction(error);

@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
+import { logAsIs } from '../aws/unfiltered-log.js';
 import type { InboxRecord } from './inbox-records.js';
 
 /** TransactGetItems takes 100 items. */
@@ -70,7 +71,7 @@ export async function readInboxSnapshot(
     chunks.map(async (chunk) => {
       try {
         const { Responses = [] } = await document.send(
-          new TransactGetCommand({ TransactItems: chunk.map((Key) => ({ Get: { TableName: tableName, Key } })) }),
+          logAsIs(new TransactGetCommand({ TransactItems: chunk.map((Key) => ({ Get: { TableName: tableName, Key } })) })),
         );
         // Responses come in the order of the Gets; an item that does not exist has an empty response.
         for (const [i, key] of chunk.entries()) records.set(keyOf(key), Responses[i]?.Item as InboxRecord | undefined);

@@ -8,6 +8,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { throttledTransaction } from '../aws/transient-transaction-errors.js';
+import { logAsIs } from '../aws/unfiltered-log.js';
 import { backoffDelay, sleep } from '../backoff.js';
 import { TABLE } from '../table.js';
 import { InboxConflictError, InboxWriteError } from './errors.js';
@@ -108,7 +109,7 @@ export class Inbox {
 
   async #get(key: Record<string, string>): Promise<InboxRecord | undefined> {
     const { Item } = await this.#options.document.send(
-      new GetCommand({ TableName: this.#options.tableName, Key: key, ConsistentRead: true }),
+      logAsIs(new GetCommand({ TableName: this.#options.tableName, Key: key, ConsistentRead: true })),
     );
     return Item as InboxRecord | undefined;
   }
@@ -158,7 +159,7 @@ export class Inbox {
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.#options.document.send(new TransactWriteCommand({ TransactItems: [...writes, this.completedPut(event)] }));
+        await this.#options.document.send(logAsIs(new TransactWriteCommand({ TransactItems: [...writes, this.completedPut(event)] })));
         return { status: 'committed' };
       } catch (error) {
         try {
@@ -197,12 +198,14 @@ export class Inbox {
     };
     try {
       const output = await this.#options.document.send(
-        new PutCommand({
-          TableName: this.#options.tableName,
-          Item: record,
-          ...takesRecord(nowSeconds),
-          ReturnValues: 'ALL_OLD',
-        }),
+        logAsIs(
+          new PutCommand({
+            TableName: this.#options.tableName,
+            Item: record,
+            ...takesRecord(nowSeconds),
+            ReturnValues: 'ALL_OLD',
+          }),
+        ),
       );
       return { status: 'claimed', token, expiresAt, tookOver: output.Attributes !== undefined };
     } catch (error) {
@@ -262,7 +265,7 @@ export class Inbox {
    */
   async #ifClaimHeld(command: UpdateCommand | DeleteCommand, alreadyDone: (old: InboxRecord | undefined) => boolean): Promise<boolean> {
     try {
-      await this.#options.document.send(command as UpdateCommand);
+      await this.#options.document.send(logAsIs(command) as UpdateCommand);
       return true;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { logAsIs } from '../aws/unfiltered-log.js';
 import { type AggregateSequenceFields, aggregateSequenceOf, type OutboxEnvelope } from '../envelope.js';
 import { TABLE } from '../table.js';
 import type { ResolvedInboxOptions } from './inbox.js';
@@ -94,28 +95,30 @@ export class SequenceTracker {
     const token = crypto.randomUUID();
     try {
       const { Attributes } = await this.#options.document.send(
-        new UpdateCommand({
-          TableName: this.#options.tableName,
-          Key: sequenceKey(this.#consumer, event.aggregatetype, event.subject),
-          // The operands are read before the update: previous* keep the position it replaces.
-          UpdateExpression:
-            'SET previousEpoch = if_not_exists(lastEpoch, :none), previousSequence = if_not_exists(lastSequence, :zero), ' +
-            'lastEpoch = :epoch, lastSequence = :sequence, updateToken = :token, aggregateType = :type, aggregateId = :id, expiresAt = :ttl',
-          ConditionExpression:
-            'attribute_not_exists(lastSequence) OR lastEpoch < :epoch OR (lastEpoch = :epoch AND lastSequence < :sequence)',
-          ExpressionAttributeValues: {
-            ':epoch': received.epoch,
-            ':sequence': received.sequence,
-            ':token': token,
-            ':none': NO_EPOCH,
-            ':zero': 0,
-            ':type': event.aggregatetype,
-            ':id': event.subject,
-            ':ttl': Math.floor(this.#now() / 1000) + this.#retentionSeconds,
-          },
-          ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
+        logAsIs(
+          new UpdateCommand({
+            TableName: this.#options.tableName,
+            Key: sequenceKey(this.#consumer, event.aggregatetype, event.subject),
+            // The operands are read before the update: previous* keep the position it replaces.
+            UpdateExpression:
+              'SET previousEpoch = if_not_exists(lastEpoch, :none), previousSequence = if_not_exists(lastSequence, :zero), ' +
+              'lastEpoch = :epoch, lastSequence = :sequence, updateToken = :token, aggregateType = :type, aggregateId = :id, expiresAt = :ttl',
+            ConditionExpression:
+              'attribute_not_exists(lastSequence) OR lastEpoch < :epoch OR (lastEpoch = :epoch AND lastSequence < :sequence)',
+            ExpressionAttributeValues: {
+              ':epoch': received.epoch,
+              ':sequence': received.sequence,
+              ':token': token,
+              ':none': NO_EPOCH,
+              ':zero': 0,
+              ':type': event.aggregatetype,
+              ':id': event.subject,
+              ':ttl': Math.floor(this.#now() / 1000) + this.#retentionSeconds,
+            },
+            ReturnValues: 'ALL_OLD',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
       );
       return options.replayed === true ? { status: 'replayed', advanced: true } : classify(positionOf(Attributes), received);
     } catch (error) {
