@@ -2,6 +2,7 @@ import type { AttributeValue, CreateTableCommandInput } from '@aws-sdk/client-dy
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { errorName } from '../aws/error-name.js';
+import { logAsIs } from '../aws/unfiltered-log.js';
 import { LeaseLostError } from './errors.js';
 import { appliedWrite, type FailedAttempts, hasStarted, type Lease, type LeaseStore, TRIM_HORIZON } from './lease.js';
 import { checkLeaseTableName } from './processor-options.js';
@@ -60,7 +61,9 @@ export class DynamoDbLeaseTable implements LeaseStore {
     const leases: Lease[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const page = await this.document.send(new ScanCommand({ TableName: this.tableName, ConsistentRead: true, ExclusiveStartKey: start }));
+      const page = await this.document.send(
+        logAsIs(new ScanCommand({ TableName: this.tableName, ConsistentRead: true, ExclusiveStartKey: start })),
+      );
       for (const item of page.Items ?? []) leases.push(toLease(item));
       start = page.LastEvaluatedKey;
     } while (start !== undefined);
@@ -80,7 +83,9 @@ export class DynamoDbLeaseTable implements LeaseStore {
     );
     const found = await Promise.all(
       [...missing].map(async (leaseKey) => {
-        const { Item } = await this.document.send(new GetCommand({ TableName: this.tableName, Key: { leaseKey }, ConsistentRead: true }));
+        const { Item } = await this.document.send(
+          logAsIs(new GetCommand({ TableName: this.tableName, Key: { leaseKey }, ConsistentRead: true })),
+        );
         return Item === undefined ? undefined : toLease(Item);
       }),
     );
@@ -90,17 +95,19 @@ export class DynamoDbLeaseTable implements LeaseStore {
   async create(leaseKey: string, parentShardIds: readonly string[]): Promise<boolean> {
     try {
       await this.document.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            leaseKey,
-            leaseCounter: 0,
-            checkpoint: TRIM_HORIZON,
-            parentShardIds: [...parentShardIds],
-            ownerSwitchesSinceCheckpoint: 0,
-          },
-          ConditionExpression: 'attribute_not_exists(leaseKey)',
-        }),
+        logAsIs(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              leaseKey,
+              leaseCounter: 0,
+              checkpoint: TRIM_HORIZON,
+              parentShardIds: [...parentShardIds],
+              ownerSwitchesSinceCheckpoint: 0,
+            },
+            ConditionExpression: 'attribute_not_exists(leaseKey)',
+          }),
+        ),
       );
       return true;
     } catch (error) {
@@ -174,12 +181,14 @@ export class DynamoDbLeaseTable implements LeaseStore {
   async remove(lease: Lease): Promise<boolean> {
     try {
       await this.document.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: { leaseKey: lease.leaseKey },
-          ConditionExpression: 'leaseCounter = :counter',
-          ExpressionAttributeValues: { ':counter': lease.leaseCounter },
-        }),
+        logAsIs(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: { leaseKey: lease.leaseKey },
+            ConditionExpression: 'leaseCounter = :counter',
+            ExpressionAttributeValues: { ':counter': lease.leaseCounter },
+          }),
+        ),
       );
       return true;
     } catch (error) {
@@ -203,20 +212,22 @@ export class DynamoDbLeaseTable implements LeaseStore {
   ): Promise<Lease | undefined> {
     try {
       const { Attributes } = await this.document.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { leaseKey: lease.leaseKey },
-          UpdateExpression: expression,
-          ConditionExpression: `leaseCounter = :counter${owner === undefined ? '' : ' AND leaseOwner = :owner'}`,
-          ExpressionAttributeValues: {
-            ':counter': lease.leaseCounter,
-            ':one': 1,
-            ...(owner === undefined ? {} : { ':owner': owner }),
-            ...values,
-          },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
+        logAsIs(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { leaseKey: lease.leaseKey },
+            UpdateExpression: expression,
+            ConditionExpression: `leaseCounter = :counter${owner === undefined ? '' : ' AND leaseOwner = :owner'}`,
+            ExpressionAttributeValues: {
+              ':counter': lease.leaseCounter,
+              ':one': 1,
+              ...(owner === undefined ? {} : { ':owner': owner }),
+              ...values,
+            },
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
       );
       return toLease(Attributes ?? {});
     } catch (error) {
