@@ -35,11 +35,11 @@ const PLACE: InitializeHandlerOptions & AbsoluteLocation = {
   override: true,
 };
 
-/** Sets the overrides on the request's context, keeping any other DocumentClient option set there. */
+/** Sets the overrides on the request's context, where none is set: a filter the user's own middleware set there stays. */
 const unfilteredLog =
   <Input extends object, Output extends object>(next: InitializeHandler<Input, Output>, context: HandlerExecutionContext) =>
   (args: Parameters<InitializeHandler<Input, Output>>[0]) => {
-    context.dynamoDbDocumentClientOptions = { ...context.dynamoDbDocumentClientOptions, ...UNFILTERED_LOG };
+    context.dynamoDbDocumentClientOptions = { ...UNFILTERED_LOG, ...context.dynamoDbDocumentClientOptions };
     return next(args);
   };
 

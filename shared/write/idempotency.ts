@@ -6,6 +6,7 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { logAsIs } from '../aws/unfiltered-log.js';
 import { IdempotencyConflictError } from '../errors.js';
 import { expiresAt, TABLE } from '../table.js';
 import { type EventInput, IDEMPOTENCY_PREFIX, type TransactOperation, type WriteResult, type WrittenEvent } from './types.js';
@@ -92,11 +93,13 @@ export async function replay(
   plan: { now: Date; fingerprint: string },
 ): Promise<WriteResult | undefined> {
   const { Item } = await client.send(
-    new GetCommand({
-      TableName: tableName,
-      Key: { [TABLE.partitionKey]: `${IDEMPOTENCY_PREFIX}${key}`, [TABLE.sortKey]: 'IDEMPOTENCY' },
-      ConsistentRead: true,
-    }),
+    logAsIs(
+      new GetCommand({
+        TableName: tableName,
+        Key: { [TABLE.partitionKey]: `${IDEMPOTENCY_PREFIX}${key}`, [TABLE.sortKey]: 'IDEMPOTENCY' },
+        ConsistentRead: true,
+      }),
+    ),
   );
   // Number(): a DocumentClient that wraps numbers gives a NumberValue, whose text is the number.
   const expiry = Item === undefined ? Number.NaN : Number(Item[TABLE.timeToLiveAttribute]);

@@ -83,6 +83,25 @@ describe("the write helper and the client's logger", () => {
     });
   });
 
+  it("keeps a log filter the client's own middleware sets, run before the helper's", async () => {
+    const { client, info } = loggingClient();
+    const redact = () => '[redacted]';
+    client.middlewareStack.add(
+      (next, context) => (args) => {
+        context.dynamoDbDocumentClientOptions = { overrideInputFilterSensitiveLog: redact };
+        return next(args);
+      },
+      { step: 'initialize', priority: 'high', name: 'redactLog' },
+    );
+    const outbox = new Outbox({ config: testConfig(), tableName, client });
+    const order = newId('order');
+    await outbox.write({
+      operations: [{ Put: { Item: { pk: `ORDER#${order}`, sk: 'ORDER', secret: 'ssn' } } }],
+      events: [orderEvent(order)],
+    });
+    expect(info.mock.calls[0]?.[0]).toMatchObject({ input: '[redacted]' });
+  });
+
   it("skips no member the SDK's own log filter would hide: DynamoDB's request marks none sensitive", () => {
     // The helper hands the logger the request as it is, where the SDK's filter (a walk by the
     // request's schema, for an AttributeValue's members) would copy it, and log native values as {}.
