@@ -22,11 +22,14 @@ export class LeaseLostError extends OutboxError {
 /** Options of the stream processor out of range; `field` names the option. */
 export class ProcessorOptionsError extends OutboxError {
   readonly field: string;
+  /** What was wrong, given and allowed: the message without its heading. */
+  readonly detail: string;
 
   constructor(field: string, message: string, options?: ErrorOptions) {
     super('INVALID_PROCESSOR_OPTIONS', `Invalid stream processor option ${field}: ${message}`, options);
     this.name = 'ProcessorOptionsError';
     this.field = field;
+    this.detail = message;
   }
 }
 

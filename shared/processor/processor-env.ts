@@ -102,8 +102,10 @@ const SETTINGS_VARIABLES = {
 
 /**
  * Checks the settings the environment gave as the worker will ({@link processorSettings}); an
- * error names the variable that set the option, or every settings variable set when the option
- * is derived from them (an interval from the failover time, idle bounds that cross).
+ * error is worded under the variable's heading alone, the rule's detail after it: the variable
+ * that set the option, or every settings variable set when the option is derived from them or
+ * left to its default (an interval from the failover time, an idle maximum below the minimum
+ * set), the option then named in the detail.
  */
 function checkedSettings(settings: Partial<ProcessorSettings>): Partial<ProcessorSettings> {
   try {
@@ -112,9 +114,11 @@ function checkedSettings(settings: Partial<ProcessorSettings>): Partial<Processo
   } catch (error) {
     if (!(error instanceof ProcessorOptionsError)) throw error;
     const own = (SETTINGS_VARIABLES as Record<string, string>)[error.field];
+    if (own !== undefined && error.field in settings) throw new EnvironmentError(own, error.detail, { cause: error });
     const set = Object.entries(SETTINGS_VARIABLES).filter(([key]) => key in settings);
-    const variable = own !== undefined && error.field in settings ? own : set.map(([, name]) => name).join(', ');
-    throw new EnvironmentError(variable, error.message, { cause: error });
+    const origin = own === undefined ? 'derived from them' : `its default; ${own} is unset`;
+    const variables = set.map(([, name]) => name).join(', ');
+    throw new EnvironmentError(variables, `${error.field} (${origin}) ${error.detail}`, { cause: error });
   }
 }
 

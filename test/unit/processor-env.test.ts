@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { serializeConfig } from '../../shared/config.js';
 import { EnvironmentError } from '../../shared/errors.js';
 import { RELAY_ENV } from '../../shared/event-source.js';
-import { PROCESSOR_ENV, processorEnvironment } from '../../shared/processor/index.js';
+import { PROCESSOR_ENV, ProcessorOptionsError, processorEnvironment } from '../../shared/processor/index.js';
 import { testConfig } from '../helpers/factories.js';
 
 const STREAM_ARN = 'arn:aws:dynamodb:eu-west-1:123456789012:table/outbox/stream/2025-01-01T00:00:00.000';
@@ -159,4 +159,32 @@ describe('processor environment: a misspelt setting', () => {
       expect(error.message).toContain('OUTBOX_PROCESSOR_HAND_OFF_TIMEOUT_MS');
     },
   );
+});
+
+describe('processor environment: a number that breaks a settings rule', () => {
+  it.each([
+    [{ [PROCESSOR_ENV.failoverMs]: '100' }, 'OUTBOX_PROCESSOR_FAILOVER_MS', 'got 100; allowed: a whole number from 200 to 600000'],
+    [
+      { [PROCESSOR_ENV.handOffTimeoutMs]: '3600001' },
+      'OUTBOX_PROCESSOR_HAND_OFF_TIMEOUT_MS',
+      'got 3600001; allowed: a whole number from 1 to 3600000',
+    ],
+    [
+      { [PROCESSOR_ENV.idleMinDelayMs]: '50', [PROCESSOR_ENV.idleMaxDelayMs]: '20' },
+      'OUTBOX_PROCESSOR_IDLE_MAX_DELAY_MS',
+      'got 20; allowed: a whole number from 50 to 60000 (not below idleMinDelayMs)',
+    ],
+    [
+      { [PROCESSOR_ENV.idleMinDelayMs]: '500' },
+      'OUTBOX_PROCESSOR_IDLE_MIN_DELAY_MS',
+      'idleMaxDelayMs (its default; OUTBOX_PROCESSOR_IDLE_MAX_DELAY_MS is unset) got 100; allowed: a whole number from 500 to 60000 (not below idleMinDelayMs)',
+    ],
+  ])('refuses %j under the variable heading alone, with the rule as the detail', (changes, variable, detail) => {
+    const error = failure(changes);
+    expect(error.message).toBe(`Environment variable ${variable}: ${detail}`);
+    expect(error.variable).toBe(variable);
+    expect(error.code).toBe('INVALID_ENVIRONMENT');
+    expect(error.cause).toBeInstanceOf(ProcessorOptionsError);
+    expect((error.cause as ProcessorOptionsError).detail).toBe(detail.replace(/^idleMaxDelayMs \(.*?\) /, ''));
+  });
 });
