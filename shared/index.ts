@@ -4,6 +4,8 @@
  * receive, and the errors these throw.
  */
 
+/** The bounds `WriteRetryOptions` extends (the same type `dynamodb-outbox/redrive` exports). */
+export type { BackoffOptions } from './backoff.js';
 export {
   type EventSchemaCode,
   EventSchemaError,

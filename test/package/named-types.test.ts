@@ -1,6 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { AggregateRef, EventInput, OutboxConfig, ParsedEvents, ParseResult, TopicSettings, WrittenEvent } from 'dynamodb-outbox';
+import type {
+  AggregateRef,
+  EventInput,
+  OutboxConfig,
+  ParsedEvents,
+  ParseResult,
+  BackoffOptions as RootBackoffOptions,
+  TopicSettings,
+  WriteRetryOptions,
+  WrittenEvent,
+} from 'dynamodb-outbox';
 import type { ParsedEvents as ConsumerParsedEvents, InboxRecord, InboxStatus } from 'dynamodb-outbox/consumer';
 import type {
   BatchReport,
@@ -44,7 +54,7 @@ import { reportFile } from './api-report.js';
 
 /** Per entry point, the types exported so that a user can name what its API hands them. */
 const NAMED: Readonly<Record<string, readonly string[]>> = {
-  'dynamodb-outbox': ['AggregateRef', 'ParsedEvents', 'TopicSettings'],
+  'dynamodb-outbox': ['AggregateRef', 'BackoffOptions', 'ParsedEvents', 'TopicSettings'],
   'dynamodb-outbox/consumer': ['InboxStatus', 'ParsedEvents'],
   'dynamodb-outbox/relay': ['LagByEventType', 'RecordCoordinates'],
   'dynamodb-outbox/processor': [
@@ -130,6 +140,8 @@ describe('the types a user meets in the API', () => {
     expectTypeOf<ReturnType<typeof createProcessor>>().toEqualTypeOf<ProcessorWorker>();
     expectTypeOf<Awaited<ReturnType<typeof startProcessor>>>().toEqualTypeOf<ProcessorWorker>();
     expectTypeOf<NonNullable<OnFailureRedriveOptions['retry']>>().toEqualTypeOf<BackoffOptions>();
+    expectTypeOf<Omit<WriteRetryOptions, 'maxSequenceRaces'>>().toEqualTypeOf<RootBackoffOptions>();
+    expectTypeOf<RootBackoffOptions>().toEqualTypeOf<BackoffOptions>();
     expectTypeOf<NonNullable<DeadLetterInfo['batch']>[number]>().toEqualTypeOf<DeadLetterEvent>();
     expectTypeOf<(typeof RELAY_REASONS)[number]>().toEqualTypeOf<RelayDeadLetterReason>();
     expectTypeOf<ReplayCheckpointError['code']>().toEqualTypeOf<ReplayCheckpointErrorCode>();
