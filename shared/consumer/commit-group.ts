@@ -10,6 +10,7 @@ import { marshalOperation } from '../write/operation-size.js';
 import { MAX_REQUEST_BYTES, type TransactOperation } from '../write/types.js';
 import { InboxConflictError } from './errors.js';
 import { MAX_HANDLER_WRITES, THROTTLED_COMMIT_RETRY } from './inbox-records.js';
+import { itemKeyText } from './item-key.js';
 import { type CommitDeps, commitPending, committedOutcome, failedOutcome, type PendingCommit } from './pending-commit.js';
 import { clientRegionOf, sameTable, type TableIdentity, tableIdentity } from './table-identity.js';
 import type { MessageOutcome, TransactItem } from './types.js';
@@ -41,16 +42,16 @@ interface ItemRef {
   readonly account: string | undefined;
 }
 
-// A bigint (which the DocumentClient sends as a number) as its digits: JSON.stringify would throw.
-const itemRef = (table: TableIdentity, key: Record<string, unknown>): ItemRef => ({
-  key: `${table.table}\u0000${JSON.stringify(
-    Object.keys(key)
-      .sort()
-      .map((name) => [name, key[name]]),
-    (_name, value: unknown) => (typeof value === 'bigint' ? value.toString() : value),
-  )}`,
-  account: table.account,
-});
+/**
+ * The item `key` names in `table`, its key as DynamoDB tells items apart ({@link itemKeyText}:
+ * marshalled with the client's `options`, so `7`, `7n` and `NumberValue.from('7.0')` are one
+ * item, as are a `Buffer` and a `Uint8Array` of the same bytes); `undefined` when the key does
+ * not marshal (the event cannot be sized then, and commits on its own).
+ */
+function itemRef(table: TableIdentity, key: Record<string, unknown>, options: marshallOptions): ItemRef | undefined {
+  const text = itemKeyText(key, options);
+  return text === undefined ? undefined : { key: `${table.table}\u0000${text}`, account: table.account };
+}
 
 /**
  * The items a write names, where its keys are known: `Update`, `Delete` and `ConditionCheck` name
@@ -59,23 +60,29 @@ const itemRef = (table: TableIdentity, key: Record<string, unknown>): ItemRef =>
  * actions on one item, and the fallback commits each event on its own then. A table is read
  * against the client's region (`region`), as DynamoDB reads a name.
  */
-function itemsOf(writes: readonly TransactItem[], inboxTable: TableIdentity, region: string | undefined): ItemRef[] {
-  const items: ItemRef[] = [];
+function itemsOf(
+  writes: readonly TransactItem[],
+  inboxTable: TableIdentity,
+  region: string | undefined,
+  options: marshallOptions,
+): ItemRef[] {
+  const items: (ItemRef | undefined)[] = [];
   for (const write of writes) {
     // Not a write at all (plain JS can pass anything): its own commit refuses it, as with commit: 'event'.
     if (typeof write !== 'object' || write === null) continue;
     const keyed = write.Update ?? write.Delete ?? write.ConditionCheck;
-    if (typeof keyed?.Key === 'object' && keyed.Key !== null) items.push(itemRef(tableIdentity(keyed.TableName, region), keyed.Key));
+    if (typeof keyed?.Key === 'object' && keyed.Key !== null)
+      items.push(itemRef(tableIdentity(keyed.TableName, region), keyed.Key, options));
     else if (write.Put !== undefined) {
       const table = tableIdentity(write.Put.TableName, region);
       if (!sameTable(table, inboxTable)) continue;
       const item = write.Put.Item ?? {};
       const pk = item[TABLE.partitionKey];
       const sk = item[TABLE.sortKey];
-      if (pk !== undefined && sk !== undefined) items.push(itemRef(table, { [TABLE.partitionKey]: pk, [TABLE.sortKey]: sk }));
+      if (pk !== undefined && sk !== undefined) items.push(itemRef(table, { [TABLE.partitionKey]: pk, [TABLE.sortKey]: sk }, options));
     }
   }
-  return items;
+  return items.filter((item) => item !== undefined);
 }
 
 /**
@@ -126,7 +133,7 @@ export class CommitGroup {
    * commits alone, and DynamoDB's or the SDK's refusal is its outcome, as with `commit: 'event'`.
    */
   #bytesOf(pending: PendingCommit): number {
-    const options: marshallOptions = this.#document.config.translateConfig?.marshallOptions ?? {};
+    const options = this.#marshallOptions();
     const actions = [...pending.writes, this.#deps.inbox.completedPut(pending.envelope)];
     try {
       return actions.reduce((bytes, action, index) => bytes + marshalOperation(action as TransactOperation, index, options).size, 0);
@@ -141,8 +148,15 @@ export class CommitGroup {
   }
 
   #itemsOf(pending: PendingCommit): ItemRef[] {
+    const options = this.#marshallOptions();
     const { pk, sk } = this.#deps.inbox.keysOf(pending.envelope).own;
-    return [...itemsOf(pending.writes, this.#inboxTable, this.#region), itemRef(this.#inboxTable, { pk, sk })];
+    const inbox = itemRef(this.#inboxTable, { pk, sk }, options);
+    return [...itemsOf(pending.writes, this.#inboxTable, this.#region, options), ...(inbox === undefined ? [] : [inbox])];
+  }
+
+  /** The client's `marshallOptions`, with which the DocumentClient marshals what it sends. */
+  #marshallOptions(): marshallOptions {
+    return this.#document.config.translateConfig?.marshallOptions ?? {};
   }
 
   /** The group is past a transaction's limits: it holds one event that fits no transaction, which fails on its own commit. */

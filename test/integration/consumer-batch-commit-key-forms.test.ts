@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, type ScalarAttributeType } from '@aws-sdk/client-dynamodb';
+import { GetCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { batchCommitFixture, count, messages, statuses } from '../helpers/batch-commit.js';
+import { anEnvelope } from '../helpers/envelopes.js';
+
+const { batchConsumer, clients } = batchCommitFixture('consumer-batch-key-forms');
+
+/** A table keyed by `scope` (a string, one per test) and `id` of `type`, beside the inbox's: the handlers' writes go there. */
+const tables: Partial<Record<ScalarAttributeType, string>> = {};
+beforeAll(async () => {
+  for (const type of ['N', 'B', 'S'] as const) {
+    const name = `key-forms-${type}-${randomUUID().slice(0, 8)}`;
+    await clients.dynamodb.send(
+      new CreateTableCommand({
+        TableName: name,
+        AttributeDefinitions: [
+          { AttributeName: 'scope', AttributeType: 'S' },
+          { AttributeName: 'id', AttributeType: type },
+        ],
+        KeySchema: [
+          { AttributeName: 'scope', KeyType: 'HASH' },
+          { AttributeName: 'id', KeyType: 'RANGE' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    tables[type] = name;
+  }
+});
+
+const tableOf = (type: ScalarAttributeType): string => tables[type] as string;
+
+/**
+ * Two events of two aggregates, processed in one batch, whose handlers each add 1 to the item of
+ * `type`'s table keyed by `scope` and its event's form of `id` (`forms[0]`, then `forms[1]`): the transactions
+ * sent, whether a group transaction failed, and what the first form's item holds.
+ */
+async function twoWrites(scope: string, type: ScalarAttributeType, forms: readonly [unknown, unknown]) {
+  let index = 0;
+  const { consumer, sent, logs } = batchConsumer(
+    scope,
+    {},
+    {
+      'order.placed': {
+        handle: (_event, ctx) =>
+          ctx.write({
+            Update: {
+              TableName: tableOf(type),
+              Key: { scope, id: forms[index++ % 2] },
+              UpdateExpression: 'ADD applied :one',
+              ExpressionAttributeValues: { ':one': 1 },
+            },
+          }),
+      },
+    },
+  );
+  const events = [anEnvelope({ aggregateId: `${scope}-1` }), anEnvelope({ aggregateId: `${scope}-2` })];
+  const { outcomes } = await consumer.process(messages(events.map((e) => e.body)));
+  const { Item } = await clients.document.send(
+    new GetCommand({ TableName: tableOf(type), Key: { scope, id: forms[0] }, ConsistentRead: true }),
+  );
+  return {
+    statuses: statuses(outcomes),
+    transactions: count(sent, 'TransactWriteItems'),
+    groupFailed: logs.filter((entry) => entry.message.includes('group transaction failed')).length,
+    applied: Number(Item?.applied ?? 0),
+  };
+}
+
+const bytes = [0, 1, 2, 250];
+
+describe("consumer, commit: 'batch': one item whatever the JavaScript form of its key", () => {
+  it.each([
+    ['a number and a bigint', 'num-bigint', 'N', [7, 7n]],
+    ['a number and a NumberValue', 'num-numbervalue', 'N', [7, NumberValue.from('7')]],
+    ['a bigint and a NumberValue', 'bigint-numbervalue', 'N', [12345678901234567890n, NumberValue.from('12345678901234567890')]],
+    ['a number and a NumberValue of another spelling (7.0)', 'num-spelling', 'N', [7, NumberValue.from('7.0')]],
+    ['a number and a NumberValue with an exponent (7E0)', 'num-exponent', 'N', [7, NumberValue.from('70e-1')]],
+    ['zero and minus zero', 'zero', 'N', [0, -0]],
+    ['strings of two lone surrogates (each one replacement character in UTF-8)', 'surrogates', 'S', ['k\uD800', 'k\uDC00']],
+    ['a Buffer and a Uint8Array of the same bytes', 'buffer-uint8', 'B', [Buffer.from(bytes), Uint8Array.from(bytes)]],
+    [
+      'a Uint8Array and a view of the same bytes in a larger buffer',
+      'view',
+      'B',
+      [Uint8Array.from(bytes), new Uint8Array([9, ...bytes, 9]).subarray(1, 5)],
+    ],
+  ] as const)('commits the group before a second write of one item, its key given as %s', async (_, scope, type, forms) => {
+    const result = await twoWrites(scope, type, forms);
+
+    expect(result).toEqual({ statuses: ['processed', 'processed'], transactions: 2, groupFailed: 0, applied: 2 });
+  });
+
+  it.each([
+    ['two numbers', 'two-numbers', 'N', [7, NumberValue.from('7.5')]],
+    ['two byte strings', 'two-binaries', 'B', [Buffer.from([1, 2]), Uint8Array.from([1, 2, 0])]],
+    ['a number text and a number in a string table', 'strings', 'S', ['7', '7.0']],
+  ] as const)('keeps writes of two items, %s, in one group transaction', async (_, scope, type, forms) => {
+    const result = await twoWrites(scope, type, forms);
+
+    expect(result).toEqual({ statuses: ['processed', 'processed'], transactions: 1, groupFailed: 0, applied: 1 });
+  });
+});
