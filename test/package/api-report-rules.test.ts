@@ -6,8 +6,8 @@ import { type ApiReport, apiReports } from './api-report.js';
  * What the API report shows of a declaration, on a small package of its own (test/fixtures/api-report):
  * names through `export *`, `export type *` and renames, sorted; a value exported for types only
  * marked so; inferred types written out; no private members (a private constructor stays), no
- * implementation signature, no doc comments but a deprecation; and the package's declarations no
- * entry point exports that these name.
+ * implementation signature, no doc comments but a deprecation; the package's declarations no
+ * entry point exports that these name; and where those only another entry point exports are shown.
  */
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/api-report/', import.meta.url));
@@ -107,9 +107,10 @@ type Step = 1 | 2;
 `);
   });
 
-  it('follows `export *` of a module that has a class from `export type *`, and prints a declaration two reports share the same in both', () => {
+  it('follows `export *` of a module that has a class from `export type *`, prints a declaration two reports share the same in both, and points to the report of one only another entry point exports', () => {
     const extra = block(byFile.get('extra.api.md'));
     expect(extra.split('\n').filter((line) => line.startsWith('// '))).toEqual([
+      '// Gauge: interface',
       '// Handle: class (exported as a type only)',
       '// Options: interface',
       '// pick: function',
@@ -117,6 +118,9 @@ type Step = 1 | 2;
       '// Declarations no entry point exports, which the ones above name: a user meets their members.',
       '// GrowOptions: interface (exported by no entry point)',
       '// Step: type (exported by no entry point)',
+      '// Declarations only other entry points export, which the ones above name: their reports show them.',
+      '// Hidden: class (exported by api-report-fixture as Renamed: see api/index.api.md)',
+      '// Level: type (exported by api-report-fixture: see api/index.api.md)',
     ]);
     expect(extra).toContain('export class Widget {\n    readonly size: number;');
     expect(extra.split('// @deprecated').length - 1).toBe(1);

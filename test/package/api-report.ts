@@ -3,7 +3,9 @@
  * `exports` (the idea of api-extractor's `.api.md`, built with TypeScript's compiler API alone):
  * every name the entry point exports, sorted, with its kind and its declaration as the published
  * `.d.ts` gives it to a user (inferred types written out, private members and doc comments left
- * out). No absolute paths and no line numbers, so a report changes only when the surface does.
+ * out); then the package's declarations these name that no entry point exports, printed, and those
+ * only other entry points export, each a line that says which and where their report is. No
+ * absolute paths and no line numbers, so a report changes only when the surface does.
  */
 import { relative, resolve } from 'node:path';
 import ts from 'typescript';
@@ -84,6 +86,22 @@ function unexportedSection(ref: DeclarationRef, declarationsFor: (source: ts.Sou
   ].join('\n');
 }
 
+/** Where a declaration is exported: the entry point and the name it has there. */
+interface ExportedAt {
+  readonly specifier: string;
+  readonly name: string;
+}
+
+/**
+ * The line of a declaration the entry point's API names that only other entry points export: its
+ * kind, and the entry points (with the name each gives it) whose reports show it.
+ */
+function elsewhereLine(ref: DeclarationRef, at: readonly ExportedAt[], declarationsFor: (source: ts.SourceFile) => ts.SourceFile): string {
+  const kinds = [...new Set(statementsNamed(declarationsFor(ref.source), ref.name).map(kindOf))].join(' + ');
+  const where = at.map(({ specifier, name }) => `${specifier}${name === ref.name ? '' : ` as ${name}`}: see api/${reportFile(specifier)}`);
+  return `// ${ref.name}: ${kinds} (exported by ${where.join('; ')})`;
+}
+
 /** The report of every entry point in package.json's `exports`, in its order. */
 export function apiReports(root: string = ROOT): ApiReport[] {
   const entries = [...entryPoints(root)];
@@ -107,16 +125,24 @@ export function apiReports(root: string = ROOT): ApiReport[] {
       }))
       .sort((a, b) => byName(a.name, b.name));
   });
-  const everyExported = new Set(exports.flat().flatMap(({ target }) => ownDeclarations(target).map(keyOf)));
+  const exportedAt = new Map<string, ExportedAt[]>();
+  entries.forEach(([specifier], index) => {
+    for (const { name, target } of exports[index] ?? []) {
+      for (const key of ownDeclarations(target).map(keyOf)) exportedAt.set(key, [...(exportedAt.get(key) ?? []), { specifier, name }]);
+    }
+  });
   return entries.map(([specifier, source], index) => {
     const names = exports[index] ?? [];
     const sections = names.map(({ name, target, typeOnly }) => section(name, target, typeOnly, declarationsFor));
-    const unexported = unexportedDeclarations(
+    const { unexported, exportedSomewhere } = unexportedDeclarations(
       program,
       declarationsFor,
       names.flatMap(({ target }) => ownDeclarations(target)),
-      (ref) => everyExported.has(keyOf(ref)),
+      (ref) => exportedAt.has(keyOf(ref)),
     );
+    const elsewhere = exportedSomewhere
+      .map((ref) => ({ ref, at: exportedAt.get(keyOf(ref)) ?? [] }))
+      .filter(({ at }) => !at.some((where) => where.specifier === specifier));
     const text = [
       `## API report of \`${specifier}\``,
       '',
@@ -131,6 +157,14 @@ export function apiReports(root: string = ROOT): ApiReport[] {
             '// Declarations no entry point exports, which the ones above name: a user meets their members.',
             '',
             unexported.map((ref) => unexportedSection(ref, declarationsFor)).join('\n'),
+          ]),
+      ...(elsewhere.length === 0
+        ? []
+        : [
+            '// Declarations only other entry points export, which the ones above name: their reports show them.',
+            '',
+            ...elsewhere.map(({ ref, at }) => elsewhereLine(ref, at, declarationsFor)),
+            '',
           ]),
       '```',
       '',

@@ -96,28 +96,44 @@ class Resolver {
   }
 }
 
+/** The package's declarations an entry point's exported ones name, beyond those it exports itself. */
+export interface NamedDeclarations {
+  /** Those no entry point exports (`isPublic` does not take them): the report prints them. */
+  readonly unexported: readonly DeclarationRef[];
+  /** Those some entry point exports (`isPublic` takes them), whichever, sorted: not followed further. */
+  readonly exportedSomewhere: readonly DeclarationRef[];
+}
+
+const bySource = (a: DeclarationRef, b: DeclarationRef): number => byName(a.name, b.name) || byName(a.source.fileName, b.source.fileName);
+
 /**
  * Every declaration of the package that `exported` (the entry point's declarations) name, directly
- * or through another such one, and that `isPublic` (exported by some entry point) does not take.
+ * or through another such one that `isPublic` (exported by some entry point) does not take; those
+ * it takes are listed apart and not followed (their own report shows what they name).
  */
 export function unexportedDeclarations(
   program: ts.Program,
   declarationsOf: DeclarationsOf,
   exported: readonly DeclarationRef[],
   isPublic: (ref: DeclarationRef) => boolean,
-): DeclarationRef[] {
+): NamedDeclarations {
   const resolver = new Resolver(program, declarationsOf);
   const found = new Map<string, DeclarationRef>();
+  const somewhere = new Map<string, DeclarationRef>();
   const queue = [...exported];
   for (let ref = queue.shift(); ref !== undefined; ref = queue.shift()) {
     for (const statement of statementsNamed(declarationsOf(ref.source), ref.name)) {
       for (const reference of references(statement)) {
         const target = resolver.resolve(ref.source, reference);
-        if (target === undefined || isPublic(target) || found.has(keyOf(target))) continue;
+        if (target === undefined || found.has(keyOf(target))) continue;
+        if (isPublic(target)) {
+          somewhere.set(keyOf(target), target);
+          continue;
+        }
         found.set(keyOf(target), target);
         queue.push(target);
       }
     }
   }
-  return [...found.values()].sort((a, b) => byName(a.name, b.name) || byName(a.source.fileName, b.source.fileName));
+  return { unexported: [...found.values()].sort(bySource), exportedSomewhere: [...somewhere.values()].sort(bySource) };
 }
