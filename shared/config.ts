@@ -17,7 +17,7 @@ import {
   type TopicConfig,
   type TopicSettings,
 } from './config-types.js';
-import { jsonFromEnv } from './env.js';
+import { jsonFromEnv, shownEnvValue } from './env.js';
 import { ConfigError, EnvironmentError } from './errors.js';
 import {
   catalogWithoutSchemas,
@@ -249,15 +249,18 @@ export function serializeRuntimeConfig(config: OutboxConfig): string {
 }
 
 /**
- * Reads and validates the config from the environment, once, at cold start.
- * A missing or malformed variable fails with its name.
+ * Reads and validates the config from the environment, once, at cold start. A missing or malformed
+ * variable fails with its name; an invalid config under that heading alone, the config's field and
+ * detail in brackets.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, variable = CONFIG_ENV): OutboxConfig {
   const allowed = 'the outbox config as JSON, as serializeConfig writes it (the Outbox construct sets it)';
-  return checkedConfig(
-    jsonFromEnv(variable, env, allowed).value,
-    (error) => new EnvironmentError(variable, `holds an invalid outbox config: ${error.message}`, { cause: error }),
-  );
+  const { text, value } = jsonFromEnv(variable, env, allowed);
+  return checkedConfig(value, (error) => {
+    const refusal =
+      error.field === '(root)' ? `got ${shownEnvValue(text)}` : `holds an invalid outbox config (at ${error.field}: ${error.detail})`;
+    return new EnvironmentError(variable, `${refusal}; allowed: ${allowed}`, { cause: error });
+  });
 }
 
 /** What a part given a config takes, as its refusal of another says. */

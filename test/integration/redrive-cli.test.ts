@@ -339,7 +339,7 @@ describe('redrive CLI config', () => {
     {
       what: 'an invalid $OUTBOX_CONFIG',
       env: { OUTBOX_CONFIG: '{"source":"urn:a"}' },
-      stderr: () => 'Environment variable OUTBOX_CONFIG: holds an invalid outbox config: Invalid outbox config at topics: ',
+      stderr: () => 'Environment variable OUTBOX_CONFIG: holds an invalid outbox config (at topics: ',
     },
   ];
 

@@ -206,7 +206,9 @@ describe('defineConfig', () => {
   it('names the variable when it holds valid JSON that is no valid config, keeping the ConfigError as the cause', () => {
     const read = () => configFromEnv({ OUTBOX_CONFIG: JSON.stringify({ ...base, topics: [] }) });
     expect(read).toThrow(EnvironmentError);
-    expect(read).toThrow(/^Environment variable OUTBOX_CONFIG: holds an invalid outbox config: .*topics/);
+    expect(read).toThrow(
+      /^Environment variable OUTBOX_CONFIG: holds an invalid outbox config \(at topics: .*\); allowed: the outbox config as JSON/,
+    );
     const error = (() => {
       try {
         read();
@@ -215,5 +217,31 @@ describe('defineConfig', () => {
       }
     })();
     expect((error as Error).cause).toBeInstanceOf(ConfigError);
+  });
+
+  it.each([
+    [JSON.stringify({ ...base, topics: [] }), 'at topics: '],
+    [JSON.stringify({ ...base, routes: { order: 'nowhere' } }), 'at routes.order: '],
+  ])('words a config variable that is no valid config under the variable heading alone: %s', (text, at) => {
+    const error = (() => {
+      try {
+        configFromEnv({ OUTBOX_CONFIG: text });
+      } catch (e) {
+        return e as EnvironmentError;
+      }
+    })();
+    expect(error).toBeInstanceOf(EnvironmentError);
+    const cause = error?.cause as ConfigError;
+    expect(error?.message).toBe(
+      `Environment variable OUTBOX_CONFIG: holds an invalid outbox config (${at}${cause.detail}); allowed: the outbox config as JSON, as serializeConfig writes it (the Outbox construct sets it)`,
+    );
+    expect(error?.message).not.toContain('Invalid outbox config');
+    expect(error?.code).toBe('INVALID_ENVIRONMENT');
+  });
+
+  it.each(['[]', '"shop"', 'null', '42'])('refuses a config variable holding JSON %s that is no object, showing the text', (text) => {
+    expect(() => configFromEnv({ OUTBOX_CONFIG: text })).toThrow(
+      `Environment variable OUTBOX_CONFIG: got ${JSON.stringify(text)}; allowed: the outbox config as JSON, as serializeConfig writes it (the Outbox construct sets it)`,
+    );
   });
 });
