@@ -56,7 +56,7 @@ function validated(file: string, value: unknown): OutboxConfig {
     return defineConfig(value as OutboxConfigInput);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw refused(file, `holds an invalid outbox config: ${error.message}`, error);
+    throw refused(file, `holds an invalid outbox config (at ${error.field}: ${error.detail})`, error);
   }
 }
 

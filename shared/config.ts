@@ -250,8 +250,7 @@ export function serializeRuntimeConfig(config: OutboxConfig): string {
 
 /**
  * Reads and validates the config from the environment, once, at cold start. A missing or malformed
- * variable fails with its name; an invalid config under that heading alone, the config's field and
- * detail in brackets.
+ * variable fails with its name; an invalid config under that heading alone, its field and detail in brackets.
  */
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env, variable = CONFIG_ENV): OutboxConfig {
   const allowed = 'the outbox config as JSON, as serializeConfig writes it (the Outbox construct sets it)';

@@ -334,7 +334,7 @@ describe('redrive CLI config', () => {
       config: () =>
         file('unrouted.json', JSON.stringify({ source: 'urn:a', topics: [{ name: 'payments' }], routes: { payment: 'nowhere' } })),
       stderr: (path) =>
-        `Invalid redrive option --config: "${path}" holds an invalid outbox config: Invalid outbox config at routes.payment: routes to unknown topic "nowhere"; allowed: "payments"\n`,
+        `Invalid redrive option --config: "${path}" holds an invalid outbox config (at routes.payment: routes to unknown topic "nowhere"; allowed: "payments")\n`,
     },
     {
       what: 'an invalid $OUTBOX_CONFIG',

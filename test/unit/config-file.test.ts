@@ -68,11 +68,11 @@ describe('loadConfigFile', () => {
   it('rejects an invalid config with the field the config check names', async () => {
     const json = file('unrouted.json', '{"source":"urn:a","topics":[{"name":"payments"}],"routes":{"payment":"nowhere"}}');
     expect(await refusal(loadConfigFile(json))).toBe(
-      `Invalid config file: "${json}" holds an invalid outbox config: Invalid outbox config at routes.payment: routes to unknown topic "nowhere"; allowed: "payments"`,
+      `Invalid config file: "${json}" holds an invalid outbox config (at routes.payment: routes to unknown topic "nowhere"; allowed: "payments")`,
     );
     const module = file('unknown-key.mjs', 'export const config = { source: "urn:a", topics: [{ name: "t" }], routes: {}, route: {} };');
     expect(await refusal(loadConfigFile(module))).toMatch(
-      /holds an invalid outbox config: Invalid outbox config at config\.route: unknown key "route"/,
+      /holds an invalid outbox config \(at config\.route: unknown key "route"/,
     );
   });
 

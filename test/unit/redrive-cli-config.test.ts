@@ -71,7 +71,7 @@ describe('withRedriveConfig', () => {
       expect((error as Error).cause).toBeInstanceOf(ConfigFileError);
     }
     expect(await refusal(withRedriveConfig(run(['on-failure', '--bucket', 'failures', '--config', json]), {}))).toBe(
-      `Invalid redrive option --config: "${json}" holds an invalid outbox config: Invalid outbox config at routes.payment: routes to unknown topic "nowhere"; allowed: "payments"`,
+      `Invalid redrive option --config: "${json}" holds an invalid outbox config (at routes.payment: routes to unknown topic "nowhere"; allowed: "payments")`,
     );
   });
 
