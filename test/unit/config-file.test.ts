@@ -71,9 +71,7 @@ describe('loadConfigFile', () => {
       `Invalid config file: "${json}" holds an invalid outbox config (at routes.payment: routes to unknown topic "nowhere"; allowed: "payments")`,
     );
     const module = file('unknown-key.mjs', 'export const config = { source: "urn:a", topics: [{ name: "t" }], routes: {}, route: {} };');
-    expect(await refusal(loadConfigFile(module))).toMatch(
-      /holds an invalid outbox config \(at config\.route: unknown key "route"/,
-    );
+    expect(await refusal(loadConfigFile(module))).toMatch(/holds an invalid outbox config \(at config\.route: unknown key "route"/);
   });
 
   it('rejects a module that fails to load, and a file of another kind, saying what is allowed', async () => {
