@@ -194,7 +194,8 @@ net of the DocumentClient's marshalling the helper no longer pays). Nor does the
 SDK's logger middleware walks and copies every request and answer by the command's schema for the client's logger, a
 client without one included (its logger drops them), 20–28 µs of CPU per call in the profiles; DynamoDB's API marks no
 member sensitive, so the helper hands the logger the request as it is (docs/write-helper.md), and the build before
-that took 1.04–1.14× this one's CPU per call side by side (\`bench/write-compare.ts\`, two runs, 2026-11-30). The
+that took 1.04–1.14× this one's CPU per call side by side (\`bench/write-compare.ts\`, two runs on the quiet machine,
+2026-11-30; two runs while other processes ran tests gave 0.97–0.98×, within that load's noise). The
 rest is not the watch of the SDK's attempts:
 the SDK copies and resolves a command's whole middleware stack on every send, and the helper's three entries add to
 that about what the DocumentClient's own command adds with its two; builds of the helper without the watch (none of
