@@ -23,6 +23,8 @@ export type {
 export { AGGREGATE_TYPE_PATTERN, CONFIG_ENV, configFromEnv, defineConfig, serializeConfig } from './config.js';
 export { MessageRejectedError, type RejectionCode } from './consumer/errors.js';
 export { type ParsedEvents, type ParseResult, parseMessage } from './consumer/parse.js';
+/** The attributes a `ParseResult` of an SNS notification carries (the same type `dynamodb-outbox/consumer` exports). */
+export type { MessageAttribute } from './consumer/types.js';
 export { requireEnv } from './env.js';
 export { BATCH_CONTENT_TYPE, type OutboxEnvelope } from './envelope.js';
 export {

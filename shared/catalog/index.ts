@@ -16,4 +16,10 @@ export {
   EVENT_EXTENSION,
 } from './asyncapi.js';
 export { type CatalogCheckResult, checkCatalog } from './check.js';
-export { CatalogError, type CatalogErrorCode, EventSchemaError } from './errors.js';
+export {
+  CatalogError,
+  type CatalogErrorCode,
+  type EventSchemaCode,
+  EventSchemaError,
+  type EventSchemaIssue,
+} from './errors.js';

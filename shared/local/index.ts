@@ -15,6 +15,14 @@
  * ```
  */
 
+/** What an `OutboxTestArchive`'s `replay` takes, reports and gives (the same types `dynamodb-outbox/redrive` exports). */
+export type {
+  CorruptArchiveEntry,
+  RefusedEvent,
+  ReplayArchiveOptions,
+  ReplayProgress,
+  ReplaySummary,
+} from '../archive/replay-types.js';
 export { OutboxError } from '../errors.js';
 export { LocalStackError, type LocalStackErrorCode, LocalStartError } from './errors.js';
 export { type DynamoDbLocal, type DynamoDbLocalOptions, startDynamoDbLocal } from './stack/dynamodb-local.js';

@@ -7,6 +7,10 @@ export { ConfigError, EnvironmentError, OutboxError } from '../errors.js';
 export type { LagByEventType } from '../lag-by-event-type.js';
 export type { OnFailureCondition } from '../on-failure/batch-record.js';
 export type { OnFailureBucketClient } from '../on-failure/s3-object.js';
+/** The clients and backoff `ProcessorRelayOptions` takes (the same types `dynamodb-outbox/relay` exports). */
+export type { DeadLetterClient } from '../relay/dead-letter-sender.js';
+export type { RetryDelays } from '../relay/retry-delays.js';
+export type { PublishBatchClient } from '../relay/types.js';
 export {
   LeaseLostError,
   ProcessorOptionsError,

@@ -16,6 +16,9 @@ export type * from '../archive/replay-types.js';
 export type { BackoffOptions } from '../backoff.js';
 export type { RelayDeadLetterReason } from '../dead-letter.js';
 export { OutboxError } from '../errors.js';
+/** The clients the redrive options take (the same types `dynamodb-outbox/relay` exports). */
+export type { DeadLetterClient } from '../relay/dead-letter-sender.js';
+export type { PublishBatchClient } from '../relay/types.js';
 export { checkDeadLetterFilter, type DeadLetterFilter, matchesDeadLetterFilter } from './dead-letter-filter.js';
 export {
   DEAD_LETTER_REASONS,

@@ -3,6 +3,9 @@ import { resolve } from 'node:path';
 import type {
   AggregateRef,
   EventInput,
+  EventSchemaCode,
+  EventSchemaIssue,
+  MessageAttribute,
   OutboxConfig,
   ParsedEvents,
   ParseResult,
@@ -11,15 +14,29 @@ import type {
   WriteRetryOptions,
   WrittenEvent,
 } from 'dynamodb-outbox';
-import type { ParsedEvents as ConsumerParsedEvents, InboxRecord, InboxStatus } from 'dynamodb-outbox/consumer';
+import type {
+  EventSchemaCode as CatalogEventSchemaCode,
+  EventSchemaIssue as CatalogEventSchemaIssue,
+  EventSchemaError,
+} from 'dynamodb-outbox/catalog';
+import type {
+  MessageAttribute as ConsumerMessageAttribute,
+  ParsedEvents as ConsumerParsedEvents,
+  InboxRecord,
+  InboxStatus,
+} from 'dynamodb-outbox/consumer';
 import type {
   BatchReport,
   createProcessor,
   OnFailureBucketClient,
   OnFailureCondition,
   OnFailureReport,
+  DeadLetterClient as ProcessorDeadLetterClient,
   LagByEventType as ProcessorLagByEventType,
   ProcessorOnFailureDestination,
+  PublishBatchClient as ProcessorPublishBatchClient,
+  ProcessorRelayOptions,
+  RetryDelays as ProcessorRetryDelays,
   ProcessorWorker,
   StartProcessorOptions,
   StreamsApi,
@@ -28,17 +45,43 @@ import type {
 } from 'dynamodb-outbox/processor';
 import type {
   BackoffOptions,
+  CorruptArchiveEntry,
   DeadLetterEvent,
   DeadLetterInfo,
   OnFailureRedriveOptions,
   RELAY_REASONS,
+  DeadLetterClient as RedriveDeadLetterClient,
+  PublishBatchClient as RedrivePublishBatchClient,
+  RefusedEvent,
+  RelayDeadLetterQueue,
   RelayDeadLetterReason,
+  RelayDlqRedriveOptions,
   AggregateRef as ReplayAggregateRef,
+  ReplayArchiveOptions,
   ReplayCheckpointError,
   ReplayCheckpointErrorCode,
+  ReplayProgress,
+  ReplaySummary,
 } from 'dynamodb-outbox/redrive';
-import type { LagByEventType, RecordCoordinates, RecordOutcome, RelayBatchSummary } from 'dynamodb-outbox/relay';
-import type { OutboxTestHandlerContext, OutboxTestSqsHandler } from 'dynamodb-outbox/testing';
+import type {
+  DeadLetterClient,
+  LagByEventType,
+  PublishBatchClient,
+  RecordCoordinates,
+  RecordOutcome,
+  RelayBatchSummary,
+  RetryDelays,
+} from 'dynamodb-outbox/relay';
+import type {
+  OutboxTestArchive,
+  OutboxTestHandlerContext,
+  OutboxTestSqsHandler,
+  CorruptArchiveEntry as TestingCorruptArchiveEntry,
+  RefusedEvent as TestingRefusedEvent,
+  ReplayArchiveOptions as TestingReplayArchiveOptions,
+  ReplayProgress as TestingReplayProgress,
+  ReplaySummary as TestingReplaySummary,
+} from 'dynamodb-outbox/testing';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { entryExports, entryPoints, ROOT } from '../docs/entry-exports.js';
 import { reportFile } from './api-report.js';
@@ -54,19 +97,37 @@ import { reportFile } from './api-report.js';
 
 /** Per entry point, the types exported so that a user can name what its API hands them. */
 const NAMED: Readonly<Record<string, readonly string[]>> = {
-  'dynamodb-outbox': ['AggregateRef', 'BackoffOptions', 'ParsedEvents', 'TopicSettings'],
+  'dynamodb-outbox': ['AggregateRef', 'BackoffOptions', 'MessageAttribute', 'ParsedEvents', 'TopicSettings'],
   'dynamodb-outbox/consumer': ['InboxStatus', 'ParsedEvents'],
+  'dynamodb-outbox/catalog': ['EventSchemaCode', 'EventSchemaIssue'],
   'dynamodb-outbox/relay': ['LagByEventType', 'RecordCoordinates'],
   'dynamodb-outbox/processor': [
+    'DeadLetterClient',
     'LagByEventType',
     'OnFailureBucketClient',
     'OnFailureCondition',
     'ProcessorWorker',
+    'PublishBatchClient',
+    'RetryDelays',
     'StreamsApi',
     'StreamsCallOptions',
   ],
-  'dynamodb-outbox/redrive': ['BackoffOptions', 'DeadLetterEvent', 'RelayDeadLetterReason', 'ReplayCheckpointErrorCode'],
-  'dynamodb-outbox/testing': ['OutboxTestHandlerContext'],
+  'dynamodb-outbox/redrive': [
+    'BackoffOptions',
+    'DeadLetterClient',
+    'DeadLetterEvent',
+    'PublishBatchClient',
+    'RelayDeadLetterReason',
+    'ReplayCheckpointErrorCode',
+  ],
+  'dynamodb-outbox/testing': [
+    'CorruptArchiveEntry',
+    'OutboxTestHandlerContext',
+    'RefusedEvent',
+    'ReplayArchiveOptions',
+    'ReplayProgress',
+    'ReplaySummary',
+  ],
 };
 
 /** Per entry point, the declarations its API names that stay unexported, and why a user need not name them. */
@@ -146,6 +207,36 @@ describe('the types a user meets in the API', () => {
     expectTypeOf<(typeof RELAY_REASONS)[number]>().toEqualTypeOf<RelayDeadLetterReason>();
     expectTypeOf<ReplayCheckpointError['code']>().toEqualTypeOf<ReplayCheckpointErrorCode>();
     expectTypeOf<Parameters<OutboxTestSqsHandler>[1]>().toEqualTypeOf<OutboxTestHandlerContext>();
+    // Declared once, exported by more than one entry point: each name is the one declaration.
+    type SnsParsed = Extract<ParseResult, { readonly delivery: 'sns-notification' }>;
+    expectTypeOf<SnsParsed['messageAttributes'][string]>().toEqualTypeOf<MessageAttribute>();
+    expectTypeOf<MessageAttribute>().toEqualTypeOf<ConsumerMessageAttribute>();
+    expectTypeOf<EventSchemaError['code']>().toEqualTypeOf<CatalogEventSchemaCode>();
+    expectTypeOf<EventSchemaError['issues'][number]>().toEqualTypeOf<CatalogEventSchemaIssue>();
+    expectTypeOf<CatalogEventSchemaCode>().toEqualTypeOf<EventSchemaCode>();
+    expectTypeOf<CatalogEventSchemaIssue>().toEqualTypeOf<EventSchemaIssue>();
+    expectTypeOf<ProcessorRelayOptions['sns']>().toEqualTypeOf<ProcessorPublishBatchClient>();
+    expectTypeOf<ProcessorRelayOptions['sqs']>().toEqualTypeOf<ProcessorDeadLetterClient>();
+    expectTypeOf<NonNullable<ProcessorRelayOptions['backoff']>>().toEqualTypeOf<ProcessorRetryDelays>();
+    expectTypeOf<ProcessorPublishBatchClient>().toEqualTypeOf<PublishBatchClient>();
+    expectTypeOf<ProcessorDeadLetterClient>().toEqualTypeOf<DeadLetterClient>();
+    expectTypeOf<ProcessorRetryDelays>().toEqualTypeOf<RetryDelays>();
+    expectTypeOf<RelayDlqRedriveOptions['sns']>().toEqualTypeOf<RedrivePublishBatchClient>();
+    expectTypeOf<OnFailureRedriveOptions['sns']>().toEqualTypeOf<RedrivePublishBatchClient>();
+    expectTypeOf<RelayDeadLetterQueue['sqs']>().toEqualTypeOf<RedriveDeadLetterClient>();
+    expectTypeOf<RedrivePublishBatchClient>().toEqualTypeOf<PublishBatchClient>();
+    expectTypeOf<RedriveDeadLetterClient>().toEqualTypeOf<DeadLetterClient>();
+    type TestingReplay = OutboxTestArchive['replay'];
+    expectTypeOf<Parameters<TestingReplay>[0]>().toEqualTypeOf<Omit<TestingReplayArchiveOptions, 's3' | 'sqs' | 'bucket'>>();
+    expectTypeOf<Awaited<ReturnType<TestingReplay>>>().toEqualTypeOf<TestingReplaySummary>();
+    expectTypeOf<Parameters<NonNullable<TestingReplayArchiveOptions['onProgress']>>[0]>().toEqualTypeOf<TestingReplayProgress>();
+    expectTypeOf<TestingReplaySummary['corrupt'][number]>().toEqualTypeOf<TestingCorruptArchiveEntry>();
+    expectTypeOf<TestingReplaySummary['refused'][number]>().toEqualTypeOf<TestingRefusedEvent>();
+    expectTypeOf<TestingReplayArchiveOptions>().toEqualTypeOf<ReplayArchiveOptions>();
+    expectTypeOf<TestingReplaySummary>().toEqualTypeOf<ReplaySummary>();
+    expectTypeOf<TestingReplayProgress>().toEqualTypeOf<ReplayProgress>();
+    expectTypeOf<TestingCorruptArchiveEntry>().toEqualTypeOf<CorruptArchiveEntry>();
+    expectTypeOf<TestingRefusedEvent>().toEqualTypeOf<RefusedEvent>();
     // The root's AggregateRef (an event's) and /redrive's (a replay's `aggregate` filter) are two
     // declarations of one shape, each exported by one entry point: either fits where the other is asked.
     expectTypeOf<ReplayAggregateRef>().toEqualTypeOf<AggregateRef>();
