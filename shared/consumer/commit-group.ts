@@ -6,14 +6,14 @@ import { logAsIs } from '../aws/unfiltered-log.js';
 import { backoffDelay, sleep } from '../backoff.js';
 import type { OutboxEnvelope } from '../envelope.js';
 import { TABLE } from '../table.js';
-import { marshalOperation } from '../write/operation-size.js';
+import { type MarshalledOperation, marshalOperation } from '../write/operation-size.js';
 import { MAX_REQUEST_BYTES, type TransactOperation } from '../write/types.js';
 import { InboxConflictError } from './errors.js';
 import { MAX_HANDLER_WRITES, THROTTLED_COMMIT_RETRY } from './inbox-records.js';
 import { itemKeyText } from './item-key.js';
 import { type CommitDeps, commitPending, committedOutcome, failedOutcome, type PendingCommit } from './pending-commit.js';
 import { clientRegionOf, sameTable, type TableIdentity, tableIdentity } from './table-identity.js';
-import type { MessageOutcome, TransactItem } from './types.js';
+import type { MessageOutcome } from './types.js';
 
 /** TransactWriteItems takes 100 actions. */
 export const MAX_GROUP_ACTIONS = MAX_HANDLER_WRITES + 1;
@@ -42,47 +42,37 @@ interface ItemRef {
   readonly account: string | undefined;
 }
 
-/**
- * The item `key` names in `table`, its key as DynamoDB tells items apart ({@link itemKeyText}:
- * marshalled with the client's `options`, so `7`, `7n` and `NumberValue.from('7.0')` are one
- * item, as are a `Buffer` and a `Uint8Array` of the same bytes); `undefined` when the key does
- * not marshal (the event cannot be sized then, and commits on its own).
- */
-function itemRef(table: TableIdentity, key: Record<string, unknown>, options: marshallOptions): ItemRef | undefined {
-  const text = itemKeyText(key, options);
-  return text === undefined ? undefined : { key: `${table.table}\u0000${text}`, account: table.account };
-}
+/** The item `key` (its values marshalled) names in `table`: its key as DynamoDB tells items apart ({@link itemKeyText}). */
+const itemRef = (table: TableIdentity, key: Readonly<Record<string, Record<string, unknown>>>): ItemRef => ({
+  key: `${table.table}\u0000${itemKeyText(key)}`,
+  account: table.account,
+});
 
 /**
- * The items a write names, where its keys are known: `Update`, `Delete` and `ConditionCheck` name
- * their `Key`; a `Put` into the inbox's table (by its name or its ARN, {@link sameTable}) has its
- * `pk`/`sk` in the item. A `Put` elsewhere is not known: DynamoDB refuses a transaction with two
- * actions on one item, and the fallback commits each event on its own then. A table is read
- * against the client's region (`region`), as DynamoDB reads a name.
+ * The items the actions of an event's transaction name, from the actions as they are sent (their
+ * values marshalled with the client's options, so `7`, `7n` and `NumberValue.from('7.0')` are one
+ * item, as are a `Buffer` and a `Uint8Array` of the same bytes): `Update`, `Delete` and
+ * `ConditionCheck` name their `Key`; a `Put` into the inbox's table (by its name or its ARN,
+ * {@link sameTable}) has its `pk`/`sk` in the item, the event's own inbox record among them. A `Put`
+ * elsewhere is not known: DynamoDB refuses a transaction with two actions on one item, and the
+ * fallback commits each event on its own then. A table is read against the client's region
+ * (`region`), as DynamoDB reads a name.
  */
-function itemsOf(
-  writes: readonly TransactItem[],
-  inboxTable: TableIdentity,
-  region: string | undefined,
-  options: marshallOptions,
-): ItemRef[] {
-  const items: (ItemRef | undefined)[] = [];
-  for (const write of writes) {
-    // Not a write at all (plain JS can pass anything): its own commit refuses it, as with commit: 'event'.
-    if (typeof write !== 'object' || write === null) continue;
-    const keyed = write.Update ?? write.Delete ?? write.ConditionCheck;
-    if (typeof keyed?.Key === 'object' && keyed.Key !== null)
-      items.push(itemRef(tableIdentity(keyed.TableName, region), keyed.Key, options));
-    else if (write.Put !== undefined) {
-      const table = tableIdentity(write.Put.TableName, region);
-      if (!sameTable(table, inboxTable)) continue;
-      const item = write.Put.Item ?? {};
-      const pk = item[TABLE.partitionKey];
-      const sk = item[TABLE.sortKey];
-      if (pk !== undefined && sk !== undefined) items.push(itemRef(table, { [TABLE.partitionKey]: pk, [TABLE.sortKey]: sk }, options));
+function itemsOf(actions: readonly MarshalledOperation[], inboxTable: TableIdentity, region: string | undefined): ItemRef[] {
+  const items: ItemRef[] = [];
+  for (const { marshalled } of actions) {
+    const [kind, body] = Object.entries(marshalled)[0] as [string, Record<string, unknown>];
+    const table = tableIdentity(body.TableName as string | undefined, region);
+    const values = body[kind === 'Put' ? 'Item' : 'Key'] as Record<string, Record<string, unknown>> | undefined;
+    if (values === undefined) continue;
+    if (kind !== 'Put') items.push(itemRef(table, values));
+    else if (sameTable(table, inboxTable)) {
+      const pk = values[TABLE.partitionKey];
+      const sk = values[TABLE.sortKey];
+      if (pk !== undefined && sk !== undefined) items.push(itemRef(table, { [TABLE.partitionKey]: pk, [TABLE.sortKey]: sk }));
     }
   }
-  return items.filter((item) => item !== undefined);
+  return items;
 }
 
 /**
@@ -127,36 +117,25 @@ export class CommitGroup {
   }
 
   /**
-   * What the event's writes and inbox record add to the transaction's size, as the write helper
-   * sizes its operations (marshalled with the client's options). One it cannot size (a `Put` item
-   * over 400 KB, a value the DocumentClient cannot marshal) counts as too large for any group: it
-   * commits alone, and DynamoDB's or the SDK's refusal is its outcome, as with `commit: 'event'`.
+   * The event's writes and inbox record as they are sent, marshalled with the client's options as
+   * the write helper marshals its operations, each with its size; `undefined` for one that cannot
+   * be sized (a `Put` item over 400 KB, a value the DocumentClient cannot marshal), which counts as
+   * too large for any group: it commits alone, and DynamoDB's or the SDK's refusal is its outcome,
+   * as with `commit: 'event'`.
    */
-  #bytesOf(pending: PendingCommit): number {
-    const options = this.#marshallOptions();
+  #marshalled(pending: PendingCommit): MarshalledOperation[] | undefined {
+    const options: marshallOptions = this.#document.config.translateConfig?.marshallOptions ?? {};
     const actions = [...pending.writes, this.#deps.inbox.completedPut(pending.envelope)];
     try {
-      return actions.reduce((bytes, action, index) => bytes + marshalOperation(action as TransactOperation, index, options).size, 0);
+      return actions.map((action, index) => marshalOperation(action as TransactOperation, index, options));
     } catch {
-      return Number.POSITIVE_INFINITY;
+      return undefined;
     }
   }
 
   /** An event of the envelope's aggregate waits in the group: a handler of it must see that event's writes committed. */
   hasAggregate(envelope: OutboxEnvelope): boolean {
     return this.#aggregates.has(aggregateOf(envelope));
-  }
-
-  #itemsOf(pending: PendingCommit): ItemRef[] {
-    const options = this.#marshallOptions();
-    const { pk, sk } = this.#deps.inbox.keysOf(pending.envelope).own;
-    const inbox = itemRef(this.#inboxTable, { pk, sk }, options);
-    return [...itemsOf(pending.writes, this.#inboxTable, this.#region, options), ...(inbox === undefined ? [] : [inbox])];
-  }
-
-  /** The client's `marshallOptions`, with which the DocumentClient marshals what it sends. */
-  #marshallOptions(): marshallOptions {
-    return this.#document.config.translateConfig?.marshallOptions ?? {};
   }
 
   /** The group is past a transaction's limits: it holds one event that fits no transaction, which fails on its own commit. */
@@ -170,9 +149,10 @@ export class CommitGroup {
    * the group, then add the event to the empty group.
    */
   join(pending: PendingCommit): boolean {
-    const items = this.#itemsOf(pending);
+    const marshalled = this.#marshalled(pending);
+    const items = marshalled === undefined ? [] : itemsOf(marshalled, this.#inboxTable, this.#region);
     const actions = pending.writes.length + 1;
-    const bytes = this.#bytesOf(pending);
+    const bytes = marshalled === undefined ? Number.POSITIVE_INFINITY : marshalled.reduce((sum, action) => sum + action.size, 0);
     const fits =
       this.#actions + actions <= MAX_GROUP_ACTIONS && this.#bytes + bytes <= MAX_GROUP_BYTES && !items.some((item) => this.#holds(item));
     if (!fits && this.#entries.length > 0) return false;

@@ -1,15 +1,13 @@
 /**
  * A key as DynamoDB tells items apart, so a `commit: 'batch'` group knows one item however its key
- * is written in JavaScript: each attribute's value is marshalled as the DocumentClient sends it
- * (with the client's `marshallOptions`), then its `N` text read as the number it means (DynamoDB
+ * is written in JavaScript: each attribute's value as the DocumentClient sends it (marshalled with
+ * the client's `marshallOptions`, as the group sizes its writes), its `N` text read as the number it means (DynamoDB
  * Local takes `7`, `7.0`, `07`, `70e-1` and `+7` for one key, and `-0` for `0`), its `B` as its
  * bytes (a `Buffer`, a `Uint8Array` or any view of the same bytes alike) and its `S` as the text
  * DynamoDB keeps in UTF-8 (each lone surrogate one replacement character).
  */
 
-import { marshall, type marshallOptions } from '@aws-sdk/util-dynamodb';
 import { canonicalNumber } from '../write/numbers.js';
-import { sendingOptions } from '../write/operation-size.js';
 
 /** The bytes of a `B` value as one text; `undefined` for what holds no bytes. */
 function bytesText(value: unknown): string | undefined {
@@ -32,24 +30,12 @@ function attributeText(attribute: Record<string, unknown>): string {
 }
 
 /**
- * The text of the item `key` names in its table (each attribute, by name, of the key as given:
- * its table's key schema is not known here), or `undefined` when an attribute's value does not
- * marshal: such a write cannot be sized either, so its event commits on its own. Attributes the
- * DocumentClient leaves out (`undefined`, functions) are left out.
+ * The text of the item `key` names in its table: each attribute, by name, of the key as sent, its
+ * values marshalled (its table's key schema is not known here, so every attribute counts).
  */
-export function itemKeyText(key: Record<string, unknown>, options: marshallOptions): string | undefined {
-  const sending = sendingOptions(options);
-  const parts: string[] = [];
-  for (const name of Object.keys(key).sort()) {
-    const value = key[name];
-    if (value === undefined || typeof value === 'function') continue;
-    let attribute: Record<string, unknown>;
-    try {
-      attribute = marshall(value, sending) as Record<string, unknown>;
-    } catch {
-      return undefined;
-    }
-    parts.push(JSON.stringify([name, attributeText(attribute)]));
-  }
-  return parts.join(',');
+export function itemKeyText(key: Readonly<Record<string, Record<string, unknown>>>): string {
+  return Object.keys(key)
+    .sort()
+    .map((name) => JSON.stringify([name, attributeText(key[name] as Record<string, unknown>)]))
+    .join(',');
 }
