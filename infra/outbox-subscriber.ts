@@ -101,7 +101,9 @@ export class OutboxSubscriber extends Construct {
         }`,
       );
     }
-    const removalPolicy = props.removalPolicy ?? RemovalPolicy.DESTROY;
+    // Retained as every other stateful resource of the outbox: the DLQ holds the events the consumer
+    // kept failing and those SNS could not deliver, which deleting it would lose.
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const encryption = {
       encryption: props.encryptionKey ? QueueEncryption.KMS : QueueEncryption.SQS_MANAGED,
       encryptionMasterKey: props.encryptionKey,

@@ -104,7 +104,10 @@ export interface OutboxSubscriberProps {
    * @default SQS-managed encryption (SSE-SQS)
    */
   readonly encryptionKey?: IKey;
-  /** What happens to the queues and logs when they leave the stack. @default RemovalPolicy.DESTROY */
+  /**
+   * What happens to the queues and the created consumer's logs when they leave the stack (the DLQ
+   * holds the events the consumer kept failing). @default RemovalPolicy.RETAIN
+   */
   readonly removalPolicy?: RemovalPolicy;
   /** How long the logs of the consumer created from `consumerEntry` are kept. @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;

@@ -1,4 +1,4 @@
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -68,6 +68,21 @@ describe('OutboxSubscriber', { timeout: 120_000 }, () => {
     expect(
       resource(template, 'AWS::SQS::Queue', logicalId(template, 'AWS::SQS::Queue', 'BillingDeadLetterQueue')).Properties.FifoQueue,
     ).toBe(true);
+  });
+
+  it('keeps its queues and its consumer logs when they leave the stack, unless removalPolicy says otherwise', () => {
+    const policies = (template: Template) =>
+      Object.fromEntries(
+        ['AWS::SQS::Queue', 'AWS::Logs::LogGroup'].flatMap((type) =>
+          Object.entries(template.findResources(type)).map(([id, r]) => [id, [r.DeletionPolicy, r.UpdateReplacePolicy]]),
+        ),
+      );
+    // The DLQ holds the events the consumer kept failing and those SNS could not deliver: deleting it loses them.
+    const kept = policies(synth(false, { consumerEntry: CONSUMER_ENTRY }).template);
+    expect(Object.keys(kept)).toHaveLength(3);
+    for (const [id, policy] of Object.entries(kept)) expect(policy, id).toEqual(['Retain', 'Retain']);
+    const dropped = policies(synth(true, { consumerEntry: CONSUMER_ENTRY, removalPolicy: RemovalPolicy.DESTROY }).template);
+    for (const [id, policy] of Object.entries(dropped)) expect(policy, id).toEqual(['Delete', 'Delete']);
   });
 
   it('grants consuming its queue, and only its queue, through grantConsumeMessages', () => {
