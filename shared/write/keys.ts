@@ -6,10 +6,10 @@
  * item (`"k\uD800"` and `"k\uDC00"` do).
  */
 
-import { NumberValueImpl as NumberValue } from '@aws-sdk/util-dynamodb';
 import { WriteValidationError } from '../errors.js';
 import { TABLE } from '../table.js';
-import { canonicalNumber } from './numbers.js';
+import { keyText, keyValueText } from './key-text.js';
+import { isNumeric } from './numbers.js';
 
 /** DynamoDB's limits for the values of a table's keys. */
 export const MAX_PARTITION_KEY_BYTES = 2048;
@@ -38,18 +38,19 @@ export function checkOutboxKey(pk: string, sk: string, where: string): void {
 }
 
 /**
- * One spelling of a key attribute's value per value DynamoDB tells apart (the numbers `1`, `1n`
- * and `NumberValue('1.0')` alike), or `undefined` for a value no key holds (a map, say), which
- * DynamoDB refuses itself.
+ * The text of a key attribute's value ({@link keyValueText}: the numbers `1`, `1n` and
+ * `NumberValue('1.0')` alike, a `Buffer` and a `Uint8Array` of the same bytes alike), or
+ * `undefined` for a value no key holds (a map, say), which DynamoDB refuses itself. A string with
+ * a lone surrogate is refused: DynamoDB would take two such keys for one item.
  */
 function keyValueId(value: unknown, path: string): string | undefined {
   if (typeof value === 'string') {
     if (!value.isWellFormed())
       throw new WriteValidationError('INVALID_OPERATION', `${path} is ${JSON.stringify(value.slice(0, 40))}, ${KEY_WELL_FORMED}`);
-    return `S${value}`;
+    return keyValueText({ S: value });
   }
-  if (typeof value === 'number' || typeof value === 'bigint' || value instanceof NumberValue) return `N${canonicalNumber(String(value))}`;
-  if (ArrayBuffer.isView(value)) return `B${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')}`;
+  if (isNumeric(value)) return keyValueText({ N: String(value) });
+  if (ArrayBuffer.isView(value)) return keyValueText({ B: value });
   return undefined;
 }
 
@@ -59,11 +60,11 @@ function keyValueId(value: unknown, path: string): string | undefined {
  * value is of no key type. `where` is the key's path, for messages.
  */
 export function otherTableItemId(table: string, key: Record<string, unknown>, where: string): string | undefined {
-  const parts: string[] = [];
+  const attributes: (readonly [string, string])[] = [];
   for (const name of Object.keys(key).sort()) {
     const id = keyValueId(key[name], `${where}.${name}`);
     if (id === undefined) return undefined;
-    parts.push(JSON.stringify([name, id]));
+    attributes.push([name, id]);
   }
-  return `${table}\u0000${parts.join(',')}`;
+  return `${table}\u0000${keyText(attributes)}`;
 }
