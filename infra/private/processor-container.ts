@@ -1,7 +1,7 @@
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Size, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Platform } from 'aws-cdk-lib/aws-ecr-assets';
-import { AwsLogDriver, ContainerImage, type FargateTaskDefinition } from 'aws-cdk-lib/aws-ecs';
+import { AwsLogDriver, AwsLogDriverMode, ContainerImage, type FargateTaskDefinition } from 'aws-cdk-lib/aws-ecs';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
@@ -40,7 +40,16 @@ export function addProcessorContainer(task: FargateTaskDefinition, props: Proces
       props.image ??
       // The processor ships prebuilt: the image copies its bundles, nothing is compiled in Docker.
       ContainerImage.fromAsset(prebuiltAssetDir('processor'), { platform: Platform.LINUX_ARM64 }),
-    logging: new AwsLogDriver({ logGroup: props.logGroup, streamPrefix: 'processor' }),
+    logging: new AwsLogDriver({
+      logGroup: props.logGroup,
+      streamPrefix: 'processor',
+      // Stated, or the account's ECS setting decides (defaultLogDriverMode): in blocking mode a
+      // CloudWatch Logs slowdown blocks the container's writes to stdout, and with them the
+      // publishing. Non-blocking keeps publishing and buffers up to 25 MiB of lines (EMF metrics
+      // among them), dropping lines only once that is full.
+      mode: AwsLogDriverMode.NON_BLOCKING,
+      maxBufferSize: Size.mebibytes(25),
+    }),
     environment: {
       [RELAY_ENV.config]: serializeRuntimeConfig(props.config),
       [RELAY_ENV.topicArns]: Stack.of(task).toJsonString(topicArns),
