@@ -13,7 +13,7 @@ import { MAX_HANDLER_WRITES, THROTTLED_COMMIT_RETRY } from './inbox-records.js';
 import { itemKeyText } from './item-key.js';
 import { type CommitDeps, commitPending, committedOutcome, failedOutcome, type PendingCommit } from './pending-commit.js';
 import { clientRegionOf, sameTable, type TableIdentity, tableIdentity } from './table-identity.js';
-import type { MessageOutcome } from './types.js';
+import type { MessageOutcome, TransactItem } from './types.js';
 
 /** TransactWriteItems takes 100 actions. */
 export const MAX_GROUP_ACTIONS = MAX_HANDLER_WRITES + 1;
@@ -76,6 +76,19 @@ function itemsOf(actions: readonly MarshalledOperation[], inboxTable: TableIdent
 }
 
 /**
+ * An event as the group sizes it: the Put of its `COMPLETED` inbox record, built once (when its
+ * handler has run, as `commit: 'event'` builds it right after the handler) and sent by the group's
+ * transaction as sized; the items its actions name, how many actions and how many bytes they take.
+ */
+interface SizedEvent {
+  readonly pending: PendingCommit;
+  readonly completed: TransactItem;
+  readonly items: readonly ItemRef[];
+  readonly actions: number;
+  readonly bytes: number;
+}
+
+/**
  * The open group of a worker under `commit: 'batch'`: the `transaction` events whose handlers have
  * run, whose writes and `COMPLETED` inbox records commit together in one `TransactWriteItems`.
  */
@@ -87,7 +100,9 @@ export class CommitGroup {
   #region: string | undefined;
   #inboxTable: TableIdentity;
   #ready: Promise<void> | undefined;
-  #entries: PendingCommit[] = [];
+  #entries: SizedEvent[] = [];
+  /** The event {@link join} declined last, as sized: it joins the group once committed, not sized again. */
+  #declined: SizedEvent | undefined;
   #aggregates = new Set<string>();
   /** Each item's text → the accounts it is in (`undefined`: a table named by its name, the client's account). */
   #items = new Map<string, Set<string | undefined>>();
@@ -117,20 +132,29 @@ export class CommitGroup {
   }
 
   /**
-   * The event's writes and inbox record as they are sent, marshalled with the client's options as
-   * the write helper marshals its operations, each with its size; `undefined` for one that cannot
-   * be sized (a `Put` item over 400 KB, a value the DocumentClient cannot marshal), which counts as
-   * too large for any group: it commits alone, and DynamoDB's or the SDK's refusal is its outcome,
-   * as with `commit: 'event'`.
+   * The event with its writes and inbox record as they are sent, marshalled with the client's
+   * options as the write helper marshals its operations and sized alike. One that cannot be
+   * sized (a `Put` item over 400 KB, a value the DocumentClient cannot marshal) counts as too large
+   * for any group: it commits alone, and DynamoDB's or the SDK's refusal is its outcome, as with
+   * `commit: 'event'`.
    */
-  #marshalled(pending: PendingCommit): MarshalledOperation[] | undefined {
+  #sized(pending: PendingCommit): SizedEvent {
     const options: marshallOptions = this.#document.config.translateConfig?.marshallOptions ?? {};
-    const actions = [...pending.writes, this.#deps.inbox.completedPut(pending.envelope)];
+    const completed = this.#deps.inbox.completedPut(pending.envelope);
+    const actions = [...pending.writes, completed];
+    let marshalled: MarshalledOperation[] | undefined;
     try {
-      return actions.map((action, index) => marshalOperation(action as TransactOperation, index, options));
+      marshalled = actions.map((action, index) => marshalOperation(action as TransactOperation, index, options));
     } catch {
-      return undefined;
+      marshalled = undefined;
     }
+    return {
+      pending,
+      completed,
+      items: marshalled === undefined ? [] : itemsOf(marshalled, this.#inboxTable, this.#region),
+      actions: actions.length,
+      bytes: marshalled === undefined ? Number.POSITIVE_INFINITY : marshalled.reduce((sum, action) => sum + action.size, 0),
+    };
   }
 
   /** An event of the envelope's aggregate waits in the group: a handler of it must see that event's writes committed. */
@@ -146,17 +170,19 @@ export class CommitGroup {
   /**
    * Adds the event when the group stays within 100 actions and 4 MB and none of its known items
    * is in the group already, or when the group is empty; `false` (nothing added) otherwise: commit
-   * the group, then add the event to the empty group.
+   * the group, then add the event to the empty group (as it was sized, its inbox record not built again).
    */
   join(pending: PendingCommit): boolean {
-    const marshalled = this.#marshalled(pending);
-    const items = marshalled === undefined ? [] : itemsOf(marshalled, this.#inboxTable, this.#region);
-    const actions = pending.writes.length + 1;
-    const bytes = marshalled === undefined ? Number.POSITIVE_INFINITY : marshalled.reduce((sum, action) => sum + action.size, 0);
+    const event = this.#declined?.pending === pending ? this.#declined : this.#sized(pending);
+    this.#declined = undefined;
+    const { items, actions, bytes } = event;
     const fits =
       this.#actions + actions <= MAX_GROUP_ACTIONS && this.#bytes + bytes <= MAX_GROUP_BYTES && !items.some((item) => this.#holds(item));
-    if (!fits && this.#entries.length > 0) return false;
-    this.#entries.push(pending);
+    if (!fits && this.#entries.length > 0) {
+      this.#declined = event;
+      return false;
+    }
+    this.#entries.push(event);
     this.#aggregates.add(aggregateOf(pending.envelope));
     for (const item of items) {
       const accounts = this.#items.get(item.key) ?? new Set();
@@ -169,7 +195,10 @@ export class CommitGroup {
 
   /**
    * Commits the group and empties it. A group of one sends the request `Inbox.commit` sends (which
-   * retries throttling alike). A larger one goes in one transaction; when that fails nothing of it
+   * retries throttling alike), its inbox record built as it is sent: its condition takes over a
+   * claim that has lapsed by then, and no fallback would if a record built at join held it. A larger
+   * one goes in one transaction of the writes and inbox records it was sized with (a claim that
+   * lapsed after an event joined fails it, and the event's own commit below takes the claim over); when that fails nothing of it
    * was written, unless DynamoDB reports an earlier attempt of it still running
    * (`TransactionInProgressException`), which may commit. Throttled (the whole request, or an
    * action of it, whatever else failed beside it), it is sent again after a backoff
@@ -180,7 +209,8 @@ export class CommitGroup {
    * attempt wrote is a duplicate then. `scopes` say where each request runs.
    */
   async commit(scopes: CommitScopes): Promise<GroupOutcomes> {
-    const entries = this.#entries;
+    const group = this.#entries;
+    const entries = group.map((entry) => entry.pending);
     this.#entries = [];
     this.#aggregates = new Set();
     this.#items = new Map();
@@ -192,8 +222,7 @@ export class CommitGroup {
       const outcome = await scopes.event(only, () => commitPending(this.#deps, only));
       return async () => outcome;
     }
-    const { inbox } = this.#deps;
-    const items = entries.flatMap((p) => [...p.writes, inbox.completedPut(p.envelope)]);
+    const items = group.flatMap(({ pending, completed }) => [...pending.writes, completed]);
     for (let attempt = 1; ; attempt++) {
       try {
         await scopes.group(entries, () => this.#document.send(logAsIs(new TransactWriteCommand({ TransactItems: items }))));
