@@ -8,7 +8,7 @@ import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
 
 const { clients, hooks, table, addOne, applied, batchConsumer } = batchCommitFixture('consumer-batch-inbox-record');
 
-// Now, so no record has expired by DynamoDB Local's TTL; 200 ms into a second, so 5 s later is 5 whole seconds later.
+// Near the real clock: DynamoDB Local removes an item whose expiresAt (its TTL) has passed.
 const T0 = Math.floor(Date.now() / 1000) * 1000 + 200;
 const LATER = T0 + 5000;
 
@@ -34,7 +34,7 @@ const claimBy = (consumer: string, id: string, until: number) =>
         status: 'IN_PROGRESS',
         claimExpiresAt: until,
         claimToken: 'other-delivery',
-        expiresAt: until + 60,
+        expiresAt: until + 3600,
       },
     }),
   );
