@@ -65,7 +65,8 @@ export function relayAlarmSpecs(
       threshold: iteratorAgeThreshold.toMilliseconds(),
       periods: 3,
       // The alarm fires at the threshold (GreaterThanOrEqualToThreshold), not only past it.
-      description: `The relay is falling behind the table stream: the oldest record an invocation saw had waited ${iteratorAgeThreshold.toMilliseconds() / 1000} s or more (iteratorAgeThreshold), 3 minutes in a row.`,
+      // IteratorAge is the age of a batch's last (newest) record: every record of that batch waited as long.
+      description: `The relay is falling behind the table stream: the last record of a relay batch (Lambda's IteratorAge) had waited ${iteratorAgeThreshold.toMilliseconds() / 1000} s or more (iteratorAgeThreshold), and so every record before it, 3 minutes in a row.`,
     },
     {
       id: 'RelayErrors',

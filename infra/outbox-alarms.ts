@@ -53,7 +53,7 @@ export interface OutboxAlarmsProps {
   readonly alarmTopic?: ITopic;
   /** Address subscribed to the alarm topic (the recipient must confirm). @default no subscription */
   readonly alarmEmail?: string;
-  /** Oldest unrelayed stream record that raises the iterator-age alarm (60 s–24 h). @default Duration.minutes(1) */
+  /** Relay iterator age (the age of a batch's last record) that raises the iterator-age alarm (60 s–24 h). @default Duration.minutes(1) */
   readonly iteratorAgeThreshold?: Duration;
   /** What happens to the alarm topic's key when it leaves the stack. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;

@@ -33,6 +33,13 @@ describe('alarm descriptions', () => {
     expect(alarm?.AlarmDescription).not.toMatch(/older than/);
   });
 
+  it("RelayIteratorAge says what Lambda's IteratorAge measures: the age of a batch's last record, so every record of it waited that long", () => {
+    const alarm = relayAlarms().find((p) => p.MetricName === 'IteratorAge');
+
+    expect(alarm?.AlarmDescription).toContain("the last record of a relay batch (Lambda's IteratorAge) had waited 60 s or more");
+    expect(alarm?.AlarmDescription).not.toMatch(/oldest record/);
+  });
+
   it('ProcessorLag fires at the threshold, and says the records were published that long or longer after their commit', () => {
     const metric = new Metric({ namespace: 'test', metricName: 'm' });
     const processor = {
