@@ -75,3 +75,33 @@ it('places an order with the handler of step 4, once per request id', async () =
 }, 30_000);
 `,
 };
+
+/**
+ * docs/adopt.md's config, stack, handler and consumer again under `commonjs/`, in a CommonJS
+ * package as `cdk init` makes one (a package.json without `"type"`): compiled by tsc to
+ * `require()` calls under `"module": "NodeNext"`, as the page says, and loaded by node itself.
+ */
+export function commonJsProject(adoptFiles: Readonly<Record<string, string>>): Record<string, string> {
+  const files: Record<string, string> = {
+    'commonjs/package.json': JSON.stringify({ name: 'commonjs-service', private: true }),
+    'commonjs/tsconfig.json': JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, types: ['node'], outDir: 'out' },
+      include: ['outbox.config.ts', 'lib', 'src'],
+    }),
+    'commonjs/load.cjs': `process.env.TABLE_NAME = 'orders';
+process.env.AWS_REGION = 'eu-west-1';
+const loaded = {};
+for (const file of ['./out/src/api.js', './out/src/billing/handler.js', './out/lib/orders-stack.js']) {
+  try {
+    loaded[file] = Object.keys(require(file));
+  } catch (error) {
+    loaded[file] = error.code ?? error.name;
+  }
+}
+console.log(JSON.stringify(loaded));
+`,
+  };
+  for (const path of ['outbox.config.ts', ADOPT_STACK, 'src/api.ts', 'src/billing/handler.ts'])
+    files[`commonjs/${path}`] = adoptFiles[path] ?? '';
+  return files;
+}

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify, stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADOPT_PROJECT, ADOPT_STACK, adoptPageFiles } from './adopt-page.js';
+import { ADOPT_PROJECT, ADOPT_STACK, adoptPageFiles, commonJsProject } from './adopt-page.js';
 import { ADOPTER_FILES } from './adopter-files.js';
 
 /*
@@ -84,7 +84,7 @@ beforeAll(async () => {
     ]),
   );
   service = installing(
-    project('service', { ...ADOPTER_FILES.service, ...ADOPT_PROJECT, ...adoptFiles }, [
+    project('service', { ...ADOPTER_FILES.service, ...ADOPT_PROJECT, ...adoptFiles, ...commonJsProject(adoptFiles) }, [
       tarball,
       ...[
         '@aws-sdk/client-dynamodb',
@@ -176,6 +176,20 @@ describe('the packed package', { timeout: 600_000 }, () => {
       await run(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], dir);
       // And under the stricter options of TypeScript 7's tsc --init (exactOptionalPropertyTypes, verbatimModuleSyntax, …).
       await run(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.init.json'], dir);
+    });
+
+    it("compiles docs/adopt.md's files in a CommonJS package (as cdk init makes one) to require() calls that node loads from 20.19 on", async () => {
+      const cjs = join(dir, 'commonjs');
+      await run(process.execPath, [join(dir, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], cjs);
+      expect(readFileSync(join(cjs, 'out/src/api.js'), 'utf8')).toContain('require("dynamodb-outbox")');
+      const { stdout } = await run(process.execPath, ['load.cjs'], cjs, { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
+      // Node.js 20.19 and 22.12 require ES modules; docs/adopt.md says older ones fail so.
+      const requiresEsm = (process.features as { require_module?: boolean }).require_module === true;
+      expect(JSON.parse(stdout)).toEqual({
+        './out/src/api.js': requiresEsm ? ['placeOrder'] : 'ERR_REQUIRE_ESM',
+        './out/src/billing/handler.js': requiresEsm ? ['handler'] : 'ERR_REQUIRE_ESM',
+        './out/lib/orders-stack.js': requiresEsm ? ['OrdersStack'] : 'ERR_REQUIRE_ESM',
+      });
     });
 
     it("declares a service's exported consumer handler by this package's named type, not by aws-lambda's types (TS2742 where installs are not hoisted)", async () => {
