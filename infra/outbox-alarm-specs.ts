@@ -10,10 +10,7 @@ import type { OutboxConfig } from '../shared/config.js';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
 import { relayLagOf } from './outbox-lag-charts.js';
 import { alphanumeric, distinctIds } from './private/construct-ids.js';
-import { checkMillisToken, checkSeconds, OutboxPropsError } from './private/props-error.js';
-
-/** Periods in a row the relay's iterator age must reach its threshold before `RelayIteratorAge` fires. */
-const ITERATOR_AGE_PERIODS = 3;
+import { checkMillisToken, checkSeconds } from './private/props-error.js';
 
 /** One alarm to raise: `OutboxAlarms.addAlarm`'s arguments. */
 export interface AlarmSpec {
@@ -66,7 +63,7 @@ export function relayAlarmSpecs(
       id: 'RelayIteratorAge',
       metric: iteratorAge,
       threshold: iteratorAgeThreshold.toMilliseconds(),
-      periods: ITERATOR_AGE_PERIODS,
+      periods: 3,
       // The alarm fires at the threshold (GreaterThanOrEqualToThreshold), not only past it.
       // IteratorAge is the age of a batch's last (newest) record: every record of that batch waited as long.
       description: `The relay is falling behind the table stream: the last record of a relay batch (Lambda's IteratorAge) had waited ${iteratorAgeThreshold.toMilliseconds() / 1000} s or more (iteratorAgeThreshold), and so every record before it, 3 minutes in a row.`,
@@ -116,35 +113,6 @@ export function relayLagAlarmSpecs(functionName: string, config: OutboxConfig): 
       description: `Events of aggregate type ${type} are published ${seconds} s or more after their commit (lagAlarmSeconds): the relay is falling behind or retrying them.`,
     };
   });
-}
-
-/**
- * The largest iterator-age threshold that can fire, in seconds: a stream record expires after 24
- * hours, so Lambda's `IteratorAge` (a batch's last record) stays below that, and the alarm must see
- * the threshold reached in {@link ITERATOR_AGE_PERIODS} one-minute periods before then.
- */
-export const MAX_ITERATOR_AGE_THRESHOLD_SECONDS = 86_400 - ITERATOR_AGE_PERIODS * 60;
-
-/**
- * Refuses an iterator-age threshold outside 60 s to {@link MAX_ITERATOR_AGE_THRESHOLD_SECONDS}, in
- * part seconds, or a token other than `Duration.millis`: above that, `RelayIteratorAge` could never fire.
- *
- * @example
- * ```ts
- * checkIteratorAgeThreshold(this.node.path, props.iteratorAgeThreshold);
- * ```
- */
-export function checkIteratorAgeThreshold(path: string, value: Duration | undefined): void {
-  const max = MAX_ITERATOR_AGE_THRESHOLD_SECONDS;
-  if (value !== undefined && !value.isUnresolved() && value.toSeconds({ integral: false }) > max) {
-    throw new OutboxPropsError(
-      path,
-      'iteratorAgeThreshold',
-      `is ${value.toHumanString()}; allowed: whole seconds from 60 to ${max}: stream records expire after 24 hours, so the relay's iterator age never reaches a higher threshold for the ${ITERATOR_AGE_PERIODS} minutes the alarm needs`,
-    );
-  }
-  checkSeconds(path, 'iteratorAgeThreshold', value, 60, max);
-  checkMillisToken(path, 'iteratorAgeThreshold', value);
 }
 
 /**

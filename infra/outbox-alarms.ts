@@ -21,7 +21,6 @@ import { createAlarmTopic } from './alarm-topic.js';
 import type { LowLatencyProcessor } from './low-latency-processor.js';
 import {
   type AlarmSpec,
-  checkIteratorAgeThreshold,
   checkProcessorLagThreshold,
   processorAlarmSpecs,
   relayAlarmSpecs,
@@ -32,7 +31,7 @@ import { AlarmStatusWidgets } from './private/alarm-status-widgets.js';
 import { propsConfig } from './private/config-check.js';
 import { alphanumeric, distinctIds } from './private/construct-ids.js';
 import { relayMetric } from './private/emf-metrics.js';
-import { checkEmail, checkSeconds } from './private/props-error.js';
+import { checkEmail, checkMillisToken, checkSeconds } from './private/props-error.js';
 import { SQS_MAX_RETENTION_SECONDS } from './private/retention.js';
 
 /** Processor lag that raises its alarm by default: well above a lease takeover (10 s), far below the Lambda path's scale. */
@@ -54,7 +53,7 @@ export interface OutboxAlarmsProps {
   readonly alarmTopic?: ITopic;
   /** Address subscribed to the alarm topic (the recipient must confirm). @default no subscription */
   readonly alarmEmail?: string;
-  /** Relay iterator age (the age of a batch's last record) that raises the iterator-age alarm (60–86,220 s: 24 h less the alarm's 3 minutes). @default Duration.minutes(1) */
+  /** Relay iterator age (the age of a batch's last record) that raises the iterator-age alarm (60 s–24 h). @default Duration.minutes(1) */
   readonly iteratorAgeThreshold?: Duration;
   /** What happens to the alarm topic's key when it leaves the stack. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
@@ -102,7 +101,8 @@ export class OutboxAlarms extends Construct {
     super(scope, id);
     if (props.config !== undefined) props = { ...props, config: propsConfig(this.node.path, props.config) };
     const path = this.node.path;
-    checkIteratorAgeThreshold(path, props.iteratorAgeThreshold);
+    checkSeconds(path, 'iteratorAgeThreshold', props.iteratorAgeThreshold, 60, 86_400);
+    checkMillisToken(path, 'iteratorAgeThreshold', props.iteratorAgeThreshold);
     checkEmail(path, 'alarmEmail', props.alarmEmail);
     this.alarmTopic = props.alarmTopic ?? createAlarmTopic(this, props.removalPolicy ?? RemovalPolicy.RETAIN);
     this.action = new SnsAction(this.alarmTopic);

@@ -60,7 +60,7 @@ export interface OutboxProps {
   readonly alarmTopic?: ITopic;
   /** Address subscribed to the alarm topic. @default no subscription */
   readonly alarmEmail?: string;
-  /** Relay iterator age that raises an alarm (60–86,220 s: 24 h less the alarm's 3 minutes; a token only as `Duration.millis`). @default Duration.minutes(1) */
+  /** Relay iterator age that raises an alarm (60 s–24 h; a token only as `Duration.millis`). @default Duration.minutes(1) */
   readonly iteratorAgeThreshold?: Duration;
   /** Processor lag that raises its alarm when held for three minutes (1 s–24 h; a token only as `Duration.millis`). @default Duration.seconds(30) */
   readonly processorLagThreshold?: Duration;

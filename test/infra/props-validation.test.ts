@@ -316,7 +316,7 @@ describe('Outbox props', { timeout: 120_000 }, () => {
       () => outbox({ iteratorAgeThreshold: Duration.seconds(30) }),
       'iteratorAgeThreshold',
       '30 seconds',
-      'from 60 to 86220',
+      'from 60 to 86400',
     );
   });
 
