@@ -47,13 +47,21 @@ import { OrdersStack } from '../lib/orders-stack.js';
 new OrdersStack(new App(), 'OrdersService', { env: { region: 'eu-west-1' } });
 `,
   'cdk.json': JSON.stringify({ app: 'npx tsx bin/app.ts' }),
-  'test/api.test.ts': `import { type OutboxTestStack, startOutboxTestStack } from 'dynamodb-outbox/testing';
+  'test/api.test.ts': `import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { type OutboxTestStack, startOutboxTestStack } from 'dynamodb-outbox/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { config } from '../outbox.config.js';
 
 let stack: OutboxTestStack;
 beforeAll(async () => {
-  stack = await startOutboxTestStack({ config, subscribers: [{ name: 'audit', topic: 'orders.fifo' }] });
+  stack = await startOutboxTestStack({
+    config,
+    subscribers: [
+      { name: 'audit', topic: 'orders.fifo' },
+      // Step 5's consumer, as docs/adopt.md step 6 says: imported at its first message, once the environment is set.
+      { name: 'billing', topic: 'orders.fifo', handler: () => async (event, context) => (await import('../src/billing/handler.js')).handler(event, context) },
+    ],
+  });
   // What docs/adopt.md step 6 says to set for the handler of step 4, imported after.
   Object.assign(process.env, {
     TABLE_NAME: stack.tableName,
@@ -65,13 +73,16 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => stack?.stop());
 
-it('places an order with the handler of step 4, once per request id', async () => {
+it('places an order with the handler of step 4, once per request id, and step 5 bills it', async () => {
   const { placeOrder } = await import('../src/api.js');
   const first = await placeOrder('o-7', 42, 'request-1');
   const again = await placeOrder('o-7', 42, 'request-1');
   expect(again).toMatchObject({ replayed: true, events: [{ id: first.events[0]?.id, sequence: 1 }] });
   const [message] = await stack.receive('audit', { count: 1, timeoutMs: 10_000 });
   expect(message?.envelope).toMatchObject({ id: first.events[0]?.id, subject: 'o-7', data: { total: 42 } });
+  await stack.waitForIdle({ timeoutMs: 10_000 });
+  const invoice = await stack.clients.document.send(new GetCommand({ TableName: stack.tableName, Key: { pk: 'INVOICE#o-7', sk: 'INVOICE' } }));
+  expect(invoice.Item).toMatchObject({ total: 42 });
 }, 30_000);
 `,
 };

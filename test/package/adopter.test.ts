@@ -252,7 +252,7 @@ describe('the packed package', { timeout: 600_000 }, () => {
       expect(adoptFiles[ADOPT_STACK]).toContain("consumerEntry: 'src/billing/handler.ts'");
     });
 
-    it("runs the test of docs/adopt.md step 6, and one of step 4's handler, with vitest on the local pipeline", async () => {
+    it("runs the test of docs/adopt.md step 6, and one of step 4's handler with step 5's consumer, with vitest on the local pipeline", async () => {
       const { stdout } = await run('npx', ['--no-install', 'vitest', 'run', '--no-file-parallelism'], dir, {
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       });
