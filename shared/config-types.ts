@@ -55,7 +55,9 @@ export interface RelayTuning {
   readonly maxRetryAttempts: number;
   /**
    * Records older than this go to the on-failure destination (60–604,800 s), or -1 for no limit:
-   * records are retried until they expire from the stream (24 hours). @default 86400
+   * records are retried until they expire from the stream (24 hours). The default, 23 hours, gives
+   * a record still failing up to the destination an hour before DynamoDB may trim it; any value of
+   * 86,400 or more acts as no limit on a DynamoDB stream. @default 82800
    */
   readonly maxRecordAgeSeconds: number;
   /** Publish requests in flight at once inside one invocation (1–64); 10 sends a default batch of 100 one-event records in one wave. @default 10 */
@@ -79,13 +81,20 @@ export interface ArchiveConfig {
 /** Ten years, as for the outbox's retention. */
 export const MAX_ARCHIVE_RETENTION_DAYS = 3650;
 
+/**
+ * The relay's default record age: 23 hours, an hour below DynamoDB Streams' 24-hour retention, so a
+ * record that keeps failing reaches the on-failure destination (its whole record, in the deployed
+ * S3 bucket) before the stream may trim it.
+ */
+export const DEFAULT_MAX_RECORD_AGE_SECONDS = 23 * 3600;
+
 export const DEFAULT_RELAY_TUNING: RelayTuning = Object.freeze({
   batchSize: 100,
   maxBatchingWindowSeconds: 0,
   parallelizationFactor: 1,
   bisectBatchOnError: true,
   maxRetryAttempts: 10,
-  maxRecordAgeSeconds: 86_400,
+  maxRecordAgeSeconds: DEFAULT_MAX_RECORD_AGE_SECONDS,
   publishConcurrency: 10,
   maxPublishAttempts: 4,
   timeoutSeconds: DEFAULT_RELAY_TIMEOUT_SECONDS,

@@ -239,7 +239,7 @@ describe('on-failure redrive', () => {
   it('republishes a record past the 24-hour retention whose records the stream still holds (it trims them some time after)', async () => {
     const view = views('late');
     const { queueUrl } = server.createQueue('relay-failures-late');
-    // Given up at the relay's default maxRecordAgeSeconds (24 h): the record reaches the queue as its batch turns 24 h old.
+    // Given up late (a relay.maxRecordAgeSeconds of 24 h or more): the record reaches the queue after the stream's retention.
     const old = new Date(Date.now() - 25 * 3600 * 1000).toISOString();
     const late = { ...failure, DDBStreamBatchInfo: { ...failure.DDBStreamBatchInfo, approximateArrivalOfFirstRecord: old } };
     await clients.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(late) }));

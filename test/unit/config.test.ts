@@ -95,6 +95,12 @@ describe('defineConfig', () => {
     expect(error.message).toContain(fragment);
   });
 
+  it('gives a record still failing up before the stream may trim it, by default: a record age below its 24 hours', () => {
+    const config = defineConfig(base);
+    expect(config.relay.maxRecordAgeSeconds).toBe(23 * 3600);
+    expect(relayEventSourceSettings(config).maxRecordAgeSeconds).toBeLessThan(24 * 3600);
+  });
+
   it('takes -1 (no limit) for the retry count and the record age, as AWS does', () => {
     const config = defineConfig({ ...base, relay: { maxRetryAttempts: -1, maxRecordAgeSeconds: -1 } });
     expect(config.relay).toMatchObject({ maxRetryAttempts: -1, maxRecordAgeSeconds: -1 });
