@@ -38,7 +38,46 @@ const BINARY_TYPES = new Set([
 const SCALAR_WRAPPERS = new Set(['Boolean', 'Number', 'String']);
 
 const constructorName = (value: object): string | undefined => (value as { constructor?: { name?: unknown } }).constructor?.name as string;
-const isBinary = (value: unknown): boolean => typeof value === 'object' && value !== null && BINARY_TYPES.has(constructorName(value) ?? '');
+/** Whether the DocumentClient marshals `value` as binary (`B`): by its constructor's name, as it tells them. */
+export const isBinary = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && BINARY_TYPES.has(constructorName(value) ?? '');
+
+/**
+ * The primitive a `Number` or `String` object holds, which the DocumentClient sends as that
+ * primitive would go (`N` or `S`, telling such objects by their constructor's name); any other
+ * value as it is.
+ */
+export function scalarValue(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const name = constructorName(value);
+  try {
+    if (name === 'Number') return Number.prototype.valueOf.call(value);
+    if (name === 'String') return String.prototype.valueOf.call(value);
+  } catch {
+    // Named so, yet no Number or String object: the DocumentClient's to send as it does, or refuse.
+  }
+  return value;
+}
+
+/**
+ * Why the DocumentClient would not send `value` as the bytes it holds, as a predicate of its path:
+ * it sends a binary value other than a `Uint8Array` (or `Buffer`) without them, an `ArrayBuffer`,
+ * a `DataView` or a `Blob` as empty binary, and fails on other typed arrays; else `undefined`.
+ * (Members of a binary Set go another way, and are not judged here.)
+ */
+export function binaryProblem(value: unknown): string | undefined {
+  if (!isBinary(value) || value instanceof Uint8Array) return undefined;
+  const name = constructorName(value as object) as string;
+  const size = value instanceof Blob ? value.size : (value as ArrayBufferLike | ArrayBufferView).byteLength;
+  const given = `${/^[AEIO]/.test(name) ? 'an' : 'a'} ${name} of ${size} bytes`;
+  const instead =
+    value instanceof Blob
+      ? 'new Uint8Array(await blob.arrayBuffer())'
+      : name === 'ArrayBuffer'
+        ? 'new Uint8Array(arrayBuffer)'
+        : 'new Uint8Array(view.buffer, view.byteOffset, view.byteLength)';
+  return `is ${given}, which the DynamoDB DocumentClient does not send as its bytes (it sends an ArrayBuffer, a DataView or a Blob as empty binary, and fails on a typed array other than Uint8Array); allowed: binary as a Uint8Array or a Buffer, e.g. ${instead}`;
+}
 
 const NOT_WELL_FORMED = 'not well-formed Unicode: it holds a lone surrogate, which DynamoDB, storing strings as UTF-8, cannot keep';
 const WELL_FORMED_ALLOWED = 'well-formed Unicode text (String.prototype.toWellFormed() replaces lone surrogates with U+FFFD)';

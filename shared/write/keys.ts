@@ -8,6 +8,7 @@
 
 import { WriteValidationError } from '../errors.js';
 import { TABLE } from '../table.js';
+import { binaryProblem, isBinary, scalarValue } from './attribute-values.js';
 import { keyText, keyValueText } from './key-text.js';
 import { isNumeric } from './numbers.js';
 
@@ -38,19 +39,24 @@ export function checkOutboxKey(pk: string, sk: string, where: string): void {
 }
 
 /**
- * The text of a key attribute's value ({@link keyValueText}: the numbers `1`, `1n` and
- * `NumberValue('1.0')` alike, a `Buffer` and a `Uint8Array` of the same bytes alike), or
- * `undefined` for a value no key holds (a map, say), which DynamoDB refuses itself. A string with
- * a lone surrogate is refused: DynamoDB would take two such keys for one item.
+ * The text of a key attribute's value as the DocumentClient sends it ({@link keyValueText}: the
+ * numbers `1`, `1n`, `new Number(1)` and `NumberValue('1.0')` alike, `'a'` and `new String('a')`
+ * alike, a `Buffer` and a `Uint8Array` of the same bytes alike), or `undefined` for a value no key
+ * holds (a map, say), which DynamoDB refuses itself. Refused: a string with a lone surrogate
+ * (DynamoDB would take two such keys for one item), and binary the DocumentClient would not send
+ * as its bytes (an `ArrayBuffer`, a `DataView`, a `Blob`, typed arrays but `Uint8Array`).
  */
-function keyValueId(value: unknown, path: string): string | undefined {
+function keyValueId(given: unknown, path: string): string | undefined {
+  const value = scalarValue(given);
   if (typeof value === 'string') {
     if (!value.isWellFormed())
       throw new WriteValidationError('INVALID_OPERATION', `${path} is ${JSON.stringify(value.slice(0, 40))}, ${KEY_WELL_FORMED}`);
     return keyValueText({ S: value });
   }
   if (isNumeric(value)) return keyValueText({ N: String(value) });
-  if (ArrayBuffer.isView(value)) return keyValueText({ B: value });
+  const binary = binaryProblem(value);
+  if (binary !== undefined) throw new WriteValidationError('INVALID_OPERATION', `${path} ${binary}`);
+  if (value instanceof Uint8Array && isBinary(value)) return keyValueText({ B: value });
   return undefined;
 }
 

@@ -24,12 +24,15 @@ describe("an item's key, spelt once for the write helper and a consumer's group"
     { id: 12345678901234567890n },
     { id: Buffer.from(bytes) },
     { id: Uint8Array.from(bytes) },
-    { id: new DataView(Uint8Array.from([9, ...bytes]).buffer, 1, 4) },
+    { id: Uint8Array.from([9, ...bytes]).subarray(1) },
     { id: 'k' },
     { id: '7' },
     { pk: 'A', sk: 1 },
     { sk: 1n, pk: 'A' },
     { '\u00e9': 'x', e: 'y' },
+    // Sent as the primitives they hold.
+    { id: new Number(7) },
+    { id: new String('k') },
   ];
 
   it.each(keys.map((key) => [key] as const))('gives the write helper and the group one text for %o', (key) => {
@@ -40,10 +43,24 @@ describe("an item's key, spelt once for the write helper and a consumer's group"
     const texts = keys.map(writeText);
     expect(texts[0]).toBe(texts[1]);
     expect(texts[0]).toBe(texts[2]);
+    expect(texts[0]).toBe(texts[13]);
     expect(texts[5]).toBe(texts[6]);
     expect(texts[5]).toBe(texts[7]);
     expect(texts[10]).toBe(texts[11]);
-    expect(new Set(texts).size).toBe(texts.length - 5);
+    expect(texts[8]).toBe(texts[14]);
+    expect(new Set(texts).size).toBe(texts.length - 7);
+  });
+
+  it.each([
+    ['an ArrayBuffer', () => Uint8Array.from(bytes).buffer, 'an ArrayBuffer of 4 bytes'],
+    ['a DataView', () => new DataView(Uint8Array.from([9, ...bytes]).buffer, 1, 4), 'a DataView of 4 bytes'],
+    ['a typed array other than Uint8Array', () => new Uint16Array(Uint8Array.from(bytes).buffer), 'a Uint16Array of 4 bytes'],
+    ['a Blob', () => new Blob([Uint8Array.from(bytes)]), 'a Blob of 4 bytes'],
+  ])('refuses in the write helper a binary key given as %s, which the DocumentClient does not send as its bytes', (_, make, shown) => {
+    expect(() => writeText({ id: make() })).toThrow(WriteValidationError);
+    expect(() => writeText({ id: make() })).toThrow(
+      `operations[0].Delete.Key.id is ${shown}, which the DynamoDB DocumentClient does not send as its bytes`,
+    );
   });
 
   it('refuses a key string with a lone surrogate in the write helper, where the group reads it as DynamoDB keeps it', () => {
