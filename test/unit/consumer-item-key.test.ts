@@ -50,11 +50,17 @@ describe("a commit group's item keys: one text per item DynamoDB tells apart", (
     expect(text(Buffer.from([0, 1, 2]))).not.toBe(text(Buffer.from(bytes)));
   });
 
-  it('tells a string from a number or bytes of the same look, and reads a string as DynamoDB keeps it in UTF-8', () => {
+  it('tells a string from a number or bytes of the same look', () => {
     expect(text('7')).not.toBe(text(7));
     expect(text('7.0')).not.toBe(text('7'));
     expect(text('AAEC+g==')).not.toBe(text(Buffer.from([0, 1, 2, 250])));
-    expect(text('k\uD800')).toBe(text('k\uDC00'));
+  });
+
+  it('gives no text for a key string with a lone surrogate: the group marshals it as the write helper does, which refuses it', () => {
+    // How a marshalled string with a lone surrogate is spelt (as UTF-8 keeps it) is held in key-text.test.ts.
+    expect(text('k\uD800')).toBeUndefined();
+    expect(text('k\uDC00')).toBeUndefined();
+    expect(text('k\uFFFD')).toBeDefined();
   });
 
   it('reads attributes by name, in any order, and leaves out what the DocumentClient leaves out', () => {
