@@ -184,7 +184,9 @@ function mapMembers(entries: Iterable<readonly [unknown, unknown]>): Inspection 
 
 /** How the DocumentClient will marshal `value`, as far as DynamoDB's limits care: see `convertToAttr`. */
 function inspectAttribute(options: marshallOptions): (value: unknown) => Inspection {
-  return (value) => {
+  return (given) => {
+    // A Number or String object goes as the primitive it holds, and is checked as that primitive.
+    const value = scalarValue(given);
     if (typeof value === 'string') {
       return value.isWellFormed() ? undefined : { problem: `is a string that is ${NOT_WELL_FORMED}; allowed: ${WELL_FORMED_ALLOWED}` };
     }
@@ -196,6 +198,8 @@ function inspectAttribute(options: marshallOptions): (value: unknown) => Inspect
     if (Array.isArray(value)) {
       return { members: value.flatMap((member, i) => (typeof member === 'function' ? [] : [[`[${i}]`, member] as const])) };
     }
+    const binary = binaryProblem(value);
+    if (binary !== undefined) return { problem: binary };
     const name = constructorName(value);
     if (name === 'Set') {
       const problem = setProblem(value as Set<unknown>, options);
