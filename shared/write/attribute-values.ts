@@ -8,6 +8,7 @@
 import { type marshallOptions, NumberValueImpl as NumberValue } from '@aws-sdk/util-dynamodb';
 import { WriteValidationError } from '../errors.js';
 import { showValue } from '../show-value.js';
+import { bytesText } from './key-text.js';
 import { type Inspection, nameSegment, pathOf, tooDeepMessage, walkNested } from './nesting.js';
 import { canonicalNumber, isNumeric, numericProblem } from './numbers.js';
 import type { TransactOperation } from './types.js';
@@ -116,13 +117,6 @@ export function memberKind(member: unknown): string {
   return typeof member === 'object' ? `${constructorName(member) ?? 'prototype-less'} objects` : `${typeof member}s`;
 }
 
-/** The bytes of a binary member, where they can be read synchronously (not a `Blob`). */
-function memberBytes(member: unknown): string | undefined {
-  if (ArrayBuffer.isView(member)) return Buffer.from(member.buffer, member.byteOffset, member.byteLength).toString('base64');
-  if (member instanceof ArrayBuffer) return Buffer.from(member).toString('base64');
-  return undefined;
-}
-
 const SET_ALLOWED =
   'allowed: a non-empty Set of only strings, only numbers (number, bigint or NumberValue) or only binary values, each once';
 
@@ -155,7 +149,7 @@ function setProblem(set: Set<unknown>, options: marshallOptions): string | undef
   for (const member of members) {
     const numeric = kind === 'numbers' ? numericProblem(member as number | bigint | NumberValue) : undefined;
     if (numeric !== undefined) return `holds ${numeric}`;
-    const key = kind === 'numbers' ? canonicalNumber(String(member)) : memberBytes(member);
+    const key = kind === 'numbers' ? canonicalNumber(String(member)) : bytesText(member);
     if (key === undefined) continue;
     const earlier = seen.get(key);
     if (earlier !== undefined) {

@@ -18,8 +18,12 @@ export interface KeyAttributeValue {
   readonly B?: unknown;
 }
 
-/** The bytes of a `B` value as base64; `undefined` for what holds no bytes to read at once (a `Blob`, say). */
-function bytesText(value: unknown): string | undefined {
+/**
+ * The bytes of a `B` value as base64 (a view's own bytes, an `ArrayBuffer`'s all), one text for
+ * the same bytes whatever holds them; `undefined` for what holds no bytes to read at once (a
+ * `Blob`, say). Also how a binary Set's members are told apart.
+ */
+export function bytesText(value: unknown): string | undefined {
   if (ArrayBuffer.isView(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
   if (value instanceof ArrayBuffer) return Buffer.from(value).toString('base64');
   return undefined;
