@@ -1,16 +1,9 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse } from 'aws-lambda';
-import { type SqsBatchReport, type SqsHandler, SqsPoller } from '../event-source/sqs-event-source.js';
+import { type SqsBatchReport, SqsPoller } from '../event-source/sqs-event-source.js';
+import { asSqsHandler } from './lambda-context.js';
 import type { LocalResources } from './resources.js';
 import type { LocalStats } from './stats.js';
-import type { OutboxTestSqsHandler } from './test-stack-types.js';
 import type { LocalConsumerDeps, LocalDelivery, LocalSubscriber, LocalWorker } from './types.js';
-
-/** A handler that answers nothing (the whole batch acknowledged) as the event source takes it: answering `undefined`. */
-const asSqsHandler =
-  (handler: OutboxTestSqsHandler): SqsHandler =>
-  async (event, context) =>
-    (await handler(event, context)) as SQSBatchResponse | undefined;
 
 export interface LocalConsumersOptions {
   readonly sqs: SQSClient;
@@ -55,7 +48,7 @@ export function startLocalConsumers(options: LocalConsumersOptions): LocalWorker
       queue,
       onBatch,
       // Counted while each invocation runs, for the test stack's waitForIdle.
-      handler: stats.handlers.counted(subscription.name, asSqsHandler(build(options.deps))),
+      handler: stats.handlers.counted(subscription.name, asSqsHandler(build(options.deps), queue.arn)),
     }));
   });
   return planned.map(({ name, queue, onBatch, handler }) => {

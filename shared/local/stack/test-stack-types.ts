@@ -6,7 +6,7 @@
  */
 
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSHandler } from 'aws-lambda';
 import type { AbortSignalLike } from '../../abort.js';
 import type { ReplayArchiveOptions, ReplaySummary } from '../../archive/replay-types.js';
 import type { OutboxConfig } from '../../config.js';
@@ -25,18 +25,20 @@ export interface OutboxTestHandlerDeps {
   readonly tableName: string;
 }
 
-/** The part of Lambda's context the local SQS event source passes: the function's name, the request id and the time left. */
-export type OutboxTestHandlerContext = Pick<Context, 'functionName' | 'awsRequestId' | 'getRemainingTimeInMillis'>;
+/**
+ * Lambda's context as the local SQS event source passes it: the function's name, the request id and
+ * the time left, and the other fields as Lambda sets them (`invokedFunctionArn` in the queue's
+ * Region and account, `functionVersion` `$LATEST`, `memoryLimitInMB` `128`, the log group and stream).
+ */
+export type OutboxTestHandlerContext = Context;
 
 /**
- * An SQS-triggered Lambda handler, such as `createConsumer(…).handler`. With
- * `ReportBatchItemFailures` it returns the messages that failed; one that returns nothing
- * acknowledges the whole batch, one that throws fails it.
+ * An SQS-triggered Lambda handler, such as `createConsumer(…).handler` or one typed as aws-lambda's
+ * `SQSHandler`. With `ReportBatchItemFailures` it returns the messages that failed; one that
+ * returns nothing acknowledges the whole batch, one that throws fails it. One that takes the
+ * callback and returns no promise answers through the callback.
  */
-export type OutboxTestSqsHandler = (
-  event: SQSEvent,
-  context: OutboxTestHandlerContext,
-) => Promise<SQSBatchResponse | undefined> | Promise<void>;
+export type OutboxTestSqsHandler = SQSHandler;
 
 /** A queue subscribed to one of the config's topics, as the CDK construct `OutboxSubscriber` deploys it. */
 export interface OutboxTestSubscriber {
