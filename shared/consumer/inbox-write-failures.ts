@@ -2,8 +2,10 @@ import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/clie
 import { marshall, type marshallOptions, unmarshall } from '@aws-sdk/util-dynamodb';
 import { errorName } from '../aws/error-name.js';
 import { classifyCancellation, TRANSIENT_REQUEST_ERRORS, throttledTransaction } from '../aws/transient-transaction-errors.js';
-import { TransactionFailedError } from '../errors.js';
+import { TransactionFailedError, WriteValidationError } from '../errors.js';
 import { showValue } from '../show-value.js';
+import { checkBinaryValues } from '../write/attribute-values.js';
+import type { TransactOperation } from '../write/types.js';
 import { InboxConflictError, InboxTransactionInProgressError, InboxWriteError } from './errors.js';
 import type { CommitResult, InboxEvent, InboxRecord } from './inbox-records.js';
 import { jsonExcerpt } from './limits.js';
@@ -45,6 +47,32 @@ export function transactItemProblem(item: unknown): string | undefined {
   const part = action === 'Put' ? 'Item' : 'Key';
   if (!isObject(body[part])) return `got ${action === 'Update' ? 'an' : 'a'} ${action} whose ${part} is ${showValue(body[part])}`;
   return undefined;
+}
+
+/**
+ * Refuses, before anything is sent, writes holding binary the DocumentClient would not send as its
+ * bytes, by the write helper's own check (`checkBinaryValues`, with the DocumentClient's
+ * `options`): an `ArrayBuffer`, a `DataView` or a `Blob`, which it sends as empty binary (a `Put`
+ * stored them empty), and a typed array other than `Uint8Array`, on which it fails; a cycle, or
+ * values nested deeper than DynamoDB takes, are refused as that walk finds them. Throws an
+ * {@link InboxWriteError} naming the value by its path (`writes[0].Put.Item.v`, the first
+ * `ctx.write` first). Other values are DynamoDB's to take or refuse, as they were; a write that is
+ * no transact item is left to the request.
+ */
+export function checkWriteValues(event: InboxEvent, writes: readonly TransactItem[], options: marshallOptions = {}): void {
+  for (const [index, write] of writes.entries()) {
+    if (transactItemProblem(write) !== undefined) continue;
+    const kind = kindOf(write);
+    try {
+      checkBinaryValues({ [kind]: write[kind as keyof TransactItem] } as TransactOperation, index, options, 'writes');
+    } catch (error) {
+      if (!(error instanceof WriteValidationError)) throw error;
+      throw new InboxWriteError(
+        `The writes of event ${event.id} (${event.type}) are refused before sending: ${error.message}. Nothing was written.`,
+        { cause: error },
+      );
+    }
+  }
 }
 
 /**

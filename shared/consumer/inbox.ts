@@ -25,7 +25,7 @@ import {
   MAX_HANDLER_WRITES,
   THROTTLED_COMMIT_RETRY,
 } from './inbox-records.js';
-import { commitFailure, recordAsFound } from './inbox-write-failures.js';
+import { checkWriteValues, commitFailure, recordAsFound } from './inbox-write-failures.js';
 import type { InboxOptions, TransactItem } from './types.js';
 
 export { INBOX_PREFIX, INBOX_SORT_KEY, type InboxEventKey, inboxKey } from './inbox-keys.js';
@@ -149,7 +149,9 @@ export class Inbox {
    * `transaction`), which the commit takes over. An unexpired claim writes nothing and comes back
    * `held`: the event is not done, so it must not be taken for a duplicate. Throttled (the whole
    * request, or an action of it, and no other reason decides: not the inbox record's condition, nor a handler's),
-   * it is sent again after a backoff, {@link THROTTLED_COMMIT_RETRY} attempts in all.
+   * it is sent again after a backoff, {@link THROTTLED_COMMIT_RETRY} attempts in all. More than
+   * {@link MAX_HANDLER_WRITES} writes, or a write holding a value DynamoDB would not store as given
+   * ({@link checkWriteValues}), throw an `InboxWriteError` before anything is sent.
    */
   async commit(event: InboxEvent, writes: readonly TransactItem[]): Promise<CommitResult> {
     if (writes.length > MAX_HANDLER_WRITES) {
@@ -157,6 +159,7 @@ export class Inbox {
         `The handler of event ${event.id} (${event.type}) added ${writes.length} writes; allowed: at most ${MAX_HANDLER_WRITES}, since the inbox record takes the 100th action of the transaction. Nothing was written.`,
       );
     }
+    checkWriteValues(event, writes, this.#options.document.config?.translateConfig?.marshallOptions);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.#options.document.send(logAsIs(new TransactWriteCommand({ TransactItems: [...writes, this.completedPut(event)] })));

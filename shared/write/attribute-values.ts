@@ -2,12 +2,14 @@
  * What DynamoDB refuses, or would store other than given, in the attribute values and names of a
  * caller's operation, found in one linear pass before anything is marshalled or sent: values
  * nested deeper than DynamoDB allows (or cyclic), Sets the DocumentClient would send as a wrong
- * or invalid set, attribute names DynamoDB refuses, and strings with no UTF-8 form.
+ * or invalid set, attribute names DynamoDB refuses, strings with no UTF-8 form, and binary the
+ * DocumentClient would not send as its bytes (binary-values.ts).
  */
 
 import { type marshallOptions, NumberValueImpl as NumberValue } from '@aws-sdk/util-dynamodb';
 import { WriteValidationError } from '../errors.js';
 import { showValue } from '../show-value.js';
+import { binaryProblem, constructorName, isBinary } from './binary-values.js';
 import { bytesText } from './key-text.js';
 import { type Inspection, nameSegment, pathOf, tooDeepMessage, walkNested } from './nesting.js';
 import { canonicalNumber, isNumeric, numericProblem } from './numbers.js';
@@ -16,32 +18,10 @@ import type { TransactOperation } from './types.js';
 /** DynamoDB's attribute names are at least one character and less than 64 KB. */
 export const MAX_ATTRIBUTE_NAME_BYTES = 65_535;
 
-/** The classes the DocumentClient marshals as binary (`B`), by constructor name as it tells them. */
-const BINARY_TYPES = new Set([
-  'ArrayBuffer',
-  'Blob',
-  'Buffer',
-  'DataView',
-  'File',
-  'Int8Array',
-  'Uint8Array',
-  'Uint8ClampedArray',
-  'Int16Array',
-  'Uint16Array',
-  'Int32Array',
-  'Uint32Array',
-  'Float32Array',
-  'Float64Array',
-  'BigInt64Array',
-  'BigUint64Array',
-]);
+export { binaryProblem, isBinary } from './binary-values.js';
+
 /** Objects the DocumentClient marshals as one scalar, never as a map. */
 const SCALAR_WRAPPERS = new Set(['Boolean', 'Number', 'String']);
-
-const constructorName = (value: object): string | undefined => (value as { constructor?: { name?: unknown } }).constructor?.name as string;
-/** Whether the DocumentClient marshals `value` as binary (`B`): by its constructor's name, as it tells them. */
-export const isBinary = (value: unknown): boolean =>
-  typeof value === 'object' && value !== null && BINARY_TYPES.has(constructorName(value) ?? '');
 
 /**
  * The primitive a `Number` or `String` object holds, which the DocumentClient sends as that
@@ -58,26 +38,6 @@ export function scalarValue(value: unknown): unknown {
     // Named so, yet no Number or String object: the DocumentClient's to send as it does, or refuse.
   }
   return value;
-}
-
-/**
- * Why the DocumentClient would not send `value` as the bytes it holds, as a predicate of its path:
- * it sends a binary value other than a `Uint8Array` (or `Buffer`) without them, an `ArrayBuffer`,
- * a `DataView` or a `Blob` as empty binary, and fails on other typed arrays; else `undefined`.
- * (Members of a binary Set go another way, and are not judged here.)
- */
-export function binaryProblem(value: unknown): string | undefined {
-  if (!isBinary(value) || value instanceof Uint8Array) return undefined;
-  const name = constructorName(value as object) as string;
-  const size = value instanceof Blob ? value.size : (value as ArrayBufferLike | ArrayBufferView).byteLength;
-  const given = `${/^[AEIO]/.test(name) ? 'an' : 'a'} ${name} of ${size} bytes`;
-  const instead =
-    value instanceof Blob
-      ? 'new Uint8Array(await blob.arrayBuffer())'
-      : name === 'ArrayBuffer'
-        ? 'new Uint8Array(arrayBuffer)'
-        : 'new Uint8Array(view.buffer, view.byteOffset, view.byteLength)';
-  return `is ${given}, which the DynamoDB DocumentClient does not send as its bytes (it sends an ArrayBuffer, a DataView or a Blob as empty binary, and fails on a typed array other than Uint8Array); allowed: binary as a Uint8Array or a Buffer, e.g. ${instead}`;
 }
 
 const NOT_WELL_FORMED = 'not well-formed Unicode: it holds a lone surrogate, which DynamoDB, storing strings as UTF-8, cannot keep';
@@ -125,9 +85,9 @@ const SET_ALLOWED =
  * `new Set(['a', 1])` would become the string set `["a", "1"]`, `new Set([1, 1n])` a number set
  * with a duplicate.
  */
-function setProblem(set: Set<unknown>, options: marshallOptions): string | undefined {
+function setProblem(set: readonly unknown[], options: marshallOptions): string | undefined {
   // `undefined` members are the DocumentClient's to drop (removeUndefinedValues) or refuse.
-  const members = [...set].filter((member) => member !== undefined);
+  const members = set.filter((member) => member !== undefined);
   if (members.length === 0)
     return options.convertEmptyValues === true
       ? undefined
@@ -162,10 +122,14 @@ function setProblem(set: Set<unknown>, options: marshallOptions): string | undef
   return undefined;
 }
 
-/** The members of a map, checking each name; a problem for the first bad name. */
-function mapMembers(entries: Iterable<readonly [unknown, unknown]>): Inspection {
+/** The members of a map, checking each name unless `binaryOnly`; a problem for the first bad name. */
+function mapMembers(entries: Iterable<readonly [unknown, unknown]>, binaryOnly: boolean): Inspection {
   const members: [string, unknown][] = [];
   for (const [name, value] of entries) {
+    if (binaryOnly) {
+      if (typeof value !== 'function') members.push([nameSegment(String(name)), value]);
+      continue;
+    }
     if (typeof name !== 'string') {
       return { problem: `is a Map with a ${typeof name} key (${String(name)}); allowed: string keys, which are the attribute names` };
     }
@@ -176,11 +140,15 @@ function mapMembers(entries: Iterable<readonly [unknown, unknown]>): Inspection 
   return { members };
 }
 
-/** How the DocumentClient will marshal `value`, as far as DynamoDB's limits care: see `convertToAttr`. */
-function inspectAttribute(options: marshallOptions): (value: unknown) => Inspection {
+/**
+ * How the DocumentClient will marshal `value`, as far as DynamoDB's limits care: see `convertToAttr`.
+ * `binaryOnly`: only binary it would not send as its bytes is a problem, the rest walked alike.
+ */
+function inspectAttribute(options: marshallOptions, binaryOnly = false): (value: unknown) => Inspection {
   return (given) => {
     // A Number or String object goes as the primitive it holds, and is checked as that primitive.
     const value = scalarValue(given);
+    if (binaryOnly && typeof value !== 'object') return undefined;
     if (typeof value === 'string') {
       return value.isWellFormed() ? undefined : { problem: `is a string that is ${NOT_WELL_FORMED}; allowed: ${WELL_FORMED_ALLOWED}` };
     }
@@ -196,17 +164,18 @@ function inspectAttribute(options: marshallOptions): (value: unknown) => Inspect
     if (binary !== undefined) return { problem: binary };
     const name = constructorName(value);
     if (name === 'Set') {
-      const problem = setProblem(value as Set<unknown>, options);
+      const members = [...(value as Set<unknown>)];
+      const problem = binaryOnly ? undefined : setProblem(members, options);
       return problem === undefined ? undefined : { problem };
     }
-    if (name === 'Map') return mapMembers(value as Map<unknown, unknown>);
+    if (name === 'Map') return mapMembers(value as Map<unknown, unknown>, binaryOnly);
     const plain = name === 'Object' || (value as { constructor?: unknown }).constructor === undefined;
     const scalar = isBinary(value) || value instanceof NumberValue || SCALAR_WRAPPERS.has(name ?? '');
     if (plain || (!scalar && options.convertClassInstanceToMap === true)) {
       const entries: [string, unknown][] = [];
       // for…in, as the DocumentClient reads an object: inherited enumerable properties count.
       for (const key in value) entries.push([key, (value as Record<string, unknown>)[key]]);
-      return mapMembers(entries);
+      return mapMembers(entries, binaryOnly);
     }
     // Anything else (a Date, say) is the DocumentClient's to refuse: marshalling names it.
     return undefined;
@@ -228,7 +197,7 @@ function checkValue(value: unknown, path: string, inspect: (value: unknown) => I
 /** The fields of an action that hold attribute values, checked here and marshalled by `operation-size.ts`. */
 export const VALUE_FIELDS = ['Item', 'Key', 'ExpressionAttributeValues'] as const;
 
-const fieldPath = (index: number, kind: string, field: string): string => `operations[${index}].${kind}.${field}`;
+const fieldPath = (index: number, kind: string, field: string, list = 'operations'): string => `${list}[${index}].${kind}.${field}`;
 
 /**
  * Checks the attribute names and values of one of the caller's operations (`Item`, `Key`,
@@ -282,6 +251,25 @@ export function checkAttributeValues(operation: TransactOperation, index: number
         'INVALID_OPERATION',
         `${path} stands for an attribute name that is ${problem.is}; allowed: ${problem.allowed}`,
       );
+    }
+  }
+}
+
+/**
+ * Checks the attribute values of one operation (`Item`, `Key`, `ExpressionAttributeValues`) for
+ * binary the DocumentClient would not send as its bytes only ({@link binaryProblem}), walked as {@link checkAttributeValues} walks them (a cycle, or values nested too
+ * deep, refused alike), for a caller that leaves other values to DynamoDB: a consumer's handler
+ * writes. Throws a {@link WriteValidationError} naming the first by its path, `${list}[${index}]…`.
+ */
+export function checkBinaryValues(operation: TransactOperation, index: number, options: marshallOptions, list: string): void {
+  const [kind, body] = Object.entries(operation)[0] as [string, Record<string, unknown>];
+  const inspect = inspectAttribute(options, true);
+  for (const field of VALUE_FIELDS) {
+    const values = body[field];
+    if (typeof values !== 'object' || values === null) continue;
+    for (const [name, value] of Object.entries(values)) {
+      if (typeof value === 'object' && value !== null)
+        checkValue(value, `${fieldPath(index, kind, field, list)}${nameSegment(name)}`, inspect);
     }
   }
 }

@@ -1,0 +1,58 @@
+/**
+ * Binary values as the DocumentClient marshals them (telling them by their constructor's name),
+ * and which of them it would not send as the bytes they hold: the write helper refuses those in
+ * an operation, and a consumer in a handler's writes (attribute-values.ts walks the values).
+ */
+
+/** The classes the DocumentClient marshals as binary (`B`), by constructor name as it tells them. */
+const BINARY_TYPES = new Set([
+  'ArrayBuffer',
+  'Blob',
+  'Buffer',
+  'DataView',
+  'File',
+  'Int8Array',
+  'Uint8Array',
+  'Uint8ClampedArray',
+  'Int16Array',
+  'Uint16Array',
+  'Int32Array',
+  'Uint32Array',
+  'Float32Array',
+  'Float64Array',
+  'BigInt64Array',
+  'BigUint64Array',
+]);
+
+/** A value's constructor's name, as the DocumentClient tells classes apart. */
+export const constructorName = (value: object): string | undefined =>
+  (value as { constructor?: { name?: unknown } }).constructor?.name as string;
+/** Whether the DocumentClient marshals `value` as binary (`B`): by its constructor's name, as it tells them. */
+export const isBinary = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && BINARY_TYPES.has(constructorName(value) ?? '');
+
+/**
+ * Why the DocumentClient would not send `value` as the bytes it holds, as a predicate of its path:
+ * it sends a binary value other than a `Uint8Array` (or `Buffer`) without them, an `ArrayBuffer`,
+ * a `DataView` or a `Blob` as empty binary, and fails on other typed arrays; else `undefined`.
+ * (Members of a binary Set go another way, and are not judged here.)
+ */
+export function binaryProblem(value: unknown): string | undefined {
+  if (!isBinary(value) || value instanceof Uint8Array) return undefined;
+  return `is ${binaryGiven(value as object)}, which the DynamoDB DocumentClient does not send as its bytes (it sends an ArrayBuffer, a DataView or a Blob as empty binary, and fails on a typed array other than Uint8Array); allowed: binary as a Uint8Array or a Buffer, e.g. ${asUint8Array(value as object)}`;
+}
+
+/** A binary value as the messages show it: `an ArrayBuffer of 4 bytes`. */
+function binaryGiven(value: object): string {
+  const name = constructorName(value) as string;
+  const size = value instanceof Blob ? value.size : (value as ArrayBufferLike | ArrayBufferView).byteLength;
+  return `${/^[AEIO]/.test(name) ? 'an' : 'a'} ${name} of ${size} bytes`;
+}
+
+/** How to give a binary value's bytes as a `Uint8Array`. */
+const asUint8Array = (value: object): string =>
+  value instanceof Blob
+    ? 'new Uint8Array(await blob.arrayBuffer())'
+    : value instanceof ArrayBuffer
+      ? 'new Uint8Array(arrayBuffer)'
+      : 'new Uint8Array(view.buffer, view.byteOffset, view.byteLength)';

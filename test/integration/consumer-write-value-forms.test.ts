@@ -1,0 +1,166 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createConsumer } from '../../shared/consumer/consumer.js';
+import { InboxWriteError } from '../../shared/consumer/errors.js';
+import { inboxKey } from '../../shared/consumer/inbox.js';
+import type { TransactItem } from '../../shared/consumer/types.js';
+import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
+import { freshTable, testClients } from '../helpers/local.js';
+import { recordingTelemetry } from '../helpers/recording-telemetry.js';
+
+/**
+ * A `transaction` handler's writes holding binary the DocumentClient would not send as its bytes,
+ * as the write helper refuses it (write-value-forms.test.ts): binary other than a Uint8Array (sent
+ * as empty binary, or failed on in the client). Run against DynamoDB Local: such a write fails its
+ * message with INVALID_INBOX_WRITE before anything is sent, so SQS delivers the message again (and
+ * to its DLQ in the end), and nothing of the event is written; the batch's other message commits.
+ */
+
+const clients = testClients();
+let tableName: string;
+
+beforeAll(async () => {
+  ({ tableName } = await freshTable(clients, 'consumer-value-forms'));
+});
+afterAll(() => clients.destroy());
+
+const get = async (Key: Record<string, unknown>) =>
+  (await clients.document.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }))).Item;
+const inboxRecord = (consumer: string, eventId: string) => get(inboxKey(consumer, { source: TEST_SOURCE, id: eventId }));
+const viewKey = (eventId: string) => ({ pk: `VIEW#${eventId}`, sk: 'VIEW' });
+
+/**
+ * Runs a batch of two events under consumer `name`: the first's handler adds `write(viewKey)`,
+ * the second's a plain Put of its view. Returns their outcomes.
+ */
+async function runBatch(name: string, commit: 'event' | 'batch', write: (key: { pk: string; sk: string }) => TransactItem) {
+  const telemetry = recordingTelemetry();
+  const consumer = createConsumer({
+    name,
+    sources: [TEST_SOURCE],
+    handlers: {
+      'order.placed': {
+        handle: (event, ctx) => {
+          const key = viewKey(event.id);
+          ctx.write(event.subject.endsWith('bad') ? write(key) : { Put: { TableName: tableName, Item: { ...key, ok: true } } });
+        },
+      },
+    },
+    inbox: { document: clients.document, tableName },
+    logger: telemetry.logger,
+    metrics: telemetry.metrics,
+    commit,
+  });
+  const bad = anEnvelope({ aggregateId: `${name}-bad` });
+  const good = anEnvelope({ aggregateId: `${name}-good` });
+  // The requests that carried the first event's write: none when it is refused before sending.
+  const send = vi.spyOn(clients.document, 'send');
+  try {
+    const { outcomes, batchItemFailures } = await consumer.process([
+      { messageId: 'm1', body: bad.body },
+      { messageId: 'm2', body: good.body },
+    ]);
+    const badKey = viewKey(bad.id).pk;
+    const sentBad = send.mock.calls.filter(([command]) => JSON.stringify(command.input).includes(badKey)).length;
+    return { bad, good, outcomes, batchItemFailures, sentBad };
+  } finally {
+    send.mockRestore();
+  }
+}
+
+const bytes = [0, 1, 2, 250];
+const binaryForms = [
+  ['an ArrayBuffer', () => Uint8Array.from(bytes).buffer, 'an ArrayBuffer of 4 bytes'],
+  ['a DataView', () => new DataView(Uint8Array.from([9, ...bytes]).buffer, 1, 4), 'a DataView of 4 bytes'],
+  ['a Blob', () => new Blob([Uint8Array.from(bytes)]), 'a Blob of 4 bytes'],
+  ['an Int16Array', () => new Int16Array(Uint8Array.from(bytes).buffer), 'an Int16Array of 4 bytes'],
+] as const;
+
+const placements = (make: () => unknown, shown: string) =>
+  [
+    ['in an item', (key: object) => ({ Put: { TableName: tableName, Item: { ...key, v: make() } } }), `Put.Item.v is ${shown}`],
+    [
+      'in a list in a map',
+      (key: object) => ({ Put: { TableName: tableName, Item: { ...key, m: { l: ['x', make()] } } } }),
+      `Put.Item.m.l[1] is ${shown}`,
+    ],
+    [
+      'as an expression value',
+      (key: object) => ({
+        Update: { TableName: tableName, Key: key, UpdateExpression: 'SET v = :v', ExpressionAttributeValues: { ':v': make() } },
+      }),
+      `Update.ExpressionAttributeValues[":v"] is ${shown}`,
+    ],
+  ] as const;
+
+const cases = (['event', 'batch'] as const).flatMap((commit) =>
+  binaryForms.flatMap(([name, make, shown], form) =>
+    placements(make, shown).map(
+      ([where, write, message], place) => [`${name} ${where}`, commit, `vf-${commit}-${form}-${place}`, write, message] as const,
+    ),
+  ),
+);
+
+describe("a handler's write holding binary the DocumentClient would not send as its bytes", () => {
+  it.each(cases)(
+    'fails the message with INVALID_INBOX_WRITE before anything is sent: %s (commit: %s)',
+    async (_, commit, name, write, message) => {
+      const { bad, good, outcomes, batchItemFailures, sentBad } = await runBatch(name, commit, write as never);
+
+      expect(outcomes.map((o) => o.status)).toEqual(['failed', 'processed']);
+      // The message is not deleted: SQS delivers it again, and to its DLQ after maxReceiveCount.
+      expect(batchItemFailures).toEqual([{ itemIdentifier: 'm1' }]);
+      const { error } = outcomes[0] as { error: Error };
+      expect(error).toBeInstanceOf(InboxWriteError);
+      expect(error).toMatchObject({ code: 'INVALID_INBOX_WRITE' });
+      expect(error.message).toContain(`The writes of event ${bad.id} (order.placed) are refused before sending: `);
+      expect(error.message).toContain(
+        `writes[0].${message}, which the DynamoDB DocumentClient does not send as its bytes (it sends an ArrayBuffer, a DataView or a Blob as empty binary, and fails on a typed array other than Uint8Array); allowed: binary as a Uint8Array or a Buffer`,
+      );
+      expect(error.message).toMatch(/ Nothing was written\.$/);
+      expect(sentBad).toBe(0);
+      expect(await get(viewKey(bad.id))).toBeUndefined();
+      expect(await inboxRecord(name, bad.id)).toBeUndefined();
+      expect(await get(viewKey(good.id))).toMatchObject({ ok: true });
+      expect(await inboxRecord(name, good.id)).toMatchObject({ status: 'COMPLETED' });
+    },
+  );
+
+  it.each(['event', 'batch'] as const)(
+    'stores a Buffer, a Uint8Array and a view of a larger buffer as their bytes (commit: %s)',
+    async (commit) => {
+      const name = `vf-bytes-${commit}`;
+      const { bad, outcomes } = await runBatch(name, commit, (key) => ({
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...key,
+            buffer: Buffer.from(bytes),
+            array: Uint8Array.from(bytes),
+            view: Uint8Array.from([9, ...bytes, 9]).subarray(1, 5),
+          },
+        },
+      }));
+
+      expect(outcomes.map((o) => o.status)).toEqual(['processed', 'processed']);
+      const item = (await get(viewKey(bad.id))) ?? {};
+      for (const field of ['buffer', 'array', 'view']) expect([...(item[field] as Uint8Array)]).toEqual(bytes);
+    },
+  );
+});
+
+/**
+ * Number and String objects go as the primitives they hold, as the write helper checks them; the
+ * consumer leaves a primitive's problems to DynamoDB (new Number(1e-200) is refused by DynamoDB
+ * with INVALID_INBOX_WRITE, as 1e-200 is), so a wrapper is taken as its primitive is.
+ */
+describe("a handler's write holding Number and String objects", () => {
+  it('stores Number and String objects as the primitives they hold', async () => {
+    const { bad, outcomes } = await runBatch('vf-wrapped-ok', 'event', (key) => ({
+      Put: { TableName: tableName, Item: { ...key, n: new Number(7.5), s: new String('a') } },
+    }));
+
+    expect(outcomes.map((o) => o.status)).toEqual(['processed', 'processed']);
+    expect(await get(viewKey(bad.id))).toMatchObject({ n: 7.5, s: 'a' });
+  });
+});
