@@ -53,9 +53,9 @@ export function transactItemProblem(item: unknown): string | undefined {
  * Refuses, before anything is sent, writes holding binary the DocumentClient would not send as its
  * bytes, by the write helper's own check (`checkBinaryValues`, with the DocumentClient's
  * `options`): an `ArrayBuffer`, a `DataView` or a `Blob`, which it sends as empty binary (a `Put`
- * stored them empty), and a typed array other than `Uint8Array`, on which it fails; a cycle, or
- * values nested deeper than DynamoDB takes, are refused as that walk finds them. Throws an
- * {@link InboxWriteError} naming the value by its path (`writes[0].Put.Item.v`, the first
+ * stored them empty), and a typed array other than `Uint8Array`, or an `ArrayBuffer` or a `Blob`
+ * in a binary Set, on which it fails; a cycle, or values nested deeper than DynamoDB takes, are
+ * refused as that walk finds them. Throws an {@link InboxWriteError} naming the value by its path (`writes[0].Put.Item.v`, the first
  * `ctx.write` first). Other values are DynamoDB's to take or refuse, as they were; a write that is
  * no transact item is left to the request.
  */

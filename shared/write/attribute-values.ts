@@ -9,7 +9,7 @@
 import { type marshallOptions, NumberValueImpl as NumberValue } from '@aws-sdk/util-dynamodb';
 import { WriteValidationError } from '../errors.js';
 import { showValue } from '../show-value.js';
-import { binaryProblem, constructorName, isBinary } from './binary-values.js';
+import { binaryMemberProblem, binaryProblem, constructorName, isBinary } from './binary-values.js';
 import { bytesText } from './key-text.js';
 import { type Inspection, nameSegment, pathOf, tooDeepMessage, walkNested } from './nesting.js';
 import { canonicalNumber, isNumeric, numericProblem } from './numbers.js';
@@ -99,6 +99,8 @@ function setProblem(set: readonly unknown[], options: marshallOptions): string |
     return `is a Set of mixed types (${kinds.join(', ')}), which the DocumentClient would send as a set of its first member's type, converting the others or failing; ${SET_ALLOWED}`;
   }
   if (kind !== 'strings' && kind !== 'numbers' && kind !== 'binary values') return `is a Set of ${kind}; ${SET_ALLOWED}`;
+  const binary = binaryMemberProblem(members);
+  if (binary !== undefined) return binary;
   if (kind === 'strings') {
     const bad = members.find((member) => !(member as string).isWellFormed());
     return bad === undefined
@@ -165,7 +167,7 @@ function inspectAttribute(options: marshallOptions, binaryOnly = false): (value:
     const name = constructorName(value);
     if (name === 'Set') {
       const members = [...(value as Set<unknown>)];
-      const problem = binaryOnly ? undefined : setProblem(members, options);
+      const problem = binaryOnly ? binaryMemberProblem(members) : setProblem(members, options);
       return problem === undefined ? undefined : { problem };
     }
     if (name === 'Map') return mapMembers(value as Map<unknown, unknown>, binaryOnly);
@@ -257,7 +259,8 @@ export function checkAttributeValues(operation: TransactOperation, index: number
 
 /**
  * Checks the attribute values of one operation (`Item`, `Key`, `ExpressionAttributeValues`) for
- * binary the DocumentClient would not send as its bytes only ({@link binaryProblem}), walked as {@link checkAttributeValues} walks them (a cycle, or values nested too
+ * binary the DocumentClient would not send as its bytes only ({@link binaryProblem}, and a binary
+ * Set's members), walked as {@link checkAttributeValues} walks them (a cycle, or values nested too
  * deep, refused alike), for a caller that leaves other values to DynamoDB: a consumer's handler
  * writes. Throws a {@link WriteValidationError} naming the first by its path, `${list}[${index}]…`.
  */

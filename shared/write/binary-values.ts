@@ -35,7 +35,7 @@ export const isBinary = (value: unknown): boolean =>
  * Why the DocumentClient would not send `value` as the bytes it holds, as a predicate of its path:
  * it sends a binary value other than a `Uint8Array` (or `Buffer`) without them, an `ArrayBuffer`,
  * a `DataView` or a `Blob` as empty binary, and fails on other typed arrays; else `undefined`.
- * (Members of a binary Set go another way, and are not judged here.)
+ * (Members of a binary Set go another way: {@link binaryMemberProblem}.)
  */
 export function binaryProblem(value: unknown): string | undefined {
   if (!isBinary(value) || value instanceof Uint8Array) return undefined;
@@ -56,3 +56,16 @@ const asUint8Array = (value: object): string =>
     : value instanceof ArrayBuffer
       ? 'new Uint8Array(arrayBuffer)'
       : 'new Uint8Array(view.buffer, view.byteOffset, view.byteLength)';
+
+/**
+ * Why the DocumentClient would not send the members of a binary Set as their bytes: it sends a
+ * view's (any typed array's, a `DataView`'s), and fails on an `ArrayBuffer` or a `Blob`; else
+ * `undefined`, also for a Set not all of binary values (what attribute-values.ts's `setProblem` judges).
+ */
+export function binaryMemberProblem(members: readonly unknown[]): string | undefined {
+  const present = members.filter((member) => member !== undefined);
+  if (!present.every(isBinary)) return undefined;
+  const bad = present.find((member) => !ArrayBuffer.isView(member)) as object | undefined;
+  if (bad === undefined) return undefined;
+  return `is a binary Set holding ${binaryGiven(bad)}, on which the DynamoDB DocumentClient fails (it sends the members of a binary Set from views: a Uint8Array, a Buffer, another typed array or a DataView); allowed: members as a Uint8Array or a Buffer, e.g. ${asUint8Array(bad)}`;
+}

@@ -11,7 +11,8 @@ import { recordingTelemetry } from '../helpers/recording-telemetry.js';
 /**
  * A `transaction` handler's writes holding binary the DocumentClient would not send as its bytes,
  * as the write helper refuses it (write-value-forms.test.ts): binary other than a Uint8Array (sent
- * as empty binary, or failed on in the client). Run against DynamoDB Local: such a write fails its
+ * as empty binary, or failed on in the client), and an ArrayBuffer or a Blob in a binary Set (failed
+ * on in the client). Run against DynamoDB Local: such a write fails its
  * message with INVALID_INBOX_WRITE before anything is sent, so SQS delivers the message again (and
  * to its DLQ in the end), and nothing of the event is written; the batch's other message commits.
  */
@@ -162,5 +163,43 @@ describe("a handler's write holding Number and String objects", () => {
 
     expect(outcomes.map((o) => o.status)).toEqual(['processed', 'processed']);
     expect(await get(viewKey(bad.id))).toMatchObject({ n: 7.5, s: 'a' });
+  });
+});
+
+describe("a handler's write holding a binary Set with a member the DocumentClient fails on", () => {
+  it.each(
+    (['event', 'batch'] as const).flatMap((commit) => [
+      ['an ArrayBuffer', commit, () => Uint8Array.from([1, 2]).buffer, 'an ArrayBuffer of 2 bytes', 'new Uint8Array(arrayBuffer)'],
+      ['a Blob', commit, () => new Blob([Uint8Array.from([1, 2])]), 'a Blob of 2 bytes', 'new Uint8Array(await blob.arrayBuffer())'],
+    ]),
+  )(
+    'fails the message with INVALID_INBOX_WRITE before anything is sent: %s member (commit: %s)',
+    async (what, commit, make, shown, instead) => {
+      const name = `vf-set-${commit}-${what.slice(-4)}`;
+      const { bad, good, outcomes, sentBad } = await runBatch(name, commit, (key) => ({
+        Put: { TableName: tableName, Item: { ...key, s: new Set([Uint8Array.from([3]), make()]) } },
+      }));
+
+      expect(outcomes.map((o) => o.status)).toEqual(['failed', 'processed']);
+      const { error } = outcomes[0] as { error: Error };
+      expect(error).toBeInstanceOf(InboxWriteError);
+      expect(error.message).toContain(
+        `writes[0].Put.Item.s is a binary Set holding ${shown}, on which the DynamoDB DocumentClient fails (it sends the members of a binary Set from views: a Uint8Array, a Buffer, another typed array or a DataView); allowed: members as a Uint8Array or a Buffer, e.g. ${instead}`,
+      );
+      expect(sentBad).toBe(0);
+      expect(await get(viewKey(bad.id))).toBeUndefined();
+      expect(await inboxRecord(name, bad.id)).toBeUndefined();
+      expect(await inboxRecord(name, good.id)).toMatchObject({ status: 'COMPLETED' });
+    },
+  );
+
+  it('stores a binary Set of other views as their bytes', async () => {
+    const { bad, outcomes } = await runBatch('vf-set-views', 'event', (key) => ({
+      Put: { TableName: tableName, Item: { ...key, s: new Set([new DataView(Uint8Array.from(bytes).buffer), new Int16Array([1])]) } },
+    }));
+
+    expect(outcomes.map((o) => o.status)).toEqual(['processed', 'processed']);
+    const item = (await get(viewKey(bad.id))) ?? {};
+    expect([...(item.s as Set<Uint8Array>)].map((member) => [...member])).toEqual([bytes, [1, 0]]);
   });
 });

@@ -18,7 +18,7 @@ function refusal(tags: Set<unknown>, options: marshallOptions = {}): string {
 describe('a Set the DocumentClient cannot marshal', () => {
   it.each([
     ['a Set of strings holding undefined', new Set<unknown>(['a', undefined]), {}],
-    ['a Set of binary values holding undefined', new Set<unknown>([new ArrayBuffer(2), undefined]), {}],
+    ['a Set of binary values holding undefined', new Set<unknown>([new Uint8Array(2), undefined]), {}],
     ['a Set of numbers holding undefined', new Set<unknown>([1n, undefined, 2]), {}],
     ['a Set holding undefined', new Set<unknown>([undefined]), { convertEmptyValues: true }],
   ])('is named %s, not a Set of mixed types, when it holds undefined', (described, tags, options) => {
