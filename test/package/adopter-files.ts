@@ -14,6 +14,7 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
+import type { SQSHandler } from 'aws-lambda';
 import { defineConfig, Outbox, OutboxError, type OutboxEnvelope, parseMessage, WriteValidationError, type WriteResult } from 'dynamodb-outbox';
 import { Outbox as OutboxConstruct, OutboxPropsError } from 'dynamodb-outbox/cdk';
 import { type CatalogCheckResult, catalogDocument, checkCatalog } from 'dynamodb-outbox/catalog';
@@ -108,6 +109,10 @@ export type ProcessorOptions = StartProcessorOptions;
 export const redrive: (queueUrl: string) => Promise<RedriveSummary> = (queueUrl) =>
   redriveQueueDlq({ queueUrl, targetQueueUrl: queueUrl, sqs: {} as never });
 export const start = (): Promise<OutboxTestStack> => startOutboxTestStack({ config });
+// docs/local.md: a service's own consumer typed as aws-lambda's SQSHandler, given to the test stack as it is.
+const existing: SQSHandler = async (event, context) => void [event.Records.length, context.invokedFunctionArn];
+export const startWithExisting = (): Promise<OutboxTestStack> =>
+  startOutboxTestStack({ config, subscribers: [{ name: 'legacy', topic: 'orders.fifo', handler: () => existing }] });
 export const parsed = parseMessage('{}').status;
 
 const stack = new Stack(new App(), 'Service');
