@@ -63,7 +63,9 @@ async function runBatch(name: string, commit: 'event' | 'batch', write: (key: { 
     ]);
     const badKey = viewKey(bad.id).pk;
     const sentBad = send.mock.calls.filter(([command]) => JSON.stringify(command.input).includes(badKey)).length;
-    return { bad, good, outcomes, batchItemFailures, sentBad };
+    // A group taken apart after its transaction failed (commit: 'batch'), as a failure in the client once did.
+    const groupFailed = telemetry.logs.filter((log) => log.message.startsWith("The batch's group transaction failed")).length;
+    return { bad, good, outcomes, batchItemFailures, sentBad, groupFailed };
   } finally {
     send.mockRestore();
   }
@@ -106,7 +108,7 @@ describe("a handler's write holding binary the DocumentClient would not send as 
   it.each(cases)(
     'fails the message with INVALID_INBOX_WRITE before anything is sent: %s (commit: %s)',
     async (_, commit, name, write, message) => {
-      const { bad, good, outcomes, batchItemFailures, sentBad } = await runBatch(name, commit, write as never);
+      const { bad, good, outcomes, batchItemFailures, sentBad, groupFailed } = await runBatch(name, commit, write as never);
 
       expect(outcomes.map((o) => o.status)).toEqual(['failed', 'processed']);
       // The message is not deleted: SQS delivers it again, and to its DLQ after maxReceiveCount.
@@ -120,6 +122,7 @@ describe("a handler's write holding binary the DocumentClient would not send as 
       );
       expect(error.message).toMatch(/ Nothing was written\.$/);
       expect(sentBad).toBe(0);
+      expect(groupFailed).toBe(0);
       expect(await get(viewKey(bad.id))).toBeUndefined();
       expect(await inboxRecord(name, bad.id)).toBeUndefined();
       expect(await get(viewKey(good.id))).toMatchObject({ ok: true });
@@ -176,11 +179,12 @@ describe("a handler's write holding a binary Set with a member the DocumentClien
     'fails the message with INVALID_INBOX_WRITE before anything is sent: %s member (commit: %s)',
     async (what, commit, make, shown, instead) => {
       const name = `vf-set-${commit}-${what.slice(-4)}`;
-      const { bad, good, outcomes, sentBad } = await runBatch(name, commit, (key) => ({
+      const { bad, good, outcomes, sentBad, groupFailed } = await runBatch(name, commit, (key) => ({
         Put: { TableName: tableName, Item: { ...key, s: new Set([Uint8Array.from([3]), make()]) } },
       }));
 
       expect(outcomes.map((o) => o.status)).toEqual(['failed', 'processed']);
+      expect(groupFailed).toBe(0);
       const { error } = outcomes[0] as { error: Error };
       expect(error).toBeInstanceOf(InboxWriteError);
       expect(error.message).toContain(
