@@ -42,8 +42,9 @@ const isPromiseLike = (value: unknown): value is PromiseLike<CallbackResult> =>
 
 /**
  * The handler as the local event source takes it. Its answer is its promise's, or what it passes
- * to the callback, whichever comes first; one that returns no promise and takes no callback (fewer
- * than three parameters) has answered nothing, and its batch is acknowledged, as it was.
+ * to the callback, whichever comes first; one that returns something else answers that, as it did,
+ * and one that returns nothing and takes no callback (fewer than three parameters) has answered
+ * nothing: its batch is acknowledged.
  */
 export const asSqsHandler =
   (handler: OutboxTestSqsHandler, queueArn: string): SqsHandler =>
@@ -53,5 +54,5 @@ export const asSqsHandler =
         error === null || error === undefined ? resolve(result ?? undefined) : reject(error);
       const answer: unknown = handler(event, lambdaContext(local, queueArn, callback), callback);
       if (isPromiseLike(answer)) answer.then((result) => resolve(result ?? undefined), reject);
-      else if (handler.length < 3) resolve(undefined);
+      else if (answer !== undefined || handler.length < 3) resolve(answer as Answer);
     });
