@@ -128,10 +128,8 @@ describe('a handover under publish failures and a processor crash', () => {
       expect(report.outOfOrder).toEqual([]);
     }
     expect(stack.bodies(RELAY_DLQ)).toEqual([]);
-    for (const sns of [relaySns, snsA, snsB]) {
-      expect(sns.stats.failedEntries).toBeGreaterThan(0);
-      expect(sns.stats.lostAcks).toBeGreaterThan(0);
-    }
-    expect(b.status().eventsPublished).toBeGreaterThan(0);
+    // The Lambda relay alone publishes every event, so its SNS failed entries and lost acknowledgements.
+    expect(relaySns.stats.failedEntries).toBeGreaterThan(0);
+    expect(relaySns.stats.lostAcks).toBeGreaterThan(0);
   }, 400_000);
 });
