@@ -1,4 +1,4 @@
-import type { Context, SQSHandler } from 'aws-lambda';
+import type { Context, SQSEvent, SQSHandler } from 'aws-lambda';
 import { defineConfig } from 'dynamodb-outbox';
 import { type OutboxTestStack, startOutboxTestStack } from 'dynamodb-outbox/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -25,6 +25,11 @@ const refusing: SQSHandler = (event, _context, callback) => {
   setImmediate(() => callback(null, { batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) }));
 };
 
+// A plain-JavaScript handler that answers without a promise (no type allows it): its answer is taken as it is.
+const refusingAtOnce = ((event: SQSEvent) => ({
+  batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })),
+})) as unknown as SQSHandler;
+
 let stack: OutboxTestStack;
 beforeAll(async () => {
   stack = await startOutboxTestStack({
@@ -32,13 +37,14 @@ beforeAll(async () => {
     subscribers: [
       { name: 'typed', topic: 'orders.fifo', handler: () => typed },
       { name: 'refusing', topic: 'orders.fifo', maxReceiveCount: 1, handler: () => refusing },
+      { name: 'refusing-at-once', topic: 'orders.fifo', maxReceiveCount: 1, handler: () => refusingAtOnce },
     ],
     onError: () => {},
   });
 }, 120_000);
 afterAll(() => stack?.stop());
 
-it("runs an SQSHandler with Lambda's whole context, and waits for a callback handler's answer", async () => {
+it("runs an SQSHandler with Lambda's whole context, waits for a callback handler's answer and takes one returned without a promise", async () => {
   await stack.outbox.write({ events: [{ aggregate: { type: 'order', id: 'o-1' }, type: 'order.placed', data: {} }] });
   await stack.waitForIdle({ timeoutMs: 30_000 });
 
@@ -60,4 +66,6 @@ it("runs an SQSHandler with Lambda's whole context, and waits for a callback han
   // Its callback failed the message, which went to its DLQ (maxReceiveCount 1), rather than being acknowledged.
   const dead = await stack.receive('refusing', { deadLetters: true, count: 1, timeoutMs: 10_000 });
   expect(dead.map((m) => m.envelope?.subject)).toEqual(['o-1']);
+  const refused = await stack.receive('refusing-at-once', { deadLetters: true, count: 1, timeoutMs: 10_000 });
+  expect(refused.map((m) => m.envelope?.subject)).toEqual(['o-1']);
 }, 60_000);
