@@ -15,6 +15,8 @@ import {
   tracestateProblem,
 } from '../tracing/trace-context.js';
 import { objectHasUnknownKeys, unknownKeys } from '../unknown-keys.js';
+import { scalarValue } from './attribute-values.js';
+import { constructorName } from './binary-values.js';
 import { checkEventVersion, writtenVersion } from './catalog-check.js';
 import { checkOutboxKey, otherTableItemId } from './keys.js';
 import { checkDataNesting } from './nesting.js';
@@ -97,7 +99,7 @@ export function resolveOperation(
       if (typeof value !== 'string' || value === '') {
         throw new WriteValidationError(
           'INVALID_OPERATION',
-          `operations[${index}].${kind}.${keyField}.${name} is ${name in key ? showValue(value) : 'missing'}; allowed: a non-empty string (the outbox table's keys are ${TABLE.partitionKey} and ${TABLE.sortKey}, both strings)`,
+          `operations[${index}].${kind}.${keyField}.${name} is ${name in key ? shownKey(value) : 'missing'}; allowed: a non-empty string (the outbox table's keys are ${TABLE.partitionKey} and ${TABLE.sortKey}, both strings)`,
         );
       }
     }
@@ -123,6 +125,12 @@ export function resolveOperation(
     itemId = otherTableItemId(table, keySource as Record<string, unknown>, `operations[${index}].${kind}.Key`);
   }
   return { kind, operation: { [kind]: { ...body, TableName: table } } as TransactOperation, itemId };
+}
+
+/** A key value as given: a String or Number object named so (showValue would show the primitive it holds, as if given). */
+function shownKey(value: unknown): string {
+  const held = scalarValue(value);
+  return held === value ? showValue(value) : `a ${constructorName(value as object)} object (${showValue(held)})`;
 }
 
 /** The table name in a table ARN (`arn:aws:dynamodb:<region>:<account>:table/<name>`), else the name as given. */
