@@ -7,6 +7,7 @@ import { expiredPrefix } from './batch-failures.js';
 import { type BatchLane, emptyLane, laneIndex } from './batch-lanes.js';
 import { cutByPayload, headBatch } from './head-batch.js';
 import { ProgressSignal } from './progress-signal.js';
+import { retryWaitMs } from './retry-wait.js';
 import { ShardCheckpoint } from './shard-checkpoint.js';
 import { invokeBatch } from './timed-invocation.js';
 import type { ReaderContext, ShardState, StreamRunnerOptions } from './types.js';
@@ -83,8 +84,10 @@ export class ShardReader {
         await (this.reading ?? sleep(Math.min(pollInterval, windowMs - waited)));
         continue;
       }
-      await this.invokeHead(lane);
+      const failed = await this.invokeHead(lane);
       this.progressed.fire();
+      // Timers and I/O run before the next invocation, and a retry backs off: a handler failing at once would spin.
+      if (failed) await sleep(retryWaitMs(lane.retries));
     }
   }
 
@@ -218,7 +221,8 @@ export class ShardReader {
     this.checkpoint.move(this.lanes, this.lastRead);
   }
 
-  private async invokeHead(lane: BatchLane): Promise<void> {
+  /** Invokes the handler with the lane's head batch, or gives up its expired records; resolves to whether an invocation failed. */
+  private async invokeHead(lane: BatchLane): Promise<boolean> {
     const { settings, handler } = this.options;
     const batch = headBatch(lane, settings.batchSize);
     const expired = expiredPrefix(batch, settings.maxRecordAgeSeconds);
@@ -231,7 +235,7 @@ export class ShardReader {
       if (expired < batch.length && lane.segments.length > 0) lane.segments[0] = batch.length - expired;
       else lane.segments.shift();
       lane.retries = 0;
-      return;
+      return false;
     }
     this.context.stats.invocations++;
     const { failedAt, functionError } = await invokeBatch(
@@ -245,7 +249,7 @@ export class ShardReader {
       this.settle(lane, batch.length);
       lane.segments.shift();
       lane.retries = 0;
-      return;
+      return false;
     }
     this.context.stats.failedInvocations++;
     // The checkpoint moves to just before the first failed record; everything before it is done.
@@ -254,7 +258,7 @@ export class ShardReader {
     if (functionError && settings.bisectBatchOnError && remaining > 1) {
       // Splitting a batch does not count against the retry quota.
       lane.segments.splice(0, 1, Math.ceil(remaining / 2), Math.floor(remaining / 2));
-      return;
+      return true;
     }
     if (settings.bisectBatchOnError) lane.segments.splice(0, 1, remaining);
     else lane.segments = [];
@@ -267,6 +271,7 @@ export class ShardReader {
       lane.segments.shift();
       lane.retries = 0;
     }
+    return true;
   }
 
   private async giveUp(
