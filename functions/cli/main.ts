@@ -12,6 +12,7 @@ import { DLQ_USAGE, type DlqCommand } from '../../shared/redrive/dlq-cli.js';
 import { RedriveOptionsError, RedriveStoppedError } from '../../shared/redrive/errors.js';
 import { formatSummary } from '../../shared/redrive/summary.js';
 import type { RedriveSummary } from '../../shared/redrive/types.js';
+import { packageVersion } from './version.js';
 
 // The AWS SDK clients and the code of each command load only for the command that runs: loading
 // them all would cost every start, `--help` and a refused argument included, a few tenths of a second.
@@ -202,6 +203,15 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     process.stderr.write(`${errorMessage(error)}\n\n${usageFor(error, argv)}\n`);
     return 2;
+  }
+  if (command.kind === 'version') {
+    const version = packageVersion();
+    if (version !== undefined) {
+      process.stdout.write(`${version}\n`);
+      return 0;
+    }
+    process.stderr.write('dynamodb-outbox: no package.json of dynamodb-outbox above this command, so its version is unknown\n');
+    return 1;
   }
   if (command.kind === 'usage' || command.kind === 'help') {
     process.stdout.write(`${command.kind === 'usage' ? CLI_USAGE : REDRIVE_USAGE}\n`);

@@ -28,12 +28,19 @@ Commands:
 
 Options:
   -h, --help       show this text
+  -V, --version    print the package's version
 
-Exit status: 0 for --help, 2 on a usage error (no command or an unknown one); each command
+Exit status: 0 for --help and --version, 2 on a usage error (no command or an unknown one); each command
 documents its own.`;
 
-/** What the command line asks for: the list of commands (`usage`), a redrive or a catalog command. */
-export type CliCommand = { readonly kind: 'usage' } | RedriveCommand | ReplayCommand | DlqCommand | CatalogCommand;
+/** What the command line asks for: the list of commands (`usage`), the version, a redrive or a catalog command. */
+export type CliCommand =
+  | { readonly kind: 'usage' }
+  | { readonly kind: 'version' }
+  | RedriveCommand
+  | ReplayCommand
+  | DlqCommand
+  | CatalogCommand;
 
 /**
  * The command named: the first argument that is neither a flag nor the value of one
@@ -50,7 +57,7 @@ function commandOf(argv: readonly string[]): string | undefined {
 
 /**
  * Parses a `dynamodb-outbox` command line: `--help` without a command, or no command, or an
- * unknown one, is about the commands; `redrive …` is parsed by {@link parseRedriveArgs}, `dlq …`
+ * unknown one, is about the commands; `--version` (`-V`) without a command asks for the version; `redrive …` is parsed by {@link parseRedriveArgs}, `dlq …`
  * by {@link parseDlqArgs}. Throws a
  * {@link RedriveOptionsError} (field `command` when the command is missing or unknown) before any
  * AWS call.
@@ -68,6 +75,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
   if (command === 'dlq') return parseDlqArgs(argv);
   if (command === 'catalog') return parseCatalogArgs(argv);
   if (argv.includes('--help') || argv.includes('-h')) return { kind: 'usage' };
+  if (command === undefined && (argv.includes('--version') || argv.includes('-V'))) return { kind: 'version' };
   throw new RedriveOptionsError('command', `${commandGiven(command, argv)}; allowed: ${COMMANDS.join(', ')}`);
 }
 

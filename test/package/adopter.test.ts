@@ -17,6 +17,8 @@ import { ADOPTER_FILES } from './adopter-files.js';
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The version `dynamodb-outbox --version` must print: the one package.json gives the tarball. */
+const PACKAGE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const work = mkdtempSync(join(tmpdir(), 'outbox-adopter-'));
 const ours = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   devDependencies: Record<string, string>;
@@ -259,9 +261,11 @@ describe('the packed package', { timeout: 600_000 }, () => {
       expect(stripVTControlCharacters(stdout)).toMatch(/Tests +2 passed \(2\)/);
     });
 
-    it("runs the CLI from its bin: its commands' usage, and a usage error with exit status 2", async () => {
+    it("runs the CLI from its bin: its commands' usage, its version, and a usage error with exit status 2", async () => {
       const { stdout } = await run('npx', ['--no-install', 'dynamodb-outbox', '--help'], dir);
       expect(stdout).toContain('dynamodb-outbox redrive');
+      const { stdout: version } = await run('npx', ['--no-install', 'dynamodb-outbox', '--version'], dir);
+      expect(version).toBe(`${PACKAGE_VERSION}\n`);
       for (const command of ['redrive', 'replay', 'dlq', 'catalog']) {
         const { stdout: usage } = await run('npx', ['--no-install', 'dynamodb-outbox', command, '--help'], dir);
         expect(usage, command).toMatch(new RegExp(`^Usage: dynamodb-outbox ${command} `));

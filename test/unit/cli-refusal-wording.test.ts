@@ -33,7 +33,7 @@ describe('the words before the options', () => {
     [['teleport'], 'Invalid command: got "teleport"; allowed: redrive, replay, dlq, catalog'],
     [['--region', 'eu-west-1', 'teleport'], 'Invalid command: got "teleport"; allowed: redrive, replay, dlq, catalog'],
     // Options alone were refused as if nothing had been typed ("none given").
-    [['--version'], 'Invalid command: none given, only options (got ["--version"]); allowed: redrive, replay, dlq, catalog'],
+    [['--verbose'], 'Invalid command: none given, only options (got ["--verbose"]); allowed: redrive, replay, dlq, catalog'],
     [
       ['--region', 'eu-west-1', '--dry-run'],
       'Invalid command: none given, only options (got ["--region","eu-west-1","--dry-run"]); allowed: redrive, replay, dlq, catalog',
