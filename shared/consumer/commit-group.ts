@@ -82,6 +82,8 @@ function itemsOf(actions: readonly MarshalledOperation[], inboxTable: TableIdent
  */
 interface SizedEvent {
   readonly pending: PendingCommit;
+  /** Its writes passed the write helper's value check as they were sized: `Inbox.commit` need not walk them again. */
+  readonly checked: boolean;
   readonly completed: TransactItem;
   readonly items: readonly ItemRef[];
   readonly actions: number;
@@ -134,9 +136,10 @@ export class CommitGroup {
   /**
    * The event with its writes and inbox record as they are sent, marshalled with the client's
    * options as the write helper marshals its operations and sized alike. One that cannot be
-   * sized (a `Put` item over 400 KB, a value the DocumentClient cannot marshal) counts as too large
-   * for any group: it commits alone, and DynamoDB's or the SDK's refusal is its outcome, as with
-   * `commit: 'event'`.
+   * sized (a value the write helper's check refuses, a `Put` item over 400 KB, a value the
+   * DocumentClient cannot marshal) counts as too large for any group: it commits alone, and
+   * `Inbox.commit`'s refusal (its check walks the writes again, to name what it refuses as the
+   * handler's writes), DynamoDB's or the SDK's is its outcome, as with `commit: 'event'`.
    */
   #sized(pending: PendingCommit): SizedEvent {
     const options: marshallOptions = this.#document.config.translateConfig?.marshallOptions ?? {};
@@ -150,6 +153,7 @@ export class CommitGroup {
     }
     return {
       pending,
+      checked: marshalled !== undefined,
       completed,
       items: marshalled === undefined ? [] : itemsOf(marshalled, this.#inboxTable, this.#region),
       actions: actions.length,
@@ -218,8 +222,8 @@ export class CommitGroup {
     this.#bytes = 0;
     if (entries.length === 0) return () => Promise.reject(new Error('No event of this group was pending'));
     if (entries.length === 1) {
-      const only = entries[0] as PendingCommit;
-      const outcome = await scopes.event(only, () => commitPending(this.#deps, only));
+      const [{ pending: only, checked }] = group as [SizedEvent];
+      const outcome = await scopes.event(only, () => commitPending(this.#deps, only, checked));
       return async () => outcome;
     }
     const items = group.flatMap(({ pending, completed }) => [...pending.writes, completed]);
@@ -234,19 +238,20 @@ export class CommitGroup {
           await sleep(backoffDelay(THROTTLED_COMMIT_RETRY, attempt));
           continue;
         }
-        return this.#failed(entries, error, throttled, attempt, scopes);
+        return this.#failed(group, error, throttled, attempt, scopes);
       }
     }
   }
 
   /** What a group whose transaction failed for good (after `attempts`) comes to: its events fail, or commit each on its own. */
   #failed(
-    entries: readonly PendingCommit[],
+    group: readonly SizedEvent[],
     error: unknown,
     throttled: string | undefined,
     attempts: number,
     scopes: CommitScopes,
   ): GroupOutcomes {
+    const entries = group.map((entry) => entry.pending);
     if (throttled !== undefined) {
       // One transaction per event now would add load while DynamoDB throttles: nothing was written, so SQS delivers them again.
       this.#deps.logger.warn(
@@ -263,6 +268,7 @@ export class CommitGroup {
         ? "An earlier attempt of the batch's group transaction was still running (TransactionInProgressException) and may commit; each of its events commits on its own, conditional on its inbox record, so one that attempt wrote is a duplicate, never applied twice"
         : "The batch's group transaction failed, so nothing of it was written; each of its events commits on its own";
     this.#deps.logger.info(message, { consumer: this.#deps.consumer, events: entries.length, error });
-    return (pending) => scopes.event(pending, () => commitPending(this.#deps, pending));
+    const checked = new Set(group.filter((entry) => entry.checked).map((entry) => entry.pending));
+    return (pending) => scopes.event(pending, () => commitPending(this.#deps, pending, checked.has(pending)));
   }
 }

@@ -4,7 +4,7 @@ import { errorName } from '../aws/error-name.js';
 import { classifyCancellation, TRANSIENT_REQUEST_ERRORS, throttledTransaction } from '../aws/transient-transaction-errors.js';
 import { TransactionFailedError, WriteValidationError } from '../errors.js';
 import { showValue } from '../show-value.js';
-import { checkBinaryValues } from '../write/attribute-values.js';
+import { checkAttributeValues } from '../write/attribute-values.js';
 import type { TransactOperation } from '../write/types.js';
 import { InboxConflictError, InboxTransactionInProgressError, InboxWriteError } from './errors.js';
 import type { CommitResult, InboxEvent, InboxRecord } from './inbox-records.js';
@@ -50,25 +50,29 @@ export function transactItemProblem(item: unknown): string | undefined {
 }
 
 /**
- * Refuses, before anything is sent, writes holding binary the DocumentClient would not send as its
- * bytes, by the write helper's own check (`checkBinaryValues`, with the DocumentClient's
- * `options`): an `ArrayBuffer`, a `DataView` or a `Blob`, which it sends as empty binary (a `Put`
- * stored them empty), and a typed array other than `Uint8Array`, or an `ArrayBuffer` or a `Blob`
- * in a binary Set, on which it fails; a cycle, or values nested deeper than DynamoDB takes, are
- * refused as that walk finds them. Throws an {@link InboxWriteError} naming the value by its path (`writes[0].Put.Item.v`, the first
- * `ctx.write` first). Other values are DynamoDB's to take or refuse, as they were; a write that is
- * no transact item is left to the request.
+ * Refuses, before anything is sent, writes holding a value DynamoDB would refuse or store other
+ * than given, by the write helper's own check (`checkAttributeValues`, with the DocumentClient's
+ * `options`): a string with a lone surrogate (stored with U+FFFD in its place), a Set of mixed types
+ * (`new Set(['a', 1])` sent as the string set `["a","1"]`), an empty one or one holding a member
+ * twice, a number out of DynamoDB's range or precision, a value nested too deep or cyclic, an
+ * attribute name DynamoDB refuses or would change, and binary the DocumentClient would not send as
+ * its bytes (an `ArrayBuffer`, a `DataView` or a `Blob` it sends as empty binary, a typed array
+ * other than `Uint8Array`, an `ArrayBuffer` or a `Blob` in a binary Set, on which it fails). Throws
+ * an {@link InboxWriteError} naming the value by its path (`writes[0].Put.Item.v`, the first
+ * `ctx.write` first). A write that is no transact item is left to the request.
  */
 export function checkWriteValues(event: InboxEvent, writes: readonly TransactItem[], options: marshallOptions = {}): void {
   for (const [index, write] of writes.entries()) {
     if (transactItemProblem(write) !== undefined) continue;
     const kind = kindOf(write);
     try {
-      checkBinaryValues({ [kind]: write[kind as keyof TransactItem] } as TransactOperation, index, options, 'writes');
+      checkAttributeValues({ [kind]: write[kind as keyof TransactItem] } as TransactOperation, index, options);
     } catch (error) {
       if (!(error instanceof WriteValidationError)) throw error;
+      // The check names the write helper's operations; here they are the handler's writes, in the order of `ctx.write`.
+      const message = error.message.replace(new RegExp(`(?<=^|, at )operations\\[${index}\\]\\.`, 'g'), `writes[${index}].`);
       throw new InboxWriteError(
-        `The writes of event ${event.id} (${event.type}) are refused before sending: ${error.message}. Nothing was written.`,
+        `The writes of event ${event.id} (${event.type}) are refused before sending: ${message}. Nothing was written.`,
         { cause: error },
       );
     }

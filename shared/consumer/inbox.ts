@@ -150,16 +150,18 @@ export class Inbox {
    * `held`: the event is not done, so it must not be taken for a duplicate. Throttled (the whole
    * request, or an action of it, and no other reason decides: not the inbox record's condition, nor a handler's),
    * it is sent again after a backoff, {@link THROTTLED_COMMIT_RETRY} attempts in all. More than
-   * {@link MAX_HANDLER_WRITES} writes, or a write holding a value DynamoDB would not store as given
-   * ({@link checkWriteValues}), throw an `InboxWriteError` before anything is sent.
+   * {@link MAX_HANDLER_WRITES} writes, or a write holding a value DynamoDB would refuse or not store
+   * as given ({@link checkWriteValues}), throw an `InboxWriteError` before anything is sent.
+   * `valuesChecked`: the writes passed that check already (a `commit: 'batch'` group's sizing ran
+   * it), so they are not walked again.
    */
-  async commit(event: InboxEvent, writes: readonly TransactItem[]): Promise<CommitResult> {
+  async commit(event: InboxEvent, writes: readonly TransactItem[], valuesChecked = false): Promise<CommitResult> {
     if (writes.length > MAX_HANDLER_WRITES) {
       throw new InboxWriteError(
         `The handler of event ${event.id} (${event.type}) added ${writes.length} writes; allowed: at most ${MAX_HANDLER_WRITES}, since the inbox record takes the 100th action of the transaction. Nothing was written.`,
       );
     }
-    checkWriteValues(event, writes, this.#options.document.config?.translateConfig?.marshallOptions);
+    if (!valuesChecked) checkWriteValues(event, writes, this.#options.document.config?.translateConfig?.marshallOptions);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.#options.document.send(logAsIs(new TransactWriteCommand({ TransactItems: [...writes, this.completedPut(event)] })));

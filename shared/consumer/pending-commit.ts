@@ -49,10 +49,13 @@ export const failedOutcome = (pending: PendingCommit, error: unknown): MessageOu
   error: asError(error),
 });
 
-/** Commits a pending event on its own, with the request `commit: 'event'` sends; never throws: a failure is its outcome. */
-export async function commitPending(deps: CommitDeps, pending: PendingCommit): Promise<MessageOutcome> {
+/**
+ * Commits a pending event on its own, with the request `commit: 'event'` sends; never throws: a
+ * failure is its outcome. `valuesChecked`: its writes passed `Inbox.commit`'s value check already.
+ */
+export async function commitPending(deps: CommitDeps, pending: PendingCommit, valuesChecked = false): Promise<MessageOutcome> {
   try {
-    const result = await deps.inbox.commit(pending.envelope, pending.writes);
+    const result = await deps.inbox.commit(pending.envelope, pending.writes, valuesChecked);
     return outcomeOf(pending, settleCommit(deps, pending.envelope, result, pending.takesOver));
   } catch (error) {
     return failedOutcome(pending, error);

@@ -154,9 +154,9 @@ describe("a handler's write holding binary the DocumentClient would not send as 
 });
 
 /**
- * Number and String objects go as the primitives they hold, as the write helper checks them; the
- * consumer leaves a primitive's problems to DynamoDB (new Number(1e-200) is refused by DynamoDB
- * with INVALID_INBOX_WRITE, as 1e-200 is), so a wrapper is taken as its primitive is.
+ * Number and String objects go as the primitives they hold, and are checked as the write helper
+ * checks them: a wrapper is taken as its primitive is (new Number(1e-200) is refused before sending,
+ * as 1e-200 is: consumer-write-value-checks.test.ts).
  */
 describe("a handler's write holding Number and String objects", () => {
   it('stores Number and String objects as the primitives they hold', async () => {
