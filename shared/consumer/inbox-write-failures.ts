@@ -52,7 +52,7 @@ export function transactItemProblem(item: unknown): string | undefined {
 /**
  * Refuses, before anything is sent, writes holding a value DynamoDB would refuse or store other
  * than given, by the write helper's own check (`checkAttributeValues`, with the DocumentClient's
- * `options`): a string with a lone surrogate (stored with U+FFFD in its place), a Set of mixed types
+ * `options`): a string with a lone surrogate (DynamoDB takes two such strings in a key for one item), a Set of mixed types
  * (`new Set(['a', 1])` sent as the string set `["a","1"]`), an empty one or one holding a member
  * twice, a number out of DynamoDB's range or precision, a value nested too deep or cyclic, an
  * attribute name DynamoDB refuses or would change, and binary the DocumentClient would not send as
@@ -66,13 +66,12 @@ export function checkWriteValues(event: InboxEvent, writes: readonly TransactIte
     if (transactItemProblem(write) !== undefined) continue;
     const kind = kindOf(write);
     try {
-      checkAttributeValues({ [kind]: write[kind as keyof TransactItem] } as TransactOperation, index, options);
+      // Named as the handler's writes, in the order of `ctx.write`.
+      checkAttributeValues({ [kind]: write[kind as keyof TransactItem] } as TransactOperation, index, options, 'writes');
     } catch (error) {
       if (!(error instanceof WriteValidationError)) throw error;
-      // The check names the write helper's operations; here they are the handler's writes, in the order of `ctx.write`.
-      const message = error.message.replace(new RegExp(`(?<=^|, at )operations\\[${index}\\]\\.`, 'g'), `writes[${index}].`);
       throw new InboxWriteError(
-        `The writes of event ${event.id} (${event.type}) are refused before sending: ${message}. Nothing was written.`,
+        `The writes of event ${event.id} (${event.type}) are refused before sending: ${error.message}. Nothing was written.`,
         { cause: error },
       );
     }

@@ -124,14 +124,10 @@ function setProblem(set: readonly unknown[], options: marshallOptions): string |
   return undefined;
 }
 
-/** The members of a map, checking each name unless `binaryOnly`; a problem for the first bad name. */
-function mapMembers(entries: Iterable<readonly [unknown, unknown]>, binaryOnly: boolean): Inspection {
+/** The members of a map, checking each name; a problem for the first bad name. */
+function mapMembers(entries: Iterable<readonly [unknown, unknown]>): Inspection {
   const members: [string, unknown][] = [];
   for (const [name, value] of entries) {
-    if (binaryOnly) {
-      if (typeof value !== 'function') members.push([nameSegment(String(name)), value]);
-      continue;
-    }
     if (typeof name !== 'string') {
       return { problem: `is a Map with a ${typeof name} key (${String(name)}); allowed: string keys, which are the attribute names` };
     }
@@ -142,15 +138,11 @@ function mapMembers(entries: Iterable<readonly [unknown, unknown]>, binaryOnly: 
   return { members };
 }
 
-/**
- * How the DocumentClient will marshal `value`, as far as DynamoDB's limits care: see `convertToAttr`.
- * `binaryOnly`: only binary it would not send as its bytes is a problem, the rest walked alike.
- */
-function inspectAttribute(options: marshallOptions, binaryOnly = false): (value: unknown) => Inspection {
+/** How the DocumentClient will marshal `value`, as far as DynamoDB's limits care: see `convertToAttr`. */
+function inspectAttribute(options: marshallOptions): (value: unknown) => Inspection {
   return (given) => {
     // A Number or String object goes as the primitive it holds, and is checked as that primitive.
     const value = scalarValue(given);
-    if (binaryOnly && typeof value !== 'object') return undefined;
     if (typeof value === 'string') {
       return value.isWellFormed() ? undefined : { problem: `is a string that is ${NOT_WELL_FORMED}; allowed: ${WELL_FORMED_ALLOWED}` };
     }
@@ -167,17 +159,17 @@ function inspectAttribute(options: marshallOptions, binaryOnly = false): (value:
     const name = constructorName(value);
     if (name === 'Set') {
       const members = [...(value as Set<unknown>)];
-      const problem = binaryOnly ? binaryMemberProblem(members) : setProblem(members, options);
+      const problem = setProblem(members, options);
       return problem === undefined ? undefined : { problem };
     }
-    if (name === 'Map') return mapMembers(value as Map<unknown, unknown>, binaryOnly);
+    if (name === 'Map') return mapMembers(value as Map<unknown, unknown>);
     const plain = name === 'Object' || (value as { constructor?: unknown }).constructor === undefined;
     const scalar = isBinary(value) || value instanceof NumberValue || SCALAR_WRAPPERS.has(name ?? '');
     if (plain || (!scalar && options.convertClassInstanceToMap === true)) {
       const entries: [string, unknown][] = [];
       // for…in, as the DocumentClient reads an object: inherited enumerable properties count.
       for (const key in value) entries.push([key, (value as Record<string, unknown>)[key]]);
-      return mapMembers(entries, binaryOnly);
+      return mapMembers(entries);
     }
     // Anything else (a Date, say) is the DocumentClient's to refuse: marshalling names it.
     return undefined;
@@ -205,9 +197,10 @@ const fieldPath = (index: number, kind: string, field: string, list = 'operation
  * Checks the attribute names and values of one of the caller's operations (`Item`, `Key`,
  * `ExpressionAttributeValues`, and the names `ExpressionAttributeNames` stands for), in time
  * linear in what it reads, and before any is marshalled: throws a {@link WriteValidationError}
- * naming the first problem by its path.
+ * naming the first problem by its path, `${list}[${index}]…` (the write helper's `operations`; a
+ * consumer's handler writes are its `writes`).
  */
-export function checkAttributeValues(operation: TransactOperation, index: number, options: marshallOptions): void {
+export function checkAttributeValues(operation: TransactOperation, index: number, options: marshallOptions, list = 'operations'): void {
   const [kind, body] = Object.entries(operation)[0] as [string, Record<string, unknown>];
   const placeholders = body.ExpressionAttributeValues;
   if (placeholders !== undefined && (typeof placeholders !== 'object' || placeholders === null || Array.isArray(placeholders))) {
@@ -215,7 +208,7 @@ export function checkAttributeValues(operation: TransactOperation, index: number
     const shown = Array.isArray(placeholders) ? 'an array' : showValue(placeholders);
     throw new WriteValidationError(
       'INVALID_OPERATION',
-      `operations[${index}].${kind}.ExpressionAttributeValues is ${shown}; allowed: an object of attribute values by placeholder (":v"), or leave it out`,
+      `${fieldPath(index, kind, 'ExpressionAttributeValues', list)} is ${shown}; allowed: an object of attribute values by placeholder (":v"), or leave it out`,
     );
   }
   let inspect: ((value: unknown) => Inspection) | undefined;
@@ -228,22 +221,22 @@ export function checkAttributeValues(operation: TransactOperation, index: number
       // ExpressionAttributeValues are named by placeholders (`:v`), not attribute names.
       const problem = field === 'ExpressionAttributeValues' ? undefined : attributeNameProblem(name);
       if (problem !== undefined)
-        throw new WriteValidationError('INVALID_OPERATION', `${fieldPath(index, kind, field)} ${badName(problem)}`);
+        throw new WriteValidationError('INVALID_OPERATION', `${fieldPath(index, kind, field, list)} ${badName(problem)}`);
       if (typeof value === 'number' || typeof value === 'bigint') {
         const problem = numericProblem(value);
         if (problem === undefined) continue;
-        throw new WriteValidationError('INVALID_OPERATION', `${fieldPath(index, kind, field)}${nameSegment(name)} is ${problem}`);
+        throw new WriteValidationError('INVALID_OPERATION', `${fieldPath(index, kind, field, list)}${nameSegment(name)} is ${problem}`);
       }
       // A boolean, null or well-formed text has nothing to walk: most values of most items.
       if (typeof value !== 'object' && (typeof value !== 'string' || value.isWellFormed())) continue;
       inspect ??= inspectAttribute(options);
-      checkValue(value, `${fieldPath(index, kind, field)}${nameSegment(name)}`, inspect);
+      checkValue(value, `${fieldPath(index, kind, field, list)}${nameSegment(name)}`, inspect);
     }
   }
   const names = body.ExpressionAttributeNames;
   if (typeof names !== 'object' || names === null) return;
   for (const [placeholder, name] of Object.entries(names)) {
-    const path = `operations[${index}].${kind}.ExpressionAttributeNames${nameSegment(placeholder)}`;
+    const path = `${fieldPath(index, kind, 'ExpressionAttributeNames', list)}${nameSegment(placeholder)}`;
     if (typeof name !== 'string') {
       throw new WriteValidationError('INVALID_OPERATION', `${path} is ${showValue(name)}; allowed: an attribute name (a string)`);
     }
@@ -253,26 +246,6 @@ export function checkAttributeValues(operation: TransactOperation, index: number
         'INVALID_OPERATION',
         `${path} stands for an attribute name that is ${problem.is}; allowed: ${problem.allowed}`,
       );
-    }
-  }
-}
-
-/**
- * Checks the attribute values of one operation (`Item`, `Key`, `ExpressionAttributeValues`) for
- * binary the DocumentClient would not send as its bytes only ({@link binaryProblem}, and a binary
- * Set's members), walked as {@link checkAttributeValues} walks them (a cycle, or values nested too
- * deep, refused alike), for a caller that leaves other values to DynamoDB: a consumer's handler
- * writes. Throws a {@link WriteValidationError} naming the first by its path, `${list}[${index}]…`.
- */
-export function checkBinaryValues(operation: TransactOperation, index: number, options: marshallOptions, list: string): void {
-  const [kind, body] = Object.entries(operation)[0] as [string, Record<string, unknown>];
-  const inspect = inspectAttribute(options, true);
-  for (const field of VALUE_FIELDS) {
-    const values = body[field];
-    if (typeof values !== 'object' || values === null) continue;
-    for (const [name, value] of Object.entries(values)) {
-      if (typeof value === 'object' && value !== null)
-        checkValue(value, `${fieldPath(index, kind, field, list)}${nameSegment(name)}`, inspect);
     }
   }
 }
