@@ -34,20 +34,24 @@ export const isBinary = (value: unknown): boolean =>
 /**
  * Why the DocumentClient would not send `value` as the bytes it holds, as a predicate of its path:
  * it sends a binary value other than a `Uint8Array` (or `Buffer`) without them, an `ArrayBuffer`,
- * a `DataView` or a `Blob` as empty binary, and fails on other typed arrays; else `undefined`.
- * (Members of a binary Set go another way: {@link binaryMemberProblem}.)
+ * a `DataView` or a `Blob` as empty binary, and fails on other typed arrays; else `undefined`, also
+ * for one of no bytes, which it sends as the empty binary it is (or as `NULL` under
+ * `convertEmptyValues`, as an empty `Uint8Array`). (Members of a binary Set go another way:
+ * {@link binaryMemberProblem}.)
  */
 export function binaryProblem(value: unknown): string | undefined {
-  if (!isBinary(value) || value instanceof Uint8Array) return undefined;
+  if (!isBinary(value) || value instanceof Uint8Array || byteCount(value as object) === 0) return undefined;
   return `is ${binaryGiven(value as object)}, which the DynamoDB DocumentClient does not send as its bytes (it sends an ArrayBuffer, a DataView or a Blob as empty binary, and fails on a typed array other than Uint8Array); allowed: binary as a Uint8Array or a Buffer, e.g. ${asUint8Array(value as object)}`;
 }
 
 /** A binary value as the messages show it: `an ArrayBuffer of 4 bytes`. */
 function binaryGiven(value: object): string {
   const name = constructorName(value) as string;
-  const size = value instanceof Blob ? value.size : (value as ArrayBufferLike | ArrayBufferView).byteLength;
-  return `${/^[AEIO]/.test(name) ? 'an' : 'a'} ${name} of ${size} bytes`;
+  return `${/^[AEIO]/.test(name) ? 'an' : 'a'} ${name} of ${byteCount(value)} bytes`;
 }
+
+/** How many bytes a binary value holds. */
+const byteCount = (value: object): number => (value instanceof Blob ? value.size : (value as ArrayBufferLike | ArrayBufferView).byteLength);
 
 /** How to give a binary value's bytes as a `Uint8Array`. */
 const asUint8Array = (value: object): string =>

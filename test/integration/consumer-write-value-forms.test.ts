@@ -207,3 +207,14 @@ describe("a handler's write holding a binary Set with a member the DocumentClien
     expect([...(item.s as Set<Uint8Array>)].map((member) => [...member])).toEqual([bytes, [1, 0]]);
   });
 });
+
+describe("a handler's write holding empty binary in any form", () => {
+  it.each(['event', 'batch'] as const)('stores it as the empty binary it is (commit: %s)', async (commit) => {
+    const { bad, outcomes } = await runBatch(`vf-empty-${commit}`, commit, (key) => ({
+      Put: { TableName: tableName, Item: { ...key, ab: new ArrayBuffer(0), dv: new DataView(new ArrayBuffer(0)), blob: new Blob([]) } },
+    }));
+
+    expect(outcomes.map((o) => o.status)).toEqual(['processed', 'processed']);
+    expect(await get(viewKey(bad.id))).toMatchObject({ ab: new Uint8Array(0), dv: new Uint8Array(0), blob: new Uint8Array(0) });
+  });
+});

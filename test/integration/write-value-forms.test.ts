@@ -105,6 +105,16 @@ describe('the write helper: binary values the DocumentClient would not send as t
     for (const name of ['buffer', 'array', 'view']) expect([...(item[name] as Uint8Array)]).toEqual(bytes);
     expect([...(item.set as Set<Uint8Array>)].map((member) => [...member])).toEqual([bytes, [1, 0]]);
   });
+
+  it('stores empty binary in any form as empty binary: sent without bytes, it holds none', async () => {
+    const pk = newId('EMPTY');
+    const empty = { ab: new ArrayBuffer(0), dv: new DataView(new ArrayBuffer(0)), blob: new Blob([]), i16: new Int16Array(0) };
+    await outbox.write({ operations: [{ Put: { Item: { pk, sk: 'A', ...empty, m: { l: [new ArrayBuffer(0)] } } } }], events: [] });
+
+    const item = (await stored(pk)) ?? {};
+    for (const name of Object.keys(empty)) expect(item[name], name).toEqual(new Uint8Array(0));
+    expect(item.m).toEqual({ l: [new Uint8Array(0)] });
+  });
 });
 
 describe('the write helper: Number and String objects, checked as the primitives they hold', () => {
