@@ -71,14 +71,17 @@ function stopOnSignals(
 }
 
 async function run(command: ConfiguredRedrive, signal: AbortSignal): Promise<RedriveSummary> {
-  const clientConfig = {
-    ...(command.region === undefined ? {} : { region: command.region }),
-    ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
-  };
-  const [{ snsClient, sqsClient }, { progressBar }] = await Promise.all([
+  const [{ snsClient, sqsClient }, { progressBar }, { redriveRegion }] = await Promise.all([
     import('../../shared/aws/messaging-clients.js'),
     import('../../shared/redrive/progress.js'),
+    import('../../shared/redrive/cli-region.js'),
   ]);
+  // --region, else the queue URLs' Region: a client signs for its own Region whatever host it sends to.
+  const region = await redriveRegion(command, process.env);
+  const clientConfig = {
+    ...(region === undefined ? {} : { region }),
+    ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
+  };
   const sqs = sqsClient(clientConfig);
   const sns = snsClient(clientConfig);
   const bar = progressBar(process.stderr);
@@ -166,13 +169,23 @@ function asFlag(error: RedriveOptionsError): string {
 
 /** `dlq summarize`: the table (or JSON) on stdout; every message read is visible again when it returns. */
 async function summarize(command: Extract<DlqCommand, { kind: 'dlq-summarize' }>): Promise<number> {
-  const [{ sqsClient }, { summarizeDlq }, { formatDlqSummary }] = await Promise.all([
+  const [{ sqsClient }, { summarizeDlq }, { formatDlqSummary }, { summarizeRegion }] = await Promise.all([
     import('../../shared/aws/messaging-clients.js'),
     import('../../shared/redrive/dlq-summary.js'),
     import('../../shared/redrive/dlq-summary-format.js'),
+    import('../../shared/redrive/cli-region.js'),
   ]);
+  let region: string | undefined;
+  try {
+    region = await summarizeRegion(command, process.env);
+  } catch (error) {
+    // AWS_REGION or the profile names another Region than the queue's: a usage error, before any call.
+    if (!(error instanceof RedriveOptionsError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 2;
+  }
   const sqs = sqsClient({
-    ...(command.region === undefined ? {} : { region: command.region }),
+    ...(region === undefined ? {} : { region }),
     ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
   });
   const stop = stopOnSignals();

@@ -1,4 +1,5 @@
 import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
+import { queuesRegion } from '../cli-region.js';
 import { isHttpUrl, parseStrictArgs, positiveWholeNumber } from '../cli-tokens.js';
 import { MIN_RATE_PER_SECOND, rateOfText } from '../rate-limit.js';
 import { showValue } from '../show-value.js';
@@ -40,7 +41,9 @@ Checkpoint:
 Output:
   --json                print the summary as JSON
   --endpoint URL        send every AWS call to this endpoint (a local emulator)
-  --region REGION       AWS region (default: the SDK's)
+  --region REGION       AWS region, of the bucket too (default: the one --to-queue names,
+                        sqs.<region>.amazonaws.com; else the SDK's: AWS_REGION, the profile's);
+                        another than the queue's is refused (not with --endpoint)
   -h, --help            show this text
 
 Progress goes to stderr, the summary to stdout: events sent per type, duplicates skipped, every
@@ -213,6 +216,8 @@ export function parseReplayArgs(argv: readonly string[]): ReplayCommand {
   } catch (error) {
     throw asReplayFlag(error);
   }
+  // A --region other than the queue's would fail only at the first send.
+  queuesRegion([{ flag: '--to-queue', url: command.queueUrl }], command, (field, detail) => new ReplayOptionsError(field, detail));
   return command;
 }
 

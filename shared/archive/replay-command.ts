@@ -1,6 +1,7 @@
 import { sqsClient } from '../aws/messaging-clients.js';
 import { s3Client } from '../aws/s3-client.js';
 import { awsSetupHint, withHint } from '../cli-aws-hint.js';
+import { cliRegion } from '../cli-region.js';
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
 import { defaultCheckpointPath } from './checkpoint.js';
@@ -20,11 +21,14 @@ export interface ReplayIo {
 /** Exit status of a run ended by Ctrl-C (SIGINT) or SIGTERM. */
 const INTERRUPTED_EXIT = 130;
 
+const refuse = (field: string, detail: string) => new ReplayOptionsError(field, detail);
+
 const print = (io: ReplayIo, summary: ReplaySummary, json: boolean) =>
   io.stdout.write(`${json ? JSON.stringify(summary, null, 2) : formatReplaySummary(summary)}\n`);
 
 /**
- * Runs a parsed `replay` command: the clients from `--region`/`--endpoint`, the default
+ * Runs a parsed `replay` command: the clients from `--region` (else the queue URL's Region, a
+ * different one in AWS_REGION or the profile refused with exit status 2) and `--endpoint`, the default
  * checkpoint in the current directory, progress on stderr and the summary on stdout. Returns the
  * exit status `REPLAY_USAGE` documents.
  *
@@ -38,8 +42,17 @@ export async function runReplayCommand(
   signal: AbortSignal,
   io: ReplayIo = process,
 ): Promise<number> {
+  let region: string | undefined;
+  try {
+    // --region, else the queue URL's Region (the S3 client's too); AWS_REGION or the profile naming another is refused.
+    region = await cliRegion([{ flag: '--to-queue', url: command.queueUrl }], command, process.env, refuse);
+  } catch (error) {
+    if (!(error instanceof ReplayOptionsError)) throw error;
+    io.stderr.write(`${error.message}\n`);
+    return 2;
+  }
   const clientConfig = {
-    ...(command.region === undefined ? {} : { region: command.region }),
+    ...(region === undefined ? {} : { region }),
     ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
   };
   const s3 = s3Client({ ...clientConfig, forcePathStyle: command.endpoint !== undefined });

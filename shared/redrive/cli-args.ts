@@ -7,6 +7,7 @@ import { RELAY_ENV } from '../event-source.js';
 import { rateOfText } from '../rate-limit.js';
 import { DEAD_LETTER_QUEUE_URL_ALLOWED, deadLetterQueueUrlFault } from '../relay/dead-letter-sender.js';
 import { showValue } from '../show-value.js';
+import { regionChecked } from './cli-region.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
@@ -147,7 +148,8 @@ function configFileOf(value: string | undefined): { configFile?: string } {
 
 /**
  * Parses `redrive <kind> [options]`. Unknown flags, missing values and impossible combinations
- * throw a {@link RedriveOptionsError} naming the flag, before any AWS call.
+ * throw a {@link RedriveOptionsError} naming the flag, before any AWS call; so do queue URLs of
+ * different Regions, and a `--region` other than theirs (unless `--endpoint` is given).
  *
  * @example
  * ```ts
@@ -159,6 +161,12 @@ export function parseRedriveArgs(
   env: NodeJS.ProcessEnv = process.env,
   topicArnsEnv = 'OUTBOX_TOPIC_ARNS',
 ): RedriveCommand {
+  const command = redriveCommand(argv, env, topicArnsEnv);
+  // Queues of two Regions, or --region other than theirs, would fail only at the first call.
+  return command.kind === 'help' ? command : regionChecked(command, env);
+}
+
+function redriveCommand(argv: readonly string[], env: NodeJS.ProcessEnv, topicArnsEnv: string): RedriveCommand {
   // --type is the one flag meant to be given more than once.
   const { values, positionals } = parseStrictArgs(
     argv,

@@ -1,5 +1,6 @@
 import { SQS_QUEUE_URL_ALLOWED } from '../aws/sqs-queue-url.js';
 import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
+import { queuesRegion } from '../cli-region.js';
 import { parseStrictArgs } from '../cli-tokens.js';
 import { countOf, httpUrl, queueUrlArg } from './cli-args.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
@@ -24,7 +25,9 @@ Options:
   --json             print the summary as JSON
   --max N            stop after reading N messages
   --endpoint URL     send every AWS call to this endpoint (a local emulator)
-  --region REGION    AWS region (default: the SDK's)
+  --region REGION    AWS region (default: the one the queue URL names, sqs.<region>.amazonaws.com;
+                     else the SDK's: AWS_REGION, the profile's); another than the URL's is
+                     refused (not with --endpoint)
   -h, --help         show this text
 
 ${FILTER_USAGE}
@@ -129,6 +132,11 @@ function dlqCommand(argv: readonly string[]): DlqCommand {
   if (values.region !== undefined && !/^[a-z0-9-]+$/.test(values.region)) {
     throw new RedriveOptionsError('--region', `got ${JSON.stringify(values.region)}; allowed: an AWS region name, e.g. eu-west-1`);
   }
+  queuesRegion(
+    [{ flag: '--queue-url', url: queueUrl }],
+    values,
+    (field, detail) => new RedriveOptionsError(field, detail, { command: COMMAND }),
+  );
   const max = countOf(values.max, '--max');
   const filter = filterFromArgs(values);
   return {

@@ -42,7 +42,9 @@ Options:
   --max N            stop after N messages (or records) read, matching a filter or not
   --endpoint URL     send every AWS call to this endpoint (a local emulator), on-failure's
                      DynamoDB Streams calls too unless --streams-endpoint is given
-  --region REGION    AWS region (default: the SDK's)
+  --region REGION    AWS region (default: the one the queue URLs name, sqs.<region>.amazonaws.com;
+                     else the SDK's: AWS_REGION, the profile's); queues of two regions, or a
+                     region other than theirs, are refused (not with --endpoint)
   -h, --help         show this text
 
   relay-dlq and queue-dlq move only the dead letters that match the filters below; the others are

@@ -1,0 +1,66 @@
+import { cliRegion, type GivenQueueUrl, type GivenRegion, queuesRegion } from '../cli-region.js';
+import { RELAY_ENV } from '../event-source.js';
+import { RedriveOptionsError } from './errors.js';
+
+/** What of a parsed redrive (`RedriveCommand`) names its queues and Region. */
+export type Redrive = GivenRegion &
+  (
+    | { readonly kind: 'relay-dlq'; readonly queueUrl: string }
+    | { readonly kind: 'queue-dlq'; readonly queueUrl: string; readonly targetQueueUrl: string }
+    | {
+        readonly kind: 'on-failure';
+        readonly source: { readonly queueUrl: string } | { readonly bucket: string };
+        readonly relayDlqUrl?: string;
+      }
+  );
+
+/**
+ * The queue URLs of a redrive, by the flag that gave each: `--relay-dlq-url`'s by the relay's
+ * variable when it came from there (`relayDlqFlag`).
+ */
+export function redriveQueueUrls(command: Redrive, relayDlqFlag = '--relay-dlq-url'): GivenQueueUrl[] {
+  if (command.kind === 'relay-dlq') return [{ flag: '--queue-url', url: command.queueUrl }];
+  if (command.kind === 'queue-dlq') {
+    return [
+      { flag: '--queue-url', url: command.queueUrl },
+      { flag: '--to', url: command.targetQueueUrl },
+    ];
+  }
+  return [
+    ...('queueUrl' in command.source ? [{ flag: '--queue-url', url: command.source.queueUrl }] : []),
+    ...(command.relayDlqUrl === undefined ? [] : [{ flag: relayDlqFlag, url: command.relayDlqUrl }]),
+  ];
+}
+
+/** The flag `--relay-dlq-url` was given by: itself, or the relay's variable in `env`. */
+const relayDlqFlagOf = (command: Redrive, env: NodeJS.ProcessEnv): string =>
+  command.kind === 'on-failure' && command.relayDlqUrl === env[RELAY_ENV.deadLetterQueueUrl]
+    ? `--relay-dlq-url (from ${RELAY_ENV.deadLetterQueueUrl})`
+    : '--relay-dlq-url';
+
+const refusal =
+  (command: string) =>
+  (field: string, detail: string): RedriveOptionsError =>
+    new RedriveOptionsError(field, detail, { command });
+
+/**
+ * A parsed redrive, its queue URLs' Regions checked against each other and `--region`
+ * (`queuesRegion`): a {@link RedriveOptionsError} before any AWS call when they differ.
+ */
+export function regionChecked<C extends Redrive>(command: C, env: NodeJS.ProcessEnv): C {
+  queuesRegion(redriveQueueUrls(command, relayDlqFlagOf(command, env)), command, refusal('redrive'));
+  return command;
+}
+
+/**
+ * The Region of a redrive's clients (`cliRegion`): `--region`, else its queue URLs', else the
+ * SDK's own; a Region set in AWS_REGION or the profile other than the URLs' is refused.
+ */
+export const redriveRegion = (command: Redrive, env: NodeJS.ProcessEnv): Promise<string | undefined> =>
+  cliRegion(redriveQueueUrls(command, relayDlqFlagOf(command, env)), command, env, refusal('redrive'));
+
+/** The Region of `dlq summarize`'s client, as {@link redriveRegion}. */
+export const summarizeRegion = (
+  command: GivenRegion & { readonly queueUrl: string },
+  env: NodeJS.ProcessEnv,
+): Promise<string | undefined> => cliRegion([{ flag: '--queue-url', url: command.queueUrl }], command, env, refusal('dlq summarize'));

@@ -1,0 +1,81 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { CLI_ARGS, REPOSITORY_ROOT } from '../helpers/cli.js';
+
+const run = promisify(execFile);
+
+const EU = 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq';
+const US = 'https://sqs.us-east-1.amazonaws.com/123456789012/orders';
+
+/**
+ * An adopter's shell with no Region set anywhere and no credentials: no AWS_* variables, a home
+ * without ~/.aws, no instance metadata. A run that gets as far as an AWS call fails for want of
+ * credentials, before anything is sent.
+ */
+const dir = mkdtempSync(join(tmpdir(), 'cli-queue-url-region-'));
+const bare = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_') && name !== 'OUTBOX_CONFIG'));
+const noRegion = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...bare,
+  HOME: dir,
+  USERPROFILE: dir,
+  AWS_CONFIG_FILE: join(dir, 'config'),
+  AWS_SHARED_CREDENTIALS_FILE: join(dir, 'credentials'),
+  AWS_EC2_METADATA_DISABLED: 'true',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  NODE_NO_WARNINGS: '1',
+  ...extra,
+});
+
+/** The CLI from its source, as a person runs it, in `env`; its exit status and output. */
+async function cli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [...CLI_ARGS, ...args], { cwd: REPOSITORY_ROOT, env });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
+  }
+}
+
+describe('the CLI takes the Region from the queue URL', () => {
+  it('dlq summarize without --region or AWS_REGION gets past the Region to the credentials', async () => {
+    const { code, stderr } = await cli(['dlq', 'summarize', '--queue-url', EU], noRegion());
+
+    expect(stderr).not.toContain('Region is missing');
+    expect(stderr).toMatch(/^dlq summarize stopped: [^\n]*; no AWS credentials were found; /);
+    expect(code).toBe(1);
+  });
+
+  it('refuses, before any call, queues of two Regions, --region other than the URL, and AWS_REGION or the profile naming another', async () => {
+    const mixed = await cli(['redrive', 'queue-dlq', '--queue-url', EU, '--to', US], noRegion());
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(
+      /^Invalid redrive option --to: got "[^"]+", a queue in us-east-1, where --queue-url "[^"]+" is in eu-west-1; /,
+    );
+
+    const replay = ['replay', '--archive-bucket', 'archive', '--from', '2026-01-01', '--to-queue', EU, '--dry-run'];
+    const flag = await cli([...replay, '--region', 'us-east-1'], noRegion());
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/^Invalid replay option --region: got "us-east-1", where --to-queue "[^"]+" is a queue in eu-west-1; /);
+
+    const fromEnv = await cli(replay, noRegion({ AWS_REGION: 'us-east-1' }));
+    expect(fromEnv).toMatchObject({ code: 2, stdout: '' });
+    expect(fromEnv.stderr).toMatch(
+      /^Invalid replay option --region: none given, and AWS_REGION is "us-east-1", where --to-queue "[^"]+" is a queue in eu-west-1; allowed: --region eu-west-1, /,
+    );
+
+    writeFileSync(join(dir, 'config'), '[default]\nregion = us-east-1\n');
+    const fromProfile = await cli(
+      ['redrive', 'relay-dlq', '--queue-url', EU, '--topic-arns', '{"orders":"arn:aws:sns:eu-west-1:123456789012:orders"}'],
+      noRegion(),
+    );
+    expect(fromProfile.code).toBe(2);
+    expect(fromProfile.stderr).toMatch(
+      /^Invalid redrive option --region: none given, and the region of AWS profile "default" is "us-east-1", where --queue-url /,
+    );
+  });
+});
