@@ -1,7 +1,12 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { defineConfig } from '../../shared/config.js';
+import { relayEventSourceSettings } from '../../shared/event-source.js';
 import { RETRY_BASE_DELAY_MS, RETRY_MAX_DELAY_MS, retryWaitMs } from '../../shared/local/event-source/retry-wait.js';
+import { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
+import { SimulatedStream } from '../helpers/simulated-stream.js';
 import { settlesWithin } from '../helpers/wait.js';
 
 /*
@@ -118,5 +123,58 @@ describe('the wait after a failed invocation', () => {
     const waits = [0, 1, 2, 3, 4, 5, 6, 10, 10_000].map(retryWaitMs);
 
     expect(waits).toEqual([0, RETRY_BASE_DELAY_MS, 20, 40, 80, 160, RETRY_MAX_DELAY_MS, RETRY_MAX_DELAY_MS, RETRY_MAX_DELAY_MS]);
+  });
+});
+
+describe('the wait before a bisected half', () => {
+  it('is a turn of the event loop, also after retries of the whole batch', async () => {
+    const config = defineConfig({ source: 'urn:test:retry-wait', topics: [{ name: 'orders' }], routes: { order: 'orders' } });
+    const settings = { ...relayEventSourceSettings(config), maxRetryAttempts: 10, maxRecordAgeSeconds: -1, bisectBatchOnError: true };
+    const stream = new SimulatedStream();
+    stream.commit({ type: 'order', id: 'o1' }, 1, 1);
+    stream.commit({ type: 'order', id: 'o1' }, 2, 1);
+    // Each entry: a handler call (its batch's size), or a wait the runner started, in ms.
+    const log: (string | number)[] = [];
+    // The runner's own waits, recorded as they start and waited as they are.
+    const runnerPrototype = StreamRunner.prototype as unknown as { sleep(ms: number): Promise<void> };
+    const wait = runnerPrototype.sleep;
+    const sleep = vi.spyOn(runnerPrototype, 'sleep').mockImplementation(function (this: unknown, ms: number) {
+      log.push(ms);
+      return wait.call(this, ms);
+    });
+    let calls = 0;
+    let done: () => void = () => {};
+    const finished = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const runner = new StreamRunner({
+      streams: stream,
+      streamArn: stream.streamArn,
+      settings,
+      pollIntervalMs: 10,
+      // Three retries of the whole batch (its first record reported failed), then a throw that bisects it.
+      handler: (event: DynamoDBStreamEvent) => {
+        calls++;
+        log.push(`invoke ${event.Records.length}`);
+        if (calls <= 3)
+          return Promise.resolve({ batchItemFailures: [{ itemIdentifier: event.Records[0]?.dynamodb?.SequenceNumber ?? '' }] });
+        if (calls === 4) throw new Error('failing at once');
+        if (calls === 6) done();
+        return Promise.resolve({ batchItemFailures: [] });
+      },
+    });
+    try {
+      runner.start();
+      await settlesWithin(finished, 20_000, 'both halves handled');
+    } finally {
+      await runner.stop();
+      sleep.mockRestore();
+    }
+
+    const first = log.indexOf('invoke 2');
+    const last = log.lastIndexOf('invoke 1');
+    // The waits between the invocations, without each invocation's timeout.
+    const waits = log.slice(first, last + 1).filter((entry) => entry !== settings.functionTimeoutSeconds * 1000);
+    expect(waits).toEqual(['invoke 2', 10, 'invoke 2', 20, 'invoke 2', 40, 'invoke 2', 0, 'invoke 1', 'invoke 1']);
   });
 });

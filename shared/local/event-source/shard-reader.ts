@@ -84,10 +84,10 @@ export class ShardReader {
         await (this.reading ?? sleep(Math.min(pollInterval, windowMs - waited)));
         continue;
       }
-      const failed = await this.invokeHead(lane);
+      const wait = await this.invokeHead(lane);
       this.progressed.fire();
       // Timers and I/O run before the next invocation, and a retry backs off: a handler failing at once would spin.
-      if (failed) await sleep(retryWaitMs(lane.retries));
+      if (wait !== undefined) await sleep(wait);
     }
   }
 
@@ -221,8 +221,13 @@ export class ShardReader {
     this.checkpoint.move(this.lanes, this.lastRead);
   }
 
-  /** Invokes the handler with the lane's head batch, or gives up its expired records; resolves to whether an invocation failed. */
-  private async invokeHead(lane: BatchLane): Promise<boolean> {
+  /**
+   * Invokes the handler with the lane's head batch, or gives up its expired records; resolves to
+   * the wait before the lane invokes again after a failed invocation ({@link retryWaitMs}: none but
+   * a turn of the event loop for bisected halves, whatever retries the batch had before), or
+   * `undefined` when none failed.
+   */
+  private async invokeHead(lane: BatchLane): Promise<number | undefined> {
     const { settings, handler } = this.options;
     const batch = headBatch(lane, settings.batchSize);
     const expired = expiredPrefix(batch, settings.maxRecordAgeSeconds);
@@ -235,7 +240,7 @@ export class ShardReader {
       if (expired < batch.length && lane.segments.length > 0) lane.segments[0] = batch.length - expired;
       else lane.segments.shift();
       lane.retries = 0;
-      return false;
+      return undefined;
     }
     this.context.stats.invocations++;
     const { failedAt, functionError } = await invokeBatch(
@@ -249,7 +254,7 @@ export class ShardReader {
       this.settle(lane, batch.length);
       lane.segments.shift();
       lane.retries = 0;
-      return false;
+      return undefined;
     }
     this.context.stats.failedInvocations++;
     // The checkpoint moves to just before the first failed record; everything before it is done.
@@ -258,7 +263,7 @@ export class ShardReader {
     if (functionError && settings.bisectBatchOnError && remaining > 1) {
       // Splitting a batch does not count against the retry quota.
       lane.segments.splice(0, 1, Math.ceil(remaining / 2), Math.floor(remaining / 2));
-      return true;
+      return retryWaitMs(0);
     }
     if (settings.bisectBatchOnError) lane.segments.splice(0, 1, remaining);
     else lane.segments = [];
@@ -271,7 +276,7 @@ export class ShardReader {
       lane.segments.shift();
       lane.retries = 0;
     }
-    return true;
+    return retryWaitMs(lane.retries);
   }
 
   private async giveUp(
