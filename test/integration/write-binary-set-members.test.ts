@@ -1,9 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WriteValidationError } from '../../shared/errors.js';
 import { Outbox, type WriteInput } from '../../shared/write/index.js';
 import { newId, testConfig } from '../helpers/factories.js';
 import { freshTable, testClients } from '../helpers/local.js';
+import { writeRefusal } from '../helpers/write-refusal.js';
 
 /**
  * A binary Set's members: the DocumentClient sends a view's bytes (any typed array, a DataView)
@@ -24,19 +25,7 @@ afterAll(() => clients.destroy());
 const stored = async (pk: string) =>
   (await clients.document.send(new GetCommand({ TableName: tableName, Key: { pk, sk: 'A' }, ConsistentRead: true }))).Item;
 
-/** The write's refusal, and how many requests were sent for it. */
-async function refusal(input: WriteInput): Promise<{ error: unknown; sent: number }> {
-  const send = vi.spyOn(clients.document, 'send');
-  try {
-    const error = await outbox.write(input).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    return { error, sent: send.mock.calls.length };
-  } finally {
-    send.mockRestore();
-  }
-}
+const refusal = (input: WriteInput) => writeRefusal(outbox, clients.document, input);
 
 describe('the write helper: a binary Set with a member the DocumentClient fails on', () => {
   it.each([

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, type ScalarAttributeType } from '@aws-sdk/client-dynamodb';
 import { GetCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WriteValidationError } from '../../shared/errors.js';
 import { Outbox, type WriteInput } from '../../shared/write/index.js';
 import { newId, testConfig } from '../helpers/factories.js';
 import { freshTable, testClients } from '../helpers/local.js';
+import { writeRefusal } from '../helpers/write-refusal.js';
 
 /**
  * The write helper's operations on another table's items, keyed by `scope` (a string) and `id`
@@ -61,19 +62,7 @@ async function applied(type: ScalarAttributeType, scope: string, id: unknown): P
   return Number(Item?.applied ?? 0);
 }
 
-/** The write's refusal, and whether anything was sent for it. */
-async function refusal(input: WriteInput): Promise<{ error: unknown; sent: number }> {
-  const send = vi.spyOn(clients.document, 'send');
-  try {
-    const error = await outbox.write(input).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    return { error, sent: send.mock.calls.length };
-  } finally {
-    send.mockRestore();
-  }
-}
+const refusal = (input: WriteInput) => writeRefusal(outbox, clients.document, input);
 
 const bytes = [0, 1, 2, 250];
 
