@@ -1,12 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createConsumer } from '../../shared/consumer/consumer.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboxWriteError } from '../../shared/consumer/errors.js';
-import { inboxKey } from '../../shared/consumer/inbox.js';
-import type { TransactItem } from '../../shared/consumer/types.js';
-import { anEnvelope, TEST_SOURCE } from '../helpers/envelopes.js';
+import { consumerWriteBatch, viewKey } from '../helpers/consumer-write-batch.js';
 import { freshTable, testClients } from '../helpers/local.js';
-import { recordingTelemetry } from '../helpers/recording-telemetry.js';
 
 /**
  * A `transaction` handler's writes holding binary the DocumentClient would not send as its bytes,
@@ -25,51 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => clients.destroy());
 
-const get = async (Key: Record<string, unknown>) =>
-  (await clients.document.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }))).Item;
-const inboxRecord = (consumer: string, eventId: string) => get(inboxKey(consumer, { source: TEST_SOURCE, id: eventId }));
-const viewKey = (eventId: string) => ({ pk: `VIEW#${eventId}`, sk: 'VIEW' });
-
-/**
- * Runs a batch of two events under consumer `name`: the first's handler adds `write(viewKey)`,
- * the second's a plain Put of its view. Returns their outcomes.
- */
-async function runBatch(name: string, commit: 'event' | 'batch', write: (key: { pk: string; sk: string }) => TransactItem) {
-  const telemetry = recordingTelemetry();
-  const consumer = createConsumer({
-    name,
-    sources: [TEST_SOURCE],
-    handlers: {
-      'order.placed': {
-        handle: (event, ctx) => {
-          const key = viewKey(event.id);
-          ctx.write(event.subject.endsWith('bad') ? write(key) : { Put: { TableName: tableName, Item: { ...key, ok: true } } });
-        },
-      },
-    },
-    inbox: { document: clients.document, tableName },
-    logger: telemetry.logger,
-    metrics: telemetry.metrics,
-    commit,
-  });
-  const bad = anEnvelope({ aggregateId: `${name}-bad` });
-  const good = anEnvelope({ aggregateId: `${name}-good` });
-  // The requests that carried the first event's write: none when it is refused before sending.
-  const send = vi.spyOn(clients.document, 'send');
-  try {
-    const { outcomes, batchItemFailures } = await consumer.process([
-      { messageId: 'm1', body: bad.body },
-      { messageId: 'm2', body: good.body },
-    ]);
-    const badKey = viewKey(bad.id).pk;
-    const sentBad = send.mock.calls.filter(([command]) => JSON.stringify(command.input).includes(badKey)).length;
-    // A group taken apart after its transaction failed (commit: 'batch'), as a failure in the client once did.
-    const groupFailed = telemetry.logs.filter((log) => log.message.startsWith("The batch's group transaction failed")).length;
-    return { bad, good, outcomes, batchItemFailures, sentBad, groupFailed };
-  } finally {
-    send.mockRestore();
-  }
-}
+const { get, inboxRecord, runBatch } = consumerWriteBatch(clients, () => tableName);
 
 const bytes = [0, 1, 2, 250];
 const binaryForms = [
