@@ -69,7 +69,9 @@ const badName = (problem: { is: string; allowed: string }): string =>
   `has an attribute name that is ${problem.is}; allowed: ${problem.allowed}`;
 
 /** What kind of set member a value makes, as the DocumentClient reads it, in the plural: `number`, `bigint` and `NumberValue` are all numbers. */
-export function memberKind(member: unknown): string {
+export function memberKind(given: unknown): string {
+  // A Number or String object is a member of the primitive's kind, as the DocumentClient sends it.
+  const member = scalarValue(given);
   if (typeof member === 'string') return 'strings';
   if (isNumeric(member)) return 'numbers';
   if (isBinary(member)) return 'binary values';
@@ -87,7 +89,7 @@ const SET_ALLOWED =
  */
 function setProblem(set: readonly unknown[], options: marshallOptions): string | undefined {
   // `undefined` members are the DocumentClient's to drop (removeUndefinedValues) or refuse.
-  const members = set.filter((member) => member !== undefined);
+  const members = set.filter((member) => member !== undefined).map(scalarValue);
   if (members.length === 0)
     return options.convertEmptyValues === true
       ? undefined
