@@ -5,6 +5,16 @@ import { fileURLToPath } from 'node:url';
 /** The package whose version `dynamodb-outbox --version` prints. */
 const PACKAGE_NAME = 'dynamodb-outbox';
 
+/** A package.json's name and version; `undefined` for one that is no JSON object (another's, skipped). */
+function readManifest(file: string): { name?: unknown; version?: unknown } | undefined {
+  try {
+    const manifest: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return typeof manifest === 'object' && manifest !== null ? manifest : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The version of the package this module is part of: the nearest `package.json` above `from` that
  * names the package (the installed package's own, above `dist/functions/cli/`; the repository's,
@@ -19,10 +29,8 @@ export function packageVersion(from: string = import.meta.url): string | undefin
   let dir = dirname(fileURLToPath(from));
   for (;;) {
     const file = join(dir, 'package.json');
-    if (existsSync(file)) {
-      const manifest = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-      if (manifest.name === PACKAGE_NAME && typeof manifest.version === 'string') return manifest.version;
-    }
+    const manifest = existsSync(file) ? readManifest(file) : undefined;
+    if (manifest?.name === PACKAGE_NAME && typeof manifest.version === 'string') return manifest.version;
     const up = dirname(dir);
     if (up === dir) return undefined;
     dir = up;

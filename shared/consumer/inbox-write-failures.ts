@@ -173,7 +173,10 @@ export function commitFailure(
   const verdict = classifyCancellation(reasons.map((reason) => reason.Code));
   if (verdict.kind === 'transient') {
     const transient = failures.filter((f) => verdict.transient.includes(f.index));
-    const named = transient.map((f) => `operations[${f.index}] (${f.kind}): ${f.reason}`).join('; ');
+    // Named as the value check names them: the handler's writes in the order of `ctx.write`, then the inbox record.
+    const named = transient
+      .map((f) => `${f.index < writes.length ? `writes[${f.index}] (${f.kind})` : 'the inbox record Put'}: ${f.reason}`)
+      .join('; ');
     throw new InboxConflictError(event, `${named}${throttledTransaction(error) === undefined ? '' : attemptsNote(attempts)}`, {
       cause: error,
     });

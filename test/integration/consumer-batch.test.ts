@@ -379,16 +379,14 @@ describe('failures around the handler', () => {
       error: {
         name: 'InboxConflictError',
         code: 'TRANSACTION_CONFLICT',
-        message: expect.stringContaining('operations[1] (inbox record Put): ThrottlingError'),
+        message: expect.stringContaining('the inbox record Put: ThrottlingError'),
       },
     });
     expect(conflict).toMatchObject({
       status: 'failed',
       error: {
         code: 'TRANSACTION_CONFLICT',
-        message: expect.stringMatching(
-          /operations\[0\] \(Put\): TransactionConflict\); nothing was written, and the message will be retried$/,
-        ),
+        message: expect.stringMatching(/writes\[0\] \(Put\): TransactionConflict\); nothing was written, and the message will be retried$/),
       },
     });
     expect(unknown).toMatchObject({

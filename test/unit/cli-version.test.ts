@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { packageVersion } from '../../functions/cli/version.js';
 import { parseCommandLine } from '../../shared/redrive/cli-command.js';
@@ -39,6 +39,12 @@ describe('dynamodb-outbox --version', () => {
       'node_modules/dynamodb-outbox/dist/functions/cli/main.js',
     );
     expect(packageVersion(from)).toBe('9.8.7');
+  });
+
+  it('skips a package.json above that is no JSON object, as one of another package', () => {
+    const from = layout({ pkg: { name: 'dynamodb-outbox', version: '1.2.3' } }, 'pkg/dist/broken/cli/main.js');
+    writeFileSync(join(fileURLToPath(new URL('..', from)), 'package.json'), '{ not json');
+    expect(packageVersion(from)).toBe('1.2.3');
   });
 
   it("is undefined where no package.json above names the package (and the repository's own when run from its sources)", () => {
