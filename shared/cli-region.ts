@@ -2,7 +2,10 @@
  * The AWS Region the CLI's commands (redrive, dlq summarize, replay) sign for, given the queue URLs
  * they were given: the SDK's SQS client sends a call to its queue URL's host but signs it for its
  * own Region, so a Region other than the queue's fails only at the first call, with a signature
- * error, and no Region at all fails with "Region is missing" although the URL names one.
+ * error, and no Region at all fails with "Region is missing" although the URL names one. The SNS
+ * client routes by nothing in the call: a publish goes to its own Region's endpoint, signed for it,
+ * whatever Region the topic ARN names, so a topic of another Region fails only at the first publish,
+ * after messages were received and held.
  */
 import { loadSharedConfigFiles } from '@smithy/core/config';
 import { sqsQueueUrlRegion } from './aws/sqs-queue-region.js';
@@ -22,6 +25,20 @@ export interface GivenRegion {
   readonly endpoint?: string | undefined;
 }
 
+/**
+ * An ARN a command was given for a resource its client does not route by (an SNS topic's): the
+ * call goes to the run's Region, so the ARN's Region must be the run's.
+ */
+export interface GivenArn {
+  /** The option that gave it, as refusals name it: `--topic-arns`. */
+  readonly field: string;
+  /** What it is, as a refusal names it: `topic "orders"`. */
+  readonly name: string;
+  readonly arn: string;
+  /** Where the option's value came from when not typed: ` (from OUTBOX_TOPIC_ARNS)`; else `''`. */
+  readonly from: string;
+}
+
 /** The command's refusal of an option: its own typed error, naming `field`. */
 export type RegionRefusal = (field: string, detail: string) => Error;
 
@@ -32,18 +49,67 @@ interface NamedRegion extends GivenQueueUrl {
 
 const shown = ({ flag, url }: GivenQueueUrl) => `${flag} ${showValue(url)}`;
 
+/** The run's Region, and what named it (`named by --queue-url "…"`). */
+interface RunRegion {
+  readonly region: string;
+  readonly from: string;
+}
+
+/** The Region an ARN names (`arn:aws:sns:eu-west-1:…` is in `eu-west-1`); `undefined` when it names none. */
+const arnRegion = (arn: string): string | undefined => arn.split(':')[3] || undefined;
+
+/** The Region `--region` or the queue URLs give the run, and what gave it; `undefined` when neither does. */
+function givenRun(region: string | undefined, named: NamedRegion | undefined): RunRegion | undefined {
+  if (region !== undefined) return { region, from: 'given by --region' };
+  return named === undefined ? undefined : { region: named.region, from: `named by ${shown(named)}` };
+}
+
+/** The Region the first ARN naming one gives the run, when nothing else does. */
+function firstArnRun(arns: readonly GivenArn[]): RunRegion | undefined {
+  for (const given of arns) {
+    const region = arnRegion(given.arn);
+    if (region !== undefined) return { region, from: `named by ${given.name} of ${given.field}${given.from}` };
+  }
+  return undefined;
+}
+
+/**
+ * Refuses the first ARN whose Region is not the run's, naming it, its Region, the run's Region and
+ * what named that; `instead` says what else would do.
+ */
+function checkArns(arns: readonly GivenArn[], run: RunRegion, refuse: RegionRefusal, instead = ''): void {
+  for (const given of arns) {
+    const region = arnRegion(given.arn);
+    if (region === undefined || region === run.region) continue;
+    throw refuse(
+      given.field,
+      `${given.name} has ${showValue(given.arn)}${given.from}, in ${region}, where the run's Region is ${run.region}, ${run.from}; allowed: an ARN in ${run.region}${instead}, as its client sends every call to the run's Region, signed for it, whatever Region the ARN names (or --endpoint for a local emulator)`,
+    );
+  }
+}
+
 /**
  * The Region the queue URLs name, checked before any AWS call: `undefined` when `--endpoint` is
  * given (the calls go there, as before) or no URL names one (a local endpoint's); a refusal when
- * two of them name different Regions, or `--region` names another.
+ * two of them name different Regions, or `--region` names another, or an ARN (`arns`, a topic's)
+ * names another than `--region` or the queues (than the other ARNs when neither names one).
  *
  * @example
  * ```ts
  * queuesRegion([{ flag: '--queue-url', url }], { region: values.region }, (field, detail) => new RedriveOptionsError(field, detail));
  * ```
  */
-export function queuesRegion(queues: readonly GivenQueueUrl[], given: GivenRegion, refuse: RegionRefusal): string | undefined {
-  return namedRegion(queues, given, refuse)?.region;
+export function queuesRegion(
+  queues: readonly GivenQueueUrl[],
+  given: GivenRegion,
+  refuse: RegionRefusal,
+  arns: readonly GivenArn[] = [],
+): string | undefined {
+  const named = namedRegion(queues, given, refuse);
+  if (given.endpoint !== undefined) return undefined;
+  const run = givenRun(given.region, named) ?? firstArnRun(arns);
+  if (run !== undefined) checkArns(arns, run, refuse);
+  return named?.region;
 }
 
 function namedRegion(queues: readonly GivenQueueUrl[], { region, endpoint }: GivenRegion, refuse: RegionRefusal): NamedRegion | undefined {
@@ -86,10 +152,12 @@ async function configuredRegion(env: NodeJS.ProcessEnv): Promise<{ region: strin
 
 /**
  * The Region for a command's clients, before any AWS call: `--region` if given, else the Region
- * the queue URLs name ({@link queuesRegion}), else `undefined` (the SDK's own: AWS_REGION, the
- * profile's, the instance's). With a URL naming a Region and no `--region`, a Region set in
- * AWS_REGION or the profile that differs is refused, naming where it was set: the run would fail
- * at its first call. With `--endpoint`, `undefined` unless `--region` is given, as before.
+ * the queue URLs name ({@link queuesRegion}), else the SDK's own (AWS_REGION, the profile's: then
+ * `undefined`), else the Region the ARNs (`arns`, a redrive's topics) name. With a URL naming a
+ * Region and no `--region`, a Region set in AWS_REGION or the profile that differs is refused,
+ * naming where it was set: the run would fail at its first call. An ARN whose Region is not the
+ * run's is refused (see {@link queuesRegion}). With `--endpoint`, `undefined` unless `--region` is
+ * given, as before.
  *
  * @example
  * ```ts
@@ -102,9 +170,14 @@ export async function cliRegion(
   given: GivenRegion,
   env: NodeJS.ProcessEnv,
   refuse: RegionRefusal,
+  arns: readonly GivenArn[] = [],
 ): Promise<string | undefined> {
   const named = namedRegion(queues, given, refuse);
-  if (given.region !== undefined || named === undefined) return given.region;
+  if (given.endpoint !== undefined) return given.region;
+  const run = givenRun(given.region, named);
+  if (run !== undefined) checkArns(arns, run, refuse);
+  if (given.region !== undefined) return given.region;
+  if (named === undefined) return arnsRegion(arns, env, refuse);
   const configured = await configuredRegion(env);
   if (configured !== undefined && configured.region !== named.region) {
     throw refuse(
@@ -113,4 +186,25 @@ export async function cliRegion(
     );
   }
   return named.region;
+}
+
+/**
+ * The run's Region when neither `--region` nor a queue URL names one: the SDK's own (`undefined`)
+ * when AWS_REGION or the profile sets one, every ARN refused that names another; else the Region
+ * the ARNs name, which must be one.
+ */
+async function arnsRegion(arns: readonly GivenArn[], env: NodeJS.ProcessEnv, refuse: RegionRefusal): Promise<string | undefined> {
+  const first = firstArnRun(arns);
+  if (first === undefined) return undefined;
+  checkArns(arns, first, refuse);
+  const configured = await configuredRegion(env);
+  if (configured === undefined) return first.region;
+  const run = { region: configured.region, from: `from ${configured.from} (no --region given, and no queue URL names one)` };
+  checkArns(
+    arns,
+    run,
+    refuse,
+    `, or --region ${first.region} (or ${configured.from} set to ${first.region}) for ARNs all in ${first.region}`,
+  );
+  return undefined;
 }

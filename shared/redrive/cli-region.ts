@@ -1,16 +1,18 @@
-import { cliRegion, type GivenQueueUrl, type GivenRegion, queuesRegion } from '../cli-region.js';
+import { cliRegion, type GivenArn, type GivenQueueUrl, type GivenRegion, queuesRegion } from '../cli-region.js';
 import { RELAY_ENV } from '../event-source.js';
+import { showValue } from '../show-value.js';
 import { RedriveOptionsError } from './errors.js';
 
 /** What of a parsed redrive (`RedriveCommand`) names its queues and Region. */
 export type Redrive = GivenRegion &
   (
-    | { readonly kind: 'relay-dlq'; readonly queueUrl: string }
+    | { readonly kind: 'relay-dlq'; readonly queueUrl: string; readonly topicArns?: Readonly<Record<string, string>> }
     | { readonly kind: 'queue-dlq'; readonly queueUrl: string; readonly targetQueueUrl: string }
     | {
         readonly kind: 'on-failure';
         readonly source: { readonly queueUrl: string } | { readonly bucket: string };
         readonly relayDlqUrl?: string;
+        readonly topicArns?: Readonly<Record<string, string>>;
       }
   );
 
@@ -32,6 +34,26 @@ export function redriveQueueUrls(command: Redrive, relayDlqFlag = '--relay-dlq-u
   ];
 }
 
+/**
+ * The topic ARNs of a redrive (relay-dlq, on-failure), each named by its topic, said to come from
+ * `topicArnsEnv` (the relay's `OUTBOX_TOPIC_ARNS`) when that holds them: SNS routes by none of them.
+ */
+export function redriveTopicArns(command: Redrive, env: NodeJS.ProcessEnv, topicArnsEnv: string = RELAY_ENV.topicArns): GivenArn[] {
+  if (command.kind === 'queue-dlq' || command.topicArns === undefined) return [];
+  const from = sameJson(env[topicArnsEnv], command.topicArns) ? ` (from ${topicArnsEnv})` : '';
+  return Object.entries(command.topicArns).map(([topic, arn]) => ({ field: '--topic-arns', name: `topic ${showValue(topic)}`, arn, from }));
+}
+
+/** Whether `text` is the JSON of `value` (read as JSON, then written again). */
+function sameJson(text: string | undefined, value: unknown): boolean {
+  if (text === undefined || text === '') return false;
+  try {
+    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
+  } catch {
+    return false;
+  }
+}
+
 /** The flag `--relay-dlq-url` was given by: itself, or the relay's variable in `env`. */
 const relayDlqFlagOf = (command: Redrive, env: NodeJS.ProcessEnv): string =>
   command.kind === 'on-failure' && command.relayDlqUrl === env[RELAY_ENV.deadLetterQueueUrl]
@@ -44,20 +66,22 @@ const refusal =
     new RedriveOptionsError(field, detail, { command });
 
 /**
- * A parsed redrive, its queue URLs' Regions checked against each other and `--region`
- * (`queuesRegion`): a {@link RedriveOptionsError} before any AWS call when they differ.
+ * A parsed redrive, its queue URLs' and topic ARNs' Regions checked against each other and
+ * `--region` (`queuesRegion`): a {@link RedriveOptionsError} before any AWS call when they differ.
  */
-export function regionChecked<C extends Redrive>(command: C, env: NodeJS.ProcessEnv): C {
-  queuesRegion(redriveQueueUrls(command, relayDlqFlagOf(command, env)), command, refusal('redrive'));
+export function regionChecked<C extends Redrive>(command: C, env: NodeJS.ProcessEnv, topicArnsEnv: string = RELAY_ENV.topicArns): C {
+  const queues = redriveQueueUrls(command, relayDlqFlagOf(command, env));
+  queuesRegion(queues, command, refusal('redrive'), redriveTopicArns(command, env, topicArnsEnv));
   return command;
 }
 
 /**
  * The Region of a redrive's clients (`cliRegion`): `--region`, else its queue URLs', else the
- * SDK's own; a Region set in AWS_REGION or the profile other than the URLs' is refused.
+ * SDK's own, else its topic ARNs'; a Region set in AWS_REGION or the profile other than the URLs'
+ * is refused, and so is a topic ARN of another Region than the run's.
  */
 export const redriveRegion = (command: Redrive, env: NodeJS.ProcessEnv): Promise<string | undefined> =>
-  cliRegion(redriveQueueUrls(command, relayDlqFlagOf(command, env)), command, env, refusal('redrive'));
+  cliRegion(redriveQueueUrls(command, relayDlqFlagOf(command, env)), command, env, refusal('redrive'), redriveTopicArns(command, env));
 
 /** The Region of `dlq summarize`'s client, as {@link redriveRegion}. */
 export const summarizeRegion = (

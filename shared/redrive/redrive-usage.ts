@@ -43,8 +43,9 @@ Options:
   --endpoint URL     send every AWS call to this endpoint (a local emulator), on-failure's
                      DynamoDB Streams calls too unless --streams-endpoint is given
   --region REGION    AWS region (default: the one the queue URLs name, sqs.<region>.amazonaws.com;
-                     else the SDK's: AWS_REGION, the profile's); queues of two regions, or a
-                     region other than theirs, are refused (not with --endpoint)
+                     else the SDK's: AWS_REGION, the profile's; else the topic ARNs'); queues of
+                     two regions, a region other than theirs, or a topic ARN of another region
+                     than the run's, are refused (not with --endpoint)
   -h, --help         show this text
 
   relay-dlq and queue-dlq move only the dead letters that match the filters below; the others are
