@@ -208,3 +208,31 @@ async function arnsRegion(arns: readonly GivenArn[], env: NodeJS.ProcessEnv, ref
   );
   return undefined;
 }
+
+/** What a CLI run's S3 client is made with (an `S3ClientConfig`). */
+export interface CliS3Config {
+  readonly region?: string;
+  readonly endpoint?: string;
+  readonly forcePathStyle: boolean;
+  readonly followRegionRedirects: boolean;
+}
+
+/**
+ * The config of a CLI run's S3 client (replay's `--archive-bucket`, redrive on-failure's
+ * `--bucket`): the run's Region (`undefined`: the SDK's own), and the bucket's when it is in
+ * another. S3 answers a call for a bucket of another Region with a redirect that names the
+ * bucket's (301, `x-amz-bucket-region`), which the SDK's client returns as an error unless it
+ * follows redirects: then it sends the call again to that Region, signed for it. With `--endpoint`
+ * (a local emulator) every call goes there, path-style, and no redirect is followed.
+ *
+ * @example
+ * ```ts
+ * const s3 = s3Client(cliS3Config(region, command.endpoint));
+ * ```
+ */
+export const cliS3Config = (region: string | undefined, endpoint: string | undefined): CliS3Config => ({
+  ...(region === undefined ? {} : { region }),
+  ...(endpoint === undefined ? {} : { endpoint }),
+  forcePathStyle: endpoint !== undefined,
+  followRegionRedirects: endpoint === undefined,
+});

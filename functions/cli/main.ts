@@ -71,10 +71,11 @@ function stopOnSignals(
 }
 
 async function run(command: ConfiguredRedrive, signal: AbortSignal): Promise<RedriveSummary> {
-  const [{ snsClient, sqsClient }, { progressBar }, { redriveRegion }] = await Promise.all([
+  const [{ snsClient, sqsClient }, { progressBar }, { redriveRegion }, { cliS3Config }] = await Promise.all([
     import('../../shared/aws/messaging-clients.js'),
     import('../../shared/redrive/progress.js'),
     import('../../shared/redrive/cli-region.js'),
+    import('../../shared/cli-region.js'),
   ]);
   // --region, else the queue URLs' Region: a client signs for its own Region whatever host it sends to.
   const region = await redriveRegion(command, process.env);
@@ -127,9 +128,10 @@ async function run(command: ConfiguredRedrive, signal: AbortSignal): Promise<Red
         const streams = streamsClient(
           command.streamsEndpoint === undefined ? clientConfig : { ...clientConfig, endpoint: command.streamsEndpoint },
         );
+        // The bucket may be in another Region than the run's: S3's redirect to it is followed.
         const source =
           'bucket' in command.source
-            ? { ...command.source, s3: s3Client({ ...clientConfig, forcePathStyle: command.endpoint !== undefined }) }
+            ? { ...command.source, s3: s3Client(cliS3Config(region, command.endpoint)) }
             : { ...command.source, sqs };
         return await redriveOnFailure({
           ...common,

@@ -17,7 +17,7 @@ On a FIFO queue (URL ending in .fifo) the message group is the aggregate's, as t
 the deduplication id the event id. The topics' other subscribers see nothing.
 
 Selection:
-  --archive-bucket B    the archive's S3 bucket
+  --archive-bucket B    the archive's S3 bucket, in any region (S3's redirect to it is followed)
   --from DATE           events whose time is at or after DATE
   --to DATE             events whose time is before DATE (exclusive; default: when the first run started)
   --type T              only events of type T (again for more types)
@@ -41,7 +41,7 @@ Checkpoint:
 Output:
   --json                print the summary as JSON
   --endpoint URL        send every AWS call to this endpoint (a local emulator)
-  --region REGION       AWS region, of the bucket too (default: the one --to-queue names,
+  --region REGION       AWS region (default: the one --to-queue names,
                         sqs.<region>.amazonaws.com; else the SDK's: AWS_REGION, the profile's);
                         another than the queue's is refused (not with --endpoint)
   -h, --help            show this text

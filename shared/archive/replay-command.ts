@@ -1,7 +1,7 @@
 import { sqsClient } from '../aws/messaging-clients.js';
 import { s3Client } from '../aws/s3-client.js';
 import { awsSetupHint, withHint } from '../cli-aws-hint.js';
-import { cliRegion } from '../cli-region.js';
+import { cliRegion, cliS3Config } from '../cli-region.js';
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
 import { defaultCheckpointPath } from './checkpoint.js';
@@ -55,7 +55,8 @@ export async function runReplayCommand(
     ...(region === undefined ? {} : { region }),
     ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
   };
-  const s3 = s3Client({ ...clientConfig, forcePathStyle: command.endpoint !== undefined });
+  // The archive bucket may be in another Region than the queue: S3's redirect to it is followed.
+  const s3 = s3Client(cliS3Config(region, command.endpoint));
   const sqs = sqsClient(clientConfig);
   const { kind: _, json, endpoint: _e, region: _r, ...selection } = command;
   const options = { ...selection, s3, sqs, signal };

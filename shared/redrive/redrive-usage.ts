@@ -15,7 +15,8 @@ Kinds:
                --to URL              the source queue
   on-failure   Republish the events of the relay's on-failure records.
                --queue-url URL       records in an SQS destination (re-read from the stream), or
-               --bucket NAME         records in an S3 destination (payload kept), with --prefix P
+               --bucket NAME         records in an S3 destination (payload kept), with --prefix P;
+                                     in any region (S3's redirect to it is followed)
                --topic-arns JSON     topic name → ARN (default: $OUTBOX_TOPIC_ARNS), one for every
                                      topic the config routes to
                --config FILE         the outbox config, which routes the events (default: $OUTBOX_CONFIG;
