@@ -37,12 +37,21 @@ export function redriveQueueUrls(command: Redrive, relayDlqFlag = '--relay-dlq-u
 /**
  * The topic ARNs of a redrive (relay-dlq, on-failure), each named by its topic, said to come from
  * `topicArnsEnv` (the relay's `OUTBOX_TOPIC_ARNS`) when that holds them: SNS routes by none of them.
+ * None when the SDK's variables give SNS an endpoint ({@link snsEndpointFromEnv}).
  */
 export function redriveTopicArns(command: Redrive, env: NodeJS.ProcessEnv, topicArnsEnv: string = RELAY_ENV.topicArns): GivenArn[] {
-  if (command.kind === 'queue-dlq' || command.topicArns === undefined) return [];
+  if (command.kind === 'queue-dlq' || command.topicArns === undefined || snsEndpointFromEnv(env)) return [];
   const from = sameJson(env[topicArnsEnv], command.topicArns) ? ` (from ${topicArnsEnv})` : '';
   return Object.entries(command.topicArns).map(([topic, arn]) => ({ field: '--topic-arns', name: `topic ${showValue(topic)}`, arn, from }));
 }
+
+/**
+ * Whether the SDK's own variables send every SNS call to an endpoint (`AWS_ENDPOINT_URL_SNS`, or
+ * `AWS_ENDPOINT_URL` for every service): a local emulator's, as `--endpoint` does, so no topic's
+ * Region is refused.
+ */
+const snsEndpointFromEnv = (env: NodeJS.ProcessEnv): boolean =>
+  env.AWS_IGNORE_CONFIGURED_ENDPOINT_URLS !== 'true' && Boolean(env.AWS_ENDPOINT_URL_SNS || env.AWS_ENDPOINT_URL);
 
 /** Whether `text` is the JSON of `value` (read as JSON, then written again). */
 function sameJson(text: string | undefined, value: unknown): boolean {

@@ -81,6 +81,17 @@ describe('a topic ARN of another Region than the run refused when parsed, before
     const local = ['--endpoint', 'http://localhost:4566', '--topic-arns', arns({ orders: EU_TOPIC, payments: US_TOPIC })];
     expect(parseRedriveArgs(onFailure(['--region', 'us-east-1', ...local]), NO_REGION)).toMatchObject({ kind: 'on-failure' });
   });
+
+  it("takes any when the SDK's variables send the SNS calls to an endpoint, as --endpoint does", async () => {
+    const mixed = onFailure(['--region', 'us-east-1', '--topic-arns', arns({ orders: EU_TOPIC })]);
+    for (const variable of ['AWS_ENDPOINT_URL_SNS', 'AWS_ENDPOINT_URL']) {
+      const env = { ...NO_REGION, [variable]: 'http://localhost:4566' };
+      expect(parseRedriveArgs(mixed, env)).toMatchObject({ kind: 'on-failure' });
+      await expect(redriveRegion(parseRedriveArgs(mixed, env) as never, env)).resolves.toBe('us-east-1');
+    }
+    const ignored = { ...NO_REGION, AWS_ENDPOINT_URL_SNS: 'http://localhost:4566', AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true' };
+    expect(thrown(() => parseRedriveArgs(mixed, ignored))).toBeInstanceOf(RedriveOptionsError);
+  });
 });
 
 describe("the run's Region from the topic ARNs, when nothing else names one", () => {
