@@ -15,10 +15,8 @@ import {
   tracestateProblem,
 } from '../tracing/trace-context.js';
 import { objectHasUnknownKeys, unknownKeys } from '../unknown-keys.js';
-import { scalarValue } from './attribute-values.js';
-import { constructorName } from './binary-values.js';
 import { checkEventVersion, writtenVersion } from './catalog-check.js';
-import { checkOutboxKey, otherTableItemId } from './keys.js';
+import { checkOutboxKey, otherTableItemId, shownKey } from './keys.js';
 import { checkDataNesting } from './nesting.js';
 import { checkOperationFields } from './operation-fields.js';
 import {
@@ -125,12 +123,6 @@ export function resolveOperation(
     itemId = otherTableItemId(table, keySource as Record<string, unknown>, `operations[${index}].${kind}.Key`);
   }
   return { kind, operation: { [kind]: { ...body, TableName: table } } as TransactOperation, itemId };
-}
-
-/** A key value as given: a String or Number object named so (showValue would show the primitive it holds, as if given). */
-function shownKey(value: unknown): string {
-  const held = scalarValue(value);
-  return held === value ? showValue(value) : `a ${constructorName(value as object)} object (${showValue(held)})`;
 }
 
 /** The table name in a table ARN (`arn:aws:dynamodb:<region>:<account>:table/<name>`), else the name as given. */

@@ -7,8 +7,10 @@
  */
 
 import { WriteValidationError } from '../errors.js';
+import { showValue } from '../show-value.js';
 import { TABLE } from '../table.js';
 import { binaryProblem, isBinary, scalarValue } from './attribute-values.js';
+import { constructorName } from './binary-values.js';
 import { keyText, keyValueText } from './key-text.js';
 import { isNumeric } from './numbers.js';
 
@@ -73,4 +75,10 @@ export function otherTableItemId(table: string, key: Record<string, unknown>, wh
     attributes.push([name, id]);
   }
   return `${table}\u0000${keyText(attributes)}`;
+}
+
+/** A key value as given: a String or Number object named so (showValue would show the primitive it holds, as if given). */
+export function shownKey(value: unknown): string {
+  const held = scalarValue(value);
+  return held === value ? showValue(value) : `a ${constructorName(value as object)} object (${showValue(held)})`;
 }

@@ -221,12 +221,7 @@ export class ShardReader {
     this.checkpoint.move(this.lanes, this.lastRead);
   }
 
-  /**
-   * Invokes the handler with the lane's head batch, or gives up its expired records; resolves to
-   * the wait before the lane invokes again after a failed invocation ({@link retryWaitMs}: none but
-   * a turn of the event loop for bisected halves, whatever retries the batch had before), or
-   * `undefined` when none failed.
-   */
+  /** Invokes the lane's head batch, or gives up its expired records; the wait after a failure ({@link retryWaitMs}), else `undefined`. */
   private async invokeHead(lane: BatchLane): Promise<number | undefined> {
     const { settings, handler } = this.options;
     const batch = headBatch(lane, settings.batchSize);
@@ -279,13 +274,8 @@ export class ShardReader {
     return retryWaitMs(lane.retries);
   }
 
-  private async giveUp(
-    records: readonly DynamoDBRecord[],
-    condition: OnFailureCondition,
-    functionError: boolean,
-    /** Invocations of the batch before it was given up on (0 for records that expired before they were sent). */
-    invokeCount: number,
-  ): Promise<void> {
+  /** Gives `records` up to the on-failure destination; `invokeCount`: the batch's invocations (0 for records expired unsent). */
+  private async giveUp(records: readonly DynamoDBRecord[], condition: OnFailureCondition, functionError: boolean, invokeCount: number) {
     this.context.stats.batchesSentToOnFailure++;
     const record = batchFailureRecord({
       records,
