@@ -55,6 +55,16 @@ interface RunRegion {
   readonly from: string;
 }
 
+/**
+ * The Region a Region name stands for, as the SDK's client takes it (its `getRealRegion`): a FIPS
+ * pseudo-Region, `fips-us-east-1` or `us-east-1-fips`, is `us-east-1`, reached by its FIPS
+ * endpoints and signed for `us-east-1`.
+ */
+function realRegion(region: string): string {
+  if (!region.startsWith('fips-') && !region.endsWith('-fips')) return region;
+  return region === 'fips-aws-global' || region === 'aws-fips' ? 'us-east-1' : region.replace(/fips-(dkr-|prod-)?|-fips/, '');
+}
+
 /** The Region an ARN names (`arn:aws:sns:eu-west-1:…` is in `eu-west-1`); `undefined` when it names none. */
 const arnRegion = (arn: string): string | undefined => arn.split(':')[3] || undefined;
 
@@ -78,12 +88,13 @@ function firstArnRun(arns: readonly GivenArn[]): RunRegion | undefined {
  * what named that; `instead` says what else would do.
  */
 function checkArns(arns: readonly GivenArn[], run: RunRegion, refuse: RegionRefusal, instead = ''): void {
+  const runRegion = realRegion(run.region);
   for (const given of arns) {
     const region = arnRegion(given.arn);
-    if (region === undefined || region === run.region) continue;
+    if (region === undefined || region === runRegion) continue;
     throw refuse(
       given.field,
-      `${given.name} has ${showValue(given.arn)}${given.from}, in ${region}, where the run's Region is ${run.region}, ${run.from}; allowed: an ARN in ${run.region}${instead}, as its client sends every call to the run's Region, signed for it, whatever Region the ARN names (or --endpoint for a local emulator)`,
+      `${given.name} has ${showValue(given.arn)}${given.from}, in ${region}, where the run's Region is ${run.region}, ${run.from}; allowed: an ARN in ${runRegion}${instead}, as its client sends every call to the run's Region, signed for it, whatever Region the ARN names (or --endpoint for a local emulator)`,
     );
   }
 }
@@ -126,7 +137,7 @@ function namedRegion(queues: readonly GivenQueueUrl[], { region, endpoint }: Giv
       );
     }
   }
-  if (first !== undefined && region !== undefined && region !== first.region) {
+  if (first !== undefined && region !== undefined && realRegion(region) !== first.region) {
     throw refuse(
       '--region',
       `got ${showValue(region)}, where ${shown(first)} is a queue in ${first.region}; allowed: ${first.region}, or no --region (the queue URL's Region is taken)`,
@@ -179,13 +190,14 @@ export async function cliRegion(
   if (given.region !== undefined) return given.region;
   if (named === undefined) return arnsRegion(arns, env, refuse);
   const configured = await configuredRegion(env);
-  if (configured !== undefined && configured.region !== named.region) {
+  if (configured !== undefined && realRegion(configured.region) !== named.region) {
     throw refuse(
       '--region',
       `none given, and ${configured.from} is ${showValue(configured.region)}, where ${shown(named)} is a queue in ${named.region}; allowed: --region ${named.region}, or ${configured.from} set to ${named.region} (each call is signed for the tool's Region and sent to the queue URL's host, which refuses another Region's signature)`,
     );
   }
-  return named.region;
+  // The SDK's own Region when it is the queue's (a FIPS pseudo-Region kept: its FIPS endpoints).
+  return configured?.region ?? named.region;
 }
 
 /**

@@ -156,3 +156,34 @@ describe('the Region the clients get, before any AWS call', () => {
     await expect(redriveRegion(queueDlq(), { ...env, AWS_SHARED_CREDENTIALS_FILE: credentials })).resolves.toBe('eu-west-1');
   });
 });
+
+describe("a FIPS pseudo-Region (fips-us-east-1, us-east-1-fips) is the Region it stands for, as the SDK's client takes it", () => {
+  const FIPS_QUEUE = 'https://sqs-fips.us-east-1.amazonaws.com/123456789012/orders-dlq';
+  const usTopics = { ...NO_REGION, OUTBOX_TOPIC_ARNS: JSON.stringify({ orders: 'arn:aws:sns:us-east-1:123456789012:orders' }) };
+
+  it('--region fips-us-east-1 with a queue URL in us-east-1 is taken as given (the client signs for us-east-1)', async () => {
+    for (const region of ['fips-us-east-1', 'us-east-1-fips']) {
+      for (const url of [FIPS_QUEUE, US]) {
+        expect(parseRedriveArgs(['redrive', 'relay-dlq', '--queue-url', url, '--region', region], usTopics)).toMatchObject({ region });
+        expect(parseDlqArgs(['dlq', 'summarize', '--queue-url', url, '--region', region])).toMatchObject({ region });
+        await expect(summarizeRegion({ queueUrl: url, region }, NO_REGION)).resolves.toBe(region);
+      }
+    }
+  });
+
+  it("AWS_REGION set to a FIPS pseudo-Region of the queue URL is the SDK's own, taken; of another Region, refused", async () => {
+    await expect(summarizeRegion({ queueUrl: FIPS_QUEUE }, { ...NO_REGION, AWS_REGION: 'fips-us-east-1' })).resolves.toBe('fips-us-east-1');
+    await expect(summarizeRegion({ queueUrl: EU }, { ...NO_REGION, AWS_REGION: 'fips-us-east-1' })).rejects.toThrow(
+      /^Invalid dlq summarize option --region: none given, and AWS_REGION is "fips-us-east-1", where --queue-url "[^"]+" is a queue in eu-west-1; /,
+    );
+    expect(thrown(() => parseDlqArgs(['dlq', 'summarize', '--queue-url', EU, '--region', 'fips-us-east-1']))).toBeInstanceOf(
+      RedriveOptionsError,
+    );
+  });
+
+  it('a topic ARN in us-east-1 with --region fips-us-east-1 is taken', () => {
+    const args = ['redrive', 'relay-dlq', '--queue-url', FIPS_QUEUE, '--region', 'fips-us-east-1'];
+    const topics = JSON.stringify({ orders: 'arn:aws:sns:us-east-1:123456789012:orders' });
+    expect(parseRedriveArgs([...args, '--topic-arns', topics], NO_REGION)).toMatchObject({ region: 'fips-us-east-1' });
+  });
+});
