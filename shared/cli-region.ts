@@ -146,17 +146,25 @@ function namedRegion(queues: readonly GivenQueueUrl[], { region, endpoint }: Giv
   return first;
 }
 
+/**
+ * The shared config and credentials files as the SDK reads them (`AWS_CONFIG_FILE`,
+ * `AWS_SHARED_CREDENTIALS_FILE`, else `~/.aws/`), and the profile `AWS_PROFILE` names (`default`).
+ */
+export async function sharedProfile(env: NodeJS.ProcessEnv) {
+  const files = await loadSharedConfigFiles({
+    ...(env.AWS_SHARED_CREDENTIALS_FILE ? { filepath: env.AWS_SHARED_CREDENTIALS_FILE } : {}),
+    ...(env.AWS_CONFIG_FILE ? { configFilepath: env.AWS_CONFIG_FILE } : {}),
+    ignoreCache: true,
+  });
+  return { ...files, profile: env.AWS_PROFILE || 'default' };
+}
+
 /** The Region the SDK would take without `--region`, and where from; `undefined` when none is set. */
 async function configuredRegion(env: NodeJS.ProcessEnv): Promise<{ region: string; from: string } | undefined> {
   const fromEnv = env.AWS_REGION;
   if (fromEnv !== undefined && fromEnv !== '') return { region: fromEnv, from: 'AWS_REGION' };
   // The SDK's order: the profile's region in the credentials file, else in the config file.
-  const profile = env.AWS_PROFILE || 'default';
-  const { configFile, credentialsFile } = await loadSharedConfigFiles({
-    ...(env.AWS_SHARED_CREDENTIALS_FILE ? { filepath: env.AWS_SHARED_CREDENTIALS_FILE } : {}),
-    ...(env.AWS_CONFIG_FILE ? { configFilepath: env.AWS_CONFIG_FILE } : {}),
-    ignoreCache: true,
-  });
+  const { configFile, credentialsFile, profile } = await sharedProfile(env);
   const region = credentialsFile[profile]?.region ?? configFile[profile]?.region;
   return region === undefined || region === '' ? undefined : { region, from: `the region of AWS profile ${showValue(profile)}` };
 }

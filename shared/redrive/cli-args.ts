@@ -149,8 +149,8 @@ function configFileOf(value: string | undefined): { configFile?: string } {
 /**
  * Parses `redrive <kind> [options]`. Unknown flags, missing values and impossible combinations
  * throw a {@link RedriveOptionsError} naming the flag, before any AWS call; so do queue URLs of
- * different Regions, a `--region` other than theirs, and a topic ARN of another Region than those
- * (or than the other topics') (unless `--endpoint` is given).
+ * different Regions and a `--region` other than theirs (unless `--endpoint` is given). A topic ARN
+ * of another Region than the run's is refused by `redriveRegion`, before any AWS call too.
  *
  * @example
  * ```ts
@@ -163,8 +163,8 @@ export function parseRedriveArgs(
   topicArnsEnv = 'OUTBOX_TOPIC_ARNS',
 ): RedriveCommand {
   const command = redriveCommand(argv, env, topicArnsEnv);
-  // Queues of two Regions, --region other than theirs, or a topic elsewhere would fail only at the first call.
-  return command.kind === 'help' ? command : regionChecked(command, env, topicArnsEnv);
+  // Queues of two Regions, or --region other than theirs, would fail only at the first call.
+  return command.kind === 'help' ? command : regionChecked(command, env);
 }
 
 function redriveCommand(argv: readonly string[], env: NodeJS.ProcessEnv, topicArnsEnv: string): RedriveCommand {
