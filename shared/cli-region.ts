@@ -102,26 +102,15 @@ function checkArns(arns: readonly GivenArn[], run: RunRegion, refuse: RegionRefu
 /**
  * The Region the queue URLs name, checked before any AWS call: `undefined` when `--endpoint` is
  * given (the calls go there, as before) or no URL names one (a local endpoint's); a refusal when
- * two of them name different Regions, or `--region` names another, or an ARN (`arns`, a topic's)
- * names another than `--region` or the queues (than the other ARNs when neither names one).
+ * two of them name different Regions, or `--region` names another.
  *
  * @example
  * ```ts
  * queuesRegion([{ flag: '--queue-url', url }], { region: values.region }, (field, detail) => new RedriveOptionsError(field, detail));
  * ```
  */
-export function queuesRegion(
-  queues: readonly GivenQueueUrl[],
-  given: GivenRegion,
-  refuse: RegionRefusal,
-  arns: readonly GivenArn[] = [],
-): string | undefined {
-  const named = namedRegion(queues, given, refuse);
-  if (given.endpoint !== undefined) return undefined;
-  const run = givenRun(given.region, named) ?? firstArnRun(arns);
-  if (run !== undefined) checkArns(arns, run, refuse);
-  return named?.region;
-}
+export const queuesRegion = (queues: readonly GivenQueueUrl[], given: GivenRegion, refuse: RegionRefusal): string | undefined =>
+  namedRegion(queues, given, refuse)?.region;
 
 function namedRegion(queues: readonly GivenQueueUrl[], { region, endpoint }: GivenRegion, refuse: RegionRefusal): NamedRegion | undefined {
   if (endpoint !== undefined) return undefined;
