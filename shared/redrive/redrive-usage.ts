@@ -46,7 +46,8 @@ Options:
   --region REGION    AWS region (default: the one the queue URLs name, sqs.<region>.amazonaws.com;
                      else the SDK's: AWS_REGION, the profile's; else the topic ARNs'); queues of
                      two regions, a region other than theirs, or a topic ARN of another region
-                     than the run's, are refused (not with --endpoint)
+                     than the run's, are refused (not with --endpoint; topics not with an SNS
+                     endpoint configured by AWS_ENDPOINT_URL_SNS, AWS_ENDPOINT_URL or the profile)
   -h, --help         show this text
 
   relay-dlq and queue-dlq move only the dead letters that match the filters below; the others are
