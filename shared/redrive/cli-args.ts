@@ -94,6 +94,14 @@ export function httpUrl(value: string, flag: string, allowed: string): string {
   return value;
 }
 
+/** `--region REGION`: an AWS Region's name, lower-case letters, digits and hyphens; anything else signs for no Region. */
+export function regionArg(value: string): string {
+  if (!/^[a-z0-9-]+$/.test(value)) {
+    throw new RedriveOptionsError('--region', `got ${JSON.stringify(value)}; allowed: an AWS region name, e.g. eu-west-1`);
+  }
+  return value;
+}
+
 /**
  * An SQS queue URL by the one rule, as the library functions check theirs ({@link checkQueueUrl}),
  * else a refusal naming `flag`, what was given and what was wrong: anything else fails only after the run began.
@@ -214,9 +222,7 @@ function redriveCommand(argv: readonly string[], env: NodeJS.ProcessEnv, topicAr
   if (values.endpoint !== undefined) httpUrl(values.endpoint, '--endpoint', `${ENDPOINT_ALLOWED}, e.g. http://localhost:4566`);
   const streamsEndpoint = values['streams-endpoint'];
   if (streamsEndpoint !== undefined) httpUrl(streamsEndpoint, '--streams-endpoint', `${ENDPOINT_ALLOWED}, e.g. http://localhost:8000`);
-  if (values.region !== undefined && !/^[a-z0-9-]+$/.test(values.region)) {
-    throw new RedriveOptionsError('--region', `got ${JSON.stringify(values.region)}; allowed: an AWS region name, e.g. eu-west-1`);
-  }
+  if (values.region !== undefined) regionArg(values.region);
   const common: CommonArgs = {
     dryRun: values['dry-run'] === true,
     ...(rate === undefined ? {} : { ratePerSecond: rate }),

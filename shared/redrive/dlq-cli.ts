@@ -2,7 +2,7 @@ import { SQS_QUEUE_URL_ALLOWED } from '../aws/sqs-queue-url.js';
 import { allowedOptions, commandLineRefusal } from '../cli-refusal.js';
 import { queuesRegion } from '../cli-region.js';
 import { parseStrictArgs } from '../cli-tokens.js';
-import { countOf, httpUrl, queueUrlArg } from './cli-args.js';
+import { countOf, httpUrl, queueUrlArg, regionArg } from './cli-args.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { givenWord, RedriveOptionsError } from './errors.js';
 import { FILTER_OPTIONS, FILTER_USAGE, FILTER_VALUE_FLAGS, filterFromArgs } from './filter-args.js';
@@ -129,9 +129,7 @@ function dlqCommand(argv: readonly string[]): DlqCommand {
   if (values.endpoint !== undefined) {
     httpUrl(values.endpoint, '--endpoint', 'an http:// or https:// URL with a host, e.g. http://localhost:4566');
   }
-  if (values.region !== undefined && !/^[a-z0-9-]+$/.test(values.region)) {
-    throw new RedriveOptionsError('--region', `got ${JSON.stringify(values.region)}; allowed: an AWS region name, e.g. eu-west-1`);
-  }
+  if (values.region !== undefined) regionArg(values.region);
   queuesRegion(
     [{ flag: '--queue-url', url: queueUrl }],
     values,
