@@ -218,10 +218,28 @@ async function arnsRegion(arns: readonly GivenArn[], env: NodeJS.ProcessEnv, ref
   return undefined;
 }
 
-/** What a CLI run's S3 client is made with (an `S3ClientConfig`). */
-export interface CliS3Config {
+/** What a CLI run's SNS, SQS and DynamoDB Streams clients are made with. */
+export interface CliClientConfig {
   readonly region?: string;
   readonly endpoint?: string;
+}
+
+/**
+ * The config of a CLI run's clients: the run's Region (`undefined`: the SDK's own) and `--endpoint`
+ * (`undefined`: the SDK's), each left out when not given.
+ *
+ * @example
+ * ```ts
+ * const sqs = sqsClient(cliClientConfig(region, command.endpoint));
+ * ```
+ */
+export const cliClientConfig = (region: string | undefined, endpoint: string | undefined): CliClientConfig => ({
+  ...(region === undefined ? {} : { region }),
+  ...(endpoint === undefined ? {} : { endpoint }),
+});
+
+/** What a CLI run's S3 client is made with (an `S3ClientConfig`). */
+export interface CliS3Config extends CliClientConfig {
   readonly forcePathStyle: boolean;
   readonly followRegionRedirects: boolean;
 }
@@ -240,8 +258,7 @@ export interface CliS3Config {
  * ```
  */
 export const cliS3Config = (region: string | undefined, endpoint: string | undefined): CliS3Config => ({
-  ...(region === undefined ? {} : { region }),
-  ...(endpoint === undefined ? {} : { endpoint }),
+  ...cliClientConfig(region, endpoint),
   forcePathStyle: endpoint !== undefined,
   followRegionRedirects: endpoint === undefined,
 });

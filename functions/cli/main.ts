@@ -71,7 +71,7 @@ function stopOnSignals(
 }
 
 async function run(command: ConfiguredRedrive, signal: AbortSignal): Promise<RedriveSummary> {
-  const [{ snsClient, sqsClient }, { progressBar }, { redriveRegion }, { cliS3Config }] = await Promise.all([
+  const [{ snsClient, sqsClient }, { progressBar }, { redriveRegion }, { cliClientConfig, cliS3Config }] = await Promise.all([
     import('../../shared/aws/messaging-clients.js'),
     import('../../shared/redrive/progress.js'),
     import('../../shared/redrive/cli-region.js'),
@@ -79,10 +79,7 @@ async function run(command: ConfiguredRedrive, signal: AbortSignal): Promise<Red
   ]);
   // --region, else the queue URLs' Region: a client signs for its own Region whatever host it sends to.
   const region = await redriveRegion(command, process.env);
-  const clientConfig = {
-    ...(region === undefined ? {} : { region }),
-    ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
-  };
+  const clientConfig = cliClientConfig(region, command.endpoint);
   const sqs = sqsClient(clientConfig);
   const sns = snsClient(clientConfig);
   const bar = progressBar(process.stderr);
@@ -171,11 +168,12 @@ function asFlag(error: RedriveOptionsError): string {
 
 /** `dlq summarize`: the table (or JSON) on stdout; every message read is visible again when it returns. */
 async function summarize(command: Extract<DlqCommand, { kind: 'dlq-summarize' }>): Promise<number> {
-  const [{ sqsClient }, { summarizeDlq }, { formatDlqSummary }, { summarizeRegion }] = await Promise.all([
+  const [{ sqsClient }, { summarizeDlq }, { formatDlqSummary }, { summarizeRegion }, { cliClientConfig }] = await Promise.all([
     import('../../shared/aws/messaging-clients.js'),
     import('../../shared/redrive/dlq-summary.js'),
     import('../../shared/redrive/dlq-summary-format.js'),
     import('../../shared/redrive/cli-region.js'),
+    import('../../shared/cli-region.js'),
   ]);
   let region: string | undefined;
   try {
@@ -186,10 +184,7 @@ async function summarize(command: Extract<DlqCommand, { kind: 'dlq-summarize' }>
     process.stderr.write(`${error.message}\n`);
     return 2;
   }
-  const sqs = sqsClient({
-    ...(region === undefined ? {} : { region }),
-    ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
-  });
+  const sqs = sqsClient(cliClientConfig(region, command.endpoint));
   const stop = stopOnSignals();
   try {
     const summary = await summarizeDlq({

@@ -1,7 +1,7 @@
 import { sqsClient } from '../aws/messaging-clients.js';
 import { s3Client } from '../aws/s3-client.js';
 import { awsSetupHint, withHint } from '../cli-aws-hint.js';
-import { cliRegion, cliS3Config } from '../cli-region.js';
+import { cliClientConfig, cliRegion, cliS3Config } from '../cli-region.js';
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
 import { defaultCheckpointPath } from './checkpoint.js';
@@ -51,13 +51,9 @@ export async function runReplayCommand(
     io.stderr.write(`${error.message}\n`);
     return 2;
   }
-  const clientConfig = {
-    ...(region === undefined ? {} : { region }),
-    ...(command.endpoint === undefined ? {} : { endpoint: command.endpoint }),
-  };
   // The archive bucket may be in another Region than the queue: S3's redirect to it is followed.
   const s3 = s3Client(cliS3Config(region, command.endpoint));
-  const sqs = sqsClient(clientConfig);
+  const sqs = sqsClient(cliClientConfig(region, command.endpoint));
   const { kind: _, json, endpoint: _e, region: _r, ...selection } = command;
   const options = { ...selection, s3, sqs, signal };
   const checkpointPath = command.dryRun ? undefined : (command.checkpointPath ?? defaultCheckpointPath(planReplay(options).parameters));
