@@ -218,6 +218,35 @@ async function arnsRegion(arns: readonly GivenArn[], env: NodeJS.ProcessEnv, ref
   return undefined;
 }
 
+/** A CLI run's Region (`undefined`: the SDK's own), or the exit status of its refusal. */
+export type RegionOrExit = { readonly region: string | undefined } | { readonly exitCode: number };
+
+/**
+ * The Region `resolving` ({@link cliRegion}) gives a command, or, when it refuses it with the
+ * command's `refusal` (AWS_REGION or the profile naming another Region than the queue's), a usage
+ * error before any AWS call: its message written to `stderr` and exit status 2. Anything else is
+ * thrown on.
+ *
+ * @example
+ * ```ts
+ * const resolved = await regionOrExit(cliRegion(queues, command, process.env, refuse), ReplayOptionsError, process.stderr);
+ * if ('exitCode' in resolved) return resolved.exitCode;
+ * ```
+ */
+export async function regionOrExit(
+  resolving: Promise<string | undefined>,
+  refusal: new (...args: never[]) => Error,
+  stderr: { write(text: string): boolean },
+): Promise<RegionOrExit> {
+  try {
+    return { region: await resolving };
+  } catch (error) {
+    if (!(error instanceof refusal)) throw error;
+    stderr.write(`${error.message}\n`);
+    return { exitCode: 2 };
+  }
+}
+
 /** What a CLI run's SNS, SQS and DynamoDB Streams clients are made with. */
 export interface CliClientConfig {
   readonly region?: string;

@@ -168,23 +168,19 @@ function asFlag(error: RedriveOptionsError): string {
 
 /** `dlq summarize`: the table (or JSON) on stdout; every message read is visible again when it returns. */
 async function summarize(command: Extract<DlqCommand, { kind: 'dlq-summarize' }>): Promise<number> {
-  const [{ sqsClient }, { summarizeDlq }, { formatDlqSummary }, { summarizeRegion }, { cliClientConfig }] = await Promise.all([
-    import('../../shared/aws/messaging-clients.js'),
-    import('../../shared/redrive/dlq-summary.js'),
-    import('../../shared/redrive/dlq-summary-format.js'),
-    import('../../shared/redrive/cli-region.js'),
-    import('../../shared/cli-region.js'),
-  ]);
-  let region: string | undefined;
-  try {
-    region = await summarizeRegion(command, process.env);
-  } catch (error) {
-    // AWS_REGION or the profile names another Region than the queue's: a usage error, before any call.
-    if (!(error instanceof RedriveOptionsError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    return 2;
-  }
-  const sqs = sqsClient(cliClientConfig(region, command.endpoint));
+  const [{ sqsClient }, { summarizeDlq }, { formatDlqSummary }, { summarizeRegion }, { cliClientConfig, regionOrExit }] = await Promise.all(
+    [
+      import('../../shared/aws/messaging-clients.js'),
+      import('../../shared/redrive/dlq-summary.js'),
+      import('../../shared/redrive/dlq-summary-format.js'),
+      import('../../shared/redrive/cli-region.js'),
+      import('../../shared/cli-region.js'),
+    ],
+  );
+  // AWS_REGION or the profile naming another Region than the queue's: a usage error, before any call.
+  const resolved = await regionOrExit(summarizeRegion(command, process.env), RedriveOptionsError, process.stderr);
+  if ('exitCode' in resolved) return resolved.exitCode;
+  const sqs = sqsClient(cliClientConfig(resolved.region, command.endpoint));
   const stop = stopOnSignals();
   try {
     const summary = await summarizeDlq({

@@ -1,7 +1,7 @@
 import { sqsClient } from '../aws/messaging-clients.js';
 import { s3Client } from '../aws/s3-client.js';
 import { awsSetupHint, withHint } from '../cli-aws-hint.js';
-import { cliClientConfig, cliRegion, cliS3Config } from '../cli-region.js';
+import { cliClientConfig, cliRegion, cliS3Config, regionOrExit } from '../cli-region.js';
 import { errorMessage } from '../error-message.js';
 import { OutboxError } from '../errors.js';
 import { defaultCheckpointPath } from './checkpoint.js';
@@ -42,15 +42,11 @@ export async function runReplayCommand(
   signal: AbortSignal,
   io: ReplayIo = process,
 ): Promise<number> {
-  let region: string | undefined;
-  try {
-    // --region, else the queue URL's Region (the S3 client's too); AWS_REGION or the profile naming another is refused.
-    region = await cliRegion([{ flag: '--to-queue', url: command.queueUrl }], command, process.env, refuse);
-  } catch (error) {
-    if (!(error instanceof ReplayOptionsError)) throw error;
-    io.stderr.write(`${error.message}\n`);
-    return 2;
-  }
+  // --region, else the queue URL's Region (the S3 client's too); AWS_REGION or the profile naming another is refused.
+  const queues = [{ flag: '--to-queue', url: command.queueUrl }];
+  const resolved = await regionOrExit(cliRegion(queues, command, process.env, refuse), ReplayOptionsError, io.stderr);
+  if ('exitCode' in resolved) return resolved.exitCode;
+  const { region } = resolved;
   // The archive bucket may be in another Region than the queue: S3's redirect to it is followed.
   const s3 = s3Client(cliS3Config(region, command.endpoint));
   const sqs = sqsClient(cliClientConfig(region, command.endpoint));
