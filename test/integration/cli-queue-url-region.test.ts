@@ -50,6 +50,14 @@ describe('the CLI takes the Region from the queue URL', () => {
     expect(code).toBe(1);
   });
 
+  it('dlq summarize refuses, before any call, AWS_REGION naming another Region than the queue URL (exit status 2)', async () => {
+    const refused = await cli(['dlq', 'summarize', '--queue-url', EU], noRegion({ AWS_REGION: 'us-east-1' }));
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toBe(
+      `Invalid dlq summarize option --region: none given, and AWS_REGION is "us-east-1", where --queue-url "${EU}" is a queue in eu-west-1; allowed: --region eu-west-1, or AWS_REGION set to eu-west-1 (each call is signed for the tool's Region and sent to the queue URL's host, which refuses another Region's signature)\n`,
+    );
+  });
+
   it('refuses, before any call, queues of two Regions, --region other than the URL, and AWS_REGION or the profile naming another', async () => {
     const mixed = await cli(['redrive', 'queue-dlq', '--queue-url', EU, '--to', US], noRegion());
     expect(mixed.code).toBe(2);
