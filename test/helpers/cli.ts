@@ -36,13 +36,20 @@ export const cliEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv =>
  * Runs the CLI as a person would, asynchronously (so an in-process emulator keeps answering), from
  * its source unless `cli` says otherwise; its exit status and output, whatever the status.
  */
-export async function runCli(
+export const runCli = (
   args: readonly string[],
   extraEnv: Record<string, string> = {},
   cli: readonly string[] = CLI_ARGS,
+): Promise<{ code: number; stdout: string; stderr: string }> => runCliIn(args, cliEnv(extraEnv), cli);
+
+/** Runs the CLI as {@link runCli} does, in `env` as it is (a shell of the test's own). */
+export async function runCliIn(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cli: readonly string[] = CLI_ARGS,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [...cli, ...args], { cwd: REPOSITORY_ROOT, env: cliEnv(extraEnv) });
+    const { stdout, stderr } = await run(process.execPath, [...cli, ...args], { cwd: REPOSITORY_ROOT, env });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };

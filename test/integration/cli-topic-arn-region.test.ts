@@ -1,52 +1,19 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { config as exampleConfig } from '../../examples/orders/outbox.config.js';
 import { serializeConfig } from '../../shared/config.js';
-import { CLI_ARGS, REPOSITORY_ROOT } from '../helpers/cli.js';
-
-const run = promisify(execFile);
+import { runCliIn as cli } from '../helpers/cli.js';
+import { noRegionShell } from '../helpers/no-region-shell.js';
 
 const EU_QUEUE = 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq';
 const topics = (region: string) =>
   JSON.stringify(Object.fromEntries(exampleConfig.topics.map(({ name }) => [name, `arn:aws:sns:${region}:123456789012:${name}`])));
 
-/**
- * An adopter's shell with no Region set anywhere and no credentials: no AWS_* variables, a home
- * without ~/.aws, no instance metadata. A run that gets as far as an AWS call fails for want of
- * credentials, before anything is sent.
- */
-const dir = mkdtempSync(join(tmpdir(), 'cli-topic-arn-region-'));
+/** An adopter's shell with no Region set anywhere and no credentials ({@link noRegionShell}). */
+const { dir, env: noRegion } = noRegionShell('cli-topic-arn-region', ['OUTBOX_TOPIC_ARNS']);
 const configFile = join(dir, 'outbox.config.json');
 writeFileSync(configFile, serializeConfig(exampleConfig));
-const bare = Object.fromEntries(
-  Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_') && name !== 'OUTBOX_CONFIG' && name !== 'OUTBOX_TOPIC_ARNS'),
-);
-const noRegion = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
-  ...bare,
-  HOME: dir,
-  USERPROFILE: dir,
-  AWS_CONFIG_FILE: join(dir, 'config'),
-  AWS_SHARED_CREDENTIALS_FILE: join(dir, 'credentials'),
-  AWS_EC2_METADATA_DISABLED: 'true',
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  NODE_NO_WARNINGS: '1',
-  ...extra,
-});
-
-/** The CLI from its source, as a person runs it, in `env`; its exit status and output. */
-async function cli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [...CLI_ARGS, ...args], { cwd: REPOSITORY_ROOT, env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failure = error as { code: number; stdout: string; stderr: string };
-    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
-  }
-}
 
 describe("the CLI's topic ARNs in the run's Region", () => {
   it('refuses, before any call, a topic of another Region than the queue URL, and than AWS_REGION', async () => {
