@@ -1,36 +1,19 @@
-import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, type ScalarAttributeType } from '@aws-sdk/client-dynamodb';
+import type { ScalarAttributeType } from '@aws-sdk/client-dynamodb';
 import { GetCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { batchCommitFixture, count, messages, statuses } from '../helpers/batch-commit.js';
+import { BINARY_BYTES, keyTypeTables } from '../helpers/binary-forms.js';
 import { anEnvelope } from '../helpers/envelopes.js';
 
 const { batchConsumer, clients } = batchCommitFixture('consumer-batch-key-forms');
 
 /** A table keyed by `scope` (a string, one per test) and `id` of `type`, beside the inbox's: the handlers' writes go there. */
-const tables: Partial<Record<ScalarAttributeType, string>> = {};
+let tables: Record<ScalarAttributeType, string>;
 beforeAll(async () => {
-  for (const type of ['N', 'B', 'S'] as const) {
-    const name = `key-forms-${type}-${randomUUID().slice(0, 8)}`;
-    await clients.dynamodb.send(
-      new CreateTableCommand({
-        TableName: name,
-        AttributeDefinitions: [
-          { AttributeName: 'scope', AttributeType: 'S' },
-          { AttributeName: 'id', AttributeType: type },
-        ],
-        KeySchema: [
-          { AttributeName: 'scope', KeyType: 'HASH' },
-          { AttributeName: 'id', KeyType: 'RANGE' },
-        ],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
-    tables[type] = name;
-  }
+  tables = await keyTypeTables(clients, 'key-forms');
 });
 
-const tableOf = (type: ScalarAttributeType): string => tables[type] as string;
+const tableOf = (type: ScalarAttributeType): string => tables[type];
 
 /**
  * Two events of two aggregates, processed in one batch, whose handlers each add 1 to the item of
@@ -70,7 +53,7 @@ async function twoWrites(scope: string, type: ScalarAttributeType, forms: readon
   };
 }
 
-const bytes = [0, 1, 2, 250];
+const bytes = BINARY_BYTES;
 
 describe("consumer, commit: 'batch': one item whatever the JavaScript form of its key", () => {
   it.each([

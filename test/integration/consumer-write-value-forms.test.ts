@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InboxWriteError } from '../../shared/consumer/errors.js';
+import { BINARY_BYTES, BINARY_FORMS } from '../helpers/binary-forms.js';
 import { consumerWriteBatch, viewKey } from '../helpers/consumer-write-batch.js';
 import { freshTable, testClients } from '../helpers/local.js';
 
@@ -22,13 +23,8 @@ afterAll(() => clients.destroy());
 
 const { get, inboxRecord, runBatch } = consumerWriteBatch(clients, () => tableName);
 
-const bytes = [0, 1, 2, 250];
-const binaryForms = [
-  ['an ArrayBuffer', () => Uint8Array.from(bytes).buffer, 'an ArrayBuffer of 4 bytes'],
-  ['a DataView', () => new DataView(Uint8Array.from([9, ...bytes]).buffer, 1, 4), 'a DataView of 4 bytes'],
-  ['a Blob', () => new Blob([Uint8Array.from(bytes)]), 'a Blob of 4 bytes'],
-  ['an Int16Array', () => new Int16Array(Uint8Array.from(bytes).buffer), 'an Int16Array of 4 bytes'],
-] as const;
+const bytes = BINARY_BYTES;
+const binaryForms = BINARY_FORMS;
 
 const placements = (make: () => unknown, shown: string) =>
   [

@@ -2,6 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WriteValidationError } from '../../shared/errors.js';
 import { Outbox, type WriteInput } from '../../shared/write/index.js';
+import { BINARY_BYTES, BINARY_FORMS } from '../helpers/binary-forms.js';
 import { newId, testConfig } from '../helpers/factories.js';
 import { freshTable, testClients } from '../helpers/local.js';
 import { writeRefusal } from '../helpers/write-refusal.js';
@@ -29,13 +30,8 @@ const stored = async (pk: string) =>
 
 const refusal = (input: WriteInput) => writeRefusal(outbox, clients.document, input);
 
-const bytes = [0, 1, 2, 250];
-const binaryForms = [
-  ['an ArrayBuffer', () => Uint8Array.from(bytes).buffer, 'an ArrayBuffer of 4 bytes'],
-  ['a DataView', () => new DataView(Uint8Array.from([9, ...bytes]).buffer, 1, 4), 'a DataView of 4 bytes'],
-  ['a Blob', () => new Blob([Uint8Array.from(bytes)]), 'a Blob of 4 bytes'],
-  ['an Int16Array', () => new Int16Array(Uint8Array.from(bytes).buffer), 'an Int16Array of 4 bytes'],
-] as const;
+const bytes = BINARY_BYTES;
+const binaryForms = BINARY_FORMS;
 
 describe('the write helper: binary values the DocumentClient would not send as their bytes', () => {
   it.each(
