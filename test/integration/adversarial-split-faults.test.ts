@@ -6,6 +6,7 @@ import { StreamSource } from '../../shared/processor/stream-source.js';
 import { Worker } from '../../shared/processor/worker.js';
 import { FakeSqs } from '../helpers/fake-sns.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
+import { expectLineageOrder } from '../helpers/publish-order.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 
@@ -149,24 +150,7 @@ describe('shards split while their holder publishes through a failing SNS, and t
       await Promise.all([b.stop(), c.stop()]);
 
       expect(sns.accepted.filter((id) => id.startsWith('audit:'))).toEqual([]);
-      const first = new Map<string, number>();
-      sns.accepted.forEach((id, index) => {
-        if (!first.has(id)) first.set(id, index);
-      });
-      const lastSeq = new Map<string, number>();
-      for (const id of first.keys()) {
-        const [type, aggregateId, seq] = id.split(':');
-        const key = `${type}:${aggregateId}`;
-        expect(Number(seq), `${key} out of order`).toBeGreaterThan(lastSeq.get(key) ?? 0);
-        lastSeq.set(key, Number(seq));
-      }
-      for (const shard of stream.shards) {
-        if (shard.parent === undefined) continue;
-        const positions = (shardId: string) => expected.filter((id) => stream.shardOfEvent.get(id) === shardId).map((id) => first.get(id)!);
-        const parent = positions(shard.parent);
-        const child = positions(shard.id);
-        if (parent.length > 0 && child.length > 0) expect(Math.min(...child)).toBeGreaterThan(Math.max(...parent));
-      }
+      expectLineageOrder(sns.accepted, expected, stream);
       expect(sns.stats.failedEntries).toBeGreaterThan(0);
       expect(sns.stats.lostAcks).toBeGreaterThan(0);
     },

@@ -8,6 +8,7 @@ import { StreamSource } from '../../shared/processor/stream-source.js';
 import { Worker } from '../../shared/processor/worker.js';
 import { FakeSns, FakeSqs } from '../helpers/fake-sns.js';
 import { MemoryLeaseStore } from '../helpers/memory-lease-store.js';
+import { expectLineageOrder } from '../helpers/publish-order.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 import { SimulatedStream } from '../helpers/simulated-stream.js';
 
@@ -197,24 +198,5 @@ async function splittingRun(run: typeof scenario extends fc.Arbitrary<infer T> ?
   await Promise.all(live.map((w) => w.stop()));
 
   expect(sns.accepted.filter((id) => id.startsWith('audit:'))).toEqual([]);
-  const first = new Map<string, number>();
-  sns.accepted.forEach((id, index) => {
-    if (!first.has(id)) first.set(id, index);
-  });
-  // Each item's records in order: first publications increase with the sequence.
-  const lastSeq = new Map<string, number>();
-  for (const id of first.keys()) {
-    const [type, aggregateId, seq] = id.split(':');
-    const key = `${type}:${aggregateId}`;
-    expect(Number(seq), `${key} out of order`).toBeGreaterThan(lastSeq.get(key) ?? 0);
-    lastSeq.set(key, Number(seq));
-  }
-  // Parents before children: a child's first publication comes after all of its parent's.
-  for (const shard of stream.shards) {
-    if (shard.parent === undefined) continue;
-    const positions = (shardId: string) => expected.filter((id) => stream.shardOfEvent.get(id) === shardId).map((id) => first.get(id)!);
-    const parent = positions(shard.parent);
-    const child = positions(shard.id);
-    if (parent.length > 0 && child.length > 0) expect(Math.min(...child)).toBeGreaterThan(Math.max(...parent));
-  }
+  expectLineageOrder(sns.accepted, expected, stream);
 }
