@@ -11,12 +11,12 @@ export async function freshLeaseTable(stack: Pick<RelayTestStack, 'clients'>): P
   return name;
 }
 
-/** An in-process processor worker on a relay test stack's table and emulator. */
+/** An in-process processor worker on a relay test stack's table and emulator (its SNS client, unless `options` gives one). */
 export function startTestProcessor(
   stack: RelayTestStack,
   config: OutboxConfig,
   leaseTableName: string,
-  options: Partial<Pick<StartProcessorOptions, 'workerId' | 'settings' | 'observer'>> = {},
+  options: Partial<Pick<StartProcessorOptions, 'workerId' | 'settings' | 'observer' | 'sns' | 'backoff'>> = {},
 ): Promise<ProcessorWorker> {
   return startProcessor({
     config,

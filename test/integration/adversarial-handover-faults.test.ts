@@ -3,10 +3,10 @@ import { defineConfig } from '../../shared/config.js';
 import { type OutboxEnvelope, parseEnvelope } from '../../shared/envelope.js';
 import { relayEventSourceSettings } from '../../shared/event-source.js';
 import { StreamRunner } from '../../shared/local/event-source/stream-runner.js';
-import { type ProcessorWorker, startProcessor } from '../../shared/processor/index.js';
+import type { ProcessorWorker } from '../../shared/processor/index.js';
 import { deliveryReport } from '../helpers/delivery.js';
 import { FaultySns } from '../helpers/faulty-sns.js';
-import { freshLeaseTable } from '../helpers/processor-stack.js';
+import { freshLeaseTable, startTestProcessor } from '../helpers/processor-stack.js';
 import { RELAY_DLQ, type RelayTestStack, startRelayStack, subscriberQueue } from '../helpers/relay-stack.js';
 import { type CommittedEvent, inParallel } from '../helpers/slot-writer.js';
 
@@ -55,16 +55,8 @@ function received(queue: string): OutboxEnvelope[] {
 const distinct = (queue: string): number => new Set(received(queue).map((e) => e.id)).size;
 
 function startWorker(workerId: string, sns: FaultySns): Promise<ProcessorWorker> {
-  return startProcessor({
-    config,
-    streams: stack.clients.streams,
-    streamArn: stack.streamArn,
-    document: stack.clients.document,
-    leaseTableName,
+  return startTestProcessor(stack, config, leaseTableName, {
     sns,
-    sqs: stack.clients.sqs,
-    topicArns: stack.topicArns,
-    deadLetterQueueUrl: stack.deadLetterQueueUrl,
     backoff: { baseDelayMs: 5, maxDelayMs: 50 },
     workerId,
     settings: { failoverMs: 2000 },
